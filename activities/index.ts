@@ -1,0 +1,18 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Sql } from '../db/sql';
+import type { SecretBox } from '../domain/secret-box';
+
+export interface ActivityDeps {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  secretBox: SecretBox;
+}
+
+/** All activities, built around injected dependencies (no module-level clients). */
+export function createActivities(_deps: ActivityDeps) {
+  return {};
+}
+
+export type Activities = ReturnType<typeof createActivities>;

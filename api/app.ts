@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import Koa, { type Context, type Next } from 'koa';
+import Router from '@koa/router';
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { type ZodType } from 'zod';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { InvalidArgument, NotFound } from '../domain/errors';
+import { authenticate } from './auth/authenticate';
+import { bodyMiddleware } from './body';
+import type { AppDeps } from './deps';
+import { errorMiddleware } from './errors';
+import { openApiDocument, swaggerHtml } from './openapi';
+import { koaPath, Reply, type RouteDef } from './route';
+import { allRoutes } from './routes';
+
+const TRACE_ID_RE = /^[A-Za-z0-9._-]{8,128}$/;
+
+function traceMiddleware(deps: AppDeps, httpDuration: Histogram<string>) {
+  return async (ctx: Context, next: Next) => {
+    const incoming = ctx.get('X-Trace-Id');
+    const traceId = TRACE_ID_RE.test(incoming) ? incoming : randomBytes(16).toString('hex');
+    ctx.state.traceId = traceId;
+    ctx.state.log = deps.log;
+    ctx.set('X-Trace-Id', traceId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // The matched route pattern, never the raw path: paths can carry checkout hashes.
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, ms / 1000);
+      deps.log.info(
+        { traceId, method: ctx.method, route, status: ctx.status, ms: Math.round(ms * 10) / 10, merchantId: ctx.state.identity?.merchantId },
+        'request',
+      );
+    }
+  };
+}
+
+/** Nothing answered: a problem+json 404 (after allowedMethods has had its say about 405). */
+async function notFoundMiddleware(ctx: Context, next: Next) {
+  await next();
+  if (ctx.status === 404 && ctx.body == null) throw new NotFound('no such route');
+}
+
+/** Objects become JSON here, with bigint as digit strings as a last safety net. */
+async function jsonMiddleware(ctx: Context, next: Next) {
+  await next();
+  const body = ctx.body;
+  if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function') {
+    ctx.type = ctx.type && ctx.type !== 'application/json' ? ctx.type : 'application/json';
+    ctx.body = JSON.stringify(body, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
+  }
+}
+
+function parseWith<T extends ZodType>(schema: T, value: unknown) {
+  return schema.parse(value);
+}
+
+function mountRoute(router: Router, def: RouteDef, deps: AppDeps) {
+  const { spec, handler } = def;
+  router[spec.method](koaPath(spec.path), async (ctx: Context) => {
+    const identity = await authenticate(ctx, spec.auth, deps);
+    ctx.state.identity = identity;
+    const params = spec.params ? parseWith(spec.params, ctx.params) : {};
+    const query = spec.query ? parseWith(spec.query, ctx.query) : {};
+    let body: unknown;
+    if (spec.body) {
+      if (ctx.state.body === undefined && !spec.bodyOptional) throw new InvalidArgument('request body is required');
+      body = ctx.state.body === undefined ? undefined : parseWith(spec.body, ctx.state.body);
+    }
+    const result = await handler({ params, query, body, identity }, deps, ctx);
+    if (result === undefined) return; // the handler wrote the response itself (HTML, CSV stream)
+    if (result instanceof Reply) {
+      ctx.status = result.status;
+      ctx.body = result.body;
+    } else {
+      ctx.status = spec.status ?? 200;
+      ctx.body = result;
+    }
+  });
+}
+
+function docsRouter(metrics: Registry): Router {
+  const router = new Router();
+  const assets = getAbsoluteFSPath();
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = openApiDocument();
+  });
+  router.get('/docs', (ctx) => {
+    ctx.type = 'text/html';
+    ctx.body = swaggerHtml();
+  });
+  router.get('/docs/assets/init.js', (ctx) => {
+    ctx.type = 'application/javascript';
+    ctx.body = "window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });";
+  });
+  for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js']) {
+    router.get(`/docs/assets/${file}`, (ctx) => {
+      ctx.type = file.endsWith('.css') ? 'text/css' : 'application/javascript';
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.body = createReadStream(join(assets, file));
+    });
+  }
+  router.get('/metrics', async (ctx) => {
+    ctx.type = metrics.contentType;
+    ctx.body = await metrics.metrics();
+  });
+  return router;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [metrics],
+  });
+
+  const router = new Router();
+  for (const def of allRoutes) mountRoute(router, def, deps);
+  const docs = docsRouter(metrics);
+
+  app.use(traceMiddleware(deps, httpDuration));
+  app.use(errorMiddleware());
+  app.use(notFoundMiddleware);
+  app.use(jsonMiddleware);
+  app.use(bodyMiddleware());
+  app.use(docs.routes());
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  app.silent = true;
+  return app;
+}

@@ -1,0 +1,16 @@
+import type { Logger } from 'pino';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import type { Sql } from '../db/sql';
+import type { SecretBox } from '../domain/secret-box';
+
+/** Everything the API needs, injected so tests can build the app around a test database. */
+export interface AppDeps {
+  config: Config;
+  sql: Sql;
+  temporal: Client;
+  log: Logger;
+  secretBox: SecretBox;
+  /** Wall clock in milliseconds; injectable for signature-window tests. */
+  now: () => number;
+}

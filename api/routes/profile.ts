@@ -1,0 +1,49 @@
+import { defineRoute } from '../route';
+import { merchantOf } from '../auth/authenticate';
+import { keyPairResponse, merchantIdBody, myMerchantResponse, presentMyMerchant } from '../schemas/merchant';
+import { getMerchantProfile, replaceMerchantKeys } from '../services/merchants';
+
+const MERCHANT = '/api/v1/p2p/merchant';
+
+export const profileRoutes = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v1/p2p/my-merchant',
+      auth: 'cabinet_or_hmac',
+      summary: "The caller's merchant profile (spec 2.2)",
+      description: 'Limit fields appear only while set. A disabled merchant may still read this with its cabinet JWT.',
+      tags: ['Profile'],
+      response: myMerchantResponse,
+    },
+    async ({ identity }, deps) => presentMyMerchant(await getMerchantProfile(deps, merchantOf(identity).merchantId)),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${MERCHANT}/api-keys`,
+      auth: 'operator',
+      summary: 'Issue a key pair for a merchant (operator only)',
+      description:
+        'Answers { token, secret }; the secret is shown only here. If the merchant already has a pair, it is ' +
+        'superseded exactly as by rotation (it keeps the MERCHANT_KEY_GRACE_PERIOD window).',
+      tags: ['Keys'],
+      body: merchantIdBody,
+      status: 201,
+      response: keyPairResponse,
+      errors: [404],
+    },
+    ({ body }, deps) => replaceMerchantKeys(deps, body.merchant_id),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${MERCHANT}/api-keys/rotate`,
+      auth: 'cabinet_or_hmac',
+      summary: 'Rotate the key pair: the new pair is valid at once; the old pair keeps working as a whole pair for the grace window',
+      tags: ['Keys'],
+      response: keyPairResponse,
+    },
+    ({ identity }, deps) => replaceMerchantKeys(deps, merchantOf(identity).merchantId),
+  ),
+];

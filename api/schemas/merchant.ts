@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { int64String, positiveAmount, timestamp, uuid } from './common';
+import type { MerchantProfileRow } from '../../db/queries/merchants';
+
+export const merchantSchema = z
+  .object({
+    id: z.string().uuid(),
+    name: z.string(),
+    email: z.string(),
+    status: z.string(),
+    kill_switch: z.boolean(),
+    kill_switch_reason: z.string(),
+    balance_usdt: int64String,
+    escrow_usdt: int64String,
+    trc20_address: z.string(),
+    trc20_usdt_balance: int64String,
+    trc20_trx_balance: int64String,
+    project_url: z.string(),
+    checkout_brand_name: z.string(),
+    success_redirect_url: z.string(),
+    fail_redirect_url: z.string(),
+    finance_chat_id: z.string(),
+    appeal_chat_id: z.string(),
+    ip_whitelist: z.array(z.string()),
+    api_token: z.string(),
+    withdrawal_address: z.string(),
+    moderation_status: z.string(),
+    api_version: z.enum(['v1', 'v2']),
+    webhook_url: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    deal_min_amount: int64String.optional(),
+    deal_max_amount: int64String.optional(),
+    daily_deal_amount_limit: int64String.optional(),
+  })
+  .openapi('Merchant');
+
+export const myMerchantResponse = z
+  .object({
+    merchant: merchantSchema,
+    auto_withdrawal_mode: z.enum(['AUTO_UP_TO_LIMIT', 'MANUAL_ONLY']),
+    auto_withdrawal_effective_limit_usdt_cents: int64String,
+  })
+  .openapi('MyMerchant');
+
+export function presentMerchant(row: MerchantProfileRow): z.infer<typeof merchantSchema> {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    status: row.status,
+    kill_switch: row.disabled_at !== null,
+    kill_switch_reason: row.disabled_at ? row.kill_switch_reason : '',
+    balance_usdt: row.usdt_available.toString(),
+    escrow_usdt: row.usdt_frozen.toString(),
+    trc20_address: row.trc20_address,
+    trc20_usdt_balance: '0',
+    trc20_trx_balance: '0',
+    project_url: row.project_url,
+    checkout_brand_name: row.checkout_brand_name,
+    success_redirect_url: row.success_redirect_url,
+    fail_redirect_url: row.fail_redirect_url,
+    finance_chat_id: row.finance_chat_id,
+    appeal_chat_id: row.appeal_chat_id,
+    ip_whitelist: row.ip_whitelist,
+    api_token: row.api_token ?? '',
+    withdrawal_address: row.withdrawal_address,
+    moderation_status: row.moderation_status,
+    api_version: row.api_version,
+    webhook_url: row.webhook_url,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    ...(row.deal_min_amount !== null ? { deal_min_amount: row.deal_min_amount.toString() } : {}),
+    ...(row.deal_max_amount !== null ? { deal_max_amount: row.deal_max_amount.toString() } : {}),
+    ...(row.daily_deal_amount_limit !== null ? { daily_deal_amount_limit: row.daily_deal_amount_limit.toString() } : {}),
+  };
+}
+
+export function presentMyMerchant(row: MerchantProfileRow): z.infer<typeof myMerchantResponse> {
+  const mode = row.auto_withdrawal_mode === 'AUTO_UP_TO_LIMIT' ? 'AUTO_UP_TO_LIMIT' : 'MANUAL_ONLY';
+  return {
+    merchant: presentMerchant(row),
+    auto_withdrawal_mode: mode,
+    auto_withdrawal_effective_limit_usdt_cents: (mode === 'AUTO_UP_TO_LIMIT' ? row.auto_withdrawal_limit_usdt_cents : 0n).toString(),
+  };
+}
+
+export const createMerchantBody = z
+  .object({
+    name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200),
+    email: z.string({ error: 'email is required' }).email('email must be an email address'),
+    webhook_url: z.string().url('webhook_url must be an absolute URL').optional(),
+    api_version: z.enum(['v1', 'v2']).optional(),
+    rate_limit_per_minute: z.number().int().min(1).max(1_000_000).optional(),
+    payin_fee_bps: z.number().int().min(0).max(10_000).optional(),
+    payout_fee_bps: z.number().int().min(0).max(10_000).optional(),
+  })
+  .openapi('CreateMerchantRequest');
+
+export const merchantIdBody = z.object({ merchant_id: uuid('merchant_id') }).openapi('IssueKeysRequest');
+
+export const keyPairResponse = z
+  .object({
+    token: z.string().openapi({ description: 'public token, 64 hex characters' }),
+    secret: z.string().openapi({ description: 'signing secret, whsec_ prefix; shown once' }),
+  })
+  .openapi('KeyPair');
+
+export const killSwitchResponse = z
+  .object({ merchant_id: z.string().uuid(), disabled: z.boolean(), disabled_at: z.string() })
+  .openapi('KillSwitchResult', { description: 'disabled_at is an RFC 3339 time, or empty when the switch is off' });
+
+export const disableBody = z.object({ reason: z.string().max(500).optional() }).openapi('DisableMerchantRequest');
+
+export const depositBody = z
+  .object({
+    merchant_id: uuid('merchant_id'),
+    amount: positiveAmount('amount'),
+    tx_hash: z.string({ error: 'tx_hash is required' }).trim().min(1, 'tx_hash is required').max(200),
+  })
+  .openapi('CreateDepositRequest');
+
+export const depositResponse = z
+  .object({
+    deposit: z.object({
+      deposit_id: z.string().uuid(),
+      merchant_id: z.string().uuid(),
+      wallet_id: z.string().uuid(),
+      amount: int64String,
+      currency: z.literal('USDT'),
+      tx_hash: z.string(),
+      status: z.string(),
+      created_at: timestamp,
+    }),
+  })
+  .openapi('DepositResponse');

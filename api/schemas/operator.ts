@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { int64Body, int64String, positiveAmount, timestamp, uuid } from './common';
+
+export const REQUISITE_TYPES = ['BANK_CARD', 'SBP', 'BANK_TRANSFER', 'E_WALLET', 'SIM'] as const;
+
+export const rateParams = z.object({ currency: z.string().regex(/^[A-Z]{3,5}$/, 'currency must be an ISO 4217 code') });
+export const rateBody = z
+  .object({
+    buy_rate_micro: positiveAmount('buy_rate_micro'),
+    sell_rate_micro: positiveAmount('sell_rate_micro'),
+  })
+  .openapi('PutRateRequest');
+export const rateResponse = z
+  .object({
+    rate: z.object({
+      currency: z.string(),
+      buy_rate_micro: int64String,
+      sell_rate_micro: int64String,
+      updated_at: timestamp,
+    }),
+  })
+  .openapi('RateResponse');
+
+export const createTraderBody = z
+  .object({ name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200) })
+  .openapi('CreateTraderRequest');
+export const traderSchema = z
+  .object({ trader_id: z.string().uuid(), name: z.string(), status: z.string(), wallet_id: z.string().uuid(), created_at: timestamp })
+  .openapi('Trader');
+export const traderResponse = z.object({ trader: traderSchema }).openapi('TraderResponse');
+export const traderParams = z.object({ trader_id: uuid('trader_id') });
+
+export const createRequisiteBody = z
+  .object({
+    payment_method: z.string({ error: 'payment_method is required' }).min(1, 'payment_method is required'),
+    requisite_type: z.enum(REQUISITE_TYPES, { error: `requisite_type must be one of ${REQUISITE_TYPES.join(', ')}` }),
+    card_number: z.string().max(64).optional(),
+    phone_number: z.string().max(32).optional(),
+    iban: z.string().max(64).optional(),
+    holder_name: z.string({ error: 'holder_name is required' }).min(1, 'holder_name is required').max(200),
+    bank_name: z.string({ error: 'bank_name is required' }).min(1, 'bank_name is required').max(200),
+    min_amount: positiveAmount('min_amount'),
+    max_amount: positiveAmount('max_amount'),
+    daily_limit: positiveAmount('daily_limit').optional(),
+  })
+  .refine((b) => b.max_amount >= b.min_amount, { message: 'max_amount must not be below min_amount', path: ['max_amount'] })
+  .openapi('CreateRequisiteRequest');
+
+export const requisiteResponse = z
+  .object({
+    requisite: z.object({
+      requisite_id: z.string().uuid(),
+      trader_id: z.string().uuid(),
+      payment_method_id: z.string().uuid(),
+      requisite_type: z.string(),
+      card_number: z.string(),
+      phone_number: z.string(),
+      iban: z.string(),
+      holder_name: z.string(),
+      bank_name: z.string(),
+      min_amount: int64String,
+      max_amount: int64String,
+      daily_limit: int64String.optional(),
+      status: z.string(),
+      created_at: timestamp,
+    }),
+  })
+  .openapi('RequisiteResponse');
+
+export const traderLiquidityBody = z
+  .object({ amount: positiveAmount('amount'), tx_hash: z.string().min(1, 'tx_hash is required').max(200) })
+  .openapi('TraderLiquidityRequest');
+
+export { int64Body };

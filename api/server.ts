@@ -1,0 +1,33 @@
+import type { Server } from 'node:http';
+import { loadConfig } from '../config';
+import { createLogger } from '../config/logger';
+import { createSql } from '../db/sql';
+import { SecretBox } from '../domain/secret-box';
+import { createTemporalClient } from '../workers/client';
+import { createApp } from './app';
+import { sweepRateLimitWindows } from './auth/rate-limit';
+
+const config = loadConfig();
+const log = createLogger(config.LOG_LEVEL, 'api');
+const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+const temporal = await createTemporalClient(config);
+const app = createApp({ config, sql, temporal, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), now: Date.now });
+
+const server: Server = app.listen(config.PORT, () => log.info({ port: config.PORT }, 'api listening'));
+const sweeper = setInterval(() => void sweepRateLimitWindows(sql, Date.now()).catch(() => {}), 5 * 60_000);
+sweeper.unref();
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'api stopping');
+  clearInterval(sweeper);
+  server.close();
+  server.closeIdleConnections();
+  await sql.end({ timeout: 5 });
+  await temporal.connection.close();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

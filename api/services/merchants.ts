@@ -1,0 +1,55 @@
+import type { AppDeps } from '../deps';
+import { NotFound } from '../../domain/errors';
+import {
+  findMerchantProfile,
+  insertMerchant,
+  setMerchantDisabled,
+  toggleMerchantDisabled,
+  type MerchantProfileRow,
+  type NewMerchant,
+} from '../../db/queries/merchants';
+import { replaceKeyPair, type IssuedKeyPair } from '../../db/queries/api-keys';
+
+export async function getMerchantProfile(deps: AppDeps, merchantId: string): Promise<MerchantProfileRow> {
+  const row = await findMerchantProfile(deps.sql, merchantId);
+  if (!row) throw new NotFound('merchant not found');
+  return row;
+}
+
+export async function createMerchant(deps: AppDeps, input: NewMerchant): Promise<MerchantProfileRow> {
+  const id = await deps.sql.begin((tx) => insertMerchant(tx, input));
+  return getMerchantProfile(deps, id);
+}
+
+/** Issue (operator) and rotation (merchant) both make a new current pair; the old pair keeps its grace window. */
+export async function replaceMerchantKeys(deps: AppDeps, merchantId: string): Promise<IssuedKeyPair> {
+  const pair = await deps.sql.begin((tx) =>
+    replaceKeyPair(tx, deps.secretBox, merchantId, deps.config.MERCHANT_KEY_GRACE_PERIOD),
+  );
+  if (!pair) throw new NotFound('merchant not found');
+  deps.log.info({ merchantId }, 'merchant key pair replaced');
+  return pair;
+}
+
+export interface KillSwitchState {
+  merchant_id: string;
+  disabled: boolean;
+  disabled_at: string;
+}
+
+function present(row: { id: string; disabled_at: Date | null } | undefined): KillSwitchState {
+  if (!row) throw new NotFound('merchant not found');
+  return { merchant_id: row.id, disabled: row.disabled_at !== null, disabled_at: row.disabled_at?.toISOString() ?? '' };
+}
+
+export async function toggleKillSwitch(deps: AppDeps, merchantId: string): Promise<KillSwitchState> {
+  const state = present(await toggleMerchantDisabled(deps.sql, merchantId));
+  deps.log.info({ merchantId, disabled: state.disabled }, 'merchant kill-switch toggled');
+  return state;
+}
+
+export async function setKillSwitch(deps: AppDeps, merchantId: string, disabled: boolean, reason?: string) {
+  const state = present(await setMerchantDisabled(deps.sql, merchantId, disabled, reason));
+  deps.log.info({ merchantId, disabled }, 'merchant kill-switch set');
+  return state;
+}

@@ -1,0 +1,119 @@
+import type { AppDeps } from '../deps';
+import { InvalidArgument, NotFound } from '../../domain/errors';
+import { findMerchantGate } from '../../db/queries/api-keys';
+import { findCurrency, findPaymentMethod, upsertRate } from '../../db/queries/catalog';
+import { creditTraderLiquidity, recordDeposit } from '../../db/queries/deposits';
+import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
+import { findTrader, insertRequisite, insertTrader } from '../../db/queries/traders';
+import { ensureWallet } from '../../db/queries/wallets';
+
+export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, amount: bigint, txHash: string) {
+  return deps.sql.begin(async (tx) => {
+    const merchant = await findMerchantGate(tx, merchantId);
+    if (!merchant) throw new NotFound('merchant not found');
+    const wallet = await ensureWallet(tx, 'merchant', merchantId, 'USDT');
+    const { deposit, created } = await recordDeposit(tx, { merchantId, walletId: wallet.id, amount, txHash });
+    return {
+      created,
+      deposit: {
+        deposit_id: deposit.id,
+        merchant_id: deposit.merchant_id,
+        wallet_id: deposit.wallet_id,
+        amount: deposit.amount.toString(),
+        currency: 'USDT' as const,
+        tx_hash: deposit.tx_hash,
+        status: deposit.status,
+        created_at: deposit.created_at.toISOString(),
+      },
+    };
+  });
+}
+
+export async function setRate(deps: AppDeps, currency: string, buyMicro: bigint, sellMicro: bigint) {
+  const known = await findCurrency(deps.sql, DEFAULT_TENANT_ID, currency);
+  if (!known) throw new NotFound(`unknown currency ${currency}`);
+  if (currency === 'USDT') throw new InvalidArgument('USDT has no rate against itself');
+  const row = await upsertRate(deps.sql, DEFAULT_TENANT_ID, currency, buyMicro, sellMicro);
+  return {
+    currency: row.currency_code,
+    buy_rate_micro: row.buy_rate_micro.toString(),
+    sell_rate_micro: row.sell_rate_micro.toString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+async function presentTrader(deps: AppDeps, trader: { id: string; name: string; status: string; created_at: Date }) {
+  const wallet = await ensureWallet(deps.sql, 'trader', trader.id, 'USDT');
+  return { trader_id: trader.id, name: trader.name, status: trader.status, wallet_id: wallet.id, created_at: trader.created_at.toISOString() };
+}
+
+export async function createTrader(deps: AppDeps, name: string) {
+  const trader = await deps.sql.begin((tx) => insertTrader(tx, DEFAULT_TENANT_ID, name));
+  return presentTrader(deps, trader);
+}
+
+export async function fundTrader(deps: AppDeps, traderId: string, amount: bigint, txHash: string) {
+  const trader = await deps.sql.begin(async (tx) => {
+    const [row] = await tx<{ id: string; name: string; status: string; created_at: Date }[]>`
+      select id, name, status, created_at from traders where id = ${traderId}`;
+    if (!row) throw new NotFound('trader not found');
+    const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');
+    await creditTraderLiquidity(tx, { walletId: wallet.id, amount, txHash });
+    return row;
+  });
+  return presentTrader(deps, trader);
+}
+
+export interface RequisiteInput {
+  payment_method: string;
+  requisite_type: string;
+  card_number?: string;
+  phone_number?: string;
+  iban?: string;
+  holder_name: string;
+  bank_name: string;
+  min_amount: bigint;
+  max_amount: bigint;
+  daily_limit?: bigint;
+}
+
+export async function addRequisite(deps: AppDeps, traderId: string, input: RequisiteInput) {
+  const trader = await findTrader(deps.sql, traderId);
+  if (!trader) throw new NotFound('trader not found');
+  const method = await findPaymentMethod(deps.sql, trader.tenant_id, input.payment_method);
+  if (!method) throw new InvalidArgument(`unknown payment_method ${input.payment_method}`);
+  if (!method.requisite_types.includes(input.requisite_type)) {
+    throw new InvalidArgument(`payment method ${method.slug} takes requisite types ${method.requisite_types.join(', ')}`);
+  }
+  const needed = input.requisite_type === 'BANK_TRANSFER' ? 'iban' : input.requisite_type === 'BANK_CARD' ? 'card_number' : 'phone_number';
+  if (!input[needed]) throw new InvalidArgument(`${needed} is required for ${input.requisite_type} requisites`);
+  const row = await insertRequisite(deps.sql, {
+    trader_id: traderId,
+    payment_method_id: method.id,
+    requisite_type: input.requisite_type,
+    card_number: input.card_number ?? '',
+    phone_number: input.phone_number ?? '',
+    iban: input.iban ?? '',
+    holder_name: input.holder_name,
+    bank_name: input.bank_name,
+    min_amount: input.min_amount,
+    max_amount: input.max_amount,
+    daily_limit: input.daily_limit ?? null,
+  });
+  return {
+    requisite_id: row.id,
+    trader_id: row.trader_id,
+    payment_method_id: row.payment_method_id,
+    requisite_type: row.requisite_type,
+    card_number: row.card_number,
+    phone_number: row.phone_number,
+    iban: row.iban,
+    holder_name: row.holder_name,
+    bank_name: row.bank_name,
+    min_amount: row.min_amount.toString(),
+    max_amount: row.max_amount.toString(),
+    ...(row.daily_limit !== null ? { daily_limit: row.daily_limit.toString() } : {}),
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+  };
+}

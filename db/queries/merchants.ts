@@ -1,0 +1,98 @@
+import type { Db } from '../sql';
+import { newId } from '../../domain/ids';
+import { ensureWallet } from './wallets';
+
+export const DEFAULT_TENANT_ID = '00000000-0000-4000-8000-000000000001';
+
+export interface MerchantRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  email: string;
+  status: string;
+  moderation_status: string;
+  kill_switch_reason: string;
+  disabled_at: Date | null;
+  api_version: 'v1' | 'v2';
+  webhook_url: string;
+  project_url: string;
+  checkout_brand_name: string;
+  success_redirect_url: string;
+  fail_redirect_url: string;
+  finance_chat_id: string;
+  appeal_chat_id: string;
+  ip_whitelist: string[];
+  withdrawal_address: string;
+  trc20_address: string;
+  rate_limit_per_minute: number | null;
+  payin_fee_bps: number;
+  payout_fee_bps: number;
+  deal_min_amount: bigint | null;
+  deal_max_amount: bigint | null;
+  daily_deal_amount_limit: bigint | null;
+  auto_withdrawal_mode: string;
+  auto_withdrawal_limit_usdt_cents: bigint;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A merchant with the figures its profile shows: USDT wallet and current API token. */
+export interface MerchantProfileRow extends MerchantRow {
+  usdt_available: bigint;
+  usdt_frozen: bigint;
+  api_token: string | null;
+}
+
+export async function findMerchantProfile(db: Db, merchantId: string): Promise<MerchantProfileRow | undefined> {
+  const [row] = await db<MerchantProfileRow[]>`
+    select m.*, coalesce(w.available, 0)::bigint as usdt_available, coalesce(w.frozen, 0)::bigint as usdt_frozen,
+      (select token from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as api_token
+    from merchants m
+    left join wallets w on w.owner_type = 'merchant' and w.owner_id = m.id and w.currency = 'USDT'
+    where m.id = ${merchantId}`;
+  return row;
+}
+
+export interface NewMerchant {
+  name: string;
+  email: string;
+  webhook_url: string;
+  api_version: 'v1' | 'v2';
+  rate_limit_per_minute: number | null;
+  payin_fee_bps: number;
+  payout_fee_bps: number;
+}
+
+/** Creates the merchant with its USDT wallet provisioned. Run inside a transaction. */
+export async function insertMerchant(tx: Db, input: NewMerchant, tenantId = DEFAULT_TENANT_ID): Promise<string> {
+  const id = newId();
+  await tx`
+    insert into merchants ${tx({ id, tenant_id: tenantId, ...input, checkout_brand_name: input.name },
+      'id', 'tenant_id', 'name', 'email', 'webhook_url', 'api_version', 'rate_limit_per_minute',
+      'payin_fee_bps', 'payout_fee_bps', 'checkout_brand_name')}`;
+  await ensureWallet(tx, 'merchant', id, 'USDT');
+  return id;
+}
+
+/** Turns the kill-switch on (disabled_at = now) or off (null). Returns the new state. */
+export async function setMerchantDisabled(db: Db, merchantId: string, disabled: boolean, reason = '') {
+  const [row] = await db<{ id: string; disabled_at: Date | null }[]>`
+    update merchants
+    set disabled_at = case when ${disabled} then coalesce(disabled_at, now()) else null end,
+        kill_switch_reason = case when ${disabled} then ${reason} else '' end,
+        updated_at = now()
+    where id = ${merchantId}
+    returning id, disabled_at`;
+  return row;
+}
+
+/** Flips the kill-switch atomically (the row lock makes concurrent toggles alternate). */
+export async function toggleMerchantDisabled(db: Db, merchantId: string) {
+  const [row] = await db<{ id: string; disabled_at: Date | null }[]>`
+    update merchants
+    set disabled_at = case when disabled_at is null then now() else null end,
+        kill_switch_reason = '', updated_at = now()
+    where id = ${merchantId}
+    returning id, disabled_at`;
+  return row;
+}

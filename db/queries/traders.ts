@@ -1,0 +1,48 @@
+import type { Db } from '../sql';
+import { newId } from '../../domain/ids';
+import { ensureWallet } from './wallets';
+
+export async function insertTrader(tx: Db, tenantId: string, name: string) {
+  const id = newId();
+  const [row] = await tx<{ id: string; name: string; status: string; created_at: Date }[]>`
+    insert into traders (id, tenant_id, name) values (${id}, ${tenantId}, ${name})
+    returning id, name, status, created_at`;
+  await ensureWallet(tx, 'trader', id, 'USDT');
+  return row!;
+}
+
+export interface NewRequisite {
+  trader_id: string;
+  payment_method_id: string;
+  requisite_type: string;
+  card_number: string;
+  phone_number: string;
+  iban: string;
+  holder_name: string;
+  bank_name: string;
+  min_amount: bigint;
+  max_amount: bigint;
+  daily_limit: bigint | null;
+}
+
+export interface RequisiteRow extends NewRequisite {
+  id: string;
+  status: string;
+  created_at: Date;
+}
+
+export async function insertRequisite(db: Db, input: NewRequisite): Promise<RequisiteRow> {
+  const [row] = await db<RequisiteRow[]>`
+    insert into requisites (id, trader_id, payment_method_id, requisite_type, card_number, phone_number, iban,
+      holder_name, bank_name, min_amount, max_amount, daily_limit)
+    values (${newId()}, ${input.trader_id}, ${input.payment_method_id}, ${input.requisite_type}, ${input.card_number},
+      ${input.phone_number}, ${input.iban}, ${input.holder_name}, ${input.bank_name}, ${input.min_amount},
+      ${input.max_amount}, ${input.daily_limit})
+    returning *`;
+  return row!;
+}
+
+export async function findTrader(db: Db, traderId: string) {
+  const [row] = await db<{ id: string; tenant_id: string }[]>`select id, tenant_id from traders where id = ${traderId}`;
+  return row;
+}

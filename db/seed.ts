@@ -1,0 +1,127 @@
+import type { Sql } from './sql';
+import type { SecretBox } from '../domain/secret-box';
+import { replaceKeyPair } from './queries/api-keys';
+import { upsertRate } from './queries/catalog';
+import { creditTraderLiquidity, recordDeposit } from './queries/deposits';
+import { DEFAULT_TENANT_ID, insertMerchant } from './queries/merchants';
+import { insertRequisite } from './queries/traders';
+import { ensureWallet } from './queries/wallets';
+
+/** Stable ids make the seed idempotent and the demo data recognisable across restarts. */
+const CURRENCIES = [
+  { id: '10000000-0000-4000-8000-000000000643', code: 'RUB', numeric: 643, name: 'Russian ruble', exponent: 2 },
+  { id: '10000000-0000-4000-8000-000000000860', code: 'UZS', numeric: 860, name: 'Uzbekistani sum', exponent: 2 },
+  { id: '10000000-0000-4000-8000-000000000398', code: 'KZT', numeric: 398, name: 'Kazakhstani tenge', exponent: 2 },
+  { id: '10000000-0000-4000-8000-000000000949', code: 'TRY', numeric: 949, name: 'Turkish lira', exponent: 2 },
+  { id: '10000000-0000-4000-8000-000000000000', code: 'USDT', numeric: null, name: 'Tether USD (TRC-20)', exponent: 2 },
+];
+
+const METHODS = [
+  { id: '20000000-0000-4000-8000-000000000001', slug: 'card-rub', name: 'Bank card (RUB)', currency: 'RUB', types: ['BANK_CARD'] },
+  { id: '20000000-0000-4000-8000-000000000002', slug: 'sbp-rub', name: 'SBP fast payments (RUB)', currency: 'RUB', types: ['SBP'] },
+  { id: '20000000-0000-4000-8000-000000000003', slug: 'card-uzs', name: 'Bank card (UZS)', currency: 'UZS', types: ['BANK_CARD'] },
+  { id: '20000000-0000-4000-8000-000000000004', slug: 'card-kzt', name: 'Bank card (KZT)', currency: 'KZT', types: ['BANK_CARD'] },
+  { id: '20000000-0000-4000-8000-000000000005', slug: 'iban-try', name: 'Bank transfer (TRY)', currency: 'TRY', types: ['BANK_TRANSFER'] },
+];
+
+const BANKS = [
+  { bank: 'sberbank', display: 'Sberbank', country: 'RU', currencies: ['RUB'], methods: ['BANK_CARD', 'SBP'] },
+  { bank: 'tbank', display: 'T-Bank', country: 'RU', currencies: ['RUB'], methods: ['BANK_CARD', 'SBP'] },
+  { bank: 'kapitalbank', display: 'Kapitalbank', country: 'UZ', currencies: ['UZS'], methods: ['BANK_CARD'] },
+  { bank: 'kaspi', display: 'Kaspi Bank', country: 'KZ', currencies: ['KZT'], methods: ['BANK_CARD'] },
+  { bank: 'ziraat', display: 'Ziraat Bankası', country: 'TR', currencies: ['TRY'], methods: ['BANK_TRANSFER'] },
+];
+
+/** BUY and SELL, micro-units of fiat per 1 USDT. */
+const RATES: Record<string, [bigint, bigint]> = {
+  RUB: [92_500_000n, 95_000_000n],
+  UZS: [12_800_000_000n, 13_000_000_000n],
+  KZT: [480_000_000n, 490_000_000n],
+  TRY: [34_000_000n, 34_800_000n],
+};
+
+const TRADERS = [
+  { id: '30000000-0000-4000-8000-000000000001', name: 'Demo trader Alpha', bank: 'sberbank' },
+  { id: '30000000-0000-4000-8000-000000000002', name: 'Demo trader Bravo', bank: 'tbank' },
+  { id: '30000000-0000-4000-8000-000000000003', name: 'Demo trader Charlie', bank: 'sberbank' },
+];
+/** 100,000,000 USDT in cents per trader: hundreds of concurrent deals at the maximum still match. */
+const TRADER_LIQUIDITY = 10_000_000_000n;
+
+export const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
+
+export interface SeedResult {
+  demoMerchantId: string;
+  /** Present only when this run issued the demo key pair (the secret is shown once). */
+  demoCredentials?: { token: string; secret: string };
+}
+
+export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string }): Promise<SeedResult> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(7303002)`;
+    for (const c of CURRENCIES) {
+      await tx`
+        insert into currencies (id, tenant_id, code, numeric_code, name, exponent)
+        values (${c.id}, ${DEFAULT_TENANT_ID}, ${c.code}, ${c.numeric}, ${c.name}, ${c.exponent})
+        on conflict do nothing`;
+    }
+    for (const m of METHODS) {
+      await tx`
+        insert into payment_methods (id, tenant_id, slug, name, currency_code, requisite_types)
+        values (${m.id}, ${DEFAULT_TENANT_ID}, ${m.slug}, ${m.name}, ${m.currency}, ${m.types})
+        on conflict do nothing`;
+    }
+    for (const b of BANKS) {
+      await tx`
+        insert into banks (id, tenant_id, bank_name, display_name, country, currencies, methods)
+        values (gen_random_uuid(), ${DEFAULT_TENANT_ID}, ${b.bank}, ${b.display}, ${b.country}, ${b.currencies}, ${b.methods})
+        on conflict do nothing`;
+    }
+    for (const [currency, [buy, sell]] of Object.entries(RATES)) {
+      const [existing] = await tx`select 1 from rates where tenant_id = ${DEFAULT_TENANT_ID} and currency_code = ${currency}`;
+      if (!existing) await upsertRate(tx, DEFAULT_TENANT_ID, currency, buy, sell);
+    }
+    for (const [index, t] of TRADERS.entries()) {
+      const [existing] = await tx`select 1 from traders where id = ${t.id}`;
+      if (existing) continue;
+      await tx`insert into traders (id, tenant_id, name) values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name})`;
+      const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
+      await creditTraderLiquidity(tx, { walletId: wallet.id, amount: TRADER_LIQUIDITY, txHash: `seed-trader-${t.id}` });
+      for (const m of METHODS) {
+        const type = m.types[0]!;
+        const suffix = String(index + 1).padStart(2, '0');
+        await insertRequisite(tx, {
+          trader_id: t.id,
+          payment_method_id: m.id,
+          requisite_type: type,
+          card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
+          phone_number: type === 'SBP' || type === 'SIM' ? `+7900000000${suffix}` : '',
+          iban: type === 'BANK_TRANSFER' ? `TR3300061005196457841326${suffix}` : '',
+          holder_name: t.name.replace('Demo trader ', '') + ' Holder',
+          bank_name: t.bank,
+          min_amount: 100n,
+          max_amount: 100_000_000n,
+          daily_limit: null,
+        });
+      }
+    }
+
+    const [demo] = await tx<{ id: string }[]>`select id from merchants where email = ${DEMO_MERCHANT_EMAIL}`;
+    const demoMerchantId =
+      demo?.id ??
+      (await insertMerchant(tx, {
+        name: 'Demo Shop',
+        email: DEMO_MERCHANT_EMAIL,
+        webhook_url: options.demoWebhookUrl,
+        api_version: 'v2',
+        rate_limit_per_minute: null,
+        payin_fee_bps: 250,
+        payout_fee_bps: 150,
+      }));
+    const wallet = await ensureWallet(tx, 'merchant', demoMerchantId, 'USDT');
+    await recordDeposit(tx, { merchantId: demoMerchantId, walletId: wallet.id, amount: 1_000_000n, txHash: 'seed-demo-deposit' });
+    const [key] = await tx`select 1 from api_keys where merchant_id = ${demoMerchantId}`;
+    const demoCredentials = key ? undefined : await replaceKeyPair(tx, secretBox, demoMerchantId, 0);
+    return { demoMerchantId, ...(demoCredentials ? { demoCredentials } : {}) };
+  });
+}

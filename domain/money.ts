@@ -1,0 +1,45 @@
+/**
+ * Money is bigint minor units everywhere. Rates are micro-units (× 10^6) of fiat per 1 USDT.
+ * Every division rounds half-to-even, in integer arithmetic, in this one file.
+ */
+
+export const INT64_MAX = 9_223_372_036_854_775_807n;
+export const INT64_MIN = -9_223_372_036_854_775_808n;
+const RATE_SCALE = 1_000_000n;
+const BPS_SCALE = 10_000n;
+/** USDT is kept in cents (exponent 2). */
+const USDT_EXPONENT = 2;
+
+/** numerator / denominator rounded half-to-even (banker's rounding). denominator > 0. */
+export function divRoundHalfEven(numerator: bigint, denominator: bigint): bigint {
+  if (denominator <= 0n) throw new RangeError('denominator must be positive');
+  const negative = numerator < 0n;
+  const n = negative ? -numerator : numerator;
+  let quotient = n / denominator;
+  const twiceRemainder = (n % denominator) * 2n;
+  if (twiceRemainder > denominator || (twiceRemainder === denominator && quotient % 2n === 1n)) quotient += 1n;
+  return negative ? -quotient : quotient;
+}
+
+/**
+ * USDT cents for a fiat amount: amount × 10^(2 − e) × 10^6 / rate_micro, half-even.
+ * `exponent` is the ISO 4217 minor-unit exponent of the fiat currency.
+ */
+export function fiatToUsdtCents(amountMinor: bigint, exponent: number, rateMicro: bigint): bigint {
+  if (rateMicro <= 0n) throw new RangeError('rate must be positive');
+  const shift = USDT_EXPONENT - exponent;
+  let numerator = amountMinor * RATE_SCALE;
+  let denominator = rateMicro;
+  if (shift >= 0) numerator *= 10n ** BigInt(shift);
+  else denominator *= 10n ** BigInt(-shift);
+  return divRoundHalfEven(numerator, denominator);
+}
+
+/** A fee in basis points of an amount, half-even. */
+export function feeFromBps(amount: bigint, bps: number): bigint {
+  return divRoundHalfEven(amount * BigInt(bps), BPS_SCALE);
+}
+
+export function isInt64(value: bigint): boolean {
+  return value >= INT64_MIN && value <= INT64_MAX;
+}

@@ -1,0 +1,36 @@
+/**
+ * npm run call -- METHOD PATH [JSON body]: one request signed with the demo merchant's pair
+ * (MERCHANT_TOKEN / MERCHANT_SECRET override it). Prints the status, the trace id and the body.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { signatureHeader } from '../domain/signature';
+import { DATA_DIR } from './stack';
+
+const [method = 'GET', path = '/api/v1/p2p/my-merchant', body = ''] = process.argv.slice(2);
+let token = process.env.MERCHANT_TOKEN;
+let secret = process.env.MERCHANT_SECRET;
+if (!token || !secret) {
+  const file = readdirSync(DATA_DIR).find((f) => f.startsWith('demo-merchant-'));
+  if (!file) throw new Error('no demo credentials in .data; run npm start first or set MERCHANT_TOKEN and MERCHANT_SECRET');
+  ({ token, secret } = JSON.parse(readFileSync(join(DATA_DIR, file), 'utf8')) as { token: string; secret: string });
+}
+const base = process.env.API_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
+const t = Math.floor(Date.now() / 1000);
+const response = await fetch(base + path, {
+  method,
+  headers: {
+    'Content-Type': 'application/json',
+    'X-Merchant-Token': token,
+    'X-Timestamp': String(t),
+    'X-Signature': signatureHeader(secret, t, body),
+  },
+  ...(body ? { body } : {}),
+});
+console.log(`${response.status} ${response.statusText}  X-Trace-Id: ${response.headers.get('x-trace-id')}`);
+const text = await response.text();
+try {
+  console.log(JSON.stringify(JSON.parse(text), null, 2));
+} catch {
+  console.log(text);
+}

@@ -1,0 +1,92 @@
+/**
+ * npm start: the whole stack on this machine, seeded, with URLs printed. Ctrl-C stops it all.
+ * Postgres: DATABASE_URL when it answers, else a project-local cluster. Temporal: the dev
+ * server with a SQLite file in .data (workflows survive a restart) unless TEMPORAL_ADDRESS
+ * already answers.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { loadConfig } from '../config';
+import { signJwt } from '../api/auth/jwt';
+import { prepareDatabase } from './database';
+import {
+  DATA_DIR,
+  ensurePostgresServer,
+  onInterrupt,
+  portIsFree,
+  say,
+  startNode,
+  startTemporal,
+  stopAll,
+  temporalAnswers,
+  waitForHttp,
+  withDatabase,
+} from './stack';
+
+const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+mkdirSync(DATA_DIR, { recursive: true });
+onInterrupt(stopAll);
+
+const demoWebhookPort = Number(process.env.DEMO_WEBHOOK_PORT ?? 3999);
+const demoWebhookUrl = `http://127.0.0.1:${demoWebhookPort}/webhooks`;
+
+const server = await ensurePostgresServer(config.DATABASE_URL);
+const databaseUrl = withDatabase(server.url, new URL(config.DATABASE_URL).pathname.slice(1) || 'gateway');
+const seeded = await prepareDatabase(databaseUrl, config.SECRETS_ENCRYPTION_KEY, demoWebhookUrl);
+
+// The demo secret is shown once by the seed; keep it in the ignored data folder so every start can print it.
+const credentialsFile = join(DATA_DIR, `demo-merchant-${new URL(databaseUrl).port}-${new URL(databaseUrl).pathname.slice(1)}.json`);
+if (seeded.demoCredentials) writeFileSync(credentialsFile, JSON.stringify(seeded.demoCredentials, null, 2), { mode: 0o600 });
+const demo = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { token: string; secret: string }) : undefined;
+
+let temporalAddress = config.TEMPORAL_ADDRESS;
+const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+if (await temporalAnswers(temporalAddress)) {
+  say(`using the Temporal server already answering at ${temporalAddress}`);
+} else {
+  const port = Number(temporalAddress.split(':')[1] ?? 7233);
+  if (!(await portIsFree(port))) throw new Error(`port ${port} is busy but no Temporal answers there; set TEMPORAL_ADDRESS`);
+  say('starting the Temporal dev server (SQLite in .data/temporal.db)');
+  temporalAddress = await startTemporal({ port, uiPort, dbFile: join(DATA_DIR, 'temporal.db'), quiet: true });
+}
+
+// A demo webhook receiver, so deliveries to the demo merchant are visible in this console.
+createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', () => {
+    say(`demo webhook received ${req.headers['x-event-id'] ?? ''}: ${body.slice(0, 300)}`);
+    res.writeHead(200).end('ok');
+  });
+}).listen(demoWebhookPort, '127.0.0.1');
+
+const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, PORT: String(config.PORT) };
+startNode('worker', 'workers/main.ts', env);
+startNode('api', 'api/server.ts', env);
+const apiUrl = `http://127.0.0.1:${config.PORT}`;
+await waitForHttp(`${apiUrl}/health`);
+
+const operatorJwt = await signJwt({ sub: 'demo-operator', role: 'admin' }, config.JWT_SECRET, 12 * 3600);
+const cabinetJwt = await signJwt({ sub: 'demo-user', role: 'merchant', merchant_id: seeded.demoMerchantId }, config.JWT_SECRET, 12 * 3600);
+
+console.log(`
+  Merchant gateway is up.
+
+  API              ${apiUrl}
+  API docs         ${apiUrl}/docs        (OpenAPI: ${apiUrl}/openapi.json)
+  Health           ${apiUrl}/health
+  Temporal UI      http://127.0.0.1:${uiPort}
+  Database         ${databaseUrl}
+  Demo webhooks    ${demoWebhookUrl} (printed here)
+
+  Demo merchant    ${seeded.demoMerchantId}
+  X-Merchant-Token ${demo?.token ?? '(issued earlier; rotate to get a new pair)'}
+  signing secret   ${demo?.secret ?? '(shown once at issue)'}
+  Operator JWT     ${operatorJwt}
+  Cabinet JWT      ${cabinetJwt}
+  (JWTs are valid 12 h, signed with the dev JWT_SECRET)
+
+  Try:  npm run call -- GET /api/v1/p2p/my-merchant      (signs with the demo pair)
+  Ctrl-C stops everything.
+`);

@@ -1,0 +1,88 @@
+import { signJwt } from '../../api/auth/jwt';
+import { signatureHeader } from '../../domain/signature';
+
+export const API_URL = process.env.TEST_API_URL ?? '';
+export const JWT_SECRET = process.env.JWT_SECRET ?? '';
+
+export interface KeyPair {
+  token: string;
+  secret: string;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+async function send(method: string, path: string, headers: Record<string, string>, rawBody?: string): Promise<ApiResponse> {
+  const base = path.startsWith('http') ? '' : API_URL;
+  const response = await fetch(base + path, {
+    method,
+    headers: { ...(rawBody !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+    ...(rawBody !== undefined ? { body: rawBody } : {}),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON */
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+const encode = (body: unknown) => (body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
+
+export function hmacHeaders(pair: KeyPair, rawBody: string, timestamp = Math.floor(Date.now() / 1000)) {
+  return {
+    'X-Merchant-Token': pair.token,
+    'X-Timestamp': String(timestamp),
+    'X-Signature': signatureHeader(pair.secret, timestamp, rawBody),
+  };
+}
+
+/** A request signed with a merchant key pair (spec 5.1). */
+export function signed(pair: KeyPair, method: string, path: string, body?: unknown, timestamp?: number) {
+  const raw = encode(body);
+  return send(method, path, hmacHeaders(pair, raw ?? '', timestamp), raw);
+}
+
+export function unsigned(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  return send(method, path, headers, encode(body));
+}
+
+export function withBearer(token: string, method: string, path: string, body?: unknown) {
+  return send(method, path, { Authorization: `Bearer ${token}` }, encode(body));
+}
+
+export const operatorToken = () => signJwt({ sub: 'test-operator', role: 'admin' }, JWT_SECRET);
+export const cabinetToken = (merchantId: string) => signJwt({ sub: 'test-user', role: 'merchant', merchant_id: merchantId }, JWT_SECRET);
+
+export async function asOperator(method: string, path: string, body?: unknown) {
+  return withBearer(await operatorToken(), method, path, body);
+}
+
+let counter = 0;
+
+/** A fresh merchant with a key pair: each test makes its own so tests never share state. */
+export async function newMerchant(overrides: Record<string, unknown> = {}): Promise<{ merchantId: string; keys: KeyPair }> {
+  counter += 1;
+  const created = await asOperator('POST', '/api/v1/p2p/admin/merchants', {
+    name: `Test merchant ${process.pid}-${counter}`,
+    email: `merchant-${process.pid}-${counter}-${Date.now()}@example.test`,
+    webhook_url: 'http://127.0.0.1:9/webhooks',
+    ...overrides,
+  });
+  if (created.status !== 201) throw new Error(`merchant create failed: ${created.status} ${created.text}`);
+  const merchantId = created.body.merchant.id as string;
+  const keys = await asOperator('POST', '/api/v1/p2p/merchant/api-keys', { merchant_id: merchantId });
+  if (keys.status !== 201) throw new Error(`key issue failed: ${keys.status} ${keys.text}`);
+  return { merchantId, keys: keys.body as KeyPair };
+}
+
+/** The gRPC-style JSON inside a problem's detail. */
+export function problemDetail(body: { detail: string }): { code: number; message: string; details: unknown[] } {
+  return JSON.parse(body.detail);
+}

@@ -1,0 +1,31 @@
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { loadConfig } from '../config';
+import { createLogger } from '../config/logger';
+import { createSql } from '../db/sql';
+import { SecretBox } from '../domain/secret-box';
+import { createActivities } from '../activities';
+
+const config = loadConfig();
+const log = createLogger(config.LOG_LEVEL, 'worker');
+
+const sdkLevel: LogLevel = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'DEBUG' : config.LOG_LEVEL === 'info' ? 'INFO' : 'WARN';
+Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLogger(sdkLevel) });
+
+const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+const worker = await Worker.create({
+  connection,
+  namespace: config.TEMPORAL_NAMESPACE,
+  taskQueue: config.TEMPORAL_TASK_QUEUE,
+  workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
+  activities: createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
+});
+log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
+try {
+  await worker.run(); // resolves after SIGINT/SIGTERM once in-flight tasks have drained
+} finally {
+  await sql.end({ timeout: 5 });
+  await connection.close();
+  log.info('worker stopped');
+}
