@@ -1,0 +1,77 @@
+/**
+ * A throwaway stack for `npm test` and `npm run bench`: its own database (<prefix>_<pid>), its
+ * own in-memory Temporal dev server and its own ports, so it runs beside `npm start`.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { loadConfig } from '../config';
+import { prepareDatabase } from './database';
+import {
+  DATA_DIR,
+  ensurePostgresServer,
+  freePort,
+  say,
+  startNode,
+  startTemporal,
+  stopAll,
+  waitForHttp,
+  withDatabase,
+} from './stack';
+
+export interface EphemeralStack {
+  apiUrl: string;
+  env: NodeJS.ProcessEnv;
+  teardown(): Promise<void>;
+  showLogTails(): void;
+}
+
+export async function startEphemeralStack(name: 'test' | 'bench', overrides: NodeJS.ProcessEnv = {}): Promise<EphemeralStack> {
+  const base = loadConfig({ ...process.env, NODE_ENV: 'test' });
+  const server = await ensurePostgresServer(process.env.DATABASE_URL ?? base.DATABASE_URL);
+  const database = `gateway_${name}_${process.pid}`;
+  const databaseUrl = withDatabase(server.url, database);
+  const logNames = [`${name}-api`, `${name}-worker`];
+
+  const teardown = async () => {
+    await stopAll();
+    const admin = postgres(withDatabase(server.url, 'postgres'), { max: 1, onnotice: () => {} });
+    await admin.unsafe(`drop database if exists "${database}" with (force)`).catch(() => {});
+    await admin.end();
+  };
+  const showLogTails = () => {
+    for (const log of logNames) {
+      const file = join(DATA_DIR, 'logs', `${log}.log`);
+      if (!existsSync(file)) continue;
+      const lines = readFileSync(file, 'utf8').trimEnd().split('\n').slice(-60);
+      console.log(`\n--- last lines of .data/logs/${log}.log ---\n${lines.join('\n')}`);
+    }
+  };
+
+  const secretsKey = randomBytes(32).toString('base64');
+  await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused');
+  const temporalAddress = await startTemporal({ port: await freePort() });
+  const apiPort = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: `gateway-${name}`,
+    PORT: String(apiPort),
+    JWT_SECRET: `${name}-jwt-secret-for-this-run-only`,
+    SECRETS_ENCRYPTION_KEY: secretsKey,
+    CHECKOUT_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    ...overrides,
+  };
+  // Their logs go to .data/logs/<name>-*.log; showLogTails() prints them when something fails.
+  for (const log of logNames) rmSync(join(DATA_DIR, 'logs', `${log}.log`), { force: true });
+  startNode(`${name}-worker`, 'workers/main.ts', env, { quiet: true });
+  startNode(`${name}-api`, 'api/server.ts', env, { quiet: true });
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  await waitForHttp(`${apiUrl}/health`);
+  say(`stack ready: api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
+  return { apiUrl, env, teardown, showLogTails };
+}
