@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
+import { withBusinessFailures } from './errors';
+import { createPayinActivities } from './payins';
 
 export interface ActivityDeps {
   config: Config;
@@ -11,8 +13,10 @@ export interface ActivityDeps {
 }
 
 /** All activities, built around injected dependencies (no module-level clients). */
-export function createActivities(_deps: ActivityDeps) {
-  return {};
+export function createActivities(deps: ActivityDeps) {
+  return withBusinessFailures({
+    ...createPayinActivities(deps),
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 export const newId = (): string => randomUUID();
 /** Public merchant token: 64 hex characters. */
@@ -9,3 +9,27 @@ export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString(
 export const newCheckoutHash = (): string => randomBytes(32).toString('hex');
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** RFC 4122 name-based UUID (version 5, SHA-1): the same name always gives the same id. */
+export function uuidV5(name: string, namespace: string): string {
+  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+const DEAL_NAMESPACE = '6f1c2a52-5b1e-4f0e-9a51-2d4c8e7b9a10';
+const EVENT_NAMESPACE = '0b7d4a8e-3c2f-4e61-8f0a-9c5e1d2b3a47';
+
+/**
+ * A deal's id follows from (merchant, type, idempotency key): concurrent creates with one key
+ * address the same workflow id, so Temporal itself lets only one of them create the deal.
+ */
+export const dealIdFor = (merchantId: string, dealType: 'PAYIN' | 'PAYOUT', idempotencyKey: string) =>
+  uuidV5(`${merchantId}\u0000${dealType}\u0000${idempotencyKey}`, DEAL_NAMESPACE);
+
+/** Outbox event ids are deterministic per (deal, event, version): a retried step writes nothing new. */
+export const eventIdFor = (dealId: string, eventType: string, discriminator: string | number) =>
+  uuidV5(`${dealId}\u0000${eventType}\u0000${discriminator}`, EVENT_NAMESPACE);

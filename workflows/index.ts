@@ -1,2 +1,2 @@
 // The workflow bundle entry: every workflow the worker runs is exported here.
-export {};
+export { payinWorkflow } from './payin';

@@ -1,7 +1,19 @@
 import type { RouteDef } from '../route';
+import { catalogRoutes } from './catalog';
+import { checkoutRoutes } from './checkout';
+import { dealRoutes } from './deals';
 import { healthRoutes } from './health';
+import { operatorDealRoutes } from './operator-deals';
 import { operatorRoutes } from './operator';
 import { profileRoutes } from './profile';
 
 /** Every route of the API; each file registers its paths in the OpenAPI document as it is defined. */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...profileRoutes, ...operatorRoutes];
+export const allRoutes: RouteDef[] = [
+  ...healthRoutes,
+  ...profileRoutes,
+  ...catalogRoutes,
+  ...dealRoutes,
+  ...checkoutRoutes,
+  ...operatorRoutes,
+  ...operatorDealRoutes,
+];

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { defineRoute } from '../route';
+import { merchantOf } from '../auth/authenticate';
+
+const MERCHANT = '/api/v1/p2p/merchant';
+const tags = ['Catalogs'];
+
+const methodSchema = z
+  .object({
+    id: z.string().uuid(),
+    slug: z.string(),
+    name: z.string(),
+    requisite_types: z.array(z.string()),
+    currency_code: z.string(),
+    status: z.string(),
+  })
+  .openapi('PaymentMethod');
+const bankSchema = z
+  .object({ bank_name: z.string(), display_name: z.string(), country: z.string(), methods: z.array(z.string()) })
+  .openapi('Bank');
+const currencySchema = z
+  .object({ id: z.string().uuid(), code: z.string(), name: z.string() })
+  .openapi('Currency', { description: 'id (UUID), ISO 4217 alphabetic code and display name' });
+
+export const catalogRoutes = [
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/payment-methods`,
+      auth: 'cabinet_or_hmac',
+      summary: 'ACTIVE payment methods of the tenant; id or slug is accepted by PayIn and PayOut create',
+      tags,
+      response: z.object({ data: z.array(methodSchema) }),
+    },
+    async ({ identity }, deps) => {
+      const { tenantId } = merchantOf(identity);
+      const rows = await deps.sql<z.infer<typeof methodSchema>[]>`
+        select id, slug, name, requisite_types, currency_code, status from payment_methods
+        where tenant_id = ${tenantId} and status = 'ACTIVE' order by slug`;
+      return { data: [...rows] };
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/banks`,
+      auth: 'cabinet_or_hmac',
+      summary: 'ACTIVE banks, optionally by country (ISO 3166-1 alpha-2) and currency (ISO 4217)',
+      tags,
+      query: z.object({
+        country: z.string().regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code').optional(),
+        currency: z.string().regex(/^[A-Za-z]{3,5}$/, 'currency must be an ISO 4217 code').optional(),
+      }),
+      response: z.object({ data: z.array(bankSchema) }),
+    },
+    async ({ identity, query }, deps) => {
+      const { tenantId } = merchantOf(identity);
+      const rows = await deps.sql<z.infer<typeof bankSchema>[]>`
+        select bank_name, display_name, country, methods from banks
+        where tenant_id = ${tenantId} and status = 'ACTIVE'
+          ${query.country ? deps.sql`and country = ${query.country.toUpperCase()}` : deps.sql``}
+          ${query.currency ? deps.sql`and ${query.currency.toUpperCase()} = any(currencies)` : deps.sql``}
+        order by country, bank_name`;
+      return { data: [...rows] };
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/currencies`,
+      auth: 'cabinet_or_hmac',
+      summary: 'ACTIVE currencies of the tenant',
+      tags,
+      response: z.object({ data: z.array(currencySchema) }),
+    },
+    async ({ identity }, deps) => {
+      const { tenantId } = merchantOf(identity);
+      const rows = await deps.sql<z.infer<typeof currencySchema>[]>`
+        select id, code, name from currencies where tenant_id = ${tenantId} and status = 'ACTIVE' order by code`;
+      return { data: [...rows] };
+    },
+  ),
+];

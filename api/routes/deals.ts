@@ -1,0 +1,57 @@
+import { defineRoute } from '../route';
+import { merchantOf } from '../auth/authenticate';
+import { cancelBody, createPayinBody, dealParams, dealResponse } from '../schemas/deals';
+import { cancelMerchantPayin, createPayin, getMerchantDeal, present } from '../services/payins';
+
+const MERCHANT = '/api/v1/p2p/merchant';
+const tags = ['Deals'];
+
+export const dealRoutes = [
+  defineRoute(
+    {
+      method: 'post',
+      path: `${MERCHANT}/deals/payin`,
+      auth: 'hmac',
+      summary: 'Create a PayIn: matched to a trader and escrow-locked synchronously (status ESCROW_LOCKED)',
+      description:
+        'Idempotent per merchant by the body field idempotency_key: a repeat answers the deal as it is now with 200, ' +
+        'whatever its body. Both the first and repeated calls answer 200. When no trader can take the deal, 400 ' +
+        'FAILED_PRECONDITION and nothing is created (retry later with the same key).',
+      tags,
+      body: createPayinBody,
+      response: dealResponse,
+    },
+    async ({ identity, body }, deps) => ({ deal: present(deps, await createPayin(deps, merchantOf(identity), body)) }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/deals/{deal_id}`,
+      auth: 'hmac',
+      summary: 'One deal of the caller (PayIn or PayOut); foreign or unknown ids are 404',
+      tags,
+      params: dealParams,
+      response: dealResponse,
+      errors: [404],
+    },
+    async ({ identity, params }, deps) => ({ deal: present(deps, await getMerchantDeal(deps, merchantOf(identity), params.deal_id)) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${MERCHANT}/deals/{deal_id}/cancel`,
+      auth: 'hmac',
+      summary: 'Cancel a PayIn before payment confirmation; a repeat on CANCELLED answers 200',
+      description: 'PayOut, foreign and unknown ids are 404. From PAYMENT_VERIFIED on (and from terminal states) 400.',
+      tags,
+      params: dealParams,
+      body: cancelBody,
+      bodyOptional: true,
+      response: dealResponse,
+      errors: [404],
+    },
+    async ({ identity, params, body }, deps) => ({
+      deal: present(deps, await cancelMerchantPayin(deps, merchantOf(identity), params.deal_id, body?.reason ?? '')),
+    }),
+  ),
+];

@@ -1,0 +1,75 @@
+import { defineRoute } from '../route';
+import { amountChangeBody, amountChangeResponse, dealParams, dealResponse, reconciliationBody } from '../schemas/deals';
+import { changePayinAmount, completePayinByOperator, confirmPayin, present, reconcilePayin } from '../services/payins';
+
+const ADMIN = '/api/v1/p2p/admin';
+const tags = ['Operator: deals'];
+
+export const operatorDealRoutes = [
+  defineRoute(
+    {
+      method: 'post',
+      path: `${ADMIN}/deals/{deal_id}/reconciliation`,
+      auth: 'operator',
+      summary: 'Report the amount actually received: sets received_amount and amount_match_status (full, partial, overpaid)',
+      tags,
+      params: dealParams,
+      body: reconciliationBody,
+      response: dealResponse,
+      errors: [404],
+    },
+    async ({ params, body }, deps) => ({ deal: present(deps, await reconcilePayin(deps, params.deal_id, body.received_amount)) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${ADMIN}/deals/{deal_id}/confirm`,
+      auth: 'operator',
+      summary: 'The trader confirmed receipt: PAYMENT_VERIFIED, then COMPLETED unless reconciliation was partial or overpaid',
+      tags,
+      params: dealParams,
+      response: dealResponse,
+      errors: [404],
+    },
+    async ({ params }, deps) => ({ deal: present(deps, await confirmPayin(deps, params.deal_id)) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${ADMIN}/deals/{deal_id}/complete`,
+      auth: 'operator',
+      summary: 'Complete a PAYMENT_VERIFIED deal whose autocompletion was blocked',
+      tags,
+      params: dealParams,
+      response: dealResponse,
+      errors: [404],
+    },
+    async ({ params }, deps) => ({ deal: present(deps, await completePayinByOperator(deps, params.deal_id)) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v1/p2p/deals/{deal_id}/amount',
+      auth: 'operator',
+      summary: 'Operator amount change (spec 4.1.3): amount_version + 1, escrow recreated, audit row, deal.amount_changed',
+      description:
+        'Answers { deal, amount_version, amount_usdt }. Same idempotency_key and amount: a replay with the current deal. ' +
+        'Same key with another amount, or a stale expected_amount_version: 409. From PAYMENT_VERIFIED on: 400.',
+      tags,
+      params: dealParams,
+      body: amountChangeBody,
+      response: amountChangeResponse,
+      errors: [404, 409],
+    },
+    async ({ params, body, identity }, deps) => {
+      const row = await changePayinAmount(deps, params.deal_id, {
+        amountFiat: body.amount_fiat.toString(),
+        reason: body.reason,
+        idempotencyKey: body.idempotency_key,
+        expectedAmountVersion: (body.expected_amount_version ?? 0n).toString(),
+        operatorId: identity.kind === 'operator' ? identity.operatorId : 'unknown',
+      });
+      return { deal: present(deps, row), amount_version: row.amount_version.toString(), amount_usdt: row.amount_usdt.toString() };
+    },
+  ),
+];

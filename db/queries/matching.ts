@@ -1,0 +1,79 @@
+import type { Db } from '../sql';
+
+export interface MatchedRequisite {
+  requisite_id: string;
+  trader_id: string;
+  trader_wallet_id: string;
+}
+
+export interface MatchRequest {
+  paymentMethodId: string;
+  amount: bigint;
+  /** USDT the trader must still have available to lock. */
+  escrowUsdt: bigint;
+  payerBank: string;
+}
+
+interface Candidate {
+  id: string;
+  trader_id: string;
+  daily_limit: bigint | null;
+}
+
+class DoesNotFit extends Error {}
+
+/**
+ * Cascade routing inside the caller's transaction. Candidates are the method's ACTIVE
+ * requisites whose amount range fits, same-bank first (payer_bank), then random to spread load.
+ *
+ * What must never be overbooked is guarded by row locks taken before the checks: the trader's
+ * USDT wallet (liquidity) and, when it has a daily limit, the requisite (its UTC-day volume).
+ * The first pass takes those locks with SKIP LOCKED, so concurrent creates fan out over free
+ * traders; only if every candidate is busy does a second pass wait for one. Each candidate is
+ * tried inside a savepoint, so the locks of one that does not fit are released at once.
+ */
+export async function claimRequisite(tx: Db, req: MatchRequest): Promise<MatchedRequisite | undefined> {
+  const candidates = await tx<Candidate[]>`
+    select r.id, r.trader_id, r.daily_limit
+    from requisites r
+    join traders t on t.id = r.trader_id and t.status = 'ACTIVE'
+    join wallets w on w.owner_type = 'trader' and w.owner_id = r.trader_id and w.currency = 'USDT'
+    where r.payment_method_id = ${req.paymentMethodId} and r.status = 'ACTIVE'
+      and r.min_amount <= ${req.amount} and r.max_amount >= ${req.amount}
+      and w.available >= ${req.escrowUsdt}
+    order by (lower(r.bank_name) = lower(${req.payerBank})) desc, random()
+    limit 20`;
+  for (const wait of [false, true]) {
+    for (const candidate of candidates) {
+      const claimed = await tryCandidate(tx, candidate, req, wait);
+      if (claimed) return claimed;
+    }
+  }
+  return undefined;
+}
+
+async function tryCandidate(tx: Db, candidate: Candidate, req: MatchRequest, wait: boolean): Promise<MatchedRequisite | undefined> {
+  const lockMode = wait ? tx`for update` : tx`for update skip locked`;
+  try {
+    return await (tx as any).savepoint(async (sp: Db) => {
+      if (candidate.daily_limit !== null) {
+        const [requisite] = await sp`select id from requisites where id = ${candidate.id} and status = 'ACTIVE' ${lockMode}`;
+        if (!requisite) throw new DoesNotFit();
+        const [used] = await sp<{ total: bigint }[]>`
+          select coalesce(sum(amount), 0)::bigint as total from deals
+          where requisite_id = ${candidate.id}
+            and created_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc'
+            and status not in ('CANCELLED', 'EXPIRED', 'SPAM_REJECTED', 'FAILED')`;
+        if (used!.total + req.amount > candidate.daily_limit) throw new DoesNotFit();
+      }
+      const [wallet] = await sp<{ id: string; available: bigint }[]>`
+        select id, available from wallets
+        where owner_type = 'trader' and owner_id = ${candidate.trader_id} and currency = 'USDT' ${lockMode}`;
+      if (!wallet || wallet.available < req.escrowUsdt) throw new DoesNotFit();
+      return { requisite_id: candidate.id, trader_id: candidate.trader_id, trader_wallet_id: wallet.id };
+    });
+  } catch (error) {
+    if (error instanceof DoesNotFit) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,53 @@
+/** MerchantDealInfo (spec 2.1): exactly these fields, int64 as strings. */
+export interface MerchantDealInfo {
+  deal_id: string;
+  status: string;
+  amount: string;
+  currency: string;
+  created_at: string;
+  client_id: string;
+  deal_type: 'PAYIN' | 'PAYOUT';
+  updated_at: string;
+  payment_url: string;
+  target_requisite: string;
+  received_amount: string;
+  amount_match_status: string;
+}
+
+export interface DealInfoSource {
+  id: string;
+  status: string;
+  amount: bigint;
+  currency: string;
+  created_at: Date;
+  client_id: string;
+  deal_type: 'PAYIN' | 'PAYOUT';
+  updated_at: Date;
+  checkout_hash: string | null;
+  target_requisite: string;
+  received_amount: bigint;
+  amount_match_status: string;
+}
+
+export function merchantDealInfo(row: DealInfoSource, checkoutBaseUrl: string): MerchantDealInfo {
+  const isPayin = row.deal_type === 'PAYIN';
+  return {
+    deal_id: row.id,
+    status: row.status,
+    amount: row.amount.toString(),
+    currency: row.currency,
+    created_at: row.created_at.toISOString(),
+    client_id: row.client_id,
+    deal_type: row.deal_type,
+    updated_at: row.updated_at.toISOString(),
+    payment_url: isPayin && row.checkout_hash ? `${checkoutBaseUrl.replace(/\/$/, '')}/pay/${row.checkout_hash}` : '',
+    target_requisite: isPayin ? '' : row.target_requisite,
+    received_amount: isPayin ? row.received_amount.toString() : '0',
+    amount_match_status: isPayin ? row.amount_match_status : '',
+  };
+}
+
+/** The webhook/outbox payload of contract 5: the deal plus its amount_version. */
+export function dealEventPayload(row: DealInfoSource & { amount_version: bigint }, checkoutBaseUrl: string) {
+  return { deal: { ...merchantDealInfo(row, checkoutBaseUrl), amount_version: row.amount_version.toString() } };
+}

@@ -1,0 +1,38 @@
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import pino from 'pino';
+import { createActivities } from '../../activities';
+import { loadConfig, type Config } from '../../config';
+import { createSql } from '../../db/sql';
+import { SecretBox } from '../../domain/secret-box';
+import { startApp } from './app';
+
+/**
+ * An API and a worker in this process on a task queue of their own, with config overrides —
+ * for timer behaviour (e.g. a 2-second payment timeout) without slowing the shared stack.
+ */
+export async function startIsolatedStack(overrides: Partial<Config>) {
+  const taskQueue = `isolated-${process.pid}-${Date.now()}`;
+  const config = { ...loadConfig(process.env), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
+  const sql = createSql(config.DATABASE_URL, { max: 5 });
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue,
+    workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
+    activities: createActivities({ config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
+  });
+  const running = worker.run();
+  const app = await startApp({ ...overrides, TEMPORAL_TASK_QUEUE: taskQueue });
+  return {
+    url: app.url,
+    async close() {
+      await app.close();
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await sql.end();
+    },
+  };
+}

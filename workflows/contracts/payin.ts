@@ -1,0 +1,59 @@
+/**
+ * The PayIn workflow's wire protocol: input, messages and id scheme, shared by the workflow and
+ * the API. Message names are a protocol: never rename a shipped one.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { AmountMatch, PayinStatus } from '../../domain/payin';
+
+export const payinWorkflowId = (dealId: string) => `payin:${dealId}`;
+
+export interface CreatePayinInput {
+  dealId: string;
+  tenantId: string;
+  merchantId: string;
+  idempotencyKey: string;
+  /** Money travels as strings in Temporal payloads. */
+  amount: string;
+  currency: string;
+  paymentMethodId: string;
+  clientId: string;
+  payerBank: string;
+  description: string;
+  callbackUrl: string;
+  isClientCommission: boolean;
+}
+
+export interface PayinWorkflowInput {
+  create: CreatePayinInput;
+  feeDistributionDelaySeconds: number;
+}
+
+export interface PayinSnapshot {
+  status: PayinStatus;
+  amount: string;
+  amountVersion: string;
+  receivedAmount: string;
+  amountMatchStatus: AmountMatch;
+  /** RFC 3339; the durable expiry timer fires then. */
+  paymentTimeoutAt: string;
+}
+
+export interface ChangeAmountInput {
+  amountFiat: string;
+  reason: string;
+  idempotencyKey: string;
+  expectedAmountVersion: string;
+  operatorId: string;
+}
+
+export type CancelChannel = 'merchant' | 'checkout';
+
+/** Resolves once the create step ran: the deal's snapshot, or the reason no deal was made. */
+export const awaitCreationUpdate = defineUpdate<PayinSnapshot>('awaitCreation');
+export const notifyPaymentUpdate = defineUpdate<PayinSnapshot>('notifyPayment');
+export const reconciliationUpdate = defineUpdate<PayinSnapshot, [receivedAmount: string]>('reconciliation');
+export const confirmPaymentUpdate = defineUpdate<PayinSnapshot>('confirmPayment');
+export const completeUpdate = defineUpdate<PayinSnapshot>('complete');
+export const cancelUpdate = defineUpdate<PayinSnapshot, [channel: CancelChannel, reason: string]>('cancel');
+export const changeAmountUpdate = defineUpdate<{ snapshot: PayinSnapshot; replayed: boolean }, [ChangeAmountInput]>('changeAmount');
+export const statusQuery = defineQuery<PayinSnapshot | undefined>('status');
