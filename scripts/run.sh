@@ -23,4 +23,14 @@ export TEMPORAL_CLI
 
 command="$1"
 shift
+
+# The payment-page test drives Debian's Chromium; install it when it is missing and we may.
+if [ "$command" = "test" ] && [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+    echo "[setup] installing Debian's chromium for the payment-page browser test"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "[setup] chromium could not be installed"
+  else
+    echo "[setup] chromium is missing: install it (apt-get install chromium) or set CHROMIUM_PATH"
+  fi
+fi
 exec node --import tsx "scripts/$command.ts" "$@"
