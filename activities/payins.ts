@@ -37,6 +37,20 @@ export function snapshotOf(row: DealRow): PayinSnapshot {
   };
 }
 
+/** The trader's USDT for one amount version of a deal: available → frozen. */
+function lockEscrow(tx: Db, dealId: string, traderWalletId: string, amount: bigint, version: bigint) {
+  return postLedger(tx, {
+    key: `deal:${dealId}:escrow:v${version}`,
+    kind: 'escrow_lock',
+    refType: 'deal',
+    refId: dealId,
+    entries: [
+      { walletId: traderWalletId, bucket: 'available', amount: -amount },
+      { walletId: traderWalletId, bucket: 'frozen', amount },
+    ],
+  });
+}
+
 export function createPayinActivities({ sql, config }: ActivityDeps) {
   const event = (tx: Db, row: DealRow, type: string, discriminator: string | number, extra: Record<string, unknown> = {}) =>
     writeOutboxEvent(tx, {
@@ -129,16 +143,7 @@ export function createPayinActivities({ sql, config }: ActivityDeps) {
             ${amountUsdt}, ${rate.buy_rate_micro}, ${money.fee}, ${merchant.payin_fee_bps}, ${money.escrow},
             now() + make_interval(secs => ${config.PAYIN_TIMEOUT_SECONDS}))
           returning *`;
-        await postLedger(tx, {
-          key: `deal:${row!.id}:escrow:v1`,
-          kind: 'escrow_lock',
-          refType: 'deal',
-          refId: row!.id,
-          entries: [
-            { walletId: match.trader_wallet_id, bucket: 'available', amount: -money.escrow },
-            { walletId: match.trader_wallet_id, bucket: 'frozen', amount: money.escrow },
-          ],
-        });
+        await lockEscrow(tx, row!.id, match.trader_wallet_id, money.escrow, 1n);
         await event(tx, { ...row!, status: 'INITIALIZED' }, 'deal.created', 'created');
         await event(tx, row!, 'deal.escrow_locked', 'ESCROW_LOCKED');
         return snapshotOf(row!);
@@ -267,18 +272,8 @@ export function createPayinActivities({ sql, config }: ActivityDeps) {
         if (newUsdt <= 0n) throw new InvalidArgument('amount_fiat is too small: it converts to 0 USDT cents');
         const money = payinMoney(newUsdt, row.fee_bps, row.is_client_commission);
         const version = row.amount_version + 1n;
-        const wallet = await traderWallet(tx, row);
         await releaseEscrow(tx, row, `escrow-release:v${row.amount_version}`);
-        await postLedger(tx, {
-          key: `deal:${row.id}:escrow:v${version}`,
-          kind: 'escrow_lock',
-          refType: 'deal',
-          refId: row.id,
-          entries: [
-            { walletId: wallet, bucket: 'available', amount: -money.escrow },
-            { walletId: wallet, bucket: 'frozen', amount: money.escrow },
-          ],
-        });
+        await lockEscrow(tx, row.id, await traderWallet(tx, row), money.escrow, version);
         await tx`
           insert into deal_amount_changes (id, deal_id, idempotency_key, operator_id, reason, old_amount, new_amount,
             old_amount_usdt, new_amount_usdt, version)

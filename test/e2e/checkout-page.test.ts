@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import test from 'ava';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
