@@ -4,6 +4,7 @@ import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
 import { withBusinessFailures } from './errors';
 import { createPayinActivities } from './payins';
+import { createPayoutActivities } from './payouts';
 
 export interface ActivityDeps {
   config: Config;
@@ -16,6 +17,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return withBusinessFailures({
     ...createPayinActivities(deps),
+    ...createPayoutActivities(deps),
   });
 }
 

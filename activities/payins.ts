@@ -8,7 +8,6 @@ import type { Db } from '../db/sql';
 import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { newCheckoutHash, newId } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
-import { dealEventPayload } from '../domain/deal-info';
 import {
   amountMatch,
   PAYIN_AMOUNT_CHANGEABLE,
@@ -20,9 +19,10 @@ import {
 } from '../domain/payin';
 import { findCurrency } from '../db/queries/catalog';
 import { findDeal, lockDeal, type DealRow } from '../db/queries/deals';
+import { checkDailyCap } from '../db/queries/limits';
+import { dealSteps, type StepChanges } from './deal-steps';
 import { postLedger, type LedgerEntry } from '../db/queries/ledger';
 import { claimRequisite } from '../db/queries/matching';
-import { writeOutboxEvent } from '../db/queries/outbox';
 import { ensureSystemWallet, ensureWallet } from '../db/queries/wallets';
 import type { CreatePayinInput, PayinSnapshot } from '../workflows/contracts/payin';
 
@@ -51,19 +51,11 @@ function lockEscrow(tx: Db, dealId: string, traderWalletId: string, amount: bigi
   });
 }
 
-export function createPayinActivities({ sql, config }: ActivityDeps) {
-  const event = (tx: Db, row: DealRow, type: string, discriminator: string | number, extra: Record<string, unknown> = {}) =>
-    writeOutboxEvent(tx, {
-      merchantId: row.merchant_id,
-      dealId: row.id,
-      type,
-      discriminator,
-      payload: { ...dealEventPayload(row, config.CHECKOUT_BASE_URL), ...extra },
-    });
-
-  async function traderWallet(tx: Db, row: DealRow) {
-    return (await ensureWallet(tx, 'trader', row.trader_id!, 'USDT')).id;
-  }
+export function createPayinActivities(deps: ActivityDeps) {
+  const { sql, config } = deps;
+  const steps = dealSteps(deps);
+  const event = steps.event;
+  const traderWallet = (tx: Db, row: DealRow) => steps.walletOf(tx, 'trader', row.trader_id!);
 
   /** Returns the escrow to the trader: frozen → available. */
   async function releaseEscrow(tx: Db, row: DealRow, step: string) {
@@ -80,30 +72,13 @@ export function createPayinActivities({ sql, config }: ActivityDeps) {
     });
   }
 
-  /**
-   * Moves a deal from one of `from` to `to` with its side effects; when the deal is already in
-   * `to` (a retry after commit) it changes nothing and returns the snapshot.
-   */
-  async function transition(
+  const transition = async (
     dealId: string,
     from: readonly PayinStatus[],
     to: PayinStatus,
-    effects: (tx: Db, row: DealRow) => Promise<Partial<Record<'cancel_reason', string>> | void>,
+    effects: (tx: Db, row: DealRow) => Promise<StepChanges | void>,
     eventType: string,
-  ): Promise<PayinSnapshot> {
-    return sql.begin(async (tx) => {
-      const row = await lockDeal(tx, dealId);
-      if (!row) throw new NotFound('deal not found');
-      if (row.status === to) return snapshotOf(row);
-      if (!from.includes(row.status as PayinStatus)) throw new FailedPrecondition(`deal is ${row.status}; cannot move to ${to}`);
-      const extra = (await effects(tx, row)) ?? {};
-      const [updated] = await tx<DealRow[]>`
-        update deals set status = ${to}, updated_at = now(), cancel_reason = ${extra.cancel_reason ?? row.cancel_reason}
-        where id = ${dealId} returning *`;
-      await event(tx, updated!, eventType, to);
-      return snapshotOf(updated!);
-    });
-  }
+  ) => snapshotOf(await steps.transition(dealId, from, to, effects, eventType));
 
   return {
     /** Matching, escrow and the deal row in one transaction; nothing is left behind when no requisite fits. */
@@ -123,6 +98,7 @@ export function createPayinActivities({ sql, config }: ActivityDeps) {
         if (amountUsdt <= 0n) throw new InvalidArgument('amount is too small: it converts to 0 USDT cents');
         const money = payinMoney(amountUsdt, merchant.payin_fee_bps, input.isClientCommission);
 
+        await checkDailyCap(tx, input.merchantId, amount);
         const match = await claimRequisite(tx, {
           paymentMethodId: input.paymentMethodId,
           amount,

@@ -1,2 +1,3 @@
 // The workflow bundle entry: every workflow the worker runs is exported here.
 export { payinWorkflow } from './payin';
+export { payoutWorkflow } from './payout';

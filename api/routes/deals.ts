@@ -1,7 +1,9 @@
 import { defineRoute } from '../route';
 import { merchantOf } from '../auth/authenticate';
-import { cancelBody, createPayinBody, dealParams, dealResponse } from '../schemas/deals';
+import { balanceResponse, cancelBody, createPayinBody, createPayoutBody, dealParams, dealResponse, payoutResponse } from '../schemas/deals';
 import { cancelMerchantPayin, createPayin, getMerchantDeal, present } from '../services/payins';
+import { createPayout } from '../services/payouts';
+import { walletsOf } from '../../db/queries/wallets';
 
 const MERCHANT = '/api/v1/p2p/merchant';
 const tags = ['Deals'];
@@ -22,6 +24,48 @@ export const dealRoutes = [
       response: dealResponse,
     },
     async ({ identity, body }, deps) => ({ deal: present(deps, await createPayin(deps, merchantOf(identity), body)) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${MERCHANT}/deals/payout`,
+      auth: 'hmac',
+      summary: "Create a PayOut: the merchant's USDT hold (SELL rate + payout fee) is placed at once; MATCHED or UNASSIGNED",
+      description:
+        'Idempotent per merchant by idempotency_key (a key used by another merchant is 409). Too little available is ' +
+        '400 FAILED_PRECONDITION. payment_url is empty; target_requisite, target_name and requisite_details are echoed.',
+      tags,
+      body: createPayoutBody,
+      response: payoutResponse,
+      errors: [409],
+    },
+    async ({ identity, body }, deps) => {
+      const row = await createPayout(deps, merchantOf(identity), body);
+      return { deal: { ...present(deps, row), requisite_details: row.requisite_details, target_name: row.target_name } };
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/balance`,
+      auth: 'hmac',
+      summary: 'Provisioned wallets with available, frozen, total (available + frozen) and pending_credits',
+      tags: ['Balance'],
+      response: balanceResponse,
+    },
+    async ({ identity }, deps) => {
+      const wallets = await walletsOf(deps.sql, 'merchant', merchantOf(identity).merchantId);
+      return {
+        wallets: wallets.map((w) => ({
+          wallet_id: w.id,
+          currency: w.currency,
+          available: w.available.toString(),
+          frozen: w.frozen.toString(),
+          total: (w.available + w.frozen).toString(),
+          pending_credits: w.pending_credits.toString(),
+        })),
+      };
+    },
   ),
   defineRoute(
     {

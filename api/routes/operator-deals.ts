@@ -1,11 +1,50 @@
 import { defineRoute } from '../route';
-import { amountChangeBody, amountChangeResponse, dealParams, dealResponse, reconciliationBody } from '../schemas/deals';
+import type { AppDeps } from '../deps';
+import type { DealRow } from '../../db/queries/deals';
+import { amountChangeBody, amountChangeResponse, assignBody, dealParams, dealResponse, reconciliationBody, rejectBody } from '../schemas/deals';
+import { assignPayout, completePayout, rejectPayout, startPayout } from '../services/payouts';
 import { changePayinAmount, completePayinByOperator, confirmPayin, present, reconcilePayin } from '../services/payins';
 
 const ADMIN = '/api/v1/p2p/admin';
 const tags = ['Operator: deals'];
 
+const payoutAction = (action: string, summary: string, run: (deps: AppDeps, dealId: string) => Promise<DealRow>) =>
+  defineRoute(
+    { method: 'post', path: `${ADMIN}/deals/{deal_id}/payout/${action}`, auth: 'operator', summary, tags, params: dealParams, response: dealResponse, errors: [404] },
+    async ({ params }, deps) => ({ deal: present(deps, await run(deps, params.deal_id)) }),
+  );
+
 export const operatorDealRoutes = [
+  payoutAction('start', 'The trader starts the transfer: MATCHED → PROCESSING', startPayout),
+  payoutAction('complete', 'The transfer succeeded: PROCESSING → COMPLETED (hold debited)', completePayout),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${ADMIN}/deals/{deal_id}/payout/reject`,
+      auth: 'operator',
+      summary: 'The transfer was rejected: PROCESSING → FAILED (hold returned)',
+      tags,
+      params: dealParams,
+      body: rejectBody,
+      response: dealResponse,
+      errors: [404],
+    },
+    async ({ params, body }, deps) => ({ deal: present(deps, await rejectPayout(deps, params.deal_id, body.reason)) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${ADMIN}/deals/{deal_id}/payout/assign`,
+      auth: 'operator',
+      summary: 'Manual assignment (admin override): UNASSIGNED or MATCHED → MATCHED to the given requisite — addition to contract 4',
+      tags,
+      params: dealParams,
+      body: assignBody,
+      response: dealResponse,
+      errors: [404],
+    },
+    async ({ params, body }, deps) => ({ deal: present(deps, await assignPayout(deps, params.deal_id, body.requisite_id)) }),
+  ),
   defineRoute(
     {
       method: 'post',

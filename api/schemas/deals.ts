@@ -88,3 +88,55 @@ export const checkoutViewSchema = z
   .openapi('CheckoutView', { description: 'Sensitive fields (card_number, phone_number, iban, holder_name, bank_name) are empty strings in terminal states.' });
 
 export const checkoutParams = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'unknown checkout') });
+
+const REQUISITE_DETAIL_KEYS = ['iban', 'account_number', 'document_number', 'bank_name', 'phone_number'];
+
+/** Spec 4.1.2. */
+export const createPayoutBody = z
+  .object({
+    idempotency_key: idempotencyKey,
+    amount: positiveAmount('amount'),
+    currency: z.string({ error: 'currency is required' }).regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 alphabetic code'),
+    wallet_id: z.string({ error: 'wallet_id is required' }).uuid('wallet_id must be a UUID'),
+    target_requisite: z.string({ error: 'target_requisite is required' }).trim().min(1, 'target_requisite is required').max(100),
+    target_name: z.string().max(200).optional(),
+    target_bank: z.string().max(100).optional(),
+    requisite_details: z
+      .record(z.string(), z.string({ error: 'requisite_details values must be strings' }).max(200))
+      .superRefine((details, ctx) => {
+        const unknown = Object.keys(details).filter((k) => !REQUISITE_DETAIL_KEYS.includes(k));
+        if (unknown.length > 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `unknown requisite_details key(s) ${unknown.join(', ')}; allowed: ${REQUISITE_DETAIL_KEYS.join(', ')}`,
+          });
+        }
+      })
+      .optional(),
+    payment_method: z.string({ error: 'payment_method is required' }).min(1, 'payment_method is required'),
+  })
+  .openapi('CreatePayoutRequest');
+
+export const payoutResponse = z
+  .object({
+    deal: dealSchema.extend({ requisite_details: z.record(z.string(), z.string()), target_name: z.string() }),
+  })
+  .openapi('PayoutResponse', { description: 'The create response echoes requisite_details and target_name unmasked.' });
+
+export const rejectBody = z.object({ reason: z.string({ error: 'reason is required' }).min(1, 'reason is required').max(500) }).openapi('RejectPayoutRequest');
+export const assignBody = z.object({ requisite_id: uuid('requisite_id') }).openapi('AssignPayoutRequest');
+
+export const balanceResponse = z
+  .object({
+    wallets: z.array(
+      z.object({
+        wallet_id: z.string().uuid(),
+        currency: z.string(),
+        available: int64String,
+        frozen: int64String,
+        total: int64String.openapi({ description: 'available + frozen' }),
+        pending_credits: int64String,
+      }),
+    ),
+  })
+  .openapi('Balance');

@@ -2,14 +2,15 @@
  * PayIn commands: validate against Postgres, then start or update the deal's workflow, then read
  * the deal back from Postgres (the source of truth for reads).
  */
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
-import { Conflict, DomainError, FailedPrecondition, InvalidArgument, NotFound, domainErrorFromKind } from '../../domain/errors';
+import { Conflict, DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { closedRejects, createThroughWorkflow, readDeal, updateDeal } from './deal-workflows';
+import { checkDealBounds } from '../../db/queries/limits';
 import { dealIdFor } from '../../domain/ids';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
 import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
-import { findPaymentMethod } from '../../db/queries/catalog';
+import { resolvePaymentMethod } from './payment-methods';
 import { findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findMerchantProfile } from '../../db/queries/merchants';
 import {
@@ -25,7 +26,6 @@ import {
   type ChangeAmountInput,
   type PayinSnapshot,
 } from '../../workflows/contracts/payin';
-import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from '../../workflows/contracts/search-attributes';
 import type { payinWorkflow } from '../../workflows/payin';
 
 export interface MerchantScope {
@@ -47,54 +47,27 @@ export interface CreatePayinRequest {
 
 export const present = (deps: AppDeps, row: DealRow): MerchantDealInfo => merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL);
 
-/** Maps a failed update back to the DomainError it carries (its kind travels as the failure type). */
-function unwrapUpdateFailure(error: unknown): unknown {
-  if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-    return domainErrorFromKind(error.cause.type, error.cause.message) ?? error;
-  }
-  return error;
-}
-
-async function readDeal(deps: AppDeps, dealId: string): Promise<DealRow> {
-  const row = await findDeal(deps.sql, dealId);
-  if (!row) throw new NotFound('deal not found');
-  return row;
-}
-
-async function allowedSlugs(deps: AppDeps, tenantId: string): Promise<string> {
-  const rows = await deps.sql<{ slug: string }[]>`
-    select slug from payment_methods where tenant_id = ${tenantId} and status = 'ACTIVE' order by slug`;
-  return rows.map((r) => r.slug).join(', ');
-}
-
 export async function createPayin(deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<DealRow> {
   // Spec 4.8: a known key answers the deal as it is now, whatever the new body says.
   const existing = await findDealByKey(deps.sql, scope.merchantId, 'PAYIN', body.idempotency_key);
   if (existing) return existing;
 
-  const method = await findPaymentMethod(deps.sql, scope.tenantId, body.payment_method_id);
-  if (!method) {
-    throw new InvalidArgument(`unknown payment_method_id "${body.payment_method_id}"; allowed: ${await allowedSlugs(deps, scope.tenantId)}`, [
-      { field: 'payment_method_id', message: 'unknown payment method', code: 'unknown_payment_method' },
-    ]);
-  }
-  if (method.currency_code !== body.currency) {
-    throw new InvalidArgument(`payment method ${method.slug} takes ${method.currency_code}, not ${body.currency}`, [
-      { field: 'currency', message: 'currency differs from the payment method currency', code: 'currency_mismatch' },
-    ]);
-  }
+  const method = await resolvePaymentMethod(deps, scope.tenantId, body.payment_method_id, body.currency, 'payment_method_id');
   const merchant = await findMerchantProfile(deps.sql, scope.merchantId);
   if (!merchant) throw new NotFound('merchant not found');
+  checkDealBounds(merchant, body.amount);
   if (!merchant.webhook_url || !merchant.api_token) {
     throw new FailedPrecondition('the merchant account needs a webhook_url and a webhook secret before PayIn deals can be created');
   }
 
   const dealId = dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key);
-  const workflowId = payinWorkflowId(dealId);
-  const startWorkflowOperation = new WithStartWorkflowOperation<typeof payinWorkflow>('payinWorkflow', {
-    workflowId,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowIdConflictPolicy: 'USE_EXISTING',
+  return createThroughWorkflow<typeof payinWorkflow>(deps, {
+    workflowType: 'payinWorkflow',
+    workflowId: payinWorkflowId(dealId),
+    dealId,
+    merchantId: scope.merchantId,
+    dealType: 'PAYIN',
+    creationUpdate: awaitCreationUpdate,
     args: [
       {
         create: {
@@ -114,70 +87,15 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
         feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
       },
     ],
-    typedSearchAttributes: [
-      { key: MerchantIdKey, value: scope.merchantId },
-      { key: DealIdKey, value: dealId },
-      { key: DealTypeKey, value: 'PAYIN' },
-      { key: DealStatusKey, value: 'INITIALIZED' },
-    ],
   });
-  try {
-    await deps.temporal.workflow.executeUpdateWithStart(awaitCreationUpdate, { startWorkflowOperation });
-  } catch (error) {
-    const mapped = unwrapUpdateFailure(error);
-    if (mapped instanceof DomainError) {
-      // No deal was made: remove the closed execution too, so a failed create leaves nothing behind.
-      void removeClosedExecution(deps, startWorkflowOperation);
-    }
-    throw mapped;
-  }
-  return readDeal(deps, dealId);
 }
 
-async function removeClosedExecution(deps: AppDeps, operation: WithStartWorkflowOperation<typeof payinWorkflow>) {
-  try {
-    const { workflowId } = await operation.workflowHandle();
-    const latest = deps.temporal.workflow.getHandle<typeof payinWorkflow>(workflowId);
-    await latest.result().catch(() => undefined);
-    // Only a closed run that made no deal: a concurrent retry's live run is never touched.
-    const { runId, status } = await latest.describe();
-    if (status.name === 'RUNNING') return;
-    const outcome = await deps.temporal.workflow.getHandle<typeof payinWorkflow>(workflowId, runId).result();
-    if (outcome.created) return;
-    await deps.temporal.workflowService.deleteWorkflowExecution({
-      namespace: deps.config.TEMPORAL_NAMESPACE,
-      workflowExecution: { workflowId, runId },
-    });
-  } catch (error) {
-    deps.log.warn({ err: error }, 'could not delete the execution of a failed create');
-  }
-}
-
-function payinHandle(deps: AppDeps, dealId: string): WorkflowHandle<typeof payinWorkflow> {
-  return deps.temporal.workflow.getHandle(payinWorkflowId(dealId));
-}
-
-/**
- * Sends an update to a live deal's workflow. When the workflow has already closed (the deal is
- * terminal and settled), `whenClosed` answers from the deal's final row.
- */
-async function runUpdate(
+const runUpdate = (
   deps: AppDeps,
   dealId: string,
   send: (handle: WorkflowHandle<typeof payinWorkflow>) => Promise<unknown>,
   whenClosed: (row: DealRow) => void,
-): Promise<void> {
-  try {
-    await send(payinHandle(deps, dealId));
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return whenClosed(await readDeal(deps, dealId));
-    throw unwrapUpdateFailure(error);
-  }
-}
-
-const closedRejects = (row: DealRow) => {
-  throw new FailedPrecondition(`deal is ${row.status}`);
-};
+) => updateDeal<typeof payinWorkflow>(deps, payinWorkflowId(dealId), dealId, send, whenClosed);
 
 /** Spec 3.1: an illegal cancel is 400, except that the checkout gets 409 for a terminal deal. */
 function cancelRefusal(channel: CancelChannel, status: string): DomainError {

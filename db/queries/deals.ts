@@ -36,6 +36,8 @@ export interface DealRow {
   parent_deal_id: string | null;
   origin_appeal_id: string | null;
   cancel_reason: string;
+  failure_reason: string;
+  assign_deadline_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

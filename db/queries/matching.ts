@@ -9,7 +9,7 @@ export interface MatchedRequisite {
 export interface MatchRequest {
   paymentMethodId: string;
   amount: bigint;
-  /** USDT the trader must still have available to lock. */
+  /** USDT the trader must still have available to lock (0 for a PayOut: the trader pays fiat). */
   escrowUsdt: bigint;
   payerBank: string;
 }
@@ -66,9 +66,11 @@ async function tryCandidate(tx: Db, candidate: Candidate, req: MatchRequest, wai
             and status not in ('CANCELLED', 'EXPIRED', 'SPAM_REJECTED', 'FAILED')`;
         if (used!.total + req.amount > candidate.daily_limit) throw new DoesNotFit();
       }
+      const needsLiquidity = req.escrowUsdt > 0n;
       const [wallet] = await sp<{ id: string; available: bigint }[]>`
         select id, available from wallets
-        where owner_type = 'trader' and owner_id = ${candidate.trader_id} and currency = 'USDT' ${lockMode}`;
+        where owner_type = 'trader' and owner_id = ${candidate.trader_id} and currency = 'USDT'
+        ${needsLiquidity ? lockMode : sp``}`;
       if (!wallet || wallet.available < req.escrowUsdt) throw new DoesNotFit();
       return { requisite_id: candidate.id, trader_id: candidate.trader_id, trader_wallet_id: wallet.id };
     });

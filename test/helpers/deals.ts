@@ -46,17 +46,43 @@ export async function eventsOf(sql: Sql, dealId: string): Promise<string[]> {
  * A trader with a chosen liquidity and one requisite on a payment method of its own (RUB), so
  * no other test's deal can land on it. Pass `method` as payment_method_id to route to it.
  */
-export async function isolatedTrader(options: { liquidity: number; min?: number; max?: number; dailyLimit?: number; bank?: string; method?: string }) {
-  const method = options.method ?? `iso-${randomUUID().slice(0, 13)}`;
-  if (!options.method) {
-    const sql = createSql(process.env.DATABASE_URL!, { max: 1 });
-    try {
-      await sql`insert into payment_methods (id, tenant_id, slug, name, currency_code, requisite_types)
-        values (${randomUUID()}, ${DEFAULT_TENANT_ID}, ${method}, ${'Isolated ' + method}, 'RUB', ${['BANK_CARD']})`;
-    } finally {
-      await sql.end();
-    }
+/** A fresh RUB payment method with no requisite yet. */
+export async function isolatedMethod(): Promise<string> {
+  const method = `iso-${randomUUID().slice(0, 13)}`;
+  const sql = createSql(process.env.DATABASE_URL!, { max: 1 });
+  try {
+    await sql`insert into payment_methods (id, tenant_id, slug, name, currency_code, requisite_types)
+      values (${randomUUID()}, ${DEFAULT_TENANT_ID}, ${method}, ${'Isolated ' + method}, 'RUB', ${['BANK_CARD']})`;
+  } finally {
+    await sql.end();
   }
+  return method;
+}
+
+export const PAYOUT = '/api/v1/p2p/merchant/deals/payout';
+
+/** A merchant funded with USDT, its wallet id, and a payout body builder. */
+export async function fundedMerchant(usdtCents: number, overrides: Record<string, unknown> = {}) {
+  const { newMerchant: make } = await import('./api');
+  const merchant = await make(overrides);
+  await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchant.merchantId, amount: usdtCents, tx_hash: `fund-${merchant.merchantId}` });
+  const balance = await signed(merchant.keys, 'GET', '/api/v1/p2p/merchant/balance');
+  const walletId = balance.body.wallets[0].wallet_id as string;
+  const payoutBody = (extra: Record<string, unknown> = {}) => ({
+    idempotency_key: randomUUID(),
+    amount: 95_000,
+    currency: 'RUB',
+    wallet_id: walletId,
+    target_requisite: '4111111111111111',
+    target_name: 'Anna Recipient',
+    payment_method: 'card-rub',
+    ...extra,
+  });
+  return { ...merchant, walletId, payoutBody };
+}
+
+export async function isolatedTrader(options: { liquidity: number; min?: number; max?: number; dailyLimit?: number; bank?: string; method?: string }) {
+  const method = options.method ?? (await isolatedMethod());
   const trader = await asOperator('POST', '/api/v1/p2p/admin/traders', { name: `Trader ${randomUUID().slice(0, 8)}` });
   const traderId = trader.body.trader.trader_id as string;
   if (options.liquidity > 0) {

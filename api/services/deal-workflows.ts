@@ -1,0 +1,108 @@
+/** What PayIn and PayOut commands share: creating through Update-With-Start and updating a live deal. */
+import {
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@temporalio/common';
+import type { AppDeps } from '../deps';
+import { DomainError, FailedPrecondition, NotFound, domainErrorFromKind } from '../../domain/errors';
+import { findDeal, type DealRow } from '../../db/queries/deals';
+import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from '../../workflows/contracts/search-attributes';
+
+/** Maps a failed update back to the DomainError it carries (its kind travels as the failure type). */
+export function unwrapUpdateFailure(error: unknown): unknown {
+  if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+    return domainErrorFromKind(error.cause.type, error.cause.message) ?? error;
+  }
+  return error;
+}
+
+export async function readDeal(deps: AppDeps, dealId: string): Promise<DealRow> {
+  const row = await findDeal(deps.sql, dealId);
+  if (!row) throw new NotFound('deal not found');
+  return row;
+}
+
+type CreationOutcome = { created: boolean };
+
+/**
+ * Starts the deal's workflow (or joins the running one: USE_EXISTING) and waits for its create
+ * step. When the step refuses, no deal exists and the closed run is deleted, so a refused create
+ * leaves nothing behind; the same idempotency key can be retried.
+ */
+export async function createThroughWorkflow<W extends (...args: any[]) => Promise<CreationOutcome>>(
+  deps: AppDeps,
+  options: {
+    workflowType: string;
+    workflowId: string;
+    dealId: string;
+    merchantId: string;
+    dealType: 'PAYIN' | 'PAYOUT';
+    args: Parameters<W>;
+    creationUpdate: UpdateDefinition<unknown, []>;
+  },
+): Promise<DealRow> {
+  const startWorkflowOperation = new WithStartWorkflowOperation<W>(options.workflowType, {
+    workflowId: options.workflowId,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    args: options.args,
+    typedSearchAttributes: [
+      { key: MerchantIdKey, value: options.merchantId },
+      { key: DealIdKey, value: options.dealId },
+      { key: DealTypeKey, value: options.dealType },
+      { key: DealStatusKey, value: 'INITIALIZED' },
+    ],
+  } as never);
+  try {
+    await deps.temporal.workflow.executeUpdateWithStart(options.creationUpdate, { startWorkflowOperation });
+  } catch (error) {
+    const mapped = unwrapUpdateFailure(error);
+    if (mapped instanceof DomainError) void removeRefusedRun(deps, options.workflowId);
+    throw mapped;
+  }
+  return readDeal(deps, options.dealId);
+}
+
+async function removeRefusedRun(deps: AppDeps, workflowId: string) {
+  try {
+    const latest = deps.temporal.workflow.getHandle(workflowId);
+    await latest.result().catch(() => undefined);
+    // Only a closed run that made no deal: a concurrent retry's live run is never touched.
+    const { runId, status } = await latest.describe();
+    if (status.name === 'RUNNING') return;
+    const outcome = (await deps.temporal.workflow.getHandle(workflowId, runId).result()) as CreationOutcome;
+    if (outcome.created) return;
+    await deps.temporal.workflowService.deleteWorkflowExecution({
+      namespace: deps.config.TEMPORAL_NAMESPACE,
+      workflowExecution: { workflowId, runId },
+    });
+  } catch (error) {
+    deps.log.warn({ err: error, workflowId }, 'could not delete the execution of a refused create');
+  }
+}
+
+/**
+ * Sends an update to a live deal's workflow. When the workflow has already closed (the deal is
+ * terminal and settled), `whenClosed` answers from the deal's final row.
+ */
+export async function updateDeal<W extends Workflow>(
+  deps: AppDeps,
+  workflowId: string,
+  dealId: string,
+  send: (handle: WorkflowHandle<W>) => Promise<unknown>,
+  whenClosed: (row: DealRow) => void,
+): Promise<void> {
+  try {
+    await send(deps.temporal.workflow.getHandle<W>(workflowId));
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return whenClosed(await readDeal(deps, dealId));
+    throw unwrapUpdateFailure(error);
+  }
+}
+
+export const closedRejects = (row: DealRow) => {
+  throw new FailedPrecondition(`deal is ${row.status}`);
+};

@@ -1,0 +1,30 @@
+import type { AppDeps } from '../deps';
+import { InvalidArgument } from '../../domain/errors';
+import { findPaymentMethod, type PaymentMethodRow } from '../../db/queries/catalog';
+
+/**
+ * A payment method by UUID or slug (the same row either way) that must take `currency`.
+ * Unknown values (an enum such as BANK_CARD included) list the allowed slugs.
+ */
+export async function resolvePaymentMethod(
+  deps: AppDeps,
+  tenantId: string,
+  idOrSlug: string,
+  currency: string,
+  field: 'payment_method_id' | 'payment_method',
+): Promise<PaymentMethodRow> {
+  const method = await findPaymentMethod(deps.sql, tenantId, idOrSlug);
+  if (!method) {
+    const rows = await deps.sql<{ slug: string }[]>`
+      select slug from payment_methods where tenant_id = ${tenantId} and status = 'ACTIVE' order by slug`;
+    throw new InvalidArgument(`unknown ${field} "${idOrSlug}"; allowed: ${rows.map((r) => r.slug).join(', ')}`, [
+      { field, message: 'unknown payment method', code: 'unknown_payment_method' },
+    ]);
+  }
+  if (method.currency_code !== currency) {
+    throw new InvalidArgument(`payment method ${method.slug} takes ${method.currency_code}, not ${currency}`, [
+      { field: 'currency', message: 'currency differs from the payment method currency', code: 'currency_mismatch' },
+    ]);
+  }
+  return method;
+}

@@ -1,0 +1,101 @@
+/** PayOut commands (spec 4.1.2, 3.2): validate, then create through or update the deal's workflow. */
+import type { WorkflowHandle } from '@temporalio/client';
+import type { AppDeps } from '../deps';
+import { Conflict, InvalidArgument, NotFound } from '../../domain/errors';
+import { dealIdFor } from '../../domain/ids';
+import { findDeal, findDealByKey, type DealRow } from '../../db/queries/deals';
+import { checkDealBounds } from '../../db/queries/limits';
+import { findMerchantProfile } from '../../db/queries/merchants';
+import {
+  assignPayoutUpdate,
+  awaitPayoutCreationUpdate,
+  completePayoutUpdate,
+  payoutWorkflowId,
+  rejectPayoutUpdate,
+  startPayoutUpdate,
+} from '../../workflows/contracts/payout';
+import type { payoutWorkflow } from '../../workflows/payout';
+import { closedRejects, createThroughWorkflow, readDeal, updateDeal } from './deal-workflows';
+import { resolvePaymentMethod } from './payment-methods';
+import type { MerchantScope } from './payins';
+
+export interface CreatePayoutRequest {
+  idempotency_key: string;
+  amount: bigint;
+  currency: string;
+  wallet_id: string;
+  target_requisite: string;
+  target_name?: string;
+  target_bank?: string;
+  requisite_details?: Record<string, string>;
+  payment_method: string;
+}
+
+export async function createPayout(deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<DealRow> {
+  const existing = await findDealByKey(deps.sql, scope.merchantId, 'PAYOUT', body.idempotency_key);
+  if (existing) return existing;
+  const [foreign] = await deps.sql`
+    select 1 from deals where tenant_id = ${scope.tenantId} and deal_type = 'PAYOUT'
+      and idempotency_key = ${body.idempotency_key} and merchant_id <> ${scope.merchantId}`;
+  if (foreign) throw new Conflict('idempotency_key is already used by another merchant');
+
+  const [wallet] = await deps.sql`
+    select id from wallets where id = ${body.wallet_id} and owner_type = 'merchant' and owner_id = ${scope.merchantId} and currency = 'USDT'`;
+  if (!wallet) {
+    throw new InvalidArgument('wallet_id must be the wallet_id of your USDT wallet (see GET /balance)', [
+      { field: 'wallet_id', message: 'not your USDT wallet', code: 'unknown_wallet' },
+    ]);
+  }
+  const method = await resolvePaymentMethod(deps, scope.tenantId, body.payment_method, body.currency, 'payment_method');
+  const merchant = await findMerchantProfile(deps.sql, scope.merchantId);
+  if (!merchant) throw new NotFound('merchant not found');
+  checkDealBounds(merchant, body.amount);
+
+  const dealId = dealIdFor(scope.merchantId, 'PAYOUT', body.idempotency_key);
+  return createThroughWorkflow<typeof payoutWorkflow>(deps, {
+    workflowType: 'payoutWorkflow',
+    workflowId: payoutWorkflowId(dealId),
+    dealId,
+    merchantId: scope.merchantId,
+    dealType: 'PAYOUT',
+    creationUpdate: awaitPayoutCreationUpdate,
+    args: [
+      {
+        create: {
+          dealId,
+          tenantId: scope.tenantId,
+          merchantId: scope.merchantId,
+          idempotencyKey: body.idempotency_key,
+          amount: body.amount.toString(),
+          currency: body.currency,
+          paymentMethodId: method.id,
+          walletId: body.wallet_id,
+          targetRequisite: body.target_requisite,
+          targetName: body.target_name ?? '',
+          targetBank: body.target_bank ?? '',
+          requisiteDetails: body.requisite_details ?? {},
+        },
+        retryMatchSeconds: deps.config.PAYOUT_RETRY_MATCH_SECONDS,
+      },
+    ],
+  });
+}
+
+async function operatorPayout(deps: AppDeps, dealId: string): Promise<DealRow> {
+  const row = await findDeal(deps.sql, dealId);
+  if (!row || row.deal_type !== 'PAYOUT') throw new NotFound('deal not found');
+  return row;
+}
+
+async function payoutCommand(deps: AppDeps, dealId: string, send: (h: WorkflowHandle<typeof payoutWorkflow>) => Promise<unknown>) {
+  const row = await operatorPayout(deps, dealId);
+  await updateDeal<typeof payoutWorkflow>(deps, payoutWorkflowId(row.id), row.id, send, closedRejects);
+  return readDeal(deps, row.id);
+}
+
+export const startPayout = (deps: AppDeps, dealId: string) => payoutCommand(deps, dealId, (h) => h.executeUpdate(startPayoutUpdate));
+export const completePayout = (deps: AppDeps, dealId: string) => payoutCommand(deps, dealId, (h) => h.executeUpdate(completePayoutUpdate));
+export const rejectPayout = (deps: AppDeps, dealId: string, reason: string) =>
+  payoutCommand(deps, dealId, (h) => h.executeUpdate(rejectPayoutUpdate, { args: [reason] }));
+export const assignPayout = (deps: AppDeps, dealId: string, requisiteId: string) =>
+  payoutCommand(deps, dealId, (h) => h.executeUpdate(assignPayoutUpdate, { args: [requisiteId] }));
