@@ -1,6 +1,7 @@
 import type { RouteDef } from '../route';
 import { catalogRoutes } from './catalog';
 import { checkoutRoutes } from './checkout';
+import { dealListingRoutes } from './deal-listing';
 import { dealRoutes } from './deals';
 import { healthRoutes } from './health';
 import { operatorDealRoutes } from './operator-deals';
@@ -12,6 +13,7 @@ export const allRoutes: RouteDef[] = [
   ...healthRoutes,
   ...profileRoutes,
   ...catalogRoutes,
+  ...dealListingRoutes,
   ...dealRoutes,
   ...checkoutRoutes,
   ...operatorRoutes,

@@ -2,6 +2,8 @@ import { defineRoute } from '../route';
 import { merchantOf } from '../auth/authenticate';
 import { keyPairResponse, merchantIdBody, myMerchantResponse, presentMyMerchant } from '../schemas/merchant';
 import { getMerchantProfile, replaceMerchantKeys } from '../services/merchants';
+import { patchProfileBody } from '../schemas/profile';
+import { patchProfile } from '../services/profile';
 
 const MERCHANT = '/api/v1/p2p/merchant';
 
@@ -17,6 +19,19 @@ export const profileRoutes = [
       response: myMerchantResponse,
     },
     async ({ identity }, deps) => presentMyMerchant(await getMerchantProfile(deps, merchantOf(identity).merchantId)),
+  ),
+  defineRoute(
+    {
+      method: 'patch',
+      path: '/api/v1/p2p/my-merchant',
+      auth: 'cabinet',
+      summary: 'Change the mutable profile fields and limits (cabinet JWT only); answers the full profile',
+      description: 'HMAC is refused (403): server-to-server profile mutations are unsupported. A disabled merchant cannot patch.',
+      tags: ['Profile'],
+      body: patchProfileBody,
+      response: myMerchantResponse,
+    },
+    async ({ identity, body }, deps) => presentMyMerchant(await patchProfile(deps, merchantOf(identity).merchantId, body)),
   ),
   defineRoute(
     {

@@ -1,0 +1,61 @@
+import { defineRoute } from '../route';
+import { merchantOf } from '../auth/authenticate';
+import { dealFilterQuery, listDealsQuery, listDealsResponse, turnoverQuery, turnoverResponse } from '../schemas/listing';
+import { exportMerchantDeals, listMerchantDeals, merchantTurnover } from '../services/deal-listing';
+
+const MERCHANT = '/api/v1/p2p/merchant';
+const tags = ['Deals'];
+
+const exportRoute = (path: string, deprecated: boolean) =>
+  defineRoute(
+    {
+      method: 'get',
+      path,
+      auth: 'hmac',
+      summary: `${deprecated ? '(Deprecated mirror) ' : ''}CSV export of the deals, with the listing's filters (Accept: text/csv)`,
+      description:
+        'Streamed in constant memory, newest first. Columns: deal_id, deal_type, status, amount, currency, counterparty ' +
+        '(client_id for PAYIN, target_requisite for PAYOUT), received_amount, amount_match_status, payment_url, created_at, ' +
+        'updated_at. RFC 4180 quoting; cells starting with =, +, -, @, tab or CR are prefixed with a single quote.',
+      tags,
+      query: dealFilterQuery,
+      responseContentType: 'text/csv',
+    },
+    ({ identity, query }, deps, ctx) => {
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.set('Content-Disposition', 'attachment; filename="deals.csv"');
+      if (deprecated) ctx.set('Deprecation', 'true');
+      ctx.body = exportMerchantDeals(deps, merchantOf(identity).merchantId, query);
+    },
+  );
+
+/** Registered before /deals/{deal_id}, whose UUID parameter would otherwise claim these paths. */
+export const dealListingRoutes = [
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/deals`,
+      auth: 'hmac',
+      summary: 'PayIn and PayOut deals, newest first, keyset-paginated',
+      description: 'A malformed or tampered page_token is 400 `invalid page_token`. Unknown deal_type or statuses give an empty page.',
+      tags,
+      query: listDealsQuery,
+      response: listDealsResponse,
+    },
+    ({ identity, query }, deps) => listMerchantDeals(deps, merchantOf(identity).merchantId, query),
+  ),
+  exportRoute(`${MERCHANT}/deals/export`, false),
+  exportRoute('/api/v1/p2p/deals/export', true),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/deals/turnover`,
+      auth: 'hmac',
+      summary: 'Daily UTC turnover per deal type and currency; the window is at most 92 days',
+      tags,
+      query: turnoverQuery,
+      response: turnoverResponse,
+    },
+    ({ identity, query }, deps) => merchantTurnover(deps, merchantOf(identity).merchantId, query),
+  ),
+];

@@ -1,0 +1,57 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { INT64_MAX } from '../../domain/money';
+
+/** A limit in PATCH: integer or digit string; 0 removes it, > 0 sets it (spec 4.3). */
+const limit = (field: string) =>
+  z
+    .union([z.number().int(), z.bigint(), z.string().regex(/^\d+$/, `${field} must be a non-negative integer or digit string`)], {
+      error: `${field} must be a non-negative integer or digit string`,
+    })
+    .transform((v) => BigInt(v))
+    .refine((v) => v >= 0n && v <= INT64_MAX, `${field} must be between 0 and the int64 maximum`)
+    .openapi({ oneOf: [{ type: 'integer', format: 'int64' }, { type: 'string', pattern: '^\\d+$' }] });
+
+const url = (field: string) =>
+  z.union([z.literal(''), z.string().url(`${field} must be an absolute URL`).max(2000)]);
+
+/** ip_whitelist travels as a JSON array inside a string (spec 2.2); a plain array is accepted too. */
+const ipWhitelist = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value, ctx) => {
+    let list: unknown = value;
+    if (typeof value === 'string') {
+      try {
+        list = value.trim() === '' ? [] : JSON.parse(value);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'ip_whitelist must be a JSON array of IP addresses in a string' });
+        return z.NEVER;
+      }
+    }
+    if (!Array.isArray(list) || !list.every((ip) => typeof ip === 'string' && isIP(ip) !== 0)) {
+      ctx.addIssue({ code: 'custom', message: 'ip_whitelist must list IPv4 or IPv6 addresses' });
+      return z.NEVER;
+    }
+    return [...new Set(list as string[])];
+  })
+  .openapi({ type: 'string', example: '["203.0.113.7"]' });
+
+export const patchProfileBody = z
+  .object({
+    name: z.string().trim().min(1, 'name must not be empty').max(200).optional(),
+    webhook_url: url('webhook_url').optional(),
+    withdrawal_address: z.string().max(100).optional(),
+    success_redirect_url: url('success_redirect_url').optional(),
+    fail_redirect_url: url('fail_redirect_url').optional(),
+    checkout_brand_name: z.string().max(200).optional(),
+    finance_chat_id: z.string().max(200).optional(),
+    appeal_chat_id: z.string().max(200).optional(),
+    ip_whitelist: ipWhitelist.optional(),
+    deal_min_amount: limit('deal_min_amount').optional(),
+    deal_max_amount: limit('deal_max_amount').optional(),
+    daily_deal_amount_limit: limit('daily_deal_amount_limit').optional(),
+  })
+  .strict()
+  .openapi('PatchMerchantRequest', {
+    description: 'Send only changed fields. Limits: absent = unchanged, 0 = removed (then absent from the profile), > 0 = set. Other fields (status, balances, fees) are refused.',
+  });

@@ -1,0 +1,87 @@
+import { Readable } from 'node:stream';
+import type { AppDeps } from '../deps';
+import { InvalidArgument } from '../../domain/errors';
+import { csvRow } from '../../domain/csv';
+import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
+import { PAYIN_STATUSES } from '../../domain/payin';
+import { PAYOUT_STATUSES } from '../../domain/payout';
+import { listDeals, streamDeals, turnover, type Cursor, type DealFilter } from '../../db/queries/deal-listing';
+import { PageTokens } from './page-token';
+
+export const PAGE_SIZE_DEFAULT = 50;
+export const PAGE_SIZE_MAX = 250;
+const TURNOVER_MAX_DAYS = 92;
+const KNOWN_STATUSES = new Set<string>([...PAYIN_STATUSES, ...PAYOUT_STATUSES]);
+
+export interface FilterInput {
+  deal_type?: string;
+  statuses?: string[];
+  created_after?: Date;
+  created_before?: Date;
+}
+
+/** Spec 4.1 edge rules: unknown deal_type or only unknown statuses select nothing (200, empty). */
+function toFilter(merchantId: string, q: FilterInput): DealFilter | undefined {
+  if (q.deal_type !== undefined && q.deal_type !== 'PAYIN' && q.deal_type !== 'PAYOUT') return undefined;
+  const statuses = q.statuses?.filter((s) => KNOWN_STATUSES.has(s));
+  if (q.statuses && q.statuses.length > 0 && statuses!.length === 0) return undefined;
+  return { merchantId, dealType: q.deal_type as DealFilter['dealType'], statuses, createdAfter: q.created_after, createdBefore: q.created_before };
+}
+
+const isCursor = (v: unknown): v is Cursor =>
+  typeof v === 'object' && v !== null && typeof (v as Cursor).createdAt === 'string' && typeof (v as Cursor).id === 'string' &&
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test((v as Cursor).createdAt) && /^[0-9a-f-]{36}$/.test((v as Cursor).id);
+
+export async function listMerchantDeals(
+  deps: AppDeps,
+  merchantId: string,
+  q: FilterInput & { page_size?: number; page_token?: string },
+): Promise<{ data: MerchantDealInfo[]; next_page_token: string }> {
+  const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
+  const after = q.page_token ? tokens.decode(q.page_token, merchantId, isCursor) : undefined;
+  const filter = toFilter(merchantId, q);
+  if (!filter) return { data: [], next_page_token: '' };
+  const size = Math.min(PAGE_SIZE_MAX, q.page_size || PAGE_SIZE_DEFAULT);
+  const rows = await listDeals(deps.sql, filter, size + 1, after);
+  const page = rows.slice(0, size);
+  const last = page[page.length - 1];
+  return {
+    data: page.map((r) => merchantDealInfo(r, deps.config.CHECKOUT_BASE_URL)),
+    next_page_token: rows.length > size && last ? tokens.encode({ createdAt: last.cursor_ts, id: last.id }, merchantId) : '',
+  };
+}
+
+const CSV_HEADER = ['deal_id', 'deal_type', 'status', 'amount', 'currency', 'counterparty', 'received_amount', 'amount_match_status', 'payment_url', 'created_at', 'updated_at'];
+
+/** A CSV stream of every matching deal, read in batches: constant memory whatever the size. */
+export function exportMerchantDeals(deps: AppDeps, merchantId: string, q: FilterInput): Readable {
+  const filter = toFilter(merchantId, q);
+  async function* lines() {
+    yield csvRow(CSV_HEADER);
+    if (!filter) return;
+    for await (const batch of streamDeals(deps.sql, filter)) {
+      let chunk = '';
+      for (const row of batch) {
+        const d = merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL);
+        const counterparty = row.deal_type === 'PAYIN' ? row.client_id : row.target_requisite;
+        chunk += csvRow([d.deal_id, d.deal_type, d.status, d.amount, d.currency, counterparty, d.received_amount, d.amount_match_status, d.payment_url, d.created_at, d.updated_at]);
+      }
+      yield chunk;
+    }
+  }
+  return Readable.from(lines());
+}
+
+export async function merchantTurnover(deps: AppDeps, merchantId: string, q: { created_after?: Date; created_before?: Date }) {
+  const to = q.created_before ?? new Date(deps.now());
+  const from = q.created_after ?? new Date(to.getTime() - 30 * 86_400_000);
+  if (from > to) throw new InvalidArgument('created_after must not be later than created_before');
+  if (to.getTime() - from.getTime() > TURNOVER_MAX_DAYS * 86_400_000) {
+    throw new InvalidArgument(`the turnover window is at most ${TURNOVER_MAX_DAYS} days`);
+  }
+  const rows = await turnover(deps.sql, merchantId, from, to);
+  return {
+    data: rows.map((r) => ({ date: r.date, deal_type: r.deal_type as 'PAYIN' | 'PAYOUT', currency: r.currency, count: r.count, amount: r.amount.toString() })),
+    next_page_token: '',
+  };
+}

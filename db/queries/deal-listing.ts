@@ -1,0 +1,67 @@
+import type { Db } from '../sql';
+import type { DealRow } from './deals';
+import { VOLUME_EXCLUDED_STATUSES } from '../../domain/payout';
+
+export interface DealFilter {
+  merchantId: string;
+  dealType?: 'PAYIN' | 'PAYOUT';
+  statuses?: string[];
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+export interface Cursor {
+  /** created_at with microseconds, as Postgres prints it in UTC. */
+  createdAt: string;
+  id: string;
+}
+
+function where(db: Db, f: DealFilter, after?: Cursor) {
+  return db`
+    merchant_id = ${f.merchantId}
+    ${f.dealType ? db`and deal_type = ${f.dealType}` : db``}
+    ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
+    ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
+    ${f.createdBefore ? db`and created_at <= ${f.createdBefore}` : db``}
+    ${after ? db`and (created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : db``}`;
+}
+
+export type ListedDeal = DealRow & { cursor_ts: string };
+
+/** Newest first, keyset-paginated on (created_at, id): stable while new deals arrive. */
+export async function listDeals(db: Db, f: DealFilter, limit: number, after?: Cursor): Promise<ListedDeal[]> {
+  return db<ListedDeal[]>`
+    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    from deals where ${where(db, f, after)}
+    order by created_at desc, id desc
+    limit ${limit}`;
+}
+
+/** The same selection as a cursor of batches, for streaming exports in constant memory. */
+export function streamDeals(db: Db, f: DealFilter, batchSize = 1000) {
+  return db<DealRow[]>`
+    select id, deal_type, status, amount, currency, client_id, target_requisite, received_amount,
+      amount_match_status, checkout_hash, created_at, updated_at
+    from deals where ${where(db, f)}
+    order by created_at desc, id desc`.cursor(batchSize);
+}
+
+export interface TurnoverRow {
+  date: string;
+  deal_type: string;
+  currency: string;
+  count: number;
+  amount: bigint;
+}
+
+/** Daily UTC buckets of volume, excluding EXPIRED, SPAM_REJECTED and FAILED. */
+export async function turnover(db: Db, merchantId: string, from: Date, to: Date): Promise<TurnoverRow[]> {
+  return db<TurnoverRow[]>`
+    select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as date, deal_type, currency,
+      count(*)::int as count, sum(amount)::bigint as amount
+    from deals
+    where merchant_id = ${merchantId} and created_at >= ${from} and created_at <= ${to}
+      and status <> all(${VOLUME_EXCLUDED_STATUSES as unknown as string[]})
+    group by 1, 2, 3
+    order by 1, 2, 3`;
+}
