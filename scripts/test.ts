@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startEphemeralStack, type EphemeralStack } from './ephemeral-stack';
+import { ledgerCheck } from './ledger-check';
 import { onInterrupt, ROOT, stopAll } from './stack';
 
 /** Short durations: every timer of the workflows fires within the suite. */
@@ -33,6 +34,8 @@ try {
     });
     ava.on('exit', (code) => done(code ?? 1));
   });
+  // After the whole suite: the ledger of everything the tests did must still add up.
+  if (!(await ledgerCheck(env.DATABASE_URL!))) exitCode = 1;
 } catch (error) {
   console.error(error);
 } finally {
