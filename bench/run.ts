@@ -3,6 +3,7 @@
  * worker, API) and drives it over HTTP with signed requests (a fresh timestamp and a real HMAC
  * each). Prints requests/s, p50, p99 and errors per scenario. BENCH_CLIENTS, BENCH_SECONDS tune it.
  */
+import { readFileSync } from 'node:fs';
 import { signJwt } from '../api/auth/jwt';
 import { signatureHeader } from '../domain/signature';
 import { startEphemeralStack } from '../scripts/ephemeral-stack';
@@ -78,6 +79,42 @@ async function pendingCredits(): Promise<bigint> {
   return BigInt(body.merchant.balance_usdt);
 }
 
+async function operatorPostRaw(path: string, body: unknown) {
+  return operatorPost(path, body);
+}
+
+/** A second merchant for the 1M-deal scenarios, so the other scenarios' rows do not mix in. */
+async function bulkMerchant(rows: number) {
+  const created = await operatorPostRaw('/api/v1/p2p/admin/merchants', { name: 'Bulk merchant', email: `bulk-${Date.now()}@example.test`, rate_limit_per_minute: 1_000_000 });
+  const bulkKeys = (await operatorPostRaw('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id })) as { token: string; secret: string };
+  const { createSql } = await import('../db/sql');
+  const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
+  const started = Date.now();
+  await sql`
+    insert into deals (id, tenant_id, merchant_id, deal_type, status, idempotency_key, amount, currency, client_id,
+      target_requisite, payment_method_id, amount_usdt, exchange_rate_micro, created_at, updated_at)
+    select gen_random_uuid(), '00000000-0000-4000-8000-000000000001', ${created.merchant.id},
+      case when g % 3 = 0 then 'PAYOUT' else 'PAYIN' end,
+      (array['COMPLETED','EXPIRED','CANCELLED','ESCROW_LOCKED','MATCHED'])[1 + g % 5],
+      'bulk-' || ${created.merchant.id} || '-' || g, 1000 + g % 100000, 'RUB', 'client-' || (g % 5000), case when g % 3 = 0 then '4111' || g else '' end,
+      '20000000-0000-4000-8000-000000000001', 10, 92500000,
+      now() - make_interval(secs => g), now()
+    from generate_series(1, ${rows}) g`;
+  await sql`analyze deals`;
+  console.log(`  inserted ${rows} deals in ${Math.round((Date.now() - started) / 1000)} s`);
+  return { merchantId: created.merchant.id as string, keys: bulkKeys, sql };
+}
+
+function signedAs(pair: { token: string; secret: string }, path: string) {
+  const t = Math.floor(Date.now() / 1000);
+  return fetch(api + path, { headers: { 'X-Merchant-Token': pair.token, 'X-Timestamp': String(t), 'X-Signature': signatureHeader(pair.secret, t, '') } });
+}
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
 const scenarios: Record<string, () => Promise<void>> = {
   'my-merchant': async () =>
     printResult(await runLoad(`signed GET my-merchant (${clients} clients)`, { clients, durationMs }, () => signedFetch('GET', '/api/v1/p2p/my-merchant'))),
@@ -87,6 +124,65 @@ const scenarios: Record<string, () => Promise<void>> = {
         signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody()),
       ),
     ),
+  'payout-create': async () => {
+    await operatorPost('/api/v1/p2p/admin/deposits', { merchant_id: merchant.merchant.id, amount: 100_000_000_000, tx_hash: `bench-${Date.now()}` });
+    const balance = (await (await signedFetch('GET', '/api/v1/p2p/merchant/balance')).json()) as { wallets: { wallet_id: string }[] };
+    const walletId = balance.wallets[0]!.wallet_id;
+    printResult(
+      await runLoad(`PayOut create, distinct keys (${clients} clients)`, { clients, durationMs }, () =>
+        signedFetch(
+          'POST',
+          '/api/v1/p2p/merchant/deals/payout',
+          JSON.stringify({ idempotency_key: `bench-po-${process.pid}-${keyCounter++}`, amount: 95_000, currency: 'RUB', wallet_id: walletId, target_requisite: '4111111111111111', payment_method: 'card-rub' }),
+        ),
+      ),
+    );
+  },
+  'listing-1m': async () => {
+    const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
+    const bulk = await bulkMerchant(rows);
+    printResult(await runLoad(`GET /deals page 1 of ${rows} (${clients} clients)`, { clients, durationMs }, () => signedAs(bulk.keys, '/api/v1/p2p/merchant/deals?page_size=50')));
+    let token = '';
+    const walkStarted = Date.now();
+    for (let page = 1; page < 1000; page += 1) {
+      const res = (await (await signedAs(bulk.keys, `/api/v1/p2p/merchant/deals?page_size=50${token ? `&page_token=${encodeURIComponent(token)}` : ''}`)).json()) as { next_page_token: string };
+      token = res.next_page_token;
+    }
+    console.log(`  walked 999 pages sequentially in ${Date.now() - walkStarted} ms`);
+    const deep = `/api/v1/p2p/merchant/deals?page_size=50&page_token=${encodeURIComponent(token)}`;
+    printResult(await runLoad(`GET /deals page 1000 of ${rows} (${clients} clients)`, { clients, durationMs }, () => signedAs(bulk.keys, deep)));
+    const nothing = `/api/v1/p2p/merchant/deals?page_size=50&deal_type=PAYOUT&statuses=FAILED`;
+    printResult(await runLoad(`GET /deals status filter matching nothing (${clients} clients)`, { clients, durationMs }, () => signedAs(bulk.keys, nothing)));
+    const many = `/api/v1/p2p/merchant/deals?page_size=50&statuses=COMPLETED&statuses=CANCELLED`;
+    printResult(await runLoad(`GET /deals two statuses, 400k matches (${clients} clients)`, { clients, durationMs }, () => signedAs(bulk.keys, many)));
+    printResult(await runLoad('GET /deals page 1000, 1 client', { clients: 1, durationMs }, () => signedAs(bulk.keys, deep)));
+    const plan = await bulk.sql.unsafe(
+      `explain (analyze, buffers) select * from deals where merchant_id = $1 and (created_at, id) < (now() - interval '50000 seconds', '00000000-0000-0000-0000-000000000000'::uuid) order by created_at desc, id desc limit 51`,
+      [bulk.merchantId],
+    );
+    console.log('  EXPLAIN ANALYZE of a page 1000 query:');
+    for (const line of plan) console.log(`    ${(line as Record<string, string>)['QUERY PLAN']}`);
+    await bulk.sql.end();
+  },
+  'export-1m': async () => {
+    const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
+    const bulk = await bulkMerchant(rows);
+    await bulk.sql.end();
+    const before = peakRssMb(stack.apiPid);
+    const started = Date.now();
+    const res = await signedAs(bulk.keys, '/api/v1/p2p/merchant/deals/export');
+    let lines = 0;
+    let bytes = 0;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.length;
+      for (const b of chunk) if (b === 10) lines += 1;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    console.log(
+      `CSV export of ${lines - 1} rows: ${seconds.toFixed(1)} s, ${Math.round((lines - 1) / seconds)} rows/s, ${Math.round(bytes / 1e6)} MB; ` +
+        `API peak RSS ${peakRssMb(stack.apiPid)} MB (before the export ${before} MB)`,
+    );
+  },
   'payin-lifecycle': async () => {
     const before = await pendingCredits();
     completedLifecycles = 0;

@@ -22,6 +22,7 @@ import {
 
 export interface EphemeralStack {
   apiUrl: string;
+  apiPid: number;
   env: NodeJS.ProcessEnv;
   teardown(): Promise<void>;
   showLogTails(): void;
@@ -69,9 +70,9 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   // Their logs go to .data/logs/<name>-*.log; showLogTails() prints them when something fails.
   for (const log of logNames) rmSync(join(DATA_DIR, 'logs', `${log}.log`), { force: true });
   startNode(`${name}-worker`, 'workers/main.ts', env, { quiet: true });
-  startNode(`${name}-api`, 'api/server.ts', env, { quiet: true });
+  const api = startNode(`${name}-api`, 'api/server.ts', env, { quiet: true });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitForHttp(`${apiUrl}/health`);
   say(`stack ready: api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
-  return { apiUrl, env, teardown, showLogTails };
+  return { apiUrl, apiPid: api.pid!, env, teardown, showLogTails };
 }

@@ -12,3 +12,6 @@ create index deals_daily_volume on deals (merchant_id, created_at) include (amou
 -- A PayOut idempotency key belongs to one merchant of the tenant (spec 4.8: another merchant gets 409).
 drop index deals_payout_key;
 create unique index deals_payout_key_tenant on deals (tenant_id, idempotency_key) where deal_type = 'PAYOUT';
+
+-- Status filters: one ordered range per (type, status), merged by the listing query.
+create index deals_listing_by_status on deals (merchant_id, deal_type, status, created_at desc, id desc);

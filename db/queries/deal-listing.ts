@@ -28,13 +28,31 @@ function where(db: Db, f: DealFilter, after?: Cursor) {
 
 export type ListedDeal = DealRow & { cursor_ts: string };
 
-/** Newest first, keyset-paginated on (created_at, id): stable while new deals arrive. */
+const CURSOR_TS = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts`;
+
+/**
+ * Newest first, keyset-paginated on (created_at, id): stable while new deals arrive. Without a
+ * status filter one ordered scan of (merchant_id[, deal_type], created_at, id) serves any page.
+ * With one, each (deal_type, status) pair is its own ordered range of deals_listing_by_status,
+ * limited, and the ranges are merged — a rare or absent status costs nothing to find.
+ */
 export async function listDeals(db: Db, f: DealFilter, limit: number, after?: Cursor): Promise<ListedDeal[]> {
-  return db<ListedDeal[]>`
-    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
-    from deals where ${where(db, f, after)}
-    order by created_at desc, id desc
-    limit ${limit}`;
+  if (!f.statuses || f.statuses.length === 0) {
+    return db<ListedDeal[]>`
+      select *, ${db.unsafe(CURSOR_TS)} from deals where ${where(db, f, after)}
+      order by created_at desc, id desc limit ${limit}`;
+  }
+  const types = f.dealType ? [f.dealType] : (['PAYIN', 'PAYOUT'] as const);
+  const ranges = types.flatMap((dealType) =>
+    f.statuses!.map(
+      (status) => db`(
+        select *, ${db.unsafe(CURSOR_TS)} from deals
+        where ${where(db, { ...f, dealType, statuses: undefined }, after)} and status = ${status}
+        order by created_at desc, id desc limit ${limit})`,
+    ),
+  );
+  const union = ranges.reduce((acc, range) => db`${acc} union all ${range}`);
+  return db<ListedDeal[]>`select * from (${union}) merged order by created_at desc, id desc limit ${limit}`;
 }
 
 /** The same selection as a cursor of batches, for streaming exports in constant memory. */
