@@ -5,6 +5,7 @@ import type { SecretBox } from '../domain/secret-box';
 import { withBusinessFailures } from './errors';
 import { createPayinActivities } from './payins';
 import { createPayoutActivities } from './payouts';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   config: Config;
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
   return withBusinessFailures({
     ...createPayinActivities(deps),
     ...createPayoutActivities(deps),
+    ...createWebhookActivities(deps),
   });
 }
 

@@ -3,6 +3,8 @@
  * integration tests, then teardown. Durations are short so timers fire within the suite.
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startEphemeralStack, type EphemeralStack } from './ephemeral-stack';
 import { ledgerCheck } from './ledger-check';
@@ -16,21 +18,36 @@ const TEST_DURATIONS: NodeJS.ProcessEnv = {
   PAYOUT_RETRY_MATCH_SECONDS: '1',
   FEE_DISTRIBUTION_DELAY_SECONDS: '1',
   WEBHOOK_RETRY_DELAYS: '200ms,400ms,600ms,800ms,1s',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  OUTBOX_POLL_MS: '200',
   CALLBACK_RETRY_COOLDOWN_SECONDS: '2',
 };
 
 let stack: EphemeralStack | undefined;
 onInterrupt(async () => (stack ? stack.teardown() : stopAll()));
 
+/** Default webhook target of test merchants: answers 204 at once, so deliveries end in one attempt. */
+async function startWebhookSink(): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  server.unref();
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/sink`;
+}
+
 let exitCode = 1;
 try {
+  const sinkUrl = await startWebhookSink();
   stack = await startEphemeralStack('test', TEST_DURATIONS);
   const env = stack.env;
   exitCode = await new Promise<number>((done) => {
     const ava = spawn(process.execPath, [join(ROOT, 'node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
       cwd: ROOT,
       stdio: 'inherit',
-      env: { ...process.env, ...env, TEST_API_URL: stack!.apiUrl },
+      env: { ...process.env, ...env, TEST_API_URL: stack!.apiUrl, TEST_WEBHOOK_SINK_URL: sinkUrl },
     });
     ava.on('exit', (code) => done(code ?? 1));
   });

@@ -5,6 +5,8 @@ import { createLogger } from '../config/logger';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createActivities } from '../activities';
+import { createTemporalClient } from './client';
+import { startOutboxRelay } from './outbox-relay';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'worker');
@@ -19,12 +21,18 @@ const worker = await Worker.create({
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
+  // Webhook POSTs wait on the network, not the CPU: room for many, so a slow receiver does not starve others.
+  maxConcurrentActivityTaskExecutions: 200,
   activities: createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
 });
-log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
+const client = await createTemporalClient(config);
+const relay = await startOutboxRelay({ sql, client, config, log });
+log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker and outbox relay started');
 try {
   await worker.run(); // resolves after SIGINT/SIGTERM once in-flight tasks have drained
 } finally {
+  await relay.stop();
+  await client.connection.close();
   await sql.end({ timeout: 5 });
   await connection.close();
   log.info('worker stopped');

@@ -1,3 +1,4 @@
 // The workflow bundle entry: every workflow the worker runs is exported here.
 export { payinWorkflow } from './payin';
 export { payoutWorkflow } from './payout';
+export { webhookDeliveryWorkflow } from './webhook-delivery';

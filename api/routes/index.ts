@@ -1,4 +1,5 @@
 import type { RouteDef } from '../route';
+import { callbackRoutes } from './callbacks';
 import { catalogRoutes } from './catalog';
 import { checkoutRoutes } from './checkout';
 import { dealListingRoutes } from './deal-listing';
@@ -16,6 +17,7 @@ export const allRoutes: RouteDef[] = [
   ...dealListingRoutes,
   ...dealRoutes,
   ...checkoutRoutes,
+  ...callbackRoutes,
   ...operatorRoutes,
   ...operatorDealRoutes,
 ];

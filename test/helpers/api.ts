@@ -72,7 +72,7 @@ export async function newMerchant(overrides: Record<string, unknown> = {}): Prom
   const created = await asOperator('POST', '/api/v1/p2p/admin/merchants', {
     name: `Test merchant ${process.pid}-${counter}`,
     email: `merchant-${process.pid}-${counter}-${Date.now()}@example.test`,
-    webhook_url: 'http://127.0.0.1:9/webhooks',
+    webhook_url: process.env.TEST_WEBHOOK_SINK_URL ?? 'http://127.0.0.1:9/webhooks',
     ...overrides,
   });
   if (created.status !== 201) throw new Error(`merchant create failed: ${created.status} ${created.text}`);

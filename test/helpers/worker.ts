@@ -7,6 +7,29 @@ import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
 import { startApp } from './app';
 
+/** A worker in this process on the given task queue (no relay), to stop and restart at will. */
+export async function startWorker(taskQueue: string, overrides: Partial<Config> = {}) {
+  const config = { ...loadConfig(process.env), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
+  const sql = createSql(config.DATABASE_URL, { max: 5 });
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue,
+    workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
+    activities: createActivities({ config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await sql.end();
+    },
+  };
+}
+
 /**
  * An API and a worker in this process on a task queue of their own, with config overrides —
  * for timer behaviour (e.g. a 2-second payment timeout) without slowing the shared stack.

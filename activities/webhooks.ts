@@ -1,0 +1,107 @@
+/**
+ * Webhook delivery steps. The envelope and the signer are chosen per merchant API version
+ * (V1's legacy envelope and start-of-day signature plug in here with the V1 adapter).
+ */
+import type { ActivityDeps } from './index';
+import { currentSigningSecret } from '../db/queries/api-keys';
+import { signatureHeader } from '../domain/signature';
+import { postWebhook } from './webhook-http';
+import type { DeliveryInput, DeliveryPlan, AttemptOutcome } from '../workflows/contracts/webhook-delivery';
+
+interface EventRow {
+  event_id: string;
+  event_type: string;
+  created_at: Date;
+  payload: Record<string, unknown>;
+  api_version: 'v1' | 'v2';
+}
+
+interface WireFormat {
+  envelope(event: EventRow): Record<string, unknown>;
+  headers(secret: string, sentAt: number, body: string, event: EventRow): Record<string, string>;
+}
+
+/** Contract 5: { event_id, type, created_at, deal, … }, Stripe-style signature over the send time. */
+const V2_FORMAT: WireFormat = {
+  envelope: (e) => ({ event_id: e.event_id, type: e.event_type, created_at: e.created_at.toISOString(), ...e.payload }),
+  headers: (secret, sentAt, body, e) => ({
+    'X-Timestamp': String(sentAt),
+    'X-Signature': signatureHeader(secret, sentAt, body),
+    'X-Event-Id': e.event_id,
+  }),
+};
+
+const FORMATS: Record<'v1' | 'v2', WireFormat> = {
+  v2: V2_FORMAT,
+  // The legacy V1 envelope arrives with the V1 adapter issue; until then V1 merchants get V2's.
+  v1: V2_FORMAT,
+};
+
+/** The delivery's status after an attempt (the spec names RETRY and ERROR as the retryable ones). */
+export function nextStatus(current: string, ok: boolean, manual: boolean, last: boolean): AttemptOutcome['status'] {
+  if (ok || current === 'SUCCESS') return 'SUCCESS';
+  if (manual) return current === 'RETRY' ? 'RETRY' : 'ERROR'; // the automatic run, if alive, decides
+  return last ? 'ERROR' : 'RETRY';
+}
+
+export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps) {
+  return {
+    /** Creates the delivery record once and tells the workflow how many attempts are left. */
+    async prepareDelivery(input: DeliveryInput): Promise<DeliveryPlan> {
+      await sql`
+        insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url)
+        select ${input.callbackId}, e.merchant_id, e.deal_id, e.id, e.event_type, ${input.url}
+        from outbox_events e where e.id = ${input.eventId}
+        on conflict (id) do nothing`;
+      const [row] = await sql<{ attempts: number; max_retries: number }[]>`
+        select d.attempts, m.webhook_max_retries as max_retries
+        from webhook_deliveries d join merchants m on m.id = d.merchant_id where d.id = ${input.callbackId}`;
+      if (!row) throw new Error(`event ${input.eventId} not found`);
+      return { attemptsSoFar: row.attempts, maxAttempts: row.max_retries };
+    },
+
+    /**
+     * One signed POST, recorded with its outcome under the next attempt number. Nothing is sent
+     * once the delivery succeeded. A failed automatic attempt leaves RETRY (or ERROR when it was
+     * the last); a failed manual one leaves the status as it was (ERROR stays ERROR, RETRY RETRY).
+     */
+    async deliverWebhook(input: { callbackId: string; attemptKey: string; final: boolean; manual: boolean }): Promise<AttemptOutcome> {
+      const [event] = await sql<(EventRow & { url: string; merchant_id: string; status: string })[]>`
+        select e.id as event_id, e.event_type, e.created_at, e.payload, m.api_version, d.url, d.merchant_id, d.status
+        from webhook_deliveries d join outbox_events e on e.id = d.event_id join merchants m on m.id = d.merchant_id
+        where d.id = ${input.callbackId}`;
+      if (!event) throw new Error(`delivery ${input.callbackId} not found`);
+      if (event.status === 'SUCCESS') return { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 0 };
+      const [done] = await sql`select 1 from webhook_attempts where callback_id = ${input.callbackId} and attempt_key = ${input.attemptKey}`;
+      if (done) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0 }; // recorded by an earlier try of this activity
+
+      const format = FORMATS[event.api_version];
+      const body = JSON.stringify(format.envelope(event));
+      const secret = await currentSigningSecret(sql, secretBox, event.merchant_id);
+      const sentAt = Math.floor(Date.now() / 1000);
+      const result = secret
+        ? await postWebhook(event.url, body, format.headers(secret, sentAt, body, event), {
+            timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+            allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+          })
+        : { status: undefined, body: '', error: 'the merchant has no webhook secret', permanent: true, durationMs: 0 };
+      const ok = result.status !== undefined && result.status < 400;
+      const status = await sql.begin(async (tx) => {
+        const [row] = await tx<{ attempts: number; status: string }[]>`
+          select attempts, status from webhook_deliveries where id = ${input.callbackId} for update`;
+        const next = nextStatus(row!.status, ok, input.manual, input.final || result.permanent);
+        const attempt = row!.attempts + 1;
+        await tx`
+          insert into webhook_attempts (callback_id, attempt, attempt_key, status, http_status, duration_ms, response_body, error, signed_at)
+          values (${input.callbackId}, ${attempt}, ${input.attemptKey}, ${ok ? 'SUCCESS' : next === 'ERROR' ? 'ERROR' : 'RETRY'},
+            ${result.status ?? null}, ${result.durationMs}, ${result.body}, ${result.error ?? ''}, ${sentAt})`;
+        await tx`
+          update webhook_deliveries set status = ${next}, attempts = ${attempt}, http_status = ${result.status ?? null},
+            response_body = ${result.body}, last_error = ${result.error ?? ''}, updated_at = now()
+          where id = ${input.callbackId}`;
+        return next;
+      });
+      return { ok, permanent: result.permanent, status, httpStatus: result.status ?? 0 };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defineRoute } from '../route';
+import { merchantOf } from '../auth/authenticate';
+import { timestamp, uuid } from '../schemas/common';
+import { listCallbacks, retryCallback } from '../services/callbacks';
+
+const tags = ['Webhooks'];
+
+const callbackSchema = z
+  .object({
+    callback_id: z.string().uuid(),
+    deal_id: z.string(),
+    event_id: z.string().uuid(),
+    event_type: z.string(),
+    url: z.string(),
+    status: z.enum(['PENDING', 'SUCCESS', 'RETRY', 'ERROR']),
+    attempts: z.number().int(),
+    http_status: z.number().int().openapi({ description: 'status of the last attempt; 0 when none answered' }),
+    response_body: z.string().openapi({ description: 'body of the last answer, cut to 2048 bytes' }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('CallbackDelivery', {
+    description: 'One delivery of one event to one target. RETRY: failed, another attempt is scheduled; ERROR: no more automatic attempts.',
+  });
+
+const listQuery = z.object({
+  deal_id: z.string().uuid('deal_id must be a UUID').optional().openapi({ description: 'only deliveries of this deal' }),
+  page_size: z.coerce.number().int().min(0).optional().openapi({ type: 'integer', description: 'default 50, clamped to 250' }),
+  page_token: z.string().optional(),
+});
+
+const list = (path: string) =>
+  defineRoute(
+    {
+      method: 'get',
+      path,
+      auth: 'hmac',
+      summary: 'Webhook delivery history, newest first',
+      tags,
+      query: listQuery,
+      response: z.object({ data: z.array(callbackSchema), next_page_token: z.string() }).openapi('CallbackList'),
+    },
+    ({ identity, query }, deps) => listCallbacks(deps, merchantOf(identity).merchantId, query),
+  );
+
+export const callbackRoutes = [
+  list('/api/v1/p2p/merchant/callbacks'),
+  list('/api/v1/p2p/callbacks'),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v1/p2p/merchant/callbacks/{callback_id}/retry',
+      auth: 'hmac',
+      summary: 'Retry a delivery in ERROR or RETRY now (one attempt); at most once per CALLBACK_RETRY_COOLDOWN_SECONDS',
+      description: 'Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404.',
+      tags,
+      params: z.object({ callback_id: uuid('callback_id') }),
+      response: callbackSchema,
+      errors: [404],
+    },
+    ({ identity, params }, deps) => retryCallback(deps, merchantOf(identity).merchantId, params.callback_id),
+  ),
+];

@@ -1,0 +1,196 @@
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import Stripe from 'stripe';
+import { createTemporalClient } from '../../workers/client';
+import { parseSignatureHeader, signatureMatches } from '../../domain/signature';
+import { callbackIdFor } from '../../domain/ids';
+import { asOperator, newMerchant, signed, type KeyPair } from '../helpers/api';
+import { testSql } from '../helpers/app';
+import { createPayin, operatorDeal } from '../helpers/deals';
+import { eventually } from '../helpers/poll';
+import { startReceiver, type Received } from '../helpers/receiver';
+import { startWorker } from '../helpers/worker';
+
+const sql = testSql();
+test.after.always(() => sql.end());
+const stripe = new Stripe('sk_test_offline_only');
+
+function verifyBoth(t: any, r: Received, secret: string) {
+  const header = String(r.headers['x-signature']);
+  t.is(String(r.headers['x-timestamp']), String(parseSignatureHeader(header)!.timestamp));
+  t.true(signatureMatches(secret, parseSignatureHeader(header)!, r.body), 'our verifier');
+  t.notThrows(() => stripe.webhooks.constructEvent(r.body, header, secret), "Stripe's verifier");
+}
+
+async function deliveries(merchantId: string) {
+  return sql<{ id: string; status: string; attempts: number; event_type: string; http_status: number | null; response_body: string; last_error: string }[]>`
+    select * from webhook_deliveries where merchant_id = ${merchantId} order by created_at, event_type`;
+}
+
+async function merchantWithReceiver(respond?: Parameters<typeof startReceiver>[0], extra: Record<string, unknown> = {}) {
+  const receiver = await startReceiver(respond);
+  const merchant = await newMerchant({ webhook_url: receiver.url, ...extra });
+  return { receiver, ...merchant };
+}
+
+test('every event of a deal is delivered, signed (ours and Stripe verify), with int64 as strings and a stable event_id', async (t) => {
+  const { receiver, merchantId, keys } = await merchantWithReceiver();
+  t.teardown(() => receiver.close());
+  const deal = await createPayin(keys, { amount: 92_500 });
+  await operatorDeal(deal.deal_id, 'confirm');
+  await eventually(async () => receiver.received.length >= 4 && receiver.received, 'four events');
+  const bodies = receiver.received.map((r) => JSON.parse(r.body));
+  t.deepEqual([...new Set(bodies.map((b) => b.type as string))].sort(), ['deal.completed', 'deal.created', 'deal.escrow_locked', 'deal.payment_verified']);
+  const completed = bodies.find((b) => b.type === 'deal.completed');
+  t.is(completed.deal.deal_id, deal.deal_id);
+  t.is(completed.deal.amount, '92500');
+  t.is(completed.deal.amount_version, '1');
+  t.is(completed.deal.status, 'COMPLETED');
+  t.truthy(Date.parse(completed.created_at));
+  for (const r of receiver.received) {
+    verifyBoth(t, r, keys.secret);
+    t.is(r.headers['x-event-id'], JSON.parse(r.body).event_id);
+    t.is(r.headers['content-type'], 'application/json');
+  }
+  const rows = await eventually(async () => {
+    const r = await deliveries(merchantId);
+    return r.length >= 4 && r.every((d) => d.status === 'SUCCESS') && r;
+  }, 'recorded successes');
+  t.true(rows.every((d) => d.attempts === 1));
+});
+
+test('a receiver that fails twice gets the same event three times; history and attempts are recorded', async (t) => {
+  const seen = new Map<string, number>();
+  const { receiver, merchantId, keys } = await merchantWithReceiver((_, res, request) => {
+    const eventId = JSON.parse(request.body).event_id as string;
+    seen.set(eventId, (seen.get(eventId) ?? 0) + 1);
+    if (seen.get(eventId)! <= 2) res.writeHead(503).end('busy');
+    else res.writeHead(200).end('ok');
+  });
+  t.teardown(() => receiver.close());
+  const deal = await createPayin(keys);
+  await eventually(async () => (await deliveries(merchantId)).some((d) => d.status === 'SUCCESS' && d.attempts === 3), 'three attempts');
+  t.true([...seen.values()].every((n) => n === 3), 'each event_id came three times');
+  const list = await signed(keys, 'GET', `/api/v1/p2p/merchant/callbacks?deal_id=${deal.deal_id}`);
+  t.is(list.status, 200);
+  const retried = list.body.data.find((d: { attempts: number }) => d.attempts === 3);
+  t.like(retried, { deal_id: deal.deal_id, status: 'SUCCESS', http_status: 200, response_body: 'ok', url: receiver.url });
+  t.deepEqual(Object.keys(retried).sort(), ['attempts', 'callback_id', 'created_at', 'deal_id', 'event_id', 'event_type', 'http_status', 'response_body', 'status', 'updated_at', 'url']);
+  const attempts = await sql`select status, http_status from webhook_attempts where callback_id = ${retried.callback_id} order by attempt`;
+  t.deepEqual(attempts.map((a) => [a.status, a.http_status]), [['RETRY', 503], ['RETRY', 503], ['SUCCESS', 200]]);
+  const alias = await signed(keys, 'GET', `/api/v1/p2p/callbacks?page_size=1`);
+  t.is(alias.body.data.length, 1);
+  t.truthy(alias.body.next_page_token);
+  const page2 = await signed(keys, 'GET', `/api/v1/p2p/callbacks?page_size=1&page_token=${encodeURIComponent(alias.body.next_page_token)}`);
+  t.not(page2.body.data[0].callback_id, alias.body.data[0].callback_id);
+  t.is((await signed(keys, 'GET', '/api/v1/p2p/callbacks?page_token=forged')).status, 400);
+});
+
+test('3xx is success and is not followed; a huge body is stored cut to 2048 bytes', async (t) => {
+  const { receiver, merchantId, keys } = await merchantWithReceiver((i, res) =>
+    i === 0 ? res.writeHead(301, { Location: 'http://127.0.0.1:9/' }).end() : res.writeHead(200).end('y'.repeat(500_000)),
+  );
+  t.teardown(() => receiver.close());
+  await createPayin(keys);
+  const rows = await eventually(async () => {
+    const r = await deliveries(merchantId);
+    return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
+  }, 'both events');
+  t.deepEqual(rows.map((d) => d.attempts), [1, 1]);
+  t.deepEqual(rows.map((d) => d.http_status).sort(), [200, 301]);
+  t.is(rows.find((d) => d.http_status === 200)!.response_body.length, 2048);
+});
+
+test('a hanging receiver ends in ERROR after max_retries; manual retry works once and respects the cooldown', async (t) => {
+  let healthy = false;
+  const { receiver, merchantId, keys } = await merchantWithReceiver((_, res) => {
+    if (healthy) res.writeHead(200).end('fine');
+    // otherwise never answer: the 1 s timeout of the test stack fires
+  });
+  t.teardown(() => receiver.close());
+  await sql`update merchants set webhook_max_retries = 2 where id = ${merchantId}`;
+  await createPayin(keys);
+  const failed = await eventually(async () => {
+    const r = await deliveries(merchantId);
+    return r.length === 2 && r.every((d) => d.status === 'ERROR') && r;
+  }, 'ERROR after two attempts', 60_000);
+  t.true(failed.every((d) => d.attempts === 2 && d.http_status === null && /timed out/.test(d.last_error)));
+
+  const [first, second] = failed;
+  const retry = (id: string) => signed(keys, 'POST', `/api/v1/p2p/merchant/callbacks/${id}/retry`);
+  const errorAgain = await retry(first!.id);
+  t.is(errorAgain.status, 200);
+  const cooling = await retry(first!.id);
+  t.is(cooling.status, 400);
+  t.regex(JSON.parse(cooling.body.detail).message, /cooldown/);
+
+  healthy = true;
+  t.is((await retry(second!.id)).status, 200);
+  await eventually(async () => (await deliveries(merchantId)).find((d) => d.id === second!.id)?.status === 'SUCCESS', 'manual retry success', 60_000);
+  const done = (await deliveries(merchantId)).find((d) => d.id === second!.id)!;
+  t.is(done.attempts, 3);
+  t.is((await retry(second!.id)).status, 400, 'SUCCESS is not retryable');
+  t.is((await retry(randomUUID())).status, 404);
+  const stranger = await newMerchant();
+  t.is((await signed(stranger.keys, 'POST', `/api/v1/p2p/merchant/callbacks/${first!.id}/retry`)).status, 404);
+});
+
+test('after rotation deliveries are signed with the new secret at once; callback_url overrides the target', async (t) => {
+  const { receiver, keys } = await merchantWithReceiver();
+  t.teardown(() => receiver.close());
+  const override = await startReceiver();
+  t.teardown(() => override.close());
+  await createPayin(keys);
+  await eventually(async () => receiver.received.length >= 2, 'first deal events');
+  for (const r of receiver.received) verifyBoth(t, r, keys.secret);
+  const rotated = (await signed(keys, 'POST', '/api/v1/p2p/merchant/api-keys/rotate')).body as KeyPair;
+  const before = receiver.received.length;
+  await createPayin(rotated, { callback_url: override.url });
+  await createPayin(rotated);
+  await eventually(async () => override.received.length >= 2 && receiver.received.length >= before + 2, 'events after rotation');
+  for (const r of [...override.received, ...receiver.received.slice(before)]) {
+    verifyBoth(t, r, rotated.secret);
+    t.false(signatureMatches(keys.secret, parseSignatureHeader(String(r.headers['x-signature']))!, r.body));
+  }
+  t.true(override.received.every((r) => JSON.parse(r.body).deal.payment_url.includes('/pay/')));
+});
+
+test('deal.amount_changed is not delivered to V1 merchants', async (t) => {
+  const { receiver, keys } = await merchantWithReceiver(undefined, { api_version: 'v1' });
+  t.teardown(() => receiver.close());
+  const deal = await createPayin(keys);
+  await asOperator('POST', `/api/v1/p2p/deals/${deal.deal_id}/amount`, { amount_fiat: 200_000, reason: 'fix', idempotency_key: randomUUID() });
+  await operatorDeal(deal.deal_id, 'confirm');
+  await eventually(async () => receiver.received.some((r) => JSON.parse(r.body).type === 'deal.completed'), 'completion event');
+  t.false(receiver.received.some((r) => JSON.parse(r.body).type === 'deal.amount_changed'));
+  const [dispatched] = await sql`select dispatched_at from outbox_events where deal_id = ${deal.deal_id} and event_type = 'deal.amount_changed'`;
+  t.truthy(dispatched!.dispatched_at, 'the event is consumed, not left pending');
+});
+
+test('a worker killed during a retry pause is replaced and the delivery finishes', async (t) => {
+  const receiver = await startReceiver((i, res) => res.writeHead(i === 0 ? 500 : 200).end());
+  t.teardown(() => receiver.close());
+  const { merchantId } = await newMerchant({ webhook_url: receiver.url });
+  // An event of its own (already marked dispatched so no relay takes it), delivered on a private queue.
+  const eventId = randomUUID();
+  await sql`insert into outbox_events (id, merchant_id, event_type, payload, dispatched_at)
+    values (${eventId}, ${merchantId}, 'deal.completed', ${sql.json({ deal: { deal_id: randomUUID(), amount: '1' } })}, now())`;
+  const taskQueue = `kill-test-${randomUUID()}`;
+  let worker = await startWorker(taskQueue);
+  const client = await createTemporalClient({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
+  t.teardown(() => client.connection.close());
+  const callbackId = callbackIdFor(eventId, receiver.url);
+  const handle = await client.workflow.start('webhookDeliveryWorkflow', {
+    workflowId: `webhook:${callbackId}`,
+    taskQueue,
+    args: [{ callbackId, eventId, url: receiver.url, delaysMs: [3000] }],
+  });
+  await eventually(async () => (await sql`select status from webhook_deliveries where id = ${callbackId}`)[0]?.status === 'RETRY', 'first failed attempt');
+  await worker.stop(); // dies inside the 3 s pause
+  t.is(receiver.received.length, 1);
+  worker = await startWorker(taskQueue);
+  t.teardown(() => worker.stop());
+  t.is(await handle.result(), 'SUCCESS');
+  t.is(receiver.received.length, 2);
+  t.is(JSON.parse(receiver.received[1]!.body).event_id, eventId);
+});

@@ -1,0 +1,97 @@
+/**
+ * Outbox relay: every committed event becomes one webhook delivery workflow per target. The
+ * workflow id is fixed by (event, target) and duplicates are rejected, so a crash between starting
+ * workflows and marking events dispatched neither loses nor doubles a delivery: the next pass
+ * starts what is missing and skips what already exists. Several relays share the work through
+ * FOR UPDATE SKIP LOCKED. Woken by LISTEN/NOTIFY; polls as a fallback.
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Sql } from '../db/sql';
+import { callbackIdFor } from '../domain/ids';
+import { webhookWorkflowId, type DeliveryInput } from '../workflows/contracts/webhook-delivery';
+
+const BATCH = 100;
+
+interface PendingEvent {
+  id: string;
+  event_type: string;
+  api_version: 'v1' | 'v2';
+  webhook_url: string;
+  callback_url: string | null;
+  deal_type: string | null;
+}
+
+/** Spec 6: the deal's callback_url for a PayIn when set, else the merchant's webhook_url. */
+export function webhookTarget(e: Pick<PendingEvent, 'webhook_url' | 'callback_url' | 'deal_type'>): string {
+  return (e.deal_type === 'PAYIN' && e.callback_url) || e.webhook_url;
+}
+
+export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config: Config }): Promise<number> {
+  return deps.sql.begin(async (tx) => {
+    const events = await tx<PendingEvent[]>`
+      select e.id, e.event_type, m.api_version, m.webhook_url, d.callback_url, d.deal_type
+      from outbox_events e
+      join merchants m on m.id = e.merchant_id
+      left join deals d on d.id = e.deal_id
+      where e.dispatched_at is null
+      order by e.created_at
+      limit ${BATCH}
+      for update of e skip locked`;
+    await Promise.all(
+      events.map(async (e) => {
+        const url = webhookTarget(e);
+        // deal.amount_changed is V2-only (spec 6, 9): V1 merchants never receive it.
+        if (!url || (e.api_version === 'v1' && e.event_type === 'deal.amount_changed')) return;
+        const callbackId = callbackIdFor(e.id, url);
+        const input: DeliveryInput = { callbackId, eventId: e.id, url, delaysMs: deps.config.WEBHOOK_RETRY_DELAYS };
+        try {
+          await deps.client.workflow.start('webhookDeliveryWorkflow', {
+            workflowId: webhookWorkflowId(callbackId),
+            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+            args: [input],
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          });
+        } catch (error) {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        }
+      }),
+    );
+    if (events.length > 0) await tx`update outbox_events set dispatched_at = now() where id = any(${events.map((e) => e.id)})`;
+    return events.length;
+  });
+}
+
+export async function startOutboxRelay(deps: { sql: Sql; client: Client; config: Config; log: Logger }) {
+  let stopped = false;
+  let wake: () => void = () => {};
+  const listener = await deps.sql.listen('outbox_events', () => wake());
+  const loop = (async () => {
+    while (!stopped) {
+      let relayed = 0;
+      try {
+        relayed = await relayOutboxBatch(deps);
+      } catch (error) {
+        deps.log.error({ err: error }, 'outbox relay pass failed; retrying');
+      }
+      if (relayed < BATCH && !stopped) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, deps.config.OUTBOX_POLL_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      wake();
+      await loop;
+      await listener.unlisten();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/** The webhook delivery workflow's wire protocol. */
+export interface DeliveryInput {
+  callbackId: string;
+  eventId: string;
+  url: string;
+  /** Pauses between attempts (WEBHOOK_RETRY_DELAYS), in ms. */
+  delaysMs: number[];
+  /** A manual retry run (the n-th) makes exactly one attempt. */
+  manualRetry?: number;
+}
+
+export interface DeliveryPlan {
+  attemptsSoFar: number;
+  maxAttempts: number;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  permanent: boolean;
+  status: 'SUCCESS' | 'RETRY' | 'ERROR';
+  httpStatus: number;
+}
+
+export const webhookWorkflowId = (callbackId: string) => `webhook:${callbackId}`;
+/** Manual retries are runs of their own, so they never race the automatic run's last moments. */
+export const manualRetryWorkflowId = (callbackId: string, n: number) => `webhook:${callbackId}:manual:${n}`;
+

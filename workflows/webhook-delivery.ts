@@ -1,0 +1,31 @@
+/**
+ * One workflow per webhook delivery (event × target). Attempts follow WEBHOOK_RETRY_DELAYS up to
+ * the merchant's max_retries attempts in total; the pauses are durable timers, so a worker that
+ * dies mid-pause is replaced and the delivery goes on. A manual retry is a run of its own that
+ * makes one attempt; an attempt after a success changes nothing.
+ */
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { DeliveryInput } from './contracts/webhook-delivery';
+
+const steps = proxyActivities<Activities>({
+  // The HTTP timeout is enforced inside the activity; this only bounds a stuck worker.
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SUCCESS' | 'ERROR'> {
+  const plan = await steps.prepareDelivery(input);
+  if (input.manualRetry !== undefined) {
+    const outcome = await steps.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
+    return outcome.ok ? 'SUCCESS' : 'ERROR';
+  }
+  const total = Math.max(1, plan.maxAttempts);
+  for (let n = 1; ; n += 1) {
+    const final = n >= total;
+    const outcome = await steps.deliverWebhook({ callbackId: input.callbackId, attemptKey: `auto:${n}`, final, manual: false });
+    if (outcome.ok) return 'SUCCESS';
+    if (outcome.permanent || final) return 'ERROR';
+    await sleep(input.delaysMs[Math.min(n - 1, input.delaysMs.length - 1)] ?? 0);
+  }
+}
