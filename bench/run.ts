@@ -115,6 +115,38 @@ function peakRssMb(pid: number): number {
   return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
+/** A local receiver: 'fast' answers 204 at once, 'hang' never answers (the worker's timeout ends each try). */
+async function startSink(mode: 'fast' | 'hang') {
+  const { createServer } = await import('node:http');
+  let count = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count += 1;
+      if (mode === 'fast') res.writeHead(204).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/hooks`, received: () => count, close: () => (server.closeAllConnections(), server.close()) };
+}
+
+async function merchantWithWebhook(url: string) {
+  const created = await operatorPost('/api/v1/p2p/admin/merchants', { name: 'Webhook bench', email: `wh-${Date.now()}-${Math.random()}@example.test`, webhook_url: url, rate_limit_per_minute: 1_000_000 });
+  return (await operatorPost('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id })) as { token: string; secret: string };
+}
+
+function createPayinAs(pair: { token: string; secret: string }) {
+  const body = payinBody();
+  const t = Math.floor(Date.now() / 1000);
+  return fetch(`${api}/api/v1/p2p/merchant/deals/payin`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Merchant-Token': pair.token, 'X-Timestamp': String(t), 'X-Signature': signatureHeader(pair.secret, t, body) },
+    body,
+  });
+}
+
 const scenarios: Record<string, () => Promise<void>> = {
   'my-merchant': async () =>
     printResult(await runLoad(`signed GET my-merchant (${clients} clients)`, { clients, durationMs }, () => signedFetch('GET', '/api/v1/p2p/my-merchant'))),
@@ -182,6 +214,36 @@ const scenarios: Record<string, () => Promise<void>> = {
       `CSV export of ${lines - 1} rows: ${seconds.toFixed(1)} s, ${Math.round((lines - 1) / seconds)} rows/s, ${Math.round(bytes / 1e6)} MB; ` +
         `API peak RSS ${peakRssMb(stack.apiPid)} MB (before the export ${before} MB)`,
     );
+  },
+  webhooks: async () => {
+    // Deliveries/s: events are written straight into the outbox (2,000 of them), so the relay,
+    // the delivery workflows and the HTTP POSTs are what is measured.
+    const sink = await startSink('fast');
+    const pair = await merchantWithWebhook(sink.url);
+    const { createSql } = await import('../db/sql');
+    const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
+    const [row] = await sql<{ merchant_id: string }[]>`select merchant_id from api_keys where token = ${pair.token}`;
+    const events = Number(process.env.BENCH_EVENTS ?? 2000);
+    const started = Date.now();
+    await sql`
+      insert into outbox_events (id, merchant_id, event_type, payload)
+      select gen_random_uuid(), ${row!.merchant_id}, 'deal.completed', jsonb_build_object('deal', jsonb_build_object('deal_id', gen_random_uuid()::text, 'amount', '1'))
+      from generate_series(1, ${events})`;
+    while (sink.received() < events && Date.now() - started < 300_000) await new Promise((r) => setTimeout(r, 100));
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`webhook deliveries to a fast local sink: ${sink.received()} in ${seconds.toFixed(1)} s = ${Math.round(sink.received() / seconds)} deliveries/s`);
+    await sql.end();
+    sink.close();
+
+    // Deal-create latency for one merchant while another merchant's receiver hangs on every delivery.
+    const baseline = await runLoad(`PayIn create, no hanging receiver (${clients} clients)`, { clients, durationMs }, () => createPayinAs(pair));
+    printResult(baseline);
+    const hanging = await startSink('hang');
+    const victim = await merchantWithWebhook(hanging.url);
+    const flood = runLoad('  (background: PayIn creates of a merchant whose receiver hangs, 8 clients)', { clients: 8, durationMs: durationMs + 2000, warmupMs: 0 }, () => createPayinAs(victim));
+    printResult(await runLoad(`PayIn create while another merchant's receiver hangs (${clients} clients)`, { clients, durationMs }, () => createPayinAs(pair)));
+    printResult(await flood);
+    hanging.close();
   },
   'payin-lifecycle': async () => {
     const before = await pendingCredits();
