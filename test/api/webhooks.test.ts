@@ -198,3 +198,28 @@ test('a worker killed during a retry pause is replaced and the delivery finishes
   t.is(receiver.received.length, 2);
   t.is(JSON.parse(receiver.received[1]!.body).event_id, eventId);
 });
+
+test('an event whose delivery was started but not marked dispatched (relay crash) is delivered exactly once', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { merchantId } = await newMerchant({ webhook_url: receiver.url });
+  const eventId = randomUUID();
+  // The relay's first half: the event exists and its delivery workflow was started...
+  await sql`insert into outbox_events (id, merchant_id, event_type, payload, dispatched_at)
+    values (${eventId}, ${merchantId}, 'deal.completed', ${sql.json({ deal: { deal_id: randomUUID(), amount: '7' } })}, now())`;
+  const client = await createTemporalClient({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
+  t.teardown(() => client.connection.close());
+  const callbackId = callbackIdFor(eventId, receiver.url);
+  const handle = await client.workflow.start('webhookDeliveryWorkflow', {
+    workflowId: `webhook:${callbackId}`,
+    taskQueue: process.env.TEMPORAL_TASK_QUEUE!,
+    args: [{ callbackId, eventId, url: receiver.url, delaysMs: [200] }],
+  });
+  t.is(await handle.result(), 'SUCCESS');
+  // ...then it "crashed" before marking the event: the running relay finds it again.
+  await sql`update outbox_events set dispatched_at = null where id = ${eventId}`;
+  await eventually(async () => (await sql`select dispatched_at from outbox_events where id = ${eventId}`)[0]!.dispatched_at, 'the relay to take the event');
+  t.is(receiver.received.length, 1);
+  const [count] = await sql`select count(*)::int as n from webhook_deliveries where event_id = ${eventId}`;
+  t.is(count!.n, 1);
+});
