@@ -4,8 +4,8 @@
  * amount change, expiry at payment_timeout_at (a durable timer) and, after COMPLETED, the fee
  * distribution delay. Activities do the I/O; this file only decides.
  */
-import { allHandlersFinished, condition, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import { allHandlersFinished, condition, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { local, steps } from './activity-proxies';
 import {
   blocksAutocompletion,
   isPayinTerminal,
@@ -29,16 +29,6 @@ import {
 import { DealStatusKey } from './contracts/search-attributes';
 import { businessFailure, rejected } from './failures';
 import { serialQueue } from './serial';
-
-const steps = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
-// Creation runs as a local activity: the create call waits for it, so it skips a task round trip.
-const local = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 10 },
-});
 
 export type PayinOutcome = { created: false; reason: string } | { created: true; status: PayinStatus };
 

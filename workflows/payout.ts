@@ -3,8 +3,8 @@
  * hold; UNASSIGNED re-matches every PAYOUT_RETRY_MATCH_SECONDS until the assignment SLA, then
  * EXPIRED (hold returned); MATCHED → PROCESSING → COMPLETED (hold debited) or FAILED (returned).
  */
-import { allHandlersFinished, condition, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { local, steps } from './activity-proxies';
 import { isPayoutTerminal, type PayoutStatus } from '../domain/payout';
 import {
   assignPayoutUpdate,
@@ -19,15 +19,6 @@ import {
 import { DealStatusKey } from './contracts/search-attributes';
 import { businessFailure, rejected } from './failures';
 import { serialQueue } from './serial';
-
-const steps = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
-const local = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 10 },
-});
 
 export type PayoutOutcome = { created: false; reason: string } | { created: true; status: PayoutStatus };
 

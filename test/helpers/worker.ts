@@ -36,26 +36,13 @@ export async function startWorker(taskQueue: string, overrides: Partial<Config> 
  */
 export async function startIsolatedStack(overrides: Partial<Config>) {
   const taskQueue = `isolated-${process.pid}-${Date.now()}`;
-  const config = { ...loadConfig(process.env), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
-  const sql = createSql(config.DATABASE_URL, { max: 5 });
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue,
-    workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
-    activities: createActivities({ config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
-  });
-  const running = worker.run();
+  const worker = await startWorker(taskQueue, overrides);
   const app = await startApp({ ...overrides, TEMPORAL_TASK_QUEUE: taskQueue });
   return {
     url: app.url,
     async close() {
       await app.close();
-      worker.shutdown();
-      await running;
-      await connection.close();
-      await sql.end();
+      await worker.stop();
     },
   };
 }
