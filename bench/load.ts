@@ -6,6 +6,7 @@ export interface LoadResult {
   seconds: number;
   rps: number;
   p50: number;
+  p90: number;
   p99: number;
   max: number;
   statuses: Record<string, number>;
@@ -59,6 +60,7 @@ export async function runLoad(
     seconds: Math.round(seconds * 10) / 10,
     rps: Math.round(latencies.length / seconds),
     p50: Math.round(at(0.5) * 10) / 10,
+    p90: Math.round(at(0.9) * 10) / 10,
     p99: Math.round(at(0.99) * 10) / 10,
     max: Math.round((latencies[latencies.length - 1] ?? 0) * 10) / 10,
     statuses,
@@ -67,7 +69,7 @@ export async function runLoad(
 
 export function printResult(r: LoadResult) {
   console.log(
-    `${r.name.padEnd(44)} ${String(r.rps).padStart(6)} req/s  p50 ${String(r.p50).padStart(6)} ms  p99 ${String(r.p99).padStart(6)} ms  ` +
+    `${r.name.padEnd(44)} ${String(r.rps).padStart(6)} req/s  p50 ${String(r.p50).padStart(6)} ms  p90 ${String(r.p90).padStart(6)} ms  p99 ${String(r.p99).padStart(6)} ms  max ${r.max} ms  ` +
       `errors ${r.errors}/${r.requests}  statuses ${JSON.stringify(r.statuses)}`,
   );
 }

@@ -29,10 +29,23 @@ async function operatorPost(path: string, body: unknown) {
   return response.json() as Promise<any>;
 }
 
+// The bench merchant's webhooks go to a fast local receiver, as a working merchant's would.
+const benchSink = await (async () => {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  server.unref();
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`;
+})();
+
 const merchant = await operatorPost('/api/v1/p2p/admin/merchants', {
   name: 'Bench merchant',
   email: `bench-${Date.now()}@example.test`,
-  webhook_url: 'http://127.0.0.1:9/webhooks',
+  webhook_url: benchSink,
   rate_limit_per_minute: 1_000_000,
   payin_fee_bps: 250,
 });
@@ -156,6 +169,32 @@ const scenarios: Record<string, () => Promise<void>> = {
         signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody()),
       ),
     ),
+  /** Sequential creates; for the slowest, the gaps between its workflow history events (where the time went). */
+  'payin-trace': async () => {
+    const { createTemporalClient } = await import('../workers/client');
+    const client = await createTemporalClient({ TEMPORAL_ADDRESS: stack.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
+    const samples: { ms: number; dealId: string }[] = [];
+    const until = Date.now() + durationMs;
+    while (Date.now() < until) {
+      const started = performance.now();
+      const res = await signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody());
+      const body = (await res.json()) as { deal: { deal_id: string } };
+      samples.push({ ms: performance.now() - started, dealId: body.deal.deal_id });
+    }
+    samples.sort((a, b) => b.ms - a.ms);
+    for (const slow of samples.slice(0, 3)) {
+      const history = await client.workflow.getHandle(`payin:${slow.dealId}`).fetchHistory();
+      const events = history.events ?? [];
+      const t0 = Number(events[0]?.eventTime?.seconds ?? 0) * 1000 + Number(events[0]?.eventTime?.nanos ?? 0) / 1e6;
+      const steps = events.slice(0, 8).map((e) => {
+        const t = Number(e.eventTime?.seconds ?? 0) * 1000 + Number(e.eventTime?.nanos ?? 0) / 1e6;
+        return `${e.eventType}@+${Math.round(t - t0)}ms`;
+      });
+      console.log(`  ${Math.round(slow.ms)} ms: ${steps.join(' ')}`);
+    }
+    console.log(`  median ${Math.round(samples[Math.floor(samples.length / 2)]!.ms)} ms over ${samples.length} creates`);
+    await client.connection.close();
+  },
   'payout-create': async () => {
     await operatorPost('/api/v1/p2p/admin/deposits', { merchant_id: merchant.merchant.id, amount: 100_000_000_000, tx_hash: `bench-${Date.now()}` });
     const balance = (await (await signedFetch('GET', '/api/v1/p2p/merchant/balance')).json()) as { wallets: { wallet_id: string }[] };
