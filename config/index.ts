@@ -34,6 +34,8 @@ function schemaFor(nodeEnv: string) {
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('gateway'),
+    /** Webhook deliveries have a queue (and worker) of their own; default: <TEMPORAL_TASK_QUEUE>-webhooks. */
+    WEBHOOK_TASK_QUEUE: z.string().optional(),
     JWT_SECRET: z.string().min(16).default(DEV_JWT_SECRET),
     SECRETS_ENCRYPTION_KEY: z
       .string()
@@ -57,7 +59,7 @@ function schemaFor(nodeEnv: string) {
   });
 }
 
-export type Config = z.output<ReturnType<typeof schemaFor>>;
+export type Config = z.output<ReturnType<typeof schemaFor>> & { WEBHOOK_TASK_QUEUE: string };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schemaFor(env.NODE_ENV ?? 'development').safeParse(env);
@@ -65,7 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
-  const config = parsed.data;
+  const config = { ...parsed.data, WEBHOOK_TASK_QUEUE: parsed.data.WEBHOOK_TASK_QUEUE ?? `${parsed.data.TEMPORAL_TASK_QUEUE}-webhooks` };
   if (config.NODE_ENV === 'production') {
     if (config.JWT_SECRET === DEV_JWT_SECRET) throw new Error('JWT_SECRET must be set in production');
     if (config.SECRETS_ENCRYPTION_KEY === DEV_SECRETS_KEY)

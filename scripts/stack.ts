@@ -210,7 +210,8 @@ export async function startTemporal(options: { port: number; uiPort?: number; db
   args.push(...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const [key, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${key}=${type}`);
-  for (const value of (process.env.TEMPORAL_DEV_DYNAMIC_CONFIG ?? '').split(' ').filter(Boolean)) args.push('--dynamic-config-value', value);
+  // Extra start-dev flags for experiments, e.g. "--dynamic-config-value k=v --sqlite-pragma journal_mode=wal".
+  args.push(...(process.env.TEMPORAL_DEV_ARGS ?? '').split(' ').filter(Boolean));
   startProcess('temporal', TEMPORAL_BIN, args, {}, { quiet: options.quiet ?? true });
   const address = `127.0.0.1:${options.port}`;
   await waitFor('the Temporal dev server', () => temporalAnswers(address));

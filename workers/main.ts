@@ -16,20 +16,25 @@ Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLog
 
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-const worker = await Worker.create({
+const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) });
+const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+// Deals and webhook deliveries poll separate task queues, so a burst of deliveries never delays
+// the first task of a new deal, and a hanging receiver only holds the webhook worker's slots.
+const dealWorker = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowsPath, activities });
+const webhookWorker = await Worker.create({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
-  taskQueue: config.TEMPORAL_TASK_QUEUE,
-  workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
-  // Webhook POSTs wait on the network, not the CPU: room for many, so a slow receiver does not starve others.
+  taskQueue: config.WEBHOOK_TASK_QUEUE,
+  workflowsPath,
+  activities,
+  // Webhook POSTs wait on the network, not the CPU: room for many.
   maxConcurrentActivityTaskExecutions: 200,
-  activities: createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
 });
 const client = await createTemporalClient(config);
 const relay = await startOutboxRelay({ sql, client, config, log });
-log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker and outbox relay started');
+log.info({ taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE], address: config.TEMPORAL_ADDRESS }, 'workers and outbox relay started');
 try {
-  await worker.run(); // resolves after SIGINT/SIGTERM once in-flight tasks have drained
+  await Promise.all([dealWorker.run(), webhookWorker.run()]); // resolve after SIGINT/SIGTERM once in-flight tasks drained
 } finally {
   await relay.stop();
   await client.connection.close();

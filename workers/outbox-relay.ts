@@ -49,7 +49,7 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
         try {
           await deps.client.workflow.start('webhookDeliveryWorkflow', {
             workflowId: webhookWorkflowId(callbackId),
-            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+            taskQueue: deps.config.WEBHOOK_TASK_QUEUE,
             args: [input],
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
           });

@@ -83,7 +83,7 @@ export async function retryCallback(deps: AppDeps, merchantId: string, callbackI
   try {
     await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
       workflowId: manualRetryWorkflowId(callbackId, n),
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      taskQueue: deps.config.WEBHOOK_TASK_QUEUE,
       args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
