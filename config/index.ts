@@ -50,6 +50,8 @@ function schemaFor(nodeEnv: string) {
     CALLBACK_RETRY_COOLDOWN_SECONDS: seconds(60),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     OUTBOX_POLL_MS: z.coerce.number().int().min(50).default(1000),
+    /** Whether this worker process also runs the outbox relay (several may; they share the work). */
+    OUTBOX_RELAY: bool(true),
     MERCHANT_KEY_GRACE_PERIOD: seconds(900),
     V1_SUNSET_AT: z.string().datetime({ offset: true }).default('2027-01-12T00:00:00Z').transform((v) => new Date(v)),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(nodeEnv !== 'production'),

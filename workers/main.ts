@@ -31,12 +31,12 @@ const webhookWorker = await Worker.create({
   maxConcurrentActivityTaskExecutions: 200,
 });
 const client = await createTemporalClient(config);
-const relay = await startOutboxRelay({ sql, client, config, log });
+const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log }) : undefined;
 log.info({ taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE], address: config.TEMPORAL_ADDRESS }, 'workers and outbox relay started');
 try {
   await Promise.all([dealWorker.run(), webhookWorker.run()]); // resolve after SIGINT/SIGTERM once in-flight tasks drained
 } finally {
-  await relay.stop();
+  await relay?.stop();
   await client.connection.close();
   await sql.end({ timeout: 5 });
   await connection.close();

@@ -9,7 +9,7 @@ import { testSql } from '../helpers/app';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startReceiver, type Received } from '../helpers/receiver';
-import { startWorker } from '../helpers/worker';
+import { startWorkerProcess } from '../helpers/worker';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -171,7 +171,7 @@ test('deal.amount_changed is not delivered to V1 merchants', async (t) => {
   t.truthy(dispatched!.dispatched_at, 'the event is consumed, not left pending');
 });
 
-test('a worker killed during a retry pause is replaced and the delivery finishes', async (t) => {
+test('a worker process SIGKILLed during a retry pause is replaced and the delivery finishes', async (t) => {
   const receiver = await startReceiver((i, res) => res.writeHead(i === 0 ? 500 : 200).end());
   t.teardown(() => receiver.close());
   const { merchantId } = await newMerchant({ webhook_url: receiver.url });
@@ -180,7 +180,9 @@ test('a worker killed during a retry pause is replaced and the delivery finishes
   await sql`insert into outbox_events (id, merchant_id, event_type, payload, dispatched_at)
     values (${eventId}, ${merchantId}, 'deal.completed', ${sql.json({ deal: { deal_id: randomUUID(), amount: '1' } })}, now())`;
   const taskQueue = `kill-test-${randomUUID()}`;
-  let worker = await startWorker(taskQueue);
+  const env = { TEMPORAL_TASK_QUEUE: `${taskQueue}-deals`, WEBHOOK_TASK_QUEUE: taskQueue, OUTBOX_RELAY: 'false' };
+  let worker = startWorkerProcess(env);
+  t.teardown(() => void worker.kill('SIGKILL'));
   const client = await createTemporalClient({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
   t.teardown(() => client.connection.close());
   const callbackId = callbackIdFor(eventId, receiver.url);
@@ -190,10 +192,10 @@ test('a worker killed during a retry pause is replaced and the delivery finishes
     args: [{ callbackId, eventId, url: receiver.url, delaysMs: [3000] }],
   });
   await eventually(async () => (await sql`select status from webhook_deliveries where id = ${callbackId}`)[0]?.status === 'RETRY', 'first failed attempt');
-  await worker.stop(); // dies inside the 3 s pause
+  worker.kill('SIGKILL'); // dies inside the 3 s pause, without any chance to clean up
+  await new Promise((resolve) => worker.once('exit', resolve));
   t.is(receiver.received.length, 1);
-  worker = await startWorker(taskQueue);
-  t.teardown(() => worker.stop());
+  worker = startWorkerProcess(env);
   t.is(await handle.result(), 'SUCCESS');
   t.is(receiver.received.length, 2);
   t.is(JSON.parse(receiver.received[1]!.body).event_id, eventId);

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import pino from 'pino';
@@ -6,6 +7,12 @@ import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
 import { startApp } from './app';
+
+/** The real worker entrypoint as a child process (to be killed with SIGKILL), with env overrides. */
+export function startWorkerProcess(env: Record<string, string>): ChildProcess {
+  const entry = fileURLToPath(new URL('../../workers/main.ts', import.meta.url));
+  return spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+}
 
 /** A worker in this process on the given task queue (no relay), to stop and restart at will. */
 export async function startWorker(taskQueue: string, overrides: Partial<Config> = {}) {
