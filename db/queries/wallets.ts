@@ -13,12 +13,16 @@ export interface WalletRow {
 
 /** Provisions (idempotently) the wallet of an owner in a currency and returns it. */
 export async function ensureWallet(db: Db, ownerType: OwnerType, ownerId: string, currency: string): Promise<WalletRow> {
+  const find = () => db<WalletRow[]>`
+    select id, currency, available, frozen, pending_credits from wallets
+    where owner_type = ${ownerType} and owner_id = ${ownerId} and currency = ${currency}`;
+  // Money steps call this on every move: the wallet nearly always exists, so look before inserting.
+  const [existing] = await find();
+  if (existing) return existing;
   await db`
     insert into wallets (id, owner_type, owner_id, currency) values (${newId()}, ${ownerType}, ${ownerId}, ${currency})
     on conflict do nothing`;
-  const [row] = await db<WalletRow[]>`
-    select id, currency, available, frozen, pending_credits from wallets
-    where owner_type = ${ownerType} and owner_id = ${ownerId} and currency = ${currency}`;
+  const [row] = await find();
   return row!;
 }
 
@@ -27,11 +31,13 @@ export async function ensureWallet(db: Db, ownerType: OwnerType, ownerId: string
  * withdrawals) and 'platform_fees'. Only system accounts may go negative.
  */
 export async function ensureSystemWallet(db: Db, code: 'chain' | 'platform_fees', currency: string): Promise<string> {
+  const find = () => db<{ id: string }[]>`select id from wallets where system_code = ${code} and currency = ${currency}`;
+  const [existing] = await find();
+  if (existing) return existing.id;
   await db`
     insert into wallets (id, owner_type, system_code, currency) values (${newId()}, 'system', ${code}, ${currency})
     on conflict do nothing`;
-  const [row] = await db<{ id: string }[]>`
-    select id from wallets where system_code = ${code} and currency = ${currency}`;
+  const [row] = await find();
   return row!.id;
 }
 
