@@ -12,7 +12,7 @@ import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info'
 import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
 import { resolvePaymentMethod } from './payment-methods';
 import { findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
-import { findMerchantProfile } from '../../db/queries/merchants';
+import { findCreatePreconditions } from '../../db/queries/merchants';
 import {
   awaitCreationUpdate,
   cancelUpdate,
@@ -53,10 +53,10 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
   if (existing) return existing;
 
   const method = await resolvePaymentMethod(deps, scope.tenantId, body.payment_method_id, body.currency, 'payment_method_id');
-  const merchant = await findMerchantProfile(deps.sql, scope.merchantId);
+  const merchant = await findCreatePreconditions(deps.sql, scope.merchantId);
   if (!merchant) throw new NotFound('merchant not found');
   checkDealBounds(merchant, body.amount);
-  if (!merchant.webhook_url || !merchant.api_token) {
+  if (!merchant.webhook_url || !merchant.has_key) {
     throw new FailedPrecondition('the merchant account needs a webhook_url and a webhook secret before PayIn deals can be created');
   }
 

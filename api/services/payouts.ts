@@ -5,7 +5,7 @@ import { Conflict, InvalidArgument, NotFound } from '../../domain/errors';
 import { dealIdFor } from '../../domain/ids';
 import { findDeal, findDealByKey, type DealRow } from '../../db/queries/deals';
 import { checkDealBounds } from '../../db/queries/limits';
-import { findMerchantProfile } from '../../db/queries/merchants';
+import { findCreatePreconditions } from '../../db/queries/merchants';
 import {
   assignPayoutUpdate,
   awaitPayoutCreationUpdate,
@@ -47,7 +47,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
     ]);
   }
   const method = await resolvePaymentMethod(deps, scope.tenantId, body.payment_method, body.currency, 'payment_method');
-  const merchant = await findMerchantProfile(deps.sql, scope.merchantId);
+  const merchant = await findCreatePreconditions(deps.sql, scope.merchantId);
   if (!merchant) throw new NotFound('merchant not found');
   checkDealBounds(merchant, body.amount);
 

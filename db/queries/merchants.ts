@@ -96,3 +96,20 @@ export async function toggleMerchantDisabled(db: Db, merchantId: string) {
     returning id, disabled_at`;
   return row;
 }
+
+export interface CreatePreconditions {
+  deal_min_amount: bigint | null;
+  deal_max_amount: bigint | null;
+  daily_deal_amount_limit: bigint | null;
+  webhook_url: string;
+  has_key: boolean;
+}
+
+/** What a deal create checks before starting its workflow: limits and the webhook setup. */
+export async function findCreatePreconditions(db: Db, merchantId: string): Promise<CreatePreconditions | undefined> {
+  const [row] = await db<CreatePreconditions[]>`
+    select deal_min_amount, deal_max_amount, daily_deal_amount_limit, webhook_url,
+      exists (select 1 from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as has_key
+    from merchants m where id = ${merchantId}`;
+  return row;
+}
