@@ -21,7 +21,7 @@ import { findCurrency } from '../db/queries/catalog';
 import { findDeal, lockDeal, type DealRow } from '../db/queries/deals';
 import { checkDailyCap } from '../db/queries/limits';
 import { dealSteps, type StepChanges } from './deal-steps';
-import { postLedger, type LedgerEntry } from '../db/queries/ledger';
+import { moveHold, postLedger, type LedgerEntry } from '../db/queries/ledger';
 import { claimRequisite } from '../db/queries/matching';
 import { ensureSystemWallet, ensureWallet } from '../db/queries/wallets';
 import type { CreatePayinInput, PayinSnapshot } from '../workflows/contracts/payin';
@@ -38,18 +38,8 @@ export function snapshotOf(row: DealRow): PayinSnapshot {
 }
 
 /** The trader's USDT for one amount version of a deal: available → frozen. */
-function lockEscrow(tx: Db, dealId: string, traderWalletId: string, amount: bigint, version: bigint) {
-  return postLedger(tx, {
-    key: `deal:${dealId}:escrow:v${version}`,
-    kind: 'escrow_lock',
-    refType: 'deal',
-    refId: dealId,
-    entries: [
-      { walletId: traderWalletId, bucket: 'available', amount: -amount },
-      { walletId: traderWalletId, bucket: 'frozen', amount },
-    ],
-  });
-}
+const lockEscrow = (tx: Db, dealId: string, traderWalletId: string, amount: bigint, version: bigint) =>
+  moveHold(tx, { key: `deal:${dealId}:escrow:v${version}`, kind: 'escrow_lock', dealId, walletId: traderWalletId, amount, direction: 'lock' });
 
 export function createPayinActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
@@ -59,17 +49,8 @@ export function createPayinActivities(deps: ActivityDeps) {
 
   /** Returns the escrow to the trader: frozen → available. */
   async function releaseEscrow(tx: Db, row: DealRow, step: string) {
-    const wallet = await traderWallet(tx, row);
-    await postLedger(tx, {
-      key: `deal:${row.id}:${step}`,
-      kind: 'escrow_release',
-      refType: 'deal',
-      refId: row.id,
-      entries: [
-        { walletId: wallet, bucket: 'frozen', amount: -row.escrow_usdt },
-        { walletId: wallet, bucket: 'available', amount: row.escrow_usdt },
-      ],
-    });
+    const walletId = await traderWallet(tx, row);
+    await moveHold(tx, { key: `deal:${row.id}:${step}`, kind: 'escrow_release', dealId: row.id, walletId, amount: row.escrow_usdt, direction: 'release' });
   }
 
   const transition = async (

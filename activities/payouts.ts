@@ -10,7 +10,7 @@ import { feeFromBps, fiatToUsdtCents } from '../domain/money';
 import type { PayoutStatus } from '../domain/payout';
 import { findCurrency } from '../db/queries/catalog';
 import { findDeal, lockDeal, type DealRow } from '../db/queries/deals';
-import { postLedger } from '../db/queries/ledger';
+import { moveHold, postLedger } from '../db/queries/ledger';
 import { checkDailyCap } from '../db/queries/limits';
 import { claimRequisite } from '../db/queries/matching';
 import { ensureSystemWallet } from '../db/queries/wallets';
@@ -25,18 +25,9 @@ export function createPayoutActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
   const steps = dealSteps(deps);
 
-  async function releaseHold(tx: Db, row: DealRow) {
-    await postLedger(tx, {
-      key: `deal:${row.id}:release`,
-      kind: 'payout_hold_release',
-      refType: 'deal',
-      refId: row.id,
-      entries: [
-        { walletId: row.wallet_id!, bucket: 'frozen', amount: -row.escrow_usdt },
-        { walletId: row.wallet_id!, bucket: 'available', amount: row.escrow_usdt },
-      ],
-    });
-  }
+  const releaseHold = async (tx: Db, row: DealRow): Promise<void> => {
+    await moveHold(tx, { key: `deal:${row.id}:release`, kind: 'payout_hold_release', dealId: row.id, walletId: row.wallet_id!, amount: row.escrow_usdt, direction: 'release' });
+  };
 
   const move = async (dealId: string, from: readonly PayoutStatus[], to: PayoutStatus, effects: Parameters<typeof steps.transition>[3], eventType?: string) =>
     payoutSnapshotOf(await steps.transition(dealId, from, to, effects, eventType));
@@ -76,16 +67,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             ${tx.json(input.requisiteDetails)}, ${input.walletId}, ${amountUsdt}, ${rate.sell_rate_micro}, ${fee},
             ${merchant.payout_fee_bps}, ${hold}, now() + make_interval(secs => ${config.PAYOUT_ASSIGN_SLA_SECONDS}))
           returning *`;
-        await postLedger(tx, {
-          key: `deal:${row!.id}:hold`,
-          kind: 'payout_hold',
-          refType: 'deal',
-          refId: row!.id,
-          entries: [
-            { walletId: input.walletId, bucket: 'available', amount: -hold },
-            { walletId: input.walletId, bucket: 'frozen', amount: hold },
-          ],
-        });
+        await moveHold(tx, { key: `deal:${row!.id}:hold`, kind: 'payout_hold', dealId: row!.id, walletId: input.walletId, amount: hold, direction: 'lock' });
         await steps.event(tx, row!, 'deal.created', 'created');
         return payoutSnapshotOf(row!);
       }).catch((error: { code?: string; constraint_name?: string }) => {

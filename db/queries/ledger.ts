@@ -90,3 +90,24 @@ export async function auditLedger(db: Db): Promise<LedgerAuditReport> {
     group by transaction_id having sum(amount) <> 0`;
   return { walletMismatches: [...walletMismatches], unbalancedTransactions: [...unbalancedTransactions] };
 }
+
+/**
+ * A hold inside one wallet: `lock` moves available → frozen, `release` frozen → available.
+ * Escrow (trader) and payout holds (merchant) are both this one posting under their own keys.
+ */
+export function moveHold(
+  tx: Db,
+  hold: { key: string; kind: string; dealId: string; walletId: string; amount: bigint; direction: 'lock' | 'release' },
+): Promise<boolean> {
+  const sign = hold.direction === 'lock' ? 1n : -1n;
+  return postLedger(tx, {
+    key: hold.key,
+    kind: hold.kind,
+    refType: 'deal',
+    refId: hold.dealId,
+    entries: [
+      { walletId: hold.walletId, bucket: 'available', amount: -sign * hold.amount },
+      { walletId: hold.walletId, bucket: 'frozen', amount: sign * hold.amount },
+    ],
+  });
+}
