@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
+import { deadlineBoundSql } from './deadline';
 import { withBusinessFailures } from './errors';
 import { createPayinActivities } from './payins';
 import { createPayoutActivities } from './payouts';
@@ -15,7 +16,9 @@ export interface ActivityDeps {
 }
 
 /** All activities, built around injected dependencies (no module-level clients). */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(input: ActivityDeps) {
+  // Every transaction an activity opens is bounded by that activity's deadline (deadline.ts).
+  const deps = { ...input, sql: deadlineBoundSql(input.sql) };
   return withBusinessFailures({
     ...createPayinActivities(deps),
     ...createPayoutActivities(deps),

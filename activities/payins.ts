@@ -10,6 +10,7 @@ import { newCheckoutHash, newId } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
 import {
   amountMatch,
+  amountToPay,
   PAYIN_AMOUNT_CHANGEABLE,
   PAYIN_CANCELLABLE,
   PAYIN_CONFIRMABLE,
@@ -107,6 +108,12 @@ export function createPayinActivities(deps: ActivityDeps) {
       });
     },
 
+    /** The deal's snapshot if its row exists (a create attempt committed), else null. */
+    async findPayinSnapshot(dealId: string): Promise<PayinSnapshot | null> {
+      const row = await findDeal(sql, dealId);
+      return row ? snapshotOf(row) : null;
+    },
+
     async markPaymentNotified(dealId: string): Promise<PayinSnapshot> {
       return transition(dealId, ['ESCROW_LOCKED'], 'PAYMENT_NOTIFIED', async () => {}, 'deal.payment_notified');
     },
@@ -154,7 +161,7 @@ export function createPayinActivities(deps: ActivityDeps) {
       );
     },
 
-    /** Records what the payer actually paid; full / partial / overpaid against the current amount. */
+    /** Records what the payer actually paid; full / partial / overpaid against what the payer was asked to pay. */
     async recordReconciliation(dealId: string, receivedAmount: string): Promise<PayinSnapshot> {
       return sql.begin(async (tx) => {
         const row = await lockDeal(tx, dealId);
@@ -164,7 +171,7 @@ export function createPayinActivities(deps: ActivityDeps) {
         }
         const received = BigInt(receivedAmount);
         const [updated] = await tx<DealRow[]>`
-          update deals set received_amount = ${received}, amount_match_status = ${amountMatch(row.amount, received)}, updated_at = now()
+          update deals set received_amount = ${received}, amount_match_status = ${amountMatch(amountToPay(row), received)}, updated_at = now()
           where id = ${dealId} returning *`;
         return snapshotOf(updated!);
       });
@@ -236,7 +243,8 @@ export function createPayinActivities(deps: ActivityDeps) {
             old_amount_usdt, new_amount_usdt, version)
           values (${newId()}, ${row.id}, ${input.idempotencyKey}, ${input.operatorId}, ${input.reason}, ${row.amount},
             ${newAmount}, ${row.amount_usdt}, ${newUsdt}, ${version})`;
-        const matchStatus = row.amount_match_status === '' ? '' : amountMatch(newAmount, row.received_amount);
+        const matchStatus =
+          row.amount_match_status === '' ? '' : amountMatch(amountToPay({ ...row, amount: newAmount }), row.received_amount);
         const [updated] = await tx<DealRow[]>`
           update deals set amount = ${newAmount}, amount_usdt = ${newUsdt}, fee_usdt = ${money.fee}, escrow_usdt = ${money.escrow},
             amount_version = ${version}, amount_match_status = ${matchStatus}, updated_at = now()

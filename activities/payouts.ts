@@ -6,6 +6,7 @@
 import type { ActivityDeps } from './index';
 import type { Db } from '../db/sql';
 import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
+import { newId } from '../domain/ids';
 import { feeFromBps, fiatToUsdtCents } from '../domain/money';
 import type { PayoutStatus } from '../domain/payout';
 import { findCurrency } from '../db/queries/catalog';
@@ -18,16 +19,25 @@ import type { CreatePayoutInput, PayoutSnapshot } from '../workflows/contracts/p
 import { dealSteps } from './deal-steps';
 
 export function payoutSnapshotOf(row: DealRow): PayoutSnapshot {
-  return { status: row.status as PayoutStatus, assignDeadlineAt: row.assign_deadline_at?.toISOString() ?? '' };
+  return {
+    status: row.status as PayoutStatus,
+    assignDeadlineAt: row.assign_deadline_at?.toISOString() ?? '',
+    transferDeadlineAt: row.transfer_deadline_at?.toISOString() ?? '',
+  };
 }
 
 export function createPayoutActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
   const steps = dealSteps(deps);
 
+  const resolveAlerts = (tx: Db, dealId: string) => tx`update operator_alerts set resolved_at = now() where deal_id = ${dealId} and resolved_at is null`;
+
   const releaseHold = async (tx: Db, row: DealRow): Promise<void> => {
     await moveHold(tx, { key: `deal:${row.id}:release`, kind: 'payout_hold_release', dealId: row.id, walletId: row.wallet_id!, amount: row.escrow_usdt, direction: 'release' });
   };
+
+  /** When a MATCHED payout must have started (millisecond precision, as the snapshot shows it). */
+  const transferDeadline = (tx: Db) => tx`date_trunc('milliseconds', now() + make_interval(secs => ${config.PAYOUT_TRANSFER_SLA_SECONDS}))`;
 
   const move = async (dealId: string, from: readonly PayoutStatus[], to: PayoutStatus, effects: Parameters<typeof steps.transition>[3], eventType?: string) =>
     payoutSnapshotOf(await steps.transition(dealId, from, to, effects, eventType));
@@ -60,12 +70,13 @@ export function createPayoutActivities(deps: ActivityDeps) {
         const [row] = await tx<DealRow[]>`
           insert into deals (id, tenant_id, merchant_id, deal_type, status, idempotency_key, amount, currency,
             payment_method_id, requisite_id, trader_id, target_requisite, target_name, target_bank, requisite_details,
-            wallet_id, amount_usdt, exchange_rate_micro, fee_usdt, fee_bps, escrow_usdt, assign_deadline_at)
+            wallet_id, amount_usdt, exchange_rate_micro, fee_usdt, fee_bps, escrow_usdt, assign_deadline_at, transfer_deadline_at)
           values (${input.dealId}, ${input.tenantId}, ${input.merchantId}, 'PAYOUT', ${match ? 'MATCHED' : 'UNASSIGNED'},
             ${input.idempotencyKey}, ${amount}, ${input.currency}, ${input.paymentMethodId}, ${match?.requisite_id ?? null},
             ${match?.trader_id ?? null}, ${input.targetRequisite}, ${input.targetName}, ${input.targetBank},
             ${tx.json(input.requisiteDetails)}, ${input.walletId}, ${amountUsdt}, ${rate.sell_rate_micro}, ${fee},
-            ${merchant.payout_fee_bps}, ${hold}, now() + make_interval(secs => ${config.PAYOUT_ASSIGN_SLA_SECONDS}))
+            ${merchant.payout_fee_bps}, ${hold}, now() + make_interval(secs => ${config.PAYOUT_ASSIGN_SLA_SECONDS}),
+            ${match ? transferDeadline(tx) : null})
           returning *`;
         await moveHold(tx, { key: `deal:${row!.id}:hold`, kind: 'payout_hold', dealId: row!.id, walletId: input.walletId, amount: hold, direction: 'lock' });
         await steps.event(tx, row!, 'deal.created', 'created');
@@ -78,6 +89,12 @@ export function createPayoutActivities(deps: ActivityDeps) {
       });
     },
 
+    /** The deal's snapshot if its row exists (a create attempt committed), else null. */
+    async findPayoutSnapshot(dealId: string): Promise<PayoutSnapshot | null> {
+      const row = await findDeal(sql, dealId);
+      return row ? payoutSnapshotOf(row) : null;
+    },
+
     /** The retry worker: an UNASSIGNED payout looks for a free trader again. */
     async matchPayout(dealId: string): Promise<PayoutSnapshot> {
       return sql.begin(async (tx) => {
@@ -87,22 +104,36 @@ export function createPayoutActivities(deps: ActivityDeps) {
         const match = await claimRequisite(tx, { paymentMethodId: row.payment_method_id, amount: row.amount, escrowUsdt: 0n, payerBank: row.target_bank });
         if (!match) return payoutSnapshotOf(row);
         const [updated] = await tx<DealRow[]>`
-          update deals set status = 'MATCHED', requisite_id = ${match.requisite_id}, trader_id = ${match.trader_id}, updated_at = now()
+          update deals set status = 'MATCHED', requisite_id = ${match.requisite_id}, trader_id = ${match.trader_id},
+            transfer_deadline_at = ${transferDeadline(tx)}, updated_at = now()
           where id = ${dealId} returning *`;
         return payoutSnapshotOf(updated!);
       });
     },
 
-    /** Operator override: assign (or reassign before the transfer starts) to a given requisite. */
+    /**
+     * Operator override: assign an UNASSIGNED payout, or reassign a MATCHED one before the
+     * transfer starts, to the given requisite and its trader. The deal then belongs to that
+     * trader, with a new transfer window. A retry after commit finds it already done.
+     */
     async assignPayout(dealId: string, requisiteId: string): Promise<PayoutSnapshot> {
-      const [requisite] = await sql<{ id: string; trader_id: string; payment_method_id: string; status: string }[]>`
-        select id, trader_id, payment_method_id, status from requisites where id = ${requisiteId}`;
-      if (!requisite || requisite.status !== 'ACTIVE') throw new InvalidArgument('requisite_id must be an ACTIVE requisite');
-      const deal = await findDeal(sql, dealId);
-      if (deal && deal.payment_method_id !== requisite.payment_method_id) {
-        throw new InvalidArgument('the requisite is for another payment method than the payout');
-      }
-      return move(dealId, ['UNASSIGNED', 'MATCHED'], 'MATCHED', async () => ({ requisite_id: requisite.id, trader_id: requisite.trader_id }));
+      return sql.begin(async (tx) => {
+        const row = await lockDeal(tx, dealId);
+        if (!row) throw new NotFound('deal not found');
+        const [requisite] = await tx<{ id: string; trader_id: string; payment_method_id: string; status: string }[]>`
+          select id, trader_id, payment_method_id, status from requisites where id = ${requisiteId}`;
+        if (!requisite || requisite.status !== 'ACTIVE') throw new InvalidArgument('requisite_id must be an ACTIVE requisite');
+        if (row.payment_method_id !== requisite.payment_method_id) {
+          throw new InvalidArgument('the requisite is for another payment method than the payout');
+        }
+        if (row.status === 'MATCHED' && row.requisite_id === requisite.id) return payoutSnapshotOf(row);
+        if (row.status !== 'UNASSIGNED' && row.status !== 'MATCHED') throw new FailedPrecondition(`payout is ${row.status}`);
+        const [updated] = await tx<DealRow[]>`
+          update deals set status = 'MATCHED', requisite_id = ${requisite.id}, trader_id = ${requisite.trader_id},
+            transfer_deadline_at = ${transferDeadline(tx)}, updated_at = now()
+          where id = ${dealId} returning *`;
+        return payoutSnapshotOf(updated!);
+      });
     },
 
     async startPayout(dealId: string): Promise<PayoutSnapshot> {
@@ -115,6 +146,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
         ['PROCESSING'],
         'COMPLETED',
         async (tx, row) => {
+          await resolveAlerts(tx, row.id);
           const trader = await steps.walletOf(tx, 'trader', row.trader_id!);
           const platform = await ensureSystemWallet(tx, 'platform_fees', 'USDT');
           await postLedger(tx, {
@@ -135,6 +167,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
 
     async failPayout(dealId: string, reason: string): Promise<PayoutSnapshot> {
       return move(dealId, ['PROCESSING'], 'FAILED', async (tx, row) => {
+        await resolveAlerts(tx, row.id);
         await releaseHold(tx, row);
         return { failure_reason: reason };
       }, 'deal.failed');
@@ -142,6 +175,26 @@ export function createPayoutActivities(deps: ActivityDeps) {
 
     async expirePayout(dealId: string): Promise<PayoutSnapshot> {
       return move(dealId, ['UNASSIGNED'], 'EXPIRED', (tx, row) => releaseHold(tx, row), 'deal.expired');
+    },
+
+    /** The transfer SLA ran out before the trader started: EXPIRED, hold returned (the workflow checked the deadline). */
+    async expireMatchedPayout(dealId: string): Promise<PayoutSnapshot> {
+      return move(dealId, ['MATCHED'], 'EXPIRED', (tx, row) => releaseHold(tx, row), 'deal.expired');
+    },
+
+    /**
+     * A PROCESSING payout past its alert time: the trader may have sent the fiat, so the hold is
+     * kept, and an operator is told (one alert row per deal, `GET /admin/alerts`, and a log line).
+     */
+    async flagOverduePayout(dealId: string): Promise<void> {
+      const [alert] = await sql<{ id: string }[]>`
+        insert into operator_alerts (id, kind, deal_id, message)
+        select ${newId()}, 'payout_processing_overdue', id,
+          'payout has been PROCESSING for longer than PAYOUT_PROCESSING_ALERT_SECONDS; complete or reject it'
+        from deals where id = ${dealId} and status = 'PROCESSING'
+        on conflict (kind, deal_id) do nothing
+        returning id`;
+      if (alert) deps.log.warn({ dealId, alertId: alert.id }, 'payout overdue in PROCESSING: operator action needed');
     },
   };
 }

@@ -9,6 +9,7 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { authenticate } from './auth/authenticate';
 import { bodyMiddleware } from './body';
+import { firstUnsafeText } from '../domain/text';
 import type { AppDeps } from './deps';
 import { errorMiddleware } from './errors';
 import { openApiDocument, swaggerHtml } from './openapi';
@@ -56,6 +57,16 @@ async function jsonMiddleware(ctx: Context, next: Next) {
   }
 }
 
+/** Path and query parameters follow the same text rule as bodies (no control characters). */
+function refuseUnsafeText(values: Record<string, unknown>, where: string) {
+  const unsafe = firstUnsafeText(values);
+  if (unsafe) throw new InvalidArgument(`${where} parameter ${unsafe.field} contains ${unsafe.problem}`);
+}
+
+/** A route that takes no body accepts none at all, or an empty JSON object (`{}`). */
+const isEmptyBody = (body: unknown) =>
+  body === undefined || (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
+
 function parseWith<T extends ZodType>(schema: T, value: unknown) {
   return schema.parse(value);
 }
@@ -63,11 +74,14 @@ function parseWith<T extends ZodType>(schema: T, value: unknown) {
 function mountRoute(router: Router, def: RouteDef, deps: AppDeps) {
   const { spec, handler } = def;
   router[spec.method](koaPath(spec.path), async (ctx: Context) => {
-    const identity = await authenticate(ctx, spec.auth, deps);
+    const identity = await authenticate(ctx, spec.auth, deps, { once: spec.replay === 'once' });
     ctx.state.identity = identity;
+    refuseUnsafeText(ctx.params, 'path');
+    refuseUnsafeText(ctx.query, 'query');
     const params = spec.params ? parseWith(spec.params, ctx.params) : {};
     const query = spec.query ? parseWith(spec.query, ctx.query) : {};
     let body: unknown;
+    if (!spec.body && !isEmptyBody(ctx.state.body)) throw new InvalidArgument('this operation takes no request body');
     if (spec.body) {
       if (ctx.state.body === undefined && !spec.bodyOptional) throw new InvalidArgument('request body is required');
       body = ctx.state.body === undefined ? undefined : parseWith(spec.body, ctx.state.body);
@@ -113,7 +127,9 @@ function docsRouter(metrics: Registry): Router {
 }
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  // Behind TRUST_PROXY_HOPS trusted proxies the client is the entry the outermost trusted proxy
+  // appended: the rightmost N of X-Forwarded-For, never the leftmost, which the client writes.
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: deps.config.TRUST_PROXY_HOPS });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const httpDuration = new Histogram({

@@ -4,6 +4,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import {
   Conflict,
   DomainError,
+  fromDatabaseError,
   Internal,
   InvalidArgument,
   NotFound,
@@ -34,10 +35,15 @@ export interface Problem {
   errors?: FieldError[];
 }
 
+/** What an error answer may repeat of the request: a few fields, short strings (never a 100 kB echo). */
+const MAX_FIELD_ERRORS = 10;
+const MAX_TEXT = 300;
+const cap = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
+
 export function zodFieldErrors(error: ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.map(String).join('.') || '(body)',
-    message: issue.message,
+  return error.issues.slice(0, MAX_FIELD_ERRORS).map((issue) => ({
+    field: cap(issue.path.map(String).join('.') || '(body)'),
+    message: cap(issue.message),
     code: issue.code,
   }));
 }
@@ -51,11 +57,8 @@ export function toDomainError(error: unknown): DomainError {
   }
   if (error instanceof WorkflowNotFoundError) return new NotFound('not found');
   if (error instanceof WorkflowExecutionAlreadyStartedError) return new Conflict('already started');
-  const pg = error as { code?: string; severity?: string };
-  if (pg && typeof pg.code === 'string' && pg.severity) {
-    if (pg.code === '23505') return new Conflict('conflicting concurrent request');
-    if (pg.code === '22003' || pg.code === '22P02') return new InvalidArgument('value out of range');
-  }
+  const database = fromDatabaseError(error);
+  if (database) return database;
   const http = error as { status?: number; message?: string };
   if (http && typeof http.status === 'number' && http.status >= 400 && http.status < 500) {
     const mapped = http.status === 404 ? new NotFound('not found') : new InvalidArgument(http.message || 'bad request');
@@ -72,10 +75,12 @@ export function problemFor(error: DomainError, instance: string): { status: numb
     type: 'about:blank',
     title: row.title,
     status,
-    detail: JSON.stringify({ code: row.grpc, message: error.message, details: [] }),
+    detail: JSON.stringify({ code: row.grpc, message: cap(error.message), details: [] }),
     instance,
   };
-  if (error.fieldErrors.length > 0) body.errors = error.fieldErrors;
+  if (error.fieldErrors.length > 0) {
+    body.errors = error.fieldErrors.slice(0, MAX_FIELD_ERRORS).map((f) => ({ field: cap(f.field), message: cap(f.message), code: f.code }));
+  }
   return { status, body };
 }
 

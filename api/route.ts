@@ -33,6 +33,11 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   responseDescription?: string;
   /** Non-JSON responses (HTML, CSV) documented by content type. */
   responseContentType?: string;
+  /**
+   * 'once': an HMAC signature is accepted a single time here (routes that hand out a secret or
+   * whose repeat is not harmless); by default a repeat on the same route is legal (api/auth/replay.ts).
+   */
+  replay?: 'once';
   /** Extra documented error statuses beyond the common ones. */
   errors?: number[];
 }

@@ -45,9 +45,17 @@ function schemaFor(nodeEnv: string) {
     PAYIN_TIMEOUT_SECONDS: seconds(1800),
     PAYOUT_ASSIGN_SLA_SECONDS: seconds(900),
     PAYOUT_RETRY_MATCH_SECONDS: seconds(30),
+    /** A MATCHED payout whose trader has not started the transfer by then EXPIRES (hold returned). */
+    PAYOUT_TRANSFER_SLA_SECONDS: seconds(3600),
+    /** A payout PROCESSING this long raises an operator alert (the hold stays: the fiat may be on its way); 0 = never. */
+    PAYOUT_PROCESSING_ALERT_SECONDS: seconds(3600),
     FEE_DISTRIBUTION_DELAY_SECONDS: seconds(60),
     WEBHOOK_RETRY_DELAYS: z.string().default('5s,30s,5m,15m,1h').transform(parseDurations),
     CALLBACK_RETRY_COOLDOWN_SECONDS: seconds(60),
+    /** Deadline of one deal step (a single transaction); a step on a dead worker is retried after it. */
+    DEAL_STEP_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+    /** Deadline of one attempt of the create step (matching + escrow) the create call waits for. */
+    DEAL_CREATE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     OUTBOX_POLL_MS: z.coerce.number().int().min(50).default(1000),
     /** Whether this worker process also runs the outbox relay (several may; they share the work). */
@@ -57,6 +65,8 @@ function schemaFor(nodeEnv: string) {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(nodeEnv !== 'production'),
     DEFAULT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
     TRUST_PROXY: bool(false),
+    /** With TRUST_PROXY: how many trusted proxies append to X-Forwarded-For (the client IP is the entry before them). */
+    TRUST_PROXY_HOPS: z.coerce.number().int().min(1).default(1),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   });
 }

@@ -86,7 +86,7 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
       if (existing) continue;
       await tx`insert into traders (id, tenant_id, name) values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name})`;
       const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
-      await creditTraderLiquidity(tx, { walletId: wallet.id, amount: TRADER_LIQUIDITY, txHash: `seed-trader-${t.id}` });
+      await creditTraderLiquidity(tx, { traderId: t.id, walletId: wallet.id, amount: TRADER_LIQUIDITY, txHash: `seed-trader-${t.id}` });
       for (const m of METHODS) {
         const type = m.types[0]!;
         const suffix = String(index + 1).padStart(2, '0');

@@ -83,3 +83,17 @@ export function domainErrorFromKind(kind: string | undefined | null, message: st
   if (!kind || !(ERROR_KINDS as readonly string[]).includes(kind)) return undefined;
   return new byKind[kind as ErrorKind](message);
 }
+
+/**
+ * Postgres errors that say the request itself was wrong, mapped once for the API and the
+ * activities alike: class 22 (data exception: a value out of range, bad text, an impossible
+ * date) is the caller's input, never a reason to retry; 23505 is a lost race on a unique key.
+ * Everything else is infrastructure (retryable) and stays undefined here.
+ */
+export function fromDatabaseError(error: unknown): DomainError | undefined {
+  const pg = error as { code?: unknown; severity?: unknown };
+  if (!pg || typeof pg.code !== 'string' || typeof pg.severity !== 'string') return undefined;
+  if (pg.code === '23505') return new Conflict('conflicting concurrent request');
+  if (pg.code.startsWith('22')) return new InvalidArgument('a value is out of range or not valid for its field');
+  return undefined;
+}

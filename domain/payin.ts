@@ -35,6 +35,15 @@ export function amountMatch(expected: bigint, received: bigint): Exclude<AmountM
   return received < expected ? 'partial' : 'overpaid';
 }
 
+/**
+ * What the payer is asked to pay, in fiat minor units: the deal amount, plus the platform fee
+ * (in fiat, at the deal's fee rate, half-even) when the payer pays the commission. The payment
+ * page shows it and reconciliation compares what was received against it, in every path.
+ */
+export function amountToPay(deal: { amount: bigint; fee_bps: number; is_client_commission: boolean }): bigint {
+  return deal.is_client_commission ? deal.amount + feeFromBps(deal.amount, deal.fee_bps) : deal.amount;
+}
+
 /** Reconciliation blocks autocompletion unless the payer paid exactly (or none was reported). */
 export const blocksAutocompletion = (match: AmountMatch) => match === 'partial' || match === 'overpaid';
 

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import { callbackIdFor } from '../domain/ids';
-import { webhookWorkflowId, type DeliveryInput } from '../workflows/contracts/webhook-delivery';
+import { attemptTimeoutMs, webhookWorkflowId, type DeliveryInput } from '../workflows/contracts/webhook-delivery';
 
 const BATCH = 100;
 
@@ -45,7 +45,7 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
         // deal.amount_changed is V2-only (spec 6, 9): V1 merchants never receive it.
         if (!url || (e.api_version === 'v1' && e.event_type === 'deal.amount_changed')) return;
         const callbackId = callbackIdFor(e.id, url);
-        const input: DeliveryInput = { callbackId, eventId: e.id, url, delaysMs: deps.config.WEBHOOK_RETRY_DELAYS };
+        const input: DeliveryInput = { callbackId, eventId: e.id, url, delaysMs: deps.config.WEBHOOK_RETRY_DELAYS, attemptTimeoutMs: attemptTimeoutMs(deps.config) };
         try {
           await deps.client.workflow.start('webhookDeliveryWorkflow', {
             workflowId: webhookWorkflowId(callbackId),

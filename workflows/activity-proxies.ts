@@ -2,14 +2,31 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
-/** Deal steps: one transaction each, retried on infrastructure errors until they commit. */
-export const steps = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+/** Deadlines of a deal's activities; the API passes them from configuration (DEAL_*_TIMEOUT_MS). */
+export interface StepTimeouts {
+  /** One deal step: a single short transaction. A step on a worker that died is retried after this. */
+  stepMs?: number;
+  /** The create step (matching + escrow), a local activity the create call waits for. */
+  createMs?: number;
+}
+
+export const DEFAULT_STEP_MS = 5_000;
+export const DEFAULT_CREATE_MS = 10_000;
+
+/**
+ * Deal steps: one transaction each (bounded by this deadline inside, activities/deadline.ts),
+ * retried on infrastructure errors until they commit. The deadline is short on purpose: a step
+ * handed to a worker that is then killed is retried elsewhere after `stepMs`, not minutes later.
+ */
+export const dealSteps = (timeouts: StepTimeouts = {}) =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: timeouts.stepMs ?? DEFAULT_STEP_MS,
+    retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
+  });
 
 /** Creation runs as a local activity: the create call waits for it, so it skips a task round trip. */
-export const local = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 10 },
-});
+export const createSteps = (timeouts: StepTimeouts = {}) =>
+  proxyLocalActivities<Activities>({
+    startToCloseTimeout: timeouts.createMs ?? DEFAULT_CREATE_MS,
+    retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 5 },
+  });

@@ -14,3 +14,6 @@ export function businessFailure(error: unknown): unknown {
 
 export const rejected = (kind: 'FAILED_PRECONDITION' | 'INVALID_ARGUMENT' | 'CONFLICT' | 'NOT_FOUND', message: string) =>
   ApplicationFailure.nonRetryable(message, kind);
+
+/** True for a refusal with a kind (a business rule said no), false for an infrastructure failure. */
+export const isBusinessFailure = (error: unknown): boolean => error instanceof ApplicationFailure && error.nonRetryable === true;

@@ -5,7 +5,7 @@
  * distribution delay. Activities do the I/O; this file only decides.
  */
 import { allHandlersFinished, condition, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import { local, steps } from './activity-proxies';
+import { createSteps, dealSteps } from './activity-proxies';
 import {
   blocksAutocompletion,
   isPayinTerminal,
@@ -27,7 +27,7 @@ import {
   type PayinWorkflowInput,
 } from './contracts/payin';
 import { DealStatusKey } from './contracts/search-attributes';
-import { businessFailure, rejected } from './failures';
+import { businessFailure, isBusinessFailure, rejected } from './failures';
 import { serialQueue } from './serial';
 
 export type PayinOutcome = { created: false; reason: string } | { created: true; status: PayinStatus };
@@ -35,6 +35,8 @@ export type PayinOutcome = { created: false; reason: string } | { created: true;
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
   const serial = serialQueue();
+  const steps = dealSteps(input.timeouts);
+  const local = createSteps(input.timeouts);
   let deal: PayinSnapshot | undefined;
   let creationFailure: unknown;
 
@@ -113,9 +115,17 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
   try {
     apply(await local.createPayinDeal(input.create));
   } catch (error) {
-    creationFailure = businessFailure(error);
-    await condition(allHandlersFinished);
-    return { created: false, reason: error instanceof Error ? error.message : 'creation failed' };
+    const failure = businessFailure(error);
+    // Every attempt's transaction was bounded by its deadline, so none can commit from now on;
+    // one that committed before its answer was lost left a deal: adopt it rather than orphan it.
+    const committed = isBusinessFailure(failure) ? null : await steps.findPayinSnapshot(dealId);
+    if (committed) {
+      apply(committed);
+    } else {
+      creationFailure = failure;
+      await condition(allHandlersFinished);
+      return { created: false, reason: error instanceof Error ? error.message : 'creation failed' };
+    }
   }
 
   // Live until a terminal state; at payment_timeout_at whatever is still expirable expires.

@@ -1,10 +1,11 @@
 /**
  * One workflow per PayOut deal (spec 3.2): created MATCHED or UNASSIGNED with the merchant's
  * hold; UNASSIGNED re-matches every PAYOUT_RETRY_MATCH_SECONDS until the assignment SLA, then
- * EXPIRED (hold returned); MATCHED → PROCESSING → COMPLETED (hold debited) or FAILED (returned).
+ * EXPIRED (hold returned); MATCHED → PROCESSING → COMPLETED (hold debited) or FAILED (returned);
+ * a MATCHED payout not started within PAYOUT_TRANSFER_SLA_SECONDS EXPIRES (hold returned).
  */
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { local, steps } from './activity-proxies';
+import { createSteps, dealSteps } from './activity-proxies';
 import { isPayoutTerminal, type PayoutStatus } from '../domain/payout';
 import {
   assignPayoutUpdate,
@@ -17,7 +18,7 @@ import {
   type PayoutWorkflowInput,
 } from './contracts/payout';
 import { DealStatusKey } from './contracts/search-attributes';
-import { businessFailure, rejected } from './failures';
+import { businessFailure, isBusinessFailure, rejected } from './failures';
 import { serialQueue } from './serial';
 
 export type PayoutOutcome = { created: false; reason: string } | { created: true; status: PayoutStatus };
@@ -25,6 +26,8 @@ export type PayoutOutcome = { created: false; reason: string } | { created: true
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
   const serial = serialQueue();
+  const steps = dealSteps(input.timeouts);
+  const local = createSteps(input.timeouts);
   let deal: PayoutSnapshot | undefined;
   let creationFailure: unknown;
 
@@ -60,30 +63,63 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   try {
     apply(await local.createPayoutDeal(input.create));
   } catch (error) {
-    creationFailure = businessFailure(error);
-    await condition(allHandlersFinished);
-    return { created: false, reason: error instanceof Error ? error.message : 'creation failed' };
-  }
-
-  // UNASSIGNED: look for a trader every retryMatchSeconds until the assignment SLA runs out.
-  const deadline = Date.parse(current().assignDeadlineAt);
-  while (current().status === 'UNASSIGNED') {
-    const left = deadline - Date.now();
-    if (left <= 0) {
-      await serial(async () => {
-        if (current().status === 'UNASSIGNED') apply(await steps.expirePayout(dealId));
-      });
-      break;
-    }
-    const changed = await condition(() => current().status !== 'UNASSIGNED', Math.min(left, input.retryMatchSeconds * 1000));
-    if (!changed && Date.now() < deadline) {
-      await serial(async () => {
-        if (current().status === 'UNASSIGNED') apply(await steps.matchPayout(dealId));
-      });
+    const failure = businessFailure(error);
+    // Every attempt's transaction was bounded by its deadline, so none can commit from now on;
+    // one that committed before its answer was lost left a deal: adopt it rather than orphan it.
+    const committed = isBusinessFailure(failure) ? null : await steps.findPayoutSnapshot(dealId);
+    if (committed) {
+      apply(committed);
+    } else {
+      creationFailure = failure;
+      await condition(allHandlersFinished);
+      return { created: false, reason: error instanceof Error ? error.message : 'creation failed' };
     }
   }
 
-  await condition(() => isPayoutTerminal(current().status));
+  // Until a terminal state (spec 3.2, with the transfer SLA):
+  //   UNASSIGNED  re-match every retryMatchSeconds; at the assignment SLA → EXPIRED (hold returned)
+  //   MATCHED     the trader must start before transferDeadlineAt, else → EXPIRED (hold returned);
+  //               a reassignment starts a new transfer window
+  //   PROCESSING  the trader may already have sent the fiat, so the hold stays; after
+  //               processingAlertSeconds one operator alert is raised (an operator completes or rejects)
+  // A command accepted before a deadline runs before the expiry: both go through `serial`.
+  let alerted = false;
+  while (!isPayoutTerminal(current().status)) {
+    const d = current();
+    if (d.status === 'UNASSIGNED') {
+      const deadline = Date.parse(d.assignDeadlineAt);
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        await serial(async () => {
+          if (current().status === 'UNASSIGNED') apply(await steps.expirePayout(dealId));
+        });
+        continue;
+      }
+      const changed = await condition(() => current().status !== 'UNASSIGNED', Math.min(left, input.retryMatchSeconds * 1000));
+      if (!changed && Date.now() < deadline) {
+        await serial(async () => {
+          if (current().status === 'UNASSIGNED') apply(await steps.matchPayout(dealId));
+        });
+      }
+    } else if (d.status === 'MATCHED' && d.transferDeadlineAt) {
+      const deadline = d.transferDeadlineAt;
+      const left = Date.parse(deadline) - Date.now();
+      if (left <= 0) {
+        await serial(async () => {
+          if (current().status === 'MATCHED' && current().transferDeadlineAt === deadline) apply(await steps.expireMatchedPayout(dealId));
+        });
+        continue;
+      }
+      await condition(() => current().status !== 'MATCHED' || current().transferDeadlineAt !== deadline, left);
+    } else if (d.status === 'PROCESSING' && !alerted && input.processingAlertSeconds) {
+      const finished = await condition(() => current().status !== 'PROCESSING', input.processingAlertSeconds * 1000);
+      if (!finished) await steps.flagOverduePayout(dealId);
+      alerted = true;
+    } else {
+      await condition(() => current().status !== d.status || current().transferDeadlineAt !== d.transferDeadlineAt);
+    }
+  }
+
   await condition(allHandlersFinished);
   return { created: true, status: current().status };
 }

@@ -10,11 +10,13 @@ import type { DeliveryInput } from './contracts/webhook-delivery';
 
 // The HTTP attempt is a regular activity: a hanging receiver then only holds an activity slot,
 // never a workflow-task slot that deal workflows need (measured: as a local activity it pushed
-// deal-create p99 to 9 s). The HTTP timeout is enforced inside; this only bounds a stuck worker.
-const http = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
+// deal-create p99 to 9 s). The HTTP timeout is enforced inside; the activity's deadline is that
+// timeout plus a margin, so an attempt on a worker that died is retried after seconds, not minutes.
+const httpAttempts = (timeoutMs: number) =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: timeoutMs,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  });
 // Preparing the record is one short query: a local activity saves a server round trip.
 const local = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -22,6 +24,7 @@ const local = proxyLocalActivities<Activities>({
 });
 
 export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SUCCESS' | 'ERROR'> {
+  const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
   const plan = await local.prepareDelivery(input);
   if (input.manualRetry !== undefined) {
     const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });

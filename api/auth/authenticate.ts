@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { PermissionDenied, RateLimited, Unauthenticated } from '../../domain/errors';
-import { checkTimestamp, parseSignatureHeader, signatureMatches } from '../../domain/signature';
+import { checkTimestamp, computeSignature, parseSignatureHeader, signatureMatches } from '../../domain/signature';
+import { rememberSignature } from './replay';
 import { findKeyForAuth, findMerchantGate } from '../../db/queries/api-keys';
 import type { AppDeps } from '../deps';
 import { verifyJwt } from './jwt';
@@ -17,6 +18,11 @@ export type Identity =
   | { kind: 'merchant'; via: 'hmac' | 'cabinet'; merchantId: string; tenantId: string; subject: string }
   | { kind: 'operator'; operatorId: string; role: 'admin' | 'platform_admin' };
 
+/** once: the route accepts a given HMAC signature a single time (see replay.ts). */
+export interface AuthOptions {
+  once: boolean;
+}
+
 export const ADMIN_REQUIRED = 'admin role required';
 export const MERCHANT_DISABLED = 'merchant is disabled';
 
@@ -24,7 +30,7 @@ function normaliseIp(ip: string): string {
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }
 
-async function authenticateHmac(ctx: Context, deps: AppDeps): Promise<Identity & { kind: 'merchant' }> {
+async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOptions): Promise<Identity & { kind: 'merchant' }> {
   const token = ctx.get('X-Merchant-Token');
   const parsed = parseSignatureHeader(ctx.get('X-Signature') || undefined);
   const timestampHeader = ctx.get('X-Timestamp');
@@ -41,6 +47,13 @@ async function authenticateHmac(ctx: Context, deps: AppDeps): Promise<Identity &
   }
   const secret = deps.secretBox.open(key.secret_sealed, key.key_id);
   if (!signatureMatches(secret, parsed, ctx.state.rawBody ?? '')) throw new Unauthenticated('invalid merchant credentials');
+  await rememberSignature(deps.sql, {
+    signature: computeSignature(secret, parsed.timestamp, ctx.state.rawBody ?? ''),
+    method: ctx.method,
+    path: ctx.path,
+    timestamp: parsed.timestamp,
+    once: options.once,
+  });
 
   if (key.disabled_at) throw new PermissionDenied(MERCHANT_DISABLED);
   if (key.ip_whitelist.length > 0 && !key.ip_whitelist.includes(normaliseIp(ctx.ip))) {
@@ -79,11 +92,11 @@ async function authenticateJwt(ctx: Context, deps: AppDeps, token: string): Prom
 }
 
 /** Resolves the caller's identity for a route's auth mode, or throws 401/403. */
-export async function authenticate(ctx: Context, mode: AuthMode, deps: AppDeps): Promise<Identity> {
+export async function authenticate(ctx: Context, mode: AuthMode, deps: AppDeps, options: AuthOptions = { once: false }): Promise<Identity> {
   if (mode === 'public') return { kind: 'public' };
 
   if (ctx.get('X-Merchant-Token')) {
-    const identity = await authenticateHmac(ctx, deps);
+    const identity = await authenticateHmac(ctx, deps, options);
     if (mode === 'hmac' || mode === 'cabinet_or_hmac') return identity;
     if (mode === 'operator') throw new PermissionDenied(ADMIN_REQUIRED);
     throw new PermissionDenied('this operation needs a cabinet session; HMAC is not accepted');

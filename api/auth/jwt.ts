@@ -1,5 +1,8 @@
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 import { Unauthenticated } from '../../domain/errors';
+import { textProblem } from '../../domain/text';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type JwtRole = 'merchant' | 'admin' | 'platform_admin' | 'trader';
 
@@ -20,7 +23,11 @@ export async function verifyJwt(token: string, secret: string): Promise<JwtClaim
       throw new Unauthenticated('token has no valid role');
     }
     const merchantId = typeof payload.merchant_id === 'string' ? payload.merchant_id : undefined;
-    return { sub: String(payload.sub), role, merchant_id: merchantId };
+    // Claims reach queries and logs: a merchant_id must be a UUID, and no claim may carry control characters.
+    if (role === 'merchant' && (merchantId === undefined || !UUID.test(merchantId))) throw new Unauthenticated('token has no valid merchant_id');
+    const sub = String(payload.sub);
+    if (sub.length > 255 || textProblem(sub, true)) throw new Unauthenticated('token has no valid sub');
+    return { sub, role, merchant_id: merchantId };
   } catch (error) {
     if (error instanceof Unauthenticated) throw error;
     if (error instanceof joseErrors.JWTExpired) throw new Unauthenticated('token expired');

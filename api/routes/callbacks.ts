@@ -53,8 +53,11 @@ export const callbackRoutes = [
       path: '/api/v1/p2p/merchant/callbacks/{callback_id}/retry',
       auth: 'hmac',
       summary: 'Retry a delivery in ERROR or RETRY now (one attempt); at most once per CALLBACK_RETRY_COOLDOWN_SECONDS',
-      description: 'Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404.',
+      description:
+        'Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404. ' +
+        'Single-use signatures: an HMAC signature is accepted here once.',
       tags,
+      replay: 'once',
       params: z.object({ callback_id: uuid('callback_id') }),
       response: callbackSchema,
       errors: [404],

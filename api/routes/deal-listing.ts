@@ -21,11 +21,12 @@ const exportRoute = (path: string, deprecated: boolean) =>
       query: dealFilterQuery,
       responseContentType: 'text/csv',
     },
-    ({ identity, query }, deps, ctx) => {
+    async ({ identity, query }, deps, ctx) => {
+      const csv = await exportMerchantDeals(deps, merchantOf(identity).merchantId, query);
       ctx.type = 'text/csv; charset=utf-8';
       ctx.set('Content-Disposition', 'attachment; filename="deals.csv"');
       if (deprecated) ctx.set('Deprecation', 'true');
-      ctx.body = exportMerchantDeals(deps, merchantOf(identity).merchantId, query);
+      ctx.body = csv;
     },
   );
 

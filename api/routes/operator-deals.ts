@@ -1,17 +1,17 @@
 import { defineRoute } from '../route';
 import type { AppDeps } from '../deps';
 import type { DealRow } from '../../db/queries/deals';
-import { amountChangeBody, amountChangeResponse, assignBody, dealParams, dealResponse, reconciliationBody, rejectBody } from '../schemas/deals';
+import { amountChangeBody, amountChangeResponse, assignBody, dealParams, operatorDealResponse, reconciliationBody, rejectBody } from '../schemas/deals';
 import { assignPayout, completePayout, rejectPayout, startPayout } from '../services/payouts';
-import { changePayinAmount, completePayinByOperator, confirmPayin, present, reconcilePayin } from '../services/payins';
+import { changePayinAmount, completePayinByOperator, confirmPayin, presentForOperator, reconcilePayin } from '../services/payins';
 
 const ADMIN = '/api/v1/p2p/admin';
 const tags = ['Operator: deals'];
 
 const payoutAction = (action: string, summary: string, run: (deps: AppDeps, dealId: string) => Promise<DealRow>) =>
   defineRoute(
-    { method: 'post', path: `${ADMIN}/deals/{deal_id}/payout/${action}`, auth: 'operator', summary, tags, params: dealParams, response: dealResponse, errors: [404] },
-    async ({ params }, deps) => ({ deal: present(deps, await run(deps, params.deal_id)) }),
+    { method: 'post', path: `${ADMIN}/deals/{deal_id}/payout/${action}`, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404] },
+    async ({ params }, deps) => ({ deal: presentForOperator(deps, await run(deps, params.deal_id)) }),
   );
 
 export const operatorDealRoutes = [
@@ -26,10 +26,10 @@ export const operatorDealRoutes = [
       tags,
       params: dealParams,
       body: rejectBody,
-      response: dealResponse,
+      response: operatorDealResponse,
       errors: [404],
     },
-    async ({ params, body }, deps) => ({ deal: present(deps, await rejectPayout(deps, params.deal_id, body.reason)) }),
+    async ({ params, body }, deps) => ({ deal: presentForOperator(deps, await rejectPayout(deps, params.deal_id, body.reason)) }),
   ),
   defineRoute(
     {
@@ -40,10 +40,10 @@ export const operatorDealRoutes = [
       tags,
       params: dealParams,
       body: assignBody,
-      response: dealResponse,
+      response: operatorDealResponse,
       errors: [404],
     },
-    async ({ params, body }, deps) => ({ deal: present(deps, await assignPayout(deps, params.deal_id, body.requisite_id)) }),
+    async ({ params, body }, deps) => ({ deal: presentForOperator(deps, await assignPayout(deps, params.deal_id, body.requisite_id)) }),
   ),
   defineRoute(
     {
@@ -54,10 +54,10 @@ export const operatorDealRoutes = [
       tags,
       params: dealParams,
       body: reconciliationBody,
-      response: dealResponse,
+      response: operatorDealResponse,
       errors: [404],
     },
-    async ({ params, body }, deps) => ({ deal: present(deps, await reconcilePayin(deps, params.deal_id, body.received_amount)) }),
+    async ({ params, body }, deps) => ({ deal: presentForOperator(deps, await reconcilePayin(deps, params.deal_id, body.received_amount)) }),
   ),
   defineRoute(
     {
@@ -67,10 +67,10 @@ export const operatorDealRoutes = [
       summary: 'The trader confirmed receipt: PAYMENT_VERIFIED, then COMPLETED unless reconciliation was partial or overpaid',
       tags,
       params: dealParams,
-      response: dealResponse,
+      response: operatorDealResponse,
       errors: [404],
     },
-    async ({ params }, deps) => ({ deal: present(deps, await confirmPayin(deps, params.deal_id)) }),
+    async ({ params }, deps) => ({ deal: presentForOperator(deps, await confirmPayin(deps, params.deal_id)) }),
   ),
   defineRoute(
     {
@@ -80,10 +80,10 @@ export const operatorDealRoutes = [
       summary: 'Complete a PAYMENT_VERIFIED deal whose autocompletion was blocked',
       tags,
       params: dealParams,
-      response: dealResponse,
+      response: operatorDealResponse,
       errors: [404],
     },
-    async ({ params }, deps) => ({ deal: present(deps, await completePayinByOperator(deps, params.deal_id)) }),
+    async ({ params }, deps) => ({ deal: presentForOperator(deps, await completePayinByOperator(deps, params.deal_id)) }),
   ),
   defineRoute(
     {
@@ -108,7 +108,7 @@ export const operatorDealRoutes = [
         expectedAmountVersion: (body.expected_amount_version ?? 0n).toString(),
         operatorId: identity.kind === 'operator' ? identity.operatorId : 'unknown',
       });
-      return { deal: present(deps, row), amount_version: row.amount_version.toString(), amount_usdt: row.amount_usdt.toString() };
+      return { deal: presentForOperator(deps, row), amount_version: row.amount_version.toString(), amount_usdt: row.amount_usdt.toString() };
     },
   ),
 ];

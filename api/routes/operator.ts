@@ -19,10 +19,11 @@ import {
   requisiteResponse,
   traderLiquidityBody,
   traderParams,
+  alertsResponse,
   traderResponse,
 } from '../schemas/operator';
 import { createMerchant, setKillSwitch, toggleKillSwitch } from '../services/merchants';
-import { addRequisite, createTrader, fundTrader, recordMerchantDeposit, setRate } from '../services/operator';
+import { addRequisite, createTrader, fundTrader, listAlerts, recordMerchantDeposit, setRate } from '../services/operator';
 
 const ADMIN = '/api/v1/p2p/admin';
 const merchantParams = z.object({ merchant_id: uuid('merchant_id') });
@@ -148,14 +149,20 @@ export const operatorRoutes = [
       path: `${ADMIN}/traders/{trader_id}/deposits`,
       auth: 'operator',
       summary: "Top up a trader's USDT liquidity (idempotent by tx_hash) — addition to contract 3",
+      description:
+        'tx_hash shares one namespace with merchant deposits: a chain transaction credits one wallet once. 201 for a new ' +
+        'credit, 200 for a repeat with the same trader and amount, 409 for a tx_hash already credited otherwise.',
       tags,
       params: traderParams,
       body: traderLiquidityBody,
       status: 201,
       response: traderResponse,
-      errors: [404],
+      errors: [404, 409],
     },
-    async ({ params, body }, deps) => ({ trader: await fundTrader(deps, params.trader_id, body.amount, body.tx_hash) }),
+    async ({ params, body }, deps) => {
+      const { trader, created } = await fundTrader(deps, params.trader_id, body.amount, body.tx_hash);
+      return created ? { trader } : new Reply(200, { trader });
+    },
   ),
   defineRoute(
     {
@@ -171,5 +178,18 @@ export const operatorRoutes = [
       errors: [404],
     },
     async ({ params, body }, deps) => ({ requisite: await addRequisite(deps, params.trader_id, body) }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${ADMIN}/alerts`,
+      auth: 'operator',
+      summary: 'Open operator alerts, newest first (e.g. a payout PROCESSING past PAYOUT_PROCESSING_ALERT_SECONDS) — addition',
+      description: 'An alert closes by itself when its deal moves on (a payout completed or rejected); `include_resolved=true` lists those too.',
+      tags,
+      query: z.object({ include_resolved: z.enum(['true', 'false']).optional() }),
+      response: alertsResponse,
+    },
+    async ({ query }, deps) => ({ data: await listAlerts(deps, query.include_resolved === 'true') }),
   ),
 ];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../openapi';
 import { INT64_MAX } from '../../domain/money';
+import { textProblem } from '../../domain/text';
 
 /** int64 in a request body: a JSON integer (kept exact as bigint by the body parser). */
 export const int64Body = (field: string) =>
@@ -13,6 +14,17 @@ export const int64Body = (field: string) =>
 /** A positive int64 amount in minor units. */
 export const positiveAmount = (field: string) =>
   int64Body(field).refine((v) => v > 0n, `${field} must be greater than 0`).openapi({ type: 'integer', format: 'int64' });
+
+/**
+ * A chain credit (deposit, trader top-up): at most 10^15 USDT cents (10 trillion USDT) each, so
+ * the sums the ledger keeps (wallet figures, the chain account) stay far inside int64 — an
+ * int64-sized deposit would make the next sum overflow.
+ */
+export const MAX_CREDIT_CENTS = 10n ** 15n;
+export const creditAmount = (field: string) =>
+  positiveAmount(field)
+    .refine((v) => v <= MAX_CREDIT_CENTS, `${field} is at most ${MAX_CREDIT_CENTS} USDT cents`)
+    .openapi({ type: 'integer', format: 'int64', maximum: Number(MAX_CREDIT_CENTS) });
 
 /** int64 in a response: a digit string. */
 export const int64String = z.string().regex(/^-?\d+$/).openapi({ type: 'string', format: 'int64', example: '150000' });
@@ -33,3 +45,56 @@ export const problemSchema = z
   .openapi('Problem');
 
 export const emptyObject = z.object({}).openapi('Empty');
+
+/**
+ * Text fields. `line` (keys, names, ids, hosts): no control characters at all; `text` (free
+ * text such as descriptions, reasons, messages): tab, LF and CR allowed, no other control
+ * character; both refuse ill-formed Unicode. The body parser already refuses NUL and the like
+ * anywhere; these add the per-field rule and a message naming the field.
+ */
+export const textRule =
+  (field: string, singleLine: boolean) =>
+  (value: string, ctx: { addIssue: (issue: { code: 'custom'; message: string }) => void }) => {
+    const problem = textProblem(value, singleLine);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${field} must not contain ${problem}` });
+  };
+/** Add to an existing string schema: `.superRefine(lineRule('name'))`. */
+export const lineRule = (field: string) => textRule(field, true);
+
+export const line = (field: string, max = 255) =>
+  z.string({ error: `${field} must be a string` }).max(max, `${field} is at most ${max} characters`).superRefine(textRule(field, true));
+
+export const text = (field: string, max = 1000) =>
+  z.string({ error: `${field} must be a string` }).max(max, `${field} is at most ${max} characters`).superRefine(textRule(field, false));
+
+/**
+ * An absolute http(s) URL: no other scheme (javascript:, file:, data: …), no credentials, no
+ * control characters or spaces (refused, never stripped). Whether a webhook target may be
+ * private or plain http is decided with the configuration in api/services/webhook-target.ts.
+ */
+export const httpUrl = (field: string, max = 2000) =>
+  line(field, max).superRefine((v, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `${field} must be an absolute http or https URL` });
+      return;
+    }
+    if (/\s/.test(v) || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      ctx.addIssue({ code: 'custom', message: `${field} must be an absolute http or https URL` });
+    } else if (url.username || url.password) {
+      ctx.addIssue({ code: 'custom', message: `${field} must not carry credentials` });
+    }
+  });
+
+/** Dates the database and every client can represent: 1970-01-01 … 9999-12-31, UTC offsets allowed. */
+const EARLIEST = Date.parse('1970-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+export const rfc3339 = (field: string) =>
+  z
+    .string()
+    .datetime({ offset: true, message: `${field} must be an RFC 3339 timestamp` })
+    .transform((v) => new Date(v))
+    .refine((d) => d.getTime() >= EARLIEST && d.getTime() <= LATEST, `${field} must be between 1970-01-01 and 9999-12-31`)
+    .openapi({ type: 'string', format: 'date-time' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int64String, positiveAmount, timestamp, uuid } from './common';
+import { httpUrl, int64String, line, lineRule, positiveAmount, text, textRule, timestamp, uuid } from './common';
 
 export const dealSchema = z
   .object({
@@ -20,12 +20,23 @@ export const dealSchema = z
 
 export const dealResponse = z.object({ deal: dealSchema }).openapi('DealResponse');
 
+/** Operator answers add who works the deal (after a reassignment, the new trader). */
+export const operatorDealResponse = z
+  .object({
+    deal: dealSchema.extend({
+      trader_id: z.string().openapi({ description: 'the trader the deal belongs to now; empty while unassigned' }),
+      requisite_id: z.string().openapi({ description: "the trader's requisite; empty while unassigned" }),
+    }),
+  })
+  .openapi('OperatorDealResponse');
+
 export const dealParams = z.object({ deal_id: uuid('deal_id') });
 
 const idempotencyKey = z
   .string({ error: 'idempotency_key is required' })
   .min(1, 'idempotency_key is required')
-  .max(255, 'idempotency_key is at most 255 characters');
+  .max(255, 'idempotency_key is at most 255 characters')
+  .superRefine(lineRule('idempotency_key'));
 
 /** Spec 4.1.1. idempotency_key comes first so its message wins when several fields are wrong. */
 export const createPayinBody = z
@@ -33,17 +44,17 @@ export const createPayinBody = z
     idempotency_key: idempotencyKey,
     amount: positiveAmount('amount'),
     currency: z.string({ error: 'currency is required' }).regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 alphabetic code'),
-    payment_method_id: z.string({ error: 'payment_method_id is required' }).min(1, 'payment_method_id is required'),
-    client_id: z.string().max(255).optional(),
+    payment_method_id: z.string({ error: 'payment_method_id is required' }).min(1, 'payment_method_id is required').max(100).superRefine(lineRule('payment_method_id')),
+    client_id: line('client_id', 255).optional(),
     currency_id: z.string().uuid('currency_id must be a UUID').optional(),
-    payer_bank: z.string().max(100).optional(),
-    description: z.string().max(1000).optional(),
-    callback_url: z.string().url('callback_url must be an absolute URL').max(2000).optional(),
+    payer_bank: line('payer_bank', 100).optional(),
+    description: text('description', 1000).optional(),
+    callback_url: httpUrl('callback_url').optional(),
     is_client_commission: z.boolean().optional(),
   })
   .openapi('CreatePayinRequest');
 
-export const cancelBody = z.object({ reason: z.string().max(500).optional() }).openapi('CancelDealRequest');
+export const cancelBody = z.object({ reason: text('reason', 500).optional() }).openapi('CancelDealRequest');
 
 export const reconciliationBody = z
   .object({ received_amount: positiveAmount('received_amount') })
@@ -52,7 +63,7 @@ export const reconciliationBody = z
 export const amountChangeBody = z
   .object({
     amount_fiat: positiveAmount('amount_fiat'),
-    reason: z.string({ error: 'reason is required' }).min(1, 'reason is required').max(1000),
+    reason: z.string({ error: 'reason is required' }).min(1, 'reason is required').max(1000).superRefine(textRule('reason', false)),
     idempotency_key: z.string({ error: 'idempotency_key is required' }).uuid('idempotency_key must be a UUID'),
     expected_amount_version: z
       .union([z.number().int().min(0), z.bigint()])
@@ -98,11 +109,16 @@ export const createPayoutBody = z
     amount: positiveAmount('amount'),
     currency: z.string({ error: 'currency is required' }).regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 alphabetic code'),
     wallet_id: z.string({ error: 'wallet_id is required' }).uuid('wallet_id must be a UUID'),
-    target_requisite: z.string({ error: 'target_requisite is required' }).trim().min(1, 'target_requisite is required').max(100),
-    target_name: z.string().max(200).optional(),
-    target_bank: z.string().max(100).optional(),
+    target_requisite: z
+      .string({ error: 'target_requisite is required' })
+      .trim()
+      .min(1, 'target_requisite is required')
+      .max(100)
+      .superRefine(lineRule('target_requisite')),
+    target_name: line('target_name', 200).optional(),
+    target_bank: line('target_bank', 100).optional(),
     requisite_details: z
-      .record(z.string(), z.string({ error: 'requisite_details values must be strings' }).max(200))
+      .record(z.string(), z.string({ error: 'requisite_details values must be strings' }).max(200).superRefine(lineRule('requisite_details')))
       .superRefine((details, ctx) => {
         const unknown = Object.keys(details).filter((k) => !REQUISITE_DETAIL_KEYS.includes(k));
         if (unknown.length > 0) {
@@ -113,7 +129,7 @@ export const createPayoutBody = z
         }
       })
       .optional(),
-    payment_method: z.string({ error: 'payment_method is required' }).min(1, 'payment_method is required'),
+    payment_method: z.string({ error: 'payment_method is required' }).min(1, 'payment_method is required').max(100).superRefine(lineRule('payment_method')),
   })
   .openapi('CreatePayoutRequest');
 

@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { dealSchema } from './deals';
+import { rfc3339 } from './common';
 
-const rfc3339 = (field: string) =>
-  z
-    .string()
-    .datetime({ offset: true, message: `${field} must be an RFC 3339 timestamp` })
-    .transform((v) => new Date(v))
-    .openapi({ type: 'string', format: 'date-time' });
 
 const repeated = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+  .transform((v) => [...new Set((Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))])
   .openapi({ type: 'array', items: { type: 'string' } });
 
 export const dealFilterQuery = z.object({

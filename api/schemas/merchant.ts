@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int64String, positiveAmount, timestamp, uuid } from './common';
+import { creditAmount, httpUrl, int64String, lineRule, positiveAmount, timestamp, uuid } from './common';
 import type { MerchantProfileRow } from '../../db/queries/merchants';
 
 export const merchantSchema = z
@@ -87,9 +87,9 @@ export function presentMyMerchant(row: MerchantProfileRow): z.infer<typeof myMer
 
 export const createMerchantBody = z
   .object({
-    name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200),
+    name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200).superRefine(lineRule('name')),
     email: z.string({ error: 'email is required' }).email('email must be an email address'),
-    webhook_url: z.string().url('webhook_url must be an absolute URL').optional(),
+    webhook_url: httpUrl('webhook_url').optional(),
     api_version: z.enum(['v1', 'v2']).optional(),
     rate_limit_per_minute: z.number().int().min(1).max(1_000_000).optional(),
     payin_fee_bps: z.number().int().min(0).max(10_000).optional(),
@@ -115,8 +115,8 @@ export const disableBody = z.object({ reason: z.string().max(500).optional() }).
 export const depositBody = z
   .object({
     merchant_id: uuid('merchant_id'),
-    amount: positiveAmount('amount'),
-    tx_hash: z.string({ error: 'tx_hash is required' }).trim().min(1, 'tx_hash is required').max(200),
+    amount: creditAmount('amount'),
+    tx_hash: z.string({ error: 'tx_hash is required' }).trim().min(1, 'tx_hash is required').max(200).superRefine(lineRule('tx_hash')),
   })
   .openapi('CreateDepositRequest');
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int64Body, int64String, positiveAmount, timestamp, uuid } from './common';
+import { creditAmount, int64Body, int64String, line, lineRule, positiveAmount, timestamp, uuid } from './common';
 
 export const REQUISITE_TYPES = ['BANK_CARD', 'SBP', 'BANK_TRANSFER', 'E_WALLET', 'SIM'] as const;
 
@@ -22,7 +22,7 @@ export const rateResponse = z
   .openapi('RateResponse');
 
 export const createTraderBody = z
-  .object({ name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200) })
+  .object({ name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200).superRefine(lineRule('name')) })
   .openapi('CreateTraderRequest');
 export const traderSchema = z
   .object({ trader_id: z.string().uuid(), name: z.string(), status: z.string(), wallet_id: z.string().uuid(), created_at: timestamp })
@@ -34,11 +34,11 @@ export const createRequisiteBody = z
   .object({
     payment_method: z.string({ error: 'payment_method is required' }).min(1, 'payment_method is required'),
     requisite_type: z.enum(REQUISITE_TYPES, { error: `requisite_type must be one of ${REQUISITE_TYPES.join(', ')}` }),
-    card_number: z.string().max(64).optional(),
-    phone_number: z.string().max(32).optional(),
-    iban: z.string().max(64).optional(),
-    holder_name: z.string({ error: 'holder_name is required' }).min(1, 'holder_name is required').max(200),
-    bank_name: z.string({ error: 'bank_name is required' }).min(1, 'bank_name is required').max(200),
+    card_number: line('card_number', 64).optional(),
+    phone_number: line('phone_number', 32).optional(),
+    iban: line('iban', 64).optional(),
+    holder_name: z.string({ error: 'holder_name is required' }).min(1, 'holder_name is required').max(200).superRefine(lineRule('holder_name')),
+    bank_name: z.string({ error: 'bank_name is required' }).min(1, 'bank_name is required').max(200).superRefine(lineRule('bank_name')),
     min_amount: positiveAmount('min_amount'),
     max_amount: positiveAmount('max_amount'),
     daily_limit: positiveAmount('daily_limit').optional(),
@@ -68,7 +68,22 @@ export const requisiteResponse = z
   .openapi('RequisiteResponse');
 
 export const traderLiquidityBody = z
-  .object({ amount: positiveAmount('amount'), tx_hash: z.string().min(1, 'tx_hash is required').max(200) })
+  .object({ amount: creditAmount('amount'), tx_hash: z.string().min(1, 'tx_hash is required').max(200).superRefine(lineRule('tx_hash')) })
   .openapi('TraderLiquidityRequest');
 
 export { int64Body };
+
+export const alertsResponse = z
+  .object({
+    data: z.array(
+      z.object({
+        alert_id: z.string().uuid(),
+        kind: z.string().openapi({ example: 'payout_processing_overdue' }),
+        deal_id: z.string(),
+        message: z.string(),
+        created_at: timestamp,
+        resolved_at: z.string().openapi({ description: 'empty while open' }),
+      }),
+    ),
+  })
+  .openapi('OperatorAlerts');

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { INT64_MAX } from '../../domain/money';
+import { httpUrl, line, lineRule } from './common';
 
 /** A limit in PATCH: integer or digit string; 0 removes it, > 0 sets it (spec 4.3). */
 const limit = (field: string) =>
@@ -12,8 +13,7 @@ const limit = (field: string) =>
     .refine((v) => v >= 0n && v <= INT64_MAX, `${field} must be between 0 and the int64 maximum`)
     .openapi({ oneOf: [{ type: 'integer', format: 'int64' }, { type: 'string', pattern: '^\\d+$' }] });
 
-const url = (field: string) =>
-  z.union([z.literal(''), z.string().url(`${field} must be an absolute URL`).max(2000)]);
+const url = (field: string) => z.union([z.literal(''), httpUrl(field)], { error: `${field} must be an absolute http or https URL` });
 
 /** ip_whitelist travels as a JSON array inside a string (spec 2.2); a plain array is accepted too. */
 const ipWhitelist = z
@@ -38,14 +38,14 @@ const ipWhitelist = z
 
 export const patchProfileBody = z
   .object({
-    name: z.string().trim().min(1, 'name must not be empty').max(200).optional(),
+    name: z.string().trim().min(1, 'name must not be empty').max(200).superRefine(lineRule('name')).optional(),
     webhook_url: url('webhook_url').optional(),
-    withdrawal_address: z.string().max(100).optional(),
+    withdrawal_address: line('withdrawal_address', 100).optional(),
     success_redirect_url: url('success_redirect_url').optional(),
     fail_redirect_url: url('fail_redirect_url').optional(),
-    checkout_brand_name: z.string().max(200).optional(),
-    finance_chat_id: z.string().max(200).optional(),
-    appeal_chat_id: z.string().max(200).optional(),
+    checkout_brand_name: line('checkout_brand_name', 200).optional(),
+    finance_chat_id: line('finance_chat_id', 200).optional(),
+    appeal_chat_id: line('appeal_chat_id', 200).optional(),
     ip_whitelist: ipWhitelist.optional(),
     deal_min_amount: limit('deal_min_amount').optional(),
     deal_max_amount: limit('deal_max_amount').optional(),

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { FailedPrecondition, NotFound } from '../../domain/errors';
-import { manualRetryWorkflowId, type DeliveryInput } from '../../workflows/contracts/webhook-delivery';
+import { attemptTimeoutMs, manualRetryWorkflowId, type DeliveryInput } from '../../workflows/contracts/webhook-delivery';
 import { PageTokens } from './page-token';
 
 interface DeliveryRow {
@@ -79,7 +79,14 @@ export async function retryCallback(deps: AppDeps, merchantId: string, callbackI
     throw new FailedPrecondition(`manual retry cooldown: try again in ${Math.max(1, row.wait)} s`);
   }
   const n = (claimed as DeliveryRow & { manual_retries: number }).manual_retries;
-  const input: DeliveryInput = { callbackId, eventId: claimed.event_id, url: claimed.url, delaysMs: deps.config.WEBHOOK_RETRY_DELAYS, manualRetry: n };
+  const input: DeliveryInput = {
+    callbackId,
+    eventId: claimed.event_id,
+    url: claimed.url,
+    delaysMs: deps.config.WEBHOOK_RETRY_DELAYS,
+    attemptTimeoutMs: attemptTimeoutMs(deps.config),
+    manualRetry: n,
+  };
   try {
     await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
       workflowId: manualRetryWorkflowId(callbackId, n),

@@ -1,5 +1,4 @@
-import { feeFromBps } from '../../domain/money';
-import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
+import { amountToPay, isPayinTerminal, type PayinStatus } from '../../domain/payin';
 import type { CheckoutRow } from '../../db/queries/deals';
 
 export interface CheckoutView {
@@ -26,11 +25,10 @@ export function checkoutView(row: CheckoutRow): CheckoutView {
   const open = !isPayinTerminal(row.status as PayinStatus);
   const type = row.requisite_type ?? '';
   const show = (value: string | null, forTypes: string[]) => (open && forTypes.includes(type) ? (value ?? '') : '');
-  const fee = row.is_client_commission ? feeFromBps(row.amount, row.fee_bps) : 0n;
   return {
     status: row.status,
     amount: row.amount.toString(),
-    amount_to_pay: (row.amount + fee).toString(),
+    amount_to_pay: amountToPay(row).toString(),
     currency: row.currency,
     payment_method_name: row.payment_method_name,
     requisite_type: type,

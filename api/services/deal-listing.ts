@@ -6,6 +6,7 @@ import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info'
 import { PAYIN_STATUSES } from '../../domain/payin';
 import { PAYOUT_STATUSES } from '../../domain/payout';
 import { listDeals, streamDeals, turnover, type Cursor, type DealFilter } from '../../db/queries/deal-listing';
+import type { DealRow } from '../../db/queries/deals';
 import { PageTokens } from './page-token';
 
 export const PAGE_SIZE_DEFAULT = 50;
@@ -53,20 +54,32 @@ export async function listMerchantDeals(
 
 const CSV_HEADER = ['deal_id', 'deal_type', 'status', 'amount', 'currency', 'counterparty', 'received_amount', 'amount_match_status', 'payment_url', 'created_at', 'updated_at'];
 
-/** A CSV stream of every matching deal, read in batches: constant memory whatever the size. */
-export function exportMerchantDeals(deps: AppDeps, merchantId: string, q: FilterInput): Readable {
+/**
+ * A CSV stream of every matching deal, read in batches: constant memory whatever the size. The
+ * first batch is read before the answer starts, so a query that fails fails as a problem+json
+ * answer, not as a 200 cut off mid-body.
+ */
+export async function exportMerchantDeals(deps: AppDeps, merchantId: string, q: FilterInput): Promise<Readable> {
   const filter = toFilter(merchantId, q);
+  const batches = filter ? streamDeals(deps.sql, filter)[Symbol.asyncIterator]() : undefined;
+  const first = batches ? await batches.next() : undefined;
+  const toCsv = (batch: DealRow[]) => {
+    let chunk = '';
+    for (const row of batch) {
+      const d = merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL);
+      const counterparty = row.deal_type === 'PAYIN' ? row.client_id : row.target_requisite;
+      chunk += csvRow([d.deal_id, d.deal_type, d.status, d.amount, d.currency, counterparty, d.received_amount, d.amount_match_status, d.payment_url, d.created_at, d.updated_at]);
+    }
+    return chunk;
+  };
   async function* lines() {
-    yield csvRow(CSV_HEADER);
-    if (!filter) return;
-    for await (const batch of streamDeals(deps.sql, filter)) {
-      let chunk = '';
-      for (const row of batch) {
-        const d = merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL);
-        const counterparty = row.deal_type === 'PAYIN' ? row.client_id : row.target_requisite;
-        chunk += csvRow([d.deal_id, d.deal_type, d.status, d.amount, d.currency, counterparty, d.received_amount, d.amount_match_status, d.payment_url, d.created_at, d.updated_at]);
-      }
-      yield chunk;
+    try {
+      yield csvRow(CSV_HEADER);
+      if (!batches || !first || first.done) return;
+      yield toCsv(first.value);
+      for (let next = await batches.next(); !next.done; next = await batches.next()) yield toCsv(next.value);
+    } finally {
+      await batches?.return?.(); // a client that went away releases the cursor's connection
     }
   }
   return Readable.from(lines());

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../deps';
+import { assertWebhookTarget } from './webhook-target';
 import { NotFound } from '../../domain/errors';
 import {
   findMerchantProfile,
@@ -17,6 +18,7 @@ export async function getMerchantProfile(deps: AppDeps, merchantId: string): Pro
 }
 
 export async function createMerchant(deps: AppDeps, input: NewMerchant): Promise<MerchantProfileRow> {
+  if (input.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', input.webhook_url);
   const id = await deps.sql.begin((tx) => insertMerchant(tx, input));
   return getMerchantProfile(deps, id);
 }

@@ -52,16 +52,16 @@ export async function createTrader(deps: AppDeps, name: string) {
   return presentTrader(deps, trader);
 }
 
+/** A trader top-up: `created` is false for an idempotent repeat (same trader, amount and tx_hash). */
 export async function fundTrader(deps: AppDeps, traderId: string, amount: bigint, txHash: string) {
-  const trader = await deps.sql.begin(async (tx) => {
+  const { trader, created } = await deps.sql.begin(async (tx) => {
     const [row] = await tx<{ id: string; name: string; status: string; created_at: Date }[]>`
       select id, name, status, created_at from traders where id = ${traderId}`;
     if (!row) throw new NotFound('trader not found');
     const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');
-    await creditTraderLiquidity(tx, { walletId: wallet.id, amount, txHash });
-    return row;
+    return { trader: row, created: await creditTraderLiquidity(tx, { traderId, walletId: wallet.id, amount, txHash }) };
   });
-  return presentTrader(deps, trader);
+  return { trader: await presentTrader(deps, trader), created };
 }
 
 export interface RequisiteInput {
@@ -116,4 +116,20 @@ export async function addRequisite(deps: AppDeps, traderId: string, input: Requi
     status: row.status,
     created_at: row.created_at.toISOString(),
   };
+}
+
+/** Operator alerts (newest first, at most 500): open ones, or all. */
+export async function listAlerts(deps: AppDeps, includeResolved: boolean) {
+  const rows = await deps.sql<{ id: string; kind: string; deal_id: string | null; message: string; created_at: Date; resolved_at: Date | null }[]>`
+    select id, kind, deal_id, message, created_at, resolved_at from operator_alerts
+    where ${includeResolved ? deps.sql`true` : deps.sql`resolved_at is null`}
+    order by created_at desc limit 500`;
+  return rows.map((r) => ({
+    alert_id: r.id,
+    kind: r.kind,
+    deal_id: r.deal_id ?? '',
+    message: r.message,
+    created_at: r.created_at.toISOString(),
+    resolved_at: r.resolved_at?.toISOString() ?? '',
+  }));
 }

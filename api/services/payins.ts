@@ -4,6 +4,7 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
+import { assertWebhookTarget } from './webhook-target';
 import { Conflict, DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { closedRejects, createThroughWorkflow, readDeal, updateDeal } from './deal-workflows';
 import { checkDealBounds } from '../../db/queries/limits';
@@ -46,6 +47,12 @@ export interface CreatePayinRequest {
 }
 
 export const present = (deps: AppDeps, row: DealRow): MerchantDealInfo => merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL);
+/** Operators also see which trader and requisite work the deal. */
+export const presentForOperator = (deps: AppDeps, row: DealRow) => ({
+  ...present(deps, row),
+  trader_id: row.trader_id ?? '',
+  requisite_id: row.requisite_id ?? '',
+});
 
 export async function createPayin(deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<DealRow> {
   // Spec 4.8: a known key answers the deal as it is now, whatever the new body says.
@@ -59,6 +66,8 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
   if (!merchant.webhook_url || !merchant.has_key) {
     throw new FailedPrecondition('the merchant account needs a webhook_url and a webhook secret before PayIn deals can be created');
   }
+
+  if (body.callback_url) await assertWebhookTarget(deps.config, 'callback_url', body.callback_url);
 
   const dealId = dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key);
   return createThroughWorkflow<typeof payinWorkflow>(deps, {
@@ -85,6 +94,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
           isClientCommission: body.is_client_commission ?? false,
         },
         feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
+        timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
       },
     ],
   });

@@ -76,6 +76,8 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
           requisiteDetails: body.requisite_details ?? {},
         },
         retryMatchSeconds: deps.config.PAYOUT_RETRY_MATCH_SECONDS,
+        timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
+        processingAlertSeconds: deps.config.PAYOUT_PROCESSING_ALERT_SECONDS,
       },
     ],
   });

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../deps';
+import { assertWebhookTarget } from './webhook-target';
 import { InvalidArgument } from '../../domain/errors';
 import type { MerchantProfileRow } from '../../db/queries/merchants';
 import { getMerchantProfile } from './merchants';
@@ -23,6 +24,7 @@ const LIMIT_FIELDS = ['deal_min_amount', 'deal_max_amount', 'daily_deal_amount_l
 
 /** PATCH my-merchant (spec 4.3): one row update under a lock, so min/max are checked against what is stored. */
 export async function patchProfile(deps: AppDeps, merchantId: string, patch: ProfilePatch): Promise<MerchantProfileRow> {
+  if (patch.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', patch.webhook_url);
   await deps.sql.begin(async (tx) => {
     const [current] = await tx<{ deal_min_amount: bigint | null; deal_max_amount: bigint | null }[]>`
       select deal_min_amount, deal_max_amount from merchants where id = ${merchantId} for update`;

@@ -16,13 +16,19 @@ export interface Cursor {
   id: string;
 }
 
+/**
+ * Deals are stored with microseconds but shown with milliseconds, so an inclusive upper bound
+ * covers its whole millisecond: `created_before` = a deal's own shown created_at includes it.
+ */
+const justAfter = (d: Date) => new Date(d.getTime() + 1);
+
 function where(db: Db, f: DealFilter, after?: Cursor) {
   return db`
     merchant_id = ${f.merchantId}
     ${f.dealType ? db`and deal_type = ${f.dealType}` : db``}
     ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
     ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
-    ${f.createdBefore ? db`and created_at <= ${f.createdBefore}` : db``}
+    ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
     ${after ? db`and (created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : db``}`;
 }
 
@@ -78,7 +84,7 @@ export async function turnover(db: Db, merchantId: string, from: Date, to: Date)
     select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as date, deal_type, currency,
       count(*)::int as count, sum(amount)::bigint as amount
     from deals
-    where merchant_id = ${merchantId} and created_at >= ${from} and created_at <= ${to}
+    where merchant_id = ${merchantId} and created_at >= ${from} and created_at < ${justAfter(to)}
       and status <> all(${VOLUME_EXCLUDED_STATUSES as unknown as string[]})
     group by 1, 2, 3
     order by 1, 2, 3`;

@@ -38,6 +38,7 @@ export interface DealRow {
   cancel_reason: string;
   failure_reason: string;
   assign_deadline_at: Date | null;
+  transfer_deadline_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

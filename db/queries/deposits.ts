@@ -15,42 +15,67 @@ export interface DepositRow {
 }
 
 /**
+ * Claims a tx_hash for one credit. Merchant deposits and trader top-ups share this namespace, so
+ * one chain transaction is credited once, to one wallet: a repeat with the same owner and
+ * amount is an idempotent replay (false), anything else a conflict. Run inside a transaction.
+ */
+async function claimTxHash(
+  tx: Db,
+  input: { txHash: string; ownerType: 'merchant' | 'trader'; ownerId: string; walletId: string; amount: bigint },
+): Promise<boolean> {
+  const [claimed] = await tx<{ tx_hash: string }[]>`
+    insert into chain_credits (tx_hash, owner_type, owner_id, wallet_id, amount)
+    values (${input.txHash}, ${input.ownerType}, ${input.ownerId}, ${input.walletId}, ${input.amount})
+    on conflict (tx_hash) do nothing
+    returning tx_hash`;
+  if (claimed) return true;
+  const [existing] = await tx<{ owner_type: string; owner_id: string; amount: bigint }[]>`
+    select owner_type, owner_id, amount from chain_credits where tx_hash = ${input.txHash}`;
+  if (!existing || existing.owner_type !== input.ownerType || existing.owner_id !== input.ownerId || existing.amount !== input.amount) {
+    throw new Conflict('tx_hash was already recorded for another deposit');
+  }
+  return false;
+}
+
+/**
  * Records a confirmed TRC-20 deposit and credits the wallet's available balance, once per
  * tx_hash. A repeat with the same hash returns the first deposit; a repeat that disagrees
- * (another merchant or amount) is a conflict. Run inside a transaction.
+ * (another merchant, amount, or a trader top-up) is a conflict. Run inside a transaction.
  */
 export async function recordDeposit(
   tx: Db,
   input: { merchantId: string; walletId: string; amount: bigint; txHash: string },
 ): Promise<{ deposit: DepositRow; created: boolean }> {
-  const inserted = await tx<DepositRow[]>`
+  const fresh = await claimTxHash(tx, { txHash: input.txHash, ownerType: 'merchant', ownerId: input.merchantId, walletId: input.walletId, amount: input.amount });
+  if (!fresh) {
+    const [existing] = await tx<DepositRow[]>`select * from deposits where tx_hash = ${input.txHash}`;
+    return { deposit: existing!, created: false };
+  }
+  const [deposit] = await tx<DepositRow[]>`
     insert into deposits (id, merchant_id, wallet_id, amount, tx_hash)
     values (${newId()}, ${input.merchantId}, ${input.walletId}, ${input.amount}, ${input.txHash})
-    on conflict (tx_hash) do nothing
     returning *`;
-  if (inserted[0]) {
-    const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
-    await postLedger(tx, {
-      key: `deposit:${inserted[0].id}`,
-      kind: 'deposit',
-      refType: 'deposit',
-      refId: inserted[0].id,
-      entries: [
-        { walletId: chain, bucket: 'available', amount: -input.amount },
-        { walletId: input.walletId, bucket: 'available', amount: input.amount },
-      ],
-    });
-    return { deposit: inserted[0], created: true };
-  }
-  const [existing] = await tx<DepositRow[]>`select * from deposits where tx_hash = ${input.txHash}`;
-  if (!existing || existing.merchant_id !== input.merchantId || existing.amount !== input.amount) {
-    throw new Conflict('tx_hash was already recorded for another deposit');
-  }
-  return { deposit: existing, created: false };
+  const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
+  await postLedger(tx, {
+    key: `deposit:${deposit!.id}`,
+    kind: 'deposit',
+    refType: 'deposit',
+    refId: deposit!.id,
+    entries: [
+      { walletId: chain, bucket: 'available', amount: -input.amount },
+      { walletId: input.walletId, bucket: 'available', amount: input.amount },
+    ],
+  });
+  return { deposit: deposit!, created: true };
 }
 
-/** Funds a trader's USDT liquidity from the chain account, once per tx_hash (operator top-up). */
-export async function creditTraderLiquidity(tx: Db, input: { walletId: string; amount: bigint; txHash: string }): Promise<boolean> {
+/**
+ * Funds a trader's USDT liquidity from the chain account, once per tx_hash (operator top-up).
+ * True for a new credit, false for an idempotent repeat; a mismatched repeat is a conflict.
+ */
+export async function creditTraderLiquidity(tx: Db, input: { traderId: string; walletId: string; amount: bigint; txHash: string }): Promise<boolean> {
+  const fresh = await claimTxHash(tx, { txHash: input.txHash, ownerType: 'trader', ownerId: input.traderId, walletId: input.walletId, amount: input.amount });
+  if (!fresh) return false;
   const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
   return postLedger(tx, {
     key: `trader-deposit:${input.txHash}`,

@@ -111,3 +111,64 @@ export function moveHold(
     ],
   });
 }
+
+export interface InvariantViolation {
+  invariant: string;
+  wallet_id: string;
+  owner_id: string;
+  figure: bigint;
+  expected: bigint;
+}
+
+/**
+ * What the wallets must hold given the deals, beyond arithmetic (a balanced but wrong posting
+ * passes auditLedger, not these):
+ *   - a trader's `frozen` = the escrow of their live PayIns (every state but the terminal ones);
+ *   - a merchant's `frozen` = the holds of their live PayOuts (+ the other hold sources listed
+ *     in MERCHANT_HOLD_SOURCES);
+ *   - a merchant's `pending_credits` = the net credit of their COMPLETED PayIns whose fee has
+ *     not been distributed yet, and the platform's = the fees of those deals.
+ */
+export const MERCHANT_HOLD_SOURCES: string[] = [
+  `select wallet_id, escrow_usdt as amount from deals
+   where deal_type = 'PAYOUT' and status not in ('COMPLETED', 'FAILED', 'EXPIRED') and wallet_id is not null`,
+];
+
+export async function auditInvariants(db: Db): Promise<InvariantViolation[]> {
+  const undistributed = db`
+    select d.* from deals d
+    where d.deal_type = 'PAYIN' and d.status = 'COMPLETED'
+      and not exists (select 1 from ledger_transactions t where t.idempotency_key = 'deal:' || d.id || ':fee-distribution')`;
+  const traderEscrow = await db<InvariantViolation[]>`
+    with expected as (
+      select trader_id, sum(escrow_usdt)::bigint as total from deals
+      where deal_type = 'PAYIN' and status not in ('COMPLETED', 'EXPIRED', 'CANCELLED', 'SPAM_REJECTED') and trader_id is not null
+      group by trader_id
+    )
+    select 'trader frozen = escrow of live PayIns' as invariant, w.id as wallet_id, w.owner_id, w.frozen as figure,
+      coalesce(e.total, 0)::bigint as expected
+    from wallets w left join expected e on e.trader_id = w.owner_id
+    where w.owner_type = 'trader' and w.currency = 'USDT' and w.frozen <> coalesce(e.total, 0)`;
+  const holds = MERCHANT_HOLD_SOURCES.map((source) => `(${source})`).join(' union all ');
+  const merchantHolds = await db<InvariantViolation[]>`
+    with expected as (select wallet_id, sum(amount)::bigint as total from (${db.unsafe(holds)}) h group by wallet_id)
+    select 'merchant frozen = live holds' as invariant, w.id as wallet_id, w.owner_id, w.frozen as figure,
+      coalesce(e.total, 0)::bigint as expected
+    from wallets w left join expected e on e.wallet_id = w.id
+    where w.owner_type = 'merchant' and w.frozen <> coalesce(e.total, 0)`;
+  const merchantPending = await db<InvariantViolation[]>`
+    with expected as (
+      select merchant_id, sum(escrow_usdt - fee_usdt)::bigint as total from (${undistributed}) u group by merchant_id
+    )
+    select 'merchant pending_credits = undistributed net credits' as invariant, w.id as wallet_id, w.owner_id,
+      w.pending_credits as figure, coalesce(e.total, 0)::bigint as expected
+    from wallets w left join expected e on e.merchant_id = w.owner_id
+    where w.owner_type = 'merchant' and w.currency = 'USDT' and w.pending_credits <> coalesce(e.total, 0)`;
+  const platformPending = await db<InvariantViolation[]>`
+    with expected as (select coalesce(sum(fee_usdt), 0)::bigint as total from (${undistributed}) u)
+    select 'platform pending_credits = undistributed fees' as invariant, w.id as wallet_id, '' as owner_id,
+      w.pending_credits as figure, e.total as expected
+    from wallets w cross join expected e
+    where w.owner_type = 'system' and w.system_code = 'platform_fees' and w.pending_credits <> e.total`;
+  return [...traderEscrow, ...merchantHolds, ...merchantPending, ...platformPending];
+}

@@ -1,5 +1,5 @@
 import { signJwt } from '../../api/auth/jwt';
-import { signatureHeader } from '../../domain/signature';
+import { computeSignature, signatureHeader } from '../../domain/signature';
 
 export const API_URL = process.env.TEST_API_URL ?? '';
 export const JWT_SECRET = process.env.JWT_SECRET ?? '';
@@ -43,10 +43,33 @@ export function hmacHeaders(pair: KeyPair, rawBody: string, timestamp = Math.flo
   };
 }
 
+/**
+ * The server refuses a signature already accepted on another route, and any repeat on a
+ * single-use route (api/auth/replay.ts). Body-less requests of one second share a signature, so
+ * a client that sends several must vary the timestamp: this one steps back a second until the
+ * signature is free for the route (the window is five minutes).
+ */
+const usedSignatures = new Map<string, string>();
+const SINGLE_USE = [/\/api-keys\/rotate$/, /\/callbacks\/[^/]+\/retry$/];
+
+function freshTimestamp(pair: KeyPair, method: string, path: string, raw: string): number {
+  const route = `${method.toUpperCase()} ${new URL(path, 'http://host').pathname}`;
+  const once = SINGLE_USE.some((re) => re.test(route));
+  for (let t = Math.floor(Date.now() / 1000); ; t -= 1) {
+    const signature = computeSignature(pair.secret, t, raw);
+    const usedOn = usedSignatures.get(signature);
+    if (usedOn === undefined || (usedOn === route && !once)) {
+      usedSignatures.set(signature, route);
+      return t;
+    }
+  }
+}
+
 /** A request signed with a merchant key pair (spec 5.1). */
 export function signed(pair: KeyPair, method: string, path: string, body?: unknown, timestamp?: number) {
   const raw = encode(body);
-  return send(method, path, hmacHeaders(pair, raw ?? '', timestamp), raw);
+  const t = timestamp ?? freshTimestamp(pair, method, path, raw ?? '');
+  return send(method, path, hmacHeaders(pair, raw ?? '', t), raw);
 }
 
 export function unsigned(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {

@@ -3,6 +3,7 @@
  * the API. Message names are a protocol: never rename a shipped one.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { StepTimeouts } from '../activity-proxies';
 import type { AmountMatch, PayinStatus } from '../../domain/payin';
 
 export const payinWorkflowId = (dealId: string) => `payin:${dealId}`;
@@ -26,6 +27,7 @@ export interface CreatePayinInput {
 export interface PayinWorkflowInput {
   create: CreatePayinInput;
   feeDistributionDelaySeconds: number;
+  timeouts?: StepTimeouts;
 }
 
 export interface PayinSnapshot {

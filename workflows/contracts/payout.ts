@@ -1,5 +1,6 @@
 /** The PayOut workflow's wire protocol. Message names are a protocol: never rename a shipped one. */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { StepTimeouts } from '../activity-proxies';
 import type { PayoutStatus } from '../../domain/payout';
 
 export const payoutWorkflowId = (dealId: string) => `payout:${dealId}`;
@@ -22,12 +23,17 @@ export interface CreatePayoutInput {
 export interface PayoutWorkflowInput {
   create: CreatePayoutInput;
   retryMatchSeconds: number;
+  timeouts?: StepTimeouts;
+  /** A payout PROCESSING this long raises one operator alert (0: never). */
+  processingAlertSeconds?: number;
 }
 
 export interface PayoutSnapshot {
   status: PayoutStatus;
   /** RFC 3339: an UNASSIGNED payout expires then (PAYOUT_ASSIGN_SLA_SECONDS after creation). */
   assignDeadlineAt: string;
+  /** RFC 3339: a MATCHED payout whose trader has not started expires then (PAYOUT_TRANSFER_SLA_SECONDS after matching). */
+  transferDeadlineAt?: string;
 }
 
 export const awaitPayoutCreationUpdate = defineUpdate<PayoutSnapshot>('awaitPayoutCreation');

@@ -5,6 +5,8 @@ export interface DeliveryInput {
   url: string;
   /** Pauses between attempts (WEBHOOK_RETRY_DELAYS), in ms. */
   delaysMs: number[];
+  /** Deadline of one HTTP attempt activity: WEBHOOK_TIMEOUT_MS plus room for its two short queries. */
+  attemptTimeoutMs?: number;
   /** A manual retry run (the n-th) makes exactly one attempt. */
   manualRetry?: number;
 }
@@ -25,3 +27,6 @@ export const webhookWorkflowId = (callbackId: string) => `webhook:${callbackId}`
 /** Manual retries are runs of their own, so they never race the automatic run's last moments. */
 export const manualRetryWorkflowId = (callbackId: string, n: number) => `webhook:${callbackId}:manual:${n}`;
 
+
+/** The attempt's own HTTP deadline plus a few seconds for recording it; a killed worker's attempt is retried after this. */
+export const attemptTimeoutMs = (config: { WEBHOOK_TIMEOUT_MS: number }) => config.WEBHOOK_TIMEOUT_MS + 5_000;

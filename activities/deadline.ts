@@ -1,0 +1,51 @@
+/**
+ * Every activity transaction is bounded by the activity's own deadline, so an attempt that the
+ * worker (or the server) has already given up on can never commit afterwards: the statements
+ * and lock waits of the transaction get `statement_timeout` / `lock_timeout` set to the time
+ * left, and just before COMMIT the deadline is checked once more (past it: rollback, and the
+ * retry — or the workflow's give-up path — decides). Without this a create step that timed
+ * out could still commit an escrow for a workflow that had stopped waiting for it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Context } from '@temporalio/activity';
+import type { Sql } from '../db/sql';
+
+const deadlines = new AsyncLocalStorage<number>();
+/** Kept free at the end of an attempt for the COMMIT and the answer to reach the worker. */
+const MARGIN_MS = 500;
+
+export class DeadlinePassed extends Error {
+  constructor() {
+    super('the activity deadline passed before the transaction could commit; rolled back');
+  }
+}
+
+/** Runs an activity body with its deadline (start + start-to-close − margin) in scope. */
+export function withActivityDeadline<T>(run: () => Promise<T>): Promise<T> {
+  let timeoutMs = 0;
+  try {
+    timeoutMs = Context.current().info.startToCloseTimeoutMs;
+  } catch {
+    return run(); // called outside an activity (tests, scripts): no deadline
+  }
+  if (!timeoutMs) return run();
+  return deadlines.run(Date.now() + Math.max(timeoutMs - MARGIN_MS, timeoutMs / 2), run);
+}
+
+/** The pool, with `begin` bounded by the current activity's deadline (unchanged outside one). */
+export function deadlineBoundSql(sql: Sql): Sql {
+  const begin = (...args: unknown[]) => {
+    const deadline = deadlines.getStore();
+    if (deadline === undefined) return (sql.begin as (...a: unknown[]) => unknown)(...args);
+    const body = args[args.length - 1] as (tx: unknown) => Promise<unknown>;
+    return (sql.begin as (...a: unknown[]) => unknown)(...args.slice(0, -1), async (tx: Sql) => {
+      const left = Math.floor(deadline - Date.now());
+      if (left <= 0) throw new DeadlinePassed();
+      await tx`select set_config('statement_timeout', ${String(left)}, true), set_config('lock_timeout', ${String(left)}, true)`;
+      const result = await body(tx);
+      if (Date.now() >= deadline) throw new DeadlinePassed();
+      return result;
+    });
+  };
+  return new Proxy(sql, { get: (target, property, receiver) => (property === 'begin' ? begin : Reflect.get(target, property, receiver)) });
+}
