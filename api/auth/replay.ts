@@ -32,7 +32,10 @@ export async function rememberSignature(
     if (Math.random() < 0.01) void pruneSignatures(sql).catch(() => {});
     return;
   }
-  if (row!.route !== route) throw new Unauthenticated('this signature was already used for another request');
+  // A concurrent first use that committed after this statement's snapshot is read afresh.
+  const usedOn =
+    row!.route ?? (await sql<{ route: string }[]>`select route from hmac_signatures where signature = ${input.signature}`)[0]?.route;
+  if (usedOn !== route) throw new Unauthenticated('this signature was already used for another request');
   if (input.once) throw new Unauthenticated('this signature was already used; sign the request afresh');
 }
 

@@ -15,6 +15,26 @@ async function merchantWallet() {
   return (await ensureWallet(sql, 'merchant', id, 'USDT')).id;
 }
 
+/**
+ * These tests post to merchant wallets without deals behind them; afterwards the frozen and
+ * pending figures go back to available, so the post-suite business invariants (frozen = live
+ * holds, pending = undistributed credits) hold for the shared database.
+ */
+async function settleTestFigures(wallet: string) {
+  const [w] = await sql<{ frozen: bigint; pending_credits: bigint }[]>`select frozen, pending_credits from wallets where id = ${wallet}`;
+  if (w!.frozen === 0n && w!.pending_credits === 0n) return;
+  await sql.begin((tx) =>
+    postLedger(tx, {
+      key: `test:${wallet}:settle:${randomUUID()}`, kind: 'test', refType: 'wallet', refId: wallet,
+      entries: [
+        { walletId: wallet, bucket: 'frozen', amount: -w!.frozen },
+        { walletId: wallet, bucket: 'pending_credits', amount: -w!.pending_credits },
+        { walletId: wallet, bucket: 'available', amount: w!.frozen + w!.pending_credits },
+      ].filter((e) => e.amount !== 0n) as never,
+    }),
+  );
+}
+
 test('a posting moves figures and a retry with the same key posts nothing', async (t) => {
   const wallet = await merchantWallet();
   const chain = await ensureSystemWallet(sql, 'chain', 'USDT');
@@ -45,6 +65,7 @@ test('a posting moves figures and a retry with the same key posts nothing', asyn
   );
   const [after] = await sql`select available, frozen from wallets where id = ${wallet}`;
   t.deepEqual({ ...after }, { available: 300n, frozen: 200n });
+  await settleTestFigures(wallet);
 });
 
 test('unbalanced postings are refused by the code and by the database', async (t) => {
@@ -104,4 +125,35 @@ test('many concurrent postings across shared wallets keep figures equal to entri
   t.is(rows[0]!.p, 180n);
   const report = await auditLedger(sql);
   t.deepEqual(report, { walletMismatches: [], unbalancedTransactions: [] });
+  for (const wallet of wallets) await settleTestFigures(wallet);
+});
+
+test('a balanced but wrong posting passes the arithmetic audit and fails the business invariants', async (t) => {
+  const { auditInvariants } = await import('../../db/queries/ledger');
+  const wallet = await merchantWallet();
+  const chain = await ensureSystemWallet(sql, 'chain', 'USDT');
+  const rollback = new Error('rollback: keep the shared database clean');
+  const seen = await sql
+    .begin(async (tx) => {
+      // A hold with no payout behind it, and a pending credit with no completed deal.
+      await postLedger(tx, {
+        key: `test:${wallet}:stray`, kind: 'test', refType: 'wallet', refId: wallet,
+        entries: [
+          { walletId: chain, bucket: 'available', amount: -900n },
+          { walletId: wallet, bucket: 'frozen', amount: 600n },
+          { walletId: wallet, bucket: 'pending_credits', amount: 300n },
+        ],
+      });
+      const arithmetic = await auditLedger(tx);
+      const business = await auditInvariants(tx);
+      throw Object.assign(rollback, { arithmetic, business });
+    })
+    .catch((error) => error as typeof rollback & { arithmetic: Awaited<ReturnType<typeof auditLedger>>; business: Awaited<ReturnType<typeof auditInvariants>> });
+  t.is(seen as Error, rollback);
+  t.false(seen.arithmetic.walletMismatches.some((m) => m.wallet_id === wallet), 'figures equal entries');
+  const mine = seen.business.filter((v) => v.wallet_id === wallet).map((v) => [v.invariant, v.figure, v.expected]);
+  t.deepEqual(mine, [
+    ['merchant frozen = live holds', 600n, 0n],
+    ['merchant pending_credits = undistributed net credits', 300n, 0n],
+  ]);
 });
