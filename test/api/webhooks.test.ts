@@ -220,8 +220,18 @@ test('an event whose delivery was started but not marked dispatched (relay crash
   t.is(await handle.result(), 'SUCCESS');
   // ...then it "crashed" before marking the event: the running relay finds it again.
   await sql`update outbox_events set dispatched_at = null where id = ${eventId}`;
+  // A probe event after it: once the probe has been delivered, any second delivery the relay
+  // wrongly started for the first event (same or earlier pass) has had the same time to arrive.
+  const probeId = randomUUID();
+  await sql`insert into outbox_events (id, merchant_id, event_type, payload)
+    values (${probeId}, ${merchantId}, 'deal.completed', ${sql.json({ deal: { deal_id: randomUUID(), amount: '8' } })})`;
   await eventually(async () => (await sql`select dispatched_at from outbox_events where id = ${eventId}`)[0]!.dispatched_at, 'the relay to take the event');
-  t.is(receiver.received.length, 1);
-  const [count] = await sql`select count(*)::int as n from webhook_deliveries where event_id = ${eventId}`;
-  t.is(count!.n, 1);
+  await eventually(async () => receiver.received.some((r) => JSON.parse(r.body).event_id === probeId), 'the probe delivery');
+  await new Promise((r) => setTimeout(r, 1_000)); // and a second for a slower duplicate
+  const firstEvent = receiver.received.filter((r) => JSON.parse(r.body).event_id === eventId);
+  t.is(firstEvent.length, 1, 'delivered exactly once');
+  const [attempts] = await sql`select count(*)::int as n from webhook_attempts where callback_id = ${callbackId}`;
+  t.is(attempts!.n, 1, 'one attempt recorded');
+  const { runId } = await client.workflow.getHandle(`webhook:${callbackId}`).describe();
+  t.is(runId, handle.firstExecutionRunId, 'no second run was started');
 });
