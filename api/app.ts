@@ -9,6 +9,7 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { authenticate } from './auth/authenticate';
 import { bodyMiddleware } from './body';
+import { codecRouter } from './codec';
 import type { AppDeps } from './deps';
 import { errorMiddleware } from './errors';
 import { openApiDocument, swaggerHtml } from './openapi';
@@ -127,11 +128,13 @@ export function createApp(deps: AppDeps): Koa {
   const router = new Router();
   for (const def of allRoutes) mountRoute(router, def, deps);
   const docs = docsRouter(metrics);
+  const codec = codecRouter(deps);
 
   app.use(traceMiddleware(deps, httpDuration));
   app.use(errorMiddleware());
   app.use(notFoundMiddleware);
   app.use(jsonMiddleware);
+  app.use(codec.routes()); // reads its own body (protobuf JSON, larger limit): ahead of bodyMiddleware
   app.use(bodyMiddleware());
   app.use(docs.routes());
   app.use(router.routes());
