@@ -12,12 +12,15 @@ import type { AppDeps } from './deps';
 /** A history page of payloads can be large; Temporal's own limit is 2 MB per payload. */
 const CODEC_BODY_LIMIT = '8mb';
 
-/** Payloads as protobuf JSON: bytes (metadata values, data) are base64 strings. */
+/**
+ * Payloads as protobuf JSON: bytes (metadata values, data) are base64 strings, and empty fields
+ * are omitted — an empty list arrives as `{}` (the Temporal CLI sends that).
+ */
 const jsonPayload = z.object({
   metadata: z.record(z.string(), z.string()).nullish(),
   data: z.string().nullish(),
 });
-const codecBody = z.object({ payloads: z.array(jsonPayload) });
+const codecBody = z.object({ payloads: z.array(jsonPayload).default([]) });
 
 function parseBody(raw: string) {
   try {

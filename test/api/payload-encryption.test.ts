@@ -1,5 +1,8 @@
 import test from 'ava';
+import { execFile } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
@@ -10,6 +13,7 @@ import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { API_URL, cabinetToken, newMerchant, operatorToken, signed } from '../helpers/api';
 import { startApp } from '../helpers/app';
 import { createPayin, fundedMerchant, isolatedTrader, PAYOUT } from '../helpers/deals';
+import { ROOT } from '../../scripts/stack';
 
 const config = loadConfig(process.env);
 const History = proto.temporal.api.history.v1.History;
@@ -129,6 +133,8 @@ test('the codec endpoint decodes for operators only, answers the UI origin with 
   t.is(tampered.status, 400);
   t.is((await codecCall('/codec/encode', { body: { payloads: [plain] } })).status, 401);
   t.is((await codecCall('/codec/decode', { body: { payloads: 'x' }, headers: operator })).status, 400);
+  const empty = await codecCall('/codec/decode', { body: {}, headers: { ...operator, 'X-Namespace': '' } }); // proto3 JSON of no payloads
+  t.deepEqual([empty.status, await empty.json()], [200, { payloads: [] }]);
 
   // Preflight: the UI's origin gets the headers it needs, any other origin gets none.
   const preflight = await codecCall('/codec/decode', {
@@ -157,3 +163,33 @@ test('with CODEC_LOOPBACK_WITHOUT_AUTH (development) a loopback caller decodes w
   const proxied = await codecCall('/codec/decode', { base: app.url, body: sealed, headers: { 'X-Forwarded-For': '203.0.113.9' } });
   t.is(proxied.status, 401);
 });
+
+test('the Temporal CLI decodes a history through the codec endpoint with an operator token', async (t) => {
+  const m = markers();
+  const merchant = await fundedMerchant(10_000);
+  const payout = await signed(merchant.keys, 'POST', PAYOUT, merchant.payoutBody({ target_requisite: m.card, target_name: m.holder }));
+  t.is(payout.status, 200, payout.text);
+  const cli = process.env.TEMPORAL_CLI ?? join(ROOT, '.tools', 'bin', 'temporal');
+  const show = (...extra: string[]) =>
+    promisify(execFile)(cli, ['workflow', 'show', '-w', payoutWorkflowId(payout.body.deal.deal_id), '--address', config.TEMPORAL_ADDRESS, '-o', 'json', '--codec-endpoint', `${API_URL}/codec`, ...extra]);
+  const decoded = await show('--codec-auth', `Bearer ${await operatorToken()}`);
+  const texts = payloadTexts(JSON.parse(decoded.stdout));
+  t.true(texts.some((text) => text.includes(m.card) && text.includes(m.holder)), 'the CLI shows the decoded input');
+  const refused = await show('--command-timeout', '3s').then(
+    (r) => r.stdout,
+    (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+  );
+  t.false(refused.includes(m.card));
+  t.false(/^\s*\{/.test(refused) && payloadTexts(JSON.parse(refused)).some((text) => text.includes(m.card)), 'without a token nothing decodes');
+});
+
+/** The text of every payload in a protobuf-JSON document (the CLI's -o json). */
+function payloadTexts(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const item of node) payloadTexts(item, out);
+  else if (node && typeof node === 'object') {
+    const record = node as Record<string, unknown>;
+    if (typeof record.data === 'string' && record.metadata && typeof record.metadata === 'object') out.push(Buffer.from(record.data, 'base64').toString('utf8'));
+    for (const value of Object.values(record)) payloadTexts(value, out);
+  }
+  return out;
+}
