@@ -22,6 +22,8 @@ const jsonPayload = z.object({
 });
 const codecBody = z.object({ payloads: z.array(jsonPayload).default([]) });
 
+type JsonPayload = z.output<typeof jsonPayload>;
+
 function parseBody(raw: string) {
   try {
     return codecBody.parse(JSON.parse(raw));
@@ -30,7 +32,6 @@ function parseBody(raw: string) {
     throw error;
   }
 }
-type JsonPayload = z.output<typeof jsonPayload>;
 
 const fromJson = ({ metadata, data }: JsonPayload): Payload => ({
   metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
