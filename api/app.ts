@@ -9,6 +9,7 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { authenticate } from './auth/authenticate';
 import { bodyMiddleware } from './body';
+import { codecRouter } from './codec';
 import { firstUnsafeText } from '../domain/text';
 import type { AppDeps } from './deps';
 import { errorMiddleware } from './errors';
@@ -143,11 +144,13 @@ export function createApp(deps: AppDeps): Koa {
   const router = new Router();
   for (const def of allRoutes) mountRoute(router, def, deps);
   const docs = docsRouter(metrics);
+  const codec = codecRouter(deps);
 
   app.use(traceMiddleware(deps, httpDuration));
   app.use(errorMiddleware());
   app.use(notFoundMiddleware);
   app.use(jsonMiddleware);
+  app.use(codec.routes()); // reads its own body (protobuf JSON, larger limit): ahead of bodyMiddleware
   app.use(bodyMiddleware());
   app.use(docs.routes());
   app.use(router.routes());

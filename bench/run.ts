@@ -172,7 +172,8 @@ const scenarios: Record<string, () => Promise<void>> = {
   /** Sequential creates; for the slowest, the gaps between its workflow history events (where the time went). */
   'payin-trace': async () => {
     const { createTemporalClient } = await import('../workers/client');
-    const client = await createTemporalClient({ TEMPORAL_ADDRESS: stack.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
+    const { loadConfig } = await import('../config');
+    const client = await createTemporalClient(loadConfig(stack.env));
     const samples: { ms: number; dealId: string }[] = [];
     const until = Date.now() + durationMs;
     while (Date.now() < until) {

@@ -3,6 +3,57 @@ import { z } from 'zod';
 export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me';
 /** A fixed 32-byte key for development only; production refuses to start with it. */
 export const DEV_SECRETS_KEY = Buffer.from('dev-secrets-key-never-in-prod-32').toString('base64');
+/** The development key of Temporal payloads (id `dev`); production refuses to encrypt with it. */
+export const DEV_PAYLOAD_KEY = Buffer.from('dev-payloads-key-never-in-prod32').toString('base64');
+export const DEV_PAYLOAD_KEYS = `dev:${DEV_PAYLOAD_KEY}`;
+
+export interface PayloadKey {
+  /** Named in each encrypted payload's metadata, so a payload finds its key after a rotation. */
+  id: string;
+  /** 32 bytes. */
+  key: Buffer;
+}
+
+/**
+ * Parses TEMPORAL_PAYLOAD_KEYS, "id:base64key[,id:base64key…]": the first key encrypts, every
+ * key decrypts (older keys stay listed until no history needs them).
+ */
+export function parsePayloadKeys(text: string): PayloadKey[] {
+  const keys = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const match = /^([A-Za-z0-9._-]{1,64}):([A-Za-z0-9+/=]+)$/.exec(part);
+      if (!match) throw new Error('each key is "<id>:<32 bytes base64>", ids of [A-Za-z0-9._-]');
+      const key = Buffer.from(match[2]!, 'base64');
+      if (key.length !== 32) throw new Error(`key "${match[1]}" must be 32 bytes, base64-encoded`);
+      return { id: match[1]!, key };
+    });
+  if (keys.length === 0) throw new Error('at least one key is needed');
+  if (new Set(keys.map((k) => k.id)).size !== keys.length) throw new Error('key ids must be distinct');
+  return keys;
+}
+
+/** A comma-separated environment list through a parser; a parse error becomes a config issue. */
+const parsedText = <T>(fallback: string, parse: (text: string) => T) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      try {
+        return parse(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+/** An optional setting where an empty string (e.g. `${VAR:-}` in compose) means unset. */
+const optionalText = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined));
 
 const seconds = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const bool = (fallback: boolean) =>
@@ -34,6 +85,24 @@ function schemaFor(nodeEnv: string) {
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('gateway'),
+    /** AES-256-GCM payload codec (workers/payload-codec.ts); off: payloads are written plain, still decoded. */
+    TEMPORAL_PAYLOAD_ENCRYPTION: bool(true),
+    TEMPORAL_PAYLOAD_KEYS: parsedText(DEV_PAYLOAD_KEYS, parsePayloadKeys),
+    /** TLS to Temporal: on with system roots when true, or when any of CA / CERT / KEY is set (file paths, PEM). */
+    TEMPORAL_TLS: bool(false),
+    TEMPORAL_TLS_CA: optionalText(),
+    TEMPORAL_TLS_CERT: optionalText(),
+    TEMPORAL_TLS_KEY: optionalText(),
+    TEMPORAL_TLS_SERVER_NAME: optionalText(),
+    /** Browser origins (the Temporal UI) allowed to call the codec endpoint /codec. */
+    CODEC_CORS_ORIGINS: parsedText('http://127.0.0.1:8233,http://localhost:8233', (text) =>
+      text
+        .split(',')
+        .map((o) => o.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
+    ),
+    /** Codec requests from a loopback socket need no operator token (the local dev UI has no login). Development only. */
+    CODEC_LOOPBACK_WITHOUT_AUTH: bool(nodeEnv === 'development'),
     /** Webhook deliveries have a queue (and worker) of their own; default: <TEMPORAL_TASK_QUEUE>-webhooks. */
     WEBHOOK_TASK_QUEUE: z.string().optional(),
     JWT_SECRET: z.string().min(16).default(DEV_JWT_SECRET),
@@ -79,11 +148,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
+  if ((parsed.data.TEMPORAL_TLS_CERT === undefined) !== (parsed.data.TEMPORAL_TLS_KEY === undefined)) {
+    throw new Error('invalid configuration:\n  TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (client certificate and its key)');
+  }
   const config = { ...parsed.data, WEBHOOK_TASK_QUEUE: parsed.data.WEBHOOK_TASK_QUEUE ?? `${parsed.data.TEMPORAL_TASK_QUEUE}-webhooks` };
   if (config.NODE_ENV === 'production') {
     if (config.JWT_SECRET === DEV_JWT_SECRET) throw new Error('JWT_SECRET must be set in production');
     if (config.SECRETS_ENCRYPTION_KEY === DEV_SECRETS_KEY)
       throw new Error('SECRETS_ENCRYPTION_KEY must be set in production');
+    if (config.TEMPORAL_PAYLOAD_ENCRYPTION && config.TEMPORAL_PAYLOAD_KEYS.some((k) => k.key.equals(Buffer.from(DEV_PAYLOAD_KEY, 'base64'))))
+      throw new Error('TEMPORAL_PAYLOAD_KEYS must be set in production (the development key is refused)');
+    if (config.CODEC_LOOPBACK_WITHOUT_AUTH) throw new Error('CODEC_LOOPBACK_WITHOUT_AUTH is for development only');
   }
   return config;
 }

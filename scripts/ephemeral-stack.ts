@@ -63,6 +63,8 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
     PORT: String(apiPort),
     JWT_SECRET: `${name}-jwt-secret-for-this-run-only`,
     SECRETS_ENCRYPTION_KEY: secretsKey,
+    // Temporal payloads are sealed under a key of this run (tests read it from their env).
+    TEMPORAL_PAYLOAD_KEYS: `${name}-${process.pid}:${randomBytes(32).toString('base64')}`,
     CHECKOUT_BASE_URL: `http://127.0.0.1:${apiPort}`,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...overrides,

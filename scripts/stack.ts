@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { Connection } from '@temporalio/client';
+import { Connection, type TLSConfig } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../workflows/contracts/search-attributes';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -189,9 +189,9 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export async function temporalAnswers(address: string): Promise<boolean> {
+export async function temporalAnswers(address: string, tls?: TLSConfig): Promise<boolean> {
   try {
-    const connection = await Connection.connect({ address, connectTimeout: 1000 });
+    const connection = await Connection.connect({ address, connectTimeout: 1000, ...(tls ? { tls } : {}) });
     try {
       await connection.workflowService.getSystemInfo({});
       return true;
@@ -203,11 +203,15 @@ export async function temporalAnswers(address: string): Promise<boolean> {
   }
 }
 
-/** Starts the Temporal dev server with the gateway's search attributes registered. */
-export async function startTemporal(options: { port: number; uiPort?: number; dbFile?: string; quiet?: boolean }) {
+/**
+ * Starts the Temporal dev server with the gateway's search attributes registered; with a UI,
+ * `codecEndpoint` makes it decode payloads through the API's codec endpoint (api/codec.ts).
+ */
+export async function startTemporal(options: { port: number; uiPort?: number; codecEndpoint?: string; dbFile?: string; quiet?: boolean }) {
   if (!existsSync(TEMPORAL_BIN)) throw new Error(`Temporal CLI not found at ${TEMPORAL_BIN} (scripts/run.sh builds it)`);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
   args.push(...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']));
+  if (options.uiPort && options.codecEndpoint) args.push('--ui-codec-endpoint', options.codecEndpoint);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const [key, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${key}=${type}`);
   // Extra start-dev flags for experiments, e.g. "--dynamic-config-value k=v --sqlite-pragma journal_mode=wal".

@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { loadConfig } from '../config';
 import { signJwt } from '../api/auth/jwt';
+import { temporalTls } from '../workers/client';
 import { prepareDatabase } from './database';
 import {
   DATA_DIR,
@@ -42,13 +43,15 @@ const demo = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsF
 
 let temporalAddress = config.TEMPORAL_ADDRESS;
 const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
-if (await temporalAnswers(temporalAddress)) {
-  say(`using the Temporal server already answering at ${temporalAddress}`);
+// The UI decodes the encrypted payloads through the API (loopback callers need no token in development).
+const codecEndpoint = `http://127.0.0.1:${config.PORT}/codec`;
+if (await temporalAnswers(temporalAddress, temporalTls(config))) {
+  say(`using the Temporal server already answering at ${temporalAddress}; point its UI's codec endpoint at ${codecEndpoint}`);
 } else {
   const port = Number(temporalAddress.split(':')[1] ?? 7233);
   if (!(await portIsFree(port))) throw new Error(`port ${port} is busy but no Temporal answers there; set TEMPORAL_ADDRESS`);
   say('starting the Temporal dev server (SQLite in .data/temporal.db)');
-  temporalAddress = await startTemporal({ port, uiPort, dbFile: join(DATA_DIR, 'temporal.db'), quiet: true });
+  temporalAddress = await startTemporal({ port, uiPort, codecEndpoint, dbFile: join(DATA_DIR, 'temporal.db'), quiet: true });
 }
 
 // A demo webhook receiver, so deliveries to the demo merchant are visible in this console.
@@ -61,7 +64,12 @@ createServer((req, res) => {
   });
 }).listen(demoWebhookPort, '127.0.0.1');
 
-const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, PORT: String(config.PORT) };
+const env = {
+  DATABASE_URL: databaseUrl,
+  TEMPORAL_ADDRESS: temporalAddress,
+  PORT: String(config.PORT),
+  CODEC_CORS_ORIGINS: process.env.CODEC_CORS_ORIGINS ?? `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`,
+};
 startNode('worker', 'workers/main.ts', env);
 startNode('api', 'api/server.ts', env);
 const apiUrl = `http://127.0.0.1:${config.PORT}`;
@@ -76,7 +84,7 @@ console.log(`
   API              ${apiUrl}
   API docs         ${apiUrl}/docs        (OpenAPI: ${apiUrl}/openapi.json)
   Health           ${apiUrl}/health
-  Temporal UI      http://127.0.0.1:${uiPort}
+  Temporal UI      http://127.0.0.1:${uiPort}   (payloads decoded via ${codecEndpoint})
   Database         ${databaseUrl}
   Demo webhooks    ${demoWebhookUrl} (printed here)
 

@@ -5,7 +5,7 @@ import { createLogger } from '../config/logger';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createActivities } from '../activities';
-import { createTemporalClient } from './client';
+import { createTemporalClient, temporalConnectionOptions, temporalDataConverter } from './client';
 import { startOutboxRelay } from './outbox-relay';
 
 const config = loadConfig();
@@ -15,18 +15,21 @@ const sdkLevel: LogLevel = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 
 Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLogger(sdkLevel) });
 
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
-const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+const connection = await NativeConnection.connect(temporalConnectionOptions(config));
+// Payloads are sealed with the shared codec (workers/payload-codec.ts) before they reach Temporal.
+const dataConverter = temporalDataConverter(config);
 const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) });
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 // Deals and webhook deliveries poll separate task queues, so a burst of deliveries never delays
 // the first task of a new deal, and a hanging receiver only holds the webhook worker's slots.
-const dealWorker = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowsPath, activities });
+const dealWorker = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowsPath, activities, dataConverter });
 const webhookWorker = await Worker.create({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.WEBHOOK_TASK_QUEUE,
   workflowsPath,
   activities,
+  dataConverter,
   // Webhook POSTs wait on the network, not the CPU: room for many.
   maxConcurrentActivityTaskExecutions: 200,
 });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { auditLedger } from '../../db/queries/ledger';
 import { dealIdFor } from '../../domain/ids';
+import { loadConfig } from '../../config';
 import { createTemporalClient } from '../../workers/client';
 import { newMerchant, signed } from '../helpers/api';
 import { testSql } from '../helpers/app';
@@ -63,7 +64,7 @@ test('a refused create leaves no deal, hold or workflow, and is not cached: the 
   const dealId = dealIdFor(merchantId, 'PAYIN', key);
   const [none] = await sql`select count(*)::int as n from deals where id = ${dealId}`;
   t.is(none!.n, 0);
-  const client = await createTemporalClient({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
+  const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
   // The dev server purges a deleted execution asynchronously (about 30 s here).
   await eventually(async () => {

@@ -310,7 +310,8 @@ test('the deal workflow is findable in Temporal by DealId and MerchantId', async
   const { merchantId, keys } = await newMerchant();
   const deal = await createPayin(keys);
   const { createTemporalClient } = await import('../../workers/client');
-  const client = await createTemporalClient({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
+  const { loadConfig } = await import('../../config');
+  const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
   const found = await eventually(async () => {
     for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}" AND MerchantId = "${merchantId}"` })) return wf;

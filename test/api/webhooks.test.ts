@@ -1,6 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
+import { loadConfig } from '../../config';
 import { createTemporalClient } from '../../workers/client';
 import { parseSignatureHeader, signatureMatches } from '../../domain/signature';
 import { callbackIdFor } from '../../domain/ids';
@@ -183,7 +184,7 @@ test('a worker process SIGKILLed during a retry pause is replaced and the delive
   const env = { TEMPORAL_TASK_QUEUE: `${taskQueue}-deals`, WEBHOOK_TASK_QUEUE: taskQueue, OUTBOX_RELAY: 'false' };
   let worker = startWorkerProcess(env);
   t.teardown(() => void worker.kill('SIGKILL'));
-  const client = await createTemporalClient({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
+  const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
   const callbackId = callbackIdFor(eventId, receiver.url);
   const handle = await client.workflow.start('webhookDeliveryWorkflow', {
@@ -209,7 +210,7 @@ test('an event whose delivery was started but not marked dispatched (relay crash
   // The relay's first half: the event exists and its delivery workflow was started...
   await sql`insert into outbox_events (id, merchant_id, event_type, payload, dispatched_at)
     values (${eventId}, ${merchantId}, 'deal.completed', ${sql.json({ deal: { deal_id: randomUUID(), amount: '7' } })}, now())`;
-  const client = await createTemporalClient({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
+  const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
   const callbackId = callbackIdFor(eventId, receiver.url);
   const handle = await client.workflow.start('webhookDeliveryWorkflow', {

@@ -6,6 +6,7 @@ import { createActivities } from '../../activities';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
+import { temporalConnectionOptions, temporalDataConverter } from '../../workers/client';
 import { startApp } from './app';
 
 /** The real worker entrypoint as a child process (to be killed with SIGKILL), with env overrides. */
@@ -18,13 +19,14 @@ export function startWorkerProcess(env: Record<string, string>): ChildProcess {
 export async function startWorker(taskQueue: string, overrides: Partial<Config> = {}) {
   const config = { ...loadConfig(process.env), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
   const sql = createSql(config.DATABASE_URL, { max: 5 });
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue,
     workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
     activities: createActivities({ config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
+    dataConverter: temporalDataConverter(config),
   });
   const running = worker.run();
   return {
