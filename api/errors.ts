@@ -37,8 +37,10 @@ export interface Problem {
 
 /** What an error answer may repeat of the request: a few fields, short strings (never a 100 kB echo). */
 const MAX_FIELD_ERRORS = 10;
-const MAX_TEXT = 300;
-const cap = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
+const MAX_FIELD_TEXT = 300;
+/** A message may list allowed values (payment method slugs), so it gets more room than a field error. */
+const MAX_MESSAGE = 2000;
+const cap = (text: string, max = MAX_FIELD_TEXT) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 export function zodFieldErrors(error: ZodError): FieldError[] {
   return error.issues.slice(0, MAX_FIELD_ERRORS).map((issue) => ({
@@ -75,7 +77,7 @@ export function problemFor(error: DomainError, instance: string): { status: numb
     type: 'about:blank',
     title: row.title,
     status,
-    detail: JSON.stringify({ code: row.grpc, message: cap(error.message), details: [] }),
+    detail: JSON.stringify({ code: row.grpc, message: cap(error.message, MAX_MESSAGE), details: [] }),
     instance,
   };
   if (error.fieldErrors.length > 0) {
