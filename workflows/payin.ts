@@ -27,7 +27,7 @@ import {
   type PayinWorkflowInput,
 } from './contracts/payin';
 import { DealStatusKey } from './contracts/search-attributes';
-import { businessFailure, isBusinessFailure, rejected } from './failures';
+import { businessFailure, createOrAdopt, rejected } from './failures';
 import { serialQueue } from './serial';
 
 export type PayinOutcome = { created: false; reason: string } | { created: true; status: PayinStatus };
@@ -112,21 +112,13 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
     }),
   );
 
-  try {
-    apply(await local.createPayinDeal(input.create));
-  } catch (error) {
-    const failure = businessFailure(error);
-    // Every attempt's transaction was bounded by its deadline, so none can commit from now on;
-    // one that committed before its answer was lost left a deal: adopt it rather than orphan it.
-    const committed = isBusinessFailure(failure) ? null : await steps.findPayinSnapshot(dealId);
-    if (committed) {
-      apply(committed);
-    } else {
-      creationFailure = failure;
-      await condition(allHandlersFinished);
-      return { created: false, reason: error instanceof Error ? error.message : 'creation failed' };
-    }
+  const created = await createOrAdopt(() => local.createPayinDeal(input.create), () => steps.findPayinSnapshot(dealId));
+  if (!created.ok) {
+    creationFailure = created.failure;
+    await condition(allHandlersFinished);
+    return { created: false, reason: created.reason };
   }
+  apply(created.snapshot);
 
   // Live until a terminal state; at payment_timeout_at whatever is still expirable expires.
   const untilTimeout = Math.max(0, Date.parse(current().paymentTimeoutAt) - Date.now());

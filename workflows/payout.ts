@@ -18,7 +18,7 @@ import {
   type PayoutWorkflowInput,
 } from './contracts/payout';
 import { DealStatusKey } from './contracts/search-attributes';
-import { businessFailure, isBusinessFailure, rejected } from './failures';
+import { businessFailure, createOrAdopt, rejected } from './failures';
 import { serialQueue } from './serial';
 
 export type PayoutOutcome = { created: false; reason: string } | { created: true; status: PayoutStatus };
@@ -60,21 +60,13 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   setHandler(completePayoutUpdate, () => command(['PROCESSING'], () => steps.completePayout(dealId)));
   setHandler(rejectPayoutUpdate, (reason) => command(['PROCESSING'], () => steps.failPayout(dealId, reason)));
 
-  try {
-    apply(await local.createPayoutDeal(input.create));
-  } catch (error) {
-    const failure = businessFailure(error);
-    // Every attempt's transaction was bounded by its deadline, so none can commit from now on;
-    // one that committed before its answer was lost left a deal: adopt it rather than orphan it.
-    const committed = isBusinessFailure(failure) ? null : await steps.findPayoutSnapshot(dealId);
-    if (committed) {
-      apply(committed);
-    } else {
-      creationFailure = failure;
-      await condition(allHandlersFinished);
-      return { created: false, reason: error instanceof Error ? error.message : 'creation failed' };
-    }
+  const created = await createOrAdopt(() => local.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId));
+  if (!created.ok) {
+    creationFailure = created.failure;
+    await condition(allHandlersFinished);
+    return { created: false, reason: created.reason };
   }
+  apply(created.snapshot);
 
   // Until a terminal state (spec 3.2, with the transfer SLA):
   //   UNASSIGNED  re-match every retryMatchSeconds; at the assignment SLA → EXPIRED (hold returned)
