@@ -6,6 +6,7 @@ import { withBusinessFailures } from './errors';
 import { createPayinActivities } from './payins';
 import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
+import { createWithdrawalActivities } from './withdrawals';
 
 export interface ActivityDeps {
   config: Config;
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPayinActivities(deps),
     ...createPayoutActivities(deps),
     ...createWebhookActivities(deps),
+    ...createWithdrawalActivities(deps),
   });
 }
 
