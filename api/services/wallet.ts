@@ -56,7 +56,8 @@ const presentDeposit = (r: WalletDepositRow) => ({
   address: r.address,
   confirmations: r.confirmations,
   created_at: r.created_at.toISOString(),
-  confirmed_at: r.confirmed_at?.toISOString() ?? '',
+  // Operator-recorded deposits are final when recorded: their confirmation time is their creation.
+  confirmed_at: (r.confirmed_at ?? (r.status === 'CONFIRMED' ? r.created_at : null))?.toISOString() ?? '',
 });
 
 export async function listDeposits(deps: AppDeps, merchantId: string, q: { page_size?: number; page_token?: string }) {
