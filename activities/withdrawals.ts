@@ -114,7 +114,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       const context = Context.current();
       const beat = setInterval(() => context.heartbeat(), 1000);
       try {
-        return await chain.send({ withdrawalId: row.id, toAddress: row.address, amount: row.net });
+        return await chain.send({ withdrawalId: row.id, toAddress: row.address, amount: row.net }, context.cancellationSignal);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         await sql`update withdrawals set last_broadcast_error = ${message.slice(0, 500)} where id = ${id}`.catch(() => undefined);

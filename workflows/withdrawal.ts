@@ -48,7 +48,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   const created = () => withdrawal !== undefined || creationFailure !== undefined;
   /** Waits (up to syncWaitMs) until no broadcast is under way, then answers the current state. */
   const settledOrCurrent = async () => {
-    await condition(() => !WITHDRAWAL_BROADCASTING.includes(withdrawal!.status), input.syncWaitMs);
+    if (input.syncWaitMs > 0) await condition(() => !WITHDRAWAL_BROADCASTING.includes(withdrawal!.status), input.syncWaitMs);
     return withdrawal!;
   };
   const command = (from: readonly WithdrawalStatus[], step: () => Promise<WithdrawalSnapshot>) =>

@@ -13,7 +13,8 @@ export interface ChainTransfer {
 }
 
 export interface ChainAdapter {
-  send(transfer: ChainTransfer): Promise<{ txHash: string }>;
+  /** `signal` aborts when the attempt is cancelled (timed out, worker shutting down): stop waiting then. */
+  send(transfer: ChainTransfer, signal?: AbortSignal): Promise<{ txHash: string }>;
 }
 
 /** The network refused the transfer for good (bad address on chain, frozen contract …): do not retry. */

@@ -18,12 +18,17 @@ export type SimulatorMode = 'ok' | 'fail' | 'flaky' | 'hang';
 export const simulatedTxHash = (t: ChainTransfer) =>
   createHash('sha256').update(`sim-tron\u0000${t.withdrawalId}\u0000${t.toAddress}\u0000${t.amount}`).digest('hex');
 
+/** Never answers; gives up only when the caller aborts. */
+function aborted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new ChainUnavailable('simulated chain: call abandoned')), { once: true }));
+}
+
 export function simulatedChain(sql: Sql, options: { mode: SimulatorMode; latencyMs: number }): ChainAdapter {
   const flakyCalls = new Map<string, number>();
   return {
-    async send(transfer) {
-      if (options.mode === 'hang') await new Promise<never>(() => {});
-      if (options.latencyMs > 0) await sleep(options.latencyMs);
+    async send(transfer, signal) {
+      if (options.mode === 'hang') await aborted(signal);
+      if (options.latencyMs > 0) await sleep(options.latencyMs, undefined, { signal });
       if (options.mode === 'fail') throw new ChainRejected('simulated chain: transfer refused');
       if (options.mode === 'flaky') {
         const calls = (flakyCalls.get(transfer.withdrawalId) ?? 0) + 1;
@@ -36,7 +41,7 @@ export function simulatedChain(sql: Sql, options: { mode: SimulatorMode; latency
         values (${transfer.withdrawalId}, ${txHash}, ${transfer.toAddress}, ${transfer.amount})
         on conflict (withdrawal_id) do update set send_calls = simulated_chain_transfers.send_calls + 1, last_call_at = now()
         returning tx_hash`;
-      if (options.latencyMs > 0) await sleep(options.latencyMs);
+      if (options.latencyMs > 0) await sleep(options.latencyMs, undefined, { signal });
       return { txHash: accepted!.tx_hash };
     },
   };

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../../activities';
 import { loadConfig, type Config } from '../../config';
@@ -50,8 +50,19 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** One workflow bundle for every in-process worker of a test file (bundling is the slow part). */
 export const workflowBundle = () => (bundle ??= bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)), logger: undefined }));
 
+let runtimeInstalled = false;
+
 /** A worker in this process on a task queue of its own, with config overrides (e.g. the chain simulator's mode). */
 export async function startWalletWorker(taskQueue: string, overrides: Partial<Config>) {
+  if (!runtimeInstalled) {
+    runtimeInstalled = true;
+    try {
+      // Expected activity failures (refused, abandoned broadcasts) would otherwise flood the test output.
+      Runtime.install({ logger: new DefaultLogger('ERROR') });
+    } catch {
+      /* a runtime exists already */
+    }
+  }
   const config = { ...loadConfig(process.env), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
   const sql = createSql(config.DATABASE_URL, { max: 3 });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
