@@ -4,6 +4,7 @@
  */
 import { loadConfig } from '../config';
 import { auditLedger } from '../db/queries/ledger';
+import { auditMerchantFrozen } from '../db/queries/frozen-invariant';
 import { createSql } from '../db/sql';
 
 export async function ledgerCheck(databaseUrl: string): Promise<boolean> {
@@ -20,7 +21,12 @@ export async function ledgerCheck(databaseUrl: string): Promise<boolean> {
     );
     for (const m of report.walletMismatches) console.log(`  wallet ${m.wallet_id} ${m.bucket}: figure ${m.figure}, entries ${m.entries}`);
     for (const u of report.unbalancedTransactions) console.log(`  transaction ${u.transaction_id} sums to ${u.sum}`);
-    return ok;
+    // Issue 10: a merchant's frozen = its live payout holds + its pending withdrawals.
+    const frozen = await auditMerchantFrozen(sql);
+    for (const f of frozen) {
+      console.log(`  merchant ${f.merchant_id} frozen ${f.frozen} ≠ payout holds ${f.payout_holds} + pending withdrawals ${f.withdrawal_holds}`);
+    }
+    return ok && frozen.length === 0;
   } finally {
     await sql.end();
   }

@@ -45,6 +45,16 @@ test('a posting moves figures and a retry with the same key posts nothing', asyn
   );
   const [after] = await sql`select available, frozen from wallets where id = ${wallet}`;
   t.deepEqual({ ...after }, { available: 300n, frozen: 200n });
+  // Released again: a merchant's frozen must equal its payout and withdrawal holds (the post-suite audit checks it).
+  await sql.begin((tx) =>
+    postLedger(tx, {
+      key: `test:${wallet}:release`, kind: 'release', refType: 'wallet', refId: wallet,
+      entries: [
+        { walletId: wallet, bucket: 'frozen', amount: -200n },
+        { walletId: wallet, bucket: 'available', amount: 200n },
+      ],
+    }),
+  );
 });
 
 test('unbalanced postings are refused by the code and by the database', async (t) => {
