@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import type { Db } from '../db/sql';
 import { FailedPrecondition, NotFound } from '../domain/errors';
-import { isAutoProcessed, WITHDRAWAL_FAILED_EVENT, type WithdrawalStatus } from '../domain/withdrawals';
+import { canMove, isAutoProcessed, WITHDRAWAL_TRANSITIONS, type WithdrawalMove } from '../domain/withdrawals';
 import {
   findWithdrawal,
   insertWithdrawalWithHold,
@@ -27,23 +27,23 @@ export const withdrawalSnapshotOf = (row: WithdrawalRow): WithdrawalSnapshot => 
 export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapter = createChainAdapter(deps.config, deps.sql)) {
   const { sql } = deps;
 
-  /** Locked status check, the move and its effects, in one transaction. */
+  /** A move of the table in domain/withdrawals.ts: locked status check, effects, event, in one transaction. */
   const move = (
     id: string,
-    from: readonly WithdrawalStatus[],
-    to: WithdrawalStatus,
+    name: WithdrawalMove,
     effects: (tx: Db, row: WithdrawalRow) => Promise<Record<string, unknown>>,
   ): Promise<WithdrawalSnapshot> =>
     sql.begin(async (tx) => {
+      const { to, event } = WITHDRAWAL_TRANSITIONS[name];
       const row = await lockWithdrawal(tx, id);
       if (!row) throw new NotFound('withdrawal not found');
       if (row.status === to) return withdrawalSnapshotOf(row);
-      if (!from.includes(row.status)) throw new FailedPrecondition(`withdrawal is ${row.status}; cannot move to ${to}`);
+      if (!canMove(row.status, name)) throw new FailedPrecondition(`withdrawal is ${row.status}; cannot move to ${to}`);
       const changes = await effects(tx, row);
       const [updated] = await tx<WithdrawalRow[]>`
         update withdrawals set ${tx({ ...changes, status: to } as Record<string, string>, ...(['status', ...Object.keys(changes)] as [string]))}, updated_at = now()
         where id = ${id} returning *`;
-      if (to === 'CANCELLED') await writeWithdrawalEvent(tx, updated!, WITHDRAWAL_FAILED_EVENT, { withdrawal: presentWithdrawal(updated!) });
+      if (event) await writeWithdrawalEvent(tx, updated!, event, { withdrawal: presentWithdrawal(updated!) });
       return withdrawalSnapshotOf(updated!);
     });
 
@@ -80,11 +80,11 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
     },
 
     async approveWithdrawal(id: string, operatorId: string): Promise<WithdrawalSnapshot> {
-      return move(id, ['PENDING_MANUAL'], 'APPROVED', async () => ({ approved_by: operatorId, approved_at: new Date() }));
+      return move(id, 'approve', async () => ({ approved_by: operatorId, approved_at: new Date() }));
     },
 
     async cancelWithdrawal(id: string, reason: string, operatorId: string): Promise<WithdrawalSnapshot> {
-      return move(id, ['PENDING_MANUAL'], 'CANCELLED', async (tx, row) => {
+      return move(id, 'cancel', async (tx, row) => {
         await releaseWithdrawalHold(tx, row);
         return { cancel_reason: reason || 'cancelled by an operator', cancelled_by: operatorId, cancelled_at: new Date() };
       });
@@ -127,7 +127,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
 
     /** The transfer went out: COMPLETED with its tx hash; the hold is debited (net to the chain, fee to the platform). */
     async completeWithdrawal(id: string, txHash: string): Promise<WithdrawalSnapshot> {
-      return move(id, ['PENDING', 'APPROVED'], 'COMPLETED', async (tx, row) => {
+      return move(id, 'broadcast_sent', async (tx, row) => {
         await settleWithdrawal(tx, row);
         return { tx_hash: txHash, completed_at: new Date(), last_broadcast_error: '' };
       });
@@ -135,7 +135,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
 
     /** The network refused it for good: CANCELLED, hold returned, p2p.finance.withdrawal_failed. */
     async failWithdrawal(id: string, reason: string): Promise<WithdrawalSnapshot> {
-      return move(id, ['PENDING', 'APPROVED'], 'CANCELLED', async (tx, row) => {
+      return move(id, 'broadcast_rejected', async (tx, row) => {
         await releaseWithdrawalHold(tx, row);
         return { cancel_reason: reason, cancelled_by: 'chain', cancelled_at: new Date() };
       });

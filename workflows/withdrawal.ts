@@ -12,7 +12,7 @@
  */
 import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { WITHDRAWAL_BROADCASTING, type WithdrawalStatus } from '../domain/withdrawals';
+import { canMove, WITHDRAWAL_BROADCASTING, type WithdrawalMove, type WithdrawalStatus } from '../domain/withdrawals';
 import { local, steps } from './activity-proxies';
 import {
   approveWithdrawalUpdate,
@@ -51,11 +51,12 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     if (input.syncWaitMs > 0) await condition(() => !WITHDRAWAL_BROADCASTING.includes(withdrawal!.status), input.syncWaitMs);
     return withdrawal!;
   };
-  const command = (from: readonly WithdrawalStatus[], step: () => Promise<WithdrawalSnapshot>) =>
+  /** An operator move of the table in domain/withdrawals.ts; any other source state is refused. */
+  const command = (move: WithdrawalMove, step: () => Promise<WithdrawalSnapshot>) =>
     serial(async () => {
       await condition(created);
       if (!withdrawal) throw rejected('NOT_FOUND', 'withdrawal not found');
-      if (!from.includes(withdrawal.status)) throw rejected('FAILED_PRECONDITION', `withdrawal is ${withdrawal.status}`);
+      if (!canMove(withdrawal.status, move)) throw rejected('FAILED_PRECONDITION', `withdrawal is ${withdrawal.status}`);
       try {
         return apply(await step());
       } catch (error) {
@@ -70,10 +71,10 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     return settledOrCurrent();
   });
   setHandler(approveWithdrawalUpdate, async (operatorId) => {
-    await command(['PENDING_MANUAL'], () => steps.approveWithdrawal(id, operatorId));
+    await command('approve', () => steps.approveWithdrawal(id, operatorId));
     return settledOrCurrent();
   });
-  setHandler(cancelWithdrawalUpdate, (reason, operatorId) => command(['PENDING_MANUAL'], () => steps.cancelWithdrawal(id, reason, operatorId)));
+  setHandler(cancelWithdrawalUpdate, (reason, operatorId) => command('cancel', () => steps.cancelWithdrawal(id, reason, operatorId)));
 
   try {
     apply(await local.createWithdrawal(input.create));
