@@ -87,7 +87,9 @@ export const feeQuoteResponse = z
 
 export const withdrawBody = z
   .object({
-    address: tronAddress,
+    address: tronAddress.optional().openapi({
+      description: "mainnet TRON address; when omitted, the profile's withdrawal_address (which must then be a valid TRON address)",
+    }),
     amount: positiveAmount('amount').openapi({ type: 'integer', format: 'int64', description: 'USDT cents, including the fee' }),
     idempotency_key: z.string().max(200).optional().openapi({
       description: 'accepted and echoed, not required and not used for de-duplication: the server derives the key from (merchant, address, amount, current fee)',

@@ -4,7 +4,8 @@
  */
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
-import { DomainError, FailedPrecondition, NotFound } from '../../domain/errors';
+import { DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
 import { withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
@@ -38,6 +39,22 @@ export function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowM
   return row.status === 'COMPLETED' && nowMs - row.created_at.getTime() < windowSeconds * 1000;
 }
 
+/** No address in the request: the merchant's withdrawal_address from the profile, if it is a valid TRON address. */
+async function profileWithdrawalAddress(deps: AppDeps, merchantId: string): Promise<string> {
+  const [merchant] = await deps.sql<{ withdrawal_address: string }[]>`select withdrawal_address from merchants where id = ${merchantId}`;
+  const address = merchant?.withdrawal_address ?? '';
+  if (!address) {
+    throw new InvalidArgument('address is required (or set withdrawal_address in the profile)', [{ field: 'address', message: 'address is required', code: 'required' }]);
+  }
+  const problem = tronAddressProblem(address);
+  if (problem) {
+    throw new InvalidArgument(`the profile's withdrawal_address is not usable: ${describeTronAddressProblem(problem)}`, [
+      { field: 'address', message: describeTronAddressProblem(problem), code: problem },
+    ]);
+  }
+  return address;
+}
+
 async function readWithdrawal(deps: AppDeps, id: string): Promise<WithdrawalRow> {
   const row = await findWithdrawal(deps.sql, id);
   if (!row) throw new NotFound('withdrawal not found');
@@ -47,8 +64,9 @@ async function readWithdrawal(deps: AppDeps, id: string): Promise<WithdrawalRow>
 export async function createWithdrawal(
   deps: AppDeps,
   merchantId: string,
-  body: { address: string; amount: bigint; idempotency_key?: string | undefined },
+  request: { address?: string | undefined; amount: bigint; idempotency_key?: string | undefined },
 ): Promise<WithdrawalRow> {
+  const body = { ...request, address: request.address ?? (await profileWithdrawalAddress(deps, merchantId)) };
   const { fee } = quoteWithdrawal(deps, body.amount);
   const dedupKey = withdrawalDedupKey({ merchantId, address: body.address, amount: body.amount, fee });
   const latest = await latestWithdrawalByKey(deps.sql, merchantId, dedupKey);

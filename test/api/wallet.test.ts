@@ -4,7 +4,7 @@ import { auditLedger } from '../../db/queries/ledger';
 import { auditMerchantFrozen } from '../../db/queries/frozen-invariant';
 import { isTronAddress } from '../../domain/tron';
 import { createTemporalClient } from '../../workers/client';
-import { asOperator, newMerchant, problemDetail, signed, type ApiResponse } from '../helpers/api';
+import { asOperator, cabinetToken, newMerchant, problemDetail, signed, withBearer, type ApiResponse } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { walletOf } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
@@ -306,6 +306,23 @@ test('insufficient balance and invalid addresses are refused with nothing moved'
   // The refused create leaves nothing behind: the same request succeeds once funded.
   await deposit(merchantId, 1);
   t.is((await withdraw(keys, { address: good, amount: 5_001 })).body.status, 'COMPLETED');
+});
+
+test("without an address the profile's withdrawal_address is used (when it is a valid TRON address)", async (t) => {
+  const { merchantId, keys } = await walletMerchant(5_000);
+  const setAddress = async (withdrawal_address: string) => {
+    const res = await withBearer(await cabinetToken(merchantId), 'PATCH', '/api/v1/p2p/my-merchant', { withdrawal_address });
+    t.is(res.status, 200, res.text);
+  };
+  expectProblem(t, await withdraw(keys, { amount: 1_000 }), 400, 'INVALID_ARGUMENT', /address is required/);
+  await setAddress('not-a-tron-address');
+  expectProblem(t, await withdraw(keys, { amount: 1_000 }), 400, 'INVALID_ARGUMENT', /withdrawal_address is not usable/);
+  const address = randomTronAddress();
+  await setAddress(address);
+  const res = await withdraw(keys, { amount: 1_000 });
+  t.is(res.status, 200, res.text);
+  t.like(res.body, { address, status: 'COMPLETED' });
+  t.is((await withdraw(keys, { amount: 1_000, address })).body.withdrawal_id, res.body.withdrawal_id, 'the same request spelled out');
 });
 
 test('withdrawal history: one row per withdrawal, newest first, status filter, keyset pages', async (t) => {
