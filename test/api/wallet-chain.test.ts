@@ -1,6 +1,8 @@
 /**
  * The broadcast step against the simulated chain in its other modes (refuse, flaky, hang) and its
  * crash safety: a real worker process SIGKILLed after recording the intent and after sending.
+ * Serial: each test brings its own worker (the kill test two processes that bundle the workflows),
+ * and the 2-core machine is shared with the rest of the suite.
  */
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
@@ -25,7 +27,7 @@ test.after.always(async () => {
 const row = async (id: string) => (await sql`select * from withdrawals where id = ${id}`)[0]!;
 const transfers = (id: string) => sql<{ tx_hash: string; send_calls: number }[]>`select tx_hash, send_calls from simulated_chain_transfers where withdrawal_id = ${id}`;
 
-test('a transfer the chain refuses for good is CANCELLED with the hold returned and p2p.finance.withdrawal_failed (auto and approved)', async (t) => {
+test.serial('a transfer the chain refuses for good is CANCELLED with the hold returned and p2p.finance.withdrawal_failed (auto and approved)', async (t) => {
   const stack = await startWalletStack({ CHAIN_SIMULATOR: 'fail' });
   t.teardown(() => stack.close());
   const { merchantId, keys } = await walletMerchant(10_000, { auto_withdrawal_limit_usdt_cents: 5_000 });
@@ -49,7 +51,7 @@ test('a transfer the chain refuses for good is CANCELLED with the hold returned 
   t.is((await transfers(auto.body.withdrawal_id)).length, 0);
 });
 
-test('transient chain failures are retried with backoff and the transfer goes out once', async (t) => {
+test.serial('transient chain failures are retried with backoff and the transfer goes out once', async (t) => {
   const stack = await startWalletStack({ CHAIN_SIMULATOR: 'flaky', WITHDRAWAL_SYNC_WAIT_SECONDS: 20 });
   t.teardown(() => stack.close());
   const { merchantId, keys } = await walletMerchant(10_000);
@@ -65,7 +67,7 @@ test('transient chain failures are retried with backoff and the transfer goes ou
   t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [7_500n, 0n]);
 });
 
-test('a hanging chain: the merchant gets PENDING, attempts are abandoned at the timeout and retried; the hold waits; a healthy worker finishes it', async (t) => {
+test.serial('a hanging chain: the merchant gets PENDING, attempts are abandoned at the timeout and retried; the hold waits; a healthy worker finishes it', async (t) => {
   const overrides = { WITHDRAWAL_SYNC_WAIT_SECONDS: 1, WITHDRAWAL_BROADCAST_TIMEOUT_SECONDS: 2, WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS: 2, WITHDRAWAL_BROADCAST_MAX_BACKOFF_SECONDS: 1 };
   const stack = await startWalletStack({ ...overrides, CHAIN_SIMULATOR: 'hang' });
   let stopped = false;
@@ -98,7 +100,7 @@ test('a hanging chain: the merchant gets PENDING, attempts are abandoned at the 
   t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [7_000n, 0n]);
 });
 
-test('a worker process SIGKILLed after recording the intent, or after sending, never sends twice', async (t) => {
+test.serial('a worker process SIGKILLed after recording the intent, or after sending, never sends twice', async (t) => {
   const taskQueue = `wallet-kill-${randomUUID()}`;
   const env = (latencyMs: number) => ({
     TEMPORAL_TASK_QUEUE: taskQueue,
