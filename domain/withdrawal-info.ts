@@ -1,8 +1,27 @@
 /** A withdrawal as merchants and operators see it; int64 as digit strings, unset times as empty strings. */
-import type { WithdrawalRow } from '../db/queries/withdrawals';
+import type { WithdrawalStatus } from './withdrawals';
+
+/** The fields of a withdrawal row that merchants see (db/queries/withdrawals.ts WithdrawalRow has them all). */
+export interface WithdrawalRecord {
+  id: string;
+  status: WithdrawalStatus;
+  auto: boolean;
+  address: string;
+  amount: bigint;
+  fee: bigint;
+  net: bigint;
+  tx_hash: string;
+  idempotency_key: string;
+  cancel_reason: string;
+  created_at: Date;
+  updated_at: Date;
+  approved_at: Date | null;
+  completed_at: Date | null;
+  cancelled_at: Date | null;
+}
 
 /** The withdrawal as merchants see it (POST /wallet/withdraw, GET /wallet/withdrawals, webhooks). */
-export function presentWithdrawal(row: WithdrawalRow) {
+export function presentWithdrawal(row: WithdrawalRecord) {
   return {
     withdrawal_id: row.id,
     status: row.status,
