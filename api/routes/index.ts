@@ -8,6 +8,8 @@ import { healthRoutes } from './health';
 import { operatorDealRoutes } from './operator-deals';
 import { operatorRoutes } from './operator';
 import { profileRoutes } from './profile';
+import { operatorWalletRoutes } from './operator-wallet';
+import { walletRoutes } from './wallet';
 
 /** Every route of the API; each file registers its paths in the OpenAPI document as it is defined. */
 export const allRoutes: RouteDef[] = [
@@ -20,4 +22,6 @@ export const allRoutes: RouteDef[] = [
   ...callbackRoutes,
   ...operatorRoutes,
   ...operatorDealRoutes,
+  ...walletRoutes,
+  ...operatorWalletRoutes,
 ];
