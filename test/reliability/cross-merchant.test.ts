@@ -11,6 +11,7 @@ import { testSql } from '../helpers/app';
 import { createPayin } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { exemplar, fillPath, loadOperations } from '../helpers/openapi';
+import { deposit, randomTronAddress, withdraw } from '../helpers/wallet';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -27,7 +28,15 @@ async function fixturesFor(a: { merchantId: string; keys: KeyPair }): Promise<Re
     async () => (await sql<{ id: string }[]>`select id from webhook_deliveries where merchant_id = ${a.merchantId} limit 1`)[0],
     'a webhook delivery of A',
   );
+  await deposit(a.merchantId, 500_000);
+  const withdrawal = await withdraw(a.keys, { address: randomTronAddress(), amount: 200_000 }); // above the auto limit: PENDING_MANUAL
+  if (withdrawal.status !== 200) throw new Error(`withdrawal fixture: ${withdrawal.status} ${withdrawal.text}`);
+  const withdrawalId = withdrawal.body.withdrawal_id as string;
   return {
+    withdrawal_id: {
+      id: withdrawalId,
+      state: async () => (await sql`select status, amount, updated_at from withdrawals where id = ${withdrawalId}`)[0],
+    },
     deal_id: {
       id: deal.deal_id,
       state: async () => (await sql`select status, amount, amount_version, updated_at from deals where id = ${deal.deal_id}`)[0],
