@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
+import { createAppealActivities } from './appeals';
 import { withBusinessFailures } from './errors';
 import { createPayinActivities } from './payins';
 import { createPayoutActivities } from './payouts';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPayinActivities(deps),
     ...createPayoutActivities(deps),
     ...createWebhookActivities(deps),
+    ...createAppealActivities(deps),
   });
 }
 

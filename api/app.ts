@@ -8,7 +8,7 @@ import { type ZodType } from 'zod';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { authenticate } from './auth/authenticate';
-import { bodyMiddleware } from './body';
+import { bodyMiddleware, MULTIPART_OVERHEAD_BYTES } from './body';
 import type { AppDeps } from './deps';
 import { errorMiddleware } from './errors';
 import { openApiDocument, swaggerHtml } from './openapi';
@@ -132,7 +132,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorMiddleware());
   app.use(notFoundMiddleware);
   app.use(jsonMiddleware);
-  app.use(bodyMiddleware());
+  app.use(bodyMiddleware({ multipartMaxBytes: deps.config.EVIDENCE_MAX_BYTES + MULTIPART_OVERHEAD_BYTES }));
   app.use(docs.routes());
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));

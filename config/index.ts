@@ -57,6 +57,10 @@ function schemaFor(nodeEnv: string) {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(nodeEnv !== 'production'),
     DEFAULT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
     TRUST_PROXY: bool(false),
+    /** Evidence files (issue 9): largest accepted upload in bytes. */
+    EVIDENCE_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+    /** Whitelist passes (spec 4.6): an ACTIVE pass expires this long after its creation. */
+    PASS_TTL_SECONDS: seconds(86_400),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   });
 }

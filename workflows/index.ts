@@ -2,3 +2,6 @@
 export { payinWorkflow } from './payin';
 export { payoutWorkflow } from './payout';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { appealWorkflow } from './appeal';
+export { settlementWorkflow } from './settlement';
+export { passWorkflow } from './pass';
