@@ -133,13 +133,13 @@ export async function createAppeal(
     throw new InvalidArgument('appeals can be opened on PayIn deals only; a PayOut that failed or expired already returned its hold');
   }
   const fileIds = await requireOwnFiles(deps, { kind: 'merchant', merchantId: scope.merchantId }, body.file_ids ?? []);
-  if (APPEAL_REFUSED_DEAL_STATUSES.includes(deal.status as PayinStatus)) throw new FailedPrecondition(`deal is ${deal.status}; it cannot be appealed`);
   const existing = await findAppealOfDeal(deps.sql, deal.id);
   if (existing) {
     throw new FailedPrecondition(
       `an appeal was already opened for this deal (appeal ${existing.id}, ${existing.status}); one appeal per deal — an operator may reopen it`,
     );
   }
+  if (APPEAL_REFUSED_DEAL_STATUSES.includes(deal.status as PayinStatus)) throw new FailedPrecondition(`deal is ${deal.status}; it cannot be appealed`);
 
   const input: OpenAppealInput = {
     appealId: newId(),
