@@ -9,18 +9,9 @@ import { ADMIN_APPEALS, APPEALS, arbiter, dealReaches, historyOf, methodIn, open
 import { bearerUpload, download, filePart, SAMPLES, signedUpload } from '../helpers/multipart';
 import { eventually } from '../helpers/poll';
 import { startReceiver } from '../helpers/receiver';
-import { startIsolatedStack } from '../helpers/worker';
 
 const sql = testSql();
-/** Deals that must expire are made on an isolated stack with a short payment timeout. */
-const EXPIRY_SECONDS = 5;
-let stack: Awaited<ReturnType<typeof startIsolatedStack>>;
-
-test.before(async () => {
-  stack = await startIsolatedStack({ PAYIN_TIMEOUT_SECONDS: EXPIRY_SECONDS });
-});
 test.after.always(async () => {
-  await stack?.close();
   const report = await auditLedger(sql);
   await sql.end();
   if (report.walletMismatches.length || report.unbalancedTransactions.length) throw new Error(`ledger audit failed: ${JSON.stringify(report)}`);
@@ -32,15 +23,13 @@ const dealEvents = async (dealId: string) => (await eventsOf(sql, dealId)).filte
 const outboxTypes = async (dealId: string) =>
   (await sql<{ event_type: string }[]>`select event_type from outbox_events where deal_id = ${dealId} order by created_at, event_type`).map((r) => r.event_type);
 
-/** A PayIn on the isolated stack (expires after EXPIRY_SECONDS), optionally with a reported received amount. */
-async function stackPayin(keys: { token: string; secret: string }, body: Record<string, unknown>) {
-  const res = await signed(keys, 'POST', `${stack.url}${PAYIN}`, payinBody(body));
-  if (res.status !== 200) throw new Error(`payin create failed: ${res.status} ${res.text}`);
-  return res.body.deal as { deal_id: string; status: string; amount: string };
-}
+/**
+ * A PayIn that expires at the suite's PAYIN_TIMEOUT_SECONDS (the shared stack: no extra worker to
+ * bundle while the whole suite runs), optionally with a reported received amount.
+ */
 async function expiredDeal(keys: { token: string; secret: string }, body: Record<string, unknown>, received?: number) {
-  const deal = await stackPayin(keys, body);
-  if (received) await asOperator('POST', `${stack.url}/api/v1/p2p/admin/deals/${deal.deal_id}/reconciliation`, { received_amount: received });
+  const deal = await createPayin(keys, body);
+  if (received) await operatorDeal(deal.deal_id, 'reconciliation', { received_amount: received });
   await dealReaches(keys, deal.deal_id, 'EXPIRED');
   return deal;
 }
@@ -50,7 +39,7 @@ test('live deal: the appeal holds it (APPEALED, not expired at its timeout, escr
   t.teardown(() => receiver.close());
   const { keys } = await newMerchant({ webhook_url: receiver.url });
   const { traderId, method } = await isolatedTrader({ liquidity: 10_000 });
-  const deal = await stackPayin(keys, { payment_method_id: method });
+  const deal = await createPayin(keys, { payment_method_id: method });
   const evidence = await signedUpload(keys, filePart(SAMPLES.pdf, 'receipt.pdf'));
 
   const opened = await openAppeal(keys, { deal_id: deal.deal_id, reason: REASON, file_ids: [evidence.body.file.file_id] });
@@ -62,7 +51,7 @@ test('live deal: the appeal holds it (APPEALED, not expired at its timeout, escr
   t.is((await signed(keys, 'GET', `/api/v1/p2p/merchant/deals/${deal.deal_id}`)).body.deal.status, 'APPEALED');
 
   // The payment timeout fires in the deal's workflow, but APPEALED is not expirable.
-  await eventually(async () => (await historyOf(`payin:${deal.deal_id}`)).includes('timerFiredEventAttributes'), 'the expiry timer to fire', 60_000);
+  await eventually(async () => (await historyOf(`payin:${deal.deal_id}`)).includes('timerFiredEventAttributes'), 'the expiry timer to fire', 120_000);
   t.is((await dealRow(sql, deal.deal_id)).status, 'APPEALED');
   t.deepEqual(await walletOf(sql, 'trader', traderId).then((w) => [w.available, w.frozen]), [10_000n - 1622n, 1622n]);
 
@@ -191,7 +180,8 @@ test('create rules: reason length and text, unknown and foreign deals 404, forei
 test('races: concurrent appeals on one deal — exactly one wins, live (deal workflow) and expired (appeal workflow) alike', async (t) => {
   const { keys } = await newMerchant();
   const { method } = await isolatedTrader({ liquidity: 10_000 });
-  const [live, expired] = await Promise.all([createPayin(keys, { payment_method_id: method }), expiredDeal(keys, { payment_method_id: method })]);
+  const expired = await expiredDeal(keys, { payment_method_id: method });
+  const live = await createPayin(keys, { payment_method_id: method });
   for (const deal of [live, expired]) {
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => openAppeal(keys, { deal_id: deal.deal_id, reason: `${REASON} #${i}` })));
     const won = results.filter((r) => r.status === 200);
@@ -377,13 +367,15 @@ test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from th
 test('settlement refusals (409): a live parent, nothing received, an appeal no longer open; REJECTED on an expired deal moves no money', async (t) => {
   const { merchantId, keys } = await newMerchant();
   const { traderId, method } = await isolatedTrader({ liquidity: 20_000 });
-  const [live, nothingPaid, closedOne] = await Promise.all([
-    createPayin(keys, { payment_method_id: method }),
+  const appealOf = async (dealId: string) => (await openAppeal(keys, { deal_id: dealId, reason: REASON })).body.data.appeal_id as string;
+  // The live deal is appealed at once, so it is held (APPEALED) before its own timeout.
+  const live = await createPayin(keys, { payment_method_id: method });
+  const liveAppeal = await appealOf(live.deal_id);
+  const [nothingPaid, closedOne] = await Promise.all([
     expiredDeal(keys, { payment_method_id: method }),
     expiredDeal(keys, { payment_method_id: method }, 150_000),
   ]);
-  const appealOf = async (dealId: string) => (await openAppeal(keys, { deal_id: dealId, reason: REASON })).body.data.appeal_id as string;
-  const [liveAppeal, nothingAppeal, closedAppeal] = [await appealOf(live.deal_id), await appealOf(nothingPaid.deal_id), await appealOf(closedOne.deal_id)];
+  const [nothingAppeal, closedAppeal] = [await appealOf(nothingPaid.deal_id), await appealOf(closedOne.deal_id)];
 
   const notExpired = await settle(liveAppeal, {});
   t.is(notExpired.status, 409);
@@ -412,4 +404,24 @@ test('settlement refusals (409): a live parent, nothing received, an appeal no l
   t.is((await arbiter(liveAppeal, 'resolve', { outcome: 'REJECTED' })).status, 200);
   t.deepEqual(await walletOf(sql, 'trader', traderId).then((w) => [w.available, w.frozen]), [20_000n - 1622n, 0n]);
   await eventually(async () => (await walletOf(sql, 'merchant', merchantId)).available === 1622n, 'the settlement credit');
+});
+
+test('a COMPLETED deal can be appealed: it stays COMPLETED, the money stays where it is, either outcome is recorded', async (t) => {
+  const { merchantId, keys } = await newMerchant();
+  const { traderId, method } = await isolatedTrader({ liquidity: 10_000 });
+  const deal = await createPayin(keys, { amount: 92_500, payment_method_id: method });
+  t.is((await operatorDeal(deal.deal_id, 'confirm')).body.deal.status, 'COMPLETED');
+  const opened = await openAppeal(keys, { deal_id: deal.deal_id, reason: 'The payer was charged twice for this order.' });
+  t.is(opened.status, 200, opened.text);
+  t.is((await dealRow(sql, deal.deal_id)).status, 'COMPLETED');
+  t.deepEqual(await dealEvents(deal.deal_id), ['deal.created', 'deal.escrow_locked', 'deal.payment_verified', 'deal.completed']);
+  const settle409 = await settle(opened.body.data.appeal_id, {});
+  t.is(settle409.status, 409, 'only EXPIRED deals are settled');
+  const resolved = await arbiter(opened.body.data.appeal_id, 'resolve', { outcome: 'REJECTED', note: 'Charged once only.' });
+  t.is(resolved.status, 200, resolved.text);
+  t.is(resolved.body.deal.status, 'COMPLETED');
+  t.is(resolved.body.data.status, 'RESOLVED_TRADER');
+  await eventually(async () => (await walletOf(sql, 'merchant', merchantId)).available === 1000n, 'the original credit');
+  t.deepEqual(await walletOf(sql, 'trader', traderId).then((w) => [w.available, w.frozen]), [9_000n, 0n]);
+  t.is((await arbiter(opened.body.data.appeal_id, 'close')).body.data.status, 'CLOSED');
 });

@@ -2,10 +2,9 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { auditLedger } from '../../db/queries/ledger';
 import { newMerchant, problemDetail, signed, type KeyPair } from '../helpers/api';
-import { testSql } from '../helpers/app';
+import { startApp, testSql } from '../helpers/app';
 import { dealRow, isolatedTrader, PAYIN, payinBody } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
-import { startIsolatedStack } from '../helpers/worker';
 
 const sql = testSql();
 test.after.always(async () => {
@@ -157,7 +156,8 @@ test('two creates racing for one pass: exactly one reserves it, the loser gets 4
 });
 
 test('an unused pass becomes EXPIRED at expires_at (a durable timer) and no longer routes deals', async (t) => {
-  const stack = await startIsolatedStack({ PASS_TTL_SECONDS: 2 });
+  // An API process whose passes live 2 s; their expiry workflows run on the suite's worker.
+  const stack = await startApp({ PASS_TTL_SECONDS: 2 });
   t.teardown(() => stack.close());
   const { keys } = await newMerchant();
   const a = await isolatedTrader({ liquidity: 50_000 });
