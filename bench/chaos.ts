@@ -128,6 +128,7 @@ interface Pair {
   token: string;
   secret: string;
 }
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const used = new Map<string, string>();
 const statuses: Array<{ at: number; status: number; what: string }> = [];
 
@@ -156,6 +157,7 @@ async function call(what: string, method: string, path: string, init: { body?: u
     return { status: res.status, body: text ? (JSON.parse(text) as any) : undefined };
   } catch {
     statuses.push({ at: Date.now(), status: 0, what }); // refused connection or timeout: a fault window
+    await sleep(250); // do not spin while the API is down
     return { status: 0, body: undefined };
   }
 }
@@ -172,7 +174,6 @@ const merchants = [await merchant(await receiver('ok')), await merchant(await re
 
 const answered: Array<{ kind: 'payin' | 'payout' | 'withdrawal'; id: string }> = [];
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)]!;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function payinScenario(m: Awaited<ReturnType<typeof merchant>>) {
   const created = await call('payin create', 'POST', '/api/v1/p2p/merchant/deals/payin', {
@@ -272,7 +273,7 @@ say(`load done: ${answered.length} creates answered, ${statuses.length} requests
 const sql = postgres(databaseUrl, { max: 2, onnotice: () => {}, types: { bigint: postgres.BigInt } });
 const temporal = await createTemporalClient(config);
 const TERMINAL = ['COMPLETED', 'EXPIRED', 'CANCELLED', 'SPAM_REJECTED', 'FAILED'];
-await waitFor(
+const quiet = await waitFor(
   'quiescence (deals terminal or held by an appeal, outbox dispatched, deliveries finished)',
   async () => {
     const [row] = await sql<{ live: number; undispatched: number; delivering: number }[]>`
@@ -282,9 +283,20 @@ await waitFor(
     return row!.live === 0 && row!.undispatched === 0 && row!.delivering === 0;
   },
   180_000,
-).catch((error: Error) => say(error.message));
+)
+  .then(() => true)
+  .catch((error: Error) => {
+    say(error.message);
+    return false;
+  });
 
 const problems: string[] = [];
+if (!quiet) {
+  const live = await sql<{ deal_type: string; status: string; n: number }[]>`
+    select deal_type, status, count(*)::int as n from deals where status <> all(${TERMINAL}) group by 1, 2`;
+  const pending = await sql<{ status: string; n: number }[]>`select status, count(*)::int as n from webhook_deliveries where status in ('PENDING', 'RETRY') group by 1`;
+  problems.push(`no quiescence: live deals ${JSON.stringify(live)}, deliveries ${JSON.stringify(pending)}`);
+}
 // 1. every answered create has its row and its workflow
 for (const { kind, id } of answered) {
   const table = kind === 'withdrawal' ? 'withdrawals' : 'deals';
@@ -334,6 +346,9 @@ const summary = {
 await sql.end();
 await temporal.connection.close();
 await teardown();
+const byOutcome = new Map<string, number>();
+for (const s of statuses) byOutcome.set(`${s.what} ${s.status}`, (byOutcome.get(`${s.what} ${s.status}`) ?? 0) + 1);
+say(`answers: ${[...byOutcome].sort().map(([k, n]) => `${k}×${n}`).join(', ')}`);
 console.log(`chaos ${problems.length === 0 ? 'PASSED' : 'FAILED'}: ${JSON.stringify(summary)}`);
 for (const p of problems.slice(0, 40)) console.log(`  ${p}`);
 process.exit(problems.length === 0 ? 0 : 1);
