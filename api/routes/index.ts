@@ -8,6 +8,7 @@ import { healthRoutes } from './health';
 import { operatorDealRoutes } from './operator-deals';
 import { operatorRoutes } from './operator';
 import { profileRoutes } from './profile';
+import { v1Routes } from '../v1/routes';
 
 /** Every route of the API; each file registers its paths in the OpenAPI document as it is defined. */
 export const allRoutes: RouteDef[] = [
@@ -20,4 +21,5 @@ export const allRoutes: RouteDef[] = [
   ...callbackRoutes,
   ...operatorRoutes,
   ...operatorDealRoutes,
+  ...v1Routes,
 ];

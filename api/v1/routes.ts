@@ -1,0 +1,274 @@
+/**
+ * Every /v1/ route (spec 4.9) as translation only: the V1 request becomes the V2 service call
+ * the V2 route makes (createPayin, createPayout, getMerchantDeal, listBanks …), and its answer
+ * becomes the V1 envelope. Each route names the fields of its signed payload (spec 5.5 for the
+ * create categories and the banks list; `{timestamp}` for lists and statistics and
+ * `{timestamp};{id}` for GET by id — README, "V1 adapter").
+ */
+import { merchantOf } from '../auth/authenticate';
+import { defineRoute, type RouteDef } from '../route';
+import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { walletsOf } from '../../db/queries/wallets';
+import { incomingStatistics, listV1Deals, outgoingStatistics, tenantCurrencies } from '../../db/queries/v1';
+import { listBanks } from '../services/catalog';
+import { createPayin, getMerchantDeal } from '../services/payins';
+import { createPayout } from '../services/payouts';
+import { listPage, ok } from './envelope';
+import * as s from './schemas';
+import { currencyFromNumeric, dealRecord, fiat, listedRecord, selectorsFor, toMinor, usdt } from './translate';
+
+const tags = ['V1 (legacy, deprecated)'];
+const DEFAULT_TAKE = 20;
+const V1_DESCRIPTION =
+  'Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", ' +
+  'and from V1_SUNSET_AT on every /v1/ request is 410 Gone. ';
+
+function window(startDate?: Date, endDate?: Date) {
+  if (startDate && endDate && startDate > endDate) throw new InvalidArgument('startDate must not be later than endDate');
+  return { startDate, endDate };
+}
+
+const createIncoming = (path: string, summary: string) =>
+  defineRoute(
+    {
+      method: 'post',
+      path,
+      auth: 'v1',
+      summary,
+      description:
+        V1_DESCRIPTION +
+        'Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → ' +
+        'payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, ' +
+        'clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.',
+      tags,
+      body: s.incomingCreateBody,
+      response: s.incomingResponse,
+      v1Payload: ({ body }) => [body.payInId, body.salt],
+    },
+    async ({ identity, body }, deps) => {
+      const scope = merchantOf(identity);
+      const currency = await currencyFromNumeric(deps, scope.tenantId, body.currency);
+      const row = await createPayin(deps, scope, {
+        idempotency_key: body.payInId,
+        amount: toMinor(body.amount, currency),
+        currency: currency.code,
+        payment_method_id: body.method,
+        client_id: body.clientId,
+      });
+      return ok(await dealRecord(deps, row));
+    },
+  );
+
+const getDeal = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
+  defineRoute(
+    {
+      method: 'get',
+      path,
+      auth: 'v1',
+      summary: dealType === 'PAYIN' ? 'V1: one PayIn with its numeric V1 status' : 'V1: one PayOut with its numeric V1 status',
+      description: V1_DESCRIPTION + 'Signed payload `{timestamp};{id}`. Another merchant\'s or unknown id, or a deal of the other type: 404.',
+      tags,
+      params: s.idParams,
+      response: dealType === 'PAYIN' ? s.incomingResponse : s.outgoingResponse,
+      errors: [404],
+      v1Payload: ({ params }) => [params.id],
+    },
+    async ({ identity, params }, deps) => {
+      const row = await getMerchantDeal(deps, merchantOf(identity), params.id);
+      if (row.deal_type !== dealType) throw new NotFound('deal not found');
+      return ok(await dealRecord(deps, row));
+    },
+  );
+
+const listDeals = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
+  defineRoute(
+    {
+      method: 'post',
+      path,
+      auth: 'v1',
+      summary: dealType === 'PAYIN' ? 'V1: PayIns, newest first, skip/take' : 'V1: PayOuts, newest first, skip/take',
+      description:
+        V1_DESCRIPTION +
+        'Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and ' +
+        'endDate (RFC 3339, inclusive, by creation)' +
+        (dealType === 'PAYIN' ? ', id (UUID)' : '') +
+        '. count is every match; next_page_token is the next skip, empty on the last page.',
+      tags,
+      body: dealType === 'PAYIN' ? s.incomingListBody : s.outgoingListBody,
+      bodyOptional: true,
+      response: dealType === 'PAYIN' ? s.incomingListResponse : s.outgoingListResponse,
+      v1Payload: () => [],
+    },
+    async ({ identity, body }, deps) => {
+      const { merchantId } = merchantOf(identity);
+      const q = (body ?? {}) as { status?: number; skip?: number; take?: number; startDate?: Date; endDate?: Date; id?: string };
+      const skip = q.skip ?? 0;
+      const { rows, count } = await listV1Deals(
+        deps.sql,
+        { merchantId, dealType, selectors: selectorsFor(dealType, q.status), id: q.id, ...window(q.startDate, q.endDate) },
+        skip,
+        q.take ?? DEFAULT_TAKE,
+      );
+      return ok(listPage(rows.map((r) => listedRecord(deps, r)), count, skip));
+    },
+  );
+
+export const v1Routes: RouteDef[] = [
+  createIncoming('/v1/payments/incoming', 'V1: create a PayIn'),
+  createIncoming('/v1/payments/incoming/idempotency', 'V1: create a PayIn (legacy mirror of /v1/payments/incoming)'),
+  createIncoming('/v1/payments/incoming/nochannel', 'V1: create a PayIn (legacy mirror of /v1/payments/incoming)'),
+  getDeal('PAYIN', '/v1/payments/incoming/{id}'),
+  listDeals('PAYIN', '/v1/payments/incoming/list'),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/v1/payments/incoming/statistics',
+      auth: 'v1',
+      summary: 'V1: PayIn statistics per payment method (14 fields)',
+      description:
+        V1_DESCRIPTION +
+        'Signed payload `{timestamp}`. Over startDate..endDate (inclusive, by creation; open when absent). Paid = COMPLETED, ' +
+        'timeout = EXPIRED, cancelled = CANCELLED + SPAM_REJECTED, returned = REFUND_PENDING, disput = APPEALED + SOFT_DISPUTED; ' +
+        'conversionPercent = paid / all × 100 (two decimals); fiat sums in the method currency, balance sums in USDT: what ' +
+        'completed PayIns credited the merchant and their fee.',
+      tags,
+      body: s.statisticsBody,
+      bodyOptional: true,
+      response: s.incomingStatisticsResponse,
+      v1Payload: () => [],
+    },
+    async ({ identity, body }, deps) => {
+      const { startDate, endDate } = window(body?.startDate, body?.endDate);
+      const rows = await incomingStatistics(deps.sql, merchantOf(identity).merchantId, startDate, endDate);
+      return ok({
+        statistics: rows.map((r) => ({
+          method: r.method,
+          conversionPercent: r.conversion_percent,
+          paymentsCount: r.payments_count,
+          paymentsPaidCount: r.paid_count,
+          paymentsTimeoutCount: r.timeout_count,
+          paymentsCancelledCount: r.cancelled_count,
+          paymentsReturnedCount: r.returned_count,
+          paymentsDisputCount: r.disput_count,
+          paymentsCurrency: r.currency_numeric,
+          paymentsAmount: fiat(r.payments_amount, r.currency_exponent),
+          paymentsPaidAmount: fiat(r.paid_amount, r.currency_exponent),
+          balanceCurrency: 'USDT',
+          paymentsToBalanceAmount: usdt(r.to_balance_amount),
+          paymentsCommissionAmount: usdt(r.commission_amount),
+        })),
+      });
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/v1/payments/outgoing',
+      auth: 'v1',
+      summary: 'V1: create a PayOut',
+      description:
+        V1_DESCRIPTION +
+        'Signed payload `{timestamp};{payOutId};{salt}`. payOutId → idempotency_key, paymentMethod → payment_method, cardNumber → ' +
+        "target_requisite, fullName → target_name, amount and currency as for PayIn; the hold is taken from the merchant's USDT " +
+        'wallet. Then exactly POST /deals/payout.',
+      tags,
+      body: s.outgoingCreateBody,
+      response: s.outgoingResponse,
+      errors: [409],
+      v1Payload: ({ body }) => [body.payOutId, body.salt],
+    },
+    async ({ identity, body }, deps) => {
+      const scope = merchantOf(identity);
+      const currency = await currencyFromNumeric(deps, scope.tenantId, body.currency);
+      const amount = toMinor(body.amount, currency);
+      const wallet = (await walletsOf(deps.sql, 'merchant', scope.merchantId)).find((w) => w.currency === 'USDT');
+      if (!wallet) throw new FailedPrecondition('the merchant has no USDT wallet');
+      const row = await createPayout(deps, scope, {
+        idempotency_key: body.payOutId,
+        amount,
+        currency: currency.code,
+        wallet_id: wallet.id,
+        target_requisite: body.cardNumber,
+        target_name: body.fullName,
+        payment_method: body.paymentMethod,
+      });
+      return ok(await dealRecord(deps, row));
+    },
+  ),
+  getDeal('PAYOUT', '/v1/payments/outgoing/{id}'),
+  listDeals('PAYOUT', '/v1/payments/outgoing/list'),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/v1/payments/outgoing/statistics',
+      auth: 'v1',
+      summary: 'V1: PayOut statistics per payment method (12 fields)',
+      description:
+        V1_DESCRIPTION +
+        'Signed payload `{timestamp}`. Sent = COMPLETED, cancelled = FAILED + EXPIRED, disput = 0 (a PayOut has no dispute state); ' +
+        'conversionPercent = sent / all × 100; paymentsFromBalanceAmount is what completed PayOuts debited in USDT (amount at the ' +
+        'SELL rate + fee), paymentsCommissionAmount their fee.',
+      tags,
+      body: s.statisticsBody,
+      bodyOptional: true,
+      response: s.outgoingStatisticsResponse,
+      v1Payload: () => [],
+    },
+    async ({ identity, body }, deps) => {
+      const { startDate, endDate } = window(body?.startDate, body?.endDate);
+      const rows = await outgoingStatistics(deps.sql, merchantOf(identity).merchantId, startDate, endDate);
+      return ok({
+        statistics: rows.map((r) => ({
+          method: r.method,
+          conversionPercent: r.conversion_percent,
+          paymentsCount: r.payments_count,
+          paymentsSentCount: r.sent_count,
+          paymentsCancelledCount: r.cancelled_count,
+          paymentsDisputCount: r.disput_count,
+          paymentsCurrency: r.currency_numeric,
+          paymentsAmount: fiat(r.payments_amount, r.currency_exponent),
+          paymentsSentAmount: fiat(r.sent_amount, r.currency_exponent),
+          balanceCurrency: 'USDT',
+          paymentsFromBalanceAmount: usdt(r.from_balance_amount),
+          paymentsCommissionAmount: usdt(r.commission_amount),
+        })),
+      });
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/v1/banks/list',
+      auth: 'v1',
+      summary: 'V1: banks of the tenant (5-field profile)',
+      description:
+        V1_DESCRIPTION +
+        'Signed payload `{timestamp}`. Filters: country (ISO 3166-1 alpha-2), bankName (bank name or display name, any case), ' +
+        'methodName (a RequisiteType such as BANK_CARD), skip, take (1–100, default 20). methodNames are the RequisiteTypes the bank ' +
+        'serves; currencies their ISO 4217 numeric codes.',
+      tags,
+      body: s.banksListBody,
+      bodyOptional: true,
+      response: s.banksListResponse,
+      v1Payload: () => [],
+    },
+    async ({ identity, body }, deps) => {
+      const { tenantId } = merchantOf(identity);
+      const q = body ?? {};
+      const [banks, currencies] = await Promise.all([
+        listBanks(deps, tenantId, { country: q.country, bankName: q.bankName, method: q.methodName }),
+        tenantCurrencies(deps.sql, tenantId),
+      ]);
+      const numeric = new Map(currencies.map((c) => [c.code, c.numeric_code]));
+      const skip = q.skip ?? 0;
+      const page = banks.slice(skip, skip + (q.take ?? DEFAULT_TAKE)).map((b) => ({
+        id: b.id,
+        country: b.country,
+        bankName: b.display_name,
+        methodNames: b.methods,
+        currencies: b.currencies.map((c) => numeric.get(c)).filter((n): n is number => typeof n === 'number'),
+      }));
+      return ok(listPage(page, banks.length, skip));
+    },
+  ),
+];

@@ -1,0 +1,171 @@
+/** zod schemas of the V1 wire (spec 4.9): validation at the edge, and the V1 part of the OpenAPI document. */
+import { z } from 'zod';
+import { line, rfc3339, uuid } from '../schemas/common';
+import { v1Envelope, v1ListOf } from './envelope';
+
+/** A V1 amount: a decimal string ("1500.50"); a JSON integer is taken as its digits. Converted by the currency's exponent later. */
+export const decimalAmount = (field: string) =>
+  z
+    .union([z.string(), z.number().int(), z.bigint()], { error: `${field} must be a decimal string such as "1500.50"` })
+    .transform((v) => String(v))
+    .refine((v) => /^\d{1,19}(\.\d{1,18})?$/.test(v), `${field} must be a decimal string such as "1500.50"`)
+    .openapi({ type: 'string', example: '1500.50', description: 'decimal string in major units, exact for the currency (never rounded)' });
+
+/** ISO 4217 numeric code (643 for RUB), as a JSON integer or a digit string. */
+export const numericCurrency = (field: string) =>
+  z
+    .union([z.number().int().min(0), z.string().regex(/^\d{1,4}$/)], { error: `${field} must be a numeric ISO 4217 code such as 643` })
+    .transform((v) => Number(v))
+    .openapi({ type: 'integer', example: 643, description: 'ISO 4217 numeric code' });
+
+const required = (field: string, max = 255) =>
+  z.string({ error: `${field} is required` }).min(1, `${field} is required`).pipe(line(field, max));
+
+/** A small non-negative integer given as a JSON integer or digit string. */
+const count = (field: string, min: number, max: number) =>
+  z
+    .union([z.number().int(), z.string().regex(/^\d{1,9}$/)], { error: `${field} must be an integer` })
+    .transform((v) => Number(v))
+    .refine((v) => v >= min && v <= max, `${field} must be between ${min} and ${max}`)
+    .openapi({ type: 'integer', minimum: min, maximum: max });
+
+const salt = line('salt', 255).optional().openapi({ description: 'signed (last payload field); not stored' });
+
+export const incomingCreateBody = z
+  .object({
+    payInId: required('payInId').openapi({ description: 'the merchant id of the payment; becomes idempotency_key' }),
+    amount: decimalAmount('amount'),
+    currency: numericCurrency('currency'),
+    method: required('method', 100).openapi({ description: 'payment method slug or id (GET /api/v1/p2p/merchant/payment-methods)' }),
+    clientId: line('clientId', 255).optional(),
+    salt,
+    successUrl: line('successUrl', 2000).optional().openapi({ description: 'ignored: redirects are merchant settings' }),
+    failUrl: line('failUrl', 2000).optional().openapi({ description: 'ignored: redirects are merchant settings' }),
+  })
+  .openapi('V1IncomingCreate');
+
+export const outgoingCreateBody = z
+  .object({
+    payOutId: required('payOutId').openapi({ description: 'becomes idempotency_key' }),
+    amount: decimalAmount('amount'),
+    currency: numericCurrency('currency'),
+    paymentMethod: required('paymentMethod', 100).openapi({ description: 'payment method slug or id' }),
+    cardNumber: required('cardNumber', 100).openapi({ description: 'the recipient requisite: becomes target_requisite' }),
+    fullName: line('fullName', 200).optional().openapi({ description: 'becomes target_name' }),
+    salt,
+  })
+  .openapi('V1OutgoingCreate');
+
+const listFilters = {
+  status: z
+    .union([z.number().int(), z.string().regex(/^\d{1,9}$/)], { error: 'status must be a numeric V1 status code' })
+    .transform((v) => Number(v))
+    .optional()
+    .openapi({ type: 'integer', description: 'V1 status code (section 9); an unknown code is 400' }),
+  skip: count('skip', 0, 1_000_000_000).optional(),
+  take: count('take', 1, 100).optional(),
+  startDate: rfc3339('startDate').optional(),
+  endDate: rfc3339('endDate').optional(),
+};
+
+export const incomingListBody = z.object({ ...listFilters, id: uuid('id').optional() }).openapi('V1IncomingListRequest');
+export const outgoingListBody = z.object(listFilters).openapi('V1OutgoingListRequest');
+export const statisticsBody = z
+  .object({ startDate: rfc3339('startDate').optional(), endDate: rfc3339('endDate').optional() })
+  .openapi('V1StatisticsRequest');
+export const banksListBody = z
+  .object({
+    country: z.string().regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code').optional(),
+    bankName: line('bankName', 100).optional(),
+    methodName: line('methodName', 50).optional(),
+    skip: count('skip', 0, 1_000_000_000).optional(),
+    take: count('take', 1, 100).optional(),
+  })
+  .openapi('V1BanksListRequest');
+
+export const idParams = z.object({ id: uuid('id') });
+
+export const incomingRecord = z
+  .object({
+    id: z.string().uuid(),
+    payInId: z.string(),
+    status: z.number().int().openapi({ description: 'V1 PayIn code (section 9, GET view: REFUND_PENDING is 32)' }),
+    amount: z.string().openapi({ example: '1500.50' }),
+    receivedAmount: z.string().openapi({ example: '0.00' }),
+    currency: z.number().int().nullable().openapi({ example: 643 }),
+    method: z.string().openapi({ example: 'card-rub' }),
+    clientId: z.string(),
+    paymentUrl: z.string(),
+    createdAt: z.string(),
+    lastModifiedAt: z.string(),
+  })
+  .openapi('V1Incoming');
+
+export const outgoingRecord = z
+  .object({
+    id: z.string().uuid(),
+    payOutId: z.string(),
+    status: z.number().int().openapi({ description: 'V1 PayOut code: 1 waiting, 40 PROCESSING, 10 COMPLETED, 30 FAILED/EXPIRED' }),
+    amount: z.string(),
+    currency: z.number().int().nullable(),
+    paymentMethod: z.string(),
+    cardNumber: z.string(),
+    fullName: z.string(),
+    createdAt: z.string(),
+    lastModifiedAt: z.string(),
+  })
+  .openapi('V1Outgoing');
+
+export const incomingStatistics = z
+  .object({
+    method: z.string(),
+    conversionPercent: z.string().openapi({ example: '66.67', description: 'paid / all × 100, two decimals' }),
+    paymentsCount: z.number().int(),
+    paymentsPaidCount: z.number().int(),
+    paymentsTimeoutCount: z.number().int(),
+    paymentsCancelledCount: z.number().int(),
+    paymentsReturnedCount: z.number().int(),
+    paymentsDisputCount: z.number().int(),
+    paymentsCurrency: z.number().int().nullable(),
+    paymentsAmount: z.string(),
+    paymentsPaidAmount: z.string(),
+    balanceCurrency: z.string().openapi({ example: 'USDT' }),
+    paymentsToBalanceAmount: z.string(),
+    paymentsCommissionAmount: z.string(),
+  })
+  .openapi('V1IncomingStatistics');
+
+export const outgoingStatistics = z
+  .object({
+    method: z.string(),
+    conversionPercent: z.string(),
+    paymentsCount: z.number().int(),
+    paymentsSentCount: z.number().int(),
+    paymentsCancelledCount: z.number().int(),
+    paymentsDisputCount: z.number().int(),
+    paymentsCurrency: z.number().int().nullable(),
+    paymentsAmount: z.string(),
+    paymentsSentAmount: z.string(),
+    balanceCurrency: z.string(),
+    paymentsFromBalanceAmount: z.string(),
+    paymentsCommissionAmount: z.string(),
+  })
+  .openapi('V1OutgoingStatistics');
+
+export const bankRecord = z
+  .object({
+    id: z.string().uuid(),
+    country: z.string(),
+    bankName: z.string(),
+    methodNames: z.array(z.string()),
+    currencies: z.array(z.number().int()),
+  })
+  .openapi('V1Bank');
+
+export const incomingResponse = v1Envelope(incomingRecord, 'V1IncomingResponse');
+export const outgoingResponse = v1Envelope(outgoingRecord, 'V1OutgoingResponse');
+export const incomingListResponse = v1Envelope(v1ListOf(incomingRecord), 'V1IncomingList');
+export const outgoingListResponse = v1Envelope(v1ListOf(outgoingRecord), 'V1OutgoingList');
+export const incomingStatisticsResponse = v1Envelope(z.object({ statistics: z.array(incomingStatistics) }), 'V1IncomingStatisticsResponse');
+export const outgoingStatisticsResponse = v1Envelope(z.object({ statistics: z.array(outgoingStatistics) }), 'V1OutgoingStatisticsResponse');
+export const banksListResponse = v1Envelope(v1ListOf(bankRecord), 'V1BanksList');
