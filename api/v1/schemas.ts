@@ -11,21 +11,28 @@ export const decimalAmount = (field: string) =>
     .refine((v) => /^\d{1,19}(\.\d{1,18})?$/.test(v), `${field} must be a decimal string such as "1500.50"`)
     .openapi({ type: 'string', example: '1500.50', description: 'decimal string in major units, exact for the currency (never rounded)' });
 
+/**
+ * A non-negative integer sent as a JSON integer or a digit string (legacy clients send both),
+ * with one message for every wrong shape.
+ */
+const integerish = (message: string, maxDigits = 9) =>
+  z.unknown().transform((v, ctx) => {
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && String(v).length <= maxDigits) return v;
+    if (typeof v === 'string' && new RegExp(`^\\d{1,${maxDigits}}$`).test(v)) return Number(v);
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  });
+
 /** ISO 4217 numeric code (643 for RUB), as a JSON integer or a digit string. */
 export const numericCurrency = (field: string) =>
-  z
-    .union([z.number().int().min(0), z.string().regex(/^\d{1,4}$/)], { error: `${field} must be a numeric ISO 4217 code such as 643` })
-    .transform((v) => Number(v))
-    .openapi({ type: 'integer', example: 643, description: 'ISO 4217 numeric code' });
+  integerish(`${field} must be a numeric ISO 4217 code such as 643`).openapi({ type: 'integer', example: 643, description: 'ISO 4217 numeric code' });
 
 const required = (field: string, max = 255) =>
   z.string({ error: `${field} is required` }).min(1, `${field} is required`).pipe(line(field, max));
 
 /** A small non-negative integer given as a JSON integer or digit string. */
 const count = (field: string, min: number, max: number) =>
-  z
-    .union([z.number().int(), z.string().regex(/^\d{1,9}$/)], { error: `${field} must be an integer` })
-    .transform((v) => Number(v))
+  integerish(`${field} must be an integer between ${min} and ${max}`)
     .refine((v) => v >= min && v <= max, `${field} must be between ${min} and ${max}`)
     .openapi({ type: 'integer', minimum: min, maximum: max });
 
@@ -57,9 +64,7 @@ export const outgoingCreateBody = z
   .openapi('V1OutgoingCreate');
 
 const listFilters = {
-  status: z
-    .union([z.number().int(), z.string().regex(/^\d{1,9}$/)], { error: 'status must be a numeric V1 status code' })
-    .transform((v) => Number(v))
+  status: integerish('status must be a numeric V1 status code')
     .optional()
     .openapi({ type: 'integer', description: 'V1 status code (section 9); an unknown code is 400' }),
   skip: count('skip', 0, 1_000_000_000).optional(),
