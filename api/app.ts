@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
@@ -12,7 +14,7 @@ import { bodyMiddleware } from './body';
 import { codecRouter } from './codec';
 import { firstUnsafeText } from '../domain/text';
 import type { AppDeps } from './deps';
-import { errorMiddleware } from './errors';
+import { errorMiddleware, problemFor } from './errors';
 import { openApiDocument, swaggerHtml } from './openapi';
 import { koaPath, Reply, type RouteDef } from './route';
 import { allRoutes } from './routes';
@@ -126,6 +128,29 @@ function docsRouter(metrics: Registry): Router {
     ctx.body = await metrics.metrics();
   });
   return router;
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Koa sees them (a 100 kB URL, broken framing) still
+ * get a problem+json answer with a trace id, like every other error.
+ */
+export function answerClientErrors(server: Server): Server {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const refusal = new InvalidArgument(tooLarge ? 'request line or headers too large' : 'malformed HTTP request');
+    refusal.httpStatus = tooLarge ? 431 : 400;
+    const { status, body } = problemFor(refusal, '');
+    const text = JSON.stringify(body);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\n` +
+        `X-Trace-Id: ${randomBytes(16).toString('hex')}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  });
+  return server;
 }
 
 export function createApp(deps: AppDeps): Koa {

@@ -4,7 +4,7 @@ import { createLogger } from '../config/logger';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createTemporalClient } from '../workers/client';
-import { createApp } from './app';
+import { answerClientErrors, createApp } from './app';
 import { sweepRateLimitWindows } from './auth/rate-limit';
 
 const config = loadConfig();
@@ -13,7 +13,7 @@ const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 const temporal = await createTemporalClient(config);
 const app = createApp({ config, sql, temporal, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), now: Date.now });
 
-const server: Server = app.listen(config.PORT, () => log.info({ port: config.PORT }, 'api listening'));
+const server: Server = answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT }, 'api listening')));
 const sweeper = setInterval(() => void sweepRateLimitWindows(sql, Date.now()).catch(() => {}), 5 * 60_000);
 sweeper.unref();
 

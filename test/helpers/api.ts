@@ -72,6 +72,20 @@ export function signed(pair: KeyPair, method: string, path: string, body?: unkno
   return send(method, path, hmacHeaders(pair, raw ?? '', t), raw);
 }
 
+/** A signed request with a raw body and content type of the caller's choosing (fuzzing, uploads). */
+export async function signedRaw(pair: KeyPair, method: string, path: string, raw: string | Buffer, contentType?: string, timeoutMs = 15_000) {
+  const text = typeof raw === 'string' ? raw : raw.toString('latin1');
+  const t = freshTimestamp(pair, method, path, text);
+  const base = path.startsWith('http') ? '' : API_URL;
+  const response = await fetch(base + path, {
+    method,
+    headers: { ...(contentType ? { 'Content-Type': contentType } : {}), ...hmacHeaders(pair, text, t) },
+    ...(method === 'GET' || method === 'HEAD' ? {} : { body: typeof raw === 'string' ? raw : new Uint8Array(raw) }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
 export function unsigned(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   return send(method, path, headers, encode(body));
 }

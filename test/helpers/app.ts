@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { createApp } from '../../api/app';
+import { answerClientErrors, createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
@@ -16,7 +16,7 @@ export async function startApp(overrides: Partial<Config> = {}, now: () => numbe
   const sql = createSql(config.DATABASE_URL, { max: 5 });
   const temporal = await createTemporalClient(config);
   const deps: AppDeps = { config, sql, temporal, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), now };
-  const server = createApp(deps).listen(0, '127.0.0.1');
+  const server = answerClientErrors(createApp(deps).listen(0, '127.0.0.1'));
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -1,0 +1,83 @@
+/**
+ * The cross-merchant matrix (issue 13), generated from the served OpenAPI document — the route
+ * table itself — so a new route cannot be forgotten:
+ *   - every merchant route that takes an id: merchant B using merchant A's object gets 404 and
+ *     A's object is unchanged; a route whose id has no fixture here fails the test by name;
+ *   - every operator route: a merchant HMAC pair and a cabinet JWT get 403, no credentials 401.
+ */
+import test from 'ava';
+import { cabinetToken, newMerchant, signed, unsigned, withBearer, type KeyPair } from '../helpers/api';
+import { testSql } from '../helpers/app';
+import { createPayin } from '../helpers/deals';
+import { eventually } from '../helpers/poll';
+import { exemplar, fillPath, loadOperations } from '../helpers/openapi';
+
+const sql = testSql();
+test.after.always(() => sql.end());
+
+/** An object of merchant A for each path parameter a merchant route takes, and how to read its state. */
+interface Fixture {
+  id: string;
+  state: () => Promise<unknown>;
+}
+
+async function fixturesFor(a: { merchantId: string; keys: KeyPair }): Promise<Record<string, Fixture>> {
+  const deal = await createPayin(a.keys);
+  const delivery = await eventually(
+    async () => (await sql<{ id: string }[]>`select id from webhook_deliveries where merchant_id = ${a.merchantId} limit 1`)[0],
+    'a webhook delivery of A',
+  );
+  return {
+    deal_id: {
+      id: deal.deal_id,
+      state: async () => (await sql`select status, amount, amount_version, updated_at from deals where id = ${deal.deal_id}`)[0],
+    },
+    callback_id: {
+      id: delivery.id,
+      state: async () => (await sql`select status, manual_retries, last_manual_retry_at from webhook_deliveries where id = ${delivery.id}`)[0],
+    },
+  };
+}
+
+
+test('merchant B gets 404 for every route that takes merchant A\'s id, and A\'s objects do not change', async (t) => {
+  const a = await newMerchant();
+  const b = await newMerchant();
+  const bCabinet = await cabinetToken(b.merchantId);
+  const fixtures = await fixturesFor(a);
+  const doc = await loadOperations();
+  const merchantRoutes = doc.operations.filter(
+    (op) => op.pathParams.length > 0 && (op.schemes.includes('MerchantToken') || op.schemes.includes('CabinetJwt')),
+  );
+  t.true(merchantRoutes.length >= 3, 'the document lists the merchant routes with ids');
+  const missing = merchantRoutes.flatMap((op) => op.pathParams.filter((p) => !fixtures[p]).map((p) => `${op.method} ${op.path} {${p}}`));
+  t.deepEqual(missing, [], 'every id a merchant route takes needs a fixture here');
+
+  const before = Object.fromEntries(await Promise.all(Object.entries(fixtures).map(async ([k, f]) => [k, await f.state()])));
+  for (const op of merchantRoutes) {
+    const path = fillPath(op.path, Object.fromEntries(Object.entries(fixtures).map(([k, f]) => [k, f.id])));
+    // A valid-looking body, so the request reaches the ownership check instead of stopping at validation.
+    const body = op.method === 'GET' ? undefined : (exemplar(doc, op.body) ?? {});
+    const res = op.schemes.includes('MerchantToken') ? await signed(b.keys, op.method, path, body) : await withBearer(bCabinet, op.method, path, body);
+    t.is(res.status, 404, `${op.method} ${op.path} as merchant B: ${res.status} ${res.text.slice(0, 200)}`);
+  }
+  const after = Object.fromEntries(await Promise.all(Object.entries(fixtures).map(async ([k, f]) => [k, await f.state()])));
+  t.deepEqual(after, before, "A's objects are unchanged");
+});
+
+test('every operator route refuses merchant HMAC pairs and cabinet JWTs (403) and missing credentials (401)', async (t) => {
+  const m = await newMerchant();
+  const cabinet = await cabinetToken(m.merchantId);
+  const operatorRoutes = (await loadOperations()).operations.filter((op) => op.schemes.length > 0 && op.schemes.every((s) => s === 'OperatorJwt'));
+  t.true(operatorRoutes.length >= 10, `${operatorRoutes.length} operator routes`);
+  for (const op of operatorRoutes) {
+    const path = fillPath(op.path);
+    const body = op.method === 'GET' ? undefined : {};
+    const asMerchant = await signed(m.keys, op.method, path, body);
+    t.is(asMerchant.status, 403, `${op.method} ${op.path} with an HMAC pair`);
+    const asCabinet = await withBearer(cabinet, op.method, path, body);
+    t.is(asCabinet.status, 403, `${op.method} ${op.path} with a cabinet JWT`);
+    const anonymous = await unsigned(op.method, path, body);
+    t.is(anonymous.status, 401, `${op.method} ${op.path} without credentials`);
+  }
+});
