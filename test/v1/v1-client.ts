@@ -88,3 +88,53 @@ export const incomingBody = (over: Record<string, unknown> = {}) => ({
   failUrl: 'https://shop.example/fail',
   ...over,
 });
+
+/** The payload fields each V1 create route signs after the timestamp (spec 5.5); GET by id signs its id; the rest nothing. */
+const CREATE_FIELDS: Array<[RegExp, string[]]> = [
+  [/^\/v1\/payments\/incoming(?:\/idempotency|\/nochannel)?$/, ['payInId', 'salt']],
+  [/^\/v1\/payments\/outgoing$/, ['payOutId', 'salt']],
+  [/^\/v1\/merchant\/withdraw$/, ['requestId', 'wallet', 'salt']],
+  [/^\/v1\/disputs\/create$/, ['paymentId']],
+];
+
+/** The fields a V1 request signs, read from its raw body (as well as a client can tell; a mismatch simply is a 401). */
+export function v1FieldsOf(method: string, path: string, raw: string): unknown[] {
+  const pathname = new URL(path, 'http://host').pathname;
+  if (method === 'GET') {
+    const id = /^\/v1\/(?:payments\/(?:incoming|outgoing)|merchant\/withdraw|disputs)\/([^/]+)$/.exec(pathname)?.[1];
+    if (!id) return [];
+    try {
+      return [decodeURIComponent(id)];
+    } catch {
+      return [id];
+    }
+  }
+  const names = CREATE_FIELDS.find(([re]) => re.test(pathname))?.[1];
+  if (!names) return [];
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(raw);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed;
+  } catch {
+    /* not JSON: the server refuses it anyway */
+  }
+  return names.map((n) => (n === 'wallet' ? (body.wallet ?? body.address) : body[n]));
+}
+
+/** A raw V1 request signed for its route, for the reliability suites. */
+export async function v1Raw(m: V1Merchant, method: string, path: string, raw: string, contentType?: string, timeoutMs = 15_000) {
+  const fields = v1FieldsOf(method, path, raw);
+  const timestamp = freshTimestamp(m.keys.secret, `${method} ${new URL(path, 'http://host').pathname}`, fields);
+  const response = await fetch(API_URL + path, {
+    method,
+    headers: {
+      ...(contentType ? { 'Content-Type': contentType } : {}),
+      MERCHANT: m.merchantId,
+      TIMESTAMP: String(timestamp),
+      SIGNATURE: v1Sign(m.keys.secret, timestamp, fields),
+    },
+    ...(method === 'GET' ? {} : { body: raw }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
