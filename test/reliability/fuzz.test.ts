@@ -156,7 +156,9 @@ test('fuzzing every operation of the OpenAPI document: no 5xx, problem+json erro
       if (!res.headers.get('x-trace-id')) throw new Error(`no X-Trace-Id: ${label}`);
       if (res.status >= 400) {
         refused += 1;
-        if (isV1) {
+        // Node's parser refuses an oversized request line before any route is known: problem+json there, V1 or not.
+        const parserLevel = res.status === 431 && (res.headers.get('content-type') ?? '').startsWith('application/problem+json');
+        if (isV1 && !parserLevel) {
           const envelope = (() => {
             try {
               return JSON.parse(res.text) as { isFailure?: unknown; failures?: unknown[] };
@@ -167,7 +169,7 @@ test('fuzzing every operation of the OpenAPI document: no 5xx, problem+json erro
           if (!(res.headers.get('content-type') ?? '').startsWith('application/json') || envelope?.isFailure !== true || !envelope.failures?.length) {
             throw new Error(`not the V1 error envelope: ${label}`);
           }
-        } else if (!(res.headers.get('content-type') ?? '').startsWith('application/problem+json')) throw new Error(`not problem+json: ${label}`);
+        } else if (!isV1 && !(res.headers.get('content-type') ?? '').startsWith('application/problem+json')) throw new Error(`not problem+json: ${label}`);
         if (before) {
           const after = await stateOf(owner);
           if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error(`state changed by a refused request: ${label}`);
