@@ -35,6 +35,9 @@ export function v1Signature(secret: string, payload: string): string {
   return createHmac('sha512', secret).update(payload).digest('hex');
 }
 
+/** The legacy mirrors of PayIn create are one route for replay purposes: a retry on a mirror is the same request. */
+const replayRoute = (path: string) => path.replace(/^\/v1\/payments\/incoming\/(?:idempotency|nochannel)$/, '/v1/payments/incoming');
+
 interface V1Options {
   once: boolean;
   v1Payload?: V1Payload;
@@ -70,7 +73,7 @@ export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Opt
   await rememberSignature(deps.sql, {
     signature: `v1:${expectedHex}`,
     method: ctx.method,
-    path: ctx.path,
+    path: replayRoute(ctx.path),
     timestamp: Number(timestamp),
     once: options.once,
   });
