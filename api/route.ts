@@ -108,6 +108,7 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,
+    ...(spec.auth === 'v1' ? { deprecated: true } : {}),
     security: SECURITY[spec.auth],
     request: {
       ...(spec.params ? { params: spec.params as any } : {}),

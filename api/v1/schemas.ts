@@ -1,5 +1,6 @@
 /** zod schemas of the V1 wire (spec 4.9): validation at the edge, and the V1 part of the OpenAPI document. */
 import { z } from 'zod';
+import { registry } from '../openapi';
 import { line, rfc3339, uuid } from '../schemas/common';
 import { v1Envelope, v1ListOf } from './envelope';
 
@@ -174,3 +175,29 @@ export const outgoingListResponse = v1Envelope(v1ListOf(outgoingRecord), 'V1Outg
 export const incomingStatisticsResponse = v1Envelope(z.object({ statistics: z.array(incomingStatistics) }), 'V1IncomingStatisticsResponse');
 export const outgoingStatisticsResponse = v1Envelope(z.object({ statistics: z.array(outgoingStatistics) }), 'V1OutgoingStatisticsResponse');
 export const banksListResponse = v1Envelope(v1ListOf(bankRecord), 'V1BanksList');
+
+const webhookMeta = {
+  eventId: z.string().uuid().openapi({ description: 'stable across retries; also in the X-Event-Id header' }),
+  eventType: z.string().openapi({ example: 'deal.completed', description: 'the V2 event name (deal.amount_changed is never sent to V1 merchants)' }),
+};
+/**
+ * The legacy V1 webhook bodies (spec 5.5, 6, 9), documented as components: POSTed to the
+ * merchant's webhook_url with headers MERCHANT, TIMESTAMP (start of the current UTC day, Unix
+ * seconds) and SIGNATURE = hex HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>").
+ */
+registry.register(
+  'V1WebhookIncoming',
+  incomingRecord
+    .extend({ ...webhookMeta, paymentType: z.literal('incoming'), status: z.number().int().openapi({ description: 'V1 PayIn code, webhook view (REFUND_PENDING is 16)' }) })
+    .openapi('V1WebhookIncoming', {
+      description:
+        'Legacy V1 webhook of a PayIn event. Headers: MERCHANT (merchant id), TIMESTAMP (00:00:00 UTC of the send day, Unix seconds), ' +
+        'SIGNATURE = lowercase hex HMAC-SHA512(secret incl. whsec_, "<TIMESTAMP>;<raw body>"), X-Event-Id. Same retries as V2.',
+    }),
+);
+registry.register(
+  'V1WebhookOutgoing',
+  outgoingRecord
+    .extend({ ...webhookMeta, paymentType: z.literal('outgoing') })
+    .openapi('V1WebhookOutgoing', { description: 'Legacy V1 webhook of a PayOut event (30 for FAILED and EXPIRED); headers as V1WebhookIncoming.' }),
+);

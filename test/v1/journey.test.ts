@@ -192,4 +192,7 @@ test('the OpenAPI document has the V1 section with its security schemes and erro
   t.truthy(doc.components.schemas.V1Error);
   t.truthy(doc.components.schemas.V1Incoming);
   t.truthy(doc.paths['/v1/payments/incoming'].post.responses['410']);
+  t.true(doc.paths['/v1/banks/list'].post.deprecated);
+  t.truthy(doc.components.schemas.V1WebhookIncoming);
+  t.truthy(doc.components.schemas.V1WebhookOutgoing);
 });
