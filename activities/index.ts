@@ -7,6 +7,7 @@ import { withBusinessFailures } from './errors';
 import { createPayinActivities } from './payins';
 import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
+import { createWithdrawalActivities } from './withdrawals';
 
 export interface ActivityDeps {
   config: Config;
@@ -23,6 +24,7 @@ export function createActivities(input: ActivityDeps) {
     ...createPayinActivities(deps),
     ...createPayoutActivities(deps),
     ...createWebhookActivities(deps),
+    ...createWithdrawalActivities(deps),
   });
 }
 

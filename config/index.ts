@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TronAddressDeriver } from '../domain/tron';
 
 export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me';
 /** A fixed 32-byte key for development only; production refuses to start with it. */
@@ -54,6 +55,12 @@ const optionalText = () =>
     .string()
     .optional()
     .transform((v) => (v ? v : undefined));
+/**
+ * The BIP39 test mnemonic "abandon … about" as a seed: its addresses are public knowledge (anyone
+ * can spend from them), so it is for development only; production refuses to start with it.
+ */
+export const DEV_WALLET_HD_SEED =
+  '5eb00bbddcf069084889a8ab9155568165f5c453ccb85e70811aaed6f6da5fc19a5ac40b389cd370d086206dec8aa6c43daea6690f20ad3d8d48b2d2ce9e38e4';
 
 const seconds = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const bool = (fallback: boolean) =>
@@ -136,6 +143,32 @@ function schemaFor(nodeEnv: string) {
     TRUST_PROXY: bool(false),
     /** With TRUST_PROXY: how many trusted proxies append to X-Forwarded-For (the client IP is the entry before them). */
     TRUST_PROXY_HOPS: z.coerce.number().int().min(1).default(1),
+    // Wallet (issue 10): deposit addresses, withdrawal fee, auto-withdrawal, the chain adapter.
+    /** Hex seed of the deposit-address HD wallet (m/44'/195'/0'/0/<index>); ignored when WALLET_XPUB is set. */
+    WALLET_HD_SEED: z.string().regex(/^([0-9a-fA-F]{2}){16,64}$/, 'must be 16 to 64 bytes of hex').default(DEV_WALLET_HD_SEED),
+    /** Account-level extended public key m/44'/195'/0' (xpub…): addresses without any private key material. */
+    WALLET_XPUB: z.string().optional(),
+    AUTO_WITHDRAWAL_LIMIT_USDT_CENTS: z.coerce.bigint().min(0n).default(100_000n),
+    /** Flat network fee per withdrawal, USDT cents. */
+    WITHDRAWAL_FEE_USDT_CENTS: z.coerce.bigint().min(0n).default(100n),
+    /** Optional proportional fee on top, basis points of the amount (half-even). */
+    WITHDRAWAL_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
+    /** How long a COMPLETED withdrawal keeps its (merchant, address, amount, fee) key after creation. */
+    WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS: seconds(86_400),
+    /** How long POST /wallet/withdraw (and approve) wait for an auto broadcast before answering the current status. */
+    WITHDRAWAL_SYNC_WAIT_SECONDS: seconds(10),
+    /** Bound of one broadcast attempt; a hanging chain call is abandoned then and retried (same withdrawal id). */
+    WITHDRAWAL_BROADCAST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(60),
+    /** A worker that dies mid-broadcast is noticed after this long (the attempt heartbeats). */
+    WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(10),
+    /** Longest pause between broadcast retries (exponential backoff from 1 s). */
+    WITHDRAWAL_BROADCAST_MAX_BACKOFF_SECONDS: z.coerce.number().int().min(1).default(60),
+    /** The chain adapter; only the embedded simulator exists so far. */
+    CHAIN_ADAPTER: z.enum(['simulated']).default('simulated'),
+    /** Simulated chain: ok | fail (every transfer refused for good) | flaky (first 2 sends of each withdrawal fail transiently) | hang (never answers). */
+    CHAIN_SIMULATOR: z.enum(['ok', 'fail', 'flaky', 'hang']).default('ok'),
+    /** Simulated network latency before and after the transfer is accepted, ms. */
+    CHAIN_SIMULATOR_LATENCY_MS: z.coerce.number().int().min(0).default(0),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   });
 }
@@ -152,6 +185,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error('invalid configuration:\n  TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (client certificate and its key)');
   }
   const config = { ...parsed.data, WEBHOOK_TASK_QUEUE: parsed.data.WEBHOOK_TASK_QUEUE ?? `${parsed.data.TEMPORAL_TASK_QUEUE}-webhooks` };
+  try {
+    TronAddressDeriver.fromConfig(config);
+  } catch (error) {
+    throw new Error(`invalid configuration:\n  WALLET_XPUB / WALLET_HD_SEED: ${(error as Error).message}`);
+  }
   if (config.NODE_ENV === 'production') {
     if (config.JWT_SECRET === DEV_JWT_SECRET) throw new Error('JWT_SECRET must be set in production');
     if (config.SECRETS_ENCRYPTION_KEY === DEV_SECRETS_KEY)
@@ -159,6 +197,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (config.TEMPORAL_PAYLOAD_ENCRYPTION && config.TEMPORAL_PAYLOAD_KEYS.some((k) => k.key.equals(Buffer.from(DEV_PAYLOAD_KEY, 'base64'))))
       throw new Error('TEMPORAL_PAYLOAD_KEYS must be set in production (the development key is refused)');
     if (config.CODEC_LOOPBACK_WITHOUT_AUTH) throw new Error('CODEC_LOOPBACK_WITHOUT_AUTH is for development only');
+    if (!config.WALLET_XPUB && config.WALLET_HD_SEED.toLowerCase() === DEV_WALLET_HD_SEED)
+      throw new Error('WALLET_XPUB (or a WALLET_HD_SEED other than the development seed) must be set in production');
   }
   return config;
 }

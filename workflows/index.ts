@@ -2,3 +2,4 @@
 export { payinWorkflow } from './payin';
 export { payoutWorkflow } from './payout';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { withdrawalWorkflow } from './withdrawal';

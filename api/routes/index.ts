@@ -8,6 +8,8 @@ import { healthRoutes } from './health';
 import { operatorDealRoutes } from './operator-deals';
 import { operatorRoutes } from './operator';
 import { profileRoutes } from './profile';
+import { operatorWalletRoutes } from './operator-wallet';
+import { walletRoutes } from './wallet';
 import { v1Routes } from '../v1/routes';
 
 /** Every route of the API; each file registers its paths in the OpenAPI document as it is defined. */
@@ -21,5 +23,7 @@ export const allRoutes: RouteDef[] = [
   ...callbackRoutes,
   ...operatorRoutes,
   ...operatorDealRoutes,
+  ...walletRoutes,
+  ...operatorWalletRoutes,
   ...v1Routes,
 ];

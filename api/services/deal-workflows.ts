@@ -66,7 +66,7 @@ export async function createThroughWorkflow<W extends (...args: any[]) => Promis
   return readDeal(deps, options.dealId);
 }
 
-async function removeRefusedRun(deps: AppDeps, workflowId: string) {
+export async function removeRefusedRun(deps: AppDeps, workflowId: string) {
   try {
     const latest = deps.temporal.workflow.getHandle(workflowId);
     await latest.result().catch(() => undefined);

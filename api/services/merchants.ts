@@ -19,7 +19,9 @@ export async function getMerchantProfile(deps: AppDeps, merchantId: string): Pro
 
 export async function createMerchant(deps: AppDeps, input: NewMerchant): Promise<MerchantProfileRow> {
   if (input.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', input.webhook_url);
-  const id = await deps.sql.begin((tx) => insertMerchant(tx, input));
+  const id = await deps.sql.begin((tx) =>
+    insertMerchant(tx, { ...input, auto_withdrawal_limit_usdt_cents: input.auto_withdrawal_limit_usdt_cents ?? deps.config.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS }),
+  );
   return getMerchantProfile(deps, id);
 }
 

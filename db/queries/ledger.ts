@@ -130,8 +130,11 @@ export interface InvariantViolation {
  *     not been distributed yet, and the platform's = the fees of those deals.
  */
 export const MERCHANT_HOLD_SOURCES: string[] = [
+  // Live PayOuts hold amount_usdt + fee.
   `select wallet_id, escrow_usdt as amount from deals
    where deal_type = 'PAYOUT' and status not in ('COMPLETED', 'FAILED', 'EXPIRED') and wallet_id is not null`,
+  // Live withdrawals (domain/withdrawals.ts WITHDRAWAL_LIVE) hold their amount.
+  `select wallet_id, amount from withdrawals where status in ('PENDING', 'PENDING_MANUAL', 'APPROVED')`,
 ];
 
 export async function auditInvariants(db: Db): Promise<InvariantViolation[]> {

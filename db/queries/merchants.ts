@@ -61,6 +61,8 @@ export interface NewMerchant {
   rate_limit_per_minute: number | null;
   payin_fee_bps: number;
   payout_fee_bps: number;
+  /** Contract 7: new merchants start in AUTO_UP_TO_LIMIT with AUTO_WITHDRAWAL_LIMIT_USDT_CENTS (column default otherwise). */
+  auto_withdrawal_limit_usdt_cents?: bigint;
 }
 
 /** Creates the merchant with its USDT wallet provisioned. Run inside a transaction. */
@@ -69,7 +71,8 @@ export async function insertMerchant(tx: Db, input: NewMerchant, tenantId = DEFA
   await tx`
     insert into merchants ${tx({ id, tenant_id: tenantId, ...input, checkout_brand_name: input.name },
       'id', 'tenant_id', 'name', 'email', 'webhook_url', 'api_version', 'rate_limit_per_minute',
-      'payin_fee_bps', 'payout_fee_bps', 'checkout_brand_name')}`;
+      'payin_fee_bps', 'payout_fee_bps', 'checkout_brand_name',
+      ...(input.auto_withdrawal_limit_usdt_cents !== undefined ? (['auto_withdrawal_limit_usdt_cents'] as const) : []))}`;
   await ensureWallet(tx, 'merchant', id, 'USDT');
   return id;
 }

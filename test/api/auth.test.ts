@@ -44,7 +44,8 @@ test('signed GET my-merchant answers the profile of spec 2.2', async (t) => {
   t.false('deal_min_amount' in m);
   t.false('daily_deal_amount_limit' in m);
   t.false(JSON.stringify(res.body).includes(keys.secret));
-  t.is(res.body.auto_withdrawal_effective_limit_usdt_cents, '0');
+  t.is(res.body.auto_withdrawal_mode, 'AUTO_UP_TO_LIMIT'); // contract 7: new merchants start auto up to AUTO_WITHDRAWAL_LIMIT_USDT_CENTS
+  t.is(res.body.auto_withdrawal_effective_limit_usdt_cents, '100000');
   t.truthy(res.headers.get('x-ratelimit-limit'));
 });
 

@@ -1,0 +1,35 @@
+/**
+ * The chain watcher seam. Today the operator's POST /admin/deposits stands in for it (it records
+ * CONFIRMED deposits by merchant id). A real watcher (TronGrid events of the USDT contract, or a
+ * full node's blocks) implements DepositWatcher; a loop in the worker process feeds each pass
+ * through the intake, which attributes transfers by receiving address (rotated addresses
+ * included), keeps them PENDING until REQUIRED confirmations, then credits them once.
+ */
+import type { Sql } from '../../db/sql';
+import { ingestObservedDeposit, type IntakeResult, type ObservedDeposit } from '../../db/queries/wallet-deposits';
+
+export type { ObservedDeposit } from '../../db/queries/wallet-deposits';
+
+export interface DepositWatcher {
+  /** USDT TRC-20 transfers to the gateway's addresses seen since `cursor` (opaque: a block number, an event fingerprint). */
+  poll(cursor: string | undefined, signal?: AbortSignal): Promise<{ deposits: ObservedDeposit[]; cursor: string }>;
+}
+
+/** One pass: each reported transfer in its own transaction (a conflicting one does not block the rest). */
+export async function runDepositWatcherPass(
+  sql: Sql,
+  watcher: DepositWatcher,
+  cursor: string | undefined,
+  requiredConfirmations: number,
+): Promise<{ cursor: string; results: (IntakeResult | { kind: 'error'; txHash: string; error: string })[] }> {
+  const { deposits, cursor: next } = await watcher.poll(cursor);
+  const results = [];
+  for (const seen of deposits) {
+    try {
+      results.push(await sql.begin((tx) => ingestObservedDeposit(tx, seen, requiredConfirmations)));
+    } catch (error) {
+      results.push({ kind: 'error' as const, txHash: seen.txHash, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { cursor: next, results };
+}

@@ -1,0 +1,177 @@
+/**
+ * USDT withdrawals (spec 4.2, 3.4; contract 4, 7): quote, create through the withdrawal's
+ * workflow (Update-With-Start), operator approve/cancel as updates, listings from Postgres.
+ */
+import { WithStartWorkflowOperation, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import type { AppDeps } from '../deps';
+import { DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
+import { withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
+import { presentWithdrawal } from '../../domain/withdrawal-info';
+import { WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
+import { findWithdrawal, latestWithdrawalByKey, listWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
+import {
+  approveWithdrawalUpdate,
+  awaitWithdrawalCreationUpdate,
+  cancelWithdrawalUpdate,
+  withdrawalWorkflowId,
+  type WithdrawalWorkflowInput,
+} from '../../workflows/contracts/withdrawal';
+import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from '../../workflows/contracts/search-attributes';
+import type { withdrawalWorkflow } from '../../workflows/withdrawal';
+import { removeRefusedRun, unwrapUpdateFailure } from './deal-workflows';
+import { clampPageSize, decodeCursor, keysetPage } from './wallet';
+
+/** The fee rule of the README's Wallet section, with the current configuration. */
+export function quoteWithdrawal(deps: AppDeps, amount: bigint) {
+  const { fee, net } = withdrawalFee(amount, deps.config.WITHDRAWAL_FEE_USDT_CENTS, deps.config.WITHDRAWAL_FEE_BPS);
+  if (net <= 0n) throw new FailedPrecondition(`amount ${amount} does not cover the withdrawal fee of ${fee} USDT cents`);
+  return { amount: amount.toString(), fee_usdt_cents: fee.toString(), net_usdt_cents: net.toString(), fee, net };
+}
+
+/**
+ * Whether an earlier withdrawal still owns its (merchant, address, amount, fee) key: while it is
+ * live (its hold is frozen), and once COMPLETED for WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS after
+ * its creation. A CANCELLED one sent nothing and returned its hold, so it releases the key.
+ */
+export function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowMs: number, windowSeconds: number): boolean {
+  if (WITHDRAWAL_LIVE.includes(row.status)) return true;
+  return row.status === 'COMPLETED' && nowMs - row.created_at.getTime() < windowSeconds * 1000;
+}
+
+/** No address in the request: the merchant's withdrawal_address from the profile, if it is a valid TRON address. */
+async function profileWithdrawalAddress(deps: AppDeps, merchantId: string): Promise<string> {
+  const [merchant] = await deps.sql<{ withdrawal_address: string }[]>`select withdrawal_address from merchants where id = ${merchantId}`;
+  const address = merchant?.withdrawal_address ?? '';
+  if (!address) {
+    throw new InvalidArgument('address is required (or set withdrawal_address in the profile)', [{ field: 'address', message: 'address is required', code: 'required' }]);
+  }
+  const problem = tronAddressProblem(address);
+  if (problem) {
+    throw new InvalidArgument(`the profile's withdrawal_address is not usable: ${describeTronAddressProblem(problem)}`, [
+      { field: 'address', message: describeTronAddressProblem(problem), code: problem },
+    ]);
+  }
+  return address;
+}
+
+async function readWithdrawal(deps: AppDeps, id: string): Promise<WithdrawalRow> {
+  const row = await findWithdrawal(deps.sql, id);
+  if (!row) throw new NotFound('withdrawal not found');
+  return row;
+}
+
+export async function createWithdrawal(
+  deps: AppDeps,
+  merchantId: string,
+  request: { address?: string | undefined; amount: bigint; idempotency_key?: string | undefined },
+): Promise<WithdrawalRow> {
+  const body = { ...request, address: request.address ?? (await profileWithdrawalAddress(deps, merchantId)) };
+  const { fee } = quoteWithdrawal(deps, body.amount);
+  const dedupKey = withdrawalDedupKey({ merchantId, address: body.address, amount: body.amount, fee });
+  const latest = await latestWithdrawalByKey(deps.sql, merchantId, dedupKey);
+  if (latest && holdsKey(latest, deps.now(), deps.config.WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS)) return latest;
+
+  const generation = latest ? latest.dedup_generation + 1 : 0;
+  const withdrawalId = withdrawalIdFor(merchantId, dedupKey, generation);
+  const workflowId = withdrawalWorkflowId(withdrawalId);
+  const input: WithdrawalWorkflowInput = {
+    create: {
+      withdrawalId,
+      merchantId,
+      address: body.address,
+      amount: body.amount.toString(),
+      fee: fee.toString(),
+      dedupKey,
+      dedupGeneration: generation,
+      idempotencyKey: body.idempotency_key ?? '',
+    },
+    syncWaitMs: deps.config.WITHDRAWAL_SYNC_WAIT_SECONDS * 1000,
+    timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
+    broadcast: {
+      timeoutSeconds: deps.config.WITHDRAWAL_BROADCAST_TIMEOUT_SECONDS,
+      heartbeatSeconds: deps.config.WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS,
+      maxBackoffSeconds: deps.config.WITHDRAWAL_BROADCAST_MAX_BACKOFF_SECONDS,
+    },
+  };
+  const startWorkflowOperation = new WithStartWorkflowOperation<typeof withdrawalWorkflow>('withdrawalWorkflow', {
+    workflowId,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    // Concurrent identical requests derive the same id: they join one workflow, one withdrawal.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    args: [input],
+    typedSearchAttributes: [
+      { key: MerchantIdKey, value: merchantId },
+      { key: DealIdKey, value: withdrawalId },
+      { key: DealTypeKey, value: 'WITHDRAWAL' },
+      { key: DealStatusKey, value: 'PENDING' },
+    ],
+  } as never);
+  try {
+    await deps.temporal.workflow.executeUpdateWithStart(awaitWithdrawalCreationUpdate, { startWorkflowOperation });
+  } catch (error) {
+    const mapped = unwrapUpdateFailure(error);
+    if (mapped instanceof DomainError) void removeRefusedRun(deps, workflowId);
+    throw mapped;
+  }
+  return readWithdrawal(deps, withdrawalId);
+}
+
+export async function getMerchantWithdrawal(deps: AppDeps, merchantId: string, id: string) {
+  const row = await findWithdrawal(deps.sql, id);
+  if (!row || row.merchant_id !== merchantId) throw new NotFound('withdrawal not found');
+  return row;
+}
+
+const knownStatuses = (statuses: string[] | undefined) =>
+  statuses === undefined ? undefined : statuses.filter((s) => (WITHDRAWAL_STATUSES as readonly string[]).includes(s));
+
+export async function listMerchantWithdrawals(deps: AppDeps, merchantId: string, q: { page_size?: number; page_token?: string; status?: string[] }) {
+  const scope = `withdrawals:${merchantId}`;
+  const after = decodeCursor(deps, scope, q.page_token);
+  const size = clampPageSize(q.page_size);
+  const statuses = knownStatuses(q.status);
+  if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
+  const rows = await listWithdrawals(deps.sql, { merchantId, statuses, after, limit: size + 1 });
+  return keysetPage(deps, scope, rows, size, presentWithdrawal);
+}
+
+export function presentOperatorWithdrawal(row: WithdrawalRow) {
+  return {
+    ...presentWithdrawal(row),
+    merchant_id: row.merchant_id,
+    broadcast_attempts: row.broadcast_attempts,
+    broadcast_started_at: row.broadcast_started_at?.toISOString() ?? '',
+    last_broadcast_error: row.last_broadcast_error,
+    approved_by: row.approved_by,
+    cancelled_by: row.cancelled_by,
+  };
+}
+
+export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: number; page_token?: string; status?: string[]; merchant_id?: string }) {
+  const scope = `operator-withdrawals:${q.merchant_id ?? ''}:${(q.status ?? []).join(',')}`;
+  const after = decodeCursor(deps, scope, q.page_token);
+  const size = clampPageSize(q.page_size);
+  const statuses = knownStatuses(q.status);
+  if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
+  const rows = await listWithdrawals(deps.sql, { merchantId: q.merchant_id, statuses, after, limit: size + 1 });
+  return keysetPage(deps, scope, rows, size, presentOperatorWithdrawal);
+}
+
+/** An operator command as an update of the withdrawal's workflow; a closed workflow means a final state. */
+async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<typeof withdrawalWorkflow>) => Promise<unknown>) {
+  const row = await readWithdrawal(deps, id);
+  try {
+    await send(deps.temporal.workflow.getHandle<typeof withdrawalWorkflow>(withdrawalWorkflowId(row.id)));
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new FailedPrecondition(`withdrawal is ${(await readWithdrawal(deps, id)).status}`);
+    throw unwrapUpdateFailure(error);
+  }
+  return readWithdrawal(deps, id);
+}
+
+export const approveWithdrawal = (deps: AppDeps, id: string, operatorId: string) =>
+  withdrawalCommand(deps, id, (h) => h.executeUpdate(approveWithdrawalUpdate, { args: [operatorId] }));
+
+export const cancelWithdrawal = (deps: AppDeps, id: string, reason: string, operatorId: string) =>
+  withdrawalCommand(deps, id, (h) => h.executeUpdate(cancelWithdrawalUpdate, { args: [reason, operatorId] }));

@@ -1,0 +1,96 @@
+/**
+ * The merchant's TRC-20 deposit history and the intake a chain watcher reports to.
+ *
+ * Statuses: PENDING (seen on chain, not yet final: nothing credited) and CONFIRMED (final: the
+ * amount was credited to `available`, once, under ledger key deposit:<id>). The operator's
+ * POST /admin/deposits records CONFIRMED deposits directly (it stands in for the watcher).
+ */
+import type { Db } from '../sql';
+import { Conflict } from '../../domain/errors';
+import { newId } from '../../domain/ids';
+import { recordDeposit, type DepositRow } from './deposits';
+import { depositAddressOwner } from './deposit-addresses';
+import { postLedger } from './ledger';
+import { ensureSystemWallet, ensureWallet } from './wallets';
+
+export interface WalletDepositRow extends DepositRow {
+  address: string;
+  confirmations: number;
+  confirmed_at: Date | null;
+  cursor_ts: string;
+}
+
+export async function listMerchantDeposits(
+  db: Db,
+  merchantId: string,
+  page: { after?: { createdAt: string; id: string }; limit: number },
+): Promise<WalletDepositRow[]> {
+  return db<WalletDepositRow[]>`
+    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    from deposits
+    where merchant_id = ${merchantId}
+      ${page.after ? db`and (created_at, id) < (${page.after.createdAt}::timestamptz, ${page.after.id}::uuid)` : db``}
+    order by created_at desc, id desc
+    limit ${page.limit}`;
+}
+
+/** What a chain watcher saw: a TRC-20 USDT transfer to one of our addresses. */
+export interface ObservedDeposit {
+  txHash: string;
+  toAddress: string;
+  /** USDT cents. */
+  amount: bigint;
+  confirmations: number;
+}
+
+export type IntakeResult = { kind: 'not_ours' } | { kind: 'recorded'; deposit: DepositRow; credited: boolean };
+
+/**
+ * Records what a watcher reports, idempotently by tx_hash: a transfer to an address the gateway
+ * never issued is ignored; one below `requiredConfirmations` is kept PENDING; reaching them makes
+ * it CONFIRMED and credits available exactly once. The same hash with another merchant or amount
+ * is a conflict (a watcher bug or a reorg: an operator must look). Run inside a transaction.
+ */
+export async function ingestObservedDeposit(tx: Db, seen: ObservedDeposit, requiredConfirmations: number): Promise<IntakeResult> {
+  const owner = await depositAddressOwner(tx, seen.toAddress);
+  if (!owner) return { kind: 'not_ours' };
+  const wallet = await ensureWallet(tx, 'merchant', owner.merchant_id, 'USDT');
+  const final = seen.confirmations >= requiredConfirmations;
+
+  const [existing] = await tx<WalletDepositRow[]>`select *, '' as cursor_ts from deposits where tx_hash = ${seen.txHash} for update`;
+  if (existing && (existing.merchant_id !== owner.merchant_id || existing.amount !== seen.amount)) {
+    throw new Conflict('tx_hash was already recorded for another deposit');
+  }
+  if (!existing && !final) {
+    const [row] = await tx<DepositRow[]>`
+      insert into deposits (id, merchant_id, wallet_id, amount, tx_hash, status, address, confirmations)
+      values (${newId()}, ${owner.merchant_id}, ${wallet.id}, ${seen.amount}, ${seen.txHash}, 'PENDING', ${seen.toAddress}, ${seen.confirmations})
+      on conflict do nothing returning *`;
+    if (!row) throw new Conflict('deposit was recorded concurrently; report it again');
+    return { kind: 'recorded', deposit: row, credited: false };
+  }
+  if (!existing) {
+    const { deposit, created } = await recordDeposit(tx, { merchantId: owner.merchant_id, walletId: wallet.id, amount: seen.amount, txHash: seen.txHash });
+    await tx`update deposits set address = ${seen.toAddress}, confirmations = ${seen.confirmations}, confirmed_at = coalesce(confirmed_at, now()) where id = ${deposit.id}`;
+    return { kind: 'recorded', deposit, credited: created };
+  }
+  if (existing.status === 'PENDING' && final) {
+    const [row] = await tx<DepositRow[]>`
+      update deposits set status = 'CONFIRMED', confirmations = ${seen.confirmations}, confirmed_at = now()
+      where id = ${existing.id} returning *`;
+    const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
+    const credited = await postLedger(tx, {
+      key: `deposit:${existing.id}`,
+      kind: 'deposit',
+      refType: 'deposit',
+      refId: existing.id,
+      entries: [
+        { walletId: chain, bucket: 'available', amount: -seen.amount },
+        { walletId: existing.wallet_id, bucket: 'available', amount: seen.amount },
+      ],
+    });
+    return { kind: 'recorded', deposit: row!, credited };
+  }
+  await tx`update deposits set confirmations = greatest(confirmations, ${seen.confirmations}) where id = ${existing.id}`;
+  return { kind: 'recorded', deposit: existing, credited: false };
+}

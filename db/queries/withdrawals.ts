@@ -1,0 +1,147 @@
+import type { Db } from '../sql';
+import type { WithdrawalStatus } from '../../domain/withdrawals';
+import { eventIdFor } from '../../domain/ids';
+import { postLedger } from './ledger';
+import { ensureSystemWallet } from './wallets';
+
+export interface WithdrawalRow {
+  id: string;
+  merchant_id: string;
+  wallet_id: string;
+  status: WithdrawalStatus;
+  auto: boolean;
+  address: string;
+  amount: bigint;
+  fee: bigint;
+  net: bigint;
+  dedup_key: string;
+  dedup_generation: number;
+  idempotency_key: string;
+  tx_hash: string;
+  broadcast_attempts: number;
+  broadcast_started_at: Date | null;
+  last_broadcast_error: string;
+  cancel_reason: string;
+  approved_by: string;
+  cancelled_by: string;
+  created_at: Date;
+  updated_at: Date;
+  approved_at: Date | null;
+  completed_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+export async function findWithdrawal(db: Db, id: string): Promise<WithdrawalRow | undefined> {
+  const [row] = await db<WithdrawalRow[]>`select * from withdrawals where id = ${id}`;
+  return row;
+}
+
+export async function lockWithdrawal(db: Db, id: string): Promise<WithdrawalRow | undefined> {
+  const [row] = await db<WithdrawalRow[]>`select * from withdrawals where id = ${id} for update`;
+  return row;
+}
+
+/** The newest generation of a (merchant, address, amount, fee) key, if any. */
+export async function latestWithdrawalByKey(db: Db, merchantId: string, dedupKey: string): Promise<WithdrawalRow | undefined> {
+  const [row] = await db<WithdrawalRow[]>`
+    select * from withdrawals where merchant_id = ${merchantId} and dedup_key = ${dedupKey}
+    order by dedup_generation desc limit 1`;
+  return row;
+}
+
+export interface NewWithdrawal {
+  id: string;
+  merchantId: string;
+  walletId: string;
+  auto: boolean;
+  address: string;
+  amount: bigint;
+  fee: bigint;
+  dedupKey: string;
+  dedupGeneration: number;
+  idempotencyKey: string;
+}
+
+/** Inserts the withdrawal and takes its hold (available → frozen) in the caller's transaction. */
+export async function insertWithdrawalWithHold(tx: Db, w: NewWithdrawal): Promise<WithdrawalRow> {
+  const [row] = await tx<WithdrawalRow[]>`
+    insert into withdrawals (id, merchant_id, wallet_id, status, auto, address, amount, fee, net, dedup_key, dedup_generation, idempotency_key)
+    values (${w.id}, ${w.merchantId}, ${w.walletId}, ${w.auto ? 'PENDING' : 'PENDING_MANUAL'}, ${w.auto}, ${w.address}, ${w.amount},
+      ${w.fee}, ${w.amount - w.fee}, ${w.dedupKey}, ${w.dedupGeneration}, ${w.idempotencyKey})
+    returning *`;
+  await postLedger(tx, {
+    key: `withdrawal:${w.id}:hold`,
+    kind: 'withdrawal_hold',
+    refType: 'withdrawal',
+    refId: w.id,
+    entries: [
+      { walletId: w.walletId, bucket: 'available', amount: -w.amount },
+      { walletId: w.walletId, bucket: 'frozen', amount: w.amount },
+    ],
+  });
+  return row!;
+}
+
+/** Returns the hold (frozen → available) once. */
+export function releaseWithdrawalHold(tx: Db, row: WithdrawalRow): Promise<boolean> {
+  return postLedger(tx, {
+    key: `withdrawal:${row.id}:release`,
+    kind: 'withdrawal_release',
+    refType: 'withdrawal',
+    refId: row.id,
+    entries: [
+      { walletId: row.wallet_id, bucket: 'frozen', amount: -row.amount },
+      { walletId: row.wallet_id, bucket: 'available', amount: row.amount },
+    ],
+  });
+}
+
+/** The transfer went out: the hold is debited, the net leaves to the chain, the fee goes to the platform. */
+export async function settleWithdrawal(tx: Db, row: WithdrawalRow): Promise<boolean> {
+  const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
+  const platform = await ensureSystemWallet(tx, 'platform_fees', 'USDT');
+  return postLedger(tx, {
+    key: `withdrawal:${row.id}:complete`,
+    kind: 'withdrawal_complete',
+    refType: 'withdrawal',
+    refId: row.id,
+    entries: [
+      { walletId: row.wallet_id, bucket: 'frozen', amount: -row.amount },
+      { walletId: chain, bucket: 'available', amount: row.net },
+      { walletId: platform, bucket: 'available', amount: row.fee },
+    ],
+  });
+}
+
+/** A withdrawal event in the outbox (envelope key `withdrawal`); its id is fixed per (withdrawal, type, status). */
+export async function writeWithdrawalEvent(tx: Db, row: WithdrawalRow, type: string, payload: Record<string, unknown>): Promise<void> {
+  await tx`
+    insert into outbox_events (id, merchant_id, deal_id, event_type, payload)
+    values (${eventIdFor(row.id, type, row.status)}, ${row.merchant_id}, null, ${type}, ${tx.json(payload as never)})
+    on conflict (id) do nothing`;
+}
+
+export interface WithdrawalCursor {
+  createdAt: string;
+  id: string;
+}
+
+export interface WithdrawalFilter {
+  merchantId?: string;
+  statuses?: readonly string[];
+  after?: WithdrawalCursor;
+  limit: number;
+}
+
+/** Newest first on (created_at, id); `cursor_ts` keeps microseconds for the next page's token. */
+export async function listWithdrawals(db: Db, f: WithdrawalFilter): Promise<(WithdrawalRow & { cursor_ts: string })[]> {
+  return db<(WithdrawalRow & { cursor_ts: string })[]>`
+    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    from withdrawals
+    where true
+      ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
+      ${f.statuses ? db`and status = any(${f.statuses as string[]})` : db``}
+      ${f.after ? db`and (created_at, id) < (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)` : db``}
+    order by created_at desc, id desc
+    limit ${f.limit}`;
+}

@@ -1,0 +1,21 @@
+/**
+ * Server-side withdrawal idempotency (spec 4.2): the key is derived from (merchant, address,
+ * amount, current fee); the withdrawal id from the key and its generation, so concurrent identical
+ * requests address the same workflow id and the same primary key.
+ */
+import { createHash } from 'node:crypto';
+import { uuidV5 } from './ids';
+
+const WITHDRAWAL_NAMESPACE = 'c5a0e7d2-4b8f-4f3a-9e61-7d2b9c0a1e55';
+
+export function withdrawalDedupKey(input: { merchantId: string; address: string; amount: bigint; fee: bigint }): string {
+  return createHash('sha256').update(`${input.merchantId}\u0000${input.address}\u0000${input.amount}\u0000${input.fee}`).digest('hex');
+}
+
+/**
+ * Generation n of a key: a new generation starts only once the previous withdrawal of that key
+ * no longer holds it (see the Wallet section of the README), so a later identical request may
+ * send the same amount to the same address again.
+ */
+export const withdrawalIdFor = (merchantId: string, dedupKey: string, generation: number) =>
+  uuidV5(`${merchantId}\u0000withdrawal\u0000${dedupKey}\u0000${generation}`, WITHDRAWAL_NAMESPACE);

@@ -1,0 +1,55 @@
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { runDepositWatcherPass, type DepositWatcher, type ObservedDeposit } from '../../activities/chain/deposit-watcher';
+import { addDepositAddress } from '../../db/queries/deposit-addresses';
+import { insertMerchant } from '../../db/queries/merchants';
+import { DEV_WALLET_HD_SEED } from '../../config';
+import { TronAddressDeriver } from '../../domain/tron';
+import { testSql } from '../helpers/app';
+import { randomTronAddress } from '../helpers/wallet';
+
+const sql = testSql();
+test.after.always(() => sql.end());
+const deriver = TronAddressDeriver.fromSeedHex(DEV_WALLET_HD_SEED);
+
+const scripted = (passes: ObservedDeposit[][]): DepositWatcher => {
+  let i = 0;
+  return { poll: async () => ({ deposits: passes[i++] ?? [], cursor: String(i) }) };
+};
+
+test('a watcher pass: attributed by address (rotated ones too), PENDING until confirmed, credited once, foreign addresses ignored, mismatches refused', async (t) => {
+  const merchantId = await sql.begin((tx) =>
+    insertMerchant(tx, { name: 'Watcher', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
+  );
+  const old = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
+  const current = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
+  const late = `late-${randomUUID()}`;
+  const fresh = `fresh-${randomUUID()}`;
+  const watcher = scripted([
+    [
+      { txHash: late, toAddress: old.address, amount: 700n, confirmations: 25 },
+      { txHash: fresh, toAddress: current.address, amount: 300n, confirmations: 1 },
+      { txHash: `x-${randomUUID()}`, toAddress: randomTronAddress(), amount: 5n, confirmations: 30 },
+    ],
+    [
+      { txHash: fresh, toAddress: current.address, amount: 300n, confirmations: 20 },
+      { txHash: late, toAddress: old.address, amount: 700n, confirmations: 26 },
+      { txHash: fresh, toAddress: current.address, amount: 301n, confirmations: 21 },
+    ],
+  ]);
+  const balance = async () => (await sql`select available from wallets where owner_id = ${merchantId}`)[0]!.available;
+
+  const first = await runDepositWatcherPass(sql, watcher, undefined, 19);
+  t.deepEqual(first.results.map((r) => r.kind), ['recorded', 'recorded', 'not_ours']);
+  t.is(await balance(), 700n, 'the late deposit to the rotated address is credited; the unconfirmed one is not');
+  const [pending] = await sql`select status, address from deposits where tx_hash = ${fresh}`;
+  t.deepEqual({ ...pending }, { status: 'PENDING', address: current.address });
+
+  const second = await runDepositWatcherPass(sql, watcher, first.cursor, 19);
+  t.deepEqual(second.results.map((r) => r.kind), ['recorded', 'recorded', 'error']);
+  t.is(await balance(), 1_000n, 'confirmed once; repeats credit nothing');
+  const [confirmed] = await sql`select status, confirmations, confirmed_at from deposits where tx_hash = ${fresh}`;
+  t.is(confirmed!.status, 'CONFIRMED');
+  t.truthy(confirmed!.confirmed_at);
+  t.is((await sql`select count(*)::int as n from ledger_transactions where idempotency_key like 'deposit:%' and ref_id in (select id::text from deposits where merchant_id = ${merchantId})`)[0]!.n, 2);
+});
