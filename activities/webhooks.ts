@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { ActivityDeps } from './index';
 import { currentSigningSecret } from '../db/queries/api-keys';
 import { signatureHeader } from '../domain/signature';
-import { startOfUtcDay, v1WebhookBody } from '../domain/v1-records';
+import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook } from './webhook-http';
 import type { DeliveryInput, DeliveryPlan, AttemptOutcome } from '../workflows/contracts/webhook-delivery';
 
@@ -50,6 +50,8 @@ const V2_FORMAT: WireFormat = {
  */
 const V1_FORMAT: WireFormat = {
   envelope: (e) => {
+    const withdrawal = e.payload.withdrawal as PresentedWithdrawal | undefined;
+    if (withdrawal) return { eventId: e.event_id, eventType: e.event_type, paymentType: 'withdraw', ...v1Withdrawal(withdrawal, e.merchant_id) };
     const deal = e.payload.deal as Record<string, string> | undefined;
     if (!deal || !e.deal_type || e.currency_exponent === null) {
       return { eventId: e.event_id, eventType: e.event_type, createdAt: e.created_at.toISOString(), ...e.payload };

@@ -5,6 +5,7 @@
  */
 import type { PayinStatus } from './payin';
 import type { PayoutStatus } from './payout';
+import type { WithdrawalStatus } from './withdrawals';
 
 /** Where a code is shown: GET and list answers, or webhooks (REFUND_PENDING differs: 32 vs 16). */
 export type V1View = 'get' | 'webhook';
@@ -67,21 +68,18 @@ export const V1_PAYOUT_CODES: readonly PayoutCodeRow[] = [
  */
 export const V1_PAYOUT_SILENT_CODES: readonly number[] = [20, 50];
 
-export interface WithdrawalCodeRow {
-  status: string;
-  code: number;
-}
-
-/** Spec 9, V1 withdrawal codes 1–4 (3 is the sent state). */
-export const V1_WITHDRAWAL_CODES: readonly WithdrawalCodeRow[] = [
-  { status: 'PENDING', code: 1 },
-  { status: 'PENDING_MANUAL', code: 1 },
-  { status: 'APPROVED', code: 2 },
-  { status: 'PROCESSING', code: 2 },
-  { status: 'COMPLETED', code: 3 },
-  { status: 'CANCELLED', code: 4 },
-  { status: 'FAILED', code: 4 },
-];
+/**
+ * Spec 9, V1 withdrawal codes 1–4 (3 is the sent state), one per withdrawal status
+ * (domain/withdrawals.ts): 1 waiting (PENDING, PENDING_MANUAL), 2 approved and being sent,
+ * 3 sent, 4 cancelled (by an operator, or refused by the chain).
+ */
+export const V1_WITHDRAWAL_CODES: Record<WithdrawalStatus, 1 | 2 | 3 | 4> = {
+  PENDING: 1,
+  PENDING_MANUAL: 1,
+  APPROVED: 2,
+  COMPLETED: 3,
+  CANCELLED: 4,
+};
 
 function payinRowMatches(row: PayinCodeRow, facts: PayinFacts): boolean {
   if (row.status !== facts.status) return false;
@@ -104,9 +102,9 @@ export function v1PayoutCode(status: string): number {
 }
 
 export function v1WithdrawalCode(status: string): number {
-  const row = V1_WITHDRAWAL_CODES.find((r) => r.status === status);
-  if (!row) throw new Error(`no V1 code for withdrawal status ${status}`);
-  return row.code;
+  const code = V1_WITHDRAWAL_CODES[status as WithdrawalStatus];
+  if (code === undefined) throw new Error(`no V1 code for withdrawal status ${status}`);
+  return code;
 }
 
 /**
@@ -126,6 +124,6 @@ export function payoutStatusesForCode(code: number): string[] | undefined {
 }
 
 export function withdrawalStatusesForCode(code: number): string[] | undefined {
-  const statuses = V1_WITHDRAWAL_CODES.filter((r) => r.code === code).map((r) => r.status);
+  const statuses = Object.entries(V1_WITHDRAWAL_CODES).filter(([, c]) => c === code).map(([status]) => status);
   return statuses.length > 0 ? statuses : undefined;
 }

@@ -4,7 +4,7 @@
  * in domain/v1-codes.ts, decimal-string amounts by the currency's exponent, numeric ISO 4217.
  */
 import { minorToDecimal } from './money';
-import { v1PayinCode, v1PayoutCode, type V1View } from './v1-codes';
+import { v1PayinCode, v1PayoutCode, v1WithdrawalCode, type V1View } from './v1-codes';
 
 export interface V1DealSource {
   id: string;
@@ -96,4 +96,49 @@ export function v1WebhookBody(event: { event_id: string; event_type: string }, d
 /** V1 webhooks are signed over a timestamp fixed at the start of the current UTC day (StartOfDay). */
 export function startOfUtcDay(nowMs: number): number {
   return Math.floor(nowMs / 86_400_000) * 86_400;
+}
+
+/** A withdrawal as V2 presents it (domain/withdrawal-info.ts presentWithdrawal; also the webhook payload's `withdrawal`). */
+export interface PresentedWithdrawal {
+  withdrawal_id: string;
+  status: string;
+  amount: string;
+  fee_usdt_cents: string;
+  net_usdt_cents: string;
+  address: string;
+  tx_hash: string;
+  idempotency_key: string;
+  created_at: string;
+  updated_at: string;
+  completed_at: string;
+}
+
+/**
+ * The 19-field V1 withdrawal profile (spec 4.9), translated from the V2 record: amounts are USDT
+ * decimals (amount includes the fee, sentAmount is what went on chain), blockchain is 1 (TRON,
+ * the only chain), exchangeRate "1" (USDT to USDT), isBalanceCommission false (the fee is always
+ * inside the amount). comment and callbackUrl have no V2 field: they are echoed on create only.
+ */
+export function v1Withdrawal(w: PresentedWithdrawal, merchantId: string, echo: { comment?: string; callbackUrl?: string } = {}) {
+  return {
+    id: w.withdrawal_id,
+    withdrawId: w.withdrawal_id,
+    userId: merchantId,
+    status: v1WithdrawalCode(w.status),
+    requestId: w.idempotency_key,
+    blockchain: 1,
+    currency: 'USDT',
+    amount: minorToDecimal(BigInt(w.amount), 2),
+    wallet: w.address,
+    comment: echo.comment ?? '',
+    isBalanceCommission: false,
+    exchangeRate: '1',
+    sentAmount: minorToDecimal(BigInt(w.net_usdt_cents), 2),
+    commissionAmount: minorToDecimal(BigInt(w.fee_usdt_cents), 2),
+    transactionHash: w.tx_hash,
+    callbackUrl: echo.callbackUrl ?? '',
+    createdAt: w.created_at,
+    lastModifiedAt: w.updated_at,
+    sentAt: w.completed_at || null,
+  };
 }

@@ -9,10 +9,14 @@ import { merchantOf } from '../auth/authenticate';
 import { defineRoute, type RouteDef } from '../route';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { walletsOf } from '../../db/queries/wallets';
-import { incomingStatistics, listV1Deals, outgoingStatistics, tenantCurrencies } from '../../db/queries/v1';
+import { findWithdrawalByRequestId, incomingStatistics, listV1Deals, listV1Withdrawals, outgoingStatistics, tenantCurrencies } from '../../db/queries/v1';
 import { listBanks } from '../services/catalog';
 import { createPayin, getMerchantDeal } from '../services/payins';
 import { createPayout } from '../services/payouts';
+import { createWithdrawal, getMerchantWithdrawal } from '../services/withdrawals';
+import { presentWithdrawal } from '../../domain/withdrawal-info';
+import { v1Withdrawal } from '../../domain/v1-records';
+import { withdrawalStatusesForCode } from '../../domain/v1-codes';
 import { listPage, ok } from './envelope';
 import * as s from './schemas';
 import { currencyFromNumeric, dealRecord, fiat, listedRecord, selectorsFor, toMinor, usdt } from './translate';
@@ -269,6 +273,84 @@ export const v1Routes: RouteDef[] = [
         currencies: b.currencies.map((c) => numeric.get(c)).filter((n): n is number => typeof n === 'number'),
       }));
       return ok(listPage(page, banks.length, skip));
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/v1/merchant/withdraw',
+      auth: 'v1',
+      summary: 'V1: withdraw USDT (TRC-20) to a TRON address',
+      description:
+        V1_DESCRIPTION +
+        'Signed payload `{timestamp};{requestId};{wallet};{salt}` (wallet = the body field wallet, or address when only the alias is ' +
+        'sent). Idempotent by requestId: a repeat answers the withdrawal made under it. amount is USDT with the fee included (at most ' +
+        '2 decimals); an invalid mainnet TRON address is 400. Then exactly POST /wallet/withdraw (same fee, hold, auto/manual rule).',
+      tags,
+      body: s.withdrawCreateBody,
+      response: s.withdrawalResponse,
+      v1Payload: ({ body }) => [body.requestId, body.wallet ?? body.address, body.salt],
+    },
+    async ({ identity, body }, deps) => {
+      const { merchantId } = merchantOf(identity);
+      if (body.isBalanceCommission === true) {
+        throw new InvalidArgument('isBalanceCommission true is not supported: the fee is always taken from the amount', [
+          { field: 'isBalanceCommission', message: 'only false is supported', code: 'unsupported' },
+        ]);
+      }
+      const amount = toMinor(body.amount, { code: 'USDT', exponent: 2 });
+      const row =
+        (await findWithdrawalByRequestId(deps.sql, merchantId, body.requestId)) ??
+        (await createWithdrawal(deps, merchantId, { address: body.wallet ?? body.address, amount, idempotency_key: body.requestId }));
+      return ok(v1Withdrawal(presentWithdrawal(row), merchantId, { comment: body.comment, callbackUrl: body.callbackUrl }));
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/v1/merchant/withdraw/list',
+      auth: 'v1',
+      summary: 'V1: withdrawals, newest first, skip/take',
+      description:
+        V1_DESCRIPTION +
+        'Signed payload `{timestamp}`. Filters: status (V1 code 1–4; unknown → 400), skip, take (1–100, default 20), startDate, endDate.',
+      tags,
+      body: s.withdrawListBody,
+      bodyOptional: true,
+      response: s.withdrawalListResponse,
+      v1Payload: () => [],
+    },
+    async ({ identity, body }, deps) => {
+      const { merchantId } = merchantOf(identity);
+      const q = (body ?? {}) as { status?: number; skip?: number; take?: number; startDate?: Date; endDate?: Date };
+      let statuses: string[] | undefined;
+      if (q.status !== undefined) {
+        statuses = withdrawalStatusesForCode(q.status);
+        if (!statuses) {
+          throw new InvalidArgument(`unknown status code: ${q.status}`, [{ field: 'status', message: `unknown status code: ${q.status}`, code: 'unknown_status' }]);
+        }
+      }
+      const skip = q.skip ?? 0;
+      const { rows, count } = await listV1Withdrawals(deps.sql, { merchantId, statuses, ...window(q.startDate, q.endDate) }, skip, q.take ?? DEFAULT_TAKE);
+      return ok(listPage(rows.map((r) => v1Withdrawal(presentWithdrawal(r), merchantId)), count, skip));
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/v1/merchant/withdraw/{id}',
+      auth: 'v1',
+      summary: 'V1: one withdrawal (19-field profile)',
+      description: V1_DESCRIPTION + "Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.",
+      tags,
+      params: s.idParams,
+      response: s.withdrawalResponse,
+      errors: [404],
+      v1Payload: ({ params }) => [params.id],
+    },
+    async ({ identity, params }, deps) => {
+      const { merchantId } = merchantOf(identity);
+      return ok(v1Withdrawal(presentWithdrawal(await getMerchantWithdrawal(deps, merchantId, params.id)), merchantId));
     },
   ),
 ];

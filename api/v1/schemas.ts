@@ -1,7 +1,8 @@
 /** zod schemas of the V1 wire (spec 4.9): validation at the edge, and the V1 part of the OpenAPI document. */
 import { z } from 'zod';
 import { registry } from '../openapi';
-import { line, rfc3339, uuid } from '../schemas/common';
+import { httpUrl, line, rfc3339, text, uuid } from '../schemas/common';
+import { tronAddress } from '../schemas/wallet';
 import { v1Envelope, v1ListOf } from './envelope';
 
 /** A V1 amount: a decimal string ("1500.50"); a JSON integer is taken as its digits. Converted by the currency's exponent later. */
@@ -201,3 +202,56 @@ registry.register(
     .extend({ ...webhookMeta, paymentType: z.literal('outgoing') })
     .openapi('V1WebhookOutgoing', { description: 'Legacy V1 webhook of a PayOut event (30 for FAILED and EXPIRED); headers as V1WebhookIncoming.' }),
 );
+
+/** Spec 4.9 withdraw body. `wallet` is required, `address` its alias (`wallet` wins); both are checked as mainnet TRON addresses. */
+export const withdrawCreateBody = z
+  .object({
+    requestId: required('requestId').openapi({ description: 'the idempotency key of the withdrawal (stored as idempotency_key)' }),
+    amount: decimalAmount('amount').openapi({ description: 'USDT, fee included, at most 2 fraction digits', example: '100.00' }),
+    blockchain: z
+      .union([z.number().int(), z.string().max(20)], { error: 'blockchain must be 1' })
+      .optional()
+      .openapi({ description: 'treated as 1 (TRON), the only chain' }),
+    wallet: tronAddress.optional().openapi({ description: 'mainnet TRON address (required; alias address)' }),
+    address: tronAddress.optional().openapi({ description: 'legacy alias of wallet' }),
+    comment: text('comment', 1000).optional().openapi({ description: 'echoed in the create answer; not stored' }),
+    isBalanceCommission: z
+      .boolean({ error: 'isBalanceCommission must be a boolean' })
+      .optional()
+      .openapi({ description: 'false only: the fee is always taken from the amount (true is 400)' }),
+    salt,
+    callbackUrl: httpUrl('callbackUrl').optional().openapi({ description: 'echoed in the create answer; withdrawal events go to the webhook_url' }),
+  })
+  .superRefine((b, ctx) => {
+    if (b.wallet === undefined && b.address === undefined) ctx.addIssue({ code: 'custom', path: ['wallet'], message: 'wallet is required' });
+  })
+  .openapi('V1WithdrawCreate');
+
+export const withdrawListBody = z.object(listFilters).openapi('V1WithdrawListRequest');
+
+export const withdrawalRecord = z
+  .object({
+    id: z.string().uuid(),
+    withdrawId: z.string().uuid(),
+    userId: z.string().uuid().openapi({ description: 'the merchant id' }),
+    status: z.number().int().openapi({ description: 'V1 withdrawal code: 1 waiting, 2 approved, 3 sent, 4 cancelled' }),
+    requestId: z.string(),
+    blockchain: z.number().int().openapi({ example: 1 }),
+    currency: z.string().openapi({ example: 'USDT' }),
+    amount: z.string().openapi({ example: '100.00', description: 'fee included' }),
+    wallet: z.string(),
+    comment: z.string(),
+    isBalanceCommission: z.boolean(),
+    exchangeRate: z.string().openapi({ example: '1' }),
+    sentAmount: z.string().openapi({ description: 'what goes on chain: amount − commission' }),
+    commissionAmount: z.string(),
+    transactionHash: z.string(),
+    callbackUrl: z.string(),
+    createdAt: z.string(),
+    lastModifiedAt: z.string(),
+    sentAt: z.string().nullable(),
+  })
+  .openapi('V1Withdrawal');
+
+export const withdrawalResponse = v1Envelope(withdrawalRecord, 'V1WithdrawalResponse');
+export const withdrawalListResponse = v1Envelope(v1ListOf(withdrawalRecord), 'V1WithdrawalList');

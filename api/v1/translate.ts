@@ -28,7 +28,7 @@ export async function currencyFromNumeric(deps: AppDeps, tenantId: string, numer
 }
 
 /** A V1 decimal amount in minor units of the currency; more precision than the currency has is refused, never rounded. */
-export function toMinor(text: string, currency: V1Currency, field = 'amount'): bigint {
+export function toMinor(text: string, currency: Pick<V1Currency, 'code' | 'exponent'>, field = 'amount'): bigint {
   const minor = decimalToMinor(text, currency.exponent);
   if (minor === undefined || minor <= 0n) {
     const message = `${field} must be a positive decimal with at most ${currency.exponent} fraction digits for ${currency.code} (e.g. "${minorToDecimal(150050n, currency.exponent)}")`;

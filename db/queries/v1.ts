@@ -5,6 +5,7 @@
  */
 import type { Db } from '../sql';
 import type { DealRow } from './deals';
+import type { WithdrawalRow } from './withdrawals';
 
 /** One selected (status, condition) pair: COMPLETED by reconciliation result, INITIALIZED by channel. */
 export interface StatusSelector {
@@ -157,4 +158,37 @@ export async function v1DealExtras(db: Db, row: Pick<DealRow, 'tenant_id' | 'pay
     where pm.id = ${row.payment_method_id}`;
   if (!extras) throw new Error(`deal references an unknown method or currency (${row.currency})`);
   return extras;
+}
+
+export interface V1WithdrawalFilter {
+  merchantId: string;
+  /** undefined: any status. */
+  statuses?: string[];
+  startDate?: Date;
+  endDate?: Date;
+}
+
+function withdrawalWhere(db: Db, f: V1WithdrawalFilter) {
+  return db`
+    merchant_id = ${f.merchantId}
+    ${f.statuses ? db`and status = any(${f.statuses})` : db``}
+    ${f.startDate ? db`and created_at >= ${f.startDate}` : db``}
+    ${f.endDate ? db`and created_at < ${justAfter(f.endDate)}` : db``}`;
+}
+
+/** The merchant's withdrawals newest first, `skip` then `take`; `count` is every match. */
+export async function listV1Withdrawals(db: Db, f: V1WithdrawalFilter, skip: number, take: number) {
+  const [rows, [total]] = await Promise.all([
+    db<WithdrawalRow[]>`select * from withdrawals where ${withdrawalWhere(db, f)} order by created_at desc, id desc offset ${skip} limit ${take}`,
+    db<{ count: number }[]>`select count(*)::int as count from withdrawals where ${withdrawalWhere(db, f)}`,
+  ]);
+  return { rows: [...rows], count: total!.count };
+}
+
+/** V1 withdrawals are idempotent by requestId (stored as the V2 idempotency_key): the newest one under it. */
+export async function findWithdrawalByRequestId(db: Db, merchantId: string, requestId: string): Promise<WithdrawalRow | undefined> {
+  const [row] = await db<WithdrawalRow[]>`
+    select * from withdrawals where merchant_id = ${merchantId} and idempotency_key = ${requestId}
+    order by created_at desc limit 1`;
+  return row;
 }
