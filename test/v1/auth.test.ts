@@ -3,13 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { asOperator, hmacHeaders, newMerchant, signed, unsigned } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { fundedMerchant } from '../helpers/deals';
+import { randomTronAddress } from '../helpers/wallet';
 import { incomingBody, v1, v1Client, type V1Merchant } from './v1-client';
 
 const sql = testSql();
 test.after.always(() => sql.end());
 
 /** Every signature category of spec 5.5 plus the documented ones: [name, method, path, body, signed fields]. */
-function categories(ids: { incoming: string; outgoing: string }) {
+function categories(ids: { incoming: string; outgoing: string; withdrawal: string }) {
+  const wd = { requestId: `wd-${randomUUID()}`, amount: '10.00', address: randomTronAddress(), salt: 'w' };
   const payin = incomingBody();
   const payout = { payOutId: `po-${randomUUID()}`, amount: '95.00', currency: 643, paymentMethod: 'card-rub', cardNumber: '4111111111111111', salt: 'x' };
   return [
@@ -24,6 +26,9 @@ function categories(ids: { incoming: string; outgoing: string }) {
     ['outgoing statistics', 'POST', '/v1/payments/outgoing/statistics', {}, []],
     ['incoming GET', 'GET', `/v1/payments/incoming/${ids.incoming}`, undefined, [ids.incoming]],
     ['outgoing GET', 'GET', `/v1/payments/outgoing/${ids.outgoing}`, undefined, [ids.outgoing]],
+    ['withdraw create (address alias)', 'POST', '/v1/merchant/withdraw', wd, [wd.requestId, wd.address, wd.salt]],
+    ['withdraw list', 'POST', '/v1/merchant/withdraw/list', {}, []],
+    ['withdraw GET', 'GET', `/v1/merchant/withdraw/${ids.withdrawal}`, undefined, [ids.withdrawal]],
   ] as Array<[string, 'GET' | 'POST', string, Record<string, unknown> | undefined, unknown[]]>;
 }
 
@@ -40,8 +45,10 @@ test('every signature category: the right payload passes; a wrong secret, a stal
   const c = v1Client(m);
   const incoming = (await c.createIncoming(incomingBody())).body.value.id as string;
   const outgoing = (await c.createOutgoing({ payOutId: `po-${randomUUID()}`, amount: '95.00', currency: 643, paymentMethod: 'card-rub', cardNumber: '4111111111111111' })).body.value.id as string;
+  const wd = { requestId: `wd-${randomUUID()}`, amount: '5.00', wallet: randomTronAddress() };
+  const withdrawal = (await v1(m, 'POST', '/v1/merchant/withdraw', wd, [wd.requestId, wd.wallet, undefined])).body.value.id as string;
   const now = Math.floor(Date.now() / 1000);
-  for (const [index, [name, method, path, body, fields]] of categories({ incoming, outgoing }).entries()) {
+  for (const [index, [name, method, path, body, fields]] of categories({ incoming, outgoing, withdrawal }).entries()) {
     refused(t, await v1(m, method, path, body, fields, { secret: 'whsec_not-the-secret' }), 401, /invalid merchant credentials/, `${name}, wrong secret`);
     // The secret without its whsec_ prefix is another key.
     refused(t, await v1(m, method, path, body, fields, { secret: m.keys.secret.replace(/^whsec_/, '') }), 401, /invalid merchant credentials/, `${name}, secret without whsec_`);
