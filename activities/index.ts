@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
 import { deadlineBoundSql } from './deadline';
+import { createAppealActivities } from './appeals';
 import { withBusinessFailures } from './errors';
 import { createPayinActivities } from './payins';
 import { createPayoutActivities } from './payouts';
@@ -25,6 +26,7 @@ export function createActivities(input: ActivityDeps) {
     ...createPayoutActivities(deps),
     ...createWebhookActivities(deps),
     ...createWithdrawalActivities(deps),
+    ...createAppealActivities(deps),
   });
 }
 

@@ -24,6 +24,7 @@ import { checkDailyCap } from '../db/queries/limits';
 import { dealSteps, type StepChanges } from './deal-steps';
 import { moveHold, postLedger, type LedgerEntry } from '../db/queries/ledger';
 import { claimRequisite } from '../db/queries/matching';
+import { claimThroughPass } from '../db/queries/passes';
 import { ensureSystemWallet, ensureWallet } from '../db/queries/wallets';
 import type { CreatePayinInput, PayinSnapshot } from '../workflows/contracts/payin';
 
@@ -41,6 +42,24 @@ export function snapshotOf(row: DealRow): PayinSnapshot {
 /** The trader's USDT for one amount version of a deal: available → frozen. */
 const lockEscrow = (tx: Db, dealId: string, traderWalletId: string, amount: bigint, version: bigint) =>
   moveHold(tx, { key: `deal:${dealId}:escrow:v${version}`, kind: 'escrow_lock', dealId, walletId: traderWalletId, amount, direction: 'lock' });
+
+/**
+ * The completion money path: the trader's frozen escrow becomes the merchant's pending credit
+ * (escrow − fee) and the platform's pending fee. Shared by trader confirmation, an appeal
+ * resolved SATISFIED and a settlement deal (activities/appeals.ts).
+ */
+export async function postPayinCompletion(tx: Db, row: DealRow, traderWalletId: string): Promise<void> {
+  const fee = row.fee_usdt;
+  const merchantNet = row.escrow_usdt - fee;
+  const merchantWallet = (await ensureWallet(tx, 'merchant', row.merchant_id, 'USDT')).id;
+  const platform = await ensureSystemWallet(tx, 'platform_fees', 'USDT');
+  const entries: LedgerEntry[] = [
+    { walletId: traderWalletId, bucket: 'frozen', amount: -row.escrow_usdt },
+    { walletId: merchantWallet, bucket: 'pending_credits', amount: merchantNet },
+    { walletId: platform, bucket: 'pending_credits', amount: fee },
+  ];
+  await postLedger(tx, { key: `deal:${row.id}:complete`, kind: 'payin_complete', refType: 'deal', refId: row.id, entries });
+}
 
 export function createPayinActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
@@ -81,12 +100,10 @@ export function createPayinActivities(deps: ActivityDeps) {
         const money = payinMoney(amountUsdt, merchant.payin_fee_bps, input.isClientCommission);
 
         await checkDailyCap(tx, input.merchantId, amount);
-        const match = await claimRequisite(tx, {
-          paymentMethodId: input.paymentMethodId,
-          amount,
-          escrowUsdt: money.escrow,
-          payerBank: input.payerBank,
-        });
+        const request = { paymentMethodId: input.paymentMethodId, amount, escrowUsdt: money.escrow, payerBank: input.payerBank };
+        // Spec 3.4 / 4.6: a matching pass of the merchant routes the deal past the cascade (db/queries/passes.ts).
+        const passDeal = { merchantId: input.merchantId, dealId: input.dealId, amount, currencyId: currency.id, paymentMethodId: input.paymentMethodId };
+        const match = (await claimThroughPass(tx, passDeal, request)) ?? (await claimRequisite(tx, request));
         if (!match) {
           throw new FailedPrecondition('no trader is available for this payment method and amount right now; retry later with the same idempotency_key');
         }
@@ -128,18 +145,7 @@ export function createPayinActivities(deps: ActivityDeps) {
         dealId,
         ['PAYMENT_VERIFIED'],
         'COMPLETED',
-        async (tx, row) => {
-          const fee = row.fee_usdt;
-          const merchantNet = row.escrow_usdt - fee;
-          const merchantWallet = (await ensureWallet(tx, 'merchant', row.merchant_id, 'USDT')).id;
-          const platform = await ensureSystemWallet(tx, 'platform_fees', 'USDT');
-          const entries: LedgerEntry[] = [
-            { walletId: await traderWallet(tx, row), bucket: 'frozen', amount: -row.escrow_usdt },
-            { walletId: merchantWallet, bucket: 'pending_credits', amount: merchantNet },
-            { walletId: platform, bucket: 'pending_credits', amount: fee },
-          ];
-          await postLedger(tx, { key: `deal:${row.id}:complete`, kind: 'payin_complete', refType: 'deal', refId: row.id, entries });
-        },
+        async (tx, row) => postPayinCompletion(tx, row, await traderWallet(tx, row)),
         'deal.completed',
       );
     },

@@ -10,7 +10,7 @@ import { type ZodType } from 'zod';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { authenticate } from './auth/authenticate';
-import { bodyMiddleware } from './body';
+import { bodyMiddleware, MULTIPART_OVERHEAD_BYTES } from './body';
 import { codecRouter } from './codec';
 import { firstUnsafeText } from '../domain/text';
 import type { AppDeps } from './deps';
@@ -185,7 +185,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(notFoundMiddleware);
   app.use(jsonMiddleware);
   app.use(codec.routes()); // reads its own body (protobuf JSON, larger limit): ahead of bodyMiddleware
-  app.use(bodyMiddleware());
+  app.use(bodyMiddleware({ multipartMaxBytes: deps.config.EVIDENCE_MAX_BYTES + MULTIPART_OVERHEAD_BYTES }));
   app.use(docs.routes());
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));

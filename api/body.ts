@@ -59,18 +59,44 @@ export function parseJsonBody(raw: string): unknown {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Bodies whose raw bytes a route reads itself (multipart uploads) are left to that route. */
+/** Bodies whose raw bytes a route reads itself (multipart uploads) are kept as bytes. */
 const isMultipart = (ctx: Context) => /^multipart\/form-data\b/i.test(ctx.get('Content-Type'));
 
+/** What a multipart body may carry beyond its file: boundaries and part headers. */
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+
 /**
- * Reads the raw body (kept for HMAC verification) and parses JSON. A non-empty body must be
- * declared JSON (415 otherwise) and be valid UTF-8: invalid bytes are refused, never replaced,
- * so two different byte strings can never become the same key.
+ * A multipart body is kept as its raw BYTES (ctx.state.rawBody is then a Buffer): the HMAC is
+ * verified over exactly those bytes, never over a UTF-8 reading of them, and the route parses
+ * them (api/services/multipart.ts). Read up to the cap; beyond it 413 and nothing is kept.
  */
-export function bodyMiddleware() {
+async function readMultipart(ctx: Context, maxBytes: number): Promise<Buffer> {
+  try {
+    return await getRawBody(ctx.req, { limit: maxBytes });
+  } catch (error) {
+    const e = error as { type?: string; status?: number };
+    if (e.type === 'entity.too.large') {
+      const tooLarge = new InvalidArgument(`multipart body is larger than ${maxBytes} bytes`);
+      tooLarge.httpStatus = 413;
+      throw tooLarge;
+    }
+    if (e.type === 'request.aborted' || e.type === 'request.size.invalid') throw new InvalidArgument('multipart body is truncated');
+    throw error;
+  }
+}
+
+/**
+ * Reads the raw body (kept for HMAC verification) and parses JSON. A non-empty JSON body must be
+ * declared JSON (415 otherwise) and be valid UTF-8: invalid bytes are refused, never replaced,
+ * so two different byte strings can never become the same key. Multipart bodies stay bytes.
+ */
+export function bodyMiddleware(options: { multipartMaxBytes?: number } = {}) {
+  const multipartMaxBytes = options.multipartMaxBytes ?? 10 * 1024 * 1024 + MULTIPART_OVERHEAD_BYTES;
   return async (ctx: Context, next: Next) => {
     ctx.state.rawBody = '';
-    if (!['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) && !isMultipart(ctx)) {
+    if (!['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) && isMultipart(ctx)) {
+      ctx.state.rawBody = await readMultipart(ctx, multipartMaxBytes);
+    } else if (!['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) {
       const bytes = await getRawBody(ctx.req, { limit: BODY_LIMIT });
       let raw: string;
       try {

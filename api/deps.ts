@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
+import type { FileStorage } from './services/file-storage';
 
 /** Everything the API needs, injected so tests can build the app around a test database. */
 export interface AppDeps {
@@ -13,4 +14,6 @@ export interface AppDeps {
   secretBox: SecretBox;
   /** Wall clock in milliseconds; injectable for signature-window tests. */
   now: () => number;
+  /** Where evidence file bytes live; the Postgres storage when absent. */
+  fileStorage?: FileStorage;
 }

@@ -28,6 +28,8 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   params?: P;
   query?: Q;
   body?: B;
+  /** A multipart/form-data body, documented only: the handler parses the raw bytes itself (file uploads). */
+  multipartBody?: ZodType;
   /** Body is optional (e.g. cancel with an optional reason). */
   bodyOptional?: boolean;
   status?: number;
@@ -116,6 +118,7 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
       ...(spec.body
         ? { body: { required: !spec.bodyOptional, content: { 'application/json': { schema: spec.body } } } }
         : {}),
+      ...(spec.multipartBody ? { body: { required: true, content: { 'multipart/form-data': { schema: spec.multipartBody } } } } : {}),
     },
     responses: responses as any,
   });

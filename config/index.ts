@@ -169,6 +169,10 @@ function schemaFor(nodeEnv: string) {
     CHAIN_SIMULATOR: z.enum(['ok', 'fail', 'flaky', 'hang']).default('ok'),
     /** Simulated network latency before and after the transfer is accepted, ms. */
     CHAIN_SIMULATOR_LATENCY_MS: z.coerce.number().int().min(0).default(0),
+    /** Evidence files (issue 9): largest accepted upload in bytes. */
+    EVIDENCE_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+    /** Whitelist passes (spec 4.6): an ACTIVE pass expires this long after its creation. */
+    PASS_TTL_SECONDS: seconds(86_400),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   });
 }

@@ -30,3 +30,7 @@ export const createSteps = (timeouts: StepTimeouts = {}) =>
     startToCloseTimeout: timeouts.createMs ?? DEFAULT_CREATE_MS,
     retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 5 },
   });
+
+/** The same proxies with the default deadlines, for workflows whose input carries no timeouts. */
+export const steps = dealSteps();
+export const local = createSteps();

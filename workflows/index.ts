@@ -3,3 +3,6 @@ export { payinWorkflow } from './payin';
 export { payoutWorkflow } from './payout';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { withdrawalWorkflow } from './withdrawal';
+export { appealWorkflow } from './appeal';
+export { settlementWorkflow } from './settlement';
+export { passWorkflow } from './pass';

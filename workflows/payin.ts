@@ -21,7 +21,9 @@ import {
   completeUpdate,
   confirmPaymentUpdate,
   notifyPaymentUpdate,
+  openAppealUpdate,
   reconciliationUpdate,
+  resolveAppealUpdate,
   statusQuery,
   type PayinSnapshot,
   type PayinWorkflowInput,
@@ -112,6 +114,22 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
     }),
   );
 
+  // Appeals (issue 9): opening one holds a live deal in APPEALED; the resolution ends it.
+  setHandler(openAppealUpdate, (appeal) =>
+    command(async () => {
+      const result = await steps.openAppeal(appeal, 'deal');
+      apply(result.deal);
+      return result;
+    }),
+  );
+  setHandler(resolveAppealUpdate, (resolution) =>
+    command(async () => {
+      const result = await steps.resolveAppeal(resolution, 'deal');
+      apply(result.deal);
+      return result;
+    }),
+  );
+
   const created = await createOrAdopt(() => local.createPayinDeal(input.create), () => steps.findPayinSnapshot(dealId));
   if (!created.ok) {
     creationFailure = created.failure;
@@ -128,7 +146,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
       if (PAYIN_EXPIRABLE.includes(current().status)) apply(await steps.expirePayin(dealId));
     });
   }
-  // Appeal states (added by the appeals issue) are not expirable: they wait for their resolution.
+  // APPEALED is not expirable: the deal waits for the arbiter's resolution (resolveAppealUpdate).
   await condition(() => isPayinTerminal(current().status));
 
   if (current().status === 'COMPLETED') {

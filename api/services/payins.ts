@@ -14,6 +14,7 @@ import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
 import { resolvePaymentMethod } from './payment-methods';
 import { findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreatePreconditions } from '../../db/queries/merchants';
+import { findCurrency } from '../../db/queries/catalog';
 import {
   awaitCreationUpdate,
   cancelUpdate,
@@ -44,6 +45,7 @@ export interface CreatePayinRequest {
   description?: string;
   callback_url?: string;
   is_client_commission?: boolean;
+  currency_id?: string;
 }
 
 export const present = (deps: AppDeps, row: DealRow): MerchantDealInfo => merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL);
@@ -60,6 +62,11 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
   if (existing) return existing;
 
   const method = await resolvePaymentMethod(deps, scope.tenantId, body.payment_method_id, body.currency, 'payment_method_id');
+  if (body.currency_id) {
+    // Pass matching (spec 4.1.1) uses the id of `currency`; a currency_id naming another currency is refused, not ignored.
+    const currency = await findCurrency(deps.sql, scope.tenantId, body.currency);
+    if (currency?.id !== body.currency_id.toLowerCase()) throw new InvalidArgument(`currency_id ${body.currency_id} is not the id of ${body.currency}`);
+  }
   const merchant = await findCreatePreconditions(deps.sql, scope.merchantId);
   if (!merchant) throw new NotFound('merchant not found');
   checkDealBounds(merchant, body.amount);

@@ -12,6 +12,9 @@ export interface MatchRequest {
   /** USDT the trader must still have available to lock (0 for a PayOut: the trader pays fiat). */
   escrowUsdt: bigint;
   payerBank: string;
+  /** A pass (db/queries/passes.ts) narrows the candidates to its provider and requisite type. */
+  traderId?: string;
+  requisiteType?: string;
 }
 
 interface Candidate {
@@ -41,6 +44,8 @@ export async function claimRequisite(tx: Db, req: MatchRequest): Promise<Matched
     where r.payment_method_id = ${req.paymentMethodId} and r.status = 'ACTIVE'
       and r.min_amount <= ${req.amount} and r.max_amount >= ${req.amount}
       and w.available >= ${req.escrowUsdt}
+      ${req.traderId ? tx`and r.trader_id = ${req.traderId}` : tx``}
+      ${req.requisiteType ? tx`and r.requisite_type = ${req.requisiteType}` : tx``}
     order by (lower(r.bank_name) = lower(${req.payerBank})) desc, random()
     limit 20`;
   for (const wait of [false, true]) {

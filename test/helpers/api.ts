@@ -50,7 +50,13 @@ export function hmacHeaders(pair: KeyPair, rawBody: string, timestamp = Math.flo
  * signature is free for the route (the window is five minutes).
  */
 const usedSignatures = new Map<string, string>();
-const SINGLE_USE = [/\/api-keys\/rotate$/, /\/callbacks\/[^/]+\/retry$/, /^POST .*\/wallet\/deposit-address$/];
+const SINGLE_USE = [
+  /\/api-keys\/rotate$/,
+  /\/callbacks\/[^/]+\/retry$/,
+  /^POST .*\/wallet\/deposit-address$/,
+  /^POST .*\/appeals\/[^/]+\/messages$/,
+  /^POST .*\/merchant\/passes$/,
+];
 
 function freshTimestamp(pair: KeyPair, method: string, path: string, raw: string): number {
   const route = `${method.toUpperCase()} ${new URL(path, 'http://host').pathname}`;

@@ -11,6 +11,8 @@ import { testSql } from '../helpers/app';
 import { createPayin } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { exemplar, fillPath, loadOperations } from '../helpers/openapi';
+import { deposit, randomTronAddress, withdraw } from '../helpers/wallet';
+import { filePart, SAMPLES, signedUpload } from '../helpers/multipart';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -27,7 +29,33 @@ async function fixturesFor(a: { merchantId: string; keys: KeyPair }): Promise<Re
     async () => (await sql<{ id: string }[]>`select id from webhook_deliveries where merchant_id = ${a.merchantId} limit 1`)[0],
     'a webhook delivery of A',
   );
+  await deposit(a.merchantId, 500_000);
+  const withdrawal = await withdraw(a.keys, { address: randomTronAddress(), amount: 200_000 }); // above the auto limit: PENDING_MANUAL
+  if (withdrawal.status !== 200) throw new Error(`withdrawal fixture: ${withdrawal.status} ${withdrawal.text}`);
+  const withdrawalId = withdrawal.body.withdrawal_id as string;
+  const appealed = await createPayin(a.keys);
+  const upload = await signedUpload(a.keys, filePart(SAMPLES.pdf, 'receipt.pdf', 'application/pdf'));
+  if (upload.status !== 201) throw new Error(`file fixture: ${upload.status} ${upload.text}`);
+  const fileId = upload.body.file.file_id as string;
+  const appeal = await signed(a.keys, 'POST', '/api/v1/p2p/merchant/appeals', { deal_id: appealed.deal_id, reason: 'the payer paid but nothing happened', file_ids: [fileId] });
+  if (appeal.status !== 200) throw new Error(`appeal fixture: ${appeal.status} ${appeal.text}`);
+  const appealId = appeal.body.data.appeal_id as string;
   return {
+    appeal_id: {
+      id: appealId,
+      state: async () => ({
+        appeal: (await sql`select status, updated_at from appeals where id = ${appealId}`)[0],
+        messages: (await sql`select count(*)::int as n from appeal_messages where appeal_id = ${appealId}`)[0],
+      }),
+    },
+    file_id: {
+      id: fileId,
+      state: async () => (await sql`select sha256, size from evidence_files where id = ${fileId}`)[0],
+    },
+    withdrawal_id: {
+      id: withdrawalId,
+      state: async () => (await sql`select status, amount, updated_at from withdrawals where id = ${withdrawalId}`)[0],
+    },
     deal_id: {
       id: deal.deal_id,
       state: async () => (await sql`select status, amount, amount_version, updated_at from deals where id = ${deal.deal_id}`)[0],

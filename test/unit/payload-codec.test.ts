@@ -83,7 +83,12 @@ test('TEMPORAL_PAYLOAD_KEYS: first key encrypts; bad keys, duplicate ids and the
   t.throws(() => parsePayloadKeys(''), { message: /at least one/ });
   t.throws(() => loadConfig({ TEMPORAL_PAYLOAD_KEYS: 'nonsense' }), { message: /TEMPORAL_PAYLOAD_KEYS/ });
 
-  const production = { NODE_ENV: 'production', JWT_SECRET: 'a-production-secret-of-length', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+  const production = {
+    NODE_ENV: 'production',
+    JWT_SECRET: 'a-production-secret-of-length',
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    WALLET_HD_SEED: '11'.repeat(32),
+  };
   t.throws(() => loadConfig(production), { message: /TEMPORAL_PAYLOAD_KEYS must be set in production/ });
   t.throws(() => loadConfig({ ...production, TEMPORAL_PAYLOAD_KEYS: `new:${a},${DEV_PAYLOAD_KEYS}` }), { message: /TEMPORAL_PAYLOAD_KEYS/ });
   const prod = loadConfig({ ...production, TEMPORAL_PAYLOAD_KEYS: `new:${a}` });

@@ -168,7 +168,12 @@ test('property: any 20-byte account id round-trips; any single-character change 
 });
 
 test('production refuses the development seed', (t) => {
-  const prod = { NODE_ENV: 'production', JWT_SECRET: 'a-real-secret-of-enough-length', SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+  const prod = {
+    NODE_ENV: 'production',
+    JWT_SECRET: 'a-real-secret-of-enough-length',
+    SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    TEMPORAL_PAYLOAD_KEYS: `k1:${Buffer.alloc(32, 9).toString('base64')}`,
+  };
   t.throws(() => loadConfig(prod), { message: /WALLET_XPUB/ });
   t.throws(() => loadConfig({ ...prod, WALLET_HD_SEED: DEV_WALLET_HD_SEED.toUpperCase() }), { message: /WALLET_XPUB/ });
   t.notThrows(() => loadConfig({ ...prod, WALLET_HD_SEED: '11'.repeat(32) }));

@@ -59,3 +59,36 @@ export const completeUpdate = defineUpdate<PayinSnapshot>('complete');
 export const cancelUpdate = defineUpdate<PayinSnapshot, [channel: CancelChannel, reason: string]>('cancel');
 export const changeAmountUpdate = defineUpdate<{ snapshot: PayinSnapshot; replayed: boolean }, [ChangeAmountInput]>('changeAmount');
 export const statusQuery = defineQuery<PayinSnapshot | undefined>('status');
+
+// ---- Appeals on a live deal (issue 9): the deal side of an appeal is a move of this workflow ----
+
+export interface OpenAppealInput {
+  /** Chosen by the API; also the id of the command, so a retried step answers without a second appeal. */
+  appealId: string;
+  dealId: string;
+  merchantId: string;
+  tenantId: string;
+  reason: string;
+  fileIds: string[];
+}
+
+export interface ResolveAppealInput {
+  appealId: string;
+  outcome: 'SATISFIED' | 'REJECTED';
+  note: string;
+  operatorId: string;
+  /** One per API call: a retried step of the same call answers the committed result. */
+  commandId: string;
+}
+
+export interface AppealMoveResult {
+  appealId: string;
+  appealStatus: string;
+  /** The deal after the move (unchanged when the appeal does not hold the deal). */
+  deal: PayinSnapshot;
+}
+
+/** Opens the appeal; a live deal goes to APPEALED (deal.appealed) and stops being expirable. */
+export const openAppealUpdate = defineUpdate<AppealMoveResult, [OpenAppealInput]>('openAppeal');
+/** The arbiter's resolution: REJECTED → CANCELLED (escrow back to the trader), SATISFIED → COMPLETED. */
+export const resolveAppealUpdate = defineUpdate<AppealMoveResult, [ResolveAppealInput]>('resolveAppeal');

@@ -9,10 +9,17 @@ export const MerchantIdKey = defineSearchAttributeKey('MerchantId', 'KEYWORD');
 export const DealIdKey = defineSearchAttributeKey('DealId', 'KEYWORD');
 export const DealTypeKey = defineSearchAttributeKey('DealType', 'KEYWORD');
 export const DealStatusKey = defineSearchAttributeKey('DealStatus', 'KEYWORD');
+/** Settlement deals (issue 9): the expired parent and the appeal they settle; appeal workflows carry AppealId. */
+export const ParentDealIdKey = defineSearchAttributeKey('ParentDealId', 'KEYWORD');
+export const OriginAppealIdKey = defineSearchAttributeKey('OriginAppealId', 'KEYWORD');
+export const AppealIdKey = defineSearchAttributeKey('AppealId', 'KEYWORD');
 
 export const SEARCH_ATTRIBUTES: Record<string, 'Keyword'> = {
   MerchantId: 'Keyword',
   DealId: 'Keyword',
   DealType: 'Keyword',
   DealStatus: 'Keyword',
+  ParentDealId: 'Keyword',
+  OriginAppealId: 'Keyword',
+  AppealId: 'Keyword',
 };

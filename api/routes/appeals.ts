@@ -1,0 +1,112 @@
+/** Merchant appeals (spec 4.5, contract 7): single objects under `data`, unlike the deal endpoints. */
+import { defineRoute } from '../route';
+import { merchantOf, type Identity } from '../auth/authenticate';
+import {
+  appealListResponse,
+  appealParams,
+  appealResponse,
+  createAppealBody,
+  listAppealsQuery,
+  messageBody,
+  messageResponse,
+  messagesResponse,
+} from '../schemas/appeals';
+import { appealView, createAppeal, getMerchantAppeal, listAppealPage, postMessage, presentMessage, threadOf } from '../services/appeals';
+
+const MERCHANT = '/api/v1/p2p/merchant';
+const tags = ['Appeals'];
+
+const senderOf = (identity: Identity) => {
+  const scope = merchantOf(identity);
+  return { role: 'MERCHANT' as const, id: identity.kind === 'merchant' ? `${identity.via}:${identity.subject}` : scope.merchantId, owner: { kind: 'merchant' as const, merchantId: scope.merchantId } };
+};
+
+export const appealRoutes = [
+  defineRoute(
+    {
+      method: 'post',
+      path: `${MERCHANT}/appeals`,
+      auth: 'cabinet_or_hmac',
+      summary: 'Open an appeal (dispute) on a PayIn deal, with optional evidence files',
+      description:
+        'Answers { data: appeal } with status OPEN. A live deal (INITIALIZED … PAYMENT_VERIFIED) goes to APPEALED in its ' +
+        'workflow (event deal.appealed): no longer expirable, escrow stays locked, until the arbiter resolves. On an EXPIRED ' +
+        'deal (the settlement path) or a COMPLETED one the deal keeps its status. reason: at least 10 characters (else 400 ' +
+        'INVALID_ARGUMENT). Unknown or foreign deal: 404. CANCELLED and SPAM_REJECTED deals, and any deal that already has an ' +
+        'appeal (open or resolved; an operator may reopen it): 400 FAILED_PRECONDITION. PayOut deals: 400 INVALID_ARGUMENT ' +
+        '(appeals are PayIn-only). file_ids must be your own uploads (POST /files), else 400 naming the id.',
+      tags,
+      body: createAppealBody,
+      response: appealResponse,
+      errors: [404],
+    },
+    async ({ identity, body }, deps) => ({ data: appealView(await createAppeal(deps, merchantOf(identity), body)) }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/appeals`,
+      auth: 'cabinet_or_hmac',
+      summary: "The caller's appeals, newest first, keyset-paginated",
+      description: 'page_size default 20, values above 100 are clamped to 100. A malformed or foreign page_token is 400 `invalid page_token`.',
+      tags,
+      query: listAppealsQuery,
+      response: appealListResponse,
+    },
+    async ({ identity, query }, deps) => {
+      const merchantId = merchantOf(identity).merchantId;
+      const page = await listAppealPage(deps, { merchantId, tokenScope: `appeals:${merchantId}` }, query);
+      return { data: page.rows.map(appealView), next_page_token: page.next_page_token };
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/appeals/{appeal_id}`,
+      auth: 'cabinet_or_hmac',
+      summary: 'One appeal of the caller, with resolution_note; foreign or unknown ids are 404',
+      tags,
+      params: appealParams,
+      response: appealResponse,
+      errors: [404],
+    },
+    async ({ identity, params }, deps) => ({ data: appealView(await getMerchantAppeal(deps, merchantOf(identity), params.appeal_id)) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${MERCHANT}/appeals/{appeal_id}/messages`,
+      auth: 'cabinet_or_hmac',
+      summary: 'Write to the arbiter (sender_role MERCHANT); answers { data: message }',
+      description:
+        'Accepted until the appeal is CLOSED (400 FAILED_PRECONDITION after). file_ids must be your own uploads. ' +
+        'Single-use signatures: a repeat would post the message again, so an HMAC signature is accepted here once.',
+      tags,
+      replay: 'once',
+      params: appealParams,
+      body: messageBody,
+      response: messageResponse,
+      errors: [404],
+    },
+    async ({ identity, params, body }, deps) => {
+      const appeal = await getMerchantAppeal(deps, merchantOf(identity), params.appeal_id);
+      return { data: presentMessage(await postMessage(deps, appeal, senderOf(identity), body)) };
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/appeals/{appeal_id}/messages`,
+      auth: 'cabinet_or_hmac',
+      summary: 'The conversation, oldest first (sender_role MERCHANT or ADMIN)',
+      tags,
+      params: appealParams,
+      response: messagesResponse,
+      errors: [404],
+    },
+    async ({ identity, params }, deps) => {
+      const appeal = await getMerchantAppeal(deps, merchantOf(identity), params.appeal_id);
+      return { data: { messages: (await threadOf(deps, appeal.id)).map(presentMessage) } };
+    },
+  ),
+];

@@ -1,0 +1,62 @@
+/**
+ * Evidence files (contract 7): upload as multipart/form-data (part `file`), read back by id.
+ * Merchants (HMAC or cabinet JWT) under /merchant, operators under /admin.
+ */
+import type { Context } from 'koa';
+import { defineRoute } from '../route';
+import { merchantOf, type Identity } from '../auth/authenticate';
+import { fileParams, fileResponse, uploadForm } from '../schemas/files';
+import { ALLOWED_FILE_TYPES, presentFile, readFile, uploadFile, type FileOwner } from '../services/files';
+import type { AppDeps } from '../deps';
+
+const MERCHANT = '/api/v1/p2p/merchant';
+const ADMIN = '/api/v1/p2p/admin';
+const tags = ['Appeals: evidence files'];
+
+const UPLOAD_DESCRIPTION =
+  'multipart/form-data with the file in the part named `file` (contract 7). The type is sniffed from the bytes: ' +
+  `${ALLOWED_FILE_TYPES.join(', ')}; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): ` +
+  'larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is ' +
+  'stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`).';
+
+const owner = (identity: Identity): FileOwner =>
+  identity.kind === 'operator' ? { kind: 'operator', operatorId: identity.operatorId } : { kind: 'merchant', merchantId: merchantOf(identity).merchantId };
+
+async function sendFile(deps: AppDeps, identity: Identity, fileId: string, ctx: Context) {
+  const { row, bytes } = await readFile(deps, owner(identity), fileId);
+  ctx.status = 200;
+  ctx.type = row.content_type === 'text/plain' ? 'text/plain; charset=utf-8' : row.content_type;
+  // User-supplied content: never rendered inline by a browser, never re-sniffed.
+  ctx.set('Content-Disposition', `attachment; filename="${row.id}"`);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+  ctx.set('X-Checksum-Sha256', row.sha256);
+  ctx.body = bytes;
+}
+
+const upload = (path: string, auth: 'cabinet_or_hmac' | 'operator', summary: string) =>
+  defineRoute(
+    { method: 'post', path, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, status: 201, response: fileResponse, errors: [413] },
+    async ({ identity }, deps, ctx) => ({ file: presentFile(await uploadFile(deps, owner(identity), ctx.state.rawBody, ctx.get('Content-Type'))) }),
+  );
+
+const download = (path: string, auth: 'cabinet_or_hmac' | 'operator', summary: string, description: string) =>
+  defineRoute(
+    { method: 'get', path, auth, summary, description, tags, params: fileParams, responseContentType: 'application/octet-stream', errors: [404] },
+    async ({ identity, params }, deps, ctx) => {
+      await sendFile(deps, identity, params.file_id, ctx);
+    },
+  );
+
+export const fileRoutes = [
+  upload(`${MERCHANT}/files`, 'cabinet_or_hmac', 'Upload an evidence file for appeals and their messages'),
+  download(
+    `${MERCHANT}/files/{file_id}`,
+    'cabinet_or_hmac',
+    'Download an evidence file',
+    'The bytes with their sniffed Content-Type, as an attachment. A merchant reads its own files and the files the ' +
+      'arbiter attached to messages of its appeals; any other id is 404.',
+  ),
+  upload(`${ADMIN}/files`, 'operator', 'Upload an evidence file as the arbiter (for admin appeal messages)'),
+  download(`${ADMIN}/files/{file_id}`, 'operator', 'Download any evidence file (arbiter)', 'Operators read every file; unknown ids are 404.'),
+];

@@ -1,0 +1,159 @@
+/** The arbiter (operator JWT): the appeal queue, the conversation, the moves, the resolution and settlement. */
+import { defineRoute } from '../route';
+import type { Identity } from '../auth/authenticate';
+import { dealResponse } from '../schemas/deals';
+import {
+  adminAppealListResponse,
+  adminAppealResponse,
+  adminListAppealsQuery,
+  appealParams,
+  appealResponse,
+  messageBody,
+  messageResponse,
+  resolveBody,
+  resolveResponse,
+  settlementBody,
+} from '../schemas/appeals';
+import {
+  adminAppealView,
+  appealView,
+  listAppealPage,
+  moveAppeal,
+  operatorAppeal,
+  postMessage,
+  presentMessage,
+  resolveAppeal,
+  settleAppeal,
+} from '../services/appeals';
+import { present } from '../services/payins';
+
+const ADMIN = '/api/v1/p2p/admin';
+const tags = ['Operator: appeals'];
+const operatorIdOf = (identity: Identity) => (identity.kind === 'operator' ? identity.operatorId : 'unknown');
+
+const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>
+  defineRoute(
+    { method: 'post', path: `${ADMIN}/appeals/{appeal_id}/${kind}`, auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404] },
+    async ({ params, identity }, deps) => ({ data: appealView(await moveAppeal(deps, params.appeal_id, kind, operatorIdOf(identity))) }),
+  );
+
+export const operatorAppealRoutes = [
+  defineRoute(
+    {
+      method: 'get',
+      path: `${ADMIN}/appeals`,
+      auth: 'operator',
+      summary: 'The appeal queue, newest first; filters status and merchant_id',
+      description: 'page_size default 20, clamped to 100; keyset page_token.',
+      tags,
+      query: adminListAppealsQuery,
+      response: adminAppealListResponse,
+    },
+    async ({ query }, deps) => {
+      const page = await listAppealPage(deps, { merchantId: query.merchant_id, tokenScope: `admin-appeals:${query.merchant_id ?? '*'}` }, query);
+      return { data: page.rows.map((r) => ({ ...appealView(r), merchant_id: r.merchant_id })), next_page_token: page.next_page_token };
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${ADMIN}/appeals/{appeal_id}`,
+      auth: 'operator',
+      summary: 'One appeal with its deal, messages (oldest first) and files',
+      tags,
+      params: appealParams,
+      response: adminAppealResponse,
+      errors: [404],
+    },
+    async ({ params }, deps) => {
+      const v = await adminAppealView(deps, await operatorAppeal(deps, params.appeal_id));
+      return {
+        data: {
+          ...appealView(v.appeal),
+          merchant_id: v.appeal.merchant_id,
+          outcome: v.appeal.outcome ?? '',
+          deal_status_at_open: v.appeal.deal_status_at_open,
+          settlement_deal_id: v.settlementDealId,
+          deal: present(deps, v.deal),
+          messages: v.messages.map(presentMessage),
+          files: v.files,
+        },
+      };
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${ADMIN}/appeals/{appeal_id}/messages`,
+      auth: 'operator',
+      summary: 'Write to the merchant (sender_role ADMIN); the merchant gets the event appeal.message',
+      description: 'file_ids must be operator uploads (POST /api/v1/p2p/admin/files); the merchant can then download them.',
+      tags,
+      params: appealParams,
+      body: messageBody,
+      response: messageResponse,
+      errors: [404],
+    },
+    async ({ params, body, identity }, deps) => {
+      const appeal = await operatorAppeal(deps, params.appeal_id);
+      const operatorId = operatorIdOf(identity);
+      return { data: presentMessage(await postMessage(deps, appeal, { role: 'ADMIN', id: operatorId, owner: { kind: 'operator', operatorId } }, body)) };
+    },
+  ),
+  move('review', 'Take the appeal into review: OPEN or REOPENED → IN_REVIEW (IN_PROGRESS of spec 4.1.4)', 'Other states: 400 FAILED_PRECONDITION.'),
+  move(
+    'close',
+    'Close the appeal: OPEN, IN_REVIEW, REOPENED, RESOLVED_* → CLOSED',
+    'Refused (400) while the deal is APPEALED: an appeal that holds a live deal must be resolved, so the escrow never stays locked without an owner.',
+  ),
+  move('reopen', 'Reopen: RESOLVED_MERCHANT, RESOLVED_TRADER or CLOSED → REOPENED', 'The deal keeps its (terminal) status; resolved_at is emptied until the next resolution.'),
+  defineRoute(
+    {
+      method: 'post',
+      path: `${ADMIN}/appeals/{appeal_id}/resolve`,
+      auth: 'operator',
+      summary: 'Resolve: SATISFIED → RESOLVED_MERCHANT, REJECTED → RESOLVED_TRADER (contract 4)',
+      description:
+        'On an APPEALED deal this is an Update of the deal workflow and moves the money: REJECTED → deal CANCELLED, the ' +
+        "escrow (current amount version's hold) back to the trader, final event deal.cancelled; SATISFIED → deal COMPLETED " +
+        "through the normal completion (merchant's pending_credits, fee distribution after FEE_DISTRIBUTION_DELAY_SECONDS), " +
+        'deal.completed. On a terminal deal the money is final and the resolution must agree with it: EXPIRED → SATISFIED ' +
+        'only after a settlement (its deal id is added to resolution_note), REJECTED only without one; CANCELLED → REJECTED ' +
+        'only; COMPLETED → SATISFIED, or REJECTED unless this appeal completed it. An already resolved appeal is 400 (reopen ' +
+        'first). Answers { deal, data: appeal }.',
+      tags,
+      params: appealParams,
+      body: resolveBody,
+      response: resolveResponse,
+      errors: [404],
+    },
+    async ({ params, body, identity }, deps) => {
+      const r = await resolveAppeal(deps, params.appeal_id, body.outcome, body.note ?? '', operatorIdOf(identity));
+      return { deal: present(deps, r.deal), data: appealView(r.appeal) };
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v1/p2p/appeals/{appeal_id}/settlement',
+      auth: 'operator',
+      summary: 'Settle an EXPIRED deal under appeal: a new PayIn deal, created and COMPLETED in one action (spec 4.1.4)',
+      description:
+        "Amount: the expired deal's received_amount, or received_amount_override (then reason is required, else 400). " +
+        'Rate: today’s BUY rate, not the parent’s; fee: the merchant’s current payin_fee_bps, deducted from the credit. ' +
+        "Escrow: locked on the expired deal's trader (who received the payer's money) and settled at once; too little " +
+        'available is 400 FAILED_PRECONDITION. Events deal.created, deal.escrow_locked, deal.payment_verified, ' +
+        'deal.completed. The parent stays EXPIRED. Violations are 409: parent not EXPIRED, appeal not OPEN/IN_REVIEW/' +
+        'REOPENED, received amount 0 without an override, another settlement of the appeal under another idempotency_key. ' +
+        'The same idempotency_key answers the same settlement deal (200). Workflow id settlement:<appeal_id>, searchable by ' +
+        'DealId, ParentDealId and OriginAppealId.',
+      tags,
+      params: appealParams,
+      body: settlementBody,
+      response: dealResponse,
+      errors: [404, 409],
+    },
+    async ({ params, body, identity }, deps) => ({ deal: present(deps, await settleAppeal(deps, params.appeal_id, body, operatorIdOf(identity))) }),
+  ),
+];
+

@@ -1,0 +1,46 @@
+/** Whitelist passes (spec 4.6). */
+import { defineRoute } from '../route';
+import { merchantOf } from '../auth/authenticate';
+import { createPassBody, listPassesQuery, passListResponse, passResponse } from '../schemas/passes';
+import { createPass, listMerchantPasses, presentPass } from '../services/passes';
+
+const MERCHANT = '/api/v1/p2p/merchant';
+const tags = ['Passes'];
+
+export const passRoutes = [
+  defineRoute(
+    {
+      method: 'post',
+      path: `${MERCHANT}/passes`,
+      auth: 'cabinet_or_hmac',
+      summary: 'Create a whitelist pass: status ACTIVE until expires_at (PASS_TTL_SECONDS), single use',
+      replay: 'once',
+      description:
+        'amount is required; currency_id, requisite_type, payment_method_id (UUID only: a slug is 400) and provider_id ' +
+        '(a trader) are optional filters, empty meaning any. Unknown ids, a method of another currency or a requisite type ' +
+        "the method lacks are 400. The next PayIn of the merchant whose amount, currency, method (and the method's " +
+        'requisite type) match an ACTIVE pass reserves it (USED, used_deal_id) inside its create and is routed to a ' +
+        "requisite of the pass's provider and requisite type, bypassing the cascade. When that provider cannot take the " +
+        'deal (no fitting requisite, liquidity or daily limit) the pass stays ACTIVE and the deal goes through the normal ' +
+        'cascade. A create that loses the race for a pass to a concurrent create gets 409 `pass was concurrently reserved` ' +
+        'and no deal. At expires_at an ACTIVE pass becomes EXPIRED.',
+      tags,
+      body: createPassBody,
+      status: 201,
+      response: passResponse,
+    },
+    async ({ identity, body }, deps) => ({ pass: presentPass(await createPass(deps, merchantOf(identity), body), deps.now()) }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: `${MERCHANT}/passes`,
+      auth: 'cabinet_or_hmac',
+      summary: "The caller's passes, newest first, keyset-paginated; optional status filter",
+      tags,
+      query: listPassesQuery,
+      response: passListResponse,
+    },
+    ({ identity, query }, deps) => listMerchantPasses(deps, merchantOf(identity).merchantId, query),
+  ),
+];

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { dealSchema } from './deals';
+import { fileSchema } from './files';
+import { int64Body, int64String, timestamp, uuid } from './common';
+import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/appeals';
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Free text of appeals and messages: line breaks and tabs are fine, other control characters (NUL …) are not. */
+const text = (field: string, max: number) =>
+  z
+    .string({ error: `${field} is required` })
+    .max(max, `${field} is at most ${max} characters`)
+    .refine((v) => !CONTROL.test(v), `${field} contains a control character`)
+    .refine((v) => !LONE_SURROGATE.test(v), `${field} contains an invalid unicode sequence`);
+
+const fileIds = z
+  .array(uuid('file_ids[]'), { error: 'file_ids must be an array of file ids' })
+  .max(20, 'at most 20 file_ids')
+  .optional()
+  .openapi({ description: 'ids of files uploaded with POST /files by the caller; another owner’s or an unknown id is 400 naming it' });
+
+export const createAppealBody = z
+  .object({
+    deal_id: uuid('deal_id'),
+    reason: text('reason', 4000).refine(
+      (v) => [...v.trim()].length >= APPEAL_REASON_MIN,
+      `reason must be at least ${APPEAL_REASON_MIN} characters`,
+    ),
+    file_ids: fileIds,
+  })
+  .openapi('CreateAppealRequest');
+
+export const messageBody = z
+  .object({
+    body: text('body', 4000).refine((v) => v.trim().length > 0, 'body is required'),
+    file_ids: fileIds,
+  })
+  .openapi('AppealMessageRequest');
+
+export const appealSchema = z
+  .object({
+    appeal_id: z.string().uuid(),
+    deal_id: z.string().uuid(),
+    status: z.enum(APPEAL_STATUSES),
+    reason: z.string(),
+    file_ids: z.array(z.string().uuid()),
+    resolution_note: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    resolved_at: z.string().openapi({ description: 'RFC 3339; empty until resolved (and again after a reopen)' }),
+  })
+  .openapi('Appeal');
+
+export const messageSchema = z
+  .object({
+    message_id: z.string().uuid(),
+    appeal_id: z.string().uuid(),
+    sender_role: z.enum(['MERCHANT', 'ADMIN']),
+    body: z.string(),
+    file_ids: z.array(z.string().uuid()),
+    created_at: timestamp,
+  })
+  .openapi('AppealMessage');
+
+export const appealResponse = z.object({ data: appealSchema }).openapi('AppealResponse');
+export const messageResponse = z.object({ data: messageSchema }).openapi('AppealMessageResponse');
+export const messagesResponse = z.object({ data: z.object({ messages: z.array(messageSchema) }) }).openapi('AppealMessagesResponse');
+export const appealListResponse = z
+  .object({ data: z.array(appealSchema), next_page_token: z.string() })
+  .openapi('AppealList', { description: 'Newest first; an empty next_page_token means the last page.' });
+
+export const appealParams = z.object({ appeal_id: uuid('appeal_id') });
+
+const statusFilter = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+  .optional()
+  .openapi({ type: 'array', items: { type: 'string' }, description: `one or more of ${APPEAL_STATUSES.join(', ')} (repeated or comma-separated); unknown values match nothing` });
+
+const pageSize = z.coerce
+  .number({ error: 'page_size must be an integer' })
+  .int('page_size must be an integer')
+  .min(0, 'page_size must not be negative')
+  .optional()
+  .openapi({ type: 'integer', description: 'default 20; values above 100 are clamped to 100' });
+
+export const listAppealsQuery = z.object({
+  status: statusFilter,
+  page_size: pageSize,
+  page_token: z.string().optional().openapi({ description: 'opaque cursor from next_page_token' }),
+});
+
+export const adminListAppealsQuery = listAppealsQuery.extend({
+  merchant_id: z.string().uuid('merchant_id must be a UUID').optional().openapi({ description: 'only this merchant’s appeals' }),
+});
+
+export const adminAppealSchema = appealSchema
+  .extend({
+    merchant_id: z.string().uuid(),
+    outcome: z.string().openapi({ description: 'SATISFIED, REJECTED, or empty before the first resolution' }),
+    deal_status_at_open: z.string(),
+    settlement_deal_id: z.string().openapi({ description: 'the settlement deal made for this appeal, or empty' }),
+    deal: dealSchema,
+    messages: z.array(messageSchema),
+    files: z.array(fileSchema).openapi({ description: 'every file attached to the appeal or its messages' }),
+  })
+  .openapi('AdminAppeal');
+
+export const adminAppealResponse = z.object({ data: adminAppealSchema }).openapi('AdminAppealResponse');
+export const adminAppealListResponse = z
+  .object({ data: z.array(appealSchema.extend({ merchant_id: z.string().uuid() })), next_page_token: z.string() })
+  .openapi('AdminAppealList');
+
+export const resolveBody = z
+  .object({
+    outcome: z.enum(['SATISFIED', 'REJECTED'], { error: 'outcome must be SATISFIED or REJECTED' }),
+    note: text('note', 4000).optional().openapi({ description: 'becomes resolution_note (plus the settlement deal id when there is one)' }),
+  })
+  .openapi('ResolveAppealRequest');
+
+export const resolveResponse = z
+  .object({ deal: dealSchema, data: appealSchema })
+  .openapi('ResolveAppealResponse', { description: 'The deal after the resolution (contract 4: `{ deal }`) and the appeal.' });
+
+export const settlementBody = z
+  .object({
+    received_amount_override: int64Body('received_amount_override')
+      .refine((v) => v > 0n, 'received_amount_override must be greater than 0')
+      .optional()
+      .openapi({ type: 'integer', format: 'int64', description: "default: the expired deal's received_amount; needs a reason" }),
+    reason: text('reason', 1000).optional(),
+    idempotency_key: z.string({ error: 'idempotency_key is required' }).uuid('idempotency_key must be a UUID'),
+  })
+  .refine((b) => b.received_amount_override === undefined || (b.reason ?? '').trim().length > 0, {
+    message: 'reason is required when received_amount_override is set',
+    path: ['reason'],
+  })
+  .openapi('SettlementRequest');
+
+export { int64String };

@@ -1,0 +1,299 @@
+/**
+ * Appeals (issue 9): validate against Postgres, then hand every move to the workflow that owns
+ * it — the deal's own workflow while the appeal holds a live deal (open → APPEALED, resolution),
+ * the appeal's workflow otherwise (review, close, reopen; open and resolve on a terminal deal),
+ * the settlement workflow for a settlement — and read the result back from Postgres.
+ */
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import type { AppDeps } from '../deps';
+import { Conflict, DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import {
+  APPEAL_HOLDS_DEAL,
+  APPEAL_REFUSED_DEAL_STATUSES,
+  APPEAL_STATUSES,
+  acceptsMessages,
+  appealView,
+  type AppealOutcome,
+} from '../../domain/appeals';
+import { dealEventPayload } from '../../domain/deal-info';
+import { newId, uuidV5 } from '../../domain/ids';
+import type { PayinStatus } from '../../domain/payin';
+import {
+  findAppeal,
+  findAppealOfDeal,
+  findMerchantAppeal,
+  findSettlement,
+  insertMessage,
+  listAppeals,
+  messagesOf,
+  type AppealCursor,
+  type AppealRow,
+  type MessageRow,
+} from '../../db/queries/appeals';
+import { findDeal, findMerchantDeal } from '../../db/queries/deals';
+import { filesByIds } from '../../db/queries/files';
+import { writeOutboxEvent } from '../../db/queries/outbox';
+import { appealCommandUpdate, appealWorkflowId, type AppealCommand } from '../../workflows/contracts/appeal';
+import {
+  openAppealUpdate,
+  payinWorkflowId,
+  resolveAppealUpdate,
+  type AppealMoveResult,
+  type OpenAppealInput,
+  type ResolveAppealInput,
+} from '../../workflows/contracts/payin';
+import { createSettlementUpdate, settlementWorkflowId, type SettlementRequest } from '../../workflows/contracts/settlement';
+import {
+  AppealIdKey,
+  DealIdKey,
+  DealStatusKey,
+  DealTypeKey,
+  MerchantIdKey,
+  OriginAppealIdKey,
+  ParentDealIdKey,
+} from '../../workflows/contracts/search-attributes';
+import type { appealWorkflow } from '../../workflows/appeal';
+import type { settlementWorkflow } from '../../workflows/settlement';
+import type { payinWorkflow } from '../../workflows/payin';
+import { readDeal, unwrapUpdateFailure } from './deal-workflows';
+import { presentFile, requireOwnFiles, type FileOwner } from './files';
+import { PageTokens } from './page-token';
+import type { MerchantScope } from './payins';
+
+export const APPEALS_PAGE_DEFAULT = 20;
+export const APPEALS_PAGE_MAX = 100;
+/** A run of an appeal workflow ends after this long without commands. */
+const APPEAL_RUN_IDLE_SECONDS = 60;
+const SETTLEMENT_NAMESPACE = '9d2f64c1-6a0e-4c8b-b7f3-41e5a2d08c6b';
+
+/** The settlement deal of an appeal: one id per appeal, so concurrent requests address one deal. */
+export const settlementDealIdFor = (appealId: string) => uuidV5(`settlement\u0000${appealId}`, SETTLEMENT_NAMESPACE);
+
+export const presentMessage = (m: MessageRow) => ({
+  message_id: m.id,
+  appeal_id: m.appeal_id,
+  sender_role: m.sender_role,
+  body: m.body,
+  file_ids: m.file_ids,
+  created_at: m.created_at.toISOString(),
+});
+
+// ---- Workflow dispatch ----
+
+/** Non-business failures (e.g. a run that ended as the command arrived) are retried: every command is idempotent. */
+async function withRetries<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const mapped = unwrapUpdateFailure(error);
+      if (mapped instanceof DomainError || attempt >= 3) throw mapped;
+    }
+  }
+}
+
+function runAppealCommand(deps: AppDeps, appeal: { id: string; merchantId: string; dealId: string }, command: AppealCommand) {
+  return withRetries(() => {
+    const startWorkflowOperation = new WithStartWorkflowOperation<typeof appealWorkflow>('appealWorkflow', {
+      workflowId: appealWorkflowId(appeal.id),
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [{ appealId: appeal.id, idleSeconds: APPEAL_RUN_IDLE_SECONDS }],
+      typedSearchAttributes: [
+        { key: MerchantIdKey, value: appeal.merchantId },
+        { key: DealIdKey, value: appeal.dealId },
+        { key: AppealIdKey, value: appeal.id },
+      ],
+    } as never);
+    return deps.temporal.workflow.executeUpdateWithStart(appealCommandUpdate, { args: [command], startWorkflowOperation });
+  });
+}
+
+/** Sends a move to the deal's own workflow; undefined when that workflow has closed (the deal is terminal). */
+async function runDealMove(deps: AppDeps, dealId: string, send: (h: ReturnType<typeof payinHandle>) => Promise<AppealMoveResult>) {
+  try {
+    return await send(payinHandle(deps, dealId));
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw unwrapUpdateFailure(error);
+  }
+}
+const payinHandle = (deps: AppDeps, dealId: string) => deps.temporal.workflow.getHandle<typeof payinWorkflow>(payinWorkflowId(dealId));
+
+// ---- Merchant side ----
+
+export async function createAppeal(
+  deps: AppDeps,
+  scope: MerchantScope,
+  body: { deal_id: string; reason: string; file_ids?: string[] },
+): Promise<AppealRow> {
+  const deal = await findMerchantDeal(deps.sql, scope.merchantId, body.deal_id);
+  if (!deal) throw new NotFound('deal not found');
+  if (deal.deal_type !== 'PAYIN') {
+    throw new InvalidArgument('appeals can be opened on PayIn deals only; a PayOut that failed or expired already returned its hold');
+  }
+  const fileIds = await requireOwnFiles(deps, { kind: 'merchant', merchantId: scope.merchantId }, body.file_ids ?? []);
+  const existing = await findAppealOfDeal(deps.sql, deal.id);
+  if (existing) {
+    throw new FailedPrecondition(
+      `an appeal was already opened for this deal (appeal ${existing.id}, ${existing.status}); one appeal per deal — an operator may reopen it`,
+    );
+  }
+  if (APPEAL_REFUSED_DEAL_STATUSES.includes(deal.status as PayinStatus)) throw new FailedPrecondition(`deal is ${deal.status}; it cannot be appealed`);
+
+  const input: OpenAppealInput = {
+    appealId: newId(),
+    dealId: deal.id,
+    merchantId: scope.merchantId,
+    tenantId: scope.tenantId,
+    reason: body.reason.trim(),
+    fileIds,
+  };
+  const viaDeal = APPEAL_HOLDS_DEAL.includes(deal.status as PayinStatus)
+    ? await runDealMove(deps, deal.id, (h) => h.executeUpdate(openAppealUpdate, { args: [input] }))
+    : undefined;
+  if (!viaDeal) await runAppealCommand(deps, { id: input.appealId, merchantId: scope.merchantId, dealId: deal.id }, { kind: 'open', input });
+  return (await findAppeal(deps.sql, input.appealId))!;
+}
+
+export async function getMerchantAppeal(deps: AppDeps, scope: MerchantScope, appealId: string): Promise<AppealRow> {
+  const row = await findMerchantAppeal(deps.sql, scope.merchantId, appealId);
+  if (!row) throw new NotFound('appeal not found');
+  return row;
+}
+
+const isCursor = (v: unknown): v is AppealCursor =>
+  typeof v === 'object' && v !== null && typeof (v as AppealCursor).createdAt === 'string' && typeof (v as AppealCursor).id === 'string' &&
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test((v as AppealCursor).createdAt) && /^[0-9a-f-]{36}$/.test((v as AppealCursor).id);
+
+/** Keyset pages like the deal listing: default 20, clamped to 100, signed tokens bound to the scope. */
+export async function listAppealPage(
+  deps: AppDeps,
+  scope: { merchantId?: string; tokenScope: string },
+  q: { status?: string[]; page_size?: number; page_token?: string },
+): Promise<{ rows: AppealRow[]; next_page_token: string }> {
+  const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
+  const after = q.page_token ? tokens.decode(q.page_token, scope.tokenScope, isCursor) : undefined;
+  const statuses = q.status?.filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
+  if (q.status && q.status.length > 0 && statuses!.length === 0) return { rows: [], next_page_token: '' };
+  const size = Math.min(APPEALS_PAGE_MAX, q.page_size || APPEALS_PAGE_DEFAULT);
+  const rows = await listAppeals(deps.sql, { merchantId: scope.merchantId, statuses }, size + 1, after);
+  const page = rows.slice(0, size);
+  const last = page[page.length - 1];
+  return {
+    rows: page,
+    next_page_token: rows.length > size && last ? tokens.encode({ createdAt: last.cursor_ts, id: last.id }, scope.tokenScope) : '',
+  };
+}
+
+/** A message in the appeal's thread; ADMIN messages also reach the merchant as `appeal.message`. */
+export async function postMessage(
+  deps: AppDeps,
+  appeal: AppealRow,
+  sender: { role: 'MERCHANT' | 'ADMIN'; id: string; owner: FileOwner },
+  body: { body: string; file_ids?: string[] },
+): Promise<MessageRow> {
+  if (!acceptsMessages(appeal.status)) throw new FailedPrecondition(`appeal is ${appeal.status}; it takes no more messages (an operator may reopen it)`);
+  const fileIds = await requireOwnFiles(deps, sender.owner, body.file_ids ?? []);
+  return deps.sql.begin(async (tx) => {
+    const message = await insertMessage(tx, { id: newId(), appealId: appeal.id, senderRole: sender.role, senderId: sender.id, body: body.body, fileIds });
+    if (sender.role === 'ADMIN') {
+      const deal = (await findDeal(tx, appeal.deal_id))!;
+      await writeOutboxEvent(tx, {
+        merchantId: appeal.merchant_id,
+        dealId: appeal.deal_id,
+        type: 'appeal.message',
+        discriminator: message.id,
+        payload: { appeal: appealView(appeal), message: presentMessage(message), ...dealEventPayload(deal, deps.config.CHECKOUT_BASE_URL) },
+      });
+    }
+    return message;
+  });
+}
+
+export const threadOf = (deps: AppDeps, appealId: string) => messagesOf(deps.sql, appealId);
+
+// ---- The arbiter (operator) ----
+
+export async function operatorAppeal(deps: AppDeps, appealId: string): Promise<AppealRow> {
+  const row = await findAppeal(deps.sql, appealId);
+  if (!row) throw new NotFound('appeal not found');
+  return row;
+}
+
+export async function adminAppealView(deps: AppDeps, appeal: AppealRow) {
+  const [deal, messages, settlement] = await Promise.all([readDeal(deps, appeal.deal_id), messagesOf(deps.sql, appeal.id), findSettlement(deps.sql, appeal.id)]);
+  const files = await filesByIds(deps.sql, [...new Set([...appeal.file_ids, ...messages.flatMap((m) => m.file_ids)])]);
+  return { appeal, deal, messages, settlementDealId: settlement?.deal_id ?? '', files: files.map(presentFile) };
+}
+
+/** review, close, reopen: the appeal alone moves, in the appeal's workflow. */
+export async function moveAppeal(deps: AppDeps, appealId: string, kind: 'review' | 'close' | 'reopen', operatorId: string): Promise<AppealRow> {
+  const appeal = await operatorAppeal(deps, appealId);
+  await runAppealCommand(deps, { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id }, { kind, appealId: appeal.id, operatorId, commandId: newId() });
+  return (await findAppeal(deps.sql, appeal.id))!;
+}
+
+/**
+ * Resolution (contract 4). While the appeal holds the deal (APPEALED) it is an Update of the deal's
+ * workflow, which moves the money; on a terminal deal the appeal's workflow records it.
+ */
+export async function resolveAppeal(deps: AppDeps, appealId: string, outcome: AppealOutcome, note: string, operatorId: string) {
+  const appeal = await operatorAppeal(deps, appealId);
+  const deal = await readDeal(deps, appeal.deal_id);
+  const input: ResolveAppealInput = { appealId: appeal.id, outcome, note: note.trim(), operatorId, commandId: newId() };
+  const viaDeal =
+    deal.status === 'APPEALED' ? await runDealMove(deps, deal.id, (h) => h.executeUpdate(resolveAppealUpdate, { args: [input] })) : undefined;
+  if (!viaDeal) await runAppealCommand(deps, { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id }, { kind: 'resolve', input });
+  return { appeal: (await findAppeal(deps.sql, appeal.id))!, deal: await readDeal(deps, appeal.deal_id) };
+}
+
+/**
+ * Settlement of an EXPIRED deal (spec 4.1.4) in its own workflow. A repeat with the same
+ * idempotency_key answers the same settlement deal; another key for a settled appeal is 409.
+ */
+export async function settleAppeal(
+  deps: AppDeps,
+  appealId: string,
+  body: { received_amount_override?: bigint; reason?: string; idempotency_key: string },
+  operatorId: string,
+) {
+  const appeal = await operatorAppeal(deps, appealId);
+  const existing = await findSettlement(deps.sql, appeal.id);
+  if (existing) {
+    if (existing.idempotency_key !== body.idempotency_key) {
+      throw new Conflict(`appeal ${appeal.id} was already settled by deal ${existing.deal_id} under another idempotency_key`);
+    }
+    return readDeal(deps, existing.deal_id);
+  }
+  const parent = await readDeal(deps, appeal.deal_id);
+  const dealId = settlementDealIdFor(appeal.id);
+  const request: SettlementRequest = {
+    appealId: appeal.id,
+    dealId,
+    idempotencyKey: body.idempotency_key,
+    receivedAmountOverride: body.received_amount_override !== undefined ? body.received_amount_override.toString() : null,
+    reason: (body.reason ?? '').trim(),
+    operatorId,
+  };
+  await withRetries(() => {
+    const startWorkflowOperation = new WithStartWorkflowOperation<typeof settlementWorkflow>('settlementWorkflow', {
+      workflowId: settlementWorkflowId(appeal.id),
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [{ appealId: appeal.id, dealId, feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS }],
+      typedSearchAttributes: [
+        { key: MerchantIdKey, value: appeal.merchant_id },
+        { key: DealIdKey, value: dealId },
+        { key: DealTypeKey, value: 'PAYIN' },
+        { key: DealStatusKey, value: 'INITIALIZED' },
+        { key: ParentDealIdKey, value: parent.id },
+        { key: OriginAppealIdKey, value: appeal.id },
+      ],
+    } as never);
+    return deps.temporal.workflow.executeUpdateWithStart(createSettlementUpdate, { args: [request], startWorkflowOperation });
+  });
+  return readDeal(deps, dealId);
+}
+
+export { appealView };

@@ -1,0 +1,170 @@
+/**
+ * Evidence files (issue 9; contract 7): a multipart upload is parsed by @fastify/busboy from
+ * the raw bytes the body middleware kept (the HMAC was verified over exactly those bytes), its
+ * type is sniffed from the content (file-type), never taken from the part's header, and the
+ * bytes go to the FileStorage. Every refusal happens before anything is stored.
+ */
+import { createHash } from 'node:crypto';
+import { Busboy } from '@fastify/busboy';
+import { fileTypeFromBuffer } from 'file-type';
+import type { AppDeps } from '../deps';
+import { InvalidArgument, NotFound } from '../../domain/errors';
+import { newId } from '../../domain/ids';
+import { findFile, findFileForMerchant, foreignFileIds, insertFile, type FileRow } from '../../db/queries/files';
+import { postgresFileStorage, type FileStorage } from './file-storage';
+
+/** What an evidence file may be, by its sniffed type. */
+export const ALLOWED_FILE_TYPES = ['application/pdf', 'image/png', 'image/jpeg', 'image/webp', 'text/plain'] as const;
+const SNIFFED: Record<string, string> = { pdf: 'application/pdf', png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
+const PART_NAME = 'file';
+
+export type FileOwner = { kind: 'merchant'; merchantId: string } | { kind: 'operator'; operatorId: string };
+
+export const storageOf = (deps: AppDeps): FileStorage => deps.fileStorage ?? postgresFileStorage(deps.sql);
+
+const refuse = (message: string) => new InvalidArgument(message, [{ field: PART_NAME, message, code: 'invalid_file' }]);
+
+/** Parses the one `file` part out of a complete multipart body; any other file part, a truncated body or no file is 400. */
+export function parseUpload(raw: Buffer, contentType: string, maxBytes: number): Promise<{ bytes: Buffer; fileName: string }> {
+  return new Promise((resolve, reject) => {
+    let parser: ReturnType<typeof Busboy>;
+    try {
+      parser = Busboy({
+        headers: { 'content-type': contentType },
+        limits: { files: 1, fileSize: maxBytes, fields: 20, fieldSize: 4096, parts: 21, headerPairs: 20 },
+        isPartAFile: (name, _type, fileName) => name === PART_NAME || fileName !== undefined,
+      });
+    } catch {
+      return reject(refuse('Content-Type must be multipart/form-data with a boundary'));
+    }
+    let failure: Error | undefined;
+    let found: { bytes: Buffer; fileName: string } | undefined;
+    let pending: Promise<void> = Promise.resolve();
+    const fail = (error: Error) => {
+      failure ??= error;
+    };
+    parser.on('file', (name, stream, fileName) => {
+      if (name !== PART_NAME) {
+        fail(refuse(`unexpected file part "${name.slice(0, 50)}"; send the file in the part named "${PART_NAME}"`));
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      pending = new Promise<void>((done) => {
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('limit', () => fail(tooLarge(maxBytes)));
+        stream.on('end', () => {
+          if (!stream.truncated) found = { bytes: Buffer.concat(chunks), fileName: cleanName(fileName ?? '') };
+          done();
+        });
+        stream.on('error', (error) => {
+          fail(error instanceof Error ? error : new Error(String(error)));
+          done();
+        });
+      });
+    });
+    parser.on('filesLimit', () => fail(refuse(`send exactly one file, in the part named "${PART_NAME}"`)));
+    parser.on('partsLimit', () => fail(refuse('too many parts in the multipart body')));
+    parser.on('error', () => fail(refuse('malformed or truncated multipart body')));
+    parser.on('finish', () => {
+      void pending.then(() => {
+        if (failure) return reject(failure instanceof InvalidArgument ? failure : refuse('malformed or truncated multipart body'));
+        if (!found) return reject(refuse(`no file: send it as multipart/form-data in the part named "${PART_NAME}"`));
+        resolve(found);
+      });
+    });
+    parser.end(raw);
+  });
+}
+
+function tooLarge(maxBytes: number) {
+  const error = refuse(`file is larger than ${maxBytes} bytes`);
+  error.httpStatus = 413;
+  return error;
+}
+
+/** A display name only (never a path): control characters and path parts dropped, at most 200 characters. */
+function cleanName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001F\u007F-\u009F]/g, '').slice(0, 200);
+}
+
+/** Text is accepted when it is valid UTF-8 without control characters other than tab, LF, CR and FF. */
+function isPlainText(bytes: Buffer): boolean {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return false;
+  }
+  // eslint-disable-next-line no-control-regex
+  return !/[\u0000-\u0008\u000B\u000E-\u001F\u007F]/.test(text);
+}
+
+/** The content type from the bytes themselves; undefined when it is none of the allowed ones. */
+export async function sniffType(bytes: Buffer): Promise<string | undefined> {
+  const detected = await fileTypeFromBuffer(bytes);
+  if (detected) return SNIFFED[detected.ext];
+  return isPlainText(bytes) ? 'text/plain' : undefined;
+}
+
+export function presentFile(row: FileRow) {
+  return {
+    file_id: row.id,
+    content_type: row.content_type,
+    size: row.size.toString(),
+    sha256: row.sha256,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+export async function uploadFile(deps: AppDeps, owner: FileOwner, raw: unknown, contentType: string): Promise<FileRow> {
+  if (!/^multipart\/form-data\b/i.test(contentType) || !Buffer.isBuffer(raw)) {
+    throw refuse(`the file must be sent as multipart/form-data in the part named "${PART_NAME}"`);
+  }
+  const max = deps.config.EVIDENCE_MAX_BYTES;
+  const { bytes, fileName } = await parseUpload(raw, contentType, max);
+  if (bytes.length === 0) throw refuse('the file is empty');
+  if (bytes.length > max) throw tooLarge(max);
+  const type = await sniffType(bytes);
+  if (!type) throw refuse(`unsupported file type: allowed are PDF, PNG, JPEG, WEBP and plain text (${ALLOWED_FILE_TYPES.join(', ')})`);
+
+  const id = newId();
+  const storage = storageOf(deps);
+  await storage.put(id, bytes);
+  try {
+    return await insertFile(deps.sql, {
+      id,
+      owner_type: owner.kind,
+      merchant_id: owner.kind === 'merchant' ? owner.merchantId : null,
+      operator_id: owner.kind === 'operator' ? owner.operatorId : null,
+      file_name: fileName,
+      content_type: type,
+      size: BigInt(bytes.length),
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+  } catch (error) {
+    await storage.delete(id).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The file and its bytes for a reader: merchants see their own and the arbiter's files in their appeals; operators see all. */
+export async function readFile(deps: AppDeps, reader: FileOwner, fileId: string): Promise<{ row: FileRow; bytes: Buffer }> {
+  const row = reader.kind === 'merchant' ? await findFileForMerchant(deps.sql, reader.merchantId, fileId) : await findFile(deps.sql, fileId);
+  if (!row) throw new NotFound('file not found');
+  const bytes = await storageOf(deps).get(fileId);
+  if (!bytes) throw new NotFound('file not found');
+  return { row, bytes };
+}
+
+/** file_ids on appeals and messages must be the caller's own uploads: 400 naming the first that is not. */
+export async function requireOwnFiles(deps: AppDeps, owner: FileOwner, fileIds: string[], field = 'file_ids'): Promise<string[]> {
+  const unique = [...new Set(fileIds)];
+  const foreign = await foreignFileIds(deps.sql, owner.kind === 'merchant' ? { merchantId: owner.merchantId } : { operator: true }, unique);
+  if (foreign.length > 0) {
+    const message = `file ${foreign[0]} is not one of your uploaded files`;
+    throw new InvalidArgument(message, [{ field, message, code: 'unknown_file' }]);
+  }
+  return unique;
+}

@@ -1,0 +1,104 @@
+/** Whitelist passes (spec 2.6, 3.4, 4.6): created ACTIVE with a TTL, reserved by PayIn matching, expired by their workflow. */
+import type { AppDeps } from '../deps';
+import { InvalidArgument } from '../../domain/errors';
+import { newId } from '../../domain/ids';
+import { insertPass, listPasses, type PassRow } from '../../db/queries/passes';
+import { passWorkflowId } from '../../workflows/contracts/pass';
+import { MerchantIdKey } from '../../workflows/contracts/search-attributes';
+import { PageTokens } from './page-token';
+import type { MerchantScope } from './payins';
+
+const PASS_STATUSES = ['ACTIVE', 'USED', 'EXPIRED'];
+
+export function presentPass(row: PassRow, nowMs: number) {
+  const expired = row.status === 'ACTIVE' && row.expires_at.getTime() <= nowMs;
+  return {
+    pass_id: row.id,
+    tenant_id: row.tenant_id,
+    merchant_id: row.merchant_id,
+    provider_id: row.provider_id ?? '',
+    amount: row.amount.toString(),
+    currency_id: row.currency_id ?? '',
+    payment_method_id: row.payment_method_id ?? '',
+    requisite_type: row.requisite_type ?? '',
+    status: expired ? ('EXPIRED' as const) : row.status,
+    expires_at: row.expires_at.toISOString(),
+    used_deal_id: row.used_deal_id ?? '',
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+const invalid = (field: string, message: string) => new InvalidArgument(message, [{ field, message, code: 'invalid_reference' }]);
+
+export async function createPass(
+  deps: AppDeps,
+  scope: MerchantScope,
+  body: { amount: bigint; currency_id?: string; requisite_type?: string; payment_method_id?: string; provider_id?: string },
+): Promise<PassRow> {
+  const sql = deps.sql;
+  let currencyCode: string | undefined;
+  if (body.currency_id) {
+    const [currency] = await sql<{ code: string }[]>`
+      select code from currencies where id = ${body.currency_id} and tenant_id = ${scope.tenantId} and status = 'ACTIVE'`;
+    if (!currency) throw invalid('currency_id', `unknown currency_id ${body.currency_id}`);
+    currencyCode = currency.code;
+  }
+  if (body.payment_method_id) {
+    const [method] = await sql<{ currency_code: string; requisite_types: string[] }[]>`
+      select currency_code, requisite_types from payment_methods
+      where id = ${body.payment_method_id} and tenant_id = ${scope.tenantId} and status = 'ACTIVE'`;
+    if (!method) throw invalid('payment_method_id', `unknown payment_method_id ${body.payment_method_id}`);
+    if (currencyCode && method.currency_code !== currencyCode) {
+      throw invalid('payment_method_id', `payment method ${body.payment_method_id} is for ${method.currency_code}, not ${currencyCode}`);
+    }
+    if (body.requisite_type && !method.requisite_types.includes(body.requisite_type)) {
+      throw invalid('requisite_type', `payment method ${body.payment_method_id} has no requisite type ${body.requisite_type} (it has ${method.requisite_types.join(', ')})`);
+    }
+  }
+  if (body.provider_id) {
+    const [trader] = await sql`select 1 from traders where id = ${body.provider_id} and tenant_id = ${scope.tenantId}`;
+    if (!trader) throw invalid('provider_id', `unknown provider_id ${body.provider_id}`);
+  }
+  const row = await insertPass(
+    sql,
+    {
+      id: newId(),
+      tenant_id: scope.tenantId,
+      merchant_id: scope.merchantId,
+      provider_id: body.provider_id ?? null,
+      amount: body.amount,
+      currency_id: body.currency_id ?? null,
+      payment_method_id: body.payment_method_id ?? null,
+      requisite_type: body.requisite_type ?? null,
+    },
+    deps.config.PASS_TTL_SECONDS,
+  );
+  // The expiry timer. Should this start fail, reads and matching still treat the pass as expired at expires_at.
+  await deps.temporal.workflow.start('passWorkflow', {
+    workflowId: passWorkflowId(row.id),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [{ passId: row.id, expiresAt: row.expires_at.toISOString() }],
+    typedSearchAttributes: [{ key: MerchantIdKey, value: scope.merchantId }],
+  } as never);
+  return row;
+}
+
+const isCursor = (v: unknown): v is { createdAt: string; id: string } =>
+  typeof v === 'object' && v !== null && typeof (v as { createdAt?: unknown }).createdAt === 'string' && typeof (v as { id?: unknown }).id === 'string';
+
+export async function listMerchantPasses(deps: AppDeps, merchantId: string, q: { status?: string[]; page_size?: number; page_token?: string }) {
+  const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
+  const scope = `passes:${merchantId}`;
+  const after = q.page_token ? tokens.decode(q.page_token, scope, isCursor) : undefined;
+  const statuses = q.status?.filter((s) => PASS_STATUSES.includes(s));
+  if (q.status && q.status.length > 0 && statuses!.length === 0) return { data: [], next_page_token: '' };
+  const size = Math.min(100, q.page_size || 20);
+  const rows = await listPasses(deps.sql, merchantId, statuses, size + 1, after);
+  const page = rows.slice(0, size);
+  const last = page[page.length - 1];
+  const now = deps.now();
+  return {
+    data: page.map((r) => presentPass(r, now)),
+    next_page_token: rows.length > size && last ? tokens.encode({ createdAt: last.cursor_ts, id: last.id }, scope) : '',
+  };
+}

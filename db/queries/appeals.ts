@@ -1,0 +1,109 @@
+import type { Db } from '../sql';
+import type { AppealOutcome, AppealStatus } from '../../domain/appeals';
+
+export interface AppealRow {
+  id: string;
+  tenant_id: string;
+  merchant_id: string;
+  deal_id: string;
+  status: AppealStatus;
+  reason: string;
+  file_ids: string[];
+  deal_status_at_open: string;
+  outcome: AppealOutcome | null;
+  resolution_note: string;
+  resolved_by: string | null;
+  resolved_at: Date | null;
+  version: number;
+  last_command_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MessageRow {
+  id: string;
+  appeal_id: string;
+  seq: bigint;
+  sender_role: 'MERCHANT' | 'ADMIN';
+  sender_id: string;
+  body: string;
+  file_ids: string[];
+  created_at: Date;
+}
+
+export async function findAppeal(db: Db, appealId: string): Promise<AppealRow | undefined> {
+  const [row] = await db<AppealRow[]>`select * from appeals where id = ${appealId}`;
+  return row;
+}
+
+/** Within the caller's scope: a foreign appeal is simply not found. */
+export async function findMerchantAppeal(db: Db, merchantId: string, appealId: string): Promise<AppealRow | undefined> {
+  const [row] = await db<AppealRow[]>`select * from appeals where id = ${appealId} and merchant_id = ${merchantId}`;
+  return row;
+}
+
+export async function lockAppeal(tx: Db, appealId: string): Promise<AppealRow | undefined> {
+  const [row] = await tx<AppealRow[]>`select * from appeals where id = ${appealId} for update`;
+  return row;
+}
+
+export async function findAppealOfDeal(db: Db, dealId: string): Promise<AppealRow | undefined> {
+  const [row] = await db<AppealRow[]>`select * from appeals where deal_id = ${dealId}`;
+  return row;
+}
+
+export interface AppealCursor {
+  createdAt: string;
+  id: string;
+}
+
+export type ListedAppeal = AppealRow & { cursor_ts: string };
+
+/** Newest first on (created_at, id), like the deal listing; merchantId undefined = every merchant (the arbiter's queue). */
+export async function listAppeals(
+  db: Db,
+  f: { merchantId?: string; statuses?: string[] },
+  limit: number,
+  after?: AppealCursor,
+): Promise<ListedAppeal[]> {
+  return db<ListedAppeal[]>`
+    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    from appeals
+    where true
+      ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
+      ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
+      ${after ? db`and (created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : db``}
+    order by created_at desc, id desc
+    limit ${limit}`;
+}
+
+export async function insertMessage(
+  db: Db,
+  m: { id: string; appealId: string; senderRole: 'MERCHANT' | 'ADMIN'; senderId: string; body: string; fileIds: string[] },
+): Promise<MessageRow> {
+  const [row] = await db<MessageRow[]>`
+    insert into appeal_messages (id, appeal_id, sender_role, sender_id, body, file_ids)
+    values (${m.id}, ${m.appealId}, ${m.senderRole}, ${m.senderId}, ${m.body}, ${m.fileIds}::uuid[])
+    returning *`;
+  return row!;
+}
+
+/** The thread, oldest first. */
+export async function messagesOf(db: Db, appealId: string): Promise<MessageRow[]> {
+  return db<MessageRow[]>`select * from appeal_messages where appeal_id = ${appealId} order by seq`;
+}
+
+export interface SettlementRow {
+  appeal_id: string;
+  deal_id: string;
+  idempotency_key: string;
+  received_amount_override: bigint | null;
+  reason: string;
+  operator_id: string;
+  created_at: Date;
+}
+
+export async function findSettlement(db: Db, appealId: string): Promise<SettlementRow | undefined> {
+  const [row] = await db<SettlementRow[]>`select * from appeal_settlements where appeal_id = ${appealId}`;
+  return row;
+}

@@ -1,0 +1,56 @@
+import type { Db } from '../sql';
+
+export interface FileRow {
+  id: string;
+  owner_type: 'merchant' | 'operator';
+  merchant_id: string | null;
+  operator_id: string | null;
+  file_name: string;
+  content_type: string;
+  size: bigint;
+  sha256: string;
+  created_at: Date;
+}
+
+export async function insertFile(db: Db, row: Omit<FileRow, 'created_at'>): Promise<FileRow> {
+  const [inserted] = await db<FileRow[]>`
+    insert into evidence_files (id, owner_type, merchant_id, operator_id, file_name, content_type, size, sha256)
+    values (${row.id}, ${row.owner_type}, ${row.merchant_id}, ${row.operator_id}, ${row.file_name}, ${row.content_type},
+      ${row.size}, ${row.sha256})
+    returning *`;
+  return inserted!;
+}
+
+export async function findFile(db: Db, fileId: string): Promise<FileRow | undefined> {
+  const [row] = await db<FileRow[]>`select * from evidence_files where id = ${fileId}`;
+  return row;
+}
+
+/**
+ * A file a merchant may read: its own, or one the arbiter attached to a message of one of the
+ * merchant's appeals. Anything else is not found (existence is not revealed).
+ */
+export async function findFileForMerchant(db: Db, merchantId: string, fileId: string): Promise<FileRow | undefined> {
+  const [row] = await db<FileRow[]>`
+    select f.* from evidence_files f
+    where f.id = ${fileId}
+      and (f.merchant_id = ${merchantId}
+        or exists (select 1 from appeal_messages m join appeals a on a.id = m.appeal_id
+                   where a.merchant_id = ${merchantId} and m.file_ids @> array[${fileId}]::uuid[]))`;
+  return row;
+}
+
+/** The ids among `fileIds` that the owner does not own (unknown ids included), in the given order. */
+export async function foreignFileIds(db: Db, owner: { merchantId: string } | { operator: true }, fileIds: string[]): Promise<string[]> {
+  if (fileIds.length === 0) return [];
+  const rows = await db<{ id: string }[]>`
+    select id from evidence_files where id = any(${fileIds}::uuid[])
+      and ${'merchantId' in owner ? db`merchant_id = ${owner.merchantId}` : db`owner_type = 'operator'`}`;
+  const owned = new Set(rows.map((r) => r.id));
+  return fileIds.filter((id) => !owned.has(id));
+}
+
+export async function filesByIds(db: Db, fileIds: string[]): Promise<FileRow[]> {
+  if (fileIds.length === 0) return [];
+  return db<FileRow[]>`select * from evidence_files where id = any(${fileIds}::uuid[]) order by created_at, id`;
+}

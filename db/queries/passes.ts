@@ -1,0 +1,101 @@
+import type { Db } from '../sql';
+import { Conflict } from '../../domain/errors';
+import { claimRequisite, type MatchedRequisite, type MatchRequest } from './matching';
+
+export interface PassRow {
+  id: string;
+  tenant_id: string;
+  merchant_id: string;
+  provider_id: string | null;
+  amount: bigint;
+  currency_id: string | null;
+  payment_method_id: string | null;
+  requisite_type: string | null;
+  status: 'ACTIVE' | 'USED' | 'EXPIRED';
+  expires_at: Date;
+  used_deal_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertPass(
+  db: Db,
+  p: Pick<PassRow, 'id' | 'tenant_id' | 'merchant_id' | 'provider_id' | 'amount' | 'currency_id' | 'payment_method_id' | 'requisite_type'>,
+  ttlSeconds: number,
+): Promise<PassRow> {
+  const [row] = await db<PassRow[]>`
+    insert into passes (id, tenant_id, merchant_id, provider_id, amount, currency_id, payment_method_id, requisite_type, expires_at)
+    values (${p.id}, ${p.tenant_id}, ${p.merchant_id}, ${p.provider_id}, ${p.amount}, ${p.currency_id}, ${p.payment_method_id},
+      ${p.requisite_type}, now() + make_interval(secs => ${ttlSeconds}))
+    returning *`;
+  return row!;
+}
+
+export type ListedPass = PassRow & { cursor_ts: string };
+
+export async function listPasses(db: Db, merchantId: string, statuses: string[] | undefined, limit: number, after?: { createdAt: string; id: string }) {
+  // ACTIVE past expires_at counts as EXPIRED even before its expiry step ran.
+  const status = db`(case when status = 'ACTIVE' and expires_at <= now() then 'EXPIRED' else status end)`;
+  return db<ListedPass[]>`
+    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    from passes
+    where merchant_id = ${merchantId}
+      ${statuses && statuses.length > 0 ? db`and ${status} = any(${statuses})` : db``}
+      ${after ? db`and (created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : db``}
+    order by created_at desc, id desc
+    limit ${limit}`;
+}
+
+class Unroutable extends Error {}
+
+/**
+ * Spec 3.4 / 4.6, inside the PayIn's creating transaction: an ACTIVE, unexpired pass of the
+ * merchant whose non-empty fields (amount, currency_id, payment_method_id) match the deal is
+ * reserved for it (USED, used_deal_id) and routes it to a requisite of the pass's provider and
+ * requisite type, bypassing the cascade.
+ *
+ * - Single use: the reservation is `update … where status = 'ACTIVE'`; a create that finds its pass
+ *   reserved by a concurrent create (it waited on the row and then saw USED) and no other pass
+ *   gets 409 `pass was concurrently reserved`.
+ * - When the pass's provider cannot take the deal (no fitting requisite, liquidity or daily
+ *   limit), the reservation is rolled back with its savepoint: the pass stays ACTIVE for a later
+ *   deal and this deal goes through the normal cascade (undefined).
+ */
+export async function claimThroughPass(
+  tx: Db,
+  deal: { merchantId: string; dealId: string; amount: bigint; currencyId: string; paymentMethodId: string },
+  request: MatchRequest,
+): Promise<MatchedRequisite | undefined> {
+  const candidates = await tx<{ id: string }[]>`
+    select id from passes
+    where merchant_id = ${deal.merchantId} and status = 'ACTIVE' and expires_at > now() and amount = ${deal.amount}
+      and (currency_id is null or currency_id = ${deal.currencyId})
+      and (payment_method_id is null or payment_method_id = ${deal.paymentMethodId})
+    order by created_at, id
+    limit 10`;
+  let lostRace = false;
+  for (const candidate of candidates) {
+    try {
+      const outcome = await (tx as any).savepoint(async (sp: Db) => {
+        const [pass] = await sp<PassRow[]>`
+          update passes set status = 'USED', used_deal_id = ${deal.dealId}, updated_at = now()
+          where id = ${candidate.id} and status = 'ACTIVE' and expires_at > now()
+          returning *`;
+        if (!pass) return 'taken' as const;
+        const match = await claimRequisite(sp, {
+          ...request,
+          traderId: pass.provider_id ?? undefined,
+          requisiteType: pass.requisite_type ?? undefined,
+        });
+        if (!match) throw new Unroutable();
+        return match;
+      });
+      if (outcome === 'taken') lostRace = true;
+      else return outcome as MatchedRequisite;
+    } catch (error) {
+      if (!(error instanceof Unroutable)) throw error;
+    }
+  }
+  if (lostRace) throw new Conflict('pass was concurrently reserved');
+  return undefined;
+}

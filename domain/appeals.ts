@@ -1,0 +1,147 @@
+/**
+ * Appeals (spec 3.3, 4.5, 4.1.4; contract 7) as a table: the states, the legal moves, and the
+ * rules that tie a resolution to the deal's money. Pure; shared by workflows, activities and the API.
+ */
+import type { PayinStatus } from './payin';
+
+export const APPEAL_STATUSES = ['OPEN', 'IN_REVIEW', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED', 'REOPENED'] as const;
+export type AppealStatus = (typeof APPEAL_STATUSES)[number];
+
+export const APPEAL_OUTCOMES = ['SATISFIED', 'REJECTED'] as const;
+export type AppealOutcome = (typeof APPEAL_OUTCOMES)[number];
+
+export type AppealMoveKind = 'review' | 'resolve_merchant' | 'resolve_trader' | 'close' | 'reopen';
+
+/**
+ * The legal moves: from → move → to. Anything not in the table is 400 FAILED_PRECONDITION.
+ * IN_PROGRESS of spec 4.1.4 is IN_REVIEW (contract 7).
+ */
+export const APPEAL_MOVES: Readonly<Record<AppealStatus, Partial<Record<AppealMoveKind, AppealStatus>>>> = {
+  OPEN: { review: 'IN_REVIEW', resolve_merchant: 'RESOLVED_MERCHANT', resolve_trader: 'RESOLVED_TRADER', close: 'CLOSED' },
+  IN_REVIEW: { resolve_merchant: 'RESOLVED_MERCHANT', resolve_trader: 'RESOLVED_TRADER', close: 'CLOSED' },
+  REOPENED: { review: 'IN_REVIEW', resolve_merchant: 'RESOLVED_MERCHANT', resolve_trader: 'RESOLVED_TRADER', close: 'CLOSED' },
+  RESOLVED_MERCHANT: { close: 'CLOSED', reopen: 'REOPENED' },
+  RESOLVED_TRADER: { close: 'CLOSED', reopen: 'REOPENED' },
+  CLOSED: { reopen: 'REOPENED' },
+};
+
+export const resolveMove = (outcome: AppealOutcome): AppealMoveKind => (outcome === 'SATISFIED' ? 'resolve_merchant' : 'resolve_trader');
+
+/** The target of a move, or a refusal message (400 FAILED_PRECONDITION). */
+export function appealMove(from: AppealStatus, move: AppealMoveKind): { to: AppealStatus } | { refused: string } {
+  const to = APPEAL_MOVES[from][move];
+  if (to) return { to };
+  if ((move === 'resolve_merchant' || move === 'resolve_trader') && (from === 'RESOLVED_MERCHANT' || from === 'RESOLVED_TRADER')) {
+    return { refused: `appeal is ${from}; it was already resolved (reopen it first)` };
+  }
+  return { refused: `appeal is ${from}; it cannot ${MOVE_VERBS[move]}` };
+}
+
+const MOVE_VERBS: Record<AppealMoveKind, string> = {
+  review: 'go into review',
+  resolve_merchant: 'be resolved',
+  resolve_trader: 'be resolved',
+  close: 'be closed',
+  reopen: 'be reopened',
+};
+
+/** An appeal that still waits for the arbiter (spec 4.1.4: settlement needs OPEN, IN_PROGRESS or REOPENED). */
+export const APPEAL_ACTIVE: readonly AppealStatus[] = ['OPEN', 'IN_REVIEW', 'REOPENED'];
+export const SETTLEABLE_APPEAL: readonly AppealStatus[] = APPEAL_ACTIVE;
+
+/** Messages are accepted until the appeal is CLOSED (a reopen lets the conversation go on). */
+export const acceptsMessages = (s: AppealStatus) => s !== 'CLOSED';
+
+/** Contract 7: appeals on a PayIn in any state but these. */
+export const APPEAL_REFUSED_DEAL_STATUSES: readonly PayinStatus[] = ['CANCELLED', 'SPAM_REJECTED'];
+
+/**
+ * Opening an appeal on a live deal holds it: the deal goes to APPEALED and waits for the
+ * resolution. On a terminal deal (EXPIRED: the settlement path; COMPLETED) the deal stays as it is.
+ */
+export const APPEAL_HOLDS_DEAL: readonly PayinStatus[] = ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED'];
+
+/** Minimum length of an appeal reason (spec 8), counted in characters after trimming. */
+export const APPEAL_REASON_MIN = 10;
+
+export interface TerminalResolutionContext {
+  dealStatus: string;
+  outcome: AppealOutcome;
+  /** A settlement deal was made for this appeal. */
+  settled: boolean;
+  /** The outcome of an earlier resolution of this appeal (before a reopen), if any. */
+  previousOutcome: AppealOutcome | null;
+}
+
+/**
+ * Once a deal is terminal its money is final; a resolution then records the arbiter's decision
+ * and must agree with that money. Returns the refusal (400 FAILED_PRECONDITION) or undefined.
+ *
+ * - EXPIRED: SATISFIED needs the settlement first (it is what credits the merchant); REJECTED is
+ *   refused once a settlement was made.
+ * - CANCELLED: the escrow went back to the trader, so only REJECTED.
+ * - COMPLETED: the merchant was credited; REJECTED is refused when this appeal's own earlier
+ *   SATISFIED completed the deal.
+ */
+export function terminalResolutionProblem(c: TerminalResolutionContext): string | undefined {
+  if (c.dealStatus === 'EXPIRED') {
+    if (c.outcome === 'SATISFIED' && !c.settled) {
+      return 'the deal is EXPIRED: settle it first (POST /api/v1/p2p/appeals/{appeal_id}/settlement), then resolve SATISFIED';
+    }
+    if (c.outcome === 'REJECTED' && c.settled) return 'a settlement deal was made for this appeal; it can only be resolved SATISFIED';
+    return undefined;
+  }
+  if (c.dealStatus === 'CANCELLED' && c.outcome === 'SATISFIED') {
+    return 'the deal is CANCELLED and its escrow went back to the trader; it can only be resolved REJECTED';
+  }
+  if (c.dealStatus === 'COMPLETED' && c.outcome === 'REJECTED' && c.previousOutcome === 'SATISFIED') {
+    return 'this appeal completed the deal; it can only be resolved SATISFIED';
+  }
+  if (c.dealStatus === 'SPAM_REJECTED' && c.outcome === 'SATISFIED') return 'the deal is SPAM_REJECTED; it can only be resolved REJECTED';
+  return undefined;
+}
+
+/** What resolution_note says: the operator's note, plus the settlement deal when there is one (spec 3.3). */
+export function resolutionNote(note: string, settlementDealId: string | null): string {
+  if (!settlementDealId) return note;
+  const link = `settlement deal ${settlementDealId}`;
+  return note ? `${note}\n${link}` : link;
+}
+
+/** Event types of the appeal family (an addition: spec 6 shows no appeal events). */
+export const APPEAL_EVENT_BY_STATUS: Record<AppealStatus, string> = {
+  OPEN: 'appeal.opened',
+  IN_REVIEW: 'appeal.in_review',
+  RESOLVED_MERCHANT: 'appeal.resolved',
+  RESOLVED_TRADER: 'appeal.resolved',
+  CLOSED: 'appeal.closed',
+  REOPENED: 'appeal.reopened',
+};
+
+export interface AppealSource {
+  id: string;
+  deal_id: string;
+  status: AppealStatus;
+  reason: string;
+  file_ids: string[];
+  resolution_note: string;
+  created_at: Date;
+  updated_at: Date;
+  resolved_at: Date | null;
+}
+
+/** The appeal of spec 2.5 (plus file_ids); resolved_at is empty until resolved. */
+export function appealView(row: AppealSource) {
+  return {
+    appeal_id: row.id,
+    deal_id: row.deal_id,
+    status: row.status,
+    reason: row.reason,
+    file_ids: row.file_ids,
+    resolution_note: row.resolution_note,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    resolved_at: row.resolved_at ? row.resolved_at.toISOString() : '',
+  };
+}
+export type AppealView = ReturnType<typeof appealView>;

@@ -1,0 +1,23 @@
+/**
+ * The appeal workflow's wire protocol (issue 9). Appeal moves that do not move a live deal —
+ * review, close, reopen, and open / resolve while the deal is terminal — run here, one run per
+ * burst of commands (id `appeal:<appeal_id>`, started by Update-With-Start). Moves of a live
+ * (APPEALED) deal run in the deal's own workflow (contracts/payin.ts).
+ */
+import { defineUpdate } from '@temporalio/workflow';
+import type { AppealMoveResult, OpenAppealInput, ResolveAppealInput } from './payin';
+
+export const appealWorkflowId = (appealId: string) => `appeal:${appealId}`;
+
+export interface AppealWorkflowInput {
+  appealId: string;
+  /** A run ends after this long without commands; the next command starts a new run. */
+  idleSeconds: number;
+}
+
+export type AppealCommand =
+  | { kind: 'open'; input: OpenAppealInput }
+  | { kind: 'resolve'; input: ResolveAppealInput }
+  | { kind: 'review' | 'close' | 'reopen'; appealId: string; operatorId: string; commandId: string };
+
+export const appealCommandUpdate = defineUpdate<AppealMoveResult, [AppealCommand]>('appealCommand');

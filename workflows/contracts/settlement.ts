@@ -1,0 +1,35 @@
+/**
+ * The settlement workflow's wire protocol (spec 4.1.4, 2.9): one per appeal, id
+ * `settlement:<appeal_id>`, started by Update-With-Start. Its create step makes the settlement
+ * deal (escrow hold → verified → COMPLETED in one transaction); then the fee distribution delay.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+
+export const settlementWorkflowId = (appealId: string) => `settlement:${appealId}`;
+
+export interface SettlementRequest {
+  appealId: string;
+  /** The settlement deal's id: fixed by the appeal, so every request addresses one deal. */
+  dealId: string;
+  idempotencyKey: string;
+  /** Minor units as a string, or null for the parent's received_amount. */
+  receivedAmountOverride: string | null;
+  reason: string;
+  operatorId: string;
+}
+
+export interface SettlementWorkflowInput {
+  appealId: string;
+  dealId: string;
+  feeDistributionDelaySeconds: number;
+}
+
+export interface SettlementResult {
+  dealId: string;
+  status: string;
+  /** True when an earlier request with the same idempotency_key made it. */
+  replayed: boolean;
+}
+
+export const createSettlementUpdate = defineUpdate<SettlementResult, [SettlementRequest]>('createSettlement');
+export const settlementQuery = defineQuery<SettlementResult | undefined>('settlement');
