@@ -81,6 +81,30 @@ export const V1_WITHDRAWAL_CODES: Record<WithdrawalStatus, 1 | 2 | 3 | 4> = {
   CANCELLED: 4,
 };
 
+/**
+ * V1 dispute codes. Section 9 gives none, yet V1 list filters are numeric: one code per appeal
+ * status (spec 3.3), in the order an appeal moves.
+ */
+export const V1_DISPUTE_CODES: Record<string, number> = {
+  OPEN: 1,
+  IN_REVIEW: 2,
+  REOPENED: 3,
+  RESOLVED_MERCHANT: 4,
+  RESOLVED_TRADER: 5,
+  CLOSED: 6,
+};
+
+export function v1DisputeCode(status: string): number {
+  const code = V1_DISPUTE_CODES[status];
+  if (code === undefined) throw new Error(`no V1 code for appeal status ${status}`);
+  return code;
+}
+
+export function disputeStatusesForCode(code: number): string[] | undefined {
+  const statuses = Object.entries(V1_DISPUTE_CODES).filter(([, c]) => c === code).map(([status]) => status);
+  return statuses.length > 0 ? statuses : undefined;
+}
+
 function payinRowMatches(row: PayinCodeRow, facts: PayinFacts): boolean {
   if (row.status !== facts.status) return false;
   if (row.match && !row.match.includes(facts.amount_match_status)) return false;

@@ -9,14 +9,18 @@ import { merchantOf } from '../auth/authenticate';
 import { defineRoute, type RouteDef } from '../route';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { walletsOf } from '../../db/queries/wallets';
-import { findWithdrawalByRequestId, incomingStatistics, listV1Deals, listV1Withdrawals, outgoingStatistics, tenantCurrencies } from '../../db/queries/v1';
+import { type V1DisputeRow, findV1Dispute, findWithdrawalByRequestId, incomingStatistics, insertV1Dispute, listV1Disputes, listV1Deals, listV1Withdrawals, outgoingStatistics, tenantCurrencies } from '../../db/queries/v1';
 import { listBanks } from '../services/catalog';
 import { createPayin, getMerchantDeal } from '../services/payins';
 import { createPayout } from '../services/payouts';
 import { createWithdrawal, getMerchantWithdrawal } from '../services/withdrawals';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { v1Withdrawal } from '../../domain/v1-records';
-import { withdrawalStatusesForCode } from '../../domain/v1-codes';
+import { disputeStatusesForCode, v1DisputeCode, withdrawalStatusesForCode } from '../../domain/v1-codes';
+import { createAppeal } from '../services/appeals';
+import { readFile, storeFile } from '../services/files';
+import { createAppealBody } from '../schemas/appeals';
+import type { AppDeps } from '../deps';
 import { listPage, ok } from './envelope';
 import * as s from './schemas';
 import { currencyFromNumeric, dealRecord, fiat, listedRecord, selectorsFor, toMinor, usdt } from './translate';
@@ -26,6 +30,48 @@ const DEFAULT_TAKE = 20;
 const V1_DESCRIPTION =
   'Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", ' +
   'and from V1_SUNSET_AT on every /v1/ request is 410 Gone. ';
+
+function unknownCode(code: number): never {
+  throw new InvalidArgument(`unknown status code: ${code}`, [{ field: 'status', message: `unknown status code: ${code}`, code: 'unknown_status' }]);
+}
+
+const FILE_PATH = '/api/v1/p2p/merchant/files';
+
+function disputeListItem(d: V1DisputeRow) {
+  return {
+    disputId: d.id,
+    status: v1DisputeCode(d.status),
+    paymentId: d.deal_id,
+    clientComment: d.client_comment ?? '',
+    merchantComment: d.merchant_comment ?? '',
+    traderComment: '',
+    adminComment: d.resolution_note || d.admin_body || '',
+    description: d.description ?? d.reason,
+    createdAt: d.created_at.toISOString(),
+    lastModifiedAt: d.updated_at.toISOString(),
+    finalizedAt: d.resolved_at?.toISOString() ?? null,
+  };
+}
+
+/** The 17-field profile: the 11 list fields plus the receipt and the arbiter's answer file, read as their owner may. */
+async function disputeProfile(deps: AppDeps, merchantId: string, d: V1DisputeRow) {
+  const file = async (id: string | null | undefined) => {
+    if (!id) return { body: '', type: '' };
+    const { row, bytes } = await readFile(deps, { kind: 'merchant', merchantId }, id);
+    return { body: bytes.toString('base64'), type: row.content_type };
+  };
+  const receiptId = d.file_ids[0];
+  const [receipt, answer] = await Promise.all([file(receiptId), file(d.admin_file_id)]);
+  return {
+    ...disputeListItem(d),
+    receiptFileBody: receipt.body,
+    receiptFileType: receipt.type,
+    receiptFileUrl: d.receipt_url || (receiptId ? `${FILE_PATH}/${receiptId}` : ''),
+    answerFileBody: answer.body,
+    answerFileType: answer.type,
+    answerFileUrl: d.admin_file_id ? `${FILE_PATH}/${d.admin_file_id}` : '',
+  };
+}
 
 function window(startDate?: Date, endDate?: Date) {
   if (startDate && endDate && startDate > endDate) throw new InvalidArgument('startDate must not be later than endDate');
@@ -351,6 +397,92 @@ export const v1Routes: RouteDef[] = [
     async ({ identity, params }, deps) => {
       const { merchantId } = merchantOf(identity);
       return ok(v1Withdrawal(presentWithdrawal(await getMerchantWithdrawal(deps, merchantId, params.id)), merchantId));
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/v1/disputs/create',
+      auth: 'v1',
+      summary: 'V1: open a dispute (an appeal) on a PayIn',
+      description:
+        V1_DESCRIPTION +
+        'Signed payload `{timestamp};{paymentId}`. Becomes POST /appeals: paymentId → deal_id; the reason is description, ' +
+        'merchantComment (alias comment) and clientComment joined by new lines (at least 10 characters, as V2); proofImageBase64 ' +
+        'becomes an evidence file of the appeal (same types and size limit as file uploads). The fields are echoed back and kept ' +
+        'for GET and lists. One dispute per payment (a repeat is 400 FAILED_PRECONDITION, as in V2).',
+      tags,
+      body: s.disputeCreateBody,
+      response: s.disputeResponse,
+      errors: [404, 413],
+      v1Payload: ({ body }) => [body.paymentId],
+    },
+    async ({ identity, body }, deps) => {
+      const scope = merchantOf(identity);
+      const merchantComment = body.merchantComment ?? body.comment ?? '';
+      const reasonText = [body.description, merchantComment, body.clientComment].filter((v) => v && v.trim()).join('\n');
+      const reason = createAppealBody.shape.reason.safeParse(reasonText);
+      if (!reason.success) {
+        const message = 'description, merchantComment or clientComment must state the reason, at least 10 characters together';
+        throw new InvalidArgument(message, [{ field: 'description', message, code: 'too_small' }]);
+      }
+      const fileIds: string[] = [];
+      if (body.proofImageBase64) {
+        const bytes = Buffer.from(body.proofImageBase64.replace(/^data:[^,]*,/, ''), 'base64');
+        fileIds.push((await storeFile(deps, { kind: 'merchant', merchantId: scope.merchantId }, bytes, 'proofImageBase64')).id);
+      }
+      const appeal = await createAppeal(deps, scope, { deal_id: body.paymentId, reason: reason.data, file_ids: fileIds });
+      await insertV1Dispute(deps.sql, {
+        appealId: appeal.id,
+        receiptType: body.receiptType ?? '',
+        receiptUrl: body.receiptUrl ?? '',
+        description: body.description ?? '',
+        clientComment: body.clientComment ?? '',
+        merchantComment,
+      });
+      return ok(await disputeProfile(deps, scope.merchantId, (await findV1Dispute(deps.sql, scope.merchantId, appeal.id))!));
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/v1/disputs/list',
+      auth: 'v1',
+      summary: 'V1: disputes (appeals), newest first, skip/take (11-field profile)',
+      description: V1_DESCRIPTION + 'Signed payload `{timestamp}`. Filters: status (V1 dispute code; unknown → 400), skip, take, startDate, endDate.',
+      tags,
+      body: s.disputeListBody,
+      bodyOptional: true,
+      response: s.disputeListResponse,
+      v1Payload: () => [],
+    },
+    async ({ identity, body }, deps) => {
+      const { merchantId } = merchantOf(identity);
+      const q = (body ?? {}) as { status?: number; skip?: number; take?: number; startDate?: Date; endDate?: Date };
+      const statuses = q.status === undefined ? undefined : (disputeStatusesForCode(q.status) ?? unknownCode(q.status));
+      const skip = q.skip ?? 0;
+      const { rows, count } = await listV1Disputes(deps.sql, { merchantId, statuses, ...window(q.startDate, q.endDate) }, skip, q.take ?? DEFAULT_TAKE);
+      return ok(listPage(rows.map(disputeListItem), count, skip));
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/v1/disputs/{id}',
+      auth: 'v1',
+      summary: 'V1: one dispute (17-field profile)',
+      description: V1_DESCRIPTION + "Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.",
+      tags,
+      params: s.idParams,
+      response: s.disputeResponse,
+      errors: [404],
+      v1Payload: ({ params }) => [params.id],
+    },
+    async ({ identity, params }, deps) => {
+      const { merchantId } = merchantOf(identity);
+      const row = await findV1Dispute(deps.sql, merchantId, params.id);
+      if (!row) throw new NotFound('dispute not found');
+      return ok(await disputeProfile(deps, merchantId, row));
     },
   ),
 ];

@@ -255,3 +255,51 @@ export const withdrawalRecord = z
 
 export const withdrawalResponse = v1Envelope(withdrawalRecord, 'V1WithdrawalResponse');
 export const withdrawalListResponse = v1Envelope(v1ListOf(withdrawalRecord), 'V1WithdrawalList');
+
+/** Spec 4.9 dispute create: the fields are echoed back; `comment` is the legacy alias of merchantComment, `proofImageBase64` becomes an evidence file. */
+export const disputeCreateBody = z
+  .object({
+    paymentId: uuid('paymentId').openapi({ description: 'the PayIn (deal id) the dispute is about' }),
+    receiptType: line('receiptType', 100).optional(),
+    receiptUrl: httpUrl('receiptUrl').optional(),
+    description: text('description', 4000).optional(),
+    clientComment: text('clientComment', 4000).optional(),
+    merchantComment: text('merchantComment', 4000).optional(),
+    comment: text('comment', 4000).optional().openapi({ description: 'legacy alias of merchantComment (merchantComment wins)' }),
+    proofImageBase64: z
+      .string({ error: 'proofImageBase64 must be a base64 string' })
+      .regex(/^(?:data:[\w.+/-]+;base64,)?(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'proofImageBase64 must be base64')
+      .optional()
+      .openapi({ description: 'the receipt (PDF, PNG, JPEG, WEBP or text), base64; stored as an evidence file of the appeal' }),
+  })
+  .openapi('V1DisputeCreate');
+
+export const disputeListBody = z.object(listFilters).openapi('V1DisputeListRequest');
+
+const disputeListFields = {
+  disputId: z.string().uuid().openapi({ description: 'the appeal id' }),
+  status: z.number().int().openapi({ description: '1 OPEN, 2 IN_REVIEW, 3 REOPENED, 4 RESOLVED_MERCHANT, 5 RESOLVED_TRADER, 6 CLOSED' }),
+  paymentId: z.string().uuid(),
+  clientComment: z.string(),
+  merchantComment: z.string(),
+  traderComment: z.string(),
+  adminComment: z.string().openapi({ description: "the resolution note, else the arbiter's latest message" }),
+  description: z.string(),
+  createdAt: z.string(),
+  lastModifiedAt: z.string(),
+  finalizedAt: z.string().nullable(),
+};
+export const disputeListRecord = z.object(disputeListFields).openapi('V1DisputeListItem');
+export const disputeRecord = z
+  .object({
+    ...disputeListFields,
+    receiptFileBody: z.string().openapi({ description: 'base64 of the receipt file; empty when none' }),
+    receiptFileType: z.string(),
+    receiptFileUrl: z.string().openapi({ description: 'receiptUrl as sent, else the evidence file path' }),
+    answerFileBody: z.string().openapi({ description: "base64 of the first file of the arbiter's latest message" }),
+    answerFileType: z.string(),
+    answerFileUrl: z.string(),
+  })
+  .openapi('V1Dispute');
+export const disputeResponse = v1Envelope(disputeRecord, 'V1DisputeResponse');
+export const disputeListResponse = v1Envelope(v1ListOf(disputeListRecord), 'V1DisputeList');

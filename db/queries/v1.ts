@@ -192,3 +192,58 @@ export async function findWithdrawalByRequestId(db: Db, merchantId: string, requ
     order by created_at desc limit 1`;
   return row;
 }
+
+export interface V1DisputeRow {
+  id: string;
+  deal_id: string;
+  status: string;
+  reason: string;
+  file_ids: string[];
+  resolution_note: string;
+  resolved_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  receipt_type: string | null;
+  receipt_url: string | null;
+  description: string | null;
+  client_comment: string | null;
+  merchant_comment: string | null;
+  /** The arbiter's latest message and its first file, if any. */
+  admin_body: string | null;
+  admin_file_id: string | null;
+}
+
+const DISPUTE_SELECT = (db: Db) => db`
+  select a.id, a.deal_id, a.status, a.reason, a.file_ids, a.resolution_note, a.resolved_at, a.created_at, a.updated_at,
+    v.receipt_type, v.receipt_url, v.description, v.client_comment, v.merchant_comment,
+    adm.body as admin_body, adm.file_ids[1] as admin_file_id
+  from appeals a
+  left join v1_disputes v on v.appeal_id = a.id
+  left join lateral (
+    select body, file_ids from appeal_messages m where m.appeal_id = a.id and m.sender_role = 'ADMIN' order by seq desc limit 1
+  ) adm on true`;
+
+export async function insertV1Dispute(db: Db, row: { appealId: string; receiptType: string; receiptUrl: string; description: string; clientComment: string; merchantComment: string }) {
+  await db`
+    insert into v1_disputes (appeal_id, receipt_type, receipt_url, description, client_comment, merchant_comment)
+    values (${row.appealId}, ${row.receiptType}, ${row.receiptUrl}, ${row.description}, ${row.clientComment}, ${row.merchantComment})
+    on conflict (appeal_id) do nothing`;
+}
+
+export async function findV1Dispute(db: Db, merchantId: string, appealId: string): Promise<V1DisputeRow | undefined> {
+  const [row] = await db<V1DisputeRow[]>`${DISPUTE_SELECT(db)} where a.id = ${appealId} and a.merchant_id = ${merchantId}`;
+  return row;
+}
+
+export async function listV1Disputes(db: Db, f: V1WithdrawalFilter, skip: number, take: number) {
+  const cond = db`
+    a.merchant_id = ${f.merchantId}
+    ${f.statuses ? db`and a.status = any(${f.statuses})` : db``}
+    ${f.startDate ? db`and a.created_at >= ${f.startDate}` : db``}
+    ${f.endDate ? db`and a.created_at < ${justAfter(f.endDate)}` : db``}`;
+  const [rows, [total]] = await Promise.all([
+    db<V1DisputeRow[]>`${DISPUTE_SELECT(db)} where ${cond} order by a.created_at desc, a.id desc offset ${skip} limit ${take}`,
+    db<{ count: number }[]>`select count(*)::int as count from appeals a where ${cond}`,
+  ]);
+  return { rows: [...rows], count: total!.count };
+}
