@@ -85,7 +85,7 @@ function mountRoute(router: Router, def: RouteDef, deps: AppDeps) {
     const params = spec.params ? parseWith(spec.params, ctx.params) : {};
     const query = spec.query ? parseWith(spec.query, ctx.query) : {};
     let body: unknown;
-    if (!spec.body && !isEmptyBody(ctx.state.body)) throw new InvalidArgument('this operation takes no request body');
+    if (!spec.body && !spec.multipartBody && !isEmptyBody(ctx.state.body)) throw new InvalidArgument('this operation takes no request body');
     if (spec.body) {
       if (ctx.state.body === undefined && !spec.bodyOptional) throw new InvalidArgument('request body is required');
       body = ctx.state.body === undefined ? undefined : parseWith(spec.body, ctx.state.body);

@@ -35,7 +35,18 @@ async function send(method: string, path: string, headers: Record<string, string
 
 const encode = (body: unknown) => (body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
 
-export function hmacHeaders(pair: KeyPair, rawBody: string, timestamp = Math.floor(Date.now() / 1000)) {
+const usedSignatures = new Map<string, string>();
+
+/**
+ * Headers for a raw request. Without an explicit timestamp one is chosen whose signature this
+ * process has not sent before, on any route (see freshTimestamp: the server refuses a signature
+ * reused on another route).
+ */
+export function hmacHeaders(pair: KeyPair, rawBody: string | Buffer, timestamp?: number) {
+  if (timestamp === undefined) {
+    for (timestamp = Math.floor(Date.now() / 1000); usedSignatures.has(computeSignature(pair.secret, timestamp, rawBody)); timestamp -= 1);
+    usedSignatures.set(computeSignature(pair.secret, timestamp, rawBody), '(raw request)');
+  }
   return {
     'X-Merchant-Token': pair.token,
     'X-Timestamp': String(timestamp),
@@ -49,7 +60,6 @@ export function hmacHeaders(pair: KeyPair, rawBody: string, timestamp = Math.flo
  * a client that sends several must vary the timestamp: this one steps back a second until the
  * signature is free for the route (the window is five minutes).
  */
-const usedSignatures = new Map<string, string>();
 const SINGLE_USE = [
   /\/api-keys\/rotate$/,
   /\/callbacks\/[^/]+\/retry$/,
