@@ -1,14 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import pino from 'pino';
-import { createActivities } from '../../activities';
-import { loadConfig, type Config } from '../../config';
-import { createSql } from '../../db/sql';
-import { SecretBox } from '../../domain/secret-box';
+import { DefaultLogger, Runtime, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Config } from '../../config';
 import { encodeTronAddress } from '../../domain/tron';
 import { asOperator, newMerchant, signed, type KeyPair } from './api';
 import { startApp } from './app';
+import { startWorker } from './worker';
 
 export const WALLET = '/api/v1/p2p/merchant/wallet';
 export const ADMIN = '/api/v1/p2p/admin';
@@ -63,25 +60,7 @@ export async function startWalletWorker(taskQueue: string, overrides: Partial<Co
       /* a runtime exists already */
     }
   }
-  const config = { ...loadConfig(process.env), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
-  const sql = createSql(config.DATABASE_URL, { max: 3 });
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: createActivities({ config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
-  });
-  const running = worker.run();
-  return {
-    async stop() {
-      worker.shutdown();
-      await running;
-      await connection.close();
-      await sql.end();
-    },
-  };
+  return startWorker(taskQueue, overrides, { workflowBundle: await workflowBundle() });
 }
 
 /** An API and a worker in this process on a task queue of their own, sharing the suite's database and Temporal. */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../../activities';
 import { loadConfig, type Config } from '../../config';
@@ -16,7 +16,7 @@ export function startWorkerProcess(env: Record<string, string>): ChildProcess {
 }
 
 /** A worker in this process on the given task queue (no relay), to stop and restart at will. */
-export async function startWorker(taskQueue: string, overrides: Partial<Config> = {}) {
+export async function startWorker(taskQueue: string, overrides: Partial<Config> = {}, options: { workflowBundle?: WorkflowBundle } = {}) {
   const config = { ...loadConfig(process.env), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
   const sql = createSql(config.DATABASE_URL, { max: 5 });
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
@@ -24,7 +24,9 @@ export async function startWorker(taskQueue: string, overrides: Partial<Config> 
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue,
-    workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)) }),
     activities: createActivities({ config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
     dataConverter: temporalDataConverter(config),
   });
