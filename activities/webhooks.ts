@@ -1,10 +1,12 @@
 /**
- * Webhook delivery steps. The envelope and the signer are chosen per merchant API version
- * (V1's legacy envelope and start-of-day signature plug in here with the V1 adapter).
+ * Webhook delivery steps. The envelope and the signer are chosen per merchant API version: V2's
+ * envelope of contract 5, or V1's legacy envelope with its start-of-day signature (spec 5.5).
  */
+import { createHmac } from 'node:crypto';
 import type { ActivityDeps } from './index';
 import { currentSigningSecret } from '../db/queries/api-keys';
 import { signatureHeader } from '../domain/signature';
+import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook } from './webhook-http';
 import type { DeliveryInput, DeliveryPlan, AttemptOutcome } from '../workflows/contracts/webhook-delivery';
 
@@ -14,6 +16,15 @@ interface EventRow {
   created_at: Date;
   payload: Record<string, unknown>;
   api_version: 'v1' | 'v2';
+  merchant_id: string;
+  /** The event's deal, when it has one: what the V1 record shows beyond the event payload. */
+  deal_type: 'PAYIN' | 'PAYOUT' | null;
+  idempotency_key: string | null;
+  requisite_id: string | null;
+  target_name: string | null;
+  method_slug: string | null;
+  currency_numeric: number | null;
+  currency_exponent: number | null;
 }
 
 interface WireFormat {
@@ -31,10 +42,53 @@ const V2_FORMAT: WireFormat = {
   }),
 };
 
+/**
+ * Spec 5.5, 6, 9: the deal's V1 record (numeric status codes of the webhook view, decimal
+ * amounts, V1 names) plus eventId, eventType and paymentType; headers MERCHANT, TIMESTAMP (the
+ * start of the current UTC day) and SIGNATURE = hex HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>").
+ * The status and amounts are the event's (its payload), not the deal's current ones.
+ */
+const V1_FORMAT: WireFormat = {
+  envelope: (e) => {
+    const withdrawal = e.payload.withdrawal as PresentedWithdrawal | undefined;
+    if (withdrawal) return { eventId: e.event_id, eventType: e.event_type, paymentType: 'withdraw', ...v1Withdrawal(withdrawal, e.merchant_id) };
+    const deal = e.payload.deal as Record<string, string> | undefined;
+    if (!deal || !e.deal_type || e.currency_exponent === null) {
+      return { eventId: e.event_id, eventType: e.event_type, createdAt: e.created_at.toISOString(), ...e.payload };
+    }
+    return v1WebhookBody(e, {
+      id: deal.deal_id!,
+      idempotency_key: e.idempotency_key ?? '',
+      status: deal.status!,
+      amount: BigInt(deal.amount ?? '0'),
+      received_amount: BigInt(deal.received_amount || '0'),
+      amount_match_status: deal.amount_match_status ?? '',
+      has_channel: e.requisite_id !== null,
+      client_id: deal.client_id ?? '',
+      payment_url: deal.payment_url ?? '',
+      target_requisite: deal.target_requisite ?? '',
+      target_name: e.target_name ?? '',
+      method_slug: e.method_slug ?? '',
+      currency_numeric: e.currency_numeric,
+      currency_exponent: e.currency_exponent,
+      created_at: new Date(deal.created_at!),
+      updated_at: new Date(deal.updated_at!),
+    }, e.deal_type);
+  },
+  headers: (secret, sentAt, body, e) => {
+    const timestamp = startOfUtcDay(sentAt * 1000);
+    return {
+      MERCHANT: e.merchant_id,
+      TIMESTAMP: String(timestamp),
+      SIGNATURE: createHmac('sha512', secret).update(`${timestamp};${body}`).digest('hex'),
+      'X-Event-Id': e.event_id,
+    };
+  },
+};
+
 const FORMATS: Record<'v1' | 'v2', WireFormat> = {
   v2: V2_FORMAT,
-  // The legacy V1 envelope arrives with the V1 adapter issue; until then V1 merchants get V2's.
-  v1: V2_FORMAT,
+  v1: V1_FORMAT,
 };
 
 /** The delivery's status after an attempt (the spec names RETRY and ERROR as the retryable ones). */
@@ -66,9 +120,14 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
      * the last); a failed manual one leaves the status as it was (ERROR stays ERROR, RETRY RETRY).
      */
     async deliverWebhook(input: { callbackId: string; attemptKey: string; final: boolean; manual: boolean }): Promise<AttemptOutcome> {
-      const [event] = await sql<(EventRow & { url: string; merchant_id: string; status: string })[]>`
-        select e.id as event_id, e.event_type, e.created_at, e.payload, m.api_version, d.url, d.merchant_id, d.status
+      const [event] = await sql<(EventRow & { url: string; status: string })[]>`
+        select e.id as event_id, e.event_type, e.created_at, e.payload, m.api_version, d.url, d.merchant_id, d.status,
+          dl.deal_type, dl.idempotency_key, dl.requisite_id, dl.target_name,
+          pm.slug as method_slug, c.numeric_code as currency_numeric, c.exponent as currency_exponent
         from webhook_deliveries d join outbox_events e on e.id = d.event_id join merchants m on m.id = d.merchant_id
+          left join deals dl on dl.id = e.deal_id
+          left join payment_methods pm on pm.id = dl.payment_method_id
+          left join currencies c on c.tenant_id = dl.tenant_id and c.code = dl.currency
         where d.id = ${input.callbackId}`;
       if (!event) throw new Error(`delivery ${input.callbackId} not found`);
       if (event.status === 'SUCCESS') return { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 0 };

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { type ZodType } from 'zod';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
@@ -18,6 +18,7 @@ import { errorMiddleware, problemFor } from './errors';
 import { openApiDocument, swaggerHtml } from './openapi';
 import { koaPath, Reply, type RouteDef } from './route';
 import { allRoutes } from './routes';
+import { v1Middleware } from './v1/deprecation';
 
 const TRACE_ID_RE = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -77,7 +78,7 @@ function parseWith<T extends ZodType>(schema: T, value: unknown) {
 function mountRoute(router: Router, def: RouteDef, deps: AppDeps) {
   const { spec, handler } = def;
   router[spec.method](koaPath(spec.path), async (ctx: Context) => {
-    const identity = await authenticate(ctx, spec.auth, deps, { once: spec.replay === 'once' });
+    const identity = await authenticate(ctx, spec.auth, deps, { once: spec.replay === 'once', v1Payload: spec.v1Payload });
     ctx.state.identity = identity;
     refuseUnsafeText(ctx.params, 'path');
     refuseUnsafeText(ctx.query, 'query');
@@ -166,6 +167,13 @@ export function createApp(deps: AppDeps): Koa {
     registers: [metrics],
   });
 
+  const v1Calls = new Counter({
+    name: 'v1_requests_total',
+    help: 'Legacy /v1/ requests per merchant (merchant_id "unauthenticated" when none verified): who still has to migrate',
+    labelNames: ['merchant_id'],
+    registers: [metrics],
+  });
+
   const router = new Router();
   for (const def of allRoutes) mountRoute(router, def, deps);
   const docs = docsRouter(metrics);
@@ -173,6 +181,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(traceMiddleware(deps, httpDuration));
   app.use(errorMiddleware());
+  app.use(v1Middleware(deps, v1Calls));
   app.use(notFoundMiddleware);
   app.use(jsonMiddleware);
   app.use(codec.routes()); // reads its own body (protobuf JSON, larger limit): ahead of bodyMiddleware

@@ -86,6 +86,12 @@ export function problemFor(error: DomainError, instance: string): { status: numb
   return { status, body };
 }
 
+/**
+ * Renders a problem in another wire format for a family of routes (the V1 adapter's envelope,
+ * api/v1/envelope.ts): same status, same table, another body.
+ */
+export type ProblemRenderer = (problem: Problem) => { type: string; body: unknown };
+
 /** The error middleware: the only place errors become HTTP responses. */
 export function errorMiddleware() {
   return async (ctx: Context, next: Next) => {
@@ -98,8 +104,10 @@ export function errorMiddleware() {
       }
       const { status, body } = problemFor(error, ctx.path);
       ctx.status = status;
-      ctx.type = 'application/problem+json';
-      ctx.body = JSON.stringify(body);
+      const render = ctx.state.renderProblem as ProblemRenderer | undefined;
+      const rendered = render ? render(body) : { type: 'application/problem+json', body };
+      ctx.type = rendered.type;
+      ctx.body = JSON.stringify(rendered.body);
       if (error instanceof RateLimited) ctx.set('Retry-After', String(ctx.state.rateLimitRetryAfter ?? 60));
     }
   };

@@ -28,6 +28,17 @@ registry.registerComponent('securitySchemes', 'OperatorJwt', {
   description: 'HS256 JWT with claims { sub, role: "admin" | "platform_admin", exp }.',
 });
 
+const V1_AUTH =
+  'Legacy V1 signature (spec 5.5): headers MERCHANT (merchant id), TIMESTAMP (unix seconds) and SIGNATURE = lowercase hex ' +
+  'HMAC-SHA512(secret string incl. whsec_, payload), payload = fields joined by ";": PayIn create {timestamp};{payInId};{salt}, ' +
+  'PayOut create {timestamp};{payOutId};{salt}, withdraw {timestamp};{requestId};{wallet};{salt}, dispute create ' +
+  '{timestamp};{paymentId}, GET by id {timestamp};{id}, banks list, other lists and statistics {timestamp}. Replay window 300 s ' +
+  'back, 60 s forward; a signature accepted on one route is refused on another. Only merchants with api_version v1 (a v2 ' +
+  'merchant correctly signed: 403).';
+registry.registerComponent('securitySchemes', 'V1Merchant', { type: 'apiKey', in: 'header', name: 'MERCHANT', description: V1_AUTH });
+registry.registerComponent('securitySchemes', 'V1Timestamp', { type: 'apiKey', in: 'header', name: 'TIMESTAMP', description: 'Unix seconds, the first payload field' });
+registry.registerComponent('securitySchemes', 'V1Signature', { type: 'apiKey', in: 'header', name: 'SIGNATURE', description: 'lowercase hex HMAC-SHA512, 128 characters' });
+
 let cached: object | undefined;
 
 export function openApiDocument(): object {

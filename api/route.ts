@@ -4,6 +4,8 @@ import { z, type ZodType } from 'zod';
 import { registry } from './openapi';
 import { problemSchema } from './schemas/common';
 import type { AuthMode, Identity } from './auth/authenticate';
+import type { V1Payload } from './v1/auth';
+import { v1ErrorSchema } from './v1/envelope';
 import type { AppDeps } from './deps';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -40,6 +42,8 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
    * whose repeat is not harmless); by default a repeat on the same route is legal (api/auth/replay.ts).
    */
   replay?: 'once';
+  /** auth 'v1': the fields of the signed payload after `{timestamp}` (spec 5.5, api/v1/auth.ts). */
+  v1Payload?: V1Payload;
   /** Extra documented error statuses beyond the common ones. */
   errors?: number[];
 }
@@ -69,6 +73,7 @@ const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   cabinet: [{ CabinetJwt: [] }],
   operator: [{ OperatorJwt: [] }],
   cabinet_or_hmac: [{ CabinetJwt: [] }, { MerchantToken: [] }],
+  v1: [{ V1Merchant: [], V1Timestamp: [], V1Signature: [] }],
 };
 
 const COMMON_ERRORS: Record<AuthMode, number[]> = {
@@ -77,6 +82,7 @@ const COMMON_ERRORS: Record<AuthMode, number[]> = {
   cabinet: [400, 401, 403],
   operator: [400, 401, 403],
   cabinet_or_hmac: [400, 401, 403, 429],
+  v1: [400, 401, 403, 410, 429],
 };
 
 /** One definition drives validation, the handler's types and the OpenAPI document. */
@@ -93,7 +99,10 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
         : { description: spec.responseDescription ?? 'OK' },
   };
   for (const code of new Set([...COMMON_ERRORS[spec.auth], ...(spec.errors ?? [])])) {
-    responses[code] = { description: 'problem+json', content: { 'application/problem+json': { schema: problemSchema } } };
+    responses[code] =
+      spec.auth === 'v1'
+        ? { description: 'V1 error envelope', content: { 'application/json': { schema: v1ErrorSchema } } }
+        : { description: 'problem+json', content: { 'application/problem+json': { schema: problemSchema } } };
   }
   registry.registerPath({
     method: spec.method,
@@ -101,6 +110,7 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,
+    ...(spec.auth === 'v1' ? { deprecated: true } : {}),
     security: SECURITY[spec.auth],
     request: {
       ...(spec.params ? { params: spec.params as any } : {}),

@@ -43,3 +43,25 @@ export function feeFromBps(amount: bigint, bps: number): bigint {
 export function isInt64(value: bigint): boolean {
   return value >= INT64_MIN && value <= INT64_MAX;
 }
+
+/**
+ * A decimal string (V1 amounts: "1500.50") as minor units of a currency with `exponent`
+ * fraction digits. Exact or refused, never rounded: more fraction digits than the exponent are
+ * accepted only when the extra ones are zeros ("1500.500"); anything else returns undefined.
+ */
+export function decimalToMinor(text: string, exponent: number): bigint | undefined {
+  const match = /^(\d{1,19})(?:\.(\d{1,18}))?$/.exec(text);
+  if (!match) return undefined;
+  const fraction = match[2] ?? '';
+  if (/[^0]/.test(fraction.slice(exponent))) return undefined;
+  const minor = BigInt(match[1]!) * 10n ** BigInt(exponent) + BigInt((fraction.slice(0, exponent) || '0').padEnd(exponent, '0') || '0');
+  return isInt64(minor) ? minor : undefined;
+}
+
+/** Minor units as a decimal string with exactly `exponent` fraction digits (150050, 2 → "1500.50"). */
+export function minorToDecimal(minor: bigint, exponent: number): string {
+  const negative = minor < 0n;
+  const digits = (negative ? -minor : minor).toString().padStart(exponent + 1, '0');
+  const whole = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+  return negative ? `-${whole}` : whole;
+}

@@ -40,17 +40,8 @@ export const canMove = (from: WithdrawalStatus, move: WithdrawalMove) => WITHDRA
 
 export const WITHDRAWAL_FAILED_EVENT = 'p2p.finance.withdrawal_failed';
 
-/**
- * V1 withdrawal status codes (spec 9: 1, 2, 3, 4; 3 is the sent state), for the V1 adapter:
- * 1 waiting (PENDING, PENDING_MANUAL), 2 approved and being sent, 3 sent, 4 cancelled.
- */
-export const V1_WITHDRAWAL_CODES: Record<WithdrawalStatus, 1 | 2 | 3 | 4> = {
-  PENDING: 1,
-  PENDING_MANUAL: 1,
-  APPROVED: 2,
-  COMPLETED: 3,
-  CANCELLED: 4,
-};
+/** The V1 withdrawal codes live with the other section-9 tables (domain/v1-codes.ts). */
+export { V1_WITHDRAWAL_CODES } from './v1-codes';
 
 export type AutoWithdrawalMode = 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
 

@@ -1,34 +1,33 @@
 import type { Context } from 'koa';
-import { PermissionDenied, RateLimited, Unauthenticated } from '../../domain/errors';
+import { PermissionDenied, Unauthenticated } from '../../domain/errors';
 import { checkTimestamp, computeSignature, parseSignatureHeader, signatureMatches } from '../../domain/signature';
 import { rememberSignature } from './replay';
 import { findKeyForAuth, findMerchantGate } from '../../db/queries/api-keys';
 import type { AppDeps } from '../deps';
 import { verifyJwt } from './jwt';
-import { takeRateLimitToken } from './rate-limit';
+import { admitMerchant, MERCHANT_DISABLED } from './admit';
+import { authenticateV1, type V1Payload } from '../v1/auth';
 
 /**
  * hmac: merchant HMAC pair (H); cabinet: merchant cabinet JWT (J); operator: admin JWT (A);
- * cabinet_or_hmac: J or H; public: no identity (P).
+ * cabinet_or_hmac: J or H; public: no identity (P); v1: the legacy V1 signature (spec 5.5, api/v1/auth.ts).
  */
-export type AuthMode = 'public' | 'hmac' | 'cabinet' | 'operator' | 'cabinet_or_hmac';
+export type AuthMode = 'public' | 'hmac' | 'cabinet' | 'operator' | 'cabinet_or_hmac' | 'v1';
 
 export type Identity =
   | { kind: 'public' }
-  | { kind: 'merchant'; via: 'hmac' | 'cabinet'; merchantId: string; tenantId: string; subject: string }
+  | { kind: 'merchant'; via: 'hmac' | 'cabinet' | 'v1'; merchantId: string; tenantId: string; subject: string }
   | { kind: 'operator'; operatorId: string; role: 'admin' | 'platform_admin' };
 
 /** once: the route accepts a given HMAC signature a single time (see replay.ts). */
 export interface AuthOptions {
   once: boolean;
+  /** v1 routes: the fields after the timestamp in the route's signed payload. */
+  v1Payload?: V1Payload;
 }
 
 export const ADMIN_REQUIRED = 'admin role required';
-export const MERCHANT_DISABLED = 'merchant is disabled';
-
-function normaliseIp(ip: string): string {
-  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-}
+export { MERCHANT_DISABLED };
 
 async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOptions): Promise<Identity & { kind: 'merchant' }> {
   const token = ctx.get('X-Merchant-Token');
@@ -55,20 +54,7 @@ async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOption
     once: options.once,
   });
 
-  if (key.disabled_at) throw new PermissionDenied(MERCHANT_DISABLED);
-  if (key.ip_whitelist.length > 0 && !key.ip_whitelist.includes(normaliseIp(ctx.ip))) {
-    throw new PermissionDenied('request ip address is not in the merchant ip_whitelist');
-  }
-
-  const limit = key.rate_limit_per_minute ?? deps.config.DEFAULT_RATE_LIMIT_PER_MINUTE;
-  const rate = await takeRateLimitToken(deps.sql, key.merchant_id, limit, nowMs);
-  ctx.set('X-RateLimit-Limit', String(rate.limit));
-  ctx.set('X-RateLimit-Remaining', String(rate.remaining));
-  ctx.set('X-RateLimit-Reset', String(rate.reset));
-  if (!rate.allowed) {
-    ctx.state.rateLimitRetryAfter = Math.max(1, Math.ceil(rate.reset - nowMs / 1000));
-    throw new RateLimited(limit);
-  }
+  await admitMerchant(ctx, deps, key, nowMs);
   return { kind: 'merchant', via: 'hmac', merchantId: key.merchant_id, tenantId: key.tenant_id, subject: key.key_id };
 }
 
@@ -94,6 +80,7 @@ async function authenticateJwt(ctx: Context, deps: AppDeps, token: string): Prom
 /** Resolves the caller's identity for a route's auth mode, or throws 401/403. */
 export async function authenticate(ctx: Context, mode: AuthMode, deps: AppDeps, options: AuthOptions = { once: false }): Promise<Identity> {
   if (mode === 'public') return { kind: 'public' };
+  if (mode === 'v1') return authenticateV1(ctx, deps, options);
 
   if (ctx.get('X-Merchant-Token')) {
     const identity = await authenticateHmac(ctx, deps, options);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../route';
 import { merchantOf } from '../auth/authenticate';
+import { listBanks } from '../services/catalog';
 
 const MERCHANT = '/api/v1/p2p/merchant';
 const tags = ['Catalogs'];
@@ -55,13 +56,8 @@ export const catalogRoutes = [
     },
     async ({ identity, query }, deps) => {
       const { tenantId } = merchantOf(identity);
-      const rows = await deps.sql<z.infer<typeof bankSchema>[]>`
-        select bank_name, display_name, country, methods from banks
-        where tenant_id = ${tenantId} and status = 'ACTIVE'
-          ${query.country ? deps.sql`and country = ${query.country.toUpperCase()}` : deps.sql``}
-          ${query.currency ? deps.sql`and ${query.currency.toUpperCase()} = any(currencies)` : deps.sql``}
-        order by country, bank_name`;
-      return { data: [...rows] };
+      const rows = await listBanks(deps, tenantId, { country: query.country, currency: query.currency });
+      return { data: rows.map((b) => ({ bank_name: b.bank_name, display_name: b.display_name, country: b.country, methods: b.methods })) };
     },
   ),
   defineRoute(

@@ -14,6 +14,7 @@ import { passRoutes } from './passes';
 import { profileRoutes } from './profile';
 import { operatorWalletRoutes } from './operator-wallet';
 import { walletRoutes } from './wallet';
+import { v1Routes } from '../v1/routes';
 
 /** Every route of the API; each file registers its paths in the OpenAPI document as it is defined. */
 export const allRoutes: RouteDef[] = [
@@ -33,4 +34,5 @@ export const allRoutes: RouteDef[] = [
   ...appealRoutes,
   ...operatorAppealRoutes,
   ...passRoutes,
+  ...v1Routes,
 ];

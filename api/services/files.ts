@@ -122,8 +122,16 @@ export async function uploadFile(deps: AppDeps, owner: FileOwner, raw: unknown, 
   if (!/^multipart\/form-data\b/i.test(contentType) || !Buffer.isBuffer(raw)) {
     throw refuse(`the file must be sent as multipart/form-data in the part named "${PART_NAME}"`);
   }
+  const { bytes, fileName } = await parseUpload(raw, contentType, deps.config.EVIDENCE_MAX_BYTES);
+  return storeFile(deps, owner, bytes, fileName);
+}
+
+/**
+ * Stores evidence bytes received by any route (the multipart upload above, the V1 adapter's
+ * base64 proofImageBase64): the same size limit, content sniffing and storage for every caller.
+ */
+export async function storeFile(deps: AppDeps, owner: FileOwner, bytes: Buffer, fileName: string): Promise<FileRow> {
   const max = deps.config.EVIDENCE_MAX_BYTES;
-  const { bytes, fileName } = await parseUpload(raw, contentType, max);
   if (bytes.length === 0) throw refuse('the file is empty');
   if (bytes.length > max) throw tooLarge(max);
   const type = await sniffType(bytes);

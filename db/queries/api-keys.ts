@@ -67,3 +67,22 @@ export async function currentSigningSecret(db: Db, secretBox: SecretBox, merchan
     select id, secret_sealed from api_keys where merchant_id = ${merchantId} and superseded_at is null`;
   return row ? secretBox.open(row.secret_sealed, row.id) : undefined;
 }
+
+export interface V1KeyRow extends AuthKeyRow {
+  api_version: 'v1' | 'v2';
+}
+
+/**
+ * V1 requests name the merchant, not a token (spec 5.5): every pair of the merchant that may
+ * still sign — the current one and superseded ones inside their grace window — with the
+ * merchant fields authentication needs.
+ */
+export async function findV1Keys(db: Db, merchantId: string, now: Date): Promise<V1KeyRow[]> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(merchantId)) return [];
+  return db<V1KeyRow[]>`
+    select k.id as key_id, k.secret_sealed, k.grace_until, m.id as merchant_id, m.tenant_id,
+           m.disabled_at, m.ip_whitelist, m.rate_limit_per_minute, m.api_version
+    from api_keys k join merchants m on m.id = k.merchant_id
+    where m.id = ${merchantId} and (k.grace_until is null or k.grace_until > ${now})
+    order by k.created_at desc`;
+}

@@ -1,0 +1,83 @@
+/**
+ * Legacy V1 authentication (spec 5.5, contract 7): headers MERCHANT (merchant id), TIMESTAMP
+ * (Unix seconds) and SIGNATURE = lowercase hex HMAC-SHA512, keyed with the merchant's secret
+ * string exactly as issued (`whsec_` included), over `{timestamp};{field};…` — the fields each
+ * route names (api/v1/routes.ts). After the signature, the same gates as V2 in the same order:
+ * replay memory, then kill-switch, ip_whitelist and rate limit (api/auth/admit.ts).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
+import { PermissionDenied, Unauthenticated } from '../../domain/errors';
+import { checkTimestamp } from '../../domain/signature';
+import { findV1Keys } from '../../db/queries/api-keys';
+import { admitMerchant } from '../auth/admit';
+import { rememberSignature } from '../auth/replay';
+import type { AppDeps } from '../deps';
+
+/** The fields of a route's signed payload after the timestamp, read from the raw request. */
+export type V1Payload = (raw: { body: Record<string, unknown>; params: Record<string, string> }) => unknown[];
+
+export const V2_MERCHANT_ON_V1 = 'this merchant uses API v2 (api_version v2); V1 routes serve only merchants with api_version v1';
+
+/** A payload field as the client wrote it: strings verbatim, integers in digits, absent as ''. */
+function fieldText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+export function v1SignedPayload(timestamp: string, fields: unknown[]): string {
+  return [timestamp, ...fields.map(fieldText)].join(';');
+}
+
+export function v1Signature(secret: string, payload: string): string {
+  return createHmac('sha512', secret).update(payload).digest('hex');
+}
+
+/** The legacy mirrors of PayIn create are one route for replay purposes: a retry on a mirror is the same request. */
+const replayRoute = (path: string) => path.replace(/^\/v1\/payments\/incoming\/(?:idempotency|nochannel)$/, '/v1/payments/incoming');
+
+interface V1Options {
+  once: boolean;
+  v1Payload?: V1Payload;
+}
+
+export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Options) {
+  const merchantId = ctx.get('MERCHANT');
+  const timestamp = ctx.get('TIMESTAMP');
+  const signature = ctx.get('SIGNATURE');
+  if (!merchantId || !/^\d{1,12}$/.test(timestamp) || !/^[0-9a-fA-F]{128}$/.test(signature)) {
+    throw new Unauthenticated('missing or malformed MERCHANT, TIMESTAMP or SIGNATURE header');
+  }
+  const nowMs = deps.now();
+  const window = checkTimestamp(Number(timestamp), Math.floor(nowMs / 1000));
+  if (window === 'too_old') throw new Unauthenticated('timestamp is outside the replay window');
+  if (window === 'too_new') throw new Unauthenticated('timestamp is too far in the future');
+
+  const body = ctx.state.body !== null && typeof ctx.state.body === 'object' && !Array.isArray(ctx.state.body) ? ctx.state.body : {};
+  const payload = v1SignedPayload(timestamp, options.v1Payload ? options.v1Payload({ body, params: ctx.params ?? {} }) : []);
+  const given = Buffer.from(signature, 'hex');
+  const keys = await findV1Keys(deps.sql, merchantId, new Date(nowMs));
+  // Every pair that may still sign is checked, each in constant time; which one matched is not revealed.
+  let key: (typeof keys)[number] | undefined;
+  let expectedHex = '';
+  for (const candidate of keys) {
+    const hex = v1Signature(deps.secretBox.open(candidate.secret_sealed, candidate.key_id), payload);
+    if (timingSafeEqual(Buffer.from(hex, 'hex'), given) && !key) {
+      key = candidate;
+      expectedHex = hex;
+    }
+  }
+  if (!key) throw new Unauthenticated('invalid merchant credentials');
+  await rememberSignature(deps.sql, {
+    signature: `v1:${expectedHex}`,
+    method: ctx.method,
+    path: replayRoute(ctx.path),
+    timestamp: Number(timestamp),
+    once: options.once,
+  });
+  if (key.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
+  await admitMerchant(ctx, deps, key, nowMs);
+  return { kind: 'merchant' as const, via: 'v1' as const, merchantId: key.merchant_id, tenantId: key.tenant_id, subject: key.key_id };
+}

@@ -1,0 +1,34 @@
+/**
+ * Spec 9: every /v1/ answer, errors included, carries Deprecation, Sunset (HTTP-date of
+ * V1_SUNSET_AT) and Link rel="successor-version"; from V1_SUNSET_AT on every /v1/ request is
+ * 410 Gone. Errors of /v1/ are rendered in the V1 envelope. Each V1 call is counted per merchant.
+ */
+import type { Context, Next } from 'koa';
+import type { Counter } from 'prom-client';
+import { Gone } from '../../domain/errors';
+import type { AppDeps } from '../deps';
+import { renderV1Problem } from './envelope';
+
+export const isV1Path = (path: string) => path === '/v1' || path.startsWith('/v1/');
+
+/** Where V1 clients are sent: the API document, whose V2 part succeeds V1. */
+export const SUCCESSOR_LINK = '</docs>; rel="successor-version", </openapi.json>; rel="service-desc"';
+
+export function v1Middleware(deps: AppDeps, calls: Counter<'merchant_id'>) {
+  const sunset = deps.config.V1_SUNSET_AT;
+  return async (ctx: Context, next: Next) => {
+    if (!isV1Path(ctx.path)) return next();
+    ctx.state.renderProblem = renderV1Problem;
+    ctx.set('Deprecation', 'true');
+    ctx.set('Sunset', sunset.toUTCString());
+    ctx.set('Link', SUCCESSOR_LINK);
+    try {
+      if (deps.now() >= sunset.getTime()) {
+        throw new Gone(`API V1 was retired on ${sunset.toISOString()}; use API V2 (/api/v1/p2p/merchant, see /docs)`);
+      }
+      await next();
+    } finally {
+      calls.inc({ merchant_id: (ctx.state.identity as { merchantId?: string } | undefined)?.merchantId ?? 'unauthenticated' });
+    }
+  };
+}
