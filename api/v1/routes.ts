@@ -3,7 +3,7 @@
  * the V2 route makes (createPayin, createPayout, getMerchantDeal, listBanks …), and its answer
  * becomes the V1 envelope. Each route names the fields of its signed payload (spec 5.5 for the
  * create categories and the banks list; `{timestamp}` for lists and statistics and
- * `{timestamp};{id}` for GET by id — README, "V1 adapter").
+ * `{timestamp};{id}` for GET by id — docs/v1.md).
  */
 import { merchantOf } from '../auth/authenticate';
 import { defineRoute, type RouteDef } from '../route';
