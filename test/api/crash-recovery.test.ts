@@ -57,7 +57,8 @@ test('a create step blocked past its deadline never commits later: no orphan dea
 
 test('a deal step on a worker killed mid-step is retried by another worker after the step deadline', async (t) => {
   const queue = `crash-${randomUUID()}`;
-  const env = { TEMPORAL_TASK_QUEUE: queue, WEBHOOK_TASK_QUEUE: `${queue}-webhooks`, OUTBOX_RELAY: 'false' };
+  // A long payment timeout: on a loaded machine this test may take longer than the suite's 30 s.
+  const env = { TEMPORAL_TASK_QUEUE: queue, WEBHOOK_TASK_QUEUE: `${queue}-webhooks`, OUTBOX_RELAY: 'false', PAYIN_TIMEOUT_SECONDS: '600' };
   let worker = startWorkerProcess(env);
   t.teardown(() => void worker.kill('SIGKILL'));
   const app = await startApp({ TEMPORAL_TASK_QUEUE: queue, WEBHOOK_TASK_QUEUE: `${queue}-webhooks`, DEAL_STEP_TIMEOUT_MS: 3_000 });

@@ -13,6 +13,7 @@ import { eventually } from '../helpers/poll';
 import { exemplar, fillPath, loadOperations } from '../helpers/openapi';
 import { deposit, randomTronAddress, withdraw } from '../helpers/wallet';
 import { filePart, SAMPLES, signedUpload } from '../helpers/multipart';
+import { v1Raw } from '../v1/v1-client';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -40,7 +41,18 @@ async function fixturesFor(a: { merchantId: string; keys: KeyPair }): Promise<Re
   const appeal = await signed(a.keys, 'POST', '/api/v1/p2p/merchant/appeals', { deal_id: appealed.deal_id, reason: 'the payer paid but nothing happened', file_ids: [fileId] });
   if (appeal.status !== 200) throw new Error(`appeal fixture: ${appeal.status} ${appeal.text}`);
   const appealId = appeal.body.data.appeal_id as string;
+  const balance = await signed(a.keys, 'GET', '/api/v1/p2p/merchant/balance');
+  const payout = await signed(a.keys, 'POST', '/api/v1/p2p/merchant/deals/payout', {
+    idempotency_key: `matrix-${a.merchantId}`, amount: 50_000, currency: 'RUB', wallet_id: balance.body.wallets[0].wallet_id,
+    target_requisite: '4111111111111111', payment_method: 'card-rub',
+  });
+  if (payout.status !== 200) throw new Error(`payout fixture: ${payout.status} ${payout.text}`);
+  const payoutId = payout.body.deal.deal_id as string;
   return {
+    payout_deal_id: {
+      id: payoutId,
+      state: async () => (await sql`select status, amount, updated_at from deals where id = ${payoutId}`)[0],
+    },
     appeal_id: {
       id: appealId,
       state: async () => ({
@@ -88,6 +100,32 @@ test('merchant B gets 404 for every route that takes merchant A\'s id, and A\'s 
     const body = op.method === 'GET' ? undefined : (exemplar(doc, op.body) ?? {});
     const res = op.schemes.includes('MerchantToken') ? await signed(b.keys, op.method, path, body) : await withBearer(bCabinet, op.method, path, body);
     t.is(res.status, 404, `${op.method} ${op.path} as merchant B: ${res.status} ${res.text.slice(0, 200)}`);
+  }
+  const after = Object.fromEntries(await Promise.all(Object.entries(fixtures).map(async ([k, f]) => [k, await f.state()])));
+  t.deepEqual(after, before, "A's objects are unchanged");
+});
+
+/** V1 routes name every id `{id}`: which of A's objects each one reads. */
+const V1_ID_FIXTURE: Array<[RegExp, string]> = [
+  [/^\/v1\/payments\/incoming\//, 'deal_id'],
+  [/^\/v1\/payments\/outgoing\//, 'payout_deal_id'],
+  [/^\/v1\/merchant\/withdraw\//, 'withdrawal_id'],
+  [/^\/v1\/disputs\//, 'appeal_id'],
+];
+
+test("a V1 merchant gets 404 for every V1 route that takes another merchant's id", async (t) => {
+  const a = await newMerchant();
+  const b = await newMerchant({ api_version: 'v1' });
+  const fixtures = await fixturesFor(a);
+  const v1Routes = (await loadOperations()).operations.filter((op) => op.path.startsWith('/v1/') && op.pathParams.length > 0);
+  t.true(v1Routes.length >= 4, `${v1Routes.length} V1 routes with ids`);
+  const before = Object.fromEntries(await Promise.all(Object.entries(fixtures).map(async ([k, f]) => [k, await f.state()])));
+  for (const op of v1Routes) {
+    const key = V1_ID_FIXTURE.find(([re]) => re.test(op.path))?.[1];
+    t.truthy(key, `${op.method} ${op.path} needs a fixture here`);
+    if (!key) continue;
+    const res = await v1Raw(b, op.method, fillPath(op.path, { id: fixtures[key]!.id }), op.method === 'GET' ? '' : '{}', op.method === 'GET' ? undefined : 'application/json');
+    t.is(res.status, 404, `${op.method} ${op.path} as V1 merchant B: ${res.status} ${res.text.slice(0, 200)}`);
   }
   const after = Object.fromEntries(await Promise.all(Object.entries(fixtures).map(async ([k, f]) => [k, await f.state()])));
   t.deepEqual(after, before, "A's objects are unchanged");
