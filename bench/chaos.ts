@@ -161,7 +161,20 @@ async function call(what: string, method: string, path: string, init: { body?: u
     return { status: 0, body: undefined };
   }
 }
-const asOperator = (what: string, method: string, path: string, body?: unknown) => call(what, method, path, { body, bearer: operator });
+/**
+ * A follow-up move (confirm, complete, resolve …) is repeated until the stack answers at all: a
+ * real operator or payer retries, and a move given up on would leave a deal waiting for a person
+ * (a PROCESSING payout never expires by design).
+ */
+async function persist(what: string, method: string, path: string, init: { body?: unknown; pair?: Pair; bearer?: string } = {}) {
+  for (let i = 0; i < 120; i += 1) {
+    const res = await call(what, method, path, init);
+    if (res.status !== 0 && res.status < 500) return res;
+    await sleep(500);
+  }
+  return { status: 0, body: undefined };
+}
+const asOperator = (what: string, method: string, path: string, body?: unknown) => persist(what, method, path, { body, bearer: operator });
 
 async function merchant(webhookUrl: string) {
   const m = await asOperator('setup', 'POST', '/api/v1/p2p/admin/merchants', { name: 'Chaos', email: `chaos-${randomUUID()}@example.test`, webhook_url: webhookUrl, rate_limit_per_minute: 1_000_000 });
@@ -186,16 +199,16 @@ async function payinScenario(m: Awaited<ReturnType<typeof merchant>>) {
   const hash = deal.payment_url.split('/pay/')[1];
   switch (pick(['complete', 'complete', 'cancel', 'expire', 'appeal'] as const)) {
     case 'complete':
-      await call('notify', 'POST', `/api/v1/p2p/checkout/${hash}/notify-payment`);
+      await persist('notify', 'POST', `/api/v1/p2p/checkout/${hash}/notify-payment`);
       await asOperator('confirm', 'POST', `/api/v1/p2p/admin/deals/${deal.deal_id}/confirm`);
       return;
     case 'cancel':
-      await call('cancel', 'POST', `/api/v1/p2p/merchant/deals/${deal.deal_id}/cancel`, { pair: m.pair });
+      await persist('cancel', 'POST', `/api/v1/p2p/merchant/deals/${deal.deal_id}/cancel`, { pair: m.pair });
       return;
     case 'expire':
       return; // the payment timeout ends it
     case 'appeal': {
-      const appeal = await call('appeal', 'POST', '/api/v1/p2p/merchant/appeals', { pair: m.pair, body: { deal_id: deal.deal_id, reason: 'chaos: payer says it paid' } });
+      const appeal = await persist('appeal', 'POST', '/api/v1/p2p/merchant/appeals', { pair: m.pair, body: { deal_id: deal.deal_id, reason: 'chaos: payer says it paid' } });
       if (appeal.status === 200) {
         await asOperator('resolve', 'POST', `/api/v1/p2p/admin/appeals/${appeal.body.data.appeal_id}/resolve`, { outcome: pick(['SATISFIED', 'REJECTED']), note: 'chaos' });
       }
