@@ -71,7 +71,7 @@ test('a refused create leaves no deal, hold or workflow, and is not cached: the 
     const described = await client.workflow.getHandle(`payin:${dealId}`).describe().then(() => 'found', (error) => (error instanceof WorkflowNotFoundError ? 'gone' : 'error'));
     const listed = (await client.workflow.count(`WorkflowId = "payin:${dealId}"`)).count;
     return described === 'gone' && listed === 0;
-  }, 'the failed execution to be removed', 90_000);
+  }, 'the failed execution to be removed', 120_000);
 
   const { asOperator } = await import('../helpers/api');
   await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 10_000, tx_hash: `late-${traderId}` });
