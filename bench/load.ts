@@ -30,6 +30,7 @@ export async function runLoad(
     Array.from({ length: options.clients }, async (_, client) => {
       while (Date.now() < end) {
         const i = counter++;
+        const sentAt = Date.now();
         const started = performance.now();
         let ok = false;
         let status = 'network';
@@ -41,9 +42,10 @@ export async function runLoad(
         } catch {
           ok = false;
         }
-        const now = Date.now();
-        if (now < warmupEnd) continue;
-        measuredStart ||= now;
+        // Requests *started* in the warm-up are dropped: those that merely finished after it
+        // carry the warm-up's queueing into the figures.
+        if (sentAt < warmupEnd) continue;
+        measuredStart ||= sentAt;
         latencies.push(performance.now() - started);
         statuses[status] = (statuses[status] ?? 0) + 1;
         if (!ok) errors += 1;

@@ -17,6 +17,7 @@ import {
   startTemporal,
   stopAll,
   waitForHttp,
+  waitForWorkers,
   withDatabase,
 } from './stack';
 
@@ -75,6 +76,8 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   const api = startNode(`${name}-api`, 'api/server.ts', env, { quiet: true });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitForHttp(`${apiUrl}/health`);
-  say(`stack ready: api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
+  const config = loadConfig(env);
+  const pollWaitMs = await waitForWorkers({ address: temporalAddress, namespace: config.TEMPORAL_NAMESPACE, taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE] });
+  say(`stack ready (workers polling ${pollWaitMs} ms after the API answered): api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
   return { apiUrl, apiPid: api.pid!, env, teardown, showLogTails };
 }

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { Connection, type TLSConfig } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../workflows/contracts/search-attributes';
+import { taskQueuesPolled } from '../workers/client';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const DATA_DIR = join(ROOT, '.data');
@@ -224,6 +225,24 @@ export async function startTemporal(options: { port: number; uiPort?: number; co
 
 export async function waitForHttp(url: string) {
   await waitFor(url, async () => (await fetch(url)).status < 500);
+}
+
+/**
+ * Ready means served: the API answers and a worker polls every task queue (DescribeTaskQueue).
+ * Until the first poll, every workflow start waits for it, which once showed up as a 2-3 s p99.
+ */
+export async function waitForWorkers(options: { address: string; namespace: string; taskQueues: string[]; tls?: TLSConfig }) {
+  const started = Date.now();
+  const connection = await Connection.connect({ address: options.address, ...(options.tls ? { tls: options.tls } : {}) });
+  try {
+    await waitFor(`workers polling ${options.taskQueues.join(', ')}`, async () => {
+      const polled = await taskQueuesPolled(connection.workflowService, options.namespace, options.taskQueues);
+      return Object.values(polled).every(Boolean);
+    });
+  } finally {
+    await connection.close();
+  }
+  return Date.now() - started;
 }
 
 let stopping = false;

@@ -22,6 +22,7 @@ import {
   stopAll,
   temporalAnswers,
   waitForHttp,
+  waitForWorkers,
   withDatabase,
 } from './stack';
 
@@ -74,6 +75,14 @@ startNode('worker', 'workers/main.ts', env);
 startNode('api', 'api/server.ts', env);
 const apiUrl = `http://127.0.0.1:${config.PORT}`;
 await waitForHttp(`${apiUrl}/health`);
+const workerConfig = loadConfig({ ...process.env, ...env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+say('waiting for the worker to poll its task queues');
+await waitForWorkers({
+  address: temporalAddress,
+  namespace: workerConfig.TEMPORAL_NAMESPACE,
+  taskQueues: [workerConfig.TEMPORAL_TASK_QUEUE, workerConfig.WEBHOOK_TASK_QUEUE],
+  tls: temporalTls(workerConfig),
+});
 
 const operatorJwt = await signJwt({ sub: 'demo-operator', role: 'admin' }, config.JWT_SECRET, 12 * 3600);
 const cabinetJwt = await signJwt({ sub: 'demo-user', role: 'merchant', merchant_id: seeded.demoMerchantId }, config.JWT_SECRET, 12 * 3600);
