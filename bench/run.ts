@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { signJwt } from '../api/auth/jwt';
 import { signatureHeader } from '../domain/signature';
 import { startEphemeralStack } from '../scripts/ephemeral-stack';
-import { onInterrupt } from '../scripts/stack';
-import { printResult, runLoad } from './load';
+import { childPids, onInterrupt, startNode, waitForWorkers } from '../scripts/stack';
+import { cpuSeconds, loadAverage, postgresBackends, printResult, runLoad, runOpenLoop, type LoadResult } from './load';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 32);
 const durationMs = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
@@ -160,15 +160,110 @@ function createPayinAs(pair: { token: string; secret: string }) {
   });
 }
 
+// ---- The bare-Temporal baseline: a trivial workflow started as a deal is, on the same server. ----
+const baselineQueue = `bench-baseline-${process.pid}`;
+let baselineClient: import('@temporalio/client').Client | undefined;
+/** Starts the baseline's worker (its own process) and client; ready once the worker polls. */
+async function startBaseline() {
+  if (baselineClient) return;
+  const { createTemporalClient } = await import('../workers/client');
+  const { loadConfig } = await import('../config');
+  baselineClient = await createTemporalClient(loadConfig(stack.env));
+  startNode('bench-baseline-worker', 'bench/baseline/worker.ts', { ...stack.env, BENCH_BASELINE_QUEUE: baselineQueue }, { quiet: true });
+  await waitForWorkers({ address: stack.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueues: [baselineQueue] });
+  await baselineRequest(-1); // first start: connection and caches warm
+}
+
+async function baselineRequest(i: number): Promise<Response> {
+  const { WithStartWorkflowOperation } = await import('@temporalio/client');
+  const { baselineCreateUpdate } = await import('./baseline/workflows');
+  const { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } = await import('../workflows/contracts/search-attributes');
+  if (!baselineClient) throw new Error('startBaseline() first');
+  const id = `${process.pid}-${i}-${keyCounter++}`;
+  try {
+    await baselineClient.workflow.executeUpdateWithStart(baselineCreateUpdate, {
+      startWorkflowOperation: new WithStartWorkflowOperation('baselineWorkflow', {
+        workflowId: `baseline:${id}`,
+        taskQueue: baselineQueue,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        args: [],
+        typedSearchAttributes: [
+          { key: MerchantIdKey, value: 'bench' },
+          { key: DealIdKey, value: id },
+          { key: DealTypeKey, value: 'PAYIN' },
+          { key: DealStatusKey, value: 'INITIALIZED' },
+        ],
+      } as never),
+    });
+    return new Response(null, { status: 200 });
+  } catch {
+    return new Response(null, { status: 599 });
+  }
+}
+
+/** CPU seconds per part of the stack (from /proc), to divide by the operations of a run. */
+function cpuByPart(): Record<string, number> {
+  const pids = childPids();
+  const byName = (match: (name: string) => boolean) => Object.entries(pids).filter(([n]) => match(n)).map(([, pid]) => pid);
+  const databases = [new URL(stack.env.DATABASE_URL!).pathname.slice(1), `temporal_bench_${process.pid}`, `temporal_bench_${process.pid}_visibility`];
+  return {
+    api: cpuSeconds(byName((n) => n === 'bench-api')),
+    worker: cpuSeconds(byName((n) => n === 'bench-worker')),
+    baselineWorker: cpuSeconds(byName((n) => n === 'bench-baseline-worker')),
+    temporal: cpuSeconds(byName((n) => n.startsWith('temporal'))),
+    postgres: cpuSeconds(postgresBackends(databases)),
+    generator: cpuSeconds([process.pid]),
+  };
+}
+
+/** Runs a load and prints it with the CPU milliseconds per operation of every part. */
+async function withCpu(run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = cpuByPart();
+  const result = await run();
+  const after = cpuByPart();
+  printResult(result);
+  const perOp = Object.entries(after)
+    .map(([part, seconds]) => [part, ((seconds - before[part]!) * 1000) / Math.max(1, result.requests)] as const)
+    .filter(([, ms]) => ms > 0.05)
+    .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
+    .join(', ');
+  console.log(`  CPU ms per operation (warm-up included): ${perOp}`);
+  return result;
+}
+
+/**
+ * Saturation then open loop: closed loop with BENCH_CLIENTS finds the throughput ceiling, then a
+ * fixed arrival rate at 50 % and 80 % of it gives the latency a user sees below saturation.
+ */
+async function saturationAndOpenLoop(label: string, request: (i: number) => Promise<Response>): Promise<number> {
+  await request(-1); // warm (a first create of each kind pays for caches and connections)
+  const saturated = await withCpu(() => runLoad(`${label}, closed loop (${clients} clients)`, { clients, durationMs }, (_c, i) => request(i)));
+  for (const share of [0.5, 0.8]) {
+    const rate = Math.max(1, Math.round(saturated.rps * share));
+    await withCpu(() => runOpenLoop(`${label}, open loop ${rate}/s (${share * 100} %)`, { rate, durationMs }, request));
+  }
+  return saturated.rps;
+}
+
 const scenarios: Record<string, () => Promise<void>> = {
+  /** The bare-Temporal ceiling alone (closed loop, then open loop at 50/80 %). */
+  baseline: async () => {
+    await startBaseline();
+    await saturationAndOpenLoop('bare Temporal: trivial workflow, Update-With-Start', baselineRequest);
+  },
+  /** PayIn create beside the baseline in the same invocation: the ratio is the gateway's overhead. */
+  'payin-open': async () => {
+    await startBaseline();
+    const base = await saturationAndOpenLoop('bare Temporal: trivial workflow, Update-With-Start', baselineRequest);
+    const payin = await saturationAndOpenLoop('PayIn create (webhooks on)', () => signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody()));
+    console.log(`  PayIn create saturation = ${Math.round((100 * payin) / Math.max(1, base))} % of the bare-Temporal baseline (${payin}/s vs ${base}/s), load ${loadAverage()}`);
+  },
   'my-merchant': async () =>
     printResult(await runLoad(`signed GET my-merchant (${clients} clients)`, { clients, durationMs }, () => signedFetch('GET', '/api/v1/p2p/my-merchant'))),
   'payin-create': async () =>
-    printResult(
-      await runLoad(`PayIn create, distinct keys (${clients} clients)`, { clients, durationMs }, () =>
-        signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody()),
-      ),
-    ),
+    void (await withCpu(() =>
+      runLoad(`PayIn create, distinct keys (${clients} clients)`, { clients, durationMs }, () => signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody())),
+    )),
   /** Sequential creates; for the slowest, the gaps between its workflow history events (where the time went). */
   'payin-trace': async () => {
     const { createTemporalClient } = await import('../workers/client');
@@ -300,7 +395,9 @@ const scenarios: Record<string, () => Promise<void>> = {
 };
 
 try {
-  console.log(`bench: ${clients} clients, ${durationMs / 1000} s per scenario, all services on this machine (${(await import('node:os')).cpus().length} cores)`);
+  console.log(
+    `bench: Temporal ${stack.temporalMode}, ${clients} clients, ${durationMs / 1000} s per scenario, all services on this machine (${(await import('node:os')).cpus().length} cores), load ${loadAverage()}`,
+  );
   for (const [name, run] of Object.entries(scenarios)) {
     if (wanted.size === 0 || wanted.has(name)) await run();
   }

@@ -20,6 +20,11 @@ export const TEMPORAL_BIN = process.env.TEMPORAL_CLI ?? join(ROOT, '.tools', 'bi
 const children: { name: string; child: ChildProcess }[] = [];
 const cleanups: (() => void)[] = [];
 
+/** Pids of the children started so far, by name (the bench reads their CPU time from /proc). */
+export function childPids(): Record<string, number> {
+  return Object.fromEntries(children.filter(({ child }) => child.pid !== undefined).map(({ name, child }) => [name, child.pid!]));
+}
+
 export function say(line: string) {
   process.stdout.write(`[stack] ${line}\n`);
 }
@@ -184,7 +189,13 @@ export function startNode(name: string, entry: string, env: NodeJS.ProcessEnv, o
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
+    if (
+      await check().catch((error: Error) => {
+        if (/exited/.test(error.message)) throw error; // a child that died will not answer
+        return false;
+      })
+    )
+      return;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`timed out waiting for ${what}`);
