@@ -226,6 +226,9 @@ export async function startTemporal(options: { port: number; uiPort?: number; co
   if (options.uiPort && options.codecEndpoint) args.push('--ui-codec-endpoint', options.codecEndpoint);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const [key, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${key}=${type}`);
+  // Same switch as config/temporal/dynamic.yaml: an activity scheduled by a workflow task goes
+  // back to the completing worker in the response (no matching round trip, no poll).
+  if (process.env.TEMPORAL_EAGER_ACTIVITIES !== 'false') args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   // Extra start-dev flags for experiments, e.g. "--dynamic-config-value k=v --sqlite-pragma journal_mode=wal".
   args.push(...(process.env.TEMPORAL_DEV_ARGS ?? '').split(' ').filter(Boolean));
   startProcess('temporal', TEMPORAL_BIN, args, {}, { quiet: options.quiet ?? true });

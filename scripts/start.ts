@@ -55,7 +55,7 @@ if (await temporalAnswers(temporalAddress, temporalTls(config))) {
   if (!(await portIsFree(port))) throw new Error(`port ${port} is busy but no Temporal answers there; set TEMPORAL_ADDRESS`);
   const mode = temporalMode('server');
   if (mode === 'server') {
-    say(`starting the Temporal server ${TEMPORAL_SERVER_VERSION} on Postgres (databases temporal, temporal_visibility; logs in .data/logs)`);
+    say(`starting the Temporal server ${TEMPORAL_SERVER_VERSION} on Postgres (databases ${process.env.TEMPORAL_DB ?? 'temporal'}, ${process.env.TEMPORAL_VISIBILITY_DB ?? 'temporal_visibility'}; log in .data/logs/temporal-server.log)`);
     temporalAddress = await startTemporalServer({ postgresUrl: server.url, port, uiPort, codecEndpoint, namespace: config.TEMPORAL_NAMESPACE });
   } else {
     say(mode === 'dev-file' ? 'starting the Temporal dev server (SQLite in .data/temporal.db)' : 'starting the Temporal dev server in memory (nothing survives a restart)');

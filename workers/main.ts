@@ -5,7 +5,8 @@ import { createLogger } from '../config/logger';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createActivities } from '../activities';
-import { createTemporalClient, temporalConnectionOptions, temporalDataConverter } from './client';
+import { Client } from '@temporalio/client';
+import { temporalConnectionOptions, temporalDataConverter } from './client';
 import { startOutboxRelay } from './outbox-relay';
 
 const config = loadConfig();
@@ -37,14 +38,15 @@ const webhookWorker = await Worker.create({
   // Webhook POSTs wait on the network, not the CPU: room for many.
   maxConcurrentActivityTaskExecutions: 200,
 });
-const client = await createTemporalClient(config);
-const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log }) : undefined;
+// The relay's client shares the workers' NativeConnection: delivery workflows then start eagerly
+// (the first workflow task comes back in the start response to the webhook worker right here).
+const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
+const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, eagerStart: config.WEBHOOK_EAGER_START }) : undefined;
 log.info({ taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE], address: config.TEMPORAL_ADDRESS }, 'workers and outbox relay started');
 try {
   await Promise.all([dealWorker.run(), webhookWorker.run()]); // resolve after SIGINT/SIGTERM once in-flight tasks drained
 } finally {
   await relay?.stop();
-  await client.connection.close();
   await sql.end({ timeout: 5 });
   await connection.close();
   log.info('worker stopped');

@@ -25,7 +25,9 @@ const local = proxyLocalActivities<Activities>({
 
 export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SUCCESS' | 'ERROR'> {
   const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
-  const plan = await local.prepareDelivery(input);
+  // A delivery the relay prepared goes straight to its first attempt: one workflow task schedules
+  // it, one ends the run (the attempt itself is dispatched eagerly where the server allows).
+  const plan = input.maxAttempts !== undefined && input.manualRetry === undefined ? { maxAttempts: input.maxAttempts } : await local.prepareDelivery(input);
   if (input.manualRetry !== undefined) {
     const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
     return outcome.ok ? 'SUCCESS' : 'ERROR';
@@ -34,6 +36,12 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SU
   for (let n = 1; ; n += 1) {
     const final = n >= total;
     const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `auto:${n}`, final, manual: false });
+    if (outcome.retryInMs !== undefined) {
+      // Parked or busy host: nothing was sent; the same attempt goes again after a durable pause.
+      await sleep(outcome.retryInMs);
+      n -= 1;
+      continue;
+    }
     if (outcome.ok) return 'SUCCESS';
     if (outcome.permanent || final) return 'ERROR';
     await sleep(input.delaysMs[Math.min(n - 1, input.delaysMs.length - 1)] ?? 0);
