@@ -14,7 +14,14 @@ const clients = Number(process.env.BENCH_CLIENTS ?? 32);
 const durationMs = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
 const wanted = new Set(process.argv.slice(2));
 
-const stack = await startEphemeralStack('bench', { LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20', FEE_DISTRIBUTION_DELAY_SECONDS: '0' });
+const stack = await startEphemeralStack('bench', {
+  LOG_LEVEL: 'warn',
+  DATABASE_POOL_SIZE: '20',
+  FEE_DISTRIBUTION_DELAY_SECONDS: '0',
+  // Failing deliveries keep retrying during a bench run (the spec's schedule is minutes to hours).
+  WEBHOOK_RETRY_DELAYS: process.env.WEBHOOK_RETRY_DELAYS ?? '1s,2s,4s,8s,16s',
+  WEBHOOK_TIMEOUT_MS: process.env.WEBHOOK_TIMEOUT_MS ?? '5000',
+});
 onInterrupt(() => stack.teardown());
 const api = stack.apiUrl;
 const operator = await signJwt({ sub: 'bench', role: 'admin' }, stack.env.JWT_SECRET!);
@@ -379,6 +386,57 @@ const scenarios: Record<string, () => Promise<void>> = {
     printResult(await runLoad(`PayIn create while another merchant's receiver hangs (${clients} clients)`, { clients, durationMs }, () => createPayinAs(pair)));
     printResult(await flood);
     hanging.close();
+  },
+  /**
+   * Isolation: PayIn create latency (open loop, BENCH_RATE/s) before and while BENCH_DEAD (1,000)
+   * deliveries to dead receivers retry — half to a port that refuses connections, half to
+   * receivers that never answer — spread over 10 merchants. Run it again with
+   * WEBHOOK_BREAKER_FAILURES=0 WEBHOOK_MAX_IN_FLIGHT_PER_HOST=1000 to see it without the breaker.
+   */
+  'dead-receivers': async () => {
+    const rate = Number(process.env.BENCH_RATE ?? 5);
+    const pair = await merchantWithWebhook(benchSink);
+    const create = () => createPayinAs(pair);
+    await create(); // warm
+    const before = await withCpu(() => runOpenLoop(`PayIn create, open loop ${rate}/s, no dead receivers`, { rate, durationMs }, create));
+    const { createServer } = await import('node:net');
+    const refused = await (async () => {
+      const probe = createServer();
+      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+      const { port } = probe.address() as { port: number };
+      await new Promise((r) => probe.close(r));
+      return `http://127.0.0.1:${port}/hooks`; // nothing listens there any more
+    })();
+    const hanging = await Promise.all(Array.from({ length: 5 }, () => startSink('hang')));
+    const targets = [...Array.from({ length: 5 }, () => refused), ...hanging.map((h) => h.url)];
+    const { createSql } = await import('../db/sql');
+    const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
+    const dead = Number(process.env.BENCH_DEAD ?? 1000);
+    for (const [i, url] of targets.entries()) {
+      const victim = await merchantWithWebhook(url);
+      const [row] = await sql<{ merchant_id: string }[]>`select merchant_id from api_keys where token = ${victim.token}`;
+      const count = Math.floor(dead / targets.length) + (i < dead % targets.length ? 1 : 0);
+      await sql`
+        insert into outbox_events (id, merchant_id, event_type, payload)
+        select gen_random_uuid(), ${row!.merchant_id}, 'deal.completed', jsonb_build_object('deal', jsonb_build_object('deal_id', gen_random_uuid()::text, 'amount', '1'))
+        from generate_series(1, ${count})`;
+    }
+    const queued = Date.now();
+    while (Date.now() - queued < 120_000) {
+      const [left] = await sql<{ n: number }[]>`select count(*)::int as n from outbox_events where dispatched_at is null`;
+      if (left!.n === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    console.log(`  ${dead} deliveries to dead receivers started in ${((Date.now() - queued) / 1000).toFixed(1)} s; load ${loadAverage()}`);
+    const during = await withCpu(() => runOpenLoop(`PayIn create, open loop ${rate}/s, ${dead} dead deliveries retrying`, { rate, durationMs }, create));
+    const [attempts] = await sql<{ n: number }[]>`
+      select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id where d.created_at >= to_timestamp(${queued / 1000})`;
+    console.log(
+      `  p99 ${before.p99} → ${during.p99} ms (${during.p99 > 0 && before.p99 > 0 ? Math.round((100 * during.p99) / before.p99 - 100) : '?'} %), p50 ${before.p50} → ${during.p50} ms; ` +
+        `${attempts!.n} attempts recorded to dead receivers meanwhile (the breaker parks a host after ${process.env.WEBHOOK_BREAKER_FAILURES ?? 20} failures; 0 = off)`,
+    );
+    await sql.end();
+    for (const h of hanging) h.close();
   },
   'payin-lifecycle': async () => {
     const before = await pendingCredits();

@@ -14,7 +14,7 @@ const healthResponse = z
 
 async function probe(check: () => Promise<unknown>): Promise<'ok' | 'down'> {
   try {
-    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 5000))]);
     return 'ok';
   } catch {
     return 'down';
