@@ -43,7 +43,7 @@ export class HostGate {
     }
     if (!force && s.inFlight >= this.options.maxInFlight) {
       if (probe) s.probing = false;
-      return { admitted: false, retryInMs: 500 + jitter() / 10, reason: 'busy' };
+      return { admitted: false, retryInMs: Math.min(this.options.cooldownMs, 5_000) + jitter(), reason: 'busy' };
     }
     s.inFlight += 1;
     let released = false;
@@ -65,6 +65,20 @@ export class HostGate {
         }
       },
     };
+  }
+
+  /**
+   * Like admit, but a busy host is waited for in this process up to waitMs (a slot frees when a
+   * POST ends; waiting costs no CPU and no workflow task), before the delivery is sent away to
+   * wait on a durable timer.
+   */
+  async admitWaiting(host: string, force: boolean, waitMs: number): Promise<Admission> {
+    const deadline = this.now() + waitMs;
+    for (;;) {
+      const admission = this.admit(host, force);
+      if (admission.admitted || admission.reason === 'parked' || this.now() >= deadline) return admission;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+    }
   }
 
   /** For logs and the bench: hosts whose circuit is open. */

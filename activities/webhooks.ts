@@ -83,7 +83,7 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
 
       // A parked (circuit open) or busy host: nothing sent, nothing recorded, the workflow waits
       // retryInMs on a durable timer and tries this same attempt again. A manual retry goes anyway.
-      const admission = gate.admit(targetHost(event.url), input.manual);
+      const admission = await gate.admitWaiting(targetHost(event.url), input.manual, Math.min(2_000, config.WEBHOOK_TIMEOUT_MS));
       if (!admission.admitted) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs: admission.retryInMs };
 
       const format = FORMATS[event.api_version];

@@ -366,6 +366,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
     const [row] = await sql<{ merchant_id: string }[]>`select merchant_id from api_keys where token = ${pair.token}`;
     const events = Number(process.env.BENCH_EVENTS ?? 2000);
+    const cpuBefore = cpuByPart();
     const started = Date.now();
     await sql`
       insert into outbox_events (id, merchant_id, event_type, payload)
@@ -373,7 +374,20 @@ const scenarios: Record<string, () => Promise<void>> = {
       from generate_series(1, ${events})`;
     while (sink.received() < events && Date.now() - started < 300_000) await new Promise((r) => setTimeout(r, 100));
     const seconds = (Date.now() - started) / 1000;
-    console.log(`webhook deliveries to a fast local sink: ${sink.received()} in ${seconds.toFixed(1)} s = ${Math.round(sink.received() / seconds)} deliveries/s`);
+    const cpuAfter = cpuByPart();
+    console.log(
+      `webhook deliveries to a fast local sink: ${sink.received()} in ${seconds.toFixed(1)} s = ${Math.round(sink.received() / seconds)} deliveries/s, load ${loadAverage()}`,
+    );
+    console.log(
+      `  CPU ms per delivery: ${Object.entries(cpuAfter)
+        .map(([part, sec]) => `${part} ${(((sec - cpuBefore[part]!) * 1000) / Math.max(1, sink.received())).toFixed(1)}`)
+        .join(', ')}`,
+    );
+    if (process.env.BENCH_WEBHOOKS_ONLY) {
+      await sql.end();
+      sink.close();
+      return;
+    }
     await sql.end();
     sink.close();
 
