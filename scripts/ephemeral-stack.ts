@@ -62,10 +62,16 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
 
   const secretsKey = randomBytes(32).toString('base64');
   await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused');
-  const temporalAddress =
-    mode === 'server'
-      ? await startTemporalServer({ postgresUrl: server.url, port: await freeServerPort(), databases: temporalDatabases })
-      : await startTemporal({ port: await freePort(), ...(mode === 'dev-file' ? { dbFile: temporalFile } : {}) });
+  let temporalAddress: string;
+  try {
+    temporalAddress =
+      mode === 'server'
+        ? await startTemporalServer({ postgresUrl: server.url, port: await freeServerPort(), databases: temporalDatabases })
+        : await startTemporal({ port: await freePort(), ...(mode === 'dev-file' ? { dbFile: temporalFile } : {}) });
+  } catch (error) {
+    await teardown(); // nothing of a stack that never came up is left behind (databases included)
+    throw error;
+  }
   const apiPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'test',
