@@ -8,6 +8,7 @@ import { currentSigningSecret } from '../db/queries/api-keys';
 import { signatureHeader } from '../domain/signature';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook } from './webhook-http';
+import { HostGate, targetHost } from './webhook-isolation';
 import type { DeliveryInput, DeliveryPlan, AttemptOutcome } from '../workflows/contracts/webhook-delivery';
 
 interface EventRow {
@@ -99,6 +100,11 @@ export function nextStatus(current: string, ok: boolean, manual: boolean, last: 
 }
 
 export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps) {
+  const gate = new HostGate({
+    maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT_PER_HOST,
+    breakerFailures: config.WEBHOOK_BREAKER_FAILURES,
+    cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS,
+  });
   return {
     /** Creates the delivery record once and tells the workflow how many attempts are left. */
     async prepareDelivery(input: DeliveryInput): Promise<DeliveryPlan> {
@@ -134,17 +140,30 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
       const [done] = await sql`select 1 from webhook_attempts where callback_id = ${input.callbackId} and attempt_key = ${input.attemptKey}`;
       if (done) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0 }; // recorded by an earlier try of this activity
 
+      // A parked (circuit open) or busy host: nothing sent, nothing recorded, the workflow waits
+      // retryInMs on a durable timer and tries this same attempt again. A manual retry goes anyway.
+      const admission = await gate.admitWaiting(targetHost(event.url), input.manual, Math.min(2_000, config.WEBHOOK_TIMEOUT_MS));
+      if (!admission.admitted) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs: admission.retryInMs };
+
       const format = FORMATS[event.api_version];
       const body = JSON.stringify(format.envelope(event));
-      const secret = await currentSigningSecret(sql, secretBox, event.merchant_id);
-      const sentAt = Math.floor(Date.now() / 1000);
-      const result = secret
-        ? await postWebhook(event.url, body, format.headers(secret, sentAt, body, event), {
-            timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-            allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-          })
-        : { status: undefined, body: '', error: 'the merchant has no webhook secret', permanent: true, durationMs: 0 };
+      let result: Awaited<ReturnType<typeof postWebhook>>;
+      let sentAt = 0;
+      try {
+        const secret = await currentSigningSecret(sql, secretBox, event.merchant_id);
+        sentAt = Math.floor(Date.now() / 1000);
+        result = secret
+          ? await postWebhook(event.url, body, format.headers(secret, sentAt, body, event), {
+              timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+              allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+            })
+          : { status: undefined, body: '', error: 'the merchant has no webhook secret', permanent: true, durationMs: 0 };
+      } catch (error) {
+        admission.release(undefined);
+        throw error;
+      }
       const ok = result.status !== undefined && result.status < 400;
+      admission.release(result.permanent ? undefined : ok);
       const status = await sql.begin(async (tx) => {
         const [row] = await tx<{ attempts: number; status: string }[]>`
           select attempts, status from webhook_deliveries where id = ${input.callbackId} for update`;

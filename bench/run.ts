@@ -7,14 +7,21 @@ import { readFileSync } from 'node:fs';
 import { signJwt } from '../api/auth/jwt';
 import { signatureHeader } from '../domain/signature';
 import { startEphemeralStack } from '../scripts/ephemeral-stack';
-import { onInterrupt } from '../scripts/stack';
-import { printResult, runLoad } from './load';
+import { childPids, onInterrupt, startNode, waitForWorkers } from '../scripts/stack';
+import { cpuSeconds, loadAverage, postgresBackends, printResult, runLoad, runOpenLoop, type LoadResult } from './load';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 32);
 const durationMs = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
 const wanted = new Set(process.argv.slice(2));
 
-const stack = await startEphemeralStack('bench', { LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20', FEE_DISTRIBUTION_DELAY_SECONDS: '0' });
+const stack = await startEphemeralStack('bench', {
+  LOG_LEVEL: 'warn',
+  DATABASE_POOL_SIZE: '20',
+  FEE_DISTRIBUTION_DELAY_SECONDS: '0',
+  // Failing deliveries keep retrying during a bench run (the spec's schedule is minutes to hours).
+  WEBHOOK_RETRY_DELAYS: process.env.WEBHOOK_RETRY_DELAYS ?? '1s,2s,4s,8s,16s',
+  WEBHOOK_TIMEOUT_MS: process.env.WEBHOOK_TIMEOUT_MS ?? '5000',
+});
 onInterrupt(() => stack.teardown());
 const api = stack.apiUrl;
 const operator = await signJwt({ sub: 'bench', role: 'admin' }, stack.env.JWT_SECRET!);
@@ -160,15 +167,110 @@ function createPayinAs(pair: { token: string; secret: string }) {
   });
 }
 
+// ---- The bare-Temporal baseline: a trivial workflow started as a deal is, on the same server. ----
+const baselineQueue = `bench-baseline-${process.pid}`;
+let baselineClient: import('@temporalio/client').Client | undefined;
+/** Starts the baseline's worker (its own process) and client; ready once the worker polls. */
+async function startBaseline() {
+  if (baselineClient) return;
+  const { createTemporalClient } = await import('../workers/client');
+  const { loadConfig } = await import('../config');
+  baselineClient = await createTemporalClient(loadConfig(stack.env));
+  startNode('bench-baseline-worker', 'bench/baseline/worker.ts', { ...stack.env, BENCH_BASELINE_QUEUE: baselineQueue }, { quiet: true });
+  await waitForWorkers({ address: stack.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueues: [baselineQueue] });
+  await baselineRequest(-1); // first start: connection and caches warm
+}
+
+async function baselineRequest(i: number): Promise<Response> {
+  const { WithStartWorkflowOperation } = await import('@temporalio/client');
+  const { baselineCreateUpdate } = await import('./baseline/workflows');
+  const { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } = await import('../workflows/contracts/search-attributes');
+  if (!baselineClient) throw new Error('startBaseline() first');
+  const id = `${process.pid}-${i}-${keyCounter++}`;
+  try {
+    await baselineClient.workflow.executeUpdateWithStart(baselineCreateUpdate, {
+      startWorkflowOperation: new WithStartWorkflowOperation('baselineWorkflow', {
+        workflowId: `baseline:${id}`,
+        taskQueue: baselineQueue,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        args: [],
+        typedSearchAttributes: [
+          { key: MerchantIdKey, value: 'bench' },
+          { key: DealIdKey, value: id },
+          { key: DealTypeKey, value: 'PAYIN' },
+          { key: DealStatusKey, value: 'INITIALIZED' },
+        ],
+      } as never),
+    });
+    return new Response(null, { status: 200 });
+  } catch {
+    return new Response(null, { status: 599 });
+  }
+}
+
+/** CPU seconds per part of the stack (from /proc), to divide by the operations of a run. */
+function cpuByPart(): Record<string, number> {
+  const pids = childPids();
+  const byName = (match: (name: string) => boolean) => Object.entries(pids).filter(([n]) => match(n)).map(([, pid]) => pid);
+  const databases = [new URL(stack.env.DATABASE_URL!).pathname.slice(1), `temporal_bench_${process.pid}`, `temporal_bench_${process.pid}_visibility`];
+  return {
+    api: cpuSeconds(byName((n) => n === 'bench-api')),
+    worker: cpuSeconds(byName((n) => n === 'bench-worker')),
+    baselineWorker: cpuSeconds(byName((n) => n === 'bench-baseline-worker')),
+    temporal: cpuSeconds(byName((n) => n.startsWith('temporal'))),
+    postgres: cpuSeconds(postgresBackends(databases)),
+    generator: cpuSeconds([process.pid]),
+  };
+}
+
+/** Runs a load and prints it with the CPU milliseconds per operation of every part. */
+async function withCpu(run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = cpuByPart();
+  const result = await run();
+  const after = cpuByPart();
+  printResult(result);
+  const perOp = Object.entries(after)
+    .map(([part, seconds]) => [part, ((seconds - before[part]!) * 1000) / Math.max(1, result.requests)] as const)
+    .filter(([, ms]) => ms > 0.05)
+    .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
+    .join(', ');
+  console.log(`  CPU ms per operation (warm-up included): ${perOp}`);
+  return result;
+}
+
+/**
+ * Saturation then open loop: closed loop with BENCH_CLIENTS finds the throughput ceiling, then a
+ * fixed arrival rate at 50 % and 80 % of it gives the latency a user sees below saturation.
+ */
+async function saturationAndOpenLoop(label: string, request: (i: number) => Promise<Response>): Promise<number> {
+  await request(-1); // warm (a first create of each kind pays for caches and connections)
+  const saturated = await withCpu(() => runLoad(`${label}, closed loop (${clients} clients)`, { clients, durationMs }, (_c, i) => request(i)));
+  for (const share of [0.5, 0.8]) {
+    const rate = Math.max(1, Math.round(saturated.rps * share));
+    await withCpu(() => runOpenLoop(`${label}, open loop ${rate}/s (${share * 100} %)`, { rate, durationMs }, request));
+  }
+  return saturated.rps;
+}
+
 const scenarios: Record<string, () => Promise<void>> = {
+  /** The bare-Temporal ceiling alone (closed loop, then open loop at 50/80 %). */
+  baseline: async () => {
+    await startBaseline();
+    await saturationAndOpenLoop('bare Temporal: trivial workflow, Update-With-Start', baselineRequest);
+  },
+  /** PayIn create beside the baseline in the same invocation: the ratio is the gateway's overhead. */
+  'payin-open': async () => {
+    await startBaseline();
+    const base = await saturationAndOpenLoop('bare Temporal: trivial workflow, Update-With-Start', baselineRequest);
+    const payin = await saturationAndOpenLoop('PayIn create (webhooks on)', () => signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody()));
+    console.log(`  PayIn create saturation = ${Math.round((100 * payin) / Math.max(1, base))} % of the bare-Temporal baseline (${payin}/s vs ${base}/s), load ${loadAverage()}`);
+  },
   'my-merchant': async () =>
     printResult(await runLoad(`signed GET my-merchant (${clients} clients)`, { clients, durationMs }, () => signedFetch('GET', '/api/v1/p2p/my-merchant'))),
   'payin-create': async () =>
-    printResult(
-      await runLoad(`PayIn create, distinct keys (${clients} clients)`, { clients, durationMs }, () =>
-        signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody()),
-      ),
-    ),
+    void (await withCpu(() =>
+      runLoad(`PayIn create, distinct keys (${clients} clients)`, { clients, durationMs }, () => signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody())),
+    )),
   /** Sequential creates; for the slowest, the gaps between its workflow history events (where the time went). */
   'payin-trace': async () => {
     const { createTemporalClient } = await import('../workers/client');
@@ -264,6 +366,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
     const [row] = await sql<{ merchant_id: string }[]>`select merchant_id from api_keys where token = ${pair.token}`;
     const events = Number(process.env.BENCH_EVENTS ?? 2000);
+    const cpuBefore = cpuByPart();
     const started = Date.now();
     await sql`
       insert into outbox_events (id, merchant_id, event_type, payload)
@@ -271,7 +374,20 @@ const scenarios: Record<string, () => Promise<void>> = {
       from generate_series(1, ${events})`;
     while (sink.received() < events && Date.now() - started < 300_000) await new Promise((r) => setTimeout(r, 100));
     const seconds = (Date.now() - started) / 1000;
-    console.log(`webhook deliveries to a fast local sink: ${sink.received()} in ${seconds.toFixed(1)} s = ${Math.round(sink.received() / seconds)} deliveries/s`);
+    const cpuAfter = cpuByPart();
+    console.log(
+      `webhook deliveries to a fast local sink: ${sink.received()} in ${seconds.toFixed(1)} s = ${Math.round(sink.received() / seconds)} deliveries/s, load ${loadAverage()}`,
+    );
+    console.log(
+      `  CPU ms per delivery: ${Object.entries(cpuAfter)
+        .map(([part, sec]) => `${part} ${(((sec - cpuBefore[part]!) * 1000) / Math.max(1, sink.received())).toFixed(1)}`)
+        .join(', ')}`,
+    );
+    if (process.env.BENCH_WEBHOOKS_ONLY) {
+      await sql.end();
+      sink.close();
+      return;
+    }
     await sql.end();
     sink.close();
 
@@ -284,6 +400,57 @@ const scenarios: Record<string, () => Promise<void>> = {
     printResult(await runLoad(`PayIn create while another merchant's receiver hangs (${clients} clients)`, { clients, durationMs }, () => createPayinAs(pair)));
     printResult(await flood);
     hanging.close();
+  },
+  /**
+   * Isolation: PayIn create latency (open loop, BENCH_RATE/s) before and while BENCH_DEAD (1,000)
+   * deliveries to dead receivers retry — half to a port that refuses connections, half to
+   * receivers that never answer — spread over 10 merchants. Run it again with
+   * WEBHOOK_BREAKER_FAILURES=0 WEBHOOK_MAX_IN_FLIGHT_PER_HOST=1000 to see it without the breaker.
+   */
+  'dead-receivers': async () => {
+    const rate = Number(process.env.BENCH_RATE ?? 5);
+    const pair = await merchantWithWebhook(benchSink);
+    const create = () => createPayinAs(pair);
+    await create(); // warm
+    const before = await withCpu(() => runOpenLoop(`PayIn create, open loop ${rate}/s, no dead receivers`, { rate, durationMs }, create));
+    const { createServer } = await import('node:net');
+    const refused = await (async () => {
+      const probe = createServer();
+      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+      const { port } = probe.address() as { port: number };
+      await new Promise((r) => probe.close(r));
+      return `http://127.0.0.1:${port}/hooks`; // nothing listens there any more
+    })();
+    const hanging = await Promise.all(Array.from({ length: 5 }, () => startSink('hang')));
+    const targets = [...Array.from({ length: 5 }, () => refused), ...hanging.map((h) => h.url)];
+    const { createSql } = await import('../db/sql');
+    const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
+    const dead = Number(process.env.BENCH_DEAD ?? 1000);
+    for (const [i, url] of targets.entries()) {
+      const victim = await merchantWithWebhook(url);
+      const [row] = await sql<{ merchant_id: string }[]>`select merchant_id from api_keys where token = ${victim.token}`;
+      const count = Math.floor(dead / targets.length) + (i < dead % targets.length ? 1 : 0);
+      await sql`
+        insert into outbox_events (id, merchant_id, event_type, payload)
+        select gen_random_uuid(), ${row!.merchant_id}, 'deal.completed', jsonb_build_object('deal', jsonb_build_object('deal_id', gen_random_uuid()::text, 'amount', '1'))
+        from generate_series(1, ${count})`;
+    }
+    const queued = Date.now();
+    while (Date.now() - queued < 120_000) {
+      const [left] = await sql<{ n: number }[]>`select count(*)::int as n from outbox_events where dispatched_at is null`;
+      if (left!.n === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    console.log(`  ${dead} deliveries to dead receivers started in ${((Date.now() - queued) / 1000).toFixed(1)} s; load ${loadAverage()}`);
+    const during = await withCpu(() => runOpenLoop(`PayIn create, open loop ${rate}/s, ${dead} dead deliveries retrying`, { rate, durationMs }, create));
+    const [attempts] = await sql<{ n: number }[]>`
+      select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id where d.created_at >= to_timestamp(${queued / 1000})`;
+    console.log(
+      `  p99 ${before.p99} → ${during.p99} ms (${during.p99 > 0 && before.p99 > 0 ? Math.round((100 * during.p99) / before.p99 - 100) : '?'} %), p50 ${before.p50} → ${during.p50} ms; ` +
+        `${attempts!.n} attempts recorded to dead receivers meanwhile (the breaker parks a host after ${process.env.WEBHOOK_BREAKER_FAILURES ?? 20} failures; 0 = off)`,
+    );
+    await sql.end();
+    for (const h of hanging) h.close();
   },
   'payin-lifecycle': async () => {
     const before = await pendingCredits();
@@ -300,7 +467,9 @@ const scenarios: Record<string, () => Promise<void>> = {
 };
 
 try {
-  console.log(`bench: ${clients} clients, ${durationMs / 1000} s per scenario, all services on this machine (${(await import('node:os')).cpus().length} cores)`);
+  console.log(
+    `bench: Temporal ${stack.temporalMode}, ${clients} clients, ${durationMs / 1000} s per scenario, all services on this machine (${(await import('node:os')).cpus().length} cores), load ${loadAverage()}`,
+  );
   for (const [name, run] of Object.entries(scenarios)) {
     if (wanted.size === 0 || wanted.has(name)) await run();
   }

@@ -136,6 +136,14 @@ function schemaFor(nodeEnv: string) {
     OUTBOX_POLL_MS: z.coerce.number().int().min(50).default(1000),
     /** Whether this worker process also runs the outbox relay (several may; they share the work). */
     OUTBOX_RELAY: bool(true),
+    /** The relay starts delivery workflows eagerly (first task handed to this process's webhook worker). */
+    WEBHOOK_EAGER_START: bool(true),
+    /** Webhook POSTs in flight at once to one target host, per worker process; the rest wait their turn. */
+    WEBHOOK_MAX_IN_FLIGHT_PER_HOST: z.coerce.number().int().min(1).default(16),
+    /** Consecutive failed attempts to one target host that open its circuit (park it); 0 = never. */
+    WEBHOOK_BREAKER_FAILURES: z.coerce.number().int().min(0).default(20),
+    /** How long a parked host waits before one probe attempt may try it again. */
+    WEBHOOK_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).default(30_000),
     MERCHANT_KEY_GRACE_PERIOD: seconds(900),
     V1_SUNSET_AT: z.string().datetime({ offset: true }).default('2027-01-12T00:00:00Z').transform((v) => new Date(v)),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(nodeEnv !== 'production'),

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { loadConfig } from '../config';
 import { prepareDatabase } from './database';
+import { dropTemporalDatabases, freeServerPort, startTemporalServer, temporalMode } from './temporal-server';
 import {
   DATA_DIR,
   ensurePostgresServer,
@@ -17,11 +18,13 @@ import {
   startTemporal,
   stopAll,
   waitForHttp,
+  waitForWorkers,
   withDatabase,
 } from './stack';
 
 export interface EphemeralStack {
   apiUrl: string;
+  temporalMode: string;
   apiPid: number;
   env: NodeJS.ProcessEnv;
   teardown(): Promise<void>;
@@ -35,11 +38,18 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   const databaseUrl = withDatabase(server.url, database);
   const logNames = [`${name}-api`, `${name}-worker`];
 
+  // dev-memory by default (fast to start, nothing to clean); TEMPORAL_MODE=server or dev-file
+  // run the same suite or bench on the durable stacks (throwaway databases / file, dropped after).
+  const mode = temporalMode('dev-memory');
+  const temporalDatabases = { main: `temporal_${name}_${process.pid}`, visibility: `temporal_${name}_${process.pid}_visibility` };
+  const temporalFile = join(DATA_DIR, `temporal-${name}-${process.pid}.db`);
   const teardown = async () => {
     await stopAll();
     const admin = postgres(withDatabase(server.url, 'postgres'), { max: 1, onnotice: () => {} });
     await admin.unsafe(`drop database if exists "${database}" with (force)`).catch(() => {});
     await admin.end();
+    if (mode === 'server') await dropTemporalDatabases(server.url, temporalDatabases);
+    if (mode === 'dev-file') for (const suffix of ['', '-wal', '-shm']) rmSync(temporalFile + suffix, { force: true });
   };
   const showLogTails = () => {
     for (const log of logNames) {
@@ -52,7 +62,16 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
 
   const secretsKey = randomBytes(32).toString('base64');
   await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused');
-  const temporalAddress = await startTemporal({ port: await freePort() });
+  let temporalAddress: string;
+  try {
+    temporalAddress =
+      mode === 'server'
+        ? await startTemporalServer({ postgresUrl: server.url, port: await freeServerPort(), databases: temporalDatabases })
+        : await startTemporal({ port: await freePort(), ...(mode === 'dev-file' ? { dbFile: temporalFile } : {}) });
+  } catch (error) {
+    await teardown(); // nothing of a stack that never came up is left behind (databases included)
+    throw error;
+  }
   const apiPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'test',
@@ -75,6 +94,8 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   const api = startNode(`${name}-api`, 'api/server.ts', env, { quiet: true });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitForHttp(`${apiUrl}/health`);
-  say(`stack ready: api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
-  return { apiUrl, apiPid: api.pid!, env, teardown, showLogTails };
+  const config = loadConfig(env);
+  const pollWaitMs = await waitForWorkers({ address: temporalAddress, namespace: config.TEMPORAL_NAMESPACE, taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE] });
+  say(`stack ready, Temporal ${mode} (workers polling ${pollWaitMs} ms after the API answered): api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
+  return { apiUrl, temporalMode: mode, apiPid: api.pid!, env, teardown, showLogTails };
 }

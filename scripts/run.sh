@@ -24,6 +24,42 @@ export TEMPORAL_CLI
 command="$1"
 shift
 
+# go install with a retry without the checksum database (unreachable on some networks).
+go_install() {
+  local gobin="$1" pkg="$2"
+  command -v go >/dev/null || { echo "[setup] Go is needed once to build $pkg (or use TEMPORAL_MODE=dev-file)"; exit 1; }
+  mkdir -p "$gobin"
+  if ! GOBIN="$gobin" go install "$pkg"; then
+    echo "[setup] retrying with GOSUMDB=off (checksum database unreachable)"
+    GOSUMDB=off GOBIN="$gobin" go install "$pkg"
+  fi
+}
+
+# TEMPORAL_MODE=server (the default of npm start; npm test and npm run bench default to
+# dev-memory): the real Temporal server on Postgres, its schema tool and the Web UI server.
+# Built once (a few minutes the first time; Go's caches make rebuilds quick), only when needed.
+default_mode=dev-memory
+[ "$command" = "start" ] && default_mode=server
+if [ "${TEMPORAL_MODE:-$default_mode}" = "server" ]; then
+  server_dir="${TEMPORAL_SERVER_DIR:-$PWD/.tools/temporal-server-v1.29.1}"
+  if [ ! -x "$server_dir/bin/server" ] || [ ! -x "$server_dir/bin/sql" ]; then
+    echo "[setup] building the Temporal server v1.29.1 and its schema tool into $server_dir (first time only, takes a few minutes)"
+    go_install "$server_dir/bin" go.temporal.io/server/cmd/server@v1.29.1
+    go_install "$server_dir/bin" go.temporal.io/server/cmd/tools/sql@v1.29.1
+  fi
+  if [ ! -d "$server_dir/schema/postgresql/v12" ]; then
+    mod="$(go env GOMODCACHE)/go.temporal.io/server@v1.29.1"
+    [ -d "$mod" ] || go mod download go.temporal.io/server@v1.29.1 2>/dev/null || true
+    mkdir -p "$server_dir/schema/postgresql"
+    cp -r "$mod/schema/postgresql/v12" "$server_dir/schema/postgresql/" && chmod -R u+w "$server_dir/schema"
+  fi
+  ui_bin="${TEMPORAL_UI_BIN:-$PWD/.tools/temporal-ui-v2.42.1/bin/server}"
+  if [ "$command" = "start" ] && [ ! -x "$ui_bin" ]; then
+    echo "[setup] building the Temporal Web UI server v2.42.1 (first time only)"
+    go_install "$(dirname "$ui_bin")" github.com/temporalio/ui-server/v2/cmd/server@v2.42.1 || echo "[setup] the UI server did not build; the stack runs without a UI"
+  fi
+fi
+
 # The payment-page test drives Debian's Chromium; install it when it is missing and we may.
 if [ "$command" = "test" ] && [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then

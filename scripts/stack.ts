@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { Connection, type TLSConfig } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../workflows/contracts/search-attributes';
+import { taskQueuesPolled } from '../workers/client';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const DATA_DIR = join(ROOT, '.data');
@@ -18,6 +19,11 @@ export const TEMPORAL_BIN = process.env.TEMPORAL_CLI ?? join(ROOT, '.tools', 'bi
 
 const children: { name: string; child: ChildProcess }[] = [];
 const cleanups: (() => void)[] = [];
+
+/** Pids of the children started so far, by name (the bench reads their CPU time from /proc). */
+export function childPids(): Record<string, number> {
+  return Object.fromEntries(children.filter(({ child }) => child.pid !== undefined).map(({ name, child }) => [name, child.pid!]));
+}
 
 export function say(line: string) {
   process.stdout.write(`[stack] ${line}\n`);
@@ -183,7 +189,13 @@ export function startNode(name: string, entry: string, env: NodeJS.ProcessEnv, o
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
+    if (
+      await check().catch((error: Error) => {
+        if (/exited/.test(error.message)) throw error; // a child that died will not answer
+        return false;
+      })
+    )
+      return;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`timed out waiting for ${what}`);
@@ -214,6 +226,9 @@ export async function startTemporal(options: { port: number; uiPort?: number; co
   if (options.uiPort && options.codecEndpoint) args.push('--ui-codec-endpoint', options.codecEndpoint);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const [key, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${key}=${type}`);
+  // Same switch as config/temporal/dynamic.yaml: an activity scheduled by a workflow task goes
+  // back to the completing worker in the response (no matching round trip, no poll).
+  if (process.env.TEMPORAL_EAGER_ACTIVITIES !== 'false') args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   // Extra start-dev flags for experiments, e.g. "--dynamic-config-value k=v --sqlite-pragma journal_mode=wal".
   args.push(...(process.env.TEMPORAL_DEV_ARGS ?? '').split(' ').filter(Boolean));
   startProcess('temporal', TEMPORAL_BIN, args, {}, { quiet: options.quiet ?? true });
@@ -224,6 +239,24 @@ export async function startTemporal(options: { port: number; uiPort?: number; co
 
 export async function waitForHttp(url: string) {
   await waitFor(url, async () => (await fetch(url)).status < 500);
+}
+
+/**
+ * Ready means served: the API answers and a worker polls every task queue (DescribeTaskQueue).
+ * Until the first poll, every workflow start waits for it, which once showed up as a 2-3 s p99.
+ */
+export async function waitForWorkers(options: { address: string; namespace: string; taskQueues: string[]; tls?: TLSConfig }) {
+  const started = Date.now();
+  const connection = await Connection.connect({ address: options.address, ...(options.tls ? { tls: options.tls } : {}) });
+  try {
+    await waitFor(`workers polling ${options.taskQueues.join(', ')}`, async () => {
+      const polled = await taskQueuesPolled(connection.workflowService, options.namespace, options.taskQueues);
+      return Object.values(polled).every(Boolean);
+    });
+  } finally {
+    await connection.close();
+  }
+  return Date.now() - started;
 }
 
 let stopping = false;

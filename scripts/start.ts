@@ -1,8 +1,9 @@
 /**
  * npm start: the whole stack on this machine, seeded, with URLs printed. Ctrl-C stops it all.
- * Postgres: DATABASE_URL when it answers, else a project-local cluster. Temporal: the dev
- * server with a SQLite file in .data (workflows survive a restart) unless TEMPORAL_ADDRESS
- * already answers.
+ * Postgres: DATABASE_URL when it answers, else a project-local cluster. Temporal (unless
+ * TEMPORAL_ADDRESS already answers), chosen by TEMPORAL_MODE: `server` (default) the real
+ * Temporal server on the same Postgres (scripts/temporal-server.ts); `dev-file` the CLI's dev
+ * server on a SQLite file in .data; `dev-memory` the dev server in memory.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,6 +12,7 @@ import { loadConfig } from '../config';
 import { signJwt } from '../api/auth/jwt';
 import { temporalTls } from '../workers/client';
 import { prepareDatabase } from './database';
+import { startTemporalServer, TEMPORAL_SERVER_VERSION, temporalMode } from './temporal-server';
 import {
   DATA_DIR,
   ensurePostgresServer,
@@ -22,6 +24,7 @@ import {
   stopAll,
   temporalAnswers,
   waitForHttp,
+  waitForWorkers,
   withDatabase,
 } from './stack';
 
@@ -50,8 +53,14 @@ if (await temporalAnswers(temporalAddress, temporalTls(config))) {
 } else {
   const port = Number(temporalAddress.split(':')[1] ?? 7233);
   if (!(await portIsFree(port))) throw new Error(`port ${port} is busy but no Temporal answers there; set TEMPORAL_ADDRESS`);
-  say('starting the Temporal dev server (SQLite in .data/temporal.db)');
-  temporalAddress = await startTemporal({ port, uiPort, codecEndpoint, dbFile: join(DATA_DIR, 'temporal.db'), quiet: true });
+  const mode = temporalMode('server');
+  if (mode === 'server') {
+    say(`starting the Temporal server ${TEMPORAL_SERVER_VERSION} on Postgres (databases ${process.env.TEMPORAL_DB ?? 'temporal'}, ${process.env.TEMPORAL_VISIBILITY_DB ?? 'temporal_visibility'}; log in .data/logs/temporal-server.log)`);
+    temporalAddress = await startTemporalServer({ postgresUrl: server.url, port, uiPort, codecEndpoint, namespace: config.TEMPORAL_NAMESPACE });
+  } else {
+    say(mode === 'dev-file' ? 'starting the Temporal dev server (SQLite in .data/temporal.db)' : 'starting the Temporal dev server in memory (nothing survives a restart)');
+    temporalAddress = await startTemporal({ port, uiPort, codecEndpoint, ...(mode === 'dev-file' ? { dbFile: join(DATA_DIR, 'temporal.db') } : {}), quiet: true });
+  }
 }
 
 // A demo webhook receiver, so deliveries to the demo merchant are visible in this console.
@@ -74,6 +83,14 @@ startNode('worker', 'workers/main.ts', env);
 startNode('api', 'api/server.ts', env);
 const apiUrl = `http://127.0.0.1:${config.PORT}`;
 await waitForHttp(`${apiUrl}/health`);
+const workerConfig = loadConfig({ ...process.env, ...env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+say('waiting for the worker to poll its task queues');
+await waitForWorkers({
+  address: temporalAddress,
+  namespace: workerConfig.TEMPORAL_NAMESPACE,
+  taskQueues: [workerConfig.TEMPORAL_TASK_QUEUE, workerConfig.WEBHOOK_TASK_QUEUE],
+  tls: temporalTls(workerConfig),
+});
 
 const operatorJwt = await signJwt({ sub: 'demo-operator', role: 'admin' }, config.JWT_SECRET, 12 * 3600);
 const cabinetJwt = await signJwt({ sub: 'demo-user', role: 'merchant', merchant_id: seeded.demoMerchantId }, config.JWT_SECRET, 12 * 3600);

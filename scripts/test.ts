@@ -21,6 +21,7 @@ const TEST_DURATIONS: NodeJS.ProcessEnv = {
   WEBHOOK_TIMEOUT_MS: '5000',
   OUTBOX_POLL_MS: '200',
   CALLBACK_RETRY_COOLDOWN_SECONDS: '2',
+  WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
 };
 
 let stack: EphemeralStack | undefined;

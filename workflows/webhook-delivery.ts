@@ -25,15 +25,28 @@ const local = proxyLocalActivities<Activities>({
 
 export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SUCCESS' | 'ERROR'> {
   const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
-  const plan = await local.prepareDelivery(input);
+  // A delivery the relay prepared goes straight to its first attempt: one workflow task schedules
+  // it, one ends the run (the attempt itself is dispatched eagerly where the server allows).
+  const plan = input.maxAttempts !== undefined && input.manualRetry === undefined ? { maxAttempts: input.maxAttempts } : await local.prepareDelivery(input);
   if (input.manualRetry !== undefined) {
     const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
     return outcome.ok ? 'SUCCESS' : 'ERROR';
   }
   const total = Math.max(1, plan.maxAttempts);
+  let parked = 0;
   for (let n = 1; ; n += 1) {
     const final = n >= total;
     const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `auto:${n}`, final, manual: false });
+    if (outcome.retryInMs !== undefined) {
+      // Parked or busy host: nothing was sent; the same attempt goes again after a durable pause
+      // that doubles while the host stays parked (at most an hour), so a thousand deliveries to a
+      // dead endpoint wake rarely instead of storming the workers; one probe reopens the host.
+      await sleep(Math.min(outcome.retryInMs * 2 ** Math.min(parked, 10), 3_600_000));
+      parked += 1;
+      n -= 1;
+      continue;
+    }
+    parked = 0;
     if (outcome.ok) return 'SUCCESS';
     if (outcome.permanent || final) return 'ERROR';
     await sleep(input.delaysMs[Math.min(n - 1, input.delaysMs.length - 1)] ?? 0);

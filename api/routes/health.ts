@@ -1,13 +1,20 @@
 import { z } from 'zod';
+import { taskQueuesPolled } from '../../workers/client';
 import { defineRoute, Reply } from '../route';
 
 const healthResponse = z
-  .object({ status: z.enum(['ok', 'degraded']), postgres: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) })
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    postgres: z.enum(['ok', 'down']),
+    temporal: z.enum(['ok', 'down']),
+    /** 'ok' when a worker polls both the deal and the webhook task queue (DescribeTaskQueue). */
+    workers: z.enum(['ok', 'down']),
+  })
   .openapi('Health');
 
 async function probe(check: () => Promise<unknown>): Promise<'ok' | 'down'> {
   try {
-    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 5000))]);
     return 'ok';
   } catch {
     return 'down';
@@ -20,17 +27,22 @@ export const healthRoutes = [
       method: 'get',
       path: '/health',
       auth: 'public',
-      summary: 'Liveness of the API with its Postgres and Temporal dependencies (503 when one is down)',
+      summary: 'Readiness of the API: Postgres, Temporal, and workers polling its task queues (503 when one is down)',
       tags: ['Ops'],
       response: healthResponse,
       errors: [503],
     },
     async (_input, deps) => {
-      const [postgres, temporal] = await Promise.all([
+      const queues = [deps.config.TEMPORAL_TASK_QUEUE, deps.config.WEBHOOK_TASK_QUEUE];
+      const [postgres, temporal, workers] = await Promise.all([
         probe(() => deps.sql`select 1`),
         probe(() => deps.temporal.workflowService.getSystemInfo({})),
+        probe(async () => {
+          const polled = await taskQueuesPolled(deps.temporal.workflowService, deps.config.TEMPORAL_NAMESPACE, queues);
+          if (!Object.values(polled).every(Boolean)) throw new Error('no poller');
+        }),
       ]);
-      const body = { status: postgres === 'ok' && temporal === 'ok' ? 'ok' : 'degraded', postgres, temporal };
+      const body = { status: postgres === 'ok' && temporal === 'ok' && workers === 'ok' ? 'ok' : 'degraded', postgres, temporal, workers };
       return body.status === 'ok' ? body : new Reply(503, body);
     },
   ),

@@ -43,12 +43,14 @@ export async function listCallbacks(deps: AppDeps, merchantId: string, q: { deal
   const after = q.page_token ? tokens.decode(q.page_token, scope, isCursor) : undefined;
   const size = Math.min(250, q.page_size || 50);
   const sql = deps.sql;
+  // The cursor goes as text: typed timestamptz, postgres.js would round it to milliseconds and
+  // skip rows created in the same millisecond (the relay creates a batch's rows in one statement).
   const rows = await sql<DeliveryRow[]>`
     select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
     from webhook_deliveries
     where merchant_id = ${merchantId}
       ${q.deal_id ? sql`and deal_id = ${q.deal_id}` : sql``}
-      ${after ? sql`and (created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : sql``}
+      ${after ? sql`and (created_at, id) < (${after.createdAt}::text::timestamptz, ${after.id}::uuid)` : sql``}
     order by created_at desc, id desc
     limit ${size + 1}`;
   const page = rows.slice(0, size);

@@ -1,10 +1,10 @@
 import test from 'ava';
 import { asOperator, unsigned, API_URL } from '../helpers/api';
 
-test('health checks Postgres and Temporal', async (t) => {
+test('health checks Postgres, Temporal and the workers polling', async (t) => {
   const res = await unsigned('GET', '/health');
   t.is(res.status, 200);
-  t.deepEqual(res.body, { status: 'ok', postgres: 'ok', temporal: 'ok' });
+  t.deepEqual(res.body, { status: 'ok', postgres: 'ok', temporal: 'ok', workers: 'ok' });
 });
 
 test('every response carries X-Trace-Id, errors included, and an incoming one is echoed', async (t) => {

@@ -314,7 +314,8 @@ test('the deal workflow is findable in Temporal by DealId and MerchantId', async
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
   const found = await eventually(async () => {
-    for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}" AND MerchantId = "${merchantId}"` })) return wf;
+    // The deal's webhook deliveries carry DealId and MerchantId too; the deal's own run is the payinWorkflow.
+    for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}" AND MerchantId = "${merchantId}" AND WorkflowType = "payinWorkflow"` })) return wf;
     return undefined;
   }, 'visibility');
   t.is(found.workflowId, `payin:${deal.deal_id}`);

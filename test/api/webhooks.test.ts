@@ -237,3 +237,19 @@ test('an event whose delivery was started but not marked dispatched (relay crash
   const { runId } = await client.workflow.getHandle(`webhook:${callbackId}`).describe();
   t.is(runId, handle.firstExecutionRunId, 'no second run was started');
 });
+
+test("a deal's deliveries are findable in Temporal by DealId and MerchantId, beside the deal's own workflow", async (t) => {
+  const { receiver, merchantId, keys } = await merchantWithReceiver();
+  t.teardown(() => receiver.close());
+  const deal = await createPayin(keys);
+  const client = await createTemporalClient(loadConfig(process.env));
+  t.teardown(() => client.connection.close());
+  const found = await eventually(async () => {
+    const runs: { workflowId: string; type: string }[] = [];
+    for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}" AND MerchantId = "${merchantId}"` })) runs.push(wf);
+    return runs.filter((r) => r.type === 'webhookDeliveryWorkflow').length >= 2 && runs;
+  }, 'deliveries in visibility');
+  const rows = await deliveries(merchantId);
+  for (const row of rows) t.true(found.some((r) => r.workflowId === `webhook:${row.id}`), `delivery ${row.event_type} is listed`);
+  t.true(found.some((r) => r.workflowId === `payin:${deal.deal_id}`));
+});

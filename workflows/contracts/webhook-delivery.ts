@@ -9,6 +9,12 @@ export interface DeliveryInput {
   attemptTimeoutMs?: number;
   /** A manual retry run (the n-th) makes exactly one attempt. */
   manualRetry?: number;
+  /**
+   * Set by the relay, which has already created the delivery record (in one statement for its
+   * batch): the workflow then skips prepareDelivery. Absent (manual retries, older relays): the
+   * workflow prepares the record itself.
+   */
+  maxAttempts?: number;
 }
 
 export interface DeliveryPlan {
@@ -21,6 +27,8 @@ export interface AttemptOutcome {
   permanent: boolean;
   status: 'SUCCESS' | 'RETRY' | 'ERROR';
   httpStatus: number;
+  /** Not attempted: the target host is parked (circuit open) or at its in-flight limit; come back after this. */
+  retryInMs?: number;
 }
 
 export const webhookWorkflowId = (callbackId: string) => `webhook:${callbackId}`;
