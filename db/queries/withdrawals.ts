@@ -1,34 +1,20 @@
 import type { Db } from '../sql';
-import type { WithdrawalStatus } from '../../domain/withdrawals';
+import type { WithdrawalRecord } from '../../domain/withdrawal-info';
 import { eventIdFor } from '../../domain/ids';
 import { postLedger } from './ledger';
 import { ensureSystemWallet } from './wallets';
 
-export interface WithdrawalRow {
-  id: string;
+/** The whole row: what merchants see (WithdrawalRecord) plus what only the system and operators use. */
+export interface WithdrawalRow extends WithdrawalRecord {
   merchant_id: string;
   wallet_id: string;
-  status: WithdrawalStatus;
-  auto: boolean;
-  address: string;
-  amount: bigint;
-  fee: bigint;
-  net: bigint;
   dedup_key: string;
   dedup_generation: number;
-  idempotency_key: string;
-  tx_hash: string;
   broadcast_attempts: number;
   broadcast_started_at: Date | null;
   last_broadcast_error: string;
-  cancel_reason: string;
   approved_by: string;
   cancelled_by: string;
-  created_at: Date;
-  updated_at: Date;
-  approved_at: Date | null;
-  completed_at: Date | null;
-  cancelled_at: Date | null;
 }
 
 export async function findWithdrawal(db: Db, id: string): Promise<WithdrawalRow | undefined> {

@@ -23,6 +23,11 @@ async function send(method: string, path: string, headers: Record<string, string
     headers: { ...(rawBody !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
     ...(rawBody !== undefined ? { body: rawBody } : {}),
   });
+  return readResponse(response);
+}
+
+/** Status, headers, the text and, when it is JSON, the parsed body. */
+export async function readResponse(response: Response): Promise<ApiResponse> {
   const text = await response.text();
   let body: unknown = text;
   try {

@@ -1,6 +1,6 @@
 /** Multipart uploads for the evidence-file tests: bodies built byte by byte and signed over their raw bytes. */
 import { randomBytes } from 'node:crypto';
-import { API_URL, hmacHeaders, type ApiResponse, type KeyPair } from './api';
+import { API_URL, readResponse, hmacHeaders, type ApiResponse, type KeyPair } from './api';
 
 export const FILES = '/api/v1/p2p/merchant/files';
 
@@ -34,14 +34,7 @@ async function send(url: string, headers: Record<string, string>, body: Buffer, 
     headers: { 'Content-Type': contentType, ...headers },
     body: new Uint8Array(body),
   });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    /* not JSON */
-  }
-  return { status: response.status, headers: response.headers, body: parsed, text };
+  return readResponse(response);
 }
 
 /** A multipart request signed with the merchant pair over the raw bytes of the body (spec 5.1). */

@@ -1,6 +1,6 @@
 /** A V1 client for the tests, with its own HMAC-SHA512 (independent of the server's code). */
 import { createHmac } from 'node:crypto';
-import { API_URL, type ApiResponse } from '../helpers/api';
+import { API_URL, readResponse, type ApiResponse } from '../helpers/api';
 
 export interface V1Merchant {
   merchantId: string;
@@ -52,14 +52,7 @@ export async function v1(m: V1Merchant, method: 'GET' | 'POST', path: string, bo
     },
     ...(raw !== undefined ? { body: raw } : {}),
   });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    /* not JSON */
-  }
-  return { status: response.status, headers: response.headers, body: parsed, text };
+  return readResponse(response);
 }
 
 /** The V1 calls of a merchant, each signed by its category's payload. */
