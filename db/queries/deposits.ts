@@ -19,7 +19,7 @@ export interface DepositRow {
  * one chain transaction is credited once, to one wallet: a repeat with the same owner and
  * amount is an idempotent replay (false), anything else a conflict. Run inside a transaction.
  */
-async function claimTxHash(
+export async function claimTxHash(
   tx: Db,
   input: { txHash: string; ownerType: 'merchant' | 'trader'; ownerId: string; walletId: string; amount: bigint },
 ): Promise<boolean> {
@@ -55,18 +55,23 @@ export async function recordDeposit(
     insert into deposits (id, merchant_id, wallet_id, amount, tx_hash)
     values (${newId()}, ${input.merchantId}, ${input.walletId}, ${input.amount}, ${input.txHash})
     returning *`;
+  await creditDeposit(tx, { depositId: deposit!.id, walletId: input.walletId, amount: input.amount });
+  return { deposit: deposit!, created: true };
+}
+
+/** A confirmed deposit's credit: chain → the merchant's available, once (ledger key `deposit:<id>`). */
+export async function creditDeposit(tx: Db, input: { depositId: string; walletId: string; amount: bigint }): Promise<boolean> {
   const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
-  await postLedger(tx, {
-    key: `deposit:${deposit!.id}`,
+  return postLedger(tx, {
+    key: `deposit:${input.depositId}`,
     kind: 'deposit',
     refType: 'deposit',
-    refId: deposit!.id,
+    refId: input.depositId,
     entries: [
       { walletId: chain, bucket: 'available', amount: -input.amount },
       { walletId: input.walletId, bucket: 'available', amount: input.amount },
     ],
   });
-  return { deposit: deposit!, created: true };
 }
 
 /**

@@ -8,10 +8,9 @@
 import type { Db } from '../sql';
 import { Conflict } from '../../domain/errors';
 import { newId } from '../../domain/ids';
-import { recordDeposit, type DepositRow } from './deposits';
+import { claimTxHash, creditDeposit, recordDeposit, type DepositRow } from './deposits';
 import { depositAddressOwner } from './deposit-addresses';
-import { postLedger } from './ledger';
-import { ensureSystemWallet, ensureWallet } from './wallets';
+import { ensureWallet } from './wallets';
 
 export interface WalletDepositRow extends DepositRow {
   address: string;
@@ -62,6 +61,8 @@ export async function ingestObservedDeposit(tx: Db, seen: ObservedDeposit, requi
     throw new Conflict('tx_hash was already recorded for another deposit');
   }
   if (!existing && !final) {
+    // The tx_hash is reserved for this merchant at first sighting (one namespace with trader top-ups).
+    await claimTxHash(tx, { txHash: seen.txHash, ownerType: 'merchant', ownerId: owner.merchant_id, walletId: wallet.id, amount: seen.amount });
     const [row] = await tx<DepositRow[]>`
       insert into deposits (id, merchant_id, wallet_id, amount, tx_hash, status, address, confirmations)
       values (${newId()}, ${owner.merchant_id}, ${wallet.id}, ${seen.amount}, ${seen.txHash}, 'PENDING', ${seen.toAddress}, ${seen.confirmations})
@@ -78,17 +79,7 @@ export async function ingestObservedDeposit(tx: Db, seen: ObservedDeposit, requi
     const [row] = await tx<DepositRow[]>`
       update deposits set status = 'CONFIRMED', confirmations = ${seen.confirmations}, confirmed_at = now()
       where id = ${existing.id} returning *`;
-    const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
-    const credited = await postLedger(tx, {
-      key: `deposit:${existing.id}`,
-      kind: 'deposit',
-      refType: 'deposit',
-      refId: existing.id,
-      entries: [
-        { walletId: chain, bucket: 'available', amount: -seen.amount },
-        { walletId: existing.wallet_id, bucket: 'available', amount: seen.amount },
-      ],
-    });
+    const credited = await creditDeposit(tx, { depositId: existing.id, walletId: existing.wallet_id, amount: seen.amount });
     return { kind: 'recorded', deposit: row!, credited };
   }
   await tx`update deposits set confirmations = greatest(confirmations, ${seen.confirmations}) where id = ${existing.id}`;

@@ -53,3 +53,21 @@ test('a watcher pass: attributed by address (rotated ones too), PENDING until co
   t.truthy(confirmed!.confirmed_at);
   t.is((await sql`select count(*)::int as n from ledger_transactions where idempotency_key like 'deposit:%' and ref_id in (select id::text from deposits where merchant_id = ${merchantId})`)[0]!.n, 2);
 });
+
+test('a deposit seen PENDING already owns its tx_hash: a trader top-up with the same hash is refused', async (t) => {
+  const { creditTraderLiquidity } = await import('../../db/queries/deposits');
+  const { ensureWallet } = await import('../../db/queries/wallets');
+  const merchantId = await sql.begin((tx) =>
+    insertMerchant(tx, { name: 'Pending', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
+  );
+  const address = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
+  const hash = `pending-${randomUUID()}`;
+  const pass = await runDepositWatcherPass(sql, scripted([[{ txHash: hash, toAddress: address.address, amount: 900n, confirmations: 1 }]]), undefined, 19);
+  t.is(pass.results[0]?.kind, 'recorded');
+  const [trader] = await sql<{ id: string }[]>`select id from traders limit 1`;
+  const wallet = await ensureWallet(sql, 'trader', trader!.id, 'USDT');
+  await t.throwsAsync(
+    sql.begin((tx) => creditTraderLiquidity(tx, { traderId: trader!.id, walletId: wallet.id, amount: 900n, txHash: hash })),
+    { message: /already recorded/ },
+  );
+});
