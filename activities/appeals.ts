@@ -149,7 +149,7 @@ export function createAppealActivities(deps: ActivityDeps) {
           if (owner !== 'deal') throw new FailedPrecondition('deal is APPEALED; its resolution runs in the deal workflow');
           const traderWallet = await steps.walletOf(tx, 'trader', deal.trader_id!);
           if (input.outcome === 'REJECTED') {
-            await moveHold(tx, { key: `deal:${deal.id}:release`, kind: 'escrow_release', dealId: deal.id, walletId: traderWallet, amount: deal.escrow_usdt, direction: 'release' });
+            await moveHold(tx, { key: `deal:${deal.id}:release`, kind: 'escrow_release', refId: deal.id, walletId: traderWallet, amount: deal.escrow_usdt, direction: 'release' });
             after = await setDealStatus(tx, deal, 'CANCELLED', 'deal.cancelled', `appeal ${appeal.id} rejected`);
           } else {
             await postPayinCompletion(tx, deal, traderWallet);
@@ -248,7 +248,7 @@ export function createAppealActivities(deps: ActivityDeps) {
 
         const traderWallet = await steps.walletOf(tx, 'trader', parent.trader_id!);
         try {
-          await moveHold(tx, { key: `deal:${deal!.id}:escrow:v1`, kind: 'escrow_lock', dealId: deal!.id, walletId: traderWallet, amount: money.escrow, direction: 'lock' });
+          await moveHold(tx, { key: `deal:${deal!.id}:escrow:v1`, kind: 'escrow_lock', refId: deal!.id, walletId: traderWallet, amount: money.escrow, direction: 'lock' });
         } catch (error) {
           if (error instanceof FailedPrecondition) {
             throw new FailedPrecondition(

@@ -41,7 +41,7 @@ export function snapshotOf(row: DealRow): PayinSnapshot {
 
 /** The trader's USDT for one amount version of a deal: available → frozen. */
 const lockEscrow = (tx: Db, dealId: string, traderWalletId: string, amount: bigint, version: bigint) =>
-  moveHold(tx, { key: `deal:${dealId}:escrow:v${version}`, kind: 'escrow_lock', dealId, walletId: traderWalletId, amount, direction: 'lock' });
+  moveHold(tx, { key: `deal:${dealId}:escrow:v${version}`, kind: 'escrow_lock', refId: dealId, walletId: traderWalletId, amount, direction: 'lock' });
 
 /**
  * The completion money path: the trader's frozen escrow becomes the merchant's pending credit
@@ -70,7 +70,7 @@ export function createPayinActivities(deps: ActivityDeps) {
   /** Returns the escrow to the trader: frozen → available. */
   async function releaseEscrow(tx: Db, row: DealRow, step: string) {
     const walletId = await traderWallet(tx, row);
-    await moveHold(tx, { key: `deal:${row.id}:${step}`, kind: 'escrow_release', dealId: row.id, walletId, amount: row.escrow_usdt, direction: 'release' });
+    await moveHold(tx, { key: `deal:${row.id}:${step}`, kind: 'escrow_release', refId: row.id, walletId, amount: row.escrow_usdt, direction: 'release' });
   }
 
   const transition = async (

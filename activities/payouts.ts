@@ -33,7 +33,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
   const resolveAlerts = (tx: Db, dealId: string) => tx`update operator_alerts set resolved_at = now() where deal_id = ${dealId} and resolved_at is null`;
 
   const releaseHold = async (tx: Db, row: DealRow): Promise<void> => {
-    await moveHold(tx, { key: `deal:${row.id}:release`, kind: 'payout_hold_release', dealId: row.id, walletId: row.wallet_id!, amount: row.escrow_usdt, direction: 'release' });
+    await moveHold(tx, { key: `deal:${row.id}:release`, kind: 'payout_hold_release', refId: row.id, walletId: row.wallet_id!, amount: row.escrow_usdt, direction: 'release' });
   };
 
   /** When a MATCHED payout must have started (millisecond precision, as the snapshot shows it). */
@@ -78,7 +78,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             ${merchant.payout_fee_bps}, ${hold}, now() + make_interval(secs => ${config.PAYOUT_ASSIGN_SLA_SECONDS}),
             ${match ? transferDeadline(tx) : null})
           returning *`;
-        await moveHold(tx, { key: `deal:${row!.id}:hold`, kind: 'payout_hold', dealId: row!.id, walletId: input.walletId, amount: hold, direction: 'lock' });
+        await moveHold(tx, { key: `deal:${row!.id}:hold`, kind: 'payout_hold', refId: row!.id, walletId: input.walletId, amount: hold, direction: 'lock' });
         await steps.event(tx, row!, 'deal.created', 'created');
         return payoutSnapshotOf(row!);
       }).catch((error: { code?: string; constraint_name?: string }) => {

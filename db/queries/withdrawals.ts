@@ -1,7 +1,7 @@
 import type { Db } from '../sql';
 import type { WithdrawalRecord } from '../../domain/withdrawal-info';
 import { eventIdFor } from '../../domain/ids';
-import { postLedger } from './ledger';
+import { moveHold, postLedger } from './ledger';
 import { ensureSystemWallet } from './wallets';
 
 /** The whole row: what merchants see (WithdrawalRecord) plus what only the system and operators use. */
@@ -55,31 +55,13 @@ export async function insertWithdrawalWithHold(tx: Db, w: NewWithdrawal): Promis
     values (${w.id}, ${w.merchantId}, ${w.walletId}, ${w.auto ? 'PENDING' : 'PENDING_MANUAL'}, ${w.auto}, ${w.address}, ${w.amount},
       ${w.fee}, ${w.amount - w.fee}, ${w.dedupKey}, ${w.dedupGeneration}, ${w.idempotencyKey})
     returning *`;
-  await postLedger(tx, {
-    key: `withdrawal:${w.id}:hold`,
-    kind: 'withdrawal_hold',
-    refType: 'withdrawal',
-    refId: w.id,
-    entries: [
-      { walletId: w.walletId, bucket: 'available', amount: -w.amount },
-      { walletId: w.walletId, bucket: 'frozen', amount: w.amount },
-    ],
-  });
+  await moveHold(tx, { key: `withdrawal:${w.id}:hold`, kind: 'withdrawal_hold', refType: 'withdrawal', refId: w.id, walletId: w.walletId, amount: w.amount, direction: 'lock' });
   return row!;
 }
 
 /** Returns the hold (frozen → available) once. */
 export function releaseWithdrawalHold(tx: Db, row: WithdrawalRow): Promise<boolean> {
-  return postLedger(tx, {
-    key: `withdrawal:${row.id}:release`,
-    kind: 'withdrawal_release',
-    refType: 'withdrawal',
-    refId: row.id,
-    entries: [
-      { walletId: row.wallet_id, bucket: 'frozen', amount: -row.amount },
-      { walletId: row.wallet_id, bucket: 'available', amount: row.amount },
-    ],
-  });
+  return moveHold(tx, { key: `withdrawal:${row.id}:release`, kind: 'withdrawal_release', refType: 'withdrawal', refId: row.id, walletId: row.wallet_id, amount: row.amount, direction: 'release' });
 }
 
 /** The transfer went out: the hold is debited, the net leaves to the chain, the fee goes to the platform. */
