@@ -137,6 +137,9 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
         where d.id = ${input.callbackId}`;
       if (!event) throw new Error(`delivery ${input.callbackId} not found`);
       if (event.status === 'SUCCESS') return { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 0 };
+      // ERROR is set only by the last automatic attempt (or a permanent failure): the automatic
+      // attempts are over. A repeated relay signal after a stream closed changes nothing then.
+      if (event.status === 'ERROR' && !input.manual) return { ok: false, permanent: true, status: 'ERROR', httpStatus: 0 };
       const [done] = await sql`select 1 from webhook_attempts where callback_id = ${input.callbackId} and attempt_key = ${input.attemptKey}`;
       if (done) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0 }; // recorded by an earlier try of this activity
 

@@ -136,8 +136,8 @@ function schemaFor(nodeEnv: string) {
     OUTBOX_POLL_MS: z.coerce.number().int().min(50).default(1000),
     /** Whether this worker process also runs the outbox relay (several may; they share the work). */
     OUTBOX_RELAY: bool(true),
-    /** The relay starts delivery workflows eagerly (first task handed to this process's webhook worker). */
-    WEBHOOK_EAGER_START: bool(true),
+    /** How long a deal's delivery stream (one workflow per deal and target) waits for the deal's next event before it closes. */
+    WEBHOOK_STREAM_IDLE_SECONDS: seconds(1800),
     /** Webhook POSTs in flight at once to one target host, per worker process; the rest wait their turn. */
     WEBHOOK_MAX_IN_FLIGHT_PER_HOST: z.coerce.number().int().min(1).default(16),
     /** Consecutive failed attempts to one target host that open its circuit (park it); 0 = never. */

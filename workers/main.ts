@@ -41,7 +41,7 @@ const webhookWorker = await Worker.create({
 // The relay's client shares the workers' NativeConnection: delivery workflows then start eagerly
 // (the first workflow task comes back in the start response to the webhook worker right here).
 const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
-const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, eagerStart: config.WEBHOOK_EAGER_START }) : undefined;
+const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log }) : undefined;
 log.info({ taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE], address: config.TEMPORAL_ADDRESS }, 'workers and outbox relay started');
 try {
   await Promise.all([dealWorker.run(), webhookWorker.run()]); // resolve after SIGINT/SIGTERM once in-flight tasks drained

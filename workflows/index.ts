@@ -1,7 +1,7 @@
 // The workflow bundle entry: every workflow the worker runs is exported here.
 export { payinWorkflow } from './payin';
 export { payoutWorkflow } from './payout';
-export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { webhookDeliveryWorkflow, webhookStreamWorkflow } from './webhook-delivery';
 export { withdrawalWorkflow } from './withdrawal';
 export { appealWorkflow } from './appeal';
 export { settlementWorkflow } from './settlement';

@@ -1,12 +1,32 @@
 /**
- * One workflow per webhook delivery (event × target). Attempts follow WEBHOOK_RETRY_DELAYS up to
- * the merchant's max_retries attempts in total; the pauses are durable timers, so a worker that
- * dies mid-pause is replaced and the delivery goes on. A manual retry is a run of its own that
- * makes one attempt; an attempt after a success changes nothing.
+ * Webhook deliveries. Each event × target is one delivery (its callback id, record and attempt
+ * rows); attempts follow WEBHOOK_RETRY_DELAYS up to the merchant's max_retries in total, and the
+ * pauses are durable timers, so a worker that dies mid-pause is replaced and the delivery goes on.
+ *
+ * - webhookStreamWorkflow (what the relay starts): one run per (deal, target) takes the deal's
+ *   events by signal and delivers them in outbox order, each to its end (SUCCESS or ERROR) before
+ *   the next; it closes after a final event (deal.completed, …) or when idle.
+ * - webhookDeliveryWorkflow: one event alone. A manual retry is such a run of its own making one
+ *   attempt; an attempt after a success changes nothing.
  */
-import { proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  defineSignal,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { DeliveryInput } from './contracts/webhook-delivery';
+import {
+  FINAL_EVENT_TYPES,
+  STREAM_EVENTS_SIGNAL,
+  type DeliveryInput,
+  type StreamEvent,
+  type StreamInput,
+} from './contracts/webhook-delivery';
 
 // The HTTP attempt is a regular activity: a hanging receiver then only holds an activity slot,
 // never a workflow-task slot that deal workflows need (measured: as a local activity it pushed
@@ -23,20 +43,15 @@ const local = proxyLocalActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 
-export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SUCCESS' | 'ERROR'> {
-  const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
-  // A delivery the relay prepared goes straight to its first attempt: one workflow task schedules
-  // it, one ends the run (the attempt itself is dispatched eagerly where the server allows).
-  const plan = input.maxAttempts !== undefined && input.manualRetry === undefined ? { maxAttempts: input.maxAttempts } : await local.prepareDelivery(input);
-  if (input.manualRetry !== undefined) {
-    const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
-    return outcome.ok ? 'SUCCESS' : 'ERROR';
-  }
-  const total = Math.max(1, plan.maxAttempts);
+type Http = ReturnType<typeof httpAttempts>;
+
+/** One delivery's automatic attempts, to SUCCESS or ERROR. */
+async function deliverEvent(http: Http, callbackId: string, maxAttempts: number, delaysMs: number[]): Promise<'SUCCESS' | 'ERROR'> {
+  const total = Math.max(1, maxAttempts);
   let parked = 0;
   for (let n = 1; ; n += 1) {
     const final = n >= total;
-    const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `auto:${n}`, final, manual: false });
+    const outcome = await http.deliverWebhook({ callbackId, attemptKey: `auto:${n}`, final, manual: false });
     if (outcome.retryInMs !== undefined) {
       // Parked or busy host: nothing was sent; the same attempt goes again after a durable pause
       // that doubles while the host stays parked (at most an hour), so a thousand deliveries to a
@@ -49,6 +64,52 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SU
     parked = 0;
     if (outcome.ok) return 'SUCCESS';
     if (outcome.permanent || final) return 'ERROR';
-    await sleep(input.delaysMs[Math.min(n - 1, input.delaysMs.length - 1)] ?? 0);
+    await sleep(delaysMs[Math.min(n - 1, delaysMs.length - 1)] ?? 0);
   }
+}
+
+export const streamEvents = defineSignal<[StreamEvent[]]>(STREAM_EVENTS_SIGNAL);
+
+/** Callback ids remembered across continue-as-new, to drop a relay's repeated signal. */
+const SEEN_KEPT = 200;
+
+export async function webhookStreamWorkflow(input: StreamInput): Promise<number> {
+  const http = httpAttempts(input.attemptTimeoutMs);
+  const queue: StreamEvent[] = [...(input.pending ?? [])];
+  const seen = new Set<string>(input.seen ?? []);
+  // A relay that crashed before marking its batch signals the same events again: taken once.
+  // (Across runs, the attempt activity itself sends nothing for a delivery already ended.)
+  setHandler(streamEvents, (events) => {
+    for (const event of events) {
+      if (seen.has(event.callbackId)) continue;
+      seen.add(event.callbackId);
+      queue.push(event);
+    }
+  });
+  let delivered = 0;
+  let closing = false;
+  for (;;) {
+    if (queue.length === 0) {
+      if (closing || input.idleMs <= 0) return delivered;
+      if (!(await condition(() => queue.length > 0, input.idleMs))) return delivered;
+    }
+    if (workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof webhookStreamWorkflow>({ ...input, pending: queue, seen: [...seen].slice(-SEEN_KEPT) });
+    }
+    const event = queue.shift()!;
+    await deliverEvent(http, event.callbackId, event.maxAttempts, input.delaysMs);
+    delivered += 1;
+    closing = FINAL_EVENT_TYPES.has(event.eventType);
+  }
+}
+
+export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SUCCESS' | 'ERROR'> {
+  const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
+  if (input.manualRetry !== undefined) {
+    const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
+    return outcome.ok ? 'SUCCESS' : 'ERROR';
+  }
+  // A delivery whose record exists already (created by the relay) goes straight to its first attempt.
+  const maxAttempts = input.maxAttempts ?? (await local.prepareDelivery(input)).maxAttempts;
+  return deliverEvent(http, input.callbackId, maxAttempts, input.delaysMs);
 }

@@ -173,69 +173,113 @@ test('deal.amount_changed is not delivered to V1 merchants', async (t) => {
   t.truthy(dispatched!.dispatched_at, 'the event is consumed, not left pending');
 });
 
-test('a worker process SIGKILLed during a retry pause is replaced and the delivery finishes', async (t) => {
+/** An event of its own, already marked dispatched (no relay takes it), and its delivery record, as the relay writes them. */
+async function ownEvent(merchantId: string, url: string, type: string, dealId: string = randomUUID()) {
+  const eventId = randomUUID();
+  await sql`insert into outbox_events (id, merchant_id, deal_id, event_type, payload, dispatched_at)
+    values (${eventId}, ${merchantId}, ${dealId}, ${type}, ${sql.json({ deal: { deal_id: dealId, amount: '1' } })}, now())`;
+  const callbackId = callbackIdFor(eventId, url);
+  await sql`insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url)
+    values (${callbackId}, ${merchantId}, ${dealId}, ${eventId}, ${type}, ${url})`;
+  return { eventId, callbackId, eventType: type, maxAttempts: 5 };
+}
+
+const streamInput = (key: string, url: string, delaysMs: number[], idleMs = 60_000) => ({ key, url, delaysMs, attemptTimeoutMs: 10_000, idleMs });
+
+test("a worker process SIGKILLed during a retry pause is replaced and the deal's stream finishes, in order", async (t) => {
   const receiver = await startReceiver((i, res) => res.writeHead(i === 0 ? 500 : 200).end());
   t.teardown(() => receiver.close());
   const { merchantId } = await newMerchant({ webhook_url: receiver.url });
-  // An event of its own (already marked dispatched so no relay takes it), delivered on a private queue.
-  const eventId = randomUUID();
-  await sql`insert into outbox_events (id, merchant_id, event_type, payload, dispatched_at)
-    values (${eventId}, ${merchantId}, 'deal.completed', ${sql.json({ deal: { deal_id: randomUUID(), amount: '1' } })}, now())`;
+  const dealId = randomUUID();
+  const first = await ownEvent(merchantId, receiver.url, 'deal.created', dealId);
+  const last = await ownEvent(merchantId, receiver.url, 'deal.completed', dealId);
   const taskQueue = `kill-test-${randomUUID()}`;
   const env = { TEMPORAL_TASK_QUEUE: `${taskQueue}-deals`, WEBHOOK_TASK_QUEUE: taskQueue, OUTBOX_RELAY: 'false' };
   let worker = startWorkerProcess(env);
   t.teardown(() => void worker.kill('SIGKILL'));
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
-  const callbackId = callbackIdFor(eventId, receiver.url);
-  const handle = await client.workflow.start('webhookDeliveryWorkflow', {
-    workflowId: `webhook:${callbackId}`,
+  const handle = await client.workflow.signalWithStart('webhookStreamWorkflow', {
+    workflowId: `webhooks:${dealId}:test`,
     taskQueue,
-    args: [{ callbackId, eventId, url: receiver.url, delaysMs: [3000] }],
+    args: [streamInput(dealId, receiver.url, [3000])],
+    signal: 'events',
+    signalArgs: [[first, last]],
   });
-  await eventually(async () => (await sql`select status from webhook_deliveries where id = ${callbackId}`)[0]?.status === 'RETRY', 'first failed attempt');
+  await eventually(async () => (await sql`select status from webhook_deliveries where id = ${first.callbackId}`)[0]?.status === 'RETRY', 'first failed attempt');
   worker.kill('SIGKILL'); // dies inside the 3 s pause, without any chance to clean up
   await new Promise((resolve) => worker.once('exit', resolve));
   t.is(receiver.received.length, 1);
   worker = startWorkerProcess(env);
-  t.is(await handle.result(), 'SUCCESS');
-  t.is(receiver.received.length, 2);
-  t.is(JSON.parse(receiver.received[1]!.body).event_id, eventId);
+  t.is(await handle.result(), 2, 'the final event closes the stream once delivered');
+  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first.eventId, first.eventId, last.eventId], 'the later event waited for the earlier one');
 });
 
-test('an event whose delivery was started but not marked dispatched (relay crash) is delivered exactly once', async (t) => {
+test("a deal's events reach the target in outbox order, one delivery each, even when an earlier one needs retries", async (t) => {
+  // The first event of every deal is refused twice; the later ones must not overtake it.
+  const firstSeen = new Map<string, number>();
+  const { receiver, merchantId, keys } = await merchantWithReceiver((_, res, request) => {
+    const body = JSON.parse(request.body);
+    if (body.type !== 'deal.created') return res.writeHead(200).end();
+    const n = (firstSeen.get(body.event_id) ?? 0) + 1;
+    firstSeen.set(body.event_id, n);
+    res.writeHead(n <= 2 ? 503 : 200).end();
+  });
+  t.teardown(() => receiver.close());
+  const deal = await createPayin(keys);
+  await operatorDeal(deal.deal_id, 'confirm');
+  await eventually(async () => receiver.received.some((r) => JSON.parse(r.body).type === 'deal.completed'), 'the completion', 60_000);
+  const types = receiver.received.map((r) => JSON.parse(r.body).type as string);
+  t.deepEqual(types, ['deal.created', 'deal.created', 'deal.created', 'deal.escrow_locked', 'deal.payment_verified', 'deal.completed']);
+  const [written] = await sql<{ types: string[] }[]>`select array_agg(event_type order by seq) as types from outbox_events where deal_id = ${deal.deal_id}`;
+  t.deepEqual([...new Set(types)], written!.types, 'the outbox order');
+  const rows = await deliveries(merchantId);
+  t.is(rows.length, 4, 'one delivery record per event');
+});
+
+test('an event relayed again after a relay crash is delivered exactly once', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const { merchantId } = await newMerchant({ webhook_url: receiver.url });
-  const eventId = randomUUID();
-  // The relay's first half: the event exists and its delivery workflow was started...
-  await sql`insert into outbox_events (id, merchant_id, event_type, payload, dispatched_at)
-    values (${eventId}, ${merchantId}, 'deal.completed', ${sql.json({ deal: { deal_id: randomUUID(), amount: '7' } })}, now())`;
+  const dealId = randomUUID();
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
-  const callbackId = callbackIdFor(eventId, receiver.url);
-  const handle = await client.workflow.start('webhookDeliveryWorkflow', {
-    workflowId: `webhook:${callbackId}`,
-    taskQueue: process.env.TEMPORAL_TASK_QUEUE!,
-    args: [{ callbackId, eventId, url: receiver.url, delaysMs: [200] }],
-  });
-  t.is(await handle.result(), 'SUCCESS');
-  // ...then it "crashed" before marking the event: the running relay finds it again.
+  const written = async (type: string) => {
+    const id = randomUUID();
+    await sql`insert into outbox_events (id, merchant_id, deal_id, event_type, payload)
+      values (${id}, ${merchantId}, ${dealId}, ${type}, ${sql.json({ deal: { deal_id: dealId, amount: '7' } })})`;
+    return id;
+  };
+  const delivered = (id: string) => eventually(async () => receiver.received.some((r) => JSON.parse(r.body).event_id === id), `delivery of ${id}`);
+  // A non-final event: the deal's stream stays open after delivering it.
+  const eventId = await written('deal.escrow_locked');
+  await delivered(eventId);
+  const [stream] = await eventually(async () => {
+    const runs: { workflowId: string; runId: string; status: { name: string } }[] = [];
+    for await (const wf of client.workflow.list({ query: `DealId = "${dealId}" AND WorkflowType = "webhookStreamWorkflow"` })) runs.push(wf);
+    return runs.length > 0 && runs;
+  }, 'the stream in visibility');
+  // The relay "crashed" before marking the event: the running relay finds it again and signals it again.
   await sql`update outbox_events set dispatched_at = null where id = ${eventId}`;
-  // A probe event after it: once the probe has been delivered, any second delivery the relay
-  // wrongly started for the first event (same or earlier pass) has had the same time to arrive.
-  const probeId = randomUUID();
-  await sql`insert into outbox_events (id, merchant_id, event_type, payload)
-    values (${probeId}, ${merchantId}, 'deal.completed', ${sql.json({ deal: { deal_id: randomUUID(), amount: '8' } })})`;
-  await eventually(async () => (await sql`select dispatched_at from outbox_events where id = ${eventId}`)[0]!.dispatched_at, 'the relay to take the event');
-  await eventually(async () => receiver.received.some((r) => JSON.parse(r.body).event_id === probeId), 'the probe delivery');
-  await new Promise((r) => setTimeout(r, 1_000)); // and a second for a slower duplicate
-  const firstEvent = receiver.received.filter((r) => JSON.parse(r.body).event_id === eventId);
-  t.is(firstEvent.length, 1, 'delivered exactly once');
-  const [attempts] = await sql`select count(*)::int as n from webhook_attempts where callback_id = ${callbackId}`;
+  await eventually(async () => (await sql`select dispatched_at from outbox_events where id = ${eventId}`)[0]!.dispatched_at, 'the relay to take the event again');
+  // A final probe event after it: once it is delivered, a wrong second delivery had its chance.
+  const probeId = await written('deal.completed');
+  await delivered(probeId);
+  const handle = client.workflow.getHandle(stream!.workflowId);
+  t.is(await handle.result(), 2, 'the repeated signal was dropped by the stream: two deliveries');
+  t.is((await handle.describe()).runId, stream!.runId, 'one run took both');
+  t.is(receiver.received.filter((r) => JSON.parse(r.body).event_id === eventId).length, 1, 'delivered exactly once');
+  const [attempts] = await sql`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id where d.event_id = ${eventId}`;
   t.is(attempts!.n, 1, 'one attempt recorded');
-  const { runId } = await client.workflow.getHandle(`webhook:${callbackId}`).describe();
-  t.is(runId, handle.firstExecutionRunId, 'no second run was started');
+
+  // The stream has closed; the event relayed yet again starts a new run, which sends nothing.
+  await sql`update outbox_events set dispatched_at = null where id = ${eventId}`;
+  const again = await eventually(async () => {
+    const { runId } = await handle.describe();
+    return runId !== stream!.runId && client.workflow.getHandle(stream!.workflowId, runId);
+  }, 'a second run');
+  await eventually(async () => (await again.fetchHistory()).events!.some((e) => e.activityTaskCompletedEventAttributes), 'its attempt, which finds the delivery done');
+  t.is(receiver.received.filter((r) => JSON.parse(r.body).event_id === eventId).length, 1, 'still delivered once');
 });
 
 test("a deal's deliveries are findable in Temporal by DealId and MerchantId, beside the deal's own workflow", async (t) => {
@@ -247,9 +291,13 @@ test("a deal's deliveries are findable in Temporal by DealId and MerchantId, bes
   const found = await eventually(async () => {
     const runs: { workflowId: string; type: string }[] = [];
     for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}" AND MerchantId = "${merchantId}"` })) runs.push(wf);
-    return runs.filter((r) => r.type === 'webhookDeliveryWorkflow').length >= 2 && runs;
-  }, 'deliveries in visibility');
-  const rows = await deliveries(merchantId);
-  for (const row of rows) t.true(found.some((r) => r.workflowId === `webhook:${row.id}`), `delivery ${row.event_type} is listed`);
+    return runs.some((r) => r.type === 'webhookStreamWorkflow') && runs;
+  }, 'the delivery stream in visibility');
+  t.true(found.some((r) => r.workflowId.startsWith(`webhooks:${deal.deal_id}:`)), 'webhooks:<deal>:<target>');
   t.true(found.some((r) => r.workflowId === `payin:${deal.deal_id}`));
+  const rows = await eventually(async () => {
+    const r = await deliveries(merchantId);
+    return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
+  }, 'both events delivered');
+  t.deepEqual(rows.map((d) => d.event_type).sort(), ['deal.created', 'deal.escrow_locked']);
 });
