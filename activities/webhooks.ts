@@ -9,7 +9,8 @@ import { signatureHeader } from '../domain/signature';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook } from './webhook-http';
 import { HostGate, targetHost } from './webhook-isolation';
-import type { DeliveryInput, DeliveryPlan, AttemptOutcome } from '../workflows/contracts/webhook-delivery';
+import { Context } from '@temporalio/activity';
+import type { AttemptInput, DeliveryInput, DeliveryPlan, AttemptOutcome } from '../workflows/contracts/webhook-delivery';
 
 interface EventRow {
   event_id: string;
@@ -120,69 +121,87 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
       return { attemptsSoFar: row.attempts, maxAttempts: row.max_retries };
     },
 
+    deliverWebhook,
     /**
-     * One signed POST, recorded with its outcome under the next attempt number. Nothing is sent
-     * once the delivery succeeded. A failed automatic attempt leaves RETRY (or ERROR when it was
-     * the last); a failed manual one leaves the status as it was (ERROR stays ERROR, RETRY RETRY).
+     * A delivery stream's queued events, first attempts, one after another in one activity: it
+     * stops at the first that does not succeed (its outcome is the last one returned) and
+     * heartbeats after each, so a worker that dies mid-batch is noticed after one attempt's
+     * deadline; a retried batch sends nothing for the deliveries that already succeeded.
      */
-    async deliverWebhook(input: { callbackId: string; attemptKey: string; final: boolean; manual: boolean }): Promise<AttemptOutcome> {
-      const [event] = await sql<(EventRow & { url: string; status: string })[]>`
-        select e.id as event_id, e.event_type, e.created_at, e.payload, m.api_version, d.url, d.merchant_id, d.status,
-          dl.deal_type, dl.idempotency_key, dl.requisite_id, dl.target_name,
-          pm.slug as method_slug, c.numeric_code as currency_numeric, c.exponent as currency_exponent
-        from webhook_deliveries d join outbox_events e on e.id = d.event_id join merchants m on m.id = d.merchant_id
-          left join deals dl on dl.id = e.deal_id
-          left join payment_methods pm on pm.id = dl.payment_method_id
-          left join currencies c on c.tenant_id = dl.tenant_id and c.code = dl.currency
-        where d.id = ${input.callbackId}`;
-      if (!event) throw new Error(`delivery ${input.callbackId} not found`);
-      if (event.status === 'SUCCESS') return { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 0 };
-      // ERROR is set only by the last automatic attempt (or a permanent failure): the automatic
-      // attempts are over. A repeated relay signal after a stream closed changes nothing then.
-      if (event.status === 'ERROR' && !input.manual) return { ok: false, permanent: true, status: 'ERROR', httpStatus: 0 };
-      const [done] = await sql`select 1 from webhook_attempts where callback_id = ${input.callbackId} and attempt_key = ${input.attemptKey}`;
-      if (done) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0 }; // recorded by an earlier try of this activity
-
-      // A parked (circuit open) or busy host: nothing sent, nothing recorded, the workflow waits
-      // retryInMs on a durable timer and tries this same attempt again. A manual retry goes anyway.
-      const admission = await gate.admitWaiting(targetHost(event.url), input.manual, Math.min(2_000, config.WEBHOOK_TIMEOUT_MS));
-      if (!admission.admitted) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs: admission.retryInMs };
-
-      const format = FORMATS[event.api_version];
-      const body = JSON.stringify(format.envelope(event));
-      let result: Awaited<ReturnType<typeof postWebhook>>;
-      let sentAt = 0;
-      try {
-        const secret = await currentSigningSecret(sql, secretBox, event.merchant_id);
-        sentAt = Math.floor(Date.now() / 1000);
-        result = secret
-          ? await postWebhook(event.url, body, format.headers(secret, sentAt, body, event), {
-              timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-              allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-            })
-          : { status: undefined, body: '', error: 'the merchant has no webhook secret', permanent: true, durationMs: 0 };
-      } catch (error) {
-        admission.release(undefined);
-        throw error;
+    async deliverWebhooks(items: AttemptInput[]): Promise<AttemptOutcome[]> {
+      const outcomes: AttemptOutcome[] = [];
+      for (const item of items) {
+        const outcome = await deliverWebhook(item);
+        outcomes.push(outcome);
+        if (!outcome.ok) break;
+        Context.current().heartbeat(outcomes.length);
       }
-      const ok = result.status !== undefined && result.status < 400;
-      admission.release(result.permanent ? undefined : ok);
-      const status = await sql.begin(async (tx) => {
-        const [row] = await tx<{ attempts: number; status: string }[]>`
-          select attempts, status from webhook_deliveries where id = ${input.callbackId} for update`;
-        const next = nextStatus(row!.status, ok, input.manual, input.final || result.permanent);
-        const attempt = row!.attempts + 1;
-        await tx`
-          insert into webhook_attempts (callback_id, attempt, attempt_key, status, http_status, duration_ms, response_body, error, signed_at)
-          values (${input.callbackId}, ${attempt}, ${input.attemptKey}, ${ok ? 'SUCCESS' : next === 'ERROR' ? 'ERROR' : 'RETRY'},
-            ${result.status ?? null}, ${result.durationMs}, ${result.body}, ${result.error ?? ''}, ${sentAt})`;
-        await tx`
-          update webhook_deliveries set status = ${next}, attempts = ${attempt}, http_status = ${result.status ?? null},
-            response_body = ${result.body}, last_error = ${result.error ?? ''}, updated_at = now()
-          where id = ${input.callbackId}`;
-        return next;
-      });
-      return { ok, permanent: result.permanent, status, httpStatus: result.status ?? 0 };
+      return outcomes;
     },
   };
+
+  /**
+   * One signed POST, recorded with its outcome under the next attempt number. Nothing is sent
+   * once the delivery succeeded. A failed automatic attempt leaves RETRY (or ERROR when it was
+   * the last); a failed manual one leaves the status as it was (ERROR stays ERROR, RETRY RETRY).
+   */
+  async function deliverWebhook(input: AttemptInput): Promise<AttemptOutcome> {
+    const [event] = await sql<(EventRow & { url: string; status: string })[]>`
+      select e.id as event_id, e.event_type, e.created_at, e.payload, m.api_version, d.url, d.merchant_id, d.status,
+        dl.deal_type, dl.idempotency_key, dl.requisite_id, dl.target_name,
+        pm.slug as method_slug, c.numeric_code as currency_numeric, c.exponent as currency_exponent
+      from webhook_deliveries d join outbox_events e on e.id = d.event_id join merchants m on m.id = d.merchant_id
+        left join deals dl on dl.id = e.deal_id
+        left join payment_methods pm on pm.id = dl.payment_method_id
+        left join currencies c on c.tenant_id = dl.tenant_id and c.code = dl.currency
+      where d.id = ${input.callbackId}`;
+    if (!event) throw new Error(`delivery ${input.callbackId} not found`);
+    if (event.status === 'SUCCESS') return { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 0 };
+    // ERROR is set only by the last automatic attempt (or a permanent failure): the automatic
+    // attempts are over. A repeated relay signal after a stream closed changes nothing then.
+    if (event.status === 'ERROR' && !input.manual) return { ok: false, permanent: true, status: 'ERROR', httpStatus: 0 };
+    const [done] = await sql`select 1 from webhook_attempts where callback_id = ${input.callbackId} and attempt_key = ${input.attemptKey}`;
+    if (done) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0 }; // recorded by an earlier try of this activity
+
+    // A parked (circuit open) or busy host: nothing sent, nothing recorded, the workflow waits
+    // retryInMs on a durable timer and tries this same attempt again. A manual retry goes anyway.
+    const admission = await gate.admitWaiting(targetHost(event.url), input.manual, Math.min(2_000, config.WEBHOOK_TIMEOUT_MS));
+    if (!admission.admitted) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs: admission.retryInMs };
+
+    const format = FORMATS[event.api_version];
+    const body = JSON.stringify(format.envelope(event));
+    let result: Awaited<ReturnType<typeof postWebhook>>;
+    let sentAt = 0;
+    try {
+      const secret = await currentSigningSecret(sql, secretBox, event.merchant_id);
+      sentAt = Math.floor(Date.now() / 1000);
+      result = secret
+        ? await postWebhook(event.url, body, format.headers(secret, sentAt, body, event), {
+            timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+            allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+          })
+        : { status: undefined, body: '', error: 'the merchant has no webhook secret', permanent: true, durationMs: 0 };
+    } catch (error) {
+      admission.release(undefined);
+      throw error;
+    }
+    const ok = result.status !== undefined && result.status < 400;
+    admission.release(result.permanent ? undefined : ok);
+    const status = await sql.begin(async (tx) => {
+      const [row] = await tx<{ attempts: number; status: string }[]>`
+        select attempts, status from webhook_deliveries where id = ${input.callbackId} for update`;
+      const next = nextStatus(row!.status, ok, input.manual, input.final || result.permanent);
+      const attempt = row!.attempts + 1;
+      await tx`
+        insert into webhook_attempts (callback_id, attempt, attempt_key, status, http_status, duration_ms, response_body, error, signed_at)
+        values (${input.callbackId}, ${attempt}, ${input.attemptKey}, ${ok ? 'SUCCESS' : next === 'ERROR' ? 'ERROR' : 'RETRY'},
+          ${result.status ?? null}, ${result.durationMs}, ${result.body}, ${result.error ?? ''}, ${sentAt})`;
+      await tx`
+        update webhook_deliveries set status = ${next}, attempts = ${attempt}, http_status = ${result.status ?? null},
+          response_body = ${result.body}, last_error = ${result.error ?? ''}, updated_at = now()
+        where id = ${input.callbackId}`;
+      return next;
+    });
+    return { ok, permanent: result.permanent, status, httpStatus: result.status ?? 0 };
+  }
 }

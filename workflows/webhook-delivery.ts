@@ -23,6 +23,7 @@ import type { Activities } from '../activities';
 import {
   FINAL_EVENT_TYPES,
   STREAM_EVENTS_SIGNAL,
+  type AttemptOutcome,
   type DeliveryInput,
   type StreamEvent,
   type StreamInput,
@@ -45,13 +46,18 @@ const local = proxyLocalActivities<Activities>({
 
 type Http = ReturnType<typeof httpAttempts>;
 
-/** One delivery's automatic attempts, to SUCCESS or ERROR. */
-async function deliverEvent(http: Http, callbackId: string, maxAttempts: number, delaysMs: number[]): Promise<'SUCCESS' | 'ERROR'> {
+/**
+ * One delivery's automatic attempts, to SUCCESS or ERROR. `first` is the outcome of attempt 1
+ * when it was already made (in a stream's batch).
+ */
+async function deliverEvent(http: Http, callbackId: string, maxAttempts: number, delaysMs: number[], first?: AttemptOutcome): Promise<'SUCCESS' | 'ERROR'> {
   const total = Math.max(1, maxAttempts);
   let parked = 0;
+  let made = first;
   for (let n = 1; ; n += 1) {
     const final = n >= total;
-    const outcome = await http.deliverWebhook({ callbackId, attemptKey: `auto:${n}`, final, manual: false });
+    const outcome = made ?? (await http.deliverWebhook({ callbackId, attemptKey: `auto:${n}`, final, manual: false }));
+    made = undefined;
     if (outcome.retryInMs !== undefined) {
       // Parked or busy host: nothing was sent; the same attempt goes again after a durable pause
       // that doubles while the host stays parked (at most an hour), so a thousand deliveries to a
@@ -68,6 +74,9 @@ async function deliverEvent(http: Http, callbackId: string, maxAttempts: number,
   }
 }
 
+/** First attempts a stream makes in one activity, one after another (each bounded by the HTTP timeout). */
+const BATCH = 10;
+
 export const streamEvents = defineSignal<[StreamEvent[]]>(STREAM_EVENTS_SIGNAL);
 
 /** Callback ids remembered across continue-as-new, to drop a relay's repeated signal. */
@@ -75,6 +84,14 @@ const SEEN_KEPT = 200;
 
 export async function webhookStreamWorkflow(input: StreamInput): Promise<number> {
   const http = httpAttempts(input.attemptTimeoutMs);
+  // A batch may take one HTTP timeout per event; it heartbeats after each, so a dead worker's
+  // batch is retried after one attempt's deadline (the retry sends nothing already delivered).
+  const batchAttempts = (size: number) =>
+    proxyActivities<Activities>({
+      startToCloseTimeout: input.attemptTimeoutMs * size,
+      heartbeatTimeout: input.attemptTimeoutMs,
+      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+    });
   const queue: StreamEvent[] = [...(input.pending ?? [])];
   const seen = new Set<string>(input.seen ?? []);
   // A relay that crashed before marking its batch signals the same events again: taken once.
@@ -96,10 +113,18 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
     if (workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof webhookStreamWorkflow>({ ...input, pending: queue, seen: [...seen].slice(-SEEN_KEPT) });
     }
-    const event = queue.shift()!;
-    await deliverEvent(http, event.callbackId, event.maxAttempts, input.delaysMs);
-    delivered += 1;
-    closing = FINAL_EVENT_TYPES.has(event.eventType);
+    // The queued events' first attempts go in one activity, stopping at the first that fails;
+    // that one then follows its own schedule before anything after it is sent.
+    const batch = queue.slice(0, BATCH);
+    const outcomes = await batchAttempts(batch.length).deliverWebhooks(
+      batch.map((e) => ({ callbackId: e.callbackId, attemptKey: 'auto:1', final: e.maxAttempts <= 1, manual: false })),
+    );
+    for (const outcome of outcomes) {
+      const event = queue.shift()!;
+      if (!outcome.ok) await deliverEvent(http, event.callbackId, event.maxAttempts, input.delaysMs, outcome);
+      delivered += 1;
+      closing = FINAL_EVENT_TYPES.has(event.eventType);
+    }
   }
 }
 

@@ -22,6 +22,15 @@ export interface DeliveryPlan {
   maxAttempts: number;
 }
 
+export interface AttemptInput {
+  callbackId: string;
+  /** `auto:<n>` or `manual:<n>`: an attempt recorded under this key is not made again. */
+  attemptKey: string;
+  /** The last automatic attempt: a failure ends the delivery in ERROR. */
+  final: boolean;
+  manual: boolean;
+}
+
 export interface AttemptOutcome {
   ok: boolean;
   permanent: boolean;
