@@ -365,18 +365,25 @@ const scenarios: Record<string, () => Promise<void>> = {
     const { createSql } = await import('../db/sql');
     const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
     const [row] = await sql<{ merchant_id: string }[]>`select merchant_id from api_keys where token = ${pair.token}`;
-    const events = Number(process.env.BENCH_EVENTS ?? 2000);
+    // BENCH_EVENTS_PER_DEAL (5, a PayIn's lifecycle: created … completed): the events of one deal
+    // share its delivery stream; 1 = every event a deal-less stream of its own.
+    const perDeal = Math.max(1, Number(process.env.BENCH_EVENTS_PER_DEAL ?? 5));
+    const events = Math.ceil(Number(process.env.BENCH_EVENTS ?? 2000) / perDeal) * perDeal;
+    const types = ['deal.created', 'deal.escrow_locked', 'deal.payment_notified', 'deal.payment_verified', 'deal.completed'];
     const cpuBefore = cpuByPart();
     const started = Date.now();
     await sql`
-      insert into outbox_events (id, merchant_id, event_type, payload)
-      select gen_random_uuid(), ${row!.merchant_id}, 'deal.completed', jsonb_build_object('deal', jsonb_build_object('deal_id', gen_random_uuid()::text, 'amount', '1'))
-      from generate_series(1, ${events})`;
+      insert into outbox_events (id, merchant_id, deal_id, event_type, payload)
+      select gen_random_uuid(), ${row!.merchant_id}, case when ${perDeal} > 1 then d.id end,
+        case when k = ${perDeal} then 'deal.completed' else (${types}::text[])[1 + (k - 1) % 4] end,
+        jsonb_build_object('deal', jsonb_build_object('deal_id', d.id::text, 'amount', '1'))
+      from (select gen_random_uuid() as id from generate_series(1, ${events / perDeal})) d, generate_series(1, ${perDeal}) k
+      order by d.id, k`;
     while (sink.received() < events && Date.now() - started < 300_000) await new Promise((r) => setTimeout(r, 100));
     const seconds = (Date.now() - started) / 1000;
     const cpuAfter = cpuByPart();
     console.log(
-      `webhook deliveries to a fast local sink: ${sink.received()} in ${seconds.toFixed(1)} s = ${Math.round(sink.received() / seconds)} deliveries/s, load ${loadAverage()}`,
+      `webhook deliveries to a fast local sink (${perDeal} events per deal): ${sink.received()} in ${seconds.toFixed(1)} s = ${Math.round(sink.received() / seconds)} deliveries/s, load ${loadAverage()}`,
     );
     console.log(
       `  CPU ms per delivery: ${Object.entries(cpuAfter)

@@ -179,10 +179,11 @@ export function startProcess(
 
 /**
  * Runs a TypeScript entrypoint of this project under tsx. STACK_PROFILE_DIR=<dir> writes a V8
- * CPU profile of each process there when it exits (open it in Chrome DevTools).
+ * CPU profile of each process and thread into <dir>/<name>/ when it exits (open it in Chrome
+ * DevTools); the workflow worker thread gets a file of its own beside the main thread's.
  */
 export function startNode(name: string, entry: string, env: NodeJS.ProcessEnv, options: { quiet?: boolean } = {}) {
-  const profile = process.env.STACK_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.STACK_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  const profile = process.env.STACK_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.STACK_PROFILE_DIR, name)}`] : [];
   return startProcess(name, process.execPath, [...profile, '--import', 'tsx', join(ROOT, entry)], env, options);
 }
 
