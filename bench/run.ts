@@ -4,6 +4,7 @@
  * each). Prints requests/s, p50, p99 and errors per scenario. BENCH_CLIENTS, BENCH_SECONDS tune it.
  */
 import { readFileSync } from 'node:fs';
+import postgres from 'postgres';
 import { signJwt } from '../api/auth/jwt';
 import { signatureHeader } from '../domain/signature';
 import { startEphemeralStack } from '../scripts/ephemeral-stack';
@@ -216,6 +217,7 @@ function cpuByPart(): Record<string, number> {
   return {
     api: cpuSeconds(byName((n) => n === 'bench-api')),
     worker: cpuSeconds(byName((n) => n === 'bench-worker')),
+    webhookWorker: cpuSeconds(byName((n) => n === 'bench-webhooks')),
     baselineWorker: cpuSeconds(byName((n) => n === 'bench-baseline-worker')),
     temporal: cpuSeconds(byName((n) => n.startsWith('temporal'))),
     postgres: cpuSeconds(postgresBackends(databases)),
@@ -223,18 +225,32 @@ function cpuByPart(): Record<string, number> {
   };
 }
 
+/**
+ * Transactions committed in the gateway's database so far (pg_stat_database; every statement
+ * outside an explicit transaction is one). Postgres flushes these counters about once a second,
+ * so a 10 s run's per-operation figure is good to a few per cent.
+ */
+const statsSql = postgres(stack.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+async function gatewayTransactions(): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1_100)); // let the backends flush their counters
+  const [row] = await statsSql<{ n: string }[]>`select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()`;
+  return Number(row!.n);
+}
+
 /** Runs a load and prints it with the CPU milliseconds per operation of every part. */
 async function withCpu(run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const transactionsBefore = await gatewayTransactions();
   const before = cpuByPart();
   const result = await run();
   const after = cpuByPart();
+  const transactions = (await gatewayTransactions()) - transactionsBefore - 2; // minus this probe's own
   printResult(result);
   const perOp = Object.entries(after)
     .map(([part, seconds]) => [part, ((seconds - before[part]!) * 1000) / Math.max(1, result.requests)] as const)
     .filter(([, ms]) => ms > 0.05)
     .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
     .join(', ');
-  console.log(`  CPU ms per operation (warm-up included): ${perOp}`);
+  console.log(`  CPU ms per operation (warm-up included): ${perOp}; gateway Postgres transactions per operation ${(transactions / Math.max(1, result.requests)).toFixed(1)}`);
   return result;
 }
 
@@ -250,6 +266,25 @@ async function saturationAndOpenLoop(label: string, request: (i: number) => Prom
     await withCpu(() => runOpenLoop(`${label}, open loop ${rate}/s (${share * 100} %)`, { rate, durationMs }, request));
   }
   return saturated.rps;
+}
+
+/**
+ * BENCH_EVENTS_PER_DEAL (5, a PayIn's lifecycle: created … completed): the events of one deal
+ * share its delivery stream; 1 = every event a deal-less stream of its own.
+ */
+const eventsPerDeal = () => Math.max(1, Number(process.env.BENCH_EVENTS_PER_DEAL ?? 5));
+
+/** Writes `count` outbox events for one merchant, `perDeal` of them per (made-up) deal, in lifecycle order. */
+async function writeDealEvents(sql: import('../db/sql').Sql, merchantId: string, count: number, perDeal: number) {
+  const types = ['deal.created', 'deal.escrow_locked', 'deal.payment_notified', 'deal.payment_verified'];
+  await sql`
+    insert into outbox_events (id, merchant_id, deal_id, event_type, payload)
+    select gen_random_uuid(), ${merchantId}, case when ${perDeal} > 1 then d.id end,
+      case when k = ${perDeal} then 'deal.completed' else (${types}::text[])[1 + (k - 1) % 4] end,
+      jsonb_build_object('deal', jsonb_build_object('deal_id', d.id::text, 'amount', '1'))
+    from (select gen_random_uuid() as id from generate_series(1, ${Math.ceil(count / perDeal)})) d, generate_series(1, ${perDeal}) k
+    order by d.id, k
+    limit ${count}`;
 }
 
 const scenarios: Record<string, () => Promise<void>> = {
@@ -365,20 +400,11 @@ const scenarios: Record<string, () => Promise<void>> = {
     const { createSql } = await import('../db/sql');
     const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
     const [row] = await sql<{ merchant_id: string }[]>`select merchant_id from api_keys where token = ${pair.token}`;
-    // BENCH_EVENTS_PER_DEAL (5, a PayIn's lifecycle: created … completed): the events of one deal
-    // share its delivery stream; 1 = every event a deal-less stream of its own.
-    const perDeal = Math.max(1, Number(process.env.BENCH_EVENTS_PER_DEAL ?? 5));
+    const perDeal = eventsPerDeal();
     const events = Math.ceil(Number(process.env.BENCH_EVENTS ?? 2000) / perDeal) * perDeal;
-    const types = ['deal.created', 'deal.escrow_locked', 'deal.payment_notified', 'deal.payment_verified', 'deal.completed'];
     const cpuBefore = cpuByPart();
     const started = Date.now();
-    await sql`
-      insert into outbox_events (id, merchant_id, deal_id, event_type, payload)
-      select gen_random_uuid(), ${row!.merchant_id}, case when ${perDeal} > 1 then d.id end,
-        case when k = ${perDeal} then 'deal.completed' else (${types}::text[])[1 + (k - 1) % 4] end,
-        jsonb_build_object('deal', jsonb_build_object('deal_id', d.id::text, 'amount', '1'))
-      from (select gen_random_uuid() as id from generate_series(1, ${events / perDeal})) d, generate_series(1, ${perDeal}) k
-      order by d.id, k`;
+    await writeDealEvents(sql, row!.merchant_id, events, perDeal);
     while (sink.received() < events && Date.now() - started < 300_000) await new Promise((r) => setTimeout(r, 100));
     const seconds = (Date.now() - started) / 1000;
     const cpuAfter = cpuByPart();
@@ -416,6 +442,7 @@ const scenarios: Record<string, () => Promise<void>> = {
    */
   'dead-receivers': async () => {
     const rate = Number(process.env.BENCH_RATE ?? 5);
+    const perDeal = eventsPerDeal();
     const pair = await merchantWithWebhook(benchSink);
     const create = () => createPayinAs(pair);
     await create(); // warm
@@ -437,25 +464,26 @@ const scenarios: Record<string, () => Promise<void>> = {
       const victim = await merchantWithWebhook(url);
       const [row] = await sql<{ merchant_id: string }[]>`select merchant_id from api_keys where token = ${victim.token}`;
       const count = Math.floor(dead / targets.length) + (i < dead % targets.length ? 1 : 0);
-      await sql`
-        insert into outbox_events (id, merchant_id, event_type, payload)
-        select gen_random_uuid(), ${row!.merchant_id}, 'deal.completed', jsonb_build_object('deal', jsonb_build_object('deal_id', gen_random_uuid()::text, 'amount', '1'))
-        from generate_series(1, ${count})`;
+      await writeDealEvents(sql, row!.merchant_id, count, perDeal);
     }
     const queued = Date.now();
+    const streams = perDeal > 1 ? Math.ceil(dead / perDeal) : dead;
     while (Date.now() - queued < 120_000) {
       const [left] = await sql<{ n: number }[]>`select count(*)::int as n from outbox_events where dispatched_at is null`;
       if (left!.n === 0) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    console.log(`  ${dead} deliveries to dead receivers started in ${((Date.now() - queued) / 1000).toFixed(1)} s; load ${loadAverage()}`);
+    console.log(`  ${dead} deliveries to dead receivers (${perDeal} per deal: ${streams} streams) relayed in ${((Date.now() - queued) / 1000).toFixed(1)} s; load ${loadAverage()}`);
     const during = await withCpu(() => runOpenLoop(`PayIn create, open loop ${rate}/s, ${dead} dead deliveries retrying`, { rate, durationMs }, create));
+    // And once their first round is over (hosts parked, deliveries sleeping on timers).
+    const later = await withCpu(() => runOpenLoop(`PayIn create, open loop ${rate}/s, the same deliveries a round later`, { rate, durationMs }, create));
     const [attempts] = await sql<{ n: number }[]>`
       select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id where d.created_at >= to_timestamp(${queued / 1000})`;
     console.log(
       `  p99 ${before.p99} → ${during.p99} ms (${during.p99 > 0 && before.p99 > 0 ? Math.round((100 * during.p99) / before.p99 - 100) : '?'} %), p50 ${before.p50} → ${during.p50} ms; ` +
         `${attempts!.n} attempts recorded to dead receivers meanwhile (the breaker parks a host after ${process.env.WEBHOOK_BREAKER_FAILURES ?? 20} failures; 0 = off)`,
     );
+    console.log(`  a round later: p99 ${later.p99} ms (${before.p99 > 0 ? Math.round((100 * later.p99) / before.p99 - 100) : '?'} %), p50 ${later.p50} ms`);
     await sql.end();
     for (const h of hanging) h.close();
   },
@@ -481,6 +509,7 @@ try {
     if (wanted.size === 0 || wanted.has(name)) await run();
   }
 } finally {
+  await statsSql.end({ timeout: 1 }).catch(() => {});
   await stack.teardown();
 }
 process.exit(0);

@@ -134,7 +134,14 @@ function schemaFor(nodeEnv: string) {
     DEAL_CREATE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     OUTBOX_POLL_MS: z.coerce.number().int().min(50).default(1000),
-    /** Whether this worker process also runs the outbox relay (several may; they share the work). */
+    /**
+     * What this worker process polls: `all` (deals and webhook deliveries), `deals` or `webhooks`.
+     * Two processes (deals, webhooks with a WORKER_NICE) let the OS put deal work first.
+     */
+    WORKER_ROLE: z.enum(['all', 'deals', 'webhooks']).default('all'),
+    /** OS scheduling priority (nice, -20..19) this worker process sets on itself at start; higher = yields the CPU. */
+    WORKER_NICE: z.coerce.number().int().min(-20).max(19).default(0),
+    /** Whether this worker process also runs the outbox relay (several may; they take turns). */
     OUTBOX_RELAY: bool(true),
     /** How long a deal's delivery stream (one workflow per deal and target) waits for the deal's next event before it closes. */
     WEBHOOK_STREAM_IDLE_SECONDS: seconds(1800),

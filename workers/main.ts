@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { loadConfig } from '../config';
@@ -11,6 +12,7 @@ import { startOutboxRelay } from './outbox-relay';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'worker');
+if (config.WORKER_NICE !== 0) setPriority(config.WORKER_NICE);
 
 const sdkLevel: LogLevel = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'DEBUG' : config.LOG_LEVEL === 'info' ? 'INFO' : 'WARN';
 Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLogger(sdkLevel) });
@@ -27,24 +29,31 @@ const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: new Def
 log.info({ ms: Math.round(performance.now() - bundleStarted) }, 'workflow bundle built');
 // Deals and webhook deliveries poll separate task queues, so a burst of deliveries never delays
 // the first task of a new deal, and a hanging receiver only holds the webhook worker's slots.
-const dealWorker = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowBundle, activities, dataConverter });
-const webhookWorker = await Worker.create({
-  connection,
-  namespace: config.TEMPORAL_NAMESPACE,
-  taskQueue: config.WEBHOOK_TASK_QUEUE,
-  workflowBundle,
-  activities,
-  dataConverter,
-  // Webhook POSTs wait on the network, not the CPU: room for many.
-  maxConcurrentActivityTaskExecutions: 200,
-});
-// The relay's client shares the workers' NativeConnection: delivery workflows then start eagerly
-// (the first workflow task comes back in the start response to the webhook worker right here).
+// WORKER_ROLE splits them into two processes; the webhook one can then run at a lower OS
+// priority (WORKER_NICE), so deal work gets the CPU first when both want it.
+const workers: Worker[] = [];
+if (config.WORKER_ROLE !== 'webhooks') {
+  workers.push(await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowBundle, activities, dataConverter }));
+}
+if (config.WORKER_ROLE !== 'deals') {
+  workers.push(
+    await Worker.create({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.WEBHOOK_TASK_QUEUE,
+      workflowBundle,
+      activities,
+      dataConverter,
+      // Webhook POSTs wait on the network, not the CPU: room for many.
+      maxConcurrentActivityTaskExecutions: 200,
+    }),
+  );
+}
 const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
 const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log }) : undefined;
-log.info({ taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE], address: config.TEMPORAL_ADDRESS }, 'workers and outbox relay started');
+log.info({ role: config.WORKER_ROLE, nice: config.WORKER_NICE, relay: relay !== undefined, address: config.TEMPORAL_ADDRESS }, 'workers started');
 try {
-  await Promise.all([dealWorker.run(), webhookWorker.run()]); // resolve after SIGINT/SIGTERM once in-flight tasks drained
+  await Promise.all(workers.map((w) => w.run())); // resolve after SIGINT/SIGTERM once in-flight tasks drained
 } finally {
   await relay?.stop();
   await sql.end({ timeout: 5 });
