@@ -4,7 +4,6 @@
  */
 import { createHmac } from 'node:crypto';
 import type { ActivityDeps } from './index';
-import { currentSigningSecret } from '../db/queries/api-keys';
 import { signatureHeader } from '../domain/signature';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook } from './webhook-http';
@@ -93,13 +92,6 @@ const FORMATS: Record<'v1' | 'v2', WireFormat> = {
   v1: V1_FORMAT,
 };
 
-/** The delivery's status after an attempt (the spec names RETRY and ERROR as the retryable ones). */
-export function nextStatus(current: string, ok: boolean, manual: boolean, last: boolean): AttemptOutcome['status'] {
-  if (ok || current === 'SUCCESS') return 'SUCCESS';
-  if (manual) return current === 'RETRY' ? 'RETRY' : 'ERROR'; // the automatic run, if alive, decides
-  return last ? 'ERROR' : 'RETRY';
-}
-
 export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps) {
   const gate = new HostGate({
     maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT_PER_HOST,
@@ -146,22 +138,27 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
    * the last); a failed manual one leaves the status as it was (ERROR stays ERROR, RETRY RETRY).
    */
   async function deliverWebhook(input: AttemptInput): Promise<AttemptOutcome> {
-    const [event] = await sql<(EventRow & { url: string; status: string })[]>`
+    // One read: the event as the envelope needs it, whether this attempt was recorded already,
+    // and the merchant's current signing secret (read as the attempt starts, so a rotation
+    // applies to every attempt after it).
+    const [event] = await sql<(EventRow & { url: string; status: string; done: boolean; key_id: string | null; secret_sealed: string | null })[]>`
       select e.id as event_id, e.event_type, e.created_at, e.payload, m.api_version, d.url, d.merchant_id, d.status,
         dl.deal_type, dl.idempotency_key, dl.requisite_id, dl.target_name,
-        pm.slug as method_slug, c.numeric_code as currency_numeric, c.exponent as currency_exponent
+        pm.slug as method_slug, c.numeric_code as currency_numeric, c.exponent as currency_exponent,
+        exists (select 1 from webhook_attempts a where a.callback_id = d.id and a.attempt_key = ${input.attemptKey}) as done,
+        k.id as key_id, k.secret_sealed
       from webhook_deliveries d join outbox_events e on e.id = d.event_id join merchants m on m.id = d.merchant_id
         left join deals dl on dl.id = e.deal_id
         left join payment_methods pm on pm.id = dl.payment_method_id
         left join currencies c on c.tenant_id = dl.tenant_id and c.code = dl.currency
+        left join api_keys k on k.merchant_id = d.merchant_id and k.superseded_at is null
       where d.id = ${input.callbackId}`;
     if (!event) throw new Error(`delivery ${input.callbackId} not found`);
     if (event.status === 'SUCCESS') return { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 0 };
     // ERROR is set only by the last automatic attempt (or a permanent failure): the automatic
     // attempts are over. A repeated relay signal after a stream closed changes nothing then.
     if (event.status === 'ERROR' && !input.manual) return { ok: false, permanent: true, status: 'ERROR', httpStatus: 0 };
-    const [done] = await sql`select 1 from webhook_attempts where callback_id = ${input.callbackId} and attempt_key = ${input.attemptKey}`;
-    if (done) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0 }; // recorded by an earlier try of this activity
+    if (event.done) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0 }; // recorded by an earlier try of this activity
 
     // A parked (circuit open) or busy host: nothing sent, nothing recorded, the workflow waits
     // retryInMs on a durable timer and tries this same attempt again. A manual retry goes anyway.
@@ -173,7 +170,7 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     let result: Awaited<ReturnType<typeof postWebhook>>;
     let sentAt = 0;
     try {
-      const secret = await currentSigningSecret(sql, secretBox, event.merchant_id);
+      const secret = event.key_id && event.secret_sealed ? secretBox.open(event.secret_sealed, event.key_id) : undefined;
       sentAt = Math.floor(Date.now() / 1000);
       result = secret
         ? await postWebhook(event.url, body, format.headers(secret, sentAt, body, event), {
@@ -187,21 +184,31 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     }
     const ok = result.status !== undefined && result.status < 400;
     admission.release(result.permanent ? undefined : ok);
-    const status = await sql.begin(async (tx) => {
-      const [row] = await tx<{ attempts: number; status: string }[]>`
-        select attempts, status from webhook_deliveries where id = ${input.callbackId} for update`;
-      const next = nextStatus(row!.status, ok, input.manual, input.final || result.permanent);
-      const attempt = row!.attempts + 1;
-      await tx`
+    const last = input.final || result.permanent;
+    // The attempt row and the delivery's new state in one statement (atomic; the UPDATE's row lock
+    // orders it against a concurrent manual attempt). The delivery's status after an attempt:
+    // SUCCESS once any attempt succeeded; a failed manual attempt leaves RETRY or ERROR as it was
+    // (the automatic run, if alive, decides); a failed automatic one leaves RETRY, or ERROR when it
+    // was the last. A repeated attempt key fails the statement (unique), changing nothing.
+    const [row] = await sql<{ status: AttemptOutcome['status'] }[]>`
+      with d as (
+        update webhook_deliveries set
+          status = case
+            when status = 'SUCCESS' or ${ok}::boolean then 'SUCCESS'
+            when ${input.manual}::boolean then case when status = 'RETRY' then 'RETRY' else 'ERROR' end
+            when ${last}::boolean then 'ERROR'
+            else 'RETRY' end,
+          attempts = attempts + 1, http_status = ${result.status ?? null}, response_body = ${result.body},
+          last_error = ${result.error ?? ''}, updated_at = now()
+        where id = ${input.callbackId}
+        returning attempts, status
+      ), recorded as (
         insert into webhook_attempts (callback_id, attempt, attempt_key, status, http_status, duration_ms, response_body, error, signed_at)
-        values (${input.callbackId}, ${attempt}, ${input.attemptKey}, ${ok ? 'SUCCESS' : next === 'ERROR' ? 'ERROR' : 'RETRY'},
-          ${result.status ?? null}, ${result.durationMs}, ${result.body}, ${result.error ?? ''}, ${sentAt})`;
-      await tx`
-        update webhook_deliveries set status = ${next}, attempts = ${attempt}, http_status = ${result.status ?? null},
-          response_body = ${result.body}, last_error = ${result.error ?? ''}, updated_at = now()
-        where id = ${input.callbackId}`;
-      return next;
-    });
-    return { ok, permanent: result.permanent, status, httpStatus: result.status ?? 0 };
+        select ${input.callbackId}::uuid, d.attempts, ${input.attemptKey}::text, case when ${ok}::boolean then 'SUCCESS' when d.status = 'ERROR' then 'ERROR' else 'RETRY' end,
+          ${result.status ?? null}::int, ${result.durationMs}::int, ${result.body}::text, ${result.error ?? ''}::text, ${sentAt}::bigint
+        from d
+      )
+      select status from d`;
+    return { ok, permanent: result.permanent, status: row!.status, httpStatus: result.status ?? 0 };
   }
 }
