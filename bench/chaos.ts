@@ -8,7 +8,8 @@
  *   - every answered create has its row and its workflow;
  *   - no deal is stuck past its deadline;
  *   - the ledger audit with the business invariants passes;
- *   - every outbox event reached its receiver (duplicates counted: at-least-once is the promise,
+ *   - every outbox event reached its receiver, a deal's events in the order they were written
+ *     (duplicates counted: at-least-once is the promise,
  *     receivers dedupe by event_id / X-Event-Id);
  *   - no 5xx outside the fault windows; recovery time per fault.
  * Prints one summary line and exits non-zero on loss, stuck deals, a broken ledger or invariant.
@@ -100,6 +101,8 @@ say(`chaos stack ready: api ${api}, temporal 127.0.0.1:${temporalPort} (file ${t
 
 // ---- receivers: a clean one, one that fails the first attempt of every 3rd event, one that hangs on every 5th
 const received = new Map<string, number>();
+/** The order in which events were first accepted by a receiver (a deal's must follow its outbox order). */
+const acceptedAt = new Map<string, number>();
 function receiver(behaviour: 'ok' | 'flaky' | 'hang') {
   const firstSeen = new Map<string, number>();
   let events = 0;
@@ -114,6 +117,7 @@ function receiver(behaviour: 'ok' | 'flaky' | 'hang') {
       if (first && behaviour === 'flaky' && n % 3 === 0) return void res.writeHead(503).end('try again');
       if (first && behaviour === 'hang' && n % 5 === 0) return; // never answers: the attempt times out
       received.set(id, (received.get(id) ?? 0) + 1);
+      if (!acceptedAt.has(id)) acceptedAt.set(id, acceptedAt.size + 1);
       res.writeHead(204).end();
     });
   });
@@ -339,6 +343,19 @@ const lost = events.filter((e) => !received.has(e.id));
 for (const e of lost.slice(0, 20)) problems.push(`event ${e.id} never reached its receiver`);
 if (lost.length > 20) problems.push(`… ${lost.length - 20} more events lost`);
 const duplicates = [...received.values()].filter((n) => n > 1).length;
+// 4b. a deal's events were accepted in the order they were written (one delivery stream per deal and target)
+const dealEvents = await sql<{ id: string; deal_id: string; event_type: string }[]>`
+  select id, deal_id, event_type from outbox_events where merchant_id = any(${merchants.map((m) => m.id)}) and deal_id is not null order by deal_id, seq`;
+let outOfOrder = 0;
+for (let i = 1; i < dealEvents.length; i += 1) {
+  const [before, after] = [dealEvents[i - 1]!, dealEvents[i]!];
+  if (before.deal_id !== after.deal_id) continue;
+  const [a, b] = [acceptedAt.get(before.id), acceptedAt.get(after.id)];
+  if (a !== undefined && b !== undefined && b < a) {
+    outOfOrder += 1;
+    if (outOfOrder <= 10) problems.push(`deal ${after.deal_id}: ${after.event_type} was accepted before the earlier ${before.event_type}`);
+  }
+}
 // 5. no 5xx outside the fault windows (a request that failed while a fault was being recovered is expected)
 const inWindow = (at: number) => windows.some((w) => at >= w.from - 1000 && at <= (w.to ?? Infinity) + 5000);
 const errors5xx = statuses.filter((s) => s.status >= 500 && !inWindow(s.at));
@@ -352,6 +369,7 @@ const summary = {
   events: events.length,
   lost: lost.length,
   duplicates,
+  outOfOrder,
   stuck: stuck.length,
   ledger: ledgerOk ? 'ok' : 'BROKEN',
   errors5xxOutsideFaults: errors5xx.length,
