@@ -13,6 +13,7 @@ import {
   condition,
   continueAsNew,
   defineSignal,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -110,7 +111,7 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
       if (closing || input.idleMs <= 0) return delivered;
       if (!(await condition(() => queue.length > 0, input.idleMs))) return delivered;
     }
-    if (workflowInfo().continueAsNewSuggested) {
+    if (workflowInfo().continueAsNewSuggested || (input.continueAfter !== undefined && delivered >= input.continueAfter)) {
       await continueAsNew<typeof webhookStreamWorkflow>({ ...input, pending: queue, seen: [...seen].slice(-SEEN_KEPT) });
     }
     // The queued events' first attempts go in one activity, stopping at the first that fails;
@@ -131,6 +132,9 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
 export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SUCCESS' | 'ERROR'> {
   const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
   if (input.manualRetry !== undefined) {
+    // Runs started before this change prepared the record first (a local activity): replaying
+    // them must make the same commands. New runs skip it (the record exists).
+    if (!patched('manual-retry-without-prepare')) await local.prepareDelivery(input);
     const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
     return outcome.ok ? 'SUCCESS' : 'ERROR';
   }

@@ -301,3 +301,38 @@ test("a deal's deliveries are findable in Temporal by DealId and MerchantId, bes
   }, 'both events delivered');
   t.deepEqual(rows.map((d) => d.event_type).sort(), ['deal.created', 'deal.escrow_locked']);
 });
+
+test('a long stream continues as new with its queue: nothing lost, nothing doubled, still in order', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { merchantId } = await newMerchant({ webhook_url: receiver.url });
+  const dealId = randomUUID();
+  const [first, ...rest] = [
+    await ownEvent(merchantId, receiver.url, 'deal.created', dealId),
+    await ownEvent(merchantId, receiver.url, 'deal.escrow_locked', dealId),
+    await ownEvent(merchantId, receiver.url, 'deal.payment_verified', dealId),
+    await ownEvent(merchantId, receiver.url, 'deal.completed', dealId),
+  ];
+  const config = loadConfig(process.env);
+  const client = await createTemporalClient(config);
+  t.teardown(() => client.connection.close());
+  const start = (events: typeof rest) =>
+    client.workflow.signalWithStart('webhookStreamWorkflow', {
+      workflowId: `webhooks:${dealId}:can-test`,
+      taskQueue: config.WEBHOOK_TASK_QUEUE,
+      args: [{ ...streamInput(dealId, receiver.url, [200]), continueAfter: 1 }],
+      signal: 'events',
+      signalArgs: [events],
+    });
+  const handle = await start([first!]);
+  await eventually(async () => receiver.received.length === 1, 'the first event');
+  // The run has delivered one: the next events make it continue as new, carrying them (and a repeat of the first).
+  await start([first!, ...rest]);
+  t.is(await handle.result(), 3, 'the last run delivered the three carried events');
+  const runs: string[] = [];
+  for await (const wf of client.workflow.list({ query: `WorkflowId = "webhooks:${dealId}:can-test"` })) runs.push(wf.status.name);
+  t.true(runs.includes('CONTINUED_AS_NEW'), JSON.stringify(runs));
+  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first!, ...rest].map((e) => e.eventId));
+  const [attempts] = await sql`select count(*)::int as n from webhook_attempts where callback_id = any(${[first!, ...rest].map((e) => e.callbackId)})`;
+  t.is(attempts!.n, 4);
+});

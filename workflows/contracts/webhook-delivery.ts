@@ -63,6 +63,8 @@ export interface StreamInput {
   attemptTimeoutMs: number;
   /** How long an empty stream waits for the deal's next event before it closes (a later event starts a new run). */
   idleMs: number;
+  /** Continue-as-new after this many deliveries in one run (tests); otherwise when Temporal suggests it. */
+  continueAfter?: number;
   /** Carried over by continue-as-new: events received but not delivered yet, and the callbacks already taken. */
   pending?: StreamEvent[];
   seen?: string[];
