@@ -318,7 +318,7 @@ test('a long stream continues as new with its queue: nothing lost, nothing doubl
   const config = loadConfig(process.env);
   const client = await createTemporalClient(config);
   t.teardown(() => client.connection.close());
-  const start = (events: typeof rest) =>
+  const start = (events: (typeof first)[]) =>
     client.workflow.signalWithStart('webhookStreamWorkflow', {
       workflowId: `webhooks:${dealId}:can-test`,
       taskQueue: config.WEBHOOK_TASK_QUEUE,

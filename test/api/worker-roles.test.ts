@@ -42,7 +42,7 @@ test('a deals worker and a niced webhooks worker each poll only their queue, and
   t.is(niceOf(deals.pid!), niceOf(process.pid), 'the deal worker keeps the default priority');
 
   // A PayIn on the deal queue is created by the deals worker ...
-  const app = await startApp(base);
+  const app = await startApp({ TEMPORAL_TASK_QUEUE: queue, WEBHOOK_TASK_QUEUE: `${queue}-webhooks` });
   t.teardown(() => app.close());
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
