@@ -8,7 +8,7 @@ import { signatureHeader } from '../domain/signature';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook } from './webhook-http';
 import { HostGate, targetHost } from './webhook-isolation';
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AttemptInput, DeliveryInput, DeliveryPlan, AttemptOutcome } from '../workflows/contracts/webhook-delivery';
 
 interface EventRow {
@@ -153,7 +153,8 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
         left join currencies c on c.tenant_id = dl.tenant_id and c.code = dl.currency
         left join api_keys k on k.merchant_id = d.merchant_id and k.superseded_at is null
       where d.id = ${input.callbackId}`;
-    if (!event) throw new Error(`delivery ${input.callbackId} not found`);
+    // No record: nothing to attempt, now or later (the relay writes it before any signal).
+    if (!event) throw ApplicationFailure.nonRetryable(`delivery ${input.callbackId} not found`, 'NOT_FOUND');
     if (event.status === 'SUCCESS') return { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 0 };
     // ERROR is set only by the last automatic attempt (or a permanent failure): the automatic
     // attempts are over. A repeated relay signal after a stream closed changes nothing then.

@@ -13,6 +13,7 @@ import {
   condition,
   continueAsNew,
   defineSignal,
+  log,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -84,15 +85,20 @@ export const streamEvents = defineSignal<[StreamEvent[]]>(STREAM_EVENTS_SIGNAL);
 const SEEN_KEPT = 200;
 
 export async function webhookStreamWorkflow(input: StreamInput): Promise<number> {
-  const http = httpAttempts(input.attemptTimeoutMs);
   // A batch may take one HTTP timeout per event; it heartbeats after each, so a dead worker's
   // batch is retried after one attempt's deadline (the retry sends nothing already delivered).
+  // Infrastructure failures (database, worker) are retried without a limit: a stream must not
+  // end with events still queued. Only a non-retryable failure gets through (see settle below).
   const batchAttempts = (size: number) =>
     proxyActivities<Activities>({
       startToCloseTimeout: input.attemptTimeoutMs * size,
       heartbeatTimeout: input.attemptTimeoutMs,
-      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
     });
+  const streamHttp = proxyActivities<Activities>({
+    startToCloseTimeout: input.attemptTimeoutMs,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  });
   const queue: StreamEvent[] = [...(input.pending ?? [])];
   const seen = new Set<string>(input.seen ?? []);
   // A relay that crashed before marking its batch signals the same events again: taken once.
@@ -106,6 +112,23 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
   });
   let delivered = 0;
   let closing = false;
+  /**
+   * Takes the head event to its end: `first` is its first attempt's outcome when the batch made
+   * it. An attempt that fails for good inside the activity (a non-retryable error: bad data, not
+   * the receiver's answer) gives the event up — its record keeps its state and can still be
+   * retried by hand — so one poisoned event never blocks the deal's later ones.
+   */
+  const settle = async (first?: AttemptOutcome) => {
+    const event = queue[0]!;
+    try {
+      if (!first?.ok) await deliverEvent(streamHttp, event.callbackId, event.maxAttempts, input.delaysMs, first);
+    } catch (error) {
+      log.error('webhook delivery given up after a non-retryable failure', { callbackId: event.callbackId, error: String(error) });
+    }
+    queue.shift();
+    delivered += 1;
+    closing = FINAL_EVENT_TYPES.has(event.eventType);
+  };
   for (;;) {
     if (queue.length === 0) {
       if (closing || input.idleMs <= 0) return delivered;
@@ -117,15 +140,17 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
     // The queued events' first attempts go in one activity, stopping at the first that fails;
     // that one then follows its own schedule before anything after it is sent.
     const batch = queue.slice(0, BATCH);
-    const outcomes = await batchAttempts(batch.length).deliverWebhooks(
-      batch.map((e) => ({ callbackId: e.callbackId, attemptKey: 'auto:1', final: e.maxAttempts <= 1, manual: false })),
-    );
-    for (const outcome of outcomes) {
-      const event = queue.shift()!;
-      if (!outcome.ok) await deliverEvent(http, event.callbackId, event.maxAttempts, input.delaysMs, outcome);
-      delivered += 1;
-      closing = FINAL_EVENT_TYPES.has(event.eventType);
+    let outcomes: AttemptOutcome[] = [];
+    try {
+      outcomes = await batchAttempts(batch.length).deliverWebhooks(
+        batch.map((e) => ({ callbackId: e.callbackId, attemptKey: 'auto:1', final: e.maxAttempts <= 1, manual: false })),
+      );
+    } catch {
+      // A non-retryable failure in the batch: the head goes alone (what the batch did is recorded
+      // and is not done again), and the rest follow in the next batch.
     }
+    if (outcomes.length === 0) await settle();
+    for (const outcome of outcomes) await settle(outcome);
   }
 }
 

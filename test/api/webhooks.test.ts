@@ -338,3 +338,25 @@ test('a long stream continues as new with its queue: nothing lost, nothing doubl
   const [attempts] = await sql`select count(*)::int as n from webhook_attempts where callback_id = any(${[first!, ...rest].map((e) => e.callbackId)})`;
   t.is(attempts!.n, 4);
 });
+
+test("an event that cannot be attempted at all is given up without blocking the deal's later events", async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { merchantId } = await newMerchant({ webhook_url: receiver.url });
+  const dealId = randomUUID();
+  // A callback without a delivery record: its attempt fails for good (not the receiver's answer).
+  const poisoned = { callbackId: randomUUID(), eventId: randomUUID(), eventType: 'deal.created', maxAttempts: 5 };
+  const next = await ownEvent(merchantId, receiver.url, 'deal.completed', dealId);
+  const config = loadConfig(process.env);
+  const client = await createTemporalClient(config);
+  t.teardown(() => client.connection.close());
+  const handle = await client.workflow.signalWithStart('webhookStreamWorkflow', {
+    workflowId: `webhooks:${dealId}:poison-test`,
+    taskQueue: config.WEBHOOK_TASK_QUEUE,
+    args: [streamInput(dealId, receiver.url, [200])],
+    signal: 'events',
+    signalArgs: [[poisoned, next]],
+  });
+  t.is(await handle.result(), 2, 'the stream went past the poisoned event and ended normally');
+  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [next.eventId]);
+});
