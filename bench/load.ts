@@ -54,19 +54,24 @@ export async function runLoad(
       }
     }),
   );
+  return summarize(name, latencies, errors, statuses, (Date.now() - (measuredStart || warmupEnd)) / 1000);
+}
+
+/** Percentiles and rate of one measured run (latencies in ms, over `seconds`). */
+function summarize(name: string, latencies: number[], errors: number, statuses: Record<string, number>, seconds: number): LoadResult {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  const seconds = (Date.now() - (measuredStart || warmupEnd)) / 1000;
+  const tenth = (ms: number) => Math.round(ms * 10) / 10;
   return {
     name,
     requests: latencies.length,
     errors,
-    seconds: Math.round(seconds * 10) / 10,
+    seconds: tenth(seconds),
     rps: Math.round(latencies.length / seconds),
-    p50: Math.round(at(0.5) * 10) / 10,
-    p90: Math.round(at(0.9) * 10) / 10,
-    p99: Math.round(at(0.99) * 10) / 10,
-    max: Math.round((latencies[latencies.length - 1] ?? 0) * 10) / 10,
+    p50: tenth(at(0.5)),
+    p90: tenth(at(0.9)),
+    p99: tenth(at(0.99)),
+    max: tenth(latencies[latencies.length - 1] ?? 0),
     statuses,
   };
 }
@@ -130,21 +135,7 @@ export async function runOpenLoop(
     );
   }
   await Promise.all(pending);
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  const seconds = (performance.now() - t0 - warmupMs) / 1000;
-  return {
-    name,
-    requests: latencies.length,
-    errors,
-    seconds: Math.round(seconds * 10) / 10,
-    rps: Math.round(latencies.length / seconds),
-    p50: Math.round(at(0.5) * 10) / 10,
-    p90: Math.round(at(0.9) * 10) / 10,
-    p99: Math.round(at(0.99) * 10) / 10,
-    max: Math.round((latencies[latencies.length - 1] ?? 0) * 10) / 10,
-    statuses,
-  };
+  return summarize(name, latencies, errors, statuses, (performance.now() - t0 - warmupMs) / 1000);
 }
 
 /** CPU seconds (user + system) of the given processes, read from /proc. */

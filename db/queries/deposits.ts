@@ -61,15 +61,22 @@ export async function recordDeposit(
 
 /** A confirmed deposit's credit: chain → the merchant's available, once (ledger key `deposit:<id>`). */
 export async function creditDeposit(tx: Db, input: { depositId: string; walletId: string; amount: bigint }): Promise<boolean> {
+  return creditFromChain(tx, { key: `deposit:${input.depositId}`, kind: 'deposit', refType: 'deposit', refId: input.depositId }, input.walletId, input.amount);
+}
+
+/** Chain account → a wallet's available, posted once under its ledger key. */
+async function creditFromChain(
+  tx: Db,
+  posting: { key: string; kind: string; refType: string; refId: string },
+  walletId: string,
+  amount: bigint,
+): Promise<boolean> {
   const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
   return postLedger(tx, {
-    key: `deposit:${input.depositId}`,
-    kind: 'deposit',
-    refType: 'deposit',
-    refId: input.depositId,
+    ...posting,
     entries: [
-      { walletId: chain, bucket: 'available', amount: -input.amount },
-      { walletId: input.walletId, bucket: 'available', amount: input.amount },
+      { walletId: chain, bucket: 'available', amount: -amount },
+      { walletId, bucket: 'available', amount },
     ],
   });
 }
@@ -81,15 +88,5 @@ export async function creditDeposit(tx: Db, input: { depositId: string; walletId
 export async function creditTraderLiquidity(tx: Db, input: { traderId: string; walletId: string; amount: bigint; txHash: string }): Promise<boolean> {
   const fresh = await claimTxHash(tx, { txHash: input.txHash, ownerType: 'trader', ownerId: input.traderId, walletId: input.walletId, amount: input.amount });
   if (!fresh) return false;
-  const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
-  return postLedger(tx, {
-    key: `trader-deposit:${input.txHash}`,
-    kind: 'trader_deposit',
-    refType: 'wallet',
-    refId: input.walletId,
-    entries: [
-      { walletId: chain, bucket: 'available', amount: -input.amount },
-      { walletId: input.walletId, bucket: 'available', amount: input.amount },
-    ],
-  });
+  return creditFromChain(tx, { key: `trader-deposit:${input.txHash}`, kind: 'trader_deposit', refType: 'wallet', refId: input.walletId }, input.walletId, input.amount);
 }
