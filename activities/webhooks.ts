@@ -99,18 +99,18 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS,
   });
   return {
-    /** Creates the delivery record once and tells the workflow how many attempts are left. */
+    /** Creates the delivery record once (runs started without the relay's record) and tells the workflow its attempts in total. */
     async prepareDelivery(input: DeliveryInput): Promise<DeliveryPlan> {
       await sql`
         insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url)
         select ${input.callbackId}, e.merchant_id, e.deal_id, e.id, e.event_type, ${input.url}
         from outbox_events e where e.id = ${input.eventId}
         on conflict (id) do nothing`;
-      const [row] = await sql<{ attempts: number; max_retries: number }[]>`
-        select d.attempts, m.webhook_max_retries as max_retries
+      const [row] = await sql<{ max_retries: number }[]>`
+        select m.webhook_max_retries as max_retries
         from webhook_deliveries d join merchants m on m.id = d.merchant_id where d.id = ${input.callbackId}`;
       if (!row) throw new Error(`event ${input.eventId} not found`);
-      return { attemptsSoFar: row.attempts, maxAttempts: row.max_retries };
+      return { maxAttempts: row.max_retries };
     },
 
     deliverWebhook,
@@ -139,8 +139,8 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
    */
   async function deliverWebhook(input: AttemptInput): Promise<AttemptOutcome> {
     // One read: the event as the envelope needs it, whether this attempt was recorded already,
-    // and the merchant's current signing secret (read as the attempt starts, so a rotation
-    // applies to every attempt after it).
+    // and the secret that signs it — the merchant's current pair (not superseded), read as the
+    // attempt starts, so a rotation applies to every attempt after it.
     const [event] = await sql<(EventRow & { url: string; status: string; done: boolean; key_id: string | null; secret_sealed: string | null })[]>`
       select e.id as event_id, e.event_type, e.created_at, e.payload, m.api_version, d.url, d.merchant_id, d.status,
         dl.deal_type, dl.idempotency_key, dl.requisite_id, dl.target_name,

@@ -15,6 +15,7 @@ import {
   freePort,
   say,
   startNode,
+  startWorkers,
   startTemporal,
   stopAll,
   waitForHttp,
@@ -90,13 +91,8 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   };
   // Their logs go to .data/logs/<name>-*.log; showLogTails() prints them when something fails.
   for (const log of logNames) rmSync(join(DATA_DIR, 'logs', `${log}.log`), { force: true });
-  if (splitWorkers()) {
-    // Deals and deliveries in two processes; the delivery one yields the CPU (WORKER_NICE).
-    startNode(`${name}-worker`, 'workers/main.ts', { ...env, WORKER_ROLE: 'deals', OUTBOX_RELAY: 'false' }, { quiet: true });
-    startNode(`${name}-webhooks`, 'workers/main.ts', { ...env, WORKER_ROLE: 'webhooks', WORKER_NICE: env.WORKER_NICE ?? '10' }, { quiet: true });
-  } else {
-    startNode(`${name}-worker`, 'workers/main.ts', env, { quiet: true });
-  }
+  // One worker process unless WORKER_SPLIT=1 (deals and deliveries apart, as npm start runs them).
+  startWorkers(`${name}-`, env, { split: false, quiet: true });
   const api = startNode(`${name}-api`, 'api/server.ts', env, { quiet: true });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitForHttp(`${apiUrl}/health`);
@@ -105,6 +101,3 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   say(`stack ready, Temporal ${mode} (workers polling ${pollWaitMs} ms after the API answered): api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
   return { apiUrl, temporalMode: mode, apiPid: api.pid!, env, teardown, showLogTails };
 }
-
-/** WORKER_SPLIT=1: the worker runs as two processes, deals and webhook deliveries (see workers/main.ts). */
-export const splitWorkers = () => process.env.WORKER_SPLIT === '1' || process.env.WORKER_SPLIT === 'true';

@@ -187,6 +187,21 @@ export function startNode(name: string, entry: string, env: NodeJS.ProcessEnv, o
   return startProcess(name, process.execPath, [...profile, '--import', 'tsx', join(ROOT, entry)], env, options);
 }
 
+/**
+ * The worker: with `split` two processes, `<prefix>worker` (deal work, no relay) and
+ * `<prefix>webhooks` (deliveries and the relay) at a lower OS priority (WORKER_NICE, default 10),
+ * so deal work gets the CPU first; otherwise one `<prefix>worker` polling both. WORKER_SPLIT
+ * (1/true, 0/false) overrides `split`.
+ */
+export function startWorkers(prefix: string, env: NodeJS.ProcessEnv, options: { split: boolean; quiet?: boolean }) {
+  const wanted = process.env.WORKER_SPLIT;
+  const split = wanted === undefined || wanted === '' ? options.split : wanted === '1' || wanted === 'true';
+  const output = { quiet: options.quiet };
+  if (!split) return void startNode(`${prefix}worker`, 'workers/main.ts', env, output);
+  startNode(`${prefix}worker`, 'workers/main.ts', { ...env, WORKER_ROLE: 'deals', OUTBOX_RELAY: 'false' }, output);
+  startNode(`${prefix}webhooks`, 'workers/main.ts', { ...env, WORKER_ROLE: 'webhooks', WORKER_NICE: env.WORKER_NICE ?? process.env.WORKER_NICE ?? '10' }, output);
+}
+
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

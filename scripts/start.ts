@@ -20,6 +20,7 @@ import {
   portIsFree,
   say,
   startNode,
+  startWorkers,
   startTemporal,
   stopAll,
   temporalAnswers,
@@ -81,12 +82,7 @@ const env = {
 };
 // Deal work and webhook deliveries in two worker processes; the delivery one is niced, so when
 // both want the CPU, deals get it first (docs/performance.md, "Isolation"). WORKER_SPLIT=0: one process.
-if (process.env.WORKER_SPLIT !== '0' && process.env.WORKER_SPLIT !== 'false') {
-  startNode('worker', 'workers/main.ts', { ...env, WORKER_ROLE: 'deals', OUTBOX_RELAY: 'false' });
-  startNode('webhooks', 'workers/main.ts', { ...env, WORKER_ROLE: 'webhooks', WORKER_NICE: process.env.WORKER_NICE ?? '10' });
-} else {
-  startNode('worker', 'workers/main.ts', env);
-}
+startWorkers('', env, { split: true });
 startNode('api', 'api/server.ts', env);
 const apiUrl = `http://127.0.0.1:${config.PORT}`;
 await waitForHttp(`${apiUrl}/health`);

@@ -61,13 +61,6 @@ export async function replaceKeyPair(
   return { token, secret };
 }
 
-/** The secret that signs outgoing webhooks: always the current pair's, from the moment of rotation. */
-export async function currentSigningSecret(db: Db, secretBox: SecretBox, merchantId: string): Promise<string | undefined> {
-  const [row] = await db<{ id: string; secret_sealed: string }[]>`
-    select id, secret_sealed from api_keys where merchant_id = ${merchantId} and superseded_at is null`;
-  return row ? secretBox.open(row.secret_sealed, row.id) : undefined;
-}
-
 export interface V1KeyRow extends AuthKeyRow {
   api_version: 'v1' | 'v2';
 }

@@ -18,7 +18,6 @@ export interface DeliveryInput {
 }
 
 export interface DeliveryPlan {
-  attemptsSoFar: number;
   maxAttempts: number;
 }
 
