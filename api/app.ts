@@ -10,7 +10,8 @@ import { type ZodType } from 'zod';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { authenticate } from './auth/authenticate';
-import { bodyMiddleware, MULTIPART_OVERHEAD_BYTES } from './body';
+import { checkBodyType, closeUnreadBodies, MULTIPART_OVERHEAD_BYTES, readRequestBody, readsLargeBody, SMALL_BODY_BYTES, type BodyRule } from './body';
+import { clientIpResolver } from './auth/client-ip';
 import { codecRouter } from './codec';
 import { firstUnsafeText } from '../domain/text';
 import type { AppDeps } from './deps';
@@ -75,10 +76,24 @@ function parseWith<T extends ZodType>(schema: T, value: unknown) {
   return schema.parse(value);
 }
 
+/** What the route may receive: uploads take multipart up to the evidence cap, the rest small JSON (api/body.ts). */
+function bodyRuleOf(spec: RouteDef['spec'], deps: AppDeps): BodyRule {
+  if (spec.multipartBody) return { multipart: true, maxBytes: deps.config.EVIDENCE_MAX_BYTES + MULTIPART_OVERHEAD_BYTES };
+  return { multipart: false, maxBytes: spec.maxBodyBytes ?? SMALL_BODY_BYTES };
+}
+
 function mountRoute(router: Router, def: RouteDef, deps: AppDeps) {
   const { spec, handler } = def;
+  const bodyRule = bodyRuleOf(spec, deps);
   router[spec.method](koaPath(spec.path), async (ctx: Context) => {
-    const identity = await authenticate(ctx, spec.auth, deps, { once: spec.replay === 'once', v1Payload: spec.v1Payload });
+    checkBodyType(ctx, bodyRule);
+    const identity = await authenticate(ctx, spec.auth, deps, {
+      singleUse: spec.singleUse,
+      v1Payload: spec.v1Payload,
+      readBody: () => readRequestBody(ctx, bodyRule),
+      gateBeforeBody: readsLargeBody(bodyRule),
+      openWhileDisabled: spec.openWhileDisabled,
+    });
     ctx.state.identity = identity;
     refuseUnsafeText(ctx.params, 'path');
     refuseUnsafeText(ctx.query, 'query');
@@ -103,7 +118,7 @@ function mountRoute(router: Router, def: RouteDef, deps: AppDeps) {
 }
 
 function docsRouter(metrics: Registry): Router {
-  const router = new Router();
+  const router = new Router({ sensitive: true });
   const assets = getAbsoluteFSPath();
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument();
@@ -154,9 +169,10 @@ export function answerClientErrors(server: Server): Server {
 }
 
 export function createApp(deps: AppDeps): Koa {
-  // Behind TRUST_PROXY_HOPS trusted proxies the client is the entry the outermost trusted proxy
-  // appended: the rightmost N of X-Forwarded-For, never the leftmost, which the client writes.
-  const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: deps.config.TRUST_PROXY_HOPS });
+  // Koa's own proxy trust stays off: the client address comes from api/auth/client-ip.ts, which
+  // believes X-Forwarded-For only from TRUSTED_PROXIES.
+  const app = new Koa({ proxy: false });
+  const clientIp = clientIpResolver(deps.config.TRUSTED_PROXIES);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const httpDuration = new Histogram({
@@ -174,18 +190,23 @@ export function createApp(deps: AppDeps): Koa {
     registers: [metrics],
   });
 
-  const router = new Router();
+  // Paths match case-sensitively everywhere: /V1/… is no route (404), never V1 without its headers.
+  const router = new Router({ sensitive: true, strict: false });
   for (const def of allRoutes) mountRoute(router, def, deps);
   const docs = docsRouter(metrics);
   const codec = codecRouter(deps);
 
   app.use(traceMiddleware(deps, httpDuration));
+  app.use(closeUnreadBodies);
+  app.use((ctx, next) => {
+    ctx.state.clientIp = clientIp(ctx.req);
+    return next();
+  });
   app.use(errorMiddleware());
   app.use(v1Middleware(deps, v1Calls));
   app.use(notFoundMiddleware);
   app.use(jsonMiddleware);
-  app.use(codec.routes()); // reads its own body (protobuf JSON, larger limit): ahead of bodyMiddleware
-  app.use(bodyMiddleware({ multipartMaxBytes: deps.config.EVIDENCE_MAX_BYTES + MULTIPART_OVERHEAD_BYTES }));
+  app.use(codec.routes()); // reads its own body (protobuf JSON, larger limit)
   app.use(docs.routes());
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));

@@ -4,17 +4,9 @@ import { parse } from 'lossless-json';
 import { InvalidArgument } from '../domain/errors';
 import { firstUnsafeText } from '../domain/text';
 
-const BODY_LIMIT = '1mb';
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 /** How deep a JSON body may nest; no route takes more than a few levels. */
 const MAX_DEPTH = 32;
-
-class UnsupportedMediaType extends InvalidArgument {
-  constructor(message: string) {
-    super(message);
-    this.httpStatus = 415;
-  }
-}
 
 /**
  * Numbers keep their exact value or are refused, never rounded: an integer literal beyond 2^53
@@ -59,60 +51,113 @@ export function parseJsonBody(raw: string): unknown {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Bodies whose raw bytes a route reads itself (multipart uploads) are kept as bytes. */
 const isMultipart = (ctx: Context) => /^multipart\/form-data\b/i.test(ctx.get('Content-Type'));
+
+/** Whether the request announces a body at all (a length above 0, or chunked framing). */
+export function announcesBody(ctx: Context): boolean {
+  const { headers } = ctx.req;
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? '0') > 0;
+}
+
+/**
+ * What a route may receive (issue 17): every route reads at most SMALL_BODY_BYTES of JSON, and
+ * only after its caller's identity is known far enough not to cost the server a large read;
+ * only upload routes take multipart/form-data, up to their own cap, and read it only after the
+ * merchant's token, kill-switch, ip_whitelist and rate limit have passed (api/auth/authenticate.ts).
+ */
+export const SMALL_BODY_BYTES = 64 * 1024;
 
 /** What a multipart body may carry beyond its file: boundaries and part headers. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
+export interface BodyRule {
+  /** The route takes multipart/form-data (a file upload), kept as raw bytes. */
+  multipart: boolean;
+  /** The most the route reads; beyond it 413 and nothing is kept. */
+  maxBytes: number;
+}
+
+/** A body larger than SMALL_BODY_BYTES is read only after the caller passed its gates. */
+export const readsLargeBody = (rule: BodyRule) => rule.maxBytes > SMALL_BODY_BYTES;
+
+class UnsupportedMediaType extends InvalidArgument {
+  constructor(message: string) {
+    super(message);
+    this.httpStatus = 415;
+  }
+}
+
 /**
- * A multipart body is kept as its raw BYTES (ctx.state.rawBody is then a Buffer): the HMAC is
- * verified over exactly those bytes, never over a UTF-8 reading of them, and the route parses
- * them (api/services/multipart.ts). Read up to the cap; beyond it 413 and nothing is kept.
+ * Before anything is read: a multipart body only where a file is uploaded, and an upload only
+ * as multipart (415 otherwise, the body left unread; the answer then closes the connection).
  */
-async function readMultipart(ctx: Context, maxBytes: number): Promise<Buffer> {
+export function checkBodyType(ctx: Context, rule: BodyRule): void {
+  if (!announcesBody(ctx) || ['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) return;
+  if (rule.multipart && !isMultipart(ctx)) {
+    throw new UnsupportedMediaType('this operation takes multipart/form-data with the file in the part named "file"');
+  }
+  if (!rule.multipart && isMultipart(ctx)) {
+    throw new UnsupportedMediaType('multipart/form-data is accepted only where a file is uploaded; this operation takes application/json');
+  }
+}
+
+async function readBytes(ctx: Context, maxBytes: number): Promise<Buffer> {
   try {
     return await getRawBody(ctx.req, { limit: maxBytes });
   } catch (error) {
-    const e = error as { type?: string; status?: number };
+    const e = error as { type?: string };
     if (e.type === 'entity.too.large') {
-      const tooLarge = new InvalidArgument(`multipart body is larger than ${maxBytes} bytes`);
+      const tooLarge = new InvalidArgument(`request body is larger than ${maxBytes} bytes`);
       tooLarge.httpStatus = 413;
       throw tooLarge;
     }
-    if (e.type === 'request.aborted' || e.type === 'request.size.invalid') throw new InvalidArgument('multipart body is truncated');
+    if (e.type === 'request.aborted' || e.type === 'request.size.invalid') throw new InvalidArgument('request body is truncated');
     throw error;
   }
 }
 
 /**
- * Reads the raw body (kept for HMAC verification) and parses JSON. A non-empty JSON body must be
- * declared JSON (415 otherwise) and be valid UTF-8: invalid bytes are refused, never replaced,
- * so two different byte strings can never become the same key. Multipart bodies stay bytes.
+ * Reads the raw body (kept for HMAC verification) and parses JSON. A multipart body (upload
+ * routes) stays its raw BYTES (ctx.state.rawBody is then a Buffer): the HMAC is verified over
+ * exactly those bytes and the route parses them. A non-empty JSON body must be declared JSON
+ * (415 otherwise) and be valid UTF-8: invalid bytes are refused, never replaced, so two
+ * different byte strings can never become the same key. Reading twice is a no-op.
  */
-export function bodyMiddleware(options: { multipartMaxBytes?: number } = {}) {
-  const multipartMaxBytes = options.multipartMaxBytes ?? 10 * 1024 * 1024 + MULTIPART_OVERHEAD_BYTES;
-  return async (ctx: Context, next: Next) => {
-    ctx.state.rawBody = '';
-    if (!['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) && isMultipart(ctx)) {
-      ctx.state.rawBody = await readMultipart(ctx, multipartMaxBytes);
-    } else if (!['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) {
-      const bytes = await getRawBody(ctx.req, { limit: BODY_LIMIT });
-      let raw: string;
-      try {
-        raw = utf8.decode(bytes);
-      } catch {
-        throw new InvalidArgument('request body is not valid UTF-8');
-      }
-      ctx.state.rawBody = raw;
-      if (raw.trim() !== '') {
-        const type = ctx.get('Content-Type');
-        if (!JSON_TYPE.test(type)) {
-          throw new UnsupportedMediaType(`request body must be application/json${type ? `, not ${type.slice(0, 100)}` : ' (Content-Type is missing)'}`);
-        }
-        ctx.state.body = parseJsonBody(raw);
-      }
+export async function readRequestBody(ctx: Context, rule: BodyRule): Promise<void> {
+  if (ctx.state.bodyRead) return;
+  ctx.state.bodyRead = true;
+  ctx.state.rawBody = '';
+  if (['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) return;
+  if (rule.multipart && isMultipart(ctx)) {
+    ctx.state.rawBody = await readBytes(ctx, rule.maxBytes);
+    return;
+  }
+  const bytes = await readBytes(ctx, rule.maxBytes);
+  let raw: string;
+  try {
+    raw = utf8.decode(bytes);
+  } catch {
+    throw new InvalidArgument('request body is not valid UTF-8');
+  }
+  ctx.state.rawBody = raw;
+  if (raw.trim() !== '') {
+    const type = ctx.get('Content-Type');
+    if (!JSON_TYPE.test(type)) {
+      throw new UnsupportedMediaType(`request body must be application/json${type ? `, not ${type.slice(0, 100)}` : ' (Content-Type is missing)'}`);
     }
+    ctx.state.body = parseJsonBody(raw);
+  }
+}
+
+/**
+ * An answer that leaves the request body unread (413, an early 401/403/415, no such route)
+ * closes the connection: the client's next request on it would otherwise be read from the
+ * middle of this one's body.
+ */
+export async function closeUnreadBodies(ctx: Context, next: Next) {
+  try {
     await next();
-  };
+  } finally {
+    if (announcesBody(ctx) && !ctx.req.readableEnded) ctx.set('Connection', 'close');
+  }
 }

@@ -56,7 +56,7 @@ export function isLoopback(address: string | undefined): boolean {
  */
 async function authorise(ctx: Context, deps: AppDeps) {
   const localDev = deps.config.CODEC_LOOPBACK_WITHOUT_AUTH && isLoopback(ctx.req.socket.remoteAddress) && !ctx.get('X-Forwarded-For');
-  if (!localDev) await authenticate(ctx, 'operator', deps);
+  if (!localDev) await authenticate(ctx, 'operator', deps, { readBody: async () => {} }); // its body is read below, after this
 }
 
 /** CORS for the Temporal UI's origins only; the UI may send credentials and its token. */
@@ -77,7 +77,7 @@ function allowOrigin(ctx: Context, deps: AppDeps) {
  */
 export function codecRouter(deps: AppDeps): Router {
   const codec = payloadCodec(deps.config);
-  const router = new Router({ prefix: '/codec' });
+  const router = new Router({ prefix: '/codec', sensitive: true });
   for (const action of ['encode', 'decode'] as const) {
     router.options(`/${action}`, (ctx) => {
       allowOrigin(ctx, deps);

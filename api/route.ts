@@ -4,6 +4,7 @@ import { z, type ZodType } from 'zod';
 import { registry } from './openapi';
 import { problemSchema } from './schemas/common';
 import type { AuthMode, Identity } from './auth/authenticate';
+import type { SingleUse } from './auth/replay';
 import type { V1Payload } from './v1/auth';
 import { v1ErrorSchema } from './v1/envelope';
 import type { AppDeps } from './deps';
@@ -38,10 +39,15 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   /** Non-JSON responses (HTML, CSV) documented by content type. */
   responseContentType?: string;
   /**
-   * 'once': an HMAC signature is accepted a single time here (routes that hand out a secret or
-   * whose repeat is not harmless); by default a repeat on the same route is legal (api/auth/replay.ts).
+   * Where a repeat of one HMAC signature is refused (api/auth/replay.ts): 'rotation' (a route
+   * that hands out a secret: refuses a signature seen on any request) or 'route' (a repeat would
+   * act again: refuses a second use on this route). Every other route accepts repeats.
    */
-  replay?: 'once';
+  singleUse?: SingleUse;
+  /** A JSON body larger than the usual small one (api/body.ts); it is read only after the caller's gates. */
+  maxBodyBytes?: number;
+  /** The merchant's cabinet may call it while the kill-switch is on (GET my-merchant only). */
+  openWhileDisabled?: boolean;
   /** auth 'v1': the fields of the signed payload after `{timestamp}` (spec 5.5, api/v1/auth.ts). */
   v1Payload?: V1Payload;
   /** Extra documented error statuses beyond the common ones. */

@@ -3,6 +3,7 @@
  * worker, API) and drives it over HTTP with signed requests (a fresh timestamp and a real HMAC
  * each). Prints requests/s, p50, p99 and errors per scenario. BENCH_CLIENTS, BENCH_SECONDS tune it.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { signJwt } from '../api/auth/jwt';
@@ -334,7 +335,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     await client.connection.close();
   },
   'payout-create': async () => {
-    await operatorPost('/api/v1/p2p/admin/deposits', { merchant_id: merchant.merchant.id, amount: 100_000_000_000, tx_hash: `bench-${Date.now()}` });
+    await operatorPost('/api/v1/p2p/admin/deposits', { merchant_id: merchant.merchant.id, amount: 100_000_000_000, tx_hash: randomBytes(32).toString('hex') });
     const balance = (await (await signedFetch('GET', '/api/v1/p2p/merchant/balance')).json()) as { wallets: { wallet_id: string }[] };
     const walletId = balance.wallets[0]!.wallet_id;
     printResult(

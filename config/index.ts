@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import proxyaddr from 'proxy-addr';
 import { TronAddressDeriver } from '../domain/tron';
 
 export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me';
@@ -34,6 +35,20 @@ export function parsePayloadKeys(text: string): PayloadKey[] {
   if (keys.length === 0) throw new Error('at least one key is needed');
   if (new Set(keys.map((k) => k.id)).size !== keys.length) throw new Error('key ids must be distinct');
   return keys;
+}
+
+/** TRUSTED_PROXIES: "10.0.0.1, 10.1.0.0/16, loopback" — each must be an address, a CIDR or a proxy-addr name. */
+export function parseTrustedProxies(text: string): string[] {
+  const list = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  try {
+    proxyaddr.compile(list);
+  } catch (error) {
+    throw new Error(`TRUSTED_PROXIES: ${(error as Error).message}`);
+  }
+  return list;
 }
 
 /** A comma-separated environment list through a parser; a parse error becomes a config issue. */
@@ -155,9 +170,15 @@ function schemaFor(nodeEnv: string) {
     V1_SUNSET_AT: z.string().datetime({ offset: true }).default('2027-01-12T00:00:00Z').transform((v) => new Date(v)),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(nodeEnv !== 'production'),
     DEFAULT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
+    /**
+     * Addresses or CIDRs of the proxies in front of the API (comma-separated; also proxy-addr's
+     * names loopback, linklocal, uniquelocal). X-Forwarded-For counts only when the socket peer is
+     * one of them, walked from the right over trusted hops (api/auth/client-ip.ts). Empty: the
+     * client is the socket peer.
+     */
+    TRUSTED_PROXIES: parsedText('', parseTrustedProxies),
+    /** Replaced by TRUSTED_PROXIES: it believed X-Forwarded-For from any peer. Kept only to refuse it with a clear message. */
     TRUST_PROXY: bool(false),
-    /** With TRUST_PROXY: how many trusted proxies append to X-Forwarded-For (the client IP is the entry before them). */
-    TRUST_PROXY_HOPS: z.coerce.number().int().min(1).default(1),
     // Wallet (issue 10): deposit addresses, withdrawal fee, auto-withdrawal, the chain adapter.
     /** Hex seed of the deposit-address HD wallet (m/44'/195'/0'/0/<index>); ignored when WALLET_XPUB is set. */
     WALLET_HD_SEED: z.string().regex(/^([0-9a-fA-F]{2}){16,64}$/, 'must be 16 to 64 bytes of hex').default(DEV_WALLET_HD_SEED),
@@ -202,6 +223,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if ((parsed.data.TEMPORAL_TLS_CERT === undefined) !== (parsed.data.TEMPORAL_TLS_KEY === undefined)) {
     throw new Error('invalid configuration:\n  TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (client certificate and its key)');
+  }
+  if (parsed.data.TRUST_PROXY && parsed.data.TRUSTED_PROXIES.length === 0) {
+    throw new Error(
+      'invalid configuration:\n  TRUST_PROXY believed X-Forwarded-For from any peer and is replaced by TRUSTED_PROXIES: list the addresses or CIDRs of your proxies (e.g. TRUSTED_PROXIES=10.0.0.0/8)',
+    );
   }
   const config = { ...parsed.data, WEBHOOK_TASK_QUEUE: parsed.data.WEBHOOK_TASK_QUEUE ?? `${parsed.data.TEMPORAL_TASK_QUEUE}-webhooks` };
   try {

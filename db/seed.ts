@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Sql } from './sql';
 import type { SecretBox } from '../domain/secret-box';
 import { replaceKeyPair } from './queries/api-keys';
@@ -86,7 +87,7 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
       if (existing) continue;
       await tx`insert into traders (id, tenant_id, name) values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name})`;
       const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
-      await creditTraderLiquidity(tx, { traderId: t.id, walletId: wallet.id, amount: TRADER_LIQUIDITY, txHash: `seed-trader-${t.id}` });
+      await creditTraderLiquidity(tx, { traderId: t.id, walletId: wallet.id, amount: TRADER_LIQUIDITY, txHash: createHash('sha256').update(`seed-trader-${t.id}`).digest('hex') });
       for (const m of METHODS) {
         const type = m.types[0]!;
         const suffix = String(index + 1).padStart(2, '0');
@@ -119,7 +120,11 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
         payout_fee_bps: 150,
       }));
     const wallet = await ensureWallet(tx, 'merchant', demoMerchantId, 'USDT');
-    await recordDeposit(tx, { merchantId: demoMerchantId, walletId: wallet.id, amount: 1_000_000n, txHash: 'seed-demo-deposit' });
+    // Funded once, when it is made (an older database holds its first deposit under a pre-canonical hash).
+    if (!demo) {
+      const txHash = createHash('sha256').update('seed-demo-deposit').digest('hex');
+      await recordDeposit(tx, { merchantId: demoMerchantId, walletId: wallet.id, amount: 1_000_000n, txHash });
+    }
     const [key] = await tx`select 1 from api_keys where merchant_id = ${demoMerchantId}`;
     const demoCredentials = key ? undefined : await replaceKeyPair(tx, secretBox, demoMerchantId, 0);
     return { demoMerchantId, ...(demoCredentials ? { demoCredentials } : {}) };

@@ -93,6 +93,16 @@ export function tronAddressToHex(address: string): string {
  * Derives deposit addresses from the account-level public node m/44'/195'/0'. Built from either
  * an extended public key of that account (preferred in production) or an HD seed (hex).
  */
+/**
+ * A TRON transaction id in its one canonical form: 64 hex digits, lower case (issue 17). The
+ * same id written with capitals, surrounding spaces or a 0x prefix is the same transaction and
+ * must claim the same credit; anything else is not a transaction id (undefined).
+ */
+export function canonicalTxHash(text: string): string | undefined {
+  const hex = text.trim().toLowerCase().replace(/^0x/, '');
+  return /^[0-9a-f]{64}$/.test(hex) ? hex : undefined;
+}
+
 export class TronAddressDeriver {
   private readonly external: HDKey;
 

@@ -1,6 +1,8 @@
 /**
  * npm run call -- METHOD PATH [JSON body]: one request signed with the demo merchant's pair
  * (MERCHANT_TOKEN / MERCHANT_SECRET override it). Prints the status, the trace id and the body.
+ * It signs both schemes: v1 (spec 5.1) and the request-bound v2 over method, path and query as
+ * sent (domain/signature.ts), so it also works for a merchant whose signature_binding is required.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,13 +19,15 @@ if (!token || !secret) {
 }
 const base = process.env.API_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 const t = Math.floor(Date.now() / 1000);
-const response = await fetch(base + path, {
+// The target is signed as it goes on the wire: the URL parser's normalised path and query.
+const url = new URL(path, base);
+const response = await fetch(url, {
   method,
   headers: {
     'Content-Type': 'application/json',
     'X-Merchant-Token': token,
     'X-Timestamp': String(t),
-    'X-Signature': signatureHeader(secret, t, body),
+    'X-Signature': signatureHeader(secret, t, body, { method, target: url.pathname + url.search }),
   },
   ...(body ? { body } : {}),
 });

@@ -5,10 +5,6 @@ import { takeRateLimitToken } from './rate-limit';
 
 export const MERCHANT_DISABLED = 'merchant is disabled';
 
-function normaliseIp(ip: string): string {
-  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-}
-
 export interface MerchantGate {
   merchant_id: string;
   disabled_at: Date | null;
@@ -17,12 +13,13 @@ export interface MerchantGate {
 }
 
 /**
- * The gates every signed merchant request passes after its signature verified, V2 HMAC and V1
- * alike, in this order: kill-switch (403), ip_whitelist (403), rate limit (429, with headers).
+ * The gates every signed merchant request passes after its signature verified (upload routes:
+ * before their large body is read, the signature after), V2 HMAC and V1 alike, in this order: kill-switch (403), ip_whitelist (403, against the address
+ * api/auth/client-ip.ts resolved), rate limit (429, with headers).
  */
 export async function admitMerchant(ctx: Context, deps: AppDeps, gate: MerchantGate, nowMs: number): Promise<void> {
   if (gate.disabled_at) throw new PermissionDenied(MERCHANT_DISABLED);
-  if (gate.ip_whitelist.length > 0 && !gate.ip_whitelist.includes(normaliseIp(ctx.ip))) {
+  if (gate.ip_whitelist.length > 0 && !gate.ip_whitelist.includes(ctx.state.clientIp)) {
     throw new PermissionDenied('request ip address is not in the merchant ip_whitelist');
   }
   const limit = gate.rate_limit_per_minute ?? deps.config.DEFAULT_RATE_LIMIT_PER_MINUTE;

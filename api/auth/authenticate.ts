@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { PermissionDenied, Unauthenticated } from '../../domain/errors';
-import { checkTimestamp, computeSignature, parseSignatureHeader, signatureMatches } from '../../domain/signature';
-import { rememberSignature } from './replay';
+import { boundSignatureMatches, checkTimestamp, computeSignature, parseSignatureHeader, signatureMatches } from '../../domain/signature';
+import { rememberSignature, type SingleUse } from './replay';
 import { findKeyForAuth, findMerchantGate } from '../../db/queries/api-keys';
 import type { AppDeps } from '../deps';
 import { verifyJwt } from './jwt';
@@ -19,16 +19,44 @@ export type Identity =
   | { kind: 'merchant'; via: 'hmac' | 'cabinet' | 'v1'; merchantId: string; tenantId: string; subject: string }
   | { kind: 'operator'; operatorId: string; role: 'admin' | 'platform_admin' };
 
-/** once: the route accepts a given HMAC signature a single time (see replay.ts). */
 export interface AuthOptions {
-  once: boolean;
+  /** Where a repeat of a signature is refused (api/auth/replay.ts); ordinary routes accept repeats. */
+  singleUse?: SingleUse;
   /** v1 routes: the fields after the timestamp in the route's signed payload. */
   v1Payload?: V1Payload;
+  /**
+   * Reads the request body. Authentication calls it once it knows enough: a small body after
+   * the headers were checked (the HMAC needs the bytes), a large one (uploads) only after the
+   * merchant's gates passed.
+   */
+  readBody: () => Promise<void>;
+  /** The route reads a large body: token, kill-switch, ip_whitelist and rate limit pass before it is read. */
+  gateBeforeBody?: boolean;
+  /** The route stays open to the merchant's cabinet while the kill-switch is on (GET my-merchant only). */
+  openWhileDisabled?: boolean;
 }
 
 export const ADMIN_REQUIRED = 'admin role required';
+export const V2_REQUIRED =
+  'this merchant requires request-bound signatures: X-Signature must carry v2=<hex hmac-sha256 of "<t>.<METHOD>.<path and query>.<raw body>">';
 export { MERCHANT_DISABLED };
 
+/** The body is empty or an empty JSON object: a key rotation (body-less) could carry the same v1 signature. */
+function isBodyless(ctx: Context): boolean {
+  const raw: unknown = ctx.state.rawBody;
+  if (Buffer.isBuffer(raw)) return raw.length === 0;
+  if (typeof raw !== 'string' || raw.trim() === '') return true;
+  const body: unknown = ctx.state.body;
+  return body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0;
+}
+
+/**
+ * Spec 5.1 plus the request-bound v2 scheme (domain/signature.ts). Order: headers and window,
+ * the key pair (401), the signatures (401; a v2 present must verify; a merchant whose
+ * signature_binding is 'required' must send one), the replay rule (401), then the merchant's
+ * gates: kill-switch, ip_whitelist (403), rate limit (429). Upload routes pass the gates before
+ * their body is read, the signature after.
+ */
 async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOptions): Promise<Identity & { kind: 'merchant' }> {
   const token = ctx.get('X-Merchant-Token');
   const parsed = parseSignatureHeader(ctx.get('X-Signature') || undefined);
@@ -44,17 +72,35 @@ async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOption
   if (!key || (key.grace_until !== null && key.grace_until.getTime() <= nowMs)) {
     throw new Unauthenticated('invalid merchant credentials');
   }
+  if (options.gateBeforeBody) await admitMerchant(ctx, deps, key, nowMs);
+  await options.readBody();
+
   const secret = deps.secretBox.open(key.secret_sealed, key.key_id);
-  if (!signatureMatches(secret, parsed, ctx.state.rawBody ?? '')) throw new Unauthenticated('invalid merchant credentials');
+  const raw: string | Buffer = ctx.state.rawBody ?? '';
+  const bound = parsed.v2.length > 0;
+  if (bound) {
+    if (!boundSignatureMatches(secret, parsed, { method: ctx.method, target: ctx.originalUrl }, raw)) {
+      throw new Unauthenticated(
+        signatureMatches(secret, parsed, raw)
+          ? 'the v2 signature does not match this request (method, path and query exactly as sent, and the raw body)'
+          : 'invalid merchant credentials',
+      );
+    }
+  } else {
+    if (!signatureMatches(secret, parsed, raw)) throw new Unauthenticated('invalid merchant credentials');
+    if (key.signature_binding === 'required') throw new Unauthenticated(V2_REQUIRED);
+  }
   await rememberSignature(deps.sql, {
-    signature: computeSignature(secret, parsed.timestamp, ctx.state.rawBody ?? ''),
+    signature: computeSignature(secret, parsed.timestamp, raw),
     method: ctx.method,
     path: ctx.path,
     timestamp: parsed.timestamp,
-    once: options.once,
+    bodyless: isBodyless(ctx),
+    singleUse: options.singleUse,
+    bound,
   });
 
-  await admitMerchant(ctx, deps, key, nowMs);
+  if (!options.gateBeforeBody) await admitMerchant(ctx, deps, key, nowMs);
   return { kind: 'merchant', via: 'hmac', merchantId: key.merchant_id, tenantId: key.tenant_id, subject: key.key_id };
 }
 
@@ -64,7 +110,7 @@ function bearerToken(ctx: Context): string | undefined {
   return match?.[1];
 }
 
-async function authenticateJwt(ctx: Context, deps: AppDeps, token: string): Promise<Identity> {
+async function authenticateJwt(ctx: Context, deps: AppDeps, token: string, options: AuthOptions): Promise<Identity> {
   const claims = await verifyJwt(token, deps.config.JWT_SECRET);
   if (claims.role === 'admin' || claims.role === 'platform_admin') {
     return { kind: 'operator', operatorId: claims.sub, role: claims.role };
@@ -72,32 +118,37 @@ async function authenticateJwt(ctx: Context, deps: AppDeps, token: string): Prom
   if (claims.role !== 'merchant' || !claims.merchant_id) throw new PermissionDenied('merchant identity required');
   const merchant = await findMerchantGate(deps.sql, claims.merchant_id);
   if (!merchant) throw new Unauthenticated('merchant not found');
-  // The cabinet may still read its profile while the kill-switch is on, but not mutate.
-  if (merchant.disabled_at && ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new PermissionDenied(MERCHANT_DISABLED);
+  // While the kill-switch is on, the cabinet may read its profile (to see kill_switch: true), nothing else.
+  const readingProfile = options.openWhileDisabled && (ctx.method === 'GET' || ctx.method === 'HEAD');
+  if (merchant.disabled_at && !readingProfile) throw new PermissionDenied(MERCHANT_DISABLED);
   return { kind: 'merchant', via: 'cabinet', merchantId: merchant.id, tenantId: merchant.tenant_id, subject: claims.sub };
 }
 
-/** Resolves the caller's identity for a route's auth mode, or throws 401/403. */
-export async function authenticate(ctx: Context, mode: AuthMode, deps: AppDeps, options: AuthOptions = { once: false }): Promise<Identity> {
-  if (mode === 'public') return { kind: 'public' };
+/** Resolves the caller's identity for a route's auth mode, or throws 401/403; reads the body on the way (options.readBody). */
+export async function authenticate(ctx: Context, mode: AuthMode, deps: AppDeps, options: AuthOptions): Promise<Identity> {
+  if (mode === 'public') {
+    await options.readBody();
+    return { kind: 'public' };
+  }
   if (mode === 'v1') return authenticateV1(ctx, deps, options);
 
   if (ctx.get('X-Merchant-Token')) {
-    const identity = await authenticateHmac(ctx, deps, options);
-    if (mode === 'hmac' || mode === 'cabinet_or_hmac') return identity;
+    // Refused before anything is read or verified: no merchant pair may call these routes.
     if (mode === 'operator') throw new PermissionDenied(ADMIN_REQUIRED);
-    throw new PermissionDenied('this operation needs a cabinet session; HMAC is not accepted');
+    if (mode === 'cabinet') throw new PermissionDenied('this operation needs a cabinet session; HMAC is not accepted');
+    return authenticateHmac(ctx, deps, options);
   }
 
   const token = bearerToken(ctx);
   if (!token) throw new Unauthenticated('authentication required');
-  const identity = await authenticateJwt(ctx, deps, token);
+  const identity = await authenticateJwt(ctx, deps, token, options);
   if (mode === 'operator') {
     if (identity.kind !== 'operator') throw new PermissionDenied(ADMIN_REQUIRED);
-    return identity;
+  } else {
+    if (identity.kind !== 'merchant') throw new PermissionDenied('merchant identity required');
+    if (mode === 'hmac') throw new Unauthenticated('merchant HMAC signature required');
   }
-  if (identity.kind !== 'merchant') throw new PermissionDenied('merchant identity required');
-  if (mode === 'hmac') throw new Unauthenticated('merchant HMAC signature required');
+  await options.readBody();
   return identity;
 }
 

@@ -3,45 +3,74 @@ import { Unauthenticated } from '../../domain/errors';
 import { REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
 
 /**
- * Replay refusal for V2 HMAC requests. The signed string is `t.body` (the contract keeps it
- * Stripe-compatible), so it does not name the route: a GET signs an empty body, and its headers
- * would sign any other body-less request of the same second. Every accepted signature is
- * therefore remembered with the route (method and path) it was accepted on, in Postgres for all
- * API processes, until its timestamp leaves the window:
- *   - the same signature on another route is refused (401);
- *   - on a single-use route (`replay: 'once'`: key rotation, manual webhook retry …) any repeat
- *     is refused;
- *   - a repeat on the same ordinary route is legal: two identical requests in one second carry
- *     one signature, and a create repeated with its idempotency key or a GET polled twice must
- *     keep working.
+ * The replay rule for V2 HMAC requests (issue 17). The spec's signed string is `<t>.<raw body>`:
+ * it does not name the route, so two body-less requests of one second carry one signature, and
+ * a client signing exactly as spec 5.1 says (Stripe-style signers, the spec's own retry advice)
+ * sends such sequences all the time. So a valid signature is accepted on ANY route within its
+ * window, repeats included — with two exceptions, the routes where a repeat would do harm:
+ *
+ *   - 'rotation' (POST /api-keys/rotate hands out a new secret): refuses a signature already
+ *     seen on any request. A rotation is body-less, so the headers of any body-less request
+ *     (a GET) would otherwise rotate the keys and hand the new secret to whoever replays them.
+ *     A request carrying a valid request-bound v2 signature cannot have been moved from another
+ *     route: then only a repeat of the rotation itself is refused.
+ *   - 'route' (callback retry, deposit-address rotation, appeal messages, passes, evidence
+ *     upload: each repeat would act again): refuses a second use on the same route (method and
+ *     path) only.
+ *
+ * Memory is kept in Postgres (all API processes) only for what these need, until the
+ * signature's timestamp leaves the window: signatures of body-less requests (route '') and uses
+ * of single-use routes (route 'METHOD path'). Requests with a body on ordinary routes leave
+ * nothing behind. The key is always the computed v1 signature — also for a client that sent only
+ * v2 — so stripping v2 from captured headers gains nothing.
  */
-export async function rememberSignature(
-  sql: Sql,
-  input: { signature: string; method: string; path: string; timestamp: number; once: boolean },
-): Promise<void> {
-  const route = `${input.method} ${input.path}`.slice(0, 2000);
-  const expiresAt = new Date((input.timestamp + REPLAY_WINDOW_PAST_SECONDS + 1) * 1000);
-  const [row] = await sql<{ fresh: boolean; route: string | null }[]>`
-    with claimed as (
-      insert into hmac_signatures (signature, route, expires_at) values (${input.signature}, ${route}, ${expiresAt})
-      on conflict (signature) do nothing
-      returning true as fresh
-    )
-    select exists (select 1 from claimed) as fresh, (select route from hmac_signatures where signature = ${input.signature}) as route`;
-  if (row!.fresh) {
+export type SingleUse = 'rotation' | 'route';
+
+export interface SignatureUse {
+  /** The v1 signature of the request (hex), or a scheme-prefixed key. */
+  signature: string;
+  method: string;
+  path: string;
+  timestamp: number;
+  /** The body is empty or `{}`: a key rotation could carry the same signature. */
+  bodyless: boolean;
+  singleUse?: SingleUse;
+  /** The request carried a valid v2 signature (bound to method, path and query). */
+  bound: boolean;
+}
+
+export async function rememberSignature(sql: Sql, use: SignatureUse): Promise<void> {
+  const expiresAt = new Date((use.timestamp + REPLAY_WINDOW_PAST_SECONDS + 1) * 1000);
+  const route = `${use.method} ${use.path}`.slice(0, 2000);
+  if (!use.singleUse) {
+    if (!use.bodyless) return;
+    await sql`
+      insert into signature_uses (signature, route, expires_at) values (${use.signature}, '', ${expiresAt})
+      on conflict do nothing`;
     if (Math.random() < 0.01) void pruneSignatures(sql).catch(() => {});
     return;
   }
-  // A concurrent first use that committed after this statement's snapshot is read afresh.
-  const usedOn =
-    row!.route ?? (await sql<{ route: string }[]>`select route from hmac_signatures where signature = ${input.signature}`)[0]?.route;
-  if (usedOn !== route) throw new Unauthenticated('this signature was already used for another request');
-  if (input.once) throw new Unauthenticated('this signature was already used; sign the request afresh');
+  const anyRoute = use.singleUse === 'rotation' && !use.bound;
+  const [row] = await sql<{ fresh: boolean }[]>`
+    with claimed as (
+      insert into signature_uses (signature, route, expires_at)
+      select ${use.signature}, ${route}, ${expiresAt}
+      where not ${anyRoute} or not exists (select 1 from signature_uses where signature = ${use.signature})
+      on conflict do nothing
+      returning 1)
+    select exists (select 1 from claimed) as fresh`;
+  if (!row!.fresh) {
+    throw new Unauthenticated(
+      anyRoute
+        ? 'this signature was already used by another request; a key rotation needs a signature of its own (a new timestamp, or a request-bound v2 signature)'
+        : 'this signature was already used on this route; sign the request afresh',
+    );
+  }
 }
 
 /** Forgets signatures whose timestamps have left the window; any process may do it. */
 export async function pruneSignatures(sql: Sql): Promise<void> {
   await sql`
-    delete from hmac_signatures where signature in (
-      select signature from hmac_signatures where expires_at < now() limit 5000)`;
+    delete from signature_uses where ctid in (
+      select ctid from signature_uses where expires_at < now() limit 5000)`;
 }

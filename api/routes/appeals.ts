@@ -82,7 +82,7 @@ export const appealRoutes = [
         'Accepted until the appeal is CLOSED (400 FAILED_PRECONDITION after). file_ids must be your own uploads. ' +
         'Single-use signatures: a repeat would post the message again, so an HMAC signature is accepted here once.',
       tags,
-      replay: 'once',
+      singleUse: 'route',
       params: appealParams,
       body: messageBody,
       response: messageResponse,

@@ -25,7 +25,7 @@ const callbackSchema = z
   });
 
 const listQuery = z.object({
-  deal_id: z.string().uuid('deal_id must be a UUID').optional().openapi({ description: 'only deliveries of this deal' }),
+  deal_id: uuid('deal_id').optional().openapi({ description: 'only deliveries of this deal' }),
   page_size: z.coerce.number().int().min(0).optional().openapi({ type: 'integer', description: 'default 50, clamped to 250' }),
   page_token: z.string().optional(),
 });
@@ -57,7 +57,7 @@ export const callbackRoutes = [
         'Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404. ' +
         'Single-use signatures: an HMAC signature is accepted here once.',
       tags,
-      replay: 'once',
+      singleUse: 'route',
       params: z.object({ callback_id: uuid('callback_id') }),
       response: callbackSchema,
       errors: [404],

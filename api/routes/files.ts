@@ -36,7 +36,7 @@ async function sendFile(deps: AppDeps, identity: Identity, fileId: string, ctx: 
 
 const upload = (path: string, auth: 'cabinet_or_hmac' | 'operator', summary: string) =>
   defineRoute(
-    { method: 'post', path, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, status: 201, response: fileResponse, errors: [413] },
+    { method: 'post', path, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, singleUse: 'route', status: 201, response: fileResponse, errors: [413] },
     async ({ identity }, deps, ctx) => ({ file: presentFile(await uploadFile(deps, owner(identity), ctx.state.rawBody, ctx.get('Content-Type'))) }),
   );
 

@@ -14,7 +14,7 @@ export const passRoutes = [
       path: `${MERCHANT}/passes`,
       auth: 'cabinet_or_hmac',
       summary: 'Create a whitelist pass: status ACTIVE until expires_at (PASS_TTL_SECONDS), single use',
-      replay: 'once',
+      singleUse: 'route',
       description:
         'amount is required; currency_id, requisite_type, payment_method_id (UUID only: a slug is 400) and provider_id ' +
         '(a trader) are optional filters, empty meaning any. Unknown ids, a method of another currency or a requisite type ' +

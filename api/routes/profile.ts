@@ -14,9 +14,12 @@ export const profileRoutes = [
       path: '/api/v1/p2p/my-merchant',
       auth: 'cabinet_or_hmac',
       summary: "The caller's merchant profile (spec 2.2)",
-      description: 'Limit fields appear only while set. A disabled merchant may still read this with its cabinet JWT.',
+      description:
+        'Limit fields appear only while set. While the kill-switch is on this is the one request the merchant may still ' +
+        'make, with its cabinet JWT (to see kill_switch: true); HMAC requests are 403 everywhere.',
       tags: ['Profile'],
       response: myMerchantResponse,
+      openWhileDisabled: true,
     },
     async ({ identity }, deps) => presentMyMerchant(await getMerchantProfile(deps, merchantOf(identity).merchantId)),
   ),
@@ -58,7 +61,7 @@ export const profileRoutes = [
       summary: 'Rotate the key pair: the new pair is valid at once; the old pair keeps working as a whole pair for the grace window',
       description: 'Single-use signatures: an HMAC signature is accepted here once, and never one already used on another route.',
       tags: ['Keys'],
-      replay: 'once',
+      singleUse: 'rotation',
       response: keyPairResponse,
     },
     ({ identity }, deps) => replaceMerchantKeys(deps, merchantOf(identity).merchantId),

@@ -43,7 +43,7 @@ export const walletRoutes = [
         'trc20_address). Earlier addresses stay attributed to the merchant, so late deposits to them are still credited. ' +
         'Single-use signatures: a repeat rotates again, so an HMAC signature is accepted here once.',
       tags,
-      replay: 'once',
+      singleUse: 'route',
       status: 201,
       response: depositAddressResponse,
     },

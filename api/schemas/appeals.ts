@@ -94,7 +94,7 @@ export const listAppealsQuery = z.object({
 });
 
 export const adminListAppealsQuery = listAppealsQuery.extend({
-  merchant_id: z.string().uuid('merchant_id must be a UUID').optional().openapi({ description: 'only this merchant’s appeals' }),
+  merchant_id: uuid('merchant_id').optional().openapi({ description: 'only this merchant’s appeals' }),
 });
 
 export const adminAppealSchema = appealSchema
@@ -132,7 +132,7 @@ export const settlementBody = z
       .optional()
       .openapi({ type: 'integer', format: 'int64', description: "default: the expired deal's received_amount; needs a reason" }),
     reason: text('reason', 1000).optional(),
-    idempotency_key: z.string({ error: 'idempotency_key is required' }).uuid('idempotency_key must be a UUID'),
+    idempotency_key: uuid('idempotency_key'),
   })
   .refine((b) => b.received_amount_override === undefined || (b.reason ?? '').trim().length > 0, {
     message: 'reason is required when received_amount_override is set',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import '../openapi';
 import { INT64_MAX } from '../../domain/money';
 import { textProblem } from '../../domain/text';
+import { canonicalTxHash } from '../../domain/tron';
 
 /** int64 in a request body: a JSON integer (kept exact as bigint by the body parser). */
 export const int64Body = (field: string) =>
@@ -29,7 +30,35 @@ export const creditAmount = (field: string) =>
 /** int64 in a response: a digit string. */
 export const int64String = z.string().regex(/^-?\d+$/).openapi({ type: 'string', format: 'int64', example: '150000' });
 
-export const uuid = (field: string) => z.string({ error: `${field} is required` }).uuid(`${field} must be a UUID`);
+/**
+ * A UUID in a request (path, query, body), in its canonical lower-case form: ids and UUID keys
+ * compare case-insensitively everywhere (an upper-cased settlement key is the same key, an
+ * upper-cased own file id is still the caller's file), because they are normalised here, once.
+ */
+export const uuid = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .uuid(`${field} must be a UUID`)
+    .transform((v) => v.toLowerCase())
+    .openapi({ type: 'string', format: 'uuid' });
+
+/**
+ * A chain transaction id (deposits, trader top-ups), canonicalised before anything is claimed:
+ * 64 hex digits in lower case; capitals, surrounding spaces and a 0x prefix are the same id.
+ */
+export const txHash = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .max(200, `${field} must be a TRON transaction id: 64 hex characters`)
+    .transform((v, ctx) => {
+      const canonical = canonicalTxHash(v);
+      if (canonical === undefined) {
+        ctx.addIssue({ code: 'custom', message: `${field} must be a TRON transaction id: 64 hex characters` });
+        return z.NEVER;
+      }
+      return canonical;
+    })
+    .openapi({ type: 'string', pattern: '^(0x)?[0-9a-fA-F]{64}$', description: 'TRON transaction id; stored as 64 lower-case hex characters' });
 
 export const timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
 

@@ -46,7 +46,7 @@ export const createPayinBody = z
     currency: z.string({ error: 'currency is required' }).regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 alphabetic code'),
     payment_method_id: z.string({ error: 'payment_method_id is required' }).min(1, 'payment_method_id is required').max(100).superRefine(lineRule('payment_method_id')),
     client_id: line('client_id', 255).optional(),
-    currency_id: z.string().uuid('currency_id must be a UUID').optional(),
+    currency_id: uuid('currency_id').optional(),
     payer_bank: line('payer_bank', 100).optional(),
     description: text('description', 1000).optional(),
     callback_url: httpUrl('callback_url').optional(),
@@ -64,7 +64,7 @@ export const amountChangeBody = z
   .object({
     amount_fiat: positiveAmount('amount_fiat'),
     reason: z.string({ error: 'reason is required' }).min(1, 'reason is required').max(1000).superRefine(textRule('reason', false)),
-    idempotency_key: z.string({ error: 'idempotency_key is required' }).uuid('idempotency_key must be a UUID'),
+    idempotency_key: uuid('idempotency_key'),
     expected_amount_version: z
       .union([z.number().int().min(0), z.bigint()])
       .transform((v) => BigInt(v))
@@ -108,7 +108,7 @@ export const createPayoutBody = z
     idempotency_key: idempotencyKey,
     amount: positiveAmount('amount'),
     currency: z.string({ error: 'currency is required' }).regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 alphabetic code'),
-    wallet_id: z.string({ error: 'wallet_id is required' }).uuid('wallet_id must be a UUID'),
+    wallet_id: uuid('wallet_id'),
     target_requisite: z
       .string({ error: 'target_requisite is required' })
       .trim()

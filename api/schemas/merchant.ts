@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { creditAmount, httpUrl, int64String, lineRule, positiveAmount, timestamp, uuid } from './common';
+import { creditAmount, httpUrl, int64String, lineRule, positiveAmount, timestamp, txHash, uuid } from './common';
 import type { MerchantProfileRow } from '../../db/queries/merchants';
 
 export const merchantSchema = z
@@ -27,6 +27,11 @@ export const merchantSchema = z
     moderation_status: z.string(),
     api_version: z.enum(['v1', 'v2']),
     webhook_url: z.string(),
+    signature_binding: z.enum(['optional', 'required']).openapi({
+      description:
+        "Set by an operator. 'required': every HMAC request must carry a valid request-bound v2 signature " +
+        "(X-Signature: t=…,v1=…,v2=<hex hmac-sha256 of \"<t>.<METHOD>.<path and query>.<raw body>\">); 'optional' (default): v2 is checked when sent.",
+    }),
     created_at: timestamp,
     updated_at: timestamp,
     deal_min_amount: int64String.optional(),
@@ -68,6 +73,7 @@ export function presentMerchant(row: MerchantProfileRow): z.infer<typeof merchan
     moderation_status: row.moderation_status,
     api_version: row.api_version,
     webhook_url: row.webhook_url,
+    signature_binding: row.signature_binding,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     ...(row.deal_min_amount !== null ? { deal_min_amount: row.deal_min_amount.toString() } : {}),
@@ -116,7 +122,7 @@ export const depositBody = z
   .object({
     merchant_id: uuid('merchant_id'),
     amount: creditAmount('amount'),
-    tx_hash: z.string({ error: 'tx_hash is required' }).trim().min(1, 'tx_hash is required').max(200).superRefine(lineRule('tx_hash')),
+    tx_hash: txHash('tx_hash'),
   })
   .openapi('CreateDepositRequest');
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { creditAmount, int64Body, int64String, line, lineRule, positiveAmount, timestamp, uuid } from './common';
+import { creditAmount, int64Body, int64String, line, lineRule, positiveAmount, timestamp, txHash, uuid } from './common';
 
 export const REQUISITE_TYPES = ['BANK_CARD', 'SBP', 'BANK_TRANSFER', 'E_WALLET', 'SIM'] as const;
 
@@ -68,7 +68,7 @@ export const requisiteResponse = z
   .openapi('RequisiteResponse');
 
 export const traderLiquidityBody = z
-  .object({ amount: creditAmount('amount'), tx_hash: z.string().min(1, 'tx_hash is required').max(200).superRefine(lineRule('tx_hash')) })
+  .object({ amount: creditAmount('amount'), tx_hash: txHash('tx_hash') })
   .openapi('TraderLiquidityRequest');
 
 export { int64Body };

@@ -48,7 +48,7 @@ export const withdrawalListQuery = pageQuery.extend({
 });
 
 export const operatorWithdrawalListQuery = withdrawalListQuery.extend({
-  merchant_id: z.string().uuid('merchant_id must be a UUID').optional(),
+  merchant_id: uuid('merchant_id').optional(),
 });
 
 export const depositAddressResponse = z
@@ -152,6 +152,10 @@ export const merchantSettingsBody = z
     payin_fee_bps: z.number().int().min(0).max(10_000).optional(),
     payout_fee_bps: z.number().int().min(0).max(10_000).optional(),
     webhook_max_retries: z.number().int().min(1).max(20).optional(),
+    signature_binding: z
+      .enum(['optional', 'required'], { error: "signature_binding must be 'optional' or 'required'" })
+      .optional()
+      .openapi({ description: "'required': the merchant's HMAC requests must carry a valid request-bound v2 signature (401 otherwise)" }),
   })
   .strict()
   .openapi('PatchMerchantSettingsRequest', { description: 'Operator-only settings; send only what changes.' });

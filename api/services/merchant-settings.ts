@@ -13,9 +13,10 @@ export interface MerchantSettingsPatch {
   payin_fee_bps?: number;
   payout_fee_bps?: number;
   webhook_max_retries?: number;
+  signature_binding?: 'optional' | 'required';
 }
 
-const FIELDS = ['auto_withdrawal_mode', 'auto_withdrawal_limit_usdt_cents', 'rate_limit_per_minute', 'payin_fee_bps', 'payout_fee_bps', 'webhook_max_retries'] as const;
+const FIELDS = ['auto_withdrawal_mode', 'auto_withdrawal_limit_usdt_cents', 'rate_limit_per_minute', 'payin_fee_bps', 'payout_fee_bps', 'webhook_max_retries', 'signature_binding'] as const;
 
 export async function patchMerchantSettings(deps: AppDeps, merchantId: string, patch: MerchantSettingsPatch): Promise<MerchantProfileRow> {
   const changes: Record<string, unknown> = {};

@@ -3,7 +3,7 @@
  * (Unix seconds) and SIGNATURE = lowercase hex HMAC-SHA512, keyed with the merchant's secret
  * string exactly as issued (`whsec_` included), over `{timestamp};{field};…` — the fields each
  * route names (api/v1/routes.ts). After the signature, the same gates as V2 in the same order:
- * replay memory, then kill-switch, ip_whitelist and rate limit (api/auth/admit.ts).
+ * kill-switch, ip_whitelist and rate limit (api/auth/admit.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
@@ -11,7 +11,6 @@ import { PermissionDenied, Unauthenticated } from '../../domain/errors';
 import { checkTimestamp } from '../../domain/signature';
 import { findV1Keys } from '../../db/queries/api-keys';
 import { admitMerchant } from '../auth/admit';
-import { rememberSignature } from '../auth/replay';
 import type { AppDeps } from '../deps';
 
 /** The fields of a route's signed payload after the timestamp, read from the raw request. */
@@ -35,14 +34,18 @@ export function v1Signature(secret: string, payload: string): string {
   return createHmac('sha512', secret).update(payload).digest('hex');
 }
 
-/** The legacy mirrors of PayIn create are one route for replay purposes: a retry on a mirror is the same request. */
-const replayRoute = (path: string) => path.replace(/^\/v1\/payments\/incoming\/(?:idempotency|nochannel)$/, '/v1/payments/incoming');
-
 interface V1Options {
-  once: boolean;
   v1Payload?: V1Payload;
+  readBody: () => Promise<void>;
+  gateBeforeBody?: boolean;
 }
 
+/**
+ * V1 payloads name their route's own fields (payInId, requestId …), and the routes that sign
+ * only `{timestamp}` (statistics, banks) are reads: a V1 signature is accepted on any V1 route
+ * within its window, repeats included (issue 17), and nothing is remembered. A route that reads a
+ * large body (a dispute with its proof image) passes the merchant's gates before it is read.
+ */
 export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Options) {
   const merchantId = ctx.get('MERCHANT');
   const timestamp = ctx.get('TIMESTAMP');
@@ -55,29 +58,27 @@ export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Opt
   if (window === 'too_old') throw new Unauthenticated('timestamp is outside the replay window');
   if (window === 'too_new') throw new Unauthenticated('timestamp is too far in the future');
 
+  const keys = await findV1Keys(deps.sql, merchantId, new Date(nowMs));
+  if (keys.length === 0) throw new Unauthenticated('invalid merchant credentials');
+  if (options.gateBeforeBody) {
+    if (keys[0]!.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
+    await admitMerchant(ctx, deps, keys[0]!, nowMs);
+  }
+  await options.readBody();
+
   const body = ctx.state.body !== null && typeof ctx.state.body === 'object' && !Array.isArray(ctx.state.body) ? ctx.state.body : {};
   const payload = v1SignedPayload(timestamp, options.v1Payload ? options.v1Payload({ body, params: ctx.params ?? {} }) : []);
   const given = Buffer.from(signature, 'hex');
-  const keys = await findV1Keys(deps.sql, merchantId, new Date(nowMs));
   // Every pair that may still sign is checked, each in constant time; which one matched is not revealed.
   let key: (typeof keys)[number] | undefined;
-  let expectedHex = '';
   for (const candidate of keys) {
     const hex = v1Signature(deps.secretBox.open(candidate.secret_sealed, candidate.key_id), payload);
-    if (timingSafeEqual(Buffer.from(hex, 'hex'), given) && !key) {
-      key = candidate;
-      expectedHex = hex;
-    }
+    if (timingSafeEqual(Buffer.from(hex, 'hex'), given) && !key) key = candidate;
   }
   if (!key) throw new Unauthenticated('invalid merchant credentials');
-  await rememberSignature(deps.sql, {
-    signature: `v1:${expectedHex}`,
-    method: ctx.method,
-    path: replayRoute(ctx.path),
-    timestamp: Number(timestamp),
-    once: options.once,
-  });
-  if (key.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
-  await admitMerchant(ctx, deps, key, nowMs);
+  if (!options.gateBeforeBody) {
+    if (key.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
+    await admitMerchant(ctx, deps, key, nowMs);
+  }
   return { kind: 'merchant' as const, via: 'v1' as const, merchantId: key.merchant_id, tenantId: key.tenant_id, subject: key.key_id };
 }

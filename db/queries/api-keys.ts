@@ -11,6 +11,8 @@ export interface AuthKeyRow {
   disabled_at: Date | null;
   ip_whitelist: string[];
   rate_limit_per_minute: number | null;
+  /** 'required': every request must carry a valid request-bound v2 signature. */
+  signature_binding: 'optional' | 'required';
 }
 
 /** The key pair for a token with the merchant fields authentication needs, in one query. */
@@ -18,7 +20,7 @@ export async function findKeyForAuth(db: Db, token: string): Promise<AuthKeyRow 
   if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
   const [row] = await db<AuthKeyRow[]>`
     select k.id as key_id, k.secret_sealed, k.grace_until, m.id as merchant_id, m.tenant_id,
-           m.disabled_at, m.ip_whitelist, m.rate_limit_per_minute
+           m.disabled_at, m.ip_whitelist, m.rate_limit_per_minute, m.signature_binding
     from api_keys k join merchants m on m.id = k.merchant_id
     where k.token = ${token}`;
   return row;
@@ -74,7 +76,7 @@ export async function findV1Keys(db: Db, merchantId: string, now: Date): Promise
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(merchantId)) return [];
   return db<V1KeyRow[]>`
     select k.id as key_id, k.secret_sealed, k.grace_until, m.id as merchant_id, m.tenant_id,
-           m.disabled_at, m.ip_whitelist, m.rate_limit_per_minute, m.api_version
+           m.disabled_at, m.ip_whitelist, m.rate_limit_per_minute, m.signature_binding, m.api_version
     from api_keys k join merchants m on m.id = k.merchant_id
     where m.id = ${merchantId} and (k.grace_until is null or k.grace_until > ${now})
     order by k.created_at desc`;

@@ -1,5 +1,6 @@
 import type { Db } from '../sql';
-import { Conflict } from '../../domain/errors';
+import { Conflict, InvalidArgument } from '../../domain/errors';
+import { canonicalTxHash } from '../../domain/tron';
 import { newId } from '../../domain/ids';
 import { postLedger } from './ledger';
 import { ensureSystemWallet } from './wallets';
@@ -23,6 +24,9 @@ export async function claimTxHash(
   tx: Db,
   input: { txHash: string; ownerType: 'merchant' | 'trader'; ownerId: string; walletId: string; amount: bigint },
 ): Promise<boolean> {
+  // Every caller canonicalises first (api/schemas/common.ts txHash, the watcher's intake); a
+  // hash in another form would be a second claim on the same transaction.
+  if (canonicalTxHash(input.txHash) !== input.txHash) throw new InvalidArgument('tx_hash must be 64 lower-case hex characters');
   const [claimed] = await tx<{ tx_hash: string }[]>`
     insert into chain_credits (tx_hash, owner_type, owner_id, wallet_id, amount)
     values (${input.txHash}, ${input.ownerType}, ${input.ownerId}, ${input.walletId}, ${input.amount})

@@ -32,6 +32,7 @@ export interface MerchantRow {
   daily_deal_amount_limit: bigint | null;
   auto_withdrawal_mode: string;
   auto_withdrawal_limit_usdt_cents: bigint;
+  signature_binding: 'optional' | 'required';
   created_at: Date;
   updated_at: Date;
 }

@@ -6,7 +6,8 @@
  * POST /admin/deposits records CONFIRMED deposits directly (it stands in for the watcher).
  */
 import type { Db } from '../sql';
-import { Conflict } from '../../domain/errors';
+import { Conflict, InvalidArgument } from '../../domain/errors';
+import { canonicalTxHash } from '../../domain/tron';
 import { newId } from '../../domain/ids';
 import { claimTxHash, creditDeposit, recordDeposit, type DepositRow } from './deposits';
 import { depositAddressOwner } from './deposit-addresses';
@@ -50,9 +51,13 @@ export type IntakeResult = { kind: 'not_ours' } | { kind: 'recorded'; deposit: D
  * it CONFIRMED and credits available exactly once. The same hash with another merchant or amount
  * is a conflict (a watcher bug or a reorg: an operator must look). Run inside a transaction.
  */
-export async function ingestObservedDeposit(tx: Db, seen: ObservedDeposit, requiredConfirmations: number): Promise<IntakeResult> {
-  const owner = await depositAddressOwner(tx, seen.toAddress);
+export async function ingestObservedDeposit(tx: Db, observed: ObservedDeposit, requiredConfirmations: number): Promise<IntakeResult> {
+  const owner = await depositAddressOwner(tx, observed.toAddress);
   if (!owner) return { kind: 'not_ours' };
+  // One chain transaction, one claim: the hash in canonical form, whatever the watcher wrote.
+  const txHash = canonicalTxHash(observed.txHash);
+  if (txHash === undefined) throw new InvalidArgument(`the watcher reported a malformed tx_hash: ${observed.txHash.slice(0, 100)}`);
+  const seen = { ...observed, txHash };
   const wallet = await ensureWallet(tx, 'merchant', owner.merchant_id, 'USDT');
   const final = seen.confirmations >= requiredConfirmations;
 

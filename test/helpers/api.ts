@@ -1,5 +1,5 @@
 import { signJwt } from '../../api/auth/jwt';
-import { computeSignature, signatureHeader } from '../../domain/signature';
+import { computeSignature, signatureHeader, type SignedRequest } from '../../domain/signature';
 
 export const API_URL = process.env.TEST_API_URL ?? '';
 export const JWT_SECRET = process.env.JWT_SECRET ?? '';
@@ -40,47 +40,45 @@ export async function readResponse(response: Response): Promise<ApiResponse> {
 
 const encode = (body: unknown) => (body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
 
-const usedSignatures = new Map<string, string>();
-
 /**
- * Headers for a raw request. Without an explicit timestamp one is chosen whose signature this
- * process has not sent before, on any route (see freshTimestamp: the server refuses a signature
- * reused on another route).
+ * Headers for a raw request, signed exactly as spec 5.1 says: the current second, v1 over
+ * `<t>.<raw body>`; with `bind`, also the request-bound v2 (method, path and query as sent).
  */
-export function hmacHeaders(pair: KeyPair, rawBody: string | Buffer, timestamp?: number) {
-  if (timestamp === undefined) {
-    for (timestamp = Math.floor(Date.now() / 1000); usedSignatures.has(computeSignature(pair.secret, timestamp, rawBody)); timestamp -= 1);
-    usedSignatures.set(computeSignature(pair.secret, timestamp, rawBody), '(raw request)');
-  }
+export function hmacHeaders(pair: KeyPair, rawBody: string | Buffer, timestamp = Math.floor(Date.now() / 1000), bind?: SignedRequest) {
   return {
     'X-Merchant-Token': pair.token,
     'X-Timestamp': String(timestamp),
-    'X-Signature': signatureHeader(pair.secret, timestamp, rawBody),
+    'X-Signature': signatureHeader(pair.secret, timestamp, rawBody, bind),
   };
 }
 
 /**
- * The server refuses a signature already accepted on another route, and any repeat on a
- * single-use route (api/auth/replay.ts). Body-less requests of one second share a signature, so
- * a client that sends several must vary the timestamp: this one steps back a second until the
- * signature is free for the route (the window is five minutes).
+ * The server refuses a repeated signature only on single-use routes (api/auth/replay.ts): a
+ * second use on the same single-use route, and a key rotation whose signature any request
+ * carried before. Everything else is signed with the current second, as a spec client does; for
+ * those routes this client steps back a second until the signature is fresh (the window is five
+ * minutes), as a careful client of the rule would.
  */
-const SINGLE_USE = [
-  /\/api-keys\/rotate$/,
-  /\/callbacks\/[^/]+\/retry$/,
+const SINGLE_USE_ROUTES = [
+  /^POST .*\/callbacks\/[^/]+\/retry$/,
   /^POST .*\/wallet\/deposit-address$/,
   /^POST .*\/appeals\/[^/]+\/messages$/,
   /^POST .*\/merchant\/passes$/,
+  /^POST .*\/merchant\/files$/,
 ];
+const ROTATION = /^POST .*\/api-keys\/rotate$/;
+const seenSignatures = new Map<string, Set<string>>();
 
-function freshTimestamp(pair: KeyPair, method: string, path: string, raw: string): number {
+function spentTimestamp(pair: KeyPair, method: string, path: string, raw: string | Buffer): number {
   const route = `${method.toUpperCase()} ${new URL(path, 'http://host').pathname}`;
-  const once = SINGLE_USE.some((re) => re.test(route));
+  const rotation = ROTATION.test(route);
+  const singleUse = rotation || SINGLE_USE_ROUTES.some((re) => re.test(route));
   for (let t = Math.floor(Date.now() / 1000); ; t -= 1) {
     const signature = computeSignature(pair.secret, t, raw);
-    const usedOn = usedSignatures.get(signature);
-    if (usedOn === undefined || (usedOn === route && !once)) {
-      usedSignatures.set(signature, route);
+    const routes = seenSignatures.get(signature) ?? new Set<string>();
+    if (!singleUse || (rotation ? routes.size === 0 : !routes.has(route))) {
+      routes.add(route);
+      seenSignatures.set(signature, routes);
       return t;
     }
   }
@@ -89,14 +87,22 @@ function freshTimestamp(pair: KeyPair, method: string, path: string, raw: string
 /** A request signed with a merchant key pair (spec 5.1). */
 export function signed(pair: KeyPair, method: string, path: string, body?: unknown, timestamp?: number) {
   const raw = encode(body);
-  const t = timestamp ?? freshTimestamp(pair, method, path, raw ?? '');
+  const t = timestamp ?? spentTimestamp(pair, method, path, raw ?? '');
   return send(method, path, hmacHeaders(pair, raw ?? '', t), raw);
+}
+
+/** A request signed with both schemes, v2 bound to the method and the path and query exactly as sent. */
+export function signedBound(pair: KeyPair, method: string, path: string, body?: unknown, timestamp?: number) {
+  const raw = encode(body);
+  const t = timestamp ?? spentTimestamp(pair, method, path, raw ?? '');
+  const url = new URL(path, API_URL || 'http://host');
+  return send(method, path, hmacHeaders(pair, raw ?? '', t, { method, target: url.pathname + url.search }), raw);
 }
 
 /** A signed request with a raw body and content type of the caller's choosing (fuzzing, uploads). */
 export async function signedRaw(pair: KeyPair, method: string, path: string, raw: string | Buffer, contentType?: string, timeoutMs = 15_000) {
   const text = typeof raw === 'string' ? raw : raw.toString('latin1');
-  const t = freshTimestamp(pair, method, path, text);
+  const t = spentTimestamp(pair, method, path, text);
   const base = path.startsWith('http') ? '' : API_URL;
   const response = await fetch(base + path, {
     method,
