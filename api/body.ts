@@ -103,7 +103,9 @@ export function checkBodyType(ctx: Context, rule: BodyRule): void {
 
 async function readBytes(ctx: Context, maxBytes: number): Promise<Buffer> {
   try {
-    return await getRawBody(ctx.req, { limit: maxBytes });
+    // The announced length lets an oversized body be refused before a byte of it is read.
+    const length = ctx.req.headers['content-length'];
+    return await getRawBody(ctx.req, { limit: maxBytes, ...(length !== undefined && !ctx.req.headers['transfer-encoding'] ? { length } : {}) });
   } catch (error) {
     const e = error as { type?: string };
     if (e.type === 'entity.too.large') {

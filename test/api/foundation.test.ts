@@ -1,5 +1,6 @@
 import test from 'ava';
 import { asOperator, unsigned, API_URL } from '../helpers/api';
+import { txHashOf } from '../helpers/wallet';
 
 test('health checks Postgres, Temporal and the workers polling', async (t) => {
   const res = await unsigned('GET', '/health');
@@ -53,13 +54,13 @@ test('malformed JSON, wrong types and out-of-range integers get 400 with errors[
   const huge = await asOperator(
     'POST',
     '/api/v1/p2p/admin/deposits',
-    `{"merchant_id":"${merchant.body.merchant.id}","amount":99999999999999999999999,"tx_hash":"range-1"}`,
+    `{"merchant_id":"${merchant.body.merchant.id}","amount":99999999999999999999999,"tx_hash":"${txHashOf()}"}`,
   );
   t.is(huge.status, 400);
   t.is(huge.body.errors[0].field, 'amount');
   t.regex(huge.body.errors[0].message, /int64/);
 
-  const fraction = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchant.body.merchant.id, amount: 1.5, tx_hash: 'range-2' });
+  const fraction = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchant.body.merchant.id, amount: 1.5, tx_hash: txHashOf() });
   t.is(fraction.status, 400);
 
   const missing = await asOperator('POST', '/api/v1/p2p/admin/deposits');

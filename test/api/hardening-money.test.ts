@@ -7,6 +7,7 @@ import test from 'ava';
 import { asOperator, newMerchant, signed } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { checkout, createPayin, dealRow, fundedMerchant, hashOf, isolatedTrader, operatorDeal, PAYIN, PAYOUT, walletOf } from '../helpers/deals';
+import { txHashOf } from '../helpers/wallet';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -95,14 +96,14 @@ test('an amount that is not an exact integer is refused with the field named, ne
 test('one tx_hash namespace: a chain transaction credits one wallet once; mismatched repeats are 409', async (t) => {
   const { merchantId } = await newMerchant();
   const { traderId } = await isolatedTrader({ liquidity: 0 });
-  const txHash = `tx-${randomUUID()}`;
+  const txHash = txHashOf();
   const deposit = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchantId, amount: 5_000, tx_hash: txHash });
   t.is(deposit.status, 201);
   const asTrader = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 5_000, tx_hash: txHash });
   t.is(asTrader.status, 409, 'the merchant deposit already used this tx_hash');
   t.is((await walletOf(sql, 'trader', traderId)).available, 0n);
 
-  const topUp = `tx-${randomUUID()}`;
+  const topUp = txHashOf();
   t.is((await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 7_000, tx_hash: topUp })).status, 201);
   t.is((await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 7_000, tx_hash: topUp })).status, 200, 'same repeat');
   t.is((await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 7_001, tx_hash: topUp })).status, 409, 'other amount');
@@ -115,7 +116,7 @@ test('one tx_hash namespace: a chain transaction credits one wallet once; mismat
 
 test('chain credits above the summable range are refused', async (t) => {
   const { merchantId } = await newMerchant();
-  const raw = `{"merchant_id":"${merchantId}","amount":9223372036854775807,"tx_hash":"tx-${randomUUID()}"}`;
+  const raw = `{"merchant_id":"${merchantId}","amount":9223372036854775807,"tx_hash":"${txHashOf()}"}`;
   const res = await asOperator('POST', '/api/v1/p2p/admin/deposits', raw);
   t.is(res.status, 400, res.text);
   t.is(res.body.errors?.[0]?.field, 'amount');

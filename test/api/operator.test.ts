@@ -1,9 +1,10 @@
 import test from 'ava';
 import { asOperator, newMerchant, signed } from '../helpers/api';
+import { txHashOf } from '../helpers/wallet';
 
 test('a created merchant has a provisioned USDT wallet and deposits credit it idempotently', async (t) => {
   const { merchantId, keys } = await newMerchant();
-  const txHash = `tx-${merchantId}`;
+  const txHash = txHashOf(`tx-${merchantId}`);
   const first = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchantId, amount: 125_000, tx_hash: txHash });
   t.is(first.status, 201, first.text);
   t.is(first.body.deposit.amount, '125000');
@@ -20,7 +21,7 @@ test('a created merchant has a provisioned USDT wallet and deposits credit it id
 test('concurrent deposits with one tx_hash credit once', async (t) => {
   const { merchantId, keys } = await newMerchant();
   const results = await Promise.all(
-    Array.from({ length: 10 }, () => asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchantId, amount: 700, tx_hash: `race-${merchantId}` })),
+    Array.from({ length: 10 }, () => asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchantId, amount: 700, tx_hash: txHashOf(`race-${merchantId}`) })),
   );
   t.is(results.filter((r) => r.status === 201).length, 1);
   t.true(results.every((r) => r.status === 201 || r.status === 200), results.map((r) => r.status).join(','));
@@ -28,7 +29,7 @@ test('concurrent deposits with one tx_hash credit once', async (t) => {
 });
 
 test('deposit to an unknown merchant is 404', async (t) => {
-  const res = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: '00000000-0000-4000-8000-0000000000aa', amount: 1, tx_hash: 'nobody' });
+  const res = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: '00000000-0000-4000-8000-0000000000aa', amount: 1, tx_hash: txHashOf() });
   t.is(res.status, 404);
 });
 
@@ -42,7 +43,7 @@ test('rates, traders and requisites can be bootstrapped', async (t) => {
   const trader = await asOperator('POST', '/api/v1/p2p/admin/traders', { name: 'Trader T' });
   t.is(trader.status, 201);
   const traderId = trader.body.trader.trader_id;
-  const funded = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 5_000_00, tx_hash: `fund-${traderId}` });
+  const funded = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 5_000_00, tx_hash: txHashOf(`fund-${traderId}`) });
   t.is(funded.status, 201);
 
   const requisite = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/requisites`, {

@@ -9,6 +9,7 @@ import { newMerchant, signed } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { dealRow, isolatedTrader, PAYIN, payinBody, walletOf } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
+import { txHashOf } from '../helpers/wallet';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -79,7 +80,7 @@ test('a refused create leaves no deal, hold or workflow, and is not cached: the 
   }, 'the refused run to be gone or closed without a deal', 60_000);
 
   const { asOperator } = await import('../helpers/api');
-  await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 10_000, tx_hash: `late-${traderId}` });
+  await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 10_000, tx_hash: txHashOf(`late-${traderId}`) });
   const retried = await signed(keys, 'POST', PAYIN, payinBody({ idempotency_key: key, payment_method_id: method }));
   t.is(retried.status, 200, retried.text);
   t.is(retried.body.deal.deal_id, dealId);

@@ -9,7 +9,7 @@ import { testSql } from '../helpers/app';
 import { walletOf } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startReceiver } from '../helpers/receiver';
-import { ADMIN, deposit, merchantSettings, randomTronAddress, WALLET, walletMerchant, withdraw, withdrawalAction } from '../helpers/wallet';
+import { ADMIN, deposit, merchantSettings, randomTronAddress, txHashOf, WALLET, walletMerchant, withdraw, withdrawalAction } from '../helpers/wallet';
 
 const sql = testSql();
 // The arithmetic audit holds at any moment; the business invariants are checked after the whole suite.
@@ -71,7 +71,7 @@ test('deposit address: 404 until generated; POST generates and rotates; the prof
 
 test('deposits: admin deposit idempotent by tx_hash (409 on mismatch), credited once, listed newest first with keyset pages', async (t) => {
   const { merchantId, keys } = await newMerchant();
-  const hashes = [`tx-${randomUUID()}`, `tx-${randomUUID()}`, `tx-${randomUUID()}`];
+  const hashes = [txHashOf(), txHashOf(), txHashOf()];
   const first = await deposit(merchantId, 1_000, hashes[0]);
   t.is(first.status, 201, first.text);
   const repeat = await deposit(merchantId, 1_000, hashes[0]);

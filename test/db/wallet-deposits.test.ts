@@ -6,7 +6,7 @@ import { insertMerchant } from '../../db/queries/merchants';
 import { DEV_WALLET_HD_SEED } from '../../config';
 import { TronAddressDeriver } from '../../domain/tron';
 import { testSql } from '../helpers/app';
-import { randomTronAddress } from '../helpers/wallet';
+import { randomTronAddress, txHashOf } from '../helpers/wallet';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -23,8 +23,8 @@ test('a watcher pass: attributed by address (rotated ones too), PENDING until co
   );
   const old = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
   const current = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
-  const late = `late-${randomUUID()}`;
-  const fresh = `fresh-${randomUUID()}`;
+  const late = txHashOf();
+  const fresh = txHashOf();
   const watcher = scripted([
     [
       { txHash: late, toAddress: old.address, amount: 700n, confirmations: 25 },
@@ -61,7 +61,7 @@ test('a deposit seen PENDING already owns its tx_hash: a trader top-up with the 
     insertMerchant(tx, { name: 'Pending', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
   );
   const address = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
-  const hash = `pending-${randomUUID()}`;
+  const hash = txHashOf();
   const pass = await runDepositWatcherPass(sql, scripted([[{ txHash: hash, toAddress: address.address, amount: 900n, confirmations: 1 }]]), undefined, 19);
   t.is(pass.results[0]?.kind, 'recorded');
   const [trader] = await sql<{ id: string }[]>`select id from traders limit 1`;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createSql, type Sql } from '../../db/sql';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { asOperator, signed, unsigned, type KeyPair } from './api';
+import { txHashOf } from './tx-hash';
 
 export const PAYIN = '/api/v1/p2p/merchant/deals/payin';
 
@@ -65,7 +66,7 @@ export const PAYOUT = '/api/v1/p2p/merchant/deals/payout';
 export async function fundedMerchant(usdtCents: number, overrides: Record<string, unknown> = {}) {
   const { newMerchant: make } = await import('./api');
   const merchant = await make(overrides);
-  await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchant.merchantId, amount: usdtCents, tx_hash: `fund-${merchant.merchantId}` });
+  await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchant.merchantId, amount: usdtCents, tx_hash: txHashOf(`fund-${merchant.merchantId}`) });
   const balance = await signed(merchant.keys, 'GET', '/api/v1/p2p/merchant/balance');
   const walletId = balance.body.wallets[0].wallet_id as string;
   const payoutBody = (extra: Record<string, unknown> = {}) => ({
@@ -86,7 +87,7 @@ export async function isolatedTrader(options: { liquidity: number; min?: number;
   const trader = await asOperator('POST', '/api/v1/p2p/admin/traders', { name: `Trader ${randomUUID().slice(0, 8)}` });
   const traderId = trader.body.trader.trader_id as string;
   if (options.liquidity > 0) {
-    await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: options.liquidity, tx_hash: `fund-${traderId}` });
+    await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: options.liquidity, tx_hash: txHashOf(`fund-${traderId}`) });
   }
   const requisite = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/requisites`, {
     payment_method: method,

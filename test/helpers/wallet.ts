@@ -1,4 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { txHashOf } from './tx-hash';
+
+export { txHashOf };
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Runtime, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Config } from '../../config';
@@ -18,7 +21,7 @@ export function randomTronAddress(): string {
   return encodeTronAddress(payload);
 }
 
-export async function deposit(merchantId: string, amount: number | bigint, txHash = `tx-${randomUUID()}`) {
+export async function deposit(merchantId: string, amount: number | bigint, txHash = txHashOf()) {
   return asOperator('POST', `${ADMIN}/deposits`, { merchant_id: merchantId, amount: Number(amount), tx_hash: txHash });
 }
 
