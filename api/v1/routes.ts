@@ -415,6 +415,8 @@ export const v1Routes: RouteDef[] = [
       body: s.disputeCreateBody,
       response: s.disputeResponse,
       errors: [404, 413],
+      // The base64 proof image makes this the one large JSON body: read after the merchant's gates.
+      maxBodyBytes: 1024 * 1024,
       v1Payload: ({ body }) => [body.paymentId],
     },
     async ({ identity, body }, deps) => {
