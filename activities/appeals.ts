@@ -230,6 +230,9 @@ export function createAppealActivities(deps: ActivityDeps) {
         if (amountUsdt <= 0n) throw new InvalidArgument('the settlement amount converts to 0 USDT cents');
         const money = payinMoney(amountUsdt, merchant!.payin_fee_bps, false);
 
+        // The key `settlement:<appeal_id>` is outside the merchant's key space (deals_merchant_key covers
+        // only deals without origin_appeal_id), so a merchant PayIn under the same key cannot collide.
+        // Any other unique collision is a conflict (409), never an endlessly retried step.
         const [deal] = await tx<DealRow[]>`
           insert into deals (id, tenant_id, merchant_id, deal_type, status, idempotency_key, amount, currency, client_id,
             payment_method_id, requisite_id, trader_id, checkout_hash, description, callback_url, payer_bank,
@@ -240,7 +243,12 @@ export function createAppealActivities(deps: ActivityDeps) {
             ${parent.trader_id}, ${newCheckoutHash()}, ${parent.description}, ${parent.callback_url}, ${parent.payer_bank},
             false, ${amountUsdt}, ${rate.buy_rate_micro}, ${money.fee}, ${merchant!.payin_fee_bps}, ${money.escrow},
             ${amount}, 'full', ${parent.id}, ${appeal.id})
-          returning *`;
+          returning *`.catch((error: { code?: string; constraint_name?: string }) => {
+          if (error.code === '23505') {
+            throw new Conflict(`the settlement deal of appeal ${appeal.id} collides with an existing deal (${error.constraint_name ?? 'unique key'})`);
+          }
+          throw error;
+        });
         await tx`
           insert into appeal_settlements (appeal_id, deal_id, idempotency_key, received_amount_override, reason, operator_id)
           values (${appeal.id}, ${deal!.id}, ${req.idempotencyKey}, ${req.receivedAmountOverride !== null ? amount : null},

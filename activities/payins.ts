@@ -102,7 +102,14 @@ export function createPayinActivities(deps: ActivityDeps) {
         await checkDailyCap(tx, input.merchantId, amount);
         const request = { paymentMethodId: input.paymentMethodId, amount, escrowUsdt: money.escrow, payerBank: input.payerBank };
         // Spec 3.4 / 4.6: a matching pass of the merchant routes the deal past the cascade (db/queries/passes.ts).
-        const passDeal = { merchantId: input.merchantId, dealId: input.dealId, amount, currencyId: currency.id, paymentMethodId: input.paymentMethodId };
+        const passDeal = {
+          merchantId: input.merchantId,
+          dealId: input.dealId,
+          amount,
+          currencyId: currency.id,
+          paymentMethodId: input.paymentMethodId,
+          arrivedAt: input.arrivedAt,
+        };
         const match = (await claimThroughPass(tx, passDeal, request)) ?? (await claimRequisite(tx, request));
         if (!match) {
           throw new FailedPrecondition('no trader is available for this payment method and amount right now; retry later with the same idempotency_key');

@@ -1,4 +1,9 @@
-/** MerchantDealInfo (spec 2.1): exactly these fields, int64 as strings. */
+/**
+ * MerchantDealInfo (spec 2.1): exactly these fields, int64 as strings — plus, on settlement deals
+ * only, the additional attributes of spec 2.1 / 2.9 `parent_deal_id` (the EXPIRED original) and
+ * `origin_appeal_id` (the appeal that settled it). Ordinary deals omit both keys (an additive
+ * field set, spec 9), so their objects keep exactly the fields of 2.1.
+ */
 export interface MerchantDealInfo {
   deal_id: string;
   status: string;
@@ -12,6 +17,8 @@ export interface MerchantDealInfo {
   target_requisite: string;
   received_amount: string;
   amount_match_status: string;
+  parent_deal_id?: string;
+  origin_appeal_id?: string;
 }
 
 export interface DealInfoSource {
@@ -27,6 +34,9 @@ export interface DealInfoSource {
   target_requisite: string;
   received_amount: bigint;
   amount_match_status: string;
+  /** Set on settlement deals only; absent from narrow reads (the CSV stream), which do not show them. */
+  parent_deal_id?: string | null;
+  origin_appeal_id?: string | null;
 }
 
 export function merchantDealInfo(row: DealInfoSource, checkoutBaseUrl: string): MerchantDealInfo {
@@ -44,6 +54,7 @@ export function merchantDealInfo(row: DealInfoSource, checkoutBaseUrl: string): 
     target_requisite: isPayin ? '' : row.target_requisite,
     received_amount: isPayin ? row.received_amount.toString() : '0',
     amount_match_status: isPayin ? row.amount_match_status : '',
+    ...(row.origin_appeal_id ? { parent_deal_id: row.parent_deal_id ?? '', origin_appeal_id: row.origin_appeal_id } : {}),
   };
 }
 

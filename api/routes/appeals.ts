@@ -80,7 +80,7 @@ export const appealRoutes = [
       summary: 'Write to the arbiter (sender_role MERCHANT); answers { data: message }',
       description:
         'Accepted until the appeal is CLOSED (400 FAILED_PRECONDITION after). file_ids must be your own uploads. ' +
-        'Single-use signatures: a repeat would post the message again, so an HMAC signature is accepted here once.',
+        'Single-use signatures: a repeat would post the message again, so an HMAC signature is accepted once on this route.',
       tags,
       singleUse: 'route',
       params: appealParams,

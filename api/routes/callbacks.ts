@@ -55,7 +55,7 @@ export const callbackRoutes = [
       summary: 'Retry a delivery in ERROR or RETRY now (one attempt); at most once per CALLBACK_RETRY_COOLDOWN_SECONDS',
       description:
         'Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404. ' +
-        'Single-use signatures: an HMAC signature is accepted here once.',
+        'Single-use signatures: a repeat would deliver again, so an HMAC signature is accepted once on this route (another delivery is another route).',
       tags,
       singleUse: 'route',
       params: z.object({ callback_id: uuid('callback_id') }),

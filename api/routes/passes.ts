@@ -22,8 +22,10 @@ export const passRoutes = [
         'requisite type) match an ACTIVE pass reserves it (USED, used_deal_id) inside its create and is routed to a ' +
         "requisite of the pass's provider and requisite type, bypassing the cascade. When that provider cannot take the " +
         'deal (no fitting requisite, liquidity or daily limit) the pass stays ACTIVE and the deal goes through the normal ' +
-        'cascade. A create that loses the race for a pass to a concurrent create gets 409 `pass was concurrently reserved` ' +
-        'and no deal. At expires_at an ACTIVE pass becomes EXPIRED.',
+        'cascade. A PayIn create that reserves no pass while a pass matching it was reserved by another deal after the ' +
+        'create request arrived (a concurrent create) gets 409 `pass was concurrently reserved` (ABORTED) and no deal; ' +
+        'retrying its key routes it through the cascade. A pass used before the request arrived does not matter. At ' +
+        'expires_at an ACTIVE pass becomes EXPIRED.',
       tags,
       body: createPassBody,
       status: 201,

@@ -59,7 +59,9 @@ export const profileRoutes = [
       path: `${MERCHANT}/api-keys/rotate`,
       auth: 'cabinet_or_hmac',
       summary: 'Rotate the key pair: the new pair is valid at once; the old pair keeps working as a whole pair for the grace window',
-      description: 'Single-use signatures: an HMAC signature is accepted here once, and never one already used on another route.',
+      description:
+        'Hands out a secret, so it refuses an HMAC signature that any earlier request carried (the headers of a body-less GET of the same ' +
+        'second included): sign it with a timestamp of its own, or add the request-bound v2 signature, which binds it to this route.',
       tags: ['Keys'],
       singleUse: 'rotation',
       response: keyPairResponse,

@@ -78,7 +78,7 @@ const statusFilter = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
   .optional()
-  .openapi({ type: 'array', items: { type: 'string' }, description: `one or more of ${APPEAL_STATUSES.join(', ')} (repeated or comma-separated); unknown values match nothing` });
+  .openapi({ type: 'array', items: { type: 'string' }, description: `one or more of ${APPEAL_STATUSES.join(', ')} (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (contract 7: the same state); unknown values match nothing` });
 
 const pageSize = z.coerce
   .number({ error: 'page_size must be an integer' })

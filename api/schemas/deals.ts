@@ -15,8 +15,18 @@ export const dealSchema = z
     target_requisite: z.string(),
     received_amount: int64String,
     amount_match_status: z.string(),
+    parent_deal_id: z.string().uuid().optional().openapi({
+      description: 'settlement deals only (spec 2.9): the EXPIRED deal this one settles; absent on every other deal',
+    }),
+    origin_appeal_id: z.string().uuid().optional().openapi({
+      description: 'settlement deals only (spec 2.9): the appeal whose settlement made this deal (one per appeal); absent on every other deal',
+    }),
   })
-  .openapi('MerchantDealInfo');
+  .openapi('MerchantDealInfo', {
+    description:
+      'Spec 2.1: exactly the required fields on ordinary deals. Settlement deals (made by an operator settlement of an ' +
+      'appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys.',
+  });
 
 export const dealResponse = z.object({ deal: dealSchema }).openapi('DealResponse');
 

@@ -162,6 +162,9 @@ export async function getMerchantAppeal(deps: AppDeps, scope: MerchantScope, app
   return row;
 }
 
+/** Other names of a state that the filters accept (contract 7). */
+const APPEAL_STATUS_ALIASES: Readonly<Record<string, string>> = { IN_PROGRESS: 'IN_REVIEW' };
+
 const isCursor = (v: unknown): v is AppealCursor =>
   typeof v === 'object' && v !== null && typeof (v as AppealCursor).createdAt === 'string' && typeof (v as AppealCursor).id === 'string' &&
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test((v as AppealCursor).createdAt) && /^[0-9a-f-]{36}$/.test((v as AppealCursor).id);
@@ -174,7 +177,10 @@ export async function listAppealPage(
 ): Promise<{ rows: AppealRow[]; next_page_token: string }> {
   const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
   const after = q.page_token ? tokens.decode(q.page_token, scope.tokenScope, isCursor) : undefined;
-  const statuses = q.status?.filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
+  // Contract 7: IN_PROGRESS (spec 4.1.4) is the same state as IN_REVIEW, so the filter selects IN_REVIEW appeals.
+  const statuses = q.status
+    ?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s)
+    .filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
   if (q.status && q.status.length > 0 && statuses!.length === 0) return { rows: [], next_page_token: '' };
   const size = Math.min(APPEALS_PAGE_MAX, q.page_size || APPEALS_PAGE_DEFAULT);
   const rows = await listAppeals(deps.sql, { merchantId: scope.merchantId, statuses }, size + 1, after);

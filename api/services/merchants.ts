@@ -38,12 +38,13 @@ export async function replaceMerchantKeys(deps: AppDeps, merchantId: string): Pr
 export interface KillSwitchState {
   merchant_id: string;
   disabled: boolean;
-  disabled_at: string;
+  /** RFC 3339 while the switch is on; null once cleared (spec 3.4: clearing nullifies it). */
+  disabled_at: string | null;
 }
 
 function present(row: { id: string; disabled_at: Date | null } | undefined): KillSwitchState {
   if (!row) throw new NotFound('merchant not found');
-  return { merchant_id: row.id, disabled: row.disabled_at !== null, disabled_at: row.disabled_at?.toISOString() ?? '' };
+  return { merchant_id: row.id, disabled: row.disabled_at !== null, disabled_at: row.disabled_at?.toISOString() ?? null };
 }
 
 export async function toggleKillSwitch(deps: AppDeps, merchantId: string): Promise<KillSwitchState> {

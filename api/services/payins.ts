@@ -15,6 +15,7 @@ import { resolvePaymentMethod } from './payment-methods';
 import { findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreatePreconditions } from '../../db/queries/merchants';
 import { findCurrency } from '../../db/queries/catalog';
+import { arrivalStamp } from '../../db/queries/passes';
 import {
   awaitCreationUpdate,
   cancelUpdate,
@@ -57,8 +58,13 @@ export const presentForOperator = (deps: AppDeps, row: DealRow) => ({
 });
 
 export async function createPayin(deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<DealRow> {
-  // Spec 4.8: a known key answers the deal as it is now, whatever the new body says.
-  const existing = await findDealByKey(deps.sql, scope.merchantId, 'PAYIN', body.idempotency_key);
+  // Spec 4.8: a known key answers the deal as it is now, whatever the new body says. The arrival
+  // stamp (Postgres's clock, read at once beside it) goes to the create step: a pass matching this
+  // deal that another deal reserved after it is a 409 (spec 4.6, db/queries/passes.ts).
+  const [existing, arrivedAt] = await Promise.all([
+    findDealByKey(deps.sql, scope.merchantId, 'PAYIN', body.idempotency_key),
+    arrivalStamp(deps.sql),
+  ]);
   if (existing) return existing;
 
   const method = await resolvePaymentMethod(deps, scope.tenantId, body.payment_method_id, body.currency, 'payment_method_id');
@@ -99,6 +105,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
           description: body.description ?? '',
           callbackUrl: body.callback_url ?? '',
           isClientCommission: body.is_client_commission ?? false,
+          arrivedAt,
         },
         feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
         timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },

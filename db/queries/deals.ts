@@ -59,9 +59,14 @@ export async function lockDeal(tx: Db, dealId: string): Promise<DealRow | undefi
   return row;
 }
 
+/**
+ * The merchant's own deal under an idempotency key (spec 4.8). Settlement deals (origin_appeal_id
+ * set) are outside the merchant's key space (index deals_merchant_key): never answered here.
+ */
 export async function findDealByKey(db: Db, merchantId: string, dealType: 'PAYIN' | 'PAYOUT', key: string) {
   const [row] = await db<DealRow[]>`
-    select * from deals where merchant_id = ${merchantId} and deal_type = ${dealType} and idempotency_key = ${key}`;
+    select * from deals
+    where merchant_id = ${merchantId} and deal_type = ${dealType} and idempotency_key = ${key} and origin_appeal_id is null`;
   return row;
 }
 

@@ -14,6 +14,8 @@ export interface PassRow {
   status: 'ACTIVE' | 'USED' | 'EXPIRED';
   expires_at: Date;
   used_deal_id: string | null;
+  /** Clock time of the reservation (USED), null otherwise. */
+  used_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -49,28 +51,50 @@ export async function listPasses(db: Db, merchantId: string, statuses: string[] 
 class Unroutable extends Error {}
 
 /**
+ * The arrival stamp of a PayIn create request, from Postgres's clock — the clock that stamps
+ * pass reservations (`used_at`), so the two compare without skew between hosts. Microseconds,
+ * UTC, RFC 3339.
+ */
+export async function arrivalStamp(db: Db): Promise<string> {
+  const [row] = await db<{ at: string }[]>`
+    select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at`;
+  return row!.at;
+}
+
+export interface PassDeal {
+  merchantId: string;
+  dealId: string;
+  amount: bigint;
+  currencyId: string;
+  paymentMethodId: string;
+  /** arrivalStamp() taken when the create request arrived; absent (older workflow inputs): no arrival check. */
+  arrivedAt?: string | undefined;
+}
+
+/**
  * Spec 3.4 / 4.6, inside the PayIn's creating transaction: an ACTIVE, unexpired pass of the
  * merchant whose non-empty fields (amount, currency_id, payment_method_id) match the deal is
- * reserved for it (USED, used_deal_id) and routes it to a requisite of the pass's provider and
- * requisite type, bypassing the cascade.
+ * reserved for it (USED, used_deal_id, used_at) and routes it to a requisite of the pass's
+ * provider and requisite type, bypassing the cascade.
  *
- * - Single use: the reservation is `update … where status = 'ACTIVE'`; a create that finds its pass
- *   reserved by a concurrent create (it waited on the row and then saw USED) and no other pass
- *   gets 409 `pass was concurrently reserved`.
+ * - Single use, and a race is a 409 `pass was concurrently reserved`, never a silent cascade deal:
+ *   when no pass could be reserved for this deal, and either a candidate was taken under it (it
+ *   waited on the row and then saw USED) or a matching pass was reserved by another deal after
+ *   this request arrived (`arrivedAt`: the create that committed first made the pass USED before
+ *   this one read the candidates). A pass used before the request arrived is simply gone: the
+ *   cascade routes the deal.
  * - When the pass's provider cannot take the deal (no fitting requisite, liquidity or daily
  *   limit), the reservation is rolled back with its savepoint: the pass stays ACTIVE for a later
  *   deal and this deal goes through the normal cascade (undefined).
  */
-export async function claimThroughPass(
-  tx: Db,
-  deal: { merchantId: string; dealId: string; amount: bigint; currencyId: string; paymentMethodId: string },
-  request: MatchRequest,
-): Promise<MatchedRequisite | undefined> {
+export async function claimThroughPass(tx: Db, deal: PassDeal, request: MatchRequest): Promise<MatchedRequisite | undefined> {
+  const matching = () => tx`
+    merchant_id = ${deal.merchantId} and amount = ${deal.amount}
+      and (currency_id is null or currency_id = ${deal.currencyId})
+      and (payment_method_id is null or payment_method_id = ${deal.paymentMethodId})`;
   const candidates = await tx<{ id: string }[]>`
     select id from passes
-    where merchant_id = ${deal.merchantId} and status = 'ACTIVE' and expires_at > now() and amount = ${deal.amount}
-      and (currency_id is null or currency_id = ${deal.currencyId})
-      and (payment_method_id is null or payment_method_id = ${deal.paymentMethodId})
+    where ${matching()} and status = 'ACTIVE' and expires_at > now()
     order by created_at, id
     limit 10`;
   let lostRace = false;
@@ -78,7 +102,7 @@ export async function claimThroughPass(
     try {
       const outcome = await (tx as any).savepoint(async (sp: Db) => {
         const [pass] = await sp<PassRow[]>`
-          update passes set status = 'USED', used_deal_id = ${deal.dealId}, updated_at = now()
+          update passes set status = 'USED', used_deal_id = ${deal.dealId}, used_at = clock_timestamp(), updated_at = now()
           where id = ${candidate.id} and status = 'ACTIVE' and expires_at > now()
           returning *`;
         if (!pass) return 'taken' as const;
@@ -95,6 +119,13 @@ export async function claimThroughPass(
     } catch (error) {
       if (!(error instanceof Unroutable)) throw error;
     }
+  }
+  if (!lostRace && deal.arrivedAt) {
+    const [reservedSince] = await tx`
+      select 1 from passes
+      where ${matching()} and status = 'USED' and used_at >= ${deal.arrivedAt}::timestamptz and used_deal_id <> ${deal.dealId}
+      limit 1`;
+    lostRace = reservedSince !== undefined;
   }
   if (lostRace) throw new Conflict('pass was concurrently reserved');
   return undefined;

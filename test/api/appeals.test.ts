@@ -3,7 +3,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { auditLedger } from '../../db/queries/ledger';
 import { createTemporalClient } from '../../workers/client';
-import { asOperator, cabinetToken, hmacHeaders, newMerchant, operatorToken, problemDetail, signed, withBearer } from '../helpers/api';
+import { asOperator, cabinetToken, hmacHeaders, newMerchant, operatorToken, problemDetail, signed, unsigned, withBearer } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { createPayin, dealRow, eventsOf, fundedMerchant, isolatedTrader, operatorDeal, PAYIN, PAYOUT, payinBody, walletOf } from '../helpers/deals';
 import { ADMIN_APPEALS, APPEALS, arbiter, dealReaches, historyOf, methodIn, openAppeal, settle } from '../helpers/appeals';
@@ -254,6 +254,17 @@ test('messages, listing and the arbiter view: oldest first, scoped, keyset pages
   await arbiter(a.appeal_id, 'review');
   t.deepEqual((await signed(keys, 'GET', `${APPEALS}?status=IN_REVIEW`)).body.data.map((x: { appeal_id: string }) => x.appeal_id), [a.appeal_id]);
   t.is((await signed(keys, 'GET', `${APPEALS}?status=OPEN`)).body.data.length, 2);
+  // Contract 7: IN_PROGRESS (spec 4.1.4) is the same state as IN_REVIEW, for the merchant and the arbiter alike.
+  const inProgress = await signed(keys, 'GET', `${APPEALS}?status=IN_PROGRESS`);
+  t.is(inProgress.status, 200, inProgress.text);
+  t.deepEqual(inProgress.body.data.map((x: { appeal_id: string }) => x.appeal_id), [a.appeal_id]);
+  t.is(inProgress.body.data[0].status, 'IN_REVIEW');
+  t.is((await signed(keys, 'GET', `${APPEALS}?status=IN_PROGRESS,OPEN`)).body.data.length, 3);
+  t.is((await signed(keys, 'GET', `${APPEALS}?status=IN_PROGRESS&status=IN_REVIEW`)).body.data.length, 1);
+  t.deepEqual(
+    (await asOperator('GET', `${ADMIN_APPEALS}?merchant_id=${merchantId}&status=IN_PROGRESS`)).body.data.map((x: { appeal_id: string }) => x.appeal_id),
+    [a.appeal_id],
+  );
   t.deepEqual((await signed(keys, 'GET', `${APPEALS}?status=NOPE`)).body, { data: [], next_page_token: '' });
 
   // The arbiter's queue and view.
@@ -363,6 +374,85 @@ test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from th
   }, 'the settlement workflow in visibility');
   t.is(found.workflowId, `settlement:${appealId}`);
   t.is(found.type, 'settlementWorkflow');
+});
+
+const DEAL_FIELDS = ['amount', 'amount_match_status', 'client_id', 'created_at', 'currency', 'deal_id', 'deal_type', 'payment_url', 'received_amount', 'status', 'target_requisite', 'updated_at'];
+const SETTLEMENT_FIELDS = [...DEAL_FIELDS, 'origin_appeal_id', 'parent_deal_id'].sort();
+
+test('settlement deals carry parent_deal_id and origin_appeal_id (answer, GET, listing, webhooks) and live outside the merchant key space', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { keys } = await newMerchant({ webhook_url: receiver.url });
+  const { method } = await isolatedTrader({ liquidity: 20_000 });
+  const [first, second] = await Promise.all([
+    expiredDeal(keys, { payment_method_id: method }, 150_000),
+    expiredDeal(keys, { payment_method_id: method }, 120_000),
+  ]);
+  const appealOf = async (dealId: string) => (await openAppeal(keys, { deal_id: dealId, reason: REASON })).body.data.appeal_id as string;
+  const [appealA, appealB] = [await appealOf(first.deal_id), await appealOf(second.deal_id)];
+  const payinWithKey = (key: string) => signed(keys, 'POST', PAYIN, payinBody({ idempotency_key: key, payment_method_id: method }));
+
+  // A: the merchant's own PayIn takes the key `settlement:<appeal_id>` before the settlement; the settlement still succeeds.
+  const own = await payinWithKey(`settlement:${appealA}`);
+  t.is(own.status, 200, own.text);
+  t.deepEqual(Object.keys(own.body.deal).sort(), DEAL_FIELDS, 'an ordinary deal has no settlement fields');
+  const settledA = await settle(appealA, {});
+  t.is(settledA.status, 200, settledA.text);
+  const a = settledA.body.deal;
+  t.not(a.deal_id, own.body.deal.deal_id);
+  t.like(a, { status: 'COMPLETED', amount: '150000', parent_deal_id: first.deal_id, origin_appeal_id: appealA });
+  t.deepEqual(Object.keys(a).sort(), SETTLEMENT_FIELDS, 'the settlement answer');
+  const ownAgain = await payinWithKey(`settlement:${appealA}`);
+  t.is(ownAgain.status, 200, ownAgain.text);
+  t.is(ownAgain.body.deal.deal_id, own.body.deal.deal_id, "the merchant's key keeps answering its own deal");
+  t.is(ownAgain.body.deal.status, 'ESCROW_LOCKED');
+
+  // B: settled first; the merchant's PayIn under that key is a new deal of its own, never the settlement.
+  const settledB = await settle(appealB, {});
+  t.is(settledB.status, 200, settledB.text);
+  const b = settledB.body.deal;
+  const mine = await payinWithKey(`settlement:${appealB}`);
+  t.is(mine.status, 200, mine.text);
+  t.not(mine.body.deal.deal_id, b.deal_id);
+  t.deepEqual(Object.keys(mine.body.deal).sort(), DEAL_FIELDS);
+  t.is((await payinWithKey(`settlement:${appealB}`)).body.deal.deal_id, mine.body.deal.deal_id);
+  t.is((await settle(appealB, { idempotency_key: randomUUID() })).status, 409, 'a second settlement is still 409');
+
+  // GET /deals/{id}: the settlement shows both ids; the parent (an ordinary deal) shows neither.
+  const got = await signed(keys, 'GET', `/api/v1/p2p/merchant/deals/${a.deal_id}`);
+  t.deepEqual(Object.keys(got.body.deal).sort(), SETTLEMENT_FIELDS);
+  t.like(got.body.deal, { parent_deal_id: first.deal_id, origin_appeal_id: appealA });
+  t.deepEqual(Object.keys((await signed(keys, 'GET', `/api/v1/p2p/merchant/deals/${first.deal_id}`)).body.deal).sort(), DEAL_FIELDS);
+
+  // The listing: settlement deals with both, every other deal without.
+  const listed = (await signed(keys, 'GET', '/api/v1/p2p/merchant/deals?page_size=250')).body.data as Array<Record<string, string>>;
+  t.is(listed.length, 6);
+  const settlementIds = new Map([[a.deal_id, [first.deal_id, appealA]], [b.deal_id, [second.deal_id, appealB]]]);
+  for (const deal of listed) {
+    const expected = settlementIds.get(deal.deal_id!);
+    if (expected) t.like(deal, { parent_deal_id: expected[0], origin_appeal_id: expected[1] });
+    else t.deepEqual(Object.keys(deal).sort(), DEAL_FIELDS);
+  }
+
+  // Webhooks: every event of the settlement deal carries both in its deal.
+  const delivered = await eventually(async () => {
+    const bodies = receiver.received.map((r) => JSON.parse(r.body)).filter((e) => e.deal?.deal_id === a.deal_id);
+    return bodies.length >= 4 ? bodies : undefined;
+  }, 'the settlement webhooks');
+  t.deepEqual(delivered.map((e) => e.type).sort(), ['deal.completed', 'deal.created', 'deal.escrow_locked', 'deal.payment_verified']);
+  for (const e of delivered) t.like(e.deal, { parent_deal_id: first.deal_id, origin_appeal_id: appealA });
+  const ordinary = receiver.received.map((r) => JSON.parse(r.body)).find((e) => e.deal?.deal_id === own.body.deal.deal_id);
+  t.truthy(ordinary);
+  t.false('parent_deal_id' in ordinary.deal);
+  t.false('origin_appeal_id' in ordinary.deal);
+
+  // The OpenAPI document names them as optional fields of MerchantDealInfo.
+  const doc = await unsigned('GET', '/openapi.json');
+  const schema = doc.body.components.schemas.MerchantDealInfo;
+  t.truthy(schema.properties.parent_deal_id);
+  t.truthy(schema.properties.origin_appeal_id);
+  t.false(schema.required.includes('parent_deal_id'));
+  t.false(schema.required.includes('origin_appeal_id'));
 });
 
 test('settlement refusals (409): a live parent, nothing received, an appeal no longer open; REJECTED on an expired deal moves no money', async (t) => {

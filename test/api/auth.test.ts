@@ -146,7 +146,7 @@ test('kill-switch: HMAC gets 403 merchant is disabled; the cabinet may read but 
 
   const off = await asOperator('POST', `/api/v1/p2p/admin/merchants/${merchantId}/kill-switch`);
   t.is(off.body.disabled, false);
-  t.is(off.body.disabled_at, '');
+  t.is(off.body.disabled_at, null);
   t.is((await signed(keys, 'GET', MY)).status, 200);
 });
 

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { asOperator, newMerchant, signed } from '../helpers/api';
-import { txHashOf } from '../helpers/wallet';
+import { asOperator, newMerchant, signed, unsigned } from '../helpers/api';
+import { txHashOf } from '../helpers/tx-hash';
 
 test('a created merchant has a provisioned USDT wallet and deposits credit it idempotently', async (t) => {
   const { merchantId, keys } = await newMerchant();
@@ -77,4 +77,37 @@ test('merchant create validates its body', async (t) => {
   const v1 = await asOperator('POST', '/api/v1/p2p/admin/merchants', { name: 'Legacy', email: 'legacy@example.test', api_version: 'v1', payin_fee_bps: 300 });
   t.is(v1.status, 201);
   t.is(v1.body.merchant.api_version, 'v1');
+});
+
+test('kill-switch result: disabled_at is set when the switch goes on and null (not "") when it is cleared (spec 3.4)', async (t) => {
+  const { merchantId } = await newMerchant();
+  const toggle = (path: string) => asOperator('POST', path);
+  const on = await toggle(`/api/v1/p2p/merchants/${merchantId}/kill-switch`);
+  t.is(on.status, 200, on.text);
+  t.deepEqual(Object.keys(on.body).sort(), ['disabled', 'disabled_at', 'merchant_id']);
+  t.is(on.body.disabled, true);
+  t.true(Number.isFinite(Date.parse(on.body.disabled_at)), 'an RFC 3339 time');
+  const off = await toggle(`/api/v1/p2p/admin/merchants/${merchantId}/kill-switch`);
+  t.is(off.status, 200, off.text);
+  t.like(off.body, { merchant_id: merchantId, disabled: false });
+  t.true('disabled_at' in off.body, 'the field stays in the answer');
+  t.is(off.body.disabled_at, null);
+
+  // disable / activate report the result too; enable answers {} (spec 4.3) and clears it; a toggle after it turns it on again.
+  const disabled = await asOperator('POST', `/api/v1/p2p/merchant/${merchantId}/disable`, { reason: 'review' });
+  t.true(Number.isFinite(Date.parse(disabled.body.disabled_at)));
+  const enabled = await asOperator('POST', `/api/v1/p2p/merchant/${merchantId}/enable`, {});
+  t.deepEqual(enabled.body, {});
+  const again = await toggle(`/api/v1/p2p/merchants/${merchantId}/kill-switch`);
+  t.true(again.body.disabled);
+  t.true(Number.isFinite(Date.parse(again.body.disabled_at)));
+  const cleared = await toggle(`/api/v1/p2p/merchants/${merchantId}/kill-switch`);
+  t.is(cleared.body.disabled_at, null);
+
+  // The OpenAPI document says so.
+  const doc = await unsigned('GET', '/openapi.json');
+  const field = doc.body.components.schemas.KillSwitchResult.properties.disabled_at;
+  const types = [field.type, ...(field.anyOf ?? []).map((s: { type?: string }) => s.type)].flat();
+  t.true(types.includes('null'), JSON.stringify(field));
+  t.true(types.includes('string'), JSON.stringify(field));
 });

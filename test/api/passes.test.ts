@@ -155,6 +155,38 @@ test('two creates racing for one pass: exactly one reserves it, the loser gets 4
   t.true(burst.some((r) => r.status === 200 && r.body.deal.deal_id === reserved.used_deal_id));
 });
 
+test('two plain simultaneous creates for one pass: one uses it, the other is 409 (not a silent cascade deal); later creates use the cascade', async (t) => {
+  const { merchantId, keys } = await newMerchant();
+  const { traderId, method } = await isolatedTrader({ liquidity: 50_000 });
+  const pass = (await createPass(keys, { amount: 150_000, provider_id: traderId })).body.pass;
+
+  // No gate: two ordinary signed creates sent at once, different keys, both matching the pass.
+  const [keyA, keyB] = [randomUUID(), randomUUID()];
+  const results = await Promise.all([keyA, keyB].map((key) => signed(keys, 'POST', PAYIN, payinBody({ idempotency_key: key, amount: 150_000, payment_method_id: method }))));
+  t.deepEqual(results.map((r) => r.status).sort(), [200, 409], results.map((r) => r.text).join('\n'));
+  const winner = results.find((r) => r.status === 200)!;
+  const loser = results.find((r) => r.status === 409)!;
+  t.is(loser.headers.get('content-type')?.split(';')[0], 'application/problem+json');
+  t.is(loser.body.title, 'ABORTED');
+  t.is(problemDetail(loser.body).message, 'pass was concurrently reserved');
+  const used = await passRow(pass.pass_id);
+  t.is(used.status, 'USED');
+  t.is(used.used_deal_id, winner.body.deal.deal_id, 'the one that succeeded is the one that used the pass');
+  const [deals] = await sql`select count(*)::int as n from deals where merchant_id = ${merchantId}`;
+  t.is(deals!.n, 1, 'the loser made no deal');
+
+  // A create that arrives after the pass was used — here an hour ago — goes through the cascade, no 409;
+  // so does the loser's key when retried.
+  await sql`update passes set used_at = used_at - interval '1 hour', updated_at = updated_at - interval '1 hour' where id = ${pass.pass_id}`;
+  const later = await signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: method }));
+  t.is(later.status, 200, later.text);
+  t.is((await dealRow(sql, later.body.deal.deal_id)).trader_id, traderId);
+  const loserKey = results[0] === loser ? keyA : keyB;
+  const retried = await signed(keys, 'POST', PAYIN, payinBody({ idempotency_key: loserKey, amount: 150_000, payment_method_id: method }));
+  t.is(retried.status, 200, retried.text);
+  t.is((await passRow(pass.pass_id)).used_deal_id, winner.body.deal.deal_id);
+});
+
 test('an unused pass becomes EXPIRED at expires_at (a durable timer) and no longer routes deals', async (t) => {
   // An API process whose passes live 2 s; their expiry workflows run on the suite's worker.
   const stack = await startApp({ PASS_TTL_SECONDS: 2 });

@@ -22,6 +22,12 @@ export interface CreatePayinInput {
   description: string;
   callbackUrl: string;
   isClientCommission: boolean;
+  /**
+   * When the create request arrived (RFC 3339 with microseconds, Postgres's clock): a pass matching
+   * the deal that was reserved after this instant makes the create 409 `pass was concurrently
+   * reserved` (spec 4.6). Absent in inputs written before issue 17: no such check.
+   */
+  arrivedAt?: string;
 }
 
 export interface PayinWorkflowInput {
