@@ -10,7 +10,7 @@ import { type ZodType } from 'zod';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { authenticate } from './auth/authenticate';
-import { checkBodyType, closeUnreadBodies, MULTIPART_OVERHEAD_BYTES, readRequestBody, readsLargeBody, SMALL_BODY_BYTES, type BodyRule } from './body';
+import { closeUnreadBodies, MULTIPART_OVERHEAD_BYTES, readRequestBody, readsLargeBody, SMALL_BODY_BYTES, type BodyRule } from './body';
 import { clientIpResolver } from './auth/client-ip';
 import { codecRouter } from './codec';
 import { firstUnsafeText } from '../domain/text';
@@ -86,7 +86,6 @@ function mountRoute(router: Router, def: RouteDef, deps: AppDeps) {
   const { spec, handler } = def;
   const bodyRule = bodyRuleOf(spec, deps);
   router[spec.method](koaPath(spec.path), async (ctx: Context) => {
-    checkBodyType(ctx, bodyRule);
     const identity = await authenticate(ctx, spec.auth, deps, {
       singleUse: spec.singleUse,
       v1Payload: spec.v1Payload,

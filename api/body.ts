@@ -88,8 +88,9 @@ class UnsupportedMediaType extends InvalidArgument {
 }
 
 /**
- * Before anything is read: a multipart body only where a file is uploaded, and an upload only
- * as multipart (415 otherwise, the body left unread; the answer then closes the connection).
+ * Before anything is read (and after the caller's headers were checked, so a request without
+ * credentials is 401 whatever it sends): a multipart body only where a file is uploaded, and an
+ * upload only as multipart (415 otherwise, the body left unread; the answer closes the connection).
  */
 export function checkBodyType(ctx: Context, rule: BodyRule): void {
   if (!announcesBody(ctx) || ['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) return;
@@ -123,11 +124,13 @@ async function readBytes(ctx: Context, maxBytes: number): Promise<Buffer> {
  * routes) stays its raw BYTES (ctx.state.rawBody is then a Buffer): the HMAC is verified over
  * exactly those bytes and the route parses them. A non-empty JSON body must be declared JSON
  * (415 otherwise) and be valid UTF-8: invalid bytes are refused, never replaced, so two
- * different byte strings can never become the same key. Reading twice is a no-op.
+ * different byte strings can never become the same key. Reading twice is a no-op. Authentication
+ * calls it (api/auth/authenticate.ts) once the caller's headers, or for uploads its gates, passed.
  */
 export async function readRequestBody(ctx: Context, rule: BodyRule): Promise<void> {
   if (ctx.state.bodyRead) return;
   ctx.state.bodyRead = true;
+  checkBodyType(ctx, rule);
   ctx.state.rawBody = '';
   if (['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) return;
   if (rule.multipart && isMultipart(ctx)) {

@@ -8,7 +8,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { PermissionDenied, Unauthenticated } from '../../domain/errors';
-import { checkTimestamp } from '../../domain/signature';
+import { checkTimestamp, REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
 import { findV1Keys } from '../../db/queries/api-keys';
 import { admitMerchant } from '../auth/admit';
 import type { AppDeps } from '../deps';
@@ -34,6 +34,31 @@ export function v1Signature(secret: string, payload: string): string {
   return createHmac('sha512', secret).update(payload).digest('hex');
 }
 
+/**
+ * PayIn and PayOut creates sign the same shape, `{timestamp};{id};{salt}`, and V1 signs no amount
+ * or card: the headers of a captured PayIn create would create a PayOut of any amount to any card.
+ * So a create signature belongs to its family; the other family refuses it (no legitimate client
+ * sends one id and salt as both in one second). Every other V1 signature is free on any route.
+ */
+const CREATE_FAMILIES: Array<[RegExp, string]> = [
+  [/^\/v1\/payments\/incoming(?:\/idempotency|\/nochannel)?$/, 'payin'],
+  [/^\/v1\/payments\/outgoing$/, 'payout'],
+];
+
+async function claimCreateFamily(deps: AppDeps, signature: string, path: string, timestamp: number): Promise<void> {
+  const family = CREATE_FAMILIES.find(([re]) => re.test(path))?.[1];
+  if (!family) return;
+  const key = `v1:${signature}`;
+  const expiresAt = new Date((timestamp + REPLAY_WINDOW_PAST_SECONDS + 1) * 1000);
+  await deps.sql`
+    insert into signature_uses (signature, route, expires_at) values (${key}, ${`v1 create ${family}`}, ${expiresAt})
+    on conflict do nothing`;
+  // Both inserted under a race: both see the other and both are refused (fail closed).
+  const [other] = await deps.sql`
+    select 1 from signature_uses where signature = ${key} and route like 'v1 create %' and route <> ${`v1 create ${family}`} limit 1`;
+  if (other) throw new Unauthenticated('this signature was already used to create another kind of payment; sign the request afresh');
+}
+
 interface V1Options {
   v1Payload?: V1Payload;
   readBody: () => Promise<void>;
@@ -43,8 +68,9 @@ interface V1Options {
 /**
  * V1 payloads name their route's own fields (payInId, requestId …), and the routes that sign
  * only `{timestamp}` (statistics, banks) are reads: a V1 signature is accepted on any V1 route
- * within its window, repeats included (issue 17), and nothing is remembered. A route that reads a
- * large body (a dispute with its proof image) passes the merchant's gates before it is read.
+ * within its window, repeats included (issue 17) — but for the PayIn/PayOut create families
+ * (claimCreateFamily). A route that reads a large body (a dispute with its proof image) passes the
+ * merchant's gates before it is read.
  */
 export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Options) {
   const merchantId = ctx.get('MERCHANT');
@@ -76,6 +102,7 @@ export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Opt
     if (timingSafeEqual(Buffer.from(hex, 'hex'), given) && !key) key = candidate;
   }
   if (!key) throw new Unauthenticated('invalid merchant credentials');
+  await claimCreateFamily(deps, signature.toLowerCase(), ctx.path, Number(timestamp));
   if (!options.gateBeforeBody) {
     if (key.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
     await admitMerchant(ctx, deps, key, nowMs);

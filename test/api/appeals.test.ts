@@ -331,6 +331,10 @@ test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from th
   const replay = await settle(appealId, { idempotency_key: winningKey });
   t.is(replay.status, 200);
   t.is(replay.body.deal.deal_id, settlement.deal_id);
+  // A UUID key is one key whatever its case (issue 17): upper-cased it is the same replay, never 409.
+  const shouted = await settle(appealId, { idempotency_key: winningKey.toUpperCase() });
+  t.is(shouted.status, 200, shouted.text);
+  t.is(shouted.body.deal.deal_id, settlement.deal_id);
 
   const row = await dealRow(sql, settlement.deal_id);
   t.is(row.parent_deal_id, parent.deal_id);

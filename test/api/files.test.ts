@@ -92,7 +92,7 @@ test('abuse: spoofed type, empty, malformed, truncated, no or two file parts, JS
   await refused({ body: Buffer.from('not multipart at all'), contentType: 'multipart/form-data; boundary=zzz' }, 400, /malformed|truncated|no file/);
   await refused({ body: SAMPLES.text, contentType: 'multipart/form-data' }, 400, /boundary/);
   const json = await signed(keys, 'POST', FILES, { file: 'aGVsbG8=' });
-  t.is(json.status, 400);
+  t.is(json.status, 415, 'an upload route takes multipart only');
   t.regex(problemDetail(json.body).message, /multipart\/form-data/);
 
   // The signature covers the raw bytes: one changed byte, or a signature over a UTF-8 reading of them, is 401.

@@ -11,7 +11,7 @@ test('every V1 answer carries Deprecation, Sunset (HTTP-date of V1_SUNSET_AT) an
     await unsigned('POST', '/v1/banks/list', {}), // 401
     await unsigned('GET', '/v1/no-such-route'), // 404
     await unsigned('DELETE', '/v1/banks/list'), // 405
-    await unsigned('POST', '/v1/banks/list', 'x=1', { 'Content-Type': 'text/plain' }), // 415
+    await v1(m, 'POST', '/v1/banks/list', 'x=1', [], { headers: { 'Content-Type': 'text/plain' } }), // 415 (signed: an anonymous body is 401 unread)
   ];
   t.deepEqual(answers.map((a) => a.status), [200, 400, 401, 404, 405, 415]);
   for (const a of answers) {
