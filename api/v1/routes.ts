@@ -9,7 +9,7 @@ import { merchantOf } from '../auth/authenticate';
 import { defineRoute, type RouteDef } from '../route';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { walletsOf } from '../../db/queries/wallets';
-import { type V1DisputeRow, findV1Dispute, findWithdrawalByRequestId, incomingStatistics, insertV1Dispute, listV1Disputes, listV1Deals, listV1Withdrawals, outgoingStatistics, tenantCurrencies } from '../../db/queries/v1';
+import { type V1DisputeRow, findV1Dispute, incomingStatistics, insertV1Dispute, listV1Disputes, listV1Deals, listV1Withdrawals, outgoingStatistics, tenantCurrencies } from '../../db/queries/v1';
 import { listBanks } from '../services/catalog';
 import { createPayin, getMerchantDeal } from '../services/payins';
 import { createPayout } from '../services/payouts';
@@ -330,11 +330,14 @@ export const v1Routes: RouteDef[] = [
       description:
         V1_DESCRIPTION +
         'Signed payload `{timestamp};{requestId};{wallet};{salt}` (wallet = the body field wallet, or address when only the alias is ' +
-        'sent). Idempotent by requestId: a repeat answers the withdrawal made under it. amount is USDT with the fee included (at most ' +
-        '2 decimals); an invalid mainnet TRON address is 400. Then exactly POST /wallet/withdraw (same fee, hold, auto/manual rule).',
+        'sent). Keyed by requestId: a repeat with the same amount and wallet answers the withdrawal made under it (in its current ' +
+        'state); the same requestId with another amount or wallet is 409; a new requestId is a new withdrawal, even to the same ' +
+        'wallet for the same amount. amount is USDT with the fee included (at most 2 decimals); an invalid mainnet TRON address is ' +
+        '400. Then the service of POST /wallet/withdraw (same fee, hold, auto/manual rule, workflow).',
       tags,
       body: s.withdrawCreateBody,
       response: s.withdrawalResponse,
+      errors: [409],
       v1Payload: ({ body }) => [body.requestId, body.wallet ?? body.address, body.salt],
     },
     async ({ identity, body }, deps) => {
@@ -345,9 +348,12 @@ export const v1Routes: RouteDef[] = [
         ]);
       }
       const amount = toMinor(body.amount, { code: 'USDT', exponent: 2 });
-      const row =
-        (await findWithdrawalByRequestId(deps.sql, merchantId, body.requestId)) ??
-        (await createWithdrawal(deps, merchantId, { address: body.wallet ?? body.address, amount, idempotency_key: body.requestId }));
+      const row = await createWithdrawal(
+        deps,
+        merchantId,
+        { address: body.wallet ?? body.address, amount, idempotency_key: body.requestId },
+        { value: body.requestId, field: 'requestId' },
+      );
       return ok(v1Withdrawal(presentWithdrawal(row), merchantId, { comment: body.comment, callbackUrl: body.callbackUrl }));
     },
   ),
