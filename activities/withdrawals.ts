@@ -6,10 +6,11 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import type { Db } from '../db/sql';
-import { FailedPrecondition, NotFound } from '../domain/errors';
+import { Conflict, FailedPrecondition, NotFound } from '../domain/errors';
 import { canMove, isAutoProcessed, WITHDRAWAL_TRANSITIONS, type WithdrawalMove } from '../domain/withdrawals';
 import {
   findWithdrawal,
+  findWithdrawalByCallerKey,
   insertWithdrawalWithHold,
   lockWithdrawal,
   releaseWithdrawalHold,
@@ -53,6 +54,11 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       return sql.begin(async (tx) => {
         const existing = await findWithdrawal(tx, input.withdrawalId);
         if (existing) return withdrawalSnapshotOf(existing);
+        if (input.callerKey) {
+          // A key already taken by another id (a row from before caller-keyed ids): never a second withdrawal.
+          const taken = await findWithdrawalByCallerKey(tx, input.merchantId, input.callerKey);
+          if (taken) throw new Conflict(`the key of this withdrawal already names withdrawal ${taken.id}`);
+        }
         const amount = BigInt(input.amount);
         const fee = BigInt(input.fee);
         const [merchant] = await tx<{ auto_withdrawal_mode: string; auto_withdrawal_limit_usdt_cents: bigint }[]>`
@@ -74,6 +80,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
           dedupKey: input.dedupKey,
           dedupGeneration: input.dedupGeneration,
           idempotencyKey: input.idempotencyKey,
+          callerKey: input.callerKey ?? null,
         });
         return withdrawalSnapshotOf(row);
       });

@@ -19,3 +19,15 @@ export function withdrawalDedupKey(input: { merchantId: string; address: string;
  */
 export const withdrawalIdFor = (merchantId: string, dedupKey: string, generation: number) =>
   uuidV5(`${merchantId}\u0000withdrawal\u0000${dedupKey}\u0000${generation}`, WITHDRAWAL_NAMESPACE);
+
+/**
+ * A withdrawal keyed by its caller (the V1 adapter's requestId) instead: one withdrawal per
+ * (merchant, key), whatever its address and amount. Its id comes from the key alone, so
+ * concurrent first requests with one key address the same workflow id and primary key, and its
+ * dedup key lives outside the sha256 space of withdrawalDedupKey (V2's server-side key never
+ * finds it, and it never takes a V2 generation).
+ */
+export const callerKeyedDedupKey = (callerKey: string) => `caller:${createHash('sha256').update(callerKey).digest('hex')}`;
+
+export const callerKeyedWithdrawalId = (merchantId: string, callerKey: string) =>
+  uuidV5(`${merchantId}\u0000withdrawal-caller-key\u0000${callerKey}`, WITHDRAWAL_NAMESPACE);

@@ -122,17 +122,17 @@ const payinHandle = (deps: AppDeps, dealId: string) => deps.temporal.workflow.ge
 
 // ---- Merchant side ----
 
-export async function createAppeal(
-  deps: AppDeps,
-  scope: MerchantScope,
-  body: { deal_id: string; reason: string; file_ids?: string[] },
-): Promise<AppealRow> {
-  const deal = await findMerchantDeal(deps.sql, scope.merchantId, body.deal_id);
+/**
+ * The refusals of an appeal on a deal that Postgres can tell before anything is stored or sent:
+ * the merchant's PayIn, no appeal yet, a state that may be appealed (the V1 adapter checks them
+ * before it stores a dispute's proof image). The deal's workflow checks again when it moves.
+ */
+export async function appealableDeal(deps: AppDeps, scope: Pick<MerchantScope, 'merchantId'>, dealId: string) {
+  const deal = await findMerchantDeal(deps.sql, scope.merchantId, dealId);
   if (!deal) throw new NotFound('deal not found');
   if (deal.deal_type !== 'PAYIN') {
     throw new InvalidArgument('appeals can be opened on PayIn deals only; a PayOut that failed or expired already returned its hold');
   }
-  const fileIds = await requireOwnFiles(deps, { kind: 'merchant', merchantId: scope.merchantId }, body.file_ids ?? []);
   const existing = await findAppealOfDeal(deps.sql, deal.id);
   if (existing) {
     throw new FailedPrecondition(
@@ -140,6 +140,16 @@ export async function createAppeal(
     );
   }
   if (APPEAL_REFUSED_DEAL_STATUSES.includes(deal.status as PayinStatus)) throw new FailedPrecondition(`deal is ${deal.status}; it cannot be appealed`);
+  return deal;
+}
+
+export async function createAppeal(
+  deps: AppDeps,
+  scope: MerchantScope,
+  body: { deal_id: string; reason: string; file_ids?: string[] },
+): Promise<AppealRow> {
+  const deal = await appealableDeal(deps, scope, body.deal_id);
+  const fileIds = await requireOwnFiles(deps, { kind: 'merchant', merchantId: scope.merchantId }, body.file_ids ?? []);
 
   const input: OpenAppealInput = {
     appealId: newId(),

@@ -10,7 +10,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { AppDeps } from '../deps';
 import { InvalidArgument, NotFound } from '../../domain/errors';
 import { newId } from '../../domain/ids';
-import { findFile, findFileForMerchant, foreignFileIds, insertFile, type FileRow } from '../../db/queries/files';
+import { deleteUnattachedFile, findFile, findFileForMerchant, foreignFileIds, insertFile, type FileRow } from '../../db/queries/files';
 import { postgresFileStorage, type FileStorage } from './file-storage';
 
 /** What an evidence file may be, by its sniffed type. */
@@ -155,6 +155,14 @@ export async function storeFile(deps: AppDeps, owner: FileOwner, bytes: Buffer, 
     await storage.delete(id).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Takes back a file this request stored for a command that was then refused (the V1 adapter's
+ * dispute proof): the row and its bytes go, unless something already refers to the file.
+ */
+export async function discardFile(deps: AppDeps, owner: { merchantId: string }, fileId: string): Promise<void> {
+  if (await deleteUnattachedFile(deps.sql, owner.merchantId, fileId)) await storageOf(deps).delete(fileId);
 }
 
 /** The file and its bytes for a reader: merchants see their own and the arbiter's files in their appeals; operators see all. */

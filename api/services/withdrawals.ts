@@ -1,15 +1,16 @@
 /**
  * USDT withdrawals (spec 4.2, 3.4; contract 4, 7): quote, create through the withdrawal's
- * workflow (Update-With-Start), operator approve/cancel as updates, listings from Postgres.
+ * workflow (Update-With-Start) — keyed server-side (V2) or by an explicit caller key (V1
+ * requestId) — operator approve/cancel as updates, listings from Postgres.
  */
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
-import { DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { Conflict, DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
-import { withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
+import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
-import { findWithdrawal, latestWithdrawalByKey, listWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
+import { findWithdrawal, findWithdrawalByCallerKey, latestWithdrawalByKey, listWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
 import {
   approveWithdrawalUpdate,
   awaitWithdrawalCreationUpdate,
@@ -61,19 +62,55 @@ async function readWithdrawal(deps: AppDeps, id: string): Promise<WithdrawalRow>
   return row;
 }
 
+/** An explicit caller key (the V1 adapter's requestId) and the request field that carries it (named in a 409). */
+export interface WithdrawalCallerKey {
+  value: string;
+  field: string;
+}
+
+/**
+ * A caller-keyed withdrawal answers a repeat of its own request (same address and amount), in
+ * its current state; a key reused for another address or amount is 409, never a second one.
+ */
+function answerKeyed(row: WithdrawalRow, body: { address: string; amount: bigint }, key: WithdrawalCallerKey): WithdrawalRow {
+  if (row.address === body.address && row.amount === body.amount) return row;
+  const message = `${key.field} was already used for another withdrawal (another amount or address); a new withdrawal needs a new ${key.field}`;
+  throw new Conflict(message, [{ field: key.field, message, code: 'key_reused' }]);
+}
+
+/**
+ * Creates a withdrawal through its workflow. Without a caller key (V2, spec 4.2) idempotency is
+ * server-side: the key is derived from (merchant, address, amount, fee) and an identical repeat
+ * answers the withdrawal that still holds it. With one (the V1 adapter's requestId) the
+ * withdrawal is the one of (merchant, key) — unique in the table, and its id (so its workflow
+ * id) derived from the key — whatever other withdrawals share its address and amount.
+ */
 export async function createWithdrawal(
   deps: AppDeps,
   merchantId: string,
   request: { address?: string | undefined; amount: bigint; idempotency_key?: string | undefined },
+  callerKey?: WithdrawalCallerKey,
 ): Promise<WithdrawalRow> {
   const body = { ...request, address: request.address ?? (await profileWithdrawalAddress(deps, merchantId)) };
+  if (callerKey) {
+    const known = await findWithdrawalByCallerKey(deps.sql, merchantId, callerKey.value);
+    if (known) return answerKeyed(known, body, callerKey);
+  }
   const { fee } = quoteWithdrawal(deps, body.amount);
-  const dedupKey = withdrawalDedupKey({ merchantId, address: body.address, amount: body.amount, fee });
-  const latest = await latestWithdrawalByKey(deps.sql, merchantId, dedupKey);
-  if (latest && holdsKey(latest, deps.now(), deps.config.WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS)) return latest;
-
-  const generation = latest ? latest.dedup_generation + 1 : 0;
-  const withdrawalId = withdrawalIdFor(merchantId, dedupKey, generation);
+  let dedupKey: string;
+  let generation: number;
+  let withdrawalId: string;
+  if (callerKey) {
+    dedupKey = callerKeyedDedupKey(callerKey.value);
+    generation = 0;
+    withdrawalId = callerKeyedWithdrawalId(merchantId, callerKey.value);
+  } else {
+    dedupKey = withdrawalDedupKey({ merchantId, address: body.address, amount: body.amount, fee });
+    const latest = await latestWithdrawalByKey(deps.sql, merchantId, dedupKey);
+    if (latest && holdsKey(latest, deps.now(), deps.config.WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS)) return latest;
+    generation = latest ? latest.dedup_generation + 1 : 0;
+    withdrawalId = withdrawalIdFor(merchantId, dedupKey, generation);
+  }
   const workflowId = withdrawalWorkflowId(withdrawalId);
   const input: WithdrawalWorkflowInput = {
     create: {
@@ -85,6 +122,7 @@ export async function createWithdrawal(
       dedupKey,
       dedupGeneration: generation,
       idempotencyKey: body.idempotency_key ?? '',
+      ...(callerKey ? { callerKey: callerKey.value } : {}),
     },
     syncWaitMs: deps.config.WITHDRAWAL_SYNC_WAIT_SECONDS * 1000,
     timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
@@ -97,7 +135,8 @@ export async function createWithdrawal(
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof withdrawalWorkflow>('withdrawalWorkflow', {
     workflowId,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    // Concurrent identical requests derive the same id: they join one workflow, one withdrawal.
+    // Concurrent identical requests (or, with a caller key, requests with one key) derive the same
+    // id: they join one workflow, one withdrawal; the first request's input makes it.
     workflowIdConflictPolicy: 'USE_EXISTING',
     args: [input],
     typedSearchAttributes: [
@@ -114,7 +153,8 @@ export async function createWithdrawal(
     if (mapped instanceof DomainError) void removeRefusedRun(deps, workflowId);
     throw mapped;
   }
-  return readWithdrawal(deps, withdrawalId);
+  const row = await readWithdrawal(deps, withdrawalId);
+  return callerKey ? answerKeyed(row, body, callerKey) : row;
 }
 
 export async function getMerchantWithdrawal(deps: AppDeps, merchantId: string, id: string) {

@@ -7,9 +7,9 @@
  */
 import { merchantOf } from '../auth/authenticate';
 import { defineRoute, type RouteDef } from '../route';
-import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { walletsOf } from '../../db/queries/wallets';
-import { type V1DisputeRow, findV1Dispute, findWithdrawalByRequestId, incomingStatistics, insertV1Dispute, listV1Disputes, listV1Deals, listV1Withdrawals, outgoingStatistics, tenantCurrencies } from '../../db/queries/v1';
+import { type V1DisputeRow, findV1Dispute, incomingStatistics, insertV1Dispute, listV1Disputes, listV1Deals, listV1Withdrawals, outgoingStatistics, tenantCurrencies } from '../../db/queries/v1';
 import { listBanks } from '../services/catalog';
 import { createPayin, getMerchantDeal } from '../services/payins';
 import { createPayout } from '../services/payouts';
@@ -17,8 +17,8 @@ import { createWithdrawal, getMerchantWithdrawal } from '../services/withdrawals
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { v1Withdrawal } from '../../domain/v1-records';
 import { disputeStatusesForCode, v1DisputeCode, withdrawalStatusesForCode } from '../../domain/v1-codes';
-import { createAppeal } from '../services/appeals';
-import { readFile, storeFile } from '../services/files';
+import { appealableDeal, createAppeal } from '../services/appeals';
+import { discardFile, readFile, storeFile } from '../services/files';
 import { createAppealBody } from '../schemas/appeals';
 import type { AppDeps } from '../deps';
 import { listPage, ok } from './envelope';
@@ -330,11 +330,14 @@ export const v1Routes: RouteDef[] = [
       description:
         V1_DESCRIPTION +
         'Signed payload `{timestamp};{requestId};{wallet};{salt}` (wallet = the body field wallet, or address when only the alias is ' +
-        'sent). Idempotent by requestId: a repeat answers the withdrawal made under it. amount is USDT with the fee included (at most ' +
-        '2 decimals); an invalid mainnet TRON address is 400. Then exactly POST /wallet/withdraw (same fee, hold, auto/manual rule).',
+        'sent). Keyed by requestId: a repeat with the same amount and wallet answers the withdrawal made under it (in its current ' +
+        'state); the same requestId with another amount or wallet is 409; a new requestId is a new withdrawal, even to the same ' +
+        'wallet for the same amount. amount is USDT with the fee included (at most 2 decimals); an invalid mainnet TRON address is ' +
+        '400. Then the service of POST /wallet/withdraw (same fee, hold, auto/manual rule, workflow).',
       tags,
       body: s.withdrawCreateBody,
       response: s.withdrawalResponse,
+      errors: [409],
       v1Payload: ({ body }) => [body.requestId, body.wallet ?? body.address, body.salt],
     },
     async ({ identity, body }, deps) => {
@@ -345,9 +348,12 @@ export const v1Routes: RouteDef[] = [
         ]);
       }
       const amount = toMinor(body.amount, { code: 'USDT', exponent: 2 });
-      const row =
-        (await findWithdrawalByRequestId(deps.sql, merchantId, body.requestId)) ??
-        (await createWithdrawal(deps, merchantId, { address: body.wallet ?? body.address, amount, idempotency_key: body.requestId }));
+      const row = await createWithdrawal(
+        deps,
+        merchantId,
+        { address: body.wallet ?? body.address, amount, idempotency_key: body.requestId },
+        { value: body.requestId, field: 'requestId' },
+      );
       return ok(v1Withdrawal(presentWithdrawal(row), merchantId, { comment: body.comment, callbackUrl: body.callbackUrl }));
     },
   ),
@@ -410,7 +416,8 @@ export const v1Routes: RouteDef[] = [
         'Signed payload `{timestamp};{paymentId}`. Becomes POST /appeals: paymentId → deal_id; the reason is description, ' +
         'merchantComment (alias comment) and clientComment joined by new lines (at least 10 characters, as V2); proofImageBase64 ' +
         'becomes an evidence file of the appeal (same types and size limit as file uploads). The fields are echoed back and kept ' +
-        'for GET and lists. One dispute per payment (a repeat is 400 FAILED_PRECONDITION, as in V2).',
+        'for GET and lists. One dispute per payment (a repeat is 400 FAILED_PRECONDITION, as in V2). A refused dispute stores ' +
+        'nothing: the payment, its state and the reason are checked before the proof is stored.',
       tags,
       body: s.disputeCreateBody,
       response: s.disputeResponse,
@@ -428,12 +435,21 @@ export const v1Routes: RouteDef[] = [
         const message = 'description, merchantComment or clientComment must state the reason, at least 10 characters together';
         throw new InvalidArgument(message, [{ field: 'description', message, code: 'too_small' }]);
       }
+      // Every refusal that can be told beforehand comes before the proof is stored; one that comes
+      // later (a concurrent dispute on the same payment won the race) takes the stored proof back.
+      await appealableDeal(deps, scope, body.paymentId);
       const fileIds: string[] = [];
       if (body.proofImageBase64) {
         const bytes = Buffer.from(body.proofImageBase64.replace(/^data:[^,]*,/, ''), 'base64');
         fileIds.push((await storeFile(deps, { kind: 'merchant', merchantId: scope.merchantId }, bytes, 'proofImageBase64')).id);
       }
-      const appeal = await createAppeal(deps, scope, { deal_id: body.paymentId, reason: reason.data, file_ids: fileIds });
+      let appeal;
+      try {
+        appeal = await createAppeal(deps, scope, { deal_id: body.paymentId, reason: reason.data, file_ids: fileIds });
+      } catch (error) {
+        if (error instanceof DomainError) await Promise.all(fileIds.map((id) => discardFile(deps, scope, id)));
+        throw error;
+      }
       await insertV1Dispute(deps.sql, {
         appealId: appeal.id,
         receiptType: body.receiptType ?? '',

@@ -206,7 +206,9 @@ registry.register(
 /** Spec 4.9 withdraw body. `wallet` is required, `address` its alias (`wallet` wins); both are checked as mainnet TRON addresses. */
 export const withdrawCreateBody = z
   .object({
-    requestId: required('requestId').openapi({ description: 'the idempotency key of the withdrawal (stored as idempotency_key)' }),
+    requestId: required('requestId').openapi({
+      description: 'the key of the withdrawal, unique per merchant: a repeat with the same amount and wallet answers it, another amount or wallet is 409 (stored as idempotency_key)',
+    }),
     amount: decimalAmount('amount').openapi({ description: 'USDT, fee included, at most 2 fraction digits', example: '100.00' }),
     blockchain: z
       .union([z.number().int(), z.string().max(20)], { error: 'blockchain must be 1' })

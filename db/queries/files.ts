@@ -54,3 +54,17 @@ export async function filesByIds(db: Db, fileIds: string[]): Promise<FileRow[]> 
   if (fileIds.length === 0) return [];
   return db<FileRow[]>`select * from evidence_files where id = any(${fileIds}::uuid[]) order by created_at, id`;
 }
+
+/**
+ * Deletes a merchant's file that nothing refers to (no appeal of the merchant, no message):
+ * the compensation of a store whose appeal was then refused. True when it deleted the row.
+ */
+export async function deleteUnattachedFile(db: Db, merchantId: string, fileId: string): Promise<boolean> {
+  const rows = await db`
+    delete from evidence_files f
+    where f.id = ${fileId} and f.merchant_id = ${merchantId}
+      and not exists (select 1 from appeals a where a.merchant_id = ${merchantId} and a.file_ids @> array[${fileId}]::uuid[])
+      and not exists (select 1 from appeal_messages m where m.file_ids @> array[${fileId}]::uuid[])
+    returning f.id`;
+  return rows.length > 0;
+}

@@ -185,14 +185,6 @@ export async function listV1Withdrawals(db: Db, f: V1WithdrawalFilter, skip: num
   return { rows: [...rows], count: total!.count };
 }
 
-/** V1 withdrawals are idempotent by requestId (stored as the V2 idempotency_key): the newest one under it. */
-export async function findWithdrawalByRequestId(db: Db, merchantId: string, requestId: string): Promise<WithdrawalRow | undefined> {
-  const [row] = await db<WithdrawalRow[]>`
-    select * from withdrawals where merchant_id = ${merchantId} and idempotency_key = ${requestId}
-    order by created_at desc limit 1`;
-  return row;
-}
-
 export interface V1DisputeRow {
   id: string;
   deal_id: string;

@@ -10,6 +10,8 @@ export interface WithdrawalRow extends WithdrawalRecord {
   wallet_id: string;
   dedup_key: string;
   dedup_generation: number;
+  /** The explicit caller key (V1 requestId) the withdrawal is keyed by; null for V2's server-side key. */
+  caller_key: string | null;
   broadcast_attempts: number;
   broadcast_started_at: Date | null;
   last_broadcast_error: string;
@@ -35,6 +37,12 @@ export async function latestWithdrawalByKey(db: Db, merchantId: string, dedupKey
   return row;
 }
 
+/** The withdrawal of an explicit caller key (the V1 requestId), if any (unique per merchant). */
+export async function findWithdrawalByCallerKey(db: Db, merchantId: string, callerKey: string): Promise<WithdrawalRow | undefined> {
+  const [row] = await db<WithdrawalRow[]>`select * from withdrawals where merchant_id = ${merchantId} and caller_key = ${callerKey}`;
+  return row;
+}
+
 export interface NewWithdrawal {
   id: string;
   merchantId: string;
@@ -46,14 +54,15 @@ export interface NewWithdrawal {
   dedupKey: string;
   dedupGeneration: number;
   idempotencyKey: string;
+  callerKey: string | null;
 }
 
 /** Inserts the withdrawal and takes its hold (available → frozen) in the caller's transaction. */
 export async function insertWithdrawalWithHold(tx: Db, w: NewWithdrawal): Promise<WithdrawalRow> {
   const [row] = await tx<WithdrawalRow[]>`
-    insert into withdrawals (id, merchant_id, wallet_id, status, auto, address, amount, fee, net, dedup_key, dedup_generation, idempotency_key)
+    insert into withdrawals (id, merchant_id, wallet_id, status, auto, address, amount, fee, net, dedup_key, dedup_generation, idempotency_key, caller_key)
     values (${w.id}, ${w.merchantId}, ${w.walletId}, ${w.auto ? 'PENDING' : 'PENDING_MANUAL'}, ${w.auto}, ${w.address}, ${w.amount},
-      ${w.fee}, ${w.amount - w.fee}, ${w.dedupKey}, ${w.dedupGeneration}, ${w.idempotencyKey})
+      ${w.fee}, ${w.amount - w.fee}, ${w.dedupKey}, ${w.dedupGeneration}, ${w.idempotencyKey}, ${w.callerKey})
     returning *`;
   await moveHold(tx, { key: `withdrawal:${w.id}:hold`, kind: 'withdrawal_hold', refType: 'withdrawal', refId: w.id, walletId: w.walletId, amount: w.amount, direction: 'lock' });
   return row!;

@@ -1,8 +1,12 @@
 import test from 'ava';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { asOperator, newMerchant, signed } from '../helpers/api';
 import { eventually } from '../helpers/poll';
+import { testSql } from '../helpers/app';
 import { incomingBody, v1, v1Client, type V1Merchant } from './v1-client';
+
+const sql = testSql();
+test.after.always(() => sql.end());
 
 const createDispute = (m: V1Merchant, body: Record<string, unknown>, options = {}) => v1(m, 'POST', '/v1/disputs/create', body, [body.paymentId], options);
 const getDispute = (m: V1Merchant, id: string) => v1(m, 'GET', `/v1/disputs/${id}`, undefined, [id]);
@@ -83,4 +87,65 @@ test('V1 dispute input and signature: reason length, base64, unknown payment, wr
   t.is((await createDispute(m, body, { timestamp: Math.floor(Date.now() / 1000) + 61 })).status, 401);
   t.is((await v1(m, 'POST', '/v1/disputs/create', body, [payment.id, 'salt'])).status, 401, 'the payload has no salt');
   t.is((await createDispute(m, body)).status, 200, 'nothing above opened it');
+});
+
+/** A proof no other request sends, and whether anything of it was stored (a metadata row or a blob). */
+function uniqueProof() {
+  const bytes = Buffer.from(`Receipt ${randomUUID()}: 1500.50 RUB paid by card *1234`);
+  return { base64: bytes.toString('base64'), bytes };
+}
+async function storedCopies(bytes: Buffer) {
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const [files] = await sql<{ n: number }[]>`select count(*)::int as n from evidence_files where sha256 = ${sha}`;
+  const [blobs] = await sql<{ n: number }[]>`select count(*)::int as n from evidence_blobs where bytes = ${bytes}`;
+  return { files: files!.n, blobs: blobs!.n };
+}
+
+test('a refused V1 dispute stores nothing of its proof image: unknown, foreign, cancelled or already disputed payment, short reason', async (t) => {
+  const m = await newMerchant({ api_version: 'v1' });
+  const stranger = await newMerchant({ api_version: 'v1' });
+  const payment = (await v1Client(m).createIncoming(incomingBody())).body.value;
+  const foreign = (await v1Client(stranger).createIncoming(incomingBody())).body.value;
+  const cancelled = (await v1Client(m).createIncoming(incomingBody())).body.value;
+  t.is((await signed(m.keys, 'POST', `/api/v1/p2p/merchant/deals/${cancelled.id}/cancel`)).status, 200);
+  const opened = await createDispute(m, { paymentId: payment.id, description: 'the payer says it was paid' });
+  t.is(opened.status, 200, opened.text);
+
+  const refusals: Array<[Record<string, unknown>, number]> = [
+    [{ paymentId: randomUUID(), description: 'a long enough description' }, 404],
+    [{ paymentId: foreign.id, description: 'a long enough description' }, 404],
+    [{ paymentId: cancelled.id, description: 'a long enough description' }, 400],
+    [{ paymentId: payment.id, description: 'a long enough description' }, 400],
+    [{ paymentId: payment.id, description: 'short' }, 400],
+  ];
+  for (const [body, status] of refusals) {
+    const proof = uniqueProof();
+    const res = await createDispute(m, { ...body, proofImageBase64: proof.base64 });
+    t.is(res.status, status, res.text);
+    t.true(res.body.isFailure);
+    t.deepEqual(await storedCopies(proof.bytes), { files: 0, blobs: 0 }, `nothing stored for ${res.body.failures[0].message}`);
+  }
+});
+
+test('two simultaneous V1 disputes on one payment: one opens with its proof, the refused one stores nothing', async (t) => {
+  const m = await newMerchant({ api_version: 'v1' });
+  const payment = (await v1Client(m).createIncoming(incomingBody())).body.value;
+  const proofs = [uniqueProof(), uniqueProof(), uniqueProof()];
+  // Each its own timestamp (so its own signature): concurrent, and never mistaken for a replay.
+  const now = Math.floor(Date.now() / 1000);
+  const answers = await Promise.all(
+    proofs.map((p, i) => createDispute(m, { paymentId: payment.id, description: 'the payer says it was paid', proofImageBase64: p.base64 }, { timestamp: now - i })),
+  );
+  const won = answers.map((res, i) => [res, proofs[i]!] as const).filter(([res]) => res.status === 200);
+  t.is(won.length, 1, answers.map((r) => r.text).join('\n'));
+  for (const [res, proof] of answers.map((r, i) => [r, proofs[i]!] as const)) {
+    if (res.status === 200) {
+      t.is(res.body.value.receiptFileBody, proof.base64);
+      t.deepEqual(await storedCopies(proof.bytes), { files: 1, blobs: 1 });
+    } else {
+      t.is(res.status, 400, res.text);
+      t.is(res.body.failures[0].code, 'FAILED_PRECONDITION');
+      t.deepEqual(await storedCopies(proof.bytes), { files: 0, blobs: 0 });
+    }
+  }
 });

@@ -15,6 +15,11 @@ export interface CreateWithdrawalInput {
   dedupKey: string;
   dedupGeneration: number;
   idempotencyKey: string;
+  /**
+   * An explicit caller key (the V1 adapter's requestId): the withdrawal is the one of (merchant,
+   * key). Absent on V2 withdrawals (server-side key) and on inputs written before issue 17.
+   */
+  callerKey?: string;
 }
 
 export interface WithdrawalWorkflowInput {
