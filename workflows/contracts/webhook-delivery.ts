@@ -39,6 +39,12 @@ export interface AttemptOutcome {
   retryInMs?: number;
 }
 
+export interface GiveUpInput {
+  callbackId: string;
+  /** What failed for good (the activity failure's message). */
+  reason: string;
+}
+
 /** The per-event workflow id of earlier relays (and of tests that drive one delivery alone). */
 export const webhookWorkflowId = (callbackId: string) => `webhook:${callbackId}`;
 /** Manual retries are runs of their own, so they never race the automatic run's last moments. */
