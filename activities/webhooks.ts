@@ -7,7 +7,7 @@ import type { ActivityDeps } from './index';
 import { signatureHeader } from '../domain/signature';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook, storableText } from './webhook-http';
-import { HostGate, targetHost } from './webhook-isolation';
+import { targetOf, WebhookGate } from './webhook-isolation';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AttemptInput, DeliveryInput, DeliveryPlan, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-delivery';
 
@@ -93,8 +93,9 @@ const FORMATS: Record<'v1' | 'v2', WireFormat> = {
 };
 
 export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps) {
-  const gate = new HostGate({
-    maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT_PER_HOST,
+  const gate = new WebhookGate({
+    maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+    maxInFlightPerHost: config.WEBHOOK_MAX_IN_FLIGHT_PER_HOST,
     breakerFailures: config.WEBHOOK_BREAKER_FAILURES,
     cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS,
   });
@@ -184,10 +185,14 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
       throw ApplicationFailure.nonRetryable(`event ${event.event_id} cannot be rendered: ${error instanceof Error ? error.message : String(error)}`, 'INVALID_EVENT');
     }
 
-    // A parked (circuit open) or busy host: nothing sent, nothing recorded, the workflow waits
-    // retryInMs on a durable timer and tries this same attempt again. A manual retry goes anyway.
-    const admission = await gate.admitWaiting(targetHost(event.url), input.manual, Math.min(2_000, config.WEBHOOK_TIMEOUT_MS));
-    if (!admission.admitted) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs: admission.retryInMs };
+    // A parked (circuit open) or busy endpoint, or a full host: nothing sent, nothing recorded, the
+    // workflow waits retryInMs on a durable timer and tries this same attempt again. The endpoint
+    // is the merchant and its URL: merchants sharing a host do not hold each other up. A manual
+    // retry goes anyway.
+    const admission = await gate.admitWaiting(targetOf(event.merchant_id, event.url), input.manual, Math.min(2_000, config.WEBHOOK_TIMEOUT_MS));
+    if (!admission.admitted) {
+      return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs: admission.retryInMs, waitReason: admission.reason };
+    }
 
     let result: Awaited<ReturnType<typeof postWebhook>>;
     let sentAt = 0;

@@ -24,6 +24,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
+  endpointWait,
   FINAL_EVENT_TYPES,
   STREAM_EVENTS_SIGNAL,
   type AttemptOutcome,
@@ -62,11 +63,13 @@ async function deliverEvent(http: Http, callbackId: string, maxAttempts: number,
     const outcome = made ?? (await http.deliverWebhook({ callbackId, attemptKey: `auto:${n}`, final, manual: false }));
     made = undefined;
     if (outcome.retryInMs !== undefined) {
-      // Parked or busy host: nothing was sent; the same attempt goes again after a durable pause
-      // that doubles while the host stays parked (at most an hour), so a thousand deliveries to a
-      // dead endpoint wake rarely instead of storming the workers; one probe reopens the host.
-      await sleep(Math.min(outcome.retryInMs * 2 ** Math.min(parked, 10), 3_600_000));
-      parked += 1;
+      // Parked or busy endpoint (or a full host): nothing was sent; the same attempt goes again
+      // after a durable pause. A wait of the endpoint's own doubles while it lasts (at most an
+      // hour), so a thousand deliveries to a dead endpoint wake rarely instead of storming the
+      // workers, and one probe reopens it; a wait caused by other endpoints of the host stays flat.
+      const wait = endpointWait(outcome, parked);
+      await sleep(wait.waitMs);
+      parked = wait.streak;
       n -= 1;
       continue;
     }

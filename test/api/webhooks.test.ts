@@ -456,3 +456,89 @@ test('an event given up after a permanent failure ends ERROR, is listed, and a m
   t.is(receiver.received.length, 1);
   t.like(JSON.parse(receiver.received[0]!.body), { eventId, eventType: 'p2p.finance.withdrawal_failed', amount: '15.00' });
 });
+
+/** Timers a stream started: a wait (retry pause, parked or busy) shows as one. */
+async function streamTimers(client: Awaited<ReturnType<typeof createTemporalClient>>, workflowId: string): Promise<number[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return history.events!.filter((e) => e.timerStartedEventAttributes).map((e) => {
+    const d = e.timerStartedEventAttributes!.startToFireTimeout!;
+    return Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6);
+  });
+}
+
+/** Two merchants whose endpoints share one host (one receiver, two paths), and a stream per event. */
+async function sharedHost(answerA: (res: import('node:http').ServerResponse) => void) {
+  const receiver = await startReceiver((_, res, request) => (request.path === '/a' ? answerA(res) : res.writeHead(200).end('ok')));
+  const base = receiver.url.replace(/\/hooks$/, '');
+  const a = await newMerchant({ webhook_url: `${base}/a` });
+  const b = await newMerchant({ webhook_url: `${base}/b` });
+  const config = loadConfig(process.env);
+  const client = await createTemporalClient(config);
+  /** One event in a stream of its own (a deal of its own), as the relay would hand it over. */
+  const send = async (merchant: { merchantId: string }, url: string, maxAttempts: number, delaysMs: number[]) => {
+    const dealId = randomUUID();
+    const event = { ...(await ownEvent(merchant.merchantId, url, 'deal.completed', dealId)), maxAttempts };
+    const workflowId = `webhooks:${dealId}:shared-host`;
+    await client.workflow.signalWithStart('webhookStreamWorkflow', {
+      workflowId,
+      taskQueue: config.WEBHOOK_TASK_QUEUE,
+      args: [streamInput(dealId, url, delaysMs, 0)],
+      signal: 'events',
+      signalArgs: [[event]],
+    });
+    return { ...event, workflowId };
+  };
+  return { receiver, a: { ...a, url: `${base}/a` }, b: { ...b, url: `${base}/b` }, client, send };
+}
+
+test("merchants on one host: A's failing endpoint is parked, B's deliveries to the same host go at once, never parked", async (t) => {
+  const { receiver, a, b, client, send } = await sharedHost((res) => res.writeHead(500).end('down'));
+  t.teardown(async () => {
+    await receiver.close();
+    await client.connection.close();
+  });
+  const config = loadConfig(process.env);
+  // Enough failing deliveries of A to open its circuit (WEBHOOK_BREAKER_FAILURES consecutive failures).
+  const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_BREAKER_FAILURES + 4 }, () => send(a, a.url, 3, [200])));
+  await eventually(async () => {
+    const [n] = await sql`select count(*)::int as n from webhook_attempts where callback_id = any(${aEvents.map((e) => e.callbackId)})`;
+    return n!.n >= config.WEBHOOK_BREAKER_FAILURES;
+  }, "A's failures", 30_000);
+  const bEvents = await Promise.all(Array.from({ length: 5 }, () => send(b, b.url, 3, [200])));
+  await eventually(async () => {
+    const rows = await sql`select status, attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
+    return rows.length === 5 && rows.every((r) => r.status === 'SUCCESS');
+  }, "B's deliveries", 30_000);
+  const bRows = await sql`select attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
+  t.true(bRows.every((r) => r.attempts === 1));
+  for (const e of bEvents) t.deepEqual(await streamTimers(client, e.workflowId), [], "B's stream never waited");
+  t.is(receiver.received.filter((r) => r.path === '/b').length, 5);
+  // A's own circuit did open: some of its streams waited longer than its 200 ms retry pauses.
+  const aTimers = await eventually(async () => {
+    const all = (await Promise.all(aEvents.map((e) => streamTimers(client, e.workflowId)))).flat();
+    return all.some((ms) => ms >= config.WEBHOOK_BREAKER_COOLDOWN_MS) && all;
+  }, "A's parked waits", 30_000);
+  t.true(aTimers.length > 0);
+});
+
+test("merchants on one host: A's hanging endpoint holds at most its own in-flight cap, B's deliveries are never busy-delayed", async (t) => {
+  const hanging: import('node:http').ServerResponse[] = [];
+  const { receiver, a, b, client, send } = await sharedHost((res) => void hanging.push(res)); // A never answers
+  t.teardown(async () => {
+    await receiver.close();
+    await client.connection.close();
+  });
+  const config = loadConfig(process.env);
+  const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + 4 }, () => send(a, a.url, 1, [200])));
+  await eventually(async () => hanging.length >= config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, "A's endpoint full", 30_000);
+  const started = Date.now();
+  const bEvents = await Promise.all(Array.from({ length: 5 }, () => send(b, b.url, 3, [200])));
+  await eventually(async () => {
+    const rows = await sql`select status, attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
+    return rows.length === 5 && rows.every((r) => r.status === 'SUCCESS' && r.attempts === 1);
+  }, "B's deliveries", 30_000);
+  for (const e of bEvents) t.deepEqual(await streamTimers(client, e.workflowId), [], "B's stream never waited");
+  t.true(hanging.length <= config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, `A had ${hanging.length} POSTs in flight`);
+  t.true(Date.now() - started < config.WEBHOOK_TIMEOUT_MS, 'B went while A still held its slots');
+  t.is(aEvents.length, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + 4);
+});
