@@ -9,12 +9,36 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { isPrivateAddress } from '../domain/net-guard';
 
+/** Spec 2.10: the stored response_body is at most this many bytes (of UTF-8). */
 export const RESPONSE_BODY_LIMIT = 2048;
+
+/**
+ * Text that Postgres stores as it is, from any bytes or string, cut to at most `limit` bytes of
+ * UTF-8 on a character boundary. Invalid UTF-8 becomes U+FFFD (one per maximal invalid sequence,
+ * as WHATWG decoding does), and so does NUL, the one character a Postgres text value cannot hold;
+ * everything else, other control characters included, is kept. `cut`: the bytes are the start of
+ * a longer answer, so a multi-byte character they end inside is dropped, not replaced.
+ */
+export function storableText(input: Uint8Array | string, limit = RESPONSE_BODY_LIMIT, cut = false): string {
+  const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input; // a lone surrogate encodes as U+FFFD
+  const text = new TextDecoder('utf-8').decode(bytes, { stream: cut }).replace(/\0/g, '\uFFFD');
+  if (Buffer.byteLength(text, 'utf8') <= limit) return text;
+  let size = 0;
+  let end = 0;
+  for (const ch of text) {
+    const n = Buffer.byteLength(ch, 'utf8');
+    if (size + n > limit) break;
+    size += n;
+    end += ch.length;
+  }
+  return text.slice(0, end);
+}
 
 export class BlockedTarget extends Error {}
 
 export interface PostResult {
   status?: number;
+  /** The answer's first bytes as storable text (storableText): at most RESPONSE_BODY_LIMIT bytes of UTF-8. */
   body: string;
   error?: string;
   /** Refused before sending (blocked address, bad URL): retrying cannot help. */
@@ -73,23 +97,25 @@ export function postWebhook(
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
-        const done = () => finish({ status: res.statusCode, body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'), permanent: false });
+        // Any bytes the receiver sent (NUL, invalid UTF-8) become storable text of at most 2048 bytes.
+        const done = (cut: boolean) =>
+          finish({ status: res.statusCode, body: storableText(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT), RESPONSE_BODY_LIMIT, cut), permanent: false });
         res.on('data', (chunk: Buffer) => {
           if (size < RESPONSE_BODY_LIMIT) chunks.push(chunk);
           size += chunk.length;
           if (size >= RESPONSE_BODY_LIMIT) {
-            done();
+            done(true);
             res.destroy();
           }
         });
-        res.on('end', done);
-        res.on('error', done);
+        res.on('end', () => done(false));
+        res.on('error', () => done(true));
       },
     );
     const deadline = setTimeout(() => {
       req.destroy(new Error(`timed out after ${options.timeoutMs} ms`));
     }, options.timeoutMs);
-    req.on('error', (error) => finish({ body: '', error: error.message, permanent: error instanceof BlockedTarget }));
+    req.on('error', (error) => finish({ body: '', error: storableText(error.message, 500), permanent: error instanceof BlockedTarget }));
     req.end(body);
   });
 }

@@ -1,39 +1,74 @@
 /**
- * Isolation of webhook targets inside one worker process: at most WEBHOOK_MAX_IN_FLIGHT_PER_HOST
- * POSTs in flight to one host (a slow receiver cannot take every activity slot), and a circuit
- * breaker per host (as Svix and Stripe do for failing endpoints): after WEBHOOK_BREAKER_FAILURES
- * consecutive failures the host is parked for WEBHOOK_BREAKER_COOLDOWN_MS, then one probe may
- * go; its success closes the circuit, its failure parks the host again. A delivery that finds its
- * host parked or busy sends nothing and records nothing: its workflow waits on a durable timer
- * and comes back, without spending one of its attempts.
+ * Isolation of webhook endpoints inside one worker process. An endpoint is what one merchant
+ * configured: (merchant, URL). Several merchants often share one host (a webhook relay, an API
+ * gateway), so nothing one endpoint does may hold up another's deliveries:
+ *
+ * - a circuit breaker per endpoint (as Svix and Stripe do for failing endpoints): after
+ *   WEBHOOK_BREAKER_FAILURES consecutive failures the endpoint is parked for
+ *   WEBHOOK_BREAKER_COOLDOWN_MS, then one probe may go; its success closes the circuit, its
+ *   failure parks the endpoint again. Other endpoints on the same host are not affected.
+ * - at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT POSTs in flight to one endpoint, so one slow or
+ *   hanging receiver cannot take every activity slot of the process;
+ * - and a looser WEBHOOK_MAX_IN_FLIGHT_PER_HOST over all endpoints of one host (host:port), a
+ *   backstop for a host whose many endpoints all hang at once (a relay that is down, or a merchant
+ *   giving every deal its own callback_url on one dead host). One endpoint alone never reaches it
+ *   when it is larger than the per-endpoint cap (the defaults are 16 and 64).
+ *
+ * A delivery that is not admitted sends nothing and records nothing: its workflow waits on a
+ * durable timer and comes back, without spending one of its attempts. The reason tells the
+ * workflow whose wait it is: 'parked' and 'busy' are the endpoint's own doing (the wait may grow
+ * while they last), 'host-busy' is other endpoints' (the wait stays flat).
  */
-interface HostState {
+interface EndpointState {
   inFlight: number;
   failures: number;
   openUntil: number;
   probing: boolean;
 }
 
-export type Admission = { admitted: true; release: (ok: boolean | undefined) => void } | { admitted: false; retryInMs: number; reason: 'parked' | 'busy' };
+export interface Target {
+  /** endpointKey(merchant, url): the breaker and the per-endpoint cap. */
+  endpoint: string;
+  /** targetHost(url): the looser per-host cap. */
+  host: string;
+}
 
-export class HostGate {
-  private readonly hosts = new Map<string, HostState>();
+export type WaitReason = 'parked' | 'busy' | 'host-busy';
+
+export type Admission = { admitted: true; release: (ok: boolean | undefined) => void } | { admitted: false; retryInMs: number; reason: WaitReason };
+
+export interface GateOptions {
+  maxInFlightPerEndpoint: number;
+  maxInFlightPerHost: number;
+  breakerFailures: number;
+  cooldownMs: number;
+}
+
+export class WebhookGate {
+  private readonly endpoints = new Map<string, EndpointState>();
+  private readonly hosts = new Map<string, number>();
 
   constructor(
-    private readonly options: { maxInFlight: number; breakerFailures: number; cooldownMs: number },
+    private readonly options: GateOptions,
     private readonly now: () => number = Date.now,
   ) {}
 
-  private state(host: string): HostState {
-    let s = this.hosts.get(host);
-    if (!s) this.hosts.set(host, (s = { inFlight: 0, failures: 0, openUntil: 0, probing: false }));
+  private state(endpoint: string): EndpointState {
+    let s = this.endpoints.get(endpoint);
+    if (!s) this.endpoints.set(endpoint, (s = { inFlight: 0, failures: 0, openUntil: 0, probing: false }));
     return s;
   }
 
-  /** force: a manual retry goes even to a parked host (it acts as the probe). */
-  admit(host: string, force = false): Admission {
-    const s = this.state(host);
+  /** An endpoint back to its initial state is forgotten (endpoints come and go with deals' callback_urls). */
+  private tidy(endpoint: string, s: EndpointState) {
+    if (s.inFlight === 0 && s.failures === 0 && !s.probing) this.endpoints.delete(endpoint);
+  }
+
+  /** force: a manual retry goes even to a parked or busy endpoint (it acts as the probe). */
+  admit(target: Target, force = false): Admission {
+    const s = this.state(target.endpoint);
     const jitter = () => Math.floor(Math.random() * Math.min(5_000, this.options.cooldownMs / 2));
+    const busyWait = () => Math.min(this.options.cooldownMs, 5_000) + jitter();
     let probe = false;
     if (!force && this.options.breakerFailures > 0 && s.failures >= this.options.breakerFailures) {
       const wait = s.openUntil - this.now();
@@ -41,11 +76,21 @@ export class HostGate {
       probe = true; // half-open: this one goes, the others keep waiting
       s.probing = true;
     }
-    if (!force && s.inFlight >= this.options.maxInFlight) {
+    const hostInFlight = this.hosts.get(target.host) ?? 0;
+    const refused: WaitReason | undefined = force
+      ? undefined
+      : s.inFlight >= this.options.maxInFlightPerEndpoint
+        ? 'busy'
+        : hostInFlight >= this.options.maxInFlightPerHost
+          ? 'host-busy'
+          : undefined;
+    if (refused) {
       if (probe) s.probing = false;
-      return { admitted: false, retryInMs: Math.min(this.options.cooldownMs, 5_000) + jitter(), reason: 'busy' };
+      this.tidy(target.endpoint, s);
+      return { admitted: false, retryInMs: busyWait(), reason: refused };
     }
     s.inFlight += 1;
+    this.hosts.set(target.host, hostInFlight + 1);
     let released = false;
     return {
       admitted: true,
@@ -54,37 +99,51 @@ export class HostGate {
         if (released) return;
         released = true;
         s.inFlight -= 1;
+        const left = (this.hosts.get(target.host) ?? 1) - 1;
+        if (left > 0) this.hosts.set(target.host, left);
+        else this.hosts.delete(target.host);
         if (probe) s.probing = false;
-        if (ok === undefined) return;
-        if (ok) {
+        if (ok === true) {
           s.failures = 0;
           s.openUntil = 0;
-        } else {
+        } else if (ok === false) {
           s.failures += 1;
           if (this.options.breakerFailures > 0 && s.failures >= this.options.breakerFailures) s.openUntil = this.now() + this.options.cooldownMs;
         }
+        // Still the object in the map unless it was forgotten while this POST ran (it cannot be: inFlight > 0).
+        this.tidy(target.endpoint, s);
       },
     };
   }
 
   /**
-   * Like admit, but a busy host is waited for in this process up to waitMs (a slot frees when a
-   * POST ends; waiting costs no CPU and no workflow task), before the delivery is sent away to
-   * wait on a durable timer.
+   * Like admit, but a busy endpoint or host is waited for in this process up to waitMs (a slot
+   * frees when a POST ends; waiting costs no CPU and no workflow task), before the delivery is
+   * sent away to wait on a durable timer.
    */
-  async admitWaiting(host: string, force: boolean, waitMs: number): Promise<Admission> {
+  async admitWaiting(target: Target, force: boolean, waitMs: number): Promise<Admission> {
     const deadline = this.now() + waitMs;
     for (;;) {
-      const admission = this.admit(host, force);
+      const admission = this.admit(target, force);
       if (admission.admitted || admission.reason === 'parked' || this.now() >= deadline) return admission;
       await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
     }
   }
 
-  /** For logs and the bench: hosts whose circuit is open. */
-  parkedHosts(): string[] {
-    return [...this.hosts].filter(([, s]) => this.options.breakerFailures > 0 && s.failures >= this.options.breakerFailures).map(([h]) => h);
+  /** For logs and tests: endpoints whose circuit is open. */
+  parkedEndpoints(): string[] {
+    return [...this.endpoints].filter(([, s]) => this.options.breakerFailures > 0 && s.failures >= this.options.breakerFailures).map(([e]) => e);
   }
+
+  /** POSTs in flight to a host, all endpoints together. */
+  inFlightToHost(host: string): number {
+    return this.hosts.get(host) ?? 0;
+  }
+}
+
+/** The endpoint a delivery goes to: the merchant and the URL as configured (webhook_url or the deal's callback_url). */
+export function endpointKey(merchantId: string, url: string): string {
+  return `${merchantId} ${url}`;
 }
 
 export function targetHost(url: string): string {
@@ -93,4 +152,8 @@ export function targetHost(url: string): string {
   } catch {
     return url;
   }
+}
+
+export function targetOf(merchantId: string, url: string): Target {
+  return { endpoint: endpointKey(merchantId, url), host: targetHost(url) };
 }

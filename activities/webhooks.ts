@@ -6,10 +6,10 @@ import { createHmac } from 'node:crypto';
 import type { ActivityDeps } from './index';
 import { signatureHeader } from '../domain/signature';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
-import { postWebhook } from './webhook-http';
-import { HostGate, targetHost } from './webhook-isolation';
+import { postWebhook, storableText } from './webhook-http';
+import { targetOf, WebhookGate } from './webhook-isolation';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { AttemptInput, DeliveryInput, DeliveryPlan, AttemptOutcome } from '../workflows/contracts/webhook-delivery';
+import type { AttemptInput, DeliveryInput, DeliveryPlan, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-delivery';
 
 interface EventRow {
   event_id: string;
@@ -93,8 +93,9 @@ const FORMATS: Record<'v1' | 'v2', WireFormat> = {
 };
 
 export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps) {
-  const gate = new HostGate({
-    maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT_PER_HOST,
+  const gate = new WebhookGate({
+    maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+    maxInFlightPerHost: config.WEBHOOK_MAX_IN_FLIGHT_PER_HOST,
     breakerFailures: config.WEBHOOK_BREAKER_FAILURES,
     cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS,
   });
@@ -114,6 +115,18 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     },
 
     deliverWebhook,
+
+    /**
+     * A delivery its workflow gave up (an attempt failed for good inside the activity: data that
+     * cannot be rendered, not the receiver's answer): it ends ERROR, where the merchant sees it in
+     * GET /callbacks and may retry it by hand. A delivery that already ended keeps its status.
+     */
+    async giveUpDelivery(input: GiveUpInput): Promise<void> {
+      await sql`
+        update webhook_deliveries set status = 'ERROR', last_error = ${storableText(`given up: ${input.reason}`, 500)}, updated_at = now()
+        where id = ${input.callbackId} and status in ('PENDING', 'RETRY')`;
+    },
+
     /**
      * A delivery stream's queued events, first attempts, one after another in one activity: it
      * stops at the first that does not succeed (its outcome is the last one returned) and
@@ -161,13 +174,26 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     if (event.status === 'ERROR' && !input.manual) return { ok: false, permanent: true, status: 'ERROR', httpStatus: 0 };
     if (event.done) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0 }; // recorded by an earlier try of this activity
 
-    // A parked (circuit open) or busy host: nothing sent, nothing recorded, the workflow waits
-    // retryInMs on a durable timer and tries this same attempt again. A manual retry goes anyway.
-    const admission = await gate.admitWaiting(targetHost(event.url), input.manual, Math.min(2_000, config.WEBHOOK_TIMEOUT_MS));
-    if (!admission.admitted) return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs: admission.retryInMs };
-
+    // The envelope is a function of stored data: if it cannot be built, no retry will build it.
+    // That fails for good (the workflow gives the event up: ERROR, retryable by hand once the data
+    // is repaired) instead of blocking the deal's later events forever.
     const format = FORMATS[event.api_version];
-    const body = JSON.stringify(format.envelope(event));
+    let body: string;
+    try {
+      body = JSON.stringify(format.envelope(event));
+    } catch (error) {
+      throw ApplicationFailure.nonRetryable(`event ${event.event_id} cannot be rendered: ${error instanceof Error ? error.message : String(error)}`, 'INVALID_EVENT');
+    }
+
+    // A parked (circuit open) or busy endpoint, or a full host: nothing sent, nothing recorded, the
+    // workflow waits retryInMs on a durable timer and tries this same attempt again. The endpoint
+    // is the merchant and its URL: merchants sharing a host do not hold each other up. A manual
+    // retry goes anyway.
+    const admission = await gate.admitWaiting(targetOf(event.merchant_id, event.url), input.manual, Math.min(2_000, config.WEBHOOK_TIMEOUT_MS));
+    if (!admission.admitted) {
+      return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs: admission.retryInMs, waitReason: admission.reason };
+    }
+
     let result: Awaited<ReturnType<typeof postWebhook>>;
     let sentAt = 0;
     try {
@@ -191,7 +217,7 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     // SUCCESS once any attempt succeeded; a failed manual attempt leaves RETRY or ERROR as it was
     // (the automatic run, if alive, decides); a failed automatic one leaves RETRY, or ERROR when it
     // was the last. A repeated attempt key fails the statement (unique), changing nothing.
-    const [row] = await sql<{ status: AttemptOutcome['status'] }[]>`
+    const record = (responseBody: string, error: string) => sql<{ status: AttemptOutcome['status'] }[]>`
       with d as (
         update webhook_deliveries set
           status = case
@@ -199,17 +225,41 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
             when ${input.manual}::boolean then case when status = 'RETRY' then 'RETRY' else 'ERROR' end
             when ${last}::boolean then 'ERROR'
             else 'RETRY' end,
-          attempts = attempts + 1, http_status = ${result.status ?? null}, response_body = ${result.body},
-          last_error = ${result.error ?? ''}, updated_at = now()
+          attempts = attempts + 1, http_status = ${result.status ?? null}, response_body = ${responseBody},
+          last_error = ${error}, updated_at = now()
         where id = ${input.callbackId}
         returning attempts, status
       ), recorded as (
         insert into webhook_attempts (callback_id, attempt, attempt_key, status, http_status, duration_ms, response_body, error, signed_at)
         select ${input.callbackId}::uuid, d.attempts, ${input.attemptKey}::text, case when ${ok}::boolean then 'SUCCESS' when d.status = 'ERROR' then 'ERROR' else 'RETRY' end,
-          ${result.status ?? null}::int, ${result.durationMs}::int, ${result.body}::text, ${result.error ?? ''}::text, ${sentAt}::bigint
+          ${result.status ?? null}::int, ${result.durationMs}::int, ${responseBody}::text, ${error}::text, ${sentAt}::bigint
         from d
       )
       select status from d`;
-    return { ok, permanent: result.permanent, status: row!.status, httpStatus: result.status ?? 0 };
+    // The answer is already storable text (storableText). Should the database still refuse it (a
+    // data error, SQLSTATE class 22), the attempt is recorded without it. Any other failure to
+    // record leaves as a retryable failure, like an infrastructure one: a failure to record an
+    // attempt is never a reason to give the event up (the activity is retried; this attempt key
+    // is not recorded, so the retry sends again — at least once).
+    let row: { status: AttemptOutcome['status'] } | undefined;
+    try {
+      try {
+        [row] = await record(result.body, result.error ?? '');
+      } catch (error) {
+        if (!isDataError(error)) throw error;
+        const why = `the answer could not be stored (${(error as Error).message})`;
+        [row] = await record('', storableText(result.error ? `${result.error}; ${why}` : why, 500));
+      }
+    } catch (error) {
+      throw ApplicationFailure.retryable(`attempt ${input.attemptKey} of ${input.callbackId} not recorded: ${error instanceof Error ? error.message : String(error)}`, 'ATTEMPT_NOT_RECORDED');
+    }
+    if (!row) throw ApplicationFailure.retryable(`delivery ${input.callbackId} vanished while recording`, 'ATTEMPT_NOT_RECORDED');
+    return { ok, permanent: result.permanent, status: row.status, httpStatus: result.status ?? 0 };
   }
+}
+
+/** A Postgres data exception (SQLSTATE class 22: invalid text, value out of range, …). */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('22') && typeof (error as { severity?: unknown }).severity === 'string';
 }

@@ -160,11 +160,13 @@ function schemaFor(nodeEnv: string) {
     OUTBOX_RELAY: bool(true),
     /** How long a deal's delivery stream (one workflow per deal and target) waits for the deal's next event before it closes. */
     WEBHOOK_STREAM_IDLE_SECONDS: seconds(1800),
-    /** Webhook POSTs in flight at once to one target host, per worker process; the rest wait their turn. */
-    WEBHOOK_MAX_IN_FLIGHT_PER_HOST: z.coerce.number().int().min(1).default(16),
-    /** Consecutive failed attempts to one target host that open its circuit (park it); 0 = never. */
+    /** Webhook POSTs in flight at once to one endpoint (merchant + URL), per worker process; the rest wait their turn. */
+    WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().min(1).default(16),
+    /** Webhook POSTs in flight at once to one target host over all its endpoints, per worker process: a looser backstop. */
+    WEBHOOK_MAX_IN_FLIGHT_PER_HOST: z.coerce.number().int().min(1).default(64),
+    /** Consecutive failed attempts to one endpoint (merchant + URL) that open its circuit (park it); 0 = never. */
     WEBHOOK_BREAKER_FAILURES: z.coerce.number().int().min(0).default(20),
-    /** How long a parked host waits before one probe attempt may try it again. */
+    /** How long a parked endpoint waits before one probe attempt may try it again. */
     WEBHOOK_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).default(30_000),
     MERCHANT_KEY_GRACE_PERIOD: seconds(900),
     V1_SUNSET_AT: z.string().datetime({ offset: true }).default('2027-01-12T00:00:00Z').transform((v) => new Date(v)),

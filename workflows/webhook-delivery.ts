@@ -10,6 +10,7 @@
  *   attempt; an attempt after a success changes nothing.
  */
 import {
+  ActivityFailure,
   condition,
   continueAsNew,
   defineSignal,
@@ -23,6 +24,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
+  endpointWait,
   FINAL_EVENT_TYPES,
   STREAM_EVENTS_SIGNAL,
   type AttemptOutcome,
@@ -61,11 +63,13 @@ async function deliverEvent(http: Http, callbackId: string, maxAttempts: number,
     const outcome = made ?? (await http.deliverWebhook({ callbackId, attemptKey: `auto:${n}`, final, manual: false }));
     made = undefined;
     if (outcome.retryInMs !== undefined) {
-      // Parked or busy host: nothing was sent; the same attempt goes again after a durable pause
-      // that doubles while the host stays parked (at most an hour), so a thousand deliveries to a
-      // dead endpoint wake rarely instead of storming the workers; one probe reopens the host.
-      await sleep(Math.min(outcome.retryInMs * 2 ** Math.min(parked, 10), 3_600_000));
-      parked += 1;
+      // Parked or busy endpoint (or a full host): nothing was sent; the same attempt goes again
+      // after a durable pause. A wait of the endpoint's own doubles while it lasts (at most an
+      // hour), so a thousand deliveries to a dead endpoint wake rarely instead of storming the
+      // workers, and one probe reopens it; a wait caused by other endpoints of the host stays flat.
+      const wait = endpointWait(outcome, parked);
+      await sleep(wait.waitMs);
+      parked = wait.streak;
       n -= 1;
       continue;
     }
@@ -114,9 +118,10 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
   let closing = false;
   /**
    * Takes the head event to its end: `first` is its first attempt's outcome when the batch made
-   * it. An attempt that fails for good inside the activity (a non-retryable error: bad data, not
-   * the receiver's answer) gives the event up — its record keeps its state and can still be
-   * retried by hand — so one poisoned event never blocks the deal's later ones.
+   * it. An attempt that fails for good inside the activity (a non-retryable error: data that
+   * cannot be rendered, a missing record — never the receiver's answer, never a failure to record
+   * an attempt) gives the event up: its record ends ERROR (listed, retryable by hand), and one
+   * poisoned event never blocks the deal's later ones.
    */
   const settle = async (first?: AttemptOutcome) => {
     const event = queue[0]!;
@@ -124,6 +129,8 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
       if (!first?.ok) await deliverEvent(streamHttp, event.callbackId, event.maxAttempts, input.delaysMs, first);
     } catch (error) {
       log.error('webhook delivery given up after a non-retryable failure', { callbackId: event.callbackId, error: String(error) });
+      // Runs before issue 17 left the record as it was (PENDING forever when nothing was recorded).
+      if (patched('given-up-delivery-ends-error')) await streamHttp.giveUpDelivery({ callbackId: event.callbackId, reason: failureReason(error) });
     }
     queue.shift();
     delivered += 1;
@@ -165,5 +172,18 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SU
   }
   // A delivery whose record exists already (created by the relay) goes straight to its first attempt.
   const maxAttempts = input.maxAttempts ?? (await local.prepareDelivery(input)).maxAttempts;
-  return deliverEvent(http, input.callbackId, maxAttempts, input.delaysMs);
+  try {
+    return await deliverEvent(http, input.callbackId, maxAttempts, input.delaysMs);
+  } catch (error) {
+    // Given up, as in a stream: the record ends ERROR (runs before issue 17 failed leaving it as it was).
+    if (!(error instanceof ActivityFailure) || !patched('given-up-delivery-ends-error')) throw error;
+    await http.giveUpDelivery({ callbackId: input.callbackId, reason: failureReason(error) });
+    return 'ERROR';
+  }
+}
+
+/** The message of what failed inside the activity (an ActivityFailure wraps it). */
+function failureReason(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
 }

@@ -360,3 +360,185 @@ test("an event that cannot be attempted at all is given up without blocking the 
   t.is(await handle.result(), 2, 'the stream went past the poisoned event and ended normally');
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [next.eventId]);
 });
+
+const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+test('a receiver answering with a NUL byte, invalid UTF-8 or long multi-byte text: every attempt is recorded, each body valid and at most 2048 bytes', async (t) => {
+  const tries = new Map<string, number>();
+  const { receiver, merchantId, keys } = await merchantWithReceiver((_, res, request) => {
+    const body = JSON.parse(request.body);
+    const n = (tries.get(body.event_id) ?? 0) + 1;
+    tries.set(body.event_id, n);
+    if (body.type !== 'deal.created') return res.writeHead(200).end('a' + 'é'.repeat(2000)); // 4001 bytes: byte 2048 is inside an é
+    if (n === 1) return res.writeHead(500).end(Buffer.from('refused\0by the receiver'));
+    res.writeHead(200).end(Buffer.concat([Buffer.from('ok\0'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(' done')]));
+  });
+  t.teardown(() => receiver.close());
+  const deal = await createPayin(keys);
+  const rows = await eventually(async () => {
+    const r = await deliveries(merchantId);
+    return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
+  }, 'both events delivered and recorded', 30_000);
+  const created = rows.find((d) => d.event_type === 'deal.created')!;
+  const locked = rows.find((d) => d.event_type === 'deal.escrow_locked')!;
+  t.like(created, { attempts: 2, http_status: 200, response_body: 'ok\uFFFD\uFFFD\uFFFD\uFFFD done' });
+  const attempts = await sql<{ status: string; http_status: number; response_body: string }[]>`
+    select status, http_status, response_body from webhook_attempts where callback_id = ${created.id} order by attempt`;
+  t.deepEqual(attempts.map((a) => ({ ...a })), [
+    { status: 'RETRY', http_status: 500, response_body: 'refused\uFFFDby the receiver' },
+    { status: 'SUCCESS', http_status: 200, response_body: 'ok\uFFFD\uFFFD\uFFFD\uFFFD done' },
+  ]);
+  // Cut on a character boundary: the last whole é that fits, never a U+FFFD for the half of one.
+  t.like(locked, { attempts: 1, http_status: 200, response_body: 'a' + 'é'.repeat(1023) });
+  t.is(utf8Bytes(locked.response_body), 2047);
+  const list = await signed(keys, 'GET', `/api/v1/p2p/merchant/callbacks?deal_id=${deal.deal_id}`);
+  t.is(list.status, 200);
+  t.is(list.body.data.length, 2);
+  for (const item of list.body.data as { response_body: string }[]) {
+    t.true(utf8Bytes(item.response_body) <= 2048);
+    t.false(item.response_body.includes('\0'));
+  }
+});
+
+test('a failure to record an attempt never gives the event up: the attempt is recorded without the body it could not store', async (t) => {
+  // The database refuses this one answer (a data error, SQLSTATE class 22), as it refused a NUL.
+  const fn = `refuse_${randomUUID().replace(/-/g, '')}`;
+  await sql.unsafe(`create function ${fn}() returns trigger language plpgsql as $$
+    begin
+      if new.response_body like '%refused-by-the-database%' then raise exception 'cannot store this answer' using errcode = '22023'; end if;
+      return new;
+    end $$`);
+  await sql.unsafe(`create trigger ${fn} before insert on webhook_attempts for each row execute function ${fn}()`);
+  t.teardown(async () => {
+    await sql.unsafe(`drop trigger if exists ${fn} on webhook_attempts`);
+    await sql.unsafe(`drop function if exists ${fn}()`);
+  });
+  const { receiver, merchantId, keys } = await merchantWithReceiver((_, res) => res.writeHead(200).end('refused-by-the-database'));
+  t.teardown(() => receiver.close());
+  await createPayin(keys);
+  const rows = await eventually(async () => {
+    const r = await deliveries(merchantId);
+    return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
+  }, 'both events recorded', 30_000);
+  for (const row of rows) {
+    t.like(row, { attempts: 1, http_status: 200, response_body: '' });
+    t.regex(row.last_error, /could not be stored/);
+  }
+});
+
+test('an event given up after a permanent failure ends ERROR, is listed, and a manual retry delivers it', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { merchantId, keys } = await newMerchant({ webhook_url: receiver.url, api_version: 'v1' });
+  // A withdrawal event whose stored record cannot be rendered in the V1 envelope (bad data: no amounts).
+  const eventId = randomUUID();
+  await sql`insert into outbox_events (id, merchant_id, deal_id, event_type, payload)
+    values (${eventId}, ${merchantId}, null, 'p2p.finance.withdrawal_failed', ${sql.json({ withdrawal: { withdrawal_id: eventId } })})`;
+  const callbackId = callbackIdFor(eventId, receiver.url);
+  const row = async () => (await sql<{ status: string; attempts: number; last_error: string }[]>`select status, attempts, last_error from webhook_deliveries where id = ${callbackId}`)[0];
+  const given = await eventually(async () => (await row())?.status === 'ERROR' && row(), 'the delivery given up in ERROR', 30_000);
+  t.is(given!.attempts, 0, 'nothing was sent');
+  t.regex(given!.last_error, /given up/);
+  t.is(receiver.received.length, 0);
+  const list = await signed(keys, 'GET', '/api/v1/p2p/merchant/callbacks');
+  t.like(list.body.data.find((d: { callback_id: string }) => d.callback_id === callbackId), { status: 'ERROR', attempts: 0 });
+
+  // The data is repaired; the merchant retries by hand.
+  const withdrawal = {
+    withdrawal_id: eventId, status: 'CANCELLED', amount: '1500', fee_usdt_cents: '100', net_usdt_cents: '1400',
+    address: 'TXYZ', tx_hash: '', idempotency_key: 'req-1', created_at: new Date().toISOString(), updated_at: new Date().toISOString(), completed_at: '',
+  };
+  await sql`update outbox_events set payload = ${sql.json({ withdrawal })} where id = ${eventId}`;
+  const retry = await signed(keys, 'POST', `/api/v1/p2p/merchant/callbacks/${callbackId}/retry`);
+  t.is(retry.status, 200, retry.text);
+  await eventually(async () => (await row())?.status === 'SUCCESS', 'the manual retry delivered it');
+  t.like(await row(), { attempts: 1 });
+  t.is(receiver.received.length, 1);
+  t.like(JSON.parse(receiver.received[0]!.body), { eventId, eventType: 'p2p.finance.withdrawal_failed', amount: '15.00' });
+});
+
+/** Timers a stream started: a wait (retry pause, parked or busy) shows as one. */
+async function streamTimers(client: Awaited<ReturnType<typeof createTemporalClient>>, workflowId: string): Promise<number[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return history.events!.filter((e) => e.timerStartedEventAttributes).map((e) => {
+    const d = e.timerStartedEventAttributes!.startToFireTimeout!;
+    return Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6);
+  });
+}
+
+/** Two merchants whose endpoints share one host (one receiver, two paths), and a stream per event. */
+async function sharedHost(answerA: (res: import('node:http').ServerResponse) => void) {
+  const receiver = await startReceiver((_, res, request) => (request.path === '/a' ? answerA(res) : res.writeHead(200).end('ok')));
+  const base = receiver.url.replace(/\/hooks$/, '');
+  const a = await newMerchant({ webhook_url: `${base}/a` });
+  const b = await newMerchant({ webhook_url: `${base}/b` });
+  const config = loadConfig(process.env);
+  const client = await createTemporalClient(config);
+  /** One event in a stream of its own (a deal of its own), as the relay would hand it over. */
+  const send = async (merchant: { merchantId: string }, url: string, maxAttempts: number, delaysMs: number[]) => {
+    const dealId = randomUUID();
+    const event = { ...(await ownEvent(merchant.merchantId, url, 'deal.completed', dealId)), maxAttempts };
+    const workflowId = `webhooks:${dealId}:shared-host`;
+    await client.workflow.signalWithStart('webhookStreamWorkflow', {
+      workflowId,
+      taskQueue: config.WEBHOOK_TASK_QUEUE,
+      args: [streamInput(dealId, url, delaysMs, 0)],
+      signal: 'events',
+      signalArgs: [[event]],
+    });
+    return { ...event, workflowId };
+  };
+  return { receiver, a: { ...a, url: `${base}/a` }, b: { ...b, url: `${base}/b` }, client, send };
+}
+
+test("merchants on one host: A's failing endpoint is parked, B's deliveries to the same host go at once, never parked", async (t) => {
+  const { receiver, a, b, client, send } = await sharedHost((res) => res.writeHead(500).end('down'));
+  t.teardown(async () => {
+    await receiver.close();
+    await client.connection.close();
+  });
+  const config = loadConfig(process.env);
+  // Enough failing deliveries of A to open its circuit (WEBHOOK_BREAKER_FAILURES consecutive failures).
+  const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_BREAKER_FAILURES + 4 }, () => send(a, a.url, 3, [200])));
+  await eventually(async () => {
+    const [n] = await sql`select count(*)::int as n from webhook_attempts where callback_id = any(${aEvents.map((e) => e.callbackId)})`;
+    return n!.n >= config.WEBHOOK_BREAKER_FAILURES;
+  }, "A's failures", 30_000);
+  const bEvents = await Promise.all(Array.from({ length: 5 }, () => send(b, b.url, 3, [200])));
+  await eventually(async () => {
+    const rows = await sql`select status, attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
+    return rows.length === 5 && rows.every((r) => r.status === 'SUCCESS');
+  }, "B's deliveries", 30_000);
+  const bRows = await sql`select attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
+  t.true(bRows.every((r) => r.attempts === 1));
+  for (const e of bEvents) t.deepEqual(await streamTimers(client, e.workflowId), [], "B's stream never waited");
+  t.is(receiver.received.filter((r) => r.path === '/b').length, 5);
+  // A's own circuit did open: some of its streams waited longer than its 200 ms retry pauses.
+  const aTimers = await eventually(async () => {
+    const all = (await Promise.all(aEvents.map((e) => streamTimers(client, e.workflowId)))).flat();
+    return all.some((ms) => ms >= config.WEBHOOK_BREAKER_COOLDOWN_MS) && all;
+  }, "A's parked waits", 30_000);
+  t.true(aTimers.length > 0);
+});
+
+test("merchants on one host: A's hanging endpoint holds at most its own in-flight cap, B's deliveries are never busy-delayed", async (t) => {
+  const hanging: import('node:http').ServerResponse[] = [];
+  const { receiver, a, b, client, send } = await sharedHost((res) => void hanging.push(res)); // A never answers
+  t.teardown(async () => {
+    await receiver.close();
+    await client.connection.close();
+  });
+  const config = loadConfig(process.env);
+  const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + 4 }, () => send(a, a.url, 1, [200])));
+  await eventually(async () => hanging.length >= config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, "A's endpoint full", 30_000);
+  const started = Date.now();
+  const bEvents = await Promise.all(Array.from({ length: 5 }, () => send(b, b.url, 3, [200])));
+  await eventually(async () => {
+    const rows = await sql`select status, attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
+    return rows.length === 5 && rows.every((r) => r.status === 'SUCCESS' && r.attempts === 1);
+  }, "B's deliveries", 30_000);
+  for (const e of bEvents) t.deepEqual(await streamTimers(client, e.workflowId), [], "B's stream never waited");
+  t.true(hanging.length <= config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, `A had ${hanging.length} POSTs in flight`);
+  t.true(Date.now() - started < config.WEBHOOK_TIMEOUT_MS, 'B went while A still held its slots');
+  t.is(aEvents.length, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + 4);
+});

@@ -2,14 +2,17 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  /** The request's path and query as sent (several endpoints may share one receiver). */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
 }
 
 /**
- * A real local webhook receiver. `respond` decides each answer (by the request's index), so a
- * test can fail N times, redirect, hang or send a huge body.
+ * A real local webhook receiver. `respond` decides each answer (by the request's index, or its
+ * path), so a test can fail N times, redirect, hang or send a huge body; the receiver answers
+ * every path, so several endpoints (merchants) can share one host.
  */
 export async function startReceiver(
   respond: (index: number, res: ServerResponse, request: Received) => void = (_, res) => res.writeHead(200).end('ok'),
@@ -19,7 +22,7 @@ export async function startReceiver(
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
-      const request = { headers: req.headers, body, at: Date.now() };
+      const request = { path: req.url ?? '', headers: req.headers, body, at: Date.now() };
       received.push(request);
       respond(received.length - 1, res, request);
     });

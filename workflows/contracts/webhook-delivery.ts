@@ -35,8 +35,37 @@ export interface AttemptOutcome {
   permanent: boolean;
   status: 'SUCCESS' | 'RETRY' | 'ERROR';
   httpStatus: number;
-  /** Not attempted: the target host is parked (circuit open) or at its in-flight limit; come back after this. */
+  /** Not attempted: the endpoint is parked (circuit open) or an in-flight limit is reached; come back after this. */
   retryInMs?: number;
+  /**
+   * Why it was not attempted (with retryInMs): 'parked' (this endpoint's circuit is open) and
+   * 'busy' (this endpoint's in-flight cap) are the endpoint's own doing; 'host-busy' (the looser
+   * cap over all endpoints of its host) is other endpoints' doing. Absent in results of workers
+   * before issue 17 (they were all treated as the endpoint's own).
+   */
+  waitReason?: 'parked' | 'busy' | 'host-busy';
+}
+
+/** The longest a delivery waits for its endpoint in one go. */
+export const MAX_ENDPOINT_WAIT_MS = 3_600_000;
+
+/**
+ * The durable pause after an attempt that was not made (outcome.retryInMs), and the streak to
+ * carry to the next one. A wait of the endpoint's own (parked, busy) doubles with each one in a
+ * row, at most an hour, so a thousand deliveries to a dead endpoint wake rarely; a wait caused by
+ * other endpoints on the same host ('host-busy') is never escalated and leaves the streak as it is.
+ * Deterministic (workflow code): a pure function of the recorded outcome.
+ */
+export function endpointWait(outcome: Pick<AttemptOutcome, 'retryInMs' | 'waitReason'>, streak: number): { waitMs: number; streak: number } {
+  const base = outcome.retryInMs ?? 0;
+  if (outcome.waitReason === 'host-busy') return { waitMs: Math.min(base, MAX_ENDPOINT_WAIT_MS), streak };
+  return { waitMs: Math.min(base * 2 ** Math.min(streak, 10), MAX_ENDPOINT_WAIT_MS), streak: streak + 1 };
+}
+
+export interface GiveUpInput {
+  callbackId: string;
+  /** What failed for good (the activity failure's message). */
+  reason: string;
 }
 
 /** The per-event workflow id of earlier relays (and of tests that drive one delivery alone). */
