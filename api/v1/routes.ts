@@ -93,6 +93,7 @@ const createIncoming = (path: string, summary: string) =>
       tags,
       body: s.incomingCreateBody,
       response: s.incomingResponse,
+      errors: [409],
       v1Payload: ({ body }) => [body.payInId, body.salt],
     },
     async ({ identity, body }, deps) => {
@@ -335,6 +336,7 @@ export const v1Routes: RouteDef[] = [
       tags,
       body: s.withdrawCreateBody,
       response: s.withdrawalResponse,
+      errors: [409],
       v1Payload: ({ body }) => [body.requestId, body.wallet ?? body.address, body.salt],
     },
     async ({ identity, body }, deps) => {
