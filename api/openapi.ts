@@ -39,6 +39,32 @@ registry.registerComponent('securitySchemes', 'V1Merchant', { type: 'apiKey', in
 registry.registerComponent('securitySchemes', 'V1Timestamp', { type: 'apiKey', in: 'header', name: 'TIMESTAMP', description: 'Unix seconds, the first payload field' });
 registry.registerComponent('securitySchemes', 'V1Signature', { type: 'apiKey', in: 'header', name: 'SIGNATURE', description: 'lowercase hex HMAC-SHA512, 128 characters' });
 
+/**
+ * The legacy V1 webhooks (OpenAPI 3.1 `webhooks`): what the gateway POSTs to a V1 merchant's
+ * webhook_url, with the bodies api/v1/schemas.ts registers as components.
+ */
+for (const [name, schema, what] of [
+  ['v1-incoming', 'V1WebhookIncoming', 'a PayIn'],
+  ['v1-outgoing', 'V1WebhookOutgoing', 'a PayOut'],
+] as const) {
+  registry.registerWebhook({
+    method: 'post',
+    path: name,
+    operationId: `${name.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
+    summary: `V1 webhook: an event of ${what}, POSTed to the webhook_url of an api_version v1 merchant`,
+    description: `Headers and signature: see the ${schema} schema. Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).`,
+    tags: ['V1 (legacy, deprecated)'],
+    deprecated: true,
+    // The receiver checks SIGNATURE (HMAC-SHA512 with the merchant's secret); it is not an API credential.
+    security: [],
+    request: { body: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } } },
+    responses: {
+      200: { description: 'any answer below 400 acknowledges the event' },
+      default: { description: 'an answer of 400 or more (or none within WEBHOOK_TIMEOUT_MS) is retried' },
+    },
+  });
+}
+
 let cached: object | undefined;
 
 export function openApiDocument(): object {
@@ -50,7 +76,10 @@ export function openApiDocument(): object {
       description:
         'Merchant API V2 (spec merchant-api-v2.md) plus the operator, payer and trader routes of ' +
         'contract.md. int64 values are strings in responses and integers in request bodies. ' +
-        'Errors are RFC 9457 problem+json; every response carries X-Trace-Id.',
+        'Errors are RFC 9457 problem+json; every response carries X-Trace-Id. Each operation lists every status it ' +
+        'answers. Outside the operations: a path no operation has is 404 problem+json, and a known path with a ' +
+        'method it lacks is 405 problem+json (OPTIONS answers 200 with Allow); a request line or headers too large ' +
+        'for the HTTP parser is 431 problem+json, a request it cannot parse 400.',
     },
     servers: [{ url: '/' }],
   });

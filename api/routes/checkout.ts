@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute } from '../route';
 import { NotFound } from '../../domain/errors';
 import { checkoutParams, checkoutViewSchema, dealResponse } from '../schemas/deals';
@@ -55,7 +56,9 @@ export const checkoutRoutes = [
       auth: 'public',
       summary: 'The hosted payment page (HTML) behind payment_url',
       tags,
+      params: z.object({ hash: z.string() }),
       responseContentType: 'text/html',
+      replies: { 404: 'unknown hash: an HTML page saying so' },
     },
     async (_input, deps, ctx) => {
       const hash = String(ctx.params.hash ?? '');

@@ -22,6 +22,7 @@ export const dealRoutes = [
       tags,
       body: createPayinBody,
       response: dealResponse,
+      errors: [409],
     },
     async ({ identity, body }, deps) => ({ deal: present(deps, await createPayin(deps, merchantOf(identity), body)) }),
   ),

@@ -30,7 +30,7 @@ export const healthRoutes = [
       summary: 'Readiness of the API: Postgres, Temporal, and workers polling its task queues (503 when one is down)',
       tags: ['Ops'],
       response: healthResponse,
-      errors: [503],
+      replies: { 503: 'degraded: Postgres, Temporal or the workers are down (the same body says which)' },
     },
     async (_input, deps) => {
       const queues = [deps.config.TEMPORAL_TASK_QUEUE, deps.config.WEBHOOK_TASK_QUEUE];

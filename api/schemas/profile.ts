@@ -11,7 +11,7 @@ const limit = (field: string) =>
     })
     .transform((v) => BigInt(v))
     .refine((v) => v >= 0n && v <= INT64_MAX, `${field} must be between 0 and the int64 maximum`)
-    .openapi({ oneOf: [{ type: 'integer', format: 'int64' }, { type: 'string', pattern: '^\\d+$' }] });
+    .openapi({ anyOf: [{ type: 'integer', format: 'int64' }, { type: 'string', pattern: '^\\d+$' }] });
 
 const url = (field: string) => z.union([z.literal(''), httpUrl(field)], { error: `${field} must be an absolute http or https URL` });
 

@@ -5,7 +5,7 @@ import { csvRow } from '../../domain/csv';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
 import { PAYIN_STATUSES } from '../../domain/payin';
 import { PAYOUT_STATUSES } from '../../domain/payout';
-import { listDeals, streamDeals, turnover, type Cursor, type DealFilter } from '../../db/queries/deal-listing';
+import { listDeals, streamDeals, turnover, type DealFilter } from '../../db/queries/deal-listing';
 import type { DealRow } from '../../db/queries/deals';
 import { PageTokens } from './page-token';
 
@@ -29,17 +29,13 @@ function toFilter(merchantId: string, q: FilterInput): DealFilter | undefined {
   return { merchantId, dealType: q.deal_type as DealFilter['dealType'], statuses, createdAfter: q.created_after, createdBefore: q.created_before };
 }
 
-const isCursor = (v: unknown): v is Cursor =>
-  typeof v === 'object' && v !== null && typeof (v as Cursor).createdAt === 'string' && typeof (v as Cursor).id === 'string' &&
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test((v as Cursor).createdAt) && /^[0-9a-f-]{36}$/.test((v as Cursor).id);
-
 export async function listMerchantDeals(
   deps: AppDeps,
   merchantId: string,
   q: FilterInput & { page_size?: number; page_token?: string },
 ): Promise<{ data: MerchantDealInfo[]; next_page_token: string }> {
   const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
-  const after = q.page_token ? tokens.decode(q.page_token, merchantId, isCursor) : undefined;
+  const after = tokens.decodeCursor(q.page_token, merchantId);
   const filter = toFilter(merchantId, q);
   if (!filter) return { data: [], next_page_token: '' };
   const size = Math.min(PAGE_SIZE_MAX, q.page_size || PAGE_SIZE_DEFAULT);
@@ -48,7 +44,7 @@ export async function listMerchantDeals(
   const last = page[page.length - 1];
   return {
     data: page.map((r) => merchantDealInfo(r, deps.config.CHECKOUT_BASE_URL)),
-    next_page_token: rows.length > size && last ? tokens.encode({ createdAt: last.cursor_ts, id: last.id }, merchantId) : '',
+    next_page_token: rows.length > size && last ? tokens.encodeCursor(last, merchantId) : '',
   };
 }
 

@@ -1,5 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidArgument } from '../../domain/errors';
+import { isKeysetCursor, type KeysetCursor } from '../../db/queries/keyset';
+
+export { isKeysetCursor, type KeysetCursor };
 
 /**
  * Opaque, tamper-evident page tokens: base64url(JSON payload) + "." + HMAC-SHA256 over it and
@@ -19,6 +22,16 @@ export class PageTokens {
   encode(value: object, scope: string): string {
     const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
     return `${payload}.${this.mac(payload, scope).toString('base64url')}`;
+  }
+
+  /** The next page's token of a keyset listing: after the last row shown (db/queries/keyset.ts). */
+  encodeCursor(last: { cursor_ts: string; id: string }, scope: string): string {
+    return this.encode({ createdAt: last.cursor_ts, id: last.id } satisfies KeysetCursor, scope);
+  }
+
+  /** The keyset cursor of a token (undefined without one); anything but a cursor is 400. */
+  decodeCursor(token: string | undefined, scope: string): KeysetCursor | undefined {
+    return token ? this.decode(token, scope, isKeysetCursor) : undefined;
   }
 
   decode<T>(token: string, scope: string, isValid: (value: unknown) => value is T): T {

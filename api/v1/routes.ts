@@ -93,6 +93,7 @@ const createIncoming = (path: string, summary: string) =>
       tags,
       body: s.incomingCreateBody,
       response: s.incomingResponse,
+      errors: [409],
       v1Payload: ({ body }) => [body.payInId, body.salt],
     },
     async ({ identity, body }, deps) => {

@@ -1,5 +1,6 @@
 import type { Db } from '../sql';
 import type { AppealOutcome, AppealStatus } from '../../domain/appeals';
+import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 export interface AppealRow {
   id: string;
@@ -52,10 +53,7 @@ export async function findAppealOfDeal(db: Db, dealId: string): Promise<AppealRo
   return row;
 }
 
-export interface AppealCursor {
-  createdAt: string;
-  id: string;
-}
+export type AppealCursor = KeysetCursor;
 
 export type ListedAppeal = AppealRow & { cursor_ts: string };
 
@@ -67,13 +65,13 @@ export async function listAppeals(
   after?: AppealCursor,
 ): Promise<ListedAppeal[]> {
   return db<ListedAppeal[]>`
-    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    select *, ${cursorColumn(db)}
     from appeals
     where true
       ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
       ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
-      ${after ? db`and (created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : db``}
-    order by created_at desc, id desc
+      ${olderThan(db, after)}
+    order by ${newestFirst(db)}
     limit ${limit}`;
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../sql';
 import type { DealRow } from './deals';
 import { VOLUME_EXCLUDED_STATUSES } from '../../domain/payout';
+import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 export interface DealFilter {
   merchantId: string;
@@ -10,11 +11,7 @@ export interface DealFilter {
   createdBefore?: Date;
 }
 
-export interface Cursor {
-  /** created_at with microseconds, as Postgres prints it in UTC. */
-  createdAt: string;
-  id: string;
-}
+export type Cursor = KeysetCursor;
 
 /**
  * Deals are stored with microseconds but shown with milliseconds, so an inclusive upper bound
@@ -29,12 +26,10 @@ function where(db: Db, f: DealFilter, after?: Cursor) {
     ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
     ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
     ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
-    ${after ? db`and (created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : db``}`;
+    ${olderThan(db, after)}`;
 }
 
 export type ListedDeal = DealRow & { cursor_ts: string };
-
-const CURSOR_TS = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts`;
 
 /**
  * Newest first, keyset-paginated on (created_at, id): stable while new deals arrive. Without a
@@ -45,20 +40,20 @@ const CURSOR_TS = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:
 export async function listDeals(db: Db, f: DealFilter, limit: number, after?: Cursor): Promise<ListedDeal[]> {
   if (!f.statuses || f.statuses.length === 0) {
     return db<ListedDeal[]>`
-      select *, ${db.unsafe(CURSOR_TS)} from deals where ${where(db, f, after)}
-      order by created_at desc, id desc limit ${limit}`;
+      select *, ${cursorColumn(db)} from deals where ${where(db, f, after)}
+      order by ${newestFirst(db)} limit ${limit}`;
   }
   const types = f.dealType ? [f.dealType] : (['PAYIN', 'PAYOUT'] as const);
   const ranges = types.flatMap((dealType) =>
     f.statuses!.map(
       (status) => db`(
-        select *, ${db.unsafe(CURSOR_TS)} from deals
+        select *, ${cursorColumn(db)} from deals
         where ${where(db, { ...f, dealType, statuses: undefined }, after)} and status = ${status}
-        order by created_at desc, id desc limit ${limit})`,
+        order by ${newestFirst(db)} limit ${limit})`,
     ),
   );
   const union = ranges.reduce((acc, range) => db`${acc} union all ${range}`);
-  return db<ListedDeal[]>`select * from (${union}) merged order by created_at desc, id desc limit ${limit}`;
+  return db<ListedDeal[]>`select * from (${union}) merged order by ${newestFirst(db)} limit ${limit}`;
 }
 
 /** The same selection as a cursor of batches, for streaming exports in constant memory. */
@@ -67,7 +62,7 @@ export function streamDeals(db: Db, f: DealFilter, batchSize = 1000) {
     select id, deal_type, status, amount, currency, client_id, target_requisite, received_amount,
       amount_match_status, checkout_hash, created_at, updated_at
     from deals where ${where(db, f)}
-    order by created_at desc, id desc`.cursor(batchSize);
+    order by ${newestFirst(db)}`.cursor(batchSize);
 }
 
 export interface TurnoverRow {

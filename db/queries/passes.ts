@@ -1,6 +1,7 @@
 import type { Db } from '../sql';
 import { Conflict } from '../../domain/errors';
 import { claimRequisite, type MatchedRequisite, type MatchRequest } from './matching';
+import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 export interface PassRow {
   id: string;
@@ -35,16 +36,16 @@ export async function insertPass(
 
 export type ListedPass = PassRow & { cursor_ts: string };
 
-export async function listPasses(db: Db, merchantId: string, statuses: string[] | undefined, limit: number, after?: { createdAt: string; id: string }) {
+export async function listPasses(db: Db, merchantId: string, statuses: string[] | undefined, limit: number, after?: KeysetCursor) {
   // ACTIVE past expires_at counts as EXPIRED even before its expiry step ran.
   const status = db`(case when status = 'ACTIVE' and expires_at <= now() then 'EXPIRED' else status end)`;
   return db<ListedPass[]>`
-    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    select *, ${cursorColumn(db)}
     from passes
     where merchant_id = ${merchantId}
       ${statuses && statuses.length > 0 ? db`and ${status} = any(${statuses})` : db``}
-      ${after ? db`and (created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : db``}
-    order by created_at desc, id desc
+      ${olderThan(db, after)}
+    order by ${newestFirst(db)}
     limit ${limit}`;
 }
 

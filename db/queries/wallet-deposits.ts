@@ -12,6 +12,7 @@ import { newId } from '../../domain/ids';
 import { claimTxHash, creditDeposit, recordDeposit, type DepositRow } from './deposits';
 import { depositAddressOwner } from './deposit-addresses';
 import { ensureWallet } from './wallets';
+import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 export interface WalletDepositRow extends DepositRow {
   address: string;
@@ -23,14 +24,14 @@ export interface WalletDepositRow extends DepositRow {
 export async function listMerchantDeposits(
   db: Db,
   merchantId: string,
-  page: { after?: { createdAt: string; id: string }; limit: number },
+  page: { after?: KeysetCursor; limit: number },
 ): Promise<WalletDepositRow[]> {
   return db<WalletDepositRow[]>`
-    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    select *, ${cursorColumn(db)}
     from deposits
     where merchant_id = ${merchantId}
-      ${page.after ? db`and (created_at, id) < (${page.after.createdAt}::timestamptz, ${page.after.id}::uuid)` : db``}
-    order by created_at desc, id desc
+      ${olderThan(db, page.after)}
+    order by ${newestFirst(db)}
     limit ${page.limit}`;
 }
 

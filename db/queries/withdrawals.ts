@@ -3,6 +3,7 @@ import type { WithdrawalRecord } from '../../domain/withdrawal-info';
 import { eventIdFor } from '../../domain/ids';
 import { moveHold, postLedger } from './ledger';
 import { ensureSystemWallet } from './wallets';
+import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 /** The whole row: what merchants see (WithdrawalRecord) plus what only the system and operators use. */
 export interface WithdrawalRow extends WithdrawalRecord {
@@ -98,10 +99,7 @@ export async function writeWithdrawalEvent(tx: Db, row: WithdrawalRow, type: str
     on conflict (id) do nothing`;
 }
 
-export interface WithdrawalCursor {
-  createdAt: string;
-  id: string;
-}
+export type WithdrawalCursor = KeysetCursor;
 
 export interface WithdrawalFilter {
   merchantId?: string;
@@ -113,12 +111,12 @@ export interface WithdrawalFilter {
 /** Newest first on (created_at, id); `cursor_ts` keeps microseconds for the next page's token. */
 export async function listWithdrawals(db: Db, f: WithdrawalFilter): Promise<(WithdrawalRow & { cursor_ts: string })[]> {
   return db<(WithdrawalRow & { cursor_ts: string })[]>`
-    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+    select *, ${cursorColumn(db)}
     from withdrawals
     where true
       ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
       ${f.statuses ? db`and status = any(${f.statuses as string[]})` : db``}
-      ${f.after ? db`and (created_at, id) < (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)` : db``}
-    order by created_at desc, id desc
+      ${olderThan(db, f.after)}
+    order by ${newestFirst(db)}
     limit ${f.limit}`;
 }

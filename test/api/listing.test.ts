@@ -94,6 +94,33 @@ test('edge rules: unknown filters give an empty page; bad tokens give 400 invali
   t.is((await walk(keys, 'page_size=250')).length, 260);
 });
 
+test('walking next_page_token over 251 deals made in bursts of 25 (same and µs-apart created_at) lists each deal once, in order', async (t) => {
+  const { merchantId, keys } = await newMerchant();
+  // Issue 17: page 2 lost its first deal, 39 µs older than the last deal of page 1. Here each
+  // burst of 25 lands in one millisecond, 39 µs apart, some sharing a microsecond, some 1 µs
+  // apart; with page_size=100 the last deal of page 1 (i = 151) and the first of page 2 (i = 150)
+  // are 39 µs apart in one millisecond, as in the report.
+  const base = Date.parse('2026-04-01T10:00:00.000Z');
+  const stamps = Array.from({ length: 251 }, (_, i) => {
+    const k = i % 25;
+    const us = k % 5 === 3 ? (k - 1) * 39 : k % 5 === 4 ? (k - 2) * 39 + 1 : k * 39;
+    const ms = base + Math.floor(i / 25) * 7;
+    return `${new Date(ms).toISOString().slice(0, 19)}.${String((ms % 1000) * 1000 + us).padStart(6, '0')}Z`;
+  });
+  await sql`
+    insert into deals (id, tenant_id, merchant_id, deal_type, status, idempotency_key, amount, currency, payment_method_id,
+      amount_usdt, exchange_rate_micro, created_at, updated_at)
+    select gen_random_uuid(), ${DEFAULT_TENANT_ID}, ${merchantId}, 'PAYIN', 'COMPLETED', 'burst-' || n, 1000, 'RUB', ${CARD_RUB}, 10, 92500000,
+      ts::timestamptz, now()
+    from unnest(${stamps}::text[]) with ordinality as x(ts, n)`;
+  const expected = (await sql<{ id: string }[]>`select id from deals where merchant_id = ${merchantId} order by created_at desc, id desc`).map((r) => r.id);
+  t.is(expected.length, 251);
+  for (const size of [100, 25, 7]) {
+    t.deepEqual(await walk(keys, `page_size=${size}`), expected, `page_size=${size}`);
+  }
+  t.deepEqual(await walk(keys, 'page_size=10&statuses=COMPLETED,EXPIRED'), expected, 'the merged status ranges');
+});
+
 test('CSV export: streamed, filtered, counterparty per type, RFC 4180 quoting, no formula injection', async (t) => {
   const m = await fundedMerchant(10_000);
   await signed(m.keys, 'POST', PAYIN, payinBody({ client_id: '=HYPERLINK("http://evil.example","x")' }));

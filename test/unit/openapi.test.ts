@@ -1,0 +1,91 @@
+/**
+ * The OpenAPI document lists every status an operation answers (issue 17): the statuses of
+ * representative routes, the ones defineRoute adds to every route of a kind, and — read from
+ * the handlers themselves — every status a handler sets by hand (a Reply, ctx.status).
+ */
+import test from 'ava';
+import { allRoutes } from '../../api/routes';
+import { openApiDocument } from '../../api/openapi';
+import { documentedErrors, operationIdOf } from '../../api/route';
+
+interface Response {
+  $ref?: string;
+  description?: string;
+  content?: Record<string, { schema?: { $ref?: string } }>;
+}
+type Operation = { operationId?: string; responses: Record<string, Response>; requestBody?: unknown };
+const doc = openApiDocument() as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { responses: Record<string, Response>; schemas: Record<string, unknown> };
+};
+const op = (method: string, path: string) => {
+  const found = doc.paths[path]?.[method];
+  if (!found) throw new Error(`no operation ${method} ${path}`);
+  return found;
+};
+const statuses = (method: string, path: string) => Object.keys(op(method, path).responses).map(Number);
+/** A response with its $ref followed. */
+const response = (method: string, path: string, status: number): Response => {
+  const r = op(method, path).responses[status]!;
+  return r.$ref ? doc.components.responses[r.$ref.split('/').pop()!]! : r;
+};
+
+test('representative routes document the statuses they answer', (t) => {
+  const has = (method: string, path: string, expected: number[]) => {
+    const listed = statuses(method, path);
+    t.deepEqual(expected.filter((s) => !listed.includes(s)), [], `${method.toUpperCase()} ${path} lists ${listed.join(', ')}`);
+  };
+  has('post', '/api/v1/p2p/merchant/deals/payin', [200, 400, 401, 403, 409, 413, 415, 429, 500]);
+  has('post', '/api/v1/p2p/merchant/deals/payout', [200, 400, 409]);
+  has('post', '/api/v1/p2p/admin/deposits', [201, 200, 400, 401, 403, 404, 409, 413, 415, 500]);
+  has('post', '/api/v1/p2p/admin/traders/{trader_id}/deposits', [201, 200, 404, 409]);
+  has('get', '/api/v1/p2p/merchant/deals/{deal_id}', [200, 400, 401, 403, 404, 429, 500]);
+  has('post', '/api/v1/p2p/checkout/{hash}/cancel', [200, 400, 404, 409, 413, 415, 500]);
+  has('post', '/api/v1/p2p/merchant/files', [201, 400, 413, 415]);
+  has('post', '/v1/payments/incoming', [200, 400, 401, 403, 409, 410, 413, 415, 429, 500]);
+  has('post', '/v1/merchant/withdraw', [200, 409, 410]);
+  has('get', '/health', [200, 503]);
+  has('get', '/pay/{hash}', [200, 404]);
+
+  // The 200 of a repeated deposit and the 503 of a degraded health check carry the success body, not a problem.
+  t.deepEqual(Object.keys(response('post', '/api/v1/p2p/admin/deposits', 200).content ?? {}), ['application/json']);
+  t.deepEqual(response('get', '/health', 503).content?.['application/json']?.schema, response('get', '/health', 200).content?.['application/json']?.schema);
+  t.deepEqual(Object.keys(response('get', '/pay/{hash}', 404).content ?? {}), ['text/html']);
+  t.deepEqual(Object.keys(response('post', '/api/v1/p2p/merchant/deals/payin', 409).content ?? {}), ['application/problem+json']);
+  // V1 errors are the V1 envelope, except 431, which Node's parser answers before any route is known.
+  t.deepEqual(Object.keys(response('post', '/v1/payments/incoming', 409).content ?? {}), ['application/json']);
+  t.deepEqual(Object.keys(response('post', '/v1/payments/incoming', 431).content ?? {}), ['application/problem+json']);
+  // GET takes no body: the body statuses are not claimed there.
+  t.false(statuses('get', '/api/v1/p2p/merchant/deals').includes(415));
+});
+
+test('every operation lists what every route of its kind answers, and has a unique operationId', (t) => {
+  const ids = new Set<string>();
+  for (const { spec } of allRoutes) {
+    const listed = statuses(spec.method, spec.path);
+    const label = `${spec.method.toUpperCase()} ${spec.path}`;
+    t.deepEqual(documentedErrors(spec).filter((s) => !listed.includes(s)), [], label);
+    for (const s of [400, 431, 500]) t.true(listed.includes(s), `${label} lists ${s}`);
+    if (spec.method !== 'get') t.true(listed.includes(413) && listed.includes(415), `${label} takes a body: 413 and 415`);
+    if (spec.path.includes('{')) t.true(listed.includes(404), `${label} has path parameters: 404`);
+    if (spec.auth !== 'public') t.true([401, 403, 429].every((s) => listed.includes(s)), `${label} authenticates: 401, 403, 429`);
+    const id = op(spec.method, spec.path).operationId!;
+    t.is(id, operationIdOf(spec.method, spec.path));
+    t.false(ids.has(id), `operationId ${id} is unique`);
+    ids.add(id);
+  }
+  t.is(operationIdOf('post', '/api/v1/p2p/merchant/deals/{deal_id}/cancel'), 'postMerchantDealsByDealIdCancel');
+  t.is(operationIdOf('post', '/v1/payments/incoming'), 'postV1PaymentsIncoming');
+});
+
+test('every status a handler sets by hand (Reply, ctx.status) is documented for its route', (t) => {
+  let seen = 0;
+  for (const { spec, handler } of allRoutes) {
+    const source = handler.toString();
+    const set = [...source.matchAll(/new Reply\(\s*(\d{3})|ctx\.status\s*=\s*(\d{3})/g)].map((m) => Number(m[1] ?? m[2]));
+    seen += set.length;
+    const listed = statuses(spec.method, spec.path);
+    t.deepEqual(set.filter((s) => !listed.includes(s)), [], `${spec.method.toUpperCase()} ${spec.path}`);
+  }
+  t.true(seen >= 4, 'the deposit repeats, the degraded health check and the payment page set statuses by hand');
+});
