@@ -439,7 +439,7 @@ const scenarios: Record<string, () => Promise<void>> = {
    * Isolation: PayIn create latency (open loop, BENCH_RATE/s) before and while BENCH_DEAD (1,000)
    * deliveries to dead receivers retry — half to a port that refuses connections, half to
    * receivers that never answer — spread over 10 merchants. Run it again with
-   * WEBHOOK_BREAKER_FAILURES=0 WEBHOOK_MAX_IN_FLIGHT_PER_HOST=1000 to see it without the breaker.
+   * WEBHOOK_BREAKER_FAILURES=0 WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT=1000 WEBHOOK_MAX_IN_FLIGHT_PER_HOST=1000 to see it without the breaker and caps.
    */
   'dead-receivers': async () => {
     const rate = Number(process.env.BENCH_RATE ?? 5);

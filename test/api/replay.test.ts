@@ -83,9 +83,10 @@ test('a key rotation refuses a signature any request carried before: a GET’s h
   t.regex((await stolen.json()).detail, /already used/);
   t.is(await keyCount(merchantId), 1, 'no new pair was made');
   // Stripping v2 from a bound GET gains nothing: the v1 signature of a body-less request is remembered either way.
-  const boundGet = await signedBound(keys, 'GET', `${MERCHANT}/deals?page_size=5`, undefined, now() - 5);
+  const second = now() - 5;
+  const boundGet = await signedBound(keys, 'GET', `${MERCHANT}/deals?page_size=5`, undefined, second);
   t.is(boundGet.status, 200);
-  t.is((await send(`${MERCHANT}/api-keys/rotate`, 'POST', bodyless(keys, now() - 5))).status, 401);
+  t.is((await send(`${MERCHANT}/api-keys/rotate`, 'POST', bodyless(keys, second))).status, 401);
   t.is(await keyCount(merchantId), 1);
   // A fresh signature rotates; the very same rotation request is not replayable.
   const fresh = bodyless(keys, now() - 9);
