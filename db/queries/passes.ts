@@ -124,7 +124,7 @@ export async function claimThroughPass(tx: Db, deal: PassDeal, request: MatchReq
   if (!lostRace && deal.arrivedAt) {
     const [reservedSince] = await tx`
       select 1 from passes
-      where ${matching()} and status = 'USED' and used_at >= ${deal.arrivedAt}::timestamptz and used_deal_id <> ${deal.dealId}
+      where ${matching()} and status = 'USED' and used_at >= ${deal.arrivedAt}::text::timestamptz and used_deal_id <> ${deal.dealId}
       limit 1`;
     lostRace = reservedSince !== undefined;
   }
