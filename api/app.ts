@@ -82,12 +82,21 @@ function bodyRuleOf(spec: RouteDef['spec'], deps: AppDeps): BodyRule {
   return { multipart: false, maxBytes: spec.maxBodyBytes ?? SMALL_BODY_BYTES };
 }
 
+/**
+ * The route a request acts on, one spelling per route: the defined path with its parameters as
+ * the router decoded them, lower-cased (ids are UUIDs, lower-cased at the schema too). A trailing
+ * slash, percent-encoding or an upper-cased id is the same route for the replay rule.
+ */
+const routeKeyOf = (spec: RouteDef['spec'], ctx: Context) =>
+  `${ctx.method} ${spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(ctx.params?.[name] ?? '').toLowerCase())}`;
+
 function mountRoute(router: Router, def: RouteDef, deps: AppDeps) {
   const { spec, handler } = def;
   const bodyRule = bodyRuleOf(spec, deps);
   router[spec.method](koaPath(spec.path), async (ctx: Context) => {
     const identity = await authenticate(ctx, spec.auth, deps, {
       singleUse: spec.singleUse,
+      routeKey: routeKeyOf(spec, ctx),
       v1Payload: spec.v1Payload,
       readBody: () => readRequestBody(ctx, bodyRule),
       gateBeforeBody: readsLargeBody(bodyRule),

@@ -22,6 +22,8 @@ export type Identity =
 export interface AuthOptions {
   /** Where a repeat of a signature is refused (api/auth/replay.ts); ordinary routes accept repeats. */
   singleUse?: SingleUse;
+  /** The route in one canonical spelling (method, defined path, decoded lower-cased parameters). */
+  routeKey?: string;
   /** v1 routes: the fields after the timestamp in the route's signed payload. */
   v1Payload?: V1Payload;
   /**
@@ -92,8 +94,7 @@ async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOption
   }
   await rememberSignature(deps.sql, {
     signature: computeSignature(secret, parsed.timestamp, raw),
-    method: ctx.method,
-    path: ctx.path,
+    route: options.routeKey ?? `${ctx.method} ${ctx.path}`,
     timestamp: parsed.timestamp,
     bodyless: isBodyless(ctx),
     singleUse: options.singleUse,

@@ -29,8 +29,8 @@ export type SingleUse = 'rotation' | 'route';
 export interface SignatureUse {
   /** The v1 signature of the request (hex), or a scheme-prefixed key. */
   signature: string;
-  method: string;
-  path: string;
+  /** The route in one canonical spelling: method, defined path, decoded lower-cased parameters. */
+  route: string;
   timestamp: number;
   /** The body is empty or `{}`: a key rotation could carry the same signature. */
   bodyless: boolean;
@@ -39,33 +39,34 @@ export interface SignatureUse {
   bound: boolean;
 }
 
+/**
+ * One statement, serialised by the primary key (signature, route): a body-less request claims
+ * (signature, ''), a single-use route claims (signature, route). An unbound rotation must be the
+ * first to claim (signature, ''): a GET of the same signature that committed first wins, and one
+ * that comes later is simply accepted (it only reads).
+ */
 export async function rememberSignature(sql: Sql, use: SignatureUse): Promise<void> {
+  if (!use.bodyless && !use.singleUse) return;
   const expiresAt = new Date((use.timestamp + REPLAY_WINDOW_PAST_SECONDS + 1) * 1000);
-  const route = `${use.method} ${use.path}`.slice(0, 2000);
-  if (!use.singleUse) {
-    if (!use.bodyless) return;
-    await sql`
-      insert into signature_uses (signature, route, expires_at) values (${use.signature}, '', ${expiresAt})
-      on conflict do nothing`;
-    if (Math.random() < 0.01) void pruneSignatures(sql).catch(() => {});
-    return;
-  }
-  const anyRoute = use.singleUse === 'rotation' && !use.bound;
-  const [row] = await sql<{ fresh: boolean }[]>`
-    with claimed as (
+  const unboundRotation = use.singleUse === 'rotation' && !use.bound && use.bodyless;
+  const claimsRoute = use.singleUse !== undefined && !unboundRotation;
+  const [row] = await sql<{ first_seen: boolean; first_use: boolean }[]>`
+    with seen as (
       insert into signature_uses (signature, route, expires_at)
-      select ${use.signature}, ${route}, ${expiresAt}
-      where not ${anyRoute} or not exists (select 1 from signature_uses where signature = ${use.signature})
-      on conflict do nothing
-      returning 1)
-    select exists (select 1 from claimed) as fresh`;
-  if (!row!.fresh) {
+      select ${use.signature}, '', ${expiresAt} where ${use.bodyless}
+      on conflict do nothing returning 1),
+    used as (
+      insert into signature_uses (signature, route, expires_at)
+      select ${use.signature}, ${use.route.slice(0, 2000)}, ${expiresAt} where ${claimsRoute}
+      on conflict do nothing returning 1)
+    select exists (select 1 from seen) as first_seen, exists (select 1 from used) as first_use`;
+  if (unboundRotation && !row!.first_seen) {
     throw new Unauthenticated(
-      anyRoute
-        ? 'this signature was already used by another request; a key rotation needs a signature of its own (a new timestamp, or a request-bound v2 signature)'
-        : 'this signature was already used on this route; sign the request afresh',
+      'this signature was already used by another request; a key rotation needs a signature of its own (a new timestamp, or a request-bound v2 signature)',
     );
   }
+  if (claimsRoute && !row!.first_use) throw new Unauthenticated('this signature was already used on this route; sign the request afresh');
+  if (Math.random() < 0.01) void pruneSignatures(sql).catch(() => {});
 }
 
 /** Forgets signatures whose timestamps have left the window; any process may do it. */

@@ -130,6 +130,24 @@ test('single-use routes refuse a second use on the same route only', async (t) =
   t.is((await send(`${MERCHANT}/passes`, 'POST', passHeaders, body)).status, 401);
 });
 
+test('a single-use route is one route however its path is spelled: trailing slash, upper-cased or percent-encoded id', async (t) => {
+  const { keys } = await newMerchant();
+  const headers = bodyless(keys, now() - 19);
+  const id = randomUUID();
+  t.is((await send(`${MERCHANT}/callbacks/${id}/retry`, 'POST', headers)).status, 404);
+  for (const variant of [
+    `${MERCHANT}/callbacks/${id}/retry/`,
+    `${MERCHANT}/callbacks/${id.toUpperCase()}/retry`,
+    `${MERCHANT}/callbacks/%${id.charCodeAt(0).toString(16)}${id.slice(1)}/retry`,
+  ]) {
+    t.is((await send(variant, 'POST', headers)).status, 401, variant);
+  }
+  const body = JSON.stringify({ amount: 6000 });
+  const passHeaders = hmacHeaders(keys, body, now() - 19);
+  t.is((await send(`${MERCHANT}/passes`, 'POST', passHeaders, body)).status, 201);
+  t.is((await send(`${MERCHANT}/passes/`, 'POST', passHeaders, body)).status, 401, 'trailing slash');
+});
+
 test('memory is kept only for body-less requests and single-use routes, not for every request', async (t) => {
   const { keys } = await newMerchant();
   const get = bodyless(keys, now() - 21);
