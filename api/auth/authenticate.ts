@@ -57,7 +57,7 @@ function isBodyless(ctx: Context): boolean {
  * the key pair (401), the signatures (401; a v2 present must verify; a merchant whose
  * signature_binding is 'required' must send one), the replay rule (401), then the merchant's
  * gates: kill-switch, ip_whitelist (403), rate limit (429). Upload routes pass the gates before
- * their body is read, the signature after.
+ * their body is read too (the rate limit looked at, not spent: only a verified request spends).
  */
 async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOptions): Promise<Identity & { kind: 'merchant' }> {
   const token = ctx.get('X-Merchant-Token');
@@ -74,7 +74,7 @@ async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOption
   if (!key || (key.grace_until !== null && key.grace_until.getTime() <= nowMs)) {
     throw new Unauthenticated('invalid merchant credentials');
   }
-  if (options.gateBeforeBody) await admitMerchant(ctx, deps, key, nowMs);
+  if (options.gateBeforeBody) await admitMerchant(ctx, deps, key, nowMs, 'peek');
   await options.readBody();
 
   const secret = deps.secretBox.open(key.secret_sealed, key.key_id);
@@ -101,7 +101,7 @@ async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOption
     bound,
   });
 
-  if (!options.gateBeforeBody) await admitMerchant(ctx, deps, key, nowMs);
+  await admitMerchant(ctx, deps, key, nowMs);
   return { kind: 'merchant', via: 'hmac', merchantId: key.merchant_id, tenantId: key.tenant_id, subject: key.key_id };
 }
 

@@ -86,10 +86,7 @@ export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Opt
 
   const keys = await findV1Keys(deps.sql, merchantId, new Date(nowMs));
   if (keys.length === 0) throw new Unauthenticated('invalid merchant credentials');
-  if (options.gateBeforeBody) {
-    if (keys[0]!.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
-    await admitMerchant(ctx, deps, keys[0]!, nowMs);
-  }
+  if (options.gateBeforeBody) await admitMerchant(ctx, deps, keys[0]!, nowMs, 'peek');
   await options.readBody();
 
   const body = ctx.state.body !== null && typeof ctx.state.body === 'object' && !Array.isArray(ctx.state.body) ? ctx.state.body : {};
@@ -103,9 +100,7 @@ export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Opt
   }
   if (!key) throw new Unauthenticated('invalid merchant credentials');
   await claimCreateFamily(deps, signature.toLowerCase(), ctx.path, Number(timestamp));
-  if (!options.gateBeforeBody) {
-    if (key.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
-    await admitMerchant(ctx, deps, key, nowMs);
-  }
+  if (key.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
+  await admitMerchant(ctx, deps, key, nowMs);
   return { kind: 'merchant' as const, via: 'v1' as const, merchantId: key.merchant_id, tenantId: key.tenant_id, subject: key.key_id };
 }
