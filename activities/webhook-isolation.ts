@@ -9,15 +9,16 @@
  *   failure parks the endpoint again. Other endpoints on the same host are not affected.
  * - at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT POSTs in flight to one endpoint, so one slow or
  *   hanging receiver cannot take every activity slot of the process;
- * - and a looser WEBHOOK_MAX_IN_FLIGHT_PER_HOST over all endpoints of one host (host:port), a
- *   backstop for a host whose many endpoints all hang at once (a relay that is down, or a merchant
- *   giving every deal its own callback_url on one dead host). One endpoint alone never reaches it
- *   when it is larger than the per-endpoint cap (the defaults are 16 and 64).
+ * - and a looser WEBHOOK_MAX_IN_FLIGHT_PER_HOST over all of ONE merchant's endpoints on one host
+ *   (host:port), a backstop for a merchant whose many endpoints all hang at once (every deal with
+ *   its own callback_url on one dead host). It is keyed by merchant too, so one merchant's
+ *   endpoints never hold up another merchant's on a shared host. One endpoint alone never reaches
+ *   it when it is larger than the per-endpoint cap (the defaults are 16 and 64).
  *
  * A delivery that is not admitted sends nothing and records nothing: its workflow waits on a
  * durable timer and comes back, without spending one of its attempts. The reason tells the
  * workflow whose wait it is: 'parked' and 'busy' are the endpoint's own doing (the wait may grow
- * while they last), 'host-busy' is other endpoints' (the wait stays flat).
+ * while they last), 'host-busy' is the merchant's other endpoints' (the wait stays flat).
  */
 interface EndpointState {
   inFlight: number;
@@ -29,7 +30,7 @@ interface EndpointState {
 export interface Target {
   /** endpointKey(merchant, url): the breaker and the per-endpoint cap. */
   endpoint: string;
-  /** targetHost(url): the looser per-host cap. */
+  /** hostKey(merchant, url): the looser cap over one merchant's endpoints on one host. */
   host: string;
 }
 
@@ -154,6 +155,11 @@ export function targetHost(url: string): string {
   }
 }
 
+/** One merchant's endpoints on one host: what the looser cap counts (never across merchants). */
+export function hostKey(merchantId: string, url: string): string {
+  return `${merchantId} ${targetHost(url)}`;
+}
+
 export function targetOf(merchantId: string, url: string): Target {
-  return { endpoint: endpointKey(merchantId, url), host: targetHost(url) };
+  return { endpoint: endpointKey(merchantId, url), host: hostKey(merchantId, url) };
 }

@@ -162,7 +162,7 @@ function schemaFor(nodeEnv: string) {
     WEBHOOK_STREAM_IDLE_SECONDS: seconds(1800),
     /** Webhook POSTs in flight at once to one endpoint (merchant + URL), per worker process; the rest wait their turn. */
     WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().min(1).default(16),
-    /** Webhook POSTs in flight at once to one target host over all its endpoints, per worker process: a looser backstop. */
+    /** Webhook POSTs in flight at once to one merchant's endpoints on one host, per worker process: a looser backstop. */
     WEBHOOK_MAX_IN_FLIGHT_PER_HOST: z.coerce.number().int().min(1).default(64),
     /** Consecutive failed attempts to one endpoint (merchant + URL) that open its circuit (park it); 0 = never. */
     WEBHOOK_BREAKER_FAILURES: z.coerce.number().int().min(0).default(20),

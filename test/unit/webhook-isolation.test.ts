@@ -9,8 +9,9 @@ const B = targetOf('merchant-b', 'https://relay.example/hooks/b');
 const admitted = (a: Admission) => a.admitted;
 const fail = (a: Admission) => a.admitted && a.release(false);
 
-test('the endpoint is the merchant and its URL; the host keeps the port', (t) => {
-  t.is(A.host, B.host);
+test('the endpoint is the merchant and its URL; the host cap is per merchant and keeps the port', (t) => {
+  t.not(A.host, B.host, 'two merchants on one relay never share a cap');
+  t.is(A.host, targetOf('merchant-a', 'https://relay.example/hooks/a2').host);
   t.not(A.endpoint, B.endpoint);
   t.not(endpointKey('m1', 'https://h/x'), endpointKey('m2', 'https://h/x'), 'two merchants on one URL are two endpoints');
   t.not(endpointKey('m1', 'https://h/x'), endpointKey('m1', 'https://h/y'));
@@ -29,20 +30,23 @@ test('at most maxInFlightPerEndpoint POSTs to one endpoint; another endpoint on 
   t.true(admitted(gate.admit(A)));
 });
 
-test('the looser per-host cap holds over all endpoints of a host, refuses as host-busy, and one endpoint alone never reaches it', (t) => {
+test("the looser cap holds over one merchant's endpoints on a host, refuses as host-busy, never touches another merchant", (t) => {
   const gate = new WebhookGate(options);
   t.true(admitted(gate.admit(A)) && admitted(gate.admit(A)));
   t.like(gate.admit(A), { reason: 'busy' }, 'A stops at its own cap (2), below the host cap (5)');
   t.is(gate.inFlightToHost(A.host), 2);
-  const others = ['c', 'd', 'e'].map((m) => gate.admit(targetOf(m, `https://relay.example/hooks/${m}`)));
+  // Merchant A gives deals their own callback URLs on the same host.
+  const ownUrl = (path: string) => targetOf('merchant-a', `https://relay.example/hooks/${path}`);
+  const others = ['c', 'd', 'e'].map((p) => gate.admit(ownUrl(p)));
   t.true(others.every(admitted));
   t.is(gate.inFlightToHost(A.host), 5);
-  t.like(gate.admit(B), { admitted: false, reason: 'host-busy' }, 'five endpoints saturated: the host is full');
-  t.true(admitted(gate.admit(targetOf('merchant-b', 'https://elsewhere.example/b'))), 'another host is not affected');
+  t.like(gate.admit(ownUrl('f')), { admitted: false, reason: 'host-busy' }, "five of A's endpoints saturated: A's share of the host is full");
+  t.true(admitted(gate.admit(B)), 'merchant B on the same relay is not affected');
+  t.true(admitted(gate.admit(targetOf('merchant-a', 'https://elsewhere.example/a'))), 'nor is another host of A');
   const [c] = others;
   if (c!.admitted) c!.release(true);
-  t.true(admitted(gate.admit(B)));
-  t.true(admitted(gate.admit(B, true)), 'a manual retry goes anyway');
+  t.true(admitted(gate.admit(ownUrl('f'))));
+  t.true(admitted(gate.admit(ownUrl('g'), true)), 'a manual retry goes anyway');
 });
 
 test("the breaker parks one endpoint after consecutive failures; B on the same host is never parked by A's failures", (t) => {
