@@ -112,7 +112,7 @@ const ERROR_MEANING: Record<number, { name: string; description: string }> = {
   404: { name: 'NotFound', description: 'NOT_FOUND: no such resource for the caller (foreign ids included)' },
   409: { name: 'Conflict', description: 'ABORTED: conflicts with the current state or a concurrent request (see the operation)' },
   410: { name: 'Gone', description: 'API V1 was retired at V1_SUNSET_AT' },
-  413: { name: 'PayloadTooLarge', description: 'the request body is larger than the route accepts (JSON: 1 MiB)' },
+  413: { name: 'PayloadTooLarge', description: 'the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read' },
   415: { name: 'UnsupportedMediaType', description: 'the body is not of a media type the route accepts (JSON: application/json, UTF-8)' },
   429: { name: 'TooManyRequests', description: "RESOURCE_EXHAUSTED: over the merchant's rate limit; Retry-After says when to retry" },
   431: { name: 'HeadersTooLarge', description: 'the request line or headers are too large (refused before routing)' },

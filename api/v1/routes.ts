@@ -26,6 +26,7 @@ import * as s from './schemas';
 import { currencyFromNumeric, dealRecord, fiat, listedRecord, selectorsFor, toMinor, usdt } from './translate';
 
 const tags = ['V1 (legacy, deprecated)'];
+const DEFINITE_REFUSALS: string[] = ['INVALID_ARGUMENT', 'FAILED_PRECONDITION', 'NOT_FOUND', 'CONFLICT', 'PERMISSION_DENIED'];
 const DEFAULT_TAKE = 20;
 const V1_DESCRIPTION =
   'Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", ' +
@@ -448,7 +449,8 @@ export const v1Routes: RouteDef[] = [
       try {
         appeal = await createAppeal(deps, scope, { deal_id: body.paymentId, reason: reason.data, file_ids: fileIds });
       } catch (error) {
-        if (error instanceof DomainError) await Promise.all(fileIds.map((id) => discardFile(deps, scope, id)));
+        // Only a definite refusal discards the proof: after an infrastructure failure the appeal may still commit.
+        if (error instanceof DomainError && DEFINITE_REFUSALS.includes(error.kind)) await Promise.all(fileIds.map((id) => discardFile(deps, scope, id)));
         throw error;
       }
       await insertV1Dispute(deps.sql, {
