@@ -7,7 +7,8 @@ import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createActivities } from '../activities';
 import { Client } from '@temporalio/client';
-import { temporalConnectionOptions, temporalDataConverter } from './client';
+import { temporalConnectionOptions } from '../temporal/connection';
+import { temporalDataConverter } from '../temporal/payload-codec';
 import { startOutboxRelay } from './outbox-relay';
 
 const config = loadConfig();
@@ -19,7 +20,7 @@ Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLog
 
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 const connection = await NativeConnection.connect(temporalConnectionOptions(config));
-// Payloads are sealed with the shared codec (workers/payload-codec.ts) before they reach Temporal.
+// Payloads are sealed with the shared codec (temporal/payload-codec.ts) before they reach Temporal.
 const dataConverter = temporalDataConverter(config);
 const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) });
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
