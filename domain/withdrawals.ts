@@ -3,6 +3,7 @@
  * auto-processing rule. Pure code: the workflow imports it (ids and keys are in withdrawal-ids.ts).
  */
 import { feeFromBps } from './money';
+import type { Refusal } from './state-machine';
 
 /**
  * PENDING         created in auto mode; the hold is taken and the broadcast is under way
@@ -38,10 +39,12 @@ export const WITHDRAWAL_TRANSITIONS: Record<WithdrawalMove, { from: readonly (Wi
 
 export const canMove = (from: WithdrawalStatus, move: WithdrawalMove) => WITHDRAWAL_TRANSITIONS[move].from.includes(from);
 
-export const WITHDRAWAL_FAILED_EVENT = 'p2p.finance.withdrawal_failed';
+/** Why an operator command the withdrawal's status does not allow is refused (undefined: legal). */
+export function withdrawalRefusal(move: WithdrawalMove, status: WithdrawalStatus): Refusal | undefined {
+  return canMove(status, move) ? undefined : { kind: 'FAILED_PRECONDITION', message: `withdrawal is ${status}` };
+}
 
-/** The V1 withdrawal codes live with the other section-9 tables (domain/v1-codes.ts). */
-export { V1_WITHDRAWAL_CODES } from './v1-codes';
+export const WITHDRAWAL_FAILED_EVENT = 'p2p.finance.withdrawal_failed';
 
 export type AutoWithdrawalMode = 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
 

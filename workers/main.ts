@@ -10,6 +10,7 @@ import { Client } from '@temporalio/client';
 import { temporalConnectionOptions } from '../temporal/connection';
 import { temporalDataConverter } from '../temporal/payload-codec';
 import { startOutboxRelay } from './outbox-relay';
+import { dealsTaskQueue, webhooksTaskQueue } from '../workflows/contracts/task-queues';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'worker');
@@ -34,14 +35,14 @@ log.info({ ms: Math.round(performance.now() - bundleStarted) }, 'workflow bundle
 // priority (WORKER_NICE), so deal work gets the CPU first when both want it.
 const workers: Worker[] = [];
 if (config.WORKER_ROLE !== 'webhooks') {
-  workers.push(await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowBundle, activities, dataConverter }));
+  workers.push(await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: dealsTaskQueue(config), workflowBundle, activities, dataConverter }));
 }
 if (config.WORKER_ROLE !== 'deals') {
   workers.push(
     await Worker.create({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.WEBHOOK_TASK_QUEUE,
+      taskQueue: webhooksTaskQueue(config),
       workflowBundle,
       activities,
       dataConverter,

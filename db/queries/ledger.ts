@@ -91,28 +91,6 @@ export async function auditLedger(db: Db): Promise<LedgerAuditReport> {
   return { walletMismatches: [...walletMismatches], unbalancedTransactions: [...unbalancedTransactions] };
 }
 
-/**
- * A hold inside one wallet: `lock` moves available → frozen, `release` frozen → available.
- * Escrow (trader), payout and withdrawal holds (merchant) are all this one posting under their
- * own keys; the reference is the deal unless `refType` says otherwise.
- */
-export function moveHold(
-  tx: Db,
-  hold: { key: string; kind: string; refId: string; refType?: 'deal' | 'withdrawal'; walletId: string; amount: bigint; direction: 'lock' | 'release' },
-): Promise<boolean> {
-  const sign = hold.direction === 'lock' ? 1n : -1n;
-  return postLedger(tx, {
-    key: hold.key,
-    kind: hold.kind,
-    refType: hold.refType ?? 'deal',
-    refId: hold.refId,
-    entries: [
-      { walletId: hold.walletId, bucket: 'available', amount: -sign * hold.amount },
-      { walletId: hold.walletId, bucket: 'frozen', amount: sign * hold.amount },
-    ],
-  });
-}
-
 export interface InvariantViolation {
   invariant: string;
   wallet_id: string;
