@@ -38,7 +38,8 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
     effects: (tx: Db, row: WithdrawalRow) => Promise<Record<string, unknown>>,
   ): Promise<WithdrawalSnapshot> =>
     sql.begin(async (tx) => {
-      const { to, event } = WITHDRAWAL_TRANSITIONS[name];
+      const { events } = WITHDRAWAL_TRANSITIONS[name];
+      const to = WITHDRAWAL_TRANSITIONS[name].to!;
       const row = await lockWithdrawal(tx, id);
       if (!row) throw new NotFound('withdrawal not found');
       if (row.status === to) return withdrawalSnapshotOf(row);
@@ -46,12 +47,12 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       const changes = await effects(tx, row);
       const updated = await updateWithdrawal(tx, id, to, changes);
       // The event's id is fixed per (withdrawal, type, status).
-      if (event) {
+      for (const type of events) {
         await writeOutboxEvent(tx, {
           merchantId: updated.merchant_id,
           dealId: null,
           subjectId: updated.id,
-          type: event,
+          type,
           discriminator: updated.status,
           payload: { withdrawal: presentWithdrawal(updated) },
         });
