@@ -24,7 +24,6 @@ import {
 } from './contracts/payin';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 
-export type { PayinOutcome };
 
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
