@@ -11,6 +11,7 @@ COPY config ./config
 COPY db ./db
 COPY domain ./domain
 COPY scripts ./scripts
+COPY temporal ./temporal
 COPY workers ./workers
 COPY workflows ./workflows
 USER node

@@ -8,7 +8,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Context } from '@temporalio/activity';
-import type { Sql } from '../db/sql';
+import { limitTransaction, type Sql } from '../db/sql';
 
 const deadlines = new AsyncLocalStorage<number>();
 /** Kept free at the end of an attempt for the COMMIT and the answer to reach the worker. */
@@ -41,7 +41,7 @@ export function deadlineBoundSql(sql: Sql): Sql {
     return (sql.begin as (...a: unknown[]) => unknown)(...args.slice(0, -1), async (tx: Sql) => {
       const left = Math.floor(deadline - Date.now());
       if (left <= 0) throw new DeadlinePassed();
-      await tx`select set_config('statement_timeout', ${String(left)}, true), set_config('lock_timeout', ${String(left)}, true)`;
+      await limitTransaction(tx, left);
       const result = await body(tx);
       if (Date.now() >= deadline) throw new DeadlinePassed();
       return result;

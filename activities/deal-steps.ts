@@ -1,15 +1,15 @@
-/** What every deal step shares: a locked status check, the move, and its outbox event, in one transaction. */
-import type { ActivityDeps } from './index';
+/** What every deal step shares: a locked status check against the state table, the move, and its outbox event, in one transaction. */
+import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { FailedPrecondition, NotFound } from '../domain/errors';
 import { dealEventPayload } from '../domain/deal-info';
-import { lockDeal, type DealRow } from '../db/queries/deals';
+import { allowsFrom, type Transition } from '../domain/state-machine';
+import { lockDeal, setDealStatus, type DealRow, type StepChanges } from '../db/queries/deals';
 import { writeOutboxEvent } from '../db/queries/outbox';
 import { ensureWallet } from '../db/queries/wallets';
 
-export type StepChanges = Partial<Record<'cancel_reason' | 'failure_reason', string>> & { requisite_id?: string; trader_id?: string };
-
 export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>) {
+  /** A deal event in the outbox; `discriminator` makes its id unique per occurrence (the status, 'created', a version). */
   const event = (tx: Db, row: DealRow, type: string, discriminator: string | number, extra: Record<string, unknown> = {}) =>
     writeOutboxEvent(tx, {
       merchantId: row.merchant_id,
@@ -19,36 +19,29 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
       payload: { ...dealEventPayload(row, config.CHECKOUT_BASE_URL), ...extra },
     });
 
+  /** Sets the locked deal's status to the move's target and writes the move's event. */
+  async function applyMove(tx: Db, row: DealRow, move: Transition<string>, changes: StepChanges = {}): Promise<DealRow> {
+    const updated = await setDealStatus(tx, row, move.to!, changes);
+    for (const type of move.events) await event(tx, updated, type, move.to!);
+    return updated;
+  }
+
   /**
-   * Moves a deal from one of `from` to `to` with its side effects and event. When the deal is
-   * already in `to` (a retry after commit) nothing changes and the row is returned.
+   * A move of the deal's table (domain/payin.ts, domain/payout.ts) with its side effects and
+   * event. When the deal is already in the move's target (a retry after commit) nothing changes
+   * and the row is returned; from any state but the move's sources it is refused.
    */
-  async function transition(
-    dealId: string,
-    from: readonly string[],
-    to: string,
-    effects: (tx: Db, row: DealRow) => Promise<StepChanges | void>,
-    eventType: string | undefined,
-  ): Promise<DealRow> {
+  async function transition(dealId: string, move: Transition<string>, effects: (tx: Db, row: DealRow) => Promise<StepChanges | void>): Promise<DealRow> {
     return sql.begin(async (tx) => {
       const row = await lockDeal(tx, dealId);
       if (!row) throw new NotFound('deal not found');
-      if (row.status === to) return row;
-      if (!from.includes(row.status)) throw new FailedPrecondition(`deal is ${row.status}; cannot move to ${to}`);
-      const changes = (await effects(tx, row)) ?? {};
-      const [updated] = await tx<DealRow[]>`
-        update deals set status = ${to}, updated_at = now(),
-          cancel_reason = ${changes.cancel_reason ?? row.cancel_reason},
-          failure_reason = ${changes.failure_reason ?? row.failure_reason},
-          requisite_id = ${changes.requisite_id ?? row.requisite_id},
-          trader_id = ${changes.trader_id ?? row.trader_id}
-        where id = ${dealId} returning *`;
-      if (eventType) await event(tx, updated!, eventType, to);
-      return updated!;
+      if (row.status === move.to) return row;
+      if (!allowsFrom(move, row.status)) throw new FailedPrecondition(`deal is ${row.status}; cannot move to ${move.to}`);
+      return applyMove(tx, row, move, (await effects(tx, row)) ?? {});
     });
   }
 
   const walletOf = async (tx: Db, ownerType: 'merchant' | 'trader', ownerId: string) => (await ensureWallet(tx, ownerType, ownerId, 'USDT')).id;
 
-  return { event, transition, walletOf };
+  return { event, applyMove, transition, walletOf };
 }

@@ -1,21 +1,13 @@
-import type { Logger } from 'pino';
-import type { Config } from '../config';
-import type { Sql } from '../db/sql';
-import type { SecretBox } from '../domain/secret-box';
+import type { ActivityDeps } from './deps';
 import { deadlineBoundSql } from './deadline';
 import { createAppealActivities } from './appeals';
 import { withBusinessFailures } from './errors';
+import { createPassActivities } from './passes';
 import { createPayinActivities } from './payins';
 import { createPayoutActivities } from './payouts';
+import { createSettlementActivities } from './settlements';
 import { createWebhookActivities } from './webhooks';
 import { createWithdrawalActivities } from './withdrawals';
-
-export interface ActivityDeps {
-  config: Config;
-  sql: Sql;
-  log: Logger;
-  secretBox: SecretBox;
-}
 
 /** All activities, built around injected dependencies (no module-level clients). */
 export function createActivities(input: ActivityDeps) {
@@ -27,6 +19,8 @@ export function createActivities(input: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createWithdrawalActivities(deps),
     ...createAppealActivities(deps),
+    ...createSettlementActivities(deps),
+    ...createPassActivities(deps),
   });
 }
 

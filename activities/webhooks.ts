@@ -3,30 +3,16 @@
  * envelope of contract 5, or V1's legacy envelope with its start-of-day signature (spec 5.5).
  */
 import { createHmac } from 'node:crypto';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { signatureHeader } from '../domain/signature';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook, storableText } from './webhook-http';
 import { targetOf, WebhookGate } from './webhook-isolation';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { AttemptInput, DeliveryInput, DeliveryPlan, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-delivery';
+import { findAttemptContext, giveUpDelivery, recordAttempt, type DeliveryEventRow } from '../db/queries/webhooks';
+import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-delivery';
 
-interface EventRow {
-  event_id: string;
-  event_type: string;
-  created_at: Date;
-  payload: Record<string, unknown>;
-  api_version: 'v1' | 'v2';
-  merchant_id: string;
-  /** The event's deal, when it has one: what the V1 record shows beyond the event payload. */
-  deal_type: 'PAYIN' | 'PAYOUT' | null;
-  idempotency_key: string | null;
-  requisite_id: string | null;
-  target_name: string | null;
-  method_slug: string | null;
-  currency_numeric: number | null;
-  currency_exponent: number | null;
-}
+type EventRow = DeliveryEventRow;
 
 interface WireFormat {
   envelope(event: EventRow): Record<string, unknown>;
@@ -100,20 +86,6 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS,
   });
   return {
-    /** Creates the delivery record once (runs started without the relay's record) and tells the workflow its attempts in total. */
-    async prepareDelivery(input: DeliveryInput): Promise<DeliveryPlan> {
-      await sql`
-        insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url)
-        select ${input.callbackId}, e.merchant_id, e.deal_id, e.id, e.event_type, ${input.url}
-        from outbox_events e where e.id = ${input.eventId}
-        on conflict (id) do nothing`;
-      const [row] = await sql<{ max_retries: number }[]>`
-        select m.webhook_max_retries as max_retries
-        from webhook_deliveries d join merchants m on m.id = d.merchant_id where d.id = ${input.callbackId}`;
-      if (!row) throw new Error(`event ${input.eventId} not found`);
-      return { maxAttempts: row.max_retries };
-    },
-
     deliverWebhook,
 
     /**
@@ -122,9 +94,7 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
      * GET /callbacks and may retry it by hand. A delivery that already ended keeps its status.
      */
     async giveUpDelivery(input: GiveUpInput): Promise<void> {
-      await sql`
-        update webhook_deliveries set status = 'ERROR', last_error = ${storableText(`given up: ${input.reason}`, 500)}, updated_at = now()
-        where id = ${input.callbackId} and status in ('PENDING', 'RETRY')`;
+      await giveUpDelivery(sql, input.callbackId, storableText(`given up: ${input.reason}`, 500));
     },
 
     /**
@@ -151,21 +121,8 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
    * the last); a failed manual one leaves the status as it was (ERROR stays ERROR, RETRY RETRY).
    */
   async function deliverWebhook(input: AttemptInput): Promise<AttemptOutcome> {
-    // One read: the event as the envelope needs it, whether this attempt was recorded already,
-    // and the secret that signs it — the merchant's current pair (not superseded), read as the
-    // attempt starts, so a rotation applies to every attempt after it.
-    const [event] = await sql<(EventRow & { url: string; status: string; done: boolean; key_id: string | null; secret_sealed: string | null })[]>`
-      select e.id as event_id, e.event_type, e.created_at, e.payload, m.api_version, d.url, d.merchant_id, d.status,
-        dl.deal_type, dl.idempotency_key, dl.requisite_id, dl.target_name,
-        pm.slug as method_slug, c.numeric_code as currency_numeric, c.exponent as currency_exponent,
-        exists (select 1 from webhook_attempts a where a.callback_id = d.id and a.attempt_key = ${input.attemptKey}) as done,
-        k.id as key_id, k.secret_sealed
-      from webhook_deliveries d join outbox_events e on e.id = d.event_id join merchants m on m.id = d.merchant_id
-        left join deals dl on dl.id = e.deal_id
-        left join payment_methods pm on pm.id = dl.payment_method_id
-        left join currencies c on c.tenant_id = dl.tenant_id and c.code = dl.currency
-        left join api_keys k on k.merchant_id = d.merchant_id and k.superseded_at is null
-      where d.id = ${input.callbackId}`;
+    // One read: the event, whether this attempt was recorded already, and the secret that signs it.
+    const event = await findAttemptContext(sql, input.callbackId, input.attemptKey);
     // No record: nothing to attempt, now or later (the relay writes it before any signal).
     if (!event) throw ApplicationFailure.nonRetryable(`delivery ${input.callbackId} not found`, 'NOT_FOUND');
     if (event.status === 'SUCCESS') return { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 0 };
@@ -212,30 +169,20 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     const ok = result.status !== undefined && result.status < 400;
     admission.release(result.permanent ? undefined : ok);
     const last = input.final || result.permanent;
-    // The attempt row and the delivery's new state in one statement (atomic; the UPDATE's row lock
-    // orders it against a concurrent manual attempt). The delivery's status after an attempt:
-    // SUCCESS once any attempt succeeded; a failed manual attempt leaves RETRY or ERROR as it was
-    // (the automatic run, if alive, decides); a failed automatic one leaves RETRY, or ERROR when it
-    // was the last. A repeated attempt key fails the statement (unique), changing nothing.
-    const record = (responseBody: string, error: string) => sql<{ status: AttemptOutcome['status'] }[]>`
-      with d as (
-        update webhook_deliveries set
-          status = case
-            when status = 'SUCCESS' or ${ok}::boolean then 'SUCCESS'
-            when ${input.manual}::boolean then case when status = 'RETRY' then 'RETRY' else 'ERROR' end
-            when ${last}::boolean then 'ERROR'
-            else 'RETRY' end,
-          attempts = attempts + 1, http_status = ${result.status ?? null}, response_body = ${responseBody},
-          last_error = ${error}, updated_at = now()
-        where id = ${input.callbackId}
-        returning attempts, status
-      ), recorded as (
-        insert into webhook_attempts (callback_id, attempt, attempt_key, status, http_status, duration_ms, response_body, error, signed_at)
-        select ${input.callbackId}::uuid, d.attempts, ${input.attemptKey}::text, case when ${ok}::boolean then 'SUCCESS' when d.status = 'ERROR' then 'ERROR' else 'RETRY' end,
-          ${result.status ?? null}::int, ${result.durationMs}::int, ${responseBody}::text, ${error}::text, ${sentAt}::bigint
-        from d
-      )
-      select status from d`;
+    // The attempt row and the delivery's new state in one statement (db/queries/webhooks.ts).
+    const record = (responseBody: string, error: string) =>
+      recordAttempt(sql, {
+        callbackId: input.callbackId,
+        attemptKey: input.attemptKey,
+        ok,
+        manual: input.manual,
+        last,
+        httpStatus: result.status ?? null,
+        durationMs: result.durationMs,
+        responseBody,
+        error,
+        signedAt: sentAt,
+      });
     // The answer is already storable text (storableText). Should the database still refuse it (a
     // data error, SQLSTATE class 22), the attempt is recorded without it. Any other failure to
     // record leaves as a retryable failure, like an infrastructure one: a failure to record an
@@ -244,11 +191,11 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     let row: { status: AttemptOutcome['status'] } | undefined;
     try {
       try {
-        [row] = await record(result.body, result.error ?? '');
+        row = await record(result.body, result.error ?? '');
       } catch (error) {
         if (!isDataError(error)) throw error;
         const why = `the answer could not be stored (${(error as Error).message})`;
-        [row] = await record('', storableText(result.error ? `${result.error}; ${why}` : why, 500));
+        row = await record('', storableText(result.error ? `${result.error}; ${why}` : why, 500));
       }
     } catch (error) {
       throw ApplicationFailure.retryable(`attempt ${input.attemptKey} of ${input.callbackId} not recorded: ${error instanceof Error ? error.message : String(error)}`, 'ATTEMPT_NOT_RECORDED');

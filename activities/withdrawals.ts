@@ -4,21 +4,24 @@
  * withdrawal already where it leads answers the current state.
  */
 import { Context } from '@temporalio/activity';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { Conflict, FailedPrecondition, NotFound } from '../domain/errors';
-import { canMove, isAutoProcessed, WITHDRAWAL_TRANSITIONS, type WithdrawalMove } from '../domain/withdrawals';
+import { canMove, isAutoProcessed, WITHDRAWAL_BROADCASTING, WITHDRAWAL_TRANSITIONS, type WithdrawalMove } from '../domain/withdrawals';
+import { findWithdrawalSettings } from '../db/queries/merchants';
+import { writeOutboxEvent } from '../db/queries/outbox';
+import { postWithdrawalCompletion, postWithdrawalHold, postWithdrawalRelease } from '../db/queries/postings';
+import { ensureWallet, lockAvailable } from '../db/queries/wallets';
 import {
   findWithdrawal,
   findWithdrawalByCallerKey,
-  insertWithdrawalWithHold,
+  insertWithdrawal,
   lockWithdrawal,
-  releaseWithdrawalHold,
-  settleWithdrawal,
-  writeWithdrawalEvent,
+  recordBroadcastAttempt,
+  recordBroadcastError,
+  updateWithdrawal,
   type WithdrawalRow,
 } from '../db/queries/withdrawals';
-import { ensureWallet } from '../db/queries/wallets';
 import { presentWithdrawal } from '../domain/withdrawal-info';
 import type { CreateWithdrawalInput, WithdrawalSnapshot } from '../workflows/contracts/withdrawal';
 import { ChainRejected, createChainAdapter, type ChainAdapter } from './chain';
@@ -35,17 +38,26 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
     effects: (tx: Db, row: WithdrawalRow) => Promise<Record<string, unknown>>,
   ): Promise<WithdrawalSnapshot> =>
     sql.begin(async (tx) => {
-      const { to, event } = WITHDRAWAL_TRANSITIONS[name];
+      const { events } = WITHDRAWAL_TRANSITIONS[name];
+      const to = WITHDRAWAL_TRANSITIONS[name].to!;
       const row = await lockWithdrawal(tx, id);
       if (!row) throw new NotFound('withdrawal not found');
       if (row.status === to) return withdrawalSnapshotOf(row);
       if (!canMove(row.status, name)) throw new FailedPrecondition(`withdrawal is ${row.status}; cannot move to ${to}`);
       const changes = await effects(tx, row);
-      const [updated] = await tx<WithdrawalRow[]>`
-        update withdrawals set ${tx({ ...changes, status: to } as Record<string, string>, ...(['status', ...Object.keys(changes)] as [string]))}, updated_at = now()
-        where id = ${id} returning *`;
-      if (event) await writeWithdrawalEvent(tx, updated!, event, { withdrawal: presentWithdrawal(updated!) });
-      return withdrawalSnapshotOf(updated!);
+      const updated = await updateWithdrawal(tx, id, to, changes);
+      // The event's id is fixed per (withdrawal, type, status).
+      for (const type of events) {
+        await writeOutboxEvent(tx, {
+          merchantId: updated.merchant_id,
+          dealId: null,
+          subjectId: updated.id,
+          type,
+          discriminator: updated.status,
+          payload: { withdrawal: presentWithdrawal(updated) },
+        });
+      }
+      return withdrawalSnapshotOf(updated);
     });
 
   return {
@@ -61,15 +73,14 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
         }
         const amount = BigInt(input.amount);
         const fee = BigInt(input.fee);
-        const [merchant] = await tx<{ auto_withdrawal_mode: string; auto_withdrawal_limit_usdt_cents: bigint }[]>`
-          select auto_withdrawal_mode, auto_withdrawal_limit_usdt_cents from merchants where id = ${input.merchantId}`;
+        const merchant = await findWithdrawalSettings(tx, input.merchantId);
         if (!merchant) throw new NotFound('merchant not found');
         const wallet = await ensureWallet(tx, 'merchant', input.merchantId, 'USDT');
-        const [locked] = await tx<{ available: bigint }[]>`select available from wallets where id = ${wallet.id} for update`;
-        if (locked!.available < amount) {
-          throw new FailedPrecondition(`insufficient balance: the withdrawal needs ${amount} USDT cents, available ${locked!.available}`);
+        const available = (await lockAvailable(tx, wallet.id))!;
+        if (available < amount) {
+          throw new FailedPrecondition(`insufficient balance: the withdrawal needs ${amount} USDT cents, available ${available}`);
         }
-        const row = await insertWithdrawalWithHold(tx, {
+        const row = await insertWithdrawal(tx, {
           id: input.withdrawalId,
           merchantId: input.merchantId,
           walletId: wallet.id,
@@ -82,6 +93,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
           idempotencyKey: input.idempotencyKey,
           callerKey: input.callerKey ?? null,
         });
+        await postWithdrawalHold(tx, { id: row.id, walletId: wallet.id, amount });
         return withdrawalSnapshotOf(row);
       });
     },
@@ -92,7 +104,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
 
     async cancelWithdrawal(id: string, reason: string, operatorId: string): Promise<WithdrawalSnapshot> {
       return move(id, 'cancel', async (tx, row) => {
-        await releaseWithdrawalHold(tx, row);
+        await postWithdrawalRelease(tx, row);
         return { cancel_reason: reason || 'cancelled by an operator', cancelled_by: operatorId, cancelled_at: new Date() };
       });
     },
@@ -107,14 +119,11 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       const row = await sql.begin(async (tx) => {
         const current = await lockWithdrawal(tx, id);
         if (!current) throw new NotFound('withdrawal not found');
-        if (current.status !== 'PENDING' && current.status !== 'APPROVED') {
+        if (!WITHDRAWAL_BROADCASTING.includes(current.status)) {
           if (current.status === 'COMPLETED') return current;
           throw new FailedPrecondition(`withdrawal is ${current.status}; nothing to broadcast`);
         }
-        const [updated] = await tx<WithdrawalRow[]>`
-          update withdrawals set broadcast_attempts = broadcast_attempts + 1, broadcast_started_at = coalesce(broadcast_started_at, now()), updated_at = now()
-          where id = ${id} returning *`;
-        return updated!;
+        return recordBroadcastAttempt(tx, id);
       });
       if (row.status === 'COMPLETED') return { txHash: row.tx_hash };
 
@@ -124,7 +133,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
         return await chain.send({ withdrawalId: row.id, toAddress: row.address, amount: row.net }, context.cancellationSignal);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        await sql`update withdrawals set last_broadcast_error = ${message.slice(0, 500)} where id = ${id}`.catch(() => undefined);
+        await recordBroadcastError(sql, id, message.slice(0, 500)).catch(() => undefined);
         if (error instanceof ChainRejected) throw new FailedPrecondition(`the network refused the transfer: ${message}`);
         throw error;
       } finally {
@@ -135,7 +144,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
     /** The transfer went out: COMPLETED with its tx hash; the hold is debited (net to the chain, fee to the platform). */
     async completeWithdrawal(id: string, txHash: string): Promise<WithdrawalSnapshot> {
       return move(id, 'broadcast_sent', async (tx, row) => {
-        await settleWithdrawal(tx, row);
+        await postWithdrawalCompletion(tx, row);
         return { tx_hash: txHash, completed_at: new Date(), last_broadcast_error: '' };
       });
     },
@@ -143,7 +152,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
     /** The network refused it for good: CANCELLED, hold returned, p2p.finance.withdrawal_failed. */
     async failWithdrawal(id: string, reason: string): Promise<WithdrawalSnapshot> {
       return move(id, 'broadcast_rejected', async (tx, row) => {
-        await releaseWithdrawalHold(tx, row);
+        await postWithdrawalRelease(tx, row);
         return { cancel_reason: reason, cancelled_by: 'chain', cancelled_at: new Date() };
       });
     },

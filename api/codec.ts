@@ -4,8 +4,8 @@ import getRawBody from 'raw-body';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
 import { InvalidArgument, NotFound } from '../domain/errors';
-import { payloadCodec } from '../workers/client';
-import { PayloadDecryptionError } from '../workers/payload-codec';
+import { payloadCodec } from '../temporal/payload-codec';
+import { PayloadDecryptionError } from '../temporal/payload-codec';
 import { authenticate } from './auth/authenticate';
 import type { AppDeps } from './deps';
 

@@ -3,7 +3,7 @@ import { loadConfig } from '../config';
 import { createLogger } from '../config/logger';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
-import { createTemporalClient } from '../workers/client';
+import { createTemporalClient } from '../temporal/client';
 import { answerClientErrors, createApp } from './app';
 import { sweepRateLimitWindows } from './auth/rate-limit';
 

@@ -26,7 +26,7 @@ import { signJwt } from '../api/auth/jwt';
 import { loadConfig } from '../config';
 import { signatureHeader } from '../domain/signature';
 import { encodeTronAddress } from '../domain/tron';
-import { createTemporalClient } from '../workers/client';
+import { createTemporalClient } from '../temporal/client';
 import { prepareDatabase } from '../scripts/database';
 import { ledgerCheck } from '../scripts/ledger-check';
 import { DATA_DIR, ensurePostgresServer, freePort, onInterrupt, say, startNode, startTemporal, stopAll, waitFor, withDatabase } from '../scripts/stack';

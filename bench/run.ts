@@ -175,7 +175,7 @@ let baselineClient: import('@temporalio/client').Client | undefined;
 /** Starts the baseline's worker (its own process) and client; ready once the worker polls. */
 async function startBaseline() {
   if (baselineClient) return;
-  const { createTemporalClient } = await import('../workers/client');
+  const { createTemporalClient } = await import('../temporal/client');
   const { loadConfig } = await import('../config');
   baselineClient = await createTemporalClient(loadConfig(stack.env));
   startNode('bench-baseline-worker', 'bench/baseline/worker.ts', { ...stack.env, BENCH_BASELINE_QUEUE: baselineQueue }, { quiet: true });
@@ -309,7 +309,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     )),
   /** Sequential creates; for the slowest, the gaps between its workflow history events (where the time went). */
   'payin-trace': async () => {
-    const { createTemporalClient } = await import('../workers/client');
+    const { createTemporalClient } = await import('../temporal/client');
     const { loadConfig } = await import('../config');
     const client = await createTemporalClient(loadConfig(stack.env));
     const samples: { ms: number; dealId: string }[] = [];

@@ -107,7 +107,7 @@ function schemaFor(nodeEnv: string) {
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('gateway'),
-    /** AES-256-GCM payload codec (workers/payload-codec.ts); off: payloads are written plain, still decoded. */
+    /** AES-256-GCM payload codec (temporal/payload-codec.ts); off: payloads are written plain, still decoded. */
     TEMPORAL_PAYLOAD_ENCRYPTION: bool(true),
     TEMPORAL_PAYLOAD_KEYS: parsedText(DEV_PAYLOAD_KEYS, parsePayloadKeys),
     /** TLS to Temporal: on with system roots when true, or when any of CA / CERT / KEY is set (file paths, PEM). */

@@ -12,3 +12,8 @@ export function createSql(url: string, options: { max?: number } = {}): Sql {
     connection: { application_name: 'merchant-gateway' },
   }) as unknown as Sql;
 }
+
+/** Bounds the rest of a transaction: its statements and lock waits time out after `ms` (activities/deadline.ts). */
+export async function limitTransaction(tx: Db, ms: number): Promise<void> {
+  await tx`select set_config('statement_timeout', ${String(ms)}, true), set_config('lock_timeout', ${String(ms)}, true)`;
+}

@@ -2,7 +2,8 @@
  * Appeals (spec 3.3, 4.5, 4.1.4; contract 7) as a table: the states, the legal moves, and the
  * rules that tie a resolution to the deal's money. Pure; shared by workflows, activities and the API.
  */
-import type { PayinStatus } from './payin';
+import { PAYIN_TRANSITIONS, type PayinStatus } from './payin';
+import { allowsFrom, sourceStates, type Transition } from './state-machine';
 
 export const APPEAL_STATUSES = ['OPEN', 'IN_REVIEW', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED', 'REOPENED'] as const;
 export type AppealStatus = (typeof APPEAL_STATUSES)[number];
@@ -11,27 +12,49 @@ export const APPEAL_OUTCOMES = ['SATISFIED', 'REJECTED'] as const;
 export type AppealOutcome = (typeof APPEAL_OUTCOMES)[number];
 
 export type AppealMoveKind = 'review' | 'resolve_merchant' | 'resolve_trader' | 'close' | 'reopen';
+/** Every move of the table: the open, then the arbiter's moves. */
+export type AppealMove = 'open' | AppealMoveKind;
+
+const ANY_ACTIVE: readonly AppealStatus[] = ['OPEN', 'IN_REVIEW', 'REOPENED'];
+const RESOLVED: readonly AppealStatus[] = ['RESOLVED_MERCHANT', 'RESOLVED_TRADER'];
 
 /**
- * The legal moves: from → move → to. Anything not in the table is 400 FAILED_PRECONDITION.
- * IN_PROGRESS of spec 4.1.4 is IN_REVIEW (contract 7).
+ * The appeal state machine (spec 3.3, contract 7): every legal move, its source states, its
+ * target and event. Anything not in the table is 400 FAILED_PRECONDITION (appealMove).
+ * IN_PROGRESS of spec 4.1.4 is IN_REVIEW. What a move does to the deal is PAYIN_TRANSITIONS'
+ * open_appeal / appeal_rejected / appeal_satisfied (domain/payin.ts).
  */
-export const APPEAL_MOVES: Readonly<Record<AppealStatus, Partial<Record<AppealMoveKind, AppealStatus>>>> = {
-  OPEN: { review: 'IN_REVIEW', resolve_merchant: 'RESOLVED_MERCHANT', resolve_trader: 'RESOLVED_TRADER', close: 'CLOSED' },
-  IN_REVIEW: { resolve_merchant: 'RESOLVED_MERCHANT', resolve_trader: 'RESOLVED_TRADER', close: 'CLOSED' },
-  REOPENED: { review: 'IN_REVIEW', resolve_merchant: 'RESOLVED_MERCHANT', resolve_trader: 'RESOLVED_TRADER', close: 'CLOSED' },
-  RESOLVED_MERCHANT: { close: 'CLOSED', reopen: 'REOPENED' },
-  RESOLVED_TRADER: { close: 'CLOSED', reopen: 'REOPENED' },
-  CLOSED: { reopen: 'REOPENED' },
+export const APPEAL_TRANSITIONS: Readonly<Record<AppealMove, Transition<AppealStatus>>> = {
+  /** One appeal per deal, on a PayIn in any state but APPEAL_REFUSED_DEAL_STATUSES. */
+  open: { from: [null], to: 'OPEN', events: ['appeal.opened'], money: 'none' },
+  review: { from: ['OPEN', 'REOPENED'], to: 'IN_REVIEW', events: ['appeal.in_review'], money: 'none' },
+  /** SATISFIED: a live (APPEALED) deal completes; a terminal deal keeps its money (terminalResolutionProblem). */
+  resolve_merchant: { from: ANY_ACTIVE, to: 'RESOLVED_MERCHANT', events: ['appeal.resolved'], money: 'an APPEALED deal completes (PAYIN_TRANSITIONS.appeal_satisfied)' },
+  /** REJECTED: a live (APPEALED) deal is cancelled, its escrow back to the trader. */
+  resolve_trader: { from: ANY_ACTIVE, to: 'RESOLVED_TRADER', events: ['appeal.resolved'], money: 'an APPEALED deal is cancelled (PAYIN_TRANSITIONS.appeal_rejected)' },
+  close: { from: [...ANY_ACTIVE, ...RESOLVED], to: 'CLOSED', events: ['appeal.closed'], money: 'none' },
+  reopen: { from: [...RESOLVED, 'CLOSED'], to: 'REOPENED', events: ['appeal.reopened'], money: 'none' },
 };
+
+/** The same table by source state: from → move → to. */
+export const APPEAL_MOVES: Readonly<Record<AppealStatus, Partial<Record<AppealMoveKind, AppealStatus>>>> = Object.fromEntries(
+  APPEAL_STATUSES.map((from) => [
+    from,
+    Object.fromEntries(
+      (Object.keys(APPEAL_TRANSITIONS) as AppealMove[])
+        .filter((move): move is AppealMoveKind => move !== 'open' && allowsFrom(APPEAL_TRANSITIONS[move], from))
+        .map((move) => [move, APPEAL_TRANSITIONS[move].to!]),
+    ),
+  ]),
+) as Record<AppealStatus, Partial<Record<AppealMoveKind, AppealStatus>>>;
 
 export const resolveMove = (outcome: AppealOutcome): AppealMoveKind => (outcome === 'SATISFIED' ? 'resolve_merchant' : 'resolve_trader');
 
 /** The target of a move, or a refusal message (400 FAILED_PRECONDITION). */
 export function appealMove(from: AppealStatus, move: AppealMoveKind): { to: AppealStatus } | { refused: string } {
-  const to = APPEAL_MOVES[from][move];
-  if (to) return { to };
-  if ((move === 'resolve_merchant' || move === 'resolve_trader') && (from === 'RESOLVED_MERCHANT' || from === 'RESOLVED_TRADER')) {
+  const transition = APPEAL_TRANSITIONS[move];
+  if (allowsFrom(transition, from)) return { to: transition.to! };
+  if ((move === 'resolve_merchant' || move === 'resolve_trader') && RESOLVED.includes(from)) {
     return { refused: `appeal is ${from}; it was already resolved (reopen it first)` };
   }
   return { refused: `appeal is ${from}; it cannot ${MOVE_VERBS[move]}` };
@@ -46,7 +69,7 @@ const MOVE_VERBS: Record<AppealMoveKind, string> = {
 };
 
 /** An appeal that still waits for the arbiter (spec 4.1.4: settlement needs OPEN, IN_PROGRESS or REOPENED). */
-export const APPEAL_ACTIVE: readonly AppealStatus[] = ['OPEN', 'IN_REVIEW', 'REOPENED'];
+export const APPEAL_ACTIVE: readonly AppealStatus[] = sourceStates(APPEAL_TRANSITIONS.resolve_merchant);
 export const SETTLEABLE_APPEAL: readonly AppealStatus[] = APPEAL_ACTIVE;
 
 /** Messages are accepted until the appeal is CLOSED (a reopen lets the conversation go on). */
@@ -59,7 +82,20 @@ export const APPEAL_REFUSED_DEAL_STATUSES: readonly PayinStatus[] = ['CANCELLED'
  * Opening an appeal on a live deal holds it: the deal goes to APPEALED and waits for the
  * resolution. On a terminal deal (EXPIRED: the settlement path; COMPLETED) the deal stays as it is.
  */
-export const APPEAL_HOLDS_DEAL: readonly PayinStatus[] = ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED'];
+export const APPEAL_HOLDS_DEAL: readonly PayinStatus[] = sourceStates(PAYIN_TRANSITIONS.open_appeal);
+
+/**
+ * Why an appeal cannot be opened on a deal (undefined: it can): one appeal per deal, and not on a
+ * deal in APPEAL_REFUSED_DEAL_STATUSES. The API checks before it stores anything; the open step
+ * checks again under the deal's lock.
+ */
+export function appealOpenRefusal(dealStatus: string, existing: { id: string; status: string } | undefined): string | undefined {
+  if (existing) {
+    return `an appeal was already opened for this deal (appeal ${existing.id}, ${existing.status}); one appeal per deal — an operator may reopen it`;
+  }
+  if (APPEAL_REFUSED_DEAL_STATUSES.includes(dealStatus as PayinStatus)) return `deal is ${dealStatus}; it cannot be appealed`;
+  return undefined;
+}
 
 /** Minimum length of an appeal reason (spec 8), counted in characters after trimming. */
 export const APPEAL_REASON_MIN = 10;

@@ -1,5 +1,6 @@
 /** PayIn (OrderStatus) states and the money of a deal; pure, shared by workflows and activities. */
 import { feeFromBps } from './money';
+import { allowsFrom, sourceStates, type Refusal, type Transition } from './state-machine';
 
 export const PAYIN_STATUSES = [
   'INITIALIZED',
@@ -18,15 +19,113 @@ export type PayinStatus = (typeof PAYIN_STATUSES)[number];
 
 export const PAYIN_TERMINAL: readonly PayinStatus[] = ['COMPLETED', 'EXPIRED', 'SPAM_REJECTED', 'CANCELLED'];
 export const isPayinTerminal = (s: PayinStatus) => PAYIN_TERMINAL.includes(s);
+/** Every state a deal may still leave. */
+const PAYIN_LIVE: readonly PayinStatus[] = PAYIN_STATUSES.filter((s) => !isPayinTerminal(s));
 
-/** Spec 3.1: cancel is legal before payment confirmation. */
-export const PAYIN_CANCELLABLE: readonly PayinStatus[] = ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED'];
-/** Spec 3.1 / 4.1.3: the amount may change until it is authorised (PAYMENT_VERIFIED). */
-export const PAYIN_AMOUNT_CHANGEABLE: readonly PayinStatus[] = ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'SOFT_DISPUTED'];
-/** The trader may confirm receipt once requisites were issued. */
-export const PAYIN_CONFIRMABLE: readonly PayinStatus[] = ['ESCROW_LOCKED', 'PAYMENT_NOTIFIED'];
-/** The payment timeout expires these (not the appeal states, which the arbiter owns). */
-export const PAYIN_EXPIRABLE: readonly PayinStatus[] = ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED'];
+export type PayinMove =
+  | 'create'
+  | 'notify_payment'
+  | 'confirm_payment'
+  | 'complete'
+  | 'expire'
+  | 'cancel'
+  | 'change_amount'
+  | 'reconcile'
+  | 'open_appeal'
+  | 'appeal_rejected'
+  | 'appeal_satisfied'
+  | 'settle';
+
+const COMPLETION_MONEY = "trader frozen −escrow; merchant pending_credits +net; platform pending_credits +fee (available after the fee delay)";
+
+/**
+ * The PayIn state machine (spec 3.1, appeals of 3.3): every legal move, its source states, its
+ * target and events. Anything else is refused (see payinRefusal). workflows/payin.ts guards its
+ * commands with it, the activities check the locked row against it, the API refuses with it.
+ */
+export const PAYIN_TRANSITIONS: Readonly<Record<PayinMove, Transition<PayinStatus>>> = {
+  create: { from: [null], to: 'ESCROW_LOCKED', events: ['deal.created', 'deal.escrow_locked'], money: "escrow lock: the matched trader's available → frozen" },
+  notify_payment: { from: ['ESCROW_LOCKED'], to: 'PAYMENT_NOTIFIED', events: ['deal.payment_notified'], money: 'none' },
+  /** The trader may confirm receipt once requisites were issued. */
+  confirm_payment: { from: ['ESCROW_LOCKED', 'PAYMENT_NOTIFIED'], to: 'PAYMENT_VERIFIED', events: ['deal.payment_verified'], money: 'none' },
+  complete: { from: ['PAYMENT_VERIFIED'], to: 'COMPLETED', events: ['deal.completed'], money: COMPLETION_MONEY },
+  /** The payment timeout expires these (not the appeal states, which the arbiter owns). */
+  expire: {
+    from: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED'],
+    to: 'EXPIRED',
+    events: ['deal.expired'],
+    money: 'escrow released: trader frozen → available',
+  },
+  /** Spec 3.1: cancel is legal before payment confirmation (CANCELLED again answers the deal, no second move). */
+  cancel: {
+    from: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED'],
+    to: 'CANCELLED',
+    events: ['deal.cancelled'],
+    money: 'escrow released: trader frozen → available',
+  },
+  /** Spec 3.1 / 4.1.3: the amount may change until it is authorised (PAYMENT_VERIFIED); amount_version + 1. */
+  change_amount: {
+    from: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'SOFT_DISPUTED'],
+    events: ['deal.amount_changed'],
+    money: "the old version's escrow released, the new version's locked",
+  },
+  /** What the payer paid is recorded on any live deal; partial / overpaid blocks autocompletion. */
+  reconcile: { from: PAYIN_LIVE, events: [], money: 'none' },
+  /** Opening an appeal holds a live deal until the arbiter resolves it (not expirable meanwhile). */
+  open_appeal: {
+    from: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED'],
+    to: 'APPEALED',
+    events: ['deal.appealed'],
+    money: 'none (the escrow stays locked)',
+  },
+  appeal_rejected: { from: ['APPEALED'], to: 'CANCELLED', events: ['deal.cancelled'], money: 'escrow released: trader frozen → available' },
+  appeal_satisfied: { from: ['APPEALED'], to: 'COMPLETED', events: ['deal.completed'], money: COMPLETION_MONEY },
+  /** Spec 4.1.4: the settlement of an EXPIRED deal is a new deal, completed in its create step. */
+  settle: {
+    from: [null],
+    to: 'COMPLETED',
+    events: ['deal.created', 'deal.escrow_locked', 'deal.payment_verified', 'deal.completed'],
+    money: "escrow lock on the parent's trader, then the completion: " + COMPLETION_MONEY,
+  },
+};
+
+/** The states a move may start from. */
+export const payinSources = (move: PayinMove): readonly PayinStatus[] => sourceStates(PAYIN_TRANSITIONS[move]);
+
+export const PAYIN_CANCELLABLE = payinSources('cancel');
+export const PAYIN_AMOUNT_CHANGEABLE = payinSources('change_amount');
+export const PAYIN_CONFIRMABLE = payinSources('confirm_payment');
+export const PAYIN_EXPIRABLE = payinSources('expire');
+
+/** Who cancels: the merchant (API) or the payer (checkout page), whose refusal differs for a terminal deal. */
+export type CancelChannel = 'merchant' | 'checkout';
+
+/** Why a command the deal's status does not allow is refused (undefined: the move is legal). */
+export function payinRefusal(move: PayinMove, status: string, channel: CancelChannel = 'merchant'): Refusal | undefined {
+  if (allowsFrom(PAYIN_TRANSITIONS[move], status)) return undefined;
+  const refused = (message: string, kind: Refusal['kind'] = 'FAILED_PRECONDITION'): Refusal => ({ kind, message });
+  switch (move) {
+    case 'notify_payment':
+      return status === 'PAYMENT_NOTIFIED' ? refused('payment was already notified; do not retry') : refused(`deal is ${status}; payment cannot be notified`);
+    case 'confirm_payment':
+      return refused(`deal is ${status}; receipt cannot be confirmed`);
+    case 'complete':
+      return refused(`deal is ${status}; only a verified deal can be completed`);
+    case 'reconcile':
+      return refused(`deal is ${status}; reconciliation is closed`);
+    case 'change_amount':
+      return refused(`deal is ${status}; the amount can no longer change`);
+    case 'cancel': {
+      // Spec 3.1: an illegal cancel is 400, except that the checkout gets 409 for a terminal deal.
+      const terminal = channel === 'checkout' && isPayinTerminal(status as PayinStatus);
+      return refused(`deal is ${status}; it can no longer be cancelled`, terminal ? 'CONFLICT' : 'INVALID_ARGUMENT');
+    }
+    default: {
+      const to = PAYIN_TRANSITIONS[move].to;
+      return refused(`deal is ${status}; cannot move to ${to ?? status}`);
+    }
+  }
+}
 
 export type AmountMatch = '' | 'full' | 'partial' | 'overpaid';
 

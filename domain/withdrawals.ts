@@ -3,6 +3,7 @@
  * auto-processing rule. Pure code: the workflow imports it (ids and keys are in withdrawal-ids.ts).
  */
 import { feeFromBps } from './money';
+import { allowsFrom, type Refusal, type Transition } from './state-machine';
 
 /**
  * PENDING         created in auto mode; the hold is taken and the broadcast is under way
@@ -27,21 +28,23 @@ export type WithdrawalMove = 'create_auto' | 'create_manual' | 'approve' | 'canc
  * The withdrawal state machine: every legal move, its source states and its target. Anything
  * else is illegal (400 FAILED_PRECONDITION). The money effect of each move is in the last column.
  */
-export const WITHDRAWAL_TRANSITIONS: Record<WithdrawalMove, { from: readonly (WithdrawalStatus | null)[]; to: WithdrawalStatus; money: string; event?: string }> = {
-  create_auto: { from: [null], to: 'PENDING', money: 'hold: available → frozen (amount)' },
-  create_manual: { from: [null], to: 'PENDING_MANUAL', money: 'hold: available → frozen (amount)' },
-  approve: { from: ['PENDING_MANUAL'], to: 'APPROVED', money: 'none' },
-  cancel: { from: ['PENDING_MANUAL'], to: 'CANCELLED', money: 'hold returned: frozen → available', event: 'p2p.finance.withdrawal_failed' },
-  broadcast_sent: { from: ['PENDING', 'APPROVED'], to: 'COMPLETED', money: 'frozen −amount; chain +net; platform_fees +fee' },
-  broadcast_rejected: { from: ['PENDING', 'APPROVED'], to: 'CANCELLED', money: 'hold returned: frozen → available', event: 'p2p.finance.withdrawal_failed' },
+export const WITHDRAWAL_TRANSITIONS: Readonly<Record<WithdrawalMove, Transition<WithdrawalStatus>>> = {
+  create_auto: { from: [null], to: 'PENDING', events: [], money: 'hold: available → frozen (amount)' },
+  create_manual: { from: [null], to: 'PENDING_MANUAL', events: [], money: 'hold: available → frozen (amount)' },
+  approve: { from: ['PENDING_MANUAL'], to: 'APPROVED', events: [], money: 'none' },
+  cancel: { from: ['PENDING_MANUAL'], to: 'CANCELLED', events: ['p2p.finance.withdrawal_failed'], money: 'hold returned: frozen → available' },
+  broadcast_sent: { from: ['PENDING', 'APPROVED'], to: 'COMPLETED', events: [], money: 'frozen −amount; chain +net; platform_fees +fee' },
+  broadcast_rejected: { from: ['PENDING', 'APPROVED'], to: 'CANCELLED', events: ['p2p.finance.withdrawal_failed'], money: 'hold returned: frozen → available' },
 };
 
-export const canMove = (from: WithdrawalStatus, move: WithdrawalMove) => WITHDRAWAL_TRANSITIONS[move].from.includes(from);
+export const canMove = (from: WithdrawalStatus, move: WithdrawalMove) => allowsFrom(WITHDRAWAL_TRANSITIONS[move], from);
+
+/** Why an operator command the withdrawal's status does not allow is refused (undefined: legal). */
+export function withdrawalRefusal(move: WithdrawalMove, status: WithdrawalStatus): Refusal | undefined {
+  return canMove(status, move) ? undefined : { kind: 'FAILED_PRECONDITION', message: `withdrawal is ${status}` };
+}
 
 export const WITHDRAWAL_FAILED_EVENT = 'p2p.finance.withdrawal_failed';
-
-/** The V1 withdrawal codes live with the other section-9 tables (domain/v1-codes.ts). */
-export { V1_WITHDRAWAL_CODES } from './v1-codes';
 
 export type AutoWithdrawalMode = 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
 

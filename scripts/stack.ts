@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { Connection, type TLSConfig } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../workflows/contracts/search-attributes';
-import { taskQueuesPolled } from '../workers/client';
+import { taskQueuesPolled } from '../temporal/client';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const DATA_DIR = join(ROOT, '.data');

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { loadConfig } from '../config';
 import { signJwt } from '../api/auth/jwt';
-import { temporalTls } from '../workers/client';
+import { temporalTls } from '../temporal/connection';
 import { prepareDatabase } from './database';
 import { startTemporalServer, TEMPORAL_SERVER_VERSION, temporalMode } from './temporal-server';
 import {

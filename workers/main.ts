@@ -7,8 +7,10 @@ import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createActivities } from '../activities';
 import { Client } from '@temporalio/client';
-import { temporalConnectionOptions, temporalDataConverter } from './client';
+import { temporalConnectionOptions } from '../temporal/connection';
+import { temporalDataConverter } from '../temporal/payload-codec';
 import { startOutboxRelay } from './outbox-relay';
+import { dealsTaskQueue, webhooksTaskQueue } from '../workflows/contracts/task-queues';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'worker');
@@ -19,7 +21,7 @@ Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLog
 
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 const connection = await NativeConnection.connect(temporalConnectionOptions(config));
-// Payloads are sealed with the shared codec (workers/payload-codec.ts) before they reach Temporal.
+// Payloads are sealed with the shared codec (temporal/payload-codec.ts) before they reach Temporal.
 const dataConverter = temporalDataConverter(config);
 const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) });
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -33,14 +35,14 @@ log.info({ ms: Math.round(performance.now() - bundleStarted) }, 'workflow bundle
 // priority (WORKER_NICE), so deal work gets the CPU first when both want it.
 const workers: Worker[] = [];
 if (config.WORKER_ROLE !== 'webhooks') {
-  workers.push(await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowBundle, activities, dataConverter }));
+  workers.push(await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: dealsTaskQueue(config), workflowBundle, activities, dataConverter }));
 }
 if (config.WORKER_ROLE !== 'deals') {
   workers.push(
     await Worker.create({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.WEBHOOK_TASK_QUEUE,
+      taskQueue: webhooksTaskQueue(config),
       workflowBundle,
       activities,
       dataConverter,

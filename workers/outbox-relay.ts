@@ -14,24 +14,21 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import { callbackIdFor } from '../domain/ids';
-import { attemptTimeoutMs, STREAM_EVENTS_SIGNAL, streamWorkflowId, type StreamEvent, type StreamInput } from '../workflows/contracts/webhook-delivery';
-import { DealIdKey, MerchantIdKey } from '../workflows/contracts/search-attributes';
+import { lockPendingEvents, markEventsDispatched, takeRelayTurn, type PendingEvent } from '../db/queries/outbox';
+import { insertDeliveries } from '../db/queries/webhooks';
+import { attemptTimeoutMs } from '../workflows/contracts/webhook-delivery';
+import {
+  streamEventsSignal,
+  streamSearchAttributes,
+  streamWorkflowId,
+  webhookStreamTaskQueue,
+  webhookStreamWorkflowType,
+  type StreamEvent,
+  type StreamInput,
+  type WebhookStreamWorkflow,
+} from '../workflows/contracts/webhook-stream';
 
 const BATCH = 100;
-/** pg advisory lock key of the relay ("outbox" in ASCII). */
-const RELAY_LOCK = 0x6f7574626f78;
-
-interface PendingEvent {
-  id: string;
-  merchant_id: string;
-  deal_id: string | null;
-  max_retries: number;
-  event_type: string;
-  api_version: 'v1' | 'v2';
-  webhook_url: string;
-  callback_url: string | null;
-  deal_type: string | null;
-}
 
 /** Spec 6: the deal's callback_url for a PayIn when set, else the merchant's webhook_url. */
 export function webhookTarget(e: Pick<PendingEvent, 'webhook_url' | 'callback_url' | 'deal_type'>): string {
@@ -52,17 +49,8 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
   return deps.sql.begin(async (tx) => {
     // One relay at a time: a second one would take a deal's later events while the first still
     // holds its earlier ones, and signal them first.
-    const [turn] = await tx<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(${RELAY_LOCK}) as ok`;
-    if (!turn?.ok) return 0;
-    const events = await tx<PendingEvent[]>`
-      select e.id, e.merchant_id, e.deal_id, e.event_type, m.api_version, m.webhook_url, m.webhook_max_retries as max_retries, d.callback_url, d.deal_type
-      from outbox_events e
-      join merchants m on m.id = e.merchant_id
-      left join deals d on d.id = e.deal_id
-      where e.dispatched_at is null
-      order by e.seq
-      limit ${BATCH}
-      for no key update of e`;
+    if (!(await takeRelayTurn(tx))) return 0;
+    const events = await lockPendingEvents(tx, BATCH);
     // deal.amount_changed is V2-only (spec 6, 9): V1 merchants never receive it.
     const deliveries = events
       .map((e) => ({ e, url: webhookTarget(e) }))
@@ -73,12 +61,7 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
     // attempt finds its record. Idempotent: a rerun after a crash finds the rows there.
     // (The batch locks its events FOR NO KEY UPDATE, which lets this insert's foreign-key check pass.)
     if (deliveries.length > 0) {
-      await deps.sql`
-        insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url)
-        select x.id, e.merchant_id, e.deal_id, e.id, e.event_type, x.url
-        from unnest(${deliveries.map((d) => d.callbackId)}::uuid[], ${deliveries.map((d) => d.e.id)}::uuid[], ${deliveries.map((d) => d.url)}::text[]) as x(id, event_id, url)
-        join outbox_events e on e.id = x.event_id
-        on conflict do nothing`;
+      await insertDeliveries(deps.sql, deliveries.map((d) => ({ callbackId: d.callbackId, eventId: d.e.id, url: d.url })));
     }
     // Group by stream, keeping outbox order inside each: one signal per stream per batch.
     const streams = new Map<string, Stream>();
@@ -109,21 +92,17 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
       [...streams.values()].map((stream) =>
         // Starts the stream if it is not running (again, after an earlier run closed), then
         // hands it the events; Temporal keeps a workflow's signals in the order they arrive.
-        deps.client.workflow.signalWithStart('webhookStreamWorkflow', {
+        deps.client.workflow.signalWithStart<WebhookStreamWorkflow, [StreamEvent[]]>(webhookStreamWorkflowType, {
           workflowId: stream.workflowId,
-          taskQueue: deps.config.WEBHOOK_TASK_QUEUE,
+          taskQueue: webhookStreamTaskQueue(deps.config),
           args: [stream.input],
-          signal: STREAM_EVENTS_SIGNAL,
+          signal: streamEventsSignal,
           signalArgs: [stream.events],
-          // Findable in the Temporal UI by the deal and the merchant, like the deal's own workflow.
-          typedSearchAttributes: [
-            { key: MerchantIdKey, value: stream.merchantId },
-            ...(stream.dealId ? [{ key: DealIdKey, value: stream.dealId }] : []),
-          ],
+          typedSearchAttributes: streamSearchAttributes(stream),
         }),
       ),
     );
-    if (events.length > 0) await tx`update outbox_events set dispatched_at = now() where id = any(${events.map((e) => e.id)})`;
+    if (events.length > 0) await markEventsDispatched(tx, events.map((e) => e.id));
     return events.length;
   });
 }

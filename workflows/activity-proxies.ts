@@ -1,14 +1,7 @@
 /** Activity proxies shared by the deal workflows. */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-
-/** Deadlines of a deal's activities; the API passes them from configuration (DEAL_*_TIMEOUT_MS). */
-export interface StepTimeouts {
-  /** One deal step: a single short transaction. A step on a worker that died is retried after this. */
-  stepMs?: number;
-  /** The create step (matching + escrow), a local activity the create call waits for. */
-  createMs?: number;
-}
+import type { StepTimeouts } from './contracts/timeouts';
 
 export const DEFAULT_STEP_MS = 5_000;
 export const DEFAULT_CREATE_MS = 10_000;

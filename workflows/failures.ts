@@ -17,22 +17,3 @@ export const rejected = (kind: 'FAILED_PRECONDITION' | 'INVALID_ARGUMENT' | 'CON
 
 /** True for a refusal with a kind (a business rule said no), false for an infrastructure failure. */
 export const isBusinessFailure = (error: unknown): boolean => error instanceof ApplicationFailure && error.nonRetryable === true;
-
-export type Creation<S> = { ok: true; snapshot: S } | { ok: false; failure: unknown; reason: string };
-
-/**
- * A deal's create step, with the give-up path made safe: every attempt's transaction is bounded
- * by its deadline (activities/deadline.ts), so once the step has failed none can commit any
- * more; one that committed before its answer was lost left a deal, which is adopted rather than
- * orphaned. A business refusal is final.
- */
-export async function createOrAdopt<S>(create: () => Promise<S>, findCommitted: () => Promise<S | null>): Promise<Creation<S>> {
-  try {
-    return { ok: true, snapshot: await create() };
-  } catch (error) {
-    const failure = businessFailure(error);
-    const committed = isBusinessFailure(failure) ? null : await findCommitted();
-    if (committed) return { ok: true, snapshot: committed };
-    return { ok: false, failure, reason: error instanceof Error ? error.message : 'creation failed' };
-  }
-}

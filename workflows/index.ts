@@ -1,7 +1,10 @@
-// The workflow bundle entry: every workflow the worker runs is exported here.
+// The workflow bundle entry: every workflow the worker runs, exported under its registered type
+// name (each contract's *WorkflowType; test/workflows/contracts.test.ts checks that they agree).
 export { payinWorkflow } from './payin';
 export { payoutWorkflow } from './payout';
-export { webhookDeliveryWorkflow, webhookStreamWorkflow } from './webhook-delivery';
+export { webhookStreamWorkflow } from './webhook-stream';
+// The manual retry keeps the type name it had when it ran every delivery (running executions carry it).
+export { webhookManualRetryWorkflow as webhookDeliveryWorkflow } from './webhook-manual-retry';
 export { withdrawalWorkflow } from './withdrawal';
 export { appealWorkflow } from './appeal';
 export { settlementWorkflow } from './settlement';

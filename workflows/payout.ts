@@ -4,9 +4,9 @@
  * EXPIRED (hold returned); MATCHED → PROCESSING → COMPLETED (hold debited) or FAILED (returned);
  * a MATCHED payout not started within PAYOUT_TRANSFER_SLA_SECONDS EXPIRES (hold returned).
  */
-import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
 import { createSteps, dealSteps } from './activity-proxies';
-import { isPayoutTerminal, type PayoutStatus } from '../domain/payout';
+import { isPayoutTerminal, payoutRefusal } from '../domain/payout';
 import {
   assignPayoutUpdate,
   awaitPayoutCreationUpdate,
@@ -14,59 +14,46 @@ import {
   payoutStatusQuery,
   rejectPayoutUpdate,
   startPayoutUpdate,
-  type PayoutSnapshot,
+  type PayoutOutcome,
   type PayoutWorkflowInput,
 } from './contracts/payout';
-import { DealStatusKey } from './contracts/search-attributes';
-import { businessFailure, createOrAdopt, rejected } from './failures';
-import { serialQueue } from './serial';
-
-export type PayoutOutcome = { created: false; reason: string } | { created: true; status: PayoutStatus };
+import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
-  const serial = serialQueue();
   const steps = dealSteps(input.timeouts);
   const local = createSteps(input.timeouts);
-  let deal: PayoutSnapshot | undefined;
-  let creationFailure: unknown;
+  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found' });
+  const { apply, current, serial } = deal;
 
-  const current = (): PayoutSnapshot => deal!;
-  const apply = (next: PayoutSnapshot) => {
-    if (next.status !== deal?.status) upsertSearchAttributes([{ key: DealStatusKey, value: next.status }]);
-    deal = next;
-    return next;
-  };
-  const command = (from: readonly PayoutStatus[], step: () => Promise<PayoutSnapshot>) =>
-    serial(async () => {
-      await condition(() => deal !== undefined || creationFailure !== undefined);
-      if (!deal) throw rejected('NOT_FOUND', 'deal not found');
-      if (!from.includes(deal.status)) throw rejected('FAILED_PRECONDITION', `payout is ${deal.status}`);
-      try {
-        return apply(await step());
-      } catch (error) {
-        throw businessFailure(error);
-      }
-    });
+  // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts).
+  setHandler(assignPayoutUpdate, (requisiteId) =>
+    deal.command(
+      (d) => payoutRefusal('assign', d.status),
+      async () => apply(await steps.assignPayout(dealId, requisiteId)),
+    ),
+  );
+  setHandler(startPayoutUpdate, () =>
+    deal.command(
+      (d) => payoutRefusal('start', d.status),
+      async () => apply(await steps.startPayout(dealId)),
+    ),
+  );
+  setHandler(completePayoutUpdate, () =>
+    deal.command(
+      (d) => payoutRefusal('complete', d.status),
+      async () => apply(await steps.completePayout(dealId)),
+    ),
+  );
+  setHandler(rejectPayoutUpdate, (reason) =>
+    deal.command(
+      (d) => payoutRefusal('fail', d.status),
+      async () => apply(await steps.failPayout(dealId, reason)),
+    ),
+  );
 
-  setHandler(payoutStatusQuery, () => deal);
-  setHandler(awaitPayoutCreationUpdate, async () => {
-    await condition(() => deal !== undefined || creationFailure !== undefined);
-    if (creationFailure) throw creationFailure;
-    return current();
-  });
-  setHandler(assignPayoutUpdate, (requisiteId) => command(['UNASSIGNED', 'MATCHED'], () => steps.assignPayout(dealId, requisiteId)));
-  setHandler(startPayoutUpdate, () => command(['MATCHED'], () => steps.startPayout(dealId)));
-  setHandler(completePayoutUpdate, () => command(['PROCESSING'], () => steps.completePayout(dealId)));
-  setHandler(rejectPayoutUpdate, (reason) => command(['PROCESSING'], () => steps.failPayout(dealId, reason)));
-
-  const created = await createOrAdopt(() => local.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId));
-  if (!created.ok) {
-    creationFailure = created.failure;
-    await condition(allHandlersFinished);
-    return { created: false, reason: created.reason };
-  }
-  apply(created.snapshot);
+  const refused = await deal.create(() => createOrAdopt(() => local.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId)));
+  if (refused) return refused;
 
   // Until a terminal state (spec 3.2, with the transfer SLA):
   //   UNASSIGNED  re-match every retryMatchSeconds; at the assignment SLA → EXPIRED (hold returned)
@@ -83,14 +70,14 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       const left = deadline - Date.now();
       if (left <= 0) {
         await serial(async () => {
-          if (current().status === 'UNASSIGNED') apply(await steps.expirePayout(dealId));
+          if (!payoutRefusal('expire_unassigned', current().status)) apply(await steps.expirePayout(dealId));
         });
         continue;
       }
       const changed = await condition(() => current().status !== 'UNASSIGNED', Math.min(left, input.retryMatchSeconds * 1000));
       if (!changed && Date.now() < deadline) {
         await serial(async () => {
-          if (current().status === 'UNASSIGNED') apply(await steps.matchPayout(dealId));
+          if (!payoutRefusal('match', current().status)) apply(await steps.matchPayout(dealId));
         });
       }
     } else if (d.status === 'MATCHED' && d.transferDeadlineAt) {
@@ -98,7 +85,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       const left = Date.parse(deadline) - Date.now();
       if (left <= 0) {
         await serial(async () => {
-          if (current().status === 'MATCHED' && current().transferDeadlineAt === deadline) apply(await steps.expireMatchedPayout(dealId));
+          if (!payoutRefusal('expire_matched', current().status) && current().transferDeadlineAt === deadline) apply(await steps.expireMatchedPayout(dealId));
         });
         continue;
       }
@@ -112,6 +99,5 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     }
   }
 
-  await condition(allHandlersFinished);
-  return { created: true, status: current().status };
+  return deal.finish();
 }

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from '../../db/sql';
+import { acceptSimulatedTransfer } from '../../db/queries/simulated-chain';
 import { ChainRejected, ChainUnavailable, type ChainAdapter, type ChainTransfer } from './adapter';
 
 export type SimulatorMode = 'ok' | 'fail' | 'flaky' | 'hang';
@@ -36,13 +37,9 @@ export function simulatedChain(sql: Sql, options: { mode: SimulatorMode; latency
         if (calls <= 2) throw new ChainUnavailable(`simulated chain: node unavailable (call ${calls})`);
       }
       const txHash = simulatedTxHash(transfer);
-      const [accepted] = await sql<{ tx_hash: string }[]>`
-        insert into simulated_chain_transfers (withdrawal_id, tx_hash, to_address, amount)
-        values (${transfer.withdrawalId}, ${txHash}, ${transfer.toAddress}, ${transfer.amount})
-        on conflict (withdrawal_id) do update set send_calls = simulated_chain_transfers.send_calls + 1, last_call_at = now()
-        returning tx_hash`;
+      const accepted = await acceptSimulatedTransfer(sql, { withdrawalId: transfer.withdrawalId, txHash, toAddress: transfer.toAddress, amount: transfer.amount });
       if (options.latencyMs > 0) await sleep(options.latencyMs, undefined, { signal });
-      return { txHash: accepted!.tx_hash };
+      return { txHash: accepted };
     },
   };
 }

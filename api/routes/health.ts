@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { taskQueuesPolled } from '../../workers/client';
+import { taskQueuesPolled } from '../../temporal/client';
 import { defineRoute, Reply } from '../route';
 
 const healthResponse = z

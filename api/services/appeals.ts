@@ -9,9 +9,9 @@ import type { AppDeps } from '../deps';
 import { Conflict, DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import {
   APPEAL_HOLDS_DEAL,
-  APPEAL_REFUSED_DEAL_STATUSES,
   APPEAL_STATUSES,
   acceptsMessages,
+  appealOpenRefusal,
   appealView,
   type AppealOutcome,
 } from '../../domain/appeals';
@@ -33,28 +33,33 @@ import {
 import { findDeal, findMerchantDeal } from '../../db/queries/deals';
 import { filesByIds } from '../../db/queries/files';
 import { writeOutboxEvent } from '../../db/queries/outbox';
-import { appealCommandUpdate, appealWorkflowId, type AppealCommand } from '../../workflows/contracts/appeal';
+import {
+  appealCommandUpdate,
+  appealSearchAttributes,
+  appealTaskQueue,
+  appealWorkflowId,
+  appealWorkflowType,
+  type AppealCommand,
+  type AppealWorkflow,
+} from '../../workflows/contracts/appeal';
 import {
   openAppealUpdate,
   payinWorkflowId,
   resolveAppealUpdate,
   type AppealMoveResult,
   type OpenAppealInput,
+  type PayinWorkflow,
   type ResolveAppealInput,
 } from '../../workflows/contracts/payin';
-import { createSettlementUpdate, settlementWorkflowId, type SettlementRequest } from '../../workflows/contracts/settlement';
 import {
-  AppealIdKey,
-  DealIdKey,
-  DealStatusKey,
-  DealTypeKey,
-  MerchantIdKey,
-  OriginAppealIdKey,
-  ParentDealIdKey,
-} from '../../workflows/contracts/search-attributes';
-import type { appealWorkflow } from '../../workflows/appeal';
-import type { settlementWorkflow } from '../../workflows/settlement';
-import type { payinWorkflow } from '../../workflows/payin';
+  createSettlementUpdate,
+  settlementSearchAttributes,
+  settlementTaskQueue,
+  settlementWorkflowId,
+  settlementWorkflowType,
+  type SettlementRequest,
+  type SettlementWorkflow,
+} from '../../workflows/contracts/settlement';
 import { readDeal, unwrapUpdateFailure } from './deal-workflows';
 import { presentFile, requireOwnFiles, type FileOwner } from './files';
 import { PageTokens } from './page-token';
@@ -94,17 +99,13 @@ async function withRetries<T>(send: () => Promise<T>): Promise<T> {
 
 function runAppealCommand(deps: AppDeps, appeal: { id: string; merchantId: string; dealId: string }, command: AppealCommand) {
   return withRetries(() => {
-    const startWorkflowOperation = new WithStartWorkflowOperation<typeof appealWorkflow>('appealWorkflow', {
+    const startWorkflowOperation = new WithStartWorkflowOperation<AppealWorkflow>(appealWorkflowType, {
       workflowId: appealWorkflowId(appeal.id),
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      taskQueue: appealTaskQueue(deps.config),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [{ appealId: appeal.id, idleSeconds: APPEAL_RUN_IDLE_SECONDS }],
-      typedSearchAttributes: [
-        { key: MerchantIdKey, value: appeal.merchantId },
-        { key: DealIdKey, value: appeal.dealId },
-        { key: AppealIdKey, value: appeal.id },
-      ],
-    } as never);
+      typedSearchAttributes: appealSearchAttributes({ merchantId: appeal.merchantId, dealId: appeal.dealId, appealId: appeal.id }),
+    });
     return deps.temporal.workflow.executeUpdateWithStart(appealCommandUpdate, { args: [command], startWorkflowOperation });
   });
 }
@@ -118,7 +119,7 @@ async function runDealMove(deps: AppDeps, dealId: string, send: (h: ReturnType<t
     throw unwrapUpdateFailure(error);
   }
 }
-const payinHandle = (deps: AppDeps, dealId: string) => deps.temporal.workflow.getHandle<typeof payinWorkflow>(payinWorkflowId(dealId));
+const payinHandle = (deps: AppDeps, dealId: string) => deps.temporal.workflow.getHandle<PayinWorkflow>(payinWorkflowId(dealId));
 
 // ---- Merchant side ----
 
@@ -133,13 +134,8 @@ export async function appealableDeal(deps: AppDeps, scope: Pick<MerchantScope, '
   if (deal.deal_type !== 'PAYIN') {
     throw new InvalidArgument('appeals can be opened on PayIn deals only; a PayOut that failed or expired already returned its hold');
   }
-  const existing = await findAppealOfDeal(deps.sql, deal.id);
-  if (existing) {
-    throw new FailedPrecondition(
-      `an appeal was already opened for this deal (appeal ${existing.id}, ${existing.status}); one appeal per deal — an operator may reopen it`,
-    );
-  }
-  if (APPEAL_REFUSED_DEAL_STATUSES.includes(deal.status as PayinStatus)) throw new FailedPrecondition(`deal is ${deal.status}; it cannot be appealed`);
+  const refused = appealOpenRefusal(deal.status, await findAppealOfDeal(deps.sql, deal.id));
+  if (refused) throw new FailedPrecondition(refused);
   return deal;
 }
 
@@ -293,20 +289,13 @@ export async function settleAppeal(
     operatorId,
   };
   await withRetries(() => {
-    const startWorkflowOperation = new WithStartWorkflowOperation<typeof settlementWorkflow>('settlementWorkflow', {
+    const startWorkflowOperation = new WithStartWorkflowOperation<SettlementWorkflow>(settlementWorkflowType, {
       workflowId: settlementWorkflowId(appeal.id),
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      taskQueue: settlementTaskQueue(deps.config),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [{ appealId: appeal.id, dealId, feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS }],
-      typedSearchAttributes: [
-        { key: MerchantIdKey, value: appeal.merchant_id },
-        { key: DealIdKey, value: dealId },
-        { key: DealTypeKey, value: 'PAYIN' },
-        { key: DealStatusKey, value: 'INITIALIZED' },
-        { key: ParentDealIdKey, value: parent.id },
-        { key: OriginAppealIdKey, value: appeal.id },
-      ],
-    } as never);
+      typedSearchAttributes: settlementSearchAttributes({ merchantId: appeal.merchant_id, dealId, parentDealId: parent.id, appealId: appeal.id }),
+    });
     return deps.temporal.workflow.executeUpdateWithStart(createSettlementUpdate, { args: [request], startWorkflowOperation });
   });
   return readDeal(deps, dealId);

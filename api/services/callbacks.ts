@@ -1,7 +1,14 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { FailedPrecondition, NotFound } from '../../domain/errors';
-import { attemptTimeoutMs, manualRetryWorkflowId, type DeliveryInput } from '../../workflows/contracts/webhook-delivery';
+import { attemptTimeoutMs } from '../../workflows/contracts/webhook-delivery';
+import {
+  manualRetryWorkflowId,
+  webhookManualRetryTaskQueue,
+  webhookManualRetryWorkflowType,
+  type ManualRetryInput,
+  type WebhookManualRetryWorkflow,
+} from '../../workflows/contracts/webhook-manual-retry';
 import { PageTokens } from './page-token';
 
 interface DeliveryRow {
@@ -81,7 +88,7 @@ export async function retryCallback(deps: AppDeps, merchantId: string, callbackI
     throw new FailedPrecondition(`manual retry cooldown: try again in ${Math.max(1, row.wait)} s`);
   }
   const n = (claimed as DeliveryRow & { manual_retries: number }).manual_retries;
-  const input: DeliveryInput = {
+  const input: ManualRetryInput = {
     callbackId,
     eventId: claimed.event_id,
     url: claimed.url,
@@ -90,9 +97,9 @@ export async function retryCallback(deps: AppDeps, merchantId: string, callbackI
     manualRetry: n,
   };
   try {
-    await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
+    await deps.temporal.workflow.start<WebhookManualRetryWorkflow>(webhookManualRetryWorkflowType, {
       workflowId: manualRetryWorkflowId(callbackId, n),
-      taskQueue: deps.config.WEBHOOK_TASK_QUEUE,
+      taskQueue: webhookManualRetryTaskQueue(deps.config),
       args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });

@@ -4,12 +4,12 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type WorkflowHandle,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@temporalio/common';
 import type { AppDeps } from '../deps';
 import { DomainError, FailedPrecondition, NotFound, domainErrorFromKind } from '../../domain/errors';
 import { findDeal, type DealRow } from '../../db/queries/deals';
-import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from '../../workflows/contracts/search-attributes';
 
 /** Maps a failed update back to the DomainError it carries (its kind travels as the failure type). */
 export function unwrapUpdateFailure(error: unknown): unknown {
@@ -32,35 +32,26 @@ type CreationOutcome = { created: boolean };
  * step. When the step refuses, no deal exists and the closed run is deleted, so a refused create
  * leaves nothing behind; the same idempotency key can be retried.
  */
-export async function createThroughWorkflow<W extends (...args: any[]) => Promise<CreationOutcome>>(
+export async function createThroughWorkflow<W extends Workflow>(
   deps: AppDeps,
   options: {
+    /** The contract's workflow type name. */
     workflowType: string;
-    workflowId: string;
+    /** Id, task queue, search attributes and input, from the workflow's contract. */
+    start: WorkflowStartOptions<W>;
     dealId: string;
-    merchantId: string;
-    dealType: 'PAYIN' | 'PAYOUT';
-    args: Parameters<W>;
     creationUpdate: UpdateDefinition<unknown, []>;
   },
 ): Promise<DealRow> {
   const startWorkflowOperation = new WithStartWorkflowOperation<W>(options.workflowType, {
-    workflowId: options.workflowId,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    ...options.start,
     workflowIdConflictPolicy: 'USE_EXISTING',
-    args: options.args,
-    typedSearchAttributes: [
-      { key: MerchantIdKey, value: options.merchantId },
-      { key: DealIdKey, value: options.dealId },
-      { key: DealTypeKey, value: options.dealType },
-      { key: DealStatusKey, value: 'INITIALIZED' },
-    ],
-  } as never);
+  });
   try {
     await deps.temporal.workflow.executeUpdateWithStart(options.creationUpdate, { startWorkflowOperation });
   } catch (error) {
     const mapped = unwrapUpdateFailure(error);
-    if (mapped instanceof DomainError) void removeRefusedRun(deps, options.workflowId);
+    if (mapped instanceof DomainError) void removeRefusedRun(deps, options.start.workflowId);
     throw mapped;
   }
   return readDeal(deps, options.dealId);

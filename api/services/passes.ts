@@ -3,8 +3,7 @@ import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import { insertPass, listPasses, type PassRow } from '../../db/queries/passes';
-import { passWorkflowId } from '../../workflows/contracts/pass';
-import { MerchantIdKey } from '../../workflows/contracts/search-attributes';
+import { passSearchAttributes, passTaskQueue, passWorkflowId, passWorkflowType, type PassWorkflow } from '../../workflows/contracts/pass';
 import { PageTokens } from './page-token';
 import type { MerchantScope } from './payins';
 
@@ -74,12 +73,12 @@ export async function createPass(
     deps.config.PASS_TTL_SECONDS,
   );
   // The expiry timer. Should this start fail, reads and matching still treat the pass as expired at expires_at.
-  await deps.temporal.workflow.start('passWorkflow', {
+  await deps.temporal.workflow.start<PassWorkflow>(passWorkflowType, {
     workflowId: passWorkflowId(row.id),
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    taskQueue: passTaskQueue(deps.config),
     args: [{ passId: row.id, expiresAt: row.expires_at.toISOString() }],
-    typedSearchAttributes: [{ key: MerchantIdKey, value: scope.merchantId }],
-  } as never);
+    typedSearchAttributes: passSearchAttributes({ merchantId: scope.merchantId }),
+  });
   return row;
 }
 

@@ -5,12 +5,13 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { assertWebhookTarget } from './webhook-target';
-import { Conflict, DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { closedRejects, createThroughWorkflow, readDeal, updateDeal } from './deal-workflows';
-import { checkDealBounds } from '../../db/queries/limits';
+import { checkDealBounds } from '../../domain/limits';
 import { dealIdFor } from '../../domain/ids';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
-import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
+import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/payin';
+import type { Refusal } from '../../domain/state-machine';
 import { resolvePaymentMethod } from './payment-methods';
 import { findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreatePreconditions } from '../../db/queries/merchants';
@@ -23,13 +24,16 @@ import {
   completeUpdate,
   confirmPaymentUpdate,
   notifyPaymentUpdate,
+  payinSearchAttributes,
+  payinTaskQueue,
   payinWorkflowId,
+  payinWorkflowType,
   reconciliationUpdate,
   type CancelChannel,
   type ChangeAmountInput,
   type PayinSnapshot,
+  type PayinWorkflow,
 } from '../../workflows/contracts/payin';
-import type { payinWorkflow } from '../../workflows/payin';
 
 export interface MerchantScope {
   merchantId: string;
@@ -83,49 +87,48 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
   if (body.callback_url) await assertWebhookTarget(deps.config, 'callback_url', body.callback_url);
 
   const dealId = dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key);
-  return createThroughWorkflow<typeof payinWorkflow>(deps, {
-    workflowType: 'payinWorkflow',
-    workflowId: payinWorkflowId(dealId),
+  return createThroughWorkflow<PayinWorkflow>(deps, {
+    workflowType: payinWorkflowType,
     dealId,
-    merchantId: scope.merchantId,
-    dealType: 'PAYIN',
     creationUpdate: awaitCreationUpdate,
-    args: [
-      {
-        create: {
-          dealId,
-          tenantId: scope.tenantId,
-          merchantId: scope.merchantId,
-          idempotencyKey: body.idempotency_key,
-          amount: body.amount.toString(),
-          currency: body.currency,
-          paymentMethodId: method.id,
-          clientId: body.client_id ?? '',
-          payerBank: body.payer_bank ?? '',
-          description: body.description ?? '',
-          callbackUrl: body.callback_url ?? '',
-          isClientCommission: body.is_client_commission ?? false,
-          arrivedAt,
+    start: {
+      workflowId: payinWorkflowId(dealId),
+      taskQueue: payinTaskQueue(deps.config),
+      typedSearchAttributes: payinSearchAttributes({ merchantId: scope.merchantId, dealId }),
+      args: [
+        {
+          create: {
+            dealId,
+            tenantId: scope.tenantId,
+            merchantId: scope.merchantId,
+            idempotencyKey: body.idempotency_key,
+            amount: body.amount.toString(),
+            currency: body.currency,
+            paymentMethodId: method.id,
+            clientId: body.client_id ?? '',
+            payerBank: body.payer_bank ?? '',
+            description: body.description ?? '',
+            callbackUrl: body.callback_url ?? '',
+            isClientCommission: body.is_client_commission ?? false,
+            arrivedAt,
+          },
+          feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
+          timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
         },
-        feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
-        timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
-      },
-    ],
+      ],
+    },
   });
 }
 
 const runUpdate = (
   deps: AppDeps,
   dealId: string,
-  send: (handle: WorkflowHandle<typeof payinWorkflow>) => Promise<unknown>,
+  send: (handle: WorkflowHandle<PayinWorkflow>) => Promise<unknown>,
   whenClosed: (row: DealRow) => void,
-) => updateDeal<typeof payinWorkflow>(deps, payinWorkflowId(dealId), dealId, send, whenClosed);
+) => updateDeal<PayinWorkflow>(deps, payinWorkflowId(dealId), dealId, send, whenClosed);
 
-/** Spec 3.1: an illegal cancel is 400, except that the checkout gets 409 for a terminal deal. */
-function cancelRefusal(channel: CancelChannel, status: string): DomainError {
-  const message = `deal is ${status}; it can no longer be cancelled`;
-  return channel === 'checkout' && isPayinTerminal(status as PayinStatus) ? new Conflict(message) : new InvalidArgument(message);
-}
+/** A refusal of PAYIN_TRANSITIONS (domain/payin.ts) as the error the API answers. */
+const refusalError = (refusal: Refusal): DomainError => domainErrorFromKind(refusal.kind, refusal.message)!;
 
 export async function getMerchantDeal(deps: AppDeps, scope: MerchantScope, dealId: string): Promise<DealRow> {
   const row = await findMerchantDeal(deps.sql, scope.merchantId, dealId);
@@ -147,7 +150,8 @@ async function cancelPayin(deps: AppDeps, row: DealRow, channel: CancelChannel, 
       row.id,
       (h) => h.executeUpdate(cancelUpdate, { args: [channel, reason] }),
       (closed) => {
-        if (closed.status !== 'CANCELLED') throw cancelRefusal(channel, closed.status);
+        const refusal = closed.status === 'CANCELLED' ? undefined : payinRefusal('cancel', closed.status, channel);
+        if (refusal) throw refusalError(refusal);
       },
     );
   }
@@ -170,7 +174,7 @@ export async function cancelCheckout(deps: AppDeps, hash: string): Promise<Check
 
 export async function notifyCheckoutPayment(deps: AppDeps, hash: string): Promise<DealRow> {
   const row = await getCheckout(deps, hash);
-  if (row.status === 'PAYMENT_NOTIFIED') throw new FailedPrecondition('payment was already notified; do not retry');
+  if (row.status === 'PAYMENT_NOTIFIED') throw refusalError(payinRefusal('notify_payment', row.status)!);
   await runUpdate(deps, row.id, (h) => h.executeUpdate(notifyPaymentUpdate), closedRejects);
   return readDeal(deps, row.id);
 }

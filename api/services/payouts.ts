@@ -4,17 +4,20 @@ import type { AppDeps } from '../deps';
 import { Conflict, InvalidArgument, NotFound } from '../../domain/errors';
 import { dealIdFor } from '../../domain/ids';
 import { findDeal, findDealByKey, type DealRow } from '../../db/queries/deals';
-import { checkDealBounds } from '../../db/queries/limits';
+import { checkDealBounds } from '../../domain/limits';
 import { findCreatePreconditions } from '../../db/queries/merchants';
 import {
   assignPayoutUpdate,
   awaitPayoutCreationUpdate,
   completePayoutUpdate,
+  payoutSearchAttributes,
+  payoutTaskQueue,
   payoutWorkflowId,
+  payoutWorkflowType,
   rejectPayoutUpdate,
   startPayoutUpdate,
+  type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
-import type { payoutWorkflow } from '../../workflows/payout';
 import { closedRejects, createThroughWorkflow, readDeal, updateDeal } from './deal-workflows';
 import { resolvePaymentMethod } from './payment-methods';
 import type { MerchantScope } from './payins';
@@ -52,34 +55,36 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
   checkDealBounds(merchant, body.amount);
 
   const dealId = dealIdFor(scope.merchantId, 'PAYOUT', body.idempotency_key);
-  return createThroughWorkflow<typeof payoutWorkflow>(deps, {
-    workflowType: 'payoutWorkflow',
-    workflowId: payoutWorkflowId(dealId),
+  return createThroughWorkflow<PayoutWorkflow>(deps, {
+    workflowType: payoutWorkflowType,
     dealId,
-    merchantId: scope.merchantId,
-    dealType: 'PAYOUT',
     creationUpdate: awaitPayoutCreationUpdate,
-    args: [
-      {
-        create: {
-          dealId,
-          tenantId: scope.tenantId,
-          merchantId: scope.merchantId,
-          idempotencyKey: body.idempotency_key,
-          amount: body.amount.toString(),
-          currency: body.currency,
-          paymentMethodId: method.id,
-          walletId: body.wallet_id,
-          targetRequisite: body.target_requisite,
-          targetName: body.target_name ?? '',
-          targetBank: body.target_bank ?? '',
-          requisiteDetails: body.requisite_details ?? {},
+    start: {
+      workflowId: payoutWorkflowId(dealId),
+      taskQueue: payoutTaskQueue(deps.config),
+      typedSearchAttributes: payoutSearchAttributes({ merchantId: scope.merchantId, dealId }),
+      args: [
+        {
+          create: {
+            dealId,
+            tenantId: scope.tenantId,
+            merchantId: scope.merchantId,
+            idempotencyKey: body.idempotency_key,
+            amount: body.amount.toString(),
+            currency: body.currency,
+            paymentMethodId: method.id,
+            walletId: body.wallet_id,
+            targetRequisite: body.target_requisite,
+            targetName: body.target_name ?? '',
+            targetBank: body.target_bank ?? '',
+            requisiteDetails: body.requisite_details ?? {},
+          },
+          retryMatchSeconds: deps.config.PAYOUT_RETRY_MATCH_SECONDS,
+          timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
+          processingAlertSeconds: deps.config.PAYOUT_PROCESSING_ALERT_SECONDS,
         },
-        retryMatchSeconds: deps.config.PAYOUT_RETRY_MATCH_SECONDS,
-        timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
-        processingAlertSeconds: deps.config.PAYOUT_PROCESSING_ALERT_SECONDS,
-      },
-    ],
+      ],
+    },
   });
 }
 
@@ -89,9 +94,9 @@ async function operatorPayout(deps: AppDeps, dealId: string): Promise<DealRow> {
   return row;
 }
 
-async function payoutCommand(deps: AppDeps, dealId: string, send: (h: WorkflowHandle<typeof payoutWorkflow>) => Promise<unknown>) {
+async function payoutCommand(deps: AppDeps, dealId: string, send: (h: WorkflowHandle<PayoutWorkflow>) => Promise<unknown>) {
   const row = await operatorPayout(deps, dealId);
-  await updateDeal<typeof payoutWorkflow>(deps, payoutWorkflowId(row.id), row.id, send, closedRejects);
+  await updateDeal<PayoutWorkflow>(deps, payoutWorkflowId(row.id), row.id, send, closedRejects);
   return readDeal(deps, row.id);
 }
 

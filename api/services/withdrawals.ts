@@ -15,11 +15,13 @@ import {
   approveWithdrawalUpdate,
   awaitWithdrawalCreationUpdate,
   cancelWithdrawalUpdate,
+  withdrawalSearchAttributes,
+  withdrawalTaskQueue,
   withdrawalWorkflowId,
+  withdrawalWorkflowType,
+  type WithdrawalWorkflow,
   type WithdrawalWorkflowInput,
 } from '../../workflows/contracts/withdrawal';
-import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from '../../workflows/contracts/search-attributes';
-import type { withdrawalWorkflow } from '../../workflows/withdrawal';
 import { removeRefusedRun, unwrapUpdateFailure } from './deal-workflows';
 import { clampPageSize, decodeCursor, keysetPage } from './wallet';
 
@@ -132,20 +134,15 @@ export async function createWithdrawal(
       maxBackoffSeconds: deps.config.WITHDRAWAL_BROADCAST_MAX_BACKOFF_SECONDS,
     },
   };
-  const startWorkflowOperation = new WithStartWorkflowOperation<typeof withdrawalWorkflow>('withdrawalWorkflow', {
+  const startWorkflowOperation = new WithStartWorkflowOperation<WithdrawalWorkflow>(withdrawalWorkflowType, {
     workflowId,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    taskQueue: withdrawalTaskQueue(deps.config),
     // Concurrent identical requests (or, with a caller key, requests with one key) derive the same
     // id: they join one workflow, one withdrawal; the first request's input makes it.
     workflowIdConflictPolicy: 'USE_EXISTING',
     args: [input],
-    typedSearchAttributes: [
-      { key: MerchantIdKey, value: merchantId },
-      { key: DealIdKey, value: withdrawalId },
-      { key: DealTypeKey, value: 'WITHDRAWAL' },
-      { key: DealStatusKey, value: 'PENDING' },
-    ],
-  } as never);
+    typedSearchAttributes: withdrawalSearchAttributes({ merchantId, withdrawalId }),
+  });
   try {
     await deps.temporal.workflow.executeUpdateWithStart(awaitWithdrawalCreationUpdate, { startWorkflowOperation });
   } catch (error) {
@@ -199,10 +196,10 @@ export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: nu
 }
 
 /** An operator command as an update of the withdrawal's workflow; a closed workflow means a final state. */
-async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<typeof withdrawalWorkflow>) => Promise<unknown>) {
+async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<unknown>) {
   const row = await readWithdrawal(deps, id);
   try {
-    await send(deps.temporal.workflow.getHandle<typeof withdrawalWorkflow>(withdrawalWorkflowId(row.id)));
+    await send(deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id)));
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new FailedPrecondition(`withdrawal is ${(await readWithdrawal(deps, id)).status}`);
     throw unwrapUpdateFailure(error);

@@ -2,7 +2,8 @@
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../config';
-import { temporalConnectionOptions, temporalDataConverter } from '../../workers/client';
+import { temporalConnectionOptions } from '../../temporal/connection';
+import { temporalDataConverter } from '../../temporal/payload-codec';
 
 const config = loadConfig();
 Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLogger('WARN') });

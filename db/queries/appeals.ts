@@ -1,6 +1,7 @@
 import type { Db } from '../sql';
 import type { AppealOutcome, AppealStatus } from '../../domain/appeals';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { lockDeal, type DealRow } from './deals';
 
 export interface AppealRow {
   id: string;
@@ -104,4 +105,66 @@ export interface SettlementRow {
 export async function findSettlement(db: Db, appealId: string): Promise<SettlementRow | undefined> {
   const [row] = await db<SettlementRow[]>`select * from appeal_settlements where appeal_id = ${appealId}`;
   return row;
+}
+
+// ---- Appeal steps (the activities) ----
+
+/** The deal an appeal belongs to, read without a lock (the step locks the deal first, then the appeal). */
+export async function appealDealId(db: Db, appealId: string): Promise<string | undefined> {
+  const [row] = await db<{ deal_id: string }[]>`select deal_id from appeals where id = ${appealId}`;
+  return row?.deal_id;
+}
+
+/** The deal (locked first) and then the appeal (locked): the lock order of every appeal step; undefined when either is missing. */
+export async function lockDealAndAppeal(tx: Db, appealId: string): Promise<{ deal: DealRow; appeal: AppealRow } | undefined> {
+  const dealId = await appealDealId(tx, appealId);
+  if (!dealId) return undefined;
+  const deal = await lockDeal(tx, dealId);
+  const appeal = await lockAppeal(tx, appealId);
+  return deal && appeal ? { deal, appeal } : undefined;
+}
+
+/** Opens the appeal of a deal; the appeal id is also the id of the command that opened it. */
+export async function insertAppeal(
+  tx: Db,
+  a: { id: string; tenantId: string; merchantId: string; dealId: string; reason: string; fileIds: string[]; dealStatusAtOpen: string },
+): Promise<AppealRow> {
+  const [row] = await tx<AppealRow[]>`
+    insert into appeals (id, tenant_id, merchant_id, deal_id, status, reason, file_ids, deal_status_at_open, last_command_id)
+    values (${a.id}, ${a.tenantId}, ${a.merchantId}, ${a.dealId}, 'OPEN', ${a.reason},
+      ${a.fileIds}::uuid[], ${a.dealStatusAtOpen}, ${a.id})
+    returning *`;
+  return row!;
+}
+
+export interface AppealChanges {
+  outcome?: string;
+  note?: string;
+  resolvedBy?: string;
+  /** Stamps resolved_at now. */
+  resolved?: boolean;
+  /** Clears resolved_at. */
+  reopened?: boolean;
+}
+
+/** A move of the appeal (the caller locked `appeal`): the new status, version + 1, and what the move sets. */
+export async function setAppealStatus(tx: Db, appeal: AppealRow, to: AppealStatus, commandId: string, extra: AppealChanges = {}): Promise<AppealRow> {
+  const [updated] = await tx<AppealRow[]>`
+    update appeals set status = ${to}, version = version + 1, last_command_id = ${commandId}, updated_at = now(),
+      outcome = ${extra.outcome ?? appeal.outcome},
+      resolution_note = ${extra.note ?? appeal.resolution_note},
+      resolved_by = ${extra.resolvedBy ?? appeal.resolved_by},
+      resolved_at = ${extra.resolved ? tx`now()` : extra.reopened ? null : appeal.resolved_at}
+    where id = ${appeal.id} returning *`;
+  return updated!;
+}
+
+/** Links the settlement deal to its appeal (one per appeal), with the request that made it. */
+export async function insertSettlement(
+  tx: Db,
+  s: { appealId: string; dealId: string; idempotencyKey: string; receivedAmountOverride: bigint | null; reason: string; operatorId: string },
+): Promise<void> {
+  await tx`
+    insert into appeal_settlements (appeal_id, deal_id, idempotency_key, received_amount_override, reason, operator_id)
+    values (${s.appealId}, ${s.dealId}, ${s.idempotencyKey}, ${s.receivedAmountOverride}, ${s.reason}, ${s.operatorId})`;
 }

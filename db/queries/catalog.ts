@@ -43,3 +43,21 @@ export async function findPaymentMethod(db: Db, tenantId: string, idOrSlug: stri
       and ${isUuid ? db`id = ${idOrSlug}::uuid` : db`slug = ${idOrSlug}`}`;
   return row;
 }
+
+export interface RateRow {
+  buy_rate_micro: bigint;
+  sell_rate_micro: bigint;
+}
+
+/** The tenant's exchange rate of a currency (BUY for PayIns, SELL for PayOuts), if one is set. */
+export async function findRate(db: Db, tenantId: string, currency: string): Promise<RateRow | undefined> {
+  const [row] = await db<RateRow[]>`
+    select buy_rate_micro, sell_rate_micro from rates where tenant_id = ${tenantId} and currency_code = ${currency}`;
+  return row;
+}
+
+/** A currency's exponent whatever its status (a live deal keeps its currency after it is deactivated). */
+export async function currencyExponent(db: Db, tenantId: string, code: string): Promise<number | undefined> {
+  const [row] = await db<{ exponent: number }[]>`select exponent from currencies where tenant_id = ${tenantId} and code = ${code}`;
+  return row?.exponent;
+}

@@ -98,3 +98,135 @@ export async function findCheckout(db: Db, hash: string): Promise<CheckoutRow | 
     where d.checkout_hash = ${hash} and d.deal_type = 'PAYIN'`;
   return row;
 }
+
+// ---- Deal steps (the activities): the one insert, the moves, the amount change ----
+
+export interface NewDeal {
+  id: string;
+  tenantId: string;
+  merchantId: string;
+  dealType: 'PAYIN' | 'PAYOUT';
+  status: string;
+  idempotencyKey: string;
+  amount: bigint;
+  currency: string;
+  paymentMethodId: string;
+  requisiteId: string | null;
+  traderId: string | null;
+  amountUsdt: bigint;
+  exchangeRateMicro: bigint;
+  feeUsdt: bigint;
+  feeBps: number;
+  escrowUsdt: bigint;
+  /** PayIn fields (the column defaults when absent). */
+  clientId?: string;
+  checkoutHash?: string | null;
+  description?: string;
+  callbackUrl?: string;
+  payerBank?: string;
+  isClientCommission?: boolean;
+  /** PayOut fields. */
+  targetRequisite?: string;
+  targetName?: string;
+  targetBank?: string;
+  requisiteDetails?: Record<string, string>;
+  walletId?: string | null;
+  /** A settlement deal's fields (spec 4.1.4). */
+  receivedAmount?: bigint;
+  amountMatchStatus?: AmountMatch;
+  parentDealId?: string | null;
+  originAppealId?: string | null;
+  /** Deadlines, in seconds from now on the database's clock; absent: none. */
+  paymentTimeoutSeconds?: number;
+  assignSlaSeconds?: number;
+  transferSlaSeconds?: number;
+}
+
+/** When a MATCHED payout must have started (millisecond precision, as the snapshot shows it). */
+const transferDeadline = (tx: Db, seconds: number) => tx`date_trunc('milliseconds', now() + make_interval(secs => ${seconds}))`;
+const fromNow = (tx: Db, seconds: number | undefined) => (seconds === undefined ? null : tx`now() + make_interval(secs => ${seconds})`);
+
+/** Every deal is created here: a PayIn, a PayOut or a settlement deal, in the caller's transaction. */
+export async function insertDeal(tx: Db, d: NewDeal): Promise<DealRow> {
+  const [row] = await tx<DealRow[]>`
+    insert into deals (id, tenant_id, merchant_id, deal_type, status, idempotency_key, amount, currency, client_id,
+      payment_method_id, requisite_id, trader_id, checkout_hash, description, callback_url, payer_bank, is_client_commission,
+      target_requisite, target_name, target_bank, requisite_details, wallet_id,
+      amount_usdt, exchange_rate_micro, fee_usdt, fee_bps, escrow_usdt, received_amount, amount_match_status,
+      parent_deal_id, origin_appeal_id, payment_timeout_at, assign_deadline_at, transfer_deadline_at)
+    values (${d.id}, ${d.tenantId}, ${d.merchantId}, ${d.dealType}, ${d.status}, ${d.idempotencyKey}, ${d.amount}, ${d.currency},
+      ${d.clientId ?? ''}, ${d.paymentMethodId}, ${d.requisiteId}, ${d.traderId}, ${d.checkoutHash ?? null}, ${d.description ?? ''},
+      ${d.callbackUrl ?? ''}, ${d.payerBank ?? ''}, ${d.isClientCommission ?? false},
+      ${d.targetRequisite ?? ''}, ${d.targetName ?? ''}, ${d.targetBank ?? ''}, ${tx.json(d.requisiteDetails ?? {})}, ${d.walletId ?? null},
+      ${d.amountUsdt}, ${d.exchangeRateMicro}, ${d.feeUsdt}, ${d.feeBps}, ${d.escrowUsdt}, ${d.receivedAmount ?? 0n},
+      ${d.amountMatchStatus ?? ''}, ${d.parentDealId ?? null}, ${d.originAppealId ?? null},
+      ${fromNow(tx, d.paymentTimeoutSeconds)}, ${fromNow(tx, d.assignSlaSeconds)},
+      ${d.transferSlaSeconds === undefined ? null : transferDeadline(tx, d.transferSlaSeconds)})
+    returning *`;
+  return row!;
+}
+
+export type StepChanges = Partial<Record<'cancel_reason' | 'failure_reason', string>> & { requisite_id?: string; trader_id?: string };
+
+/** A deal's move (the caller locked `row`): the new status and the columns the move sets. */
+export async function setDealStatus(tx: Db, row: DealRow, to: string, changes: StepChanges = {}): Promise<DealRow> {
+  const [updated] = await tx<DealRow[]>`
+    update deals set status = ${to}, updated_at = now(),
+      cancel_reason = ${changes.cancel_reason ?? row.cancel_reason},
+      failure_reason = ${changes.failure_reason ?? row.failure_reason},
+      requisite_id = ${changes.requisite_id ?? row.requisite_id},
+      trader_id = ${changes.trader_id ?? row.trader_id}
+    where id = ${row.id} returning *`;
+  return updated!;
+}
+
+/** A payout (re)assigned to a requisite and its trader: MATCHED, with a new transfer window. */
+export async function matchPayoutDeal(tx: Db, dealId: string, match: { requisiteId: string; traderId: string }, transferSlaSeconds: number): Promise<DealRow> {
+  const [updated] = await tx<DealRow[]>`
+    update deals set status = 'MATCHED', requisite_id = ${match.requisiteId}, trader_id = ${match.traderId},
+      transfer_deadline_at = ${transferDeadline(tx, transferSlaSeconds)}, updated_at = now()
+    where id = ${dealId} returning *`;
+  return updated!;
+}
+
+/** What the payer paid and how it matches what they were asked. */
+export async function recordReceivedAmount(tx: Db, dealId: string, received: bigint, match: AmountMatch): Promise<DealRow> {
+  const [updated] = await tx<DealRow[]>`
+    update deals set received_amount = ${received}, amount_match_status = ${match}, updated_at = now()
+    where id = ${dealId} returning *`;
+  return updated!;
+}
+
+/** The amount a change under this key set, if that key was used on the deal (spec 4.1.3 replays). */
+export async function findAmountChange(db: Db, dealId: string, idempotencyKey: string): Promise<{ new_amount: bigint } | undefined> {
+  const [row] = await db<{ new_amount: bigint }[]>`
+    select new_amount from deal_amount_changes where deal_id = ${dealId} and idempotency_key = ${idempotencyKey}`;
+  return row;
+}
+
+export interface AmountChange {
+  id: string;
+  idempotencyKey: string;
+  operatorId: string;
+  reason: string;
+  newAmount: bigint;
+  newAmountUsdt: bigint;
+  feeUsdt: bigint;
+  escrowUsdt: bigint;
+  version: bigint;
+  amountMatchStatus: AmountMatch;
+}
+
+/** The amount change (its audit row and the deal's new figures), in the caller's transaction. */
+export async function applyAmountChange(tx: Db, row: DealRow, change: AmountChange): Promise<DealRow> {
+  await tx`
+    insert into deal_amount_changes (id, deal_id, idempotency_key, operator_id, reason, old_amount, new_amount,
+      old_amount_usdt, new_amount_usdt, version)
+    values (${change.id}, ${row.id}, ${change.idempotencyKey}, ${change.operatorId}, ${change.reason}, ${row.amount},
+      ${change.newAmount}, ${row.amount_usdt}, ${change.newAmountUsdt}, ${change.version})`;
+  const [updated] = await tx<DealRow[]>`
+    update deals set amount = ${change.newAmount}, amount_usdt = ${change.newAmountUsdt}, fee_usdt = ${change.feeUsdt},
+      escrow_usdt = ${change.escrowUsdt}, amount_version = ${change.version}, amount_match_status = ${change.amountMatchStatus}, updated_at = now()
+    where id = ${row.id} returning *`;
+  return updated!;
+}

@@ -2,8 +2,7 @@ import type { Db } from '../sql';
 import { Conflict, InvalidArgument } from '../../domain/errors';
 import { canonicalTxHash } from '../../domain/tron';
 import { newId } from '../../domain/ids';
-import { postLedger } from './ledger';
-import { ensureSystemWallet } from './wallets';
+import { postDepositCredit, postTraderTopUp } from './postings';
 
 export interface DepositRow {
   id: string;
@@ -59,30 +58,8 @@ export async function recordDeposit(
     insert into deposits (id, merchant_id, wallet_id, amount, tx_hash)
     values (${newId()}, ${input.merchantId}, ${input.walletId}, ${input.amount}, ${input.txHash})
     returning *`;
-  await creditDeposit(tx, { depositId: deposit!.id, walletId: input.walletId, amount: input.amount });
+  await postDepositCredit(tx, { depositId: deposit!.id, walletId: input.walletId, amount: input.amount });
   return { deposit: deposit!, created: true };
-}
-
-/** A confirmed deposit's credit: chain → the merchant's available, once (ledger key `deposit:<id>`). */
-export async function creditDeposit(tx: Db, input: { depositId: string; walletId: string; amount: bigint }): Promise<boolean> {
-  return creditFromChain(tx, { key: `deposit:${input.depositId}`, kind: 'deposit', refType: 'deposit', refId: input.depositId }, input.walletId, input.amount);
-}
-
-/** Chain account → a wallet's available, posted once under its ledger key. */
-async function creditFromChain(
-  tx: Db,
-  posting: { key: string; kind: string; refType: string; refId: string },
-  walletId: string,
-  amount: bigint,
-): Promise<boolean> {
-  const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
-  return postLedger(tx, {
-    ...posting,
-    entries: [
-      { walletId: chain, bucket: 'available', amount: -amount },
-      { walletId, bucket: 'available', amount },
-    ],
-  });
 }
 
 /**
@@ -92,5 +69,5 @@ async function creditFromChain(
 export async function creditTraderLiquidity(tx: Db, input: { traderId: string; walletId: string; amount: bigint; txHash: string }): Promise<boolean> {
   const fresh = await claimTxHash(tx, { txHash: input.txHash, ownerType: 'trader', ownerId: input.traderId, walletId: input.walletId, amount: input.amount });
   if (!fresh) return false;
-  return creditFromChain(tx, { key: `trader-deposit:${input.txHash}`, kind: 'trader_deposit', refType: 'wallet', refId: input.walletId }, input.walletId, input.amount);
+  return postTraderTopUp(tx, { txHash: input.txHash, walletId: input.walletId, amount: input.amount });
 }

@@ -1,6 +1,9 @@
 import type { Db } from '../sql';
 import { FailedPrecondition } from '../../domain/errors';
 import { newId } from '../../domain/ids';
+import { PAYIN_TERMINAL } from '../../domain/payin';
+import { PAYOUT_TERMINAL } from '../../domain/payout';
+import { WITHDRAWAL_LIVE } from '../../domain/withdrawals';
 
 export type Bucket = 'available' | 'frozen' | 'pending_credits';
 
@@ -91,28 +94,6 @@ export async function auditLedger(db: Db): Promise<LedgerAuditReport> {
   return { walletMismatches: [...walletMismatches], unbalancedTransactions: [...unbalancedTransactions] };
 }
 
-/**
- * A hold inside one wallet: `lock` moves available → frozen, `release` frozen → available.
- * Escrow (trader), payout and withdrawal holds (merchant) are all this one posting under their
- * own keys; the reference is the deal unless `refType` says otherwise.
- */
-export function moveHold(
-  tx: Db,
-  hold: { key: string; kind: string; refId: string; refType?: 'deal' | 'withdrawal'; walletId: string; amount: bigint; direction: 'lock' | 'release' },
-): Promise<boolean> {
-  const sign = hold.direction === 'lock' ? 1n : -1n;
-  return postLedger(tx, {
-    key: hold.key,
-    kind: hold.kind,
-    refType: hold.refType ?? 'deal',
-    refId: hold.refId,
-    entries: [
-      { walletId: hold.walletId, bucket: 'available', amount: -sign * hold.amount },
-      { walletId: hold.walletId, bucket: 'frozen', amount: sign * hold.amount },
-    ],
-  });
-}
-
 export interface InvariantViolation {
   invariant: string;
   wallet_id: string;
@@ -120,6 +101,9 @@ export interface InvariantViolation {
   figure: bigint;
   expected: bigint;
 }
+
+/** Status names (constants of domain/, never input) as an SQL list: 'A', 'B'. */
+const sqlList = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).join(', ');
 
 /**
  * What the wallets must hold given the deals, beyond arithmetic (a balanced but wrong posting
@@ -133,9 +117,9 @@ export interface InvariantViolation {
 export const MERCHANT_HOLD_SOURCES: string[] = [
   // Live PayOuts hold amount_usdt + fee.
   `select wallet_id, escrow_usdt as amount from deals
-   where deal_type = 'PAYOUT' and status not in ('COMPLETED', 'FAILED', 'EXPIRED') and wallet_id is not null`,
+   where deal_type = 'PAYOUT' and status not in (${sqlList(PAYOUT_TERMINAL)}) and wallet_id is not null`,
   // Live withdrawals (domain/withdrawals.ts WITHDRAWAL_LIVE) hold their amount.
-  `select wallet_id, amount from withdrawals where status in ('PENDING', 'PENDING_MANUAL', 'APPROVED')`,
+  `select wallet_id, amount from withdrawals where status in (${sqlList(WITHDRAWAL_LIVE)})`,
 ];
 
 export async function auditInvariants(db: Db): Promise<InvariantViolation[]> {
@@ -146,7 +130,7 @@ export async function auditInvariants(db: Db): Promise<InvariantViolation[]> {
   const traderEscrow = await db<InvariantViolation[]>`
     with expected as (
       select trader_id, sum(escrow_usdt)::bigint as total from deals
-      where deal_type = 'PAYIN' and status not in ('COMPLETED', 'EXPIRED', 'CANCELLED', 'SPAM_REJECTED') and trader_id is not null
+      where deal_type = 'PAYIN' and status <> all(${PAYIN_TERMINAL as string[]}) and trader_id is not null
       group by trader_id
     )
     select 'trader frozen = escrow of live PayIns' as invariant, w.id as wallet_id, w.owner_id, w.frozen as figure,

@@ -1,21 +1,10 @@
 import type { Db } from '../sql';
-import { FailedPrecondition, InvalidArgument } from '../../domain/errors';
+import { FailedPrecondition } from '../../domain/errors';
+import type { DealBounds } from '../../domain/limits';
 import { VOLUME_EXCLUDED_STATUSES } from '../../domain/payout';
 
-export interface MerchantLimits {
-  deal_min_amount: bigint | null;
-  deal_max_amount: bigint | null;
+export interface MerchantLimits extends DealBounds {
   daily_deal_amount_limit: bigint | null;
-}
-
-/** Per-deal bounds (spec 8): 400 INVALID_ARGUMENT. */
-export function checkDealBounds(limits: MerchantLimits, amount: bigint): void {
-  if (limits.deal_min_amount !== null && amount < limits.deal_min_amount) {
-    throw new InvalidArgument(`amount ${amount} is below the merchant minimum ${limits.deal_min_amount}`);
-  }
-  if (limits.deal_max_amount !== null && amount > limits.deal_max_amount) {
-    throw new InvalidArgument(`amount ${amount} is above the merchant maximum ${limits.deal_max_amount}`);
-  }
 }
 
 /**

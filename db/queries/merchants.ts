@@ -117,3 +117,22 @@ export async function findCreatePreconditions(db: Db, merchantId: string): Promi
     from merchants m where id = ${merchantId}`;
   return row;
 }
+
+// ---- What the deal and withdrawal steps read of a merchant ----
+
+/** The merchant's fee rates, or undefined when there is no such merchant. */
+export async function findMerchantFees(db: Db, merchantId: string): Promise<{ payin_fee_bps: number; payout_fee_bps: number } | undefined> {
+  const [row] = await db<{ payin_fee_bps: number; payout_fee_bps: number }[]>`
+    select payin_fee_bps, payout_fee_bps from merchants where id = ${merchantId}`;
+  return row;
+}
+
+/** The merchant's auto-withdrawal mode and limit (contract 7). */
+export async function findWithdrawalSettings(
+  db: Db,
+  merchantId: string,
+): Promise<{ auto_withdrawal_mode: string; auto_withdrawal_limit_usdt_cents: bigint } | undefined> {
+  const [row] = await db<{ auto_withdrawal_mode: string; auto_withdrawal_limit_usdt_cents: bigint }[]>`
+    select auto_withdrawal_mode, auto_withdrawal_limit_usdt_cents from merchants where id = ${merchantId}`;
+  return row;
+}

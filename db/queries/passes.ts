@@ -131,3 +131,8 @@ export async function claimThroughPass(tx: Db, deal: PassDeal, request: MatchReq
   if (lostRace) throw new Conflict('pass was concurrently reserved');
   return undefined;
 }
+
+/** A pass whose expires_at passed leaves ACTIVE (a USED pass stays USED). */
+export async function expirePass(db: Db, passId: string): Promise<void> {
+  await db`update passes set status = 'EXPIRED', updated_at = now() where id = ${passId} and status = 'ACTIVE' and expires_at <= now()`;
+}

@@ -46,3 +46,13 @@ export async function findTrader(db: Db, traderId: string) {
   const [row] = await db<{ id: string; tenant_id: string }[]>`select id, tenant_id from traders where id = ${traderId}`;
   return row;
 }
+
+/** A requisite as an operator's assignment needs it (its trader, method and status). */
+export async function findRequisite(
+  db: Db,
+  requisiteId: string,
+): Promise<{ id: string; trader_id: string; payment_method_id: string; status: string } | undefined> {
+  const [row] = await db<{ id: string; trader_id: string; payment_method_id: string; status: string }[]>`
+    select id, trader_id, payment_method_id, status from requisites where id = ${requisiteId}`;
+  return row;
+}

@@ -9,7 +9,8 @@ import type { Db } from '../sql';
 import { Conflict, InvalidArgument } from '../../domain/errors';
 import { canonicalTxHash } from '../../domain/tron';
 import { newId } from '../../domain/ids';
-import { claimTxHash, creditDeposit, recordDeposit, type DepositRow } from './deposits';
+import { claimTxHash, recordDeposit, type DepositRow } from './deposits';
+import { postDepositCredit } from './postings';
 import { depositAddressOwner } from './deposit-addresses';
 import { ensureWallet } from './wallets';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
@@ -85,7 +86,7 @@ export async function ingestObservedDeposit(tx: Db, observed: ObservedDeposit, r
     const [row] = await tx<DepositRow[]>`
       update deposits set status = 'CONFIRMED', confirmations = ${seen.confirmations}, confirmed_at = now()
       where id = ${existing.id} returning *`;
-    const credited = await creditDeposit(tx, { depositId: existing.id, walletId: existing.wallet_id, amount: seen.amount });
+    const credited = await postDepositCredit(tx, { depositId: existing.id, walletId: existing.wallet_id, amount: seen.amount });
     return { kind: 'recorded', deposit: row!, credited };
   }
   await tx`update deposits set confirmations = greatest(confirmations, ${seen.confirmations}) where id = ${existing.id}`;

@@ -46,3 +46,9 @@ export async function walletsOf(db: Db, ownerType: OwnerType, ownerId: string): 
     select id, currency, available, frozen, pending_credits from wallets
     where owner_type = ${ownerType} and owner_id = ${ownerId} order by currency`;
 }
+
+/** The wallet's available balance, its row locked for the rest of the transaction (a hold follows); undefined: no such wallet. */
+export async function lockAvailable(tx: Db, walletId: string): Promise<bigint | undefined> {
+  const [row] = await tx<{ available: bigint }[]>`select available from wallets where id = ${walletId} for update`;
+  return row?.available;
+}

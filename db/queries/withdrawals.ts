@@ -1,8 +1,5 @@
 import type { Db } from '../sql';
 import type { WithdrawalRecord } from '../../domain/withdrawal-info';
-import { eventIdFor } from '../../domain/ids';
-import { moveHold, postLedger } from './ledger';
-import { ensureSystemWallet } from './wallets';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 /** The whole row: what merchants see (WithdrawalRecord) plus what only the system and operators use. */
@@ -58,45 +55,34 @@ export interface NewWithdrawal {
   callerKey: string | null;
 }
 
-/** Inserts the withdrawal and takes its hold (available → frozen) in the caller's transaction. */
-export async function insertWithdrawalWithHold(tx: Db, w: NewWithdrawal): Promise<WithdrawalRow> {
+/** Inserts the withdrawal (PENDING when auto-processed, else PENDING_MANUAL) in the caller's transaction. */
+export async function insertWithdrawal(tx: Db, w: NewWithdrawal): Promise<WithdrawalRow> {
   const [row] = await tx<WithdrawalRow[]>`
     insert into withdrawals (id, merchant_id, wallet_id, status, auto, address, amount, fee, net, dedup_key, dedup_generation, idempotency_key, caller_key)
     values (${w.id}, ${w.merchantId}, ${w.walletId}, ${w.auto ? 'PENDING' : 'PENDING_MANUAL'}, ${w.auto}, ${w.address}, ${w.amount},
       ${w.fee}, ${w.amount - w.fee}, ${w.dedupKey}, ${w.dedupGeneration}, ${w.idempotencyKey}, ${w.callerKey})
     returning *`;
-  await moveHold(tx, { key: `withdrawal:${w.id}:hold`, kind: 'withdrawal_hold', refType: 'withdrawal', refId: w.id, walletId: w.walletId, amount: w.amount, direction: 'lock' });
   return row!;
 }
 
-/** Returns the hold (frozen → available) once. */
-export function releaseWithdrawalHold(tx: Db, row: WithdrawalRow): Promise<boolean> {
-  return moveHold(tx, { key: `withdrawal:${row.id}:release`, kind: 'withdrawal_release', refType: 'withdrawal', refId: row.id, walletId: row.wallet_id, amount: row.amount, direction: 'release' });
+/** A move of the withdrawal's table: the new status and the columns the move sets. */
+export async function updateWithdrawal(tx: Db, id: string, status: string, changes: Record<string, unknown>): Promise<WithdrawalRow> {
+  const [updated] = await tx<WithdrawalRow[]>`
+    update withdrawals set ${tx({ ...changes, status } as Record<string, string>, ...(['status', ...Object.keys(changes)] as [string]))}, updated_at = now()
+    where id = ${id} returning *`;
+  return updated!;
 }
 
-/** The transfer went out: the hold is debited, the net leaves to the chain, the fee goes to the platform. */
-export async function settleWithdrawal(tx: Db, row: WithdrawalRow): Promise<boolean> {
-  const chain = await ensureSystemWallet(tx, 'chain', 'USDT');
-  const platform = await ensureSystemWallet(tx, 'platform_fees', 'USDT');
-  return postLedger(tx, {
-    key: `withdrawal:${row.id}:complete`,
-    kind: 'withdrawal_complete',
-    refType: 'withdrawal',
-    refId: row.id,
-    entries: [
-      { walletId: row.wallet_id, bucket: 'frozen', amount: -row.amount },
-      { walletId: chain, bucket: 'available', amount: row.net },
-      { walletId: platform, bucket: 'available', amount: row.fee },
-    ],
-  });
+/** The broadcast's intent, committed before every send. */
+export async function recordBroadcastAttempt(tx: Db, id: string): Promise<WithdrawalRow> {
+  const [updated] = await tx<WithdrawalRow[]>`
+    update withdrawals set broadcast_attempts = broadcast_attempts + 1, broadcast_started_at = coalesce(broadcast_started_at, now()), updated_at = now()
+    where id = ${id} returning *`;
+  return updated!;
 }
 
-/** A withdrawal event in the outbox (envelope key `withdrawal`); its id is fixed per (withdrawal, type, status). */
-export async function writeWithdrawalEvent(tx: Db, row: WithdrawalRow, type: string, payload: Record<string, unknown>): Promise<void> {
-  await tx`
-    insert into outbox_events (id, merchant_id, deal_id, event_type, payload)
-    values (${eventIdFor(row.id, type, row.status)}, ${row.merchant_id}, null, ${type}, ${tx.json(payload as never)})
-    on conflict (id) do nothing`;
+export async function recordBroadcastError(db: Db, id: string, message: string): Promise<void> {
+  await db`update withdrawals set last_broadcast_error = ${message} where id = ${id}`;
 }
 
 export type WithdrawalCursor = KeysetCursor;

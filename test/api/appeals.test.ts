@@ -2,7 +2,7 @@ import { loadConfig } from '../../config';
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { auditLedger } from '../../db/queries/ledger';
-import { createTemporalClient } from '../../workers/client';
+import { createTemporalClient } from '../../temporal/client';
 import { asOperator, cabinetToken, hmacHeaders, newMerchant, operatorToken, problemDetail, signed, unsigned, withBearer } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { createPayin, dealRow, eventsOf, fundedMerchant, isolatedTrader, operatorDeal, PAYIN, PAYOUT, payinBody, walletOf } from '../helpers/deals';

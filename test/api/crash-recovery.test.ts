@@ -11,7 +11,7 @@ import { hashOf, isolatedTrader, PAYIN, walletOf } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startIsolatedStack, startWorkerProcess } from '../helpers/worker';
 import { loadConfig } from '../../config';
-import { createTemporalClient } from '../../workers/client';
+import { createTemporalClient } from '../../temporal/client';
 
 const sql = testSql();
 test.after.always(() => sql.end());

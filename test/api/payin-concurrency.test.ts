@@ -4,7 +4,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { auditLedger } from '../../db/queries/ledger';
 import { dealIdFor } from '../../domain/ids';
 import { loadConfig } from '../../config';
-import { createTemporalClient } from '../../workers/client';
+import { createTemporalClient } from '../../temporal/client';
 import { newMerchant, signed } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { dealRow, isolatedTrader, PAYIN, payinBody, walletOf } from '../helpers/deals';

@@ -309,7 +309,7 @@ test('operator actions on unknown or PayOut ids are 404; merchants cannot call t
 test('the deal workflow is findable in Temporal by DealId and MerchantId', async (t) => {
   const { merchantId, keys } = await newMerchant();
   const deal = await createPayin(keys);
-  const { createTemporalClient } = await import('../../workers/client');
+  const { createTemporalClient } = await import('../../temporal/client');
   const { loadConfig } = await import('../../config');
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());

@@ -3,7 +3,7 @@ import { loadConfig } from '../../config';
 import { randomUUID } from 'node:crypto';
 import { auditLedger } from '../../db/queries/ledger';
 import { isTronAddress } from '../../domain/tron';
-import { createTemporalClient } from '../../workers/client';
+import { createTemporalClient } from '../../temporal/client';
 import { asOperator, cabinetToken, newMerchant, problemDetail, signed, withBearer, type ApiResponse } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { walletOf } from '../helpers/deals';

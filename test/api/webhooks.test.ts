@@ -2,7 +2,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import { loadConfig } from '../../config';
-import { createTemporalClient } from '../../workers/client';
+import { createTemporalClient } from '../../temporal/client';
 import { parseSignatureHeader, signatureMatches } from '../../domain/signature';
 import { callbackIdFor } from '../../domain/ids';
 import { asOperator, newMerchant, signed, type KeyPair } from '../helpers/api';

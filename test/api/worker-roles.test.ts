@@ -14,7 +14,7 @@ import { startReceiver } from '../helpers/receiver';
 import { startWorkerProcess } from '../helpers/worker';
 import { loadConfig } from '../../config';
 import { callbackIdFor } from '../../domain/ids';
-import { createTemporalClient } from '../../workers/client';
+import { createTemporalClient } from '../../temporal/client';
 
 const sql = testSql();
 test.after.always(() => sql.end());

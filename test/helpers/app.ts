@@ -5,7 +5,7 @@ import type { AppDeps } from '../../api/deps';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
-import { createTemporalClient } from '../../workers/client';
+import { createTemporalClient } from '../../temporal/client';
 
 /**
  * An API process built in-process around the suite's database and Temporal, with config or

@@ -3,7 +3,7 @@ import { loadConfig } from '../../config';
 import { randomUUID } from 'node:crypto';
 import { createSql } from '../../db/sql';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
-import { createTemporalClient } from '../../workers/client';
+import { createTemporalClient } from '../../temporal/client';
 import { asOperator, signed, type KeyPair } from './api';
 import { eventually } from './poll';
 

@@ -6,7 +6,8 @@ import { createActivities } from '../../activities';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
-import { temporalConnectionOptions, temporalDataConverter } from '../../workers/client';
+import { temporalConnectionOptions } from '../../temporal/connection';
+import { temporalDataConverter } from '../../temporal/payload-codec';
 import { startApp } from './app';
 
 /** The real worker entrypoint as a child process (to be killed with SIGKILL), with env overrides. */

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { DEV_PAYLOAD_KEYS, loadConfig, parsePayloadKeys } from '../../config';
 import { isLoopback } from '../../api/codec';
-import { temporalConnectionOptions } from '../../workers/client';
-import { ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError, PayloadEncryptionCodec } from '../../workers/payload-codec';
+import { temporalConnectionOptions } from '../../temporal/connection';
+import { ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError, PayloadEncryptionCodec } from '../../temporal/payload-codec';
 
 const key = (id: string) => ({ id, key: randomBytes(32) });
 const CARD = '2200999988887777';

@@ -4,7 +4,6 @@ import {
   canMove,
   effectiveAutoLimit,
   isAutoProcessed,
-  V1_WITHDRAWAL_CODES,
   WITHDRAWAL_STATUSES,
   WITHDRAWAL_TERMINAL,
   WITHDRAWAL_TRANSITIONS,
@@ -12,6 +11,7 @@ import {
   type WithdrawalMove,
 } from '../../domain/withdrawals';
 import { withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
+import { V1_WITHDRAWAL_CODES } from '../../domain/v1-codes';
 
 test('fee rule: flat plus bps half-even; fee + net = amount', (t) => {
   t.deepEqual(withdrawalFee(10_000n, 100n, 0), { fee: 100n, net: 9_900n });

@@ -4,10 +4,21 @@
  * burst of commands (id `appeal:<appeal_id>`, started by Update-With-Start). Moves of a live
  * (APPEALED) deal run in the deal's own workflow (contracts/payin.ts).
  */
+import type { SearchAttributePair } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
 import type { AppealMoveResult, OpenAppealInput, ResolveAppealInput } from './payin';
+import { AppealIdKey, DealIdKey, MerchantIdKey } from './search-attributes';
+import { dealsTaskQueue } from './task-queues';
 
+export const appealWorkflowType = 'appealWorkflow';
+export type AppealWorkflow = (input: AppealWorkflowInput) => Promise<{ commands: number }>;
+export const appealTaskQueue = dealsTaskQueue;
 export const appealWorkflowId = (appealId: string) => `appeal:${appealId}`;
+export const appealSearchAttributes = (appeal: { merchantId: string; dealId: string; appealId: string }): SearchAttributePair[] => [
+  { key: MerchantIdKey, value: appeal.merchantId },
+  { key: DealIdKey, value: appeal.dealId },
+  { key: AppealIdKey, value: appeal.appealId },
+];
 
 export interface AppealWorkflowInput {
   appealId: string;

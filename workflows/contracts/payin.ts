@@ -1,12 +1,28 @@
 /**
- * The PayIn workflow's wire protocol: input, messages and id scheme, shared by the workflow and
- * the API. Message names are a protocol: never rename a shipped one.
+ * The PayIn workflow's contract: its type name and signature, task queue, id scheme, search
+ * attributes, input and messages, shared by the workflow and the API. Names are a wire protocol
+ * (running executions and their histories carry them): never rename a shipped one.
  */
+import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { StepTimeouts } from '../activity-proxies';
-import type { AmountMatch, PayinStatus } from '../../domain/payin';
+import type { AmountMatch, CancelChannel, PayinStatus } from '../../domain/payin';
+import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from './search-attributes';
+import { dealsTaskQueue } from './task-queues';
+import type { StepTimeouts } from './timeouts';
 
+/** The registered workflow type (workflows/index.ts exports the function under this name). */
+export const payinWorkflowType = 'payinWorkflow';
+export type PayinWorkflow = (input: PayinWorkflowInput) => Promise<PayinOutcome>;
+export type PayinOutcome = { created: false; reason: string } | { created: true; status: PayinStatus };
+export const payinTaskQueue = dealsTaskQueue;
 export const payinWorkflowId = (dealId: string) => `payin:${dealId}`;
+/** Findable in the Temporal UI by merchant and deal; the workflow keeps DealStatus current. */
+export const payinSearchAttributes = (deal: { merchantId: string; dealId: string }): SearchAttributePair[] => [
+  { key: MerchantIdKey, value: deal.merchantId },
+  { key: DealIdKey, value: deal.dealId },
+  { key: DealTypeKey, value: 'PAYIN' },
+  { key: DealStatusKey, value: 'INITIALIZED' },
+];
 
 export interface CreatePayinInput {
   dealId: string;
@@ -54,7 +70,7 @@ export interface ChangeAmountInput {
   operatorId: string;
 }
 
-export type CancelChannel = 'merchant' | 'checkout';
+export type { CancelChannel };
 
 /** Resolves once the create step ran: the deal's snapshot, or the reason no deal was made. */
 export const awaitCreationUpdate = defineUpdate<PayinSnapshot>('awaitCreation');

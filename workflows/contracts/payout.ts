@@ -1,9 +1,22 @@
-/** The PayOut workflow's wire protocol. Message names are a protocol: never rename a shipped one. */
+/** The PayOut workflow's contract (as contracts/payin.ts). Names are a wire protocol: never rename a shipped one. */
+import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { StepTimeouts } from '../activity-proxies';
 import type { PayoutStatus } from '../../domain/payout';
+import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from './search-attributes';
+import { dealsTaskQueue } from './task-queues';
+import type { StepTimeouts } from './timeouts';
 
+export const payoutWorkflowType = 'payoutWorkflow';
+export type PayoutWorkflow = (input: PayoutWorkflowInput) => Promise<PayoutOutcome>;
+export type PayoutOutcome = { created: false; reason: string } | { created: true; status: PayoutStatus };
+export const payoutTaskQueue = dealsTaskQueue;
 export const payoutWorkflowId = (dealId: string) => `payout:${dealId}`;
+export const payoutSearchAttributes = (deal: { merchantId: string; dealId: string }): SearchAttributePair[] => [
+  { key: MerchantIdKey, value: deal.merchantId },
+  { key: DealIdKey, value: deal.dealId },
+  { key: DealTypeKey, value: 'PAYOUT' },
+  { key: DealStatusKey, value: 'INITIALIZED' },
+];
 
 export interface CreatePayoutInput {
   dealId: string;

@@ -1,26 +1,7 @@
-/** The webhook delivery workflow's wire protocol. */
-export interface DeliveryInput {
-  callbackId: string;
-  eventId: string;
-  url: string;
-  /** Pauses between attempts (WEBHOOK_RETRY_DELAYS), in ms. */
-  delaysMs: number[];
-  /** Deadline of one HTTP attempt activity: WEBHOOK_TIMEOUT_MS plus room for its two short queries. */
-  attemptTimeoutMs?: number;
-  /** A manual retry run (the n-th) makes exactly one attempt. */
-  manualRetry?: number;
-  /**
-   * Set by the relay, which has already created the delivery record (in one statement for its
-   * batch): the workflow then skips prepareDelivery. Absent (manual retries, older relays): the
-   * workflow prepares the record itself.
-   */
-  maxAttempts?: number;
-}
-
-export interface DeliveryPlan {
-  maxAttempts: number;
-}
-
+/**
+ * One webhook delivery's attempts: what the delivery activities take and answer, shared by the
+ * delivery stream (contracts/webhook-stream.ts) and the manual retry (contracts/webhook-manual-retry.ts).
+ */
 export interface AttemptInput {
   callbackId: string;
   /** `auto:<n>` or `manual:<n>`: an attempt recorded under this key is not made again. */
@@ -68,56 +49,5 @@ export interface GiveUpInput {
   reason: string;
 }
 
-/** The per-event workflow id of earlier relays (and of tests that drive one delivery alone). */
-export const webhookWorkflowId = (callbackId: string) => `webhook:${callbackId}`;
-/** Manual retries are runs of their own, so they never race the automatic run's last moments. */
-export const manualRetryWorkflowId = (callbackId: string, n: number) => `webhook:${callbackId}:manual:${n}`;
-
-
 /** The attempt's own HTTP deadline plus a few seconds for recording it; a killed worker's attempt is retried after this. */
 export const attemptTimeoutMs = (config: { WEBHOOK_TIMEOUT_MS: number }) => config.WEBHOOK_TIMEOUT_MS + 5_000;
-
-/**
- * A delivery stream: one workflow per (deal, target) that delivers the deal's events to that
- * target one after another, in outbox order. Each event keeps its own delivery record (callback
- * id), attempt rows, retry schedule and manual retry; the stream only orders them and saves a
- * workflow start and close per event.
- */
-export interface StreamInput {
-  /** The deal the events belong to, or, for an event without a deal, the event itself. */
-  key: string;
-  url: string;
-  delaysMs: number[];
-  attemptTimeoutMs: number;
-  /** How long an empty stream waits for the deal's next event before it closes (a later event starts a new run). */
-  idleMs: number;
-  /** Continue-as-new after this many deliveries in one run (tests); otherwise when Temporal suggests it. */
-  continueAfter?: number;
-  /** Carried over by continue-as-new: events received but not delivered yet, and the callbacks already taken. */
-  pending?: StreamEvent[];
-  seen?: string[];
-}
-
-export interface StreamEvent {
-  callbackId: string;
-  eventId: string;
-  eventType: string;
-  /** The merchant's max_retries when the event was relayed: attempts in total. */
-  maxAttempts: number;
-}
-
-export const STREAM_EVENTS_SIGNAL = 'events';
-
-/** After these a deal's stream closes as soon as it is empty: nothing usually follows them. */
-export const FINAL_EVENT_TYPES: ReadonlySet<string> = new Set([
-  'deal.completed',
-  'deal.cancelled',
-  'deal.expired',
-  'deal.failed',
-  'appeal.resolved',
-  'appeal.closed',
-  'p2p.finance.withdrawal_failed',
-]);
-
-/** `webhooks:<deal id>:<first 16 hex of sha256(url)>`: findable from the deal, stable per target. */
-export const streamWorkflowId = (key: string, urlHash: string) => `webhooks:${key}:${urlHash.slice(0, 16)}`;

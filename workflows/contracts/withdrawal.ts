@@ -1,9 +1,23 @@
-/** The withdrawal workflow's wire protocol. Message names are a protocol: never rename a shipped one. */
+/** The withdrawal workflow's contract (as contracts/payin.ts). Names are a wire protocol: never rename a shipped one. */
+import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { StepTimeouts } from '../activity-proxies';
 import type { WithdrawalStatus } from '../../domain/withdrawals';
+import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from './search-attributes';
+import { dealsTaskQueue } from './task-queues';
+import type { StepTimeouts } from './timeouts';
 
+export const withdrawalWorkflowType = 'withdrawalWorkflow';
+export type WithdrawalWorkflow = (input: WithdrawalWorkflowInput) => Promise<WithdrawalOutcome>;
+export type WithdrawalOutcome = { created: false; reason: string } | { created: true; status: WithdrawalStatus };
+export const withdrawalTaskQueue = dealsTaskQueue;
 export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal:${withdrawalId}`;
+/** Withdrawals show in the Temporal UI like deals: DealId is the withdrawal's id, DealType WITHDRAWAL. */
+export const withdrawalSearchAttributes = (w: { merchantId: string; withdrawalId: string }): SearchAttributePair[] => [
+  { key: MerchantIdKey, value: w.merchantId },
+  { key: DealIdKey, value: w.withdrawalId },
+  { key: DealTypeKey, value: 'WITHDRAWAL' },
+  { key: DealStatusKey, value: 'PENDING' },
+];
 
 export interface CreateWithdrawalInput {
   withdrawalId: string;

@@ -1,9 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
+import { METADATA_ENCODING_KEY, type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 // Pinned by every @temporalio package at the SDK's own version; the default import is the
 // CommonJS interop form.
 import proto from '@temporalio/proto';
-import type { PayloadKey } from '../config';
+import type { Config, PayloadKey } from '../config';
 
 const ProtoPayload = proto.temporal.api.common.v1.Payload;
 
@@ -90,4 +90,13 @@ export class PayloadEncryptionCodec implements PayloadCodec {
     const inner = ProtoPayload.decode(plain);
     return { metadata: inner.metadata, data: inner.data };
   }
+}
+
+/** The one payload codec of the deployment: the worker, every client and the codec endpoint use it. */
+export function payloadCodec(config: Pick<Config, 'TEMPORAL_PAYLOAD_ENCRYPTION' | 'TEMPORAL_PAYLOAD_KEYS'>): PayloadEncryptionCodec {
+  return new PayloadEncryptionCodec(config.TEMPORAL_PAYLOAD_KEYS, { encrypt: config.TEMPORAL_PAYLOAD_ENCRYPTION });
+}
+
+export function temporalDataConverter(config: Pick<Config, 'TEMPORAL_PAYLOAD_ENCRYPTION' | 'TEMPORAL_PAYLOAD_KEYS'>): DataConverter {
+  return { payloadCodecs: [payloadCodec(config)] };
 }

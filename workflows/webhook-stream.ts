@@ -1,54 +1,18 @@
 /**
- * Webhook deliveries. Each event × target is one delivery (its callback id, record and attempt
- * rows); attempts follow WEBHOOK_RETRY_DELAYS up to the merchant's max_retries in total, and the
- * pauses are durable timers, so a worker that dies mid-pause is replaced and the delivery goes on.
- *
- * - webhookStreamWorkflow (what the relay starts): one run per (deal, target) takes the deal's
- *   events by signal and delivers them in outbox order, each to its end (SUCCESS or ERROR) before
- *   the next; it closes after a final event (deal.completed, …) or when idle.
- * - webhookDeliveryWorkflow: one event alone. A manual retry is such a run of its own making one
- *   attempt; an attempt after a success changes nothing.
+ * Webhook delivery streams (what the outbox relay starts). Each event × target is one delivery
+ * (its callback id, record and attempt rows); attempts follow WEBHOOK_RETRY_DELAYS up to the
+ * merchant's max_retries in total, and the pauses are durable timers, so a worker that dies
+ * mid-pause is replaced and the delivery goes on. One run per (deal, target) takes the deal's
+ * events by signal and delivers them in outbox order, each to its end (SUCCESS or ERROR) before
+ * the next; it closes after a final event (deal.completed, …) or when idle. A manual retry is a
+ * run of its own (webhook-manual-retry.ts).
  */
-import {
-  ActivityFailure,
-  condition,
-  continueAsNew,
-  defineSignal,
-  log,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-  sleep,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ActivityFailure, condition, continueAsNew, log, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import {
-  endpointWait,
-  FINAL_EVENT_TYPES,
-  STREAM_EVENTS_SIGNAL,
-  type AttemptOutcome,
-  type DeliveryInput,
-  type StreamEvent,
-  type StreamInput,
-} from './contracts/webhook-delivery';
+import { endpointWait, type AttemptOutcome } from './contracts/webhook-delivery';
+import { FINAL_EVENT_TYPES, streamEventsSignal, type StreamEvent, type StreamInput } from './contracts/webhook-stream';
 
-// The HTTP attempt is a regular activity: a hanging receiver then only holds an activity slot,
-// never a workflow-task slot that deal workflows need (measured: as a local activity it pushed
-// deal-create p99 to 9 s). The HTTP timeout is enforced inside; the activity's deadline is that
-// timeout plus a margin, so an attempt on a worker that died is retried after seconds, not minutes.
-const httpAttempts = (timeoutMs: number) =>
-  proxyActivities<Activities>({
-    startToCloseTimeout: timeoutMs,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
-  });
-// Preparing the record is one short query: a local activity saves a server round trip.
-const local = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
-
-type Http = ReturnType<typeof httpAttempts>;
+type Http = Pick<Activities, 'deliverWebhook'>;
 
 /**
  * One delivery's automatic attempts, to SUCCESS or ERROR. `first` is the outcome of attempt 1
@@ -83,8 +47,6 @@ async function deliverEvent(http: Http, callbackId: string, maxAttempts: number,
 /** First attempts a stream makes in one activity, one after another (each bounded by the HTTP timeout). */
 const BATCH = 10;
 
-export const streamEvents = defineSignal<[StreamEvent[]]>(STREAM_EVENTS_SIGNAL);
-
 /** Callback ids remembered across continue-as-new, to drop a relay's repeated signal. */
 const SEEN_KEPT = 200;
 
@@ -107,7 +69,7 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
   const seen = new Set<string>(input.seen ?? []);
   // A relay that crashed before marking its batch signals the same events again: taken once.
   // (Across runs, the attempt activity itself sends nothing for a delivery already ended.)
-  setHandler(streamEvents, (events) => {
+  setHandler(streamEventsSignal, (events) => {
     for (const event of events) {
       if (seen.has(event.callbackId)) continue;
       seen.add(event.callbackId);
@@ -158,27 +120,6 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
     }
     if (outcomes.length === 0) await settle();
     for (const outcome of outcomes) await settle(outcome);
-  }
-}
-
-export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<'SUCCESS' | 'ERROR'> {
-  const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
-  if (input.manualRetry !== undefined) {
-    // Runs started before this change prepared the record first (a local activity): replaying
-    // them must make the same commands. New runs skip it (the record exists).
-    if (!patched('manual-retry-without-prepare')) await local.prepareDelivery(input);
-    const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
-    return outcome.ok ? 'SUCCESS' : 'ERROR';
-  }
-  // A delivery whose record exists already (created by the relay) goes straight to its first attempt.
-  const maxAttempts = input.maxAttempts ?? (await local.prepareDelivery(input)).maxAttempts;
-  try {
-    return await deliverEvent(http, input.callbackId, maxAttempts, input.delaysMs);
-  } catch (error) {
-    // Given up, as in a stream: the record ends ERROR (runs before issue 17 failed leaving it as it was).
-    if (!(error instanceof ActivityFailure) || !patched('given-up-delivery-ends-error')) throw error;
-    await http.giveUpDelivery({ callbackId: input.callbackId, reason: failureReason(error) });
-    return 'ERROR';
   }
 }
 

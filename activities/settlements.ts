@@ -1,0 +1,134 @@
+/**
+ * Settlement of an EXPIRED deal (spec 4.1.4, 2.9): PAYIN_TRANSITIONS.settle (domain/payin.ts).
+ * One settlement deal per appeal; the same idempotency_key answers it again, another is 409.
+ */
+import type { ActivityDeps } from './deps';
+import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
+import { SETTLEABLE_APPEAL } from '../domain/appeals';
+import { newCheckoutHash } from '../domain/ids';
+import { fiatToUsdtCents } from '../domain/money';
+import { PAYIN_TRANSITIONS, payinMoney } from '../domain/payin';
+import { findSettlement, insertSettlement, lockDealAndAppeal } from '../db/queries/appeals';
+import { findCurrency, findRate } from '../db/queries/catalog';
+import { findDeal, insertDeal, type DealRow } from '../db/queries/deals';
+import { findMerchantFees } from '../db/queries/merchants';
+import { postEscrowLock, postPayinCompletion } from '../db/queries/postings';
+import { dealSteps } from './deal-steps';
+import type { SettlementRequest, SettlementResult } from '../workflows/contracts/settlement';
+
+/** The status each of the settlement deal's events shows, with its event id discriminator. */
+const SETTLEMENT_EVENT_STATUS: Record<string, { status: string; discriminator: string }> = {
+  'deal.created': { status: 'INITIALIZED', discriminator: 'created' },
+  'deal.escrow_locked': { status: 'ESCROW_LOCKED', discriminator: 'ESCROW_LOCKED' },
+  'deal.payment_verified': { status: 'PAYMENT_VERIFIED', discriminator: 'PAYMENT_VERIFIED' },
+  'deal.completed': { status: 'COMPLETED', discriminator: 'COMPLETED' },
+};
+
+export function createSettlementActivities(deps: ActivityDeps) {
+  const { sql } = deps;
+  const steps = dealSteps(deps);
+
+  return {
+    /**
+     * In one transaction: a new PayIn deal for the received amount at today's rate, its escrow
+     * locked on the parent's trader (who received the payer's money), verified and COMPLETED
+     * through the normal completion path, with deal.created, deal.escrow_locked,
+     * deal.payment_verified and deal.completed. The parent stays EXPIRED.
+     */
+    async createSettlementDeal(req: SettlementRequest): Promise<SettlementResult> {
+      return sql.begin(async (tx) => {
+        const locked = await lockDealAndAppeal(tx, req.appealId);
+        if (!locked) throw new NotFound('appeal not found');
+        const { deal: parent, appeal } = locked;
+
+        const existing = await findSettlement(tx, appeal.id);
+        if (existing) {
+          if (existing.idempotency_key !== req.idempotencyKey) {
+            throw new Conflict(`appeal ${appeal.id} was already settled by deal ${existing.deal_id} under another idempotency_key`);
+          }
+          const deal = await findDeal(tx, existing.deal_id);
+          return { dealId: existing.deal_id, status: deal!.status, replayed: true };
+        }
+        if (parent.status !== 'EXPIRED') throw new Conflict(`the appealed deal is ${parent.status}; only an EXPIRED deal can be settled`);
+        if (!SETTLEABLE_APPEAL.includes(appeal.status)) {
+          throw new Conflict(`appeal is ${appeal.status}; a settlement needs it OPEN, IN_REVIEW (IN_PROGRESS) or REOPENED`);
+        }
+        const amount = req.receivedAmountOverride !== null ? BigInt(req.receivedAmountOverride) : parent.received_amount;
+        if (amount <= 0n) {
+          throw new Conflict('the expired deal has no received_amount: nothing was reported received; send received_amount_override with a reason');
+        }
+        const currency = await findCurrency(tx, parent.tenant_id, parent.currency);
+        if (!currency) throw new FailedPrecondition(`currency ${parent.currency} is not active`);
+        const rate = await findRate(tx, parent.tenant_id, parent.currency);
+        if (!rate) throw new FailedPrecondition(`no exchange rate is set for ${parent.currency}`);
+        const merchant = await findMerchantFees(tx, parent.merchant_id);
+        const amountUsdt = fiatToUsdtCents(amount, currency.exponent, rate.buy_rate_micro);
+        if (amountUsdt <= 0n) throw new InvalidArgument('the settlement amount converts to 0 USDT cents');
+        const money = payinMoney(amountUsdt, merchant!.payin_fee_bps, false);
+
+        // The key `settlement:<appeal_id>` is outside the merchant's key space (deals_merchant_key covers
+        // only deals without origin_appeal_id), so a merchant PayIn under the same key cannot collide.
+        // Any other unique collision is a conflict (409), never an endlessly retried step.
+        const deal: DealRow = await insertDeal(tx, {
+          id: req.dealId,
+          tenantId: parent.tenant_id,
+          merchantId: parent.merchant_id,
+          dealType: 'PAYIN',
+          status: PAYIN_TRANSITIONS.settle.to!,
+          idempotencyKey: `settlement:${appeal.id}`,
+          amount,
+          currency: parent.currency,
+          clientId: parent.client_id,
+          paymentMethodId: parent.payment_method_id,
+          requisiteId: parent.requisite_id,
+          traderId: parent.trader_id,
+          checkoutHash: newCheckoutHash(),
+          description: parent.description,
+          callbackUrl: parent.callback_url,
+          payerBank: parent.payer_bank,
+          isClientCommission: false,
+          amountUsdt,
+          exchangeRateMicro: rate.buy_rate_micro,
+          feeUsdt: money.fee,
+          feeBps: merchant!.payin_fee_bps,
+          escrowUsdt: money.escrow,
+          receivedAmount: amount,
+          amountMatchStatus: 'full',
+          parentDealId: parent.id,
+          originAppealId: appeal.id,
+        }).catch((error: { code?: string; constraint_name?: string }) => {
+          if (error.code === '23505') {
+            throw new Conflict(`the settlement deal of appeal ${appeal.id} collides with an existing deal (${error.constraint_name ?? 'unique key'})`);
+          }
+          throw error;
+        });
+        await insertSettlement(tx, {
+          appealId: appeal.id,
+          dealId: deal.id,
+          idempotencyKey: req.idempotencyKey,
+          receivedAmountOverride: req.receivedAmountOverride !== null ? amount : null,
+          reason: req.reason,
+          operatorId: req.operatorId,
+        });
+
+        const traderWallet = await steps.walletOf(tx, 'trader', parent.trader_id!);
+        try {
+          await postEscrowLock(tx, { dealId: deal.id, version: 1n, traderWalletId: traderWallet, amount: money.escrow });
+        } catch (error) {
+          if (error instanceof FailedPrecondition) {
+            throw new FailedPrecondition(
+              `insufficient balance: the expired deal's trader has less than ${money.escrow} USDT cents available to back the settlement`,
+            );
+          }
+          throw error;
+        }
+        await postPayinCompletion(tx, deal, traderWallet);
+        for (const type of PAYIN_TRANSITIONS.settle.events) {
+          const { status, discriminator } = SETTLEMENT_EVENT_STATUS[type]!;
+          await steps.event(tx, { ...deal, status }, type, discriminator);
+        }
+        return { dealId: deal.id, status: deal.status, replayed: false };
+      });
+    },
+  };
+}

@@ -1,0 +1,19 @@
+/** Operator alerts (GET /admin/alerts): one row per (kind, deal), resolved when the deal moves on. */
+import type { Db } from '../sql';
+import { newId } from '../../domain/ids';
+
+/** Raises the alert of a payout still PROCESSING past its alert time; undefined when it moved on or was raised already. */
+export async function raiseOverduePayoutAlert(db: Db, dealId: string, statuses: readonly string[]): Promise<{ id: string } | undefined> {
+  const [alert] = await db<{ id: string }[]>`
+    insert into operator_alerts (id, kind, deal_id, message)
+    select ${newId()}, 'payout_processing_overdue', id,
+      'payout has been PROCESSING for longer than PAYOUT_PROCESSING_ALERT_SECONDS; complete or reject it'
+    from deals where id = ${dealId} and status = any(${statuses as string[]})
+    on conflict (kind, deal_id) do nothing
+    returning id`;
+  return alert;
+}
+
+export async function resolveDealAlerts(tx: Db, dealId: string): Promise<void> {
+  await tx`update operator_alerts set resolved_at = now() where deal_id = ${dealId} and resolved_at is null`;
+}

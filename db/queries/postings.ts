@@ -1,0 +1,199 @@
+/**
+ * Every money movement of the gateway, one posting each, applied by postLedger (ledger.ts) in the
+ * caller's transaction. A posting's key is the idempotency key of its ledger transaction: a retried
+ * step posts nothing twice. The keys are stored in existing rows — never change one.
+ *
+ * | posting                 | key                                   | kind                 | entries                                                        |
+ * |-------------------------|---------------------------------------|----------------------|----------------------------------------------------------------|
+ * | postEscrowLock          | deal:<id>:escrow:v<version>           | escrow_lock          | trader available −escrow, frozen +escrow                        |
+ * | postEscrowRelease       | deal:<id>:release                     | escrow_release       | trader frozen −escrow, available +escrow                        |
+ * |   (amount change)       | deal:<id>:escrow-release:v<version>   | escrow_release       | the same, for the version replaced                              |
+ * | postPayinCompletion     | deal:<id>:complete                    | payin_complete       | trader frozen −escrow; merchant pending +net; platform pending +fee |
+ * | postFeeDistribution     | deal:<id>:fee-distribution            | fee_distribution     | merchant pending −net, available +net; platform pending −fee, available +fee |
+ * | postPayoutHold          | deal:<id>:hold                        | payout_hold          | merchant available −hold, frozen +hold (hold = amount_usdt + fee) |
+ * | postPayoutRelease       | deal:<id>:release                     | payout_hold_release  | merchant frozen −hold, available +hold                          |
+ * | postPayoutCompletion    | deal:<id>:complete                    | payout_complete      | merchant frozen −hold; trader available +amount_usdt; platform available +fee |
+ * | postWithdrawalHold      | withdrawal:<id>:hold                  | withdrawal_hold      | merchant available −amount, frozen +amount                      |
+ * | postWithdrawalRelease   | withdrawal:<id>:release               | withdrawal_release   | merchant frozen −amount, available +amount                      |
+ * | postWithdrawalCompletion| withdrawal:<id>:complete              | withdrawal_complete  | merchant frozen −amount; chain available +net; platform available +fee |
+ * | postDepositCredit       | deposit:<deposit id>                  | deposit              | chain available −amount; merchant available +amount             |
+ * | postTraderTopUp         | trader-deposit:<tx_hash>              | trader_deposit       | chain available −amount; trader available +amount               |
+ *
+ * A settlement deal (spec 4.1.4) is an escrow lock (version 1) on the parent's trader followed by
+ * the PayIn completion, under the settlement deal's own id.
+ */
+import type { Db } from '../sql';
+import { postLedger, type LedgerEntry } from './ledger';
+import { ensureSystemWallet, ensureWallet } from './wallets';
+
+/** A hold inside one wallet: `lock` moves available → frozen, `release` frozen → available. */
+function hold(walletId: string, amount: bigint, direction: 'lock' | 'release'): LedgerEntry[] {
+  const sign = direction === 'lock' ? 1n : -1n;
+  return [
+    { walletId, bucket: 'available', amount: -sign * amount },
+    { walletId, bucket: 'frozen', amount: sign * amount },
+  ];
+}
+
+const platformWallet = (tx: Db) => ensureSystemWallet(tx, 'platform_fees', 'USDT');
+const chainWallet = (tx: Db) => ensureSystemWallet(tx, 'chain', 'USDT');
+const merchantWallet = async (tx: Db, merchantId: string) => (await ensureWallet(tx, 'merchant', merchantId, 'USDT')).id;
+
+// ---- PayIn escrow (the trader's USDT) ----
+
+/** The trader's USDT for one amount version of a deal: available → frozen. */
+export function postEscrowLock(tx: Db, deal: { dealId: string; version: bigint; traderWalletId: string; amount: bigint }): Promise<boolean> {
+  return postLedger(tx, {
+    key: `deal:${deal.dealId}:escrow:v${deal.version}`,
+    kind: 'escrow_lock',
+    refType: 'deal',
+    refId: deal.dealId,
+    entries: hold(deal.traderWalletId, deal.amount, 'lock'),
+  });
+}
+
+/**
+ * The escrow back to the trader: frozen → available. `step` names the release in the key:
+ * 'release' (cancel, expiry, appeal rejected) or `escrow-release:v<n>` (an amount change).
+ */
+export function postEscrowRelease(tx: Db, deal: { id: string; escrow_usdt: bigint }, traderWalletId: string, step: string): Promise<boolean> {
+  return postLedger(tx, { key: `deal:${deal.id}:${step}`, kind: 'escrow_release', refType: 'deal', refId: deal.id, entries: hold(traderWalletId, deal.escrow_usdt, 'release') });
+}
+
+/**
+ * The completion money path: the trader's frozen escrow becomes the merchant's pending credit
+ * (escrow − fee) and the platform's pending fee. Trader confirmation, an appeal resolved
+ * SATISFIED and a settlement deal all complete through it.
+ */
+export async function postPayinCompletion(
+  tx: Db,
+  deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint },
+  traderWalletId: string,
+): Promise<boolean> {
+  const merchant = await merchantWallet(tx, deal.merchant_id);
+  const platform = await platformWallet(tx);
+  return postLedger(tx, {
+    key: `deal:${deal.id}:complete`,
+    kind: 'payin_complete',
+    refType: 'deal',
+    refId: deal.id,
+    entries: [
+      { walletId: traderWalletId, bucket: 'frozen', amount: -deal.escrow_usdt },
+      { walletId: merchant, bucket: 'pending_credits', amount: deal.escrow_usdt - deal.fee_usdt },
+      { walletId: platform, bucket: 'pending_credits', amount: deal.fee_usdt },
+    ],
+  });
+}
+
+/** After the fee delay: pending credits become available, and the platform's fee is earned. */
+export async function postFeeDistribution(tx: Db, deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint }): Promise<boolean> {
+  const merchantNet = deal.escrow_usdt - deal.fee_usdt;
+  const merchant = await merchantWallet(tx, deal.merchant_id);
+  const platform = await platformWallet(tx);
+  return postLedger(tx, {
+    key: `deal:${deal.id}:fee-distribution`,
+    kind: 'fee_distribution',
+    refType: 'deal',
+    refId: deal.id,
+    entries: [
+      { walletId: merchant, bucket: 'pending_credits', amount: -merchantNet },
+      { walletId: merchant, bucket: 'available', amount: merchantNet },
+      { walletId: platform, bucket: 'pending_credits', amount: -deal.fee_usdt },
+      { walletId: platform, bucket: 'available', amount: deal.fee_usdt },
+    ],
+  });
+}
+
+// ---- PayOut hold (the merchant's USDT: amount_usdt + fee) ----
+
+export function postPayoutHold(tx: Db, deal: { dealId: string; walletId: string; amount: bigint }): Promise<boolean> {
+  return postLedger(tx, { key: `deal:${deal.dealId}:hold`, kind: 'payout_hold', refType: 'deal', refId: deal.dealId, entries: hold(deal.walletId, deal.amount, 'lock') });
+}
+
+/** FAILED or EXPIRED: the hold goes back to the merchant. */
+export function postPayoutRelease(tx: Db, deal: { id: string; wallet_id: string | null; escrow_usdt: bigint }): Promise<boolean> {
+  return postLedger(tx, { key: `deal:${deal.id}:release`, kind: 'payout_hold_release', refType: 'deal', refId: deal.id, entries: hold(deal.wallet_id!, deal.escrow_usdt, 'release') });
+}
+
+/** COMPLETED: the hold is debited; the trader is paid amount_usdt, the platform the fee. */
+export async function postPayoutCompletion(
+  tx: Db,
+  deal: { id: string; wallet_id: string | null; escrow_usdt: bigint; amount_usdt: bigint; fee_usdt: bigint },
+  traderWalletId: string,
+): Promise<boolean> {
+  const platform = await platformWallet(tx);
+  return postLedger(tx, {
+    key: `deal:${deal.id}:complete`,
+    kind: 'payout_complete',
+    refType: 'deal',
+    refId: deal.id,
+    entries: [
+      { walletId: deal.wallet_id!, bucket: 'frozen', amount: -deal.escrow_usdt },
+      { walletId: traderWalletId, bucket: 'available', amount: deal.amount_usdt },
+      { walletId: platform, bucket: 'available', amount: deal.fee_usdt },
+    ],
+  });
+}
+
+// ---- Withdrawals (the merchant's USDT: the amount, fee included) ----
+
+export function postWithdrawalHold(tx: Db, withdrawal: { id: string; walletId: string; amount: bigint }): Promise<boolean> {
+  return postLedger(tx, {
+    key: `withdrawal:${withdrawal.id}:hold`,
+    kind: 'withdrawal_hold',
+    refType: 'withdrawal',
+    refId: withdrawal.id,
+    entries: hold(withdrawal.walletId, withdrawal.amount, 'lock'),
+  });
+}
+
+/** Cancelled by an operator or refused by the chain: the hold goes back, once. */
+export function postWithdrawalRelease(tx: Db, withdrawal: { id: string; wallet_id: string; amount: bigint }): Promise<boolean> {
+  return postLedger(tx, {
+    key: `withdrawal:${withdrawal.id}:release`,
+    kind: 'withdrawal_release',
+    refType: 'withdrawal',
+    refId: withdrawal.id,
+    entries: hold(withdrawal.wallet_id, withdrawal.amount, 'release'),
+  });
+}
+
+/** The transfer went out: the hold is debited, the net leaves to the chain, the fee goes to the platform. */
+export async function postWithdrawalCompletion(tx: Db, withdrawal: { id: string; wallet_id: string; amount: bigint; net: bigint; fee: bigint }): Promise<boolean> {
+  const chain = await chainWallet(tx);
+  const platform = await platformWallet(tx);
+  return postLedger(tx, {
+    key: `withdrawal:${withdrawal.id}:complete`,
+    kind: 'withdrawal_complete',
+    refType: 'withdrawal',
+    refId: withdrawal.id,
+    entries: [
+      { walletId: withdrawal.wallet_id, bucket: 'frozen', amount: -withdrawal.amount },
+      { walletId: chain, bucket: 'available', amount: withdrawal.net },
+      { walletId: platform, bucket: 'available', amount: withdrawal.fee },
+    ],
+  });
+}
+
+// ---- Credits from the chain (deposits, trader top-ups) ----
+
+async function creditFromChain(tx: Db, posting: { key: string; kind: string; refType: string; refId: string }, walletId: string, amount: bigint): Promise<boolean> {
+  const chain = await chainWallet(tx);
+  return postLedger(tx, {
+    ...posting,
+    entries: [
+      { walletId: chain, bucket: 'available', amount: -amount },
+      { walletId, bucket: 'available', amount },
+    ],
+  });
+}
+
+/** A confirmed deposit's credit: chain → the merchant's available, once. */
+export function postDepositCredit(tx: Db, deposit: { depositId: string; walletId: string; amount: bigint }): Promise<boolean> {
+  return creditFromChain(tx, { key: `deposit:${deposit.depositId}`, kind: 'deposit', refType: 'deposit', refId: deposit.depositId }, deposit.walletId, deposit.amount);
+}
+
+/** An operator's top-up of a trader's liquidity: chain → the trader's available, once per tx_hash. */
+export function postTraderTopUp(tx: Db, topUp: { txHash: string; walletId: string; amount: bigint }): Promise<boolean> {
+  return creditFromChain(tx, { key: `trader-deposit:${topUp.txHash}`, kind: 'trader_deposit', refType: 'wallet', refId: topUp.walletId }, topUp.walletId, topUp.amount);
+}

@@ -1,0 +1,120 @@
+/**
+ * Webhook deliveries and their attempts: one delivery record per event × target (its callback id),
+ * one attempt row per HTTP attempt. The relay creates the records, the delivery activity reads
+ * what an attempt needs and records its outcome.
+ */
+import type { Db } from '../sql';
+
+/** The delivery records of a relay batch, in one statement; a rerun after a crash finds them there. */
+export async function insertDeliveries(db: Db, deliveries: { callbackId: string; eventId: string; url: string }[]): Promise<void> {
+  await db`
+    insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url)
+    select x.id, e.merchant_id, e.deal_id, e.id, e.event_type, x.url
+    from unnest(${deliveries.map((d) => d.callbackId)}::uuid[], ${deliveries.map((d) => d.eventId)}::uuid[], ${deliveries.map((d) => d.url)}::text[]) as x(id, event_id, url)
+    join outbox_events e on e.id = x.event_id
+    on conflict do nothing`;
+}
+
+/** An event as its envelope needs it (V2, or V1's record of the deal). */
+export interface DeliveryEventRow {
+  event_id: string;
+  event_type: string;
+  created_at: Date;
+  payload: Record<string, unknown>;
+  api_version: 'v1' | 'v2';
+  merchant_id: string;
+  /** The event's deal, when it has one: what the V1 record shows beyond the event payload. */
+  deal_type: 'PAYIN' | 'PAYOUT' | null;
+  idempotency_key: string | null;
+  requisite_id: string | null;
+  target_name: string | null;
+  method_slug: string | null;
+  currency_numeric: number | null;
+  currency_exponent: number | null;
+}
+
+export interface AttemptContext extends DeliveryEventRow {
+  url: string;
+  status: string;
+  /** This attempt key was recorded already (an earlier try of the activity). */
+  done: boolean;
+  /** The merchant's current key pair (not superseded), whose secret signs the attempt. */
+  key_id: string | null;
+  secret_sealed: string | null;
+}
+
+/**
+ * One read: the event as the envelope needs it, whether this attempt was recorded already, and
+ * the secret that signs it — the merchant's current pair, read as the attempt starts, so a
+ * rotation applies to every attempt after it. Undefined: no such delivery.
+ */
+export async function findAttemptContext(db: Db, callbackId: string, attemptKey: string): Promise<AttemptContext | undefined> {
+  const [row] = await db<AttemptContext[]>`
+    select e.id as event_id, e.event_type, e.created_at, e.payload, m.api_version, d.url, d.merchant_id, d.status,
+      dl.deal_type, dl.idempotency_key, dl.requisite_id, dl.target_name,
+      pm.slug as method_slug, c.numeric_code as currency_numeric, c.exponent as currency_exponent,
+      exists (select 1 from webhook_attempts a where a.callback_id = d.id and a.attempt_key = ${attemptKey}) as done,
+      k.id as key_id, k.secret_sealed
+    from webhook_deliveries d join outbox_events e on e.id = d.event_id join merchants m on m.id = d.merchant_id
+      left join deals dl on dl.id = e.deal_id
+      left join payment_methods pm on pm.id = dl.payment_method_id
+      left join currencies c on c.tenant_id = dl.tenant_id and c.code = dl.currency
+      left join api_keys k on k.merchant_id = d.merchant_id and k.superseded_at is null
+    where d.id = ${callbackId}`;
+  return row;
+}
+
+export type DeliveryStatus = 'SUCCESS' | 'RETRY' | 'ERROR';
+
+export interface AttemptRecord {
+  callbackId: string;
+  attemptKey: string;
+  ok: boolean;
+  manual: boolean;
+  /** The last automatic attempt, or a permanent failure: a failure ends the delivery in ERROR. */
+  last: boolean;
+  httpStatus: number | null;
+  durationMs: number;
+  responseBody: string;
+  error: string;
+  /** The send time the signature covers (unix seconds). */
+  signedAt: number;
+}
+
+/**
+ * The attempt row and the delivery's new state in one statement (atomic; the UPDATE's row lock
+ * orders it against a concurrent manual attempt). The delivery's status after an attempt:
+ * SUCCESS once any attempt succeeded; a failed manual attempt leaves RETRY or ERROR as it was
+ * (the automatic run, if alive, decides); a failed automatic one leaves RETRY, or ERROR when it
+ * was the last. A repeated attempt key fails the statement (unique), changing nothing.
+ * Undefined: the delivery vanished.
+ */
+export async function recordAttempt(db: Db, a: AttemptRecord): Promise<{ status: DeliveryStatus } | undefined> {
+  const [row] = await db<{ status: DeliveryStatus }[]>`
+    with d as (
+      update webhook_deliveries set
+        status = case
+          when status = 'SUCCESS' or ${a.ok}::boolean then 'SUCCESS'
+          when ${a.manual}::boolean then case when status = 'RETRY' then 'RETRY' else 'ERROR' end
+          when ${a.last}::boolean then 'ERROR'
+          else 'RETRY' end,
+        attempts = attempts + 1, http_status = ${a.httpStatus}, response_body = ${a.responseBody},
+        last_error = ${a.error}, updated_at = now()
+      where id = ${a.callbackId}
+      returning attempts, status
+    ), recorded as (
+      insert into webhook_attempts (callback_id, attempt, attempt_key, status, http_status, duration_ms, response_body, error, signed_at)
+      select ${a.callbackId}::uuid, d.attempts, ${a.attemptKey}::text, case when ${a.ok}::boolean then 'SUCCESS' when d.status = 'ERROR' then 'ERROR' else 'RETRY' end,
+        ${a.httpStatus}::int, ${a.durationMs}::int, ${a.responseBody}::text, ${a.error}::text, ${a.signedAt}::bigint
+      from d
+    )
+    select status from d`;
+  return row;
+}
+
+/** A delivery given up (it ends ERROR, listed and retryable by hand); one that already ended keeps its status. */
+export async function giveUpDelivery(db: Db, callbackId: string, lastError: string): Promise<void> {
+  await db`
+    update webhook_deliveries set status = 'ERROR', last_error = ${lastError}, updated_at = now()
+    where id = ${callbackId} and status in ('PENDING', 'RETRY')`;
+}

@@ -1,0 +1,52 @@
+/**
+ * Each workflow's contract names the workflow the bundle registers, with the signature the
+ * workflow has (checked by the compiler below), and the task queue it runs on.
+ */
+import test from 'ava';
+import * as workflows from '../../workflows';
+import { loadConfig } from '../../config';
+import { appealTaskQueue, appealWorkflowType, type AppealWorkflow } from '../../workflows/contracts/appeal';
+import { passTaskQueue, passWorkflowType, type PassWorkflow } from '../../workflows/contracts/pass';
+import { payinTaskQueue, payinWorkflowType, type PayinWorkflow } from '../../workflows/contracts/payin';
+import { payoutTaskQueue, payoutWorkflowType, type PayoutWorkflow } from '../../workflows/contracts/payout';
+import { settlementTaskQueue, settlementWorkflowType, type SettlementWorkflow } from '../../workflows/contracts/settlement';
+import { webhookManualRetryTaskQueue, webhookManualRetryWorkflowType, type WebhookManualRetryWorkflow } from '../../workflows/contracts/webhook-manual-retry';
+import { webhookStreamTaskQueue, webhookStreamWorkflowType, type WebhookStreamWorkflow } from '../../workflows/contracts/webhook-stream';
+import { withdrawalTaskQueue, withdrawalWorkflowType, type WithdrawalWorkflow } from '../../workflows/contracts/withdrawal';
+
+// The compiler's half: every registered workflow has its contract's signature.
+const registered: {
+  payinWorkflow: PayinWorkflow;
+  payoutWorkflow: PayoutWorkflow;
+  withdrawalWorkflow: WithdrawalWorkflow;
+  appealWorkflow: AppealWorkflow;
+  settlementWorkflow: SettlementWorkflow;
+  passWorkflow: PassWorkflow;
+  webhookStreamWorkflow: WebhookStreamWorkflow;
+  webhookDeliveryWorkflow: WebhookManualRetryWorkflow;
+} = workflows;
+
+const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: 'deals-q', WEBHOOK_TASK_QUEUE: 'webhooks-q' });
+
+test('every contract names a registered workflow and its task queue; the type names are the shipped ones', (t) => {
+  const contracts = [
+    [payinWorkflowType, payinTaskQueue, 'deals-q'],
+    [payoutWorkflowType, payoutTaskQueue, 'deals-q'],
+    [withdrawalWorkflowType, withdrawalTaskQueue, 'deals-q'],
+    [appealWorkflowType, appealTaskQueue, 'deals-q'],
+    [settlementWorkflowType, settlementTaskQueue, 'deals-q'],
+    [passWorkflowType, passTaskQueue, 'deals-q'],
+    [webhookStreamWorkflowType, webhookStreamTaskQueue, 'webhooks-q'],
+    [webhookManualRetryWorkflowType, webhookManualRetryTaskQueue, 'webhooks-q'],
+  ] as const;
+  for (const [type, queue, expected] of contracts) {
+    t.is(typeof (registered as Record<string, unknown>)[type], 'function', type);
+    t.is(queue(config), expected, type);
+  }
+  t.deepEqual(Object.keys(workflows).sort(), contracts.map(([type]) => type).sort(), 'the bundle registers exactly the contracts’ workflows');
+  // Running executions and their histories carry these names.
+  t.deepEqual(
+    contracts.map(([type]) => type),
+    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookStreamWorkflow', 'webhookDeliveryWorkflow'],
+  );
+});

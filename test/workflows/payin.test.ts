@@ -1,0 +1,163 @@
+/**
+ * PAYIN_TRANSITIONS (domain/payin.ts) on the PayIn workflow, with stub activities: from every
+ * state the workflow lives in, each command is accepted exactly when the table lists the state as
+ * a source, and refused otherwise with the table's kind and message; the payment timeout expires
+ * exactly the expirable states.
+ */
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import type { WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { allowsFrom } from '../../domain/state-machine';
+import { PAYIN_EXPIRABLE, PAYIN_STATUSES, PAYIN_TRANSITIONS, payinRefusal, type PayinMove, type PayinStatus } from '../../domain/payin';
+import type { Activities } from '../../activities';
+import {
+  cancelUpdate,
+  completeUpdate,
+  confirmPaymentUpdate,
+  notifyPaymentUpdate,
+  payinWorkflowId,
+  payinWorkflowType,
+  reconciliationUpdate,
+  statusQuery,
+  type CancelChannel,
+  type CreatePayinInput,
+  type PayinSnapshot,
+  type PayinWorkflow,
+} from '../../workflows/contracts/payin';
+import { inAnHour, outcomeOf, withWorker, workflowEnvironment } from '../helpers/workflow-env';
+import { eventually } from '../helpers/poll';
+
+const EventType = proto.temporal.api.enums.v1.EventType;
+
+const env = await workflowEnvironment();
+test.after.always(() => env.teardown());
+
+/** A deal store behind stub activities: the create step makes the deal in the status the test chose. */
+function stubs() {
+  const deals = new Map<string, PayinSnapshot>();
+  const calls: string[] = [];
+  const move = (dealId: string, status: PayinStatus, changes: Partial<PayinSnapshot> = {}) => {
+    const next = { ...deals.get(dealId)!, status, ...changes };
+    deals.set(dealId, next);
+    return next;
+  };
+  const record = (name: string, dealId: string) => calls.push(`${dealId} ${name}`);
+  const activities: Partial<Activities> = {
+    async createPayinDeal(input: CreatePayinInput) {
+      return deals.get(input.dealId)!;
+    },
+    async findPayinSnapshot(dealId: string) {
+      return deals.get(dealId) ?? null;
+    },
+    async markPaymentNotified(dealId: string) {
+      record('markPaymentNotified', dealId);
+      return move(dealId, 'PAYMENT_NOTIFIED');
+    },
+    async markPaymentVerified(dealId: string) {
+      record('markPaymentVerified', dealId);
+      return move(dealId, 'PAYMENT_VERIFIED');
+    },
+    async completePayin(dealId: string) {
+      record('completePayin', dealId);
+      return move(dealId, 'COMPLETED');
+    },
+    async cancelPayin(dealId: string) {
+      record('cancelPayin', dealId);
+      return move(dealId, 'CANCELLED');
+    },
+    async expirePayin(dealId: string) {
+      record('expirePayin', dealId);
+      return move(dealId, 'EXPIRED');
+    },
+    async recordReconciliation(dealId: string, receivedAmount: string) {
+      record('recordReconciliation', dealId);
+      return move(dealId, deals.get(dealId)!.status, { receivedAmount, amountMatchStatus: 'partial' });
+    },
+    async distributePayinFee() {},
+  };
+  return { deals, calls, activities };
+}
+
+/** The states a PayIn workflow stays open in: every live one, and COMPLETED during the fee delay. */
+const OPEN_STATES = PAYIN_STATUSES.filter((s) => !['EXPIRED', 'CANCELLED', 'SPAM_REJECTED'].includes(s));
+
+type Command = { move: PayinMove; send: (h: WorkflowHandle<PayinWorkflow>) => Promise<PayinSnapshot>; channel?: CancelChannel };
+const COMMANDS: Command[] = [
+  { move: 'notify_payment', send: (h) => h.executeUpdate(notifyPaymentUpdate) },
+  { move: 'confirm_payment', send: (h) => h.executeUpdate(confirmPaymentUpdate) },
+  { move: 'complete', send: (h) => h.executeUpdate(completeUpdate) },
+  { move: 'reconcile', send: (h) => h.executeUpdate(reconciliationUpdate, { args: ['100'] }) },
+  { move: 'cancel', channel: 'merchant', send: (h) => h.executeUpdate(cancelUpdate, { args: ['merchant', 'test'] }) },
+  { move: 'cancel', channel: 'checkout', send: (h) => h.executeUpdate(cancelUpdate, { args: ['checkout', 'test'] }) },
+];
+
+async function startDeal(taskQueue: string, deals: Map<string, PayinSnapshot>, status: PayinStatus, paymentTimeoutAt = inAnHour()) {
+  const dealId = randomUUID();
+  deals.set(dealId, { status, amount: '1000', amountVersion: '1', receivedAmount: '0', amountMatchStatus: '', paymentTimeoutAt });
+  const create = { dealId } as CreatePayinInput;
+  return env.client.workflow.start<PayinWorkflow>(payinWorkflowType, {
+    workflowId: payinWorkflowId(dealId),
+    taskQueue,
+    // COMPLETED waits out a long fee delay, so commands still reach it.
+    args: [{ create, feeDistributionDelaySeconds: 3600, timeouts: { stepMs: 2000, createMs: 2000 } }],
+  });
+}
+
+test('every command from every open state: accepted exactly when PAYIN_TRANSITIONS allows it, else refused with its kind and message', async (t) => {
+  const { deals, calls, activities } = stubs();
+  await withWorker(env, activities, async (taskQueue) => {
+    const cases = OPEN_STATES.flatMap((status) => COMMANDS.map((command) => ({ status, command })));
+    await Promise.all(
+      cases.map(async ({ status, command }) => {
+        const handle = await startDeal(taskQueue, deals, status);
+        const outcome = await outcomeOf(command.send(handle));
+        const label = `${command.move}${command.channel ? `/${command.channel}` : ''} from ${status}`;
+        if (allowsFrom(PAYIN_TRANSITIONS[command.move], status)) {
+          t.true(outcome.ok, label);
+          const expected = command.move === 'reconcile' ? status : command.move === 'confirm_payment' ? 'COMPLETED' : PAYIN_TRANSITIONS[command.move].to;
+          if (outcome.ok) t.is(outcome.value.status as string, expected as string, label);
+        } else {
+          const refusal = payinRefusal(command.move, status, command.channel)!;
+          t.deepEqual(outcome, { ok: false, kind: refusal.kind, message: refusal.message }, label);
+          t.false(calls.some((c) => c.startsWith(handle.workflowId.slice('payin:'.length))), `${label}: no activity ran`);
+        }
+        await handle.terminate().catch(() => undefined); // a cancelled deal's run has ended
+      }),
+    );
+  });
+  // A few of the table's refusals, word for word (the API answers them).
+  t.is(payinRefusal('notify_payment', 'PAYMENT_NOTIFIED')!.message, 'payment was already notified; do not retry');
+  t.deepEqual(payinRefusal('cancel', 'COMPLETED', 'checkout'), { kind: 'CONFLICT', message: 'deal is COMPLETED; it can no longer be cancelled' });
+  t.deepEqual(payinRefusal('cancel', 'PAYMENT_VERIFIED', 'checkout'), { kind: 'INVALID_ARGUMENT', message: 'deal is PAYMENT_VERIFIED; it can no longer be cancelled' });
+  t.deepEqual(payinRefusal('confirm_payment', 'APPEALED'), { kind: 'FAILED_PRECONDITION', message: 'deal is APPEALED; receipt cannot be confirmed' });
+});
+
+test('at payment_timeout_at exactly the expirable states expire; the others (APPEALED …) wait for the arbiter', async (t) => {
+  const { deals, calls, activities } = stubs();
+  await withWorker(env, activities, async (taskQueue) => {
+    const live = OPEN_STATES.filter((s) => s !== 'COMPLETED');
+    await Promise.all(
+      live.map(async (status) => {
+        const handle = await startDeal(taskQueue, deals, status, new Date().toISOString());
+        if (PAYIN_EXPIRABLE.includes(status)) {
+          t.deepEqual(await handle.result(), { created: true, status: 'EXPIRED' }, status);
+          return;
+        }
+        await timerHandled(handle);
+        t.is((await handle.query(statusQuery))?.status, status, status);
+        t.false(calls.includes(`${handle.workflowId.slice('payin:'.length)} expirePayin`), status);
+        await handle.terminate();
+      }),
+    );
+  });
+});
+
+/** The payment timer fired and the workflow task after it completed. */
+async function timerHandled(handle: WorkflowHandle<PayinWorkflow>) {
+  await eventually(async () => {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const fired = events.some((e) => e.eventType === EventType.EVENT_TYPE_TIMER_FIRED);
+    return fired && events[events.length - 1]?.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED;
+  }, `the timer of ${handle.workflowId}`);
+}

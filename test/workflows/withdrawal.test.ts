@@ -1,0 +1,124 @@
+/**
+ * WITHDRAWAL_TRANSITIONS (domain/withdrawals.ts) on the withdrawal workflow, with stub
+ * activities: approve and cancel from every state the workflow lives in (accepted exactly where
+ * the table allows them, else `withdrawal is <status>`), then the broadcast's two ends.
+ */
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { Activities } from '../../activities';
+import { allowsFrom } from '../../domain/state-machine';
+import { canMove, WITHDRAWAL_TRANSITIONS, withdrawalRefusal, type WithdrawalMove, type WithdrawalStatus } from '../../domain/withdrawals';
+import {
+  approveWithdrawalUpdate,
+  cancelWithdrawalUpdate,
+  withdrawalStatusQuery,
+  withdrawalWorkflowId,
+  withdrawalWorkflowType,
+  type CreateWithdrawalInput,
+  type WithdrawalSnapshot,
+  type WithdrawalWorkflow,
+} from '../../workflows/contracts/withdrawal';
+import { eventually } from '../helpers/poll';
+import { outcomeOf, refusedByActivity, withWorker, workflowEnvironment } from '../helpers/workflow-env';
+
+const env = await workflowEnvironment();
+test.after.always(() => env.teardown());
+
+/** The broadcast waits until the test lets it go: a PENDING or APPROVED withdrawal stays there meanwhile. */
+function stubs() {
+  const rows = new Map<string, WithdrawalSnapshot>();
+  const calls: string[] = [];
+  const chain = new Map<string, { release: (result: { txHash: string } | Error) => void; sent: Promise<{ txHash: string }> }>();
+  const gate = (id: string) => {
+    if (!chain.has(id)) {
+      let release!: (result: { txHash: string } | Error) => void;
+      const sent = new Promise<{ txHash: string }>((resolve, reject) => {
+        release = (result) => (result instanceof Error ? reject(result) : resolve(result));
+      });
+      chain.set(id, { release, sent });
+    }
+    return chain.get(id)!;
+  };
+  const move = (name: string, id: string, status: WithdrawalStatus, txHash = '') => {
+    calls.push(`${id} ${name}`);
+    rows.set(id, { status, txHash });
+    return rows.get(id)!;
+  };
+  const activities: Partial<Activities> = {
+    createWithdrawal: async (input: CreateWithdrawalInput) => rows.get(input.withdrawalId)!,
+    approveWithdrawal: async (id: string) => move('approveWithdrawal', id, 'APPROVED'),
+    cancelWithdrawal: async (id: string) => move('cancelWithdrawal', id, 'CANCELLED'),
+    broadcastWithdrawal: async (id: string) => gate(id).sent,
+    completeWithdrawal: async (id: string, txHash: string) => move('completeWithdrawal', id, 'COMPLETED', txHash),
+    failWithdrawal: async (id: string) => move('failWithdrawal', id, 'CANCELLED'),
+  };
+  return { rows, calls, gate, activities };
+}
+
+function startWithdrawal(taskQueue: string, rows: Map<string, WithdrawalSnapshot>, status: WithdrawalStatus) {
+  const withdrawalId = randomUUID();
+  rows.set(withdrawalId, { status, txHash: '' });
+  return env.client.workflow.start<WithdrawalWorkflow>(withdrawalWorkflowType, {
+    workflowId: withdrawalWorkflowId(withdrawalId),
+    taskQueue,
+    args: [
+      {
+        create: { withdrawalId } as CreateWithdrawalInput,
+        syncWaitMs: 0,
+        timeouts: { stepMs: 2000, createMs: 2000 },
+        broadcast: { timeoutSeconds: 60, heartbeatSeconds: 60, maxBackoffSeconds: 1 },
+      },
+    ],
+  });
+}
+
+const COMMANDS: { move: WithdrawalMove; send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<WithdrawalSnapshot> }[] = [
+  { move: 'approve', send: (h) => h.executeUpdate(approveWithdrawalUpdate, { args: ['operator'] }) },
+  { move: 'cancel', send: (h) => h.executeUpdate(cancelWithdrawalUpdate, { args: ['no', 'operator'] }) },
+];
+
+test('approve and cancel from every open state: accepted exactly when WITHDRAWAL_TRANSITIONS allows them, else refused', async (t) => {
+  const { rows, calls, gate, activities } = stubs();
+  await withWorker(env, activities, async (taskQueue) => {
+    const open: WithdrawalStatus[] = ['PENDING', 'PENDING_MANUAL', 'APPROVED'];
+    await Promise.all(
+      open.flatMap((status) =>
+        COMMANDS.map(async ({ move, send }) => {
+          const handle = await startWithdrawal(taskQueue, rows, status);
+          const id = handle.workflowId.slice('withdrawal:'.length);
+          const outcome = await outcomeOf(send(handle));
+          const label = `${move} from ${status}`;
+          t.is(allowsFrom(WITHDRAWAL_TRANSITIONS[move], status), canMove(status, move), label);
+          if (canMove(status, move)) {
+            t.true(outcome.ok && outcome.value.status === WITHDRAWAL_TRANSITIONS[move].to, label);
+          } else {
+            t.deepEqual(outcome, { ok: false, kind: 'FAILED_PRECONDITION', message: `withdrawal is ${status}` }, label);
+            t.deepEqual(outcome, { ok: false, ...withdrawalRefusal(move, status)! }, label);
+            t.false(calls.some((c) => c.startsWith(`${id} `)), `${label}: no activity ran`);
+          }
+          // Whatever broadcasts goes out now; the run ends COMPLETED (or CANCELLED after a cancel).
+          gate(id).release({ txHash: `tx-${id}` });
+          const result = await handle.result();
+          t.true(result.created && ['COMPLETED', 'CANCELLED'].includes(result.status), label);
+        }),
+      ),
+    );
+  });
+});
+
+test('the broadcast: sent → COMPLETED with its hash; refused for good → CANCELLED', async (t) => {
+  const { rows, gate, activities } = stubs();
+  await withWorker(env, activities, async (taskQueue) => {
+    const sent = await startWithdrawal(taskQueue, rows, 'PENDING');
+    const refused = await startWithdrawal(taskQueue, rows, 'PENDING');
+    const sentId = sent.workflowId.slice('withdrawal:'.length);
+    const refusedId = refused.workflowId.slice('withdrawal:'.length);
+    gate(sentId).release({ txHash: 'abc' });
+    gate(refusedId).release(refusedByActivity('FAILED_PRECONDITION', 'the network refused the transfer'));
+    t.deepEqual(await sent.result(), { created: true, status: 'COMPLETED' });
+    t.deepEqual(await refused.result(), { created: true, status: 'CANCELLED' });
+    await eventually(async () => rows.get(sentId)?.txHash === 'abc', 'the hash');
+    t.deepEqual(await sent.query(withdrawalStatusQuery), { status: 'COMPLETED', txHash: 'abc' });
+  });
+});

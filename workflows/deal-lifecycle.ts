@@ -1,0 +1,114 @@
+/**
+ * What the deal workflows (PayIn, PayOut, withdrawal) share: the snapshot they keep — answered by
+ * their status query, mirrored in the DealStatus search attribute — the create step their
+ * creation update waits for, and commands that wait for the creation, run one at a time and keep
+ * their refusal's kind. Each workflow file then reads like its state table.
+ */
+import type { QueryDefinition, UpdateDefinition } from '@temporalio/common';
+import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Refusal } from '../domain/state-machine';
+import { DealStatusKey } from './contracts/search-attributes';
+import { businessFailure, isBusinessFailure, rejected } from './failures';
+import { serialQueue } from './serial';
+
+export type Creation<S> = { ok: true; snapshot: S } | { ok: false; failure: unknown; reason: string };
+
+/**
+ * A deal's create step, with the give-up path made safe: every attempt's transaction is bounded
+ * by its deadline (activities/deadline.ts), so once the step has failed none can commit any
+ * more; one that committed before its answer was lost left a deal, which is adopted rather than
+ * orphaned. A business refusal is final.
+ */
+export async function createOrAdopt<S>(create: () => Promise<S>, findCommitted: () => Promise<S | null>): Promise<Creation<S>> {
+  try {
+    return { ok: true, snapshot: await create() };
+  } catch (error) {
+    const failure = businessFailure(error);
+    const committed = isBusinessFailure(failure) ? null : await findCommitted();
+    if (committed) return { ok: true, snapshot: committed };
+    return { ok: false, failure, reason: error instanceof Error ? error.message : 'creation failed' };
+  }
+}
+
+/** A create step without adoption: its failure (kind kept) is the creation's. */
+export async function createOnce<S>(create: () => Promise<S>): Promise<Creation<S>> {
+  try {
+    return { ok: true, snapshot: await create() };
+  } catch (error) {
+    return { ok: false, failure: businessFailure(error), reason: error instanceof Error ? error.message : 'creation failed' };
+  }
+}
+
+export type DealOutcome<Status> = { created: false; reason: string } | { created: true; status: Status };
+
+export function dealLifecycle<S extends { status: string }>(options: {
+  statusQuery: QueryDefinition<S | undefined>;
+  creationUpdate: UpdateDefinition<S, []>;
+  /** The refusal of a command when the create step made nothing. */
+  notFound: string;
+  /** What the creation update answers once the deal exists (default: the snapshot). */
+  creationAnswer?: (snapshot: S) => Promise<S>;
+}) {
+  const serial = serialQueue();
+  let snapshot: S | undefined;
+  let creationFailure: unknown;
+  const settled = () => snapshot !== undefined || creationFailure !== undefined;
+
+  /** The snapshot; only after the creation. */
+  const current = (): S => snapshot!;
+  const apply = (next: S): S => {
+    if (next.status !== snapshot?.status) upsertSearchAttributes([{ key: DealStatusKey, value: next.status }]);
+    snapshot = next;
+    return next;
+  };
+
+  /**
+   * A command: it waits for the creation, then runs alone (`serial`). `refusal` checks the move
+   * against the state table first; a refused or failed step reaches the caller with its kind.
+   */
+  const command = <T>(refusal: (s: S) => Refusal | undefined, step: (s: S) => Promise<T>): Promise<T> =>
+    serial(async () => {
+      await condition(settled);
+      if (!snapshot) throw rejected('NOT_FOUND', options.notFound);
+      const refused = refusal(snapshot);
+      if (refused) throw rejected(refused.kind, refused.message);
+      try {
+        return await step(snapshot);
+      } catch (error) {
+        throw businessFailure(error);
+      }
+    });
+
+  setHandler(options.statusQuery, () => snapshot);
+  setHandler(options.creationUpdate, async () => {
+    await condition(settled);
+    if (creationFailure) throw creationFailure;
+    return options.creationAnswer ? options.creationAnswer(current()) : current();
+  });
+
+  return {
+    serial,
+    current,
+    apply,
+    command,
+    /**
+     * Runs the create step. A refused create answers every waiting creation update with its
+     * failure and, once they have their answers, gives the run's outcome; otherwise undefined.
+     */
+    async create(run: () => Promise<Creation<S>>): Promise<DealOutcome<S['status']> | undefined> {
+      const created = await run();
+      if (!created.ok) {
+        creationFailure = created.failure;
+        await condition(allHandlersFinished);
+        return { created: false, reason: created.reason };
+      }
+      apply(created.snapshot);
+      return undefined;
+    },
+    /** The run's outcome once the deal is final and every handler has answered. */
+    async finish(): Promise<DealOutcome<S['status']>> {
+      await condition(allHandlersFinished);
+      return { created: true, status: current().status };
+    },
+  };
+}

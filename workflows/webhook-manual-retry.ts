@@ -1,0 +1,27 @@
+/**
+ * A manual retry (spec 4.7): a run of its own making exactly one attempt now (attempt key
+ * `manual:<n>`); an attempt after a success changes nothing. Registered under its older type name
+ * `webhookDeliveryWorkflow` (workflows/index.ts, contracts/webhook-manual-retry.ts).
+ */
+import { deprecatePatch, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { ManualRetryInput } from './contracts/webhook-manual-retry';
+
+// The HTTP attempt is a regular activity: a hanging receiver then only holds an activity slot,
+// never a workflow-task slot that deal workflows need. The HTTP timeout is enforced inside; the
+// activity's deadline is that timeout plus a margin, so an attempt on a worker that died is
+// retried after seconds, not minutes.
+const httpAttempts = (timeoutMs: number) =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: timeoutMs,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  });
+
+export async function webhookManualRetryWorkflow(input: ManualRetryInput): Promise<'SUCCESS' | 'ERROR'> {
+  const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
+  // Runs before the delivery streams first prepared the delivery record (a local activity, since
+  // removed); every run since records this patch marker and goes straight to its attempt.
+  deprecatePatch('manual-retry-without-prepare');
+  const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
+  return outcome.ok ? 'SUCCESS' : 'ERROR';
+}
