@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../route';
 import { merchantOf } from '../auth/authenticate';
-import { listBanks } from '../services/catalog';
+import { listBanks, listCurrencies, listPaymentMethods } from '../services/catalog';
 
 const MERCHANT = '/api/v1/p2p/merchant';
 const tags = ['Catalogs'];
@@ -34,11 +34,8 @@ export const catalogRoutes = [
       response: z.object({ data: z.array(methodSchema) }),
     },
     async ({ identity }, deps) => {
-      const { tenantId } = merchantOf(identity);
-      const rows = await deps.sql<z.infer<typeof methodSchema>[]>`
-        select id, slug, name, requisite_types, currency_code, status from payment_methods
-        where tenant_id = ${tenantId} and status = 'ACTIVE' order by slug`;
-      return { data: [...rows] };
+      const rows = await listPaymentMethods(deps, merchantOf(identity).tenantId);
+      return { data: rows.map((m) => ({ id: m.id, slug: m.slug, name: m.name, requisite_types: m.requisite_types, currency_code: m.currency_code, status: m.status })) };
     },
   ),
   defineRoute(
@@ -70,10 +67,8 @@ export const catalogRoutes = [
       response: z.object({ data: z.array(currencySchema) }),
     },
     async ({ identity }, deps) => {
-      const { tenantId } = merchantOf(identity);
-      const rows = await deps.sql<z.infer<typeof currencySchema>[]>`
-        select id, code, name from currencies where tenant_id = ${tenantId} and status = 'ACTIVE' order by code`;
-      return { data: [...rows] };
+      const rows = await listCurrencies(deps, merchantOf(identity).tenantId);
+      return { data: rows.map((c) => ({ id: c.id, code: c.code, name: c.name })) };
     },
   ),
 ];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { taskQueuesPolled } from '../../workers/client';
+import { ping } from '../../db/queries/health';
 import { defineRoute, Reply } from '../route';
 
 const healthResponse = z
@@ -35,7 +36,7 @@ export const healthRoutes = [
     async (_input, deps) => {
       const queues = [deps.config.TEMPORAL_TASK_QUEUE, deps.config.WEBHOOK_TASK_QUEUE];
       const [postgres, temporal, workers] = await Promise.all([
-        probe(() => deps.sql`select 1`),
+        probe(() => ping(deps.sql)),
         probe(() => deps.temporal.workflowService.getSystemInfo({})),
         probe(async () => {
           const polled = await taskQueuesPolled(deps.temporal.workflowService, deps.config.TEMPORAL_NAMESPACE, queues);

@@ -2,7 +2,7 @@
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { effectiveAutoLimit } from '../../domain/withdrawals';
-import type { MerchantProfileRow } from '../../db/queries/merchants';
+import { updateMerchant, type MerchantProfileRow } from '../../db/queries/merchants';
 import { presentMerchant } from '../schemas/merchant';
 import { getMerchantProfile } from './merchants';
 
@@ -22,10 +22,7 @@ export async function patchMerchantSettings(deps: AppDeps, merchantId: string, p
   const changes: Record<string, unknown> = {};
   for (const field of FIELDS) if (patch[field] !== undefined) changes[field] = patch[field];
   if (Object.keys(changes).length > 0) {
-    const [row] = await deps.sql`
-      update merchants set ${deps.sql(changes as Record<string, string>, ...(Object.keys(changes) as [string]))}, updated_at = now()
-      where id = ${merchantId} returning id`;
-    if (!row) throw new NotFound('merchant not found');
+    if (!(await updateMerchant(deps.sql, merchantId, changes))) throw new NotFound('merchant not found');
     deps.log.info({ merchantId, changes: Object.keys(changes) }, 'merchant settings changed by an operator');
   }
   return getMerchantProfile(deps, merchantId);

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps';
 import { InvalidArgument, NotFound } from '../../domain/errors';
+import { listAlerts as alertRows } from '../../db/queries/alerts';
 import { findMerchantGate } from '../../db/queries/api-keys';
 import { findCurrency, findPaymentMethod, upsertRate } from '../../db/queries/catalog';
 import { creditTraderLiquidity, recordDeposit } from '../../db/queries/deposits';
@@ -55,8 +56,7 @@ export async function createTrader(deps: AppDeps, name: string) {
 /** A trader top-up: `created` is false for an idempotent repeat (same trader, amount and tx_hash). */
 export async function fundTrader(deps: AppDeps, traderId: string, amount: bigint, txHash: string) {
   const { trader, created } = await deps.sql.begin(async (tx) => {
-    const [row] = await tx<{ id: string; name: string; status: string; created_at: Date }[]>`
-      select id, name, status, created_at from traders where id = ${traderId}`;
+    const row = await findTrader(tx, traderId);
     if (!row) throw new NotFound('trader not found');
     const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');
     return { trader: row, created: await creditTraderLiquidity(tx, { traderId, walletId: wallet.id, amount, txHash }) };
@@ -120,10 +120,7 @@ export async function addRequisite(deps: AppDeps, traderId: string, input: Requi
 
 /** Operator alerts (newest first, at most 500): open ones, or all. */
 export async function listAlerts(deps: AppDeps, includeResolved: boolean) {
-  const rows = await deps.sql<{ id: string; kind: string; deal_id: string | null; message: string; created_at: Date; resolved_at: Date | null }[]>`
-    select id, kind, deal_id, message, created_at, resolved_at from operator_alerts
-    where ${includeResolved ? deps.sql`true` : deps.sql`resolved_at is null`}
-    order by created_at desc limit 500`;
+  const rows = await alertRows(deps.sql, includeResolved);
   return rows.map((r) => ({
     alert_id: r.id,
     kind: r.kind,

@@ -2,7 +2,9 @@
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
 import { newId } from '../../domain/ids';
+import { findCurrency, findPaymentMethod } from '../../db/queries/catalog';
 import { insertPass, listPasses, type PassRow } from '../../db/queries/passes';
+import { findTrader } from '../../db/queries/traders';
 import { passWorkflowId } from '../../workflows/contracts/pass';
 import { MerchantIdKey } from '../../workflows/contracts/search-attributes';
 import { PageTokens } from './page-token';
@@ -35,18 +37,14 @@ export async function createPass(
   scope: MerchantScope,
   body: { amount: bigint; currency_id?: string; requisite_type?: string; payment_method_id?: string; provider_id?: string },
 ): Promise<PassRow> {
-  const sql = deps.sql;
   let currencyCode: string | undefined;
   if (body.currency_id) {
-    const [currency] = await sql<{ code: string }[]>`
-      select code from currencies where id = ${body.currency_id} and tenant_id = ${scope.tenantId} and status = 'ACTIVE'`;
+    const currency = await findCurrency(deps.sql, scope.tenantId, body.currency_id);
     if (!currency) throw invalid('currency_id', `unknown currency_id ${body.currency_id}`);
     currencyCode = currency.code;
   }
   if (body.payment_method_id) {
-    const [method] = await sql<{ currency_code: string; requisite_types: string[] }[]>`
-      select currency_code, requisite_types from payment_methods
-      where id = ${body.payment_method_id} and tenant_id = ${scope.tenantId} and status = 'ACTIVE'`;
+    const method = await findPaymentMethod(deps.sql, scope.tenantId, body.payment_method_id);
     if (!method) throw invalid('payment_method_id', `unknown payment_method_id ${body.payment_method_id}`);
     if (currencyCode && method.currency_code !== currencyCode) {
       throw invalid('payment_method_id', `payment method ${body.payment_method_id} is for ${method.currency_code}, not ${currencyCode}`);
@@ -56,11 +54,11 @@ export async function createPass(
     }
   }
   if (body.provider_id) {
-    const [trader] = await sql`select 1 from traders where id = ${body.provider_id} and tenant_id = ${scope.tenantId}`;
-    if (!trader) throw invalid('provider_id', `unknown provider_id ${body.provider_id}`);
+    const trader = await findTrader(deps.sql, body.provider_id);
+    if (trader?.tenant_id !== scope.tenantId) throw invalid('provider_id', `unknown provider_id ${body.provider_id}`);
   }
   const row = await insertPass(
-    sql,
+    deps.sql,
     {
       id: newId(),
       tenant_id: scope.tenantId,

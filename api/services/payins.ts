@@ -12,7 +12,7 @@ import { dealIdFor } from '../../domain/ids';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
 import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
 import { resolvePaymentMethod } from './payment-methods';
-import { findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
+import { findAmountChange, findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreatePreconditions } from '../../db/queries/merchants';
 import { findCurrency } from '../../db/queries/catalog';
 import { arrivalStamp } from '../../db/queries/passes';
@@ -205,8 +205,7 @@ export async function changePayinAmount(deps: AppDeps, dealId: string, change: C
   const row = await operatorPayin(deps, dealId);
   if (isPayinTerminal(row.status as PayinStatus)) {
     // Replays of a change made before the deal ended still answer; anything else is refused.
-    const [previous] = await deps.sql<{ new_amount: bigint }[]>`
-      select new_amount from deal_amount_changes where deal_id = ${row.id} and idempotency_key = ${change.idempotencyKey}`;
+    const previous = await findAmountChange(deps.sql, row.id, change.idempotencyKey);
     if (previous && previous.new_amount === BigInt(change.amountFiat)) return row;
   }
   await runUpdate(deps, row.id, (h) => h.executeUpdate(changeAmountUpdate, { args: [change] }), closedRejects);

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../deps';
 import { assertWebhookTarget } from './webhook-target';
 import { InvalidArgument } from '../../domain/errors';
-import type { MerchantProfileRow } from '../../db/queries/merchants';
+import { lockMerchantLimits, updateMerchant, type MerchantProfileRow } from '../../db/queries/merchants';
 import { getMerchantProfile } from './merchants';
 
 export interface ProfilePatch {
@@ -26,8 +26,7 @@ const LIMIT_FIELDS = ['deal_min_amount', 'deal_max_amount', 'daily_deal_amount_l
 export async function patchProfile(deps: AppDeps, merchantId: string, patch: ProfilePatch): Promise<MerchantProfileRow> {
   if (patch.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', patch.webhook_url);
   await deps.sql.begin(async (tx) => {
-    const [current] = await tx<{ deal_min_amount: bigint | null; deal_max_amount: bigint | null }[]>`
-      select deal_min_amount, deal_max_amount from merchants where id = ${merchantId} for update`;
+    const current = await lockMerchantLimits(tx, merchantId);
     const changes: Record<string, unknown> = {};
     for (const field of TEXT_FIELDS) if (patch[field] !== undefined) changes[field] = patch[field];
     if (patch.ip_whitelist !== undefined) changes.ip_whitelist = patch.ip_whitelist;
@@ -43,7 +42,7 @@ export async function patchProfile(deps: AppDeps, merchantId: string, patch: Pro
       ]);
     }
     if (Object.keys(changes).length === 0) return;
-    await tx`update merchants set ${tx(changes as Record<string, string>, ...(Object.keys(changes) as [string]))}, updated_at = now() where id = ${merchantId}`;
+    await updateMerchant(tx, merchantId, changes);
   });
   return getMerchantProfile(deps, merchantId);
 }

@@ -10,6 +10,7 @@ import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tro
 import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
+import { findMerchantProfile } from '../../db/queries/merchants';
 import { findWithdrawal, findWithdrawalByCallerKey, latestWithdrawalByKey, listWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
 import {
   approveWithdrawalUpdate,
@@ -42,8 +43,7 @@ export function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowM
 
 /** No address in the request: the merchant's withdrawal_address from the profile, if it is a valid TRON address. */
 async function profileWithdrawalAddress(deps: AppDeps, merchantId: string): Promise<string> {
-  const [merchant] = await deps.sql<{ withdrawal_address: string }[]>`select withdrawal_address from merchants where id = ${merchantId}`;
-  const address = merchant?.withdrawal_address ?? '';
+  const address = (await findMerchantProfile(deps.sql, merchantId))?.withdrawal_address ?? '';
   if (!address) {
     throw new InvalidArgument('address is required (or set withdrawal_address in the profile)', [{ field: 'address', message: 'address is required', code: 'required' }]);
   }

@@ -70,6 +70,21 @@ export async function findDealByKey(db: Db, merchantId: string, dealType: 'PAYIN
   return row;
 }
 
+/** Whether another merchant of the tenant holds this PayOut idempotency key. */
+export async function payoutKeyHeldByOther(db: Db, tenantId: string, merchantId: string, key: string): Promise<boolean> {
+  const [row] = await db`
+    select 1 from deals where tenant_id = ${tenantId} and deal_type = 'PAYOUT'
+      and idempotency_key = ${key} and merchant_id <> ${merchantId}`;
+  return row !== undefined;
+}
+
+/** The amount an operator amount change set under this idempotency key, if one was made. */
+export async function findAmountChange(db: Db, dealId: string, idempotencyKey: string): Promise<{ new_amount: bigint } | undefined> {
+  const [row] = await db<{ new_amount: bigint }[]>`
+    select new_amount from deal_amount_changes where deal_id = ${dealId} and idempotency_key = ${idempotencyKey}`;
+  return row;
+}
+
 export interface CheckoutRow extends DealRow {
   payment_method_name: string;
   requisite_type: string | null;
