@@ -3,7 +3,7 @@ import type { AppDeps } from '../deps';
 import { FailedPrecondition, NotFound } from '../../domain/errors';
 import { attemptTimeoutMs, manualRetryWorkflowId, type DeliveryInput } from '../../workflows/contracts/webhook-delivery';
 import { claimManualRetry, listDeliveries, manualRetryState, type DeliveryRow } from '../../db/queries/webhooks';
-import { PageTokens } from './page-token';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 const present = (r: DeliveryRow) => ({
   callback_id: r.id,
@@ -19,22 +19,13 @@ const present = (r: DeliveryRow) => ({
   updated_at: r.updated_at.toISOString(),
 });
 
-const isCursor = (v: unknown): v is { createdAt: string; id: string } =>
-  typeof v === 'object' && v !== null && typeof (v as { createdAt?: unknown }).createdAt === 'string' && typeof (v as { id?: unknown }).id === 'string';
-
 /** Delivery history, newest first, keyset-paginated like the deal listing. */
 export async function listCallbacks(deps: AppDeps, merchantId: string, q: { deal_id?: string; page_size?: number; page_token?: string }) {
-  const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
   const scope = `callbacks:${merchantId}`;
-  const after = q.page_token ? tokens.decode(q.page_token, scope, isCursor) : undefined;
-  const size = Math.min(250, q.page_size || 50);
-  const rows = await listDeliveries(deps.sql, merchantId, { dealId: q.deal_id, after, limit: size + 1 });
-  const page = rows.slice(0, size);
-  const last = page[page.length - 1];
-  return {
-    data: page.map(present),
-    next_page_token: rows.length > size && last ? tokens.encode({ createdAt: last.cursor_ts, id: last.id }, scope) : '',
-  };
+  const after = cursorOf(deps, scope, q.page_token);
+  const size = clampPageSize(q.page_size);
+  const page = keysetPage(deps, scope, await listDeliveries(deps.sql, merchantId, { dealId: q.deal_id, after, limit: size + 1 }), size);
+  return { data: page.rows.map(present), next_page_token: page.next_page_token };
 }
 
 /**

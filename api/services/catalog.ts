@@ -8,18 +8,10 @@ export type { BankFilter, BankRow, PaymentMethodRow, TenantCurrencyRow };
 /** ACTIVE banks of the tenant, filtered by country, currency, name and requisite type. */
 export const listBanks = (deps: AppDeps, tenantId: string, f: BankFilter = {}): Promise<BankRow[]> => catalog.listBanks(deps.sql, tenantId, f);
 
-/** ACTIVE payment methods of the tenant, by slug. */
-export const listPaymentMethods = (deps: AppDeps, tenantId: string): Promise<PaymentMethodRow[]> =>
-  catalog.listPaymentMethods(deps.sql, tenantId, 'ACTIVE');
+/** The tenant's payment methods by slug: those of `status` (the catalog shows ACTIVE ones), or all — a stored deal may name a retired one. */
+export const listPaymentMethods = (deps: AppDeps, tenantId: string, status?: 'ACTIVE'): Promise<PaymentMethodRow[]> =>
+  catalog.listPaymentMethods(deps.sql, tenantId, status);
 
-/** ACTIVE currencies of the tenant, by code. */
-export const listCurrencies = (deps: AppDeps, tenantId: string): Promise<TenantCurrencyRow[]> => catalog.listCurrencies(deps.sql, tenantId, 'ACTIVE');
-
-/**
- * Every payment method and currency of the tenant whatever its status, by id and code: what a
- * stored deal may refer to (a method or currency retired since is still the deal's).
- */
-export async function catalogOf(deps: AppDeps, tenantId: string) {
-  const [methods, currencies] = await Promise.all([catalog.listPaymentMethods(deps.sql, tenantId), catalog.listCurrencies(deps.sql, tenantId)]);
-  return { methods: new Map(methods.map((m) => [m.id, m])), currencies: new Map(currencies.map((c) => [c.code, c])) };
-}
+/** The tenant's currencies by code: those of `status`, or all. */
+export const listCurrencies = (deps: AppDeps, tenantId: string, status?: 'ACTIVE'): Promise<TenantCurrencyRow[]> =>
+  catalog.listCurrencies(deps.sql, tenantId, status);

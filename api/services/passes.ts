@@ -7,7 +7,7 @@ import { insertPass, listPasses, type PassRow } from '../../db/queries/passes';
 import { findTrader } from '../../db/queries/traders';
 import { passWorkflowId } from '../../workflows/contracts/pass';
 import { MerchantIdKey } from '../../workflows/contracts/search-attributes';
-import { PageTokens } from './page-token';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import type { MerchantScope } from './payins';
 
 const PASS_STATUSES = ['ACTIVE', 'USED', 'EXPIRED'];
@@ -81,22 +81,13 @@ export async function createPass(
   return row;
 }
 
-const isCursor = (v: unknown): v is { createdAt: string; id: string } =>
-  typeof v === 'object' && v !== null && typeof (v as { createdAt?: unknown }).createdAt === 'string' && typeof (v as { id?: unknown }).id === 'string';
-
 export async function listMerchantPasses(deps: AppDeps, merchantId: string, q: { status?: string[]; page_size?: number; page_token?: string }) {
-  const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
   const scope = `passes:${merchantId}`;
-  const after = q.page_token ? tokens.decode(q.page_token, scope, isCursor) : undefined;
+  const after = cursorOf(deps, scope, q.page_token);
   const statuses = q.status?.filter((s) => PASS_STATUSES.includes(s));
   if (q.status && q.status.length > 0 && statuses!.length === 0) return { data: [], next_page_token: '' };
-  const size = Math.min(100, q.page_size || 20);
-  const rows = await listPasses(deps.sql, merchantId, statuses, size + 1, after);
-  const page = rows.slice(0, size);
-  const last = page[page.length - 1];
+  const size = clampPageSize(q.page_size, 20, 100);
+  const page = keysetPage(deps, scope, await listPasses(deps.sql, merchantId, statuses, size + 1, after), size);
   const now = deps.now();
-  return {
-    data: page.map((r) => presentPass(r, now)),
-    next_page_token: rows.length > size && last ? tokens.encode({ createdAt: last.cursor_ts, id: last.id }, scope) : '',
-  };
+  return { data: page.rows.map((r) => presentPass(r, now)), next_page_token: page.next_page_token };
 }

@@ -11,7 +11,7 @@ import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withd
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
 import { findMerchantProfile } from '../../db/queries/merchants';
-import { findWithdrawal, findWithdrawalByCallerKey, latestWithdrawalByKey, listWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
+import { findWithdrawal, findWithdrawalByCallerKey, latestWithdrawalByKey, listWithdrawals, pageWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
 import {
   approveWithdrawalUpdate,
   awaitWithdrawalCreationUpdate,
@@ -22,7 +22,7 @@ import {
 import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from '../../workflows/contracts/search-attributes';
 import type { withdrawalWorkflow } from '../../workflows/withdrawal';
 import { removeRefusedRun, unwrapUpdateFailure } from './deal-workflows';
-import { clampPageSize, decodeCursor, keysetPage } from './wallet';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** The fee rule of the README's Wallet section, with the current configuration. */
 export function quoteWithdrawal(deps: AppDeps, amount: bigint) {
@@ -168,12 +168,23 @@ const knownStatuses = (statuses: string[] | undefined) =>
 
 export async function listMerchantWithdrawals(deps: AppDeps, merchantId: string, q: { page_size?: number; page_token?: string; status?: string[] }) {
   const scope = `withdrawals:${merchantId}`;
-  const after = decodeCursor(deps, scope, q.page_token);
+  const after = cursorOf(deps, scope, q.page_token);
   const size = clampPageSize(q.page_size);
   const statuses = knownStatuses(q.status);
   if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
-  const rows = await listWithdrawals(deps.sql, { merchantId, statuses, after, limit: size + 1 });
-  return keysetPage(deps, scope, rows, size, presentWithdrawal);
+  const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { merchantId, statuses, after, limit: size + 1 }), size);
+  return { data: page.rows.map(presentWithdrawal), next_page_token: page.next_page_token };
+}
+
+/** The merchant's withdrawals in offset pages, newest first (the V1 list): by status and creation window; `count` is every match. */
+export async function pageMerchantWithdrawals(
+  deps: AppDeps,
+  merchantId: string,
+  f: { statuses?: string[]; createdAfter?: Date; createdBefore?: Date },
+  skip: number,
+  take: number,
+) {
+  return pageWithdrawals(deps.sql, { merchantId, ...f }, skip, take);
 }
 
 export function presentOperatorWithdrawal(row: WithdrawalRow) {
@@ -190,12 +201,12 @@ export function presentOperatorWithdrawal(row: WithdrawalRow) {
 
 export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: number; page_token?: string; status?: string[]; merchant_id?: string }) {
   const scope = `operator-withdrawals:${q.merchant_id ?? ''}:${(q.status ?? []).join(',')}`;
-  const after = decodeCursor(deps, scope, q.page_token);
+  const after = cursorOf(deps, scope, q.page_token);
   const size = clampPageSize(q.page_size);
   const statuses = knownStatuses(q.status);
   if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
-  const rows = await listWithdrawals(deps.sql, { merchantId: q.merchant_id, statuses, after, limit: size + 1 });
-  return keysetPage(deps, scope, rows, size, presentOperatorWithdrawal);
+  const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { merchantId: q.merchant_id, statuses, after, limit: size + 1 }), size);
+  return { data: page.rows.map(presentOperatorWithdrawal), next_page_token: page.next_page_token };
 }
 
 /** An operator command as an update of the withdrawal's workflow; a closed workflow means a final state. */
