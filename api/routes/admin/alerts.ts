@@ -1,7 +1,7 @@
 /** Operator alerts: what needs a look (e.g. a payout PROCESSING for too long). */
 import { z } from 'zod';
 import { defineRoute } from '../../route';
-import { alertsResponse } from '../../schemas/operator';
+import { alertsResponse } from '../../schemas/alerts';
 import { listAlerts } from '../../services/alerts';
 
 const tags = ['Operator'];

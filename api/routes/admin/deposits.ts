@@ -1,6 +1,6 @@
 /** Merchant deposits recorded by the operator (contract 3), standing in for the chain watcher. */
 import { defineRoute, Reply } from '../../route';
-import { depositBody, depositResponse } from '../../schemas/merchant';
+import { depositBody, depositResponse } from '../../schemas/wallet';
 import { recordMerchantDeposit } from '../../services/deposits';
 
 const tags = ['Operator'];

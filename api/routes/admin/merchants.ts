@@ -2,8 +2,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { emptyObject, int64String, uuid } from '../../schemas/common';
-import { createMerchantBody, disableBody, killSwitchResponse, merchantSchema, presentMerchant } from '../../schemas/merchant';
-import { merchantSettingsBody } from '../../schemas/wallet';
+import { createMerchantBody, disableBody, killSwitchResponse, merchantSchema, merchantSettingsBody, presentMerchant } from '../../schemas/merchant';
 import { createMerchant, patchMerchantSettings, presentMerchantForOperator, setKillSwitch, toggleKillSwitch } from '../../services/merchants';
 
 const merchantParams = z.object({ merchant_id: uuid('merchant_id') });
@@ -62,7 +61,7 @@ export const merchantRoutes = [
       auth: 'operator',
       summary: 'Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries (contract 3)',
       description: 'The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.',
-      tags: ['Operator'],
+      tags,
       params: merchantParams,
       body: merchantSettingsBody,
       response: operatorMerchantResponse,

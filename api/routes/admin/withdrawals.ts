@@ -1,6 +1,6 @@
 /** The withdrawal queue (contract 4, 7): list, approve, cancel. */
 import { defineRoute } from '../../route';
-import { cancelWithdrawalBody, operatorWithdrawalListQuery, operatorWithdrawalListResponse, operatorWithdrawalSchema, withdrawalParams } from '../../schemas/wallet';
+import { cancelWithdrawalBody, operatorWithdrawalListQuery, operatorWithdrawalListResponse, operatorWithdrawalSchema, withdrawalParams } from '../../schemas/withdrawals';
 import { approveWithdrawal, cancelWithdrawal, listOperatorWithdrawals, presentOperatorWithdrawal } from '../../services/withdrawals';
 
 const tags = ['Operator: withdrawals'];

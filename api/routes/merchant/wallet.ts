@@ -1,8 +1,7 @@
 /** The merchant's USDT wallet (spec 4.2): the balance, the TRC-20 deposit address and the deposits to it. */
 import { defineRoute } from '../../route';
 import { merchantOf } from '../../auth/authenticate';
-import { balanceResponse } from '../../schemas/deals';
-import { depositAddressResponse, depositListResponse, pageQuery } from '../../schemas/wallet';
+import { balanceResponse, depositAddressResponse, depositListResponse, pageQuery } from '../../schemas/wallet';
 import { getDepositAddress, listDeposits, merchantWallets, rotateDepositAddress } from '../../services/wallet';
 
 const tags = ['Wallet'];

@@ -1,7 +1,7 @@
 /** The merchant's USDT withdrawals (spec 4.2): the fee quote, withdraw, the history. */
 import { defineRoute } from '../../route';
 import { merchantOf } from '../../auth/authenticate';
-import { feeQuery, feeQuoteResponse, withdrawalListQuery, withdrawalListResponse, withdrawalParams, withdrawalSchema, withdrawBody } from '../../schemas/wallet';
+import { feeQuery, feeQuoteResponse, withdrawalListQuery, withdrawalListResponse, withdrawalParams, withdrawalSchema, withdrawBody } from '../../schemas/withdrawals';
 import { createWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
 import { presentWithdrawal } from '../../../domain/withdrawal-info';
 
