@@ -80,9 +80,6 @@ function mountRoute(router: Router, path: string, def: RouteDef, deps: AppDeps) 
   });
 }
 
-/** A router without a prefix, for the top level. */
-export const newRouter = () => new Router({ ...ROUTER_OPTIONS });
-
 /** The nested router of one group: its routes under its prefix, tried in their order. */
 export function groupRouter(group: RouteGroup, deps: AppDeps): Router {
   const router = new Router({ ...ROUTER_OPTIONS, ...(group.prefix ? { prefix: group.prefix } : {}) });
@@ -92,7 +89,7 @@ export function groupRouter(group: RouteGroup, deps: AppDeps): Router {
 
 /** One router over several groups, each nested under its prefix; its allowedMethods answers 405 for all of them. */
 export function routerOf(groups: RouteGroup[], deps: AppDeps): Router {
-  const router = newRouter();
+  const router = new Router({ ...ROUTER_OPTIONS });
   for (const group of groups) router.use(groupRouter(group, deps).routes());
   return router;
 }
