@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { taskQueuesPolled } from '../../workers/client';
-import { ping } from '../../db/queries/health';
 import { defineRoute, Reply } from '../route';
+import { ping } from '../../db/queries/health';
 
 const healthResponse = z
   .object({

@@ -46,25 +46,6 @@ export async function listCurrencies(db: Db, tenantId: string, status?: string):
     order by code`;
 }
 
-export async function upsertRate(db: Db, tenantId: string, currency: string, buyMicro: bigint, sellMicro: bigint) {
-  const [row] = await db<{ currency_code: string; buy_rate_micro: bigint; sell_rate_micro: bigint; updated_at: Date }[]>`
-    insert into rates (tenant_id, currency_code, buy_rate_micro, sell_rate_micro)
-    values (${tenantId}, ${currency}, ${buyMicro}, ${sellMicro})
-    on conflict (tenant_id, currency_code) do update
-      set buy_rate_micro = excluded.buy_rate_micro, sell_rate_micro = excluded.sell_rate_micro, updated_at = now()
-    returning currency_code, buy_rate_micro, sell_rate_micro, updated_at`;
-  return row!;
-}
-
-/** Resolves a payment method by UUID or slug within the tenant (ACTIVE only). */
-export async function findPaymentMethod(db: Db, tenantId: string, idOrSlug: string): Promise<PaymentMethodRow | undefined> {
-  const [row] = await db<PaymentMethodRow[]>`
-    select id, slug, name, currency_code, requisite_types, status from payment_methods
-    where tenant_id = ${tenantId} and status = 'ACTIVE'
-      and ${isUuid(idOrSlug) ? db`id = ${idOrSlug}::uuid` : db`slug = ${idOrSlug}`}`;
-  return row;
-}
-
 /** The tenant's payment methods by slug: those of `status`, or all. */
 export async function listPaymentMethods(db: Db, tenantId: string, status?: string): Promise<PaymentMethodRow[]> {
   return db<PaymentMethodRow[]>`
@@ -103,4 +84,23 @@ export async function listBanks(db: Db, tenantId: string, f: BankFilter = {}): P
       ${f.bankName ? db`and (lower(bank_name) = lower(${f.bankName}) or lower(display_name) = lower(${f.bankName}))` : db``}
       ${f.method ? db`and ${f.method.toUpperCase()} = any(methods)` : db``}
     order by country, bank_name`;
+}
+
+export async function upsertRate(db: Db, tenantId: string, currency: string, buyMicro: bigint, sellMicro: bigint) {
+  const [row] = await db<{ currency_code: string; buy_rate_micro: bigint; sell_rate_micro: bigint; updated_at: Date }[]>`
+    insert into rates (tenant_id, currency_code, buy_rate_micro, sell_rate_micro)
+    values (${tenantId}, ${currency}, ${buyMicro}, ${sellMicro})
+    on conflict (tenant_id, currency_code) do update
+      set buy_rate_micro = excluded.buy_rate_micro, sell_rate_micro = excluded.sell_rate_micro, updated_at = now()
+    returning currency_code, buy_rate_micro, sell_rate_micro, updated_at`;
+  return row!;
+}
+
+/** Resolves a payment method by UUID or slug within the tenant (ACTIVE only). */
+export async function findPaymentMethod(db: Db, tenantId: string, idOrSlug: string): Promise<PaymentMethodRow | undefined> {
+  const [row] = await db<PaymentMethodRow[]>`
+    select id, slug, name, currency_code, requisite_types, status from payment_methods
+    where tenant_id = ${tenantId} and status = 'ACTIVE'
+      and ${isUuid(idOrSlug) ? db`id = ${idOrSlug}::uuid` : db`slug = ${idOrSlug}`}`;
+  return row;
 }
