@@ -1,3 +1,4 @@
+/** The readiness check: Postgres, Temporal, and workers polling the API's task queues. */
 import { z } from 'zod';
 import { taskQueuesPolled } from '../../workers/client';
 import { defineRoute, Reply } from '../route';

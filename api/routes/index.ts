@@ -7,19 +7,19 @@
 import type { ApiPart } from '../mount';
 import { routerOf } from '../mount';
 import { routeGroup, type RouteGroup } from '../route';
-import { adminP2pRoutes, adminRouter } from './admin';
-import { checkoutRouter, pageRouter } from './checkout';
+import { adminP2pRoutes, adminGroup } from './admin';
+import { checkoutGroup, pageGroup } from './checkout';
 import { healthRoutes } from './health';
-import { merchantMirrors, merchantRouter } from './merchant';
+import { merchantMirrors, merchantGroup } from './merchant';
 import { profileRoutes } from './profile';
 
 const groups: RouteGroup[] = [
   routeGroup('', healthRoutes),
   routeGroup('/api/v1/p2p', [...profileRoutes, ...merchantMirrors, ...adminP2pRoutes]),
-  merchantRouter,
-  adminRouter,
-  checkoutRouter,
-  pageRouter,
+  merchantGroup,
+  adminGroup,
+  checkoutGroup,
+  pageGroup,
 ];
 
 export const v2Api: ApiPart = {

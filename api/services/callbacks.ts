@@ -1,3 +1,4 @@
+/** Webhook deliveries as the merchant sees them (spec 4.7): the history, the manual retry. */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { FailedPrecondition, NotFound } from '../../domain/errors';

@@ -1,3 +1,4 @@
+/** Keyset listings' pages: signed page tokens, page sizes, the next page's token. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidArgument } from '../../domain/errors';
 import { isKeysetCursor, type KeysetCursor } from '../../db/queries/keyset';

@@ -10,7 +10,7 @@ import { rateRoutes } from './rates';
 import { traderRoutes } from './traders';
 import { withdrawalRoutes } from './withdrawals';
 
-export const adminRouter = routeGroup('/api/v1/p2p/admin', [
+export const adminGroup = routeGroup('/api/v1/p2p/admin', [
   ...merchantRoutes,
   ...depositRoutes,
   ...rateRoutes,

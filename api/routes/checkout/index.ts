@@ -3,5 +3,5 @@ import { routeGroup } from '../../route';
 import { checkoutRoutes } from './checkout';
 import { pageRoutes } from './page';
 
-export const checkoutRouter = routeGroup('/api/v1/p2p/checkout', checkoutRoutes);
-export const pageRouter = routeGroup('/pay', pageRoutes);
+export const checkoutGroup = routeGroup('/api/v1/p2p/checkout', checkoutRoutes);
+export const pageGroup = routeGroup('/pay', pageRoutes);

@@ -14,7 +14,7 @@ import { passRoutes } from './passes';
 import { walletRoutes } from './wallet';
 import { withdrawalRoutes } from './withdrawals';
 
-export const merchantRouter = routeGroup('/api/v1/p2p/merchant', [
+export const merchantGroup = routeGroup('/api/v1/p2p/merchant', [
   ...apiKeyRoutes,
   ...catalogRoutes,
   ...dealListingRoutes,
