@@ -5,21 +5,27 @@ import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { type ZodType } from 'zod';
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
-import { authenticate } from './auth/authenticate';
-import { closeUnreadBodies, MULTIPART_OVERHEAD_BYTES, readRequestBody, readsLargeBody, SMALL_BODY_BYTES, type BodyRule } from './body';
+import { closeUnreadBodies } from './body';
 import { clientIpResolver } from './auth/client-ip';
 import { codecRouter } from './codec';
-import { firstUnsafeText } from '../domain/text';
 import type { AppDeps } from './deps';
 import { errorMiddleware, problemFor } from './errors';
+import type { ApiPart } from './mount';
 import { openApiDocument, swaggerHtml } from './openapi';
-import { koaPath, Reply, type RouteDef } from './route';
-import { allRoutes } from './routes';
-import { v1Middleware } from './v1/deprecation';
+import { v2Api } from './routes';
+import { v1Api } from './v1';
+
+/**
+ * The parts of the API in the order a request meets them: the legacy V1 adapter (a leaf that
+ * only translates: retiring it is deleting api/v1 and its entry here), then V2.
+ */
+const API: ApiPart[] = [v1Api, v2Api];
+
+/** Every route of the API with its full path; each is registered in the OpenAPI document. */
+export const allRoutes = API.flatMap((part) => part.routes);
 
 const TRACE_ID_RE = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -60,69 +66,6 @@ async function jsonMiddleware(ctx: Context, next: Next) {
     ctx.type = ctx.type && ctx.type !== 'application/json' ? ctx.type : 'application/json';
     ctx.body = JSON.stringify(body, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
   }
-}
-
-/** Path and query parameters follow the same text rule as bodies (no control characters). */
-function refuseUnsafeText(values: Record<string, unknown>, where: string) {
-  const unsafe = firstUnsafeText(values);
-  if (unsafe) throw new InvalidArgument(`${where} parameter ${unsafe.field} contains ${unsafe.problem}`);
-}
-
-/** A route that takes no body accepts none at all, or an empty JSON object (`{}`). */
-const isEmptyBody = (body: unknown) =>
-  body === undefined || (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
-
-function parseWith<T extends ZodType>(schema: T, value: unknown) {
-  return schema.parse(value);
-}
-
-/** What the route may receive: uploads take multipart up to the evidence cap, the rest small JSON (api/body.ts). */
-function bodyRuleOf(spec: RouteDef['spec'], deps: AppDeps): BodyRule {
-  if (spec.multipartBody) return { multipart: true, maxBytes: deps.config.EVIDENCE_MAX_BYTES + MULTIPART_OVERHEAD_BYTES };
-  return { multipart: false, maxBytes: spec.maxBodyBytes ?? SMALL_BODY_BYTES };
-}
-
-/**
- * The route a request acts on, one spelling per route: the defined path with its parameters as
- * the router decoded them, lower-cased (ids are UUIDs, lower-cased at the schema too). A trailing
- * slash, percent-encoding or an upper-cased id is the same route for the replay rule.
- */
-const routeKeyOf = (spec: RouteDef['spec'], ctx: Context) =>
-  `${ctx.method} ${spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(ctx.params?.[name] ?? '').toLowerCase())}`;
-
-function mountRoute(router: Router, def: RouteDef, deps: AppDeps) {
-  const { spec, handler } = def;
-  const bodyRule = bodyRuleOf(spec, deps);
-  router[spec.method](koaPath(spec.path), async (ctx: Context) => {
-    const identity = await authenticate(ctx, spec.auth, deps, {
-      singleUse: spec.singleUse,
-      routeKey: routeKeyOf(spec, ctx),
-      v1Payload: spec.v1Payload,
-      readBody: () => readRequestBody(ctx, bodyRule),
-      gateBeforeBody: readsLargeBody(bodyRule),
-      openWhileDisabled: spec.openWhileDisabled,
-    });
-    ctx.state.identity = identity;
-    refuseUnsafeText(ctx.params, 'path');
-    refuseUnsafeText(ctx.query, 'query');
-    const params = spec.params ? parseWith(spec.params, ctx.params) : {};
-    const query = spec.query ? parseWith(spec.query, ctx.query) : {};
-    let body: unknown;
-    if (!spec.body && !spec.multipartBody && !isEmptyBody(ctx.state.body)) throw new InvalidArgument('this operation takes no request body');
-    if (spec.body) {
-      if (ctx.state.body === undefined && !spec.bodyOptional) throw new InvalidArgument('request body is required');
-      body = ctx.state.body === undefined ? undefined : parseWith(spec.body, ctx.state.body);
-    }
-    const result = await handler({ params, query, body, identity }, deps, ctx);
-    if (result === undefined) return; // the handler wrote the response itself (HTML, CSV stream)
-    if (result instanceof Reply) {
-      ctx.status = result.status;
-      ctx.body = result.body;
-    } else {
-      ctx.status = spec.status ?? 200;
-      ctx.body = result;
-    }
-  });
 }
 
 function docsRouter(metrics: Registry): Router {
@@ -191,16 +134,6 @@ export function createApp(deps: AppDeps): Koa {
     registers: [metrics],
   });
 
-  const v1Calls = new Counter({
-    name: 'v1_requests_total',
-    help: 'Legacy /v1/ requests per merchant (merchant_id "unauthenticated" when none verified): who still has to migrate',
-    labelNames: ['merchant_id'],
-    registers: [metrics],
-  });
-
-  // Paths match case-sensitively everywhere: /V1/… is no route (404), never V1 without its headers.
-  const router = new Router({ sensitive: true, strict: false });
-  for (const def of allRoutes) mountRoute(router, def, deps);
   const docs = docsRouter(metrics);
   const codec = codecRouter(deps);
 
@@ -211,13 +144,11 @@ export function createApp(deps: AppDeps): Koa {
     return next();
   });
   app.use(errorMiddleware());
-  app.use(v1Middleware(deps, v1Calls));
   app.use(notFoundMiddleware);
   app.use(jsonMiddleware);
   app.use(codec.routes()); // reads its own body (protobuf JSON, larger limit)
   app.use(docs.routes());
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  for (const part of API) for (const middleware of part.middleware(deps, metrics)) app.use(middleware);
   app.silent = true;
   return app;
 }

@@ -3,10 +3,8 @@ import type Router from '@koa/router';
 import { z, type ZodType } from 'zod';
 import { registry } from './openapi';
 import { problemSchema } from './schemas/common';
-import type { AuthMode, Identity } from './auth/authenticate';
+import type { AuthMode, Identity, RouteAuth } from './auth/authenticate';
 import type { SingleUse } from './auth/replay';
-import type { V1Payload } from './v1/auth';
-import { v1ErrorSchema } from './v1/envelope';
 import type { AppDeps } from './deps';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -18,11 +16,38 @@ export interface RouteInput<P, Q, B> {
   identity: Identity;
 }
 
+/** What a status means, the same on every route that answers it (the problem's detail says the rest). */
+export interface ErrorMeaning {
+  name: string;
+  description: string;
+}
+
+/**
+ * How a family of routes documents its error answers when they are not problem+json (the V1
+ * adapter's envelope): the shared response components are `<name><status name>`, with the
+ * envelope's schema (a component its owner registers) as their body.
+ */
+export interface ErrorEnvelope {
+  /** Prefix of the response components, e.g. V1 → V1BadRequest. */
+  name: string;
+  /** Appended to each status's meaning. */
+  note: string;
+  contentType: string;
+  /** The envelope's schema, e.g. #/components/schemas/V1Error. */
+  schemaRef: string;
+  /** Statuses only this family answers, with what they mean. */
+  meanings?: Record<number, ErrorMeaning>;
+}
+
 export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodType> {
   method: Method;
-  /** OpenAPI-style path, e.g. /api/v1/p2p/merchant/deals/{deal_id}. */
+  /**
+   * OpenAPI-style path, e.g. /deals/{deal_id}: relative to its router's prefix as defined, the
+   * full path (/api/v1/p2p/merchant/deals/{deal_id}) once its group mounted it (routeGroup).
+   */
   path: string;
-  auth: AuthMode;
+  /** One of the API's auth modes, or a scheme of the route's own (a legacy adapter's). */
+  auth: RouteAuth;
   summary: string;
   description?: string;
   tags: string[];
@@ -54,8 +79,10 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   maxBodyBytes?: number;
   /** The merchant's cabinet may call it while the kill-switch is on (GET my-merchant only). */
   openWhileDisabled?: boolean;
-  /** auth 'v1': the fields of the signed payload after `{timestamp}` (spec 5.5, api/v1/auth.ts). */
-  v1Payload?: V1Payload;
+  /** Documented as deprecated. */
+  deprecated?: boolean;
+  /** The error answers are this envelope, not problem+json. */
+  errorEnvelope?: ErrorEnvelope;
   /**
    * Error statuses this route answers beyond those every route of its kind answers (see
    * documentedErrors: auth, body, path-parameter 404 and 500 are added by defineRoute).
@@ -88,8 +115,8 @@ const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   cabinet: [{ CabinetJwt: [] }],
   operator: [{ OperatorJwt: [] }],
   cabinet_or_hmac: [{ CabinetJwt: [] }, { MerchantToken: [] }],
-  v1: [{ V1Merchant: [], V1Timestamp: [], V1Signature: [] }],
 };
+const securityOf = (auth: RouteAuth) => (typeof auth === 'string' ? SECURITY[auth] : auth.security);
 
 /**
  * Error statuses by auth mode. Every authenticated mode answers 429: an X-Merchant-Token header
@@ -101,17 +128,16 @@ const AUTH_ERRORS: Record<AuthMode, number[]> = {
   cabinet: [401, 403, 429],
   operator: [401, 403, 429],
   cabinet_or_hmac: [401, 403, 429],
-  v1: [401, 403, 410, 429],
 };
+const authErrorsOf = (auth: RouteAuth) => (typeof auth === 'string' ? AUTH_ERRORS[auth] : auth.errors);
 
 /** What each error status means, the same on every route (the problem's detail says the rest). */
-const ERROR_MEANING: Record<number, { name: string; description: string }> = {
+const ERROR_MEANING: Record<number, ErrorMeaning> = {
   400: { name: 'BadRequest', description: 'INVALID_ARGUMENT (malformed or invalid input) or FAILED_PRECONDITION (the state does not allow it)' },
   401: { name: 'Unauthorized', description: 'UNAUTHENTICATED: credentials missing, invalid, expired or replayed' },
   403: { name: 'Forbidden', description: 'PERMISSION_DENIED: wrong role or auth mode, kill-switch on, or address not in ip_whitelist' },
   404: { name: 'NotFound', description: 'NOT_FOUND: no such resource for the caller (foreign ids included)' },
   409: { name: 'Conflict', description: 'ABORTED: conflicts with the current state or a concurrent request (see the operation)' },
-  410: { name: 'Gone', description: 'API V1 was retired at V1_SUNSET_AT' },
   413: { name: 'PayloadTooLarge', description: 'the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read' },
   415: { name: 'UnsupportedMediaType', description: 'the body is not of a media type the route accepts (JSON: application/json, UTF-8)' },
   429: { name: 'TooManyRequests', description: "RESOURCE_EXHAUSTED: over the merchant's rate limit; Retry-After says when to retry" },
@@ -125,32 +151,31 @@ const ERROR_MEANING: Record<number, { name: string; description: string }> = {
  * route runs), 404 on a path with parameters, and the route's own `errors`.
  */
 export function documentedErrors(spec: Pick<RouteSpec<ZodType, ZodType, ZodType>, 'method' | 'path' | 'auth' | 'errors'>): number[] {
-  const statuses = new Set([400, 431, 500, ...AUTH_ERRORS[spec.auth], ...(spec.errors ?? [])]);
+  const statuses = new Set([400, 431, 500, ...authErrorsOf(spec.auth), ...(spec.errors ?? [])]);
   if (spec.method !== 'get') [413, 415].forEach((s) => statuses.add(s));
   if (/\{[^}]+\}/.test(spec.path)) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);
 }
 
 registry.register('Problem', problemSchema);
-registry.register('V1Error', v1ErrorSchema);
 const errorResponses = new Map<string, { $ref: string }>();
 
 /**
  * The shared response component of an error status (components/responses): problem+json, or
- * for /v1/ routes the V1 envelope — except 431, which Node's parser answers before any route
- * is known, always as problem+json.
+ * the route family's envelope — except 431, which Node's parser answers before any route is
+ * known, always as problem+json.
  */
-function errorResponse(status: number, v1: boolean): { $ref: string } {
-  const meaning = ERROR_MEANING[status];
+function errorResponse(status: number, envelope: ErrorEnvelope | undefined): { $ref: string } {
+  const wrapped = envelope && status !== 431 ? envelope : undefined;
+  const meaning = wrapped?.meanings?.[status] ?? ERROR_MEANING[status];
   if (!meaning) throw new Error(`no meaning documented for error status ${status}`);
-  const envelope = v1 && status !== 431;
-  const name = `${envelope ? 'V1' : ''}${meaning.name}`;
+  const name = `${wrapped?.name ?? ''}${meaning.name}`;
   let ref = errorResponses.get(name);
   if (!ref) {
     ref = registry.registerComponent('responses', name, {
-      description: envelope ? `${meaning.description} (V1 error envelope)` : meaning.description,
-      content: envelope
-        ? { 'application/json': { schema: { $ref: '#/components/schemas/V1Error' } } }
+      description: wrapped ? `${meaning.description}${wrapped.note}` : meaning.description,
+      content: wrapped
+        ? { [wrapped.contentType]: { schema: { $ref: wrapped.schemaRef } } }
         : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     }).ref;
     errorResponses.set(name, ref);
@@ -171,11 +196,18 @@ export function operationIdOf(method: string, path: string): string {
 }
 const operationIds = new Set<string>();
 
-/** One definition drives validation, the handler's types and the OpenAPI document. */
+/**
+ * One definition drives validation, the handler's types and the OpenAPI document: the route is
+ * registered in the document when its group mounts it under its prefix (routeGroup).
+ */
 export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = ZodType, B extends ZodType = ZodType>(
   spec: RouteSpec<P, Q, B>,
   handler: Handler<z.output<P>, z.output<Q>, z.output<B>>,
 ): RouteDef {
+  return { spec: spec as unknown as RouteSpec<ZodType, ZodType, ZodType>, handler };
+}
+
+function registerRoute(spec: RouteDef['spec']): void {
   const status = spec.status ?? 200;
   const success = (description: string) =>
     spec.responseContentType
@@ -185,7 +217,7 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
         : { description };
   const responses: Record<string, object> = { [status]: success(spec.responseDescription ?? (status === 201 ? 'Created' : 'OK')) };
   for (const [code, description] of Object.entries(spec.replies ?? {})) responses[code] = success(description);
-  for (const code of documentedErrors(spec)) responses[code] ??= errorResponse(code, spec.auth === 'v1');
+  for (const code of documentedErrors(spec)) responses[code] ??= errorResponse(code, spec.errorEnvelope);
   const operationId = operationIdOf(spec.method, spec.path);
   if (operationIds.has(operationId)) throw new Error(`two routes make the operationId ${operationId}`);
   operationIds.add(operationId);
@@ -196,8 +228,8 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,
-    ...(spec.auth === 'v1' ? { deprecated: true } : {}),
-    security: SECURITY[spec.auth],
+    ...(spec.deprecated ? { deprecated: true } : {}),
+    security: securityOf(spec.auth),
     request: {
       ...(spec.params ? { params: spec.params as any } : {}),
       ...(spec.query ? { query: spec.query as any } : {}),
@@ -208,7 +240,23 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
     },
     responses: responses as any,
   });
-  return { spec: spec as unknown as RouteSpec<ZodType, ZodType, ZodType>, handler };
+}
+
+/** Routes mounted under one path prefix: one nested router of the API (api/mount.ts). */
+export interface RouteGroup {
+  prefix: string;
+  /** The group's routes with their full paths, in the order they are tried. */
+  routes: RouteDef[];
+}
+
+/**
+ * Mounts routes defined relative to `prefix` ('' for none) under it, and registers each in the
+ * OpenAPI document with its full path — the path the replay rule and the document name it by.
+ */
+export function routeGroup(prefix: string, defs: RouteDef[]): RouteGroup {
+  const routes = defs.map(({ spec, handler }) => ({ spec: { ...spec, path: `${prefix}${spec.path}` }, handler }));
+  routes.forEach((route) => registerRoute(route.spec));
+  return { prefix, routes };
 }
 
 export const koaPath = (openApiPath: string) => openApiPath.replace(/\{([^}]+)\}/g, ':$1');

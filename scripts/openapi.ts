@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { allRoutes } from '../api/routes';
+import { allRoutes } from '../api/app';
 import { openApiDocument } from '../api/openapi';
 
 if (allRoutes.length === 0) throw new Error('no routes registered');

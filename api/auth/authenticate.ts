@@ -6,17 +6,17 @@ import { findKeyForAuth, findMerchantGate } from '../../db/queries/api-keys';
 import type { AppDeps } from '../deps';
 import { verifyJwt } from './jwt';
 import { admitMerchant, MERCHANT_DISABLED } from './admit';
-import { authenticateV1, type V1Payload } from '../v1/auth';
 
 /**
  * hmac: merchant HMAC pair (H); cabinet: merchant cabinet JWT (J); operator: admin JWT (A);
- * cabinet_or_hmac: J or H; public: no identity (P); v1: the legacy V1 signature (spec 5.5, api/v1/auth.ts).
+ * cabinet_or_hmac: J or H; public: no identity (P).
  */
-export type AuthMode = 'public' | 'hmac' | 'cabinet' | 'operator' | 'cabinet_or_hmac' | 'v1';
+export type AuthMode = 'public' | 'hmac' | 'cabinet' | 'operator' | 'cabinet_or_hmac';
 
 export type Identity =
   | { kind: 'public' }
-  | { kind: 'merchant'; via: 'hmac' | 'cabinet' | 'v1'; merchantId: string; tenantId: string; subject: string }
+  /** via: the credential that proved it — 'hmac', 'cabinet', or the name of a route's own scheme. */
+  | { kind: 'merchant'; via: string; merchantId: string; tenantId: string; subject: string }
   | { kind: 'operator'; operatorId: string; role: 'admin' | 'platform_admin' };
 
 export interface AuthOptions {
@@ -24,8 +24,6 @@ export interface AuthOptions {
   singleUse?: SingleUse;
   /** The route in one canonical spelling (method, defined path, decoded lower-cased parameters). */
   routeKey?: string;
-  /** v1 routes: the fields after the timestamp in the route's signed payload. */
-  v1Payload?: V1Payload;
   /**
    * Reads the request body. Authentication calls it once it knows enough: a small body after
    * the headers were checked (the HMAC needs the bytes), a large one (uploads) only after the
@@ -37,6 +35,20 @@ export interface AuthOptions {
   /** The route stays open to the merchant's cabinet while the kill-switch is on (GET my-merchant only). */
   openWhileDisabled?: boolean;
 }
+
+/**
+ * A route's own authentication scheme, beside the modes above (the legacy V1 adapter's
+ * signature): how it proves the caller, and how the OpenAPI document shows it.
+ */
+export interface AuthScheme {
+  authenticate(ctx: Context, deps: AppDeps, options: AuthOptions): Promise<Identity>;
+  /** The OpenAPI security requirement (its schemes registered by the scheme's owner). */
+  security: Array<Record<string, string[]>>;
+  /** The error statuses it answers. */
+  errors: number[];
+}
+
+export type RouteAuth = AuthMode | AuthScheme;
 
 export const ADMIN_REQUIRED = 'admin role required';
 export const V2_REQUIRED =
@@ -126,12 +138,12 @@ async function authenticateJwt(ctx: Context, deps: AppDeps, token: string, optio
 }
 
 /** Resolves the caller's identity for a route's auth mode, or throws 401/403; reads the body on the way (options.readBody). */
-export async function authenticate(ctx: Context, mode: AuthMode, deps: AppDeps, options: AuthOptions): Promise<Identity> {
+export async function authenticate(ctx: Context, mode: RouteAuth, deps: AppDeps, options: AuthOptions): Promise<Identity> {
+  if (typeof mode === 'object') return mode.authenticate(ctx, deps, options);
   if (mode === 'public') {
     await options.readBody();
     return { kind: 'public' };
   }
-  if (mode === 'v1') return authenticateV1(ctx, deps, options);
 
   if (ctx.get('X-Merchant-Token')) {
     // Refused before anything is read or verified: no merchant pair may call these routes.

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/sql';
+import { countRequest, deleteWindowsBefore, requestsCounted } from '../../db/queries/rate-limits';
 
 export interface RateLimitResult {
   limit: number;
@@ -10,16 +11,11 @@ export interface RateLimitResult {
 
 /**
  * Calendar-minute (UTC) counter per merchant, kept in Postgres so that every API process
- * shares it. One upsert per request; the row lock serialises a merchant's increments.
+ * shares it (db/queries/rate-limits.ts). One upsert per request.
  */
 export async function takeRateLimitToken(sql: Sql, merchantId: string, limit: number, nowMs: number): Promise<RateLimitResult> {
   const windowStartMs = Math.floor(nowMs / 60_000) * 60_000;
-  const [row] = await sql<{ count: number }[]>`
-    insert into rate_limit_windows (merchant_id, window_start, count)
-    values (${merchantId}, ${new Date(windowStartMs)}, 1)
-    on conflict (merchant_id, window_start) do update set count = rate_limit_windows.count + 1
-    returning count`;
-  const count = row!.count;
+  const count = await countRequest(sql, merchantId, new Date(windowStartMs));
   return {
     limit,
     remaining: Math.max(0, limit - count),
@@ -35,13 +31,11 @@ export async function takeRateLimitToken(sql: Sql, merchantId: string, limit: nu
  */
 export async function peekRateLimit(sql: Sql, merchantId: string, limit: number, nowMs: number): Promise<RateLimitResult> {
   const windowStartMs = Math.floor(nowMs / 60_000) * 60_000;
-  const [row] = await sql<{ count: number }[]>`
-    select count from rate_limit_windows where merchant_id = ${merchantId} and window_start = ${new Date(windowStartMs)}`;
-  const count = row?.count ?? 0;
+  const count = await requestsCounted(sql, merchantId, new Date(windowStartMs));
   return { limit, remaining: Math.max(0, limit - count), reset: (windowStartMs + 60_000) / 1000, allowed: count < limit };
 }
 
 /** Old windows are useless after their minute; any process may sweep them. */
 export async function sweepRateLimitWindows(sql: Sql, nowMs: number): Promise<void> {
-  await sql`delete from rate_limit_windows where window_start < ${new Date(nowMs - 10 * 60_000)}`;
+  await deleteWindowsBefore(sql, new Date(nowMs - 10 * 60_000));
 }

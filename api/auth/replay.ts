@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/sql';
+import { claimSignature, pruneSignatureUses } from '../../db/queries/signature-uses';
 import { Unauthenticated } from '../../domain/errors';
 import { REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
 
@@ -50,28 +51,12 @@ export async function rememberSignature(sql: Sql, use: SignatureUse): Promise<vo
   const expiresAt = new Date((use.timestamp + REPLAY_WINDOW_PAST_SECONDS + 1) * 1000);
   const unboundRotation = use.singleUse === 'rotation' && !use.bound && use.bodyless;
   const claimsRoute = use.singleUse !== undefined && !unboundRotation;
-  const [row] = await sql<{ first_seen: boolean; first_use: boolean }[]>`
-    with seen as (
-      insert into signature_uses (signature, route, expires_at)
-      select ${use.signature}, '', ${expiresAt} where ${use.bodyless}
-      on conflict do nothing returning 1),
-    used as (
-      insert into signature_uses (signature, route, expires_at)
-      select ${use.signature}, ${use.route.slice(0, 2000)}, ${expiresAt} where ${claimsRoute}
-      on conflict do nothing returning 1)
-    select exists (select 1 from seen) as first_seen, exists (select 1 from used) as first_use`;
-  if (unboundRotation && !row!.first_seen) {
+  const row = await claimSignature(sql, { signature: use.signature, route: use.route, expiresAt, claimsBodyless: use.bodyless, claimsRoute });
+  if (unboundRotation && !row.first_seen) {
     throw new Unauthenticated(
       'this signature was already used by another request; a key rotation needs a signature of its own (a new timestamp, or a request-bound v2 signature)',
     );
   }
-  if (claimsRoute && !row!.first_use) throw new Unauthenticated('this signature was already used on this route; sign the request afresh');
-  if (Math.random() < 0.01) void pruneSignatures(sql).catch(() => {});
-}
-
-/** Forgets signatures whose timestamps have left the window; any process may do it. */
-export async function pruneSignatures(sql: Sql): Promise<void> {
-  await sql`
-    delete from signature_uses where ctid in (
-      select ctid from signature_uses where expires_at < now() limit 5000)`;
+  if (claimsRoute && !row.first_use) throw new Unauthenticated('this signature was already used on this route; sign the request afresh');
+  if (Math.random() < 0.01) void pruneSignatureUses(sql).catch(() => {});
 }

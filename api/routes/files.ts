@@ -1,6 +1,6 @@
 /**
- * Evidence files (contract 7): upload as multipart/form-data (part `file`), read back by id.
- * Merchants (HMAC or cabinet JWT) under /merchant, operators under /admin.
+ * Evidence file routes (contract 7): upload as multipart/form-data (part `file`), read back by
+ * id — as merchant/files.ts (HMAC or cabinet JWT) and admin/files.ts (operators) mount them.
  */
 import type { Context } from 'koa';
 import { defineRoute } from '../route';
@@ -9,8 +9,6 @@ import { fileParams, fileResponse, uploadForm } from '../schemas/files';
 import { ALLOWED_FILE_TYPES, presentFile, readFile, uploadFile, type FileOwner } from '../services/files';
 import type { AppDeps } from '../deps';
 
-const MERCHANT = '/api/v1/p2p/merchant';
-const ADMIN = '/api/v1/p2p/admin';
 const tags = ['Appeals: evidence files'];
 
 const UPLOAD_DESCRIPTION =
@@ -34,29 +32,16 @@ async function sendFile(deps: AppDeps, identity: Identity, fileId: string, ctx: 
   ctx.body = bytes;
 }
 
-const upload = (path: string, auth: 'cabinet_or_hmac' | 'operator', summary: string) =>
+export const uploadRoute = (path: string, auth: 'cabinet_or_hmac' | 'operator', summary: string) =>
   defineRoute(
     { method: 'post', path, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, singleUse: 'route', status: 201, response: fileResponse, errors: [413] },
     async ({ identity }, deps, ctx) => ({ file: presentFile(await uploadFile(deps, owner(identity), ctx.state.rawBody, ctx.get('Content-Type'))) }),
   );
 
-const download = (path: string, auth: 'cabinet_or_hmac' | 'operator', summary: string, description: string) =>
+export const downloadRoute = (path: string, auth: 'cabinet_or_hmac' | 'operator', summary: string, description: string) =>
   defineRoute(
     { method: 'get', path, auth, summary, description, tags, params: fileParams, responseContentType: 'application/octet-stream', errors: [404] },
     async ({ identity, params }, deps, ctx) => {
       await sendFile(deps, identity, params.file_id, ctx);
     },
   );
-
-export const fileRoutes = [
-  upload(`${MERCHANT}/files`, 'cabinet_or_hmac', 'Upload an evidence file for appeals and their messages'),
-  download(
-    `${MERCHANT}/files/{file_id}`,
-    'cabinet_or_hmac',
-    'Download an evidence file',
-    'The bytes with their sniffed Content-Type, as an attachment. A merchant reads its own files and the files the ' +
-      'arbiter attached to messages of its appeals; any other id is 404.',
-  ),
-  upload(`${ADMIN}/files`, 'operator', 'Upload an evidence file as the arbiter (for admin appeal messages)'),
-  download(`${ADMIN}/files/{file_id}`, 'operator', 'Download any evidence file (arbiter)', 'Operators read every file; unknown ids are 404.'),
-];

@@ -1,6 +1,8 @@
+/** The readiness check: Postgres, Temporal, and workers polling the API's task queues. */
 import { z } from 'zod';
 import { taskQueuesPolled } from '../../temporal/client';
 import { defineRoute, Reply } from '../route';
+import { ping } from '../../db/queries/health';
 
 const healthResponse = z
   .object({
@@ -35,7 +37,7 @@ export const healthRoutes = [
     async (_input, deps) => {
       const queues = [deps.config.TEMPORAL_TASK_QUEUE, deps.config.WEBHOOK_TASK_QUEUE];
       const [postgres, temporal, workers] = await Promise.all([
-        probe(() => deps.sql`select 1`),
+        probe(() => ping(deps.sql)),
         probe(() => deps.temporal.workflowService.getSystemInfo({})),
         probe(async () => {
           const polled = await taskQueuesPolled(deps.temporal.workflowService, deps.config.TEMPORAL_NAMESPACE, queues);

@@ -1,38 +1,31 @@
-import type { RouteDef } from '../route';
-import { appealRoutes } from './appeals';
-import { callbackRoutes } from './callbacks';
-import { catalogRoutes } from './catalog';
-import { checkoutRoutes } from './checkout';
-import { dealListingRoutes } from './deal-listing';
-import { dealRoutes } from './deals';
-import { fileRoutes } from './files';
+/**
+ * API V2: nested routers, each under its prefix — the merchant's (merchant/), the operator's
+ * (admin/), the payer's (checkout/) — plus the few spec paths directly under /api/v1/p2p and
+ * the health check. Their routes are registered in the OpenAPI document as their group mounts
+ * them (api/route.ts routeGroup); api/mount.ts turns the groups into Koa routers.
+ */
+import type { ApiPart } from '../mount';
+import { routerOf } from '../mount';
+import { routeGroup, type RouteGroup } from '../route';
+import { adminP2pRoutes, adminGroup } from './admin';
+import { checkoutGroup, pageGroup } from './checkout';
 import { healthRoutes } from './health';
-import { operatorDealRoutes } from './operator-deals';
-import { operatorRoutes } from './operator';
-import { operatorAppealRoutes } from './operator-appeals';
-import { passRoutes } from './passes';
+import { merchantMirrors, merchantGroup } from './merchant';
 import { profileRoutes } from './profile';
-import { operatorWalletRoutes } from './operator-wallet';
-import { walletRoutes } from './wallet';
-import { v1Routes } from '../v1/routes';
 
-/** Every route of the API; each file registers its paths in the OpenAPI document as it is defined. */
-export const allRoutes: RouteDef[] = [
-  ...healthRoutes,
-  ...profileRoutes,
-  ...catalogRoutes,
-  ...dealListingRoutes,
-  ...dealRoutes,
-  ...checkoutRoutes,
-  ...callbackRoutes,
-  ...operatorRoutes,
-  ...operatorDealRoutes,
-  ...walletRoutes,
-  ...operatorWalletRoutes,
-  // Issue 9: evidence files, appeals, the arbiter, settlement, passes.
-  ...fileRoutes,
-  ...appealRoutes,
-  ...operatorAppealRoutes,
-  ...passRoutes,
-  ...v1Routes,
+const groups: RouteGroup[] = [
+  routeGroup('', healthRoutes),
+  routeGroup('/api/v1/p2p', [...profileRoutes, ...merchantMirrors, ...adminP2pRoutes]),
+  merchantGroup,
+  adminGroup,
+  checkoutGroup,
+  pageGroup,
 ];
+
+export const v2Api: ApiPart = {
+  routes: groups.flatMap((group) => group.routes),
+  middleware(deps) {
+    const router = routerOf(groups, deps);
+    return [router.routes(), router.allowedMethods({ throw: true })];
+  },
+};

@@ -151,18 +151,3 @@ export const payoutResponse = z
 
 export const rejectBody = z.object({ reason: z.string({ error: 'reason is required' }).min(1, 'reason is required').max(500) }).openapi('RejectPayoutRequest');
 export const assignBody = z.object({ requisite_id: uuid('requisite_id') }).openapi('AssignPayoutRequest');
-
-export const balanceResponse = z
-  .object({
-    wallets: z.array(
-      z.object({
-        wallet_id: z.string().uuid(),
-        currency: z.string(),
-        available: int64String,
-        frozen: int64String,
-        total: int64String.openapi({ description: 'available + frozen' }),
-        pending_credits: int64String,
-      }),
-    ),
-  })
-  .openapi('Balance');

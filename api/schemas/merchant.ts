@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { creditAmount, httpUrl, int64String, lineRule, positiveAmount, timestamp, txHash, uuid } from './common';
+import { httpUrl, int64Body, int64String, lineRule, timestamp, uuid } from './common';
 import type { MerchantProfileRow } from '../../db/queries/merchants';
 
 export const merchantSchema = z
@@ -122,25 +122,21 @@ export const killSwitchResponse = z
 
 export const disableBody = z.object({ reason: z.string().max(500).optional() }).openapi('DisableMerchantRequest');
 
-export const depositBody = z
+export const merchantSettingsBody = z
   .object({
-    merchant_id: uuid('merchant_id'),
-    amount: creditAmount('amount'),
-    tx_hash: txHash('tx_hash'),
+    auto_withdrawal_mode: z.enum(['AUTO_UP_TO_LIMIT', 'MANUAL_ONLY']).optional(),
+    auto_withdrawal_limit_usdt_cents: int64Body('auto_withdrawal_limit_usdt_cents')
+      .refine((v) => v >= 0n, 'auto_withdrawal_limit_usdt_cents must not be negative')
+      .optional()
+      .openapi({ type: 'integer', format: 'int64', description: 'USDT cents, ≥ 0' }),
+    rate_limit_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+    payin_fee_bps: z.number().int().min(0).max(10_000).optional(),
+    payout_fee_bps: z.number().int().min(0).max(10_000).optional(),
+    webhook_max_retries: z.number().int().min(1).max(20).optional(),
+    signature_binding: z
+      .enum(['optional', 'required'], { error: "signature_binding must be 'optional' or 'required'" })
+      .optional()
+      .openapi({ description: "'required': the merchant's HMAC requests must carry a valid request-bound v2 signature (401 otherwise)" }),
   })
-  .openapi('CreateDepositRequest');
-
-export const depositResponse = z
-  .object({
-    deposit: z.object({
-      deposit_id: z.string().uuid(),
-      merchant_id: z.string().uuid(),
-      wallet_id: z.string().uuid(),
-      amount: int64String,
-      currency: z.literal('USDT'),
-      tx_hash: z.string(),
-      status: z.string(),
-      created_at: timestamp,
-    }),
-  })
-  .openapi('DepositResponse');
+  .strict()
+  .openapi('PatchMerchantSettingsRequest', { description: 'Operator-only settings; send only what changes.' });

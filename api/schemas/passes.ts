@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { int64String, positiveAmount, timestamp } from './common';
-import { REQUISITE_TYPES } from './operator';
+import { REQUISITE_TYPES } from './traders';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

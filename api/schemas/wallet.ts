@@ -1,8 +1,7 @@
+/** The merchant's USDT wallet (spec 4.2): the balance, TRON addresses, deposits (as listed and as an operator records them). */
 import { z } from 'zod';
-import { int64Body, int64String, positiveAmount, timestamp, uuid } from './common';
-import { INT64_MAX } from '../../domain/money';
+import { creditAmount, int64String, timestamp, txHash, uuid } from './common';
 import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
-import { WITHDRAWAL_STATUSES } from '../../domain/withdrawals';
 
 /** A mainnet TRON Base58Check address ('T' + 33 base58 characters, version 0x41, valid checksum). */
 export const tronAddress = z
@@ -12,17 +11,6 @@ export const tronAddress = z
     if (problem) ctx.addIssue({ code: 'custom', message: describeTronAddressProblem(problem), params: { problem } });
   })
   .openapi({ type: 'string', pattern: '^T[1-9A-HJ-NP-Za-km-z]{33}$', example: 'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC' });
-
-/** A positive int64 in a query string: digits only, never rounded (1.5 is refused). */
-const positiveQueryAmount = (field: string) =>
-  z
-    .string({ error: `${field} is required` })
-    .regex(/^\d+$/, `${field} must be a positive integer (USDT cents)`)
-    .transform((v) => BigInt(v))
-    .refine((v) => v > 0n, `${field} must be greater than 0`)
-    .refine((v) => v <= INT64_MAX, `${field} is out of the int64 range`)
-    .openapi({ type: 'string', format: 'int64', example: '150000' });
-
 const pageSize = (max: number, fallback: number) =>
   z.coerce
     .number({ error: 'page_size must be an integer' })
@@ -30,31 +18,13 @@ const pageSize = (max: number, fallback: number) =>
     .min(0, 'page_size must not be negative')
     .optional()
     .openapi({ type: 'integer', description: `default ${fallback}; values above ${max} are clamped to ${max}` });
-
-const repeated = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
-  .openapi({ type: 'array', items: { type: 'string' } });
-
 export const pageQuery = z.object({
   page_size: pageSize(250, 50),
   page_token: z.string().optional().openapi({ description: 'opaque cursor from next_page_token' }),
 });
-
-export const withdrawalListQuery = pageQuery.extend({
-  status: repeated.optional().openapi({
-    description: `repeated or comma-separated: ${WITHDRAWAL_STATUSES.join(', ')}; unknown values match nothing`,
-  }),
-});
-
-export const operatorWithdrawalListQuery = withdrawalListQuery.extend({
-  merchant_id: uuid('merchant_id').optional(),
-});
-
 export const depositAddressResponse = z
   .object({ address: z.string().openapi({ example: 'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC' }), updated_at: timestamp })
   .openapi('DepositAddress', { description: 'The current TRC-20 deposit address; updated_at is when it became current.' });
-
 export const depositSchema = z
   .object({
     deposit_id: z.string().uuid(),
@@ -68,94 +38,43 @@ export const depositSchema = z
     confirmed_at: z.string().openapi({ description: 'RFC 3339 when credited; empty while PENDING' }),
   })
   .openapi('Deposit');
-
 export const depositListResponse = z
   .object({ data: z.array(depositSchema), next_page_token: z.string() })
   .openapi('DepositList', { description: 'Newest first. An empty next_page_token means the last page.' });
 
-export const feeQuery = z.object({ amount: positiveQueryAmount('amount') });
-
-export const feeQuoteResponse = z
+export const balanceResponse = z
   .object({
-    amount: int64String.openapi({ description: 'what leaves the balance, USDT cents' }),
-    fee_usdt_cents: int64String,
-    net_usdt_cents: int64String.openapi({ description: 'what arrives at the address: amount − fee' }),
+    wallets: z.array(
+      z.object({
+        wallet_id: z.string().uuid(),
+        currency: z.string(),
+        available: int64String,
+        frozen: int64String,
+        total: int64String.openapi({ description: 'available + frozen' }),
+        pending_credits: int64String,
+      }),
+    ),
   })
-  .openapi('WithdrawFeeQuote', {
-    description: 'fee = WITHDRAWAL_FEE_USDT_CENTS + amount × WITHDRAWAL_FEE_BPS / 10000 (half-even); net = amount − fee.',
-  });
+  .openapi('Balance');
 
-export const withdrawBody = z
+export const depositBody = z
   .object({
-    address: tronAddress.optional().openapi({
-      description: "mainnet TRON address; when omitted, the profile's withdrawal_address (which must then be a valid TRON address)",
+    merchant_id: uuid('merchant_id'),
+    amount: creditAmount('amount'),
+    tx_hash: txHash('tx_hash'),
+  })
+  .openapi('CreateDepositRequest');
+export const depositResponse = z
+  .object({
+    deposit: z.object({
+      deposit_id: z.string().uuid(),
+      merchant_id: z.string().uuid(),
+      wallet_id: z.string().uuid(),
+      amount: int64String,
+      currency: z.literal('USDT'),
+      tx_hash: z.string(),
+      status: z.string(),
+      created_at: timestamp,
     }),
-    amount: positiveAmount('amount').openapi({ type: 'integer', format: 'int64', description: 'USDT cents, including the fee' }),
-    idempotency_key: z.string().max(200).optional().openapi({
-      description: 'accepted and echoed, not required and not used for de-duplication: the server derives the key from (merchant, address, amount, current fee)',
-    }),
   })
-  .openapi('WithdrawRequest');
-
-export const withdrawalSchema = z
-  .object({
-    withdrawal_id: z.string().uuid(),
-    status: z.enum(WITHDRAWAL_STATUSES),
-    currency: z.literal('USDT'),
-    amount: int64String,
-    fee_usdt_cents: int64String,
-    net_usdt_cents: int64String,
-    address: z.string(),
-    tx_hash: z.string().openapi({ description: 'TRON transaction id once sent; empty before' }),
-    idempotency_key: z.string(),
-    processing: z.enum(['AUTO', 'MANUAL']).openapi({ description: 'AUTO: within the auto-withdrawal limit; MANUAL: through the operator queue' }),
-    cancel_reason: z.string(),
-    created_at: timestamp,
-    updated_at: timestamp,
-    approved_at: z.string(),
-    completed_at: z.string(),
-    cancelled_at: z.string(),
-  })
-  .openapi('Withdrawal', { description: 'Unset times are empty strings.' });
-
-export const withdrawalListResponse = z
-  .object({ data: z.array(withdrawalSchema), next_page_token: z.string() })
-  .openapi('WithdrawalList', { description: 'Newest first, one row per withdrawal. An empty next_page_token means the last page.' });
-
-export const operatorWithdrawalSchema = withdrawalSchema
-  .extend({
-    merchant_id: z.string().uuid(),
-    broadcast_attempts: z.number().int(),
-    broadcast_started_at: z.string(),
-    last_broadcast_error: z.string(),
-    approved_by: z.string(),
-    cancelled_by: z.string(),
-  })
-  .openapi('OperatorWithdrawal');
-
-export const operatorWithdrawalListResponse = z
-  .object({ data: z.array(operatorWithdrawalSchema), next_page_token: z.string() })
-  .openapi('OperatorWithdrawalList');
-
-export const withdrawalParams = z.object({ withdrawal_id: uuid('withdrawal_id') });
-
-export const cancelWithdrawalBody = z.object({ reason: z.string().max(500).optional() }).openapi('CancelWithdrawalRequest');
-
-export const merchantSettingsBody = z
-  .object({
-    auto_withdrawal_mode: z.enum(['AUTO_UP_TO_LIMIT', 'MANUAL_ONLY']).optional(),
-    auto_withdrawal_limit_usdt_cents: int64Body('auto_withdrawal_limit_usdt_cents')
-      .refine((v) => v >= 0n, 'auto_withdrawal_limit_usdt_cents must not be negative')
-      .optional()
-      .openapi({ type: 'integer', format: 'int64', description: 'USDT cents, ≥ 0' }),
-    rate_limit_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),
-    payin_fee_bps: z.number().int().min(0).max(10_000).optional(),
-    payout_fee_bps: z.number().int().min(0).max(10_000).optional(),
-    webhook_max_retries: z.number().int().min(1).max(20).optional(),
-    signature_binding: z
-      .enum(['optional', 'required'], { error: "signature_binding must be 'optional' or 'required'" })
-      .optional()
-      .openapi({ description: "'required': the merchant's HMAC requests must carry a valid request-bound v2 signature (401 otherwise)" }),
-  })
-  .strict()
-  .openapi('PatchMerchantSettingsRequest', { description: 'Operator-only settings; send only what changes.' });
+  .openapi('DepositResponse');

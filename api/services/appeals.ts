@@ -24,9 +24,10 @@ import {
   findMerchantAppeal,
   findSettlement,
   insertMessage,
+  latestMessagesOf,
   listAppeals,
   messagesOf,
-  type AppealCursor,
+  pageAppeals,
   type AppealRow,
   type MessageRow,
 } from '../../db/queries/appeals';
@@ -62,7 +63,7 @@ import {
 } from '../../workflows/contracts/settlement';
 import { readDeal, unwrapUpdateFailure } from './deal-workflows';
 import { presentFile, requireOwnFiles, type FileOwner } from './files';
-import { PageTokens } from './page-token';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import type { MerchantScope } from './payins';
 
 export const APPEALS_PAGE_DEFAULT = 20;
@@ -171,31 +172,36 @@ export async function getMerchantAppeal(deps: AppDeps, scope: MerchantScope, app
 /** Other names of a state that the filters accept (contract 7). */
 const APPEAL_STATUS_ALIASES: Readonly<Record<string, string>> = { IN_PROGRESS: 'IN_REVIEW' };
 
-const isCursor = (v: unknown): v is AppealCursor =>
-  typeof v === 'object' && v !== null && typeof (v as AppealCursor).createdAt === 'string' && typeof (v as AppealCursor).id === 'string' &&
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test((v as AppealCursor).createdAt) && /^[0-9a-f-]{36}$/.test((v as AppealCursor).id);
-
 /** Keyset pages like the deal listing: default 20, clamped to 100, signed tokens bound to the scope. */
 export async function listAppealPage(
   deps: AppDeps,
   scope: { merchantId?: string; tokenScope: string },
   q: { status?: string[]; page_size?: number; page_token?: string },
 ): Promise<{ rows: AppealRow[]; next_page_token: string }> {
-  const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
-  const after = q.page_token ? tokens.decode(q.page_token, scope.tokenScope, isCursor) : undefined;
+  const after = cursorOf(deps, scope.tokenScope, q.page_token);
   // Contract 7: IN_PROGRESS (spec 4.1.4) is the same state as IN_REVIEW, so the filter selects IN_REVIEW appeals.
   const statuses = q.status
     ?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s)
     .filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
   if (q.status && q.status.length > 0 && statuses!.length === 0) return { rows: [], next_page_token: '' };
-  const size = Math.min(APPEALS_PAGE_MAX, q.page_size || APPEALS_PAGE_DEFAULT);
-  const rows = await listAppeals(deps.sql, { merchantId: scope.merchantId, statuses }, size + 1, after);
-  const page = rows.slice(0, size);
-  const last = page[page.length - 1];
-  return {
-    rows: page,
-    next_page_token: rows.length > size && last ? tokens.encode({ createdAt: last.cursor_ts, id: last.id }, scope.tokenScope) : '',
-  };
+  const size = clampPageSize(q.page_size, APPEALS_PAGE_DEFAULT, APPEALS_PAGE_MAX);
+  return keysetPage(deps, scope.tokenScope, await listAppeals(deps.sql, { merchantId: scope.merchantId, statuses }, size + 1, after), size);
+}
+
+/** The merchant's appeals in offset pages, newest first (the V1 dispute list): by status and creation window; `count` is every match. */
+export async function pageMerchantAppeals(
+  deps: AppDeps,
+  merchantId: string,
+  f: { statuses?: string[]; createdAfter?: Date; createdBefore?: Date },
+  skip: number,
+  take: number,
+) {
+  return pageAppeals(deps.sql, { merchantId, ...f }, skip, take);
+}
+
+/** The arbiter's latest message in each of these appeals, by appeal id. */
+export async function latestArbiterMessages(deps: AppDeps, appealIds: string[]): Promise<Map<string, MessageRow>> {
+  return new Map((await latestMessagesOf(deps.sql, appealIds, 'ADMIN')).map((m) => [m.appeal_id, m]));
 }
 
 /** A message in the appeal's thread; ADMIN messages also reach the merchant as `appeal.message`. */

@@ -1,35 +1,17 @@
+/** The tenant's catalogs (spec 4.4): payment methods, currencies and banks, for V2 and the V1 adapter alike. */
 import type { AppDeps } from '../deps';
+import * as catalog from '../../db/queries/catalog';
+import type { BankFilter, BankRow, PaymentMethodRow, TenantCurrencyRow } from '../../db/queries/catalog';
 
-export interface BankRow {
-  id: string;
-  bank_name: string;
-  display_name: string;
-  country: string;
-  currencies: string[];
-  methods: string[];
-}
+export type { BankFilter, BankRow, PaymentMethodRow, TenantCurrencyRow };
 
-export interface BankFilter {
-  /** ISO 3166-1 alpha-2, any case. */
-  country?: string;
-  /** ISO 4217 alphabetic, any case. */
-  currency?: string;
-  /** bank_name or display_name, case-insensitive. */
-  bankName?: string;
-  /** a RequisiteType the bank serves (BANK_CARD, SBP …), case-insensitive. */
-  method?: string;
-}
+/** ACTIVE banks of the tenant, filtered by country, currency, name and requisite type. */
+export const listBanks = (deps: AppDeps, tenantId: string, f: BankFilter = {}): Promise<BankRow[]> => catalog.listBanks(deps.sql, tenantId, f);
 
-/** ACTIVE banks of the tenant (spec 4.4), for the V2 catalog and the V1 banks list alike. */
-export async function listBanks(deps: AppDeps, tenantId: string, f: BankFilter = {}): Promise<BankRow[]> {
-  const sql = deps.sql;
-  const rows = await sql<BankRow[]>`
-    select id, bank_name, display_name, country, currencies, methods from banks
-    where tenant_id = ${tenantId} and status = 'ACTIVE'
-      ${f.country ? sql`and country = ${f.country.toUpperCase()}` : sql``}
-      ${f.currency ? sql`and ${f.currency.toUpperCase()} = any(currencies)` : sql``}
-      ${f.bankName ? sql`and (lower(bank_name) = lower(${f.bankName}) or lower(display_name) = lower(${f.bankName}))` : sql``}
-      ${f.method ? sql`and ${f.method.toUpperCase()} = any(methods)` : sql``}
-    order by country, bank_name`;
-  return [...rows];
-}
+/** The tenant's payment methods by slug: those of `status` (the catalog shows ACTIVE ones), or all — a stored deal may name a retired one. */
+export const listPaymentMethods = (deps: AppDeps, tenantId: string, status?: 'ACTIVE'): Promise<PaymentMethodRow[]> =>
+  catalog.listPaymentMethods(deps.sql, tenantId, status);
+
+/** The tenant's currencies by code: those of `status`, or all. */
+export const listCurrencies = (deps: AppDeps, tenantId: string, status?: 'ACTIVE'): Promise<TenantCurrencyRow[]> =>
+  catalog.listCurrencies(deps.sql, tenantId, status);

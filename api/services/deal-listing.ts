@@ -5,9 +5,9 @@ import { csvRow } from '../../domain/csv';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
 import { PAYIN_STATUSES } from '../../domain/payin';
 import { PAYOUT_STATUSES } from '../../domain/payout';
-import { listDeals, streamDeals, turnover, type DealFilter } from '../../db/queries/deal-listing';
+import { dealTotals, listDeals, pageDeals, streamDeals, turnover, type DealFilter, type DealTotalsRow, type StatusSelector } from '../../db/queries/deal-listing';
 import type { DealRow } from '../../db/queries/deals';
-import { PageTokens } from './page-token';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 export const PAGE_SIZE_DEFAULT = 50;
 export const PAGE_SIZE_MAX = 250;
@@ -34,19 +34,39 @@ export async function listMerchantDeals(
   merchantId: string,
   q: FilterInput & { page_size?: number; page_token?: string },
 ): Promise<{ data: MerchantDealInfo[]; next_page_token: string }> {
-  const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
-  const after = tokens.decodeCursor(q.page_token, merchantId);
+  const after = cursorOf(deps, merchantId, q.page_token);
   const filter = toFilter(merchantId, q);
   if (!filter) return { data: [], next_page_token: '' };
-  const size = Math.min(PAGE_SIZE_MAX, q.page_size || PAGE_SIZE_DEFAULT);
-  const rows = await listDeals(deps.sql, filter, size + 1, after);
-  const page = rows.slice(0, size);
-  const last = page[page.length - 1];
-  return {
-    data: page.map((r) => merchantDealInfo(r, deps.config.CHECKOUT_BASE_URL)),
-    next_page_token: rows.length > size && last ? tokens.encodeCursor(last, merchantId) : '',
-  };
+  const size = clampPageSize(q.page_size, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX);
+  const page = keysetPage(deps, merchantId, await listDeals(deps.sql, filter, size + 1, after), size);
+  return { data: page.rows.map((r) => merchantDealInfo(r, deps.config.CHECKOUT_BASE_URL)), next_page_token: page.next_page_token };
 }
+
+/** What an offset page may select beyond the merchant (the V1 lists): one deal type, narrowed statuses, one id, a creation window. */
+export interface DealPageFilter {
+  dealType: 'PAYIN' | 'PAYOUT';
+  /** undefined: any status; []: nothing. */
+  selectors?: StatusSelector[];
+  id?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+/** The merchant's deals in offset pages, newest first: `skip` rows, then at most `take`; `count` is every match. */
+export async function pageMerchantDeals(deps: AppDeps, merchantId: string, f: DealPageFilter, skip: number, take: number) {
+  return pageDeals(deps.sql, { merchantId, ...f }, skip, take);
+}
+
+/** The merchant's deals of one type per payment method, currency and status, over a creation window (inclusive, open when absent). */
+export async function merchantDealTotals(
+  deps: AppDeps,
+  merchantId: string,
+  f: { dealType: 'PAYIN' | 'PAYOUT'; createdAfter?: Date; createdBefore?: Date },
+): Promise<DealTotalsRow[]> {
+  return dealTotals(deps.sql, { merchantId, ...f });
+}
+
+export type { DealTotalsRow, StatusSelector };
 
 const CSV_HEADER = ['deal_id', 'deal_type', 'status', 'amount', 'currency', 'counterparty', 'received_amount', 'amount_match_status', 'payment_url', 'created_at', 'updated_at'];
 

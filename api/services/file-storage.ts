@@ -3,6 +3,7 @@
  * default; the metadata (owner, type, size, sha256) always stays in Postgres (evidence_files).
  */
 import type { Sql } from '../../db/sql';
+import { deleteBlob, findBlob, insertBlob } from '../../db/queries/files';
 
 export interface FileStorage {
   put(fileId: string, bytes: Buffer): Promise<void>;
@@ -13,15 +14,8 @@ export interface FileStorage {
 /** The embedded default: one bytea row per file in evidence_blobs. */
 export function postgresFileStorage(sql: Sql): FileStorage {
   return {
-    async put(fileId, bytes) {
-      await sql`insert into evidence_blobs (file_id, bytes) values (${fileId}, ${bytes}) on conflict (file_id) do nothing`;
-    },
-    async get(fileId) {
-      const [row] = await sql<{ bytes: Buffer }[]>`select bytes from evidence_blobs where file_id = ${fileId}`;
-      return row?.bytes;
-    },
-    async delete(fileId) {
-      await sql`delete from evidence_blobs where file_id = ${fileId}`;
-    },
+    put: (fileId, bytes) => insertBlob(sql, fileId, bytes),
+    get: (fileId) => findBlob(sql, fileId),
+    delete: (fileId) => deleteBlob(sql, fileId),
   };
 }

@@ -1,15 +1,23 @@
+/**
+ * Merchants (spec 2.2, 4.3; contract 3): create, the profile the merchant reads and patches, the
+ * operator-only settings, the kill-switch, key pairs.
+ */
 import type { AppDeps } from '../deps';
 import { assertWebhookTarget } from './webhook-target';
-import { NotFound } from '../../domain/errors';
+import { InvalidArgument, NotFound } from '../../domain/errors';
+import { effectiveAutoLimit } from '../../domain/withdrawals';
 import {
   findMerchantProfile,
   insertMerchant,
+  lockMerchantLimits,
   setMerchantDisabled,
   toggleMerchantDisabled,
+  updateMerchant,
   type MerchantProfileRow,
   type NewMerchant,
 } from '../../db/queries/merchants';
 import { replaceKeyPair, type IssuedKeyPair } from '../../db/queries/api-keys';
+import { presentMerchant } from '../schemas/merchant';
 
 export async function getMerchantProfile(deps: AppDeps, merchantId: string): Promise<MerchantProfileRow> {
   const row = await findMerchantProfile(deps.sql, merchantId);
@@ -57,4 +65,87 @@ export async function setKillSwitch(deps: AppDeps, merchantId: string, disabled:
   const state = present(await setMerchantDisabled(deps.sql, merchantId, disabled, reason));
   deps.log.info({ merchantId, disabled }, 'merchant kill-switch set');
   return state;
+}
+
+// ---- The profile: what the merchant may change (cabinet) ----
+
+export interface ProfilePatch {
+  name?: string;
+  webhook_url?: string;
+  withdrawal_address?: string;
+  success_redirect_url?: string;
+  fail_redirect_url?: string;
+  checkout_brand_name?: string;
+  finance_chat_id?: string;
+  appeal_chat_id?: string;
+  ip_whitelist?: string[];
+  deal_min_amount?: bigint;
+  deal_max_amount?: bigint;
+  daily_deal_amount_limit?: bigint;
+}
+
+const TEXT_FIELDS = ['name', 'webhook_url', 'withdrawal_address', 'success_redirect_url', 'fail_redirect_url', 'checkout_brand_name', 'finance_chat_id', 'appeal_chat_id'] as const;
+const LIMIT_FIELDS = ['deal_min_amount', 'deal_max_amount', 'daily_deal_amount_limit'] as const;
+
+/** PATCH my-merchant (spec 4.3): one row update under a lock, so min/max are checked against what is stored. */
+export async function patchProfile(deps: AppDeps, merchantId: string, patch: ProfilePatch): Promise<MerchantProfileRow> {
+  if (patch.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', patch.webhook_url);
+  await deps.sql.begin(async (tx) => {
+    const current = await lockMerchantLimits(tx, merchantId);
+    const changes: Record<string, unknown> = {};
+    for (const field of TEXT_FIELDS) if (patch[field] !== undefined) changes[field] = patch[field];
+    if (patch.ip_whitelist !== undefined) changes.ip_whitelist = patch.ip_whitelist;
+    for (const field of LIMIT_FIELDS) {
+      const value = patch[field];
+      if (value !== undefined) changes[field] = value === 0n ? null : value;
+    }
+    const min = 'deal_min_amount' in changes ? (changes.deal_min_amount as bigint | null) : current!.deal_min_amount;
+    const max = 'deal_max_amount' in changes ? (changes.deal_max_amount as bigint | null) : current!.deal_max_amount;
+    if (min !== null && max !== null && max < min) {
+      throw new InvalidArgument(`deal_max_amount ${max} is below deal_min_amount ${min}`, [
+        { field: 'deal_max_amount', message: 'below the minimum', code: 'max_below_min' },
+      ]);
+    }
+    if (Object.keys(changes).length === 0) return;
+    await updateMerchant(tx, merchantId, changes);
+  });
+  return getMerchantProfile(deps, merchantId);
+}
+
+// ---- Operator-only settings (contract 3: PATCH /admin/merchants/{merchant_id}) ----
+
+export interface MerchantSettingsPatch {
+  auto_withdrawal_mode?: 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
+  auto_withdrawal_limit_usdt_cents?: bigint;
+  rate_limit_per_minute?: number | null;
+  payin_fee_bps?: number;
+  payout_fee_bps?: number;
+  webhook_max_retries?: number;
+  signature_binding?: 'optional' | 'required';
+}
+
+const FIELDS = ['auto_withdrawal_mode', 'auto_withdrawal_limit_usdt_cents', 'rate_limit_per_minute', 'payin_fee_bps', 'payout_fee_bps', 'webhook_max_retries', 'signature_binding'] as const;
+
+export async function patchMerchantSettings(deps: AppDeps, merchantId: string, patch: MerchantSettingsPatch): Promise<MerchantProfileRow> {
+  const changes: Record<string, unknown> = {};
+  for (const field of FIELDS) if (patch[field] !== undefined) changes[field] = patch[field];
+  if (Object.keys(changes).length > 0) {
+    if (!(await updateMerchant(deps.sql, merchantId, changes))) throw new NotFound('merchant not found');
+    deps.log.info({ merchantId, changes: Object.keys(changes) }, 'merchant settings changed by an operator');
+  }
+  return getMerchantProfile(deps, merchantId);
+}
+
+/** The profile plus the operator-only settings. */
+export function presentMerchantForOperator(row: MerchantProfileRow & { webhook_max_retries?: number }) {
+  return {
+    ...presentMerchant(row),
+    auto_withdrawal_mode: row.auto_withdrawal_mode as 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY',
+    auto_withdrawal_limit_usdt_cents: row.auto_withdrawal_limit_usdt_cents.toString(),
+    auto_withdrawal_effective_limit_usdt_cents: effectiveAutoLimit(row.auto_withdrawal_mode, row.auto_withdrawal_limit_usdt_cents).toString(),
+    rate_limit_per_minute: row.rate_limit_per_minute,
+    payin_fee_bps: row.payin_fee_bps,
+    payout_fee_bps: row.payout_fee_bps,
+    webhook_max_retries: row.webhook_max_retries ?? 5,
+  };
 }

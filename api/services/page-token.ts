@@ -1,6 +1,8 @@
+/** Keyset listings' pages: signed page tokens, page sizes, the next page's token. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidArgument } from '../../domain/errors';
 import { isKeysetCursor, type KeysetCursor } from '../../db/queries/keyset';
+import type { AppDeps } from '../deps';
 
 export { isKeysetCursor, type KeysetCursor };
 
@@ -49,4 +51,22 @@ export class PageTokens {
       throw invalid;
     }
   }
+}
+
+const tokensOf = (deps: AppDeps) => new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
+
+/** The page size a listing serves: the asked size up to `max`, `fallback` when absent or 0. */
+export const clampPageSize = (size: number | undefined, fallback = 50, max = 250) => Math.min(max, size || fallback);
+
+/** Where a keyset listing's page starts: after the token's cursor (undefined without a token); a token not made for `scope` is 400. */
+export const cursorOf = (deps: AppDeps, scope: string, token: string | undefined) => tokensOf(deps).decodeCursor(token, scope);
+
+/**
+ * One page of a keyset listing newest first, read with limit size + 1: the rows to show, and the
+ * next page's token after the last of them ('' on the last page: no row beyond `size` came back).
+ */
+export function keysetPage<R extends { cursor_ts: string; id: string }>(deps: AppDeps, scope: string, rows: R[], size: number) {
+  const page = rows.slice(0, size);
+  const last = page[page.length - 1];
+  return { rows: page, next_page_token: rows.length > size && last ? tokensOf(deps).encodeCursor(last, scope) : '' };
 }

@@ -2,9 +2,11 @@
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
 import { newId } from '../../domain/ids';
+import { findCurrency, findPaymentMethod } from '../../db/queries/catalog';
 import { insertPass, listPasses, type PassRow } from '../../db/queries/passes';
+import { findTrader } from '../../db/queries/traders';
 import { passSearchAttributes, passTaskQueue, passWorkflowId, passWorkflowType, type PassWorkflow } from '../../workflows/contracts/pass';
-import { PageTokens } from './page-token';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import type { MerchantScope } from './payins';
 
 const PASS_STATUSES = ['ACTIVE', 'USED', 'EXPIRED'];
@@ -34,18 +36,14 @@ export async function createPass(
   scope: MerchantScope,
   body: { amount: bigint; currency_id?: string; requisite_type?: string; payment_method_id?: string; provider_id?: string },
 ): Promise<PassRow> {
-  const sql = deps.sql;
   let currencyCode: string | undefined;
   if (body.currency_id) {
-    const [currency] = await sql<{ code: string }[]>`
-      select code from currencies where id = ${body.currency_id} and tenant_id = ${scope.tenantId} and status = 'ACTIVE'`;
+    const currency = await findCurrency(deps.sql, scope.tenantId, body.currency_id);
     if (!currency) throw invalid('currency_id', `unknown currency_id ${body.currency_id}`);
     currencyCode = currency.code;
   }
   if (body.payment_method_id) {
-    const [method] = await sql<{ currency_code: string; requisite_types: string[] }[]>`
-      select currency_code, requisite_types from payment_methods
-      where id = ${body.payment_method_id} and tenant_id = ${scope.tenantId} and status = 'ACTIVE'`;
+    const method = await findPaymentMethod(deps.sql, scope.tenantId, body.payment_method_id);
     if (!method) throw invalid('payment_method_id', `unknown payment_method_id ${body.payment_method_id}`);
     if (currencyCode && method.currency_code !== currencyCode) {
       throw invalid('payment_method_id', `payment method ${body.payment_method_id} is for ${method.currency_code}, not ${currencyCode}`);
@@ -55,11 +53,11 @@ export async function createPass(
     }
   }
   if (body.provider_id) {
-    const [trader] = await sql`select 1 from traders where id = ${body.provider_id} and tenant_id = ${scope.tenantId}`;
-    if (!trader) throw invalid('provider_id', `unknown provider_id ${body.provider_id}`);
+    const trader = await findTrader(deps.sql, body.provider_id);
+    if (trader?.tenant_id !== scope.tenantId) throw invalid('provider_id', `unknown provider_id ${body.provider_id}`);
   }
   const row = await insertPass(
-    sql,
+    deps.sql,
     {
       id: newId(),
       tenant_id: scope.tenantId,
@@ -82,22 +80,13 @@ export async function createPass(
   return row;
 }
 
-const isCursor = (v: unknown): v is { createdAt: string; id: string } =>
-  typeof v === 'object' && v !== null && typeof (v as { createdAt?: unknown }).createdAt === 'string' && typeof (v as { id?: unknown }).id === 'string';
-
 export async function listMerchantPasses(deps: AppDeps, merchantId: string, q: { status?: string[]; page_size?: number; page_token?: string }) {
-  const tokens = new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY);
   const scope = `passes:${merchantId}`;
-  const after = q.page_token ? tokens.decode(q.page_token, scope, isCursor) : undefined;
+  const after = cursorOf(deps, scope, q.page_token);
   const statuses = q.status?.filter((s) => PASS_STATUSES.includes(s));
   if (q.status && q.status.length > 0 && statuses!.length === 0) return { data: [], next_page_token: '' };
-  const size = Math.min(100, q.page_size || 20);
-  const rows = await listPasses(deps.sql, merchantId, statuses, size + 1, after);
-  const page = rows.slice(0, size);
-  const last = page[page.length - 1];
+  const size = clampPageSize(q.page_size, 20, 100);
+  const page = keysetPage(deps, scope, await listPasses(deps.sql, merchantId, statuses, size + 1, after), size);
   const now = deps.now();
-  return {
-    data: page.map((r) => presentPass(r, now)),
-    next_page_token: rows.length > size && last ? tokens.encode({ createdAt: last.cursor_ts, id: last.id }, scope) : '',
-  };
+  return { data: page.rows.map((r) => presentPass(r, now)), next_page_token: page.next_page_token };
 }

@@ -13,7 +13,7 @@ import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info'
 import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/payin';
 import type { Refusal } from '../../domain/state-machine';
 import { resolvePaymentMethod } from './payment-methods';
-import { findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
+import { findAmountChange, findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreatePreconditions } from '../../db/queries/merchants';
 import { findCurrency } from '../../db/queries/catalog';
 import { arrivalStamp } from '../../db/queries/passes';
@@ -209,8 +209,7 @@ export async function changePayinAmount(deps: AppDeps, dealId: string, change: C
   const row = await operatorPayin(deps, dealId);
   if (isPayinTerminal(row.status as PayinStatus)) {
     // Replays of a change made before the deal ended still answer; anything else is refused.
-    const [previous] = await deps.sql<{ new_amount: bigint }[]>`
-      select new_amount from deal_amount_changes where deal_id = ${row.id} and idempotency_key = ${change.idempotencyKey}`;
+    const previous = await findAmountChange(deps.sql, row.id, change.idempotencyKey);
     if (previous && previous.new_amount === BigInt(change.amountFiat)) return row;
   }
   await runUpdate(deps, row.id, (h) => h.executeUpdate(changeAmountUpdate, { args: [change] }), closedRejects);

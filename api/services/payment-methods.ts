@@ -1,6 +1,6 @@
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
-import { findPaymentMethod, type PaymentMethodRow } from '../../db/queries/catalog';
+import { findPaymentMethod, listPaymentMethods, type PaymentMethodRow } from '../../db/queries/catalog';
 
 /**
  * A payment method by UUID or slug (the same row either way) that must take `currency`.
@@ -15,8 +15,7 @@ export async function resolvePaymentMethod(
 ): Promise<PaymentMethodRow> {
   const method = await findPaymentMethod(deps.sql, tenantId, idOrSlug);
   if (!method) {
-    const rows = await deps.sql<{ slug: string }[]>`
-      select slug from payment_methods where tenant_id = ${tenantId} and status = 'ACTIVE' order by slug`;
+    const rows = await listPaymentMethods(deps.sql, tenantId, 'ACTIVE');
     throw new InvalidArgument(`unknown ${field} "${idOrSlug}"; allowed: ${rows.map((r) => r.slug).join(', ')}`, [
       { field, message: 'unknown payment method', code: 'unknown_payment_method' },
     ]);

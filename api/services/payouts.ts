@@ -3,7 +3,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { Conflict, InvalidArgument, NotFound } from '../../domain/errors';
 import { dealIdFor } from '../../domain/ids';
-import { findDeal, findDealByKey, type DealRow } from '../../db/queries/deals';
+import { findDeal, findDealByKey, payoutKeyHeldByOther, type DealRow } from '../../db/queries/deals';
+import { walletsOf } from '../../db/queries/wallets';
 import { checkDealBounds } from '../../domain/limits';
 import { findCreatePreconditions } from '../../db/queries/merchants';
 import {
@@ -37,13 +38,11 @@ export interface CreatePayoutRequest {
 export async function createPayout(deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<DealRow> {
   const existing = await findDealByKey(deps.sql, scope.merchantId, 'PAYOUT', body.idempotency_key);
   if (existing) return existing;
-  const [foreign] = await deps.sql`
-    select 1 from deals where tenant_id = ${scope.tenantId} and deal_type = 'PAYOUT'
-      and idempotency_key = ${body.idempotency_key} and merchant_id <> ${scope.merchantId}`;
-  if (foreign) throw new Conflict('idempotency_key is already used by another merchant');
+  if (await payoutKeyHeldByOther(deps.sql, scope.tenantId, scope.merchantId, body.idempotency_key)) {
+    throw new Conflict('idempotency_key is already used by another merchant');
+  }
 
-  const [wallet] = await deps.sql`
-    select id from wallets where id = ${body.wallet_id} and owner_type = 'merchant' and owner_id = ${scope.merchantId} and currency = 'USDT'`;
+  const wallet = (await walletsOf(deps.sql, 'merchant', scope.merchantId)).find((w) => w.id === body.wallet_id && w.currency === 'USDT');
   if (!wallet) {
     throw new InvalidArgument('wallet_id must be the wallet_id of your USDT wallet (see GET /balance)', [
       { field: 'wallet_id', message: 'not your USDT wallet', code: 'unknown_wallet' },

@@ -1,34 +1,14 @@
-/** Deposit addresses and deposit history (spec 4.2). */
+/** The merchant's wallet (spec 4.2): its balances, deposit addresses and deposit history. */
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { TronAddressDeriver } from '../../domain/tron';
 import { addDepositAddress, currentDepositAddress } from '../../db/queries/deposit-addresses';
 import { listMerchantDeposits, type WalletDepositRow } from '../../db/queries/wallet-deposits';
-import { PageTokens } from './page-token';
+import { walletsOf } from '../../db/queries/wallets';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
-export const isCursor = (v: unknown): v is { createdAt: string; id: string } =>
-  typeof v === 'object' && v !== null && typeof (v as { createdAt?: unknown }).createdAt === 'string' && typeof (v as { id?: unknown }).id === 'string';
-
-export const clampPageSize = (size: number | undefined) => Math.min(250, size || 50);
-
-/** One keyset page newest first: rows fetched with limit size + 1 tell whether another page exists. */
-export function keysetPage<R extends { cursor_ts: string; id: string }, T>(
-  deps: AppDeps,
-  scope: string,
-  rows: R[],
-  size: number,
-  present: (row: R) => T,
-): { data: T[]; next_page_token: string } {
-  const page = rows.slice(0, size);
-  const last = page[page.length - 1];
-  return {
-    data: page.map(present),
-    next_page_token: rows.length > size && last ? new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY).encode({ createdAt: last.cursor_ts, id: last.id }, scope) : '',
-  };
-}
-
-export const decodeCursor = (deps: AppDeps, scope: string, token: string | undefined) =>
-  token ? new PageTokens(deps.config.SECRETS_ENCRYPTION_KEY).decode(token, scope, isCursor) : undefined;
+/** The merchant's provisioned wallets, by currency. */
+export const merchantWallets = (deps: AppDeps, merchantId: string) => walletsOf(deps.sql, 'merchant', merchantId);
 
 const presentAddress = (row: { address: string; created_at: Date }) => ({ address: row.address, updated_at: row.created_at.toISOString() });
 
@@ -62,8 +42,8 @@ const presentDeposit = (r: WalletDepositRow) => ({
 
 export async function listDeposits(deps: AppDeps, merchantId: string, q: { page_size?: number; page_token?: string }) {
   const scope = `deposits:${merchantId}`;
-  const after = decodeCursor(deps, scope, q.page_token);
   const size = clampPageSize(q.page_size);
-  const rows = await listMerchantDeposits(deps.sql, merchantId, { after, limit: size + 1 });
-  return keysetPage(deps, scope, rows, size, presentDeposit);
+  const rows = await listMerchantDeposits(deps.sql, merchantId, { after: cursorOf(deps, scope, q.page_token), limit: size + 1 });
+  const page = keysetPage(deps, scope, rows, size);
+  return { data: page.rows.map(presentDeposit), next_page_token: page.next_page_token };
 }

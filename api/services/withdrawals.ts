@@ -10,7 +10,8 @@ import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tro
 import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
-import { findWithdrawal, findWithdrawalByCallerKey, latestWithdrawalByKey, listWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
+import { findMerchantProfile } from '../../db/queries/merchants';
+import { findWithdrawal, findWithdrawalByCallerKey, latestWithdrawalByKey, listWithdrawals, pageWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
 import {
   approveWithdrawalUpdate,
   awaitWithdrawalCreationUpdate,
@@ -23,7 +24,7 @@ import {
   type WithdrawalWorkflowInput,
 } from '../../workflows/contracts/withdrawal';
 import { removeRefusedRun, unwrapUpdateFailure } from './deal-workflows';
-import { clampPageSize, decodeCursor, keysetPage } from './wallet';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** The fee rule of the README's Wallet section, with the current configuration. */
 export function quoteWithdrawal(deps: AppDeps, amount: bigint) {
@@ -44,8 +45,7 @@ export function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowM
 
 /** No address in the request: the merchant's withdrawal_address from the profile, if it is a valid TRON address. */
 async function profileWithdrawalAddress(deps: AppDeps, merchantId: string): Promise<string> {
-  const [merchant] = await deps.sql<{ withdrawal_address: string }[]>`select withdrawal_address from merchants where id = ${merchantId}`;
-  const address = merchant?.withdrawal_address ?? '';
+  const address = (await findMerchantProfile(deps.sql, merchantId))?.withdrawal_address ?? '';
   if (!address) {
     throw new InvalidArgument('address is required (or set withdrawal_address in the profile)', [{ field: 'address', message: 'address is required', code: 'required' }]);
   }
@@ -165,12 +165,23 @@ const knownStatuses = (statuses: string[] | undefined) =>
 
 export async function listMerchantWithdrawals(deps: AppDeps, merchantId: string, q: { page_size?: number; page_token?: string; status?: string[] }) {
   const scope = `withdrawals:${merchantId}`;
-  const after = decodeCursor(deps, scope, q.page_token);
+  const after = cursorOf(deps, scope, q.page_token);
   const size = clampPageSize(q.page_size);
   const statuses = knownStatuses(q.status);
   if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
-  const rows = await listWithdrawals(deps.sql, { merchantId, statuses, after, limit: size + 1 });
-  return keysetPage(deps, scope, rows, size, presentWithdrawal);
+  const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { merchantId, statuses, after, limit: size + 1 }), size);
+  return { data: page.rows.map(presentWithdrawal), next_page_token: page.next_page_token };
+}
+
+/** The merchant's withdrawals in offset pages, newest first (the V1 list): by status and creation window; `count` is every match. */
+export async function pageMerchantWithdrawals(
+  deps: AppDeps,
+  merchantId: string,
+  f: { statuses?: string[]; createdAfter?: Date; createdBefore?: Date },
+  skip: number,
+  take: number,
+) {
+  return pageWithdrawals(deps.sql, { merchantId, ...f }, skip, take);
 }
 
 export function presentOperatorWithdrawal(row: WithdrawalRow) {
@@ -187,12 +198,12 @@ export function presentOperatorWithdrawal(row: WithdrawalRow) {
 
 export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: number; page_token?: string; status?: string[]; merchant_id?: string }) {
   const scope = `operator-withdrawals:${q.merchant_id ?? ''}:${(q.status ?? []).join(',')}`;
-  const after = decodeCursor(deps, scope, q.page_token);
+  const after = cursorOf(deps, scope, q.page_token);
   const size = clampPageSize(q.page_size);
   const statuses = knownStatuses(q.status);
   if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
-  const rows = await listWithdrawals(deps.sql, { merchantId: q.merchant_id, statuses, after, limit: size + 1 });
-  return keysetPage(deps, scope, rows, size, presentOperatorWithdrawal);
+  const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { merchantId: q.merchant_id, statuses, after, limit: size + 1 }), size);
+  return { data: page.rows.map(presentOperatorWithdrawal), next_page_token: page.next_page_token };
 }
 
 /** An operator command as an update of the withdrawal's workflow; a closed workflow means a final state. */

@@ -2,7 +2,7 @@
  * Legacy V1 authentication (spec 5.5, contract 7): headers MERCHANT (merchant id), TIMESTAMP
  * (Unix seconds) and SIGNATURE = lowercase hex HMAC-SHA512, keyed with the merchant's secret
  * string exactly as issued (`whsec_` included), over `{timestamp};{field};…` — the fields each
- * route names (api/v1/routes.ts). After the signature, the same gates as V2 in the same order:
+ * route names (api/v1/route.ts, defineV1Route). After the signature, the same gates as V2 in the same order:
  * kill-switch, ip_whitelist and rate limit (api/auth/admit.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -10,7 +10,9 @@ import type { Context } from 'koa';
 import { PermissionDenied, Unauthenticated } from '../../domain/errors';
 import { checkTimestamp, REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
 import { findV1Keys } from '../../db/queries/api-keys';
+import { claimSignatureFamily } from '../../db/queries/signature-uses';
 import { admitMerchant } from '../auth/admit';
+import type { AuthOptions, AuthScheme, Identity } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 
 /** The fields of a route's signed payload after the timestamp, read from the raw request. */
@@ -48,22 +50,12 @@ const CREATE_FAMILIES: Array<[RegExp, string]> = [
 async function claimCreateFamily(deps: AppDeps, signature: string, path: string, timestamp: number): Promise<void> {
   const family = CREATE_FAMILIES.find(([re]) => re.test(path))?.[1];
   if (!family) return;
-  const key = `v1:${signature}`;
   const expiresAt = new Date((timestamp + REPLAY_WINDOW_PAST_SECONDS + 1) * 1000);
-  await deps.sql`
-    insert into signature_uses (signature, route, expires_at) values (${key}, ${`v1 create ${family}`}, ${expiresAt})
-    on conflict do nothing`;
-  // Both inserted under a race: both see the other and both are refused (fail closed).
-  const [other] = await deps.sql`
-    select 1 from signature_uses where signature = ${key} and route like 'v1 create %' and route <> ${`v1 create ${family}`} limit 1`;
+  // Both claimed under a race: both see the other and both are refused (fail closed).
+  const other = await claimSignatureFamily(deps.sql, { signature: `v1:${signature}`, prefix: 'v1 create ', family, expiresAt });
   if (other) throw new Unauthenticated('this signature was already used to create another kind of payment; sign the request afresh');
 }
 
-interface V1Options {
-  v1Payload?: V1Payload;
-  readBody: () => Promise<void>;
-  gateBeforeBody?: boolean;
-}
 
 /**
  * V1 payloads name their route's own fields (payInId, requestId …), and the routes that sign
@@ -72,7 +64,7 @@ interface V1Options {
  * (claimCreateFamily). A route that reads a large body (a dispute with its proof image) passes the
  * merchant's gates before it is read.
  */
-export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Options) {
+async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload, options: AuthOptions): Promise<Identity> {
   const merchantId = ctx.get('MERCHANT');
   const timestamp = ctx.get('TIMESTAMP');
   const signature = ctx.get('SIGNATURE');
@@ -90,7 +82,7 @@ export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Opt
   await options.readBody();
 
   const body = ctx.state.body !== null && typeof ctx.state.body === 'object' && !Array.isArray(ctx.state.body) ? ctx.state.body : {};
-  const payload = v1SignedPayload(timestamp, options.v1Payload ? options.v1Payload({ body, params: ctx.params ?? {} }) : []);
+  const payload = v1SignedPayload(timestamp, payloadOf({ body, params: ctx.params ?? {} }));
   const given = Buffer.from(signature, 'hex');
   // Every pair that may still sign is checked, each in constant time; which one matched is not revealed.
   let key: (typeof keys)[number] | undefined;
@@ -104,3 +96,10 @@ export async function authenticateV1(ctx: Context, deps: AppDeps, options: V1Opt
   await admitMerchant(ctx, deps, key, nowMs);
   return { kind: 'merchant' as const, via: 'v1' as const, merchantId: key.merchant_id, tenantId: key.tenant_id, subject: key.key_id };
 }
+
+/** The V1 signature as a route's auth scheme: `payload` names the fields the route signs after `{timestamp}`. */
+export const v1Auth = (payload: V1Payload): AuthScheme => ({
+  authenticate: (ctx, deps, options) => authenticateV1(ctx, deps, payload, options),
+  security: [{ V1Merchant: [], V1Timestamp: [], V1Signature: [] }],
+  errors: [401, 403, 429],
+});

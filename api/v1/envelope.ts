@@ -4,8 +4,9 @@
  * envelope with `isFailure: true`, `value: null` and the problem in `failures`.
  */
 import { z, type ZodType } from 'zod';
-import '../openapi';
+import { registry } from '../openapi';
 import type { Problem, ProblemRenderer } from '../errors';
+import type { ErrorEnvelope } from '../route';
 
 export interface V1Failure {
   /** The gRPC code name, as problem+json's `title` (INVALID_ARGUMENT, NOT_FOUND, …). */
@@ -67,6 +68,17 @@ export const v1ErrorSchema = z
       'Every V1 error (4xx and 5xx, 410 after the sunset included): the HTTP status of the problem+json table with the V1 ' +
       'envelope as body (application/json). failures[0] is the error; further entries name fields at fault.',
   });
+
+registry.register('V1Error', v1ErrorSchema);
+
+/** How the V1 routes document their errors: the envelope above, and the 410 only V1 answers. */
+export const v1ErrorEnvelope: ErrorEnvelope = {
+  name: 'V1',
+  note: ' (V1 error envelope)',
+  contentType: 'application/json',
+  schemaRef: '#/components/schemas/V1Error',
+  meanings: { 410: { name: 'Gone', description: 'API V1 was retired at V1_SUNSET_AT' } },
+};
 
 export const v1Envelope = (value: ZodType, name: string) =>
   z

@@ -1,15 +1,16 @@
 /**
  * V1 ↔ V2 translation: decimal amounts ↔ minor units (by the currency's ISO 4217 exponent,
  * exact or refused), numeric ISO 4217 ↔ alphabetic codes (no fallback), deal rows → V1 records,
- * V1 filters → the status selectors of the code table.
+ * V1 filters → the status selectors of the code table, deal totals → V1 statistics.
  */
 import { InvalidArgument } from '../../domain/errors';
 import { decimalToMinor, minorToDecimal } from '../../domain/money';
 import { payinRowsForCode, payoutStatusesForCode } from '../../domain/v1-codes';
 import { v1Incoming, v1Outgoing, type V1DealSource } from '../../domain/v1-records';
 import type { DealRow } from '../../db/queries/deals';
-import { tenantCurrencies, v1DealExtras, type StatusSelector, type V1DealRow } from '../../db/queries/v1';
 import type { AppDeps } from '../deps';
+import { listCurrencies, listPaymentMethods, type PaymentMethodRow, type TenantCurrencyRow } from '../services/catalog';
+import type { DealTotalsRow, StatusSelector } from '../services/deal-listing';
 import { present } from '../services/payins';
 
 export interface V1Currency {
@@ -20,7 +21,7 @@ export interface V1Currency {
 
 /** The ACTIVE currency of the tenant with this ISO 4217 numeric code: `unknown currency code: N` otherwise. */
 export async function currencyFromNumeric(deps: AppDeps, tenantId: string, numeric: number, field = 'currency'): Promise<V1Currency> {
-  const row = (await tenantCurrencies(deps.sql, tenantId)).find((c) => c.numeric_code === numeric && c.status === 'ACTIVE');
+  const row = (await listCurrencies(deps, tenantId)).find((c) => c.numeric_code === numeric && c.status === 'ACTIVE');
   if (!row) {
     throw new InvalidArgument(`unknown currency code: ${numeric}`, [{ field, message: `unknown currency code: ${numeric}`, code: 'unknown_currency' }]);
   }
@@ -37,7 +38,25 @@ export function toMinor(text: string, currency: Pick<V1Currency, 'code' | 'expon
   return minor;
 }
 
-function source(deps: AppDeps, row: DealRow, extras: Pick<V1DealRow, 'method_slug' | 'currency_numeric' | 'currency_exponent'>): V1DealSource {
+/**
+ * What V1 records show of a deal beyond its row — the method's slug, the currency's numeric code
+ * and exponent — for every method and currency of the tenant, whatever their status now (a deal
+ * keeps the method and currency it was made with).
+ */
+export interface V1Catalog {
+  methods: Map<string, PaymentMethodRow>;
+  currencies: Map<string, TenantCurrencyRow>;
+}
+
+export async function v1Catalog(deps: AppDeps, tenantId: string): Promise<V1Catalog> {
+  const [methods, currencies] = await Promise.all([listPaymentMethods(deps, tenantId), listCurrencies(deps, tenantId)]);
+  return { methods: new Map(methods.map((m) => [m.id, m])), currencies: new Map(currencies.map((c) => [c.code, c])) };
+}
+
+function source(deps: AppDeps, catalog: V1Catalog, row: DealRow): V1DealSource {
+  const method = catalog.methods.get(row.payment_method_id);
+  const currency = catalog.currencies.get(row.currency);
+  if (!method || !currency) throw new Error(`deal references an unknown method or currency (${row.currency})`);
   return {
     id: row.id,
     idempotency_key: row.idempotency_key,
@@ -50,25 +69,20 @@ function source(deps: AppDeps, row: DealRow, extras: Pick<V1DealRow, 'method_slu
     payment_url: present(deps, row).payment_url,
     target_requisite: row.target_requisite,
     target_name: row.target_name,
-    method_slug: extras.method_slug,
-    currency_numeric: extras.currency_numeric,
-    currency_exponent: extras.currency_exponent,
+    method_slug: method.slug,
+    currency_numeric: currency.numeric_code,
+    currency_exponent: currency.exponent,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
 
-/** The V1 record of a listed row (the listing query joined the extras already). */
-export const listedRecord = (deps: AppDeps, row: V1DealRow) =>
-  row.deal_type === 'PAYIN' ? v1Incoming(source(deps, row, row), 'get') : v1Outgoing(source(deps, row, row));
+/** The V1 record of a deal: incoming (PayIn) or outgoing (PayOut). */
+export const dealRecord = (deps: AppDeps, catalog: V1Catalog, row: DealRow) =>
+  row.deal_type === 'PAYIN' ? v1Incoming(source(deps, catalog, row), 'get') : v1Outgoing(source(deps, catalog, row));
 
-/** The V1 record of a deal a service answered. */
-export async function dealRecord(deps: AppDeps, row: DealRow) {
-  const extras = await v1DealExtras(deps.sql, row);
-  return row.deal_type === 'PAYIN' ? v1Incoming(source(deps, row, extras), 'get') : v1Outgoing(source(deps, row, extras));
-}
-
-function unknownStatus(code: number): never {
+/** `unknown status code: N` (400) for a V1 status filter the code table does not have. */
+export function unknownStatus(code: number): never {
   throw new InvalidArgument(`unknown status code: ${code}`, [{ field: 'status', message: `unknown status code: ${code}`, code: 'unknown_status' }]);
 }
 
@@ -87,3 +101,59 @@ export function selectorsFor(dealType: 'PAYIN' | 'PAYOUT', code: number | undefi
 export const usdt = (cents: bigint | string) => minorToDecimal(BigInt(cents), 2);
 /** A fiat sum in minor units as a V1 decimal. */
 export const fiat = (minor: bigint | string, exponent: number) => minorToDecimal(BigInt(minor), exponent);
+
+/** part / all × 100 with two decimals, half away from zero (Postgres's round(numeric, 2)); all > 0. */
+export function percent(part: number, all: number): string {
+  const hundredths = (20_000n * BigInt(part) + BigInt(all)) / (2n * BigInt(all));
+  return `${hundredths / 100n}.${String(hundredths % 100n).padStart(2, '0')}`;
+}
+
+/** One V1 statistics line: the deals of one payment method and currency, counted and summed by status. */
+export interface MethodStatistics {
+  method: string;
+  currency: TenantCurrencyRow;
+  count: number;
+  amount: bigint;
+  /** By status: how many deals and their sums. */
+  byStatus: Map<string, { count: number; amount: bigint; escrowUsdt: bigint; feeUsdt: bigint }>;
+}
+
+/**
+ * Deal totals per (method, currency, status) as one line per method and currency (ISO 4217
+ * numeric code and exponent), in the totals' order — by method slug. A currency the tenant does
+ * not know has no numeric code to show: its deals are left out.
+ */
+export function statisticsLines(totals: DealTotalsRow[], catalog: V1Catalog): MethodStatistics[] {
+  const lines = new Map<string, MethodStatistics>();
+  for (const t of totals) {
+    const currency = catalog.currencies.get(t.currency);
+    if (!currency) continue;
+    const key = `${t.method}\u0000${currency.numeric_code}\u0000${currency.exponent}`;
+    let line = lines.get(key);
+    if (!line) lines.set(key, (line = { method: t.method, currency, count: 0, amount: 0n, byStatus: new Map() }));
+    const sums = line.byStatus.get(t.status) ?? { count: 0, amount: 0n, escrowUsdt: 0n, feeUsdt: 0n };
+    line.byStatus.set(t.status, {
+      count: sums.count + t.count,
+      amount: sums.amount + BigInt(t.amount),
+      escrowUsdt: sums.escrowUsdt + BigInt(t.escrow_usdt),
+      feeUsdt: sums.feeUsdt + BigInt(t.fee_usdt),
+    });
+    line.count += t.count;
+    line.amount += BigInt(t.amount);
+  }
+  return [...lines.values()];
+}
+
+/** How many deals of a line are in any of these statuses, and their sums. */
+export function inStatuses(line: MethodStatistics, statuses: string[]) {
+  const sum = { count: 0, amount: 0n, escrowUsdt: 0n, feeUsdt: 0n };
+  for (const status of statuses) {
+    const s = line.byStatus.get(status);
+    if (!s) continue;
+    sum.count += s.count;
+    sum.amount += s.amount;
+    sum.escrowUsdt += s.escrowUsdt;
+    sum.feeUsdt += s.feeUsdt;
+  }
+  return sum;
+}

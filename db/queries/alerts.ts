@@ -1,4 +1,4 @@
-/** Operator alerts (GET /admin/alerts): one row per (kind, deal), resolved when the deal moves on. */
+/** operator_alerts: what an operator must look at (GET /admin/alerts), one row per (kind, deal), resolved when the deal moves on. */
 import type { Db } from '../sql';
 import { newId } from '../../domain/ids';
 
@@ -16,4 +16,21 @@ export async function raiseOverduePayoutAlert(db: Db, dealId: string, statuses: 
 
 export async function resolveDealAlerts(tx: Db, dealId: string): Promise<void> {
   await tx`update operator_alerts set resolved_at = now() where deal_id = ${dealId} and resolved_at is null`;
+}
+
+export interface AlertRow {
+  id: string;
+  kind: string;
+  deal_id: string | null;
+  message: string;
+  created_at: Date;
+  resolved_at: Date | null;
+}
+
+/** Newest first, at most 500: the open alerts, or all. */
+export async function listAlerts(db: Db, includeResolved: boolean): Promise<AlertRow[]> {
+  return db<AlertRow[]>`
+    select id, kind, deal_id, message, created_at, resolved_at from operator_alerts
+    where ${includeResolved ? db`true` : db`resolved_at is null`}
+    order by created_at desc limit 500`;
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../sql';
 import type { AppealOutcome, AppealStatus } from '../../domain/appeals';
-import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
 import { lockDeal, type DealRow } from './deals';
 
 export interface AppealRow {
@@ -58,22 +58,42 @@ export type AppealCursor = KeysetCursor;
 
 export type ListedAppeal = AppealRow & { cursor_ts: string };
 
-/** Newest first on (created_at, id), like the deal listing; merchantId undefined = every merchant (the arbiter's queue). */
-export async function listAppeals(
-  db: Db,
-  f: { merchantId?: string; statuses?: string[] },
-  limit: number,
-  after?: AppealCursor,
-): Promise<ListedAppeal[]> {
+/** Which appeals a listing selects: one merchant's or every merchant's (the arbiter's queue), by status and creation window (inclusive). */
+export interface AppealSelection {
+  merchantId?: string;
+  /** Absent or empty: any status. */
+  statuses?: string[];
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+function appealWhere(db: Db, f: AppealSelection, after?: AppealCursor) {
+  return db`
+    true
+    ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
+    ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
+    ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
+    ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
+    ${olderThan(db, after)}`;
+}
+
+/** Newest first on (created_at, id), like the deal listing. */
+export async function listAppeals(db: Db, f: AppealSelection, limit: number, after?: AppealCursor): Promise<ListedAppeal[]> {
   return db<ListedAppeal[]>`
     select *, ${cursorColumn(db)}
     from appeals
-    where true
-      ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
-      ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
-      ${olderThan(db, after)}
+    where ${appealWhere(db, f, after)}
     order by ${newestFirst(db)}
     limit ${limit}`;
+}
+
+/** Offset pages, newest first: `skip` rows, then at most `take`; `count` is every match. */
+export async function pageAppeals(db: Db, f: AppealSelection, skip: number, take: number): Promise<{ rows: AppealRow[]; count: number }> {
+  const [rows, [total]] = await Promise.all([
+    db<AppealRow[]>`select * from appeals where ${appealWhere(db, f)} order by ${newestFirst(db)} offset ${skip} limit ${take}`,
+    db<{ count: number }[]>`select count(*)::int as count from appeals where ${appealWhere(db, f)}`,
+  ]);
+  return { rows: [...rows], count: total!.count };
 }
 
 export async function insertMessage(
@@ -90,6 +110,15 @@ export async function insertMessage(
 /** The thread, oldest first. */
 export async function messagesOf(db: Db, appealId: string): Promise<MessageRow[]> {
   return db<MessageRow[]>`select * from appeal_messages where appeal_id = ${appealId} order by seq`;
+}
+
+/** The latest message of one sender role in each of these appeals (appeals without one are absent). */
+export async function latestMessagesOf(db: Db, appealIds: string[], senderRole: 'MERCHANT' | 'ADMIN'): Promise<MessageRow[]> {
+  if (appealIds.length === 0) return [];
+  return db<MessageRow[]>`
+    select distinct on (appeal_id) * from appeal_messages
+    where appeal_id = any(${appealIds}::uuid[]) and sender_role = ${senderRole}
+    order by appeal_id, seq desc`;
 }
 
 export interface SettlementRow {

@@ -17,11 +17,73 @@ export interface CurrencyRow {
   exponent: number;
 }
 
-export async function findCurrency(db: Db, tenantId: string, code: string): Promise<CurrencyRow | undefined> {
+const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+
+/** An ACTIVE currency of the tenant by its ISO 4217 alphabetic code or its id (UUID). */
+export async function findCurrency(db: Db, tenantId: string, codeOrId: string): Promise<CurrencyRow | undefined> {
   const [row] = await db<CurrencyRow[]>`
     select id, code, numeric_code, name, exponent from currencies
-    where tenant_id = ${tenantId} and code = ${code} and status = 'ACTIVE'`;
+    where tenant_id = ${tenantId} and status = 'ACTIVE'
+      and ${isUuid(codeOrId) ? db`id = ${codeOrId}::uuid` : db`code = ${codeOrId}`}`;
   return row;
+}
+
+export interface TenantCurrencyRow {
+  id: string;
+  code: string;
+  name: string;
+  /** ISO 4217 numeric code; null for a currency without one (USDT). */
+  numeric_code: number | null;
+  exponent: number;
+  status: string;
+}
+
+/** The tenant's currencies by code: those of `status`, or all. */
+export async function listCurrencies(db: Db, tenantId: string, status?: string): Promise<TenantCurrencyRow[]> {
+  return db<TenantCurrencyRow[]>`
+    select id, code, name, numeric_code, exponent, status from currencies
+    where tenant_id = ${tenantId} ${status ? db`and status = ${status}` : db``}
+    order by code`;
+}
+
+/** The tenant's payment methods by slug: those of `status`, or all. */
+export async function listPaymentMethods(db: Db, tenantId: string, status?: string): Promise<PaymentMethodRow[]> {
+  return db<PaymentMethodRow[]>`
+    select id, slug, name, currency_code, requisite_types, status from payment_methods
+    where tenant_id = ${tenantId} ${status ? db`and status = ${status}` : db``}
+    order by slug`;
+}
+
+export interface BankRow {
+  id: string;
+  bank_name: string;
+  display_name: string;
+  country: string;
+  currencies: string[];
+  methods: string[];
+}
+
+export interface BankFilter {
+  /** ISO 3166-1 alpha-2, any case. */
+  country?: string;
+  /** ISO 4217 alphabetic, any case. */
+  currency?: string;
+  /** bank_name or display_name, case-insensitive. */
+  bankName?: string;
+  /** a RequisiteType the bank serves (BANK_CARD, SBP …), case-insensitive. */
+  method?: string;
+}
+
+/** ACTIVE banks of the tenant by country and name. */
+export async function listBanks(db: Db, tenantId: string, f: BankFilter = {}): Promise<BankRow[]> {
+  return db<BankRow[]>`
+    select id, bank_name, display_name, country, currencies, methods from banks
+    where tenant_id = ${tenantId} and status = 'ACTIVE'
+      ${f.country ? db`and country = ${f.country.toUpperCase()}` : db``}
+      ${f.currency ? db`and ${f.currency.toUpperCase()} = any(currencies)` : db``}
+      ${f.bankName ? db`and (lower(bank_name) = lower(${f.bankName}) or lower(display_name) = lower(${f.bankName}))` : db``}
+      ${f.method ? db`and ${f.method.toUpperCase()} = any(methods)` : db``}
+    order by country, bank_name`;
 }
 
 export async function upsertRate(db: Db, tenantId: string, currency: string, buyMicro: bigint, sellMicro: bigint) {
@@ -36,11 +98,10 @@ export async function upsertRate(db: Db, tenantId: string, currency: string, buy
 
 /** Resolves a payment method by UUID or slug within the tenant (ACTIVE only). */
 export async function findPaymentMethod(db: Db, tenantId: string, idOrSlug: string): Promise<PaymentMethodRow | undefined> {
-  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrSlug);
   const [row] = await db<PaymentMethodRow[]>`
     select id, slug, name, currency_code, requisite_types, status from payment_methods
     where tenant_id = ${tenantId} and status = 'ACTIVE'
-      and ${isUuid ? db`id = ${idOrSlug}::uuid` : db`slug = ${idOrSlug}`}`;
+      and ${isUuid(idOrSlug) ? db`id = ${idOrSlug}::uuid` : db`slug = ${idOrSlug}`}`;
   return row;
 }
 

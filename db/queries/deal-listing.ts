@@ -1,29 +1,49 @@
 import type { Db } from '../sql';
 import type { DealRow } from './deals';
 import { VOLUME_EXCLUDED_STATUSES } from '../../domain/payout';
-import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
+
+/** A status, optionally narrowed: COMPLETED by reconciliation result, INITIALIZED by whether a requisite was assigned. */
+export interface StatusSelector {
+  status: string;
+  match?: readonly string[];
+  /** true: a requisite is assigned (requisite_id set); false: none. */
+  channel?: boolean;
+}
 
 export interface DealFilter {
   merchantId: string;
   dealType?: 'PAYIN' | 'PAYOUT';
+  /** Any of these statuses; absent or empty: any status. */
   statuses?: string[];
+  /** Any of these narrowed statuses; absent: any status, empty: nothing. */
+  selectors?: StatusSelector[];
+  id?: string;
   createdAfter?: Date;
   createdBefore?: Date;
 }
 
 export type Cursor = KeysetCursor;
 
-/**
- * Deals are stored with microseconds but shown with milliseconds, so an inclusive upper bound
- * covers its whole millisecond: `created_before` = a deal's own shown created_at includes it.
- */
-const justAfter = (d: Date) => new Date(d.getTime() + 1);
+function selectorSql(db: Db, s: StatusSelector) {
+  return db`(status = ${s.status}
+    ${s.match ? db`and amount_match_status = any(${s.match as string[]})` : db``}
+    ${s.channel === undefined ? db`` : s.channel ? db`and requisite_id is not null` : db`and requisite_id is null`})`;
+}
+
+function selectorsSql(db: Db, selectors: StatusSelector[] | undefined) {
+  if (!selectors) return db``;
+  if (selectors.length === 0) return db`and false`;
+  return db`and (${selectors.map((s) => selectorSql(db, s)).reduce((a, b) => db`${a} or ${b}`)})`;
+}
 
 function where(db: Db, f: DealFilter, after?: Cursor) {
   return db`
     merchant_id = ${f.merchantId}
     ${f.dealType ? db`and deal_type = ${f.dealType}` : db``}
+    ${f.id ? db`and id = ${f.id}` : db``}
     ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
+    ${selectorsSql(db, f.selectors)}
     ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
     ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
     ${olderThan(db, after)}`;
@@ -54,6 +74,39 @@ export async function listDeals(db: Db, f: DealFilter, limit: number, after?: Cu
   );
   const union = ranges.reduce((acc, range) => db`${acc} union all ${range}`);
   return db<ListedDeal[]>`select * from (${union}) merged order by ${newestFirst(db)} limit ${limit}`;
+}
+
+/** Offset pages, newest first: `skip` rows, then at most `take`; `count` is every match. */
+export async function pageDeals(db: Db, f: DealFilter, skip: number, take: number): Promise<{ rows: DealRow[]; count: number }> {
+  const [rows, [total]] = await Promise.all([
+    db<DealRow[]>`select * from deals where ${where(db, f)} order by ${newestFirst(db)} offset ${skip} limit ${take}`,
+    db<{ count: number }[]>`select count(*)::int as count from deals where ${where(db, f)}`,
+  ]);
+  return { rows: [...rows], count: total!.count };
+}
+
+export interface DealTotalsRow {
+  method: string;
+  currency: string;
+  status: string;
+  count: number;
+  /** Sums of bigints as numeric text (a sum can pass int64). */
+  amount: string;
+  escrow_usdt: string;
+  fee_usdt: string;
+}
+
+/** Per payment method (by slug), currency and status: how many deals and their sums of amount, escrow and fee. */
+export async function dealTotals(db: Db, f: DealFilter): Promise<DealTotalsRow[]> {
+  return db<DealTotalsRow[]>`
+    select pm.slug as method, d.currency, d.status, count(*)::int as count,
+      coalesce(sum(d.amount), 0)::text as amount,
+      coalesce(sum(d.escrow_usdt), 0)::text as escrow_usdt,
+      coalesce(sum(d.fee_usdt), 0)::text as fee_usdt
+    from (select * from deals where ${where(db, f)}) d
+    join payment_methods pm on pm.id = d.payment_method_id
+    group by pm.slug, d.currency, d.status
+    order by pm.slug, d.currency, d.status`;
 }
 
 /** The same selection as a cursor of batches, for streaming exports in constant memory. */

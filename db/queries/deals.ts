@@ -70,6 +70,14 @@ export async function findDealByKey(db: Db, merchantId: string, dealType: 'PAYIN
   return row;
 }
 
+/** Whether another merchant of the tenant holds this PayOut idempotency key. */
+export async function payoutKeyHeldByOther(db: Db, tenantId: string, merchantId: string, key: string): Promise<boolean> {
+  const [row] = await db`
+    select 1 from deals where tenant_id = ${tenantId} and deal_type = 'PAYOUT'
+      and idempotency_key = ${key} and merchant_id <> ${merchantId}`;
+  return row !== undefined;
+}
+
 export interface CheckoutRow extends DealRow {
   payment_method_name: string;
   requisite_type: string | null;

@@ -68,3 +68,17 @@ export async function deleteUnattachedFile(db: Db, merchantId: string, fileId: s
     returning f.id`;
   return rows.length > 0;
 }
+
+/** The embedded file storage (api/services/file-storage.ts): one bytea row per file in evidence_blobs. */
+export async function insertBlob(db: Db, fileId: string, bytes: Buffer): Promise<void> {
+  await db`insert into evidence_blobs (file_id, bytes) values (${fileId}, ${bytes}) on conflict (file_id) do nothing`;
+}
+
+export async function findBlob(db: Db, fileId: string): Promise<Buffer | undefined> {
+  const [row] = await db<{ bytes: Buffer }[]>`select bytes from evidence_blobs where file_id = ${fileId}`;
+  return row?.bytes;
+}
+
+export async function deleteBlob(db: Db, fileId: string): Promise<void> {
+  await db`delete from evidence_blobs where file_id = ${fileId}`;
+}

@@ -46,3 +46,10 @@ export const newestFirst = (db: Db) => db.unsafe(NEWEST_FIRST);
  */
 export const olderThan = (db: Db, after: KeysetCursor | undefined) =>
   after ? db`and (created_at, id) < (${after.createdAt}::text::timestamptz, ${after.id}::uuid)` : db``;
+
+/**
+ * Times are stored with microseconds but shown with milliseconds, so an inclusive upper bound
+ * (`created_before`, a V1 endDate) covers its whole millisecond: `created_at < justAfter(bound)`
+ * includes the row whose own shown created_at is the bound.
+ */
+export const justAfter = (d: Date) => new Date(d.getTime() + 1);

@@ -78,6 +78,22 @@ export async function insertMerchant(tx: Db, input: NewMerchant, tenantId = DEFA
   return id;
 }
 
+/** The merchant's deal limits, its row locked until the transaction ends (a profile change checks min ≤ max against them). */
+export async function lockMerchantLimits(tx: Db, merchantId: string) {
+  const [row] = await tx<{ deal_min_amount: bigint | null; deal_max_amount: bigint | null }[]>`
+    select deal_min_amount, deal_max_amount from merchants where id = ${merchantId} for update`;
+  return row;
+}
+
+/** Sets the given columns (names chosen by the caller, never by user input); false when there is no such merchant. */
+export async function updateMerchant(db: Db, merchantId: string, changes: Record<string, unknown>): Promise<boolean> {
+  const columns = Object.keys(changes) as [string, ...string[]];
+  const [row] = await db`
+    update merchants set ${db(changes as Record<string, string>, ...columns)}, updated_at = now()
+    where id = ${merchantId} returning id`;
+  return row !== undefined;
+}
+
 /** Turns the kill-switch on (disabled_at = now) or off (null). Returns the new state. */
 export async function setMerchantDisabled(db: Db, merchantId: string, disabled: boolean, reason = '') {
   const [row] = await db<{ id: string; disabled_at: Date | null }[]>`

@@ -43,7 +43,8 @@ export async function insertRequisite(db: Db, input: NewRequisite): Promise<Requ
 }
 
 export async function findTrader(db: Db, traderId: string) {
-  const [row] = await db<{ id: string; tenant_id: string }[]>`select id, tenant_id from traders where id = ${traderId}`;
+  const [row] = await db<{ id: string; tenant_id: string; name: string; status: string; created_at: Date }[]>`
+    select id, tenant_id, name, status, created_at from traders where id = ${traderId}`;
   return row;
 }
 

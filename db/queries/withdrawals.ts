@@ -1,6 +1,6 @@
 import type { Db } from '../sql';
 import type { WithdrawalRecord } from '../../domain/withdrawal-info';
-import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 /** The whole row: what merchants see (WithdrawalRecord) plus what only the system and operators use. */
 export interface WithdrawalRow extends WithdrawalRecord {
@@ -87,11 +87,28 @@ export async function recordBroadcastError(db: Db, id: string, message: string):
 
 export type WithdrawalCursor = KeysetCursor;
 
-export interface WithdrawalFilter {
+/** Which withdrawals a listing selects: one merchant's or all, by status, by creation window (inclusive). */
+export interface WithdrawalSelection {
   merchantId?: string;
+  /** undefined: any status. */
   statuses?: readonly string[];
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+export interface WithdrawalFilter extends WithdrawalSelection {
   after?: WithdrawalCursor;
   limit: number;
+}
+
+function withdrawalWhere(db: Db, f: WithdrawalSelection, after?: WithdrawalCursor) {
+  return db`
+    true
+    ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
+    ${f.statuses ? db`and status = any(${f.statuses as string[]})` : db``}
+    ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
+    ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
+    ${olderThan(db, after)}`;
 }
 
 /** Newest first on (created_at, id); `cursor_ts` keeps microseconds for the next page's token. */
@@ -99,10 +116,16 @@ export async function listWithdrawals(db: Db, f: WithdrawalFilter): Promise<(Wit
   return db<(WithdrawalRow & { cursor_ts: string })[]>`
     select *, ${cursorColumn(db)}
     from withdrawals
-    where true
-      ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
-      ${f.statuses ? db`and status = any(${f.statuses as string[]})` : db``}
-      ${olderThan(db, f.after)}
+    where ${withdrawalWhere(db, f, f.after)}
     order by ${newestFirst(db)}
     limit ${f.limit}`;
+}
+
+/** Offset pages, newest first: `skip` rows, then at most `take`; `count` is every match. */
+export async function pageWithdrawals(db: Db, f: WithdrawalSelection, skip: number, take: number): Promise<{ rows: WithdrawalRow[]; count: number }> {
+  const [rows, [total]] = await Promise.all([
+    db<WithdrawalRow[]>`select * from withdrawals where ${withdrawalWhere(db, f)} order by ${newestFirst(db)} offset ${skip} limit ${take}`,
+    db<{ count: number }[]>`select count(*)::int as count from withdrawals where ${withdrawalWhere(db, f)}`,
+  ]);
+  return { rows: [...rows], count: total!.count };
 }

@@ -4,7 +4,7 @@
  * the handlers themselves — every status a handler sets by hand (a Reply, ctx.status).
  */
 import test from 'ava';
-import { allRoutes } from '../../api/routes';
+import { allRoutes } from '../../api/app';
 import { openApiDocument } from '../../api/openapi';
 import { documentedErrors, operationIdOf } from '../../api/route';
 

@@ -1,8 +1,9 @@
+/** The merchant's webhook deliveries (spec 4.7): the history and the manual retry. */
 import { z } from 'zod';
-import { defineRoute } from '../route';
-import { merchantOf } from '../auth/authenticate';
-import { timestamp, uuid } from '../schemas/common';
-import { listCallbacks, retryCallback } from '../services/callbacks';
+import { defineRoute } from '../../route';
+import { merchantOf } from '../../auth/authenticate';
+import { timestamp, uuid } from '../../schemas/common';
+import { listCallbacks, retryCallback } from '../../services/callbacks';
 
 const tags = ['Webhooks'];
 
@@ -45,12 +46,11 @@ const list = (path: string) =>
   );
 
 export const callbackRoutes = [
-  list('/api/v1/p2p/merchant/callbacks'),
-  list('/api/v1/p2p/callbacks'),
+  list('/callbacks'),
   defineRoute(
     {
       method: 'post',
-      path: '/api/v1/p2p/merchant/callbacks/{callback_id}/retry',
+      path: '/callbacks/{callback_id}/retry',
       auth: 'hmac',
       summary: 'Retry a delivery in ERROR or RETRY now (one attempt); at most once per CALLBACK_RETRY_COOLDOWN_SECONDS',
       description:
@@ -65,3 +65,6 @@ export const callbackRoutes = [
     ({ identity, params }, deps) => retryCallback(deps, merchantOf(identity).merchantId, params.callback_id),
   ),
 ];
+
+/** The history's older path, directly under /api/v1/p2p. */
+export const callbackMirrors = [list('/callbacks')];

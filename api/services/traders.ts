@@ -1,46 +1,11 @@
+/** Traders (contract 3): create one with its USDT liquidity wallet, top it up, add requisites. */
 import type { AppDeps } from '../deps';
 import { InvalidArgument, NotFound } from '../../domain/errors';
-import { findMerchantGate } from '../../db/queries/api-keys';
-import { findCurrency, findPaymentMethod, upsertRate } from '../../db/queries/catalog';
-import { creditTraderLiquidity, recordDeposit } from '../../db/queries/deposits';
+import { findPaymentMethod } from '../../db/queries/catalog';
+import { creditTraderLiquidity } from '../../db/queries/deposits';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { findTrader, insertRequisite, insertTrader } from '../../db/queries/traders';
 import { ensureWallet } from '../../db/queries/wallets';
-
-export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, amount: bigint, txHash: string) {
-  return deps.sql.begin(async (tx) => {
-    const merchant = await findMerchantGate(tx, merchantId);
-    if (!merchant) throw new NotFound('merchant not found');
-    const wallet = await ensureWallet(tx, 'merchant', merchantId, 'USDT');
-    const { deposit, created } = await recordDeposit(tx, { merchantId, walletId: wallet.id, amount, txHash });
-    return {
-      created,
-      deposit: {
-        deposit_id: deposit.id,
-        merchant_id: deposit.merchant_id,
-        wallet_id: deposit.wallet_id,
-        amount: deposit.amount.toString(),
-        currency: 'USDT' as const,
-        tx_hash: deposit.tx_hash,
-        status: deposit.status,
-        created_at: deposit.created_at.toISOString(),
-      },
-    };
-  });
-}
-
-export async function setRate(deps: AppDeps, currency: string, buyMicro: bigint, sellMicro: bigint) {
-  const known = await findCurrency(deps.sql, DEFAULT_TENANT_ID, currency);
-  if (!known) throw new NotFound(`unknown currency ${currency}`);
-  if (currency === 'USDT') throw new InvalidArgument('USDT has no rate against itself');
-  const row = await upsertRate(deps.sql, DEFAULT_TENANT_ID, currency, buyMicro, sellMicro);
-  return {
-    currency: row.currency_code,
-    buy_rate_micro: row.buy_rate_micro.toString(),
-    sell_rate_micro: row.sell_rate_micro.toString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
 
 async function presentTrader(deps: AppDeps, trader: { id: string; name: string; status: string; created_at: Date }) {
   const wallet = await ensureWallet(deps.sql, 'trader', trader.id, 'USDT');
@@ -55,8 +20,7 @@ export async function createTrader(deps: AppDeps, name: string) {
 /** A trader top-up: `created` is false for an idempotent repeat (same trader, amount and tx_hash). */
 export async function fundTrader(deps: AppDeps, traderId: string, amount: bigint, txHash: string) {
   const { trader, created } = await deps.sql.begin(async (tx) => {
-    const [row] = await tx<{ id: string; name: string; status: string; created_at: Date }[]>`
-      select id, name, status, created_at from traders where id = ${traderId}`;
+    const row = await findTrader(tx, traderId);
     if (!row) throw new NotFound('trader not found');
     const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');
     return { trader: row, created: await creditTraderLiquidity(tx, { traderId, walletId: wallet.id, amount, txHash }) };
@@ -116,20 +80,4 @@ export async function addRequisite(deps: AppDeps, traderId: string, input: Requi
     status: row.status,
     created_at: row.created_at.toISOString(),
   };
-}
-
-/** Operator alerts (newest first, at most 500): open ones, or all. */
-export async function listAlerts(deps: AppDeps, includeResolved: boolean) {
-  const rows = await deps.sql<{ id: string; kind: string; deal_id: string | null; message: string; created_at: Date; resolved_at: Date | null }[]>`
-    select id, kind, deal_id, message, created_at, resolved_at from operator_alerts
-    where ${includeResolved ? deps.sql`true` : deps.sql`resolved_at is null`}
-    order by created_at desc limit 500`;
-  return rows.map((r) => ({
-    alert_id: r.id,
-    kind: r.kind,
-    deal_id: r.deal_id ?? '',
-    message: r.message,
-    created_at: r.created_at.toISOString(),
-    resolved_at: r.resolved_at?.toISOString() ?? '',
-  }));
 }

@@ -1,9 +1,9 @@
+/** The tenant's catalogs as the merchant sees them (spec 4.4): payment methods, banks, currencies. */
 import { z } from 'zod';
-import { defineRoute } from '../route';
-import { merchantOf } from '../auth/authenticate';
-import { listBanks } from '../services/catalog';
+import { defineRoute } from '../../route';
+import { merchantOf } from '../../auth/authenticate';
+import { listBanks, listCurrencies, listPaymentMethods } from '../../services/catalog';
 
-const MERCHANT = '/api/v1/p2p/merchant';
 const tags = ['Catalogs'];
 
 const methodSchema = z
@@ -27,24 +27,21 @@ export const catalogRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/payment-methods`,
+      path: '/payment-methods',
       auth: 'cabinet_or_hmac',
       summary: 'ACTIVE payment methods of the tenant; id or slug is accepted by PayIn and PayOut create',
       tags,
       response: z.object({ data: z.array(methodSchema) }),
     },
     async ({ identity }, deps) => {
-      const { tenantId } = merchantOf(identity);
-      const rows = await deps.sql<z.infer<typeof methodSchema>[]>`
-        select id, slug, name, requisite_types, currency_code, status from payment_methods
-        where tenant_id = ${tenantId} and status = 'ACTIVE' order by slug`;
-      return { data: [...rows] };
+      const rows = await listPaymentMethods(deps, merchantOf(identity).tenantId, 'ACTIVE');
+      return { data: rows.map((m) => ({ id: m.id, slug: m.slug, name: m.name, requisite_types: m.requisite_types, currency_code: m.currency_code, status: m.status })) };
     },
   ),
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/banks`,
+      path: '/banks',
       auth: 'cabinet_or_hmac',
       summary: 'ACTIVE banks, optionally by country (ISO 3166-1 alpha-2) and currency (ISO 4217)',
       tags,
@@ -63,17 +60,15 @@ export const catalogRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/currencies`,
+      path: '/currencies',
       auth: 'cabinet_or_hmac',
       summary: 'ACTIVE currencies of the tenant',
       tags,
       response: z.object({ data: z.array(currencySchema) }),
     },
     async ({ identity }, deps) => {
-      const { tenantId } = merchantOf(identity);
-      const rows = await deps.sql<z.infer<typeof currencySchema>[]>`
-        select id, code, name from currencies where tenant_id = ${tenantId} and status = 'ACTIVE' order by code`;
-      return { data: [...rows] };
+      const rows = await listCurrencies(deps, merchantOf(identity).tenantId, 'ACTIVE');
+      return { data: rows.map((c) => ({ id: c.id, code: c.code, name: c.name })) };
     },
   ),
 ];

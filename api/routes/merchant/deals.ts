@@ -1,18 +1,17 @@
-import { defineRoute } from '../route';
-import { merchantOf } from '../auth/authenticate';
-import { balanceResponse, cancelBody, createPayinBody, createPayoutBody, dealParams, dealResponse, payoutResponse } from '../schemas/deals';
-import { cancelMerchantPayin, createPayin, getMerchantDeal, present } from '../services/payins';
-import { createPayout } from '../services/payouts';
-import { walletsOf } from '../../db/queries/wallets';
+/** The merchant's deals (spec 4.1): PayIn and PayOut create, one deal, cancel. */
+import { defineRoute } from '../../route';
+import { merchantOf } from '../../auth/authenticate';
+import { cancelBody, createPayinBody, createPayoutBody, dealParams, dealResponse, payoutResponse } from '../../schemas/deals';
+import { cancelMerchantPayin, createPayin, getMerchantDeal, present } from '../../services/payins';
+import { createPayout } from '../../services/payouts';
 
-const MERCHANT = '/api/v1/p2p/merchant';
 const tags = ['Deals'];
 
 export const dealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${MERCHANT}/deals/payin`,
+      path: '/deals/payin',
       auth: 'hmac',
       summary: 'Create a PayIn: matched to a trader and escrow-locked synchronously (status ESCROW_LOCKED)',
       description:
@@ -29,7 +28,7 @@ export const dealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${MERCHANT}/deals/payout`,
+      path: '/deals/payout',
       auth: 'hmac',
       summary: "Create a PayOut: the merchant's USDT hold (SELL rate + payout fee) is placed at once; MATCHED or UNASSIGNED",
       description:
@@ -48,30 +47,7 @@ export const dealRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/balance`,
-      auth: 'hmac',
-      summary: 'Provisioned wallets with available, frozen, total (available + frozen) and pending_credits',
-      tags: ['Balance'],
-      response: balanceResponse,
-    },
-    async ({ identity }, deps) => {
-      const wallets = await walletsOf(deps.sql, 'merchant', merchantOf(identity).merchantId);
-      return {
-        wallets: wallets.map((w) => ({
-          wallet_id: w.id,
-          currency: w.currency,
-          available: w.available.toString(),
-          frozen: w.frozen.toString(),
-          total: (w.available + w.frozen).toString(),
-          pending_credits: w.pending_credits.toString(),
-        })),
-      };
-    },
-  ),
-  defineRoute(
-    {
-      method: 'get',
-      path: `${MERCHANT}/deals/{deal_id}`,
+      path: '/deals/{deal_id}',
       auth: 'hmac',
       summary: 'One deal of the caller (PayIn or PayOut); foreign or unknown ids are 404',
       tags,
@@ -84,7 +60,7 @@ export const dealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${MERCHANT}/deals/{deal_id}/cancel`,
+      path: '/deals/{deal_id}/cancel',
       auth: 'hmac',
       summary: 'Cancel a PayIn before payment confirmation; a repeat on CANCELLED answers 200',
       description: 'PayOut, foreign and unknown ids are 404. From PAYMENT_VERIFIED on (and from terminal states) 400.',

@@ -1,17 +1,16 @@
 /** Whitelist passes (spec 4.6). */
-import { defineRoute } from '../route';
-import { merchantOf } from '../auth/authenticate';
-import { createPassBody, listPassesQuery, passListResponse, passResponse } from '../schemas/passes';
-import { createPass, listMerchantPasses, presentPass } from '../services/passes';
+import { defineRoute } from '../../route';
+import { merchantOf } from '../../auth/authenticate';
+import { createPassBody, listPassesQuery, passListResponse, passResponse } from '../../schemas/passes';
+import { createPass, listMerchantPasses, presentPass } from '../../services/passes';
 
-const MERCHANT = '/api/v1/p2p/merchant';
 const tags = ['Passes'];
 
 export const passRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${MERCHANT}/passes`,
+      path: '/passes',
       auth: 'cabinet_or_hmac',
       summary: 'Create a whitelist pass: status ACTIVE until expires_at (PASS_TTL_SECONDS), single use',
       singleUse: 'route',
@@ -36,7 +35,7 @@ export const passRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/passes`,
+      path: '/passes',
       auth: 'cabinet_or_hmac',
       summary: "The caller's passes, newest first, keyset-paginated; optional status filter",
       tags,

@@ -1,26 +1,8 @@
+/** Traders and their requisites (contract 3). */
 import { z } from 'zod';
-import { creditAmount, int64Body, int64String, line, lineRule, positiveAmount, timestamp, txHash, uuid } from './common';
+import { creditAmount, int64String, line, lineRule, positiveAmount, timestamp, txHash, uuid } from './common';
 
 export const REQUISITE_TYPES = ['BANK_CARD', 'SBP', 'BANK_TRANSFER', 'E_WALLET', 'SIM'] as const;
-
-export const rateParams = z.object({ currency: z.string().regex(/^[A-Z]{3,5}$/, 'currency must be an ISO 4217 code') });
-export const rateBody = z
-  .object({
-    buy_rate_micro: positiveAmount('buy_rate_micro'),
-    sell_rate_micro: positiveAmount('sell_rate_micro'),
-  })
-  .openapi('PutRateRequest');
-export const rateResponse = z
-  .object({
-    rate: z.object({
-      currency: z.string(),
-      buy_rate_micro: int64String,
-      sell_rate_micro: int64String,
-      updated_at: timestamp,
-    }),
-  })
-  .openapi('RateResponse');
-
 export const createTraderBody = z
   .object({ name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200).superRefine(lineRule('name')) })
   .openapi('CreateTraderRequest');
@@ -29,7 +11,6 @@ export const traderSchema = z
   .openapi('Trader');
 export const traderResponse = z.object({ trader: traderSchema }).openapi('TraderResponse');
 export const traderParams = z.object({ trader_id: uuid('trader_id') });
-
 export const createRequisiteBody = z
   .object({
     payment_method: z.string({ error: 'payment_method is required' }).min(1, 'payment_method is required'),
@@ -45,7 +26,6 @@ export const createRequisiteBody = z
   })
   .refine((b) => b.max_amount >= b.min_amount, { message: 'max_amount must not be below min_amount', path: ['max_amount'] })
   .openapi('CreateRequisiteRequest');
-
 export const requisiteResponse = z
   .object({
     requisite: z.object({
@@ -66,24 +46,6 @@ export const requisiteResponse = z
     }),
   })
   .openapi('RequisiteResponse');
-
 export const traderLiquidityBody = z
   .object({ amount: creditAmount('amount'), tx_hash: txHash('tx_hash') })
   .openapi('TraderLiquidityRequest');
-
-export { int64Body };
-
-export const alertsResponse = z
-  .object({
-    data: z.array(
-      z.object({
-        alert_id: z.string().uuid(),
-        kind: z.string().openapi({ example: 'payout_processing_overdue' }),
-        deal_id: z.string(),
-        message: z.string(),
-        created_at: timestamp,
-        resolved_at: z.string().openapi({ description: 'empty while open' }),
-      }),
-    ),
-  })
-  .openapi('OperatorAlerts');

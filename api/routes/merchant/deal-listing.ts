@@ -1,9 +1,9 @@
-import { defineRoute } from '../route';
-import { merchantOf } from '../auth/authenticate';
-import { dealFilterQuery, listDealsQuery, listDealsResponse, turnoverQuery, turnoverResponse } from '../schemas/listing';
-import { exportMerchantDeals, listMerchantDeals, merchantTurnover } from '../services/deal-listing';
+/** The merchant's deal listing (spec 4.1): keyset pages, the CSV export, the daily turnover. */
+import { defineRoute } from '../../route';
+import { merchantOf } from '../../auth/authenticate';
+import { dealFilterQuery, listDealsQuery, listDealsResponse, turnoverQuery, turnoverResponse } from '../../schemas/listing';
+import { exportMerchantDeals, listMerchantDeals, merchantTurnover } from '../../services/deal-listing';
 
-const MERCHANT = '/api/v1/p2p/merchant';
 const tags = ['Deals'];
 
 const exportRoute = (path: string, deprecated: boolean) =>
@@ -35,7 +35,7 @@ export const dealListingRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/deals`,
+      path: '/deals',
       auth: 'hmac',
       summary: 'PayIn and PayOut deals, newest first, keyset-paginated',
       description: 'A malformed or tampered page_token is 400 `invalid page_token`. Unknown deal_type or statuses give an empty page.',
@@ -45,12 +45,11 @@ export const dealListingRoutes = [
     },
     ({ identity, query }, deps) => listMerchantDeals(deps, merchantOf(identity).merchantId, query),
   ),
-  exportRoute(`${MERCHANT}/deals/export`, false),
-  exportRoute('/api/v1/p2p/deals/export', true),
+  exportRoute('/deals/export', false),
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/deals/turnover`,
+      path: '/deals/turnover',
       auth: 'hmac',
       summary: 'Daily UTC turnover per deal type and currency; the window is at most 92 days',
       tags,
@@ -60,3 +59,6 @@ export const dealListingRoutes = [
     ({ identity, query }, deps) => merchantTurnover(deps, merchantOf(identity).merchantId, query),
   ),
 ];
+
+/** The export's older path, directly under /api/v1/p2p (answers Deprecation: true). */
+export const dealListingMirrors = [exportRoute('/deals/export', true)];

@@ -1,26 +1,26 @@
-import { defineRoute } from '../route';
-import type { AppDeps } from '../deps';
-import type { DealRow } from '../../db/queries/deals';
-import { amountChangeBody, amountChangeResponse, assignBody, dealParams, operatorDealResponse, reconciliationBody, rejectBody } from '../schemas/deals';
-import { assignPayout, completePayout, rejectPayout, startPayout } from '../services/payouts';
-import { changePayinAmount, completePayinByOperator, confirmPayin, presentForOperator, reconcilePayin } from '../services/payins';
+/** The operator's commands on deals (contract 4, spec 4.1.3): PayOut moves, PayIn reconciliation and confirmation, amount changes. */
+import { defineRoute } from '../../route';
+import type { AppDeps } from '../../deps';
+import type { DealRow } from '../../../db/queries/deals';
+import { amountChangeBody, amountChangeResponse, assignBody, dealParams, operatorDealResponse, reconciliationBody, rejectBody } from '../../schemas/deals';
+import { assignPayout, completePayout, rejectPayout, startPayout } from '../../services/payouts';
+import { changePayinAmount, completePayinByOperator, confirmPayin, presentForOperator, reconcilePayin } from '../../services/payins';
 
-const ADMIN = '/api/v1/p2p/admin';
 const tags = ['Operator: deals'];
 
 const payoutAction = (action: string, summary: string, run: (deps: AppDeps, dealId: string) => Promise<DealRow>) =>
   defineRoute(
-    { method: 'post', path: `${ADMIN}/deals/{deal_id}/payout/${action}`, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404] },
+    { method: 'post', path: `/deals/{deal_id}/payout/${action}`, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404] },
     async ({ params }, deps) => ({ deal: presentForOperator(deps, await run(deps, params.deal_id)) }),
   );
 
-export const operatorDealRoutes = [
+export const dealRoutes = [
   payoutAction('start', 'The trader starts the transfer: MATCHED → PROCESSING', startPayout),
   payoutAction('complete', 'The transfer succeeded: PROCESSING → COMPLETED (hold debited)', completePayout),
   defineRoute(
     {
       method: 'post',
-      path: `${ADMIN}/deals/{deal_id}/payout/reject`,
+      path: '/deals/{deal_id}/payout/reject',
       auth: 'operator',
       summary: 'The transfer was rejected: PROCESSING → FAILED (hold returned)',
       tags,
@@ -34,7 +34,7 @@ export const operatorDealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${ADMIN}/deals/{deal_id}/payout/assign`,
+      path: '/deals/{deal_id}/payout/assign',
       auth: 'operator',
       summary: 'Manual assignment (admin override): UNASSIGNED or MATCHED → MATCHED to the given requisite — addition to contract 4',
       tags,
@@ -48,7 +48,7 @@ export const operatorDealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${ADMIN}/deals/{deal_id}/reconciliation`,
+      path: '/deals/{deal_id}/reconciliation',
       auth: 'operator',
       summary: 'Report the amount actually received: sets received_amount and amount_match_status (full, partial, overpaid)',
       tags,
@@ -62,7 +62,7 @@ export const operatorDealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${ADMIN}/deals/{deal_id}/confirm`,
+      path: '/deals/{deal_id}/confirm',
       auth: 'operator',
       summary: 'The trader confirmed receipt: PAYMENT_VERIFIED, then COMPLETED unless reconciliation was partial or overpaid',
       tags,
@@ -75,7 +75,7 @@ export const operatorDealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${ADMIN}/deals/{deal_id}/complete`,
+      path: '/deals/{deal_id}/complete',
       auth: 'operator',
       summary: 'Complete a PAYMENT_VERIFIED deal whose autocompletion was blocked',
       tags,
@@ -85,10 +85,14 @@ export const operatorDealRoutes = [
     },
     async ({ params }, deps) => ({ deal: presentForOperator(deps, await completePayinByOperator(deps, params.deal_id)) }),
   ),
+];
+
+/** The amount change at its spec path directly under /api/v1/p2p. */
+export const dealP2pRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: '/api/v1/p2p/deals/{deal_id}/amount',
+      path: '/deals/{deal_id}/amount',
       auth: 'operator',
       summary: 'Operator amount change (spec 4.1.3): amount_version + 1, escrow recreated, audit row, deal.amount_changed',
       description:

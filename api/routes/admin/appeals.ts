@@ -1,7 +1,7 @@
 /** The arbiter (operator JWT): the appeal queue, the conversation, the moves, the resolution and settlement. */
-import { defineRoute } from '../route';
-import type { Identity } from '../auth/authenticate';
-import { dealResponse } from '../schemas/deals';
+import { defineRoute } from '../../route';
+import type { Identity } from '../../auth/authenticate';
+import { dealResponse } from '../../schemas/deals';
 import {
   adminAppealListResponse,
   adminAppealResponse,
@@ -13,7 +13,7 @@ import {
   resolveBody,
   resolveResponse,
   settlementBody,
-} from '../schemas/appeals';
+} from '../../schemas/appeals';
 import {
   adminAppealView,
   appealView,
@@ -24,24 +24,23 @@ import {
   presentMessage,
   resolveAppeal,
   settleAppeal,
-} from '../services/appeals';
-import { present } from '../services/payins';
+} from '../../services/appeals';
+import { present } from '../../services/payins';
 
-const ADMIN = '/api/v1/p2p/admin';
 const tags = ['Operator: appeals'];
 const operatorIdOf = (identity: Identity) => (identity.kind === 'operator' ? identity.operatorId : 'unknown');
 
 const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>
   defineRoute(
-    { method: 'post', path: `${ADMIN}/appeals/{appeal_id}/${kind}`, auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404] },
+    { method: 'post', path: `/appeals/{appeal_id}/${kind}`, auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404] },
     async ({ params, identity }, deps) => ({ data: appealView(await moveAppeal(deps, params.appeal_id, kind, operatorIdOf(identity))) }),
   );
 
-export const operatorAppealRoutes = [
+export const appealRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${ADMIN}/appeals`,
+      path: '/appeals',
       auth: 'operator',
       summary: 'The appeal queue, newest first; filters status and merchant_id',
       description: 'page_size default 20, clamped to 100; keyset page_token.',
@@ -57,7 +56,7 @@ export const operatorAppealRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${ADMIN}/appeals/{appeal_id}`,
+      path: '/appeals/{appeal_id}',
       auth: 'operator',
       summary: 'One appeal with its deal, messages (oldest first) and files',
       tags,
@@ -84,7 +83,7 @@ export const operatorAppealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${ADMIN}/appeals/{appeal_id}/messages`,
+      path: '/appeals/{appeal_id}/messages',
       auth: 'operator',
       summary: 'Write to the merchant (sender_role ADMIN); the merchant gets the event appeal.message',
       description: 'file_ids must be operator uploads (POST /api/v1/p2p/admin/files); the merchant can then download them.',
@@ -110,7 +109,7 @@ export const operatorAppealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${ADMIN}/appeals/{appeal_id}/resolve`,
+      path: '/appeals/{appeal_id}/resolve',
       auth: 'operator',
       summary: 'Resolve: SATISFIED → RESOLVED_MERCHANT, REJECTED → RESOLVED_TRADER (contract 4)',
       description:
@@ -132,10 +131,14 @@ export const operatorAppealRoutes = [
       return { deal: present(deps, r.deal), data: appealView(r.appeal) };
     },
   ),
+];
+
+/** The settlement at its spec path directly under /api/v1/p2p. */
+export const appealP2pRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: '/api/v1/p2p/appeals/{appeal_id}/settlement',
+      path: '/appeals/{appeal_id}/settlement',
       auth: 'operator',
       summary: 'Settle an EXPIRED deal under appeal: a new PayIn deal, created and COMPLETED in one action (spec 4.1.4)',
       description:
@@ -156,4 +159,3 @@ export const operatorAppealRoutes = [
     async ({ params, body, identity }, deps) => ({ deal: present(deps, await settleAppeal(deps, params.appeal_id, body, operatorIdOf(identity))) }),
   ),
 ];
-

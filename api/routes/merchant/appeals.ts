@@ -1,6 +1,6 @@
 /** Merchant appeals (spec 4.5, contract 7): single objects under `data`, unlike the deal endpoints. */
-import { defineRoute } from '../route';
-import { merchantOf, type Identity } from '../auth/authenticate';
+import { defineRoute } from '../../route';
+import { merchantOf, type Identity } from '../../auth/authenticate';
 import {
   appealListResponse,
   appealParams,
@@ -10,10 +10,9 @@ import {
   messageBody,
   messageResponse,
   messagesResponse,
-} from '../schemas/appeals';
-import { appealView, createAppeal, getMerchantAppeal, listAppealPage, postMessage, presentMessage, threadOf } from '../services/appeals';
+} from '../../schemas/appeals';
+import { appealView, createAppeal, getMerchantAppeal, listAppealPage, postMessage, presentMessage, threadOf } from '../../services/appeals';
 
-const MERCHANT = '/api/v1/p2p/merchant';
 const tags = ['Appeals'];
 
 const senderOf = (identity: Identity) => {
@@ -25,7 +24,7 @@ export const appealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${MERCHANT}/appeals`,
+      path: '/appeals',
       auth: 'cabinet_or_hmac',
       summary: 'Open an appeal (dispute) on a PayIn deal, with optional evidence files',
       description:
@@ -45,7 +44,7 @@ export const appealRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/appeals`,
+      path: '/appeals',
       auth: 'cabinet_or_hmac',
       summary: "The caller's appeals, newest first, keyset-paginated",
       description: 'page_size default 20, values above 100 are clamped to 100. A malformed or foreign page_token is 400 `invalid page_token`.',
@@ -62,7 +61,7 @@ export const appealRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/appeals/{appeal_id}`,
+      path: '/appeals/{appeal_id}',
       auth: 'cabinet_or_hmac',
       summary: 'One appeal of the caller, with resolution_note; foreign or unknown ids are 404',
       tags,
@@ -75,7 +74,7 @@ export const appealRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${MERCHANT}/appeals/{appeal_id}/messages`,
+      path: '/appeals/{appeal_id}/messages',
       auth: 'cabinet_or_hmac',
       summary: 'Write to the arbiter (sender_role MERCHANT); answers { data: message }',
       description:
@@ -96,7 +95,7 @@ export const appealRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${MERCHANT}/appeals/{appeal_id}/messages`,
+      path: '/appeals/{appeal_id}/messages',
       auth: 'cabinet_or_hmac',
       summary: 'The conversation, oldest first (sender_role MERCHANT or ADMIN)',
       tags,

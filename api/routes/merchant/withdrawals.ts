@@ -1,70 +1,17 @@
-import { defineRoute } from '../route';
-import { merchantOf } from '../auth/authenticate';
-import {
-  depositAddressResponse,
-  depositListResponse,
-  feeQuery,
-  feeQuoteResponse,
-  pageQuery,
-  withdrawalListQuery,
-  withdrawalListResponse,
-  withdrawalParams,
-  withdrawalSchema,
-  withdrawBody,
-} from '../schemas/wallet';
-import { getDepositAddress, listDeposits, rotateDepositAddress } from '../services/wallet';
-import { createWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../services/withdrawals';
-import { presentWithdrawal } from '../../domain/withdrawal-info';
+/** The merchant's USDT withdrawals (spec 4.2): the fee quote, withdraw, the history. */
+import { defineRoute } from '../../route';
+import { merchantOf } from '../../auth/authenticate';
+import { feeQuery, feeQuoteResponse, withdrawalListQuery, withdrawalListResponse, withdrawalParams, withdrawalSchema, withdrawBody } from '../../schemas/withdrawals';
+import { createWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
+import { presentWithdrawal } from '../../../domain/withdrawal-info';
 
-const WALLET = '/api/v1/p2p/merchant/wallet';
 const tags = ['Wallet'];
 
-export const walletRoutes = [
+export const withdrawalRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${WALLET}/deposit-address`,
-      auth: 'hmac',
-      summary: 'The current TRC-20 deposit address (404 until one was generated)',
-      tags,
-      response: depositAddressResponse,
-      errors: [404],
-    },
-    ({ identity }, deps) => getDepositAddress(deps, merchantOf(identity).merchantId),
-  ),
-  defineRoute(
-    {
-      method: 'post',
-      path: `${WALLET}/deposit-address`,
-      auth: 'hmac',
-      summary: 'Generate (first call) or rotate the TRC-20 deposit address',
-      description:
-        "Each call derives a new mainnet address at m/44'/195'/0'/0/<next index> and makes it current (also the profile's " +
-        'trc20_address). Earlier addresses stay attributed to the merchant, so late deposits to them are still credited. ' +
-        'Single-use signatures: a repeat rotates again, so an HMAC signature is accepted once on this route.',
-      tags,
-      singleUse: 'route',
-      status: 201,
-      response: depositAddressResponse,
-    },
-    ({ identity }, deps) => rotateDepositAddress(deps, merchantOf(identity).merchantId),
-  ),
-  defineRoute(
-    {
-      method: 'get',
-      path: `${WALLET}/deposits`,
-      auth: 'hmac',
-      summary: 'TRC-20 deposits, newest first, keyset-paginated (PENDING: seen, not credited; CONFIRMED: credited)',
-      tags,
-      query: pageQuery,
-      response: depositListResponse,
-    },
-    ({ identity, query }, deps) => listDeposits(deps, merchantOf(identity).merchantId, query),
-  ),
-  defineRoute(
-    {
-      method: 'get',
-      path: `${WALLET}/withdraw-fee`,
+      path: '/wallet/withdraw-fee',
       auth: 'hmac',
       summary: 'Quote a withdrawal: fee and net for an amount in USDT cents',
       description:
@@ -82,7 +29,7 @@ export const walletRoutes = [
   defineRoute(
     {
       method: 'post',
-      path: `${WALLET}/withdraw`,
+      path: '/wallet/withdraw',
       auth: 'hmac',
       summary: 'Withdraw USDT to a TRON address: COMPLETED (auto-processed) or PENDING_MANUAL (operator queue)',
       description:
@@ -100,7 +47,7 @@ export const walletRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${WALLET}/withdrawals`,
+      path: '/wallet/withdrawals',
       auth: 'hmac',
       summary: 'Withdrawal history, newest first, one row per withdrawal (queue and sent ones alike)',
       tags,
@@ -112,7 +59,7 @@ export const walletRoutes = [
   defineRoute(
     {
       method: 'get',
-      path: `${WALLET}/withdrawals/{withdrawal_id}`,
+      path: '/wallet/withdrawals/{withdrawal_id}',
       auth: 'hmac',
       summary: 'One withdrawal of the caller (foreign or unknown ids are 404) — addition to spec 4.2',
       tags,

@@ -1,0 +1,105 @@
+/**
+ * Route definitions become Koa routers here: each group a nested router under its prefix, each
+ * route the one request pipeline — authenticate (reading the body on the way), refuse unsafe
+ * path and query text, parse params, query and body with the route's schemas, run the handler,
+ * answer with its result.
+ */
+import type { Context, Middleware } from 'koa';
+import type { Registry } from 'prom-client';
+import Router from '@koa/router';
+import { type ZodType } from 'zod';
+import { InvalidArgument } from '../domain/errors';
+import { firstUnsafeText } from '../domain/text';
+import { authenticate } from './auth/authenticate';
+import { MULTIPART_OVERHEAD_BYTES, readRequestBody, readsLargeBody, SMALL_BODY_BYTES, type BodyRule } from './body';
+import type { AppDeps } from './deps';
+import { koaPath, Reply, type RouteDef, type RouteGroup } from './route';
+
+/** Paths match case-sensitively everywhere (/V1/… is no route); a trailing slash is the same route. */
+const ROUTER_OPTIONS = { sensitive: true, strict: false } as const;
+
+/** Path and query parameters follow the same text rule as bodies (no control characters). */
+function refuseUnsafeText(values: Record<string, unknown>, where: string) {
+  const unsafe = firstUnsafeText(values);
+  if (unsafe) throw new InvalidArgument(`${where} parameter ${unsafe.field} contains ${unsafe.problem}`);
+}
+
+/** A route that takes no body accepts none at all, or an empty JSON object (`{}`). */
+const isEmptyBody = (body: unknown) =>
+  body === undefined || (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
+
+function parseWith<T extends ZodType>(schema: T, value: unknown) {
+  return schema.parse(value);
+}
+
+/** What the route may receive: uploads take multipart up to the evidence cap, the rest small JSON (api/body.ts). */
+function bodyRuleOf(spec: RouteDef['spec'], deps: AppDeps): BodyRule {
+  if (spec.multipartBody) return { multipart: true, maxBytes: deps.config.EVIDENCE_MAX_BYTES + MULTIPART_OVERHEAD_BYTES };
+  return { multipart: false, maxBytes: spec.maxBodyBytes ?? SMALL_BODY_BYTES };
+}
+
+/**
+ * The route a request acts on, one spelling per route: the defined path with its parameters as
+ * the router decoded them, lower-cased (ids are UUIDs, lower-cased at the schema too). A trailing
+ * slash, percent-encoding or an upper-cased id is the same route for the replay rule.
+ */
+const routeKeyOf = (spec: RouteDef['spec'], ctx: Context) =>
+  `${ctx.method} ${spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(ctx.params?.[name] ?? '').toLowerCase())}`;
+
+function mountRoute(router: Router, path: string, def: RouteDef, deps: AppDeps) {
+  const { spec, handler } = def;
+  const bodyRule = bodyRuleOf(spec, deps);
+  router[spec.method](koaPath(path), async (ctx: Context) => {
+    const identity = await authenticate(ctx, spec.auth, deps, {
+      singleUse: spec.singleUse,
+      routeKey: routeKeyOf(spec, ctx),
+      readBody: () => readRequestBody(ctx, bodyRule),
+      gateBeforeBody: readsLargeBody(bodyRule),
+      openWhileDisabled: spec.openWhileDisabled,
+    });
+    ctx.state.identity = identity;
+    refuseUnsafeText(ctx.params, 'path');
+    refuseUnsafeText(ctx.query, 'query');
+    const params = spec.params ? parseWith(spec.params, ctx.params) : {};
+    const query = spec.query ? parseWith(spec.query, ctx.query) : {};
+    let body: unknown;
+    if (!spec.body && !spec.multipartBody && !isEmptyBody(ctx.state.body)) throw new InvalidArgument('this operation takes no request body');
+    if (spec.body) {
+      if (ctx.state.body === undefined && !spec.bodyOptional) throw new InvalidArgument('request body is required');
+      body = ctx.state.body === undefined ? undefined : parseWith(spec.body, ctx.state.body);
+    }
+    const result = await handler({ params, query, body, identity }, deps, ctx);
+    if (result === undefined) return; // the handler wrote the response itself (HTML, CSV stream)
+    if (result instanceof Reply) {
+      ctx.status = result.status;
+      ctx.body = result.body;
+    } else {
+      ctx.status = spec.status ?? 200;
+      ctx.body = result;
+    }
+  });
+}
+
+/** The nested router of one group: its routes under its prefix, tried in their order. */
+export function groupRouter(group: RouteGroup, deps: AppDeps): Router {
+  const router = new Router({ ...ROUTER_OPTIONS, ...(group.prefix ? { prefix: group.prefix } : {}) });
+  for (const route of group.routes) mountRoute(router, route.spec.path.slice(group.prefix.length), route, deps);
+  return router;
+}
+
+/** One router over several groups, each nested under its prefix; its allowedMethods answers 405 for all of them. */
+export function routerOf(groups: RouteGroup[], deps: AppDeps): Router {
+  const router = new Router({ ...ROUTER_OPTIONS });
+  for (const group of groups) router.use(groupRouter(group, deps).routes());
+  return router;
+}
+
+/**
+ * A part of the API as createApp mounts it: its routes with their full paths (what the OpenAPI
+ * document lists) and the middleware that serves them.
+ */
+export interface ApiPart {
+  routes: RouteDef[];
+  // Koa's and the router's context types differ only in what the router adds.
+  middleware(deps: AppDeps, metrics: Registry): Array<Middleware<any, any>>;
+}

@@ -1,0 +1,28 @@
+/** Merchant deposits recorded by the operator (contract 3), standing in for the chain watcher. */
+import { defineRoute, Reply } from '../../route';
+import { depositBody, depositResponse } from '../../schemas/wallet';
+import { recordMerchantDeposit } from '../../services/deposits';
+
+const tags = ['Operator'];
+
+export const depositRoutes = [
+  defineRoute(
+    {
+      method: 'post',
+      path: '/deposits',
+      auth: 'operator',
+      summary: 'Record a confirmed TRC-20 deposit and credit available (idempotent by tx_hash)',
+      description: 'Stands in for the chain watcher. A repeat with the same tx_hash answers the first deposit with 200.',
+      tags,
+      body: depositBody,
+      status: 201,
+      replies: { 200: 'a repeat with the same tx_hash (same merchant and amount): the first deposit, nothing credited again' },
+      response: depositResponse,
+      errors: [404, 409],
+    },
+    async ({ body }, deps) => {
+      const { deposit, created } = await recordMerchantDeposit(deps, body.merchant_id, body.amount, body.tx_hash);
+      return created ? { deposit } : new Reply(200, { deposit });
+    },
+  ),
+];

@@ -1,0 +1,7 @@
+/** The arbiter's evidence files (contract 7): upload for admin messages, download any. */
+import { downloadRoute, uploadRoute } from '../files';
+
+export const fileRoutes = [
+  uploadRoute('/files', 'operator', 'Upload an evidence file as the arbiter (for admin appeal messages)'),
+  downloadRoute('/files/{file_id}', 'operator', 'Download any evidence file (arbiter)', 'Operators read every file; unknown ids are 404.'),
+];

@@ -1,0 +1,26 @@
+/** The operator's API under /api/v1/p2p/admin (contract 3, 4): one file per aggregate. */
+import { routeGroup } from '../../route';
+import { alertRoutes } from './alerts';
+import { appealP2pRoutes, appealRoutes } from './appeals';
+import { dealP2pRoutes, dealRoutes } from './deals';
+import { depositRoutes } from './deposits';
+import { fileRoutes } from './files';
+import { merchantP2pRoutes, merchantRoutes } from './merchants';
+import { rateRoutes } from './rates';
+import { traderRoutes } from './traders';
+import { withdrawalRoutes } from './withdrawals';
+
+export const adminGroup = routeGroup('/api/v1/p2p/admin', [
+  ...merchantRoutes,
+  ...depositRoutes,
+  ...rateRoutes,
+  ...traderRoutes,
+  ...alertRoutes,
+  ...dealRoutes,
+  ...withdrawalRoutes,
+  ...fileRoutes,
+  ...appealRoutes,
+]);
+
+/** Operator routes at spec paths directly under /api/v1/p2p (api/routes/index.ts mounts them there). */
+export const adminP2pRoutes = [...merchantP2pRoutes, ...dealP2pRoutes, ...appealP2pRoutes];

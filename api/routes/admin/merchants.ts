@@ -1,0 +1,113 @@
+/** Merchants as the operator manages them (contract 3): create, settings, the kill-switch. */
+import { z } from 'zod';
+import { defineRoute } from '../../route';
+import { emptyObject, int64String, uuid } from '../../schemas/common';
+import { createMerchantBody, disableBody, killSwitchResponse, merchantSchema, merchantSettingsBody, presentMerchant } from '../../schemas/merchant';
+import { createMerchant, patchMerchantSettings, presentMerchantForOperator, setKillSwitch, toggleKillSwitch } from '../../services/merchants';
+
+const merchantParams = z.object({ merchant_id: uuid('merchant_id') });
+const tags = ['Operator'];
+
+const operatorMerchantResponse = z
+  .object({
+    merchant: merchantSchema.extend({
+      auto_withdrawal_mode: z.enum(['AUTO_UP_TO_LIMIT', 'MANUAL_ONLY']),
+      auto_withdrawal_limit_usdt_cents: int64String,
+      auto_withdrawal_effective_limit_usdt_cents: int64String,
+      rate_limit_per_minute: z.number().int().nullable(),
+      payin_fee_bps: z.number().int(),
+      payout_fee_bps: z.number().int(),
+      webhook_max_retries: z.number().int(),
+    }),
+  })
+  .openapi('OperatorMerchant');
+
+const killSwitch = (path: string, summary: string) =>
+  defineRoute(
+    { method: 'post', path, auth: 'operator', summary, tags, params: merchantParams, response: killSwitchResponse, errors: [404] },
+    ({ params }, deps) => toggleKillSwitch(deps, params.merchant_id),
+  );
+
+export const merchantRoutes = [
+  defineRoute(
+    {
+      method: 'post',
+      path: '/merchants',
+      auth: 'operator',
+      summary: 'Create a merchant with a provisioned USDT wallet (contract 3)',
+      tags,
+      body: createMerchantBody,
+      status: 201,
+      response: z.object({ merchant: merchantSchema }),
+    },
+    async ({ body }, deps) => {
+      const row = await createMerchant(deps, {
+        name: body.name,
+        email: body.email,
+        webhook_url: body.webhook_url ?? '',
+        api_version: body.api_version ?? 'v2',
+        rate_limit_per_minute: body.rate_limit_per_minute ?? null,
+        payin_fee_bps: body.payin_fee_bps ?? 0,
+        payout_fee_bps: body.payout_fee_bps ?? 0,
+      });
+      return { merchant: presentMerchant(row) };
+    },
+  ),
+  killSwitch('/merchants/{merchant_id}/kill-switch', 'Toggle the kill-switch of a merchant (admin alias)'),
+  defineRoute(
+    {
+      method: 'patch',
+      path: '/merchants/{merchant_id}',
+      auth: 'operator',
+      summary: 'Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries (contract 3)',
+      description: 'The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.',
+      tags,
+      params: merchantParams,
+      body: merchantSettingsBody,
+      response: operatorMerchantResponse,
+      errors: [404],
+    },
+    async ({ params, body }, deps) => ({ merchant: presentMerchantForOperator(await patchMerchantSettings(deps, params.merchant_id, body)) }),
+  ),
+];
+
+/** The kill-switch at its spec paths directly under /api/v1/p2p. */
+export const merchantP2pRoutes = [
+  killSwitch('/merchants/{merchant_id}/kill-switch', 'Toggle the kill-switch of a merchant'),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/merchant/{merchant_id}/enable',
+      auth: 'operator',
+      summary: 'Clear the kill-switch (nullifies disabled_at)',
+      tags,
+      params: merchantParams,
+      body: emptyObject.passthrough(),
+      bodyOptional: true,
+      response: emptyObject,
+      errors: [404],
+    },
+    async ({ params }, deps) => {
+      await setKillSwitch(deps, params.merchant_id, false);
+      return {};
+    },
+  ),
+  ...(['disable', 'activate'] as const).map((action) =>
+    defineRoute(
+      {
+        method: 'post',
+        path: `/merchant/{merchant_id}/${action}`,
+        auth: 'operator',
+        summary: `Turn the kill-switch on (${action}): sets disabled_at; later merchant requests get 403`,
+        description: 'Not shown by the spec; answers the kill-switch result. Optional body { reason } is shown as kill_switch_reason.',
+        tags,
+        params: merchantParams,
+        body: disableBody,
+        bodyOptional: true,
+        response: killSwitchResponse,
+        errors: [404],
+      },
+      ({ params, body }, deps) => setKillSwitch(deps, params.merchant_id, true, body?.reason ?? ''),
+    ),
+  ),
+];

@@ -1,0 +1,59 @@
+/** Traders (contract 3): create, top up their USDT liquidity, add requisites. */
+import { defineRoute, Reply } from '../../route';
+import { createRequisiteBody, createTraderBody, requisiteResponse, traderLiquidityBody, traderParams, traderResponse } from '../../schemas/traders';
+import { addRequisite, createTrader, fundTrader } from '../../services/traders';
+
+const tags = ['Operator'];
+
+export const traderRoutes = [
+  defineRoute(
+    {
+      method: 'post',
+      path: '/traders',
+      auth: 'operator',
+      summary: 'Create a trader with a USDT liquidity wallet',
+      tags,
+      body: createTraderBody,
+      status: 201,
+      response: traderResponse,
+    },
+    async ({ body }, deps) => ({ trader: await createTrader(deps, body.name) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/traders/{trader_id}/deposits',
+      auth: 'operator',
+      summary: "Top up a trader's USDT liquidity (idempotent by tx_hash) — addition to contract 3",
+      description:
+        'tx_hash shares one namespace with merchant deposits: a chain transaction credits one wallet once. 201 for a new ' +
+        'credit, 200 for a repeat with the same trader and amount, 409 for a tx_hash already credited otherwise.',
+      tags,
+      params: traderParams,
+      body: traderLiquidityBody,
+      status: 201,
+      replies: { 200: 'a repeat with the same trader, amount and tx_hash: nothing credited again' },
+      response: traderResponse,
+      errors: [404, 409],
+    },
+    async ({ params, body }, deps) => {
+      const { trader, created } = await fundTrader(deps, params.trader_id, body.amount, body.tx_hash);
+      return created ? { trader } : new Reply(200, { trader });
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/traders/{trader_id}/requisites',
+      auth: 'operator',
+      summary: 'Add a requisite (card, phone or IBAN) to a trader',
+      tags,
+      params: traderParams,
+      body: createRequisiteBody,
+      status: 201,
+      response: requisiteResponse,
+      errors: [404],
+    },
+    async ({ params, body }, deps) => ({ requisite: await addRequisite(deps, params.trader_id, body) }),
+  ),
+];

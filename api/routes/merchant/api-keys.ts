@@ -1,0 +1,40 @@
+/** The merchant's key pair (spec 5.1): issued by an operator, rotated by the merchant. */
+import { defineRoute } from '../../route';
+import { merchantOf } from '../../auth/authenticate';
+import { keyPairResponse, merchantIdBody } from '../../schemas/merchant';
+import { replaceMerchantKeys } from '../../services/merchants';
+
+export const apiKeyRoutes = [
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api-keys',
+      auth: 'operator',
+      summary: 'Issue a key pair for a merchant (operator only)',
+      description:
+        'Answers { token, secret }; the secret is shown only here. If the merchant already has a pair, it is ' +
+        'superseded exactly as by rotation (it keeps the MERCHANT_KEY_GRACE_PERIOD window).',
+      tags: ['Keys'],
+      body: merchantIdBody,
+      status: 201,
+      response: keyPairResponse,
+      errors: [404],
+    },
+    ({ body }, deps) => replaceMerchantKeys(deps, body.merchant_id),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api-keys/rotate',
+      auth: 'cabinet_or_hmac',
+      summary: 'Rotate the key pair: the new pair is valid at once; the old pair keeps working as a whole pair for the grace window',
+      description:
+        'Hands out a secret, so it refuses an HMAC signature that any earlier request carried (the headers of a body-less GET of the same ' +
+        'second included): sign it with a timestamp of its own, or add the request-bound v2 signature, which binds it to this route.',
+      tags: ['Keys'],
+      singleUse: 'rotation',
+      response: keyPairResponse,
+    },
+    ({ identity }, deps) => replaceMerchantKeys(deps, merchantOf(identity).merchantId),
+  ),
+];

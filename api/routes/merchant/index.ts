@@ -1,0 +1,31 @@
+/**
+ * The merchant's API under /api/v1/p2p/merchant (spec 4): one file per aggregate, tried in this
+ * order — the listing's literal paths (/deals/export, /deals/turnover) before /deals/{deal_id}.
+ */
+import { routeGroup } from '../../route';
+import { apiKeyRoutes } from './api-keys';
+import { appealRoutes } from './appeals';
+import { callbackMirrors, callbackRoutes } from './callbacks';
+import { catalogRoutes } from './catalog';
+import { dealListingMirrors, dealListingRoutes } from './deal-listing';
+import { dealRoutes } from './deals';
+import { fileRoutes } from './files';
+import { passRoutes } from './passes';
+import { walletRoutes } from './wallet';
+import { withdrawalRoutes } from './withdrawals';
+
+export const merchantGroup = routeGroup('/api/v1/p2p/merchant', [
+  ...apiKeyRoutes,
+  ...catalogRoutes,
+  ...dealListingRoutes,
+  ...dealRoutes,
+  ...callbackRoutes,
+  ...walletRoutes,
+  ...withdrawalRoutes,
+  ...fileRoutes,
+  ...appealRoutes,
+  ...passRoutes,
+]);
+
+/** Merchant routes whose older paths sit directly under /api/v1/p2p (api/routes/index.ts mounts them there). */
+export const merchantMirrors = [...dealListingMirrors, ...callbackMirrors];

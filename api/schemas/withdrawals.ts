@@ -1,0 +1,87 @@
+/** USDT withdrawals (spec 4.2; contract 4, 7): the fee quote, withdraw, the history and the operator's queue. */
+import { z } from 'zod';
+import { int64String, positiveAmount, timestamp, uuid } from './common';
+import { INT64_MAX } from '../../domain/money';
+import { WITHDRAWAL_STATUSES } from '../../domain/withdrawals';
+import { pageQuery, tronAddress } from './wallet';
+
+/** A positive int64 in a query string: digits only, never rounded (1.5 is refused). */
+const positiveQueryAmount = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .regex(/^\d+$/, `${field} must be a positive integer (USDT cents)`)
+    .transform((v) => BigInt(v))
+    .refine((v) => v > 0n, `${field} must be greater than 0`)
+    .refine((v) => v <= INT64_MAX, `${field} is out of the int64 range`)
+    .openapi({ type: 'string', format: 'int64', example: '150000' });
+const repeated = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+  .openapi({ type: 'array', items: { type: 'string' } });
+export const withdrawalListQuery = pageQuery.extend({
+  status: repeated.optional().openapi({
+    description: `repeated or comma-separated: ${WITHDRAWAL_STATUSES.join(', ')}; unknown values match nothing`,
+  }),
+});
+export const operatorWithdrawalListQuery = withdrawalListQuery.extend({
+  merchant_id: uuid('merchant_id').optional(),
+});
+export const feeQuery = z.object({ amount: positiveQueryAmount('amount') });
+export const feeQuoteResponse = z
+  .object({
+    amount: int64String.openapi({ description: 'what leaves the balance, USDT cents' }),
+    fee_usdt_cents: int64String,
+    net_usdt_cents: int64String.openapi({ description: 'what arrives at the address: amount − fee' }),
+  })
+  .openapi('WithdrawFeeQuote', {
+    description: 'fee = WITHDRAWAL_FEE_USDT_CENTS + amount × WITHDRAWAL_FEE_BPS / 10000 (half-even); net = amount − fee.',
+  });
+export const withdrawBody = z
+  .object({
+    address: tronAddress.optional().openapi({
+      description: "mainnet TRON address; when omitted, the profile's withdrawal_address (which must then be a valid TRON address)",
+    }),
+    amount: positiveAmount('amount').openapi({ type: 'integer', format: 'int64', description: 'USDT cents, including the fee' }),
+    idempotency_key: z.string().max(200).optional().openapi({
+      description: 'accepted and echoed, not required and not used for de-duplication: the server derives the key from (merchant, address, amount, current fee)',
+    }),
+  })
+  .openapi('WithdrawRequest');
+export const withdrawalSchema = z
+  .object({
+    withdrawal_id: z.string().uuid(),
+    status: z.enum(WITHDRAWAL_STATUSES),
+    currency: z.literal('USDT'),
+    amount: int64String,
+    fee_usdt_cents: int64String,
+    net_usdt_cents: int64String,
+    address: z.string(),
+    tx_hash: z.string().openapi({ description: 'TRON transaction id once sent; empty before' }),
+    idempotency_key: z.string(),
+    processing: z.enum(['AUTO', 'MANUAL']).openapi({ description: 'AUTO: within the auto-withdrawal limit; MANUAL: through the operator queue' }),
+    cancel_reason: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    approved_at: z.string(),
+    completed_at: z.string(),
+    cancelled_at: z.string(),
+  })
+  .openapi('Withdrawal', { description: 'Unset times are empty strings.' });
+export const withdrawalListResponse = z
+  .object({ data: z.array(withdrawalSchema), next_page_token: z.string() })
+  .openapi('WithdrawalList', { description: 'Newest first, one row per withdrawal. An empty next_page_token means the last page.' });
+export const operatorWithdrawalSchema = withdrawalSchema
+  .extend({
+    merchant_id: z.string().uuid(),
+    broadcast_attempts: z.number().int(),
+    broadcast_started_at: z.string(),
+    last_broadcast_error: z.string(),
+    approved_by: z.string(),
+    cancelled_by: z.string(),
+  })
+  .openapi('OperatorWithdrawal');
+export const operatorWithdrawalListResponse = z
+  .object({ data: z.array(operatorWithdrawalSchema), next_page_token: z.string() })
+  .openapi('OperatorWithdrawalList');
+export const withdrawalParams = z.object({ withdrawal_id: uuid('withdrawal_id') });
+export const cancelWithdrawalBody = z.object({ reason: z.string().max(500).optional() }).openapi('CancelWithdrawalRequest');

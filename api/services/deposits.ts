@@ -1,0 +1,28 @@
+/** Merchant deposits recorded by an operator (contract 3), idempotent by tx_hash. */
+import type { AppDeps } from '../deps';
+import { NotFound } from '../../domain/errors';
+import { findMerchantGate } from '../../db/queries/api-keys';
+import { recordDeposit } from '../../db/queries/deposits';
+import { ensureWallet } from '../../db/queries/wallets';
+
+export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, amount: bigint, txHash: string) {
+  return deps.sql.begin(async (tx) => {
+    const merchant = await findMerchantGate(tx, merchantId);
+    if (!merchant) throw new NotFound('merchant not found');
+    const wallet = await ensureWallet(tx, 'merchant', merchantId, 'USDT');
+    const { deposit, created } = await recordDeposit(tx, { merchantId, walletId: wallet.id, amount, txHash });
+    return {
+      created,
+      deposit: {
+        deposit_id: deposit.id,
+        merchant_id: deposit.merchant_id,
+        wallet_id: deposit.wallet_id,
+        amount: deposit.amount.toString(),
+        currency: 'USDT' as const,
+        tx_hash: deposit.tx_hash,
+        status: deposit.status,
+        created_at: deposit.created_at.toISOString(),
+      },
+    };
+  });
+}
