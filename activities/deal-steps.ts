@@ -1,7 +1,10 @@
 /** What every deal step shares: a locked status check against the state table, the move, and its outbox event, in one transaction. */
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
-import { FailedPrecondition, NotFound } from '../domain/errors';
+import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
+import { fiatToUsdtCents } from '../domain/money';
+import { findCurrency, findRate } from '../db/queries/catalog';
+import { findMerchantFees } from '../db/queries/merchants';
 import { dealEventPayload } from '../domain/deal-info';
 import { allowsFrom, type Transition } from '../domain/state-machine';
 import { lockDeal, setDealStatus, type DealRow, type StepChanges } from '../db/queries/deals';
@@ -44,4 +47,22 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
   const walletOf = async (tx: Db, ownerType: 'merchant' | 'trader', ownerId: string) => (await ensureWallet(tx, ownerType, ownerId, 'USDT')).id;
 
   return { event, applyMove, transition, walletOf };
+}
+
+/**
+ * What a new deal is worth, fixed at creation (contract 3): the merchant's fees, the currency and
+ * its rate now — a PayIn at the BUY rate, a PayOut at the SELL rate — and the amount in USDT cents.
+ */
+export async function quoteNewDeal(tx: Db, input: { tenantId: string; merchantId: string; currency: string; amount: string }, side: 'buy' | 'sell') {
+  const amount = BigInt(input.amount);
+  const merchant = await findMerchantFees(tx, input.merchantId);
+  if (!merchant) throw new NotFound('merchant not found');
+  const currency = await findCurrency(tx, input.tenantId, input.currency);
+  if (!currency) throw new InvalidArgument(`unknown currency ${input.currency}`);
+  const rate = await findRate(tx, input.tenantId, input.currency);
+  if (!rate) throw new FailedPrecondition(`no exchange rate is set for ${input.currency}`);
+  const rateMicro = side === 'buy' ? rate.buy_rate_micro : rate.sell_rate_micro;
+  const amountUsdt = fiatToUsdtCents(amount, currency.exponent, rateMicro);
+  if (amountUsdt <= 0n) throw new InvalidArgument('amount is too small: it converts to 0 USDT cents');
+  return { amount, merchant, currency, rateMicro, amountUsdt };
 }

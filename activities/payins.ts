@@ -10,7 +10,7 @@ import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../doma
 import { newCheckoutHash, newId } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
 import { amountMatch, amountToPay, PAYIN_TRANSITIONS, payinMoney, payinRefusal } from '../domain/payin';
-import { currencyExponent, findCurrency, findRate } from '../db/queries/catalog';
+import { currencyExponent } from '../db/queries/catalog';
 import {
   applyAmountChange,
   findAmountChange,
@@ -22,10 +22,9 @@ import {
 } from '../db/queries/deals';
 import { checkDailyCap } from '../db/queries/limits';
 import { claimRequisite } from '../db/queries/matching';
-import { findMerchantFees } from '../db/queries/merchants';
 import { claimThroughPass } from '../db/queries/passes';
 import { postEscrowLock, postEscrowRelease, postFeeDistribution, postPayinCompletion } from '../db/queries/postings';
-import { dealSteps } from './deal-steps';
+import { dealSteps, quoteNewDeal } from './deal-steps';
 import { payinSnapshot } from './snapshots';
 import type { CreatePayinInput, PayinSnapshot } from '../workflows/contracts/payin';
 
@@ -45,15 +44,7 @@ export function createPayinActivities(deps: ActivityDeps) {
       return sql.begin(async (tx) => {
         const existing = await findDeal(tx, input.dealId);
         if (existing) return payinSnapshot(existing);
-        const amount = BigInt(input.amount);
-        const merchant = await findMerchantFees(tx, input.merchantId);
-        if (!merchant) throw new NotFound('merchant not found');
-        const currency = await findCurrency(tx, input.tenantId, input.currency);
-        if (!currency) throw new InvalidArgument(`unknown currency ${input.currency}`);
-        const rate = await findRate(tx, input.tenantId, input.currency);
-        if (!rate) throw new FailedPrecondition(`no exchange rate is set for ${input.currency}`);
-        const amountUsdt = fiatToUsdtCents(amount, currency.exponent, rate.buy_rate_micro);
-        if (amountUsdt <= 0n) throw new InvalidArgument('amount is too small: it converts to 0 USDT cents');
+        const { amount, merchant, currency, rateMicro, amountUsdt } = await quoteNewDeal(tx, input, 'buy');
         const money = payinMoney(amountUsdt, merchant.payin_fee_bps, input.isClientCommission);
 
         await checkDailyCap(tx, input.merchantId, amount);
@@ -91,7 +82,7 @@ export function createPayinActivities(deps: ActivityDeps) {
           payerBank: input.payerBank,
           isClientCommission: input.isClientCommission,
           amountUsdt,
-          exchangeRateMicro: rate.buy_rate_micro,
+          exchangeRateMicro: rateMicro,
           feeUsdt: money.fee,
           feeBps: merchant.payin_fee_bps,
           escrowUsdt: money.escrow,

@@ -6,19 +6,17 @@
  */
 import type { ActivityDeps } from './deps';
 import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
-import { feeFromBps, fiatToUsdtCents } from '../domain/money';
+import { feeFromBps } from '../domain/money';
 import { PAYOUT_TRANSITIONS, payoutRefusal, payoutSources } from '../domain/payout';
 import { raiseOverduePayoutAlert, resolveDealAlerts } from '../db/queries/alerts';
-import { findCurrency, findRate } from '../db/queries/catalog';
 import { findDeal, insertDeal, lockDeal, matchPayoutDeal } from '../db/queries/deals';
 import { checkDailyCap } from '../db/queries/limits';
 import { claimRequisite } from '../db/queries/matching';
-import { findMerchantFees } from '../db/queries/merchants';
 import { postPayoutCompletion, postPayoutHold, postPayoutRelease } from '../db/queries/postings';
 import { findRequisite } from '../db/queries/traders';
 import { lockAvailable } from '../db/queries/wallets';
 import type { CreatePayoutInput, PayoutSnapshot } from '../workflows/contracts/payout';
-import { dealSteps } from './deal-steps';
+import { dealSteps, quoteNewDeal } from './deal-steps';
 import { payoutSnapshot } from './snapshots';
 
 export function createPayoutActivities(deps: ActivityDeps) {
@@ -32,15 +30,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
         .begin(async (tx) => {
           const existing = await findDeal(tx, input.dealId);
           if (existing) return payoutSnapshot(existing);
-          const amount = BigInt(input.amount);
-          const merchant = await findMerchantFees(tx, input.merchantId);
-          if (!merchant) throw new NotFound('merchant not found');
-          const currency = await findCurrency(tx, input.tenantId, input.currency);
-          if (!currency) throw new InvalidArgument(`unknown currency ${input.currency}`);
-          const rate = await findRate(tx, input.tenantId, input.currency);
-          if (!rate) throw new FailedPrecondition(`no exchange rate is set for ${input.currency}`);
-          const amountUsdt = fiatToUsdtCents(amount, currency.exponent, rate.sell_rate_micro);
-          if (amountUsdt <= 0n) throw new InvalidArgument('amount is too small: it converts to 0 USDT cents');
+          const { amount, merchant, rateMicro, amountUsdt } = await quoteNewDeal(tx, input, 'sell');
           const fee = feeFromBps(amountUsdt, merchant.payout_fee_bps);
           const hold = amountUsdt + fee;
 
@@ -69,7 +59,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             requisiteDetails: input.requisiteDetails,
             walletId: input.walletId,
             amountUsdt,
-            exchangeRateMicro: rate.sell_rate_micro,
+            exchangeRateMicro: rateMicro,
             feeUsdt: fee,
             feeBps: merchant.payout_fee_bps,
             escrowUsdt: hold,
