@@ -23,6 +23,7 @@ import { startApp, testSql } from '../helpers/app';
 import { walletOf } from '../helpers/deals';
 import { addressFor, FAKE_USDT, startFakeTronGrid, type FakeTronGrid, type Token } from '../helpers/fake-trongrid';
 import { eventually } from '../helpers/poll';
+import { startReceiver } from '../helpers/receiver';
 import { startWorkerProcess } from '../helpers/worker';
 import { ADMIN, randomTronAddress, startWalletStack, startWalletWorker, WALLET, walletMerchant } from '../helpers/wallet';
 
@@ -94,8 +95,8 @@ async function tronStack(t: ExecutionContext, options: { blockIntervalMs?: numbe
 type Stack = Awaited<ReturnType<typeof tronStack>>;
 
 /** A merchant with a deposit address (and, optionally, USDT credited by an operator). */
-async function merchantWithAddress(stack: Stack, usdtCents = 0) {
-  const m = await walletMerchant(usdtCents);
+async function merchantWithAddress(stack: Stack, usdtCents = 0, overrides: Record<string, unknown> = {}) {
+  const m = await walletMerchant(usdtCents, {}, overrides);
   const res = await signed(m.keys, 'POST', `${stack.url}${WALLET}/deposit-address`);
   if (res.status !== 201) throw new Error(`deposit address: ${res.status} ${res.text}`);
   return { ...m, address: res.body.address as string };
@@ -160,7 +161,8 @@ test.serial('a deposit is seen PENDING, then CONFIRMED on its receipt and credit
 test.serial('a transfer that vanishes before it is confirmed is DROPPED and never credited; other tokens and a counterfeit USDT are ignored', async (t) => {
   const stack = await tronStack(t);
   const { fake } = stack;
-  const m = await merchantWithAddress(stack);
+  // A V1 merchant: V1 has no deposit event, so none is delivered (the relay skips it).
+  const m = await merchantWithAddress(stack, 0, { api_version: 'v1', webhook_url: 'http://127.0.0.1:9/v1-hooks' });
   const vanishing = fake.chain.transferIn({ to: m.address, units: 7_000_000n });
   fake.chain.mine(1);
   await eventually(async () => (await depositRow(vanishing))?.status === 'PENDING', 'the deposit PENDING');
@@ -188,6 +190,11 @@ test.serial('a transfer that vanishes before it is confirmed is DROPPED and neve
   t.is(await depositRow(dust), undefined);
   t.is(await walletOf(sql, 'merchant', m.merchantId).then((w) => w.available), 100n, 'only the real 1 USDT');
   t.is(await creditsOf(m.merchantId), 1);
+  const [event] = await eventually(async () => {
+    const rows = await sql`select id, dispatched_at from outbox_events where merchant_id = ${m.merchantId} and event_type = 'p2p.finance.deposit_confirmed'`;
+    return rows.length === 1 && rows[0]!.dispatched_at && rows;
+  }, 'the event relayed');
+  t.is((await sql`select count(*)::int as n from webhook_deliveries where event_id = ${event!.id}`)[0]!.n, 0, 'no V1 delivery of a deposit event');
 });
 
 test.serial('a withdrawal is built by the node, checked, signed by the hot wallet for the recipient and net, stored before its broadcast and COMPLETED on receipt SUCCESS', async (t) => {
@@ -316,10 +323,15 @@ test.serial('balances: the deposit address’s USDT and TRX in the profile, with
 test.serial('the whole way round on TRON: a deposit credited, a withdrawal of it signed, broadcast and confirmed', async (t) => {
   const stack = await tronStack(t, { blockIntervalMs: 200 });
   const { fake } = stack;
-  const m = await merchantWithAddress(stack);
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const m = await merchantWithAddress(stack, 0, { webhook_url: receiver.url });
   const deposit = fake.chain.transferIn({ to: m.address, units: 50_000_000n });
   await eventually(async () => (await depositRow(deposit))?.status === 'CONFIRMED', 'the deposit credited');
   t.is(await walletOf(sql, 'merchant', m.merchantId).then((w) => w.available), 5_000n);
+  // The merchant hears of it (the suite's outbox relay and webhook worker deliver it).
+  const hook = await eventually(async () => receiver.received.map((r) => JSON.parse(r.body)).find((b) => b.type === 'p2p.finance.deposit_confirmed'), 'the deposit webhook');
+  t.like(hook.deposit, { status: 'CONFIRMED', amount: '5000', tx_hash: deposit, address: m.address });
   const to = randomTronAddress();
   const res = await signed(m.keys, 'POST', `${stack.url}${WALLET}/withdraw`, { address: to, amount: 5_000 });
   t.is(res.status, 200, res.text);
