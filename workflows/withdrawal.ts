@@ -47,9 +47,11 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: `${input.broadcast.maxBackoffSeconds} seconds` },
   });
 
-  /** Waits (up to syncWaitMs) until no broadcast is under way, then answers the current state. */
+  /** Set once a transfer that is final only on its receipt (TRON) went out: callers need not wait for the confirmation. */
+  let submitted = false;
+  /** Waits (up to syncWaitMs) until no broadcast is under way (or it was submitted), then answers the current state. */
   const settledOrCurrent = async (): Promise<WithdrawalSnapshot> => {
-    if (input.syncWaitMs > 0) await condition(() => !WITHDRAWAL_BROADCASTING.includes(withdrawal.current().status), input.syncWaitMs);
+    if (input.syncWaitMs > 0) await condition(() => submitted || !WITHDRAWAL_BROADCASTING.includes(withdrawal.current().status), input.syncWaitMs);
     return withdrawal.current();
   };
   const withdrawal = dealLifecycle({
@@ -98,6 +100,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
       const sent = await orRefusal(() => chain.broadcastWithdrawal(id));
       if ('refused' in sent) return sent;
       if (sent.checkInMs === undefined) return { txHash: sent.txHash };
+      submitted = true;
       let wait = sent.checkInMs;
       for (;;) {
         if (wait > 0) await sleep(wait);

@@ -72,11 +72,12 @@ export function tronDepositWatcher(sql: Sql, tron: Tron, log: Logger) {
   const { client, config } = tron;
   const required = config.TRON_CONFIRMATIONS;
 
-  async function pageAll(address: string, query: Trc20Query, signal?: AbortSignal): Promise<{ rows: Trc20Transfer[]; complete: boolean }> {
+  async function pageAll(address: string, query: Trc20Query, signal: AbortSignal | undefined, beat: () => void): Promise<{ rows: Trc20Transfer[]; complete: boolean }> {
     const rows: Trc20Transfer[] = [];
     let fingerprint: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const answer = await client.trc20Transfers(address, { ...query, onlyTo: true, contract: tron.usdtContract, limit: 200, fingerprint }, signal);
+      beat();
       rows.push(...answer.transfers);
       if (!answer.fingerprint) return { rows, complete: true };
       fingerprint = answer.fingerprint;
@@ -116,6 +117,7 @@ export function tronDepositWatcher(sql: Sql, tron: Tron, log: Logger) {
       /** The receipt decides: CONFIRMED (credited), still PENDING, or a failure. */
       const settle = async (address: string, txHash: string, sighting: Sighting, head: Head, recorded: WalletDepositRow | undefined) => {
         const info = await client.transactionInfo(txHash, signal);
+        beat();
         if (!info) {
           if (!recorded) await intake(address, txHash, sighting.units / USDT_UNITS_PER_CENT, 0, sighting);
           return;
@@ -162,8 +164,8 @@ export function tronDepositWatcher(sql: Sql, tron: Tron, log: Logger) {
         const { address } = watched;
         const since = Math.max(watched.cursor_ms, watched.created_ms) - config.TRON_DEPOSIT_OVERLAP_MS;
         const [unconfirmed, confirmed] = await Promise.all([
-          pageAll(address, { confirmation: 'unconfirmed' }, signal),
-          pageAll(address, { confirmation: 'confirmed', minTimestamp: Math.max(0, since) }, signal),
+          pageAll(address, { confirmation: 'unconfirmed' }, signal, beat),
+          pageAll(address, { confirmation: 'confirmed', minTimestamp: Math.max(0, since) }, signal, beat),
         ]);
         const group = (rows: Trc20Transfer[]) => {
           const map = new Map<string, Sighting>();

@@ -106,7 +106,9 @@ export function tronGridChain(sql: Sql, tron: Tron): ChainAdapter {
       throw error;
     }
     const signature = signUsdtTransfer(checked, tron.signingKey);
-    const stored = await insertWithdrawalTransaction(sql, {
+    // In a transaction: bounded by the activity's deadline (activities/deadline.ts), so an attempt
+    // the workflow already gave up on can never store a transaction afterwards.
+    const stored = await sql.begin((tx) => insertWithdrawalTransaction(tx, {
       txid: checked.txid,
       withdrawalId: t.withdrawalId,
       attempt,
@@ -115,7 +117,7 @@ export function tronGridChain(sql: Sql, tron: Tron): ChainAdapter {
       feeLimitSun: config.TRON_FEE_LIMIT_SUN,
       builtAt: new Date(now),
       expiresAt: new Date(checked.expiration),
-    });
+    }));
     if (stored) return stored;
     // A concurrent attempt stored its transaction first: that one is sent, this one never leaves.
     const other = await live(t.withdrawalId);

@@ -111,11 +111,12 @@ const depositEvents = async (merchantId: string) =>
 const withdrawalRow = async (id: string) => (await sql`select * from withdrawals where id = ${id}`)[0]!;
 const transactionsOf = (id: string) => sql`select * from withdrawal_transactions where withdrawal_id = ${id} order by attempt`;
 const alertsOf = (subject: string) => sql<{ kind: string; message: string; resolved_at: Date | null }[]>`select kind, message, resolved_at from operator_alerts where subject = ${subject} order by created_at`;
-const completed = (id: string, what = 'the withdrawal COMPLETED', timeoutMs?: number) =>
+const completed = (id: string, what = 'the withdrawal COMPLETED', mine?: FakeTronGrid) =>
   eventually(async () => {
+    mine?.chain.mine(1);
     const row = await withdrawalRow(id);
     return row.status === 'COMPLETED' && row;
-  }, what, timeoutMs);
+  }, what);
 /** The transfers the fake chain holds for a recipient: [txid, units, signer]. */
 const broadcastsTo = (fake: FakeTronGrid, to: string) =>
   fake.requests
@@ -198,14 +199,19 @@ test.serial('a transfer that vanishes before it is confirmed is DROPPED and neve
 });
 
 test.serial('a withdrawal is built by the node, checked, signed by the hot wallet for the recipient and net, stored before its broadcast and COMPLETED on receipt SUCCESS', async (t) => {
-  const stack = await tronStack(t, { blockIntervalMs: 200 });
+  const stack = await tronStack(t, { settings: { WITHDRAWAL_SYNC_WAIT_SECONDS: 10 } }); // blocks mined by the test
   const { fake } = stack;
   const m = await merchantWithAddress(stack, 10_000);
   const to = randomTronAddress();
+  const started = Date.now();
   const res = await signed(m.keys, 'POST', `${stack.url}${WALLET}/withdraw`, { address: to, amount: 5_000 });
   t.is(res.status, 200, res.text);
   t.is(res.body.status, 'PENDING', 'sent, not yet final');
-  const done = await completed(res.body.withdrawal_id);
+  t.true(Date.now() - started < 6_000, 'answered once broadcast, not after the whole sync wait');
+  const [stored] = await transactionsOf(res.body.withdrawal_id);
+  t.like(stored, { status: 'BROADCAST', broadcasts: 1 });
+  t.like(fake.chain.transaction(stored!.txid), { pooled: true });
+  const done = await completed(res.body.withdrawal_id, 'the withdrawal COMPLETED', fake);
   const [tx, ...more] = await transactionsOf(done.id);
   t.is(more.length, 0, 'one transaction');
   t.like(tx, { txid: done.tx_hash, status: 'CONFIRMED', receipt_result: 'SUCCESS', attempt: 1 });
