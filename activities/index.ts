@@ -1,6 +1,8 @@
 import type { ActivityDeps } from './deps';
 import { deadlineBoundSql } from './deadline';
 import { createAppealActivities } from './appeals';
+import { createChain } from './chain';
+import { createChainWatchActivities } from './chain-watch';
 import { withBusinessFailures } from './errors';
 import { createPassActivities } from './passes';
 import { createPayinActivities } from './payins';
@@ -13,11 +15,14 @@ import { createWithdrawalActivities } from './withdrawals';
 export function createActivities(input: ActivityDeps) {
   // Every transaction an activity opens is bounded by that activity's deadline (deadline.ts).
   const deps = { ...input, sql: deadlineBoundSql(input.sql) };
+  // One chain per worker process: the withdrawal adapter and, on TRON, the deposit watcher.
+  const chain = createChain(deps.config, deps.sql, deps.log);
   return withBusinessFailures({
     ...createPayinActivities(deps),
     ...createPayoutActivities(deps),
     ...createWebhookActivities(deps),
-    ...createWithdrawalActivities(deps),
+    ...createWithdrawalActivities(deps, chain.adapter),
+    ...createChainWatchActivities(deps, chain),
     ...createAppealActivities(deps),
     ...createSettlementActivities(deps),
     ...createPassActivities(deps),

@@ -24,12 +24,25 @@ import {
 } from '../db/queries/withdrawals';
 import { presentWithdrawal } from '../domain/withdrawal-info';
 import type { CreateWithdrawalInput, WithdrawalSnapshot } from '../workflows/contracts/withdrawal';
-import { ChainRejected, createChainAdapter, type ChainAdapter } from './chain';
+import { resolveAlerts } from '../db/queries/alerts';
+import { ChainRejected, type ChainAdapter, type SentTransfer, type TransferStatus } from './chain';
 
 export const withdrawalSnapshotOf = (row: WithdrawalRow): WithdrawalSnapshot => ({ status: row.status, txHash: row.tx_hash });
 
-export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapter = createChainAdapter(deps.config, deps.sql)) {
+/** Runs `body` while heartbeating every second: a worker that dies mid-call is noticed at the heartbeat timeout. */
+async function heartbeating<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const beat = setInterval(() => context.heartbeat(), 1000);
+  try {
+    return await body(context.cancellationSignal);
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapter) {
   const { sql } = deps;
+  const transferOf = (row: WithdrawalRow) => ({ withdrawalId: row.id, toAddress: row.address, amount: row.net });
 
   /** A move of the table in domain/withdrawals.ts: locked status check, effects, event, in one transaction. */
   const move = (
@@ -113,9 +126,11 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
      * Records the intent (committed) before every send, then asks the chain adapter, which is
      * idempotent by withdrawal id. Heartbeats while waiting, so a dead worker is noticed quickly
      * and the retry (same id) cannot send a second transfer. A permanent refusal is a business
-     * failure (the workflow cancels and refunds); anything else is retried with backoff.
+     * failure (the workflow cancels and refunds); anything else is retried with backoff. With
+     * `checkInMs` in the answer the transfer is only submitted: the workflow asks
+     * checkWithdrawalTransfer after that long, until it is final.
      */
-    async broadcastWithdrawal(id: string): Promise<{ txHash: string }> {
+    async broadcastWithdrawal(id: string): Promise<SentTransfer> {
       const row = await sql.begin(async (tx) => {
         const current = await lockWithdrawal(tx, id);
         if (!current) throw new NotFound('withdrawal not found');
@@ -127,17 +142,33 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       });
       if (row.status === 'COMPLETED') return { txHash: row.tx_hash };
 
-      const context = Context.current();
-      const beat = setInterval(() => context.heartbeat(), 1000);
       try {
-        return await chain.send({ withdrawalId: row.id, toAddress: row.address, amount: row.net }, context.cancellationSignal);
+        return await heartbeating((signal) => chain.send(transferOf(row), signal));
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         await recordBroadcastError(sql, id, message.slice(0, 500)).catch(() => undefined);
         if (error instanceof ChainRejected) throw new FailedPrecondition(`the network refused the transfer: ${message}`);
         throw error;
-      } finally {
-        clearInterval(beat);
+      }
+    },
+
+    /**
+     * Where a submitted transfer stands (adapters whose send() answers checkInMs): confirmed,
+     * pending (ask again after checkInMs), resubmit (its transaction died without moving anything:
+     * broadcastWithdrawal builds the next after afterMs) or refused (give up: cancel and refund).
+     */
+    async checkWithdrawalTransfer(id: string): Promise<TransferStatus> {
+      const row = await findWithdrawal(sql, id);
+      if (!row) throw new NotFound('withdrawal not found');
+      if (row.status === 'COMPLETED') return { state: 'confirmed', txHash: row.tx_hash };
+      if (!WITHDRAWAL_BROADCASTING.includes(row.status)) throw new FailedPrecondition(`withdrawal is ${row.status}; nothing to confirm`);
+      if (!chain.transferStatus) throw new FailedPrecondition('the chain adapter answers at once; there is nothing to confirm');
+      const status = chain.transferStatus;
+      try {
+        return await heartbeating((signal) => status.call(chain, transferOf(row), signal));
+      } catch (error) {
+        await recordBroadcastError(sql, id, (error instanceof Error ? error.message : String(error)).slice(0, 500)).catch(() => undefined);
+        throw error;
       }
     },
 
@@ -145,6 +176,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
     async completeWithdrawal(id: string, txHash: string): Promise<WithdrawalSnapshot> {
       return move(id, 'broadcast_sent', async (tx, row) => {
         await postWithdrawalCompletion(tx, row);
+        await resolveAlerts(tx, id);
         return { tx_hash: txHash, completed_at: new Date(), last_broadcast_error: '' };
       });
     },
@@ -153,6 +185,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
     async failWithdrawal(id: string, reason: string): Promise<WithdrawalSnapshot> {
       return move(id, 'broadcast_rejected', async (tx, row) => {
         await postWithdrawalRelease(tx, row);
+        await resolveAlerts(tx, id);
         return { cancel_reason: reason, cancelled_by: 'chain', cancelled_at: new Date() };
       });
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import proxyaddr from 'proxy-addr';
-import { TronAddressDeriver } from '../domain/tron';
+import { isTronAddress, TronAddressDeriver } from '../domain/tron';
+import { parsePrivateKey, USDT_MAINNET_CONTRACT } from '../domain/tron-tx';
 
 export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me';
 /** A fixed 32-byte key for development only; production refuses to start with it. */
@@ -76,6 +77,13 @@ const optionalText = () =>
  */
 export const DEV_WALLET_HD_SEED =
   '5eb00bbddcf069084889a8ab9155568165f5c453ccb85e70811aaed6f6da5fc19a5ac40b389cd370d086206dec8aa6c43daea6690f20ad3d8d48b2d2ce9e38e4';
+
+/**
+ * The development hot wallet key (sha256 of "dev-tron-hot-wallet-never-in-production"; address
+ * THMUhBRhA4bjKPLDZW6Xj9v2BiYefreUSG): public knowledge, so anyone could spend from it. Used when
+ * TRON_HOT_WALLET_KEY is unset outside production; production refuses it.
+ */
+export const DEV_TRON_HOT_WALLET_KEY = '1d7629090625d70a207b2cd46b34171247d11a751a901f1500d01ed0d93c2f28';
 
 const seconds = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const bool = (fallback: boolean) =>
@@ -201,12 +209,62 @@ function schemaFor(nodeEnv: string) {
     WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(10),
     /** Longest pause between broadcast retries (exponential backoff from 1 s). */
     WITHDRAWAL_BROADCAST_MAX_BACKOFF_SECONDS: z.coerce.number().int().min(1).default(60),
-    /** The chain adapter; only the embedded simulator exists so far. */
-    CHAIN_ADAPTER: z.enum(['simulated']).default('simulated'),
+    /** The chain adapter: the embedded simulator (development and tests; refused in production) or a TronGrid-compatible node. */
+    CHAIN_ADAPTER: z.enum(['simulated', 'trongrid']).default('simulated'),
     /** Simulated chain: ok | fail (every transfer refused for good) | flaky (first 2 sends of each withdrawal fail transiently) | hang (never answers). */
     CHAIN_SIMULATOR: z.enum(['ok', 'fail', 'flaky', 'hang']).default('ok'),
     /** Simulated network latency before and after the transfer is accepted, ms. */
     CHAIN_SIMULATOR_LATENCY_MS: z.coerce.number().int().min(0).default(0),
+    // The TRON network (CHAIN_ADAPTER=trongrid, issue 19; docs/tron.md).
+    /** TronGrid (https://api.trongrid.io) or an own node's HTTP API (with a TronGrid-style /v1 indexer). Required with trongrid. */
+    TRON_API_URL: optionalText().pipe(z.string().url().optional()),
+    /** Sent as TRON-PRO-API-KEY when set. */
+    TRON_API_KEY: optionalText(),
+    /** The USDT (TRC-20) contract; deposits of any other contract are ignored. */
+    TRON_USDT_CONTRACT: z.string().refine(isTronAddress, 'must be a TRON address (T…)').default(USDT_MAINNET_CONTRACT),
+    /**
+     * The hot wallet's private key (32 bytes hex) that signs withdrawals; only worker processes
+     * need it. Unset outside production: DEV_TRON_HOT_WALLET_KEY. Production refuses that key, and
+     * a trongrid worker refuses to start without one. Never logged.
+     */
+    TRON_HOT_WALLET_KEY: optionalText().pipe(
+      z
+        .string()
+        .refine((v) => {
+          try {
+            return parsePrivateKey(v) !== undefined;
+          } catch {
+            return false;
+          }
+        }, 'must be a secp256k1 private key, 64 hex characters')
+        .optional(),
+    ),
+    /** fee_limit of a withdrawal, sun: the most TRX its energy may burn (a USDT transfer to a fresh address needs ~130 000 energy). */
+    TRON_FEE_LIMIT_SUN: z.coerce.bigint().min(1n).max(15_000_000_000n).default(50_000_000n),
+    /** Blocks on top of a transaction's block before it is final (TRON solidifies after 19, about a minute). */
+    TRON_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(19),
+    /** Pause between two passes of the deposit watcher (the chain-watch workflow). */
+    TRON_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+    /** Pause between two receipt checks of a broadcast withdrawal (a TRON block is 3 s). */
+    TRON_RECEIPT_POLL_MS: z.coerce.number().int().min(100).default(3_000),
+    /** A transaction not yet in a block is broadcast again (same bytes) once its last broadcast is this old. */
+    TRON_REBROADCAST_MS: z.coerce.number().int().min(100).default(15_000),
+    /** Deadline of one request to the node (connect, send, read). */
+    TRON_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    /** The deposit query starts this long before the newest confirmed transfer seen (the indexer may list late rows). */
+    TRON_DEPOSIT_OVERLAP_MS: z.coerce.number().int().min(0).default(600_000),
+    /** A PENDING deposit that is on no list and in no block while the node's head is this far past its block is DROPPED. */
+    TRON_DEPOSIT_DROP_AFTER_MS: z.coerce.number().int().min(0).default(300_000),
+    /** Rotated deposit addresses without recent activity are polled this often (current ones every pass). */
+    TRON_COLD_ADDRESS_POLL_SECONDS: seconds(600),
+    /** On-chain balances (profile, hot wallet) are read again once this old. */
+    TRON_BALANCE_REFRESH_SECONDS: seconds(60),
+    /** The hot wallet's TRX below this raises the operator alert hot_wallet_low_trx (energy is burnt from it). */
+    TRON_HOT_WALLET_MIN_TRX_SUN: z.coerce.bigint().min(0n).default(200_000_000n),
+    /** After a withdrawal's transaction failed on chain (e.g. OUT_OF_ENERGY), the next one is built after this pause. */
+    TRON_FAILED_RETRY_MS: z.coerce.number().int().min(0).default(300_000),
+    /** Transactions of one withdrawal that may die (failed receipt, or expired off chain) before it is CANCELLED and its hold returned. */
+    TRON_WITHDRAWAL_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
     /** Evidence files (issue 9): largest accepted upload in bytes. */
     EVIDENCE_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
     /** Whitelist passes (spec 4.6): an ACTIVE pass expires this long after its creation. */
@@ -237,7 +295,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (error) {
     throw new Error(`invalid configuration:\n  WALLET_XPUB / WALLET_HD_SEED: ${(error as Error).message}`);
   }
+  if (config.CHAIN_ADAPTER === 'trongrid' && !config.TRON_API_URL) {
+    throw new Error('invalid configuration:\n  TRON_API_URL must be set with CHAIN_ADAPTER=trongrid (e.g. https://api.trongrid.io or an own node)');
+  }
   if (config.NODE_ENV === 'production') {
+    if (config.CHAIN_ADAPTER === 'simulated') throw new Error('CHAIN_ADAPTER=simulated is for development and tests only: set CHAIN_ADAPTER=trongrid and TRON_API_URL in production');
+    if (config.TRON_HOT_WALLET_KEY?.toLowerCase() === DEV_TRON_HOT_WALLET_KEY)
+      throw new Error('TRON_HOT_WALLET_KEY must be set in production (the development key is public and refused)');
     if (config.JWT_SECRET === DEV_JWT_SECRET) throw new Error('JWT_SECRET must be set in production');
     if (config.SECRETS_ENCRYPTION_KEY === DEV_SECRETS_KEY)
       throw new Error('SECRETS_ENCRYPTION_KEY must be set in production');
@@ -248,4 +312,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new Error('WALLET_XPUB (or a WALLET_HD_SEED other than the development seed) must be set in production');
   }
   return config;
+}
+
+/**
+ * The key that signs withdrawals: TRON_HOT_WALLET_KEY, or the development key outside production.
+ * Only the worker (the trongrid chain adapter) asks for it; the API never needs it.
+ */
+export function tronHotWalletKey(config: Pick<Config, 'NODE_ENV' | 'TRON_HOT_WALLET_KEY'>): string {
+  if (config.TRON_HOT_WALLET_KEY) return config.TRON_HOT_WALLET_KEY;
+  if (config.NODE_ENV === 'production') throw new Error('TRON_HOT_WALLET_KEY must be set in production for a worker with CHAIN_ADAPTER=trongrid');
+  return DEV_TRON_HOT_WALLET_KEY;
 }

@@ -1,7 +1,7 @@
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { loadConfig } from '../config';
+import { loadConfig, tronHotWalletKey } from '../config';
 import { createLogger } from '../config/logger';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
@@ -9,6 +9,7 @@ import { createActivities } from '../activities';
 import { Client } from '@temporalio/client';
 import { temporalConnectionOptions } from '../temporal/connection';
 import { temporalDataConverter } from '../temporal/payload-codec';
+import { ensureChainWatch } from './chain-watch';
 import { startOutboxRelay } from './outbox-relay';
 import { dealsTaskQueue, webhooksTaskQueue } from '../workflows/contracts/task-queues';
 
@@ -19,6 +20,8 @@ if (config.WORKER_NICE !== 0) setPriority(config.WORKER_NICE);
 const sdkLevel: LogLevel = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'DEBUG' : config.LOG_LEVEL === 'info' ? 'INFO' : 'WARN';
 Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLogger(sdkLevel) });
 
+// A worker that sends withdrawals on TRON needs the hot wallet key: refuse to start without one (production).
+if (config.CHAIN_ADAPTER === 'trongrid' && config.WORKER_ROLE !== 'webhooks') tronHotWalletKey(config);
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 const connection = await NativeConnection.connect(temporalConnectionOptions(config));
 // Payloads are sealed with the shared codec (temporal/payload-codec.ts) before they reach Temporal.
@@ -53,7 +56,12 @@ if (config.WORKER_ROLE !== 'deals') {
 }
 const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
 const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log }) : undefined;
-log.info({ role: config.WORKER_ROLE, nice: config.WORKER_NICE, relay: relay !== undefined, address: config.TEMPORAL_ADDRESS }, 'workers started');
+// On a real network the deposit watcher runs as one workflow; a deals worker makes sure it runs.
+const watch = await ensureChainWatch(client, config);
+log.info(
+  { role: config.WORKER_ROLE, nice: config.WORKER_NICE, relay: relay !== undefined, address: config.TEMPORAL_ADDRESS, chain: config.CHAIN_ADAPTER, chainWatch: watch?.workflowId },
+  'workers started',
+);
 try {
   await Promise.all(workers.map((w) => w.run())); // resolve after SIGINT/SIGTERM once in-flight tasks drained
 } finally {

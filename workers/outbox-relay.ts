@@ -13,6 +13,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
+import { DEPOSIT_CONFIRMED_EVENT } from '../domain/deposit-info';
 import { callbackIdFor } from '../domain/ids';
 import { lockPendingEvents, markEventsDispatched, takeRelayTurn, type PendingEvent } from '../db/queries/outbox';
 import { insertDeliveries } from '../db/queries/webhooks';
@@ -29,6 +30,8 @@ import {
 } from '../workflows/contracts/webhook-stream';
 
 const BATCH = 100;
+/** Events V1 has no form for. */
+const V2_ONLY_EVENTS = new Set(['deal.amount_changed', DEPOSIT_CONFIRMED_EVENT]);
 
 /** Spec 6: the deal's callback_url for a PayIn when set, else the merchant's webhook_url. */
 export function webhookTarget(e: Pick<PendingEvent, 'webhook_url' | 'callback_url' | 'deal_type'>): string {
@@ -51,10 +54,10 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
     // holds its earlier ones, and signal them first.
     if (!(await takeRelayTurn(tx))) return 0;
     const events = await lockPendingEvents(tx, BATCH);
-    // deal.amount_changed is V2-only (spec 6, 9): V1 merchants never receive it.
+    // deal.amount_changed and the deposit events are V2-only (spec 6, 9): V1 merchants never receive them.
     const deliveries = events
       .map((e) => ({ e, url: webhookTarget(e) }))
-      .filter(({ e, url }) => url && !(e.api_version === 'v1' && e.event_type === 'deal.amount_changed'))
+      .filter(({ e, url }) => url && !(e.api_version === 'v1' && V2_ONLY_EVENTS.has(e.event_type)))
       .map(({ e, url }) => ({ e, url, callbackId: callbackIdFor(e.id, url) }));
     // The delivery records are created here, in one statement for the batch, and committed
     // (outside the batch's transaction) before any stream is signalled, so a stream's first

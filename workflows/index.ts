@@ -9,3 +9,4 @@ export { withdrawalWorkflow } from './withdrawal';
 export { appealWorkflow } from './appeal';
 export { settlementWorkflow } from './settlement';
 export { passWorkflow } from './pass';
+export { chainWatchWorkflow } from './chain-watch';

@@ -9,8 +9,15 @@
  * and the adapter is idempotent by withdrawal id, so retries (transient failures, a hanging call
  * past its timeout, a worker that died) never transfer twice. Transient failures retry with
  * exponential backoff and no attempt limit: the hold stays frozen until the chain answers.
+ *
+ * On a real network (CHAIN_ADAPTER=trongrid) the broadcast only submits: the workflow then waits
+ * on durable timers and asks checkWithdrawalTransfer (a short activity) until the receipt is final
+ * — COMPLETED on SUCCESS at depth; a transaction that died (failed receipt, expired off chain) is
+ * submitted anew by the next broadcastWithdrawal after the pause the check names; too many dead
+ * ones refuse the withdrawal (CANCELLED, hold returned). Histories written before this loop
+ * (patch WITHDRAWAL_CONFIRMATION_PATCH absent) replay on the old sequence.
  */
-import { ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WITHDRAWAL_BROADCASTING, withdrawalRefusal } from '../domain/withdrawals';
 import { createSteps, dealSteps } from './activity-proxies';
@@ -24,6 +31,9 @@ import {
   type WithdrawalWorkflowInput,
 } from './contracts/withdrawal';
 import { createOnce, dealLifecycle } from './deal-lifecycle';
+
+/** Marks histories with the confirmation loop (issue 19); older ones broadcast once and complete. Never rename. */
+const WITHDRAWAL_CONFIRMATION_PATCH = 'withdrawal-chain-confirmation';
 import { businessFailure } from './failures';
 
 export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalOutcome> {
@@ -37,9 +47,11 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: `${input.broadcast.maxBackoffSeconds} seconds` },
   });
 
-  /** Waits (up to syncWaitMs) until no broadcast is under way, then answers the current state. */
+  /** Set once a transfer that is final only on its receipt (TRON) went out: callers need not wait for the confirmation. */
+  let submitted = false;
+  /** Waits (up to syncWaitMs) until no broadcast is under way (or it was submitted), then answers the current state. */
   const settledOrCurrent = async (): Promise<WithdrawalSnapshot> => {
-    if (input.syncWaitMs > 0) await condition(() => !WITHDRAWAL_BROADCASTING.includes(withdrawal.current().status), input.syncWaitMs);
+    if (input.syncWaitMs > 0) await condition(() => submitted || !WITHDRAWAL_BROADCASTING.includes(withdrawal.current().status), input.syncWaitMs);
     return withdrawal.current();
   };
   const withdrawal = dealLifecycle({
@@ -71,15 +83,43 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   // The operator queue: wait for approve (→ APPROVED) or cancel (→ CANCELLED).
   await condition(() => current().status !== 'PENDING_MANUAL');
 
-  if (WITHDRAWAL_BROADCASTING.includes(current().status)) {
-    let outcome: { txHash: string } | { refused: string };
+  /** An activity's answer, or the business refusal it raised (anything else is rethrown). */
+  const orRefusal = async <T>(step: () => Promise<T>): Promise<T | { refused: string }> => {
     try {
-      outcome = await chain.broadcastWithdrawal(id);
+      return await step();
     } catch (error) {
       const failure = businessFailure(error);
       if (!(failure instanceof ApplicationFailure && failure.nonRetryable)) throw error;
-      outcome = { refused: failure.message };
+      return { refused: failure.message };
     }
+  };
+
+  /** Submit, then wait for the receipt on timers; a dead transaction is submitted anew. */
+  const sendAndConfirm = async (): Promise<{ txHash: string } | { refused: string }> => {
+    for (;;) {
+      const sent = await orRefusal(() => chain.broadcastWithdrawal(id));
+      if ('refused' in sent) return sent;
+      if (sent.checkInMs === undefined) return { txHash: sent.txHash };
+      submitted = true;
+      let wait = sent.checkInMs;
+      for (;;) {
+        if (wait > 0) await sleep(wait);
+        const status = await orRefusal(() => chain.checkWithdrawalTransfer(id));
+        if ('refused' in status) return status;
+        if (status.state === 'confirmed') return { txHash: status.txHash };
+        if (status.state === 'refused') return { refused: status.reason };
+        if (status.state === 'pending') {
+          wait = status.checkInMs;
+          continue;
+        }
+        if (status.afterMs > 0) await sleep(status.afterMs);
+        break; // resubmit: the next broadcastWithdrawal builds a new transaction
+      }
+    }
+  };
+
+  if (WITHDRAWAL_BROADCASTING.includes(current().status)) {
+    const outcome = patched(WITHDRAWAL_CONFIRMATION_PATCH) ? await sendAndConfirm() : await orRefusal(() => chain.broadcastWithdrawal(id));
     await serial(async () => {
       apply('txHash' in outcome ? await steps.completeWithdrawal(id, outcome.txHash) : await steps.failWithdrawal(id, outcome.refused));
     });

@@ -1,9 +1,10 @@
 /**
- * The chain watcher seam. Today the operator's POST /admin/deposits stands in for it (it records
- * CONFIRMED deposits by merchant id). A real watcher (TronGrid events of the USDT contract, or a
- * full node's blocks) implements DepositWatcher; a loop in the worker process feeds each pass
- * through the intake, which attributes transfers by receiving address (rotated addresses
- * included), keeps them PENDING until REQUIRED confirmations, then credits them once.
+ * The chain watcher seam: a watcher reports what it saw, the intake (ingestObservedDeposit)
+ * attributes transfers by receiving address (rotated addresses included), keeps them PENDING until
+ * the required confirmations, then credits them once. On TRON the chain-watch workflow's pass
+ * (tron-deposits.ts) feeds the intake itself (with receipts and DROPPED); this generic pass over a
+ * DepositWatcher is what other sources (and the intake's tests) use. With the simulator, the
+ * operator's POST /admin/deposits stands in for a watcher.
  */
 import type { Sql } from '../../db/sql';
 import { ingestObservedDeposit, type IntakeResult, type ObservedDeposit } from '../../db/queries/wallet-deposits';

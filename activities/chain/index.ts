@@ -1,15 +1,36 @@
+import type { Logger } from 'pino';
 import type { Config } from '../../config';
 import type { Sql } from '../../db/sql';
 import type { ChainAdapter } from './adapter';
 import { simulatedChain } from './simulated';
+import { connectTron, type Tron, type TronConfig } from './tron';
+import { tronDepositWatcher } from './tron-deposits';
+import { tronGridChain } from './tron-withdrawals';
 
-/** The configured chain adapter (only the simulator exists so far; a TronGrid adapter plugs in here). */
-export function createChainAdapter(config: Pick<Config, 'CHAIN_ADAPTER' | 'CHAIN_SIMULATOR' | 'CHAIN_SIMULATOR_LATENCY_MS'>, sql: Sql): ChainAdapter {
+export type ChainConfig = Pick<Config, 'CHAIN_ADAPTER' | 'CHAIN_SIMULATOR' | 'CHAIN_SIMULATOR_LATENCY_MS'> & TronConfig;
+
+/** The configured chain: the withdrawal adapter and, on a real network, the deposit watcher. */
+export interface Chain {
+  adapter: ChainAdapter;
+  /** Only with CHAIN_ADAPTER=trongrid (the simulator has no deposits: POST /admin/deposits stands in). */
+  depositWatcher?: ReturnType<typeof tronDepositWatcher>;
+  tron?: Tron;
+}
+
+export function createChain(config: ChainConfig, sql: Sql, log: Logger): Chain {
   switch (config.CHAIN_ADAPTER) {
     case 'simulated':
-      return simulatedChain(sql, { mode: config.CHAIN_SIMULATOR, latencyMs: config.CHAIN_SIMULATOR_LATENCY_MS });
+      return { adapter: simulatedChain(sql, { mode: config.CHAIN_SIMULATOR, latencyMs: config.CHAIN_SIMULATOR_LATENCY_MS }) };
+    case 'trongrid': {
+      const tron = connectTron(config);
+      return { adapter: tronGridChain(sql, tron), depositWatcher: tronDepositWatcher(sql, tron, log), tron };
+    }
   }
 }
 
-export type { ChainAdapter, ChainTransfer } from './adapter';
+/** The configured withdrawal adapter. */
+export const createChainAdapter = (config: ChainConfig, sql: Sql, log: Logger): ChainAdapter => createChain(config, sql, log).adapter;
+
+export type { ChainAdapter, ChainTransfer, SentTransfer, TransferStatus } from './adapter';
 export { ChainRejected, ChainUnavailable } from './adapter';
+export type { ChainWatchPassResult } from './tron-deposits';

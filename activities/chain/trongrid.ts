@@ -158,6 +158,8 @@ const infoAnswer = z.union([
     }),
     result: z.enum(['SUCESS', 'SUCCESS', 'FAILED']).optional(),
     resMessage: z.string().optional(),
+    // Event logs (visible=false: the emitting contract as 20 bytes hex, topics and data as 32-byte words).
+    log: z.array(z.looseObject({ address: hex(20), topics: z.array(hex(32)).max(4), data: hex().optional() })).max(10_000).optional(),
   }),
 ]);
 
@@ -220,6 +222,34 @@ export interface TronTransactionInfo {
   message: string | undefined;
   feeSun: bigint;
   energyUsageTotal: bigint;
+  /** The transaction's event logs: the emitting contract ('T…'), topics and data (lower-case hex). */
+  logs: TronLog[];
+}
+
+export interface TronLog {
+  address: string;
+  topics: string[];
+  data: string;
+}
+
+/** keccak-256("Transfer(address,address,uint256)"): topic 0 of every TRC-20 transfer. */
+export const TRANSFER_EVENT_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+/**
+ * The TRC-20 Transfer events of `contract` in a receipt: recipient ('T…') and value (smallest
+ * units) each. Logs of other contracts, other events and malformed ones are left out.
+ */
+export function trc20TransfersIn(info: TronTransactionInfo, contract: string): { to: string; value: bigint }[] {
+  const out: { to: string; value: bigint }[] = [];
+  for (const log of info.logs) {
+    if (log.address !== contract || log.topics.length !== 3 || log.topics[0] !== TRANSFER_EVENT_TOPIC) continue;
+    const word = log.topics[2]!;
+    if (!/^0{24}/.test(word) || !/^[0-9a-f]{64}$/.test(log.data)) continue;
+    const to = normalizeTronAddress(`41${word.slice(24)}`);
+    if (!to) continue;
+    out.push({ to, value: BigInt(`0x${log.data}`) });
+  }
+  return out;
 }
 
 export interface TronTransaction {
@@ -499,6 +529,11 @@ export class TronGridClient {
       message: answer.resMessage === undefined ? undefined : decodeNodeMessage(answer.resMessage),
       feeSun: answer.fee ?? 0n,
       energyUsageTotal: answer.receipt.energy_usage_total ?? 0n,
+      logs: (answer.log ?? []).map((l) => ({
+        address: normalizeTronAddress(`41${l.address}`) ?? '',
+        topics: l.topics.map((t) => t.toLowerCase()),
+        data: (l.data ?? '').toLowerCase(),
+      })),
     };
   }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { httpUrl, int64Body, int64String, lineRule, timestamp, uuid } from './common';
 import type { MerchantProfileRow } from '../../db/queries/merchants';
+import { USDT_UNITS_PER_CENT } from '../../domain/tron-tx';
 
 export const merchantSchema = z
   .object({
@@ -13,8 +14,9 @@ export const merchantSchema = z
     balance_usdt: int64String,
     escrow_usdt: int64String,
     trc20_address: z.string(),
-    trc20_usdt_balance: int64String,
-    trc20_trx_balance: int64String,
+    trc20_usdt_balance: int64String.openapi({ description: 'USDT on the deposit address (trc20_address) as last read from the chain, in cents (whole cents); "0" until read' }),
+    trc20_trx_balance: int64String.openapi({ description: 'TRX on the deposit address as last read from the chain, in sun (1 TRX = 1 000 000 sun); "0" until read' }),
+    trc20_balances_at: z.string().openapi({ description: 'addition: RFC 3339 time the two trc20_*_balance values were read from the chain (their age); empty when never read (e.g. the embedded simulated chain)' }),
     project_url: z.string(),
     checkout_brand_name: z.string(),
     success_redirect_url: z.string(),
@@ -59,8 +61,9 @@ export function presentMerchant(row: MerchantProfileRow): z.infer<typeof merchan
     balance_usdt: row.usdt_available.toString(),
     escrow_usdt: row.usdt_frozen.toString(),
     trc20_address: row.trc20_address,
-    trc20_usdt_balance: '0',
-    trc20_trx_balance: '0',
+    trc20_usdt_balance: ((row.chain_usdt_units ?? 0n) / USDT_UNITS_PER_CENT).toString(),
+    trc20_trx_balance: (row.chain_trx_sun ?? 0n).toString(),
+    trc20_balances_at: row.chain_balances_at?.toISOString() ?? '',
     project_url: row.project_url,
     checkout_brand_name: row.checkout_brand_name,
     success_redirect_url: row.success_redirect_url,

@@ -28,7 +28,9 @@ export const depositAddressResponse = z
 export const depositSchema = z
   .object({
     deposit_id: z.string().uuid(),
-    status: z.enum(['PENDING', 'CONFIRMED']).openapi({ description: 'PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available.' }),
+    status: z.enum(['PENDING', 'CONFIRMED', 'DROPPED']).openapi({
+      description: 'PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.',
+    }),
     currency: z.literal('USDT'),
     amount: int64String.openapi({ description: 'USDT cents' }),
     tx_hash: z.string(),

@@ -3,7 +3,8 @@ import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { TronAddressDeriver } from '../../domain/tron';
 import { addDepositAddress, currentDepositAddress } from '../../db/queries/deposit-addresses';
-import { listMerchantDeposits, type WalletDepositRow } from '../../db/queries/wallet-deposits';
+import { listMerchantDeposits } from '../../db/queries/wallet-deposits';
+import { presentDeposit } from '../../domain/deposit-info';
 import { walletsOf } from '../../db/queries/wallets';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
@@ -26,19 +27,6 @@ export async function rotateDepositAddress(deps: AppDeps, merchantId: string) {
   deps.log.info({ merchantId, index: row.derivation_index }, 'deposit address generated');
   return presentAddress(row);
 }
-
-const presentDeposit = (r: WalletDepositRow) => ({
-  deposit_id: r.id,
-  status: r.status as 'PENDING' | 'CONFIRMED',
-  currency: 'USDT' as const,
-  amount: r.amount.toString(),
-  tx_hash: r.tx_hash,
-  address: r.address,
-  confirmations: r.confirmations,
-  created_at: r.created_at.toISOString(),
-  // Operator-recorded deposits are final when recorded: their confirmation time is their creation.
-  confirmed_at: (r.confirmed_at ?? (r.status === 'CONFIRMED' ? r.created_at : null))?.toISOString() ?? '',
-});
 
 export async function listDeposits(deps: AppDeps, merchantId: string, q: { page_size?: number; page_token?: string }) {
   const scope = `deposits:${merchantId}`;

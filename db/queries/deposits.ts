@@ -2,6 +2,7 @@ import type { Db } from '../sql';
 import { Conflict, InvalidArgument } from '../../domain/errors';
 import { canonicalTxHash } from '../../domain/tron';
 import { newId } from '../../domain/ids';
+import { resolveAlerts } from './alerts';
 import { postDepositCredit, postTraderTopUp } from './postings';
 
 export interface DepositRow {
@@ -58,6 +59,8 @@ export async function recordDeposit(
     insert into deposits (id, merchant_id, wallet_id, amount, tx_hash)
     values (${newId()}, ${input.merchantId}, ${input.walletId}, ${input.amount}, ${input.txHash})
     returning *`;
+  // A transaction the watcher left to an operator (deposit_needs_operator) is settled once credited.
+  await resolveAlerts(tx, input.txHash);
   await postDepositCredit(tx, { depositId: deposit!.id, walletId: input.walletId, amount: input.amount });
   return { deposit: deposit!, created: true };
 }

@@ -42,14 +42,20 @@ export interface MerchantProfileRow extends MerchantRow {
   usdt_available: bigint;
   usdt_frozen: bigint;
   api_token: string | null;
+  /** The current deposit address's on-chain balances as last read (chain_balances); null when never read (the simulator). */
+  chain_usdt_units?: bigint | null;
+  chain_trx_sun?: bigint | null;
+  chain_balances_at?: Date | null;
 }
 
 export async function findMerchantProfile(db: Db, merchantId: string): Promise<MerchantProfileRow | undefined> {
   const [row] = await db<MerchantProfileRow[]>`
     select m.*, coalesce(w.available, 0)::bigint as usdt_available, coalesce(w.frozen, 0)::bigint as usdt_frozen,
-      (select token from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as api_token
+      (select token from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as api_token,
+      b.usdt_units as chain_usdt_units, b.trx_sun as chain_trx_sun, b.refreshed_at as chain_balances_at
     from merchants m
     left join wallets w on w.owner_type = 'merchant' and w.owner_id = m.id and w.currency = 'USDT'
+    left join chain_balances b on b.address = m.trc20_address and m.trc20_address <> ''
     where m.id = ${merchantId}`;
   return row;
 }

@@ -1,15 +1,19 @@
 /**
  * The merchant's TRC-20 deposit history and the intake a chain watcher reports to.
  *
- * Statuses: PENDING (seen on chain, not yet final: nothing credited) and CONFIRMED (final: the
- * amount was credited to `available`, once, under ledger key deposit:<id>). The operator's
- * POST /admin/deposits records CONFIRMED deposits directly (it stands in for the watcher).
+ * Statuses: PENDING (seen on chain, not yet final: nothing credited), CONFIRMED (final: the
+ * amount was credited to `available`, once, under ledger key deposit:<id>, and
+ * p2p.finance.deposit_confirmed written to the outbox) and DROPPED (gone from the chain before it
+ * was final: never credited; chain-watch.ts). The operator's POST /admin/deposits records
+ * CONFIRMED deposits directly (it stands in for the watcher; no event).
  */
 import type { Db } from '../sql';
 import { Conflict, InvalidArgument } from '../../domain/errors';
 import { canonicalTxHash } from '../../domain/tron';
 import { newId } from '../../domain/ids';
+import { DEPOSIT_CONFIRMED_EVENT, presentDeposit } from '../../domain/deposit-info';
 import { claimTxHash, recordDeposit, type DepositRow } from './deposits';
+import { writeOutboxEvent } from './outbox';
 import { postDepositCredit } from './postings';
 import { depositAddressOwner } from './deposit-addresses';
 import { ensureWallet } from './wallets';
@@ -19,6 +23,11 @@ export interface WalletDepositRow extends DepositRow {
   address: string;
   confirmations: number;
   confirmed_at: Date | null;
+  /** The exact on-chain amount (6 decimals) of a deposit the watcher saw; `amount` is its whole cents. */
+  chain_units: bigint | null;
+  /** The transfer's block time, as the indexer reported it. */
+  block_at: Date | null;
+  dropped_at: Date | null;
   cursor_ts: string;
 }
 
@@ -43,15 +52,36 @@ export interface ObservedDeposit {
   /** USDT cents. */
   amount: bigint;
   confirmations: number;
+  /** The exact on-chain amount (USDT units, 6 decimals) when it is not a whole number of cents. */
+  chainUnits?: bigint;
+  /** The block time of the transfer (ms since the epoch). */
+  blockAt?: number;
 }
 
 export type IntakeResult = { kind: 'not_ours' } | { kind: 'recorded'; deposit: DepositRow; credited: boolean };
 
+/** The deposit became CONFIRMED (credited): the merchant's event, in the same transaction. */
+async function depositConfirmed(tx: Db, depositId: string): Promise<DepositRow> {
+  const [row] = await tx<WalletDepositRow[]>`select *, '' as cursor_ts from deposits where id = ${depositId}`;
+  await writeOutboxEvent(tx, {
+    merchantId: row!.merchant_id,
+    dealId: null,
+    subjectId: row!.id,
+    type: DEPOSIT_CONFIRMED_EVENT,
+    discriminator: 'CONFIRMED',
+    payload: { deposit: presentDeposit(row!) },
+  });
+  return row!;
+}
+
 /**
  * Records what a watcher reports, idempotently by tx_hash: a transfer to an address the gateway
  * never issued is ignored; one below `requiredConfirmations` is kept PENDING; reaching them makes
- * it CONFIRMED and credits available exactly once. The same hash with another merchant or amount
- * is a conflict (a watcher bug or a reorg: an operator must look). Run inside a transaction.
+ * it CONFIRMED, credits available exactly once and writes p2p.finance.deposit_confirmed. The same
+ * hash with another merchant or amount is a conflict (a watcher bug or a reorg: an operator must
+ * look). A DROPPED deposit seen on chain again (its transaction made it into a block after all,
+ * before its expiration) is PENDING or CONFIRMED again under the claim it kept. Run inside a
+ * transaction.
  */
 export async function ingestObservedDeposit(tx: Db, observed: ObservedDeposit, requiredConfirmations: number): Promise<IntakeResult> {
   const owner = await depositAddressOwner(tx, observed.toAddress);
@@ -62,6 +92,8 @@ export async function ingestObservedDeposit(tx: Db, observed: ObservedDeposit, r
   const seen = { ...observed, txHash };
   const wallet = await ensureWallet(tx, 'merchant', owner.merchant_id, 'USDT');
   const final = seen.confirmations >= requiredConfirmations;
+  const chainUnits = seen.chainUnits ?? null;
+  const blockAt = seen.blockAt === undefined ? null : new Date(seen.blockAt);
 
   const [existing] = await tx<WalletDepositRow[]>`select *, '' as cursor_ts from deposits where tx_hash = ${seen.txHash} for update`;
   if (existing && (existing.merchant_id !== owner.merchant_id || existing.amount !== seen.amount)) {
@@ -71,23 +103,31 @@ export async function ingestObservedDeposit(tx: Db, observed: ObservedDeposit, r
     // The tx_hash is reserved for this merchant at first sighting (one namespace with trader top-ups).
     await claimTxHash(tx, { txHash: seen.txHash, ownerType: 'merchant', ownerId: owner.merchant_id, walletId: wallet.id, amount: seen.amount });
     const [row] = await tx<DepositRow[]>`
-      insert into deposits (id, merchant_id, wallet_id, amount, tx_hash, status, address, confirmations)
-      values (${newId()}, ${owner.merchant_id}, ${wallet.id}, ${seen.amount}, ${seen.txHash}, 'PENDING', ${seen.toAddress}, ${seen.confirmations})
+      insert into deposits (id, merchant_id, wallet_id, amount, tx_hash, status, address, confirmations, chain_units, block_at)
+      values (${newId()}, ${owner.merchant_id}, ${wallet.id}, ${seen.amount}, ${seen.txHash}, 'PENDING', ${seen.toAddress}, ${seen.confirmations}, ${chainUnits}, ${blockAt})
       on conflict do nothing returning *`;
     if (!row) throw new Conflict('deposit was recorded concurrently; report it again');
     return { kind: 'recorded', deposit: row, credited: false };
   }
   if (!existing) {
     const { deposit, created } = await recordDeposit(tx, { merchantId: owner.merchant_id, walletId: wallet.id, amount: seen.amount, txHash: seen.txHash });
-    await tx`update deposits set address = ${seen.toAddress}, confirmations = ${seen.confirmations}, confirmed_at = coalesce(confirmed_at, now()) where id = ${deposit.id}`;
-    return { kind: 'recorded', deposit, credited: created };
+    await tx`
+      update deposits set address = ${seen.toAddress}, confirmations = ${seen.confirmations}, confirmed_at = coalesce(confirmed_at, now()),
+        chain_units = coalesce(chain_units, ${chainUnits}), block_at = coalesce(block_at, ${blockAt})
+      where id = ${deposit.id}`;
+    return { kind: 'recorded', deposit: created ? await depositConfirmed(tx, deposit.id) : deposit, credited: created };
   }
-  if (existing.status === 'PENDING' && final) {
-    const [row] = await tx<DepositRow[]>`
-      update deposits set status = 'CONFIRMED', confirmations = ${seen.confirmations}, confirmed_at = now()
-      where id = ${existing.id} returning *`;
+  if ((existing.status === 'PENDING' || existing.status === 'DROPPED') && final) {
+    await tx`
+      update deposits set status = 'CONFIRMED', confirmations = ${seen.confirmations}, confirmed_at = now(), dropped_at = null,
+        chain_units = coalesce(${chainUnits}, chain_units), block_at = coalesce(${blockAt}, block_at)
+      where id = ${existing.id}`;
     const credited = await postDepositCredit(tx, { depositId: existing.id, walletId: existing.wallet_id, amount: seen.amount });
-    return { kind: 'recorded', deposit: row!, credited };
+    return { kind: 'recorded', deposit: await depositConfirmed(tx, existing.id), credited };
+  }
+  if (existing.status === 'DROPPED') {
+    await tx`update deposits set status = 'PENDING', dropped_at = null, confirmations = ${seen.confirmations} where id = ${existing.id}`;
+    return { kind: 'recorded', deposit: { ...existing, status: 'PENDING' }, credited: false };
   }
   await tx`update deposits set confirmations = greatest(confirmations, ${seen.confirmations}) where id = ${existing.id}`;
   return { kind: 'recorded', deposit: existing, credited: false };

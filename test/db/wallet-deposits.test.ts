@@ -71,3 +71,34 @@ test('a deposit seen PENDING already owns its tx_hash: a trader top-up with the 
     { message: /already recorded/ },
   );
 });
+
+test('a DROPPED deposit keeps its claim: never credited while dropped; seen on chain again it is PENDING, then CONFIRMED and credited once with one event', async (t) => {
+  const { markDepositDropped } = await import('../../db/queries/chain-watch');
+  const merchantId = await sql.begin((tx) =>
+    insertMerchant(tx, { name: 'Dropped', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
+  );
+  const address = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
+  const hash = txHashOf();
+  const seen = (confirmations: number) => ({ txHash: hash, toAddress: address.address, amount: 500n, confirmations, chainUnits: 5_004_321n, blockAt: Date.now() });
+  await runDepositWatcherPass(sql, scripted([[seen(0)]]), undefined, 19);
+  const [pending] = await sql`select id, status, chain_units from deposits where tx_hash = ${hash}`;
+  t.like(pending, { status: 'PENDING', chain_units: 5_004_321n });
+  t.true(await markDepositDropped(sql, pending!.id));
+  t.false(await markDepositDropped(sql, pending!.id), 'only a PENDING deposit drops');
+  const balance = async () => (await sql`select available from wallets where owner_id = ${merchantId}`)[0]!.available;
+  t.is(await balance(), 0n);
+  t.is((await sql`select count(*)::int as n from chain_credits where tx_hash = ${hash}`)[0]!.n, 1, 'the claim is kept');
+
+  await runDepositWatcherPass(sql, scripted([[seen(1)]]), undefined, 19);
+  t.is((await sql`select status from deposits where tx_hash = ${hash}`)[0]!.status, 'PENDING', 'back on chain: PENDING again');
+  await markDepositDropped(sql, pending!.id);
+  const twice = scripted([[seen(20)], [seen(25)]]);
+  await runDepositWatcherPass(sql, twice, undefined, 19);
+  await runDepositWatcherPass(sql, twice, '1', 19);
+  const [confirmed] = await sql`select status, dropped_at, confirmed_at from deposits where tx_hash = ${hash}`;
+  t.like(confirmed, { status: 'CONFIRMED', dropped_at: null });
+  t.is(await balance(), 500n);
+  const events = await sql`select payload from outbox_events where merchant_id = ${merchantId} and event_type = 'p2p.finance.deposit_confirmed'`;
+  t.is(events.length, 1);
+  t.like(events[0]!.payload.deposit, { status: 'CONFIRMED', amount: '500', tx_hash: hash, address: address.address });
+});

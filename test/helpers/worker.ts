@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../../activities';
@@ -8,6 +9,7 @@ import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { temporalDataConverter } from '../../temporal/payload-codec';
+import { ensureChainWatch } from '../../workers/chain-watch';
 import { startApp } from './app';
 
 /** The real worker entrypoint as a child process (to be killed with SIGKILL), with env overrides. */
@@ -32,6 +34,8 @@ export async function startWorker(taskQueue: string, overrides: Partial<Config> 
     dataConverter: temporalDataConverter(config),
   });
   const running = worker.run();
+  // As workers/main.ts: with CHAIN_ADAPTER=trongrid the deposit watcher runs (one per task queue).
+  await ensureChainWatch(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config) }), config);
   return {
     async stop() {
       worker.shutdown();

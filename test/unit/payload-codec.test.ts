@@ -88,6 +88,9 @@ test('TEMPORAL_PAYLOAD_KEYS: first key encrypts; bad keys, duplicate ids and the
     JWT_SECRET: 'a-production-secret-of-length',
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     WALLET_HD_SEED: '11'.repeat(32),
+    CHAIN_ADAPTER: 'trongrid',
+    TRON_API_URL: 'https://api.trongrid.io',
+    TRON_HOT_WALLET_KEY: '22'.repeat(32),
   };
   t.throws(() => loadConfig(production), { message: /TEMPORAL_PAYLOAD_KEYS must be set in production/ });
   t.throws(() => loadConfig({ ...production, TEMPORAL_PAYLOAD_KEYS: `new:${a},${DEV_PAYLOAD_KEYS}` }), { message: /TEMPORAL_PAYLOAD_KEYS/ });

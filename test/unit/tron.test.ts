@@ -173,6 +173,8 @@ test('production refuses the development seed', (t) => {
     JWT_SECRET: 'a-real-secret-of-enough-length',
     SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     TEMPORAL_PAYLOAD_KEYS: `k1:${Buffer.alloc(32, 9).toString('base64')}`,
+    CHAIN_ADAPTER: 'trongrid',
+    TRON_API_URL: 'https://api.trongrid.io',
   };
   t.throws(() => loadConfig(prod), { message: /WALLET_XPUB/ });
   t.throws(() => loadConfig({ ...prod, WALLET_HD_SEED: DEV_WALLET_HD_SEED.toUpperCase() }), { message: /WALLET_XPUB/ });
@@ -180,4 +182,35 @@ test('production refuses the development seed', (t) => {
   const xpub = HDKey.fromMasterSeed(hex('22'.repeat(32))).derive(TRON_ACCOUNT_PATH).publicExtendedKey;
   t.notThrows(() => loadConfig({ ...prod, WALLET_XPUB: xpub }));
   t.throws(() => loadConfig({ ...prod, WALLET_XPUB: 'xpub-garbage' }), { message: /WALLET_XPUB/ });
+});
+
+test('chain settings: the simulator is the default and refused in production; trongrid needs TRON_API_URL; the development hot wallet key is refused in production', async (t) => {
+  const { DEV_TRON_HOT_WALLET_KEY, tronHotWalletKey } = await import('../../config');
+  const dev = loadConfig({ NODE_ENV: 'development' });
+  t.is(dev.CHAIN_ADAPTER, 'simulated');
+  t.is(dev.TRON_USDT_CONTRACT, 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
+  t.is(dev.TRON_FEE_LIMIT_SUN, 50_000_000n);
+  t.is(tronHotWalletKey(dev), DEV_TRON_HOT_WALLET_KEY, 'outside production an unset key is the development key');
+  t.throws(() => loadConfig({ CHAIN_ADAPTER: 'trongrid' }), { message: /TRON_API_URL must be set/ });
+  t.throws(() => loadConfig({ CHAIN_ADAPTER: 'ethereum' }), { message: /CHAIN_ADAPTER/ });
+  t.throws(() => loadConfig({ CHAIN_ADAPTER: 'trongrid', TRON_API_URL: 'x', }), { message: /TRON_API_URL/ });
+  t.throws(() => loadConfig({ TRON_HOT_WALLET_KEY: 'ab'.repeat(31) }), { message: /TRON_HOT_WALLET_KEY/ });
+  t.throws(() => loadConfig({ TRON_USDT_CONTRACT: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6T' }), { message: /TRON_USDT_CONTRACT/ });
+
+  const prod = {
+    NODE_ENV: 'production',
+    JWT_SECRET: 'a-real-secret-of-enough-length',
+    SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    TEMPORAL_PAYLOAD_KEYS: `k1:${Buffer.alloc(32, 9).toString('base64')}`,
+    WALLET_HD_SEED: '11'.repeat(32),
+  };
+  t.throws(() => loadConfig(prod), { message: /CHAIN_ADAPTER=simulated is for development and tests only/ });
+  const real = { ...prod, CHAIN_ADAPTER: 'trongrid', TRON_API_URL: 'https://api.trongrid.io' };
+  t.throws(() => loadConfig({ ...real, TRON_HOT_WALLET_KEY: DEV_TRON_HOT_WALLET_KEY }), { message: /TRON_HOT_WALLET_KEY must be set in production/ });
+  t.throws(() => loadConfig({ ...real, TRON_HOT_WALLET_KEY: DEV_TRON_HOT_WALLET_KEY.toUpperCase() }), { message: /TRON_HOT_WALLET_KEY/ });
+  // The API needs no key; a worker without one refuses when it builds its chain.
+  const api = loadConfig(real);
+  t.throws(() => tronHotWalletKey(api), { message: /TRON_HOT_WALLET_KEY must be set in production/ });
+  const worker = loadConfig({ ...real, TRON_HOT_WALLET_KEY: '33'.repeat(32) });
+  t.is(tronHotWalletKey(worker), '33'.repeat(32));
 });

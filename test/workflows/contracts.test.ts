@@ -6,6 +6,7 @@ import test from 'ava';
 import * as workflows from '../../workflows';
 import { loadConfig } from '../../config';
 import { appealTaskQueue, appealWorkflowType, type AppealWorkflow } from '../../workflows/contracts/appeal';
+import { chainWatchTaskQueue, chainWatchWorkflowId, chainWatchWorkflowType, type ChainWatchWorkflow } from '../../workflows/contracts/chain-watch';
 import { passTaskQueue, passWorkflowType, type PassWorkflow } from '../../workflows/contracts/pass';
 import { payinTaskQueue, payinWorkflowType, type PayinWorkflow } from '../../workflows/contracts/payin';
 import { payoutTaskQueue, payoutWorkflowType, type PayoutWorkflow } from '../../workflows/contracts/payout';
@@ -24,6 +25,7 @@ const registered: {
   passWorkflow: PassWorkflow;
   webhookStreamWorkflow: WebhookStreamWorkflow;
   webhookDeliveryWorkflow: WebhookManualRetryWorkflow;
+  chainWatchWorkflow: ChainWatchWorkflow;
 } = workflows;
 
 const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: 'deals-q', WEBHOOK_TASK_QUEUE: 'webhooks-q' });
@@ -38,6 +40,7 @@ test('every contract names a registered workflow and its task queue; the type na
     [passWorkflowType, passTaskQueue, 'deals-q'],
     [webhookStreamWorkflowType, webhookStreamTaskQueue, 'webhooks-q'],
     [webhookManualRetryWorkflowType, webhookManualRetryTaskQueue, 'webhooks-q'],
+    [chainWatchWorkflowType, chainWatchTaskQueue, 'deals-q'],
   ] as const;
   for (const [type, queue, expected] of contracts) {
     t.is(typeof (registered as Record<string, unknown>)[type], 'function', type);
@@ -47,6 +50,7 @@ test('every contract names a registered workflow and its task queue; the type na
   // Running executions and their histories carry these names.
   t.deepEqual(
     contracts.map(([type]) => type),
-    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookStreamWorkflow', 'webhookDeliveryWorkflow'],
+    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookStreamWorkflow', 'webhookDeliveryWorkflow', 'chainWatchWorkflow'],
   );
+  t.is(chainWatchWorkflowId(config), 'chain-watch:deals-q', 'one watcher per deployment (its deals queue)');
 });

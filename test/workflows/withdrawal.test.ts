@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Activities } from '../../activities';
+import type { TransferStatus } from '../../activities/chain';
 import { allowsFrom } from '../../domain/state-machine';
 import { canMove, WITHDRAWAL_TRANSITIONS, withdrawalRefusal, type WithdrawalMove, type WithdrawalStatus } from '../../domain/withdrawals';
 import {
@@ -120,5 +121,45 @@ test('the broadcast: sent → COMPLETED with its hash; refused for good → CANC
     t.deepEqual(await refused.result(), { created: true, status: 'CANCELLED' });
     await eventually(async () => rows.get(sentId)?.txHash === 'abc', 'the hash');
     t.deepEqual(await sent.query(withdrawalStatusQuery), { status: 'COMPLETED', txHash: 'abc' });
+  });
+});
+
+test('a submitted transfer (checkInMs) is confirmed on timers: pending → dead → resubmitted → confirmed; too many dead → CANCELLED', async (t) => {
+  const { rows, calls, activities } = stubs();
+  // The chain as a script per withdrawal: what each check answers, in order.
+  const scripts = new Map<string, TransferStatus[]>();
+  const sends = new Map<string, number>();
+  const chainActivities: Partial<Activities> = {
+    ...activities,
+    broadcastWithdrawal: async (id: string) => {
+      sends.set(id, (sends.get(id) ?? 0) + 1);
+      calls.push(`${id} broadcastWithdrawal`);
+      return { txHash: `tx-${id}-${sends.get(id)}`, checkInMs: 10 };
+    },
+    checkWithdrawalTransfer: async (id: string) => {
+      calls.push(`${id} checkWithdrawalTransfer`);
+      return scripts.get(id)!.shift()!;
+    },
+  };
+  await withWorker(env, chainActivities, async (taskQueue) => {
+    const ok = await startWithdrawal(taskQueue, rows, 'PENDING');
+    const okId = ok.workflowId.slice('withdrawal:'.length);
+    scripts.set(okId, [
+      { state: 'pending', txHash: `tx-${okId}-1`, checkInMs: 10 },
+      { state: 'resubmit', afterMs: 20, reason: 'failed on chain: OUT_OF_ENERGY' },
+      { state: 'pending', txHash: `tx-${okId}-2`, checkInMs: 10 },
+      { state: 'confirmed', txHash: `tx-${okId}-2` },
+    ]);
+    const dead = await startWithdrawal(taskQueue, rows, 'PENDING');
+    const deadId = dead.workflowId.slice('withdrawal:'.length);
+    scripts.set(deadId, [{ state: 'refused', reason: '3 transactions failed' }]);
+    t.deepEqual(await ok.result(), { created: true, status: 'COMPLETED' });
+    t.deepEqual(await dead.result(), { created: true, status: 'CANCELLED' });
+    t.deepEqual(rows.get(okId), { status: 'COMPLETED', txHash: `tx-${okId}-2` });
+    t.deepEqual(
+      calls.filter((c) => c.startsWith(okId)).map((c) => c.split(' ')[1]),
+      ['broadcastWithdrawal', 'checkWithdrawalTransfer', 'checkWithdrawalTransfer', 'broadcastWithdrawal', 'checkWithdrawalTransfer', 'checkWithdrawalTransfer', 'completeWithdrawal'],
+    );
+    t.deepEqual(calls.filter((c) => c.startsWith(deadId)).map((c) => c.split(' ')[1]), ['broadcastWithdrawal', 'checkWithdrawalTransfer', 'failWithdrawal']);
   });
 });
