@@ -13,7 +13,9 @@ registry.registerComponent('securitySchemes', 'MerchantToken', {
   description:
     'Merchant HMAC pair (spec 5.1): send X-Merchant-Token, X-Timestamp (unix seconds) and ' +
     'X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. ' +
-    'Replay window 300 s back, 60 s forward. Stripe-compatible.',
+    'Replay window 300 s back, 60 s forward. Stripe-compatible. Optionally (required for a merchant whose ' +
+    'signature_binding is required) also ,v2=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path and query as sent>.<raw body>")>, ' +
+    'which binds the signature to the request; the merchant SDK (sdk/) sends both.',
 });
 registry.registerComponent('securitySchemes', 'CabinetJwt', {
   type: 'http',
