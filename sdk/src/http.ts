@@ -1,6 +1,7 @@
 /**
- * The fetch the typed client runs on: every attempt signed afresh (a new timestamp, never a
- * signature this client already sent), retried per ./retry.ts, each attempt bounded by a timeout.
+ * The fetch the typed client runs on: every attempt signed afresh (a timestamp of its own, never a
+ * signature the gateway would refuse as a repeat), retried per ./retry.ts, each attempt bounded by
+ * a timeout.
  */
 import { signatureHeaders } from './signing.js';
 import { NetworkError } from './errors.js';
@@ -24,23 +25,46 @@ export interface SignedFetchOptions {
 }
 
 /**
- * The gateway refuses a second use of one signature on its single-use routes (key rotation,
- * callback retry, …), and two identical requests within one second carry one signature. This
- * client never sends a v1 signature twice within the replay window: on a collision it signs with
- * the second before (the window is 300 s back).
+ * Signatures this client must not send again. The gateway accepts a repeated signature on
+ * ordinary routes, but refuses a second use on the same route for its single-use routes (key
+ * rotation, callback retry, appeal messages, passes, uploads), and an unbound key rotation
+ * whose signature any earlier request carried (a body-less request of the same second). So a
+ * non-GET request never reuses a signature this client already sent on its route, an unbound
+ * rotation never uses a second of an earlier body-less request, and the attempts of one request
+ * never share a timestamp (a fresh signature per try). On a collision the client signs with the
+ * second before (the replay window reaches 300 s back). GETs are never held back.
  */
-class SentSignatures {
-  private readonly seen = new Map<string, number>();
+class SignatureMemory {
+  private readonly onRoute = new Map<string, number>();
+  private readonly bodilessSeconds = new Set<number>();
+  private inserts = 0;
 
-  take(sign: (t: number) => { key: string; value: Record<string, string> }, nowSeconds: number): Record<string, string> {
-    if (this.seen.size > 10_000) for (const [k, t] of this.seen) if (t < nowSeconds - 310) this.seen.delete(k);
-    for (let t = nowSeconds; ; t -= 1) {
-      const { key, value } = sign(t);
-      if (!this.seen.has(key)) {
-        this.seen.set(key, t);
-        return value;
-      }
+  choose(
+    request: { route: string; safe: boolean; bodiless: boolean; bound: boolean; rotation: boolean; tried: Set<number> },
+    nowSeconds: number,
+    sign: (t: number) => { v1: string; headers: Record<string, string> },
+  ): Record<string, string> {
+    this.prune(nowSeconds);
+    for (let t = nowSeconds; t > nowSeconds - 250; t -= 1) {
+      if (request.tried.has(t)) continue;
+      const signed = sign(t);
+      const key = `${request.route}|${signed.v1}`;
+      if (!request.safe && this.onRoute.has(key)) continue;
+      if (request.rotation && !request.bound && this.bodilessSeconds.has(t)) continue;
+      request.tried.add(t);
+      if (!request.safe) this.onRoute.set(key, t);
+      if (request.bodiless && !request.bound) this.bodilessSeconds.add(t);
+      this.inserts += 1;
+      return signed.headers;
     }
+    return sign(nowSeconds).headers; // 250 collisions in a row: let the gateway judge
+  }
+
+  private prune(nowSeconds: number): void {
+    if (this.inserts < 1000) return;
+    this.inserts = 0;
+    for (const [key, t] of this.onRoute) if (t < nowSeconds - 310) this.onRoute.delete(key);
+    for (const t of this.bodilessSeconds) if (t < nowSeconds - 310) this.bodilessSeconds.delete(t);
   }
 }
 
@@ -52,28 +76,29 @@ export function createSignedFetch(options: SignedFetchOptions): (request: Reques
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? defaultSleep;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const sent = new SentSignatures();
+  const memory = new SignatureMemory();
 
   return async function signedFetch(request: Request): Promise<Response> {
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
     const url = new URL(request.url);
     const target = url.pathname + url.search;
     const idempotent = isIdempotent(request.method, url.pathname, body);
+    const bound = options.bindRequests ?? true;
+    const shape = {
+      route: `${request.method} ${url.pathname}`,
+      safe: request.method === 'GET' || request.method === 'HEAD',
+      bodiless: !body || body.length === 0 || new TextDecoder().decode(body).trim() === '{}',
+      bound,
+      rotation: request.method === 'POST' && url.pathname.endsWith('/api-keys/rotate'),
+      tried: new Set<number>(),
+    };
 
     for (let attempt = 1; ; attempt += 1) {
       const headers = new Headers(request.headers);
-      const signed = sent.take((t) => {
-        const value = signatureHeaders({
-          token: options.token,
-          secret: options.secret,
-          method: request.method,
-          target,
-          body: body ?? '',
-          timestamp: t,
-          bind: options.bindRequests ?? true,
-        });
-        return { key: value['X-Signature']!.split(',')[1]!, value };
-      }, Math.floor(now() / 1000));
+      const signed = memory.choose(shape, Math.floor(now() / 1000), (t) => {
+        const value = signatureHeaders({ token: options.token, secret: options.secret, method: request.method, target, body: body ?? '', timestamp: t, bind: bound });
+        return { v1: value['X-Signature']!.split(',')[1]!, headers: value };
+      });
       for (const [name, value] of Object.entries(signed)) headers.set(name, value);
       if (options.userAgent) headers.set('User-Agent', options.userAgent);
 

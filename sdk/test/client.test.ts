@@ -168,15 +168,27 @@ test('a timed-out attempt is a network failure: retried, then NetworkError', asy
   t.is(g.seen.length, 2);
 });
 
-test('v1 only when bindRequests is false; two identical requests in one second never share a signature', async (t) => {
-  const g = await gateway((_i, _r, res) => json(res, 200, { wallets: [] }));
+test('signatures the gateway would refuse as repeats are never sent; GETs are never held back', async (t) => {
+  const g = await gateway((_i, r, res) =>
+    r.url.endsWith('/rotate') ? json(res, 200, { token: TOKEN, secret: SECRET }) : r.method === 'POST' ? json(res, 201, { pass: {} }) : json(res, 200, { wallets: [] }),
+  );
   t.teardown(g.close);
   const gw = client(g.baseUrl, [], { bindRequests: false, now: () => 1_800_000_000_500 });
-  await gw.getBalance();
-  await gw.getBalance();
-  t.false(String(g.seen[0]!.headers['x-signature']).includes('v2='));
-  t.is(g.seen[0]!.headers['x-timestamp'], '1800000000');
-  t.is(g.seen[1]!.headers['x-timestamp'], '1799999999', 'the second before: the gateway refuses a signature twice on single-use routes');
+  for (let i = 0; i < 3; i += 1) await gw.getBalance();
+  t.deepEqual(g.seen.map((r) => r.headers['x-timestamp']), ['1800000000', '1800000000', '1800000000'], 'repeats are fine on ordinary routes');
+  t.false(String(g.seen[0]!.headers['x-signature']).includes('v2='), 'v1 only');
+  // Two identical POSTs in one second: a single-use route would refuse the second.
+  await gw.createPass({ amount: 1 });
+  await gw.createPass({ amount: 1 });
+  t.deepEqual(g.seen.slice(3).map((r) => r.headers['x-timestamp']), ['1800000000', '1799999999']);
+  // An unbound rotation never carries the signature of an earlier body-less request.
+  await gw.rotateApiKeys();
+  t.is(g.seen[5]!.headers['x-timestamp'], '1799999999');
+  // Bound (the default), the rotation's v2 names its route: only its own repeats matter.
+  const bound = client(g.baseUrl, [], { now: () => 1_800_000_000_500 });
+  await bound.getBalance();
+  await bound.rotateApiKeys();
+  t.deepEqual(g.seen.slice(6).map((r) => r.headers['x-timestamp']), ['1800000000', '1800000000']);
 });
 
 test('backoff: exponential with jitter, capped; Retry-After parsing; which requests are safe to repeat', (t) => {
