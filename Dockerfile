@@ -3,6 +3,8 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+# The SDK is an npm workspace (sdk/): npm ci needs its package.json.
+COPY sdk/package.json ./sdk/
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
 COPY api ./api

@@ -4,7 +4,9 @@
  */
 import { createHmac } from 'node:crypto';
 import type { ActivityDeps } from './deps';
-import { signatureHeader } from '../domain/signature';
+import { webhookSignatureHeader } from '../domain/signature';
+import { standardWebhooksHeaders } from '../domain/standard-webhooks';
+import { v2Envelope } from '../domain/webhook-envelope';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook, storableText } from './webhook-http';
 import { targetOf, WebhookGate } from './webhook-isolation';
@@ -16,16 +18,22 @@ type EventRow = DeliveryEventRow;
 
 interface WireFormat {
   envelope(event: EventRow): Record<string, unknown>;
-  headers(secret: string, sentAt: number, body: string, event: EventRow): Record<string, string>;
+  /** secrets: the current one first, then any still in a rotation's grace window. */
+  headers(secrets: string[], sentAt: number, body: string, event: EventRow): Record<string, string>;
 }
 
-/** Contract 5: { event_id, type, created_at, deal, … }, Stripe-style signature over the send time. */
+/**
+ * Contract 5: { event_id, type, created_at, deal, … }, Stripe-style signature over the send time,
+ * and the same delivery signed per Standard Webhooks (domain/standard-webhooks.ts). During a
+ * rotation's grace window both secrets sign both schemes.
+ */
 const V2_FORMAT: WireFormat = {
-  envelope: (e) => ({ event_id: e.event_id, type: e.event_type, created_at: e.created_at.toISOString(), ...e.payload }),
-  headers: (secret, sentAt, body, e) => ({
+  envelope: v2Envelope,
+  headers: (secrets, sentAt, body, e) => ({
     'X-Timestamp': String(sentAt),
-    'X-Signature': signatureHeader(secret, sentAt, body),
+    'X-Signature': webhookSignatureHeader(secrets, sentAt, body),
     'X-Event-Id': e.event_id,
+    ...standardWebhooksHeaders(secrets, e.event_id, sentAt, body),
   }),
 };
 
@@ -62,7 +70,8 @@ const V1_FORMAT: WireFormat = {
       updated_at: new Date(deal.updated_at!),
     }, e.deal_type);
   },
-  headers: (secret, sentAt, body, e) => {
+  // Unchanged by issue 20: the current secret alone signs the legacy envelope.
+  headers: ([secret = ''], sentAt, body, e) => {
     const timestamp = startOfUtcDay(sentAt * 1000);
     return {
       MERCHANT: e.merchant_id,
@@ -154,10 +163,10 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     let result: Awaited<ReturnType<typeof postWebhook>>;
     let sentAt = 0;
     try {
-      const secret = event.key_id && event.secret_sealed ? secretBox.open(event.secret_sealed, event.key_id) : undefined;
+      const secrets = event.signing_keys.map((k) => secretBox.open(k.secret_sealed, k.id));
       sentAt = Math.floor(Date.now() / 1000);
-      result = secret
-        ? await postWebhook(event.url, body, format.headers(secret, sentAt, body, event), {
+      result = secrets.length > 0
+        ? await postWebhook(event.url, body, format.headers(secrets, sentAt, body, event), {
             timeoutMs: config.WEBHOOK_TIMEOUT_MS,
             allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
           })

@@ -13,7 +13,9 @@ registry.registerComponent('securitySchemes', 'MerchantToken', {
   description:
     'Merchant HMAC pair (spec 5.1): send X-Merchant-Token, X-Timestamp (unix seconds) and ' +
     'X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. ' +
-    'Replay window 300 s back, 60 s forward. Stripe-compatible.',
+    'Replay window 300 s back, 60 s forward. Stripe-compatible. Optionally (required for a merchant whose ' +
+    'signature_binding is required) also ,v2=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path and query as sent>.<raw body>")>, ' +
+    'which binds the signature to the request; the merchant SDK (sdk/) sends both.',
 });
 registry.registerComponent('securitySchemes', 'CabinetJwt', {
   type: 'http',
@@ -27,6 +29,31 @@ registry.registerComponent('securitySchemes', 'OperatorJwt', {
   bearerFormat: 'JWT',
   description: 'HS256 JWT with claims { sub, role: "admin" | "platform_admin", exp }.',
 });
+
+/**
+ * The document's tags, one per aggregate, in reading order: every tag an operation names must be
+ * here (`operation-tag-defined` in redocly.yaml), so a generator groups methods by them.
+ */
+export const TAGS: Array<{ name: string; description: string }> = [
+  { name: 'Deals', description: 'PayIn and PayOut deals (spec 4.1): create, read, cancel, list, export, turnover' },
+  { name: 'Events', description: "The merchant's events feed: every event its webhooks carried, oldest first, resumable" },
+  { name: 'Webhooks', description: 'Webhook delivery history and manual retry (spec 4.7)' },
+  { name: 'Balance', description: 'USDT wallets: available, frozen, total, pending (spec 4.2)' },
+  { name: 'Wallet', description: 'TRC-20 deposit address, deposits, withdrawal fee, withdrawals (spec 4.2)' },
+  { name: 'Appeals', description: 'Disputes on PayIn deals and the conversation with the arbiter (spec 4.5)' },
+  { name: 'Appeals: evidence files', description: 'Evidence files for appeals and their messages (contract 7)' },
+  { name: 'Passes', description: 'Whitelist passes that bypass cascade routing (spec 4.6)' },
+  { name: 'Catalogs', description: 'Payment methods, banks and currencies of the tenant (spec 4.4)' },
+  { name: 'Keys', description: 'API key pairs: issue (operator) and rotation (spec 4.3, 5.4)' },
+  { name: 'Profile', description: "The caller's merchant profile and limits (spec 2.2, 4.3)" },
+  { name: 'Checkout (payer)', description: 'The hosted payment page and its API, used by the payer (public)' },
+  { name: 'Operator', description: 'Operator bootstrap and merchant administration (contract 3; operator JWT)' },
+  { name: 'Operator: deals', description: 'Operator commands on deals: the trader side of PayIns and PayOuts, amount changes (contract 4)' },
+  { name: 'Operator: appeals', description: 'The arbiter: appeal queue, review, resolution, settlement (spec 4.1.4, 4.5)' },
+  { name: 'Operator: withdrawals', description: 'The manual withdrawal queue: approve or cancel' },
+  { name: 'Ops', description: 'Health of the API and what it depends on' },
+  { name: 'V1 (legacy, deprecated)', description: 'The legacy V1 adapter (spec 4.9, 5.5, 9): deprecated, 410 Gone after its sunset' },
+];
 
 let cached: object | undefined;
 
@@ -45,6 +72,7 @@ export function openApiDocument(): object {
         'for the HTTP parser is 431 problem+json, a request it cannot parse 400.',
     },
     servers: [{ url: '/' }],
+    tags: TAGS,
   });
   return cached;
 }

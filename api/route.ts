@@ -48,6 +48,12 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   path: string;
   /** One of the API's auth modes, or a scheme of the route's own (a legacy adapter's). */
   auth: RouteAuth;
+  /**
+   * The operation's stable name in the OpenAPI document — what code generators name their
+   * methods after (createPayin, listDeals; V1 routes v1…, /admin/ routes admin…). Unique across
+   * the API (registering a second one throws); never renamed once shipped: it is an SDK method name.
+   */
+  operationId: string;
   summary: string;
   description?: string;
   tags: string[];
@@ -67,6 +73,11 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   replies?: Record<number, string>;
   response?: ZodType;
   responseDescription?: string;
+  /**
+   * Examples shown beside the schemas (and checked against them by `npm run lint:openapi`):
+   * a request body and the usual success answer.
+   */
+  example?: { request?: unknown; response?: unknown };
   /** Non-JSON responses (HTML, CSV) documented by content type. */
   responseContentType?: string;
   /**
@@ -183,17 +194,7 @@ function errorResponse(status: number, envelope: ErrorEnvelope | undefined): { $
   return ref;
 }
 
-/** A stable operationId from method and path: POST /api/v1/p2p/merchant/deals/{deal_id}/cancel → postMerchantDealsByDealIdCancel. */
-export function operationIdOf(method: string, path: string): string {
-  const words = path
-    .replace(/^\/api\/v1\/p2p\//, '/')
-    .split('/')
-    .filter(Boolean)
-    .flatMap((segment) => (segment.startsWith('{') ? ['by', segment.slice(1, -1)] : [segment]))
-    .flatMap((word) => word.split(/[^A-Za-z0-9]+/))
-    .filter(Boolean);
-  return [method, ...words].map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1))).join('');
-}
+/** The operationIds registered so far: each must be unique. */
 const operationIds = new Set<string>();
 
 /**
@@ -216,10 +217,15 @@ function registerRoute(spec: RouteDef['spec']): void {
         ? { description, content: { 'application/json': { schema: spec.response } } }
         : { description };
   const responses: Record<string, object> = { [status]: success(spec.responseDescription ?? (status === 201 ? 'Created' : 'OK')) };
+  const answerExample = spec.example?.response;
+  if (answerExample !== undefined && spec.response && !spec.responseContentType) {
+    (responses[status] as { content: Record<string, object> }).content['application/json'] = { schema: spec.response, example: answerExample };
+  }
   for (const [code, description] of Object.entries(spec.replies ?? {})) responses[code] = success(description);
   for (const code of documentedErrors(spec)) responses[code] ??= errorResponse(code, spec.errorEnvelope);
-  const operationId = operationIdOf(spec.method, spec.path);
-  if (operationIds.has(operationId)) throw new Error(`two routes make the operationId ${operationId}`);
+  const { operationId } = spec;
+  if (!/^[a-z][A-Za-z0-9]*$/.test(operationId)) throw new Error(`operationId ${operationId} is not lowerCamelCase`);
+  if (operationIds.has(operationId)) throw new Error(`two routes have the operationId ${operationId}`);
   operationIds.add(operationId);
   registry.registerPath({
     method: spec.method,
@@ -234,7 +240,14 @@ function registerRoute(spec: RouteDef['spec']): void {
       ...(spec.params ? { params: spec.params as any } : {}),
       ...(spec.query ? { query: spec.query as any } : {}),
       ...(spec.body
-        ? { body: { required: !spec.bodyOptional, content: { 'application/json': { schema: spec.body } } } }
+        ? {
+            body: {
+              required: !spec.bodyOptional,
+              content: {
+                'application/json': { schema: spec.body, ...(spec.example?.request !== undefined ? { example: spec.example.request } : {}) },
+              },
+            },
+          }
         : {}),
       ...(spec.multipartBody ? { body: { required: true, content: { 'multipart/form-data': { schema: spec.multipartBody } } } } : {}),
     },

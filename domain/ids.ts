@@ -3,8 +3,13 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 export const newId = (): string => randomUUID();
 /** Public merchant token: 64 hex characters. */
 export const newApiToken = (): string => randomBytes(32).toString('hex');
-/** Signing secret: 32 random bytes, base64url, with Stripe's whsec_ prefix. */
-export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
+/**
+ * Signing secret: `whsec_` + standard base64 of 32 random bytes — the Standard Webhooks form,
+ * which its libraries take as issued (domain/standard-webhooks.ts). The spec's HMACs (request
+ * signatures, X-Signature, V1) key on the whole string, prefix included, as before. Secrets
+ * issued before issue 20 were base64url (`-`, `_`); they keep working until their next rotation.
+ */
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 /** Checkout hash in payment_url: 64 hex characters. */
 export const newCheckoutHash = (): string => randomBytes(32).toString('hex');
 

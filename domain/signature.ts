@@ -34,6 +34,18 @@ export function signatureHeader(secret: string, timestamp: number, body: string 
   return bind ? `${v1},v2=${computeBoundSignature(secret, timestamp, bind, body)}` : v1;
 }
 
+/**
+ * X-Signature of an outgoing V2 webhook: `t=<t>,v1=<sig>` with one v1 per secret, the current
+ * secret first. During a key rotation's grace window the old secret signs too (as Stripe does
+ * while an endpoint secret rolls): spec 5.4.4's "signed with the new secret from the moment of
+ * rotation" holds, and a receiver still configured with the old secret keeps verifying until it
+ * switches. Verifiers (Stripe's included) accept a header when any v1 matches.
+ */
+export function webhookSignatureHeader(secrets: string[], timestamp: number, body: string | Buffer): string {
+  if (secrets.length === 0) throw new Error('no secret to sign with');
+  return [`t=${timestamp}`, ...secrets.map((s) => `v1=${computeSignature(s, timestamp, body)}`)].join(',');
+}
+
 export interface ParsedSignature {
   timestamp: number;
   v1: string[];

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'koa';
 import { defineRoute } from '../route';
+import { EXAMPLES } from '../schemas/examples';
 import { merchantOf, type Identity } from '../auth/authenticate';
 import { fileParams, fileResponse, uploadForm } from '../schemas/files';
 import { ALLOWED_FILE_TYPES, presentFile, readFile, uploadFile, type FileOwner } from '../services/files';
@@ -32,15 +33,15 @@ async function sendFile(deps: AppDeps, identity: Identity, fileId: string, ctx: 
   ctx.body = bytes;
 }
 
-export const uploadRoute = (path: string, auth: 'cabinet_or_hmac' | 'operator', summary: string) =>
+export const uploadRoute = (path: string, operationId: string, auth: 'cabinet_or_hmac' | 'operator', summary: string) =>
   defineRoute(
-    { method: 'post', path, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, singleUse: 'route', status: 201, response: fileResponse, errors: [413] },
+    { method: 'post', path, operationId, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, singleUse: 'route', status: 201, response: fileResponse, errors: [413], example: { response: EXAMPLES.uploadFile.response } },
     async ({ identity }, deps, ctx) => ({ file: presentFile(await uploadFile(deps, owner(identity), ctx.state.rawBody, ctx.get('Content-Type'))) }),
   );
 
-export const downloadRoute = (path: string, auth: 'cabinet_or_hmac' | 'operator', summary: string, description: string) =>
+export const downloadRoute = (path: string, operationId: string, auth: 'cabinet_or_hmac' | 'operator', summary: string, description: string) =>
   defineRoute(
-    { method: 'get', path, auth, summary, description, tags, params: fileParams, responseContentType: 'application/octet-stream', errors: [404] },
+    { method: 'get', path, operationId, auth, summary, description, tags, params: fileParams, responseContentType: 'application/octet-stream', errors: [404] },
     async ({ identity, params }, deps, ctx) => {
       await sendFile(deps, identity, params.file_id, ctx);
     },

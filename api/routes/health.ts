@@ -28,6 +28,7 @@ export const healthRoutes = [
     {
       method: 'get',
       path: '/health',
+      operationId: 'getHealth',
       auth: 'public',
       summary: 'Readiness of the API: Postgres, Temporal, and workers polling its task queues (503 when one is down)',
       tags: ['Ops'],

@@ -10,6 +10,7 @@ export const profileRoutes = [
     {
       method: 'get',
       path: '/my-merchant',
+      operationId: 'getMyMerchant',
       auth: 'cabinet_or_hmac',
       summary: "The caller's merchant profile (spec 2.2)",
       description:
@@ -25,6 +26,7 @@ export const profileRoutes = [
     {
       method: 'patch',
       path: '/my-merchant',
+      operationId: 'updateMyMerchant',
       auth: 'cabinet',
       summary: 'Change the mutable profile fields and limits (cabinet JWT only); answers the full profile',
       description: 'HMAC is refused (403): server-to-server profile mutations are unsupported. A disabled merchant cannot patch.',

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { dealSchema } from './deals';
 import { rfc3339 } from './common';
 
-
-const repeated = z
+/** A repeated query parameter (a=x&a=y) or a comma-separated one, deduplicated. */
+export const repeated = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => [...new Set((Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))])
   .openapi({ type: 'array', items: { type: 'string' } });

@@ -58,6 +58,13 @@ const tokensOf = (deps: AppDeps) => new PageTokens(deps.config.SECRETS_ENCRYPTIO
 /** The page size a listing serves: the asked size up to `max`, `fallback` when absent or 0. */
 export const clampPageSize = (size: number | undefined, fallback = 50, max = 250) => Math.min(max, size || fallback);
 
+/** A page token of another shape than the keyset cursor (the events feed's position), signed for `scope`. */
+export const encodePageToken = (deps: AppDeps, value: object, scope: string) => tokensOf(deps).encode(value, scope);
+
+/** The value of such a token; a token not made for `scope`, or not of the shape, is 400 `invalid page_token`. */
+export const decodePageToken = <T>(deps: AppDeps, token: string, scope: string, isValid: (value: unknown) => value is T) =>
+  tokensOf(deps).decode(token, scope, isValid);
+
 /** Where a keyset listing's page starts: after the token's cursor (undefined without a token); a token not made for `scope` is 400. */
 export const cursorOf = (deps: AppDeps, scope: string, token: string | undefined) => tokensOf(deps).decodeCursor(token, scope);
 

@@ -11,6 +11,7 @@ export const bankRoutes: RouteDef[] = [
     {
       method: 'post',
       path: '/banks/list',
+      operationId: 'v1ListBanks',
       summary: 'V1: banks of the tenant (5-field profile)',
       description:
         'Signed payload `{timestamp}`. Filters: country (ISO 3166-1 alpha-2), bankName (bank name or display name, any case), ' +

@@ -78,6 +78,7 @@ export const disputeRoutes: RouteDef[] = [
     {
       method: 'post',
       path: '/disputs/create',
+      operationId: 'v1CreateDispute',
       summary: 'V1: open a dispute (an appeal) on a PayIn',
       description:
         'Signed payload `{timestamp};{paymentId}`. Becomes POST /appeals: paymentId → deal_id; the reason is description, ' +
@@ -133,6 +134,7 @@ export const disputeRoutes: RouteDef[] = [
     {
       method: 'post',
       path: '/disputs/list',
+      operationId: 'v1ListDisputes',
       summary: 'V1: disputes (appeals), newest first, skip/take (11-field profile)',
       description: 'Signed payload `{timestamp}`. Filters: status (V1 dispute code; unknown → 400), skip, take, startDate, endDate.',
       body: s.disputeListBody,
@@ -153,6 +155,7 @@ export const disputeRoutes: RouteDef[] = [
     {
       method: 'get',
       path: '/disputs/{id}',
+      operationId: 'v1GetDispute',
       summary: 'V1: one dispute (17-field profile)',
       description: "Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.",
       params: s.idParams,

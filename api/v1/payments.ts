@@ -16,11 +16,12 @@ import { creationWindow, DEFAULT_TAKE, defineV1Route } from './route';
 import * as s from './schemas';
 import { currencyFromNumeric, dealRecord, fiat, inStatuses, percent, selectorsFor, statisticsLines, toMinor, usdt, v1Catalog } from './translate';
 
-const createIncoming = (path: string, summary: string) =>
+const createIncoming = (path: string, operationId: string, summary: string) =>
   defineV1Route(
     {
       method: 'post',
       path,
+      operationId,
       summary,
       description:
         'Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → ' +
@@ -50,6 +51,7 @@ const getDeal = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
     {
       method: 'get',
       path,
+      operationId: dealType === 'PAYIN' ? 'v1GetIncoming' : 'v1GetOutgoing',
       summary: dealType === 'PAYIN' ? 'V1: one PayIn with its numeric V1 status' : 'V1: one PayOut with its numeric V1 status',
       description: 'Signed payload `{timestamp};{id}`. Another merchant\'s or unknown id, or a deal of the other type: 404.',
       params: s.idParams,
@@ -69,6 +71,7 @@ const listDeals = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
     {
       method: 'post',
       path,
+      operationId: dealType === 'PAYIN' ? 'v1ListIncoming' : 'v1ListOutgoing',
       summary: dealType === 'PAYIN' ? 'V1: PayIns, newest first, skip/take' : 'V1: PayOuts, newest first, skip/take',
       description:
         'Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and ' +
@@ -102,15 +105,16 @@ async function statistics(deps: AppDeps, identity: Identity, dealType: 'PAYIN' |
 }
 
 export const paymentRoutes: RouteDef[] = [
-  createIncoming('/payments/incoming', 'V1: create a PayIn'),
-  createIncoming('/payments/incoming/idempotency', 'V1: create a PayIn (legacy mirror of /v1/payments/incoming)'),
-  createIncoming('/payments/incoming/nochannel', 'V1: create a PayIn (legacy mirror of /v1/payments/incoming)'),
+  createIncoming('/payments/incoming', 'v1CreateIncoming', 'V1: create a PayIn'),
+  createIncoming('/payments/incoming/idempotency', 'v1CreateIncomingIdempotency', 'V1: create a PayIn (legacy mirror of /v1/payments/incoming)'),
+  createIncoming('/payments/incoming/nochannel', 'v1CreateIncomingNoChannel', 'V1: create a PayIn (legacy mirror of /v1/payments/incoming)'),
   getDeal('PAYIN', '/payments/incoming/{id}'),
   listDeals('PAYIN', '/payments/incoming/list'),
   defineV1Route(
     {
       method: 'post',
       path: '/payments/incoming/statistics',
+      operationId: 'v1IncomingStatistics',
       summary: 'V1: PayIn statistics per payment method (14 fields)',
       description:
         'Signed payload `{timestamp}`. Over startDate..endDate (inclusive, by creation; open when absent). Paid = COMPLETED, ' +
@@ -152,6 +156,7 @@ export const paymentRoutes: RouteDef[] = [
     {
       method: 'post',
       path: '/payments/outgoing',
+      operationId: 'v1CreateOutgoing',
       summary: 'V1: create a PayOut',
       description:
         'Signed payload `{timestamp};{payOutId};{salt}`. payOutId → idempotency_key, paymentMethod → payment_method, cardNumber → ' +
@@ -186,6 +191,7 @@ export const paymentRoutes: RouteDef[] = [
     {
       method: 'post',
       path: '/payments/outgoing/statistics',
+      operationId: 'v1OutgoingStatistics',
       summary: 'V1: PayOut statistics per payment method (12 fields)',
       description:
         'Signed payload `{timestamp}`. Sent = COMPLETED, cancelled = FAILED + EXPIRED, disput = 0 (a PayOut has no dispute state); ' +

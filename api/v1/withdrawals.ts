@@ -19,6 +19,7 @@ export const withdrawalRoutes: RouteDef[] = [
     {
       method: 'post',
       path: '/merchant/withdraw',
+      operationId: 'v1CreateWithdrawal',
       summary: 'V1: withdraw USDT (TRC-20) to a TRON address',
       description:
         'Signed payload `{timestamp};{requestId};{wallet};{salt}` (wallet = the body field wallet, or address when only the alias is ' +
@@ -52,6 +53,7 @@ export const withdrawalRoutes: RouteDef[] = [
     {
       method: 'post',
       path: '/merchant/withdraw/list',
+      operationId: 'v1ListWithdrawals',
       summary: 'V1: withdrawals, newest first, skip/take',
       description: 'Signed payload `{timestamp}`. Filters: status (V1 code 1–4; unknown → 400), skip, take (1–100, default 20), startDate, endDate.',
       body: s.withdrawListBody,
@@ -72,6 +74,7 @@ export const withdrawalRoutes: RouteDef[] = [
     {
       method: 'get',
       path: '/merchant/withdraw/{id}',
+      operationId: 'v1GetWithdrawal',
       summary: 'V1: one withdrawal (19-field profile)',
       description: "Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.",
       params: s.idParams,

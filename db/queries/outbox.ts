@@ -61,6 +61,61 @@ export function lockPendingEvents(tx: Db, limit: number): Promise<PendingEvent[]
     for no key update of e`;
 }
 
+/**
+ * Marks a relay batch dispatched and gives its events their feed positions, in seq order, after
+ * the largest given so far. Runs in the relay's transaction, under its advisory lock: one turn at
+ * a time, each committed before the next begins, so positions become visible in order (the feed
+ * never skips one, which seq alone cannot promise: migration 00015). An event handed on again
+ * (a dispatch undone by hand) keeps the position it had; positions need not be dense.
+ */
 export async function markEventsDispatched(tx: Db, eventIds: string[]): Promise<void> {
-  await tx`update outbox_events set dispatched_at = now() where id = any(${eventIds})`;
+  await tx`
+    update outbox_events e
+    set dispatched_at = now(), feed_position = coalesce(e.feed_position, b.base + b.n)
+    from (
+      select id, row_number() over (order by seq) as n,
+        (select coalesce(max(feed_position), 0) from outbox_events) as base
+      from outbox_events where id = any(${eventIds})
+    ) b
+    where e.id = b.id`;
+}
+
+// ---- The merchant's events feed (api/services/events.ts) ----
+
+export interface FeedEventRow {
+  /** Feed position as digits (a bigint). */
+  position: string;
+  event_id: string;
+  event_type: string;
+  created_at: Date;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * One page of the merchant's events after a feed position, oldest first, optionally only some
+ * types; and the merchant's largest position (its horizon) in the same snapshot, '0' when it has
+ * none: a page that is not full has read everything up to it.
+ */
+export async function listMerchantEvents(
+  db: Db,
+  merchantId: string,
+  q: { after: bigint; types?: string[]; limit: number },
+): Promise<{ rows: FeedEventRow[]; horizon: string }> {
+  const typeFilter = q.types && q.types.length > 0 ? db`and event_type = any(${q.types})` : db``;
+  const rows = await db<Array<Partial<FeedEventRow> & { horizon: string }>>`
+    select h.horizon, p.position, p.event_id, p.event_type, p.created_at, p.payload
+    from (select coalesce(max(feed_position), 0)::text as horizon from outbox_events
+          where merchant_id = ${merchantId} and feed_position is not null) h
+    left join lateral (
+      select feed_position::text as position, id as event_id, event_type, created_at, payload
+      from outbox_events
+      where merchant_id = ${merchantId} and feed_position > ${q.after.toString()}::bigint ${typeFilter}
+      order by feed_position
+      limit ${q.limit}
+    ) p on true
+    order by p.position::bigint`;
+  return {
+    horizon: rows[0]?.horizon ?? '0',
+    rows: rows.filter((r): r is FeedEventRow & { horizon: string } => r.position != null).map(({ horizon: _h, ...r }) => r),
+  };
 }

@@ -40,15 +40,18 @@ export interface AttemptContext extends DeliveryEventRow {
   status: string;
   /** This attempt key was recorded already (an earlier try of the activity). */
   done: boolean;
-  /** The merchant's current key pair (not superseded), whose secret signs the attempt. */
-  key_id: string | null;
-  secret_sealed: string | null;
+  /**
+   * The key pairs whose secrets sign the attempt: the merchant's current pair first, then any
+   * superseded pair still inside its grace window (both sign during a rotation). Empty: no secret.
+   */
+  signing_keys: Array<{ id: string; secret_sealed: string }>;
 }
 
 /**
  * One read: the event as the envelope needs it, whether this attempt was recorded already, and
- * the secret that signs it — the merchant's current pair, read as the attempt starts, so a
- * rotation applies to every attempt after it. Undefined: no such delivery.
+ * the secrets that sign it — the merchant's current pair, read as the attempt starts, so a
+ * rotation applies to every attempt after it, plus the pairs still in their grace window.
+ * Undefined: no such delivery.
  */
 export async function findAttemptContext(db: Db, callbackId: string, attemptKey: string): Promise<AttemptContext | undefined> {
   const [row] = await db<AttemptContext[]>`
@@ -56,12 +59,21 @@ export async function findAttemptContext(db: Db, callbackId: string, attemptKey:
       dl.deal_type, dl.idempotency_key, dl.requisite_id, dl.target_name,
       pm.slug as method_slug, c.numeric_code as currency_numeric, c.exponent as currency_exponent,
       exists (select 1 from webhook_attempts a where a.callback_id = d.id and a.attempt_key = ${attemptKey}) as done,
-      k.id as key_id, k.secret_sealed
+      ks.signing_keys
     from webhook_deliveries d join outbox_events e on e.id = d.event_id join merchants m on m.id = d.merchant_id
       left join deals dl on dl.id = e.deal_id
       left join payment_methods pm on pm.id = dl.payment_method_id
       left join currencies c on c.tenant_id = dl.tenant_id and c.code = dl.currency
-      left join api_keys k on k.merchant_id = d.merchant_id and k.superseded_at is null
+      cross join lateral (
+        select coalesce(json_agg(json_build_object('id', k.id, 'secret_sealed', k.secret_sealed)
+                 order by k.superseded_at desc nulls first), '[]'::json) as signing_keys
+        from (
+          select id, secret_sealed, superseded_at from api_keys where merchant_id = d.merchant_id and superseded_at is null
+          union all
+          select id, secret_sealed, superseded_at from api_keys
+          where merchant_id = d.merchant_id and superseded_at is not null and grace_until > now()
+        ) k
+      ) ks
     where d.id = ${callbackId}`;
   return row;
 }

@@ -1,12 +1,13 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
+import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../config';
 import { createTemporalClient } from '../../temporal/client';
 import { parseSignatureHeader, signatureMatches } from '../../domain/signature';
 import { callbackIdFor } from '../../domain/ids';
 import { asOperator, newMerchant, signed, type KeyPair } from '../helpers/api';
-import { testSql } from '../helpers/app';
+import { startApp, testSql } from '../helpers/app';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startReceiver, type Received } from '../helpers/receiver';
@@ -21,6 +22,10 @@ function verifyBoth(t: any, r: Received, secret: string) {
   t.is(String(r.headers['x-timestamp']), String(parseSignatureHeader(header)!.timestamp));
   t.true(signatureMatches(secret, parseSignatureHeader(header)!, r.body), 'our verifier');
   t.notThrows(() => stripe.webhooks.constructEvent(r.body, header, secret), "Stripe's verifier");
+  // Standard Webhooks, checked by its own library with the secret exactly as issued.
+  t.is(r.headers['webhook-id'], JSON.parse(r.body).event_id);
+  t.is(r.headers['webhook-timestamp'], r.headers['x-timestamp']);
+  t.notThrows(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>), 'the standardwebhooks library');
 }
 
 async function deliveries(merchantId: string) {
@@ -140,7 +145,7 @@ test('a hanging receiver ends in ERROR after max_retries; manual retry works onc
   t.is((await signed(stranger.keys, 'POST', `/api/v1/p2p/merchant/callbacks/${first!.id}/retry`)).status, 404);
 });
 
-test('after rotation deliveries are signed with the new secret at once; callback_url overrides the target', async (t) => {
+test('after rotation deliveries are signed with the new secret at once, and with the old one too during its grace window; callback_url overrides the target', async (t) => {
   const { receiver, keys } = await merchantWithReceiver();
   t.teardown(() => receiver.close());
   const override = await startReceiver();
@@ -155,7 +160,14 @@ test('after rotation deliveries are signed with the new secret at once; callback
   await eventually(async () => override.received.length >= 2 && receiver.received.length >= before + 2, 'events after rotation');
   for (const r of [...override.received, ...receiver.received.slice(before)]) {
     verifyBoth(t, r, rotated.secret);
-    t.false(signatureMatches(keys.secret, parseSignatureHeader(String(r.headers['x-signature']))!, r.body));
+    // The grace window (MERCHANT_KEY_GRACE_PERIOD, 900 s here): the old secret signs second, so a
+    // receiver switches secrets whenever it likes without losing an event.
+    const parsed = parseSignatureHeader(String(r.headers['x-signature']))!;
+    t.is(parsed.v1.length, 2);
+    t.true(signatureMatches(rotated.secret, { ...parsed, v1: [parsed.v1[0]!] }, r.body), 'the new secret signs first');
+    t.true(signatureMatches(keys.secret, { ...parsed, v1: [parsed.v1[1]!] }, r.body), 'the old one second');
+    t.is(String(r.headers['webhook-signature']).split(' ').length, 2);
+    verifyBoth(t, r, keys.secret);
   }
   t.true(override.received.every((r) => JSON.parse(r.body).deal.payment_url.includes('/pay/')));
 });
@@ -549,4 +561,21 @@ test("merchants on one host: A's hanging endpoint holds at most its own in-fligh
   t.true(mostOpen <= config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, `A had ${mostOpen} POSTs in flight at once`);
   t.true(Date.now() - started < config.WEBHOOK_TIMEOUT_MS, 'B went while A still held its slots');
   t.is(aEvents.length, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + 4);
+});
+
+test('with no grace window (MERCHANT_KEY_GRACE_PERIOD=0) only the new secret signs after a rotation', async (t) => {
+  const api = await startApp({ MERCHANT_KEY_GRACE_PERIOD: 0 });
+  t.teardown(() => api.close());
+  const { receiver, keys } = await merchantWithReceiver();
+  t.teardown(() => receiver.close());
+  const rotated = (await signed(keys, 'POST', `${api.url}/api/v1/p2p/merchant/api-keys/rotate`)).body as KeyPair;
+  t.truthy(rotated.secret);
+  await createPayin(rotated);
+  await eventually(async () => receiver.received.length >= 2, 'events after the rotation');
+  for (const r of receiver.received) {
+    verifyBoth(t, r, rotated.secret);
+    t.is(parseSignatureHeader(String(r.headers['x-signature']))!.v1.length, 1);
+    t.false(signatureMatches(keys.secret, parseSignatureHeader(String(r.headers['x-signature']))!, r.body));
+    t.throws(() => new Webhook(keys.secret).verify(r.body, r.headers as Record<string, string>));
+  }
 });

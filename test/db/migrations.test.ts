@@ -11,6 +11,8 @@ import postgres from 'postgres';
 import shift from 'postgres-shift';
 import { ensureDatabase } from '../../db/migrate';
 import { txHashOf } from '../helpers/tx-hash';
+import { listMerchantEvents, markEventsDispatched } from '../../db/queries/outbox';
+import type { Db } from '../../db/sql';
 
 const MIGRATIONS = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
@@ -74,4 +76,29 @@ test('00010: tx_hash rows take the canonical form the code claims with; live rep
   }
   const uses = await sql<{ signature: string; route: string }[]>`select signature, route from signature_uses order by route`;
   t.deepEqual(uses.map((u) => `${u.signature} ${u.route}`), ['live ', 'live POST /api/v1/p2p/merchant/passes']);
+});
+
+test('00015: relayed events keep their seq as feed position, the rest get theirs from the relay, above every earlier one', async (t) => {
+  const { sql, drop } = await scratchDatabase();
+  t.teardown(drop);
+  await migrateTo(sql, 14);
+  const tenant = '00000000-0000-4000-8000-0000000000e1';
+  const merchant = '00000000-0000-4000-8000-0000000000e2';
+  await sql`insert into tenants (id, name) values (${tenant}, 'old')`;
+  await sql`insert into merchants (id, tenant_id, name, email) values (${merchant}, ${tenant}, 'Old shop', 'old-events@example.test')`;
+  const ids = ['00000000-0000-4000-8000-0000000002a1', '00000000-0000-4000-8000-0000000002a2', '00000000-0000-4000-8000-0000000002a3'];
+  for (const [i, id] of ids.entries()) {
+    await sql`insert into outbox_events (id, merchant_id, event_type, payload, dispatched_at)
+      values (${id}, ${merchant}, 'deal.created', ${sql.json({ n: i })}, ${i < 2 ? new Date() : null})`;
+  }
+  await migrateTo(sql, 99);
+  const rows = await sql<{ id: string; seq: string; feed_position: string | null }[]>`select id, seq::text, feed_position::text from outbox_events order by seq`;
+  t.deepEqual(rows.map((r) => r.feed_position), [rows[0]!.seq, rows[1]!.seq, null], 'relayed before: their seq; pending: none yet');
+  t.deepEqual((await listMerchantEvents(sql as unknown as Db, merchant, { after: 0n, limit: 10 })).rows.map((r) => r.event_id), ids.slice(0, 2), 'the feed shows what was relayed');
+  // The relay hands the pending one on: its position comes after every earlier one.
+  await markEventsDispatched(sql as unknown as Db, [ids[2]!]);
+  const feed = await listMerchantEvents(sql as unknown as Db, merchant, { after: 0n, limit: 10 });
+  t.deepEqual(feed.rows.map((r) => r.event_id), ids);
+  t.true(BigInt(feed.rows[2]!.position) > BigInt(feed.rows[1]!.position));
+  t.is(feed.horizon, feed.rows[2]!.position);
 });

@@ -147,3 +147,29 @@ test('every operator route refuses merchant HMAC pairs and cabinet JWTs (403) an
     t.is(anonymous.status, 401, `${op.method} ${op.path} without credentials`);
   }
 });
+
+test("the events feed shows a merchant only its own events, and another merchant's page token is refused", async (t) => {
+  const a = await newMerchant();
+  const b = await newMerchant();
+  const aDeal = await createPayin(a.keys);
+  const bDeal = await createPayin(b.keys);
+  const FEED = '/api/v1/p2p/merchant/events';
+  const feedOf = async (m: { keys: KeyPair }) =>
+    eventually(async () => {
+      const res = await signed(m.keys, 'GET', FEED);
+      return res.status === 200 && res.body.data.length >= 2 ? res.body as { data: Array<{ event_id: string; deal: { deal_id: string } }>; next_page_token: string } : undefined;
+    }, 'the feed');
+  const aFeed = await feedOf(a);
+  const bFeed = await feedOf(b);
+  t.true(aFeed.data.every((e) => e.deal.deal_id === aDeal.deal_id), "A's feed holds only A's deal");
+  t.true(bFeed.data.every((e) => e.deal.deal_id === bDeal.deal_id), "B's feed holds only B's deal");
+  const ownedByB = await sql<{ id: string }[]>`select id from outbox_events where merchant_id = ${b.merchantId}`;
+  t.deepEqual(bFeed.data.map((e) => e.event_id).sort(), ownedByB.map((r) => r.id).sort(), 'every event of B, none of A');
+  // A's position is A's: B presenting it (signed correctly) is 400, and so is A's cabinet-free query for B.
+  const stolen = await signed(b.keys, 'GET', `${FEED}?page_token=${encodeURIComponent(aFeed.next_page_token)}`);
+  t.is(stolen.status, 400, stolen.text);
+  t.regex(stolen.text, /invalid page_token/);
+  const bCabinet = await withBearer(await cabinetToken(b.merchantId), 'GET', `${FEED}?merchant_id=${a.merchantId}`);
+  t.is(bCabinet.status, 200);
+  t.true(bCabinet.body.data.every((e: { deal: { deal_id: string } }) => e.deal.deal_id === bDeal.deal_id), 'a merchant_id parameter changes nothing');
+});

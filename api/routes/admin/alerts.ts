@@ -11,6 +11,7 @@ export const alertRoutes = [
     {
       method: 'get',
       path: '/alerts',
+      operationId: 'adminListAlerts',
       auth: 'operator',
       summary: 'Open operator alerts, newest first (e.g. a payout PROCESSING past PAYOUT_PROCESSING_ALERT_SECONDS) — addition',
       description: 'An alert closes by itself when its deal moves on (a payout completed or rejected); `include_resolved=true` lists those too.',

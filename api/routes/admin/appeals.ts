@@ -30,9 +30,10 @@ import { present } from '../../services/payins';
 const tags = ['Operator: appeals'];
 const operatorIdOf = (identity: Identity) => (identity.kind === 'operator' ? identity.operatorId : 'unknown');
 
+const MOVE_OPERATION = { review: 'adminReviewAppeal', close: 'adminCloseAppeal', reopen: 'adminReopenAppeal' } as const;
 const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>
   defineRoute(
-    { method: 'post', path: `/appeals/{appeal_id}/${kind}`, auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404] },
+    { method: 'post', path: `/appeals/{appeal_id}/${kind}`, operationId: MOVE_OPERATION[kind], auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404] },
     async ({ params, identity }, deps) => ({ data: appealView(await moveAppeal(deps, params.appeal_id, kind, operatorIdOf(identity))) }),
   );
 
@@ -41,6 +42,7 @@ export const appealRoutes = [
     {
       method: 'get',
       path: '/appeals',
+      operationId: 'adminListAppeals',
       auth: 'operator',
       summary: 'The appeal queue, newest first; filters status and merchant_id',
       description: 'page_size default 20, clamped to 100; keyset page_token.',
@@ -57,6 +59,7 @@ export const appealRoutes = [
     {
       method: 'get',
       path: '/appeals/{appeal_id}',
+      operationId: 'adminGetAppeal',
       auth: 'operator',
       summary: 'One appeal with its deal, messages (oldest first) and files',
       tags,
@@ -84,6 +87,7 @@ export const appealRoutes = [
     {
       method: 'post',
       path: '/appeals/{appeal_id}/messages',
+      operationId: 'adminCreateAppealMessage',
       auth: 'operator',
       summary: 'Write to the merchant (sender_role ADMIN); the merchant gets the event appeal.message',
       description: 'file_ids must be operator uploads (POST /api/v1/p2p/admin/files); the merchant can then download them.',
@@ -110,6 +114,7 @@ export const appealRoutes = [
     {
       method: 'post',
       path: '/appeals/{appeal_id}/resolve',
+      operationId: 'adminResolveAppeal',
       auth: 'operator',
       summary: 'Resolve: SATISFIED → RESOLVED_MERCHANT, REJECTED → RESOLVED_TRADER (contract 4)',
       description:
@@ -139,6 +144,7 @@ export const appealP2pRoutes = [
     {
       method: 'post',
       path: '/appeals/{appeal_id}/settlement',
+      operationId: 'settleAppeal',
       auth: 'operator',
       summary: 'Settle an EXPIRED deal under appeal: a new PayIn deal, created and COMPLETED in one action (spec 4.1.4)',
       description:

@@ -8,19 +8,20 @@ import { changePayinAmount, completePayinByOperator, confirmPayin, presentForOpe
 
 const tags = ['Operator: deals'];
 
-const payoutAction = (action: string, summary: string, run: (deps: AppDeps, dealId: string) => Promise<DealRow>) =>
+const payoutAction = (action: string, operationId: string, summary: string, run: (deps: AppDeps, dealId: string) => Promise<DealRow>) =>
   defineRoute(
-    { method: 'post', path: `/deals/{deal_id}/payout/${action}`, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404] },
+    { method: 'post', path: `/deals/{deal_id}/payout/${action}`, operationId, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404] },
     async ({ params }, deps) => ({ deal: presentForOperator(deps, await run(deps, params.deal_id)) }),
   );
 
 export const dealRoutes = [
-  payoutAction('start', 'The trader starts the transfer: MATCHED → PROCESSING', startPayout),
-  payoutAction('complete', 'The transfer succeeded: PROCESSING → COMPLETED (hold debited)', completePayout),
+  payoutAction('start', 'adminStartPayout', 'The trader starts the transfer: MATCHED → PROCESSING', startPayout),
+  payoutAction('complete', 'adminCompletePayout', 'The transfer succeeded: PROCESSING → COMPLETED (hold debited)', completePayout),
   defineRoute(
     {
       method: 'post',
       path: '/deals/{deal_id}/payout/reject',
+      operationId: 'adminRejectPayout',
       auth: 'operator',
       summary: 'The transfer was rejected: PROCESSING → FAILED (hold returned)',
       tags,
@@ -35,6 +36,7 @@ export const dealRoutes = [
     {
       method: 'post',
       path: '/deals/{deal_id}/payout/assign',
+      operationId: 'adminAssignPayout',
       auth: 'operator',
       summary: 'Manual assignment (admin override): UNASSIGNED or MATCHED → MATCHED to the given requisite — addition to contract 4',
       tags,
@@ -49,6 +51,7 @@ export const dealRoutes = [
     {
       method: 'post',
       path: '/deals/{deal_id}/reconciliation',
+      operationId: 'adminReconcileDeal',
       auth: 'operator',
       summary: 'Report the amount actually received: sets received_amount and amount_match_status (full, partial, overpaid)',
       tags,
@@ -63,6 +66,7 @@ export const dealRoutes = [
     {
       method: 'post',
       path: '/deals/{deal_id}/confirm',
+      operationId: 'adminConfirmDeal',
       auth: 'operator',
       summary: 'The trader confirmed receipt: PAYMENT_VERIFIED, then COMPLETED unless reconciliation was partial or overpaid',
       tags,
@@ -76,6 +80,7 @@ export const dealRoutes = [
     {
       method: 'post',
       path: '/deals/{deal_id}/complete',
+      operationId: 'adminCompleteDeal',
       auth: 'operator',
       summary: 'Complete a PAYMENT_VERIFIED deal whose autocompletion was blocked',
       tags,
@@ -93,6 +98,7 @@ export const dealP2pRoutes = [
     {
       method: 'post',
       path: '/deals/{deal_id}/amount',
+      operationId: 'changeDealAmount',
       auth: 'operator',
       summary: 'Operator amount change (spec 4.1.3): amount_version + 1, escrow recreated, audit row, deal.amount_changed',
       description:

@@ -10,6 +10,7 @@ export const depositRoutes = [
     {
       method: 'post',
       path: '/deposits',
+      operationId: 'adminCreateDeposit',
       auth: 'operator',
       summary: 'Record a confirmed TRC-20 deposit and credit available (idempotent by tx_hash)',
       description: 'Stands in for the chain watcher. A repeat with the same tx_hash answers the first deposit with 200.',

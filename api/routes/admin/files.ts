@@ -2,6 +2,6 @@
 import { downloadRoute, uploadRoute } from '../files';
 
 export const fileRoutes = [
-  uploadRoute('/files', 'operator', 'Upload an evidence file as the arbiter (for admin appeal messages)'),
-  downloadRoute('/files/{file_id}', 'operator', 'Download any evidence file (arbiter)', 'Operators read every file; unknown ids are 404.'),
+  uploadRoute('/files', 'adminUploadFile', 'operator', 'Upload an evidence file as the arbiter (for admin appeal messages)'),
+  downloadRoute('/files/{file_id}', 'adminDownloadFile', 'operator', 'Download any evidence file (arbiter)', 'Operators read every file; unknown ids are 404.'),
 ];

@@ -22,9 +22,9 @@ const operatorMerchantResponse = z
   })
   .openapi('OperatorMerchant');
 
-const killSwitch = (path: string, summary: string) =>
+const killSwitch = (path: string, operationId: string, summary: string) =>
   defineRoute(
-    { method: 'post', path, auth: 'operator', summary, tags, params: merchantParams, response: killSwitchResponse, errors: [404] },
+    { method: 'post', path, operationId, auth: 'operator', summary, tags, params: merchantParams, response: killSwitchResponse, errors: [404] },
     ({ params }, deps) => toggleKillSwitch(deps, params.merchant_id),
   );
 
@@ -33,6 +33,7 @@ export const merchantRoutes = [
     {
       method: 'post',
       path: '/merchants',
+      operationId: 'adminCreateMerchant',
       auth: 'operator',
       summary: 'Create a merchant with a provisioned USDT wallet (contract 3)',
       tags,
@@ -53,11 +54,12 @@ export const merchantRoutes = [
       return { merchant: presentMerchant(row) };
     },
   ),
-  killSwitch('/merchants/{merchant_id}/kill-switch', 'Toggle the kill-switch of a merchant (admin alias)'),
+  killSwitch('/merchants/{merchant_id}/kill-switch', 'adminToggleKillSwitch', 'Toggle the kill-switch of a merchant (admin alias)'),
   defineRoute(
     {
       method: 'patch',
       path: '/merchants/{merchant_id}',
+      operationId: 'adminUpdateMerchant',
       auth: 'operator',
       summary: 'Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries (contract 3)',
       description: 'The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.',
@@ -73,11 +75,12 @@ export const merchantRoutes = [
 
 /** The kill-switch at its spec paths directly under /api/v1/p2p. */
 export const merchantP2pRoutes = [
-  killSwitch('/merchants/{merchant_id}/kill-switch', 'Toggle the kill-switch of a merchant'),
+  killSwitch('/merchants/{merchant_id}/kill-switch', 'toggleKillSwitch', 'Toggle the kill-switch of a merchant'),
   defineRoute(
     {
       method: 'post',
       path: '/merchant/{merchant_id}/enable',
+      operationId: 'enableMerchant',
       auth: 'operator',
       summary: 'Clear the kill-switch (nullifies disabled_at)',
       tags,
@@ -97,6 +100,7 @@ export const merchantP2pRoutes = [
       {
         method: 'post',
         path: `/merchant/{merchant_id}/${action}`,
+        operationId: action === 'disable' ? 'disableMerchant' : 'activateMerchant',
         auth: 'operator',
         summary: `Turn the kill-switch on (${action}): sets disabled_at; later merchant requests get 403`,
         description: 'Not shown by the spec; answers the kill-switch result. Optional body { reason } is shown as kill_switch_reason.',

@@ -10,6 +10,7 @@ export const rateRoutes = [
     {
       method: 'put',
       path: '/rates/{currency}',
+      operationId: 'adminSetRate',
       auth: 'operator',
       summary: 'Set the BUY and SELL rate of a fiat currency (micro-units of fiat per 1 USDT)',
       tags,

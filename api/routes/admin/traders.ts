@@ -10,6 +10,7 @@ export const traderRoutes = [
     {
       method: 'post',
       path: '/traders',
+      operationId: 'adminCreateTrader',
       auth: 'operator',
       summary: 'Create a trader with a USDT liquidity wallet',
       tags,
@@ -23,6 +24,7 @@ export const traderRoutes = [
     {
       method: 'post',
       path: '/traders/{trader_id}/deposits',
+      operationId: 'adminCreateTraderDeposit',
       auth: 'operator',
       summary: "Top up a trader's USDT liquidity (idempotent by tx_hash) — addition to contract 3",
       description:
@@ -45,6 +47,7 @@ export const traderRoutes = [
     {
       method: 'post',
       path: '/traders/{trader_id}/requisites',
+      operationId: 'adminCreateRequisite',
       auth: 'operator',
       summary: 'Add a requisite (card, phone or IBAN) to a trader',
       tags,

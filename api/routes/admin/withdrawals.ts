@@ -11,6 +11,7 @@ export const withdrawalRoutes = [
     {
       method: 'get',
       path: '/withdrawals',
+      operationId: 'adminListWithdrawals',
       auth: 'operator',
       summary: 'The withdrawal queue: all withdrawals newest first, filtered by status (e.g. PENDING_MANUAL) and merchant_id',
       tags,
@@ -23,6 +24,7 @@ export const withdrawalRoutes = [
     {
       method: 'post',
       path: '/withdrawals/{withdrawal_id}/approve',
+      operationId: 'adminApproveWithdrawal',
       auth: 'operator',
       summary: 'Approve a PENDING_MANUAL withdrawal: APPROVED, broadcast, COMPLETED',
       description:
@@ -39,6 +41,7 @@ export const withdrawalRoutes = [
     {
       method: 'post',
       path: '/withdrawals/{withdrawal_id}/cancel',
+      operationId: 'adminCancelWithdrawal',
       auth: 'operator',
       summary: 'Cancel a PENDING_MANUAL withdrawal: CANCELLED, hold returned, event p2p.finance.withdrawal_failed',
       description: 'Optional body { reason }. Once approved a withdrawal can no longer be cancelled (400 FAILED_PRECONDITION); unknown ids 404.',

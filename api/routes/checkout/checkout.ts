@@ -11,6 +11,7 @@ export const checkoutRoutes = [
     {
       method: 'get',
       path: '/{hash}',
+      operationId: 'getCheckout',
       auth: 'public',
       summary: 'CheckoutView of the payment page (the object itself, no wrapper); unknown hash 404',
       tags,
@@ -24,6 +25,7 @@ export const checkoutRoutes = [
     {
       method: 'post',
       path: '/{hash}/cancel',
+      operationId: 'cancelCheckout',
       auth: 'public',
       summary: 'The payer cancels: CANCELLED (holds released); 409 for a terminal deal, 200 again on CANCELLED',
       tags,
@@ -37,6 +39,7 @@ export const checkoutRoutes = [
     {
       method: 'post',
       path: '/{hash}/notify-payment',
+      operationId: 'notifyPayment',
       auth: 'public',
       summary: "The payer pressed 'I paid': ESCROW_LOCKED → PAYMENT_NOTIFIED; a repeat is 400 FAILED_PRECONDITION",
       tags,

@@ -12,6 +12,7 @@ export const pageRoutes = [
     {
       method: 'get',
       path: '/{hash}',
+      operationId: 'getPaymentPage',
       auth: 'public',
       summary: 'The hosted payment page (HTML) behind payment_url',
       tags,
@@ -34,7 +35,7 @@ export const pageRoutes = [
     },
   ),
   defineRoute(
-    { method: 'get', path: '/assets/checkout.js', auth: 'public', summary: 'Script of the payment page', tags, responseContentType: 'application/javascript' },
+    { method: 'get', path: '/assets/checkout.js', operationId: 'getPaymentPageScript', auth: 'public', summary: 'Script of the payment page', tags, responseContentType: 'application/javascript' },
     (_input, _deps, ctx) => {
       ctx.type = 'application/javascript';
       ctx.set('Cache-Control', 'public, max-age=300');

@@ -1,5 +1,6 @@
 /** The merchant's key pair (spec 5.1): issued by an operator, rotated by the merchant. */
 import { defineRoute } from '../../route';
+import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { keyPairResponse, merchantIdBody } from '../../schemas/merchant';
 import { replaceMerchantKeys } from '../../services/merchants';
@@ -9,6 +10,7 @@ export const apiKeyRoutes = [
     {
       method: 'post',
       path: '/api-keys',
+      operationId: 'issueApiKeys',
       auth: 'operator',
       summary: 'Issue a key pair for a merchant (operator only)',
       description:
@@ -26,6 +28,8 @@ export const apiKeyRoutes = [
     {
       method: 'post',
       path: '/api-keys/rotate',
+      operationId: 'rotateApiKeys',
+      example: EXAMPLES.rotateApiKeys,
       auth: 'cabinet_or_hmac',
       summary: 'Rotate the key pair: the new pair is valid at once; the old pair keeps working as a whole pair for the grace window',
       description:

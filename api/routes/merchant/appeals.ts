@@ -1,5 +1,6 @@
 /** Merchant appeals (spec 4.5, contract 7): single objects under `data`, unlike the deal endpoints. */
 import { defineRoute } from '../../route';
+import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf, type Identity } from '../../auth/authenticate';
 import {
   appealListResponse,
@@ -25,6 +26,8 @@ export const appealRoutes = [
     {
       method: 'post',
       path: '/appeals',
+      operationId: 'createAppeal',
+      example: EXAMPLES.createAppeal,
       auth: 'cabinet_or_hmac',
       summary: 'Open an appeal (dispute) on a PayIn deal, with optional evidence files',
       description:
@@ -45,6 +48,8 @@ export const appealRoutes = [
     {
       method: 'get',
       path: '/appeals',
+      operationId: 'listAppeals',
+      example: EXAMPLES.listAppeals,
       auth: 'cabinet_or_hmac',
       summary: "The caller's appeals, newest first, keyset-paginated",
       description: 'page_size default 20, values above 100 are clamped to 100. A malformed or foreign page_token is 400 `invalid page_token`.',
@@ -62,6 +67,8 @@ export const appealRoutes = [
     {
       method: 'get',
       path: '/appeals/{appeal_id}',
+      operationId: 'getAppeal',
+      example: EXAMPLES.getAppeal,
       auth: 'cabinet_or_hmac',
       summary: 'One appeal of the caller, with resolution_note; foreign or unknown ids are 404',
       tags,
@@ -75,6 +82,8 @@ export const appealRoutes = [
     {
       method: 'post',
       path: '/appeals/{appeal_id}/messages',
+      operationId: 'createAppealMessage',
+      example: EXAMPLES.createAppealMessage,
       auth: 'cabinet_or_hmac',
       summary: 'Write to the arbiter (sender_role MERCHANT); answers { data: message }',
       description:
@@ -96,6 +105,8 @@ export const appealRoutes = [
     {
       method: 'get',
       path: '/appeals/{appeal_id}/messages',
+      operationId: 'listAppealMessages',
+      example: EXAMPLES.listAppealMessages,
       auth: 'cabinet_or_hmac',
       summary: 'The conversation, oldest first (sender_role MERCHANT or ADMIN)',
       tags,

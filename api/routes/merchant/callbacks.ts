@@ -1,6 +1,7 @@
 /** The merchant's webhook deliveries (spec 4.7): the history and the manual retry. */
 import { z } from 'zod';
 import { defineRoute } from '../../route';
+import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { timestamp, uuid } from '../../schemas/common';
 import { listCallbacks, retryCallback } from '../../services/callbacks';
@@ -31,11 +32,13 @@ const listQuery = z.object({
   page_token: z.string().optional(),
 });
 
-const list = (path: string) =>
+const list = (path: string, operationId: string) =>
   defineRoute(
     {
       method: 'get',
       path,
+      operationId,
+      example: EXAMPLES.listCallbacks,
       auth: 'hmac',
       summary: 'Webhook delivery history, newest first',
       tags,
@@ -46,11 +49,13 @@ const list = (path: string) =>
   );
 
 export const callbackRoutes = [
-  list('/callbacks'),
+  list('/callbacks', 'listCallbacks'),
   defineRoute(
     {
       method: 'post',
       path: '/callbacks/{callback_id}/retry',
+      operationId: 'retryCallback',
+      example: EXAMPLES.retryCallback,
       auth: 'hmac',
       summary: 'Retry a delivery in ERROR or RETRY now (one attempt); at most once per CALLBACK_RETRY_COOLDOWN_SECONDS',
       description:
@@ -67,4 +72,4 @@ export const callbackRoutes = [
 ];
 
 /** The history's older path, directly under /api/v1/p2p. */
-export const callbackMirrors = [list('/callbacks')];
+export const callbackMirrors = [list('/callbacks', 'listCallbacksLegacy')];

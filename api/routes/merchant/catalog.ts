@@ -1,6 +1,7 @@
 /** The tenant's catalogs as the merchant sees them (spec 4.4): payment methods, banks, currencies. */
 import { z } from 'zod';
 import { defineRoute } from '../../route';
+import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { listBanks, listCurrencies, listPaymentMethods } from '../../services/catalog';
 
@@ -28,6 +29,8 @@ export const catalogRoutes = [
     {
       method: 'get',
       path: '/payment-methods',
+      operationId: 'listPaymentMethods',
+      example: EXAMPLES.listPaymentMethods,
       auth: 'cabinet_or_hmac',
       summary: 'ACTIVE payment methods of the tenant; id or slug is accepted by PayIn and PayOut create',
       tags,
@@ -42,6 +45,8 @@ export const catalogRoutes = [
     {
       method: 'get',
       path: '/banks',
+      operationId: 'listBanks',
+      example: EXAMPLES.listBanks,
       auth: 'cabinet_or_hmac',
       summary: 'ACTIVE banks, optionally by country (ISO 3166-1 alpha-2) and currency (ISO 4217)',
       tags,
@@ -61,6 +66,8 @@ export const catalogRoutes = [
     {
       method: 'get',
       path: '/currencies',
+      operationId: 'listCurrencies',
+      example: EXAMPLES.listCurrencies,
       auth: 'cabinet_or_hmac',
       summary: 'ACTIVE currencies of the tenant',
       tags,

@@ -1,16 +1,18 @@
 /** The merchant's deal listing (spec 4.1): keyset pages, the CSV export, the daily turnover. */
 import { defineRoute } from '../../route';
+import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { dealFilterQuery, listDealsQuery, listDealsResponse, turnoverQuery, turnoverResponse } from '../../schemas/listing';
 import { exportMerchantDeals, listMerchantDeals, merchantTurnover } from '../../services/deal-listing';
 
 const tags = ['Deals'];
 
-const exportRoute = (path: string, deprecated: boolean) =>
+const exportRoute = (path: string, operationId: string, deprecated: boolean) =>
   defineRoute(
     {
       method: 'get',
       path,
+      operationId,
       auth: 'hmac',
       summary: `${deprecated ? '(Deprecated mirror) ' : ''}CSV export of the deals, with the listing's filters (Accept: text/csv)`,
       description:
@@ -36,6 +38,8 @@ export const dealListingRoutes = [
     {
       method: 'get',
       path: '/deals',
+      operationId: 'listDeals',
+      example: EXAMPLES.listDeals,
       auth: 'hmac',
       summary: 'PayIn and PayOut deals, newest first, keyset-paginated',
       description: 'A malformed or tampered page_token is 400 `invalid page_token`. Unknown deal_type or statuses give an empty page.',
@@ -45,11 +49,13 @@ export const dealListingRoutes = [
     },
     ({ identity, query }, deps) => listMerchantDeals(deps, merchantOf(identity).merchantId, query),
   ),
-  exportRoute('/deals/export', false),
+  exportRoute('/deals/export', 'exportDeals', false),
   defineRoute(
     {
       method: 'get',
       path: '/deals/turnover',
+      operationId: 'getTurnover',
+      example: EXAMPLES.getTurnover,
       auth: 'hmac',
       summary: 'Daily UTC turnover per deal type and currency; the window is at most 92 days',
       tags,
@@ -61,4 +67,4 @@ export const dealListingRoutes = [
 ];
 
 /** The export's older path, directly under /api/v1/p2p (answers Deprecation: true). */
-export const dealListingMirrors = [exportRoute('/deals/export', true)];
+export const dealListingMirrors = [exportRoute('/deals/export', 'exportDealsLegacy', true)];

@@ -1,5 +1,6 @@
 /** The merchant's deals (spec 4.1): PayIn and PayOut create, one deal, cancel. */
 import { defineRoute } from '../../route';
+import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { cancelBody, createPayinBody, createPayoutBody, dealParams, dealResponse, payoutResponse } from '../../schemas/deals';
 import { cancelMerchantPayin, createPayin, getMerchantDeal, present } from '../../services/payins';
@@ -12,6 +13,8 @@ export const dealRoutes = [
     {
       method: 'post',
       path: '/deals/payin',
+      operationId: 'createPayin',
+      example: EXAMPLES.createPayin,
       auth: 'hmac',
       summary: 'Create a PayIn: matched to a trader and escrow-locked synchronously (status ESCROW_LOCKED)',
       description:
@@ -29,6 +32,8 @@ export const dealRoutes = [
     {
       method: 'post',
       path: '/deals/payout',
+      operationId: 'createPayout',
+      example: EXAMPLES.createPayout,
       auth: 'hmac',
       summary: "Create a PayOut: the merchant's USDT hold (SELL rate + payout fee) is placed at once; MATCHED or UNASSIGNED",
       description:
@@ -48,6 +53,8 @@ export const dealRoutes = [
     {
       method: 'get',
       path: '/deals/{deal_id}',
+      operationId: 'getDeal',
+      example: EXAMPLES.getDeal,
       auth: 'hmac',
       summary: 'One deal of the caller (PayIn or PayOut); foreign or unknown ids are 404',
       tags,
@@ -61,6 +68,8 @@ export const dealRoutes = [
     {
       method: 'post',
       path: '/deals/{deal_id}/cancel',
+      operationId: 'cancelDeal',
+      example: EXAMPLES.cancelDeal,
       auth: 'hmac',
       summary: 'Cancel a PayIn before payment confirmation; a repeat on CANCELLED answers 200',
       description: 'PayOut, foreign and unknown ids are 404. From PAYMENT_VERIFIED on (and from terminal states) 400.',

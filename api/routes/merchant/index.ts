@@ -9,6 +9,7 @@ import { callbackMirrors, callbackRoutes } from './callbacks';
 import { catalogRoutes } from './catalog';
 import { dealListingMirrors, dealListingRoutes } from './deal-listing';
 import { dealRoutes } from './deals';
+import { eventRoutes } from './events';
 import { fileRoutes } from './files';
 import { passRoutes } from './passes';
 import { walletRoutes } from './wallet';
@@ -20,6 +21,7 @@ export const merchantGroup = routeGroup('/api/v1/p2p/merchant', [
   ...dealListingRoutes,
   ...dealRoutes,
   ...callbackRoutes,
+  ...eventRoutes,
   ...walletRoutes,
   ...withdrawalRoutes,
   ...fileRoutes,

@@ -1,5 +1,6 @@
 /** Whitelist passes (spec 4.6). */
 import { defineRoute } from '../../route';
+import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { createPassBody, listPassesQuery, passListResponse, passResponse } from '../../schemas/passes';
 import { createPass, listMerchantPasses, presentPass } from '../../services/passes';
@@ -11,6 +12,8 @@ export const passRoutes = [
     {
       method: 'post',
       path: '/passes',
+      operationId: 'createPass',
+      example: EXAMPLES.createPass,
       auth: 'cabinet_or_hmac',
       summary: 'Create a whitelist pass: status ACTIVE until expires_at (PASS_TTL_SECONDS), single use',
       singleUse: 'route',
@@ -36,6 +39,8 @@ export const passRoutes = [
     {
       method: 'get',
       path: '/passes',
+      operationId: 'listPasses',
+      example: EXAMPLES.listPasses,
       auth: 'cabinet_or_hmac',
       summary: "The caller's passes, newest first, keyset-paginated; optional status filter",
       tags,

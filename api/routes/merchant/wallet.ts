@@ -1,5 +1,6 @@
 /** The merchant's USDT wallet (spec 4.2): the balance, the TRC-20 deposit address and the deposits to it. */
 import { defineRoute } from '../../route';
+import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { balanceResponse, depositAddressResponse, depositListResponse, pageQuery } from '../../schemas/wallet';
 import { getDepositAddress, listDeposits, merchantWallets, rotateDepositAddress } from '../../services/wallet';
@@ -11,6 +12,8 @@ export const walletRoutes = [
     {
       method: 'get',
       path: '/balance',
+      operationId: 'getBalance',
+      example: EXAMPLES.getBalance,
       auth: 'hmac',
       summary: 'Provisioned wallets with available, frozen, total (available + frozen) and pending_credits',
       tags: ['Balance'],
@@ -34,6 +37,7 @@ export const walletRoutes = [
     {
       method: 'get',
       path: '/wallet/deposit-address',
+      operationId: 'getDepositAddress',
       auth: 'hmac',
       summary: 'The current TRC-20 deposit address (404 until one was generated)',
       tags,
@@ -46,6 +50,7 @@ export const walletRoutes = [
     {
       method: 'post',
       path: '/wallet/deposit-address',
+      operationId: 'rotateDepositAddress',
       auth: 'hmac',
       summary: 'Generate (first call) or rotate the TRC-20 deposit address',
       description:
@@ -63,6 +68,7 @@ export const walletRoutes = [
     {
       method: 'get',
       path: '/wallet/deposits',
+      operationId: 'listDeposits',
       auth: 'hmac',
       summary: 'TRC-20 deposits, newest first, keyset-paginated (PENDING: seen, not credited; CONFIRMED: credited)',
       tags,

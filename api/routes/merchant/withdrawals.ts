@@ -12,6 +12,7 @@ export const withdrawalRoutes = [
     {
       method: 'get',
       path: '/wallet/withdraw-fee',
+      operationId: 'getWithdrawFee',
       auth: 'hmac',
       summary: 'Quote a withdrawal: fee and net for an amount in USDT cents',
       description:
@@ -30,6 +31,7 @@ export const withdrawalRoutes = [
     {
       method: 'post',
       path: '/wallet/withdraw',
+      operationId: 'createWithdrawal',
       auth: 'hmac',
       summary: 'Withdraw USDT to a TRON address: COMPLETED (auto-processed) or PENDING_MANUAL (operator queue)',
       description:
@@ -48,6 +50,7 @@ export const withdrawalRoutes = [
     {
       method: 'get',
       path: '/wallet/withdrawals',
+      operationId: 'listWithdrawals',
       auth: 'hmac',
       summary: 'Withdrawal history, newest first, one row per withdrawal (queue and sent ones alike)',
       tags,
@@ -60,6 +63,7 @@ export const withdrawalRoutes = [
     {
       method: 'get',
       path: '/wallet/withdrawals/{withdrawal_id}',
+      operationId: 'getWithdrawal',
       auth: 'hmac',
       summary: 'One withdrawal of the caller (foreign or unknown ids are 404) — addition to spec 4.2',
       tags,

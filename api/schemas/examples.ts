@@ -1,0 +1,188 @@
+/**
+ * Request and answer examples of the merchant API's operations, by operationId: shown in the
+ * OpenAPI document beside the schemas (defineRoute's `example`), checked against those schemas
+ * by `npm run lint:openapi` (Redocly's no-invalid-media-type-examples), and what the SDK's
+ * README and the quickstart show. One deal and one of each object, so the examples tell one story.
+ */
+const DEAL_ID = '5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f';
+const AT = '2026-11-22T10:00:00.000Z';
+const LATER = '2026-11-22T10:04:12.345Z';
+const APPEAL_ID = 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f';
+const FILE_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+const TOKEN = 'eyJjcmVhdGVkQXQiOiIyMDI2LTExLTIyVDEwOjAwOjAwLjAwMDAwMFoiLCJpZCI6IjViMGM4ZjdlIn0.5kQm2vX0cT9rLw1pYb3n8A';
+
+/** A PayIn as POST /deals/payin answers it (ESCROW_LOCKED). */
+export const EXAMPLE_DEAL = {
+  deal_id: DEAL_ID,
+  status: 'ESCROW_LOCKED',
+  amount: '150000',
+  currency: 'RUB',
+  created_at: AT,
+  client_id: 'customer-42',
+  deal_type: 'PAYIN',
+  updated_at: AT,
+  payment_url: 'https://pay.example.com/pay/3f9a0c1e5b7d2a4c6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d',
+  target_requisite: '',
+  received_amount: '0',
+  amount_match_status: '',
+} as const;
+
+/** A PayOut as the listing shows it (MerchantDealInfo). */
+const PAYOUT_INFO = {
+  deal_id: '2e4f6a8c-0b1d-5e3f-8a5c-7e9b1d3f5a7c',
+  status: 'MATCHED',
+  amount: '50000',
+  currency: 'RUB',
+  created_at: AT,
+  client_id: '',
+  deal_type: 'PAYOUT',
+  updated_at: AT,
+  payment_url: '',
+  target_requisite: '4111111111111111',
+  received_amount: '0',
+  amount_match_status: '',
+};
+
+/** A PayOut as POST /deals/payout answers it: the requisite details and name echoed. */
+const PAYOUT = { ...PAYOUT_INFO, requisite_details: {}, target_name: 'Ivan Petrov' };
+
+const DELIVERY = {
+  callback_id: '8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69',
+  deal_id: DEAL_ID,
+  event_id: '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60',
+  event_type: 'deal.escrow_locked',
+  url: 'https://shop.example.com/webhooks/gateway',
+  status: 'SUCCESS',
+  attempts: 1,
+  http_status: 200,
+  response_body: 'ok',
+  created_at: AT,
+  updated_at: AT,
+};
+
+const APPEAL = {
+  appeal_id: APPEAL_ID,
+  deal_id: DEAL_ID,
+  status: 'OPEN',
+  reason: 'The payer sent the money at 10:02 but the deal did not complete.',
+  file_ids: [FILE_ID],
+  resolution_note: '',
+  created_at: LATER,
+  updated_at: LATER,
+  resolved_at: '',
+};
+
+const MESSAGE = {
+  message_id: '4d5e6f70-8192-4a3b-9c4d-5e6f708192a3',
+  appeal_id: APPEAL_ID,
+  sender_role: 'MERCHANT',
+  body: 'The bank statement is attached.',
+  file_ids: [FILE_ID],
+  created_at: LATER,
+};
+
+const PASS = {
+  pass_id: '6c5b4a39-2817-4f6e-8d5c-4b3a29180f7e',
+  tenant_id: '00000000-0000-4000-8000-000000000001',
+  merchant_id: '1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9',
+  provider_id: '',
+  amount: '150000',
+  currency_id: '',
+  payment_method_id: '',
+  requisite_type: 'BANK_CARD',
+  status: 'ACTIVE',
+  expires_at: '2026-11-22T11:00:00.000Z',
+  used_deal_id: '',
+  created_at: AT,
+};
+
+export const EXAMPLES = {
+  createPayin: {
+    request: {
+      idempotency_key: 'order-1001',
+      amount: 150000,
+      currency: 'RUB',
+      payment_method_id: 'card-rub',
+      client_id: 'customer-42',
+      description: 'Order 1001',
+    },
+    response: { deal: EXAMPLE_DEAL },
+  },
+  createPayout: {
+    request: {
+      idempotency_key: 'payout-2001',
+      amount: 50000,
+      currency: 'RUB',
+      wallet_id: '3a4b5c6d-7e8f-4091-a2b3-c4d5e6f70819',
+      target_requisite: '4111111111111111',
+      target_name: 'Ivan Petrov',
+      payment_method: 'card-rub',
+    },
+    response: { deal: PAYOUT },
+  },
+  getDeal: { response: { deal: EXAMPLE_DEAL } },
+  cancelDeal: {
+    request: { reason: 'the customer cancelled the order' },
+    response: { deal: { ...EXAMPLE_DEAL, status: 'CANCELLED', updated_at: LATER } },
+  },
+  listDeals: { response: { data: [EXAMPLE_DEAL, PAYOUT_INFO], next_page_token: TOKEN } },
+  getTurnover: {
+    response: {
+      data: [
+        { date: '2026-11-21', deal_type: 'PAYIN', currency: 'RUB', count: 12, amount: '1830000' },
+        { date: '2026-11-22', deal_type: 'PAYOUT', currency: 'RUB', count: 3, amount: '150000' },
+      ],
+      next_page_token: '',
+    },
+  },
+  listCallbacks: { response: { data: [DELIVERY], next_page_token: '' } },
+  retryCallback: { response: { ...DELIVERY, status: 'ERROR', attempts: 5, http_status: 503, response_body: 'maintenance' } },
+  rotateApiKeys: {
+    response: {
+      token: '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0',
+      secret: 'whsec_MfKQ9r7uJ2lHqg0vY3xWc1Zp5oTnR8sE4bAiDkLmNjU=',
+    },
+  },
+  listPaymentMethods: {
+    response: {
+      data: [
+        { id: '7b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9', slug: 'card-rub', name: 'Bank card (RUB)', requisite_types: ['BANK_CARD'], currency_code: 'RUB', status: 'ACTIVE' },
+        { id: '8c2d3e4f-5061-4728-93a4-b5c6d7e8f90a', slug: 'sbp-rub', name: 'SBP (RUB)', requisite_types: ['SBP'], currency_code: 'RUB', status: 'ACTIVE' },
+      ],
+    },
+  },
+  listBanks: {
+    response: { data: [{ bank_name: 'sberbank', display_name: 'Sberbank', country: 'RU', methods: ['BANK_CARD', 'SBP'] }] },
+  },
+  listCurrencies: {
+    response: { data: [{ id: '9d3e4f50-6172-4839-a4b5-c6d7e8f90a1b', code: 'RUB', name: 'Russian ruble' }] },
+  },
+  getBalance: {
+    response: {
+      wallets: [
+        { wallet_id: '3a4b5c6d-7e8f-4091-a2b3-c4d5e6f70819', currency: 'USDT', available: '1250000', frozen: '61000', total: '1311000', pending_credits: '16200' },
+      ],
+    },
+  },
+  uploadFile: {
+    response: {
+      file: {
+        file_id: FILE_ID,
+        content_type: 'application/pdf',
+        size: '48213',
+        sha256: 'a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5',
+        created_at: LATER,
+      },
+    },
+  },
+  createAppeal: {
+    request: { deal_id: DEAL_ID, reason: 'The payer sent the money at 10:02 but the deal did not complete.', file_ids: [FILE_ID] },
+    response: { data: APPEAL },
+  },
+  listAppeals: { response: { data: [APPEAL], next_page_token: '' } },
+  getAppeal: { response: { data: APPEAL } },
+  createAppealMessage: { request: { body: 'The bank statement is attached.', file_ids: [FILE_ID] }, response: { data: MESSAGE } },
+  listAppealMessages: { response: { data: { messages: [MESSAGE] } } },
+  createPass: { request: { amount: 150000, requisite_type: 'BANK_CARD' }, response: { pass: PASS } },
+  listPasses: { response: { data: [PASS], next_page_token: '' } },
+} satisfies Record<string, { request?: unknown; response?: unknown }>;

@@ -1,0 +1,41 @@
+/**
+ * @merchant-gateway/sdk — the Merchant Payment Gateway API V2 for TypeScript: a typed client
+ * generated from the gateway's OpenAPI document, request signing (v1 and the request-bound v2),
+ * retries, pagination, typed errors and webhook verification. See README.md.
+ */
+export { GatewayClient, stringifyJson } from './client.js';
+export type {
+  Appeal,
+  Balance,
+  CallbackDelivery,
+  CreatePayinRequest,
+  CreatePayoutRequest,
+  Deal,
+  GatewayClientOptions,
+  KeyPair,
+  Pass,
+  PayoutDeal,
+  Withdrawal,
+  WithOptionalKey,
+} from './client.js';
+export {
+  ApiError,
+  AuthenticationError,
+  ConflictError,
+  GatewayError,
+  InvalidRequestError,
+  NetworkError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServerError,
+} from './errors.js';
+export type { FieldError, Problem } from './errors.js';
+export { EventFeed, paginate } from './pagination.js';
+export type { Page } from './pagination.js';
+export { DEFAULT_RETRY } from './retry.js';
+export type { RetryOptions } from './retry.js';
+export { signatureHeaders, v1Signature, v2Signature } from './signing.js';
+export { standardWebhooksKey, verifyWebhook, WebhookVerificationError } from './webhooks.js';
+export type { HeaderBag, VerifyOptions, WebhookEvent } from './webhooks.js';
+export type { components, operations, paths, webhooks } from './generated/openapi.js';

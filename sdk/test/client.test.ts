@@ -1,0 +1,257 @@
+/**
+ * The SDK's client against a real local HTTP server that plays the gateway: signing on every
+ * attempt, the retry policy (what is retried, how long it waits, Retry-After), typed errors from
+ * problem+json, and pagination.
+ */
+import test from 'ava';
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  GatewayClient,
+  InvalidRequestError,
+  NetworkError,
+  RateLimitError,
+  ServerError,
+  stringifyJson,
+  type GatewayClientOptions,
+} from '../src/index.js';
+import { backoffMs, DEFAULT_RETRY, isIdempotent, retryAfterMs } from '../src/retry.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A local server answering each request with `answer(index, request)`; it records what it got. */
+async function gateway(answer: (i: number, req: Seen, res: ServerResponse) => void) {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const r = { method: req.method!, url: req.url!, headers: req.headers, body };
+      seen.push(r);
+      answer(seen.length - 1, r, res);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl,
+    seen,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const TOKEN = 'a'.repeat(64);
+const SECRET = 'whsec_MfKQ9r7uJ2lHqg0vY3xWc1Zp5oTnR8sE4bAiDkLmNjU=';
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  res.writeHead(status, { 'Content-Type': status >= 400 ? 'application/problem+json' : 'application/json', ...headers }).end(JSON.stringify(body));
+const problem = (status: number, title: string, code: number, message: string, errors?: unknown[]) => ({
+  type: 'about:blank',
+  title,
+  status,
+  detail: JSON.stringify({ code, message, details: [] }),
+  instance: '/x',
+  ...(errors ? { errors } : {}),
+});
+const DEAL = { deal_id: '5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f', status: 'ESCROW_LOCKED' };
+
+function client(baseUrl: string, sleeps: number[], extra: Partial<GatewayClientOptions> = {}) {
+  return new GatewayClient({ baseUrl, token: TOKEN, secret: SECRET, sleep: async (ms) => void sleeps.push(ms), ...extra });
+}
+
+/** What the gateway checks (spec 5.1 and the request-bound v2), recomputed here independently. */
+function verifies(r: Seen): boolean {
+  const header = String(r.headers['x-signature']);
+  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
+  const t = parts.t!;
+  const v1 = createHmac('sha256', SECRET).update(`${t}.${r.body}`).digest('hex');
+  const v2 = createHmac('sha256', SECRET).update(`${t}.${r.method}.${r.url}.${r.body}`).digest('hex');
+  return r.headers['x-merchant-token'] === TOKEN && r.headers['x-timestamp'] === t && parts.v1 === v1 && parts.v2 === v2;
+}
+
+test('a GET answered 503 twice is retried with a fresh signature each time, then succeeds', async (t) => {
+  const g = await gateway((i, _r, res) => (i < 2 ? json(res, 503, problem(503, 'UNAVAILABLE', 14, 'busy')) : json(res, 200, { deal: DEAL })));
+  t.teardown(g.close);
+  const sleeps: number[] = [];
+  const deal = await client(g.baseUrl, sleeps).getDeal(DEAL.deal_id);
+  t.deepEqual(deal, DEAL);
+  t.is(g.seen.length, 3);
+  t.true(g.seen.every(verifies), 'every attempt carries a valid v1 and v2 over the request as sent');
+  t.is(new Set(g.seen.map((r) => r.headers['x-signature'])).size, 3, 'never the same signature twice');
+  t.is(sleeps.length, 2);
+});
+
+test('a PayIn create answered 500 is retried with the same body (the same idempotency key); a key is made when none is given', async (t) => {
+  const g = await gateway((i, _r, res) => (i === 0 ? json(res, 500, problem(500, 'INTERNAL', 13, 'internal error')) : json(res, 200, { deal: DEAL })));
+  t.teardown(g.close);
+  await client(g.baseUrl, []).createPayin({ amount: 150000, currency: 'RUB', payment_method_id: 'card-rub' });
+  t.is(g.seen.length, 2);
+  t.is(g.seen[0]!.body, g.seen[1]!.body);
+  const key = JSON.parse(g.seen[0]!.body).idempotency_key as string;
+  t.regex(key, /^[0-9a-f-]{36}$/);
+  t.not(g.seen[0]!.headers['x-signature'], g.seen[1]!.headers['x-signature']);
+  t.true(g.seen.every(verifies));
+});
+
+test('a POST that could act twice (a pass) is not retried after a 500; it is after 429 and 408, which say nothing was done', async (t) => {
+  const script: number[] = [500, 429, 201, 408, 201];
+  const g = await gateway((_i, _r, res) => {
+    const status = script.shift()!;
+    return status === 201 ? json(res, 201, { pass: { pass_id: 'p' } }) : json(res, status, problem(status, 'X', 13, 'failed'));
+  });
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, []);
+  const error = await t.throwsAsync(gw.createPass({ amount: 1 }), { instanceOf: ServerError });
+  t.is(error.status, 500);
+  t.is(g.seen.length, 1, 'sent once');
+  t.deepEqual(await gw.createPass({ amount: 1 }), { pass_id: 'p' });
+  t.is(g.seen.length, 3, '429, then again');
+  await gw.createPass({ amount: 1 });
+  t.is(g.seen.length, 5, '408, then again');
+});
+
+test('429 honours Retry-After; one beyond maxRetryAfterMs ends the retries with a RateLimitError', async (t) => {
+  let retryAfter = '2';
+  const g = await gateway((i, _r, res) =>
+    i === 0 || retryAfter === '3600'
+      ? json(res, 429, problem(429, 'RESOURCE_EXHAUSTED', 8, 'merchant rate limit exceeded (limit: 10/min)'), { 'Retry-After': retryAfter, 'X-Trace-Id': 'trace-429' })
+      : json(res, 200, { wallets: [] }),
+  );
+  t.teardown(g.close);
+  const sleeps: number[] = [];
+  const gw = client(g.baseUrl, sleeps);
+  await gw.getBalance();
+  t.true(sleeps[0]! >= 2000, `waited ${sleeps[0]} ms`);
+  retryAfter = '3600';
+  const error = await t.throwsAsync(gw.getBalance(), { instanceOf: RateLimitError });
+  t.is(error.retryAfterSeconds, 3600);
+  t.is(error.traceId, 'trace-429');
+  t.is(error.grpcCode, 8);
+});
+
+test('400 is final: a typed error with status, gRPC code, title, message, field errors and trace id', async (t) => {
+  const g = await gateway((_i, _r, res) =>
+    json(res, 400, problem(400, 'INVALID_ARGUMENT', 3, 'idempotency_key is required', [{ field: 'idempotency_key', message: 'idempotency_key is required', code: 'invalid_type' }]), { 'X-Trace-Id': 'trace-400' }),
+  );
+  t.teardown(g.close);
+  const error = await t.throwsAsync(client(g.baseUrl, []).getDeal(DEAL.deal_id), { instanceOf: InvalidRequestError });
+  t.is(g.seen.length, 1);
+  t.like(error, { status: 400, grpcCode: 3, code: 'INVALID_ARGUMENT', title: 'INVALID_ARGUMENT', message: 'idempotency_key is required', traceId: 'trace-400' });
+  t.deepEqual(error.fieldErrors, [{ field: 'idempotency_key', message: 'idempotency_key is required', code: 'invalid_type' }]);
+});
+
+test('network failures are retried for safe requests and end in a NetworkError', async (t) => {
+  const g = await gateway((_i, _r, res) => res.socket?.destroy());
+  t.teardown(g.close);
+  const sleeps: number[] = [];
+  await t.throwsAsync(client(g.baseUrl, sleeps).getDeal(DEAL.deal_id), { instanceOf: NetworkError });
+  t.is(g.seen.length, DEFAULT_RETRY.maxAttempts);
+  await t.throwsAsync(client(g.baseUrl, sleeps).createPass({ amount: 1 }), { instanceOf: NetworkError });
+  t.is(g.seen.length, DEFAULT_RETRY.maxAttempts + 1, 'an unsafe POST is sent once');
+  await t.throwsAsync(client(g.baseUrl, [], { retry: false }).getDeal(DEAL.deal_id), { instanceOf: NetworkError });
+  t.is(g.seen.length, DEFAULT_RETRY.maxAttempts + 2, 'retry: false sends once');
+});
+
+test('a timed-out attempt is a network failure: retried, then NetworkError', async (t) => {
+  const g = await gateway(() => undefined); // never answers
+  t.teardown(g.close);
+  await t.throwsAsync(client(g.baseUrl, [], { timeoutMs: 100, retry: { maxAttempts: 2 } }).getBalance(), { instanceOf: NetworkError });
+  t.is(g.seen.length, 2);
+});
+
+test('signatures the gateway would refuse as repeats are never sent; GETs are never held back', async (t) => {
+  const g = await gateway((_i, r, res) =>
+    r.url.endsWith('/rotate') ? json(res, 200, { token: TOKEN, secret: SECRET }) : r.method === 'POST' ? json(res, 201, { pass: {} }) : json(res, 200, { wallets: [] }),
+  );
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, [], { bindRequests: false, now: () => 1_800_000_000_500 });
+  for (let i = 0; i < 3; i += 1) await gw.getBalance();
+  t.deepEqual(g.seen.map((r) => r.headers['x-timestamp']), ['1800000000', '1800000000', '1800000000'], 'repeats are fine on ordinary routes');
+  t.false(String(g.seen[0]!.headers['x-signature']).includes('v2='), 'v1 only');
+  // Two identical POSTs in one second: a single-use route would refuse the second.
+  await gw.createPass({ amount: 1 });
+  await gw.createPass({ amount: 1 });
+  t.deepEqual(g.seen.slice(3).map((r) => r.headers['x-timestamp']), ['1800000000', '1799999999']);
+  // An unbound rotation never carries the signature of an earlier body-less request.
+  await gw.rotateApiKeys();
+  t.is(g.seen[5]!.headers['x-timestamp'], '1799999999');
+  // Bound (the default), the rotation's v2 names its route: only its own repeats matter.
+  const bound = client(g.baseUrl, [], { now: () => 1_800_000_000_500 });
+  await bound.getBalance();
+  await bound.rotateApiKeys();
+  t.deepEqual(g.seen.slice(6).map((r) => r.headers['x-timestamp']), ['1800000000', '1800000000']);
+});
+
+test('backoff: exponential with jitter, capped; Retry-After parsing; which requests are safe to repeat', (t) => {
+  const options = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1000 };
+  t.is(backoffMs(1, options, () => 0), 50);
+  t.is(backoffMs(1, options, () => 1), 100);
+  t.is(backoffMs(3, options, () => 1), 400);
+  t.is(backoffMs(10, options, () => 1), 1000);
+  t.is(retryAfterMs('7'), 7000);
+  t.is(retryAfterMs(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(), Date.UTC(2030, 0, 1)), 10_000);
+  t.is(retryAfterMs(null), undefined);
+  const body = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+  t.true(isIdempotent('GET', '/api/v1/p2p/merchant/deals', undefined));
+  t.true(isIdempotent('POST', '/api/v1/p2p/merchant/deals/payin', body({})));
+  t.true(isIdempotent('POST', '/api/v1/p2p/merchant/deals/5b0c8f7e/cancel', undefined));
+  t.true(isIdempotent('POST', '/api/v1/p2p/merchant/wallet/withdraw', body({ idempotency_key: 'w-1' })));
+  t.false(isIdempotent('POST', '/api/v1/p2p/merchant/wallet/withdraw', body({})));
+  t.false(isIdempotent('POST', '/api/v1/p2p/merchant/api-keys/rotate', undefined));
+  t.false(isIdempotent('POST', '/api/v1/p2p/merchant/passes', body({})));
+});
+
+test('allDeals walks every page until next_page_token is empty; eventFeed stops at a short page and keeps its token', async (t) => {
+  const g = await gateway((_i, r, res) => {
+    const url = new URL(r.url, 'http://x');
+    const token = url.searchParams.get('page_token') ?? '';
+    if (url.pathname.endsWith('/deals')) {
+      const pages: Record<string, unknown> = {
+        '': { data: [{ deal_id: '1' }, { deal_id: '2' }], next_page_token: 't2' },
+        t2: { data: [{ deal_id: '3' }], next_page_token: '' },
+      };
+      return json(res, 200, pages[token]);
+    }
+    const size = Number(url.searchParams.get('page_size'));
+    const feed: Record<string, unknown> = {
+      '': { data: Array.from({ length: size }, (_, i) => ({ event_id: `e${i}` })), next_page_token: 'p1' },
+      p1: { data: [{ event_id: 'last' }], next_page_token: 'p2' },
+      p2: { data: [], next_page_token: 'p2' },
+    };
+    return json(res, 200, feed[token]);
+  });
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, []);
+  const ids: string[] = [];
+  for await (const deal of gw.allDeals({ deal_type: 'PAYIN' })) ids.push(deal.deal_id);
+  t.deepEqual(ids, ['1', '2', '3']);
+  t.true(g.seen.every((r) => r.url.includes('deal_type=PAYIN')), 'the filter goes with every page');
+
+  const feed = gw.eventFeed({ pageSize: 3, types: ['deal.created', 'deal.completed'] });
+  const events: string[] = [];
+  for await (const e of feed) events.push(e.event_id);
+  t.deepEqual(events, ['e0', 'e1', 'e2', 'last']);
+  t.is(feed.pageToken, 'p2');
+  t.true(g.seen.at(-1)!.url.includes('types=deal.created&types=deal.completed'));
+  const resumed = gw.eventFeed({ pageToken: feed.pageToken, pageSize: 3 });
+  t.deepEqual(await resumed.nextPage(), []);
+  t.is(resumed.pageToken, 'p2');
+});
+
+test('bigint amounts are sent as JSON integers', (t) => {
+  t.is(stringifyJson({ amount: 2n ** 63n - 1n, n: 1, s: 'x' }), '{"amount":9223372036854775807,"n":1,"s":"x"}');
+  t.is(stringifyJson({ a: [1n, 'b'] }), '{"a":[1,"b"]}');
+});
+
+test('the client refuses a malformed token at once', (t) => {
+  t.throws(() => new GatewayClient({ baseUrl: 'http://x', token: 'nope', secret: SECRET }), { instanceOf: TypeError });
+});

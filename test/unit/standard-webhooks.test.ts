@@ -1,0 +1,78 @@
+/**
+ * Standard Webhooks beside the spec's X-Signature (issue 20), checked by the `standardwebhooks`
+ * library itself, constructed with the signing secret exactly as the gateway issues it.
+ */
+import test from 'ava';
+import { randomBytes } from 'node:crypto';
+import Stripe from 'stripe';
+import { Webhook } from 'standardwebhooks';
+import { newSigningSecret } from '../../domain/ids';
+import { parseSignatureHeader, signatureMatches, webhookSignatureHeader } from '../../domain/signature';
+import { standardWebhooksHeaders, standardWebhooksKey, toStandardWebhooksSecret } from '../../domain/standard-webhooks';
+
+const body = JSON.stringify({ event_id: '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60', type: 'deal.completed', deal: { amount: '150000' } });
+const id = '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60';
+const now = () => Math.floor(Date.now() / 1000);
+
+test('secrets are issued in the Standard Webhooks form: whsec_ + standard base64 of 32 random bytes', (t) => {
+  for (let i = 0; i < 50; i += 1) {
+    const secret = newSigningSecret();
+    t.regex(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    t.is(standardWebhooksKey(secret).length, 32);
+    t.notThrows(() => new Webhook(secret), 'the library takes the secret as issued');
+  }
+});
+
+test('the standardwebhooks library verifies our headers with the secret as issued', (t) => {
+  const secret = newSigningSecret();
+  const headers = standardWebhooksHeaders([secret], id, now(), body);
+  t.is(headers['webhook-id'], id);
+  t.regex(headers['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}=$/);
+  t.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+  t.throws(() => new Webhook(newSigningSecret()).verify(body, headers), { message: /No matching signature/ });
+  t.throws(() => new Webhook(secret).verify(`${body} `, headers), { message: /No matching signature/ });
+  t.throws(() => new Webhook(secret).verify(body, { ...headers, 'webhook-id': 'another' }), { message: /No matching signature/ });
+  const old = standardWebhooksHeaders([secret], id, now() - 301, body);
+  t.throws(() => new Webhook(secret).verify(body, old), { message: /too old/ });
+});
+
+test('during a rotation both secrets sign: space-separated, and either verifies with the library', (t) => {
+  const current = newSigningSecret();
+  const previous = newSigningSecret();
+  const headers = standardWebhooksHeaders([current, previous], id, now(), body);
+  t.is(headers['webhook-signature'].split(' ').length, 2);
+  t.notThrows(() => new Webhook(current).verify(body, headers));
+  t.notThrows(() => new Webhook(previous).verify(body, headers));
+  t.throws(() => new Webhook(newSigningSecret()).verify(body, headers));
+});
+
+test('X-Signature during a rotation: one v1 per secret, the new first; Stripe accepts either secret', (t) => {
+  const stripe = new Stripe('sk_test_offline_only');
+  const current = newSigningSecret();
+  const previous = newSigningSecret();
+  const ts = now();
+  const header = webhookSignatureHeader([current, previous], ts, body);
+  const parsed = parseSignatureHeader(header)!;
+  t.is(parsed.v1.length, 2);
+  t.true(signatureMatches(current, { ...parsed, v1: [parsed.v1[0]!] }, body), 'the new secret signs first');
+  t.true(signatureMatches(previous, { ...parsed, v1: [parsed.v1[1]!] }, body));
+  t.notThrows(() => stripe.webhooks.constructEvent(body, header, current));
+  t.notThrows(() => stripe.webhooks.constructEvent(body, header, previous));
+  t.is(webhookSignatureHeader([current], ts, body), `t=${ts},v1=${parsed.v1[0]}`, 'outside a rotation: the spec header exactly');
+});
+
+test('a secret issued before issue 20 (base64url) signs with the same random bytes; converted, the library verifies it', (t) => {
+  // An old secret with both characters the library refuses.
+  let old = '';
+  while (!/[-_]/.test(old)) old = `whsec_${randomBytes(32).toString('base64url')}`;
+  t.throws(() => new Webhook(old).verify(body, standardWebhooksHeaders([old], id, now(), body)), undefined, 'the library cannot take it as issued');
+  const headers = standardWebhooksHeaders([old], id, now(), body);
+  t.deepEqual(standardWebhooksKey(old), Buffer.from(old.slice(6), 'base64url'));
+  const converted = toStandardWebhooksSecret(old);
+  t.regex(converted, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  t.notThrows(() => new Webhook(converted).verify(body, headers), 'converted once, it verifies');
+  t.notThrows(() => new Webhook(standardWebhooksKey(old), { format: 'raw' }).verify(body, headers), 'or as raw key bytes');
+  // The spec's own HMAC keeps the whole string as its key: nothing changes there.
+  t.true(signatureMatches(old, parseSignatureHeader(webhookSignatureHeader([old], now(), body))!, body));
+  t.is(toStandardWebhooksSecret(converted), converted, 'a new secret converts to itself');
+});
