@@ -1981,14 +1981,18 @@ export interface components {
             trc20_address: string;
             /**
              * Format: int64
+             * @description USDT on the deposit address (trc20_address) as last read from the chain, in cents (whole cents); "0" until read
              * @example 150000
              */
             trc20_usdt_balance: string;
             /**
              * Format: int64
+             * @description TRX on the deposit address as last read from the chain, in sun (1 TRX = 1 000 000 sun); "0" until read
              * @example 150000
              */
             trc20_trx_balance: string;
+            /** @description addition: RFC 3339 time the two trc20_*_balance values were read from the chain (their age); empty when never read (e.g. the embedded simulated chain) */
+            trc20_balances_at: string;
             project_url: string;
             checkout_brand_name: string;
             success_redirect_url: string;
@@ -2659,10 +2663,10 @@ export interface components {
             /** Format: uuid */
             deposit_id: string;
             /**
-             * @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available.
+             * @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.
              * @enum {string}
              */
-            status: "PENDING" | "CONFIRMED";
+            status: "PENDING" | "CONFIRMED" | "DROPPED";
             /** @enum {string} */
             currency: "USDT";
             /**
