@@ -4,6 +4,7 @@ import { merchantOf } from '../auth/authenticate';
 import { myMerchantResponse, presentMyMerchant } from '../schemas/merchant';
 import { patchProfileBody } from '../schemas/profile';
 import { getMerchantProfile, patchProfile } from '../services/merchants';
+import { EXAMPLES } from '../schemas/examples';
 
 export const profileRoutes = [
   defineRoute(
@@ -11,6 +12,7 @@ export const profileRoutes = [
       method: 'get',
       path: '/my-merchant',
       operationId: 'getMyMerchant',
+      example: EXAMPLES.getMyMerchant,
       auth: 'cabinet_or_hmac',
       summary: "The caller's merchant profile (spec 2.2)",
       description:
@@ -27,6 +29,7 @@ export const profileRoutes = [
       method: 'patch',
       path: '/my-merchant',
       operationId: 'updateMyMerchant',
+      example: EXAMPLES.updateMyMerchant,
       auth: 'cabinet',
       summary: 'Change the mutable profile fields and limits (cabinet JWT only); answers the full profile',
       description: 'HMAC is refused (403): server-to-server profile mutations are unsupported. A disabled merchant cannot patch.',

@@ -96,6 +96,65 @@ const PASS = {
   created_at: AT,
 };
 
+const DEPOSIT_ADDRESS = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+const WITHDRAWAL_ADDRESS = 'TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL';
+
+/** A withdrawal processed automatically (under the merchant's limit), confirmed on chain. */
+const WITHDRAWAL = {
+  withdrawal_id: 'a1b2c3d4-e5f6-5a7b-8c9d-0e1f2a3b4c5d',
+  status: 'COMPLETED',
+  currency: 'USDT',
+  amount: '500000',
+  fee_usdt_cents: '100',
+  net_usdt_cents: '499900',
+  address: WITHDRAWAL_ADDRESS,
+  tx_hash: '9bb2f5e80c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f',
+  idempotency_key: 'withdrawal-77',
+  processing: 'AUTO',
+  cancel_reason: '',
+  created_at: AT,
+  updated_at: LATER,
+  approved_at: '',
+  completed_at: LATER,
+  cancelled_at: '',
+};
+
+/** The profile (spec 2.2) of the merchant the other examples belong to. */
+const MY_MERCHANT = {
+  merchant: {
+    id: '0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a',
+    name: 'Shop',
+    email: 'payments@shop.example.com',
+    status: 'ACTIVE',
+    kill_switch: false,
+    kill_switch_reason: '',
+    balance_usdt: '1250000',
+    escrow_usdt: '61000',
+    trc20_address: DEPOSIT_ADDRESS,
+    trc20_usdt_balance: '0',
+    trc20_trx_balance: '0',
+    trc20_balances_at: '',
+    project_url: 'https://shop.example.com',
+    checkout_brand_name: 'Shop',
+    success_redirect_url: 'https://shop.example.com/paid',
+    fail_redirect_url: 'https://shop.example.com/failed',
+    finance_chat_id: '',
+    appeal_chat_id: '',
+    ip_whitelist: ['203.0.113.7'],
+    api_token: '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0',
+    withdrawal_address: WITHDRAWAL_ADDRESS,
+    moderation_status: 'APPROVED',
+    api_version: 'v2',
+    webhook_url: 'https://shop.example.com/webhooks/gateway',
+    signature_binding: 'optional',
+    created_at: AT,
+    updated_at: AT,
+    deal_min_amount: '10000',
+  },
+  auto_withdrawal_mode: 'AUTO_UP_TO_LIMIT',
+  auto_withdrawal_effective_limit_usdt_cents: '100000',
+};
+
 export const EXAMPLES = {
   createPayin: {
     request: {
@@ -163,6 +222,38 @@ export const EXAMPLES = {
         { wallet_id: '3a4b5c6d-7e8f-4091-a2b3-c4d5e6f70819', currency: 'USDT', available: '1250000', frozen: '61000', total: '1311000', pending_credits: '16200' },
       ],
     },
+  },
+  getDepositAddress: { response: { address: DEPOSIT_ADDRESS, updated_at: AT } },
+  rotateDepositAddress: { response: { address: 'TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY', updated_at: LATER } },
+  listDeposits: {
+    response: {
+      data: [
+        {
+          deposit_id: 'e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b',
+          status: 'CONFIRMED',
+          currency: 'USDT',
+          amount: '250000',
+          tx_hash: 'f591b0c6ea5e0b9f1b6d1c2a3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d4729',
+          address: DEPOSIT_ADDRESS,
+          confirmations: 19,
+          created_at: AT,
+          confirmed_at: LATER,
+        },
+      ],
+      next_page_token: '',
+    },
+  },
+  getWithdrawFee: { response: { amount: '500000', fee_usdt_cents: '100', net_usdt_cents: '499900' } },
+  createWithdrawal: {
+    request: { address: WITHDRAWAL_ADDRESS, amount: 500000, idempotency_key: 'withdrawal-77' },
+    response: WITHDRAWAL,
+  },
+  listWithdrawals: { response: { data: [WITHDRAWAL], next_page_token: '' } },
+  getWithdrawal: { response: WITHDRAWAL },
+  getMyMerchant: { response: MY_MERCHANT },
+  updateMyMerchant: {
+    request: { checkout_brand_name: 'Shop', deal_max_amount: 10000000 },
+    response: { ...MY_MERCHANT, merchant: { ...MY_MERCHANT.merchant, checkout_brand_name: 'Shop', deal_max_amount: '10000000', updated_at: LATER } },
   },
   uploadFile: {
     response: {

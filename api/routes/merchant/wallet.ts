@@ -38,6 +38,7 @@ export const walletRoutes = [
       method: 'get',
       path: '/wallet/deposit-address',
       operationId: 'getDepositAddress',
+      example: EXAMPLES.getDepositAddress,
       auth: 'hmac',
       summary: 'The current TRC-20 deposit address (404 until one was generated)',
       tags,
@@ -51,6 +52,7 @@ export const walletRoutes = [
       method: 'post',
       path: '/wallet/deposit-address',
       operationId: 'rotateDepositAddress',
+      example: EXAMPLES.rotateDepositAddress,
       auth: 'hmac',
       summary: 'Generate (first call) or rotate the TRC-20 deposit address',
       description:
@@ -69,6 +71,7 @@ export const walletRoutes = [
       method: 'get',
       path: '/wallet/deposits',
       operationId: 'listDeposits',
+      example: EXAMPLES.listDeposits,
       auth: 'hmac',
       summary: 'TRC-20 deposits, newest first, keyset-paginated (PENDING: seen, not credited; CONFIRMED: credited)',
       tags,

@@ -4,6 +4,7 @@ import { merchantOf } from '../../auth/authenticate';
 import { feeQuery, feeQuoteResponse, withdrawalListQuery, withdrawalListResponse, withdrawalParams, withdrawalSchema, withdrawBody } from '../../schemas/withdrawals';
 import { createWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
 import { presentWithdrawal } from '../../../domain/withdrawal-info';
+import { EXAMPLES } from '../../schemas/examples';
 
 const tags = ['Wallet'];
 
@@ -13,6 +14,7 @@ export const withdrawalRoutes = [
       method: 'get',
       path: '/wallet/withdraw-fee',
       operationId: 'getWithdrawFee',
+      example: EXAMPLES.getWithdrawFee,
       auth: 'hmac',
       summary: 'Quote a withdrawal: fee and net for an amount in USDT cents',
       description:
@@ -32,6 +34,7 @@ export const withdrawalRoutes = [
       method: 'post',
       path: '/wallet/withdraw',
       operationId: 'createWithdrawal',
+      example: EXAMPLES.createWithdrawal,
       auth: 'hmac',
       summary: 'Withdraw USDT to a TRON address: COMPLETED (auto-processed) or PENDING_MANUAL (operator queue)',
       description:
@@ -51,6 +54,7 @@ export const withdrawalRoutes = [
       method: 'get',
       path: '/wallet/withdrawals',
       operationId: 'listWithdrawals',
+      example: EXAMPLES.listWithdrawals,
       auth: 'hmac',
       summary: 'Withdrawal history, newest first, one row per withdrawal (queue and sent ones alike)',
       tags,
@@ -64,6 +68,7 @@ export const withdrawalRoutes = [
       method: 'get',
       path: '/wallet/withdrawals/{withdrawal_id}',
       operationId: 'getWithdrawal',
+      example: EXAMPLES.getWithdrawal,
       auth: 'hmac',
       summary: 'One withdrawal of the caller (foreign or unknown ids are 404) — addition to spec 4.2',
       tags,

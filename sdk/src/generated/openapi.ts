@@ -5470,6 +5470,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepositAddress"];
                 };
             };
@@ -5497,6 +5503,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "address": "TPL66VK2gCXNCD7EJg9pgJRfqcRazjhUZY",
+                     *       "updated_at": "2026-11-22T10:04:12.345Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepositAddress"];
                 };
             };
@@ -5530,6 +5542,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "deposit_id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                     *           "status": "CONFIRMED",
+                     *           "currency": "USDT",
+                     *           "amount": "250000",
+                     *           "tx_hash": "f591b0c6ea5e0b9f1b6d1c2a3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d4729",
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "confirmations": 19,
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "confirmed_at": "2026-11-22T10:04:12.345Z"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepositList"];
                 };
             };
@@ -5558,6 +5588,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "amount": "500000",
+                     *       "fee_usdt_cents": "100",
+                     *       "net_usdt_cents": "499900"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WithdrawFeeQuote"];
                 };
             };
@@ -5578,6 +5615,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL",
+                 *       "amount": 500000,
+                 *       "idempotency_key": "withdrawal-77"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WithdrawRequest"];
             };
         };
@@ -5588,6 +5632,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "withdrawal_id": "a1b2c3d4-e5f6-5a7b-8c9d-0e1f2a3b4c5d",
+                     *       "status": "COMPLETED",
+                     *       "currency": "USDT",
+                     *       "amount": "500000",
+                     *       "fee_usdt_cents": "100",
+                     *       "net_usdt_cents": "499900",
+                     *       "address": "TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL",
+                     *       "tx_hash": "9bb2f5e80c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f",
+                     *       "idempotency_key": "withdrawal-77",
+                     *       "processing": "AUTO",
+                     *       "cancel_reason": "",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:04:12.345Z",
+                     *       "approved_at": "",
+                     *       "completed_at": "2026-11-22T10:04:12.345Z",
+                     *       "cancelled_at": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
@@ -5623,6 +5687,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "withdrawal_id": "a1b2c3d4-e5f6-5a7b-8c9d-0e1f2a3b4c5d",
+                     *           "status": "COMPLETED",
+                     *           "currency": "USDT",
+                     *           "amount": "500000",
+                     *           "fee_usdt_cents": "100",
+                     *           "net_usdt_cents": "499900",
+                     *           "address": "TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL",
+                     *           "tx_hash": "9bb2f5e80c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f",
+                     *           "idempotency_key": "withdrawal-77",
+                     *           "processing": "AUTO",
+                     *           "cancel_reason": "",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "updated_at": "2026-11-22T10:04:12.345Z",
+                     *           "approved_at": "",
+                     *           "completed_at": "2026-11-22T10:04:12.345Z",
+                     *           "cancelled_at": ""
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["WithdrawalList"];
                 };
             };
@@ -5651,6 +5740,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "withdrawal_id": "a1b2c3d4-e5f6-5a7b-8c9d-0e1f2a3b4c5d",
+                     *       "status": "COMPLETED",
+                     *       "currency": "USDT",
+                     *       "amount": "500000",
+                     *       "fee_usdt_cents": "100",
+                     *       "net_usdt_cents": "499900",
+                     *       "address": "TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL",
+                     *       "tx_hash": "9bb2f5e80c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f",
+                     *       "idempotency_key": "withdrawal-77",
+                     *       "processing": "AUTO",
+                     *       "cancel_reason": "",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:04:12.345Z",
+                     *       "approved_at": "",
+                     *       "completed_at": "2026-11-22T10:04:12.345Z",
+                     *       "cancelled_at": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
@@ -6153,6 +6262,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "merchant": {
+                     *         "id": "0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a",
+                     *         "name": "Shop",
+                     *         "email": "payments@shop.example.com",
+                     *         "status": "ACTIVE",
+                     *         "kill_switch": false,
+                     *         "kill_switch_reason": "",
+                     *         "balance_usdt": "1250000",
+                     *         "escrow_usdt": "61000",
+                     *         "trc20_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "trc20_usdt_balance": "0",
+                     *         "trc20_trx_balance": "0",
+                     *         "trc20_balances_at": "",
+                     *         "project_url": "https://shop.example.com",
+                     *         "checkout_brand_name": "Shop",
+                     *         "success_redirect_url": "https://shop.example.com/paid",
+                     *         "fail_redirect_url": "https://shop.example.com/failed",
+                     *         "finance_chat_id": "",
+                     *         "appeal_chat_id": "",
+                     *         "ip_whitelist": [
+                     *           "203.0.113.7"
+                     *         ],
+                     *         "api_token": "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+                     *         "withdrawal_address": "TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL",
+                     *         "moderation_status": "APPROVED",
+                     *         "api_version": "v2",
+                     *         "webhook_url": "https://shop.example.com/webhooks/gateway",
+                     *         "signature_binding": "optional",
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "updated_at": "2026-11-22T10:00:00.000Z",
+                     *         "deal_min_amount": "10000"
+                     *       },
+                     *       "auto_withdrawal_mode": "AUTO_UP_TO_LIMIT",
+                     *       "auto_withdrawal_effective_limit_usdt_cents": "100000"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MyMerchant"];
                 };
             };
@@ -6173,6 +6320,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "checkout_brand_name": "Shop",
+                 *       "deal_max_amount": 10000000
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchMerchantRequest"];
             };
         };
@@ -6183,6 +6336,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "merchant": {
+                     *         "id": "0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a",
+                     *         "name": "Shop",
+                     *         "email": "payments@shop.example.com",
+                     *         "status": "ACTIVE",
+                     *         "kill_switch": false,
+                     *         "kill_switch_reason": "",
+                     *         "balance_usdt": "1250000",
+                     *         "escrow_usdt": "61000",
+                     *         "trc20_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "trc20_usdt_balance": "0",
+                     *         "trc20_trx_balance": "0",
+                     *         "trc20_balances_at": "",
+                     *         "project_url": "https://shop.example.com",
+                     *         "checkout_brand_name": "Shop",
+                     *         "success_redirect_url": "https://shop.example.com/paid",
+                     *         "fail_redirect_url": "https://shop.example.com/failed",
+                     *         "finance_chat_id": "",
+                     *         "appeal_chat_id": "",
+                     *         "ip_whitelist": [
+                     *           "203.0.113.7"
+                     *         ],
+                     *         "api_token": "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+                     *         "withdrawal_address": "TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL",
+                     *         "moderation_status": "APPROVED",
+                     *         "api_version": "v2",
+                     *         "webhook_url": "https://shop.example.com/webhooks/gateway",
+                     *         "signature_binding": "optional",
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "updated_at": "2026-11-22T10:04:12.345Z",
+                     *         "deal_min_amount": "10000",
+                     *         "deal_max_amount": "10000000"
+                     *       },
+                     *       "auto_withdrawal_mode": "AUTO_UP_TO_LIMIT",
+                     *       "auto_withdrawal_effective_limit_usdt_cents": "100000"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MyMerchant"];
                 };
             };
