@@ -4,7 +4,7 @@
  * each). Prints requests/s, p50, p99 and errors per scenario. BENCH_CLIENTS, BENCH_SECONDS tune it.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { signJwt } from '../api/auth/jwt';
 import { signatureHeader } from '../domain/signature';
@@ -487,6 +487,93 @@ const scenarios: Record<string, () => Promise<void>> = {
     console.log(`  a round later: p99 ${later.p99} ms (${before.p99 > 0 ? Math.round((100 * later.p99) / before.p99 - 100) : '?'} %), p50 ${later.p50} ms`);
     await sql.end();
     for (const h of hanging) h.close();
+  },
+  /**
+   * The engine-action budget of one PayIn lifecycle (issue 21): BENCH_LIFECYCLES (5) sequential
+   * create → notify → confirm → COMPLETED with webhooks on and fee distribution; then, per
+   * lifecycle, every workflow it started and what each history holds, and — with SQL_STATS_DIR
+   * set — the gateway's statements (round trips) by process.
+   */
+  actions: async () => {
+    const { createTemporalClient } = await import('../temporal/client');
+    const { loadConfig } = await import('../config');
+    const client = await createTemporalClient(loadConfig(stack.env));
+    const n = Number(process.env.BENCH_LIFECYCLES ?? 5);
+    const statsDir = process.env.SQL_STATS_DIR;
+    const readStats = async () => {
+      await new Promise((r) => setTimeout(r, 1500));
+      const files = statsDir ? readdirSync(statsDir).filter((f) => f.startsWith('sql-')) : [];
+      return files.map((f) => JSON.parse(readFileSync(`${statsDir}/${f}`, 'utf8')) as { pid: number; argv: string[]; counts: Record<string, number> });
+    };
+    await lifecycle(); // warm
+    await new Promise((r) => setTimeout(r, 2000));
+    const before = await readStats();
+    const deals: string[] = [];
+    for (let i = 0; i < n; i += 1) {
+      const created = await signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody());
+      const { deal } = (await created.json()) as { deal: { deal_id: string; payment_url: string } };
+      deals.push(deal.deal_id);
+      await (await fetch(`${api}/api/v1/p2p/checkout/${deal.payment_url.split('/pay/')[1]}/notify-payment`, { method: 'POST' })).arrayBuffer();
+      await (await fetch(`${api}/api/v1/p2p/admin/deals/${deal.deal_id}/confirm`, { method: 'POST', headers: { Authorization: `Bearer ${operator}` } })).arrayBuffer();
+    }
+    // Until every deal's workflow has closed (fee distributed) and its stream delivered deal.completed.
+    const closed = async (id: string) => (await client.workflow.getHandle(id).describe()).status.name !== 'RUNNING';
+    const until = Date.now() + 60_000;
+    while (Date.now() < until && !(await Promise.all(deals.map((d) => closed(`payin:${d}`)))).every(Boolean)) await new Promise((r) => setTimeout(r, 250));
+    const delivered = async (d: string) =>
+      Number((await statsSql`select count(*)::int as n from webhook_deliveries where deal_id = ${d} and status = 'SUCCESS'`)[0]!.n) >= 5;
+    while (Date.now() < until && !(await Promise.all(deals.map(delivered))).every(Boolean)) await new Promise((r) => setTimeout(r, 250));
+    const after = await readStats();
+
+    const totals = new Map<string, number>();
+    const add = (k: string, v = 1) => totals.set(k, (totals.get(k) ?? 0) + v);
+    for (const dealId of deals) {
+      const workflows: string[] = [];
+      for await (const wf of client.workflow.list({ query: `DealId = "${dealId}"` })) workflows.push(wf.workflowId);
+      if (!workflows.includes(`payin:${dealId}`)) workflows.push(`payin:${dealId}`);
+      add('workflow runs', workflows.length);
+      for (const id of workflows) {
+        const kind = id.split(':')[0]!;
+        const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+        add(`history events (${kind})`, events.length);
+        for (const e of events) {
+          // The event's kind is the one attributes field it fills (e.g. workflowTaskScheduledEventAttributes).
+          const key = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? '';
+          const name = key.replace(/EventAttributes$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+          if (name === 'workflow_task_scheduled') add(`workflow tasks (${kind})`);
+          else if (name === 'activity_task_scheduled') add(`activity tasks (${kind})`);
+          else if (name === 'marker_recorded') add(`local activities (${kind})`);
+          else if (name === 'timer_started') add(`timers (${kind})`);
+          else if (name === 'workflow_execution_signaled') add(`signals (${kind})`);
+          else if (name === 'workflow_execution_update_accepted') add(`updates (${kind})`);
+          else if (name === 'upsert_workflow_search_attributes') add(`search-attribute upserts (${kind})`);
+          else if (name === 'workflow_execution_continued_as_new') add(`continue-as-new (${kind})`);
+        }
+      }
+    }
+    console.log(`  engine actions per PayIn lifecycle (create → notify → confirm → COMPLETED → fee distribution; 5 webhooks), mean of ${n}:`);
+    for (const [k, v] of [...totals].sort()) console.log(`    ${k.padEnd(44)} ${(v / n).toFixed(1)}`);
+    if (statsDir) {
+      const count = (stats: Awaited<ReturnType<typeof readStats>>) => {
+        const byProcess = new Map<string, Map<string, number>>();
+        for (const st of stats) {
+          const role = st.argv.join(' ').includes('api/server') ? 'api' : `worker ${st.pid}`;
+          const m = byProcess.get(role) ?? new Map<string, number>();
+          for (const [q, c] of Object.entries(st.counts)) m.set(q, (m.get(q) ?? 0) + c);
+          byProcess.set(role, m);
+        }
+        return byProcess;
+      };
+      const b = count(before);
+      for (const [role, m] of count(after)) {
+        const was = b.get(role) ?? new Map<string, number>();
+        const diff = [...m].map(([q, c]) => [q, c - (was.get(q) ?? 0)] as const).filter(([, c]) => c > 0);
+        const total = diff.reduce((sum, [, c]) => sum + c, 0);
+        console.log(`  SQL statements (round trips) per lifecycle, ${role}: ${(total / n).toFixed(1)}`);
+        for (const [q, c] of diff.sort((x, y) => y[1] - x[1]).slice(0, 40)) console.log(`    ${(c / n).toFixed(1).padStart(5)}  ${q.slice(0, 130)}`);
+      }
+    }
+    await client.connection.close();
   },
   'payin-lifecycle': async () => {
     const before = await pendingCredits();
