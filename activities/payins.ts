@@ -9,7 +9,8 @@ import type { Db } from '../db/sql';
 import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { newCheckoutHash, newId } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
-import { amountMatch, amountToPay, PAYIN_TRANSITIONS, payinMoney, payinRefusal } from '../domain/payin';
+import { amountMatch, amountToPay, blocksAutocompletion, PAYIN_TRANSITIONS, payinMoney, payinRefusal } from '../domain/payin';
+import { allowsFrom } from '../domain/state-machine';
 import { currencyExponent } from '../db/queries/catalog';
 import {
   applyAmountChange,
@@ -107,6 +108,28 @@ export function createPayinActivities(deps: ActivityDeps) {
 
     async markPaymentVerified(dealId: string): Promise<PayinSnapshot> {
       return payinSnapshot(await steps.transition(dealId, PAYIN_TRANSITIONS.confirm_payment, async () => {}));
+    },
+
+    /**
+     * The trader confirmed receipt (contract 4): PAYMENT_VERIFIED and, unless the reconciliation
+     * blocks autocompletion (partial, overpaid), COMPLETED with the escrow settled — both moves and
+     * their events in one transaction, one step (issue 21). A retry after the commit finds the
+     * deal moved and answers it.
+     */
+    async confirmPayin(dealId: string): Promise<PayinSnapshot> {
+      return sql.begin(async (tx) => {
+        let row = await lockDeal(tx, dealId);
+        if (!row) throw new NotFound('deal not found');
+        const { confirm_payment: confirm, complete } = PAYIN_TRANSITIONS;
+        if (row.status === complete.to) return payinSnapshot(row);
+        if (row.status !== confirm.to) {
+          if (!allowsFrom(confirm, row.status)) throw new FailedPrecondition(`deal is ${row.status}; cannot move to ${confirm.to}`);
+          row = await steps.applyMove(tx, row, confirm);
+        }
+        if (blocksAutocompletion(row.amount_match_status)) return payinSnapshot(row);
+        await postPayinCompletion(tx, row, await traderWallet(tx, row));
+        return payinSnapshot(await steps.applyMove(tx, row, complete));
+      });
     },
 
     /** Escrow settles: the trader's frozen USDT becomes the merchant's pending credit and the platform's pending fee. */

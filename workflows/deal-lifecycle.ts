@@ -1,15 +1,18 @@
 /**
  * What the deal workflows (PayIn, PayOut, withdrawal) share: the snapshot they keep — answered by
- * their status query, mirrored in the DealStatus search attribute — the create step their
+ * their status query; its final status in the DealStatus search attribute — the create step their
  * creation update waits for, and commands that wait for the creation, run one at a time and keep
  * their refusal's kind. Each workflow file then reads like its state table.
  */
 import type { QueryDefinition, UpdateDefinition } from '@temporalio/common';
-import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Refusal } from '../domain/state-machine';
 import { DealStatusKey } from './contracts/search-attributes';
 import { businessFailure, isBusinessFailure, rejected } from './failures';
 import { serialQueue } from './serial';
+
+/** The patch marker of runs that write DealStatus only at the end. */
+export const DEAL_STATUS_AT_THE_END = 'deal-status-at-the-end';
 
 export type Creation<S> = { ok: true; snapshot: S } | { ok: false; failure: unknown; reason: string };
 
@@ -48,6 +51,8 @@ export function dealLifecycle<S extends { status: string }>(options: {
   notFound: string;
   /** What the creation update answers once the deal exists (default: the snapshot). */
   creationAnswer?: (snapshot: S) => Promise<S>;
+  /** The deal's final statuses: DealStatus is written once, when one is reached. */
+  terminal: readonly string[];
 }) {
   const serial = serialQueue();
   let snapshot: S | undefined;
@@ -56,8 +61,15 @@ export function dealLifecycle<S extends { status: string }>(options: {
 
   /** The snapshot; only after the creation. */
   const current = (): S => snapshot!;
+  /**
+   * DealStatus is the deal's final status, written when it ends: one visibility write per deal
+   * instead of one per move (issue 21); a live deal is found by DealId or MerchantId and reports
+   * its status by the status query. Runs begun before that wrote every move, and still do.
+   */
   const apply = (next: S): S => {
-    if (next.status !== snapshot?.status) upsertSearchAttributes([{ key: DealStatusKey, value: next.status }]);
+    if (next.status !== snapshot?.status && (options.terminal.includes(next.status) || !patched(DEAL_STATUS_AT_THE_END))) {
+      upsertSearchAttributes([{ key: DealStatusKey, value: next.status }]);
+    }
     snapshot = next;
     return next;
   };

@@ -5,9 +5,9 @@
  * payment_timeout_at (a durable timer) and, after COMPLETED, the fee distribution delay.
  * Activities do the I/O; this file only decides.
  */
-import { condition, setHandler, sleep } from '@temporalio/workflow';
+import { condition, patched, setHandler, sleep } from '@temporalio/workflow';
 import { createSteps, dealSteps } from './activity-proxies';
-import { blocksAutocompletion, isPayinTerminal, PAYIN_EXPIRABLE, payinRefusal } from '../domain/payin';
+import { blocksAutocompletion, isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
 import {
   awaitCreationUpdate,
   cancelUpdate,
@@ -25,11 +25,14 @@ import {
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 
 
+/** Runs that confirm in one step (issue 21); earlier runs made two (verify, then complete). */
+export const CONFIRM_IN_ONE_STEP = 'confirm-in-one-step';
+
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
   const steps = dealSteps(input.timeouts);
   const local = createSteps(input.timeouts);
-  const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, notFound: 'deal not found' });
+  const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
   const { apply, current, serial } = deal;
   /** A command whose own checks (in its activity) decide. */
   const unchecked = () => undefined;
@@ -55,8 +58,10 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
     deal.command(
       (d) => payinRefusal('confirm_payment', d.status),
       async () => {
+        // One step: verified and, unless partial / overpaid (an operator decides), completed.
+        if (patched(CONFIRM_IN_ONE_STEP)) return apply(await steps.confirmPayin(dealId));
         const verified = apply(await steps.markPaymentVerified(dealId));
-        if (blocksAutocompletion(verified.amountMatchStatus)) return verified; // partial / overpaid: an operator decides
+        if (blocksAutocompletion(verified.amountMatchStatus)) return verified;
         return apply(await steps.completePayin(dealId));
       },
     ),

@@ -6,7 +6,7 @@
  */
 import { condition, setHandler } from '@temporalio/workflow';
 import { createSteps, dealSteps } from './activity-proxies';
-import { isPayoutTerminal, payoutRefusal } from '../domain/payout';
+import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/payout';
 import {
   assignPayoutUpdate,
   awaitPayoutCreationUpdate,
@@ -23,7 +23,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   const dealId = input.create.dealId;
   const steps = dealSteps(input.timeouts);
   const local = createSteps(input.timeouts);
-  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found' });
+  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
   const { apply, current, serial } = deal;
 
   // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts).

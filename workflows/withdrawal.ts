@@ -19,7 +19,7 @@
  */
 import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { WITHDRAWAL_BROADCASTING, withdrawalRefusal } from '../domain/withdrawals';
+import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/withdrawals';
 import { createSteps, dealSteps } from './activity-proxies';
 import {
   approveWithdrawalUpdate,
@@ -58,6 +58,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     statusQuery: withdrawalStatusQuery,
     creationUpdate: awaitWithdrawalCreationUpdate,
     notFound: 'withdrawal not found',
+    terminal: WITHDRAWAL_TERMINAL,
     creationAnswer: settledOrCurrent,
   });
   const { apply, current, serial } = withdrawal;

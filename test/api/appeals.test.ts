@@ -22,7 +22,7 @@ const APPEAL_FIELDS = ['appeal_id', 'created_at', 'deal_id', 'file_ids', 'reason
 const REASON = 'The payer paid but the trader never confirmed.';
 const dealEvents = async (dealId: string) => (await eventsOf(sql, dealId)).filter((e) => e.startsWith('deal.'));
 const outboxTypes = async (dealId: string) =>
-  (await sql<{ event_type: string }[]>`select event_type from outbox_events where deal_id = ${dealId} order by created_at, event_type`).map((r) => r.event_type);
+  (await sql<{ event_type: string }[]>`select event_type from outbox_events where deal_id = ${dealId} order by seq`).map((r) => r.event_type);
 
 /**
  * A PayIn that expires at the suite's PAYIN_TIMEOUT_SECONDS (the shared stack: no extra worker to
@@ -350,7 +350,7 @@ test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from th
     return w.available === 9_900n && w.pending_credits === 0n ? w : undefined;
   }, 'the settlement credit to become available');
   t.is(credited.frozen, 0n);
-  t.deepEqual(await dealEvents(settlement.deal_id), ['deal.completed', 'deal.created', 'deal.escrow_locked', 'deal.payment_verified']);
+  t.deepEqual(await dealEvents(settlement.deal_id), ['deal.created', 'deal.escrow_locked', 'deal.payment_verified', 'deal.completed']);
   const [created] = await sql`select payload from outbox_events where deal_id = ${settlement.deal_id} and event_type = 'deal.created'`;
   t.is(created!.payload.deal.status, 'INITIALIZED');
   t.is((await dealRow(sql, parent.deal_id)).status, 'EXPIRED');

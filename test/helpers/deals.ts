@@ -39,7 +39,7 @@ export async function dealRow(sql: Sql, dealId: string) {
 }
 
 export async function eventsOf(sql: Sql, dealId: string): Promise<string[]> {
-  const rows = await sql<{ event_type: string }[]>`select event_type from outbox_events where deal_id = ${dealId} order by created_at, event_type`;
+  const rows = await sql<{ event_type: string }[]>`select event_type from outbox_events where deal_id = ${dealId} order by seq`;
   return rows.map((r) => r.event_type);
 }
 

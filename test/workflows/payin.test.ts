@@ -62,6 +62,11 @@ function stubs() {
       record('completePayin', dealId);
       return move(dealId, 'COMPLETED');
     },
+    async confirmPayin(dealId: string) {
+      record('confirmPayin', dealId);
+      const match = deals.get(dealId)!.amountMatchStatus;
+      return move(dealId, match === 'partial' || match === 'overpaid' ? 'PAYMENT_VERIFIED' : 'COMPLETED');
+    },
     async cancelPayin(dealId: string) {
       record('cancelPayin', dealId);
       return move(dealId, 'CANCELLED');

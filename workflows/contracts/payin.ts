@@ -6,7 +6,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { AmountMatch, CancelChannel, PayinStatus } from '../../domain/payin';
-import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from './search-attributes';
+import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
 import type { StepTimeouts } from './timeouts';
 
@@ -16,12 +16,11 @@ export type PayinWorkflow = (input: PayinWorkflowInput) => Promise<PayinOutcome>
 export type PayinOutcome = { created: false; reason: string } | { created: true; status: PayinStatus };
 export const payinTaskQueue = dealsTaskQueue;
 export const payinWorkflowId = (dealId: string) => `payin:${dealId}`;
-/** Findable in the Temporal UI by merchant and deal; the workflow keeps DealStatus current. */
+/** Findable in the Temporal UI by merchant and deal; DealStatus is written when the deal ends (workflows/deal-lifecycle.ts). */
 export const payinSearchAttributes = (deal: { merchantId: string; dealId: string }): SearchAttributePair[] => [
   { key: MerchantIdKey, value: deal.merchantId },
   { key: DealIdKey, value: deal.dealId },
   { key: DealTypeKey, value: 'PAYIN' },
-  { key: DealStatusKey, value: 'INITIALIZED' },
 ];
 
 export interface CreatePayinInput {

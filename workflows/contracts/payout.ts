@@ -2,7 +2,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { PayoutStatus } from '../../domain/payout';
-import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from './search-attributes';
+import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
 import type { StepTimeouts } from './timeouts';
 
@@ -15,7 +15,6 @@ export const payoutSearchAttributes = (deal: { merchantId: string; dealId: strin
   { key: MerchantIdKey, value: deal.merchantId },
   { key: DealIdKey, value: deal.dealId },
   { key: DealTypeKey, value: 'PAYOUT' },
-  { key: DealStatusKey, value: 'INITIALIZED' },
 ];
 
 export interface CreatePayoutInput {

@@ -2,7 +2,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { WithdrawalStatus } from '../../domain/withdrawals';
-import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey } from './search-attributes';
+import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
 import type { StepTimeouts } from './timeouts';
 
@@ -16,7 +16,6 @@ export const withdrawalSearchAttributes = (w: { merchantId: string; withdrawalId
   { key: MerchantIdKey, value: w.merchantId },
   { key: DealIdKey, value: w.withdrawalId },
   { key: DealTypeKey, value: 'WITHDRAWAL' },
-  { key: DealStatusKey, value: 'PENDING' },
 ];
 
 export interface CreateWithdrawalInput {
