@@ -542,7 +542,7 @@ const scenarios: Record<string, () => Promise<void>> = {
           const name = key.replace(/EventAttributes$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
           if (name === 'workflow_task_scheduled') add(`workflow tasks (${kind})`);
           else if (name === 'activity_task_scheduled') add(`activity tasks (${kind})`);
-          else if (name === 'marker_recorded') add(`local activities (${kind})`);
+          else if (name === 'marker_recorded') add(`${e.markerRecordedEventAttributes?.markerName === 'core_patch' ? 'patch markers' : 'local activities'} (${kind})`);
           else if (name === 'timer_started') add(`timers (${kind})`);
           else if (name === 'workflow_execution_signaled') add(`signals (${kind})`);
           else if (name === 'workflow_execution_update_accepted') add(`updates (${kind})`);

@@ -5,14 +5,11 @@
  * their refusal's kind. Each workflow file then reads like its state table.
  */
 import type { QueryDefinition, UpdateDefinition } from '@temporalio/common';
-import { allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Refusal } from '../domain/state-machine';
 import { DealStatusKey } from './contracts/search-attributes';
 import { businessFailure, isBusinessFailure, rejected } from './failures';
 import { serialQueue } from './serial';
-
-/** The patch marker of runs that write DealStatus only at the end. */
-export const DEAL_STATUS_AT_THE_END = 'deal-status-at-the-end';
 
 export type Creation<S> = { ok: true; snapshot: S } | { ok: false; failure: unknown; reason: string };
 
@@ -51,8 +48,10 @@ export function dealLifecycle<S extends { status: string }>(options: {
   notFound: string;
   /** What the creation update answers once the deal exists (default: the snapshot). */
   creationAnswer?: (snapshot: S) => Promise<S>;
-  /** The deal's final statuses: DealStatus is written once, when one is reached. */
+  /** The deal's final statuses. */
   terminal: readonly string[];
+  /** Revision 2 on (contracts/revision.ts): DealStatus is written once, when a final status is reached. */
+  statusAtEndOnly: boolean;
 }) {
   const serial = serialQueue();
   let snapshot: S | undefined;
@@ -64,10 +63,10 @@ export function dealLifecycle<S extends { status: string }>(options: {
   /**
    * DealStatus is the deal's final status, written when it ends: one visibility write per deal
    * instead of one per move (issue 21); a live deal is found by DealId or MerchantId and reports
-   * its status by the status query. Runs begun before that wrote every move, and still do.
+   * its status by the status query. Runs begun before that (revision 1) write every move.
    */
   const apply = (next: S): S => {
-    if (next.status !== snapshot?.status && (options.terminal.includes(next.status) || !patched(DEAL_STATUS_AT_THE_END))) {
+    if (next.status !== snapshot?.status && (options.terminal.includes(next.status) || !options.statusAtEndOnly)) {
       upsertSearchAttributes([{ key: DealStatusKey, value: next.status }]);
     }
     snapshot = next;

@@ -5,7 +5,7 @@
  * payment_timeout_at (a durable timer) and, after COMPLETED, the fee distribution delay.
  * Activities do the I/O; this file only decides.
  */
-import { condition, patched, setHandler, sleep } from '@temporalio/workflow';
+import { condition, setHandler, sleep } from '@temporalio/workflow';
 import { createSteps, dealSteps } from './activity-proxies';
 import { blocksAutocompletion, isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
 import {
@@ -23,16 +23,14 @@ import {
   type PayinWorkflowInput,
 } from './contracts/payin';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
+import { atRevision } from './contracts/revision';
 
-
-/** Runs that confirm in one step (issue 21); earlier runs made two (verify, then complete). */
-export const CONFIRM_IN_ONE_STEP = 'confirm-in-one-step';
 
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
   const steps = dealSteps(input.timeouts);
   const local = createSteps(input.timeouts);
-  const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
+  const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, notFound: 'deal not found', terminal: PAYIN_TERMINAL, statusAtEndOnly: atRevision(input, 2) });
   const { apply, current, serial } = deal;
   /** A command whose own checks (in its activity) decide. */
   const unchecked = () => undefined;
@@ -59,7 +57,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
       (d) => payinRefusal('confirm_payment', d.status),
       async () => {
         // One step: verified and, unless partial / overpaid (an operator decides), completed.
-        if (patched(CONFIRM_IN_ONE_STEP)) return apply(await steps.confirmPayin(dealId));
+        if (atRevision(input, 2)) return apply(await steps.confirmPayin(dealId));
         const verified = apply(await steps.markPaymentVerified(dealId));
         if (blocksAutocompletion(verified.amountMatchStatus)) return verified;
         return apply(await steps.completePayin(dealId));

@@ -18,12 +18,13 @@ import {
   type PayoutWorkflowInput,
 } from './contracts/payout';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
+import { atRevision } from './contracts/revision';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
   const steps = dealSteps(input.timeouts);
   const local = createSteps(input.timeouts);
-  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
+  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL, statusAtEndOnly: atRevision(input, 2) });
   const { apply, current, serial } = deal;
 
   // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts).

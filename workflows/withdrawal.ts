@@ -31,6 +31,7 @@ import {
   type WithdrawalWorkflowInput,
 } from './contracts/withdrawal';
 import { createOnce, dealLifecycle } from './deal-lifecycle';
+import { atRevision } from './contracts/revision';
 
 /** Marks histories with the confirmation loop (issue 19); older ones broadcast once and complete. Never rename. */
 const WITHDRAWAL_CONFIRMATION_PATCH = 'withdrawal-chain-confirmation';
@@ -59,6 +60,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     creationUpdate: awaitWithdrawalCreationUpdate,
     notFound: 'withdrawal not found',
     terminal: WITHDRAWAL_TERMINAL,
+    statusAtEndOnly: atRevision(input, 2),
     creationAnswer: settledOrCurrent,
   });
   const { apply, current, serial } = withdrawal;

@@ -34,6 +34,7 @@ import {
   type PayinSnapshot,
   type PayinWorkflow,
 } from '../../workflows/contracts/payin';
+import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 export interface MerchantScope {
   merchantId: string;
@@ -113,6 +114,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
             arrivedAt,
           },
           feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
+          revision: DEAL_REVISION,
           timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
         },
       ],

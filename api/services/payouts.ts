@@ -22,6 +22,7 @@ import {
 import { closedRejects, createThroughWorkflow, readDeal, updateDeal } from './deal-workflows';
 import { resolvePaymentMethod } from './payment-methods';
 import type { MerchantScope } from './payins';
+import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 export interface CreatePayoutRequest {
   idempotency_key: string;
@@ -79,6 +80,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
             requisiteDetails: body.requisite_details ?? {},
           },
           retryMatchSeconds: deps.config.PAYOUT_RETRY_MATCH_SECONDS,
+          revision: DEAL_REVISION,
           timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
           processingAlertSeconds: deps.config.PAYOUT_PROCESSING_ALERT_SECONDS,
         },

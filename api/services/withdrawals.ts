@@ -25,6 +25,7 @@ import {
 } from '../../workflows/contracts/withdrawal';
 import { removeRefusedRun, unwrapUpdateFailure } from './deal-workflows';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
+import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 /** The fee rule of the README's Wallet section, with the current configuration. */
 export function quoteWithdrawal(deps: AppDeps, amount: bigint) {
@@ -127,6 +128,7 @@ export async function createWithdrawal(
       ...(callerKey ? { callerKey: callerKey.value } : {}),
     },
     syncWaitMs: deps.config.WITHDRAWAL_SYNC_WAIT_SECONDS * 1000,
+    revision: DEAL_REVISION,
     timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
     broadcast: {
       timeoutSeconds: deps.config.WITHDRAWAL_BROADCAST_TIMEOUT_SECONDS,

@@ -22,6 +22,7 @@ import {
 } from '../../workflows/contracts/withdrawal';
 import { eventually } from '../helpers/poll';
 import { outcomeOf, refusedByActivity, withWorker, workflowEnvironment } from '../helpers/workflow-env';
+import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 const env = await workflowEnvironment();
 test.after.always(() => env.teardown());
@@ -69,6 +70,7 @@ function startWithdrawal(taskQueue: string, rows: Map<string, WithdrawalSnapshot
         syncWaitMs: 0,
         timeouts: { stepMs: 2000, createMs: 2000 },
         broadcast: { timeoutSeconds: 60, heartbeatSeconds: 60, maxBackoffSeconds: 1 },
+        revision: DEAL_REVISION,
       },
     ],
   });

@@ -49,6 +49,8 @@ export interface PayinWorkflowInput {
   create: CreatePayinInput;
   feeDistributionDelaySeconds: number;
   timeouts?: StepTimeouts;
+  /** The workflow revision the run was started with (contracts/revision.ts); absent: 1. */
+  revision?: number;
 }
 
 export interface PayinSnapshot {

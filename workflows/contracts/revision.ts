@@ -1,0 +1,12 @@
+/**
+ * The revision of deal workflow code a run was started with (in its input). A run keeps the
+ * behaviour of the revision it began with, so a change of what a deal workflow does (its
+ * commands) needs no patch marker: markers cost every new run a search-attribute upsert
+ * (TemporalChangeVersion), which is what issue 21 removes. Runs started before revisions existed
+ * are revision 1.
+ *
+ * 2 (issue 21): DealStatus written once, when the deal ends; the PayIn confirm in one step.
+ */
+export const DEAL_REVISION = 2;
+
+export const atRevision = (input: { revision?: number }, revision: number) => (input.revision ?? 1) >= revision;
