@@ -6,7 +6,7 @@
  * Activities do the I/O; this file only decides.
  */
 import { condition, setHandler, sleep } from '@temporalio/workflow';
-import { createSteps, dealSteps } from './activity-proxies';
+import { createSteps, dealStepsAt } from './activity-proxies';
 import { blocksAutocompletion, isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
 import {
   awaitCreationUpdate,
@@ -28,7 +28,7 @@ import { atRevision } from './contracts/revision';
 
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
-  const steps = dealSteps(input.timeouts);
+  const steps = dealStepsAt(input);
   const local = createSteps(input.timeouts);
   const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, notFound: 'deal not found', terminal: PAYIN_TERMINAL, statusAtEndOnly: atRevision(input, 2) });
   const { apply, current, serial } = deal;

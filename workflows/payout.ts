@@ -5,7 +5,7 @@
  * a MATCHED payout not started within PAYOUT_TRANSFER_SLA_SECONDS EXPIRES (hold returned).
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { createSteps, dealSteps } from './activity-proxies';
+import { createSteps, dealStepsAt } from './activity-proxies';
 import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/payout';
 import {
   assignPayoutUpdate,
@@ -22,7 +22,7 @@ import { atRevision } from './contracts/revision';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
-  const steps = dealSteps(input.timeouts);
+  const steps = dealStepsAt(input);
   const local = createSteps(input.timeouts);
   const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL, statusAtEndOnly: atRevision(input, 2) });
   const { apply, current, serial } = deal;

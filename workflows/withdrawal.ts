@@ -20,7 +20,7 @@
 import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/withdrawals';
-import { createSteps, dealSteps } from './activity-proxies';
+import { createSteps, dealStepsAt } from './activity-proxies';
 import {
   approveWithdrawalUpdate,
   awaitWithdrawalCreationUpdate,
@@ -39,7 +39,7 @@ import { businessFailure } from './failures';
 
 export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalOutcome> {
   const id = input.create.withdrawalId;
-  const steps = dealSteps(input.timeouts);
+  const steps = dealStepsAt(input);
   const local = createSteps(input.timeouts);
 
   const chain = proxyActivities<Activities>({

@@ -6,7 +6,8 @@
  * are revision 1.
  *
  * 2 (issue 21): DealStatus written once, when the deal ends; the PayIn confirm in one step.
+ * 3 (issue 21): deal steps are local activities (workflows/activity-proxies.ts).
  */
-export const DEAL_REVISION = 2;
+export const DEAL_REVISION = 3;
 
 export const atRevision = (input: { revision?: number }, revision: number) => (input.revision ?? 1) >= revision;
