@@ -107,7 +107,8 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     },
 
     /**
-     * A delivery stream's queued events, first attempts, one after another in one activity: it
+     * A delivery stream's queued events, first attempts, one after another in one activity (a local
+     * one from stream revision 2 on): it
      * stops at the first that does not succeed (its outcome is the last one returned) and
      * heartbeats after each, so a worker that dies mid-batch is noticed after one attempt's
      * deadline; a retried batch sends nothing for the deliveries that already succeeded.
@@ -118,7 +119,8 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
         const outcome = await deliverWebhook(item);
         outcomes.push(outcome);
         if (!outcome.ok) break;
-        Context.current().heartbeat(outcomes.length);
+        // As a local activity (streams of revision 2) it has no heartbeat: its workflow task's timeout bounds it.
+        if (!Context.current().info.isLocal) Context.current().heartbeat(outcomes.length);
       }
       return outcomes;
     },

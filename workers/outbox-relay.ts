@@ -19,6 +19,7 @@ import { lockPendingEvents, markEventsDispatched, takeRelayTurn, type PendingEve
 import { insertDeliveries } from '../db/queries/webhooks';
 import { attemptTimeoutMs } from '../workflows/contracts/webhook-delivery';
 import {
+  STREAM_REVISION,
   streamEventsSignal,
   streamSearchAttributes,
   streamWorkflowId,
@@ -84,6 +85,7 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
             attemptTimeoutMs: attemptTimeoutMs(deps.config),
             // An event without a deal is a stream of one: it closes once delivered.
             idleMs: e.deal_id ? deps.config.WEBHOOK_STREAM_IDLE_SECONDS * 1000 : 0,
+            revision: STREAM_REVISION,
           },
           events: [],
         };

@@ -7,7 +7,7 @@
  * the next; it closes after a final event (deal.completed, …) or when idle. A manual retry is a
  * run of its own (webhook-manual-retry.ts).
  */
-import { ActivityFailure, condition, continueAsNew, log, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, condition, continueAsNew, log, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { endpointWait, type AttemptOutcome } from './contracts/webhook-delivery';
 import { FINAL_EVENT_TYPES, streamEventsSignal, type StreamEvent, type StreamInput } from './contracts/webhook-stream';
@@ -61,6 +61,15 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
       heartbeatTimeout: input.attemptTimeoutMs,
       retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
     });
+  // From revision 2 on the first attempts are a local activity: the signal's workflow task runs
+  // them and completes with their outcomes, with no activity task to dispatch (issue 21). A worker
+  // that dies meanwhile is noticed when that task times out; the retry sends nothing delivered.
+  const localBatchAttempts = (size: number) =>
+    proxyLocalActivities<Activities>({
+      startToCloseTimeout: input.attemptTimeoutMs * size,
+      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+    });
+  const firstAttempts = (size: number) => ((input.revision ?? 1) >= 2 ? localBatchAttempts(size) : batchAttempts(size));
   const streamHttp = proxyActivities<Activities>({
     startToCloseTimeout: input.attemptTimeoutMs,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
@@ -111,7 +120,7 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
     const batch = queue.slice(0, BATCH);
     let outcomes: AttemptOutcome[] = [];
     try {
-      outcomes = await batchAttempts(batch.length).deliverWebhooks(
+      outcomes = await firstAttempts(batch.length).deliverWebhooks(
         batch.map((e) => ({ callbackId: e.callbackId, attemptKey: 'auto:1', final: e.maxAttempts <= 1, manual: false })),
       );
     } catch {

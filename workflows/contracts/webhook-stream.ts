@@ -14,6 +14,8 @@ export const webhookStreamWorkflowType = 'webhookStreamWorkflow';
 /** Answers how many events the run delivered. */
 export type WebhookStreamWorkflow = (input: StreamInput) => Promise<number>;
 export const webhookStreamTaskQueue = webhooksTaskQueue;
+/** The revision the relay starts streams with (StreamInput.revision). */
+export const STREAM_REVISION = 2;
 
 export interface StreamInput {
   /** The deal the events belong to, or, for an event without a deal, the event itself. */
@@ -25,6 +27,12 @@ export interface StreamInput {
   idleMs: number;
   /** Continue-as-new after this many deliveries in one run (tests); otherwise when Temporal suggests it. */
   continueAfter?: number;
+  /**
+   * The stream revision the run was started with; absent: 1. From 2 on (issue 21) the queued
+   * events' first attempts run as a local activity, answered in the workflow task that asked.
+   * Continue-as-new carries it, so a run keeps the behaviour it began with.
+   */
+  revision?: number;
   /** Carried over by continue-as-new: events received but not delivered yet, and the callbacks already taken. */
   pending?: StreamEvent[];
   seen?: string[];
