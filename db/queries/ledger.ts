@@ -26,48 +26,52 @@ export interface LedgerPosting {
 export class UnbalancedPosting extends Error {}
 
 /**
- * Posts one balanced double-entry transaction and moves the wallet figures with it.
- * Call inside sql.begin(): the entries, the wallet updates and the caller's state change
- * commit together. Returns false when the key was already posted (idempotent retry).
+ * Posts one balanced double-entry transaction and moves the wallet figures with it, in ONE
+ * statement (one round trip): the transaction row claims the idempotency key, its entries follow,
+ * and the wallets move — locked in id order first, so concurrent postings never deadlock. Call
+ * inside sql.begin(): the entries, the wallet updates and the caller's state change commit
+ * together. Returns false when the key was already posted (idempotent retry: nothing moves).
  */
 export async function postLedger(tx: Db, posting: LedgerPosting): Promise<boolean> {
   const entries = posting.entries.filter((e) => e.amount !== 0n);
   const sum = entries.reduce((acc, e) => acc + e.amount, 0n);
   if (entries.length < 2 || sum !== 0n) throw new UnbalancedPosting(`posting ${posting.key} does not balance`);
 
-  const id = newId();
-  const inserted = await tx`
-    insert into ledger_transactions (id, idempotency_key, kind, ref_type, ref_id)
-    values (${id}, ${posting.key}, ${posting.kind}, ${posting.refType}, ${posting.refId})
-    on conflict (idempotency_key) do nothing
-    returning id`;
-  if (inserted.length === 0) return false;
-
-  await tx`
-    insert into ledger_entries ${tx(
-      entries.map((e) => ({ transaction_id: id, wallet_id: e.walletId, bucket: e.bucket, amount: e.amount })),
-    )}`;
-
-  // Wallets are updated in id order so that concurrent postings never deadlock.
   const byWallet = new Map<string, Record<Bucket, bigint>>();
   for (const e of entries) {
     const delta = byWallet.get(e.walletId) ?? { available: 0n, frozen: 0n, pending_credits: 0n };
     delta[e.bucket] += e.amount;
     byWallet.set(e.walletId, delta);
   }
-  for (const walletId of [...byWallet.keys()].sort()) {
-    const d = byWallet.get(walletId)!;
-    try {
-      await tx`
-        update wallets set available = available + ${d.available}, frozen = frozen + ${d.frozen},
-          pending_credits = pending_credits + ${d.pending_credits}, updated_at = now()
-        where id = ${walletId}`;
-    } catch (error) {
-      if ((error as { code?: string }).code === '23514') throw new FailedPrecondition('insufficient balance');
-      throw error;
-    }
+  const walletIds = [...byWallet.keys()].sort();
+  const delta = (bucket: Bucket) => walletIds.map((w) => byWallet.get(w)![bucket].toString());
+  try {
+    const [row] = await tx<{ posted: boolean }[]>`
+      with posted as (
+        insert into ledger_transactions (id, idempotency_key, kind, ref_type, ref_id)
+        values (${newId()}, ${posting.key}, ${posting.kind}, ${posting.refType}, ${posting.refId})
+        on conflict (idempotency_key) do nothing
+        returning id
+      ), entries as (
+        insert into ledger_entries (transaction_id, wallet_id, bucket, amount)
+        select posted.id, e.wallet_id, e.bucket, e.amount
+        from posted, unnest(${entries.map((e) => e.walletId)}::uuid[], ${entries.map((e) => e.bucket)}::text[], ${entries.map((e) => e.amount.toString())}::bigint[])
+          as e(wallet_id, bucket, amount)
+      ), locked as (
+        select w.id from wallets w where w.id = any(${walletIds}::uuid[]) and exists (select 1 from posted) order by w.id for update
+      ), moved as (
+        update wallets w set available = w.available + d.available, frozen = w.frozen + d.frozen,
+          pending_credits = w.pending_credits + d.pending_credits, updated_at = now()
+        from unnest(${walletIds}::uuid[], ${delta('available')}::bigint[], ${delta('frozen')}::bigint[], ${delta('pending_credits')}::bigint[])
+          as d(id, available, frozen, pending_credits)
+        where w.id = d.id and w.id in (select id from locked)
+      )
+      select exists (select 1 from posted) as posted`;
+    return row!.posted;
+  } catch (error) {
+    if ((error as { code?: string }).code === '23514') throw new FailedPrecondition('insufficient balance');
+    throw error;
   }
-  return true;
 }
 
 export interface LedgerAuditReport {
