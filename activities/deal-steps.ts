@@ -8,24 +8,28 @@ import { findMerchantFees } from '../db/queries/merchants';
 import { dealEventPayload } from '../domain/deal-info';
 import { allowsFrom, type Transition } from '../domain/state-machine';
 import { lockDeal, setDealStatus, type DealRow, type StepChanges } from '../db/queries/deals';
-import { writeOutboxEvent } from '../db/queries/outbox';
+import { writeOutboxEvents } from '../db/queries/outbox';
 import { ensureWallet } from '../db/queries/wallets';
 
 export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>) {
-  /** A deal event in the outbox; `discriminator` makes its id unique per occurrence (the status, 'created', a version). */
+  /** A deal event as the outbox holds it; `discriminator` makes its id unique per occurrence (the status, 'created', a version). */
+  const outboxEvent = (row: DealRow, type: string, discriminator: string | number, extra: Record<string, unknown> = {}) => ({
+    merchantId: row.merchant_id,
+    dealId: row.id,
+    type,
+    discriminator,
+    payload: { ...dealEventPayload(row, config.CHECKOUT_BASE_URL), ...extra },
+  });
+  /** A deal event in the outbox. */
   const event = (tx: Db, row: DealRow, type: string, discriminator: string | number, extra: Record<string, unknown> = {}) =>
-    writeOutboxEvent(tx, {
-      merchantId: row.merchant_id,
-      dealId: row.id,
-      type,
-      discriminator,
-      payload: { ...dealEventPayload(row, config.CHECKOUT_BASE_URL), ...extra },
-    });
+    writeOutboxEvents(tx, [outboxEvent(row, type, discriminator, extra)]);
+  /** Several events of a deal, in this order, in one statement: each `[row, type, discriminator]`. */
+  const events = (tx: Db, list: [DealRow, string, string | number][]) => writeOutboxEvents(tx, list.map(([row, type, d]) => outboxEvent(row, type, d)));
 
-  /** Sets the locked deal's status to the move's target and writes the move's event. */
+  /** Sets the locked deal's status to the move's target and writes the move's events. */
   async function applyMove(tx: Db, row: DealRow, move: Transition<string>, changes: StepChanges = {}): Promise<DealRow> {
     const updated = await setDealStatus(tx, row, move.to!, changes);
-    for (const type of move.events) await event(tx, updated, type, move.to!);
+    await events(tx, move.events.map((type) => [updated, type, move.to!] as [DealRow, string, string]));
     return updated;
   }
 
@@ -46,7 +50,7 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
 
   const walletOf = async (tx: Db, ownerType: 'merchant' | 'trader', ownerId: string) => (await ensureWallet(tx, ownerType, ownerId, 'USDT')).id;
 
-  return { event, applyMove, transition, walletOf };
+  return { event, events, applyMove, transition, walletOf };
 }
 
 /**

@@ -90,8 +90,10 @@ export function createPayinActivities(deps: ActivityDeps) {
           paymentTimeoutSeconds: config.PAYIN_TIMEOUT_SECONDS,
         });
         await postEscrowLock(tx, { dealId: row.id, version: 1n, traderWalletId: match.trader_wallet_id, amount: money.escrow });
-        await steps.event(tx, { ...row, status: 'INITIALIZED' }, 'deal.created', 'created');
-        await steps.event(tx, row, 'deal.escrow_locked', 'ESCROW_LOCKED');
+        await steps.events(tx, [
+          [{ ...row, status: 'INITIALIZED' }, 'deal.created', 'created'],
+          [row, 'deal.escrow_locked', 'ESCROW_LOCKED'],
+        ]);
         return payinSnapshot(row);
       });
     },

@@ -67,7 +67,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             ...(match ? { transferSlaSeconds: config.PAYOUT_TRANSFER_SLA_SECONDS } : {}),
           });
           await postPayoutHold(tx, { dealId: row.id, walletId: input.walletId, amount: hold });
-          for (const type of created.events) await steps.event(tx, row, type, 'created');
+          await steps.events(tx, created.events.map((type) => [row, type, 'created'] as [typeof row, string, string]));
           return payoutSnapshot(row);
         })
         .catch((error: { code?: string; constraint_name?: string }) => {

@@ -13,14 +13,29 @@ export interface OutboxEvent {
   payload: Record<string, unknown>;
 }
 
-/** Writes an event in the caller's transaction; its id is fixed per occurrence, so a retried step writes nothing new. */
-export async function writeOutboxEvent(tx: Db, event: OutboxEvent): Promise<void> {
+/**
+ * Writes events in the caller's transaction, in the given order (their `seq`), in one statement;
+ * an event's id is fixed per occurrence, so a retried step writes nothing new.
+ */
+export async function writeOutboxEvents(tx: Db, events: OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((event) => ({
+    id: eventIdFor(event.subjectId ?? event.dealId!, event.type, event.discriminator),
+    merchant_id: event.merchantId,
+    deal_id: event.dealId,
+    event_type: event.type,
+    payload: event.payload,
+  }));
   await tx`
     insert into outbox_events (id, merchant_id, deal_id, event_type, payload)
-    values (${eventIdFor(event.subjectId ?? event.dealId!, event.type, event.discriminator)}, ${event.merchantId}, ${event.dealId},
-      ${event.type}, ${tx.json(event.payload as never)})
+    select (x.r->>'id')::uuid, (x.r->>'merchant_id')::uuid, (x.r->>'deal_id')::uuid, x.r->>'event_type', x.r->'payload'
+    from jsonb_array_elements(${tx.json(rows as never)}) with ordinality as x(r, n)
+    order by x.n
     on conflict (id) do nothing`;
 }
+
+/** One event (see writeOutboxEvents). */
+export const writeOutboxEvent = (tx: Db, event: OutboxEvent) => writeOutboxEvents(tx, [event]);
 
 // ---- The outbox relay (workers/outbox-relay.ts) ----
 
