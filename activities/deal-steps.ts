@@ -3,8 +3,7 @@ import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { fiatToUsdtCents } from '../domain/money';
-import { findCurrency, findRate } from '../db/queries/catalog';
-import { findMerchantFees } from '../db/queries/merchants';
+import { findNewDealTerms } from '../db/queries/catalog';
 import { dealEventPayload } from '../domain/deal-info';
 import { allowsFrom, type Transition } from '../domain/state-machine';
 import { lockDeal, setDealStatus, type DealRow, type StepChanges } from '../db/queries/deals';
@@ -59,14 +58,19 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
  */
 export async function quoteNewDeal(tx: Db, input: { tenantId: string; merchantId: string; currency: string; amount: string }, side: 'buy' | 'sell') {
   const amount = BigInt(input.amount);
-  const merchant = await findMerchantFees(tx, input.merchantId);
-  if (!merchant) throw new NotFound('merchant not found');
-  const currency = await findCurrency(tx, input.tenantId, input.currency);
-  if (!currency) throw new InvalidArgument(`unknown currency ${input.currency}`);
-  const rate = await findRate(tx, input.tenantId, input.currency);
-  if (!rate) throw new FailedPrecondition(`no exchange rate is set for ${input.currency}`);
-  const rateMicro = side === 'buy' ? rate.buy_rate_micro : rate.sell_rate_micro;
-  const amountUsdt = fiatToUsdtCents(amount, currency.exponent, rateMicro);
+  const terms = await findNewDealTerms(tx, input.tenantId, input.merchantId, input.currency);
+  if (terms.payin_fee_bps === null || terms.payout_fee_bps === null) throw new NotFound('merchant not found');
+  if (terms.currency_id === null || terms.currency_exponent === null) throw new InvalidArgument(`unknown currency ${input.currency}`);
+  const rateMicro = side === 'buy' ? terms.buy_rate_micro : terms.sell_rate_micro;
+  if (rateMicro === null) throw new FailedPrecondition(`no exchange rate is set for ${input.currency}`);
+  const amountUsdt = fiatToUsdtCents(amount, terms.currency_exponent, rateMicro);
   if (amountUsdt <= 0n) throw new InvalidArgument('amount is too small: it converts to 0 USDT cents');
-  return { amount, merchant, currency, rateMicro, amountUsdt };
+  return {
+    amount,
+    merchant: { payin_fee_bps: terms.payin_fee_bps, payout_fee_bps: terms.payout_fee_bps },
+    currency: { id: terms.currency_id },
+    dailyLimit: terms.daily_deal_amount_limit,
+    rateMicro,
+    amountUsdt,
+  };
 }

@@ -45,10 +45,10 @@ export function createPayinActivities(deps: ActivityDeps) {
       return sql.begin(async (tx) => {
         const existing = await findDeal(tx, input.dealId);
         if (existing) return payinSnapshot(existing);
-        const { amount, merchant, currency, rateMicro, amountUsdt } = await quoteNewDeal(tx, input, 'buy');
+        const { amount, merchant, currency, rateMicro, amountUsdt, dailyLimit } = await quoteNewDeal(tx, input, 'buy');
         const money = payinMoney(amountUsdt, merchant.payin_fee_bps, input.isClientCommission);
 
-        await checkDailyCap(tx, input.merchantId, amount);
+        await checkDailyCap(tx, input.merchantId, amount, dailyLimit);
         const request = { paymentMethodId: input.paymentMethodId, amount, escrowUsdt: money.escrow, payerBank: input.payerBank };
         // Spec 3.4 / 4.6: a matching pass of the merchant routes the deal past the cascade (db/queries/passes.ts).
         const passDeal = {

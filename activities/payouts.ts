@@ -30,11 +30,11 @@ export function createPayoutActivities(deps: ActivityDeps) {
         .begin(async (tx) => {
           const existing = await findDeal(tx, input.dealId);
           if (existing) return payoutSnapshot(existing);
-          const { amount, merchant, rateMicro, amountUsdt } = await quoteNewDeal(tx, input, 'sell');
+          const { amount, merchant, rateMicro, amountUsdt, dailyLimit } = await quoteNewDeal(tx, input, 'sell');
           const fee = feeFromBps(amountUsdt, merchant.payout_fee_bps);
           const hold = amountUsdt + fee;
 
-          await checkDailyCap(tx, input.merchantId, amount);
+          await checkDailyCap(tx, input.merchantId, amount, dailyLimit);
           const available = await lockAvailable(tx, input.walletId);
           if (available === undefined || available < hold) {
             throw new FailedPrecondition(`insufficient balance: the hold needs ${hold} USDT cents, available ${available ?? 0n}`);

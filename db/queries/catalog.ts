@@ -117,6 +117,33 @@ export async function findRate(db: Db, tenantId: string, currency: string): Prom
   return row;
 }
 
+export interface NewDealTerms {
+  /** The merchant's fees; null when there is no such merchant. */
+  payin_fee_bps: number | null;
+  payout_fee_bps: number | null;
+  /** Its UTC-day volume cap (db/queries/limits.ts checkDailyCap); null when none. */
+  daily_deal_amount_limit: bigint | null;
+  currency_id: string | null;
+  currency_exponent: number | null;
+  buy_rate_micro: bigint | null;
+  sell_rate_micro: bigint | null;
+}
+
+/**
+ * What a new deal is priced with, in one round trip: the merchant's fees and daily cap, the
+ * ACTIVE currency and its rate (activities/deal-steps.ts quoteNewDeal). Each part is null when missing.
+ */
+export async function findNewDealTerms(db: Db, tenantId: string, merchantId: string, currency: string): Promise<NewDealTerms> {
+  const [row] = await db<NewDealTerms[]>`
+    select m.payin_fee_bps, m.payout_fee_bps, m.daily_deal_amount_limit,
+      c.id as currency_id, c.exponent as currency_exponent, r.buy_rate_micro, r.sell_rate_micro
+    from (select 1) one
+    left join merchants m on m.id = ${merchantId}
+    left join currencies c on c.tenant_id = ${tenantId} and c.status = 'ACTIVE' and c.code = ${currency}
+    left join rates r on r.tenant_id = ${tenantId} and r.currency_code = ${currency}`;
+  return row!;
+}
+
 /** A currency's exponent whatever its status (a live deal keeps its currency after it is deactivated). */
 export async function currencyExponent(db: Db, tenantId: string, code: string): Promise<number | undefined> {
   const [row] = await db<{ exponent: number }[]>`select exponent from currencies where tenant_id = ${tenantId} and code = ${code}`;

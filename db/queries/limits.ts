@@ -9,14 +9,16 @@ export interface MerchantLimits extends DealBounds {
 
 /**
  * The UTC-day cap on PayIn plus PayOut volume (amounts in minor units, as the spec counts them),
- * excluding EXPIRED, SPAM_REJECTED and FAILED. Called inside the creating transaction: it locks
- * the merchant row first, so two concurrent creates cannot both slip under the cap.
+ * excluding EXPIRED, SPAM_REJECTED and FAILED. Called inside the creating transaction with the cap
+ * the deal was priced with (null: none, nothing to check); it locks the merchant row first, so two
+ * concurrent creates cannot both slip under the cap.
  */
-export async function checkDailyCap(tx: Db, merchantId: string, amount: bigint): Promise<void> {
+export async function checkDailyCap(tx: Db, merchantId: string, amount: bigint, dailyLimit: bigint | null): Promise<void> {
+  if (dailyLimit === null) return;
+  // Locked, then read again: the cap an operator may just have changed is the one that counts.
   const [merchant] = await tx<MerchantLimits[]>`
-    select deal_min_amount, deal_max_amount, daily_deal_amount_limit from merchants where id = ${merchantId}`;
+    select deal_min_amount, deal_max_amount, daily_deal_amount_limit from merchants where id = ${merchantId} for update`;
   if (!merchant || merchant.daily_deal_amount_limit === null) return;
-  await tx`select id from merchants where id = ${merchantId} for update`;
   const [today] = await tx<{ volume: bigint }[]>`
     select coalesce(sum(amount), 0)::bigint as volume from deals
     where merchant_id = ${merchantId}
