@@ -16,6 +16,9 @@ import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/con
 
 type EventRow = DeliveryEventRow;
 
+/** Lanes whose first attempts go out at once in deliverWebhookGroups (the endpoint's own cap still applies). */
+const GROUPS_AT_ONCE = 8;
+
 interface WireFormat {
   envelope(event: EventRow): Record<string, unknown>;
   /** secrets: the current one first, then any still in a rotation's grace window. */
@@ -113,6 +116,37 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
      * heartbeats after each, so a worker that dies mid-batch is noticed after one attempt's
      * deadline; a retried batch sends nothing for the deliveries that already succeeded.
      */
+    /**
+     * An endpoint stream's first attempts (workflows/webhook-endpoint.ts): one group per deal
+     * lane, each group in order and stopping at its first failure, the groups side by side (at
+     * most GROUPS_AT_ONCE at a time). A delivery that fails for good here — data that cannot be
+     * rendered, a missing record, never the receiver's answer — is given up (ERROR, retryable by
+     * hand) and answered as an ERROR outcome, so one poisoned event holds up neither its lane's
+     * later events nor the other lanes. Run as a local activity: idempotent by attempt key.
+     */
+    async deliverWebhookGroups(groups: AttemptInput[][]): Promise<AttemptOutcome[][]> {
+      const results: AttemptOutcome[][] = groups.map(() => []);
+      let next = 0;
+      const runGroup = async () => {
+        for (let g = next++; g < groups.length; g = next++) {
+          for (const item of groups[g]!) {
+            let outcome: AttemptOutcome;
+            try {
+              outcome = await deliverWebhook(item);
+            } catch (error) {
+              if (!(error instanceof ApplicationFailure && error.nonRetryable)) throw error;
+              await giveUpDelivery(sql, item.callbackId, storableText(`given up: ${error.message}`, 500));
+              outcome = { ok: false, permanent: true, status: 'ERROR', httpStatus: 0 };
+            }
+            results[g]!.push(outcome);
+            if (!outcome.ok) break;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(GROUPS_AT_ONCE, groups.length) }, runGroup));
+      return results;
+    },
+
     async deliverWebhooks(items: AttemptInput[]): Promise<AttemptOutcome[]> {
       const outcomes: AttemptOutcome[] = [];
       for (const item of items) {

@@ -1,12 +1,14 @@
 /**
- * Outbox relay: every committed event goes to the delivery stream of its deal and target (one
- * workflow per (deal, target), `webhooks:<deal>:<target>`), which delivers the deal's events in
- * order. Each event × target keeps its own delivery record, created here, whose callback id is
- * fixed by (event, target): a crash between signalling and marking events dispatched neither
- * loses nor doubles a delivery (the next pass signals again; the stream takes a callback once,
- * and an attempt on an ended delivery sends nothing). Relays in several worker processes take
- * turns (a transaction-level advisory lock), so one deal's events are always signalled in outbox
- * order. Woken by LISTEN/NOTIFY; polls as a fallback.
+ * Outbox relay: every committed event goes to its merchant endpoint's delivery stream (one
+ * workflow per merchant + target, `webhooks:endpoint:<merchant>:<target>`), which delivers each
+ * deal's events in order in a lane of its own (workflows/webhook-endpoint.ts). Each event × target
+ * keeps its own delivery record, created here, whose callback id is fixed by (event, target): a
+ * crash between signalling and marking events dispatched neither loses nor doubles a delivery
+ * (the next pass signals again; the stream takes a callback once, and an attempt on an ended
+ * delivery sends nothing). Relays in several worker processes take turns (a transaction-level
+ * advisory lock), so one deal's events are always signalled in outbox order. Woken by
+ * LISTEN/NOTIFY; polls as a fallback. A deal still busy on a stream per deal (from before issue
+ * 21) keeps its events there until that stream's delivery has ended.
  */
 import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -29,6 +31,16 @@ import {
   type StreamInput,
   type WebhookStreamWorkflow,
 } from '../workflows/contracts/webhook-stream';
+import {
+  endpointEventsSignal,
+  endpointSearchAttributes,
+  endpointWorkflowId,
+  webhookEndpointTaskQueue,
+  webhookEndpointWorkflowType,
+  type EndpointEvent,
+  type EndpointInput,
+  type WebhookEndpointWorkflow,
+} from '../workflows/contracts/webhook-endpoint';
 
 const BATCH = 100;
 /** Events V1 has no form for. */
@@ -41,12 +53,18 @@ export function webhookTarget(e: Pick<PendingEvent, 'webhook_url' | 'callback_ur
 
 const urlHash = (url: string) => createHash('sha256').update(url).digest('hex');
 
-interface Stream {
+interface DealStream {
   workflowId: string;
   merchantId: string;
   dealId: string | null;
   input: StreamInput;
   events: StreamEvent[];
+}
+
+interface EndpointStream {
+  workflowId: string;
+  input: EndpointInput;
+  events: EndpointEvent[];
 }
 
 export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config: Config }): Promise<number> {
@@ -59,22 +77,25 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
     const deliveries = events
       .map((e) => ({ e, url: webhookTarget(e) }))
       .filter(({ e, url }) => url && !(e.api_version === 'v1' && V2_ONLY_EVENTS.has(e.event_type)))
-      .map(({ e, url }) => ({ e, url, callbackId: callbackIdFor(e.id, url) }));
+      .map(({ e, url }) => ({ e, url, callbackId: callbackIdFor(e.id, url), perDealStream: e.on_deal_stream }));
     // The delivery records are created here, in one statement for the batch, and committed
     // (outside the batch's transaction) before any stream is signalled, so a stream's first
     // attempt finds its record. Idempotent: a rerun after a crash finds the rows there.
     // (The batch locks its events FOR NO KEY UPDATE, which lets this insert's foreign-key check pass.)
     if (deliveries.length > 0) {
-      await insertDeliveries(deps.sql, deliveries.map((d) => ({ callbackId: d.callbackId, eventId: d.e.id, url: d.url })));
+      await insertDeliveries(deps.sql, deliveries.map((d) => ({ callbackId: d.callbackId, eventId: d.e.id, url: d.url, perDealStream: d.perDealStream })));
     }
-    // Group by stream, keeping outbox order inside each: one signal per stream per batch.
-    const streams = new Map<string, Stream>();
-    for (const { e, url, callbackId } of deliveries) {
+    // Group by stream, keeping outbox order inside each: one signal per stream per batch. Every
+    // event goes to its merchant endpoint's stream (a lane per deal), unless its deal still has an
+    // unfinished delivery on a stream per deal from before issue 21: then it follows it there.
+    const endpoints = new Map<string, EndpointStream>();
+    const dealStreams = new Map<string, DealStream>();
+    for (const { e, url, callbackId, perDealStream } of deliveries) {
+      const event = { callbackId, eventId: e.id, eventType: e.event_type, maxAttempts: e.max_retries };
       const key = e.deal_id ?? e.id;
-      const workflowId = streamWorkflowId(key, urlHash(url));
-      let stream = streams.get(workflowId);
-      if (!stream) {
-        stream = {
+      if (perDealStream) {
+        const workflowId = streamWorkflowId(key, urlHash(url));
+        const stream = dealStreams.get(workflowId) ?? {
           workflowId,
           merchantId: e.merchant_id,
           dealId: e.deal_id,
@@ -83,20 +104,44 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
             url,
             delaysMs: deps.config.WEBHOOK_RETRY_DELAYS,
             attemptTimeoutMs: attemptTimeoutMs(deps.config),
-            // An event without a deal is a stream of one: it closes once delivered.
-            idleMs: e.deal_id ? deps.config.WEBHOOK_STREAM_IDLE_SECONDS * 1000 : 0,
+            idleMs: deps.config.WEBHOOK_STREAM_IDLE_SECONDS * 1000,
             revision: STREAM_REVISION,
           },
           events: [],
         };
-        streams.set(workflowId, stream);
+        stream.events.push(event);
+        dealStreams.set(workflowId, stream);
+        continue;
       }
-      stream.events.push({ callbackId, eventId: e.id, eventType: e.event_type, maxAttempts: e.max_retries });
+      const workflowId = endpointWorkflowId(e.merchant_id, urlHash(url));
+      const endpoint = endpoints.get(workflowId) ?? {
+        workflowId,
+        input: {
+          merchantId: e.merchant_id,
+          url,
+          delaysMs: deps.config.WEBHOOK_RETRY_DELAYS,
+          attemptTimeoutMs: attemptTimeoutMs(deps.config),
+          idleMs: deps.config.WEBHOOK_STREAM_IDLE_SECONDS * 1000,
+        },
+        events: [],
+      };
+      endpoint.events.push({ ...event, lane: key });
+      endpoints.set(workflowId, endpoint);
     }
-    await Promise.all(
-      [...streams.values()].map((stream) =>
-        // Starts the stream if it is not running (again, after an earlier run closed), then
-        // hands it the events; Temporal keeps a workflow's signals in the order they arrive.
+    // Starts the stream if it is not running (again, after an earlier run closed), then hands it
+    // the events; Temporal keeps a workflow's signals in the order they arrive.
+    await Promise.all([
+      ...[...endpoints.values()].map((endpoint) =>
+        deps.client.workflow.signalWithStart<WebhookEndpointWorkflow, [EndpointEvent[]]>(webhookEndpointWorkflowType, {
+          workflowId: endpoint.workflowId,
+          taskQueue: webhookEndpointTaskQueue(deps.config),
+          args: [endpoint.input],
+          signal: endpointEventsSignal,
+          signalArgs: [endpoint.events],
+          typedSearchAttributes: endpointSearchAttributes(endpoint.input.merchantId),
+        }),
+      ),
+      ...[...dealStreams.values()].map((stream) =>
         deps.client.workflow.signalWithStart<WebhookStreamWorkflow, [StreamEvent[]]>(webhookStreamWorkflowType, {
           workflowId: stream.workflowId,
           taskQueue: webhookStreamTaskQueue(deps.config),
@@ -106,7 +151,7 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
           typedSearchAttributes: streamSearchAttributes(stream),
         }),
       ),
-    );
+    ]);
     if (events.length > 0) await markEventsDispatched(tx, events.map((e) => e.id));
     return events.length;
   });

@@ -265,39 +265,27 @@ test('an event relayed again after a relay crash is delivered exactly once', asy
     return id;
   };
   const delivered = (id: string) => eventually(async () => receiver.received.some((r) => JSON.parse(r.body).event_id === id), `delivery of ${id}`);
-  // A non-final event: the deal's stream stays open after delivering it.
   const eventId = await written('deal.escrow_locked');
   await delivered(eventId);
   const [stream] = await eventually(async () => {
-    const runs: { workflowId: string; runId: string; status: { name: string } }[] = [];
-    for await (const wf of client.workflow.list({ query: `DealId = "${dealId}" AND WorkflowType = "webhookStreamWorkflow"` })) runs.push(wf);
+    const runs: { workflowId: string; runId: string }[] = [];
+    for await (const wf of client.workflow.list({ query: `MerchantId = "${merchantId}" AND WorkflowType = "webhookEndpointWorkflow"` })) runs.push(wf);
     return runs.length > 0 && runs;
-  }, 'the stream in visibility');
+  }, 'the endpoint stream in visibility');
   // The relay "crashed" before marking the event: the running relay finds it again and signals it again.
   await sql`update outbox_events set dispatched_at = null where id = ${eventId}`;
   await eventually(async () => (await sql`select dispatched_at from outbox_events where id = ${eventId}`)[0]!.dispatched_at, 'the relay to take the event again');
-  // A final probe event after it: once it is delivered, a wrong second delivery had its chance.
+  // A probe event after it: once it is delivered, a wrong second delivery had its chance.
   const probeId = await written('deal.completed');
   await delivered(probeId);
   const handle = client.workflow.getHandle(stream!.workflowId);
-  t.is(await handle.result(), 2, 'the repeated signal was dropped by the stream: two deliveries');
   t.is((await handle.describe()).runId, stream!.runId, 'one run took both');
   t.is(receiver.received.filter((r) => JSON.parse(r.body).event_id === eventId).length, 1, 'delivered exactly once');
   const [attempts] = await sql`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id where d.event_id = ${eventId}`;
   t.is(attempts!.n, 1, 'one attempt recorded');
-
-  // The stream has closed; the event relayed yet again starts a new run, which sends nothing.
-  await sql`update outbox_events set dispatched_at = null where id = ${eventId}`;
-  const again = await eventually(async () => {
-    const { runId } = await handle.describe();
-    return runId !== stream!.runId && client.workflow.getHandle(stream!.workflowId, runId);
-  }, 'a second run');
-  // Its attempt ran (an activity, or — streams of revision 2 — a local activity's marker) and found the delivery done.
-  await eventually(async () => (await again.fetchHistory()).events!.some((e) => e.activityTaskCompletedEventAttributes || e.markerRecordedEventAttributes), 'its attempt, which finds the delivery done');
-  t.is(receiver.received.filter((r) => JSON.parse(r.body).event_id === eventId).length, 1, 'still delivered once');
 });
 
-test("a deal's deliveries are findable in Temporal by DealId and MerchantId, beside the deal's own workflow", async (t) => {
+test("a deal's workflow is findable in Temporal by DealId and MerchantId; its deliveries go through the merchant endpoint's stream, listed by deal from Postgres", async (t) => {
   const { receiver, merchantId, keys } = await merchantWithReceiver();
   t.teardown(() => receiver.close());
   const deal = await createPayin(keys);
@@ -305,16 +293,150 @@ test("a deal's deliveries are findable in Temporal by DealId and MerchantId, bes
   t.teardown(() => client.connection.close());
   const found = await eventually(async () => {
     const runs: { workflowId: string; type: string }[] = [];
-    for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}" AND MerchantId = "${merchantId}"` })) runs.push(wf);
-    return runs.some((r) => r.type === 'webhookStreamWorkflow') && runs;
-  }, 'the delivery stream in visibility');
-  t.true(found.some((r) => r.workflowId.startsWith(`webhooks:${deal.deal_id}:`)), 'webhooks:<deal>:<target>');
+    for await (const wf of client.workflow.list({ query: `MerchantId = "${merchantId}"` })) runs.push(wf);
+    return runs.some((r) => r.type === 'webhookEndpointWorkflow') && runs;
+  }, 'the endpoint stream in visibility');
+  t.true(found.some((r) => r.workflowId.startsWith(`webhooks:endpoint:${merchantId}:`)), 'webhooks:endpoint:<merchant>:<target>');
   t.true(found.some((r) => r.workflowId === `payin:${deal.deal_id}`));
+  const byDeal: { workflowId: string }[] = [];
+  for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}"` })) byDeal.push(wf);
+  t.deepEqual(byDeal.map((w) => w.workflowId), [`payin:${deal.deal_id}`], 'a deal is one workflow: its own');
   const rows = await eventually(async () => {
-    const r = await deliveries(merchantId);
-    return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
-  }, 'both events delivered');
-  t.deepEqual(rows.map((d) => d.event_type).sort(), ['deal.created', 'deal.escrow_locked']);
+    const listed = await signed(keys, 'GET', `/api/v1/p2p/merchant/callbacks?deal_id=${deal.deal_id}`);
+    return listed.body.data.length === 2 && listed.body.data.every((d: { status: string }) => d.status === 'SUCCESS') && listed.body.data;
+  }, 'both events delivered, listed by deal');
+  t.deepEqual(rows.map((d: { event_type: string }) => d.event_type).sort(), ['deal.created', 'deal.escrow_locked']);
+});
+
+/** An endpoint stream of its own (one per test), handed events as the relay would. */
+async function endpointStream(client: Awaited<ReturnType<typeof createTemporalClient>>, merchantId: string, url: string, overrides: Record<string, unknown> = {}, taskQueue?: string) {
+  const config = loadConfig(process.env);
+  const workflowId = `webhooks:endpoint:${merchantId}:test-${randomUUID().slice(0, 8)}`;
+  const input = { merchantId, url, delaysMs: [300], attemptTimeoutMs: 10_000, idleMs: 60_000, ...overrides };
+  const send = (events: { lane: string; callbackId: string; eventId: string; eventType: string; maxAttempts: number }[]) =>
+    client.workflow.signalWithStart('webhookEndpointWorkflow', {
+      workflowId,
+      taskQueue: taskQueue ?? config.WEBHOOK_TASK_QUEUE,
+      args: [input],
+      signal: 'endpoint-events',
+      signalArgs: [events],
+    });
+  return { workflowId, send };
+}
+
+test("endpoint stream: a deal whose event is retrying holds up only its own lane; each lane stays in outbox order", async (t) => {
+  const failures = new Map<string, number>();
+  const ok: string[] = [];
+  const receiver = await startReceiver((_, res, request) => {
+    const id = JSON.parse(request.body).event_id as string;
+    const n = (failures.get(id) ?? 0) + 1;
+    failures.set(id, n);
+    const status = request.body.includes('"deal.created"') && request.body.includes(slowDeal) && n <= 2 ? 503 : 200;
+    if (status === 200) ok.push(id);
+    res.writeHead(status).end();
+  });
+  t.teardown(() => receiver.close());
+  const { merchantId } = await newMerchant({ webhook_url: receiver.url });
+  const slowDeal = randomUUID();
+  const fastDeal = randomUUID();
+  const slow = [await ownEvent(merchantId, receiver.url, 'deal.created', slowDeal), await ownEvent(merchantId, receiver.url, 'deal.escrow_locked', slowDeal)];
+  const fast = [await ownEvent(merchantId, receiver.url, 'deal.created', fastDeal), await ownEvent(merchantId, receiver.url, 'deal.escrow_locked', fastDeal)];
+  const client = await createTemporalClient(loadConfig(process.env));
+  t.teardown(() => client.connection.close());
+  const stream = await endpointStream(client, merchantId, receiver.url, { delaysMs: [1500] });
+  await stream.send([...slow.map((e) => ({ ...e, lane: slowDeal })), ...fast.map((e) => ({ ...e, lane: fastDeal }))]);
+  await eventually(async () => ok.length === 4, 'all four delivered');
+  const order = ok;
+  t.true(order.indexOf(fast[1]!.eventId) < order.indexOf(slow[0]!.eventId), 'the fast deal finished while the slow one retried');
+  t.true(order.indexOf(slow[0]!.eventId) < order.indexOf(slow[1]!.eventId), "the slow deal's events in order");
+  t.true(order.indexOf(fast[0]!.eventId) < order.indexOf(fast[1]!.eventId));
+  t.is(failures.get(slow[1]!.eventId), 1, 'the later event of the slow deal waited for the earlier one: sent once');
+  const [attempts] = await sql`select count(*)::int as n from webhook_attempts where callback_id = ${slow[0]!.callbackId}`;
+  t.is(attempts!.n, 3);
+});
+
+test('endpoint stream: continue-as-new carries the lanes, a head in the middle of its retries included — nothing lost, doubled or reordered', async (t) => {
+  let failOnce = true;
+  const ok: string[] = [];
+  const receiver = await startReceiver((_, res, request) => {
+    const retrying = request.body.includes('"deal.payment_verified"') && failOnce;
+    if (retrying) failOnce = false;
+    else ok.push(JSON.parse(request.body).event_id);
+    res.writeHead(retrying ? 500 : 200).end();
+  });
+  t.teardown(() => receiver.close());
+  const { merchantId } = await newMerchant({ webhook_url: receiver.url });
+  const [a, b] = [randomUUID(), randomUUID()];
+  const laneA = [
+    await ownEvent(merchantId, receiver.url, 'deal.created', a),
+    await ownEvent(merchantId, receiver.url, 'deal.payment_verified', a),
+    await ownEvent(merchantId, receiver.url, 'deal.completed', a),
+  ];
+  const laneB = [await ownEvent(merchantId, receiver.url, 'deal.created', b)];
+  const client = await createTemporalClient(loadConfig(process.env));
+  t.teardown(() => client.connection.close());
+  const stream = await endpointStream(client, merchantId, receiver.url, { continueAfter: 1, delaysMs: [2000], idleMs: 3000 });
+  await stream.send([...laneA.map((e) => ({ ...e, lane: a })), ...laneB.map((e) => ({ ...e, lane: b })), { ...laneA[0]!, lane: a }]);
+  await eventually(async () => ok.length === 4, 'every event delivered');
+  const runs: string[] = [];
+  await eventually(async () => {
+    runs.length = 0;
+    for await (const wf of client.workflow.list({ query: `WorkflowId = "${stream.workflowId}"` })) runs.push(wf.status.name);
+    return runs.includes('CONTINUED_AS_NEW');
+  }, 'a continue-as-new');
+  const okA = ok.filter((id) => laneA.some((e) => e.eventId === id));
+  t.deepEqual(okA, laneA.map((e) => e.eventId), 'lane A in order, each once');
+  const counts = await sql<{ callback_id: string; n: number }[]>`
+    select callback_id, count(*)::int as n from webhook_attempts where callback_id = any(${[...laneA, ...laneB].map((e) => e.callbackId)}) group by callback_id`;
+  t.deepEqual(
+    Object.fromEntries(counts.map((c) => [c.callback_id, c.n])),
+    { [laneA[0]!.callbackId]: 1, [laneA[1]!.callbackId]: 2, [laneA[2]!.callbackId]: 1, [laneB[0]!.callbackId]: 1 },
+    'the retried head made its second attempt once, in whichever run',
+  );
+});
+
+test("endpoint stream: an event that cannot be attempted at all is given up (ERROR) without holding up its lane or the others", async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { merchantId } = await newMerchant({ webhook_url: receiver.url });
+  const [a, b] = [randomUUID(), randomUUID()];
+  // A callback without a delivery record: its attempt fails for good (not the receiver's answer).
+  const poisoned = await ownEvent(merchantId, receiver.url, 'deal.created', a);
+  await sql`delete from webhook_deliveries where id = ${poisoned.callbackId}`;
+  const next = await ownEvent(merchantId, receiver.url, 'deal.completed', a);
+  const other = await ownEvent(merchantId, receiver.url, 'deal.created', b);
+  const client = await createTemporalClient(loadConfig(process.env));
+  t.teardown(() => client.connection.close());
+  const stream = await endpointStream(client, merchantId, receiver.url);
+  await stream.send([{ ...poisoned, lane: a }, { ...next, lane: a }, { ...other, lane: b }]);
+  await eventually(async () => receiver.received.length === 2, 'the two deliverable events');
+  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id).sort(), [next.eventId, other.eventId].sort());
+});
+
+test('endpoint stream: a worker SIGKILLed during a retry pause is replaced and the lane finishes, in order', async (t) => {
+  const receiver = await startReceiver((i, res) => res.writeHead(i === 0 ? 500 : 200).end());
+  t.teardown(() => receiver.close());
+  const { merchantId } = await newMerchant({ webhook_url: receiver.url });
+  const dealId = randomUUID();
+  const first = await ownEvent(merchantId, receiver.url, 'deal.created', dealId);
+  const last = await ownEvent(merchantId, receiver.url, 'deal.completed', dealId);
+  const taskQueue = `kill-endpoint-${randomUUID()}`;
+  const env = { TEMPORAL_TASK_QUEUE: `${taskQueue}-deals`, WEBHOOK_TASK_QUEUE: taskQueue, OUTBOX_RELAY: 'false' };
+  let worker = startWorkerProcess(env);
+  t.teardown(() => void worker.kill('SIGKILL'));
+  const client = await createTemporalClient(loadConfig(process.env));
+  t.teardown(() => client.connection.close());
+  const stream = await endpointStream(client, merchantId, receiver.url, { delaysMs: [3000] }, taskQueue);
+  await stream.send([
+    { ...first, lane: dealId },
+    { ...last, lane: dealId },
+  ]);
+  await eventually(async () => receiver.received.length >= 1, 'the first (failing) attempt', 60_000);
+  worker.kill('SIGKILL');
+  await new Promise((resolve) => worker.once('exit', resolve));
+  worker = startWorkerProcess(env);
+  await eventually(async () => receiver.received.length === 3, 'the retry and the next event', 60_000);
+  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first.eventId, first.eventId, last.eventId]);
 });
 
 test('a long stream continues as new with its queue: nothing lost, nothing doubled, still in order', async (t) => {

@@ -13,6 +13,7 @@ import { payoutTaskQueue, payoutWorkflowType, type PayoutWorkflow } from '../../
 import { settlementTaskQueue, settlementWorkflowType, type SettlementWorkflow } from '../../workflows/contracts/settlement';
 import { webhookManualRetryTaskQueue, webhookManualRetryWorkflowType, type WebhookManualRetryWorkflow } from '../../workflows/contracts/webhook-manual-retry';
 import { webhookStreamTaskQueue, webhookStreamWorkflowType, type WebhookStreamWorkflow } from '../../workflows/contracts/webhook-stream';
+import { webhookEndpointTaskQueue, webhookEndpointWorkflowType, type WebhookEndpointWorkflow } from '../../workflows/contracts/webhook-endpoint';
 import { withdrawalTaskQueue, withdrawalWorkflowType, type WithdrawalWorkflow } from '../../workflows/contracts/withdrawal';
 
 // The compiler's half: every registered workflow has its contract's signature.
@@ -24,6 +25,7 @@ const registered: {
   settlementWorkflow: SettlementWorkflow;
   passWorkflow: PassWorkflow;
   webhookStreamWorkflow: WebhookStreamWorkflow;
+  webhookEndpointWorkflow: WebhookEndpointWorkflow;
   webhookDeliveryWorkflow: WebhookManualRetryWorkflow;
   chainWatchWorkflow: ChainWatchWorkflow;
 } = workflows;
@@ -39,6 +41,7 @@ test('every contract names a registered workflow and its task queue; the type na
     [settlementWorkflowType, settlementTaskQueue, 'deals-q'],
     [passWorkflowType, passTaskQueue, 'deals-q'],
     [webhookStreamWorkflowType, webhookStreamTaskQueue, 'webhooks-q'],
+    [webhookEndpointWorkflowType, webhookEndpointTaskQueue, 'webhooks-q'],
     [webhookManualRetryWorkflowType, webhookManualRetryTaskQueue, 'webhooks-q'],
     [chainWatchWorkflowType, chainWatchTaskQueue, 'deals-q'],
   ] as const;
@@ -50,7 +53,7 @@ test('every contract names a registered workflow and its task queue; the type na
   // Running executions and their histories carry these names.
   t.deepEqual(
     contracts.map(([type]) => type),
-    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookStreamWorkflow', 'webhookDeliveryWorkflow', 'chainWatchWorkflow'],
+    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookStreamWorkflow', 'webhookEndpointWorkflow', 'webhookDeliveryWorkflow', 'chainWatchWorkflow'],
   );
   t.is(chainWatchWorkflowId(config), 'chain-watch:deals-q', 'one watcher per deployment (its deals queue)');
 });

@@ -1,0 +1,66 @@
+/**
+ * The endpoint stream's contract (issue 21): one long-lived workflow per merchant endpoint
+ * (merchant + target URL), `webhooks:endpoint:<merchant>:<sha256(url)[0:16]>`, Signal-With-Start
+ * by the outbox relay on the webhook task queue. It keeps a lane per deal: each deal's events are
+ * delivered in outbox order, each to its end before the next, while the lanes of different deals
+ * go side by side — their first attempts batched into one local activity. It replaces a stream
+ * per (deal, target): a deal no longer costs a workflow start, and deals created together are
+ * delivered together. Each event keeps its delivery record (callback id), attempt rows, retry
+ * schedule and manual retry; per-deal search is in Postgres (`GET /callbacks?deal_id=`). Names
+ * are a wire protocol.
+ */
+import type { SearchAttributePair } from '@temporalio/common';
+import { defineSignal } from '@temporalio/workflow';
+import { MerchantIdKey } from './search-attributes';
+import { webhooksTaskQueue } from './task-queues';
+import type { StreamEvent } from './webhook-stream';
+
+export const webhookEndpointWorkflowType = 'webhookEndpointWorkflow';
+/** Answers how many events the run delivered. */
+export type WebhookEndpointWorkflow = (input: EndpointInput) => Promise<number>;
+export const webhookEndpointTaskQueue = webhooksTaskQueue;
+
+/** An event for a lane: the deal's id, or the event's own for an event of no deal. */
+export interface EndpointEvent extends StreamEvent {
+  lane: string;
+}
+
+/** Where a lane's head stands in its retry schedule (carried by continue-as-new). */
+export interface HeadRetry {
+  /** The attempt to make next (its key is `auto:<attempt>`). */
+  attempt: number;
+  /** The endpoint's own waits in a row (parked, busy): they double while they last. */
+  parked: number;
+  /** Workflow time (ms) at which that attempt is due. */
+  dueAt: number;
+}
+
+export interface CarriedLane {
+  lane: string;
+  events: StreamEvent[];
+  /** The head event's progress when it was mid-schedule; absent: its first attempt is next. */
+  retry?: HeadRetry;
+}
+
+export interface EndpointInput {
+  merchantId: string;
+  url: string;
+  delaysMs: number[];
+  attemptTimeoutMs: number;
+  /** How long a stream without lanes waits for the next event before it closes (a later event starts a new run). */
+  idleMs: number;
+  /** Continue-as-new after this many deliveries in one run (tests); otherwise when Temporal suggests it. */
+  continueAfter?: number;
+  /** Carried over by continue-as-new: the lanes with their events and head progress, and the callbacks already taken. */
+  lanes?: CarriedLane[];
+  seen?: string[];
+}
+
+/** The relay hands the stream its events, in outbox order, with this signal. */
+export const endpointEventsSignal = defineSignal<[EndpointEvent[]]>('endpoint-events');
+
+/** `webhooks:endpoint:<merchant id>:<first 16 hex of sha256(url)>`: one per merchant endpoint. */
+export const endpointWorkflowId = (merchantId: string, urlHash: string) => `webhooks:endpoint:${merchantId}:${urlHash.slice(0, 16)}`;
+
+/** Findable in the Temporal UI by the merchant; a deal's deliveries are listed from Postgres. */
+export const endpointSearchAttributes = (merchantId: string): SearchAttributePair[] => [{ key: MerchantIdKey, value: merchantId }];
