@@ -508,6 +508,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     await lifecycle(); // warm
     await new Promise((r) => setTimeout(r, 2000));
     const before = await readStats();
+    const measuredFrom = Date.now();
     const deals: string[] = [];
     for (let i = 0; i < n; i += 1) {
       const created = await signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody());
@@ -524,32 +525,39 @@ const scenarios: Record<string, () => Promise<void>> = {
       Number((await statsSql`select count(*)::int as n from webhook_deliveries where deal_id = ${d} and status = 'SUCCESS'`)[0]!.n) >= 5;
     while (Date.now() < until && !(await Promise.all(deals.map(delivered))).every(Boolean)) await new Promise((r) => setTimeout(r, 250));
     const after = await readStats();
+    const measuredUntil = Date.now();
 
     const totals = new Map<string, number>();
     const add = (k: string, v = 1) => totals.set(k, (totals.get(k) ?? 0) + v);
+    const tally = (kind: string, e: { [k: string]: unknown }) => {
+      // The event's kind is the one attributes field it fills (e.g. workflowTaskScheduledEventAttributes).
+      const key = Object.keys(e).find((k) => k.endsWith('EventAttributes') && e[k]) ?? '';
+      const name = key.replace(/EventAttributes$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      add(`history events (${kind})`);
+      if (name === 'workflow_execution_started') add(`workflow starts (${kind})`);
+      else if (name === 'workflow_task_scheduled') add(`workflow tasks (${kind})`);
+      else if (name === 'activity_task_scheduled') add(`activity tasks (${kind})`);
+      else if (name === 'marker_recorded') add(`${(e.markerRecordedEventAttributes as { markerName?: string })?.markerName === 'core_patch' ? 'patch markers' : 'local activities'} (${kind})`);
+      else if (name === 'timer_started') add(`timers (${kind})`);
+      else if (name === 'workflow_execution_signaled') add(`signals (${kind})`);
+      else if (name === 'workflow_execution_update_accepted') add(`updates (${kind})`);
+      else if (name === 'upsert_workflow_search_attributes') add(`search-attribute upserts (${kind})`);
+      else if (name === 'workflow_execution_continued_as_new') add(`continue-as-new (${kind})`);
+    };
+    const at = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
     for (const dealId of deals) {
       const workflows: string[] = [];
       for await (const wf of client.workflow.list({ query: `DealId = "${dealId}"` })) workflows.push(wf.workflowId);
       if (!workflows.includes(`payin:${dealId}`)) workflows.push(`payin:${dealId}`);
-      add('workflow runs', workflows.length);
       for (const id of workflows) {
         const kind = id.split(':')[0]!;
-        const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-        add(`history events (${kind})`, events.length);
-        for (const e of events) {
-          // The event's kind is the one attributes field it fills (e.g. workflowTaskScheduledEventAttributes).
-          const key = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? '';
-          const name = key.replace(/EventAttributes$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-          if (name === 'workflow_task_scheduled') add(`workflow tasks (${kind})`);
-          else if (name === 'activity_task_scheduled') add(`activity tasks (${kind})`);
-          else if (name === 'marker_recorded') add(`${e.markerRecordedEventAttributes?.markerName === 'core_patch' ? 'patch markers' : 'local activities'} (${kind})`);
-          else if (name === 'timer_started') add(`timers (${kind})`);
-          else if (name === 'workflow_execution_signaled') add(`signals (${kind})`);
-          else if (name === 'workflow_execution_update_accepted') add(`updates (${kind})`);
-          else if (name === 'upsert_workflow_search_attributes') add(`search-attribute upserts (${kind})`);
-          else if (name === 'workflow_execution_continued_as_new') add(`continue-as-new (${kind})`);
-        }
+        for (const e of (await client.workflow.getHandle(id).fetchHistory()).events ?? []) tally(kind, e as never);
       }
+    }
+    // The merchant endpoint's stream is shared by the deals: its events while these lifecycles ran.
+    for await (const wf of client.workflow.list({ query: `MerchantId = "${merchant.merchant.id}" AND WorkflowType = "webhookEndpointWorkflow"` })) {
+      const events = (await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory()).events ?? [];
+      for (const e of events) if (at(e) >= measuredFrom && at(e) <= measuredUntil) tally('endpoint stream', e as never);
     }
     console.log(`  engine actions per PayIn lifecycle (create → notify → confirm → COMPLETED → fee distribution; 5 webhooks), mean of ${n}:`);
     for (const [k, v] of [...totals].sort()) console.log(`    ${k.padEnd(44)} ${(v / n).toFixed(1)}`);

@@ -14,7 +14,7 @@
  * Runs of the per-deal stream (webhook-stream.ts) that were live at the upgrade finish as they
  * began; the relay keeps a deal on its old stream while one of its deliveries there is unfinished.
  */
-import { ActivityFailure, condition, continueAsNew, log, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, condition, continueAsNew, log, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { endpointWait, type AttemptOutcome } from './contracts/webhook-delivery';
 import { endpointEventsSignal, type CarriedLane, type EndpointInput, type HeadRetry } from './contracts/webhook-endpoint';
@@ -47,6 +47,10 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
   const lanes = new Map<string, Lane>();
   for (const carried of input.lanes ?? []) lanes.set(carried.lane, { events: [...carried.events], retry: carried.retry, running: false });
   const seen = new Set<string>(input.seen ?? []);
+  // The stream closes after idleMs without lanes. One watchdog timer per idle period, not one per
+  // wait: a busy stream starts a timer every idleMs, not one per batch of events.
+  let lastBusy = Date.now();
+  let idleExpired = false;
   // A relay that crashed before marking its batch signals the same events again: taken once.
   setHandler(endpointEventsSignal, (events) => {
     for (const { lane, ...event } of events) {
@@ -56,6 +60,7 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
       l.events.push(event);
       lanes.set(lane, l);
     }
+    lastBusy = Date.now();
   });
 
   let delivered = 0;
@@ -160,12 +165,26 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
     } finally {
       lane.running = false;
       if (lane.events.length === 0) lanes.delete(key);
+      lastBusy = Date.now();
     }
   };
 
   const startable = () => !draining && [...lanes.values()].some((l) => !l.running && l.events.length > 0);
   const anyRunning = () => batchesInFlight > 0 || [...lanes.values()].some((l) => l.running);
   const dueToContinue = () => workflowInfo().continueAsNewSuggested || (input.continueAfter !== undefined && delivered >= input.continueAfter);
+
+  if (input.idleMs > 0) {
+    void (async () => {
+      for (;;) {
+        const left = lastBusy + input.idleMs - Date.now();
+        if (left <= 0 && lanes.size === 0 && !anyRunning()) {
+          idleExpired = true;
+          return;
+        }
+        await sleep(Math.max(left, 1000));
+      }
+    })();
+  }
 
   for (;;) {
     for (const [key, lane] of lanes) if (!lane.running && lane.events.length > 0) void runLane(key, lane);
@@ -180,8 +199,8 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
       await continueAsNew<typeof webhookEndpointWorkflow>({ ...input, lanes: carried, seen: [...seen].slice(-SEEN_KEPT) });
     }
     if (lanes.size === 0 && !anyRunning()) {
-      if (input.idleMs <= 0) return delivered;
-      if (!(await condition(() => lanes.size > 0 || dueToContinue(), input.idleMs))) return delivered;
+      if (input.idleMs <= 0 || idleExpired) return delivered;
+      await condition(() => lanes.size > 0 || idleExpired || dueToContinue());
     }
   }
 }
