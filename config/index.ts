@@ -157,6 +157,8 @@ function schemaFor(nodeEnv: string) {
     DEAL_CREATE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     OUTBOX_POLL_MS: z.coerce.number().int().min(50).default(1000),
+    /** After a wake, the relay waits this long for more commits before it hands events on: under load one pass (one signal, one stream task) carries many deals' events (issue 21). 0: at once. */
+    OUTBOX_COALESCE_MS: z.coerce.number().int().min(0).max(1000).default(25),
     /**
      * What this worker process polls: `all` (deals and webhook deliveries), `deals` or `webhooks`.
      * Two processes (deals, webhooks with a WORKER_NICE) let the OS put deal work first.

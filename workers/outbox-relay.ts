@@ -170,13 +170,15 @@ export async function startOutboxRelay(deps: { sql: Sql; client: Client; config:
         deps.log.error({ err: error }, 'outbox relay pass failed; retrying');
       }
       if (relayed < BATCH && !stopped) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, deps.config.OUTBOX_POLL_MS);
+        const woken = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), deps.config.OUTBOX_POLL_MS);
           wake = () => {
             clearTimeout(timer);
-            resolve();
+            resolve(true);
           };
         });
+        // Woken by a commit: let the commits of the next moments join this pass.
+        if (woken && !stopped && deps.config.OUTBOX_COALESCE_MS > 0) await new Promise((r) => setTimeout(r, deps.config.OUTBOX_COALESCE_MS));
       }
     }
   })();
