@@ -12,11 +12,9 @@ import { dealIdFor } from '../../domain/ids';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
 import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/payin';
 import type { Refusal } from '../../domain/state-machine';
-import { resolvePaymentMethod } from './payment-methods';
+import { checkPaymentMethod } from './payment-methods';
 import { findAmountChange, findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
-import { findCreatePreconditions } from '../../db/queries/merchants';
-import { findCurrency } from '../../db/queries/catalog';
-import { arrivalStamp } from '../../db/queries/passes';
+import { findCreateContext } from '../../db/queries/merchants';
 import {
   awaitCreationUpdate,
   cancelUpdate,
@@ -63,22 +61,23 @@ export const presentForOperator = (deps: AppDeps, row: DealRow) => ({
 });
 
 export async function createPayin(deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<DealRow> {
-  // Spec 4.8: a known key answers the deal as it is now, whatever the new body says. The arrival
-  // stamp (Postgres's clock, read at once beside it) goes to the create step: a pass matching this
-  // deal that another deal reserved after it is a 409 (spec 4.6, db/queries/passes.ts).
-  const [existing, arrivedAt] = await Promise.all([
+  // Spec 4.8: a known key answers the deal as it is now, whatever the new body says. Beside it, in
+  // one round trip, what the create checks (issue 21) and the arrival stamp (Postgres's clock)
+  // that goes to the create step: a pass matching this deal that another deal reserved after it is
+  // a 409 (spec 4.6, db/queries/passes.ts).
+  const [existing, context] = await Promise.all([
     findDealByKey(deps.sql, scope.merchantId, 'PAYIN', body.idempotency_key),
-    arrivalStamp(deps.sql),
+    findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method_id, currency: body.currency }),
   ]);
   if (existing) return existing;
+  const arrivedAt = context.arrived_at;
 
-  const method = await resolvePaymentMethod(deps, scope.tenantId, body.payment_method_id, body.currency, 'payment_method_id');
-  if (body.currency_id) {
-    // Pass matching (spec 4.1.1) uses the id of `currency`; a currency_id naming another currency is refused, not ignored.
-    const currency = await findCurrency(deps.sql, scope.tenantId, body.currency);
-    if (currency?.id !== body.currency_id.toLowerCase()) throw new InvalidArgument(`currency_id ${body.currency_id} is not the id of ${body.currency}`);
+  const method = await checkPaymentMethod(deps, scope.tenantId, context.method, body.payment_method_id, body.currency, 'payment_method_id');
+  // Pass matching (spec 4.1.1) uses the id of `currency`; a currency_id naming another currency is refused, not ignored.
+  if (body.currency_id && context.currency_id !== body.currency_id.toLowerCase()) {
+    throw new InvalidArgument(`currency_id ${body.currency_id} is not the id of ${body.currency}`);
   }
-  const merchant = await findCreatePreconditions(deps.sql, scope.merchantId);
+  const merchant = context.merchant;
   if (!merchant) throw new NotFound('merchant not found');
   checkDealBounds(merchant, body.amount);
   if (!merchant.webhook_url || !merchant.has_key) {

@@ -13,7 +13,18 @@ export async function resolvePaymentMethod(
   currency: string,
   field: 'payment_method_id' | 'payment_method',
 ): Promise<PaymentMethodRow> {
-  const method = await findPaymentMethod(deps.sql, tenantId, idOrSlug);
+  return checkPaymentMethod(deps, tenantId, await findPaymentMethod(deps.sql, tenantId, idOrSlug), idOrSlug, currency, field);
+}
+
+/** The same rules for a method already looked up (undefined: unknown). */
+export async function checkPaymentMethod(
+  deps: AppDeps,
+  tenantId: string,
+  method: PaymentMethodRow | undefined,
+  idOrSlug: string,
+  currency: string,
+  field: 'payment_method_id' | 'payment_method',
+): Promise<PaymentMethodRow> {
   if (!method) {
     const rows = await listPaymentMethods(deps.sql, tenantId, 'ACTIVE');
     throw new InvalidArgument(`unknown ${field} "${idOrSlug}"; allowed: ${rows.map((r) => r.slug).join(', ')}`, [

@@ -6,7 +6,7 @@ import { dealIdFor } from '../../domain/ids';
 import { findDeal, findDealByKey, payoutKeyHeldByOther, type DealRow } from '../../db/queries/deals';
 import { walletsOf } from '../../db/queries/wallets';
 import { checkDealBounds } from '../../domain/limits';
-import { findCreatePreconditions } from '../../db/queries/merchants';
+import { findCreateContext } from '../../db/queries/merchants';
 import {
   assignPayoutUpdate,
   awaitPayoutCreationUpdate,
@@ -20,7 +20,7 @@ import {
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
 import { closedRejects, createThroughWorkflow, readDeal, updateDeal } from './deal-workflows';
-import { resolvePaymentMethod } from './payment-methods';
+import { checkPaymentMethod } from './payment-methods';
 import type { MerchantScope } from './payins';
 import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
@@ -37,20 +37,24 @@ export interface CreatePayoutRequest {
 }
 
 export async function createPayout(deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<DealRow> {
-  const existing = await findDealByKey(deps.sql, scope.merchantId, 'PAYOUT', body.idempotency_key);
+  // What the create checks, read side by side (issue 21); the refusals keep their order.
+  const [existing, heldByOther, wallets, context] = await Promise.all([
+    findDealByKey(deps.sql, scope.merchantId, 'PAYOUT', body.idempotency_key),
+    payoutKeyHeldByOther(deps.sql, scope.tenantId, scope.merchantId, body.idempotency_key),
+    walletsOf(deps.sql, 'merchant', scope.merchantId),
+    findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method, currency: body.currency }),
+  ]);
   if (existing) return existing;
-  if (await payoutKeyHeldByOther(deps.sql, scope.tenantId, scope.merchantId, body.idempotency_key)) {
-    throw new Conflict('idempotency_key is already used by another merchant');
-  }
+  if (heldByOther) throw new Conflict('idempotency_key is already used by another merchant');
 
-  const wallet = (await walletsOf(deps.sql, 'merchant', scope.merchantId)).find((w) => w.id === body.wallet_id && w.currency === 'USDT');
+  const wallet = wallets.find((w) => w.id === body.wallet_id && w.currency === 'USDT');
   if (!wallet) {
     throw new InvalidArgument('wallet_id must be the wallet_id of your USDT wallet (see GET /balance)', [
       { field: 'wallet_id', message: 'not your USDT wallet', code: 'unknown_wallet' },
     ]);
   }
-  const method = await resolvePaymentMethod(deps, scope.tenantId, body.payment_method, body.currency, 'payment_method');
-  const merchant = await findCreatePreconditions(deps.sql, scope.merchantId);
+  const method = await checkPaymentMethod(deps, scope.tenantId, context.method, body.payment_method, body.currency, 'payment_method');
+  const merchant = context.merchant;
   if (!merchant) throw new NotFound('merchant not found');
   checkDealBounds(merchant, body.amount);
 

@@ -1,4 +1,5 @@
 import type { Db } from '../sql';
+import type { PaymentMethodRow } from './catalog';
 import { newId } from '../../domain/ids';
 import { ensureWallet } from './wallets';
 
@@ -131,13 +132,58 @@ export interface CreatePreconditions {
   has_key: boolean;
 }
 
-/** What a deal create checks before starting its workflow: limits and the webhook setup. */
-export async function findCreatePreconditions(db: Db, merchantId: string): Promise<CreatePreconditions | undefined> {
-  const [row] = await db<CreatePreconditions[]>`
-    select deal_min_amount, deal_max_amount, daily_deal_amount_limit, webhook_url,
-      exists (select 1 from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as has_key
-    from merchants m where id = ${merchantId}`;
-  return row;
+export interface CreateContext {
+  /** The merchant's limits and webhook setup; undefined when there is no such merchant. */
+  merchant: CreatePreconditions | undefined;
+  /** The ACTIVE payment method by id or slug, undefined when unknown. */
+  method: PaymentMethodRow | undefined;
+  /** The id of the ACTIVE currency `currency`, null when none. */
+  currency_id: string | null;
+  /** Postgres's clock now, RFC 3339 with microseconds (the pass race stamp, db/queries/passes.ts). */
+  arrived_at: string;
+}
+
+/**
+ * What a deal create checks before it starts the workflow, in one round trip (issue 21): the
+ * merchant's limits and webhook setup, the payment method, the currency's id and the arrival stamp.
+ */
+export async function findCreateContext(db: Db, q: { tenantId: string; merchantId: string; method: string; currency: string }): Promise<CreateContext> {
+  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.method);
+  const [row] = await db<Record<string, unknown>[]>`
+    select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as arrived_at,
+      m.id as merchant_id, m.deal_min_amount, m.deal_max_amount, m.daily_deal_amount_limit, m.webhook_url,
+      exists (select 1 from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as has_key,
+      pm.id as pm_id, pm.slug as pm_slug, pm.name as pm_name, pm.currency_code as pm_currency_code, pm.requisite_types as pm_requisite_types, pm.status as pm_status,
+      c.id as currency_id
+    from (select 1) one
+    left join merchants m on m.id = ${q.merchantId}
+    left join payment_methods pm on pm.tenant_id = ${q.tenantId} and pm.status = 'ACTIVE'
+      and ${isUuid ? db`pm.id = ${q.method}::uuid` : db`pm.slug = ${q.method}`}
+    left join currencies c on c.tenant_id = ${q.tenantId} and c.status = 'ACTIVE' and c.code = ${q.currency}`;
+  const r = row!;
+  return {
+    arrived_at: r.arrived_at as string,
+    merchant: r.merchant_id
+      ? {
+          deal_min_amount: r.deal_min_amount as bigint | null,
+          deal_max_amount: r.deal_max_amount as bigint | null,
+          daily_deal_amount_limit: r.daily_deal_amount_limit as bigint | null,
+          webhook_url: r.webhook_url as string,
+          has_key: r.has_key as boolean,
+        }
+      : undefined,
+    method: r.pm_id
+      ? {
+          id: r.pm_id as string,
+          slug: r.pm_slug as string,
+          name: r.pm_name as string,
+          currency_code: r.pm_currency_code as string,
+          requisite_types: r.pm_requisite_types as string[],
+          status: r.pm_status as string,
+        }
+      : undefined,
+    currency_id: (r.currency_id as string | null) ?? null,
+  };
 }
 
 // ---- What the deal and withdrawal steps read of a merchant ----

@@ -51,17 +51,6 @@ export async function listPasses(db: Db, merchantId: string, statuses: string[] 
 
 class Unroutable extends Error {}
 
-/**
- * The arrival stamp of a PayIn create request, from Postgres's clock — the clock that stamps
- * pass reservations (`used_at`), so the two compare without skew between hosts. Microseconds,
- * UTC, RFC 3339.
- */
-export async function arrivalStamp(db: Db): Promise<string> {
-  const [row] = await db<{ at: string }[]>`
-    select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at`;
-  return row!.at;
-}
-
 export interface PassDeal {
   merchantId: string;
   dealId: string;
