@@ -210,8 +210,10 @@ export function createPayinActivities(deps: ActivityDeps) {
         if (newUsdt <= 0n) throw new InvalidArgument('amount_fiat is too small: it converts to 0 USDT cents');
         const money = payinMoney(newUsdt, row.fee_bps, row.is_client_commission);
         const version = row.amount_version + 1n;
-        await releaseEscrow(tx, row, `escrow-release:v${row.amount_version}`);
-        await postEscrowLock(tx, { dealId: row.id, version, traderWalletId: await traderWallet(tx, row), amount: money.escrow });
+        // The old escrow back to the trader's wallet, the new one taken from it (one wallet lookup).
+        const wallet = await traderWallet(tx, row);
+        await postEscrowRelease(tx, row, wallet, `escrow-release:v${row.amount_version}`);
+        await postEscrowLock(tx, { dealId: row.id, version, traderWalletId: wallet, amount: money.escrow });
         const updated = await applyAmountChange(tx, row, {
           id: newId(),
           idempotencyKey: input.idempotencyKey,

@@ -9,9 +9,8 @@ import { newCheckoutHash } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
 import { PAYIN_TRANSITIONS, payinMoney } from '../domain/payin';
 import { findSettlement, insertSettlement, lockDealAndAppeal } from '../db/queries/appeals';
-import { findCurrency, findRate } from '../db/queries/catalog';
+import { findNewDealTerms } from '../db/queries/catalog';
 import { findDeal, insertDeal, type DealRow } from '../db/queries/deals';
-import { findMerchantFees } from '../db/queries/merchants';
 import { postEscrowLock, postPayinCompletion } from '../db/queries/postings';
 import { dealSteps } from './deal-steps';
 import type { SettlementRequest, SettlementResult } from '../workflows/contracts/settlement';
@@ -57,14 +56,13 @@ export function createSettlementActivities(deps: ActivityDeps) {
         if (amount <= 0n) {
           throw new Conflict('the expired deal has no received_amount: nothing was reported received; send received_amount_override with a reason');
         }
-        const currency = await findCurrency(tx, parent.tenant_id, parent.currency);
-        if (!currency) throw new FailedPrecondition(`currency ${parent.currency} is not active`);
-        const rate = await findRate(tx, parent.tenant_id, parent.currency);
-        if (!rate) throw new FailedPrecondition(`no exchange rate is set for ${parent.currency}`);
-        const merchant = await findMerchantFees(tx, parent.merchant_id);
-        const amountUsdt = fiatToUsdtCents(amount, currency.exponent, rate.buy_rate_micro);
+        // Currency, rate and fees in one query, as a new deal's (db/queries/catalog.ts findNewDealTerms).
+        const terms = await findNewDealTerms(tx, parent.tenant_id, parent.merchant_id, parent.currency);
+        if (terms.currency_exponent === null) throw new FailedPrecondition(`currency ${parent.currency} is not active`);
+        if (terms.buy_rate_micro === null) throw new FailedPrecondition(`no exchange rate is set for ${parent.currency}`);
+        const amountUsdt = fiatToUsdtCents(amount, terms.currency_exponent, terms.buy_rate_micro);
         if (amountUsdt <= 0n) throw new InvalidArgument('the settlement amount converts to 0 USDT cents');
-        const money = payinMoney(amountUsdt, merchant!.payin_fee_bps, false);
+        const money = payinMoney(amountUsdt, terms.payin_fee_bps!, false);
 
         // The key `settlement:<appeal_id>` is outside the merchant's key space (deals_merchant_key covers
         // only deals without origin_appeal_id), so a merchant PayIn under the same key cannot collide.
@@ -88,9 +86,9 @@ export function createSettlementActivities(deps: ActivityDeps) {
           payerBank: parent.payer_bank,
           isClientCommission: false,
           amountUsdt,
-          exchangeRateMicro: rate.buy_rate_micro,
+          exchangeRateMicro: terms.buy_rate_micro,
           feeUsdt: money.fee,
-          feeBps: merchant!.payin_fee_bps,
+          feeBps: terms.payin_fee_bps!,
           escrowUsdt: money.escrow,
           receivedAmount: amount,
           amountMatchStatus: 'full',

@@ -13,11 +13,9 @@ import { targetOf, WebhookGate } from './webhook-isolation';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { findAttemptContext, giveUpDelivery, recordAttempt, type DeliveryEventRow } from '../db/queries/webhooks';
 import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-delivery';
+import { FIRST_ATTEMPT_LANES_AT_ONCE } from '../workflows/contracts/webhook-endpoint';
 
 type EventRow = DeliveryEventRow;
-
-/** Lanes whose first attempts go out at once in deliverWebhookGroups (the endpoint's own cap still applies). */
-const GROUPS_AT_ONCE = 8;
 
 interface WireFormat {
   envelope(event: EventRow): Record<string, unknown>;
@@ -106,20 +104,13 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
      * GET /callbacks and may retry it by hand. A delivery that already ended keeps its status.
      */
     async giveUpDelivery(input: GiveUpInput): Promise<void> {
-      await giveUpDelivery(sql, input.callbackId, storableText(`given up: ${input.reason}`, 500));
+      await giveUp(input.callbackId, input.reason);
     },
 
     /**
-     * A delivery stream's queued events, first attempts, one after another in one activity (a local
-     * one from stream revision 2 on): it
-     * stops at the first that does not succeed (its outcome is the last one returned) and
-     * heartbeats after each, so a worker that dies mid-batch is noticed after one attempt's
-     * deadline; a retried batch sends nothing for the deliveries that already succeeded.
-     */
-    /**
      * An endpoint stream's first attempts (workflows/webhook-endpoint.ts): one group per deal
      * lane, each group in order and stopping at its first failure, the groups side by side (at
-     * most GROUPS_AT_ONCE at a time). A delivery that fails for good here — data that cannot be
+     * most FIRST_ATTEMPT_LANES_AT_ONCE at a time). A delivery that fails for good here — data that cannot be
      * rendered, a missing record, never the receiver's answer — is given up (ERROR, retryable by
      * hand) and answered as an ERROR outcome, so one poisoned event holds up neither its lane's
      * later events nor the other lanes. Run as a local activity: idempotent by attempt key.
@@ -135,7 +126,7 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
               outcome = await deliverWebhook(item);
             } catch (error) {
               if (!(error instanceof ApplicationFailure && error.nonRetryable)) throw error;
-              await giveUpDelivery(sql, item.callbackId, storableText(`given up: ${error.message}`, 500));
+              await giveUp(item.callbackId, error.message);
               outcome = { ok: false, permanent: true, status: 'ERROR', httpStatus: 0 };
             }
             results[g]!.push(outcome);
@@ -143,10 +134,17 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
           }
         }
       };
-      await Promise.all(Array.from({ length: Math.min(GROUPS_AT_ONCE, groups.length) }, runGroup));
+      await Promise.all(Array.from({ length: Math.min(FIRST_ATTEMPT_LANES_AT_ONCE, groups.length) }, runGroup));
       return results;
     },
 
+    /**
+     * A per-deal delivery stream's queued events (workflows/webhook-stream.ts), first attempts, one
+     * after another in one activity (a local one from stream revision 2 on): it stops at the first
+     * that does not succeed (its outcome is the last one returned) and heartbeats after each, so a
+     * worker that dies mid-batch is noticed after one attempt's deadline; a retried batch sends
+     * nothing for the deliveries that already succeeded.
+     */
     async deliverWebhooks(items: AttemptInput[]): Promise<AttemptOutcome[]> {
       const outcomes: AttemptOutcome[] = [];
       for (const item of items) {
@@ -159,6 +157,11 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
       return outcomes;
     },
   };
+
+  /** Ends a delivery ERROR with why (`given up: …`, stored as safe text). */
+  async function giveUp(callbackId: string, reason: string): Promise<void> {
+    await giveUpDelivery(sql, callbackId, storableText(`given up: ${reason}`, 500));
+  }
 
   /**
    * One signed POST, recorded with its outcome under the next attempt number. Nothing is sent

@@ -29,7 +29,7 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { encodeTronAddress, isTronAddress, TRON_MAINNET_PREFIX, tronAddressFromPublicKey, tronAddressToHex } from './tron';
+import { encodeTronAddress, isTronAddress, TRON_MAINNET_PREFIX, tronAddressFromPrivateKey, tronAddressFromPublicKey, tronAddressToHex } from './tron';
 
 /** Tether USD on TRON mainnet (the default of TRON_USDT_CONTRACT). */
 export const USDT_MAINNET_CONTRACT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -412,8 +412,6 @@ export function parsePrivateKey(hex: string): Uint8Array {
   return key;
 }
 
-export const tronAddressOfKey = (privateKey: Uint8Array) => tronAddressFromPublicKey(secp256k1.getPublicKey(privateKey, false));
-
 /**
  * secp256k1 over the txid itself (RFC 6979 deterministic k, low S), as TRON's 65 bytes
  * r ‖ s ‖ v (v = recovery id 0 or 1), hex. Deterministic: the same txid and key always give the
@@ -427,7 +425,7 @@ export function signTxid(txid: string, privateKey: Uint8Array): string {
 /** Signs a checked transfer, after making sure the key is the owner's. */
 export function signUsdtTransfer(checked: CheckedUsdtTransfer, privateKey: Uint8Array): string {
   const owner = addressFromBytes(checked.raw.trigger.ownerAddress);
-  if (tronAddressOfKey(privateKey) !== owner) throw new TronTransactionMismatch('owner', `the signing key is not the key of ${owner}`);
+  if (tronAddressFromPrivateKey(privateKey) !== owner) throw new TronTransactionMismatch('owner', `the signing key is not the key of ${owner}`);
   return signTxid(checked.txid, privateKey);
 }
 

@@ -45,7 +45,7 @@ export function tronAddressFromPublicKey(publicKey: Uint8Array): string {
   return encodeTronAddress(payload);
 }
 
-/** For test vectors only: the gateway itself never holds a private key. */
+/** The address of a private key: the TRON hot wallet's (activities/chain/tron.ts) and test vectors. */
 export function tronAddressFromPrivateKey(privateKey: Uint8Array): string {
   return tronAddressFromPublicKey(secp256k1.getPublicKey(privateKey, false));
 }

@@ -44,8 +44,6 @@ export function withdrawalRefusal(move: WithdrawalMove, status: WithdrawalStatus
   return canMove(status, move) ? undefined : { kind: 'FAILED_PRECONDITION', message: `withdrawal is ${status}` };
 }
 
-export const WITHDRAWAL_FAILED_EVENT = 'p2p.finance.withdrawal_failed';
-
 export type AutoWithdrawalMode = 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
 
 /** Contract 7: the merchant's limit under AUTO_UP_TO_LIMIT, 0 under MANUAL_ONLY. */

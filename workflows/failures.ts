@@ -17,3 +17,9 @@ export const rejected = (kind: 'FAILED_PRECONDITION' | 'INVALID_ARGUMENT' | 'CON
 
 /** True for a refusal with a kind (a business rule said no), false for an infrastructure failure. */
 export const isBusinessFailure = (error: unknown): boolean => error instanceof ApplicationFailure && error.nonRetryable === true;
+
+/** The message of what failed inside the activity (an ActivityFailure wraps it). */
+export function failureReason(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}

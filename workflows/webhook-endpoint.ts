@@ -14,16 +14,22 @@
  * Runs of the per-deal stream (webhook-stream.ts) that were live at the upgrade finish as they
  * began; the relay keeps a deal on its old stream while one of its deliveries there is unfinished.
  */
-import { ActivityFailure, condition, continueAsNew, log, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, log, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { endpointWait, type AttemptOutcome } from './contracts/webhook-delivery';
-import { endpointEventsSignal, type CarriedLane, type EndpointInput, type HeadRetry } from './contracts/webhook-endpoint';
+import { failureReason } from './failures';
+import { endpointWait, retryDelayMs, WEBHOOK_ATTEMPT_RETRY, type AttemptOutcome } from './contracts/webhook-delivery';
+import { endpointEventsSignal, firstAttemptsDeadlineMs, type CarriedLane, type EndpointInput, type HeadRetry } from './contracts/webhook-endpoint';
 import type { StreamEvent } from './contracts/webhook-stream';
 
 /** A lane's queued events that go in one group of first attempts. */
 const GROUP = 10;
 /** Lanes in one batch of first attempts (one local activity). */
 const LANES_PER_BATCH = 50;
+/**
+ * Patch: the idle watchdog waits for the lanes instead of ticking once the idle time has passed
+ * while they wait. A marker only in runs that reach that case (a pause longer than the idle time).
+ */
+const IDLE_WAITS_FOR_LANES = 'idle-watchdog-waits-for-lanes';
 /** Callback ids remembered across continue-as-new, to drop a relay's repeated signal. */
 const SEEN_KEPT = 500;
 
@@ -34,21 +40,22 @@ interface Lane {
 }
 
 export async function webhookEndpointWorkflow(input: EndpointInput): Promise<number> {
-  const firstAttempts = (longestGroup: number) =>
+  const firstAttempts = (groupLengths: number[]) =>
     proxyLocalActivities<Activities>({
-      startToCloseTimeout: input.attemptTimeoutMs * longestGroup,
-      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+      startToCloseTimeout: firstAttemptsDeadlineMs(input.attemptTimeoutMs, groupLengths),
+      retry: WEBHOOK_ATTEMPT_RETRY,
     });
   const http = proxyActivities<Activities>({
     startToCloseTimeout: input.attemptTimeoutMs,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+    retry: WEBHOOK_ATTEMPT_RETRY,
   });
 
   const lanes = new Map<string, Lane>();
   for (const carried of input.lanes ?? []) lanes.set(carried.lane, { events: [...carried.events], retry: carried.retry, running: false });
   const seen = new Set<string>(input.seen ?? []);
   // The stream closes after idleMs without lanes. One watchdog timer per idle period, not one per
-  // wait: a busy stream starts a timer every idleMs, not one per batch of events.
+  // wait: a busy stream starts a timer every idleMs, not one per batch of events, and none while
+  // its lanes outlast the idle time.
   let lastBusy = Date.now();
   let idleExpired = false;
   // A relay that crashed before marking its batch signals the same events again: taken once.
@@ -73,8 +80,7 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
   const sendBatch = async (batch: typeof asked) => {
     batchesInFlight += 1;
     try {
-      const longest = Math.max(...batch.map((b) => b.group.length));
-      const outcomes = await firstAttempts(longest).deliverWebhookGroups(
+      const outcomes = await firstAttempts(batch.map((b) => b.group.length)).deliverWebhookGroups(
         batch.map((b) => b.group.map((e) => ({ callbackId: e.callbackId, attemptKey: 'auto:1', final: e.maxAttempts <= 1, manual: false }))),
       );
       batch.forEach((b, i) => b.answer(outcomes[i] ?? []));
@@ -118,7 +124,7 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
         }
         state.parked = 0;
         if (outcome.ok || outcome.permanent || state.attempt >= total) break;
-        state.dueAt = Date.now() + (input.delaysMs[Math.min(state.attempt - 1, input.delaysMs.length - 1)] ?? 0);
+        state.dueAt = Date.now() + retryDelayMs(input.delaysMs, state.attempt);
         state.attempt += 1;
       }
     } catch (error) {
@@ -157,7 +163,7 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
           }
           // The group stopped here: this event follows its own schedule from its second attempt
           // (or its first again, when the endpoint would not take it yet).
-          if (outcome.retryInMs === undefined) lane.retry = { attempt: 2, parked: 0, dueAt: Date.now() + (input.delaysMs[0] ?? 0) };
+          if (outcome.retryInMs === undefined) lane.retry = { attempt: 2, parked: 0, dueAt: Date.now() + retryDelayMs(input.delaysMs, 1) };
           if ((await finishHead(lane, outcome.retryInMs === undefined ? undefined : outcome)) === 'stopped') return;
           break;
         }
@@ -181,7 +187,10 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
           idleExpired = true;
           return;
         }
-        await sleep(Math.max(left, 1000));
+        // Idle time passed while lanes still wait (a long retry or parked pause): nothing to time
+        // until they end. Runs from before this change ticked every second here (kept for replay).
+        if (left <= 0 && patched(IDLE_WAITS_FOR_LANES)) await condition(() => lanes.size === 0 && !anyRunning());
+        else await sleep(Math.max(left, 1000));
       }
     })();
   }
@@ -203,10 +212,4 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
       await condition(() => lanes.size > 0 || idleExpired || dueToContinue());
     }
   }
-}
-
-/** The message of what failed inside the activity (an ActivityFailure wraps it). */
-function failureReason(error: unknown): string {
-  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
 }

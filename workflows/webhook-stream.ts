@@ -7,9 +7,10 @@
  * the next; it closes after a final event (deal.completed, …) or when idle. A manual retry is a
  * run of its own (webhook-manual-retry.ts).
  */
-import { ActivityFailure, condition, continueAsNew, log, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, log, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { endpointWait, type AttemptOutcome } from './contracts/webhook-delivery';
+import { failureReason } from './failures';
+import { endpointWait, retryDelayMs, WEBHOOK_ATTEMPT_RETRY, type AttemptOutcome } from './contracts/webhook-delivery';
 import { FINAL_EVENT_TYPES, streamEventsSignal, type StreamEvent, type StreamInput } from './contracts/webhook-stream';
 
 type Http = Pick<Activities, 'deliverWebhook'>;
@@ -40,7 +41,7 @@ async function deliverEvent(http: Http, callbackId: string, maxAttempts: number,
     parked = 0;
     if (outcome.ok) return 'SUCCESS';
     if (outcome.permanent || final) return 'ERROR';
-    await sleep(delaysMs[Math.min(n - 1, delaysMs.length - 1)] ?? 0);
+    await sleep(retryDelayMs(delaysMs, n));
   }
 }
 
@@ -59,7 +60,7 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
     proxyActivities<Activities>({
       startToCloseTimeout: input.attemptTimeoutMs * size,
       heartbeatTimeout: input.attemptTimeoutMs,
-      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+      retry: WEBHOOK_ATTEMPT_RETRY,
     });
   // From revision 2 on the first attempts are a local activity: the signal's workflow task runs
   // them and completes with their outcomes, with no activity task to dispatch (issue 21). A worker
@@ -67,12 +68,12 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
   const localBatchAttempts = (size: number) =>
     proxyLocalActivities<Activities>({
       startToCloseTimeout: input.attemptTimeoutMs * size,
-      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+      retry: WEBHOOK_ATTEMPT_RETRY,
     });
   const firstAttempts = (size: number) => ((input.revision ?? 1) >= 2 ? localBatchAttempts(size) : batchAttempts(size));
   const streamHttp = proxyActivities<Activities>({
     startToCloseTimeout: input.attemptTimeoutMs,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+    retry: WEBHOOK_ATTEMPT_RETRY,
   });
   const queue: StreamEvent[] = [...(input.pending ?? [])];
   const seen = new Set<string>(input.seen ?? []);
@@ -130,10 +131,4 @@ export async function webhookStreamWorkflow(input: StreamInput): Promise<number>
     if (outcomes.length === 0) await settle();
     for (const outcome of outcomes) await settle(outcome);
   }
-}
-
-/** The message of what failed inside the activity (an ActivityFailure wraps it). */
-function failureReason(error: unknown): string {
-  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
 }

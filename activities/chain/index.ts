@@ -3,7 +3,7 @@ import type { Config } from '../../config';
 import type { Sql } from '../../db/sql';
 import type { ChainAdapter } from './adapter';
 import { simulatedChain } from './simulated';
-import { connectTron, type Tron, type TronConfig } from './tron';
+import { connectTron, type TronConfig } from './tron';
 import { tronDepositWatcher } from './tron-deposits';
 import { tronGridChain } from './tron-withdrawals';
 
@@ -14,7 +14,6 @@ export interface Chain {
   adapter: ChainAdapter;
   /** Only with CHAIN_ADAPTER=trongrid (the simulator has no deposits: POST /admin/deposits stands in). */
   depositWatcher?: ReturnType<typeof tronDepositWatcher>;
-  tron?: Tron;
 }
 
 export function createChain(config: ChainConfig, sql: Sql, log: Logger): Chain {
@@ -23,14 +22,11 @@ export function createChain(config: ChainConfig, sql: Sql, log: Logger): Chain {
       return { adapter: simulatedChain(sql, { mode: config.CHAIN_SIMULATOR, latencyMs: config.CHAIN_SIMULATOR_LATENCY_MS }) };
     case 'trongrid': {
       const tron = connectTron(config);
-      return { adapter: tronGridChain(sql, tron), depositWatcher: tronDepositWatcher(sql, tron, log), tron };
+      return { adapter: tronGridChain(sql, tron), depositWatcher: tronDepositWatcher(sql, tron, log) };
     }
   }
 }
 
-/** The configured withdrawal adapter. */
-export const createChainAdapter = (config: ChainConfig, sql: Sql, log: Logger): ChainAdapter => createChain(config, sql, log).adapter;
-
 export type { ChainAdapter, ChainTransfer, SentTransfer, TransferStatus } from './adapter';
 export { ChainRejected, ChainUnavailable } from './adapter';
-export type { ChainWatchPassResult } from './tron-deposits';
+export type { ChainWatchPassResult } from '../../workflows/contracts/chain-watch';

@@ -28,8 +28,9 @@ import { addressesToWatch, depositStatuses, markDepositDropped, ownedDepositAddr
 import { ingestObservedDeposit, type WalletDepositRow } from '../../db/queries/wallet-deposits';
 import { DomainError } from '../../domain/errors';
 import { USDT_DECIMALS, USDT_UNITS_PER_CENT } from '../../domain/tron-tx';
-import { trc20TransfersIn, type Trc20Query, type Trc20Transfer } from './trongrid';
+import { trc20TransfersIn, type Trc20Query, type Trc20Transfer, type TronTransactionInfo } from './trongrid';
 import type { Tron } from './tron';
+import type { ChainWatchPassResult } from '../../workflows/contracts/chain-watch';
 
 /** Pages of 200 rows read per list and address in one pass (the rest next pass; the cursor then stays). */
 const MAX_PAGES = 25;
@@ -39,18 +40,6 @@ const PARALLEL = 4;
 /** Balances read per pass at most. */
 const MAX_BALANCES_PER_PASS = 50;
 
-export interface ChainWatchPassResult {
-  addresses: number;
-  /** Newly PENDING, newly CONFIRMED (credited), newly DROPPED in this pass. */
-  pending: number;
-  confirmed: number;
-  dropped: number;
-  /** Rows of other tokens, other recipients, dust. */
-  ignored: number;
-  /** Left to an operator (alerted). */
-  problems: number;
-  balances: number;
-}
 
 interface Sighting {
   units: bigint;
@@ -115,8 +104,8 @@ export function tronDepositWatcher(sql: Sql, tron: Tron, log: Logger) {
       };
 
       /** The receipt decides: CONFIRMED (credited), still PENDING, or a failure. */
-      const settle = async (address: string, txHash: string, sighting: Sighting, head: Head, recorded: WalletDepositRow | undefined) => {
-        const info = await client.transactionInfo(txHash, signal);
+      const settle = async (address: string, txHash: string, sighting: Sighting, head: Head, recorded: WalletDepositRow | undefined, known?: TronTransactionInfo) => {
+        const info = known ?? (await client.transactionInfo(txHash, signal));
         beat();
         if (!info) {
           if (!recorded) await intake(address, txHash, sighting.units / USDT_UNITS_PER_CENT, 0, sighting);
@@ -152,7 +141,7 @@ export function tronDepositWatcher(sql: Sql, tron: Tron, log: Logger) {
       const checkPending = async (deposit: WalletDepositRow, listed: boolean, head: Head) => {
         const info = await client.transactionInfo(deposit.tx_hash, signal);
         const sighting = { units: deposit.chain_units ?? deposit.amount * USDT_UNITS_PER_CENT, blockTimestamp: deposit.block_at?.getTime() ?? deposit.created_at.getTime() };
-        if (info) return settle(deposit.address, deposit.tx_hash, sighting, head, deposit);
+        if (info) return settle(deposit.address, deposit.tx_hash, sighting, head, deposit, info);
         if (listed || (await client.transaction(deposit.tx_hash, signal))) return;
         if (head.timestamp - sighting.blockTimestamp > config.TRON_DEPOSIT_DROP_AFTER_MS && (await markDepositDropped(sql, deposit.id))) {
           result.dropped++;

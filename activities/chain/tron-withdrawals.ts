@@ -36,9 +36,6 @@ import { ChainUnavailable, type ChainAdapter, type ChainTransfer, type SentTrans
 import { buildUsdtTransfer, TronRefused } from './trongrid';
 import { TRON_BLOCK_MS, type Tron } from './tron';
 
-/** The node built something else than the transfer asked for: refused before signing (alerted); retried later. */
-export class TronBuildRefused extends ChainUnavailable {}
-
 const usdt = (units: bigint) => `${units / 1_000_000n}.${(units % 1_000_000n).toString().padStart(6, '0')} USDT`;
 const trx = (sun: bigint) => `${sun / 1_000_000n}.${(sun % 1_000_000n).toString().padStart(6, '0')} TRX`;
 
@@ -96,7 +93,7 @@ export function tronGridChain(sql: Sql, tron: Tron): ChainAdapter {
     } catch (error) {
       if (error instanceof TronTransactionMismatch) {
         await alert(t, 'tron_build_refused', `the node (TRON_API_URL) built a transaction that is not the transfer asked for, nothing was signed: ${error.message}`);
-        throw new TronBuildRefused(error.message);
+        throw new ChainUnavailable(error.message); // the node built something else: refused before signing (alerted), retried later
       }
       if (error instanceof TronRefused) {
         // Nothing was signed: a node refusing to build (e.g. the hot wallet not activated) is retried later.
@@ -182,8 +179,9 @@ export function tronGridChain(sql: Sql, tron: Tron): ChainAdapter {
         }
         const reason = `transaction ${row.txid} failed on chain: ${info.receiptResult}${info.message ? ` (${info.message})` : ''}; no USDT moved, ${trx(info.feeSun)} burnt`;
         await settleWithdrawalTransaction(sql, row.txid, { status: 'FAILED', blockNumber: info.blockNumber, receiptResult: info.receiptResult, feeSun: info.feeSun, error: reason });
-        await visible(t, reason);
+        // The alert first: whoever sees the error on the withdrawal finds the alert already raised.
         await alert(t, 'withdrawal_failed_on_chain', `${reason}. Check the hot wallet's TRX (energy) and USDT; a new transaction is built after TRON_FAILED_RETRY_MS`);
+        await visible(t, reason);
         return afterDeath(t, reason, true);
       }
       if (await client.transaction(row.txid, signal)) return pending; // in a block, its receipt not indexed yet

@@ -4,7 +4,8 @@
  * and the rules the withdrawal adapter and the deposit watcher share.
  */
 import { tronHotWalletKey, type Config } from '../../config';
-import { parsePrivateKey, tronAddressOfKey } from '../../domain/tron-tx';
+import { tronAddressFromPrivateKey } from '../../domain/tron';
+import { parsePrivateKey } from '../../domain/tron-tx';
 import { TronGridClient } from './trongrid';
 
 /** A TRON block every 3 s: how long `confirmations` blocks take. */
@@ -55,6 +56,6 @@ export function connectTron(config: TronConfig): Tron {
   const tron = { client, usdtContract: config.TRON_USDT_CONTRACT, config } as Tron;
   let hotWallet: string | undefined;
   Object.defineProperty(tron, 'signingKey', { enumerable: false, get: signingKey });
-  Object.defineProperty(tron, 'hotWallet', { enumerable: true, get: () => (hotWallet ??= tronAddressOfKey(signingKey())) });
+  Object.defineProperty(tron, 'hotWallet', { enumerable: true, get: () => (hotWallet ??= tronAddressFromPrivateKey(signingKey())) });
   return tron;
 }

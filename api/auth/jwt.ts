@@ -1,8 +1,8 @@
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 import { Unauthenticated } from '../../domain/errors';
 import { textProblem } from '../../domain/text';
+import { UUID_RE } from '../../domain/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type JwtRole = 'merchant' | 'admin' | 'platform_admin' | 'trader';
 
@@ -24,7 +24,7 @@ export async function verifyJwt(token: string, secret: string): Promise<JwtClaim
     }
     const merchantId = typeof payload.merchant_id === 'string' ? payload.merchant_id : undefined;
     // Claims reach queries and logs: a merchant_id must be a UUID, and no claim may carry control characters.
-    if (role === 'merchant' && (merchantId === undefined || !UUID.test(merchantId))) throw new Unauthenticated('token has no valid merchant_id');
+    if (role === 'merchant' && (merchantId === undefined || !UUID_RE.test(merchantId))) throw new Unauthenticated('token has no valid merchant_id');
     const sub = String(payload.sub);
     if (sub.length > 255 || textProblem(sub, true)) throw new Unauthenticated('token has no valid sub');
     return { sub, role, merchant_id: merchantId };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dealSchema } from './deals';
 import { fileSchema } from './files';
-import { int64Body, int64String, timestamp, uuid } from './common';
+import { int64Body, int64String, pageSize, timestamp, uuid } from './common';
 import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/appeals';
 
 // eslint-disable-next-line no-control-regex
@@ -80,16 +80,9 @@ const statusFilter = z
   .optional()
   .openapi({ type: 'array', items: { type: 'string' }, description: `one or more of ${APPEAL_STATUSES.join(', ')} (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (contract 7: the same state); unknown values match nothing` });
 
-const pageSize = z.coerce
-  .number({ error: 'page_size must be an integer' })
-  .int('page_size must be an integer')
-  .min(0, 'page_size must not be negative')
-  .optional()
-  .openapi({ type: 'integer', description: 'default 20; values above 100 are clamped to 100' });
-
 export const listAppealsQuery = z.object({
   status: statusFilter,
-  page_size: pageSize,
+  page_size: pageSize(100, 20),
   page_token: z.string().optional().openapi({ description: 'opaque cursor from next_page_token' }),
 });
 

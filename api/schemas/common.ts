@@ -127,3 +127,12 @@ export const rfc3339 = (field: string) =>
     .transform((v) => new Date(v))
     .refine((d) => d.getTime() >= EARLIEST && d.getTime() <= LATEST, `${field} must be between 1970-01-01 and 9999-12-31`)
     .openapi({ type: 'string', format: 'date-time' });
+
+/** page_size of a keyset listing: an integer from 0; above `max` it is clamped (by the service). */
+export const pageSize = (max: number, fallback: number) =>
+  z.coerce
+    .number({ error: 'page_size must be an integer' })
+    .int('page_size must be an integer')
+    .min(0, 'page_size must not be negative')
+    .optional()
+    .openapi({ type: 'integer', description: `default ${fallback}; values above ${max} are clamped to ${max}` });

@@ -1,6 +1,6 @@
 /** The V2 event envelope (contract 5) as the events feed lists it and webhooks POST it. */
 import { z } from 'zod';
-import { int64String, timestamp } from './common';
+import { int64String, pageSize, timestamp } from './common';
 import { dealSchema } from './deals';
 import { repeated } from './listing';
 
@@ -38,12 +38,7 @@ export const eventFeedQuery = z.object({
     .optional()
     .refine((v) => !v || v.length <= 50, 'types takes at most 50 values')
     .openapi({ description: 'only these event types: repeated (types=a&types=b) or comma-separated; unknown types match nothing' }),
-  page_size: z.coerce
-    .number({ error: 'page_size must be an integer' })
-    .int('page_size must be an integer')
-    .min(0, 'page_size must not be negative')
-    .optional()
-    .openapi({ type: 'integer', description: 'default 50; values above 250 are clamped to 250' }),
+  page_size: pageSize(250, 50),
   page_token: z.string().optional().openapi({ description: 'next_page_token of an earlier page: the feed continues after it' }),
 });
 

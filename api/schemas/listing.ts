@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dealSchema } from './deals';
-import { rfc3339 } from './common';
+import { pageSize, rfc3339 } from './common';
 
 /** A repeated query parameter (a=x&a=y) or a comma-separated one, deduplicated. */
 export const repeated = z
@@ -17,12 +17,7 @@ export const dealFilterQuery = z.object({
 });
 
 export const listDealsQuery = dealFilterQuery.extend({
-  page_size: z.coerce
-    .number({ error: 'page_size must be an integer' })
-    .int('page_size must be an integer')
-    .min(0, 'page_size must not be negative')
-    .optional()
-    .openapi({ type: 'integer', description: 'default 50; values above 250 are clamped to 250' }),
+  page_size: pageSize(250, 50),
   page_token: z.string().optional().openapi({ description: 'opaque cursor from next_page_token' }),
 });
 

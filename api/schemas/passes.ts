@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { int64String, positiveAmount, timestamp } from './common';
 import { REQUISITE_TYPES } from './traders';
+import { UUID_RE } from '../../domain/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An optional filter: absent or "" means any. */
 const optionalUuid = (field: string, hint = '') =>
   z
     .string({ error: `${field} must be a UUID` })
-    .refine((v) => v === '' || UUID.test(v), `${field} must be a UUID${hint}`)
+    .refine((v) => v === '' || UUID_RE.test(v), `${field} must be a UUID${hint}`)
     .optional()
     .transform((v) => (v ? v.toLowerCase() : undefined))
     .openapi({ type: 'string', format: 'uuid', description: 'empty or absent: any' });

@@ -1,6 +1,6 @@
 /** The merchant's USDT wallet (spec 4.2): the balance, TRON addresses, deposits (as listed and as an operator records them). */
 import { z } from 'zod';
-import { creditAmount, int64String, timestamp, txHash, uuid } from './common';
+import { creditAmount, int64String, pageSize, timestamp, txHash, uuid } from './common';
 import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
 
 /** A mainnet TRON Base58Check address ('T' + 33 base58 characters, version 0x41, valid checksum). */
@@ -11,13 +11,6 @@ export const tronAddress = z
     if (problem) ctx.addIssue({ code: 'custom', message: describeTronAddressProblem(problem), params: { problem } });
   })
   .openapi({ type: 'string', pattern: '^T[1-9A-HJ-NP-Za-km-z]{33}$', example: 'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC' });
-const pageSize = (max: number, fallback: number) =>
-  z.coerce
-    .number({ error: 'page_size must be an integer' })
-    .int('page_size must be an integer')
-    .min(0, 'page_size must not be negative')
-    .optional()
-    .openapi({ type: 'integer', description: `default ${fallback}; values above ${max} are clamped to ${max}` });
 export const pageQuery = z.object({
   page_size: pageSize(250, 50),
   page_token: z.string().optional().openapi({ description: 'opaque cursor from next_page_token' }),

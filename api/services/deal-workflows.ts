@@ -27,22 +27,40 @@ export async function readDeal(deps: AppDeps, dealId: string): Promise<DealRow> 
 
 type CreationOutcome = { created: boolean };
 
+/** What every deal create (PayIn, PayOut) hands its workflow about who asks and for what. */
+export const dealCreateBase = (
+  scope: { tenantId: string; merchantId: string },
+  dealId: string,
+  body: { idempotency_key: string; amount: bigint; currency: string },
+  paymentMethodId: string,
+) => ({
+  dealId,
+  tenantId: scope.tenantId,
+  merchantId: scope.merchantId,
+  idempotencyKey: body.idempotency_key,
+  amount: body.amount.toString(),
+  currency: body.currency,
+  paymentMethodId,
+});
+
+/** The step deadlines every deal-like workflow (PayIn, PayOut, withdrawal) takes in its input. */
+export const stepTimeouts = (config: AppDeps['config']) => ({ stepMs: config.DEAL_STEP_TIMEOUT_MS, createMs: config.DEAL_CREATE_TIMEOUT_MS });
+
+interface StartThrough<W extends Workflow> {
+  /** The contract's workflow type name. */
+  workflowType: string;
+  /** Id, task queue, search attributes and input, from the workflow's contract. */
+  start: WorkflowStartOptions<W>;
+  creationUpdate: UpdateDefinition<unknown, []>;
+}
+
 /**
- * Starts the deal's workflow (or joins the running one: USE_EXISTING) and waits for its create
- * step. When the step refuses, no deal exists and the closed run is deleted, so a refused create
+ * Starts the workflow (or joins the running one: USE_EXISTING — concurrent identical requests
+ * derive the same id and join one run, whose first input makes it) and waits for its create step.
+ * When the step refuses, nothing was made and the closed run is deleted, so a refused create
  * leaves nothing behind; the same idempotency key can be retried.
  */
-export async function createThroughWorkflow<W extends Workflow>(
-  deps: AppDeps,
-  options: {
-    /** The contract's workflow type name. */
-    workflowType: string;
-    /** Id, task queue, search attributes and input, from the workflow's contract. */
-    start: WorkflowStartOptions<W>;
-    dealId: string;
-    creationUpdate: UpdateDefinition<unknown, []>;
-  },
-): Promise<DealRow> {
+export async function startThroughWorkflow<W extends Workflow>(deps: AppDeps, options: StartThrough<W>): Promise<void> {
   const startWorkflowOperation = new WithStartWorkflowOperation<W>(options.workflowType, {
     ...options.start,
     workflowIdConflictPolicy: 'USE_EXISTING',
@@ -54,6 +72,11 @@ export async function createThroughWorkflow<W extends Workflow>(
     if (mapped instanceof DomainError) void removeRefusedRun(deps, options.start.workflowId);
     throw mapped;
   }
+}
+
+/** A deal created through its workflow (startThroughWorkflow), answered from its row. */
+export async function createThroughWorkflow<W extends Workflow>(deps: AppDeps, options: StartThrough<W> & { dealId: string }): Promise<DealRow> {
+  await startThroughWorkflow<W>(deps, options);
   return readDeal(deps, options.dealId);
 }
 

@@ -6,7 +6,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { assertWebhookTarget } from './webhook-target';
 import { DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
-import { closedRejects, createThroughWorkflow, readDeal, updateDeal } from './deal-workflows';
+import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal } from './deal-workflows';
 import { checkDealBounds } from '../../domain/limits';
 import { dealIdFor } from '../../domain/ids';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
@@ -98,13 +98,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
       args: [
         {
           create: {
-            dealId,
-            tenantId: scope.tenantId,
-            merchantId: scope.merchantId,
-            idempotencyKey: body.idempotency_key,
-            amount: body.amount.toString(),
-            currency: body.currency,
-            paymentMethodId: method.id,
+            ...dealCreateBase(scope, dealId, body, method.id),
             clientId: body.client_id ?? '',
             payerBank: body.payer_bank ?? '',
             description: body.description ?? '',
@@ -114,7 +108,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
           },
           feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
           revision: DEAL_REVISION,
-          timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
+          timeouts: stepTimeouts(deps.config),
         },
       ],
     },

@@ -1,22 +1,11 @@
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
-import { findPaymentMethod, listPaymentMethods, type PaymentMethodRow } from '../../db/queries/catalog';
+import { listPaymentMethods, type PaymentMethodRow } from '../../db/queries/catalog';
 
 /**
- * A payment method by UUID or slug (the same row either way) that must take `currency`.
- * Unknown values (an enum such as BANK_CARD included) list the allowed slugs.
+ * A payment method looked up by UUID or slug (the same row either way; undefined: unknown) that
+ * must take `currency`. Unknown values (an enum such as BANK_CARD included) list the allowed slugs.
  */
-export async function resolvePaymentMethod(
-  deps: AppDeps,
-  tenantId: string,
-  idOrSlug: string,
-  currency: string,
-  field: 'payment_method_id' | 'payment_method',
-): Promise<PaymentMethodRow> {
-  return checkPaymentMethod(deps, tenantId, await findPaymentMethod(deps.sql, tenantId, idOrSlug), idOrSlug, currency, field);
-}
-
-/** The same rules for a method already looked up (undefined: unknown). */
 export async function checkPaymentMethod(
   deps: AppDeps,
   tenantId: string,

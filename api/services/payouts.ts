@@ -19,7 +19,7 @@ import {
   startPayoutUpdate,
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
-import { closedRejects, createThroughWorkflow, readDeal, updateDeal } from './deal-workflows';
+import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal } from './deal-workflows';
 import { checkPaymentMethod } from './payment-methods';
 import type { MerchantScope } from './payins';
 import { DEAL_REVISION } from '../../workflows/contracts/revision';
@@ -70,13 +70,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
       args: [
         {
           create: {
-            dealId,
-            tenantId: scope.tenantId,
-            merchantId: scope.merchantId,
-            idempotencyKey: body.idempotency_key,
-            amount: body.amount.toString(),
-            currency: body.currency,
-            paymentMethodId: method.id,
+            ...dealCreateBase(scope, dealId, body, method.id),
             walletId: body.wallet_id,
             targetRequisite: body.target_requisite,
             targetName: body.target_name ?? '',
@@ -85,7 +79,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
           },
           retryMatchSeconds: deps.config.PAYOUT_RETRY_MATCH_SECONDS,
           revision: DEAL_REVISION,
-          timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
+          timeouts: stepTimeouts(deps.config),
           processingAlertSeconds: deps.config.PAYOUT_PROCESSING_ALERT_SECONDS,
         },
       ],

@@ -3,14 +3,14 @@
  * workflow (Update-With-Start) — keyed server-side (V2) or by an explicit caller key (V1
  * requestId) — operator approve/cancel as updates, listings from Postgres.
  */
-import { WithStartWorkflowOperation, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
-import { Conflict, DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
 import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
-import { findMerchantProfile } from '../../db/queries/merchants';
+import { findWithdrawalAddress } from '../../db/queries/merchants';
 import { findWithdrawal, findWithdrawalByCallerKey, latestWithdrawalByKey, listWithdrawals, pageWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
 import {
   approveWithdrawalUpdate,
@@ -23,7 +23,7 @@ import {
   type WithdrawalWorkflow,
   type WithdrawalWorkflowInput,
 } from '../../workflows/contracts/withdrawal';
-import { removeRefusedRun, unwrapUpdateFailure } from './deal-workflows';
+import { startThroughWorkflow, stepTimeouts, unwrapUpdateFailure } from './deal-workflows';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
@@ -46,7 +46,7 @@ export function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowM
 
 /** No address in the request: the merchant's withdrawal_address from the profile, if it is a valid TRON address. */
 async function profileWithdrawalAddress(deps: AppDeps, merchantId: string): Promise<string> {
-  const address = (await findMerchantProfile(deps.sql, merchantId))?.withdrawal_address ?? '';
+  const address = await findWithdrawalAddress(deps.sql, merchantId);
   if (!address) {
     throw new InvalidArgument('address is required (or set withdrawal_address in the profile)', [{ field: 'address', message: 'address is required', code: 'required' }]);
   }
@@ -129,29 +129,20 @@ export async function createWithdrawal(
     },
     syncWaitMs: deps.config.WITHDRAWAL_SYNC_WAIT_SECONDS * 1000,
     revision: DEAL_REVISION,
-    timeouts: { stepMs: deps.config.DEAL_STEP_TIMEOUT_MS, createMs: deps.config.DEAL_CREATE_TIMEOUT_MS },
+    timeouts: stepTimeouts(deps.config),
     broadcast: {
       timeoutSeconds: deps.config.WITHDRAWAL_BROADCAST_TIMEOUT_SECONDS,
       heartbeatSeconds: deps.config.WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS,
       maxBackoffSeconds: deps.config.WITHDRAWAL_BROADCAST_MAX_BACKOFF_SECONDS,
     },
   };
-  const startWorkflowOperation = new WithStartWorkflowOperation<WithdrawalWorkflow>(withdrawalWorkflowType, {
-    workflowId,
-    taskQueue: withdrawalTaskQueue(deps.config),
-    // Concurrent identical requests (or, with a caller key, requests with one key) derive the same
-    // id: they join one workflow, one withdrawal; the first request's input makes it.
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    args: [input],
-    typedSearchAttributes: withdrawalSearchAttributes({ merchantId, withdrawalId }),
+  // Concurrent identical requests (or, with a caller key, requests with one key) derive the same
+  // id: they join one workflow, one withdrawal; the first request's input makes it.
+  await startThroughWorkflow<WithdrawalWorkflow>(deps, {
+    workflowType: withdrawalWorkflowType,
+    creationUpdate: awaitWithdrawalCreationUpdate,
+    start: { workflowId, taskQueue: withdrawalTaskQueue(deps.config), args: [input], typedSearchAttributes: withdrawalSearchAttributes({ merchantId, withdrawalId }) },
   });
-  try {
-    await deps.temporal.workflow.executeUpdateWithStart(awaitWithdrawalCreationUpdate, { startWorkflowOperation });
-  } catch (error) {
-    const mapped = unwrapUpdateFailure(error);
-    if (mapped instanceof DomainError) void removeRefusedRun(deps, workflowId);
-    throw mapped;
-  }
   const row = await readWithdrawal(deps, withdrawalId);
   return callerKey ? answerKeyed(row, body, callerKey) : row;
 }

@@ -42,13 +42,10 @@ export function v1Signature(secret: string, payload: string): string {
  * So a create signature belongs to its family; the other family refuses it (no legitimate client
  * sends one id and salt as both in one second). Every other V1 signature is free on any route.
  */
-const CREATE_FAMILIES: Array<[RegExp, string]> = [
-  [/^\/v1\/payments\/incoming(?:\/idempotency|\/nochannel)?$/, 'payin'],
-  [/^\/v1\/payments\/outgoing$/, 'payout'],
-];
+export type V1CreateFamily = 'payin' | 'payout';
 
-async function claimCreateFamily(deps: AppDeps, signature: string, path: string, timestamp: number): Promise<void> {
-  const family = CREATE_FAMILIES.find(([re]) => re.test(path))?.[1];
+/** The family is the route's own (defineV1Route's createFamily), not read from the path's spelling. */
+async function claimCreateFamily(deps: AppDeps, signature: string, family: V1CreateFamily | undefined, timestamp: number): Promise<void> {
   if (!family) return;
   const expiresAt = new Date((timestamp + REPLAY_WINDOW_PAST_SECONDS + 1) * 1000);
   // Both claimed under a race: both see the other and both are refused (fail closed).
@@ -64,7 +61,7 @@ async function claimCreateFamily(deps: AppDeps, signature: string, path: string,
  * (claimCreateFamily). A route that reads a large body (a dispute with its proof image) passes the
  * merchant's gates before it is read.
  */
-async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload, options: AuthOptions): Promise<Identity> {
+async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload, options: AuthOptions, family: V1CreateFamily | undefined): Promise<Identity> {
   const merchantId = ctx.get('MERCHANT');
   const timestamp = ctx.get('TIMESTAMP');
   const signature = ctx.get('SIGNATURE');
@@ -91,15 +88,18 @@ async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload,
     if (timingSafeEqual(Buffer.from(hex, 'hex'), given) && !key) key = candidate;
   }
   if (!key) throw new Unauthenticated('invalid merchant credentials');
-  await claimCreateFamily(deps, signature.toLowerCase(), ctx.path, Number(timestamp));
+  await claimCreateFamily(deps, signature.toLowerCase(), family, Number(timestamp));
   if (key.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
   await admitMerchant(ctx, deps, key, nowMs);
   return { kind: 'merchant' as const, via: 'v1' as const, merchantId: key.merchant_id, tenantId: key.tenant_id, subject: key.key_id };
 }
 
-/** The V1 signature as a route's auth scheme: `payload` names the fields the route signs after `{timestamp}`. */
-export const v1Auth = (payload: V1Payload): AuthScheme => ({
-  authenticate: (ctx, deps, options) => authenticateV1(ctx, deps, payload, options),
+/**
+ * The V1 signature as a route's auth scheme: `payload` names the fields the route signs after
+ * `{timestamp}`; `family` marks a PayIn or PayOut create route (claimCreateFamily).
+ */
+export const v1Auth = (payload: V1Payload, family?: V1CreateFamily): AuthScheme => ({
+  authenticate: (ctx, deps, options) => authenticateV1(ctx, deps, payload, options, family),
   security: [{ V1Merchant: [], V1Timestamp: [], V1Signature: [] }],
   errors: [401, 403, 429],
 });

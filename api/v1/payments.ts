@@ -31,6 +31,7 @@ const createIncoming = (path: string, operationId: string, summary: string) =>
       response: s.incomingResponse,
       errors: [409],
       signs: ({ body }) => [body.payInId, body.salt],
+      createFamily: 'payin',
     },
     async ({ identity, body }, deps) => {
       const scope = merchantOf(identity);
@@ -166,6 +167,7 @@ export const paymentRoutes: RouteDef[] = [
       response: s.outgoingResponse,
       errors: [409],
       signs: ({ body }) => [body.payOutId, body.salt],
+      createFamily: 'payout',
     },
     async ({ identity, body }, deps) => {
       const scope = merchantOf(identity);

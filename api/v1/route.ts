@@ -6,7 +6,7 @@
 import type { z, ZodType } from 'zod';
 import { InvalidArgument } from '../../domain/errors';
 import { defineRoute, type Handler, type RouteDef, type RouteSpec } from '../route';
-import { v1Auth, type V1Payload } from './auth';
+import { v1Auth, type V1CreateFamily, type V1Payload } from './auth';
 import { v1ErrorEnvelope } from './envelope';
 
 const tags = ['V1 (legacy, deprecated)'];
@@ -22,17 +22,19 @@ export type V1RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodType>
   description: string;
   /** The fields of the signed payload after `{timestamp}` (spec 5.5), read from the raw request. */
   signs: V1Payload;
+  /** A PayIn or PayOut create route: its signatures are refused by the other family (api/v1/auth.ts). */
+  createFamily?: V1CreateFamily;
 };
 
 export function defineV1Route<P extends ZodType = ZodType, Q extends ZodType = ZodType, B extends ZodType = ZodType>(
   spec: V1RouteSpec<P, Q, B>,
   handler: Handler<z.output<P>, z.output<Q>, z.output<B>>,
 ): RouteDef {
-  const { signs, description, errors, ...rest } = spec;
+  const { signs, createFamily, description, errors, ...rest } = spec;
   return defineRoute<P, Q, B>(
     {
       ...rest,
-      auth: v1Auth(signs),
+      auth: v1Auth(signs, createFamily),
       tags,
       description: V1_DESCRIPTION + description,
       deprecated: true,

@@ -39,13 +39,6 @@ export async function resolveAlerts(db: Db, subject: string, kind?: string): Pro
     where subject = ${subject} and resolved_at is null ${kind ? db`and kind = ${kind}` : db``}`;
 }
 
-/** The open alerts of a subject (tests, the withdrawal's operator view). */
-export function openAlertsOf(db: Db, subject: string): Promise<AlertRow[]> {
-  return db<AlertRow[]>`
-    select id, kind, deal_id, subject, message, created_at, resolved_at from operator_alerts
-    where subject = ${subject} and resolved_at is null order by created_at`;
-}
-
 export interface AlertRow {
   id: string;
   kind: string;

@@ -1,5 +1,5 @@
 import type { Db } from '../sql';
-import { newApiToken, newId, newSigningSecret } from '../../domain/ids';
+import { newApiToken, newId, newSigningSecret, UUID_RE } from '../../domain/ids';
 import type { SecretBox } from '../../domain/secret-box';
 
 export interface AuthKeyRow {
@@ -73,7 +73,7 @@ export interface V1KeyRow extends AuthKeyRow {
  * merchant fields authentication needs.
  */
 export async function findV1Keys(db: Db, merchantId: string, now: Date): Promise<V1KeyRow[]> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(merchantId)) return [];
+  if (!UUID_RE.test(merchantId)) return [];
   return db<V1KeyRow[]>`
     select k.id as key_id, k.secret_sealed, k.grace_until, m.id as merchant_id, m.tenant_id,
            m.disabled_at, m.ip_whitelist, m.rate_limit_per_minute, m.signature_binding, m.api_version

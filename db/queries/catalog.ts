@@ -1,4 +1,5 @@
 import type { Db } from '../sql';
+import { UUID_RE } from '../../domain/ids';
 
 export interface PaymentMethodRow {
   id: string;
@@ -17,7 +18,7 @@ export interface CurrencyRow {
   exponent: number;
 }
 
-const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+const isUuid = (value: string) => UUID_RE.test(value);
 
 /** An ACTIVE currency of the tenant by its ISO 4217 alphabetic code or its id (UUID). */
 export async function findCurrency(db: Db, tenantId: string, codeOrId: string): Promise<CurrencyRow | undefined> {
@@ -102,18 +103,6 @@ export async function findPaymentMethod(db: Db, tenantId: string, idOrSlug: stri
     select id, slug, name, currency_code, requisite_types, status from payment_methods
     where tenant_id = ${tenantId} and status = 'ACTIVE'
       and ${isUuid(idOrSlug) ? db`id = ${idOrSlug}::uuid` : db`slug = ${idOrSlug}`}`;
-  return row;
-}
-
-export interface RateRow {
-  buy_rate_micro: bigint;
-  sell_rate_micro: bigint;
-}
-
-/** The tenant's exchange rate of a currency (BUY for PayIns, SELL for PayOuts), if one is set. */
-export async function findRate(db: Db, tenantId: string, currency: string): Promise<RateRow | undefined> {
-  const [row] = await db<RateRow[]>`
-    select buy_rate_micro, sell_rate_micro from rates where tenant_id = ${tenantId} and currency_code = ${currency}`;
   return row;
 }
 

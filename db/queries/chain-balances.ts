@@ -15,11 +15,6 @@ export async function saveChainBalance(db: Db, b: { address: string; usdtUnits: 
     on conflict (address) do update set usdt_units = excluded.usdt_units, trx_sun = excluded.trx_sun, refreshed_at = excluded.refreshed_at`;
 }
 
-export async function findChainBalance(db: Db, address: string): Promise<ChainBalanceRow | undefined> {
-  const [row] = await db<ChainBalanceRow[]>`select * from chain_balances where address = ${address}`;
-  return row;
-}
-
 /**
  * Merchants' current deposit addresses whose balance was never read or is older than
  * `maxAgeSeconds`, plus `also` (addresses that just received something), oldest first.

@@ -1,6 +1,6 @@
 import type { Db } from '../sql';
 import type { PaymentMethodRow } from './catalog';
-import { newId } from '../../domain/ids';
+import { newId, UUID_RE } from '../../domain/ids';
 import { ensureWallet } from './wallets';
 
 export const DEFAULT_TENANT_ID = '00000000-0000-4000-8000-000000000001';
@@ -148,7 +148,7 @@ export interface CreateContext {
  * merchant's limits and webhook setup, the payment method, the currency's id and the arrival stamp.
  */
 export async function findCreateContext(db: Db, q: { tenantId: string; merchantId: string; method: string; currency: string }): Promise<CreateContext> {
-  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.method);
+  const isUuid = UUID_RE.test(q.method);
   const [row] = await db<Record<string, unknown>[]>`
     select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as arrived_at,
       m.id as merchant_id, m.deal_min_amount, m.deal_max_amount, m.daily_deal_amount_limit, m.webhook_url,
@@ -188,11 +188,10 @@ export async function findCreateContext(db: Db, q: { tenantId: string; merchantI
 
 // ---- What the deal and withdrawal steps read of a merchant ----
 
-/** The merchant's fee rates, or undefined when there is no such merchant. */
-export async function findMerchantFees(db: Db, merchantId: string): Promise<{ payin_fee_bps: number; payout_fee_bps: number } | undefined> {
-  const [row] = await db<{ payin_fee_bps: number; payout_fee_bps: number }[]>`
-    select payin_fee_bps, payout_fee_bps from merchants where id = ${merchantId}`;
-  return row;
+/** The profile's withdrawal_address ('' when unset or the merchant is unknown). */
+export async function findWithdrawalAddress(db: Db, merchantId: string): Promise<string> {
+  const [row] = await db<{ withdrawal_address: string | null }[]>`select withdrawal_address from merchants where id = ${merchantId}`;
+  return row?.withdrawal_address ?? '';
 }
 
 /** The merchant's auto-withdrawal mode and limit (contract 7). */

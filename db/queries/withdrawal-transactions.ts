@@ -29,11 +29,6 @@ export interface WithdrawalTransactionRow {
   updated_at: Date;
 }
 
-/** Every transaction of the withdrawal, oldest first. */
-export function withdrawalTransactions(db: Db, withdrawalId: string): Promise<WithdrawalTransactionRow[]> {
-  return db<WithdrawalTransactionRow[]>`select * from withdrawal_transactions where withdrawal_id = ${withdrawalId} order by attempt`;
-}
-
 /** The newest transaction of the withdrawal, whatever its status. */
 export async function latestWithdrawalTransaction(db: Db, withdrawalId: string): Promise<WithdrawalTransactionRow | undefined> {
   const [row] = await db<WithdrawalTransactionRow[]>`

@@ -14,7 +14,8 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../config';
 import { auditLedger } from '../../db/queries/ledger';
-import { decodeTransferCall, fromHex, parsePrivateKey, recoverTronSigner, tronAddressOfKey, USDT_MAINNET_CONTRACT } from '../../domain/tron-tx';
+import { decodeTransferCall, fromHex, parsePrivateKey, recoverTronSigner, USDT_MAINNET_CONTRACT } from '../../domain/tron-tx';
+import { tronAddressFromPrivateKey } from '../../domain/tron';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { temporalDataConverter } from '../../temporal/payload-codec';
 import { chainWatchStatusQuery, chainWatchWorkflowId } from '../../workflows/contracts/chain-watch';
@@ -35,7 +36,7 @@ test.after.always(async () => {
 });
 
 const HOT_KEY_HEX = '4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d';
-const HOT = tronAddressOfKey(parsePrivateKey(HOT_KEY_HEX));
+const HOT = tronAddressFromPrivateKey(parsePrivateKey(HOT_KEY_HEX));
 const OTHER_TOKEN: Token = { address: addressFor('some-other-token'), symbol: 'BTT', name: 'Other', decimals: 6 };
 
 /** Short durations: a pass every 150 ms, receipts every 150 ms, 2 confirmations. */

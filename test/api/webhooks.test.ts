@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
@@ -200,19 +200,35 @@ async function ownEvent(merchantId: string, url: string, type: string, dealId: s
 
 const streamInput = (key: string, url: string, delaysMs: number[], idleMs = 60_000) => ({ key, url, delaysMs, attemptTimeoutMs: 10_000, idleMs });
 
-test("a worker process SIGKILLed during a retry pause is replaced and the deal's stream finishes, in order", async (t) => {
+/**
+ * A deal's two events for a receiver that refuses the first attempt, and a worker process of its
+ * own polling a fresh task queue: what the SIGKILL tests below share. `restart` kills the worker
+ * and starts another.
+ */
+async function killScenario(t: ExecutionContext, prefix: string) {
   const receiver = await startReceiver((i, res) => res.writeHead(i === 0 ? 500 : 200).end());
   t.teardown(() => receiver.close());
   const { merchantId } = await newMerchant({ webhook_url: receiver.url });
   const dealId = randomUUID();
   const first = await ownEvent(merchantId, receiver.url, 'deal.created', dealId);
   const last = await ownEvent(merchantId, receiver.url, 'deal.completed', dealId);
-  const taskQueue = `kill-test-${randomUUID()}`;
+  const taskQueue = `${prefix}-${randomUUID()}`;
   const env = { TEMPORAL_TASK_QUEUE: `${taskQueue}-deals`, WEBHOOK_TASK_QUEUE: taskQueue, OUTBOX_RELAY: 'false' };
   let worker = startWorkerProcess(env);
   t.teardown(() => void worker.kill('SIGKILL'));
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
+  const restart = async (between?: () => void) => {
+    worker.kill('SIGKILL'); // dies without any chance to clean up
+    await new Promise((resolve) => worker.once('exit', resolve));
+    between?.();
+    worker = startWorkerProcess(env);
+  };
+  return { receiver, merchantId, dealId, first, last, taskQueue, client, restart };
+}
+
+test("a worker process SIGKILLed during a retry pause is replaced and the deal's stream finishes, in order", async (t) => {
+  const { receiver, dealId, first, last, taskQueue, client, restart } = await killScenario(t, 'kill-test');
   const handle = await client.workflow.signalWithStart('webhookStreamWorkflow', {
     workflowId: `webhooks:${dealId}:test`,
     taskQueue,
@@ -221,10 +237,7 @@ test("a worker process SIGKILLed during a retry pause is replaced and the deal's
     signalArgs: [[first, last]],
   });
   await eventually(async () => (await sql`select status from webhook_deliveries where id = ${first.callbackId}`)[0]?.status === 'RETRY', 'first failed attempt');
-  worker.kill('SIGKILL'); // dies inside the 3 s pause, without any chance to clean up
-  await new Promise((resolve) => worker.once('exit', resolve));
-  t.is(receiver.received.length, 1);
-  worker = startWorkerProcess(env);
+  await restart(() => t.is(receiver.received.length, 1)); // inside the 3 s pause
   t.is(await handle.result(), 2, 'the final event closes the stream once delivered');
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first.eventId, first.eventId, last.eventId], 'the later event waited for the earlier one');
 });
@@ -413,28 +426,35 @@ test("endpoint stream: an event that cannot be attempted at all is given up (ERR
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id).sort(), [next.eventId, other.eventId].sort());
 });
 
-test('endpoint stream: a worker SIGKILLed during a retry pause is replaced and the lane finishes, in order', async (t) => {
+test('endpoint stream: a retry pause longer than the idle time costs no watchdog timers while it lasts', async (t) => {
+  // Idle after 500 ms, the head's retry 4 s later: the watchdog must wait for the lane, not tick.
   const receiver = await startReceiver((i, res) => res.writeHead(i === 0 ? 500 : 200).end());
   t.teardown(() => receiver.close());
   const { merchantId } = await newMerchant({ webhook_url: receiver.url });
   const dealId = randomUUID();
-  const first = await ownEvent(merchantId, receiver.url, 'deal.created', dealId);
-  const last = await ownEvent(merchantId, receiver.url, 'deal.completed', dealId);
-  const taskQueue = `kill-endpoint-${randomUUID()}`;
-  const env = { TEMPORAL_TASK_QUEUE: `${taskQueue}-deals`, WEBHOOK_TASK_QUEUE: taskQueue, OUTBOX_RELAY: 'false' };
-  let worker = startWorkerProcess(env);
-  t.teardown(() => void worker.kill('SIGKILL'));
+  const event = await ownEvent(merchantId, receiver.url, 'deal.created', dealId);
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
+  const stream = await endpointStream(client, merchantId, receiver.url, { delaysMs: [4000], idleMs: 500 });
+  const handle = await stream.send([{ ...event, lane: dealId }]);
+  t.is(await handle.result(), 1, 'the event delivered, then the stream closed idle');
+  t.is(receiver.received.length, 2);
+  const history = await handle.fetchHistory();
+  const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes).length;
+  // The retry pause (1) and one idle period after the lane ended (1); before the fix a 1 s timer
+  // ticked through the 4 s pause once the 500 ms idle time had passed (3 to 4 more).
+  t.true(timers <= 3, `${timers} timers`);
+});
+
+test('endpoint stream: a worker SIGKILLed during a retry pause is replaced and the lane finishes, in order', async (t) => {
+  const { receiver, merchantId, dealId, first, last, taskQueue, client, restart } = await killScenario(t, 'kill-endpoint');
   const stream = await endpointStream(client, merchantId, receiver.url, { delaysMs: [3000] }, taskQueue);
   await stream.send([
     { ...first, lane: dealId },
     { ...last, lane: dealId },
   ]);
   await eventually(async () => receiver.received.length >= 1, 'the first (failing) attempt', 60_000);
-  worker.kill('SIGKILL');
-  await new Promise((resolve) => worker.once('exit', resolve));
-  worker = startWorkerProcess(env);
+  await restart();
   await eventually(async () => receiver.received.length === 3, 'the retry and the next event', 60_000);
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first.eventId, first.eventId, last.eventId]);
 });

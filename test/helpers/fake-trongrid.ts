@@ -29,13 +29,13 @@ import {
   recoverTronSigner,
   signTxid,
   toHex,
-  tronAddressOfKey,
   TRIGGER_SMART_CONTRACT,
   TRIGGER_SMART_CONTRACT_TYPE_URL,
   txidOf,
   USDT_MAINNET_CONTRACT,
   type TronRawData,
 } from '../../domain/tron-tx';
+import { tronAddressFromPrivateKey } from '../../domain/tron';
 
 export type Tamper = 'recipient' | 'amount' | 'contract' | 'selector' | 'owner' | 'fee_limit' | 'call_value' | 'expired' | 'extra_field';
 export type ReceiptResult = 'SUCCESS' | 'OUT_OF_ENERGY' | 'REVERT';
@@ -99,7 +99,7 @@ type Fault =
 const hexToBytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
 const utf8Hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
 /** A deterministic valid address for a name (tests: other people's wallets, a fake token). */
-export const addressFor = (name: string) => tronAddressOfKey(sha256(new TextEncoder().encode(`fake-trongrid:${name}`)));
+export const addressFor = (name: string) => tronAddressFromPrivateKey(sha256(new TextEncoder().encode(`fake-trongrid:${name}`)));
 
 export const FAKE_USDT: Token = { address: addressFor('counterfeit-usdt'), symbol: 'USDT', name: 'Tether USD', decimals: 6 };
 export const USDT: Token = { address: USDT_MAINNET_CONTRACT, symbol: 'USDT', name: 'Tether USD', decimals: 6 };
@@ -212,7 +212,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
       feeLimit: 30_000_000n,
       contractType: TRIGGER_SMART_CONTRACT,
       typeUrl: TRIGGER_SMART_CONTRACT_TYPE_URL,
-      trigger: { ownerAddress: addressBytes(tronAddressOfKey(key)), contractAddress: addressBytes(token), data: encodeTransferCall(input.to, input.units), callValue: 0n, callTokenValue: 0n, tokenId: 0n },
+      trigger: { ownerAddress: addressBytes(tronAddressFromPrivateKey(key)), contractAddress: addressBytes(token), data: encodeTransferCall(input.to, input.units), callValue: 0n, callTokenValue: 0n, tokenId: 0n },
     };
     const bytes = encodeRawData(raw);
     const txid = txidOf(bytes);

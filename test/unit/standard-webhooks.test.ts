@@ -62,9 +62,9 @@ test('X-Signature during a rotation: one v1 per secret, the new first; Stripe ac
 });
 
 test('a secret issued before issue 20 (base64url) signs with the same random bytes; converted, the library verifies it', (t) => {
-  // An old secret with both characters the library refuses.
+  // An old secret with a character the library refuses (- or _ after the prefix; the prefix has one).
   let old = '';
-  while (!/[-_]/.test(old)) old = `whsec_${randomBytes(32).toString('base64url')}`;
+  while (!/[-_]/.test(old.slice(6))) old = `whsec_${randomBytes(32).toString('base64url')}`;
   t.throws(() => new Webhook(old).verify(body, standardWebhooksHeaders([old], id, now(), body)), undefined, 'the library cannot take it as issued');
   const headers = standardWebhooksHeaders([old], id, now(), body);
   t.deepEqual(standardWebhooksKey(old), Buffer.from(old.slice(6), 'base64url'));

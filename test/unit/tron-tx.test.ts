@@ -1,7 +1,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { tronAddressToHex } from '../../domain/tron';
+import { tronAddressFromPrivateKey, tronAddressToHex } from '../../domain/tron';
 import {
   addressBytes,
   centsToUsdtUnits,
@@ -18,7 +18,6 @@ import {
   splitUsdtUnits,
   toBroadcastTransaction,
   toHex,
-  tronAddressOfKey,
   TRIGGER_SMART_CONTRACT,
   TRIGGER_SMART_CONTRACT_TYPE_URL,
   TronTransactionMismatch,
@@ -172,7 +171,7 @@ test('published signature vectors: the same 65 bytes r ‖ s ‖ v, and they rec
   for (const v of SIGNATURE_VECTORS) {
     const key = parsePrivateKey(v.key);
     t.is(signTxid(v.txid, key), v.signature);
-    t.is(tronAddressOfKey(key), v.address);
+    t.is(tronAddressFromPrivateKey(key), v.address);
     t.is(recoverTronSigner(v.txid, v.signature), v.address);
     // The 27/28 form of v is the same signature.
     const legacy = v.signature.slice(0, 128) + (Number.parseInt(v.signature.slice(128), 16) + 27).toString(16);
@@ -205,7 +204,7 @@ test('units: 1 cent = 10^4 on-chain units, exact both ways or refused', (t) => {
 // The check before signing
 // ---------------------------------------------------------------------------------------------
 const HOT_KEY = parsePrivateKey(SIGNATURE_VECTORS[0]!.key);
-const HOT = tronAddressOfKey(HOT_KEY);
+const HOT = tronAddressFromPrivateKey(HOT_KEY);
 const TO = 'TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL';
 const OTHER = 'TCNtTa1rveKkovHR2ebABu4K66U6ocUCZX';
 const NOW = 1_760_000_000_000;
@@ -334,7 +333,7 @@ test('property: any recipient and amount round-trips through the encoding and pa
     fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.bigInt({ min: 1n, max: 10n ** 14n }), (seed, cents) => {
       let to: string;
       try {
-        to = tronAddressOfKey(parsePrivateKey(toHex(seed)));
+        to = tronAddressFromPrivateKey(parsePrivateKey(toHex(seed)));
       } catch {
         return true;
       }

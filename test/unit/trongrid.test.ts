@@ -12,7 +12,6 @@ import {
   signUsdtTransfer,
   toBroadcastTransaction,
   toHex,
-  tronAddressOfKey,
   TRIGGER_SMART_CONTRACT,
   TRIGGER_SMART_CONTRACT_TYPE_URL,
   TronTransactionMismatch,
@@ -23,10 +22,11 @@ import {
   type TransferMismatchReason,
   type TronRawData,
 } from '../../domain/tron-tx';
+import { tronAddressFromPrivateKey } from '../../domain/tron';
 import { addressFor, FAKE_USDT, startFakeTronGrid, type Tamper } from '../helpers/fake-trongrid';
 
 const HOT_KEY = parsePrivateKey('2d8f68944bdbfbc0769542fba8fc2d2a3de67393334471624364c7006da2aa54');
-const HOT = tronAddressOfKey(HOT_KEY);
+const HOT = tronAddressFromPrivateKey(HOT_KEY);
 const MERCHANT = addressFor('merchant-payout');
 const DEPOSIT = addressFor('deposit-address-1');
 const FEE_LIMIT = 30_000_000n;

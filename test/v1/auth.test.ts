@@ -82,6 +82,7 @@ test('every signature category: the right payload passes; a wrong secret, a stal
   t.is(mirrored.status, 200, mirrored.text);
   t.is(mirrored.body.value.id, first.body.value.id);
   refused(t, await v1(m, 'POST', '/v1/payments/outgoing', { ...retry, payOutId: retry.payInId, cardNumber: '4111', paymentMethod: 'card-rub' }, [retry.payInId, retry.salt], { timestamp: t0 + 1 }), 401, /already used/, 'a PayIn signature replayed as a PayOut');
+  refused(t, await v1(m, 'POST', '/v1/payments/outgoing/', { ...retry, payOutId: retry.payInId, cardNumber: '4111', paymentMethod: 'card-rub' }, [retry.payInId, retry.salt], { timestamp: t0 + 1 }), 401, /already used/, 'the same, spelt with a trailing slash');
 });
 
 test('after key rotation the old pair signs V1 during the grace window, and the new one at once', async (t) => {

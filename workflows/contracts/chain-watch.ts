@@ -22,11 +22,25 @@ export interface ChainWatchInput {
   continueAfter?: number;
 }
 
+/** What one pass of the deposit watcher found (activities/chain/tron-deposits.ts). */
+export interface ChainWatchPassResult {
+  addresses: number;
+  /** Newly PENDING, newly CONFIRMED (credited), newly DROPPED in this pass. */
+  pending: number;
+  confirmed: number;
+  dropped: number;
+  /** Rows of other tokens, other recipients, dust. */
+  ignored: number;
+  /** Left to an operator (alerted). */
+  problems: number;
+  balances: number;
+}
+
 export interface ChainWatchStatus {
   passes: number;
   /** ms since the epoch (workflow time) of the last pass's end; 0 before the first. */
   lastPassAt: number;
-  last?: { addresses: number; pending: number; confirmed: number; dropped: number; ignored: number; problems: number; balances: number };
+  last?: ChainWatchPassResult;
 }
 
 export const chainWatchStatusQuery = defineQuery<ChainWatchStatus>('chainWatchStatus');

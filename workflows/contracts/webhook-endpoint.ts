@@ -57,6 +57,17 @@ export interface EndpointInput {
 }
 
 /** The relay hands the stream its events, in outbox order, with this signal. */
+/** Lanes whose first attempts deliverWebhookGroups sends at once (the endpoint's own cap still applies). */
+export const FIRST_ATTEMPT_LANES_AT_ONCE = 8;
+
+/**
+ * The deadline of one deliverWebhookGroups call: its groups run FIRST_ATTEMPT_LANES_AT_ONCE at a
+ * time, each attempt bounded by attemptTimeoutMs — rounds × the longest group, plus one round for
+ * the uneven finish of a shared pool.
+ */
+export const firstAttemptsDeadlineMs = (attemptTimeoutMs: number, groupLengths: number[]) =>
+  attemptTimeoutMs * Math.max(...groupLengths) * (Math.ceil(groupLengths.length / FIRST_ATTEMPT_LANES_AT_ONCE) + 1);
+
 export const endpointEventsSignal = defineSignal<[EndpointEvent[]]>('endpoint-events');
 
 /** `webhooks:endpoint:<merchant id>:<first 16 hex of sha256(url)>`: one per merchant endpoint. */
