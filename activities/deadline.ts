@@ -49,3 +49,12 @@ export function deadlineBoundSql(sql: Sql): Sql {
   };
   return new Proxy(sql, { get: (target, property, receiver) => (property === 'begin' ? begin : Reflect.get(target, property, receiver)) });
 }
+
+/** The workflow run of the current activity (the create fence's key, db/queries/create-fence.ts); undefined outside one. */
+export function currentWorkflowRun(): string | undefined {
+  try {
+    return Context.current().info.workflowExecution?.runId;
+  } catch {
+    return undefined;
+  }
+}

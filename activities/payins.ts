@@ -15,13 +15,14 @@ import { currencyExponent } from '../db/queries/catalog';
 import {
   applyAmountChange,
   findAmountChange,
-  findDeal,
   insertDeal,
   lockDeal,
   recordReceivedAmount,
   type DealRow,
 } from '../db/queries/deals';
+import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { checkDailyCap } from '../db/queries/limits';
+import { currentWorkflowRun } from './deadline';
 import { claimRequisite } from '../db/queries/matching';
 import { claimThroughPass } from '../db/queries/passes';
 import { postEscrowLock, postEscrowRelease, postFeeDistribution, postPayinCompletion } from '../db/queries/postings';
@@ -43,7 +44,7 @@ export function createPayinActivities(deps: ActivityDeps) {
     /** Matching, escrow and the deal row in one transaction; nothing is left behind when no requisite fits. */
     async createPayinDeal(input: CreatePayinInput): Promise<PayinSnapshot> {
       return sql.begin(async (tx) => {
-        const existing = await findDeal(tx, input.dealId);
+        const existing = await claimCreate<DealRow>(tx, 'deals', input.dealId, currentWorkflowRun());
         if (existing) return payinSnapshot(existing);
         const { amount, merchant, currency, rateMicro, amountUsdt, dailyLimit } = await quoteNewDeal(tx, input, 'buy');
         const money = payinMoney(amountUsdt, merchant.payin_fee_bps, input.isClientCommission);
@@ -98,9 +99,9 @@ export function createPayinActivities(deps: ActivityDeps) {
       });
     },
 
-    /** The deal's snapshot if its row exists (a create attempt committed), else null. */
+    /** The run gives its create up (db/queries/create-fence.ts): the deal's snapshot if an attempt committed it, else null. */
     async findPayinSnapshot(dealId: string): Promise<PayinSnapshot | null> {
-      const row = await findDeal(sql, dealId);
+      const row = await abandonCreate<DealRow>(sql, 'deals', dealId, currentWorkflowRun());
       return row ? payinSnapshot(row) : null;
     },
 

@@ -9,7 +9,9 @@ import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../doma
 import { feeFromBps } from '../domain/money';
 import { PAYOUT_TRANSITIONS, payoutRefusal, payoutSources } from '../domain/payout';
 import { raiseOverduePayoutAlert, resolveDealAlerts } from '../db/queries/alerts';
-import { findDeal, insertDeal, lockDeal, matchPayoutDeal } from '../db/queries/deals';
+import { insertDeal, lockDeal, matchPayoutDeal, type DealRow } from '../db/queries/deals';
+import { abandonCreate, claimCreate } from '../db/queries/create-fence';
+import { currentWorkflowRun } from './deadline';
 import { checkDailyCap } from '../db/queries/limits';
 import { claimRequisite } from '../db/queries/matching';
 import { postPayoutCompletion, postPayoutHold, postPayoutRelease } from '../db/queries/postings';
@@ -28,7 +30,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
     async createPayoutDeal(input: CreatePayoutInput): Promise<PayoutSnapshot> {
       return sql
         .begin(async (tx) => {
-          const existing = await findDeal(tx, input.dealId);
+          const existing = await claimCreate<DealRow>(tx, 'deals', input.dealId, currentWorkflowRun());
           if (existing) return payoutSnapshot(existing);
           const { amount, merchant, rateMicro, amountUsdt, dailyLimit } = await quoteNewDeal(tx, input, 'sell');
           const fee = feeFromBps(amountUsdt, merchant.payout_fee_bps);
@@ -78,9 +80,9 @@ export function createPayoutActivities(deps: ActivityDeps) {
         });
     },
 
-    /** The deal's snapshot if its row exists (a create attempt committed), else null. */
+    /** The run gives its create up (db/queries/create-fence.ts): the deal's snapshot if an attempt committed it, else null. */
     async findPayoutSnapshot(dealId: string): Promise<PayoutSnapshot | null> {
-      const row = await findDeal(sql, dealId);
+      const row = await abandonCreate<DealRow>(sql, 'deals', dealId, currentWorkflowRun());
       return row ? payoutSnapshot(row) : null;
     },
 

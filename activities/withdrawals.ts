@@ -25,6 +25,8 @@ import {
 import { presentWithdrawal } from '../domain/withdrawal-info';
 import type { CreateWithdrawalInput, WithdrawalSnapshot } from '../workflows/contracts/withdrawal';
 import { resolveAlerts } from '../db/queries/alerts';
+import { abandonCreate, claimCreate } from '../db/queries/create-fence';
+import { currentWorkflowRun } from './deadline';
 import { ChainRejected, type ChainAdapter, type SentTransfer, type TransferStatus } from './chain';
 
 export const withdrawalSnapshotOf = (row: WithdrawalRow): WithdrawalSnapshot => ({ status: row.status, txHash: row.tx_hash });
@@ -77,7 +79,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
     /** The hold and the row in one transaction; auto or manual by the merchant's mode and limit now. */
     async createWithdrawal(input: CreateWithdrawalInput): Promise<WithdrawalSnapshot> {
       return sql.begin(async (tx) => {
-        const existing = await findWithdrawal(tx, input.withdrawalId);
+        const existing = await claimCreate<WithdrawalRow>(tx, 'withdrawals', input.withdrawalId, currentWorkflowRun());
         if (existing) return withdrawalSnapshotOf(existing);
         if (input.callerKey) {
           // A key already taken by another id (a row from before caller-keyed ids): never a second withdrawal.
@@ -109,6 +111,12 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
         await postWithdrawalHold(tx, { id: row.id, walletId: wallet.id, amount });
         return withdrawalSnapshotOf(row);
       });
+    },
+
+    /** The run gives its create up (db/queries/create-fence.ts): the withdrawal's snapshot if an attempt committed it, else null. */
+    async findWithdrawalSnapshot(id: string): Promise<WithdrawalSnapshot | null> {
+      const row = await abandonCreate<WithdrawalRow>(sql, 'withdrawals', id, currentWorkflowRun());
+      return row ? withdrawalSnapshotOf(row) : null;
     },
 
     async approveWithdrawal(id: string, operatorId: string): Promise<WithdrawalSnapshot> {

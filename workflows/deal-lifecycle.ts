@@ -14,23 +14,23 @@ import { serialQueue } from './serial';
 export type Creation<S> = { ok: true; snapshot: S } | { ok: false; failure: unknown; reason: string };
 
 /**
- * A deal's create step, with the give-up path made safe: every attempt's transaction is bounded
- * by its deadline (activities/deadline.ts), so once the step has failed none can commit any
- * more; one that committed before its answer was lost left a deal, which is adopted rather than
- * orphaned. A business refusal is final.
+ * A create step, with the give-up path made safe: when the step failed for an infrastructure
+ * reason, `giveUp` closes the create fence for this run (db/queries/create-fence.ts) — an
+ * attempt still running on a starved worker can no longer commit — and answers the row an
+ * attempt did commit, which is adopted rather than orphaned. A business refusal is final.
  */
-export async function createOrAdopt<S>(create: () => Promise<S>, findCommitted: () => Promise<S | null>): Promise<Creation<S>> {
+export async function createOrAdopt<S>(create: () => Promise<S>, giveUp: () => Promise<S | null>): Promise<Creation<S>> {
   try {
     return { ok: true, snapshot: await create() };
   } catch (error) {
     const failure = businessFailure(error);
-    const committed = isBusinessFailure(failure) ? null : await findCommitted();
+    const committed = isBusinessFailure(failure) ? null : await giveUp();
     if (committed) return { ok: true, snapshot: committed };
     return { ok: false, failure, reason: error instanceof Error ? error.message : 'creation failed' };
   }
 }
 
-/** A create step without adoption: its failure (kind kept) is the creation's. */
+/** A create step without adoption (withdrawals before revision 4): its failure (kind kept) is the creation's. */
 export async function createOnce<S>(create: () => Promise<S>): Promise<Creation<S>> {
   try {
     return { ok: true, snapshot: await create() };

@@ -30,12 +30,12 @@ import {
   type WithdrawalSnapshot,
   type WithdrawalWorkflowInput,
 } from './contracts/withdrawal';
-import { createOnce, dealLifecycle } from './deal-lifecycle';
+import { createOnce, createOrAdopt, dealLifecycle } from './deal-lifecycle';
 import { atRevision } from './contracts/revision';
+import { businessFailure } from './failures';
 
 /** Marks histories with the confirmation loop (issue 19); older ones broadcast once and complete. Never rename. */
 const WITHDRAWAL_CONFIRMATION_PATCH = 'withdrawal-chain-confirmation';
-import { businessFailure } from './failures';
 
 export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalOutcome> {
   const id = input.create.withdrawalId;
@@ -80,7 +80,13 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     ),
   );
 
-  const refused = await withdrawal.create(() => createOnce(() => local.createWithdrawal(input.create)));
+  // Revision 4 on: a create that failed for an infrastructure reason is given up through the
+  // create fence and a committed row adopted (contracts/revision.ts); before, it ended at once.
+  const refused = await withdrawal.create(() =>
+    atRevision(input, 4)
+      ? createOrAdopt(() => local.createWithdrawal(input.create), () => steps.findWithdrawalSnapshot(id))
+      : createOnce(() => local.createWithdrawal(input.create)),
+  );
   if (refused) return refused;
 
   // The operator queue: wait for approve (→ APPROVED) or cancel (→ CANCELLED).

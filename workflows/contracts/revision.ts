@@ -7,7 +7,10 @@
  *
  * 2 (issue 21): DealStatus written once, when the deal ends; the PayIn confirm in one step.
  * 3 (issue 21): deal steps are local activities (workflows/activity-proxies.ts).
+ * 4: a withdrawal whose create step failed for an infrastructure reason gives the create up
+ *    through the create fence and adopts a row an attempt committed (findWithdrawalSnapshot),
+ *    as deals always did; before, it ended "not created" without looking.
  */
-export const DEAL_REVISION = 3;
+export const DEAL_REVISION = 4;
 
 export const atRevision = (input: { revision?: number }, revision: number) => (input.revision ?? 1) >= revision;

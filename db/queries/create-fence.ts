@@ -1,0 +1,57 @@
+/**
+ * The create fence (migration 00017): a create step that its workflow run gave up on can never
+ * commit afterwards. activities/deadline.ts bounds every attempt by its own deadline, but that
+ * deadline is counted from when the worker's event loop ran the attempt, which on a starved
+ * worker is later than when the engine started (and timed out) the local activity: a last
+ * attempt could still commit its deal and hold after the run had answered "not created" —
+ * an orphan hold. The database settles it: the create transaction and the give-up take the
+ * same lock on the id; the give-up leaves a tombstone for its run, which later attempts of that
+ * run see and refuse, and then adopts a row an earlier attempt committed.
+ */
+import type { Db, Sql } from '../sql';
+
+/** A create attempt of a run that has already given its create up: it writes nothing. */
+export class CreateAbandoned extends Error {
+  constructor(runId: string) {
+    super(`the workflow run ${runId} gave this create up; this late attempt writes nothing`);
+  }
+}
+
+export type FencedTable = 'deals' | 'withdrawals';
+
+/**
+ * Opens a create step's transaction: takes the fence's lock on `id` for the rest of the
+ * transaction and answers the row an earlier attempt committed, if any (one statement). With no
+ * row, throws CreateAbandoned when the run gave its create up. Without a run (outside a
+ * workflow) it only reads the row.
+ */
+export async function claimCreate<Row extends object>(tx: Db, table: FencedTable, id: string, runId: string | undefined): Promise<Row | undefined> {
+  if (!runId) {
+    const [row] = await tx<Row[]>`select * from ${tx(table)} where id = ${id}`;
+    return row;
+  }
+  const [claimed] = await tx<({ fence_open: boolean; id: string | null } & Record<string, unknown>)[]>`
+    select c.fence_open, t.* from claim_create(${runId}, ${id}) as c(fence_open) left join ${tx(table)} t on t.id = ${id}`;
+  const { fence_open: open, ...row } = claimed!;
+  if (row.id !== null) return row as Row; // committed by an earlier attempt: nothing to write
+  if (!open) throw new CreateAbandoned(runId);
+  return undefined;
+}
+
+/**
+ * The run gives its create up: waits for any attempt holding the fence (it commits or rolls
+ * back), leaves the run's tombstone so no later attempt commits, and answers the row if an
+ * attempt committed it (the run adopts it). Without a run it only reads the row.
+ */
+export async function abandonCreate<Row extends object>(sql: Sql, table: FencedTable, id: string, runId: string | undefined): Promise<Row | undefined> {
+  if (!runId) {
+    const [row] = await sql<Row[]>`select * from ${sql(table)} where id = ${id}`;
+    return row;
+  }
+  return sql.begin(async (tx) => {
+    await tx`select abandon_create(${runId}, ${id})`;
+    // A new statement: its snapshot is taken after the lock, so a row committed meanwhile is seen.
+    const [row] = await tx<Row[]>`select * from ${tx(table)} where id = ${id}`;
+    return row;
+  }) as Promise<Row | undefined>;
+}
