@@ -4,7 +4,7 @@
  * waiting for the fence — and a row an attempt committed before is adopted. A retry (a new run
  * with the same id) is not affected.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
 import { abandonCreate, claimCreate, CreateAbandoned } from '../../db/queries/create-fence';
 import { insertMerchant } from '../../db/queries/merchants';
@@ -16,6 +16,9 @@ import { testSql } from '../helpers/app';
 
 const sql = testSql();
 test.after.always(() => sql.end());
+
+/** The rows these tests make hold nothing (no ledger posting): removed afterwards, so the post-suite ledger check sees no live withdrawal without its hold. */
+const removedAfter = (t: ExecutionContext, id: string) => t.teardown(async () => void (await sql`delete from withdrawals where id = ${id}`));
 
 async function newMerchantWallet() {
   const merchantId = await insertMerchant(sql, {
@@ -51,6 +54,7 @@ const waitingOnFence = async (id: string) =>
 test('a run that gave its create up: a later attempt of that run is refused and writes nothing; a new run (a retry) creates', async (t) => {
   const owner = await newMerchantWallet();
   const id = randomUUID();
+  removedAfter(t, id);
   const [run, retry] = [randomUUID(), randomUUID()];
   t.is(await abandonCreate<WithdrawalRow>(sql, 'withdrawals', id, run), undefined, 'nothing committed: nothing to adopt');
   await t.throwsAsync(sql.begin((tx) => attempt(tx, owner, id, run)), { instanceOf: CreateAbandoned });
@@ -62,6 +66,7 @@ test('a run that gave its create up: a later attempt of that run is refused and 
 test('an attempt that was waiting for the fence when its run gave up is refused once the give-up commits', async (t) => {
   const owner = await newMerchantWallet();
   const id = randomUUID();
+  removedAfter(t, id);
   const run = randomUUID();
   const giveUp = await sql.reserve();
   t.teardown(() => giveUp.release());
@@ -79,6 +84,7 @@ test('an attempt that was waiting for the fence when its run gave up is refused 
 test('a give-up waits for an attempt holding the fence and adopts the row it committed', async (t) => {
   const owner = await newMerchantWallet();
   const id = randomUUID();
+  removedAfter(t, id);
   const run = randomUUID();
   let finish!: () => void;
   const held = new Promise<void>((resolve) => (finish = resolve));
