@@ -1,10 +1,11 @@
 /**
- * Every activity transaction is bounded by the activity's own deadline, so an attempt that the
- * worker (or the server) has already given up on can never commit afterwards: the statements
- * and lock waits of the transaction get `statement_timeout` / `lock_timeout` set to the time
- * left, and just before COMMIT the deadline is checked once more (past it: rollback, and the
- * retry — or the workflow's give-up path — decides). Without this a create step that timed
- * out could still commit an escrow for a workflow that had stopped waiting for it.
+ * Every activity transaction is bounded by the activity's own deadline, so a slow attempt gives
+ * up by itself: the statements and lock waits of the transaction get `statement_timeout` /
+ * `lock_timeout` set to the time left, and just before COMMIT the deadline is checked once more
+ * (past it: rollback, and the retry — or the workflow's give-up path — decides). The deadline is
+ * counted from when this process ran the attempt, which on a starved worker is later than the
+ * engine's own timeout; that a create step the workflow gave up on never commits is therefore
+ * the create fence's guarantee (db/queries/create-fence.ts), not this one's.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Context } from '@temporalio/activity';

@@ -22,10 +22,10 @@ import {
 } from '../db/queries/deals';
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { checkDailyCap } from '../db/queries/limits';
-import { currentWorkflowRun } from './deadline';
 import { claimRequisite } from '../db/queries/matching';
 import { claimThroughPass } from '../db/queries/passes';
 import { postEscrowLock, postEscrowRelease, postFeeDistribution, postPayinCompletion } from '../db/queries/postings';
+import { currentWorkflowRun } from './deadline';
 import { dealSteps, quoteNewDeal } from './deal-steps';
 import { payinSnapshot } from './snapshots';
 import type { CreatePayinInput, PayinSnapshot } from '../workflows/contracts/payin';

@@ -11,16 +11,21 @@ create table abandoned_creates (
   abandoned_at timestamptz not null default now()
 );
 
+-- The fence's lock on one id, held until the transaction ends.
+create function lock_create_fence(p_subject uuid) returns void language sql volatile as $$
+  select pg_advisory_xact_lock(hashtextextended('create:' || p_subject::text, 0));
+$$;
+
 -- volatile: the tombstone is read with a snapshot taken after the lock was granted
 -- (READ COMMITTED), so a tombstone committed while this transaction waited is seen.
 create function claim_create(p_run text, p_subject uuid) returns boolean language plpgsql volatile as $$
 begin
-  perform pg_advisory_xact_lock(hashtextextended('create:' || p_subject::text, 0));
+  perform lock_create_fence(p_subject);
   return not exists (select 1 from abandoned_creates where run_id = p_run);
 end $$;
 
 create function abandon_create(p_run text, p_subject uuid) returns void language plpgsql volatile as $$
 begin
-  perform pg_advisory_xact_lock(hashtextextended('create:' || p_subject::text, 0));
+  perform lock_create_fence(p_subject);
   insert into abandoned_creates (run_id, subject_id) values (p_run, p_subject) on conflict do nothing;
 end $$;

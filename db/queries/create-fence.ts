@@ -19,6 +19,9 @@ export class CreateAbandoned extends Error {
 
 export type FencedTable = 'deals' | 'withdrawals';
 
+const rowOf = async <Row extends object>(db: Db, table: FencedTable, id: string): Promise<Row | undefined> =>
+  (await db<Row[]>`select * from ${db(table)} where id = ${id}`)[0];
+
 /**
  * Opens a create step's transaction: takes the fence's lock on `id` for the rest of the
  * transaction and answers the row an earlier attempt committed, if any (one statement). With no
@@ -26,10 +29,7 @@ export type FencedTable = 'deals' | 'withdrawals';
  * workflow) it only reads the row.
  */
 export async function claimCreate<Row extends object>(tx: Db, table: FencedTable, id: string, runId: string | undefined): Promise<Row | undefined> {
-  if (!runId) {
-    const [row] = await tx<Row[]>`select * from ${tx(table)} where id = ${id}`;
-    return row;
-  }
+  if (!runId) return rowOf<Row>(tx, table, id);
   const [claimed] = await tx<({ fence_open: boolean; id: string | null } & Record<string, unknown>)[]>`
     select c.fence_open, t.* from claim_create(${runId}, ${id}) as c(fence_open) left join ${tx(table)} t on t.id = ${id}`;
   const { fence_open: open, ...row } = claimed!;
@@ -44,14 +44,10 @@ export async function claimCreate<Row extends object>(tx: Db, table: FencedTable
  * attempt committed it (the run adopts it). Without a run it only reads the row.
  */
 export async function abandonCreate<Row extends object>(sql: Sql, table: FencedTable, id: string, runId: string | undefined): Promise<Row | undefined> {
-  if (!runId) {
-    const [row] = await sql<Row[]>`select * from ${sql(table)} where id = ${id}`;
-    return row;
-  }
+  if (!runId) return rowOf<Row>(sql, table, id);
   return sql.begin(async (tx) => {
     await tx`select abandon_create(${runId}, ${id})`;
     // A new statement: its snapshot is taken after the lock, so a row committed meanwhile is seen.
-    const [row] = await tx<Row[]>`select * from ${tx(table)} where id = ${id}`;
-    return row;
+    return rowOf<Row>(tx, table, id);
   }) as Promise<Row | undefined>;
 }
