@@ -178,17 +178,19 @@ export function tronGridChain(sql: Sql, tron: Tron): ChainAdapter {
           return { state: 'confirmed', txHash: row.txid };
         }
         const reason = `transaction ${row.txid} failed on chain: ${info.receiptResult}${info.message ? ` (${info.message})` : ''}; no USDT moved, ${trx(info.feeSun)} burnt`;
-        await settleWithdrawalTransaction(sql, row.txid, { status: 'FAILED', blockNumber: info.blockNumber, receiptResult: info.receiptResult, feeSun: info.feeSun, error: reason });
-        // The alert first: whoever sees the error on the withdrawal finds the alert already raised.
+        // Alert and error (both repeatable) before the transaction is settled: a crash between them
+        // leaves it live, so the retry comes back here. The alert first: whoever sees the error on
+        // the withdrawal finds the alert already raised.
         await alert(t, 'withdrawal_failed_on_chain', `${reason}. Check the hot wallet's TRX (energy) and USDT; a new transaction is built after TRON_FAILED_RETRY_MS`);
         await visible(t, reason);
+        await settleWithdrawalTransaction(sql, row.txid, { status: 'FAILED', blockNumber: info.blockNumber, receiptResult: info.receiptResult, feeSun: info.feeSun, error: reason });
         return afterDeath(t, reason, true);
       }
       if (await client.transaction(row.txid, signal)) return pending; // in a block, its receipt not indexed yet
       if (head.timestamp > row.expires_at.getTime() + expiryMarginMs) {
         const reason = `transaction ${row.txid} expired without reaching a block`;
+        await visible(t, reason); // before the settle, as above
         await settleWithdrawalTransaction(sql, row.txid, { status: 'EXPIRED', error: reason });
-        await visible(t, reason);
         return afterDeath(t, reason, false);
       }
       // Not in a block yet: the node may have lost it. The same bytes again, now and then.
