@@ -6,7 +6,8 @@
 import { Context } from '@temporalio/activity';
 import { FailedPrecondition } from '../domain/errors';
 import type { ActivityDeps } from './deps';
-import type { Chain, ChainWatchPassResult } from './chain';
+import type { Chain } from './chain';
+import type { ChainWatchPassResult } from '../workflows/contracts/chain-watch';
 
 export type ChainWatchPass = ChainWatchPassResult & { nextInMs: number };
 

@@ -5,6 +5,7 @@
  */
 import { deprecatePatch, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { WEBHOOK_ATTEMPT_RETRY } from './contracts/webhook-delivery';
 import type { ManualRetryInput } from './contracts/webhook-manual-retry';
 
 // The HTTP attempt is a regular activity: a hanging receiver then only holds an activity slot,
@@ -14,7 +15,7 @@ import type { ManualRetryInput } from './contracts/webhook-manual-retry';
 const httpAttempts = (timeoutMs: number) =>
   proxyActivities<Activities>({
     startToCloseTimeout: timeoutMs,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+    retry: { ...WEBHOOK_ATTEMPT_RETRY, maximumAttempts: 5 },
   });
 
 export async function webhookManualRetryWorkflow(input: ManualRetryInput): Promise<'SUCCESS' | 'ERROR'> {

@@ -29,4 +29,3 @@ export function createChain(config: ChainConfig, sql: Sql, log: Logger): Chain {
 
 export type { ChainAdapter, ChainTransfer, SentTransfer, TransferStatus } from './adapter';
 export { ChainRejected, ChainUnavailable } from './adapter';
-export type { ChainWatchPassResult } from '../../workflows/contracts/chain-watch';

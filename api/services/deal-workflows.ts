@@ -80,7 +80,7 @@ export async function createThroughWorkflow<W extends Workflow>(deps: AppDeps, o
   return readDeal(deps, options.dealId);
 }
 
-export async function removeRefusedRun(deps: AppDeps, workflowId: string) {
+async function removeRefusedRun(deps: AppDeps, workflowId: string) {
   try {
     const latest = deps.temporal.workflow.getHandle(workflowId);
     await latest.result().catch(() => undefined);

@@ -49,11 +49,11 @@ export interface GiveUpInput {
   reason: string;
 }
 
-/** The attempt's own HTTP deadline plus a few seconds for recording it; a killed worker's attempt is retried after this. */
 /** Retries of the delivery activities' infrastructure failures (a database or worker hiccup), without a limit. */
 export const WEBHOOK_ATTEMPT_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' } as const;
 
 /** The pause after failed attempt n (1-based): WEBHOOK_RETRY_DELAYS[n − 1], the last one repeated. */
 export const retryDelayMs = (delaysMs: number[], attempt: number) => delaysMs[Math.min(attempt - 1, delaysMs.length - 1)] ?? 0;
 
+/** The attempt's own HTTP deadline plus a few seconds for recording it; a killed worker's attempt is retried after this. */
 export const attemptTimeoutMs = (config: { WEBHOOK_TIMEOUT_MS: number }) => config.WEBHOOK_TIMEOUT_MS + 5_000;

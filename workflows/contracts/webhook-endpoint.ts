@@ -56,7 +56,6 @@ export interface EndpointInput {
   seen?: string[];
 }
 
-/** The relay hands the stream its events, in outbox order, with this signal. */
 /** Lanes whose first attempts deliverWebhookGroups sends at once (the endpoint's own cap still applies). */
 export const FIRST_ATTEMPT_LANES_AT_ONCE = 8;
 
@@ -68,6 +67,7 @@ export const FIRST_ATTEMPT_LANES_AT_ONCE = 8;
 export const firstAttemptsDeadlineMs = (attemptTimeoutMs: number, groupLengths: number[]) =>
   attemptTimeoutMs * Math.max(...groupLengths) * (Math.ceil(groupLengths.length / FIRST_ATTEMPT_LANES_AT_ONCE) + 1);
 
+/** The relay hands the stream its events, in outbox order, with this signal. */
 export const endpointEventsSignal = defineSignal<[EndpointEvent[]]>('endpoint-events');
 
 /** `webhooks:endpoint:<merchant id>:<first 16 hex of sha256(url)>`: one per merchant endpoint. */
