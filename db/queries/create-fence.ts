@@ -24,17 +24,25 @@ const rowOf = async <Row extends object>(db: Db, table: FencedTable, id: string)
 
 /**
  * Opens a create step's transaction: takes the fence's lock on `id` for the rest of the
- * transaction and answers the row an earlier attempt committed, if any (one statement). With no
- * row, throws CreateAbandoned when the run gave its create up. Without a run (outside a
- * workflow) it only reads the row.
+ * transaction and answers the row an earlier attempt committed, if any. With no row, throws
+ * CreateAbandoned when the run gave its create up. Without a run (outside a workflow) it only
+ * reads the row.
+ *
+ * The row is read by a statement of its own, after the claim: under READ COMMITTED a statement
+ * sees what was committed when it started, so a read joined to the claim would carry a snapshot
+ * from before the lock wait and miss the row of the earlier attempt of the same run it queued
+ * behind — which then created again, failed its business checks against that attempt's hold,
+ * and left the deal or withdrawal and its hold with no workflow (issue 25). The two statements
+ * are sent together (pipelined, one round trip); the server runs the read after the claim.
  */
 export async function claimCreate<Row extends object>(tx: Db, table: FencedTable, id: string, runId: string | undefined): Promise<Row | undefined> {
   if (!runId) return rowOf<Row>(tx, table, id);
-  const [claimed] = await tx<({ fence_open: boolean; id: string | null } & Record<string, unknown>)[]>`
-    select c.fence_open, t.* from claim_create(${runId}, ${id}) as c(fence_open) left join ${tx(table)} t on t.id = ${id}`;
-  const { fence_open: open, ...row } = claimed!;
-  if (row.id !== null) return row as Row; // committed by an earlier attempt: nothing to write
-  if (!open) throw new CreateAbandoned(runId);
+  // postgres.js sends a query when it is first awaited or executed: execute() them in this order.
+  const claim = tx<{ fence_open: boolean }[]>`select claim_create(${runId}, ${id}) as fence_open`.execute();
+  const read = tx<Row[]>`select * from ${tx(table)} where id = ${id}`.execute();
+  const [[claimed], [row]] = await Promise.all([claim, read]);
+  if (row) return row; // committed by an earlier attempt: nothing to write
+  if (!claimed!.fence_open) throw new CreateAbandoned(runId);
   return undefined;
 }
 
