@@ -25,10 +25,11 @@ const fileIds = z
 export const createAppealBody = z
   .object({
     deal_id: uuid('deal_id'),
-    reason: text('reason', 4000).refine(
-      (v) => [...v.trim()].length >= APPEAL_REASON_MIN,
-      `reason must be at least ${APPEAL_REASON_MIN} characters`,
-    ),
+    // Counted as sent (code points, spaces included: the spec's minimum of 10 is of what the merchant
+    // wrote); a reason of spaces only states nothing and is refused whatever its length.
+    reason: text('reason', 4000)
+      .refine((v) => [...v].length >= APPEAL_REASON_MIN, `reason must be at least ${APPEAL_REASON_MIN} characters`)
+      .refine((v) => v.trim().length > 0, 'reason must not be blank'),
     file_ids: fileIds,
   })
   .openapi('CreateAppealRequest');

@@ -153,7 +153,7 @@ export async function createAppeal(
     dealId: deal.id,
     merchantId: scope.merchantId,
     tenantId: scope.tenantId,
-    reason: body.reason.trim(),
+    reason: body.reason, // as sent: the minimum counted what the merchant wrote (api/schemas/appeals.ts)
     fileIds,
   };
   const viaDeal = APPEAL_HOLDS_DEAL.includes(deal.status as PayinStatus)

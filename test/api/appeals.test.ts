@@ -131,6 +131,16 @@ test('SATISFIED on a live deal: COMPLETED through the normal completion, the mer
   t.is((await arbiter(opened.body.data.appeal_id, 'resolve', { outcome: 'REJECTED' })).status, 400);
 });
 
+test('the reason counts what the merchant sent: 10 characters with a leading or trailing space are enough', async (t) => {
+  const { keys } = await newMerchant();
+  for (const reason of [' 123456789', '123456789 ', 'ab  cd  ef']) {
+    const deal = await createPayin(keys);
+    const res = await openAppeal(keys, { deal_id: deal.deal_id, reason });
+    t.is(res.status, 201, `${JSON.stringify(reason)}: ${res.text}`);
+    t.is(res.body.data.reason, reason, 'kept verbatim');
+  }
+});
+
 test('create rules: reason length and text, unknown and foreign deals 404, foreign files 400, PayOut, CANCELLED, one appeal per deal', async (t) => {
   const { merchantId, keys } = await newMerchant();
   const deal = await createPayin(keys);
@@ -141,7 +151,9 @@ test('create rules: reason length and text, unknown and foreign deals 404, forei
     t.regex(problemDetail(res.body).message, message);
   };
   await expect({ deal_id: deal.deal_id, reason: 'too short' }, 400, 'INVALID_ARGUMENT', /at least 10 characters/);
-  await expect({ deal_id: deal.deal_id, reason: '   short      ' }, 400, 'INVALID_ARGUMENT', /at least 10 characters/);
+  await expect({ deal_id: deal.deal_id, reason: ' 2345678 ' }, 400, 'INVALID_ARGUMENT', /at least 10 characters/);
+  await expect({ deal_id: deal.deal_id, reason: ' '.repeat(12) }, 400, 'INVALID_ARGUMENT', /reason must not be blank/);
+  await expect({ deal_id: deal.deal_id, reason: ' \n\t'.repeat(4) }, 400, 'INVALID_ARGUMENT', /reason must not be blank/);
   await expect({ deal_id: deal.deal_id }, 400, 'INVALID_ARGUMENT', /reason is required/);
   await expect({ deal_id: deal.deal_id, reason: 'payer paid\u0000 twice over' }, 400, 'INVALID_ARGUMENT', /control character/);
   await expect({ deal_id: 'not-a-uuid', reason: REASON }, 400, 'INVALID_ARGUMENT', /deal_id must be a UUID/);
