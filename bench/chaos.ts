@@ -325,7 +325,7 @@ const stuck = await sql<{ id: string; status: string }[]>`
     (deal_type = 'PAYOUT' and status = 'MATCHED' and transfer_deadline_at < now() - interval '30 seconds'))`;
 for (const s of stuck) problems.push(`deal ${s.id} stuck in ${s.status}`);
 // 3. the ledger with its invariants
-const ledgerOk = await ledgerCheck(databaseUrl);
+const ledgerOk = await ledgerCheck(config);
 if (!ledgerOk) problems.push('ledger audit failed');
 // 4. every event reached its receiver
 const events = await sql<{ id: string }[]>`select id from outbox_events where merchant_id = any(${merchants.map((m) => m.id)})`;

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startEphemeralStack, type EphemeralStack } from './ephemeral-stack';
+import { loadConfig } from '../config';
 import { ledgerCheck } from './ledger-check';
 import { onInterrupt, ROOT, stopAll } from './stack';
 
@@ -54,7 +55,7 @@ try {
     ava.on('exit', (code) => done(code ?? 1));
   });
   // After the whole suite: the ledger of everything the tests did must still add up.
-  if (!(await ledgerCheck(env.DATABASE_URL!))) exitCode = 1;
+  if (!(await ledgerCheck(loadConfig({ ...process.env, ...env })))) exitCode = 1;
 } catch (error) {
   console.error(error);
 } finally {

@@ -164,3 +164,28 @@ export async function auditInvariants(db: Db): Promise<InvariantViolation[]> {
     where w.owner_type = 'system' and w.system_code = 'platform_fees' and w.pending_credits <> e.total`;
   return [...traderEscrow, ...merchantHolds, ...merchantPending, ...platformPending];
 }
+
+/** An object that holds money now: a live PayIn (its trader's escrow), a live PayOut or withdrawal (the merchant's hold). */
+export interface HoldOwner {
+  kind: 'payin' | 'payout' | 'withdrawal';
+  id: string;
+  status: string;
+}
+
+/**
+ * The objects behind the holds auditInvariants counts (the same "live" of domain/), each of which
+ * must have a running workflow to release or settle its hold (scripts/ledger-check.ts asks
+ * Temporal). With `ids`, only those objects, read again (a hold settled meanwhile drops out).
+ */
+export async function liveHoldOwners(db: Db, ids?: string[]): Promise<HoldOwner[]> {
+  const only = (column: string) => (ids ? db`and ${db(column)} = any(${ids}::uuid[])` : db``);
+  return db<HoldOwner[]>`
+    select 'payin' as kind, id, status from deals
+    where deal_type = 'PAYIN' and status <> all(${PAYIN_TERMINAL as string[]}) and trader_id is not null ${only('id')}
+    union all
+    select 'payout', id, status from deals
+    where deal_type = 'PAYOUT' and status <> all(${PAYOUT_TERMINAL as string[]}) and wallet_id is not null ${only('id')}
+    union all
+    select 'withdrawal', id, status from withdrawals where status = any(${WITHDRAWAL_LIVE as string[]}) ${only('id')}`;
+}
+

@@ -27,6 +27,8 @@ import { fundedMerchant, isolatedMethod, isolatedTrader, walletOf } from '../hel
 import { newMerchant } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { eventually } from '../helpers/poll';
+import { strandedHolds } from '../../scripts/ledger-check';
+import { createTemporalClient } from '../../temporal/client';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -59,10 +61,10 @@ async function attemptBehindAttempt<T>(id: string, walletId: string, create: () 
   try {
     await blocker`begin`;
     await blocker`select id from wallets where id = ${walletId} for update`;
-    const first = attemptOf(runId).run(create);
+    const first = attemptOf(runId).run(create) as Promise<T>;
     first.catch(() => undefined);
     await eventually(async () => (await fenceLocks(id, true)) === 1, 'the first attempt holding the fence', 10_000);
-    const second = attemptOf(runId).run(create);
+    const second = attemptOf(runId).run(create) as Promise<T>;
     second.catch(() => undefined);
     await eventually(async () => (await fenceLocks(id, false)) === 1, 'the second attempt waiting on the fence', 10_000);
     await blocker`rollback`;
@@ -121,4 +123,17 @@ test('withdrawal: an attempt queued behind an earlier attempt of its run adopts 
   t.is(second.status, 'fulfilled', second.status === 'rejected' ? String(second.reason) : '');
   t.deepEqual(second.status === 'fulfilled' ? second.value : undefined, first, 'the same withdrawal, adopted');
   t.is((await walletOf(sql, 'merchant', merchant.merchantId)).frozen, 5_000n, 'one hold: the whole balance');
+});
+
+test('the ledger check finds a hold whose object has no running workflow (what a stranded create leaves), and not once it is settled', async (t) => {
+  const temporal = await createTemporalClient(config);
+  t.teardown(() => temporal.connection.close());
+  const merchant = await fundedMerchant(3_000);
+  const id = randomUUID();
+  // The create step alone, outside any workflow run: a withdrawal and its hold that no workflow owns.
+  await withdrawals.createWithdrawal({ withdrawalId: id, merchantId: merchant.merchantId, address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', amount: '3000', fee: '100', dedupKey: id, dedupGeneration: 0, idempotencyKey: id });
+  const found = (await strandedHolds(sql, temporal)).find((s) => s.id === id);
+  t.like(found, { kind: 'withdrawal', status: 'PENDING', workflow: 'NOT_FOUND' });
+  await withdrawals.failWithdrawal(id, 'ledger check test');
+  t.falsy((await strandedHolds(sql, temporal)).find((s) => s.id === id), 'settled: no hold left');
 });
