@@ -11,7 +11,7 @@ import { PAYIN_TRANSITIONS, payinMoney } from '../domain/payin';
 import { findSettlement, insertSettlement, lockDealAndAppeal } from '../db/queries/appeals';
 import { findNewDealTerms } from '../db/queries/catalog';
 import { findDeal, insertDeal, type DealRow } from '../db/queries/deals';
-import { postEscrowLock, postPayinCompletion } from '../db/queries/postings';
+import { postSettlement } from '../db/queries/postings';
 import { dealSteps } from './deal-steps';
 import type { SettlementRequest, SettlementResult } from '../workflows/contracts/settlement';
 
@@ -111,7 +111,7 @@ export function createSettlementActivities(deps: ActivityDeps) {
 
         const traderWallet = await steps.walletOf(tx, 'trader', parent.trader_id!);
         try {
-          await postEscrowLock(tx, { dealId: deal.id, version: 1n, traderWalletId: traderWallet, amount: money.escrow });
+          await postSettlement(tx, deal, traderWallet);
         } catch (error) {
           if (error instanceof FailedPrecondition) {
             throw new FailedPrecondition(
@@ -120,7 +120,6 @@ export function createSettlementActivities(deps: ActivityDeps) {
           }
           throw error;
         }
-        await postPayinCompletion(tx, deal, traderWallet);
         for (const type of PAYIN_TRANSITIONS.settle.events) {
           const { status, discriminator } = SETTLEMENT_EVENT_STATUS[type]!;
           await steps.event(tx, { ...deal, status }, type, discriminator);

@@ -6,13 +6,44 @@ export type Sql = postgres.Sql<{ bigint: bigint }>;
 export type Db = Sql | postgres.TransactionSql<{ bigint: bigint }>;
 
 export function createSql(url: string, options: { max?: number } = {}): Sql {
-  return postgres(url, {
+  const sql = postgres(url, {
     max: options.max ?? 10,
     types: { bigint: postgres.BigInt },
     onnotice: () => {},
     connection: { application_name: 'merchant-gateway' },
     ...(process.env.SQL_STATS_DIR ? { debug: countStatement(process.env.SQL_STATS_DIR) } : {}),
   }) as unknown as Sql;
+  return retryingTransactions(sql);
+}
+
+/** SQLSTATEs of a transaction Postgres rolled back to resolve a conflict: running it again may pass. */
+const RETRYABLE = new Set(['40P01' /* deadlock_detected */, '40001' /* serialization_failure */]);
+/** Attempts of one transaction in all; waits between them grow (5, 10, 20, 40 ms) with jitter. */
+export const TRANSACTION_ATTEMPTS = 5;
+
+export const isRetryableTransactionError = (error: unknown) => RETRYABLE.has((error as { code?: string } | null)?.code ?? '');
+
+/**
+ * `sql.begin` that runs the transaction again when Postgres rolled it back for a deadlock or a
+ * serialization failure, up to TRANSACTION_ATTEMPTS times, before anything answers: the lock
+ * order (docs/reliability.md, "Locks") makes those rare, and this keeps the rare one from
+ * reaching a caller as a 500 (issue 25). Every transaction body may therefore run more than
+ * once: it does nothing outside its transaction that cannot be repeated (the outbox relay's
+ * signals are idempotent; nothing else leaves it).
+ */
+function retryingTransactions(sql: Sql): Sql {
+  const begin = async (...args: unknown[]) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await (sql.begin as (...a: unknown[]) => Promise<unknown>)(...args);
+      } catch (error) {
+        if (attempt >= TRANSACTION_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
+        const wait = 5 * 2 ** (attempt - 1);
+        await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
+      }
+    }
+  };
+  return new Proxy(sql, { get: (target, property, receiver) => (property === 'begin' ? begin : Reflect.get(target, property, receiver)) });
 }
 
 /**

@@ -48,7 +48,7 @@ export async function replaceKeyPair(
   merchantId: string,
   graceSeconds: number,
 ): Promise<IssuedKeyPair | undefined> {
-  const [merchant] = await tx`select id from merchants where id = ${merchantId} for update`;
+  const [merchant] = await tx`select id from merchants where id = ${merchantId} for no key update`;
   if (!merchant) return undefined;
   await tx`
     update api_keys

@@ -45,7 +45,7 @@ export async function findMerchantAppeal(db: Db, merchantId: string, appealId: s
 }
 
 export async function lockAppeal(tx: Db, appealId: string): Promise<AppealRow | undefined> {
-  const [row] = await tx<AppealRow[]>`select * from appeals where id = ${appealId} for update`;
+  const [row] = await tx<AppealRow[]>`select * from appeals where id = ${appealId} for no key update`;
   return row;
 }
 

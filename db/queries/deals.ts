@@ -55,7 +55,7 @@ export async function findDeal(db: Db, dealId: string): Promise<DealRow | undefi
 }
 
 export async function lockDeal(tx: Db, dealId: string): Promise<DealRow | undefined> {
-  const [row] = await tx<DealRow[]>`select * from deals where id = ${dealId} for update`;
+  const [row] = await tx<DealRow[]>`select * from deals where id = ${dealId} for no key update`;
   return row;
 }
 

@@ -28,7 +28,7 @@ export async function depositAddressOwner(db: Db, address: string): Promise<Depo
  */
 export async function addDepositAddress(tx: Db, merchantId: string, derive: (index: number) => string): Promise<DepositAddressRow | undefined> {
   // Concurrent rotations of one merchant take turns, so trc20_address always names the highest index.
-  const [merchant] = await tx`select id from merchants where id = ${merchantId} for update`;
+  const [merchant] = await tx`select id from merchants where id = ${merchantId} for no key update`;
   if (!merchant) return undefined;
   const [next] = await tx<{ index: number }[]>`select nextval('deposit_address_index')::int as index`;
   const index = next!.index;

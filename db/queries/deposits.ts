@@ -3,7 +3,7 @@ import { Conflict, InvalidArgument } from '../../domain/errors';
 import { canonicalTxHash } from '../../domain/tron';
 import { newId } from '../../domain/ids';
 import { resolveAlerts } from './alerts';
-import { postDepositCredit, postTraderTopUp } from './postings';
+import { lockChainCredit, postDepositCredit, postTraderTopUp } from './postings';
 
 export interface DepositRow {
   id: string;
@@ -50,6 +50,7 @@ export async function recordDeposit(
   tx: Db,
   input: { merchantId: string; walletId: string; amount: bigint; txHash: string },
 ): Promise<{ deposit: DepositRow; created: boolean }> {
+  await lockChainCredit(tx, input.walletId);
   const fresh = await claimTxHash(tx, { txHash: input.txHash, ownerType: 'merchant', ownerId: input.merchantId, walletId: input.walletId, amount: input.amount });
   if (!fresh) {
     const [existing] = await tx<DepositRow[]>`select * from deposits where tx_hash = ${input.txHash}`;
@@ -70,6 +71,7 @@ export async function recordDeposit(
  * True for a new credit, false for an idempotent repeat; a mismatched repeat is a conflict.
  */
 export async function creditTraderLiquidity(tx: Db, input: { traderId: string; walletId: string; amount: bigint; txHash: string }): Promise<boolean> {
+  await lockChainCredit(tx, input.walletId);
   const fresh = await claimTxHash(tx, { txHash: input.txHash, ownerType: 'trader', ownerId: input.traderId, walletId: input.walletId, amount: input.amount });
   if (!fresh) return false;
   return postTraderTopUp(tx, { txHash: input.txHash, walletId: input.walletId, amount: input.amount });

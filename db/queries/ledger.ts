@@ -31,6 +31,14 @@ export class UnbalancedPosting extends Error {}
  * and the wallets move — locked in id order first, so concurrent postings never deadlock. Call
  * inside sql.begin(): the entries, the wallet updates and the caller's state change commit
  * together. Returns false when the key was already posted (idempotent retry: nothing moves).
+ *
+ * The lock is FOR NO KEY UPDATE, the one an UPDATE of the figures takes anyway, and the one
+ * every row lock of the gateway takes (docs/reliability.md, "Locks"): it does not conflict with
+ * the KEY SHARE lock a foreign-key insert takes on the wallet it references (a deposit's or a
+ * chain credit's row, a deal's wallet_id). With FOR UPDATE, two deposits to one wallet each held
+ * KEY SHARE from their own insert and each waited for the other to let go: a deadlock (issue 25).
+ * A transaction that posts more than once locks all its wallets first (lockWallets), so it too
+ * takes them in the one global order.
  */
 export async function postLedger(tx: Db, posting: LedgerPosting): Promise<boolean> {
   const entries = posting.entries.filter((e) => e.amount !== 0n);
@@ -58,7 +66,7 @@ export async function postLedger(tx: Db, posting: LedgerPosting): Promise<boolea
         from posted, unnest(${entries.map((e) => e.walletId)}::uuid[], ${entries.map((e) => e.bucket)}::text[], ${entries.map((e) => e.amount.toString())}::bigint[])
           as e(wallet_id, bucket, amount)
       ), locked as (
-        select w.id from wallets w where w.id = any(${walletIds}::uuid[]) and exists (select 1 from posted) order by w.id for update
+        select w.id from wallets w where w.id = any(${walletIds}::uuid[]) and exists (select 1 from posted) order by w.id for no key update
       ), moved as (
         update wallets w set available = w.available + d.available, frozen = w.frozen + d.frozen,
           pending_credits = w.pending_credits + d.pending_credits, updated_at = now()

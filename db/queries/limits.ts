@@ -17,7 +17,7 @@ export async function checkDailyCap(tx: Db, merchantId: string, amount: bigint, 
   if (dailyLimit === null) return;
   // Locked, then read again: the cap an operator may just have changed is the one that counts.
   const [merchant] = await tx<MerchantLimits[]>`
-    select deal_min_amount, deal_max_amount, daily_deal_amount_limit from merchants where id = ${merchantId} for update`;
+    select deal_min_amount, deal_max_amount, daily_deal_amount_limit from merchants where id = ${merchantId} for no key update`;
   if (!merchant || merchant.daily_deal_amount_limit === null) return;
   const [today] = await tx<{ volume: bigint }[]>`
     select coalesce(sum(amount), 0)::bigint as volume from deals

@@ -58,7 +58,7 @@ export async function claimRequisite(tx: Db, req: MatchRequest): Promise<Matched
 }
 
 async function tryCandidate(tx: Db, candidate: Candidate, req: MatchRequest, wait: boolean): Promise<MatchedRequisite | undefined> {
-  const lockMode = wait ? tx`for update` : tx`for update skip locked`;
+  const lockMode = wait ? tx`for no key update` : tx`for no key update skip locked`;
   try {
     return await (tx as any).savepoint(async (sp: Db) => {
       if (candidate.daily_limit !== null) {

@@ -88,7 +88,7 @@ export async function insertMerchant(tx: Db, input: NewMerchant, tenantId = DEFA
 /** The merchant's deal limits, its row locked until the transaction ends (a profile change checks min ≤ max against them). */
 export async function lockMerchantLimits(tx: Db, merchantId: string) {
   const [row] = await tx<{ deal_min_amount: bigint | null; deal_max_amount: bigint | null }[]>`
-    select deal_min_amount, deal_max_amount from merchants where id = ${merchantId} for update`;
+    select deal_min_amount, deal_max_amount from merchants where id = ${merchantId} for no key update`;
   return row;
 }
 

@@ -20,11 +20,12 @@
  * | postTraderTopUp         | trader-deposit:<tx_hash>              | trader_deposit       | chain available −amount; trader available +amount               |
  *
  * A settlement deal (spec 4.1.4) is an escrow lock (version 1) on the parent's trader followed by
- * the PayIn completion, under the settlement deal's own id.
+ * the PayIn completion, under the settlement deal's own id (postSettlement: its three wallets
+ * locked first, in id order).
  */
 import type { Db } from '../sql';
 import { postLedger, type LedgerEntry } from './ledger';
-import { ensureSystemWallet, ensureWallet } from './wallets';
+import { ensureSystemWallet, ensureWallet, lockWallets } from './wallets';
 
 /** A hold inside one wallet: `lock` moves available → frozen, `release` frozen → available. */
 function hold(walletId: string, amount: bigint, direction: 'lock' | 'release'): LedgerEntry[] {
@@ -83,6 +84,22 @@ export async function postPayinCompletion(
       { walletId: platform, bucket: 'pending_credits', amount: deal.fee_usdt },
     ],
   });
+}
+
+/**
+ * A settlement deal's money (spec 4.1.4): its escrow locked on the parent's trader, then the
+ * completion — two postings, so the trader's, the merchant's and the platform's wallets are
+ * locked first, in id order (lockWallets). A trader short of USDT fails the first posting
+ * (FailedPrecondition 'insufficient balance').
+ */
+export async function postSettlement(
+  tx: Db,
+  deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint },
+  traderWalletId: string,
+): Promise<void> {
+  await lockWallets(tx, [traderWalletId, await merchantWallet(tx, deal.merchant_id), await platformWallet(tx)]);
+  await postEscrowLock(tx, { dealId: deal.id, version: 1n, traderWalletId, amount: deal.escrow_usdt });
+  await postPayinCompletion(tx, deal, traderWalletId);
 }
 
 /** After the fee delay: pending credits become available, and the platform's fee is earned. */
@@ -176,6 +193,16 @@ export async function postWithdrawalCompletion(tx: Db, withdrawal: { id: string;
 }
 
 // ---- Credits from the chain (deposits, trader top-ups) ----
+
+/**
+ * Locks what a credit from the chain moves — the chain's wallet and the owner's, in id order,
+ * with the posting's own lock — before the credit's rows that reference the owner's wallet are
+ * written: a foreign-key insert takes a weaker lock on the wallet first, and two credits upgrading
+ * from it at once deadlocked (issue 25: 15 of 16 concurrent deposits answered 500).
+ */
+export async function lockChainCredit(tx: Db, walletId: string): Promise<void> {
+  await lockWallets(tx, [await chainWallet(tx), walletId]);
+}
 
 async function creditFromChain(tx: Db, posting: { key: string; kind: string; refType: string; refId: string }, walletId: string, amount: bigint): Promise<boolean> {
   const chain = await chainWallet(tx);

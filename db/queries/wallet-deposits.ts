@@ -95,7 +95,7 @@ export async function ingestObservedDeposit(tx: Db, observed: ObservedDeposit, r
   const chainUnits = seen.chainUnits ?? null;
   const blockAt = seen.blockAt === undefined ? null : new Date(seen.blockAt);
 
-  const [existing] = await tx<WalletDepositRow[]>`select *, '' as cursor_ts from deposits where tx_hash = ${seen.txHash} for update`;
+  const [existing] = await tx<WalletDepositRow[]>`select *, '' as cursor_ts from deposits where tx_hash = ${seen.txHash} for no key update`;
   if (existing && (existing.merchant_id !== owner.merchant_id || existing.amount !== seen.amount)) {
     throw new Conflict('tx_hash was already recorded for another deposit');
   }

@@ -47,8 +47,17 @@ export async function walletsOf(db: Db, ownerType: OwnerType, ownerId: string): 
     where owner_type = ${ownerType} and owner_id = ${ownerId} order by currency`;
 }
 
+/**
+ * Locks wallets for the rest of the transaction in the one global order (by id), with the lock a
+ * posting takes (postLedger): a transaction that moves money on several wallets in more than one
+ * posting takes them all first, so it never holds one while waiting for another out of order.
+ */
+export async function lockWallets(tx: Db, walletIds: string[]): Promise<void> {
+  await tx`select id from wallets where id = any(${[...new Set(walletIds)].sort()}::uuid[]) order by id for no key update`;
+}
+
 /** The wallet's available balance, its row locked for the rest of the transaction (a hold follows); undefined: no such wallet. */
 export async function lockAvailable(tx: Db, walletId: string): Promise<bigint | undefined> {
-  const [row] = await tx<{ available: bigint }[]>`select available from wallets where id = ${walletId} for update`;
+  const [row] = await tx<{ available: bigint }[]>`select available from wallets where id = ${walletId} for no key update`;
   return row?.available;
 }

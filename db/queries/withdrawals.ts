@@ -23,7 +23,7 @@ export async function findWithdrawal(db: Db, id: string): Promise<WithdrawalRow 
 }
 
 export async function lockWithdrawal(db: Db, id: string): Promise<WithdrawalRow | undefined> {
-  const [row] = await db<WithdrawalRow[]>`select * from withdrawals where id = ${id} for update`;
+  const [row] = await db<WithdrawalRow[]>`select * from withdrawals where id = ${id} for no key update`;
   return row;
 }
 
