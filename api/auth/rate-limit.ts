@@ -32,7 +32,7 @@ export async function takeRateLimitToken(sql: Sql, merchantId: string, limit: nu
  * only be checked after (uploads, the V1 dispute): refused when the verified requests and the
  * failed unverified reads of the minute together reach the limit. Failed reads count only here,
  * never against a verified request (takeRateLimitToken): someone who knows the public token can
- * spend the merchant's unverified reads, never its API (docs/reliability.md, "Unverified uploads").
+ * spend the merchant's unverified reads, never its API (docs/design.md, "Unverified uploads").
  */
 export async function peekRateLimit(sql: Sql, merchantId: string, limit: number, nowMs: number): Promise<RateLimitResult> {
   const windowStartMs = windowStartOf(nowMs);
