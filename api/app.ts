@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { closeUnreadBodies } from './body';
@@ -132,6 +132,15 @@ export function createApp(deps: AppDeps): Koa {
     labelNames: ['method', 'route', 'status'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [metrics],
+  });
+
+  new Gauge({
+    name: 'unverified_upload_bytes_in_flight',
+    help: 'Upload bytes being read before their signature is checked (UNVERIFIED_UPLOAD_BYTES_TOTAL bounds it)',
+    registers: [metrics],
+    collect() {
+      this.set(deps.uploadBudget.inFlight());
+    },
   });
 
   const docs = docsRouter(metrics);

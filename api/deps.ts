@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
 import type { FileStorage } from './services/file-storage';
+import type { UploadBudget } from './auth/upload-budget';
 
 /** Everything the API needs, injected so tests can build the app around a test database. */
 export interface AppDeps {
@@ -14,6 +15,8 @@ export interface AppDeps {
   secretBox: SecretBox;
   /** Wall clock in milliseconds; injectable for signature-window tests. */
   now: () => number;
+  /** Upload bytes read before their signature is checked, in flight in this process (api/auth/unverified-uploads.ts). */
+  uploadBudget: UploadBudget;
   /** Where evidence file bytes live; the Postgres storage when absent. */
   fileStorage?: FileStorage;
 }

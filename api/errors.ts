@@ -8,7 +8,6 @@ import {
   Internal,
   InvalidArgument,
   NotFound,
-  RateLimited,
   type ErrorKind,
   type FieldError,
 } from '../domain/errors';
@@ -108,7 +107,7 @@ export function errorMiddleware() {
       const rendered = render ? render(body) : { type: 'application/problem+json', body };
       ctx.type = rendered.type;
       ctx.body = JSON.stringify(rendered.body);
-      if (error instanceof RateLimited) ctx.set('Retry-After', String(ctx.state.rateLimitRetryAfter ?? 60));
+      if (error.kind === 'RATE_LIMITED') ctx.set('Retry-After', String(ctx.state.rateLimitRetryAfter ?? 60));
     }
   };
 }

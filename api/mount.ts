@@ -55,6 +55,7 @@ function mountRoute(router: Router, path: string, def: RouteDef, deps: AppDeps) 
       routeKey: routeKeyOf(spec, ctx),
       readBody: () => readRequestBody(ctx, bodyRule),
       gateBeforeBody: readsLargeBody(bodyRule),
+      maxBodyBytes: bodyRule.maxBytes,
       openWhileDisabled: spec.openWhileDisabled,
     });
     ctx.state.identity = identity;

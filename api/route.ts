@@ -151,7 +151,11 @@ const ERROR_MEANING: Record<number, ErrorMeaning> = {
   409: { name: 'Conflict', description: 'ABORTED: conflicts with the current state or a concurrent request (see the operation)' },
   413: { name: 'PayloadTooLarge', description: 'the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read' },
   415: { name: 'UnsupportedMediaType', description: 'the body is not of a media type the route accepts (JSON: application/json, UTF-8)' },
-  429: { name: 'TooManyRequests', description: "RESOURCE_EXHAUSTED: over the merchant's rate limit; Retry-After says when to retry" },
+  429: {
+    name: 'TooManyRequests',
+    description:
+      "RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry",
+  },
   431: { name: 'HeadersTooLarge', description: 'the request line or headers are too large (refused before routing)' },
   500: { name: 'InternalError', description: 'INTERNAL: an unexpected failure; opaque, logged under the X-Trace-Id of the answer' },
 };

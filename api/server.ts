@@ -6,12 +6,21 @@ import { SecretBox } from '../domain/secret-box';
 import { createTemporalClient } from '../temporal/client';
 import { answerClientErrors, createApp } from './app';
 import { sweepRateLimitWindows } from './auth/rate-limit';
+import { UploadBudget } from './auth/upload-budget';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'api');
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 const temporal = await createTemporalClient(config);
-const app = createApp({ config, sql, temporal, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), now: Date.now });
+const app = createApp({
+  config,
+  sql,
+  temporal,
+  log,
+  secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
+  now: Date.now,
+  uploadBudget: UploadBudget.fromConfig(config),
+});
 
 const server: Server = answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT }, 'api listening')));
 const sweeper = setInterval(() => void sweepRateLimitWindows(sql, Date.now()).catch(() => {}), 5 * 60_000);

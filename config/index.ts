@@ -269,6 +269,14 @@ function schemaFor(nodeEnv: string) {
     TRON_WITHDRAWAL_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
     /** Evidence files (issue 9): largest accepted upload in bytes. */
     EVIDENCE_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+    /**
+     * Upload bytes (HMAC uploads, the V1 dispute) read before their signature is checked that one
+     * merchant may have in flight in one API process; beyond it 429 unread (api/auth/unverified-uploads.ts).
+     * At least the largest upload (EVIDENCE_MAX_BYTES + 64 KiB of multipart).
+     */
+    UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT: z.coerce.number().int().min(1).default(32 * 1024 * 1024),
+    /** The same for all merchants together, per API process: what unverified uploads may hold in memory. */
+    UNVERIFIED_UPLOAD_BYTES_TOTAL: z.coerce.number().int().min(1).default(128 * 1024 * 1024),
     /** Whitelist passes (spec 4.6): an ACTIVE pass expires this long after its creation. */
     PASS_TTL_SECONDS: seconds(86_400),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -290,6 +298,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(
       'invalid configuration:\n  TRUST_PROXY believed X-Forwarded-For from any peer and is replaced by TRUSTED_PROXIES: list the addresses or CIDRs of your proxies (e.g. TRUSTED_PROXIES=10.0.0.0/8)',
     );
+  }
+  // The largest upload a merchant may send must fit its budget of unverified bytes, or it would be refused for ever.
+  const largestUpload = parsed.data.EVIDENCE_MAX_BYTES + 64 * 1024;
+  if (parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT < largestUpload) {
+    throw new Error(`invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT must be at least the largest upload, EVIDENCE_MAX_BYTES + 65536 = ${largestUpload}`);
+  }
+  if (parsed.data.UNVERIFIED_UPLOAD_BYTES_TOTAL < parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT) {
+    throw new Error('invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_TOTAL must be at least UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT');
   }
   const config = { ...parsed.data, WEBHOOK_TASK_QUEUE: parsed.data.WEBHOOK_TASK_QUEUE ?? `${parsed.data.TEMPORAL_TASK_QUEUE}-webhooks` };
   try {

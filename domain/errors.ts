@@ -65,6 +65,10 @@ export class RateLimited extends DomainError {
     super(`merchant rate limit exceeded (limit: ${limit}/min)`);
   }
 }
+/** Too much at once (unverified upload bytes in flight): 429 like the rate limit, worth retrying after a moment. */
+export class TooManyInFlight extends DomainError {
+  readonly kind = 'RATE_LIMITED' as const;
+}
 
 const byKind: Record<ErrorKind, new (message: string) => DomainError> = {
   INVALID_ARGUMENT: InvalidArgument,

@@ -15,8 +15,9 @@ export interface MerchantGate {
 /**
  * The gates every signed merchant request passes after its signature verified, V2 HMAC and V1
  * alike (upload routes pass them once more before their large body is read, the rate limit then
- * only looked at, not spent: 'peek'), in this order: kill-switch (403), ip_whitelist (403, against the address
- * api/auth/client-ip.ts resolved), rate limit (429, with headers).
+ * only looked at, failed reads included, not spent: 'peek', api/auth/unverified-uploads.ts), in
+ * this order: kill-switch (403), ip_whitelist (403, against the address api/auth/client-ip.ts
+ * resolved), rate limit (429, with headers).
  */
 export async function admitMerchant(ctx: Context, deps: AppDeps, gate: MerchantGate, nowMs: number, mode: 'take' | 'peek' = 'take'): Promise<void> {
   if (gate.disabled_at) throw new PermissionDenied(MERCHANT_DISABLED);

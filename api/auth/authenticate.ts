@@ -6,6 +6,7 @@ import { findKeyForAuth, findMerchantGate } from '../../db/queries/api-keys';
 import type { AppDeps } from '../deps';
 import { verifyJwt } from './jwt';
 import { admitMerchant, MERCHANT_DISABLED } from './admit';
+import { admitUnverifiedUpload, settleUnverifiedUpload } from './unverified-uploads';
 
 /**
  * hmac: merchant HMAC pair (H); cabinet: merchant cabinet JWT (J); operator: admin JWT (A);
@@ -30,8 +31,13 @@ export interface AuthOptions {
    * merchant's gates passed.
    */
   readBody: () => Promise<void>;
-  /** The route reads a large body: token, kill-switch, ip_whitelist and rate limit pass before it is read. */
+  /**
+   * The route reads a large body: token, kill-switch, ip_whitelist and rate limit pass before it
+   * is read, and a signed one reserves its bytes first (api/auth/unverified-uploads.ts).
+   */
   gateBeforeBody?: boolean;
+  /** The most the route reads (api/body.ts): what a chunked body reserves (with gateBeforeBody). */
+  maxBodyBytes?: number;
   /** The route stays open to the merchant's cabinet while the kill-switch is on (GET my-merchant only). */
   openWhileDisabled?: boolean;
 }
@@ -69,7 +75,8 @@ function isBodyless(ctx: Context): boolean {
  * the key pair (401), the signatures (401; a v2 present must verify; a merchant whose
  * signature_binding is 'required' must send one), the replay rule (401), then the merchant's
  * gates: kill-switch, ip_whitelist (403), rate limit (429). Upload routes pass the gates before
- * their body is read too (the rate limit looked at, not spent: only a verified request spends).
+ * their body is read too (the rate limit looked at, not spent: only a verified request spends)
+ * and reserve its bytes (api/auth/unverified-uploads.ts).
  */
 async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOptions): Promise<Identity & { kind: 'merchant' }> {
   const token = ctx.get('X-Merchant-Token');
@@ -86,7 +93,7 @@ async function authenticateHmac(ctx: Context, deps: AppDeps, options: AuthOption
   if (!key || (key.grace_until !== null && key.grace_until.getTime() <= nowMs)) {
     throw new Unauthenticated('invalid merchant credentials');
   }
-  if (options.gateBeforeBody) await admitMerchant(ctx, deps, key, nowMs, 'peek');
+  if (options.gateBeforeBody) await admitUnverifiedUpload(ctx, deps, key, nowMs, options.maxBodyBytes);
   await options.readBody();
 
   const secret = deps.secretBox.open(key.secret_sealed, key.key_id);
@@ -137,8 +144,24 @@ async function authenticateJwt(ctx: Context, deps: AppDeps, token: string, optio
   return { kind: 'merchant', via: 'cabinet', merchantId: merchant.id, tenantId: merchant.tenant_id, subject: claims.sub };
 }
 
-/** Resolves the caller's identity for a route's auth mode, or throws 401/403; reads the body on the way (options.readBody). */
+/**
+ * Resolves the caller's identity for a route's auth mode, or throws 401/403/429; reads the body
+ * on the way (options.readBody). A body read before its signature could be checked is settled
+ * here, whatever the scheme: released once verified, counted as a failed read otherwise.
+ */
 export async function authenticate(ctx: Context, mode: RouteAuth, deps: AppDeps, options: AuthOptions): Promise<Identity> {
+  let identity: Identity;
+  try {
+    identity = await identify(ctx, mode, deps, options);
+  } catch (error) {
+    await settleUnverifiedUpload(ctx, deps, false);
+    throw error;
+  }
+  await settleUnverifiedUpload(ctx, deps, true);
+  return identity;
+}
+
+async function identify(ctx: Context, mode: RouteAuth, deps: AppDeps, options: AuthOptions): Promise<Identity> {
   if (typeof mode === 'object') return mode.authenticate(ctx, deps, options);
   if (mode === 'public') {
     await options.readBody();

@@ -16,7 +16,10 @@ const UPLOAD_DESCRIPTION =
   'multipart/form-data with the file in the part named `file` (contract 7). The type is sniffed from the bytes: ' +
   `${ALLOWED_FILE_TYPES.join(', ')}; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): ` +
   'larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is ' +
-  'stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`).';
+  'stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`). ' +
+  'An HMAC upload is read before its signature can be checked, so it is 429 (Retry-After), unread, while too many upload bytes of the ' +
+  "merchant or of all merchants are in flight unverified, and while the minute's verified requests and failed uploads (a wrong " +
+  'signature, an abort) reach the rate limit; cabinet uploads are not concerned.';
 
 const owner = (identity: Identity): FileOwner =>
   identity.kind === 'operator' ? { kind: 'operator', operatorId: identity.operatorId } : { kind: 'merchant', merchantId: merchantOf(identity).merchantId };

@@ -12,6 +12,7 @@ import { checkTimestamp, REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signatu
 import { findV1Keys } from '../../db/queries/api-keys';
 import { claimSignatureFamily } from '../../db/queries/signature-uses';
 import { admitMerchant } from '../auth/admit';
+import { admitUnverifiedUpload } from '../auth/unverified-uploads';
 import type { AuthOptions, AuthScheme, Identity } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 
@@ -75,7 +76,7 @@ async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload,
 
   const keys = await findV1Keys(deps.sql, merchantId, new Date(nowMs));
   if (keys.length === 0) throw new Unauthenticated('invalid merchant credentials');
-  if (options.gateBeforeBody) await admitMerchant(ctx, deps, keys[0]!, nowMs, 'peek');
+  if (options.gateBeforeBody) await admitUnverifiedUpload(ctx, deps, keys[0]!, nowMs, options.maxBodyBytes);
   await options.readBody();
 
   const body = ctx.state.body !== null && typeof ctx.state.body === 'object' && !Array.isArray(ctx.state.body) ? ctx.state.body : {};

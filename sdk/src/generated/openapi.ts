@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an evidence file as the arbiter (for admin appeal messages)
-         * @description multipart/form-data with the file in the part named `file` (contract 7). The type is sniffed from the bytes: application/pdf, image/png, image/jpeg, image/webp, text/plain; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`).
+         * @description multipart/form-data with the file in the part named `file` (contract 7). The type is sniffed from the bytes: application/pdf, image/png, image/jpeg, image/webp, text/plain; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`). An HMAC upload is read before its signature can be checked, so it is 429 (Retry-After), unread, while too many upload bytes of the merchant or of all merchants are in flight unverified, and while the minute's verified requests and failed uploads (a wrong signature, an abort) reach the rate limit; cabinet uploads are not concerned.
          */
         post: operations["adminUploadFile"];
         delete?: never;
@@ -1029,7 +1029,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an evidence file for appeals and their messages
-         * @description multipart/form-data with the file in the part named `file` (contract 7). The type is sniffed from the bytes: application/pdf, image/png, image/jpeg, image/webp, text/plain; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`).
+         * @description multipart/form-data with the file in the part named `file` (contract 7). The type is sniffed from the bytes: application/pdf, image/png, image/jpeg, image/webp, text/plain; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`). An HMAC upload is read before its signature can be checked, so it is 429 (Retry-After), unread, while too many upload bytes of the merchant or of all merchants are in flight unverified, and while the minute's verified requests and failed uploads (a wrong signature, an abort) reach the rate limit; cabinet uploads are not concerned.
          */
         post: operations["uploadFile"];
         delete?: never;
@@ -3407,7 +3407,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit; Retry-After says when to retry */
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry */
         TooManyRequests: {
             headers: {
                 [name: string]: unknown;
@@ -3515,7 +3515,7 @@ export interface components {
                 "application/json": components["schemas"]["V1Error"];
             };
         };
-        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit; Retry-After says when to retry (V1 error envelope) */
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry (V1 error envelope) */
         V1TooManyRequests: {
             headers: {
                 [name: string]: unknown;
