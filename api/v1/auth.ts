@@ -2,12 +2,13 @@
  * Legacy V1 authentication (spec 5.5, contract 7): headers MERCHANT (merchant id), TIMESTAMP
  * (Unix seconds) and SIGNATURE = lowercase hex HMAC-SHA512, keyed with the merchant's secret
  * string exactly as issued (`whsec_` included), over `{timestamp};{field};…` — the fields each
- * route names (api/v1/route.ts, defineV1Route). After the signature, the same gates as V2 in the same order:
- * kill-switch, ip_whitelist and rate limit (api/auth/admit.ts).
+ * route names (api/v1/route.ts, defineV1Route), none of which may contain ';'. A signature serves
+ * the family of the route it was first used on (V1Family). After the signature, the same gates
+ * as V2 in the same order: kill-switch, ip_whitelist and rate limit (api/auth/admit.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { PermissionDenied, Unauthenticated } from '../../domain/errors';
+import { InvalidArgument, PermissionDenied, Unauthenticated } from '../../domain/errors';
 import { checkTimestamp, REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
 import { findV1Keys } from '../../db/queries/api-keys';
 import { claimSignatureFamily } from '../../db/queries/signature-uses';
@@ -16,8 +17,11 @@ import { admitUnverifiedUpload } from '../auth/unverified-uploads';
 import type { AuthOptions, AuthScheme, Identity } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 
-/** The fields of a route's signed payload after the timestamp, read from the raw request. */
-export type V1Payload = (raw: { body: Record<string, unknown>; params: Record<string, string> }) => unknown[];
+/**
+ * The fields of a route's signed payload after the timestamp, by name, in their order, read from
+ * the raw request (the names only label a refusal: the client signs the values).
+ */
+export type V1Payload = (raw: { body: Record<string, unknown>; params: Record<string, string> }) => Record<string, unknown>;
 
 export const V2_MERCHANT_ON_V1 = 'this merchant uses API v2 (api_version v2); V1 routes serve only merchants with api_version v1';
 
@@ -29,8 +33,11 @@ function fieldText(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The separator of the signed string (spec 5.5): no field that enters the string may contain it. */
+export const V1_SEPARATOR = ';';
+
 export function v1SignedPayload(timestamp: string, fields: unknown[]): string {
-  return [timestamp, ...fields.map(fieldText)].join(';');
+  return [timestamp, ...fields.map(fieldText)].join(V1_SEPARATOR);
 }
 
 export function v1Signature(secret: string, payload: string): string {
@@ -38,31 +45,60 @@ export function v1Signature(secret: string, payload: string): string {
 }
 
 /**
- * PayIn and PayOut creates sign the same shape, `{timestamp};{id};{salt}`, and V1 signs no amount
- * or card: the headers of a captured PayIn create would create a PayOut of any amount to any card.
- * So a create signature belongs to its family; the other family refuses it (no legitimate client
- * sends one id and salt as both in one second). Every other V1 signature is free on any route.
+ * The fields of the route's signed string, each as signed. A field containing ';' is refused
+ * (400) before anything is verified: V1 joins its fields with ';' and escapes nothing, so such a
+ * field would let the string — and the signature — of another request stand for this one (issue
+ * 25: a withdraw's `{t};{requestId};{wallet};{salt}` verified as a PayOut's
+ * `{t};{payOutId};{salt}` with payOutId = "<requestId>;<wallet>"). Without one, the number of
+ * fields is the number of separators, and two requests with equal strings sign equal values.
  */
-export type V1CreateFamily = 'payin' | 'payout';
-
-/** The family is the route's own (defineV1Route's createFamily), not read from the path's spelling. */
-async function claimCreateFamily(deps: AppDeps, signature: string, family: V1CreateFamily | undefined, timestamp: number): Promise<void> {
-  if (!family) return;
-  const expiresAt = new Date((timestamp + REPLAY_WINDOW_PAST_SECONDS + 1) * 1000);
-  // Both claimed under a race: both see the other and both are refused (fail closed).
-  const other = await claimSignatureFamily(deps.sql, { signature: `v1:${signature}`, prefix: 'v1 create ', family, expiresAt });
-  if (other) throw new Unauthenticated('this signature was already used to create another kind of payment; sign the request afresh');
+function signedFields(fields: Record<string, unknown>): string[] {
+  return Object.entries(fields).map(([name, value]) => {
+    const text = fieldText(value);
+    if (text.includes(V1_SEPARATOR)) {
+      const message = `${name} must not contain '${V1_SEPARATOR}': V1 joins the signed fields with '${V1_SEPARATOR}'`;
+      throw new InvalidArgument(message, [{ field: name, message, code: 'v1_separator' }]);
+    }
+    return text;
+  });
 }
 
+/**
+ * Every V1 route belongs to one family, and a signature belongs to the family it was first used
+ * in: the headers of one kind of request never authenticate another kind (issue 25). V1 signs
+ * no amount, card, address or reason, so without this a captured create's headers would create
+ * another kind of payment, and a captured read's would open a dispute. The families:
+ *
+ * | family   | routes                                                                 |
+ * |----------|------------------------------------------------------------------------|
+ * | payin    | POST /v1/payments/incoming (+ /idempotency, /nochannel: one request)   |
+ * | payout   | POST /v1/payments/outgoing                                             |
+ * | withdraw | POST /v1/merchant/withdraw                                             |
+ * | dispute  | POST /v1/disputs/create                                                |
+ * | read     | every list, both statistics, banks, and GET by id                      |
+ *
+ * The reads are one family: they sign `{timestamp}` (lists) or `{timestamp};{id}` (GET), so a
+ * client reading two lists within one second signs both alike, and a read changes nothing.
+ * Within a family a signature may repeat (creates are idempotent by their own ids).
+ */
+export type V1Family = 'payin' | 'payout' | 'withdraw' | 'dispute' | 'read';
+
+const FAMILY_CLAIM_PREFIX = 'v1 family ';
+
+/** Claims the signature for the route's family; another family holding it refuses this request. */
+async function claimFamily(deps: AppDeps, signature: string, family: V1Family, timestamp: number): Promise<void> {
+  const expiresAt = new Date((timestamp + REPLAY_WINDOW_PAST_SECONDS + 1) * 1000);
+  // Both claimed under a race: both see the other and both are refused (fail closed).
+  const other = await claimSignatureFamily(deps.sql, { signature: `v1:${signature}`, prefix: FAMILY_CLAIM_PREFIX, family, expiresAt });
+  if (other) throw new Unauthenticated('this signature was already used for another kind of V1 request; sign this request afresh (another second)');
+}
 
 /**
- * V1 payloads name their route's own fields (payInId, requestId …), and the routes that sign
- * only `{timestamp}` (statistics, banks) are reads: a V1 signature is accepted on any V1 route
- * within its window, repeats included (issue 17) — but for the PayIn/PayOut create families
- * (claimCreateFamily). A route that reads a large body (a dispute with its proof image) passes the
- * merchant's gates before it is read.
+ * A route that reads a large body (a dispute with its proof image) passes the merchant's gates
+ * before it is read. Then the signed fields (no ';' in any), the signature against every pair of
+ * the merchant still valid, the family of the signature, the api_version, and the gates.
  */
-async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload, options: AuthOptions, family: V1CreateFamily | undefined): Promise<Identity> {
+async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload, options: AuthOptions, family: V1Family): Promise<Identity> {
   const merchantId = ctx.get('MERCHANT');
   const timestamp = ctx.get('TIMESTAMP');
   const signature = ctx.get('SIGNATURE');
@@ -80,7 +116,7 @@ async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload,
   await options.readBody();
 
   const body = ctx.state.body !== null && typeof ctx.state.body === 'object' && !Array.isArray(ctx.state.body) ? ctx.state.body : {};
-  const payload = v1SignedPayload(timestamp, payloadOf({ body, params: ctx.params ?? {} }));
+  const payload = v1SignedPayload(timestamp, signedFields(payloadOf({ body, params: ctx.params ?? {} })));
   const given = Buffer.from(signature, 'hex');
   // Every pair that may still sign is checked, each in constant time; which one matched is not revealed.
   let key: (typeof keys)[number] | undefined;
@@ -89,7 +125,7 @@ async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload,
     if (timingSafeEqual(Buffer.from(hex, 'hex'), given) && !key) key = candidate;
   }
   if (!key) throw new Unauthenticated('invalid merchant credentials');
-  await claimCreateFamily(deps, signature.toLowerCase(), family, Number(timestamp));
+  await claimFamily(deps, signature.toLowerCase(), family, Number(timestamp));
   if (key.api_version !== 'v1') throw new PermissionDenied(V2_MERCHANT_ON_V1);
   await admitMerchant(ctx, deps, key, nowMs);
   return { kind: 'merchant' as const, via: 'v1' as const, merchantId: key.merchant_id, tenantId: key.tenant_id, subject: key.key_id };
@@ -97,9 +133,9 @@ async function authenticateV1(ctx: Context, deps: AppDeps, payloadOf: V1Payload,
 
 /**
  * The V1 signature as a route's auth scheme: `payload` names the fields the route signs after
- * `{timestamp}`; `family` marks a PayIn or PayOut create route (claimCreateFamily).
+ * `{timestamp}`, `family` the kind of request its signatures belong to (V1Family).
  */
-export const v1Auth = (payload: V1Payload, family?: V1CreateFamily): AuthScheme => ({
+export const v1Auth = (payload: V1Payload, family: V1Family): AuthScheme => ({
   authenticate: (ctx, deps, options) => authenticateV1(ctx, deps, payload, options, family),
   security: [{ V1Merchant: [], V1Timestamp: [], V1Signature: [] }],
   errors: [401, 403, 429],

@@ -20,7 +20,8 @@ export const bankRoutes: RouteDef[] = [
       body: s.banksListBody,
       bodyOptional: true,
       response: s.banksListResponse,
-      signs: () => [],
+      signs: () => ({}),
+      family: 'read',
     },
     async ({ identity, body }, deps) => {
       const { tenantId } = merchantOf(identity);

@@ -91,7 +91,8 @@ export const disputeRoutes: RouteDef[] = [
       errors: [404, 413],
       // The base64 proof image makes this the one large JSON body: read after the merchant's gates.
       maxBodyBytes: 1024 * 1024,
-      signs: ({ body }) => [body.paymentId],
+      signs: ({ body }) => ({ paymentId: body.paymentId }),
+      family: 'dispute',
     },
     async ({ identity, body }, deps) => {
       const scope = merchantOf(identity);
@@ -140,7 +141,8 @@ export const disputeRoutes: RouteDef[] = [
       body: s.disputeListBody,
       bodyOptional: true,
       response: s.disputeListResponse,
-      signs: () => [],
+      signs: () => ({}),
+      family: 'read',
     },
     async ({ identity, body }, deps) => {
       const { merchantId } = merchantOf(identity);
@@ -161,7 +163,8 @@ export const disputeRoutes: RouteDef[] = [
       params: s.idParams,
       response: s.disputeResponse,
       errors: [404],
-      signs: ({ params }) => [params.id],
+      signs: ({ params }) => ({ id: params.id }),
+      family: 'read',
     },
     async ({ identity, params }, deps) => {
       const scope = merchantOf(identity);

@@ -30,8 +30,8 @@ const createIncoming = (path: string, operationId: string, summary: string) =>
       body: s.incomingCreateBody,
       response: s.incomingResponse,
       errors: [409],
-      signs: ({ body }) => [body.payInId, body.salt],
-      createFamily: 'payin',
+      signs: ({ body }) => ({ payInId: body.payInId, salt: body.salt }),
+      family: 'payin',
     },
     async ({ identity, body }, deps) => {
       const scope = merchantOf(identity);
@@ -58,7 +58,8 @@ const getDeal = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
       params: s.idParams,
       response: dealType === 'PAYIN' ? s.incomingResponse : s.outgoingResponse,
       errors: [404],
-      signs: ({ params }) => [params.id],
+      signs: ({ params }) => ({ id: params.id }),
+      family: 'read',
     },
     async ({ identity, params }, deps) => {
       const row = await getMerchantDeal(deps, merchantOf(identity), params.id);
@@ -82,7 +83,8 @@ const listDeals = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
       body: dealType === 'PAYIN' ? s.incomingListBody : s.outgoingListBody,
       bodyOptional: true,
       response: dealType === 'PAYIN' ? s.incomingListResponse : s.outgoingListResponse,
-      signs: () => [],
+      signs: () => ({}),
+      family: 'read',
     },
     async ({ identity, body }, deps) => {
       const scope = merchantOf(identity);
@@ -125,7 +127,8 @@ export const paymentRoutes: RouteDef[] = [
       body: s.statisticsBody,
       bodyOptional: true,
       response: s.incomingStatisticsResponse,
-      signs: () => [],
+      signs: () => ({}),
+      family: 'read',
     },
     async ({ identity, body }, deps) => {
       const lines = await statistics(deps, identity, 'PAYIN', body);
@@ -166,8 +169,8 @@ export const paymentRoutes: RouteDef[] = [
       body: s.outgoingCreateBody,
       response: s.outgoingResponse,
       errors: [409],
-      signs: ({ body }) => [body.payOutId, body.salt],
-      createFamily: 'payout',
+      signs: ({ body }) => ({ payOutId: body.payOutId, salt: body.salt }),
+      family: 'payout',
     },
     async ({ identity, body }, deps) => {
       const scope = merchantOf(identity);
@@ -202,7 +205,8 @@ export const paymentRoutes: RouteDef[] = [
       body: s.statisticsBody,
       bodyOptional: true,
       response: s.outgoingStatisticsResponse,
-      signs: () => [],
+      signs: () => ({}),
+      family: 'read',
     },
     async ({ identity, body }, deps) => {
       const lines = await statistics(deps, identity, 'PAYOUT', body);

@@ -6,13 +6,14 @@
 import type { z, ZodType } from 'zod';
 import { InvalidArgument } from '../../domain/errors';
 import { defineRoute, type Handler, type RouteDef, type RouteSpec } from '../route';
-import { v1Auth, type V1CreateFamily, type V1Payload } from './auth';
+import { v1Auth, type V1Family, type V1Payload } from './auth';
 import { v1ErrorEnvelope } from './envelope';
 
 const tags = ['V1 (legacy, deprecated)'];
 const V1_DESCRIPTION =
   'Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", ' +
-  'and from V1_SUNSET_AT on every /v1/ request is 410 Gone. ';
+  'and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of ' +
+  'request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. ';
 
 export type V1RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodType> = Omit<
   RouteSpec<P, Q, B>,
@@ -20,21 +21,21 @@ export type V1RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodType>
 > & {
   /** What the route does, after the V1 preamble. */
   description: string;
-  /** The fields of the signed payload after `{timestamp}` (spec 5.5), read from the raw request. */
+  /** The fields of the signed payload after `{timestamp}` (spec 5.5), by name in their order, read from the raw request. */
   signs: V1Payload;
-  /** A PayIn or PayOut create route: its signatures are refused by the other family (api/v1/auth.ts). */
-  createFamily?: V1CreateFamily;
+  /** The kind of request the route's signatures belong to: never accepted by a route of another family (api/v1/auth.ts). */
+  family: V1Family;
 };
 
 export function defineV1Route<P extends ZodType = ZodType, Q extends ZodType = ZodType, B extends ZodType = ZodType>(
   spec: V1RouteSpec<P, Q, B>,
   handler: Handler<z.output<P>, z.output<Q>, z.output<B>>,
 ): RouteDef {
-  const { signs, createFamily, description, errors, ...rest } = spec;
+  const { signs, family, description, errors, ...rest } = spec;
   return defineRoute<P, Q, B>(
     {
       ...rest,
-      auth: v1Auth(signs, createFamily),
+      auth: v1Auth(signs, family),
       tags,
       description: V1_DESCRIPTION + description,
       deprecated: true,

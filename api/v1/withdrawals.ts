@@ -30,7 +30,8 @@ export const withdrawalRoutes: RouteDef[] = [
       body: s.withdrawCreateBody,
       response: s.withdrawalResponse,
       errors: [409],
-      signs: ({ body }) => [body.requestId, body.wallet ?? body.address, body.salt],
+      signs: ({ body }) => ({ requestId: body.requestId, wallet: body.wallet ?? body.address, salt: body.salt }),
+      family: 'withdraw',
     },
     async ({ identity, body }, deps) => {
       const { merchantId } = merchantOf(identity);
@@ -59,7 +60,8 @@ export const withdrawalRoutes: RouteDef[] = [
       body: s.withdrawListBody,
       bodyOptional: true,
       response: s.withdrawalListResponse,
-      signs: () => [],
+      signs: () => ({}),
+      family: 'read',
     },
     async ({ identity, body }, deps) => {
       const { merchantId } = merchantOf(identity);
@@ -80,7 +82,8 @@ export const withdrawalRoutes: RouteDef[] = [
       params: s.idParams,
       response: s.withdrawalResponse,
       errors: [404],
-      signs: ({ params }) => [params.id],
+      signs: ({ params }) => ({ id: params.id }),
+      family: 'read',
     },
     async ({ identity, params }, deps) => {
       const { merchantId } = merchantOf(identity);

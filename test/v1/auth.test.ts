@@ -70,7 +70,7 @@ test('every signature category: the right payload passes; a wrong secret, a stal
   refused(t, await v1(m, 'POST', '/v1/banks/list', {}, [], { headers: { SIGNATURE: 'abc' } }), 401, /malformed/, 'short signature');
   refused(t, await v1(m, 'POST', '/v1/banks/list', {}, [], { merchantId: 'not-a-uuid' }), 401, /invalid merchant credentials/, 'bad merchant id');
   refused(t, await v1(m, 'POST', '/v1/banks/list', {}, [], { merchantId: randomUUID() }), 401, /invalid merchant credentials/, 'unknown merchant');
-  // A V1 signature is accepted on any V1 route within its window, repeats included (issue 17).
+  // A V1 signature is accepted on any V1 route of its family within its window, repeats included (issue 17, 25): the reads are one family.
   const t0 = now - 200;
   t.is((await v1(m, 'POST', '/v1/payments/incoming/list', {}, [], { timestamp: t0 })).status, 200);
   t.is((await v1(m, 'POST', '/v1/payments/incoming/list', { take: 1 }, [], { timestamp: t0 })).status, 200, 'the same route may repeat');

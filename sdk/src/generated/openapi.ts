@@ -1345,7 +1345,7 @@ export interface paths {
         /**
          * V1: create a PayIn
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
          */
         post: operations["v1CreateIncoming"];
         delete?: never;
@@ -1366,7 +1366,7 @@ export interface paths {
         /**
          * V1: create a PayIn (legacy mirror of /v1/payments/incoming)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
          */
         post: operations["v1CreateIncomingIdempotency"];
         delete?: never;
@@ -1387,7 +1387,7 @@ export interface paths {
         /**
          * V1: create a PayIn (legacy mirror of /v1/payments/incoming)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
          */
         post: operations["v1CreateIncomingNoChannel"];
         delete?: never;
@@ -1406,7 +1406,7 @@ export interface paths {
         /**
          * V1: one PayIn with its numeric V1 status
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{id}`. Another merchant's or unknown id, or a deal of the other type: 404.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id, or a deal of the other type: 404.
          */
         get: operations["v1GetIncoming"];
         put?: never;
@@ -1429,7 +1429,7 @@ export interface paths {
         /**
          * V1: PayIns, newest first, skip/take
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and endDate (RFC 3339, inclusive, by creation), id (UUID). count is every match; next_page_token is the next skip, empty on the last page.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and endDate (RFC 3339, inclusive, by creation), id (UUID). count is every match; next_page_token is the next skip, empty on the last page.
          */
         post: operations["v1ListIncoming"];
         delete?: never;
@@ -1450,7 +1450,7 @@ export interface paths {
         /**
          * V1: PayIn statistics per payment method (14 fields)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp}`. Over startDate..endDate (inclusive, by creation; open when absent). Paid = COMPLETED, timeout = EXPIRED, cancelled = CANCELLED + SPAM_REJECTED, returned = REFUND_PENDING, disput = APPEALED + SOFT_DISPUTED; conversionPercent = paid / all × 100 (two decimals); fiat sums in the method currency, balance sums in USDT: what completed PayIns credited the merchant and their fee.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Over startDate..endDate (inclusive, by creation; open when absent). Paid = COMPLETED, timeout = EXPIRED, cancelled = CANCELLED + SPAM_REJECTED, returned = REFUND_PENDING, disput = APPEALED + SOFT_DISPUTED; conversionPercent = paid / all × 100 (two decimals); fiat sums in the method currency, balance sums in USDT: what completed PayIns credited the merchant and their fee.
          */
         post: operations["v1IncomingStatistics"];
         delete?: never;
@@ -1471,7 +1471,7 @@ export interface paths {
         /**
          * V1: create a PayOut
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{payOutId};{salt}`. payOutId → idempotency_key, paymentMethod → payment_method, cardNumber → target_requisite, fullName → target_name, amount and currency as for PayIn; the hold is taken from the merchant's USDT wallet. Then exactly POST /deals/payout.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payOutId};{salt}`. payOutId → idempotency_key, paymentMethod → payment_method, cardNumber → target_requisite, fullName → target_name, amount and currency as for PayIn; the hold is taken from the merchant's USDT wallet. Then exactly POST /deals/payout.
          */
         post: operations["v1CreateOutgoing"];
         delete?: never;
@@ -1490,7 +1490,7 @@ export interface paths {
         /**
          * V1: one PayOut with its numeric V1 status
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{id}`. Another merchant's or unknown id, or a deal of the other type: 404.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id, or a deal of the other type: 404.
          */
         get: operations["v1GetOutgoing"];
         put?: never;
@@ -1513,7 +1513,7 @@ export interface paths {
         /**
          * V1: PayOuts, newest first, skip/take
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and endDate (RFC 3339, inclusive, by creation). count is every match; next_page_token is the next skip, empty on the last page.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and endDate (RFC 3339, inclusive, by creation). count is every match; next_page_token is the next skip, empty on the last page.
          */
         post: operations["v1ListOutgoing"];
         delete?: never;
@@ -1534,7 +1534,7 @@ export interface paths {
         /**
          * V1: PayOut statistics per payment method (12 fields)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp}`. Sent = COMPLETED, cancelled = FAILED + EXPIRED, disput = 0 (a PayOut has no dispute state); conversionPercent = sent / all × 100; paymentsFromBalanceAmount is what completed PayOuts debited in USDT (amount at the SELL rate + fee), paymentsCommissionAmount their fee.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Sent = COMPLETED, cancelled = FAILED + EXPIRED, disput = 0 (a PayOut has no dispute state); conversionPercent = sent / all × 100; paymentsFromBalanceAmount is what completed PayOuts debited in USDT (amount at the SELL rate + fee), paymentsCommissionAmount their fee.
          */
         post: operations["v1OutgoingStatistics"];
         delete?: never;
@@ -1555,7 +1555,7 @@ export interface paths {
         /**
          * V1: banks of the tenant (5-field profile)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp}`. Filters: country (ISO 3166-1 alpha-2), bankName (bank name or display name, any case), methodName (a RequisiteType such as BANK_CARD), skip, take (1–100, default 20). methodNames are the RequisiteTypes the bank serves; currencies their ISO 4217 numeric codes.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: country (ISO 3166-1 alpha-2), bankName (bank name or display name, any case), methodName (a RequisiteType such as BANK_CARD), skip, take (1–100, default 20). methodNames are the RequisiteTypes the bank serves; currencies their ISO 4217 numeric codes.
          */
         post: operations["v1ListBanks"];
         delete?: never;
@@ -1576,7 +1576,7 @@ export interface paths {
         /**
          * V1: withdraw USDT (TRC-20) to a TRON address
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{requestId};{wallet};{salt}` (wallet = the body field wallet, or address when only the alias is sent). Keyed by requestId: a repeat with the same amount and wallet answers the withdrawal made under it (in its current state); the same requestId with another amount or wallet is 409; a new requestId is a new withdrawal, even to the same wallet for the same amount. amount is USDT with the fee included (at most 2 decimals); an invalid mainnet TRON address is 400. Then the service of POST /wallet/withdraw (same fee, hold, auto/manual rule, workflow).
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{requestId};{wallet};{salt}` (wallet = the body field wallet, or address when only the alias is sent). Keyed by requestId: a repeat with the same amount and wallet answers the withdrawal made under it (in its current state); the same requestId with another amount or wallet is 409; a new requestId is a new withdrawal, even to the same wallet for the same amount. amount is USDT with the fee included (at most 2 decimals); an invalid mainnet TRON address is 400. Then the service of POST /wallet/withdraw (same fee, hold, auto/manual rule, workflow).
          */
         post: operations["v1CreateWithdrawal"];
         delete?: never;
@@ -1597,7 +1597,7 @@ export interface paths {
         /**
          * V1: withdrawals, newest first, skip/take
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp}`. Filters: status (V1 code 1–4; unknown → 400), skip, take (1–100, default 20), startDate, endDate.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (V1 code 1–4; unknown → 400), skip, take (1–100, default 20), startDate, endDate.
          */
         post: operations["v1ListWithdrawals"];
         delete?: never;
@@ -1616,7 +1616,7 @@ export interface paths {
         /**
          * V1: one withdrawal (19-field profile)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.
          */
         get: operations["v1GetWithdrawal"];
         put?: never;
@@ -1639,7 +1639,7 @@ export interface paths {
         /**
          * V1: open a dispute (an appeal) on a PayIn
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{paymentId}`. Becomes POST /appeals: paymentId → deal_id; the reason is description, merchantComment (alias comment) and clientComment joined by new lines (at least 10 characters, as V2); proofImageBase64 becomes an evidence file of the appeal (same types and size limit as file uploads). The fields are echoed back and kept for GET and lists. One dispute per payment (a repeat is 400 FAILED_PRECONDITION, as in V2). A refused dispute stores nothing: the payment, its state and the reason are checked before the proof is stored.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{paymentId}`. Becomes POST /appeals: paymentId → deal_id; the reason is description, merchantComment (alias comment) and clientComment joined by new lines (at least 10 characters, as V2); proofImageBase64 becomes an evidence file of the appeal (same types and size limit as file uploads). The fields are echoed back and kept for GET and lists. One dispute per payment (a repeat is 400 FAILED_PRECONDITION, as in V2). A refused dispute stores nothing: the payment, its state and the reason are checked before the proof is stored.
          */
         post: operations["v1CreateDispute"];
         delete?: never;
@@ -1660,7 +1660,7 @@ export interface paths {
         /**
          * V1: disputes (appeals), newest first, skip/take (11-field profile)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp}`. Filters: status (V1 dispute code; unknown → 400), skip, take, startDate, endDate.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (V1 dispute code; unknown → 400), skip, take, startDate, endDate.
          */
         post: operations["v1ListDisputes"];
         delete?: never;
@@ -1679,7 +1679,7 @@ export interface paths {
         /**
          * V1: one dispute (17-field profile)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.
+         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.
          */
         get: operations["v1GetDispute"];
         put?: never;
