@@ -220,6 +220,12 @@ function schemaFor(nodeEnv: string) {
     // The TRON network (CHAIN_ADAPTER=trongrid, issue 19; docs/tron.md).
     /** TronGrid (https://api.trongrid.io) or an own node's HTTP API (with a TronGrid-style /v1 indexer). Required with trongrid. */
     TRON_API_URL: optionalText().pipe(z.string().url().optional()),
+    /**
+     * The solidified node's HTTP API (/walletsolidity/…), asked before a failed or expired
+     * withdrawal transaction is taken: TronGrid serves it at TRON_API_URL (the default); an own
+     * java-tron node on its solidity port (8091).
+     */
+    TRON_SOLIDITY_API_URL: optionalText().pipe(z.string().url().optional()),
     /** Sent as TRON-PRO-API-KEY when set. */
     TRON_API_KEY: optionalText(),
     /** The USDT (TRC-20) contract; deposits of any other contract are ignored. */
@@ -249,6 +255,12 @@ function schemaFor(nodeEnv: string) {
     TRON_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
     /** Pause between two receipt checks of a broadcast withdrawal (a TRON block is 3 s). */
     TRON_RECEIPT_POLL_MS: z.coerce.number().int().min(100).default(3_000),
+    /**
+     * A withdrawal transaction is taken as expired only once our own clock, too, is past its
+     * expiration by this much (besides the node's head by the confirmation depth): a node whose
+     * clock runs ahead cannot expire it early.
+     */
+    TRON_EXPIRY_MARGIN_MS: z.coerce.number().int().min(0).default(60_000),
     /** A transaction not yet in a block is broadcast again (same bytes) once its last broadcast is this old. */
     TRON_REBROADCAST_MS: z.coerce.number().int().min(100).default(15_000),
     /** Deadline of one request to the node (connect, send, read). */

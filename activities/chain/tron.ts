@@ -15,6 +15,7 @@ export type TronConfig = Pick<
   Config,
   | 'NODE_ENV'
   | 'TRON_API_URL'
+  | 'TRON_SOLIDITY_API_URL'
   | 'TRON_API_KEY'
   | 'TRON_USDT_CONTRACT'
   | 'TRON_HOT_WALLET_KEY'
@@ -22,6 +23,7 @@ export type TronConfig = Pick<
   | 'TRON_CONFIRMATIONS'
   | 'TRON_POLL_INTERVAL_MS'
   | 'TRON_RECEIPT_POLL_MS'
+  | 'TRON_EXPIRY_MARGIN_MS'
   | 'TRON_REBROADCAST_MS'
   | 'TRON_REQUEST_TIMEOUT_MS'
   | 'TRON_DEPOSIT_OVERLAP_MS'
@@ -50,7 +52,12 @@ export interface Tron {
  */
 export function connectTron(config: TronConfig): Tron {
   if (!config.TRON_API_URL) throw new Error('TRON_API_URL must be set with CHAIN_ADAPTER=trongrid');
-  const client = new TronGridClient({ url: config.TRON_API_URL, apiKey: config.TRON_API_KEY, timeoutMs: config.TRON_REQUEST_TIMEOUT_MS });
+  const client = new TronGridClient({
+    url: config.TRON_API_URL,
+    solidityUrl: config.TRON_SOLIDITY_API_URL,
+    apiKey: config.TRON_API_KEY,
+    timeoutMs: config.TRON_REQUEST_TIMEOUT_MS,
+  });
   let key: Uint8Array | undefined;
   const signingKey = () => (key ??= parsePrivateKey(tronHotWalletKey(config)));
   const tron = { client, usdtContract: config.TRON_USDT_CONTRACT, config } as Tron;

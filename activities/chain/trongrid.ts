@@ -10,6 +10,8 @@
  *   POST /wallet/broadcasttransaction                send a signed transaction
  *   POST /wallet/gettransactioninfobyid              receipt (SUCCESS / OUT_OF_ENERGY / REVERT …)
  *   POST /wallet/gettransactionbyid                  is this txid on chain at all
+ *   POST /walletsolidity/gettransactioninfobyid      the receipt as the solidified node has it (only
+ *                                                    solidified blocks): a dead verdict's confirmation
  *
  * Every answer is parsed without losing int64 precision and validated with zod; nothing from the
  * node is used unchecked (a transaction it builds is checked byte for byte by
@@ -40,6 +42,8 @@ import { ChainRejected, ChainUnavailable } from './adapter';
 export interface TronGridOptions {
   /** TRON_API_URL, e.g. https://api.trongrid.io or an own node's HTTP API. */
   url: string;
+  /** TRON_SOLIDITY_API_URL: where /walletsolidity/ is served (default `url`; an own java-tron node serves it on its solidity port). */
+  solidityUrl?: string | undefined;
   /** TRON_API_KEY, sent as TRON-PRO-API-KEY when set. */
   apiKey?: string | undefined;
   /** Per request, including reading the answer (default 10 s). */
@@ -295,6 +299,7 @@ function withTimeout(timeoutMs: number, signal: AbortSignal | undefined): AbortS
 
 export class TronGridClient {
   private readonly base: string;
+  private readonly solidityBase: string;
   private readonly fetch: typeof fetch;
   private readonly timeoutMs: number;
   private readonly rateLimitRetries: number;
@@ -306,6 +311,9 @@ export class TronGridClient {
     const url = new URL(options.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new RangeError('TRON_API_URL must be an http(s) URL');
     this.base = url.toString().replace(/\/+$/, '');
+    const solidity = new URL(options.solidityUrl ?? options.url);
+    if (solidity.protocol !== 'https:' && solidity.protocol !== 'http:') throw new RangeError('TRON_SOLIDITY_API_URL must be an http(s) URL');
+    this.solidityBase = solidity.toString().replace(/\/+$/, '');
     this.fetch = options.fetch ?? fetch;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.rateLimitRetries = options.rateLimitRetries ?? 3;
@@ -317,7 +325,7 @@ export class TronGridClient {
   // -------------------------------------------------------------------------------------------
   // Transport
   // -------------------------------------------------------------------------------------------
-  private async request(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+  private async request(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal | undefined, base = this.base): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.apiKey) headers['TRON-PRO-API-KEY'] = this.options.apiKey;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -327,7 +335,7 @@ export class TronGridClient {
       let response: Response;
       let text: string;
       try {
-        response = await this.fetch(`${this.base}${path}`, {
+        response = await this.fetch(`${base}${path}`, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
@@ -514,10 +522,22 @@ export class TronGridClient {
 
   /** POST /wallet/gettransactioninfobyid: the receipt, or undefined while the txid is in no block. */
   async transactionInfo(id: string, signal?: AbortSignal): Promise<TronTransactionInfo | undefined> {
-    const path = '/wallet/gettransactioninfobyid';
+    return this.receipt('/wallet/gettransactioninfobyid', this.base, id, signal);
+  }
+
+  /**
+   * POST /walletsolidity/gettransactioninfobyid: the receipt as the solidified node has it, or
+   * undefined while the txid is in no solidified block (not yet, or never). A solidified block is
+   * never replaced: this is the answer a dead verdict waits for.
+   */
+  async solidTransactionInfo(id: string, signal?: AbortSignal): Promise<TronTransactionInfo | undefined> {
+    return this.receipt('/walletsolidity/gettransactioninfobyid', this.solidityBase, id, signal);
+  }
+
+  private async receipt(path: string, base: string, id: string, signal: AbortSignal | undefined): Promise<TronTransactionInfo | undefined> {
     const value = canonicalTxHash(id);
     if (!value) throw new RangeError(`not a txid: ${id}`);
-    const answer = this.validate(infoAnswer, await this.request('POST', path, { value }, signal), path);
+    const answer = this.validate(infoAnswer, await this.request('POST', path, { value }, signal, base), path);
     if (!('id' in answer)) return undefined;
     if (answer.id !== value) throw new TronBadAnswer(`${path}: answer is about ${answer.id}`);
     return {

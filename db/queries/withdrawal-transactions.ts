@@ -7,6 +7,7 @@
 import type { Db } from '../sql';
 
 export type WithdrawalTransactionStatus = 'SIGNED' | 'BROADCAST' | 'CONFIRMED' | 'FAILED' | 'EXPIRED';
+export type DeadVerdict = 'FAILED' | 'EXPIRED';
 export const LIVE_TRANSACTION_STATUSES: readonly WithdrawalTransactionStatus[] = ['SIGNED', 'BROADCAST'];
 
 export interface WithdrawalTransactionRow {
@@ -25,6 +26,10 @@ export interface WithdrawalTransactionRow {
   receipt_result: string;
   fee_sun: bigint | null;
   last_error: string;
+  /** A dead verdict noted by an earlier receipt check and not yet taken ('' when none): see noteDeadVerdict. */
+  dead_verdict: '' | DeadVerdict;
+  /** When that verdict was first seen (null when none). */
+  dead_seen_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -81,6 +86,28 @@ export async function settleWithdrawalTransaction(
     set status = ${end.status}, block_number = ${end.blockNumber ?? null}, receipt_result = ${end.receiptResult ?? ''},
       fee_sun = ${end.feeSun ?? null}, last_error = ${end.error ?? ''}, updated_at = now()
     where txid = ${txid} and status in ('SIGNED', 'BROADCAST')`;
+}
+
+/**
+ * One receipt check's verdict that the live transaction is dead. Answers since when the same
+ * verdict has stood (`at` on its first sighting, the earlier time when a previous check saw it
+ * too), or undefined when the transaction is no longer live. The caller takes the verdict only
+ * once it has stood for a poll (migration 00018).
+ */
+export async function noteDeadVerdict(db: Db, txid: string, verdict: DeadVerdict, at: Date): Promise<Date | undefined> {
+  const [row] = await db<{ dead_seen_at: Date }[]>`
+    update withdrawal_transactions
+    set dead_seen_at = case when dead_verdict = ${verdict} then dead_seen_at else ${at} end, dead_verdict = ${verdict}, updated_at = now()
+    where txid = ${txid} and status in ('SIGNED', 'BROADCAST')
+    returning dead_seen_at`;
+  return row?.dead_seen_at;
+}
+
+/** A check that saw otherwise (the transaction found, a failure not confirmed): an earlier verdict no longer counts. */
+export async function clearDeadVerdict(db: Db, txid: string): Promise<void> {
+  await db`
+    update withdrawal_transactions set dead_verdict = '', dead_seen_at = null, updated_at = now()
+    where txid = ${txid} and dead_verdict <> '' and status in ('SIGNED', 'BROADCAST')`;
 }
 
 /** How many of the withdrawal's transactions died (failed on chain, or expired off chain). */

@@ -5,7 +5,9 @@
  * Postgres and Temporal. Deposits seen PENDING, CONFIRMED, credited once across a worker restart,
  * DROPPED; counterfeit and other tokens ignored; withdrawals built, checked, signed by the hot
  * wallet, stored, broadcast once across a SIGKILL, confirmed on the receipt; a tampered build
- * refused; a failed receipt shown and retried; balances in the profile; the whole way round.
+ * refused; a failed receipt shown and retried; a lying node (head ahead, {} for a mined
+ * transaction, a failed receipt the solidified node contradicts or has not got) never gets a
+ * replacement built; balances in the profile; the whole way round.
  * Serial: each test brings its own worker (and the kill test a worker process), on 2 shared cores.
  */
 import test, { type ExecutionContext } from 'ava';
@@ -302,6 +304,88 @@ test.serial('a failed receipt (OUT_OF_ENERGY) is shown and alerted, a new transa
   t.deepEqual(await walletOf(sql, 'merchant', m.merchantId).then((w) => [w.available, w.frozen]), [17_000n, 0n]);
   const events = await sql`select payload from outbox_events where merchant_id = ${m.merchantId} and event_type = 'p2p.finance.withdrawal_failed'`;
   t.deepEqual(events.map((e) => [e.payload.withdrawal.withdrawal_id, e.payload.withdrawal.status]), [[second, 'CANCELLED']]);
+});
+
+test.serial('a node that lies (its head an hour ahead, {} for the mined transaction) gets no replacement built: the withdrawal completes once with its first transaction', async (t) => {
+  const stack = await tronStack(t); // blocks mined by the test
+  const { fake } = stack;
+  const m = await merchantWithAddress(stack, 10_000);
+  const to = randomTronAddress();
+  const res = await signed(m.keys, 'POST', `${stack.url}${WALLET}/withdraw`, { address: to, amount: 3_000 });
+  t.is(res.status, 200, res.text);
+  const id = res.body.withdrawal_id;
+  const [tx] = await eventually(async () => {
+    const rows = await transactionsOf(id);
+    return rows.length === 1 && rows[0]!.status === 'BROADCAST' && rows;
+  }, 'the transaction broadcast');
+  fake.chain.mine(1); // mined for real: the recipient is paid
+  t.is(fake.chain.balances(to).usdtUnits, 29_000_000n);
+  fake.faults.hide(tx!.txid);
+  fake.faults.headAhead(3_600_000);
+  const asked = () => fake.requests.filter((r) => r.path === '/wallet/gettransactioninfobyid').length;
+  const before = asked();
+  // Eight more receipt checks against the lying node (or the withdrawal settled on its word: the bug).
+  await eventually(async () => asked() >= before + 8 || (await withdrawalRow(id)).status !== 'PENDING', 'eight more receipt checks');
+  t.is((await withdrawalRow(id)).status, 'PENDING', 'neither cancelled and refunded nor completed on a lie');
+  t.deepEqual((await transactionsOf(id)).map((x) => [x.txid, x.status]), [[tx!.txid, 'BROADCAST']], 'still live, nothing settled');
+  t.is(fake.requests.filter((r) => r.path === '/wallet/triggersmartcontract').length, 1, 'no second transaction built');
+  t.is(broadcastsTo(fake, to).length, 1, 'nor signed and sent');
+
+  fake.faults.clear(); // the node tells the truth again
+  const done = await completed(id, 'the withdrawal COMPLETED', fake);
+  t.is(done.tx_hash, tx!.txid, 'with the first transaction');
+  t.is((await transactionsOf(id)).length, 1);
+  t.is(fake.chain.balances(to).usdtUnits, 29_000_000n, 'paid once');
+});
+
+test.serial('a failed receipt the solidified node does not confirm builds nothing new: a lie (it succeeded) completes once; a real failure is taken once the solidified node confirms it', async (t) => {
+  const stack = await tronStack(t, { settings: { TRON_FAILED_RETRY_MS: 300 } }); // blocks mined by the test
+  const { fake } = stack;
+  const m = await merchantWithAddress(stack, 20_000);
+  const builds = () => fake.requests.filter((r) => r.path === '/wallet/triggersmartcontract').length;
+  const asked = () => fake.requests.filter((r) => r.path === '/wallet/gettransactioninfobyid').length;
+  const broadcast = (id: string) =>
+    eventually(async () => {
+      const rows = await transactionsOf(id);
+      return rows.length === 1 && rows[0]!.status === 'BROADCAST' && rows[0]!;
+    }, 'the transaction broadcast');
+
+  // The lie: the full node reports OUT_OF_ENERGY for a transfer that succeeded; the solidified node says SUCCESS.
+  const to = randomTronAddress();
+  const res = await signed(m.keys, 'POST', `${stack.url}${WALLET}/withdraw`, { address: to, amount: 3_000 });
+  const id = res.body.withdrawal_id;
+  const tx = await broadcast(id);
+  fake.faults.reportFailed(tx.txid, 'OUT_OF_ENERGY');
+  fake.chain.mine(3); // mined, at depth and solidified
+  const before = asked();
+  await eventually(async () => asked() >= before + 5, 'five more receipt checks');
+  t.deepEqual((await transactionsOf(id)).map((x) => x.status), ['BROADCAST'], 'not settled as FAILED');
+  t.is(builds(), 1, 'no second transaction built');
+  t.true((await alertsOf(id)).some((a) => a.kind === 'withdrawal_chain_problem' && !a.resolved_at), 'the disagreement alerted');
+  fake.faults.clear();
+  const done = await completed(id, 'the withdrawal COMPLETED', fake);
+  t.is(done.tx_hash, tx.txid);
+  t.is(fake.chain.balances(to).usdtUnits, 29_000_000n, 'paid once');
+
+  // A real failure while the solidified node lags: nothing is built until it confirms the receipt.
+  fake.faults.failNextReceipt('OUT_OF_ENERGY');
+  fake.faults.stallSolidity();
+  const again = await signed(m.keys, 'POST', `${stack.url}${WALLET}/withdraw`, { address: randomTronAddress(), amount: 2_000 });
+  const second = again.body.withdrawal_id;
+  const failed = await broadcast(second);
+  fake.chain.mine(3); // in a block at depth on the full node, with its failed receipt
+  t.is(fake.chain.transaction(failed.txid)?.receipt, 'OUT_OF_ENERGY');
+  const seen = asked();
+  await eventually(async () => asked() >= seen + 5, 'five more receipt checks');
+  t.deepEqual((await transactionsOf(second)).map((x) => x.status), ['BROADCAST'], 'still live');
+  t.is(builds(), 2, 'no replacement built while the solidified node has not confirmed the failure');
+  t.regex((await withdrawalRow(second)).last_broadcast_error, /not confirmed by the solidified node/, 'the unconfirmed failure shown');
+  fake.faults.resumeSolidity();
+  const replaced = await completed(second, 'the replacement COMPLETED', fake);
+  const txs = await transactionsOf(second);
+  t.deepEqual(txs.map((x) => [x.attempt, x.status, x.receipt_result]), [[1, 'FAILED', 'OUT_OF_ENERGY'], [2, 'CONFIRMED', 'SUCCESS']]);
+  t.is(replaced.tx_hash, txs[1]!.txid);
+  t.true((await alertsOf(second)).some((a) => a.kind === 'withdrawal_failed_on_chain'));
 });
 
 test.serial('balances: the deposit address’s USDT and TRX in the profile, with their age; the hot wallet’s TRX running low raises the operator alert', async (t) => {

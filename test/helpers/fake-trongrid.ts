@@ -6,10 +6,17 @@
  * blocks are on top of them, receipts. Broadcasts are verified like a node does (the JSON
  * raw_data re-serialized, the signature must recover owner_address) and deduplicated by txid.
  *
+ * The solidified node's view (/walletsolidity/…) answers only for blocks with `confirmations`
+ * blocks on top (java-tron's solidity HTTP interface); it can be stalled (stallSolidity: it stops
+ * at the block it has, as a lagging solidity node does).
+ *
  * Failure modes, switchable per test: rateLimit (429 bursts, Retry-After), serverError (5xx),
  * slow answers, malformed answers, drop() of an unconfirmed transfer, failNextReceipt
- * (OUT_OF_ENERGY / REVERT), swallowNextBroadcast (accepted, never mined), and tamperNextBuild (a
- * triggersmartcontract answer whose bytes say something else than asked, behind an honest JSON).
+ * (OUT_OF_ENERGY / REVERT), swallowNextBroadcast (accepted, never mined), tamperNextBuild (a
+ * triggersmartcontract answer whose bytes say something else than asked, behind an honest JSON),
+ * and a full node that lies (a lagging backend, or a bad one): headAhead (its head's time far
+ * ahead of the real one), hide (`{}` for a transaction that is mined), reportFailed (a failed
+ * receipt for a transaction that succeeded); the solidified view tells the truth.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -130,6 +137,12 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
   let tamperNext: Tamper | undefined;
   let forcedReceipt: ReceiptResult | undefined;
   let swallowNext = false;
+  /** The full node's lies (its /wallet/ answers only; the solidified view is not affected). */
+  let headAheadMs = 0;
+  const hidden = new Set<string>();
+  const reportedFailed = new Map<string, ReceiptResult>();
+  /** The solidified head stays at this block while set (a lagging solidity node). */
+  let solidStalledAt: number | undefined;
 
   const account = (address: string) => {
     let a = accounts.get(address);
@@ -138,6 +151,8 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
   };
   const head = () => blocks[blocks.length - 1]!;
   const isConfirmed = (blockNumber: number) => head().number - blockNumber >= confirmations;
+  /** The newest block the solidity node has: `confirmations` below the head, or where it stalled. */
+  const solidHead = () => Math.min(head().number - confirmations, solidStalledAt ?? Number.MAX_SAFE_INTEGER);
 
   function newBlock(): Block {
     const prev = blocks[blocks.length - 1];
@@ -386,23 +401,31 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const tx = txs.get(txid);
     return tx && tx.block !== undefined ? tx : undefined;
   };
-
-  function transactionInfo(txid: string) {
+  /** The full node's view (`solid`: the solidity node's, only solidified blocks): the transaction, unless hidden. */
+  const visibleTx = (txid: string, solid: boolean) => {
     const tx = onChain(txid);
+    if (!tx) return undefined;
+    if (solid) return tx.block! <= solidHead() ? tx : undefined;
+    return hidden.has(txid) ? undefined : tx;
+  };
+
+  function transactionInfo(txid: string, solid = false) {
+    const tx = visibleTx(txid, solid);
     if (!tx) return {};
     const block = blocks.find((b) => b.number === tx.block)!;
+    const receipt = (!solid && reportedFailed.get(txid)) || tx.receipt;
     const info: Record<string, unknown> = {
       id: txid,
       fee: Number(tx.feeSun),
       blockNumber: block.number,
       blockTimeStamp: block.timestamp,
-      contractResult: [tx.receipt === 'SUCCESS' ? '0000000000000000000000000000000000000000000000000000000000000001' : ''],
+      contractResult: [receipt === 'SUCCESS' ? '0000000000000000000000000000000000000000000000000000000000000001' : ''],
       contract_address: toHex(tx.raw.trigger.contractAddress),
-      receipt: { energy_fee: Number(tx.feeSun), energy_usage_total: Number(tx.energy), net_usage: 345, result: tx.receipt },
+      receipt: { energy_fee: Number(tx.feeSun), energy_usage_total: Number(tx.energy), net_usage: 345, result: receipt },
     };
-    if (tx.receipt !== 'SUCCESS') {
+    if (receipt !== 'SUCCESS') {
       info.result = 'FAILED';
-      if (tx.receipt === 'REVERT') info.resMessage = utf8Hex('REVERT opcode executed');
+      if (receipt === 'REVERT') info.resMessage = utf8Hex('REVERT opcode executed');
     } else {
       const call = decodeTransferCall(tx.raw.trigger.data);
       if (!('problem' in call)) {
@@ -419,8 +442,8 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     return info;
   }
 
-  function transactionById(txid: string) {
-    const tx = onChain(txid);
+  function transactionById(txid: string, solid = false) {
+    const tx = visibleTx(txid, solid);
     if (!tx) return {};
     return { ret: [{ contractRet: tx.receipt }], signature: tx.signature, txID: txid, raw_data: rawDataToJson(tx.raw), raw_data_hex: tx.rawDataHex };
   }
@@ -502,7 +525,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
           witness_address: toHex(addressBytes(addressFor('witness'))),
           parentHash: prev?.id ?? '0'.repeat(64),
           version: 32,
-          timestamp: h.timestamp,
+          timestamp: h.timestamp + headAheadMs,
         },
         witness_signature: '00'.repeat(65),
       },
@@ -539,6 +562,10 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
         return ok(transactionInfo(value));
       case '/wallet/gettransactionbyid':
         return ok(transactionById(value));
+      case '/walletsolidity/gettransactioninfobyid':
+        return ok(transactionInfo(value, true));
+      case '/walletsolidity/gettransactionbyid':
+        return ok(transactionById(value, true));
       default:
         return { status: 404, body: { Error: 'this API is unavailable due to config' } };
     }
@@ -633,11 +660,35 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
       swallowNextBroadcast() {
         swallowNext = true;
       },
+      /** The full node's head claims a time `ms` ahead of the real one (its number stays true): a node whose clock runs ahead. */
+      headAhead(ms: number) {
+        headAheadMs = ms;
+      },
+      /** The full node answers `{}` (gettransactioninfobyid, gettransactionbyid) for `txid`, mined or not: a lagging or lying backend. */
+      hide(txid: string) {
+        hidden.add(txid);
+      },
+      /** The full node's receipt of `txid` says `result` (and FAILED) whatever really happened; the solidity node tells the truth. */
+      reportFailed(txid: string, result: Exclude<ReceiptResult, 'SUCCESS'> = 'OUT_OF_ENERGY') {
+        reportedFailed.set(txid, result);
+      },
+      /** The solidity node stops where it is: it answers `{}` for every later block until resumeSolidity() (or clear()). */
+      stallSolidity() {
+        solidStalledAt = solidHead();
+      },
+      resumeSolidity() {
+        solidStalledAt = undefined;
+      },
+      /** Every fault and lie off: the node tells the truth again. */
       clear() {
         faults.length = 0;
         tamperNext = undefined;
         forcedReceipt = undefined;
         swallowNext = false;
+        headAheadMs = 0;
+        hidden.clear();
+        reportedFailed.clear();
+        solidStalledAt = undefined;
       },
     },
     async close() {

@@ -80,6 +80,27 @@ test('a withdrawal: built, checked, signed, broadcast once, mined with a SUCCESS
   t.true(info!.blockNumber <= head.number);
 });
 
+test('the solidified node (/walletsolidity/gettransactioninfobyid) has a receipt only once its block is solidified, and is asked at TRON_SOLIDITY_API_URL when that is set', async (t) => {
+  const { node, client } = await setup(t);
+  const { checked } = await send(client, 1_000n);
+  node.chain.mine();
+  t.like(await client.transactionInfo(checked.txid), { receiptResult: 'SUCCESS' });
+  t.is(await client.solidTransactionInfo(checked.txid), undefined, 'in a block, not solidified yet');
+  node.chain.confirm(checked.txid);
+  t.like(await client.solidTransactionInfo(checked.txid), { txid: checked.txid, receiptResult: 'SUCCESS', failed: false, feeSun: 13_000_000n });
+  node.faults.reportFailed(checked.txid, 'REVERT'); // the full node lies; the solidified view does not
+  t.like(await client.transactionInfo(checked.txid), { receiptResult: 'REVERT', failed: true });
+  t.like(await client.solidTransactionInfo(checked.txid), { receiptResult: 'SUCCESS', failed: false });
+
+  // An own java-tron node serves /walletsolidity on its own port: the client asks there, the rest at TRON_API_URL.
+  const { node: solidity } = await setup(t);
+  const split = new TronGridClient({ url: node.url, solidityUrl: solidity.url, timeoutMs: 2_000 });
+  t.is(await split.solidTransactionInfo(checked.txid), undefined, 'that node has not got it');
+  t.deepEqual(solidity.requests.map((r) => r.path), ['/walletsolidity/gettransactioninfobyid']);
+  t.like(await split.transactionInfo(checked.txid), { txid: checked.txid });
+  t.is(solidity.requests.length, 1);
+});
+
 test('tampered builds are refused before anything is signed', async (t) => {
   const { node, client } = await setup(t);
   const cases: [Tamper, TransferMismatchReason][] = [
