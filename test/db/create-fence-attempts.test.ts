@@ -13,19 +13,12 @@
  */
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { loadConfig } from '../../config';
-import { createPayinActivities } from '../../activities/payins';
-import { createPayoutActivities } from '../../activities/payouts';
-import { createWithdrawalActivities } from '../../activities/withdrawals';
-import type { ChainAdapter } from '../../activities/chain';
-import type { ActivityDeps } from '../../activities/deps';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
-import { SecretBox } from '../../domain/secret-box';
 import { fundedMerchant, isolatedMethod, isolatedTrader, walletOf } from '../helpers/deals';
 import { newMerchant } from '../helpers/api';
 import { testSql } from '../helpers/app';
+import { directActivities } from '../helpers/activities';
 import { eventually } from '../helpers/poll';
 import { strandedHolds } from '../../scripts/ledger-check';
 import { createTemporalClient } from '../../temporal/client';
@@ -33,11 +26,7 @@ import { createTemporalClient } from '../../temporal/client';
 const sql = testSql();
 test.after.always(() => sql.end());
 
-const config = loadConfig(process.env);
-const deps: ActivityDeps = { config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) };
-const payins = createPayinActivities(deps);
-const payouts = createPayoutActivities(deps);
-const withdrawals = createWithdrawalActivities(deps, {} as ChainAdapter); // the create step never calls the chain
+const { config, payins, payouts, withdrawals } = directActivities(sql);
 
 /** An attempt of the run `runId` (a fresh activity context each, as the engine gives every attempt). */
 const attemptOf = (runId: string) => new MockActivityEnvironment({ workflowExecution: { workflowId: `fence-test:${runId}`, runId }, startToCloseTimeoutMs: 60_000 });

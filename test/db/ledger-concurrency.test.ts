@@ -14,29 +14,18 @@
  */
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
-import { loadConfig } from '../../config';
-import { createPayinActivities } from '../../activities/payins';
-import { createPayoutActivities } from '../../activities/payouts';
-import { createWithdrawalActivities } from '../../activities/withdrawals';
-import type { ChainAdapter } from '../../activities/chain';
-import type { ActivityDeps } from '../../activities/deps';
 import { auditLedger } from '../../db/queries/ledger';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
-import { SecretBox } from '../../domain/secret-box';
 import { asOperator } from '../helpers/api';
 import { fundedMerchant, isolatedTrader, walletOf } from '../helpers/deals';
 import { testSql } from '../helpers/app';
+import { directActivities } from '../helpers/activities';
 import { txHashOf } from '../helpers/tx-hash';
 
 const sql = testSql();
 test.after.always(() => sql.end());
 
-const config = loadConfig(process.env);
-const deps: ActivityDeps = { config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) };
-const payins = createPayinActivities(deps);
-const payouts = createPayoutActivities(deps);
-const withdrawals = createWithdrawalActivities(deps, {} as ChainAdapter);
+const { payins, payouts, withdrawals } = directActivities(sql);
 
 const deposit = (merchantId: string, amount: number, tag: string) =>
   asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchantId, amount, tx_hash: txHashOf(tag) });

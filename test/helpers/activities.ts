@@ -1,0 +1,26 @@
+/**
+ * The deal and withdrawal activities themselves, built around the suite's database and called
+ * directly (no engine, no retry): for tests of what one attempt does — alone, twice under one run
+ * (the activity test environment), or many at once. The withdrawal steps used here never call the
+ * chain.
+ */
+import pino from 'pino';
+import { loadConfig } from '../../config';
+import type { ChainAdapter } from '../../activities/chain';
+import type { ActivityDeps } from '../../activities/deps';
+import { createPayinActivities } from '../../activities/payins';
+import { createPayoutActivities } from '../../activities/payouts';
+import { createWithdrawalActivities } from '../../activities/withdrawals';
+import type { Sql } from '../../db/sql';
+import { SecretBox } from '../../domain/secret-box';
+
+export function directActivities(sql: Sql) {
+  const config = loadConfig(process.env);
+  const deps: ActivityDeps = { config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) };
+  return {
+    config,
+    payins: createPayinActivities(deps),
+    payouts: createPayoutActivities(deps),
+    withdrawals: createWithdrawalActivities(deps, {} as ChainAdapter),
+  };
+}
