@@ -73,7 +73,7 @@ test('a deal step on a worker killed mid-step is retried by another worker after
   const lock = await holdLock((tx) => tx`select 1 from deals where id = ${deal.deal_id} for update`);
   const notify = unsigned('POST', `${app.url}/api/v1/p2p/checkout/${hashOf(deal.payment_url)}/notify-payment`);
   await eventually(async () => {
-    const [row] = await sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%from deals%for update%'`;
+    const [row] = await sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%from deals%for no key update%'`;
     return row!.n > 0;
   }, 'the step to wait on the row', 20_000);
   worker.kill('SIGKILL');
