@@ -29,7 +29,7 @@ import { ingestObservedDeposit, type WalletDepositRow } from '../../db/queries/w
 import { DomainError } from '../../domain/errors';
 import { USDT_DECIMALS, USDT_UNITS_PER_CENT } from '../../domain/tron-tx';
 import { trc20TransfersIn, type Trc20Query, type Trc20Transfer, type TronTransactionInfo } from './trongrid';
-import type { Tron } from './tron';
+import { raiseLowTrxAlert, type Tron } from './tron';
 import type { ChainWatchPassResult } from '../../workflows/contracts/chain-watch';
 
 /** Pages of 200 rows read per list and address in one pass (the rest next pass; the cursor then stays). */
@@ -57,16 +57,100 @@ async function inPool<T>(items: readonly T[], width: number, run: (item: T) => P
   );
 }
 
-export function tronDepositWatcher(sql: Sql, tron: Tron, log: Logger) {
-  const { client, config } = tron;
-  const required = config.TRON_CONFIRMATIONS;
+/** What every pass works with. */
+interface Watcher {
+  sql: Sql;
+  tron: Tron;
+  log: Logger;
+}
 
-  async function pageAll(address: string, query: Trc20Query, signal: AbortSignal | undefined, beat: () => void): Promise<{ rows: Trc20Transfer[]; complete: boolean }> {
+/**
+ * One pass over the addresses: its tally (the pass result) and the addresses credited or seen
+ * pending (their balances are read at the end). Per address, `watch` reads the lists, then takes
+ * each transfer to its decision: `intake` (record or credit), `settle` (the receipt decides) or
+ * `checkPending` (a PENDING one the lists no longer show).
+ */
+class DepositPass {
+  readonly result: ChainWatchPassResult = { addresses: 0, pending: 0, confirmed: 0, dropped: 0, ignored: 0, problems: 0, balances: 0 };
+  readonly touched = new Set<string>();
+
+  constructor(
+    private readonly w: Watcher,
+    private readonly signal: AbortSignal | undefined,
+    private readonly beat: () => void,
+  ) {}
+
+  /** One address: its new transfers recorded or credited, its PENDING ones settled, its cursor moved on. */
+  async watch(watched: WatchedAddress, head: Head): Promise<void> {
+    const { address } = watched;
+    const { final, fresh, confirmed } = await this.sightings(watched);
+    const statuses = await depositStatuses(this.w.sql, [...final.keys(), ...fresh.keys()]);
+    const pending = await pendingDepositsTo(this.w.sql, address);
+    const pendingByHash = new Map(pending.map((d) => [d.tx_hash, d]));
+    for (const [txHash, sighting] of final) {
+      if (statuses.get(txHash) === 'CONFIRMED') continue; // the overlap reads it again: nothing to do
+      if (sighting.units < USDT_UNITS_PER_CENT && !statuses.has(txHash)) {
+        this.result.ignored++; // dust: not worth a receipt
+        continue;
+      }
+      await this.settle(address, txHash, sighting, head, pendingByHash.get(txHash));
+    }
+    for (const [txHash, sighting] of fresh) {
+      const status = statuses.get(txHash);
+      if (status === 'PENDING' || status === 'CONFIRMED') continue;
+      if (sighting.units < USDT_UNITS_PER_CENT) {
+        this.result.ignored++;
+        continue;
+      }
+      await this.intake(address, txHash, sighting.units / USDT_UNITS_PER_CENT, 0, sighting);
+    }
+    for (const deposit of pending) {
+      if (!final.has(deposit.tx_hash)) await this.checkPending(deposit, fresh.has(deposit.tx_hash), head);
+    }
+    const newest = Math.max(watched.cursor_ms, ...confirmed.rows.map((r) => r.blockTimestamp));
+    await saveWatchCursor(this.w.sql, address, confirmed.complete ? newest : watched.cursor_ms);
+    this.result.addresses++;
+    this.beat();
+  }
+
+  /**
+   * The USDT transfers to the address, by transaction: `final` from the confirmed list since its
+   * cursor (minus the overlap), `fresh` from the unconfirmed list (those not final yet).
+   */
+  private async sightings(watched: WatchedAddress) {
+    const { tron } = this.w;
+    const { address } = watched;
+    const since = Math.max(watched.cursor_ms, watched.created_ms) - tron.config.TRON_DEPOSIT_OVERLAP_MS;
+    const [unconfirmed, confirmed] = await Promise.all([
+      this.pageAll(address, { confirmation: 'unconfirmed' }),
+      this.pageAll(address, { confirmation: 'confirmed', minTimestamp: Math.max(0, since) }),
+    ]);
+    const group = (rows: Trc20Transfer[]) => {
+      const map = new Map<string, Sighting>();
+      for (const row of rows) {
+        const usdt = row.token === tron.usdtContract && row.to === address && row.type === 'Transfer' && row.decimals === USDT_DECIMALS && row.value > 0n;
+        if (!usdt) {
+          this.result.ignored++;
+          continue;
+        }
+        const seen = map.get(row.txHash);
+        map.set(row.txHash, { units: (seen?.units ?? 0n) + row.value, blockTimestamp: Math.max(seen?.blockTimestamp ?? 0, row.blockTimestamp) });
+      }
+      return map;
+    };
+    const final = group(confirmed.rows);
+    const fresh = group(unconfirmed.rows.filter((r) => !final.has(r.txHash)));
+    return { final, fresh, confirmed };
+  }
+
+  /** One list of the address, paged with the indexer's fingerprint to its end (MAX_PAGES at most). */
+  private async pageAll(address: string, query: Trc20Query): Promise<{ rows: Trc20Transfer[]; complete: boolean }> {
+    const { tron, log } = this.w;
     const rows: Trc20Transfer[] = [];
     let fingerprint: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const answer = await client.trc20Transfers(address, { ...query, onlyTo: true, contract: tron.usdtContract, limit: 200, fingerprint }, signal);
-      beat();
+      const answer = await tron.client.trc20Transfers(address, { ...query, onlyTo: true, contract: tron.usdtContract, limit: 200, fingerprint }, this.signal);
+      this.beat();
       rows.push(...answer.transfers);
       if (!answer.fingerprint) return { rows, complete: true };
       fingerprint = answer.fingerprint;
@@ -75,136 +159,95 @@ export function tronDepositWatcher(sql: Sql, tron: Tron, log: Logger) {
     return { rows, complete: false };
   }
 
+  /** One transfer into the intake (its own transaction). */
+  private async intake(address: string, txHash: string, cents: bigint, confirmations: number, sighting: Sighting): Promise<void> {
+    try {
+      const outcome = await this.w.sql.begin((tx) =>
+        ingestObservedDeposit(
+          tx,
+          { txHash, toAddress: address, amount: cents, confirmations, chainUnits: sighting.units, blockAt: sighting.blockTimestamp },
+          this.w.tron.config.TRON_CONFIRMATIONS,
+        ),
+      );
+      if (outcome.kind !== 'recorded') return;
+      this.touched.add(address);
+      if (outcome.credited) this.result.confirmed++;
+      else if (outcome.deposit.status === 'PENDING' && confirmations === 0) this.result.pending++;
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      await this.problem(txHash, `not taken in (${error.message}); amount ${sighting.units} units to ${address}`);
+    }
+  }
+
+  /** The receipt decides: CONFIRMED (credited), still PENDING, or a failure. */
+  private async settle(address: string, txHash: string, sighting: Sighting, head: Head, recorded: WalletDepositRow | undefined, known?: TronTransactionInfo): Promise<void> {
+    const { sql, tron } = this.w;
+    const required = tron.config.TRON_CONFIRMATIONS;
+    const info = known ?? (await tron.client.transactionInfo(txHash, this.signal));
+    this.beat();
+    if (!info) {
+      if (!recorded) await this.intake(address, txHash, sighting.units / USDT_UNITS_PER_CENT, 0, sighting);
+      return;
+    }
+    const depth = head.number - info.blockNumber;
+    if (info.receiptResult !== 'SUCCESS' || info.failed) {
+      // A failed transaction moved nothing; final once its block is.
+      if (depth >= BigInt(required) && recorded && (await markDepositDropped(sql, recorded.id))) this.result.dropped++;
+      return;
+    }
+    const transfers = trc20TransfersIn(info, tron.usdtContract);
+    const ours = await ownedDepositAddresses(sql, [...new Set(transfers.map((x) => x.to))]);
+    if (ours.size > 1) {
+      await this.problem(txHash, `one transaction pays ${ours.size} deposit addresses of the gateway (${[...ours].join(', ')}): not credited automatically — credit by hand`);
+      return;
+    }
+    const units = transfers.filter((x) => x.to === address).reduce((sum, x) => sum + x.value, 0n);
+    if (units === 0n) {
+      await this.problem(txHash, `the indexer lists a USDT transfer to ${address}, the receipt has none: not credited`);
+      return;
+    }
+    const cents = units / USDT_UNITS_PER_CENT;
+    if (cents === 0n) {
+      this.result.ignored++;
+      return;
+    }
+    const confirmations = depth > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(depth);
+    await this.intake(address, txHash, cents, confirmations, { units, blockTimestamp: Number(info.blockTimestamp) || sighting.blockTimestamp });
+  }
+
+  /** A PENDING deposit the lists no longer confirm: its receipt, or is it gone? */
+  private async checkPending(deposit: WalletDepositRow, listed: boolean, head: Head): Promise<void> {
+    const { sql, tron, log } = this.w;
+    const info = await tron.client.transactionInfo(deposit.tx_hash, this.signal);
+    const sighting = { units: deposit.chain_units ?? deposit.amount * USDT_UNITS_PER_CENT, blockTimestamp: deposit.block_at?.getTime() ?? deposit.created_at.getTime() };
+    if (info) return this.settle(deposit.address, deposit.tx_hash, sighting, head, deposit, info);
+    if (listed || (await tron.client.transaction(deposit.tx_hash, this.signal))) return;
+    if (head.timestamp - sighting.blockTimestamp > tron.config.TRON_DEPOSIT_DROP_AFTER_MS && (await markDepositDropped(sql, deposit.id))) {
+      this.result.dropped++;
+      log.warn({ txHash: deposit.tx_hash, depositId: deposit.id }, 'deposit dropped: its transaction left the chain before it was final');
+    }
+  }
+
+  private async problem(txHash: string, message: string): Promise<void> {
+    this.result.problems++;
+    this.w.log.warn({ txHash }, message);
+    await raiseAlert(this.w.sql, { kind: 'deposit_needs_operator', subject: txHash, message: `deposit transaction ${txHash}: ${message}` });
+  }
+}
+
+export function tronDepositWatcher(sql: Sql, tron: Tron, log: Logger) {
+  const { client, config } = tron;
+
   return {
+    /** One pass: the node's head, the addresses due, each watched (PARALLEL at a time), then the balances of those touched and stale. */
     async pass(options: { signal?: AbortSignal; beat?: () => void } = {}): Promise<ChainWatchPassResult> {
       const { signal, beat = () => undefined } = options;
-      const result: ChainWatchPassResult = { addresses: 0, pending: 0, confirmed: 0, dropped: 0, ignored: 0, problems: 0, balances: 0 };
-      const touched = new Set<string>();
-
-      const problem = async (txHash: string, message: string) => {
-        result.problems++;
-        log.warn({ txHash }, message);
-        await raiseAlert(sql, { kind: 'deposit_needs_operator', subject: txHash, message: `deposit transaction ${txHash}: ${message}` });
-      };
-
-      /** One transfer into the intake (its own transaction). */
-      const intake = async (address: string, txHash: string, cents: bigint, confirmations: number, sighting: Sighting) => {
-        try {
-          const outcome = await sql.begin((tx) =>
-            ingestObservedDeposit(tx, { txHash, toAddress: address, amount: cents, confirmations, chainUnits: sighting.units, blockAt: sighting.blockTimestamp }, required),
-          );
-          if (outcome.kind !== 'recorded') return;
-          touched.add(address);
-          if (outcome.credited) result.confirmed++;
-          else if (outcome.deposit.status === 'PENDING' && confirmations === 0) result.pending++;
-        } catch (error) {
-          if (!(error instanceof DomainError)) throw error;
-          await problem(txHash, `not taken in (${error.message}); amount ${sighting.units} units to ${address}`);
-        }
-      };
-
-      /** The receipt decides: CONFIRMED (credited), still PENDING, or a failure. */
-      const settle = async (address: string, txHash: string, sighting: Sighting, head: Head, recorded: WalletDepositRow | undefined, known?: TronTransactionInfo) => {
-        const info = known ?? (await client.transactionInfo(txHash, signal));
-        beat();
-        if (!info) {
-          if (!recorded) await intake(address, txHash, sighting.units / USDT_UNITS_PER_CENT, 0, sighting);
-          return;
-        }
-        const depth = head.number - info.blockNumber;
-        if (info.receiptResult !== 'SUCCESS' || info.failed) {
-          // A failed transaction moved nothing; final once its block is.
-          if (depth >= BigInt(required) && recorded && (await markDepositDropped(sql, recorded.id))) result.dropped++;
-          return;
-        }
-        const transfers = trc20TransfersIn(info, tron.usdtContract);
-        const ours = await ownedDepositAddresses(sql, [...new Set(transfers.map((x) => x.to))]);
-        if (ours.size > 1) {
-          await problem(txHash, `one transaction pays ${ours.size} deposit addresses of the gateway (${[...ours].join(', ')}): not credited automatically — credit by hand`);
-          return;
-        }
-        const units = transfers.filter((x) => x.to === address).reduce((sum, x) => sum + x.value, 0n);
-        if (units === 0n) {
-          await problem(txHash, `the indexer lists a USDT transfer to ${address}, the receipt has none: not credited`);
-          return;
-        }
-        const cents = units / USDT_UNITS_PER_CENT;
-        if (cents === 0n) {
-          result.ignored++;
-          return;
-        }
-        const confirmations = depth > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(depth);
-        await intake(address, txHash, cents, confirmations, { units, blockTimestamp: Number(info.blockTimestamp) || sighting.blockTimestamp });
-      };
-
-      /** A PENDING deposit the lists no longer confirm: its receipt, or is it gone? */
-      const checkPending = async (deposit: WalletDepositRow, listed: boolean, head: Head) => {
-        const info = await client.transactionInfo(deposit.tx_hash, signal);
-        const sighting = { units: deposit.chain_units ?? deposit.amount * USDT_UNITS_PER_CENT, blockTimestamp: deposit.block_at?.getTime() ?? deposit.created_at.getTime() };
-        if (info) return settle(deposit.address, deposit.tx_hash, sighting, head, deposit, info);
-        if (listed || (await client.transaction(deposit.tx_hash, signal))) return;
-        if (head.timestamp - sighting.blockTimestamp > config.TRON_DEPOSIT_DROP_AFTER_MS && (await markDepositDropped(sql, deposit.id))) {
-          result.dropped++;
-          log.warn({ txHash: deposit.tx_hash, depositId: deposit.id }, 'deposit dropped: its transaction left the chain before it was final');
-        }
-      };
-
-      const watch = async (watched: WatchedAddress, head: Head) => {
-        const { address } = watched;
-        const since = Math.max(watched.cursor_ms, watched.created_ms) - config.TRON_DEPOSIT_OVERLAP_MS;
-        const [unconfirmed, confirmed] = await Promise.all([
-          pageAll(address, { confirmation: 'unconfirmed' }, signal, beat),
-          pageAll(address, { confirmation: 'confirmed', minTimestamp: Math.max(0, since) }, signal, beat),
-        ]);
-        const group = (rows: Trc20Transfer[]) => {
-          const map = new Map<string, Sighting>();
-          for (const row of rows) {
-            const usdt = row.token === tron.usdtContract && row.to === address && row.type === 'Transfer' && row.decimals === USDT_DECIMALS && row.value > 0n;
-            if (!usdt) {
-              result.ignored++;
-              continue;
-            }
-            const seen = map.get(row.txHash);
-            map.set(row.txHash, { units: (seen?.units ?? 0n) + row.value, blockTimestamp: Math.max(seen?.blockTimestamp ?? 0, row.blockTimestamp) });
-          }
-          return map;
-        };
-        const final = group(confirmed.rows);
-        const fresh = group(unconfirmed.rows.filter((r) => !final.has(r.txHash)));
-        const statuses = await depositStatuses(sql, [...final.keys(), ...fresh.keys()]);
-        const pending = await pendingDepositsTo(sql, address);
-        const pendingByHash = new Map(pending.map((d) => [d.tx_hash, d]));
-        for (const [txHash, sighting] of final) {
-          if (statuses.get(txHash) === 'CONFIRMED') continue; // the overlap reads it again: nothing to do
-          if (sighting.units < USDT_UNITS_PER_CENT && !statuses.has(txHash)) {
-            result.ignored++; // dust: not worth a receipt
-            continue;
-          }
-          await settle(address, txHash, sighting, head, pendingByHash.get(txHash));
-        }
-        for (const [txHash, sighting] of fresh) {
-          const status = statuses.get(txHash);
-          if (status === 'PENDING' || status === 'CONFIRMED') continue;
-          if (sighting.units < USDT_UNITS_PER_CENT) {
-            result.ignored++;
-            continue;
-          }
-          await intake(address, txHash, sighting.units / USDT_UNITS_PER_CENT, 0, sighting);
-        }
-        for (const deposit of pending) {
-          if (!final.has(deposit.tx_hash)) await checkPending(deposit, fresh.has(deposit.tx_hash), head);
-        }
-        const newest = Math.max(watched.cursor_ms, ...confirmed.rows.map((r) => r.blockTimestamp));
-        await saveWatchCursor(sql, address, confirmed.complete ? newest : watched.cursor_ms);
-        result.addresses++;
-        beat();
-      };
-
+      const run = new DepositPass({ sql, tron, log }, signal, beat);
       const head = await client.nowBlock(signal);
       const addresses = await addressesToWatch(sql, config.TRON_COLD_ADDRESS_POLL_SECONDS, MAX_ADDRESSES_PER_PASS);
-      await inPool(addresses, PARALLEL, (a) => watch(a, head));
-      result.balances = await refreshBalances([...touched], signal, beat);
-      return result;
+      await inPool(addresses, PARALLEL, (a) => run.watch(a, head));
+      run.result.balances = await refreshBalances([...run.touched], signal, beat);
+      return run.result;
     },
   };
 
@@ -220,16 +263,7 @@ export function tronDepositWatcher(sql: Sql, tron: Tron, log: Logger) {
       read++;
       beat();
       if (address !== tron.hotWallet) return;
-      if (account.balanceSun < config.TRON_HOT_WALLET_MIN_TRX_SUN) {
-        const sun = account.balanceSun;
-        await raiseAlert(sql, {
-          kind: 'hot_wallet_low_trx',
-          subject: address,
-          message: `the hot wallet ${address} holds ${sun / 1_000_000n}.${(sun % 1_000_000n).toString().padStart(6, '0')} TRX, below TRON_HOT_WALLET_MIN_TRX_SUN: withdrawals burn TRX for energy — top it up or stake for energy`,
-        });
-      } else {
-        await resolveAlerts(sql, address, 'hot_wallet_low_trx');
-      }
+      if (!(await raiseLowTrxAlert(sql, tron, account.balanceSun))) await resolveAlerts(sql, address, 'hot_wallet_low_trx');
     });
     return read;
   }

@@ -49,10 +49,9 @@ import {
 import { centsToUsdtUnits, checkUsdtTransfer, signUsdtTransfer, toBroadcastTransaction, TronTransactionMismatch, type ExpectedUsdtTransfer } from '../../domain/tron-tx';
 import { ChainUnavailable, type ChainAdapter, type ChainTransfer, type SentTransfer, type TransferStatus } from './adapter';
 import { buildUsdtTransfer, TronRefused, type TronTransactionInfo } from './trongrid';
-import { TRON_BLOCK_MS, type Tron } from './tron';
+import { raiseLowTrxAlert, TRON_BLOCK_MS, trxText, type Tron } from './tron';
 
 const usdt = (units: bigint) => `${units / 1_000_000n}.${(units % 1_000_000n).toString().padStart(6, '0')} USDT`;
-const trx = (sun: bigint) => `${sun / 1_000_000n}.${(sun % 1_000_000n).toString().padStart(6, '0')} TRX`;
 const failedReceipt = (info: TronTransactionInfo) => info.failed || info.receiptResult !== 'SUCCESS';
 const receiptText = (info: TronTransactionInfo) => `${info.receiptResult}${info.message ? ` (${info.message})` : ''}`;
 
@@ -93,13 +92,7 @@ export function tronGridChain(sql: Sql, tron: Tron, now: () => number = Date.now
       throw new ChainUnavailable(message);
     }
     await resolveAlerts(sql, tron.hotWallet, 'hot_wallet_low_usdt');
-    if (account.balanceSun < config.TRON_HOT_WALLET_MIN_TRX_SUN) {
-      await raiseAlert(sql, {
-        kind: 'hot_wallet_low_trx',
-        subject: tron.hotWallet,
-        message: `the hot wallet ${tron.hotWallet} holds ${trx(account.balanceSun)}, below TRON_HOT_WALLET_MIN_TRX_SUN (${trx(config.TRON_HOT_WALLET_MIN_TRX_SUN)}): withdrawals burn TRX for energy — top it up or stake for energy`,
-      });
-    }
+    await raiseLowTrxAlert(sql, tron, account.balanceSun);
   }
 
   /** Builds, checks and signs a new transaction and stores it (committed) before anything is sent. */
@@ -226,7 +219,7 @@ export function tronGridChain(sql: Sql, tron: Tron, now: () => number = Date.now
           return pending();
         }
         if (!(await verdictStands(row, 'FAILED'))) return noted;
-        const reason = `transaction ${row.txid} failed on chain: ${receiptText(solid)}; no USDT moved, ${trx(solid.feeSun)} burnt`;
+        const reason = `transaction ${row.txid} failed on chain: ${receiptText(solid)}; no USDT moved, ${trxText(solid.feeSun)} burnt`;
         // Alert and error (both repeatable) before the transaction is settled: a crash between them
         // leaves it live (its verdict noted), so the retry comes back here. The alert first: whoever
         // sees the error on the withdrawal finds the alert already raised.

@@ -4,6 +4,8 @@
  * and the rules the withdrawal adapter and the deposit watcher share.
  */
 import { tronHotWalletKey, type Config } from '../../config';
+import { raiseAlert } from '../../db/queries/alerts';
+import type { Db } from '../../db/sql';
 import { tronAddressFromPrivateKey } from '../../domain/tron';
 import { parsePrivateKey } from '../../domain/tron-tx';
 import { TronGridClient } from './trongrid';
@@ -65,4 +67,22 @@ export function connectTron(config: TronConfig): Tron {
   Object.defineProperty(tron, 'signingKey', { enumerable: false, get: signingKey });
   Object.defineProperty(tron, 'hotWallet', { enumerable: true, get: () => (hotWallet ??= tronAddressFromPrivateKey(signingKey())) });
   return tron;
+}
+
+/** TRX in sun as a decimal string ('12.500000 TRX'). */
+export const trxText = (sun: bigint) => `${sun / 1_000_000n}.${(sun % 1_000_000n).toString().padStart(6, '0')} TRX`;
+
+/**
+ * The hot wallet's TRX below TRON_HOT_WALLET_MIN_TRX_SUN (withdrawals burn it for energy): the
+ * operator alert hot_wallet_low_trx, raised by the withdrawal preflight and the deposit watcher's
+ * balance refresh alike. True when raised.
+ */
+export async function raiseLowTrxAlert(db: Db, tron: Tron, balanceSun: bigint): Promise<boolean> {
+  if (balanceSun >= tron.config.TRON_HOT_WALLET_MIN_TRX_SUN) return false;
+  await raiseAlert(db, {
+    kind: 'hot_wallet_low_trx',
+    subject: tron.hotWallet,
+    message: `the hot wallet ${tron.hotWallet} holds ${trxText(balanceSun)}, below TRON_HOT_WALLET_MIN_TRX_SUN (${trxText(tron.config.TRON_HOT_WALLET_MIN_TRX_SUN)}): withdrawals burn TRX for energy — top it up or stake for energy`,
+  });
+  return true;
 }
