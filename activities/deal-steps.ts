@@ -3,6 +3,7 @@ import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { fiatToUsdtCents } from '../domain/money';
+import { checkDealBounds } from '../domain/limits';
 import { findNewDealTerms } from '../db/queries/catalog';
 import { dealEventPayload } from '../domain/deal-info';
 import { allowsFrom, type Transition } from '../domain/state-machine';
@@ -60,6 +61,8 @@ export async function quoteNewDeal(tx: Db, input: { tenantId: string; merchantId
   const amount = BigInt(input.amount);
   const terms = await findNewDealTerms(tx, input.tenantId, input.merchantId, input.currency);
   if (terms.payin_fee_bps === null || terms.payout_fee_bps === null) throw new NotFound('merchant not found');
+  // The owner of the per-deal bounds (the API checks them with the same function first, to refuse before a workflow starts).
+  checkDealBounds(terms, amount);
   if (terms.currency_id === null || terms.currency_exponent === null) throw new InvalidArgument(`unknown currency ${input.currency}`);
   const rateMicro = side === 'buy' ? terms.buy_rate_micro : terms.sell_rate_micro;
   if (rateMicro === null) throw new FailedPrecondition(`no exchange rate is set for ${input.currency}`);

@@ -5,9 +5,9 @@
  * return it. One transaction per step, keyed postings (db/queries/postings.ts).
  */
 import type { ActivityDeps } from './deps';
-import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
+import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { feeFromBps } from '../domain/money';
-import { PAYOUT_TRANSITIONS, payoutRefusal, payoutSources } from '../domain/payout';
+import { PAYOUT_TRANSITIONS, payoutKeyTaken, payoutRefusal, payoutSources } from '../domain/payout';
 import { raiseOverduePayoutAlert, resolveDealAlerts } from '../db/queries/alerts';
 import { insertDeal, lockDeal, matchPayoutDeal, type DealRow } from '../db/queries/deals';
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
@@ -74,7 +74,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
         })
         .catch((error: { code?: string; constraint_name?: string }) => {
           if (error.code === '23505' && error.constraint_name === 'deals_payout_key_tenant') {
-            throw new Conflict('idempotency_key is already used by another merchant');
+            throw payoutKeyTaken();
           }
           throw error;
         });

@@ -3,12 +3,13 @@
  * One settlement deal per appeal; the same idempotency_key answers it again, another is 409.
  */
 import type { ActivityDeps } from './deps';
+import type { Db } from '../db/sql';
 import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
-import { SETTLEABLE_APPEAL } from '../domain/appeals';
+import { SETTLEABLE_APPEAL, settledAppealDeal } from '../domain/appeals';
 import { newCheckoutHash } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
 import { PAYIN_TRANSITIONS, payinMoney } from '../domain/payin';
-import { findSettlement, insertSettlement, lockDealAndAppeal } from '../db/queries/appeals';
+import { findSettlement, insertSettlement, lockDealAndAppeal, type AppealRow } from '../db/queries/appeals';
 import { findNewDealTerms } from '../db/queries/catalog';
 import { findDeal, insertDeal, type DealRow } from '../db/queries/deals';
 import { postSettlement } from '../db/queries/postings';
@@ -23,6 +24,74 @@ const SETTLEMENT_EVENT_STATUS: Record<string, { status: string; discriminator: s
   'deal.completed': { status: 'COMPLETED', discriminator: 'COMPLETED' },
 };
 
+type Parent = DealRow;
+
+/** Why the appeal cannot be settled now (409), or the fiat amount the settlement deal is for. */
+function settlementAmount(parent: Parent, appeal: AppealRow, req: SettlementRequest): bigint {
+  if (parent.status !== 'EXPIRED') throw new Conflict(`the appealed deal is ${parent.status}; only an EXPIRED deal can be settled`);
+  if (!SETTLEABLE_APPEAL.includes(appeal.status)) {
+    throw new Conflict(`appeal is ${appeal.status}; a settlement needs it OPEN, IN_REVIEW (IN_PROGRESS) or REOPENED`);
+  }
+  const amount = req.receivedAmountOverride !== null ? BigInt(req.receivedAmountOverride) : parent.received_amount;
+  if (amount <= 0n) {
+    throw new Conflict('the expired deal has no received_amount: nothing was reported received; send received_amount_override with a reason');
+  }
+  return amount;
+}
+
+/** The settlement deal's worth at today's BUY rate and the merchant's PayIn fee (currency, rate and fees in one query, as a new deal's). */
+async function settlementTerms(tx: Db, parent: Parent, amount: bigint) {
+  const terms = await findNewDealTerms(tx, parent.tenant_id, parent.merchant_id, parent.currency);
+  if (terms.currency_exponent === null) throw new FailedPrecondition(`currency ${parent.currency} is not active`);
+  if (terms.buy_rate_micro === null) throw new FailedPrecondition(`no exchange rate is set for ${parent.currency}`);
+  const amountUsdt = fiatToUsdtCents(amount, terms.currency_exponent, terms.buy_rate_micro);
+  if (amountUsdt <= 0n) throw new InvalidArgument('the settlement amount converts to 0 USDT cents');
+  return { amountUsdt, rateMicro: terms.buy_rate_micro, feeBps: terms.payin_fee_bps!, money: payinMoney(amountUsdt, terms.payin_fee_bps!, false) };
+}
+
+/**
+ * The settlement deal's row: the parent's merchant, method, requisite and trader, COMPLETED with
+ * the amount received. Its key `settlement:<appeal_id>` is outside the merchant's key space
+ * (deals_merchant_key covers only deals without origin_appeal_id), so a merchant PayIn under the
+ * same key cannot collide; any other unique collision is a conflict (409), never an endlessly
+ * retried step.
+ */
+function insertSettlementDeal(tx: Db, req: SettlementRequest, parent: Parent, appealId: string, amount: bigint, terms: Awaited<ReturnType<typeof settlementTerms>>): Promise<DealRow> {
+  return insertDeal(tx, {
+    id: req.dealId,
+    tenantId: parent.tenant_id,
+    merchantId: parent.merchant_id,
+    dealType: 'PAYIN',
+    status: PAYIN_TRANSITIONS.settle.to!,
+    idempotencyKey: `settlement:${appealId}`,
+    amount,
+    currency: parent.currency,
+    clientId: parent.client_id,
+    paymentMethodId: parent.payment_method_id,
+    requisiteId: parent.requisite_id,
+    traderId: parent.trader_id,
+    checkoutHash: newCheckoutHash(),
+    description: parent.description,
+    callbackUrl: parent.callback_url,
+    payerBank: parent.payer_bank,
+    isClientCommission: false,
+    amountUsdt: terms.amountUsdt,
+    exchangeRateMicro: terms.rateMicro,
+    feeUsdt: terms.money.fee,
+    feeBps: terms.feeBps,
+    escrowUsdt: terms.money.escrow,
+    receivedAmount: amount,
+    amountMatchStatus: 'full',
+    parentDealId: parent.id,
+    originAppealId: appealId,
+  }).catch((error: { code?: string; constraint_name?: string }) => {
+    if (error.code === '23505') {
+      throw new Conflict(`the settlement deal of appeal ${appealId} collides with an existing deal (${error.constraint_name ?? 'unique key'})`);
+    }
+    throw error;
+  });
+}
+
 export function createSettlementActivities(deps: ActivityDeps) {
   const { sql } = deps;
   const steps = dealSteps(deps);
@@ -32,74 +101,23 @@ export function createSettlementActivities(deps: ActivityDeps) {
      * In one transaction: a new PayIn deal for the received amount at today's rate, its escrow
      * locked on the parent's trader (who received the payer's money), verified and COMPLETED
      * through the normal completion path, with deal.created, deal.escrow_locked,
-     * deal.payment_verified and deal.completed. The parent stays EXPIRED.
+     * deal.payment_verified and deal.completed. The parent stays EXPIRED. A settled appeal answers
+     * its deal again (same key) or 409 (another key).
      */
     async createSettlementDeal(req: SettlementRequest): Promise<SettlementResult> {
       return sql.begin(async (tx) => {
         const locked = await lockDealAndAppeal(tx, req.appealId);
         if (!locked) throw new NotFound('appeal not found');
         const { deal: parent, appeal } = locked;
-
         const existing = await findSettlement(tx, appeal.id);
         if (existing) {
-          if (existing.idempotency_key !== req.idempotencyKey) {
-            throw new Conflict(`appeal ${appeal.id} was already settled by deal ${existing.deal_id} under another idempotency_key`);
-          }
-          const deal = await findDeal(tx, existing.deal_id);
-          return { dealId: existing.deal_id, status: deal!.status, replayed: true };
+          const dealId = settledAppealDeal(existing, appeal.id, req.idempotencyKey);
+          return { dealId, status: (await findDeal(tx, dealId))!.status, replayed: true };
         }
-        if (parent.status !== 'EXPIRED') throw new Conflict(`the appealed deal is ${parent.status}; only an EXPIRED deal can be settled`);
-        if (!SETTLEABLE_APPEAL.includes(appeal.status)) {
-          throw new Conflict(`appeal is ${appeal.status}; a settlement needs it OPEN, IN_REVIEW (IN_PROGRESS) or REOPENED`);
-        }
-        const amount = req.receivedAmountOverride !== null ? BigInt(req.receivedAmountOverride) : parent.received_amount;
-        if (amount <= 0n) {
-          throw new Conflict('the expired deal has no received_amount: nothing was reported received; send received_amount_override with a reason');
-        }
-        // Currency, rate and fees in one query, as a new deal's (db/queries/catalog.ts findNewDealTerms).
-        const terms = await findNewDealTerms(tx, parent.tenant_id, parent.merchant_id, parent.currency);
-        if (terms.currency_exponent === null) throw new FailedPrecondition(`currency ${parent.currency} is not active`);
-        if (terms.buy_rate_micro === null) throw new FailedPrecondition(`no exchange rate is set for ${parent.currency}`);
-        const amountUsdt = fiatToUsdtCents(amount, terms.currency_exponent, terms.buy_rate_micro);
-        if (amountUsdt <= 0n) throw new InvalidArgument('the settlement amount converts to 0 USDT cents');
-        const money = payinMoney(amountUsdt, terms.payin_fee_bps!, false);
 
-        // The key `settlement:<appeal_id>` is outside the merchant's key space (deals_merchant_key covers
-        // only deals without origin_appeal_id), so a merchant PayIn under the same key cannot collide.
-        // Any other unique collision is a conflict (409), never an endlessly retried step.
-        const deal: DealRow = await insertDeal(tx, {
-          id: req.dealId,
-          tenantId: parent.tenant_id,
-          merchantId: parent.merchant_id,
-          dealType: 'PAYIN',
-          status: PAYIN_TRANSITIONS.settle.to!,
-          idempotencyKey: `settlement:${appeal.id}`,
-          amount,
-          currency: parent.currency,
-          clientId: parent.client_id,
-          paymentMethodId: parent.payment_method_id,
-          requisiteId: parent.requisite_id,
-          traderId: parent.trader_id,
-          checkoutHash: newCheckoutHash(),
-          description: parent.description,
-          callbackUrl: parent.callback_url,
-          payerBank: parent.payer_bank,
-          isClientCommission: false,
-          amountUsdt,
-          exchangeRateMicro: terms.buy_rate_micro,
-          feeUsdt: money.fee,
-          feeBps: terms.payin_fee_bps!,
-          escrowUsdt: money.escrow,
-          receivedAmount: amount,
-          amountMatchStatus: 'full',
-          parentDealId: parent.id,
-          originAppealId: appeal.id,
-        }).catch((error: { code?: string; constraint_name?: string }) => {
-          if (error.code === '23505') {
-            throw new Conflict(`the settlement deal of appeal ${appeal.id} collides with an existing deal (${error.constraint_name ?? 'unique key'})`);
-          }
-          throw error;
-        });
+        const amount = settlementAmount(parent, appeal, req);
+        const terms = await settlementTerms(tx, parent, amount);
+        const deal = await insertSettlementDeal(tx, req, parent, appeal.id, amount, terms);
         await insertSettlement(tx, {
           appealId: appeal.id,
           dealId: deal.id,
@@ -108,18 +126,10 @@ export function createSettlementActivities(deps: ActivityDeps) {
           reason: req.reason,
           operatorId: req.operatorId,
         });
-
-        const traderWallet = await steps.walletOf(tx, 'trader', parent.trader_id!);
-        try {
-          await postSettlement(tx, deal, traderWallet);
-        } catch (error) {
-          if (error instanceof FailedPrecondition) {
-            throw new FailedPrecondition(
-              `insufficient balance: the expired deal's trader has less than ${money.escrow} USDT cents available to back the settlement`,
-            );
-          }
-          throw error;
-        }
+        await postSettlement(tx, deal, await steps.walletOf(tx, 'trader', parent.trader_id!)).catch((error: unknown) => {
+          if (!(error instanceof FailedPrecondition)) throw error;
+          throw new FailedPrecondition(`insufficient balance: the expired deal's trader has less than ${terms.money.escrow} USDT cents available to back the settlement`);
+        });
         for (const type of PAYIN_TRANSITIONS.settle.events) {
           const { status, discriminator } = SETTLEMENT_EVENT_STATUS[type]!;
           await steps.event(tx, { ...deal, status }, type, discriminator);

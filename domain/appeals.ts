@@ -2,6 +2,7 @@
  * Appeals (spec 3.3, 4.5, 4.1.4; contract 7) as a table: the states, the legal moves, and the
  * rules that tie a resolution to the deal's money. Pure; shared by workflows, activities and the API.
  */
+import { Conflict } from './errors';
 import { PAYIN_TRANSITIONS, type PayinStatus } from './payin';
 import { allowsFrom, sourceStates, type Transition } from './state-machine';
 
@@ -181,3 +182,15 @@ export function appealView(row: AppealSource) {
   };
 }
 export type AppealView = ReturnType<typeof appealView>;
+
+/**
+ * A settlement request for an appeal already settled (spec 2.9): the same idempotency_key is
+ * answered with its deal (the id returned), another is 409. The settlement step owns the rule
+ * (under the appeal's lock); the API answers a repeat from a read with the same function.
+ */
+export function settledAppealDeal(existing: { deal_id: string; idempotency_key: string }, appealId: string, idempotencyKey: string): string {
+  if (existing.idempotency_key !== idempotencyKey) {
+    throw new Conflict(`appeal ${appealId} was already settled by deal ${existing.deal_id} under another idempotency_key`);
+  }
+  return existing.deal_id;
+}

@@ -1,4 +1,5 @@
 /** PayOut (PayOutStatus) states and their table, spec 3.2. */
+import { Conflict } from './errors';
 import { allowsFrom, sourceStates, type Refusal, type Transition } from './state-machine';
 
 export const PAYOUT_STATUSES = ['INITIALIZED', 'MATCHED', 'UNASSIGNED', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
@@ -58,3 +59,10 @@ export const VOLUME_EXCLUDED_STATUSES = ['EXPIRED', 'SPAM_REJECTED', 'FAILED'] a
 
 /** Keys allowed in requisite_details (spec 4.1.2). */
 export const REQUISITE_DETAIL_KEYS = ['iban', 'account_number', 'document_number', 'bank_name', 'phone_number'] as const;
+
+/**
+ * PayOut keys are unique per tenant (spec 4.8, contract 3): a key another merchant of the tenant
+ * holds is refused. The create step owns the rule (the unique index deals_payout_key_tenant); the
+ * API refuses the same way beforehand from a read.
+ */
+export const payoutKeyTaken = () => new Conflict('idempotency_key is already used by another merchant');

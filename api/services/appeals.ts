@@ -4,15 +4,16 @@
  * the appeal's workflow otherwise (review, close, reopen; open and resolve on a terminal deal),
  * the settlement workflow for a settlement — and read the result back from Postgres.
  */
-import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AppDeps } from '../deps';
-import { Conflict, DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import {
   APPEAL_HOLDS_DEAL,
   APPEAL_STATUSES,
   acceptsMessages,
   appealOpenRefusal,
   appealView,
+  settledAppealDeal,
   type AppealOutcome,
 } from '../../domain/appeals';
 import { dealEventPayload } from '../../domain/deal-info';
@@ -59,9 +60,10 @@ import {
   settlementWorkflowId,
   settlementWorkflowType,
   type SettlementRequest,
+  type SettlementResult,
   type SettlementWorkflow,
 } from '../../workflows/contracts/settlement';
-import { readDeal, unwrapUpdateFailure } from './deal-workflows';
+import { readDeal, unwrapUpdateFailure, updateWithStart } from './deal-workflows';
 import { presentFile, requireOwnFiles, type FileOwner } from './files';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import type { MerchantScope } from './payins';
@@ -99,16 +101,20 @@ async function withRetries<T>(send: () => Promise<T>): Promise<T> {
 }
 
 function runAppealCommand(deps: AppDeps, appeal: { id: string; merchantId: string; dealId: string }, command: AppealCommand) {
-  return withRetries(() => {
-    const startWorkflowOperation = new WithStartWorkflowOperation<AppealWorkflow>(appealWorkflowType, {
-      workflowId: appealWorkflowId(appeal.id),
-      taskQueue: appealTaskQueue(deps.config),
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      args: [{ appealId: appeal.id, idleSeconds: APPEAL_RUN_IDLE_SECONDS }],
-      typedSearchAttributes: appealSearchAttributes({ merchantId: appeal.merchantId, dealId: appeal.dealId, appealId: appeal.id }),
-    });
-    return deps.temporal.workflow.executeUpdateWithStart(appealCommandUpdate, { args: [command], startWorkflowOperation });
-  });
+  return withRetries(() =>
+    updateWithStart<AppealWorkflow, AppealMoveResult, [AppealCommand]>(
+      deps,
+      appealWorkflowType,
+      {
+        workflowId: appealWorkflowId(appeal.id),
+        taskQueue: appealTaskQueue(deps.config),
+        args: [{ appealId: appeal.id, idleSeconds: APPEAL_RUN_IDLE_SECONDS }],
+        typedSearchAttributes: appealSearchAttributes({ merchantId: appeal.merchantId, dealId: appeal.dealId, appealId: appeal.id }),
+      },
+      appealCommandUpdate,
+      command,
+    ),
+  );
 }
 
 /** Sends a move to the deal's own workflow; undefined when that workflow has closed (the deal is terminal). */
@@ -278,12 +284,7 @@ export async function settleAppeal(
 ) {
   const appeal = await operatorAppeal(deps, appealId);
   const existing = await findSettlement(deps.sql, appeal.id);
-  if (existing) {
-    if (existing.idempotency_key !== body.idempotency_key) {
-      throw new Conflict(`appeal ${appeal.id} was already settled by deal ${existing.deal_id} under another idempotency_key`);
-    }
-    return readDeal(deps, existing.deal_id);
-  }
+  if (existing) return readDeal(deps, settledAppealDeal(existing, appeal.id, body.idempotency_key)); // fast path of the step's rule
   const parent = await readDeal(deps, appeal.deal_id);
   const dealId = settlementDealIdFor(appeal.id);
   const request: SettlementRequest = {
@@ -294,16 +295,20 @@ export async function settleAppeal(
     reason: (body.reason ?? '').trim(),
     operatorId,
   };
-  await withRetries(() => {
-    const startWorkflowOperation = new WithStartWorkflowOperation<SettlementWorkflow>(settlementWorkflowType, {
-      workflowId: settlementWorkflowId(appeal.id),
-      taskQueue: settlementTaskQueue(deps.config),
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      args: [{ appealId: appeal.id, dealId, feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS }],
-      typedSearchAttributes: settlementSearchAttributes({ merchantId: appeal.merchant_id, dealId, parentDealId: parent.id, appealId: appeal.id }),
-    });
-    return deps.temporal.workflow.executeUpdateWithStart(createSettlementUpdate, { args: [request], startWorkflowOperation });
-  });
+  await withRetries(() =>
+    updateWithStart<SettlementWorkflow, SettlementResult, [SettlementRequest]>(
+      deps,
+      settlementWorkflowType,
+      {
+        workflowId: settlementWorkflowId(appeal.id),
+        taskQueue: settlementTaskQueue(deps.config),
+        args: [{ appealId: appeal.id, dealId, feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS }],
+        typedSearchAttributes: settlementSearchAttributes({ merchantId: appeal.merchant_id, dealId, parentDealId: parent.id, appealId: appeal.id }),
+      },
+      createSettlementUpdate,
+      request,
+    ),
+  );
   return readDeal(deps, dealId);
 }
 

@@ -1,4 +1,7 @@
-/** What PayIn and PayOut commands share: creating through Update-With-Start and updating a live deal. */
+/**
+ * How the API hands a command to a workflow: Update-With-Start (the one builder, updateWithStart:
+ * deal and withdrawal creates, appeal commands, settlements), and updating a live deal.
+ */
 import {
   WithStartWorkflowOperation,
   WorkflowNotFoundError,
@@ -46,6 +49,22 @@ export const dealCreateBase = (
 /** The step deadlines every deal-like workflow (PayIn, PayOut, withdrawal) takes in its input. */
 export const stepTimeouts = (config: AppDeps['config']) => ({ stepMs: config.DEAL_STEP_TIMEOUT_MS, createMs: config.DEAL_CREATE_TIMEOUT_MS });
 
+/**
+ * Update-With-Start, the one way the API starts a workflow: the run is started — or joined when one
+ * runs under the id (USE_EXISTING: concurrent requests that derive one id join one run, whose first
+ * input makes it) — and `update` runs in it; its answer is returned.
+ */
+export function updateWithStart<W extends Workflow, Ret, Args extends unknown[]>(
+  deps: AppDeps,
+  workflowType: string,
+  start: WorkflowStartOptions<W>,
+  update: UpdateDefinition<Ret, Args>,
+  ...args: Args
+): Promise<Ret> {
+  const startWorkflowOperation = new WithStartWorkflowOperation<W>(workflowType, { ...start, workflowIdConflictPolicy: 'USE_EXISTING' });
+  return deps.temporal.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation });
+}
+
 interface StartThrough<W extends Workflow> {
   /** The contract's workflow type name. */
   workflowType: string;
@@ -55,18 +74,13 @@ interface StartThrough<W extends Workflow> {
 }
 
 /**
- * Starts the workflow (or joins the running one: USE_EXISTING — concurrent identical requests
- * derive the same id and join one run, whose first input makes it) and waits for its create step.
+ * Starts the workflow (or joins the running one, updateWithStart) and waits for its create step.
  * When the step refuses, nothing was made and the closed run is deleted, so a refused create
  * leaves nothing behind; the same idempotency key can be retried.
  */
 export async function startThroughWorkflow<W extends Workflow>(deps: AppDeps, options: StartThrough<W>): Promise<void> {
-  const startWorkflowOperation = new WithStartWorkflowOperation<W>(options.workflowType, {
-    ...options.start,
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
   try {
-    await deps.temporal.workflow.executeUpdateWithStart(options.creationUpdate, { startWorkflowOperation });
+    await updateWithStart<W, unknown, []>(deps, options.workflowType, options.start, options.creationUpdate);
   } catch (error) {
     const mapped = unwrapUpdateFailure(error);
     if (mapped instanceof DomainError) void removeRefusedRun(deps, options.start.workflowId);

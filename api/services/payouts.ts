@@ -1,7 +1,8 @@
 /** PayOut commands (spec 4.1.2, 3.2): validate, then create through or update the deal's workflow. */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
-import { Conflict, InvalidArgument, NotFound } from '../../domain/errors';
+import { InvalidArgument, NotFound } from '../../domain/errors';
+import { payoutKeyTaken } from '../../domain/payout';
 import { dealIdFor } from '../../domain/ids';
 import { findDeal, findDealByKey, payoutKeyHeldByOther, type DealRow } from '../../db/queries/deals';
 import { walletsOf } from '../../db/queries/wallets';
@@ -45,7 +46,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method, currency: body.currency }),
   ]);
   if (existing) return existing;
-  if (heldByOther) throw new Conflict('idempotency_key is already used by another merchant');
+  if (heldByOther) throw payoutKeyTaken();
 
   const wallet = wallets.find((w) => w.id === body.wallet_id && w.currency === 'USDT');
   if (!wallet) {

@@ -112,6 +112,9 @@ export interface NewDealTerms {
   payout_fee_bps: number | null;
   /** Its UTC-day volume cap (db/queries/limits.ts checkDailyCap); null when none. */
   daily_deal_amount_limit: bigint | null;
+  /** Its per-deal bounds (domain/limits.ts checkDealBounds); null when none. */
+  deal_min_amount: bigint | null;
+  deal_max_amount: bigint | null;
   currency_id: string | null;
   currency_exponent: number | null;
   buy_rate_micro: bigint | null;
@@ -124,7 +127,7 @@ export interface NewDealTerms {
  */
 export async function findNewDealTerms(db: Db, tenantId: string, merchantId: string, currency: string): Promise<NewDealTerms> {
   const [row] = await db<NewDealTerms[]>`
-    select m.payin_fee_bps, m.payout_fee_bps, m.daily_deal_amount_limit,
+    select m.payin_fee_bps, m.payout_fee_bps, m.daily_deal_amount_limit, m.deal_min_amount, m.deal_max_amount,
       c.id as currency_id, c.exponent as currency_exponent, r.buy_rate_micro, r.sell_rate_micro
     from (select 1) one
     left join merchants m on m.id = ${merchantId}
