@@ -2,7 +2,9 @@
  * The legacy V1 API (spec 4.9, 5.5, 9) as one part of the API: every /v1/ request — a route or
  * not — passes the deprecation middleware (headers, V1 error envelope, 410 after the sunset, the
  * per-merchant count), then V1's own router, nested under /v1. Its routes only translate: they
- * call the V2 services. Retiring V1 is deleting this folder and its entry in api/app.ts.
+ * call the V2 services. Its webhook format (./webhooks.ts) goes with it. The one module that
+ * imports this one is the adapter list, api/adapters.ts: retiring V1 is deleting this folder,
+ * db/queries/v1.ts and its line there (docs/v1.md, "Removing V1").
  */
 import type { RouterContext } from '@koa/router';
 import type { Context, Next } from 'koa';
@@ -14,6 +16,7 @@ import { deprecationMiddleware, isV1Path } from './deprecation';
 import { disputeRoutes } from './disputes';
 import './openapi';
 import { paymentRoutes } from './payments';
+import { v1WebhookFormat } from './webhooks';
 import { withdrawalRoutes } from './withdrawals';
 
 const v1Routes = routeGroup('/v1', [...paymentRoutes, ...bankRoutes, ...withdrawalRoutes, ...disputeRoutes]);
@@ -29,4 +32,5 @@ export const v1Api: ApiPart = {
     const serve = (ctx: RouterContext) => deprecation(ctx, () => routes(ctx, () => allowedMethods(ctx, async () => {})));
     return [(ctx: Context, next: Next) => (isV1Path(ctx.path) ? serve(ctx as RouterContext) : next())];
   },
+  webhookFormats: [v1WebhookFormat],
 };
