@@ -5,8 +5,8 @@
  */
 import { InvalidArgument } from '../../domain/errors';
 import { decimalToMinor, minorToDecimal } from '../../domain/money';
-import { payinRowsForCode, payoutStatusesForCode } from '../../domain/v1-codes';
-import { v1Incoming, v1Outgoing, type V1DealSource } from '../../domain/v1-records';
+import { payinRowsForCode, payoutStatusesForCode } from './codes';
+import { v1Incoming, v1Outgoing, type V1DealSource } from './records';
 import type { DealRow } from '../../db/queries/deals';
 import type { AppDeps } from '../deps';
 import { listCurrencies, listPaymentMethods, type PaymentMethodRow, type TenantCurrencyRow } from '../services/catalog';

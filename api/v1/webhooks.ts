@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { DEPOSIT_CONFIRMED_EVENT } from '../../domain/deposit-info';
 import type { WebhookFormat } from '../../domain/webhook-formats';
-import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../../domain/v1-records';
+import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from './records';
 
 /** Events V1 has no form for: deal.amount_changed and the deposit events are V2-only (spec 6, 9). */
 const V2_ONLY_EVENTS = new Set(['deal.amount_changed', DEPOSIT_CONFIRMED_EVENT]);
