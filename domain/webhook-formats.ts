@@ -69,3 +69,8 @@ export class WebhookFormats {
     return this.byVersion.get(apiVersion) ?? V2_WEBHOOK_FORMAT;
   }
 }
+
+/** The registry filled from the API adapters (the exports of api/adapters.ts): each brings its formats, if any. */
+export function webhookFormatsOf(adapters: Record<string, { webhookFormats?: WebhookFormat[] }>): WebhookFormats {
+  return new WebhookFormats(Object.values(adapters).flatMap((adapter) => adapter.webhookFormats ?? []));
+}
