@@ -10,7 +10,6 @@ import Router from '@koa/router';
 import { type ZodType } from 'zod';
 import { InvalidArgument } from '../domain/errors';
 import { firstUnsafeText } from '../domain/text';
-import type { WebhookFormat } from '../domain/webhook-formats';
 import { authenticate } from './auth/authenticate';
 import { MULTIPART_OVERHEAD_BYTES, readRequestBody, readsLargeBody, SMALL_BODY_BYTES, type BodyRule } from './body';
 import type { AppDeps } from './deps';
@@ -98,13 +97,10 @@ export function routerOf(groups: RouteGroup[], deps: AppDeps): Router {
 
 /**
  * A part of the API as createApp mounts it: its routes with their full paths (what the OpenAPI
- * document lists) and the middleware that serves them. An adapter beside V2 (api/adapters.ts)
- * may also bring the webhook format of its merchants, which the worker registers at startup.
+ * document lists) and the middleware that serves them.
  */
 export interface ApiPart {
   routes: RouteDef[];
   // Koa's and the router's context types differ only in what the router adds.
   middleware(deps: AppDeps, metrics: Registry): Array<Middleware<any, any>>;
-  /** Webhook formats by api_version (domain/webhook-formats.ts); V2's is built in. */
-  webhookFormats?: WebhookFormat[];
 }

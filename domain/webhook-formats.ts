@@ -2,7 +2,7 @@
  * Webhook wire formats, chosen per merchant `api_version`: which events a merchant receives, and
  * the body and headers of a delivery, built from the stored event. V2's format (contract 5) is
  * built in and is the default; an API adapter beside V2 (api/adapters.ts) brings its own, and the
- * worker process fills its registry from that list at startup (workers/main.ts). The relay asks it
+ * worker process fills its registry from that list at startup (workers/main.ts, adapterWebhookFormats). The relay asks it
  * which events to deliver (workers/outbox-relay.ts), the delivery activity how to render them
  * (activities/webhooks.ts). Pure code: no I/O, no clock (the send time is passed in).
  */
@@ -68,9 +68,4 @@ export class WebhookFormats {
   of(apiVersion: string): WebhookFormat {
     return this.byVersion.get(apiVersion) ?? V2_WEBHOOK_FORMAT;
   }
-}
-
-/** The registry filled from the API adapters (the exports of api/adapters.ts): each brings its formats, if any. */
-export function webhookFormatsOf(adapters: Record<string, { webhookFormats?: WebhookFormat[] }>): WebhookFormats {
-  return new WebhookFormats(Object.values(adapters).flatMap((adapter) => adapter.webhookFormats ?? []));
 }

@@ -5,9 +5,8 @@ import { loadConfig, tronHotWalletKey } from '../config';
 import { createLogger } from '../config/logger';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
-import { webhookFormatsOf } from '../domain/webhook-formats';
 import { createActivities } from '../activities';
-import * as adapters from '../api/adapters';
+import { adapterWebhookFormats } from '../api/adapters';
 import { Client } from '@temporalio/client';
 import { temporalConnectionOptions } from '../temporal/connection';
 import { temporalDataConverter } from '../temporal/payload-codec';
@@ -29,7 +28,7 @@ const connection = await NativeConnection.connect(temporalConnectionOptions(conf
 // Payloads are sealed with the shared codec (temporal/payload-codec.ts) before they reach Temporal.
 const dataConverter = temporalDataConverter(config);
 // The webhook format of each api_version: V2's, and those of the API adapters (api/adapters.ts).
-const webhookFormats = webhookFormatsOf(adapters);
+const webhookFormats = await adapterWebhookFormats();
 const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats });
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 // One bundle for both workers: bundling is ~1.5 s of CPU each, and no poll starts before it ends.

@@ -2,8 +2,8 @@
  * The legacy V1 API (spec 4.9, 5.5, 9) as one part of the API: every /v1/ request — a route or
  * not — passes the deprecation middleware (headers, V1 error envelope, 410 after the sunset, the
  * per-merchant count), then V1's own router, nested under /v1. Its routes only translate: they
- * call the V2 services. Its webhook format (./webhooks.ts) goes with it. The one module that
- * imports this one is the adapter list, api/adapters.ts: retiring V1 is deleting this folder,
+ * call the V2 services. The adapter list, api/adapters.ts, is the one module that loads it (and,
+ * for the worker, V1's webhook format, ./webhooks.ts): retiring V1 is deleting this folder,
  * db/queries/v1.ts and its line there (docs/v1.md, "Removing V1").
  */
 import type { RouterContext } from '@koa/router';
@@ -16,7 +16,6 @@ import { deprecationMiddleware, isV1Path } from './deprecation';
 import { disputeRoutes } from './disputes';
 import './openapi';
 import { paymentRoutes } from './payments';
-import { v1WebhookFormat } from './webhooks';
 import { withdrawalRoutes } from './withdrawals';
 
 const v1Routes = routeGroup('/v1', [...paymentRoutes, ...bankRoutes, ...withdrawalRoutes, ...disputeRoutes]);
@@ -32,5 +31,4 @@ export const v1Api: ApiPart = {
     const serve = (ctx: RouterContext) => deprecation(ctx, () => routes(ctx, () => allowedMethods(ctx, async () => {})));
     return [(ctx: Context, next: Next) => (isV1Path(ctx.path) ? serve(ctx as RouterContext) : next())];
   },
-  webhookFormats: [v1WebhookFormat],
 };

@@ -4,11 +4,10 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../../activities';
-import * as adapters from '../../api/adapters';
+import { adapterWebhookFormats } from '../../api/adapters';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
-import { webhookFormatsOf } from '../../domain/webhook-formats';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { temporalDataConverter } from '../../temporal/payload-codec';
 import { ensureChainWatch } from '../../workers/chain-watch';
@@ -38,7 +37,7 @@ export async function startWorker(taskQueue: string, overrides: Partial<Config> 
       log: pino({ level: 'silent' }),
       secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
       // As workers/main.ts: V2's format and the adapters' (V1's).
-      webhookFormats: webhookFormatsOf(adapters),
+      webhookFormats: await adapterWebhookFormats(),
     }),
     dataConverter: temporalDataConverter(config),
   });
