@@ -2,6 +2,11 @@
  * The layer rule of docs/architecture.md, checked by `npm run typecheck` (and so by CI): a
  * wrong-way import or a new import circle fails the build. Test files are outside the rule.
  */
+/** A module of ours whose file or folder name has v1 in it (node_modules and anything outside the layers aside). */
+const V1_NAME = '^(api|activities|workflows|workers|domain|db|config|scripts|bench|temporal)/.*[vV]1';
+/** Where V1 lives: the adapter's folder and its queries module. */
+const V1_ROOMS = ['^api/v1/', '^db/queries/v1\\.ts$'];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -39,6 +44,16 @@ module.exports = {
       to: { path: '^(api|workers|scripts|bench)/' },
     },
     {
+      name: 'workers-below-the-api',
+      severity: 'error',
+      comment:
+        'The worker process does not import the HTTP layer, with one narrow exception: api/adapters.ts, the list of the API ' +
+        "adapters beside V2, whose webhook formats the worker registers at startup (workers/main.ts). That list is the one place " +
+        'that names the adapters, for both processes, so that retiring one is deleting its folder and its line there.',
+      from: { path: '^workers/' },
+      to: { path: '^api/', pathNot: '^api/adapters\.ts$' },
+    },
+    {
       name: 'db-is-the-bottom',
       severity: 'error',
       comment: 'db/ holds every SQL statement; it is called by activities and services and calls none of them.',
@@ -62,9 +77,54 @@ module.exports = {
     {
       name: 'v1-is-a-leaf',
       severity: 'error',
-      comment: 'The legacy V1 adapter only translates; removing it is deleting api/v1/ and the one line of api/app.ts that mounts it.',
-      from: { path: '^', pathNot: ['^api/v1/', '^api/app\\.ts$'] },
-      to: { path: '^api/v1/' },
+      comment:
+        'The legacy V1 adapter lives in api/v1/ (its SQL in db/queries/v1.ts) and only translates: nothing else imports them but the ' +
+        'adapter list api/adapters.ts, the one composition point of both processes (the API mounts its routes, the worker registers ' +
+        'its webhook format). Removing V1 is deleting api/v1/, db/queries/v1.ts and its line in api/adapters.ts.',
+      from: { pathNot: ['^api/v1/', '^db/queries/v1\\.ts$', '^api/adapters\\.ts$'] },
+      to: { path: '^(api/v1/|db/queries/v1\\.ts$)' },
+    },
+    {
+      name: 'v1-is-mounted-by-its-entry',
+      severity: 'error',
+      comment:
+        'The adapter list loads V1 by its two faces only: api/v1/index.ts (its routes and middleware, for the API) and ' +
+        'api/v1/webhooks.ts (its webhook format, for the worker), nothing else from inside it.',
+      from: { path: '^api/adapters\\.ts$' },
+      to: { path: '^(api/v1/|db/queries/v1\\.ts$)', pathNot: '^api/v1/(index|webhooks)\\.ts$' },
+    },
+    // No V1 module outside its rooms: a module whose file or folder name has v1 in it lives in api/v1/ or is db/queries/v1.ts.
+    // Three rules because dependency-cruiser sees modules through their dependencies: one that imports, one that is imported,
+    // one that does neither (an orphan).
+    {
+      name: 'v1-names-only-in-its-rooms',
+      severity: 'error',
+      comment: 'A V1 module outside api/v1/ and db/queries/v1.ts: V1 code lives in its own rooms, so that deleting them removes V1.',
+      from: { path: V1_NAME, pathNot: V1_ROOMS },
+      to: {},
+    },
+    {
+      name: 'v1-names-only-in-its-rooms-imported',
+      severity: 'error',
+      comment: 'An import of a V1 module outside api/v1/ and db/queries/v1.ts: V1 code lives in its own rooms.',
+      from: {},
+      to: { path: V1_NAME, pathNot: V1_ROOMS },
+    },
+    {
+      name: 'v1-names-only-in-its-rooms-orphan',
+      severity: 'error',
+      comment: 'A V1 module outside api/v1/ and db/queries/v1.ts that nothing imports: V1 code lives in its own rooms.',
+      from: { orphan: true, path: V1_NAME, pathNot: V1_ROOMS },
+      to: {},
+    },
+    {
+      name: 'v1-translations-are-pure',
+      severity: 'error',
+      comment:
+        "V1's translations, codes, records and webhook format are pure functions: they import domain/ and each other (types from " +
+        'anywhere); what needs the database the routes read first, and the worker calls the webhook format with the stored event.',
+      from: { path: '^api/v1/(translate|codes|records|webhooks)\\.ts$' },
+      to: { pathNot: ['^domain/', '^api/v1/(codes|records)\\.ts$'], dependencyTypesNot: ['type-only', 'core'] },
     },
     {
       name: 'config-is-a-leaf',

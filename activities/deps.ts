@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
+import type { WebhookFormats } from '../domain/webhook-formats';
 
 /** What every activity is built around (createActivities): injected, no module-level clients. */
 export interface ActivityDeps {
@@ -9,4 +10,6 @@ export interface ActivityDeps {
   sql: Sql;
   log: Logger;
   secretBox: SecretBox;
+  /** The webhook format of each merchant api_version (filled at startup from api/adapters.ts). */
+  webhookFormats: WebhookFormats;
 }

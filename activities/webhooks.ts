@@ -1,94 +1,17 @@
 /**
- * Webhook delivery steps. The envelope and the signer are chosen per merchant API version: V2's
- * envelope of contract 5, or V1's legacy envelope with its start-of-day signature (spec 5.5).
+ * Webhook delivery steps. The body and the signer are chosen per merchant API version from the
+ * worker's webhook formats (domain/webhook-formats.ts): V2's envelope of contract 5 unless an
+ * adapter registered another for that api_version (api/adapters.ts).
  */
-import { createHmac } from 'node:crypto';
 import type { ActivityDeps } from './deps';
-import { webhookSignatureHeader } from '../domain/signature';
-import { standardWebhooksHeaders } from '../domain/standard-webhooks';
-import { v2Envelope } from '../domain/webhook-envelope';
-import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from '../domain/v1-records';
 import { postWebhook, storableText } from './webhook-http';
 import { targetOf, WebhookGate } from './webhook-isolation';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { findAttemptContext, giveUpDelivery, recordAttempt, type DeliveryEventRow } from '../db/queries/webhooks';
+import { findAttemptContext, giveUpDelivery, recordAttempt } from '../db/queries/webhooks';
 import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-delivery';
 import { FIRST_ATTEMPT_LANES_AT_ONCE } from '../workflows/contracts/webhook-endpoint';
 
-type EventRow = DeliveryEventRow;
-
-interface WireFormat {
-  envelope(event: EventRow): Record<string, unknown>;
-  /** secrets: the current one first, then any still in a rotation's grace window. */
-  headers(secrets: string[], sentAt: number, body: string, event: EventRow): Record<string, string>;
-}
-
-/**
- * Contract 5: { event_id, type, created_at, deal, … }, Stripe-style signature over the send time,
- * and the same delivery signed per Standard Webhooks (domain/standard-webhooks.ts). During a
- * rotation's grace window both secrets sign both schemes.
- */
-const V2_FORMAT: WireFormat = {
-  envelope: v2Envelope,
-  headers: (secrets, sentAt, body, e) => ({
-    'X-Timestamp': String(sentAt),
-    'X-Signature': webhookSignatureHeader(secrets, sentAt, body),
-    'X-Event-Id': e.event_id,
-    ...standardWebhooksHeaders(secrets, e.event_id, sentAt, body),
-  }),
-};
-
-/**
- * Spec 5.5, 6, 9: the deal's V1 record (numeric status codes of the webhook view, decimal
- * amounts, V1 names) plus eventId, eventType and paymentType; headers MERCHANT, TIMESTAMP (the
- * start of the current UTC day) and SIGNATURE = hex HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>").
- * The status and amounts are the event's (its payload), not the deal's current ones.
- */
-const V1_FORMAT: WireFormat = {
-  envelope: (e) => {
-    const withdrawal = e.payload.withdrawal as PresentedWithdrawal | undefined;
-    if (withdrawal) return { eventId: e.event_id, eventType: e.event_type, paymentType: 'withdraw', ...v1Withdrawal(withdrawal, e.merchant_id) };
-    const deal = e.payload.deal as Record<string, string> | undefined;
-    if (!deal || !e.deal_type || e.currency_exponent === null) {
-      return { eventId: e.event_id, eventType: e.event_type, createdAt: e.created_at.toISOString(), ...e.payload };
-    }
-    return v1WebhookBody(e, {
-      id: deal.deal_id!,
-      idempotency_key: e.idempotency_key ?? '',
-      status: deal.status!,
-      amount: BigInt(deal.amount ?? '0'),
-      received_amount: BigInt(deal.received_amount || '0'),
-      amount_match_status: deal.amount_match_status ?? '',
-      has_channel: e.requisite_id !== null,
-      client_id: deal.client_id ?? '',
-      payment_url: deal.payment_url ?? '',
-      target_requisite: deal.target_requisite ?? '',
-      target_name: e.target_name ?? '',
-      method_slug: e.method_slug ?? '',
-      currency_numeric: e.currency_numeric,
-      currency_exponent: e.currency_exponent,
-      created_at: new Date(deal.created_at!),
-      updated_at: new Date(deal.updated_at!),
-    }, e.deal_type);
-  },
-  // Unchanged by issue 20: the current secret alone signs the legacy envelope.
-  headers: ([secret = ''], sentAt, body, e) => {
-    const timestamp = startOfUtcDay(sentAt * 1000);
-    return {
-      MERCHANT: e.merchant_id,
-      TIMESTAMP: String(timestamp),
-      SIGNATURE: createHmac('sha512', secret).update(`${timestamp};${body}`).digest('hex'),
-      'X-Event-Id': e.event_id,
-    };
-  },
-};
-
-const FORMATS: Record<'v1' | 'v2', WireFormat> = {
-  v2: V2_FORMAT,
-  v1: V1_FORMAT,
-};
-
-export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps) {
+export function createWebhookActivities({ sql, config, secretBox, webhookFormats }: ActivityDeps) {
   const gate = new WebhookGate({
     maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     maxInFlightPerHost: config.WEBHOOK_MAX_IN_FLIGHT_PER_HOST,
@@ -182,10 +105,10 @@ export function createWebhookActivities({ sql, config, secretBox }: ActivityDeps
     // The envelope is a function of stored data: if it cannot be built, no retry will build it.
     // That fails for good (the workflow gives the event up: ERROR, retryable by hand once the data
     // is repaired) instead of blocking the deal's later events forever.
-    const format = FORMATS[event.api_version];
+    const format = webhookFormats.of(event.api_version);
     let body: string;
     try {
-      body = JSON.stringify(format.envelope(event));
+      body = JSON.stringify(format.body(event));
     } catch (error) {
       throw ApplicationFailure.nonRetryable(`event ${event.event_id} cannot be rendered: ${error instanceof Error ? error.message : String(error)}`, 'INVALID_EVENT');
     }

@@ -16,13 +16,14 @@ import { errorMiddleware, problemFor } from './errors';
 import type { ApiPart } from './mount';
 import { openApiDocument, swaggerHtml } from './openapi';
 import { v2Api } from './routes';
-import { v1Api } from './v1';
+import { adapterParts } from './adapters';
 
 /**
- * The parts of the API in the order a request meets them: the legacy V1 adapter (a leaf that
- * only translates: retiring it is deleting api/v1 and its entry here), then V2.
+ * The parts of the API in the order a request meets them: the adapters beside V2 (api/adapters.ts:
+ * the legacy V1 one, a leaf that only translates), then V2. Loaded after V2's routes, as the
+ * OpenAPI document lists them.
  */
-const API: ApiPart[] = [v1Api, v2Api];
+const API: ApiPart[] = [...(await adapterParts()), v2Api];
 
 /** Every route of the API with its full path; each is registered in the OpenAPI document. */
 export const allRoutes = API.flatMap((part) => part.routes);

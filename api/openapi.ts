@@ -32,7 +32,8 @@ registry.registerComponent('securitySchemes', 'OperatorJwt', {
 
 /**
  * The document's tags, one per aggregate, in reading order: every tag an operation names must be
- * here (`operation-tag-defined` in redocly.yaml), so a generator groups methods by them.
+ * here (`operation-tag-defined` in redocly.yaml), so a generator groups methods by them. An API
+ * adapter beside V2 (api/adapters.ts) adds its own after these (registerTag).
  */
 export const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Deals', description: 'PayIn and PayOut deals (spec 4.1): create, read, cancel, list, export, turnover' },
@@ -52,8 +53,12 @@ export const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Operator: appeals', description: 'The arbiter: appeal queue, review, resolution, settlement (spec 4.1.4, 4.5)' },
   { name: 'Operator: withdrawals', description: 'The manual withdrawal queue: approve or cancel' },
   { name: 'Ops', description: 'Health of the API and what it depends on' },
-  { name: 'V1 (legacy, deprecated)', description: 'The legacy V1 adapter (spec 4.9, 5.5, 9): deprecated, 410 Gone after its sunset' },
 ];
+
+/** An adapter's tag, after V2's (once: a second registration of a name changes nothing). */
+export function registerTag(tag: { name: string; description: string }): void {
+  if (!TAGS.some((t) => t.name === tag.name)) TAGS.push(tag);
+}
 
 let cached: object | undefined;
 

@@ -6,6 +6,7 @@ import { createLogger } from '../config/logger';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createActivities } from '../activities';
+import { adapterWebhookFormats } from '../api/adapters';
 import { Client } from '@temporalio/client';
 import { temporalConnectionOptions } from '../temporal/connection';
 import { temporalDataConverter } from '../temporal/payload-codec';
@@ -26,7 +27,9 @@ const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 const connection = await NativeConnection.connect(temporalConnectionOptions(config));
 // Payloads are sealed with the shared codec (temporal/payload-codec.ts) before they reach Temporal.
 const dataConverter = temporalDataConverter(config);
-const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) });
+// The webhook format of each api_version: V2's, and those of the API adapters (api/adapters.ts).
+const webhookFormats = await adapterWebhookFormats();
+const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats });
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 // One bundle for both workers: bundling is ~1.5 s of CPU each, and no poll starts before it ends.
 const bundleStarted = performance.now();
@@ -55,7 +58,7 @@ if (config.WORKER_ROLE !== 'deals') {
   );
 }
 const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
-const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log }) : undefined;
+const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, webhookFormats }) : undefined;
 // On a real network the deposit watcher runs as one workflow; a deals worker makes sure it runs.
 const watch = await ensureChainWatch(client, config);
 log.info(

@@ -15,8 +15,8 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
-import { DEPOSIT_CONFIRMED_EVENT } from '../domain/deposit-info';
 import { callbackIdFor } from '../domain/ids';
+import type { WebhookFormats } from '../domain/webhook-formats';
 import { lockPendingEvents, markEventsDispatched, takeRelayTurn, type PendingEvent } from '../db/queries/outbox';
 import { insertDeliveries } from '../db/queries/webhooks';
 import { attemptTimeoutMs } from '../workflows/contracts/webhook-delivery';
@@ -43,8 +43,6 @@ import {
 } from '../workflows/contracts/webhook-endpoint';
 
 const BATCH = 100;
-/** Events V1 has no form for. */
-const V2_ONLY_EVENTS = new Set(['deal.amount_changed', DEPOSIT_CONFIRMED_EVENT]);
 
 /** Spec 6: the deal's callback_url for a PayIn when set, else the merchant's webhook_url. */
 export function webhookTarget(e: Pick<PendingEvent, 'webhook_url' | 'callback_url' | 'deal_type'>): string {
@@ -67,16 +65,17 @@ interface EndpointStream {
   events: EndpointEvent[];
 }
 
-export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config: Config }): Promise<number> {
+export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config: Config; webhookFormats: WebhookFormats }): Promise<number> {
   return deps.sql.begin(async (tx) => {
     // One relay at a time: a second one would take a deal's later events while the first still
     // holds its earlier ones, and signal them first.
     if (!(await takeRelayTurn(tx))) return 0;
     const events = await lockPendingEvents(tx, BATCH);
-    // deal.amount_changed and the deposit events are V2-only (spec 6, 9): V1 merchants never receive them.
+    // The merchant's webhook format says which events it receives (V2-only events such as
+    // deal.amount_changed never reach a format without them, spec 6, 9): no delivery for the rest.
     const deliveries = events
       .map((e) => ({ e, url: webhookTarget(e) }))
-      .filter(({ e, url }) => url && !(e.api_version === 'v1' && V2_ONLY_EVENTS.has(e.event_type)))
+      .filter(({ e, url }) => url && deps.webhookFormats.of(e.api_version).receives(e.event_type))
       .map(({ e, url }) => ({ e, url, callbackId: callbackIdFor(e.id, url), perDealStream: e.on_deal_stream }));
     // The delivery records are created here, in one statement for the batch, and committed
     // (outside the batch's transaction) before any stream is signalled, so a stream's first
@@ -157,7 +156,7 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
   });
 }
 
-export async function startOutboxRelay(deps: { sql: Sql; client: Client; config: Config; log: Logger }) {
+export async function startOutboxRelay(deps: { sql: Sql; client: Client; config: Config; log: Logger; webhookFormats: WebhookFormats }) {
   let stopped = false;
   let wake: () => void = () => {};
   const listener = await deps.sql.listen('outbox_events', () => wake());

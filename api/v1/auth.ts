@@ -10,7 +10,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { InvalidArgument, PermissionDenied, Unauthenticated } from '../../domain/errors';
 import { checkTimestamp, REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
-import { findV1Keys } from '../../db/queries/api-keys';
+import { findV1Keys } from '../../db/queries/v1';
 import { claimSignatureFamily } from '../../db/queries/signature-uses';
 import { admitMerchant } from '../auth/admit';
 import { admitUnverifiedUpload } from '../auth/unverified-uploads';

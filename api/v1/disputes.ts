@@ -5,7 +5,7 @@
  * v1_disputes (db/queries/v1.ts), to be echoed back.
  */
 import { DomainError, InvalidArgument, NotFound } from '../../domain/errors';
-import { disputeStatusesForCode, v1DisputeCode } from '../../domain/v1-codes';
+import { disputeStatusesForCode, v1DisputeCode } from './codes';
 import type { AppealRow, MessageRow } from '../../db/queries/appeals';
 import { insertV1Dispute, v1DisputeFields, type V1DisputeFields } from '../../db/queries/v1';
 import { merchantOf } from '../auth/authenticate';

@@ -2,7 +2,9 @@
  * The legacy V1 API (spec 4.9, 5.5, 9) as one part of the API: every /v1/ request — a route or
  * not — passes the deprecation middleware (headers, V1 error envelope, 410 after the sunset, the
  * per-merchant count), then V1's own router, nested under /v1. Its routes only translate: they
- * call the V2 services. Retiring V1 is deleting this folder and its entry in api/app.ts.
+ * call the V2 services. The adapter list, api/adapters.ts, is the one module that loads it (and,
+ * for the worker, V1's webhook format, ./webhooks.ts): retiring V1 is deleting this folder,
+ * db/queries/v1.ts and its line there (docs/v1.md, "Removing V1").
  */
 import type { RouterContext } from '@koa/router';
 import type { Context, Next } from 'koa';

@@ -1,9 +1,12 @@
 /**
- * What the V1 adapter adds to the OpenAPI document besides its routes: its credentials (the
- * security schemes its routes name) and the legacy webhooks it sends (OpenAPI 3.1 `webhooks`).
+ * What the V1 adapter adds to the OpenAPI document besides its routes: its tag, its credentials
+ * (the security schemes its routes name) and the legacy webhooks it sends (OpenAPI 3.1 `webhooks`).
  */
-import { registry } from '../openapi';
+import { registerTag, registry } from '../openapi';
+import { V1_TAG } from './route';
 import './schemas';
+
+registerTag({ name: V1_TAG, description: 'The legacy V1 adapter (spec 4.9, 5.5, 9): deprecated, 410 Gone after its sunset' });
 
 const V1_AUTH =
   'Legacy V1 signature (spec 5.5): headers MERCHANT (merchant id), TIMESTAMP (unix seconds) and SIGNATURE = lowercase hex ' +
@@ -30,7 +33,7 @@ for (const [name, schema, what] of [
     operationId: `${name.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
     summary: `V1 webhook: an event of ${what}, POSTed to the webhook_url of an api_version v1 merchant`,
     description: `Headers and signature: see the ${schema} schema. Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).`,
-    tags: ['V1 (legacy, deprecated)'],
+    tags: [V1_TAG],
     deprecated: true,
     // The receiver checks SIGNATURE (HMAC-SHA512 with the merchant's secret); it is not an API credential.
     security: [],

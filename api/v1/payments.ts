@@ -7,14 +7,37 @@ import { FailedPrecondition, NotFound } from '../../domain/errors';
 import { merchantOf, type Identity } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 import type { RouteDef } from '../route';
+import type { DealRow } from '../../db/queries/deals';
+import { listCurrencies, listPaymentMethods } from '../services/catalog';
 import { merchantDealTotals, pageMerchantDeals } from '../services/deal-listing';
-import { createPayin, getMerchantDeal } from '../services/payins';
+import { createPayin, getMerchantDeal, present } from '../services/payins';
 import { createPayout } from '../services/payouts';
 import { merchantWallets } from '../services/wallet';
 import { listPage, ok } from './envelope';
 import { creationWindow, DEFAULT_TAKE, defineV1Route } from './route';
 import * as s from './schemas';
-import { currencyFromNumeric, dealRecord, fiat, inStatuses, percent, selectorsFor, statisticsLines, toMinor, usdt, v1Catalog } from './translate';
+import {
+  currencyFromNumeric,
+  dealRecord,
+  fiat,
+  inStatuses,
+  percent,
+  selectorsFor,
+  statisticsLines,
+  toMinor,
+  usdt,
+  v1Catalog,
+  type V1Catalog,
+} from './translate';
+
+/** The tenant's catalog, every method and currency whatever their status: read before translating (./translate.ts is pure). */
+async function catalogOf(deps: AppDeps, tenantId: string): Promise<V1Catalog> {
+  const [methods, currencies] = await Promise.all([listPaymentMethods(deps, tenantId), listCurrencies(deps, tenantId)]);
+  return v1Catalog(methods, currencies);
+}
+
+/** A deal's V1 record: its row, the catalog, and what V2 presents of it (the payment URL). */
+const recordOf = (deps: AppDeps, catalog: V1Catalog, row: DealRow) => dealRecord(catalog, row, present(deps, row));
 
 const createIncoming = (path: string, operationId: string, summary: string) =>
   defineV1Route(
@@ -35,7 +58,8 @@ const createIncoming = (path: string, operationId: string, summary: string) =>
     },
     async ({ identity, body }, deps) => {
       const scope = merchantOf(identity);
-      const currency = await currencyFromNumeric(deps, scope.tenantId, body.currency);
+      const catalog = await catalogOf(deps, scope.tenantId);
+      const currency = currencyFromNumeric(catalog, body.currency);
       const row = await createPayin(deps, scope, {
         idempotency_key: body.payInId,
         amount: toMinor(body.amount, currency),
@@ -43,7 +67,7 @@ const createIncoming = (path: string, operationId: string, summary: string) =>
         payment_method_id: body.method,
         client_id: body.clientId,
       });
-      return ok(dealRecord(deps, await v1Catalog(deps, row.tenant_id), row));
+      return ok(recordOf(deps, catalog, row));
     },
   );
 
@@ -64,7 +88,7 @@ const getDeal = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
     async ({ identity, params }, deps) => {
       const row = await getMerchantDeal(deps, merchantOf(identity), params.id);
       if (row.deal_type !== dealType) throw new NotFound('deal not found');
-      return ok(dealRecord(deps, await v1Catalog(deps, row.tenant_id), row));
+      return ok(recordOf(deps, await catalogOf(deps, row.tenant_id), row));
     },
   );
 
@@ -93,9 +117,9 @@ const listDeals = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
       const filter = { dealType, selectors: selectorsFor(dealType, q.status), id: q.id, ...creationWindow(q.startDate, q.endDate) };
       const [{ rows, count }, catalog] = await Promise.all([
         pageMerchantDeals(deps, scope.merchantId, filter, skip, q.take ?? DEFAULT_TAKE),
-        v1Catalog(deps, scope.tenantId),
+        catalogOf(deps, scope.tenantId),
       ]);
-      return ok(listPage(rows.map((r) => dealRecord(deps, catalog, r)), count, skip));
+      return ok(listPage(rows.map((r) => recordOf(deps, catalog, r)), count, skip));
     },
   );
 
@@ -103,7 +127,7 @@ const listDeals = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
 async function statistics(deps: AppDeps, identity: Identity, dealType: 'PAYIN' | 'PAYOUT', body?: { startDate?: Date; endDate?: Date }) {
   const scope = merchantOf(identity);
   const window = creationWindow(body?.startDate, body?.endDate);
-  const [totals, catalog] = await Promise.all([merchantDealTotals(deps, scope.merchantId, { dealType, ...window }), v1Catalog(deps, scope.tenantId)]);
+  const [totals, catalog] = await Promise.all([merchantDealTotals(deps, scope.merchantId, { dealType, ...window }), catalogOf(deps, scope.tenantId)]);
   return statisticsLines(totals, catalog);
 }
 
@@ -174,7 +198,8 @@ export const paymentRoutes: RouteDef[] = [
     },
     async ({ identity, body }, deps) => {
       const scope = merchantOf(identity);
-      const currency = await currencyFromNumeric(deps, scope.tenantId, body.currency);
+      const catalog = await catalogOf(deps, scope.tenantId);
+      const currency = currencyFromNumeric(catalog, body.currency);
       const amount = toMinor(body.amount, currency);
       const wallet = (await merchantWallets(deps, scope.merchantId)).find((w) => w.currency === 'USDT');
       if (!wallet) throw new FailedPrecondition('the merchant has no USDT wallet');
@@ -187,7 +212,7 @@ export const paymentRoutes: RouteDef[] = [
         target_name: body.fullName,
         payment_method: body.paymentMethod,
       });
-      return ok(dealRecord(deps, await v1Catalog(deps, row.tenant_id), row));
+      return ok(recordOf(deps, catalog, row));
     },
   ),
   getDeal('PAYOUT', '/payments/outgoing/{id}'),

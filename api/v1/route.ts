@@ -9,7 +9,9 @@ import { defineRoute, type Handler, type RouteDef, type RouteSpec } from '../rou
 import { v1Auth, type V1Family, type V1Payload } from './auth';
 import { v1ErrorEnvelope } from './envelope';
 
-const tags = ['V1 (legacy, deprecated)'];
+/** The tag of every V1 operation and webhook (registered in ./openapi.ts). */
+export const V1_TAG = 'V1 (legacy, deprecated)';
+const tags = [V1_TAG];
 const V1_DESCRIPTION =
   'Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", ' +
   'and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of ' +

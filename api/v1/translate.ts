@@ -1,17 +1,18 @@
 /**
  * V1 ↔ V2 translation: decimal amounts ↔ minor units (by the currency's ISO 4217 exponent,
  * exact or refused), numeric ISO 4217 ↔ alphabetic codes (no fallback), deal rows → V1 records,
- * V1 filters → the status selectors of the code table, deal totals → V1 statistics.
+ * V1 filters → the status selectors of the code table, deal totals → V1 statistics. Pure
+ * functions, no deps: what needs the database (the tenant's catalog, the deal as V2 presents it)
+ * the routes read first and hand in.
  */
 import { InvalidArgument } from '../../domain/errors';
+import type { MerchantDealInfo } from '../../domain/deal-info';
 import { decimalToMinor, minorToDecimal } from '../../domain/money';
-import { payinRowsForCode, payoutStatusesForCode } from '../../domain/v1-codes';
-import { v1Incoming, v1Outgoing, type V1DealSource } from '../../domain/v1-records';
 import type { DealRow } from '../../db/queries/deals';
-import type { AppDeps } from '../deps';
-import { listCurrencies, listPaymentMethods, type PaymentMethodRow, type TenantCurrencyRow } from '../services/catalog';
+import type { PaymentMethodRow, TenantCurrencyRow } from '../services/catalog';
 import type { DealTotalsRow, StatusSelector } from '../services/deal-listing';
-import { present } from '../services/payins';
+import { payinRowsForCode, payoutStatusesForCode } from './codes';
+import { v1Incoming, v1Outgoing, type V1DealSource } from './records';
 
 export interface V1Currency {
   code: string;
@@ -19,9 +20,9 @@ export interface V1Currency {
   exponent: number;
 }
 
-/** The ACTIVE currency of the tenant with this ISO 4217 numeric code: `unknown currency code: N` otherwise. */
-export async function currencyFromNumeric(deps: AppDeps, tenantId: string, numeric: number, field = 'currency'): Promise<V1Currency> {
-  const row = (await listCurrencies(deps, tenantId)).find((c) => c.numeric_code === numeric && c.status === 'ACTIVE');
+/** The ACTIVE currency of the tenant (its catalog) with this ISO 4217 numeric code: `unknown currency code: N` otherwise. */
+export function currencyFromNumeric(catalog: V1Catalog, numeric: number, field = 'currency'): V1Currency {
+  const row = [...catalog.currencies.values()].find((c) => c.numeric_code === numeric && c.status === 'ACTIVE');
   if (!row) {
     throw new InvalidArgument(`unknown currency code: ${numeric}`, [{ field, message: `unknown currency code: ${numeric}`, code: 'unknown_currency' }]);
   }
@@ -41,19 +42,22 @@ export function toMinor(text: string, currency: Pick<V1Currency, 'code' | 'expon
 /**
  * What V1 records show of a deal beyond its row — the method's slug, the currency's numeric code
  * and exponent — for every method and currency of the tenant, whatever their status now (a deal
- * keeps the method and currency it was made with).
+ * keeps the method and currency it was made with). Also where a create finds its currency.
  */
 export interface V1Catalog {
   methods: Map<string, PaymentMethodRow>;
   currencies: Map<string, TenantCurrencyRow>;
 }
 
-export async function v1Catalog(deps: AppDeps, tenantId: string): Promise<V1Catalog> {
-  const [methods, currencies] = await Promise.all([listPaymentMethods(deps, tenantId), listCurrencies(deps, tenantId)]);
+/** The tenant's payment methods and currencies (all of them, in the catalog's order) as a V1Catalog. */
+export function v1Catalog(methods: PaymentMethodRow[], currencies: TenantCurrencyRow[]): V1Catalog {
   return { methods: new Map(methods.map((m) => [m.id, m])), currencies: new Map(currencies.map((c) => [c.code, c])) };
 }
 
-function source(deps: AppDeps, catalog: V1Catalog, row: DealRow): V1DealSource {
+/** The deal as V2 presents it (api/services/payins.ts present): what V1 takes from it beyond the row. */
+export type PresentedDeal = Pick<MerchantDealInfo, 'payment_url'>;
+
+function source(catalog: V1Catalog, row: DealRow, presented: PresentedDeal): V1DealSource {
   const method = catalog.methods.get(row.payment_method_id);
   const currency = catalog.currencies.get(row.currency);
   if (!method || !currency) throw new Error(`deal references an unknown method or currency (${row.currency})`);
@@ -66,7 +70,7 @@ function source(deps: AppDeps, catalog: V1Catalog, row: DealRow): V1DealSource {
     amount_match_status: row.amount_match_status,
     has_channel: row.requisite_id !== null,
     client_id: row.client_id,
-    payment_url: present(deps, row).payment_url,
+    payment_url: presented.payment_url,
     target_requisite: row.target_requisite,
     target_name: row.target_name,
     method_slug: method.slug,
@@ -78,8 +82,8 @@ function source(deps: AppDeps, catalog: V1Catalog, row: DealRow): V1DealSource {
 }
 
 /** The V1 record of a deal: incoming (PayIn) or outgoing (PayOut). */
-export const dealRecord = (deps: AppDeps, catalog: V1Catalog, row: DealRow) =>
-  row.deal_type === 'PAYIN' ? v1Incoming(source(deps, catalog, row), 'get') : v1Outgoing(source(deps, catalog, row));
+export const dealRecord = (catalog: V1Catalog, row: DealRow, presented: PresentedDeal) =>
+  row.deal_type === 'PAYIN' ? v1Incoming(source(catalog, row, presented), 'get') : v1Outgoing(source(catalog, row, presented));
 
 /** `unknown status code: N` (400) for a V1 status filter the code table does not have. */
 export function unknownStatus(code: number): never {

@@ -3,8 +3,8 @@
  * service (its fee, hold, auto/manual rule and workflow), keyed by the V1 requestId.
  */
 import { InvalidArgument } from '../../domain/errors';
-import { withdrawalStatusesForCode } from '../../domain/v1-codes';
-import { v1Withdrawal } from '../../domain/v1-records';
+import { withdrawalStatusesForCode } from './codes';
+import { v1Withdrawal } from './records';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { merchantOf } from '../auth/authenticate';
 import type { RouteDef } from '../route';

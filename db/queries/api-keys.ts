@@ -1,5 +1,5 @@
 import type { Db } from '../sql';
-import { newApiToken, newId, newSigningSecret, UUID_RE } from '../../domain/ids';
+import { newApiToken, newId, newSigningSecret } from '../../domain/ids';
 import type { SecretBox } from '../../domain/secret-box';
 
 export interface AuthKeyRow {
@@ -61,23 +61,4 @@ export async function replaceKeyPair(
     insert into api_keys (id, merchant_id, token, secret_sealed)
     values (${id}, ${merchantId}, ${token}, ${secretBox.seal(secret, id)})`;
   return { token, secret };
-}
-
-export interface V1KeyRow extends AuthKeyRow {
-  api_version: 'v1' | 'v2';
-}
-
-/**
- * V1 requests name the merchant, not a token (spec 5.5): every pair of the merchant that may
- * still sign — the current one and superseded ones inside their grace window — with the
- * merchant fields authentication needs.
- */
-export async function findV1Keys(db: Db, merchantId: string, now: Date): Promise<V1KeyRow[]> {
-  if (!UUID_RE.test(merchantId)) return [];
-  return db<V1KeyRow[]>`
-    select k.id as key_id, k.secret_sealed, k.grace_until, m.id as merchant_id, m.tenant_id,
-           m.disabled_at, m.ip_whitelist, m.rate_limit_per_minute, m.signature_binding, m.api_version
-    from api_keys k join merchants m on m.id = k.merchant_id
-    where m.id = ${merchantId} and (k.grace_until is null or k.grace_until > ${now})
-    order by k.created_at desc`;
 }

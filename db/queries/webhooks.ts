@@ -4,6 +4,7 @@
  * what an attempt needs and records its outcome; the merchant reads the history and asks for a
  * manual retry (spec 4.7).
  */
+import type { WebhookEvent } from '../../domain/webhook-formats';
 import type { Db } from '../sql';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
@@ -18,22 +19,9 @@ export async function insertDeliveries(db: Db, deliveries: { callbackId: string;
     on conflict do nothing`;
 }
 
-/** An event as its envelope needs it (V2, or V1's record of the deal). */
-export interface DeliveryEventRow {
-  event_id: string;
-  event_type: string;
-  created_at: Date;
-  payload: Record<string, unknown>;
+/** An event as its webhook format renders it (domain/webhook-formats.ts), with its merchant's api_version. */
+export interface DeliveryEventRow extends WebhookEvent {
   api_version: 'v1' | 'v2';
-  merchant_id: string;
-  /** The event's deal, when it has one: what the V1 record shows beyond the event payload. */
-  deal_type: 'PAYIN' | 'PAYOUT' | null;
-  idempotency_key: string | null;
-  requisite_id: string | null;
-  target_name: string | null;
-  method_slug: string | null;
-  currency_numeric: number | null;
-  currency_exponent: number | null;
 }
 
 export interface AttemptContext extends DeliveryEventRow {

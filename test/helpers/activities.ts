@@ -13,10 +13,12 @@ import { createPayoutActivities } from '../../activities/payouts';
 import { createWithdrawalActivities } from '../../activities/withdrawals';
 import type { Sql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
+import { WebhookFormats } from '../../domain/webhook-formats';
 
 export function directActivities(sql: Sql) {
   const config = loadConfig(process.env);
-  const deps: ActivityDeps = { config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) };
+  // No webhook activities here: V2's format alone is enough.
+  const deps: ActivityDeps = { config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats: new WebhookFormats() };
   return {
     config,
     payins: createPayinActivities(deps),

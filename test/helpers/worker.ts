@@ -4,6 +4,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../../activities';
+import { adapterWebhookFormats } from '../../api/adapters';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
@@ -30,7 +31,14 @@ export async function startWorker(taskQueue: string, overrides: Partial<Config> 
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)) }),
-    activities: createActivities({ config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) }),
+    activities: createActivities({
+      config,
+      sql,
+      log: pino({ level: 'silent' }),
+      secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
+      // As workers/main.ts: V2's format and the adapters' (V1's).
+      webhookFormats: await adapterWebhookFormats(),
+    }),
     dataConverter: temporalDataConverter(config),
   });
   const running = worker.run();

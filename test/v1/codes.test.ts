@@ -9,12 +9,12 @@ import {
   v1PayoutCode,
   v1WithdrawalCode,
   withdrawalStatusesForCode,
-} from '../../domain/v1-codes';
+} from '../../api/v1/codes';
 import { PAYIN_STATUSES } from '../../domain/payin';
 import { PAYOUT_STATUSES } from '../../domain/payout';
 import { WITHDRAWAL_STATUSES } from '../../domain/withdrawals';
 import { decimalToMinor, minorToDecimal } from '../../domain/money';
-import { startOfUtcDay, v1WebhookBody, type V1DealSource } from '../../domain/v1-records';
+import { startOfUtcDay, v1WebhookBody, type V1DealSource } from '../../api/v1/records';
 
 /** Spec 9 written out by hand, row by row: [V2 status, amount_match_status, has_channel, GET code, webhook code]. */
 const PAYIN_EXPECTED: Array<[string, string, boolean, number, number]> = [
@@ -61,6 +61,9 @@ test('withdrawal codes 1-4, 3 is sent', (t) => {
   const expected: Record<string, number> = { PENDING: 1, PENDING_MANUAL: 1, APPROVED: 2, COMPLETED: 3, CANCELLED: 4 };
   for (const status of WITHDRAWAL_STATUSES) t.is(v1WithdrawalCode(status), expected[status]!, status);
   t.is(Object.keys(V1_WITHDRAWAL_CODES).length, WITHDRAWAL_STATUSES.length);
+  // Moved from test/unit/withdrawals.test.ts (the state table test): every status has a V1 code.
+  for (const status of WITHDRAWAL_STATUSES) t.true([1, 2, 3, 4].includes(V1_WITHDRAWAL_CODES[status]));
+  t.is(V1_WITHDRAWAL_CODES.COMPLETED, 3);
   t.deepEqual(withdrawalStatusesForCode(1), ['PENDING', 'PENDING_MANUAL']);
   t.deepEqual(withdrawalStatusesForCode(3), ['COMPLETED']);
   t.is(withdrawalStatusesForCode(9), undefined);

@@ -1,10 +1,10 @@
 /**
  * The V1 records of a PayIn ("incoming") and a PayOut ("outgoing"), shared by the V1 answers
- * (api/v1) and the V1 webhooks (activities/webhooks.ts): V1 names, the status code of the table
- * in domain/v1-codes.ts, decimal-string amounts by the currency's exponent, numeric ISO 4217.
+ * (./payments.ts, ./withdrawals.ts) and the V1 webhook format (./webhooks.ts): V1 names, the
+ * status code of the table in ./codes.ts, decimal-string amounts by the currency's exponent, numeric ISO 4217.
  */
-import { minorToDecimal } from './money';
-import { v1PayinCode, v1PayoutCode, v1WithdrawalCode, type V1View } from './v1-codes';
+import { minorToDecimal } from '../../domain/money';
+import { v1PayinCode, v1PayoutCode, v1WithdrawalCode, type V1View } from './codes';
 
 export interface V1DealSource {
   id: string;

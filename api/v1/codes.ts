@@ -1,11 +1,11 @@
 /**
  * The V1 status codes of spec section 9, as tables: one row per (V2 status, condition). Every
- * V1 answer (GET, lists), every V1 list filter and every V1 webhook reads these rows, nothing
- * else. Pure code: the API adapter (api/v1) and the webhook activity both import it.
+ * V1 answer (GET, lists), every V1 list filter and every V1 webhook (./webhooks.ts, through the
+ * worker's webhook format registry) reads these rows, nothing else. Pure code.
  */
-import type { PayinStatus } from './payin';
-import type { PayoutStatus } from './payout';
-import type { WithdrawalStatus } from './withdrawals';
+import type { PayinStatus } from '../../domain/payin';
+import type { PayoutStatus } from '../../domain/payout';
+import type { WithdrawalStatus } from '../../domain/withdrawals';
 
 /** Where a code is shown: GET and list answers, or webhooks (REFUND_PENDING differs: 32 vs 16). */
 export type V1View = 'get' | 'webhook';
