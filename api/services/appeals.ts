@@ -252,7 +252,7 @@ export async function adminAppealView(deps: AppDeps, appeal: AppealRow) {
 }
 
 /** review, close, reopen: the appeal alone moves, in the appeal's workflow. */
-export async function moveAppeal(deps: AppDeps, appealId: string, kind: 'review' | 'close' | 'reopen', operatorId: string): Promise<AppealRow> {
+export async function moveAppealByOperator(deps: AppDeps, appealId: string, kind: 'review' | 'close' | 'reopen', operatorId: string): Promise<AppealRow> {
   const appeal = await operatorAppeal(deps, appealId);
   await runAppealCommand(deps, { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id }, { kind, appealId: appeal.id, operatorId, commandId: newId() });
   return (await findAppeal(deps.sql, appeal.id))!;
@@ -262,7 +262,7 @@ export async function moveAppeal(deps: AppDeps, appealId: string, kind: 'review'
  * Resolution (contract 4). While the appeal holds the deal (APPEALED) it is an Update of the deal's
  * workflow, which moves the money; on a terminal deal the appeal's workflow records it.
  */
-export async function resolveAppeal(deps: AppDeps, appealId: string, outcome: AppealOutcome, note: string, operatorId: string) {
+export async function resolveAppealByOperator(deps: AppDeps, appealId: string, outcome: AppealOutcome, note: string, operatorId: string) {
   const appeal = await operatorAppeal(deps, appealId);
   const deal = await readDeal(deps, appeal.deal_id);
   const input: ResolveAppealInput = { appealId: appeal.id, outcome, note: note.trim(), operatorId, commandId: newId() };

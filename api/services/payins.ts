@@ -188,7 +188,7 @@ export async function reconcilePayin(deps: AppDeps, dealId: string, received: bi
   return readDeal(deps, row.id);
 }
 
-export async function confirmPayin(deps: AppDeps, dealId: string): Promise<DealRow> {
+export async function confirmPayinByOperator(deps: AppDeps, dealId: string): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
   await runUpdate(deps, row.id, (h) => h.executeUpdate(confirmPaymentUpdate), closedRejects);
   return readDeal(deps, row.id);
@@ -200,7 +200,7 @@ export async function completePayinByOperator(deps: AppDeps, dealId: string): Pr
   return readDeal(deps, row.id);
 }
 
-export async function changePayinAmount(deps: AppDeps, dealId: string, change: ChangeAmountInput): Promise<DealRow> {
+export async function changePayinAmountByOperator(deps: AppDeps, dealId: string, change: ChangeAmountInput): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
   if (isPayinTerminal(row.status as PayinStatus)) {
     // Replays of a change made before the deal ended still answer; anything else is refused.

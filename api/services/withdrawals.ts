@@ -88,7 +88,7 @@ function answerKeyed(row: WithdrawalRow, body: { address: string; amount: bigint
  * withdrawal is the one of (merchant, key) — unique in the table, and its id (so its workflow
  * id) derived from the key — whatever other withdrawals share its address and amount.
  */
-export async function createWithdrawal(
+export async function createMerchantWithdrawal(
   deps: AppDeps,
   merchantId: string,
   request: { address?: string | undefined; amount: bigint; idempotency_key?: string | undefined },

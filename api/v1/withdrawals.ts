@@ -8,7 +8,7 @@ import { v1Withdrawal } from './records';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
 import { merchantOf } from '../auth/authenticate';
 import type { RouteDef } from '../route';
-import { createWithdrawal, getMerchantWithdrawal, pageMerchantWithdrawals } from '../services/withdrawals';
+import { createMerchantWithdrawal, getMerchantWithdrawal, pageMerchantWithdrawals } from '../services/withdrawals';
 import { listPage, ok } from './envelope';
 import { creationWindow, DEFAULT_TAKE, defineV1Route, type V1ListQuery } from './route';
 import * as s from './schemas';
@@ -41,7 +41,7 @@ export const withdrawalRoutes: RouteDef[] = [
         ]);
       }
       const amount = toMinor(body.amount, { code: 'USDT', exponent: 2 });
-      const row = await createWithdrawal(
+      const row = await createMerchantWithdrawal(
         deps,
         merchantId,
         { address: body.wallet ?? body.address, amount, idempotency_key: body.requestId },

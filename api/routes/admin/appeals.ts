@@ -18,11 +18,11 @@ import {
   adminAppealView,
   appealView,
   listAppealPage,
-  moveAppeal,
+  moveAppealByOperator,
   operatorAppeal,
   postMessage,
   presentMessage,
-  resolveAppeal,
+  resolveAppealByOperator,
   settleAppeal,
 } from '../../services/appeals';
 import { present } from '../../services/payins';
@@ -34,7 +34,7 @@ const MOVE_OPERATION = { review: 'adminReviewAppeal', close: 'adminCloseAppeal',
 const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>
   defineRoute(
     { method: 'post', path: `/appeals/{appeal_id}/${kind}`, operationId: MOVE_OPERATION[kind], auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404] },
-    async ({ params, identity }, deps) => ({ data: appealView(await moveAppeal(deps, params.appeal_id, kind, operatorIdOf(identity))) }),
+    async ({ params, identity }, deps) => ({ data: appealView(await moveAppealByOperator(deps, params.appeal_id, kind, operatorIdOf(identity))) }),
   );
 
 export const appealRoutes = [
@@ -132,7 +132,7 @@ export const appealRoutes = [
       errors: [404],
     },
     async ({ params, body, identity }, deps) => {
-      const r = await resolveAppeal(deps, params.appeal_id, body.outcome, body.note ?? '', operatorIdOf(identity));
+      const r = await resolveAppealByOperator(deps, params.appeal_id, body.outcome, body.note ?? '', operatorIdOf(identity));
       return { deal: present(deps, r.deal), data: appealView(r.appeal) };
     },
   ),

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps';
 import type { DealRow } from '../../../db/queries/deals';
 import { amountChangeBody, amountChangeResponse, assignBody, dealParams, operatorDealResponse, reconciliationBody, rejectBody } from '../../schemas/deals';
 import { assignPayout, completePayout, rejectPayout, startPayout } from '../../services/payouts';
-import { changePayinAmount, completePayinByOperator, confirmPayin, presentForOperator, reconcilePayin } from '../../services/payins';
+import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOperator, presentForOperator, reconcilePayin } from '../../services/payins';
 
 const tags = ['Operator: deals'];
 
@@ -74,7 +74,7 @@ export const dealRoutes = [
       response: operatorDealResponse,
       errors: [404],
     },
-    async ({ params }, deps) => ({ deal: presentForOperator(deps, await confirmPayin(deps, params.deal_id)) }),
+    async ({ params }, deps) => ({ deal: presentForOperator(deps, await confirmPayinByOperator(deps, params.deal_id)) }),
   ),
   defineRoute(
     {
@@ -111,7 +111,7 @@ export const dealP2pRoutes = [
       errors: [404, 409],
     },
     async ({ params, body, identity }, deps) => {
-      const row = await changePayinAmount(deps, params.deal_id, {
+      const row = await changePayinAmountByOperator(deps, params.deal_id, {
         amountFiat: body.amount_fiat.toString(),
         reason: body.reason,
         idempotencyKey: body.idempotency_key,

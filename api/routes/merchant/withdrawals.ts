@@ -2,7 +2,7 @@
 import { defineRoute } from '../../route';
 import { merchantOf } from '../../auth/authenticate';
 import { feeQuery, feeQuoteResponse, withdrawalListQuery, withdrawalListResponse, withdrawalParams, withdrawalSchema, withdrawBody } from '../../schemas/withdrawals';
-import { createWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
+import { createMerchantWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
 import { presentWithdrawal } from '../../../domain/withdrawal-info';
 import { EXAMPLES } from '../../schemas/examples';
 
@@ -47,7 +47,7 @@ export const withdrawalRoutes = [
       body: withdrawBody,
       response: withdrawalSchema,
     },
-    async ({ identity, body }, deps) => presentWithdrawal(await createWithdrawal(deps, merchantOf(identity).merchantId, body)),
+    async ({ identity, body }, deps) => presentWithdrawal(await createMerchantWithdrawal(deps, merchantOf(identity).merchantId, body)),
   ),
   defineRoute(
     {
