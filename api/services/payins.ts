@@ -4,6 +4,7 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
+import { findCreated } from '../../db/queries/create-fence';
 import { assertWebhookTarget } from './webhook-target';
 import { DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal } from './deal-workflows';
@@ -13,7 +14,7 @@ import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info'
 import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/payin';
 import type { Refusal } from '../../domain/state-machine';
 import { checkPaymentMethod } from './payment-methods';
-import { findAmountChange, findCheckout, findDeal, findDealByKey, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
+import { findAmountChange, findCheckout, findDeal, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreateContext } from '../../db/queries/merchants';
 import {
   awaitCreationUpdate,
@@ -66,7 +67,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
   // that goes to the create step: a pass matching this deal that another deal reserved after it is
   // a 409 (spec 4.6, db/queries/passes.ts).
   const [existing, context] = await Promise.all([
-    findDealByKey(deps.sql, scope.merchantId, 'PAYIN', body.idempotency_key),
+    findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key)),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method_id, currency: body.currency }),
   ]);
   if (existing) return existing;

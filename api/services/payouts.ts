@@ -1,10 +1,11 @@
 /** PayOut commands (spec 4.1.2, 3.2): validate, then create through or update the deal's workflow. */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
+import { findCreated } from '../../db/queries/create-fence';
 import { InvalidArgument, NotFound } from '../../domain/errors';
 import { payoutKeyTaken } from '../../domain/payout';
 import { dealIdFor } from '../../domain/ids';
-import { findDeal, findDealByKey, payoutKeyHeldByOther, type DealRow } from '../../db/queries/deals';
+import { findDeal, payoutKeyHeldByOther, type DealRow } from '../../db/queries/deals';
 import { walletsOf } from '../../db/queries/wallets';
 import { checkDealBounds } from '../../domain/limits';
 import { findCreateContext } from '../../db/queries/merchants';
@@ -40,7 +41,7 @@ export interface CreatePayoutRequest {
 export async function createPayout(deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<DealRow> {
   // What the create checks, read side by side (issue 21); the refusals keep their order.
   const [existing, heldByOther, wallets, context] = await Promise.all([
-    findDealByKey(deps.sql, scope.merchantId, 'PAYOUT', body.idempotency_key),
+    findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYOUT', body.idempotency_key)),
     payoutKeyHeldByOther(deps.sql, scope.tenantId, scope.merchantId, body.idempotency_key),
     walletsOf(deps.sql, 'merchant', scope.merchantId),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method, currency: body.currency }),

@@ -23,6 +23,13 @@ const rowOf = async <Row extends object>(db: Db, table: FencedTable, id: string)
   (await db<Row[]>`select * from ${db(table)} where id = ${id}`)[0];
 
 /**
+ * The row a create made, by the id derived from its idempotency key (domain/ids.ts): what the
+ * create step reads under the fence to answer a repeat (the owner of create idempotency), and
+ * the API's read-only fast path before it starts anything. Without the fence's lock.
+ */
+export const findCreated = <Row extends object>(db: Db, table: FencedTable, id: string): Promise<Row | undefined> => rowOf<Row>(db, table, id);
+
+/**
  * Opens a create step's transaction: takes the fence's lock on `id` for the rest of the
  * transaction and answers the row an earlier attempt committed, if any. With no row, throws
  * CreateAbandoned when the run gave its create up. Without a run (outside a workflow) it only

@@ -59,17 +59,6 @@ export async function lockDeal(tx: Db, dealId: string): Promise<DealRow | undefi
   return row;
 }
 
-/**
- * The merchant's own deal under an idempotency key (spec 4.8). Settlement deals (origin_appeal_id
- * set) are outside the merchant's key space (index deals_merchant_key): never answered here.
- */
-export async function findDealByKey(db: Db, merchantId: string, dealType: 'PAYIN' | 'PAYOUT', key: string) {
-  const [row] = await db<DealRow[]>`
-    select * from deals
-    where merchant_id = ${merchantId} and deal_type = ${dealType} and idempotency_key = ${key} and origin_appeal_id is null`;
-  return row;
-}
-
 /** Whether another merchant of the tenant holds this PayOut idempotency key. */
 export async function payoutKeyHeldByOther(db: Db, tenantId: string, merchantId: string, key: string): Promise<boolean> {
   const [row] = await db`
