@@ -10,16 +10,13 @@
  *     (deliverWebhookGroups), so deals created together cost one workflow task together;
  *   - the stream continues as new with its lanes, each head's retry progress included, and
  *     closes after WEBHOOK_STREAM_IDLE_SECONDS without lanes.
- *
- * Runs of the per-deal stream (webhook-stream.ts) that were live at the upgrade finish as they
- * began; the relay keeps a deal on its old stream while one of its deliveries there is unfinished.
  */
 import { condition, continueAsNew, log, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { failureReason } from './failures';
 import { endpointWait, retryDelayMs, WEBHOOK_ATTEMPT_RETRY, type AttemptOutcome } from './contracts/webhook-delivery';
 import { endpointEventsSignal, firstAttemptsDeadlineMs, type CarriedLane, type EndpointInput, type HeadRetry } from './contracts/webhook-endpoint';
-import type { StreamEvent } from './contracts/webhook-stream';
+import type { StreamEvent } from './contracts/webhook-endpoint';
 
 /** A lane's queued events that go in one group of first attempts. */
 const GROUP = 10;

@@ -1,6 +1,6 @@
 /**
  * One webhook delivery's attempts: what the delivery activities take and answer, shared by the
- * delivery stream (contracts/webhook-stream.ts) and the manual retry (contracts/webhook-manual-retry.ts).
+ * endpoint stream (contracts/webhook-endpoint.ts) and the manual retry (contracts/webhook-manual-retry.ts).
  */
 export interface AttemptInput {
   callbackId: string;
