@@ -18,7 +18,7 @@ export const dealSteps = (timeouts: StepTimeouts = {}) =>
   });
 
 /**
- * Deal steps from revision 3 on (contracts/revision.ts): local activities, run by the worker that
+ * The deal workflows' steps: local activities, run by the worker that
  * holds the workflow task — the update or timer that needs a step is answered in that one task,
  * with no activity task to schedule, dispatch and complete on the server (issue 21). A step on a
  * worker that dies is retried once the workflow task times out (10 s) instead of after `stepMs`.
@@ -28,10 +28,6 @@ export const localDealSteps = (timeouts: StepTimeouts = {}) =>
     startToCloseTimeout: timeouts.stepMs ?? DEFAULT_STEP_MS,
     retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
   });
-
-/** The deal steps of a run: local activities from revision 3 on, activities before. */
-export const dealStepsAt = (input: { revision?: number; timeouts?: StepTimeouts }) =>
-  (input.revision ?? 1) >= 3 ? localDealSteps(input.timeouts) : dealSteps(input.timeouts);
 
 /** Creation runs as a local activity: the create call waits for it, so it skips a task round trip. */
 export const createSteps = (timeouts: StepTimeouts = {}) =>

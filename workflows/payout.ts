@@ -5,7 +5,7 @@
  * a MATCHED payout not started within PAYOUT_TRANSFER_SLA_SECONDS EXPIRES (hold returned).
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { createSteps, dealStepsAt } from './activity-proxies';
+import { createSteps, localDealSteps } from './activity-proxies';
 import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/payout';
 import {
   assignPayoutUpdate,
@@ -18,13 +18,12 @@ import {
   type PayoutWorkflowInput,
 } from './contracts/payout';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
-import { atRevision } from './contracts/revision';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
-  const steps = dealStepsAt(input);
+  const steps = localDealSteps(input.timeouts);
   const local = createSteps(input.timeouts);
-  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL, statusAtEndOnly: atRevision(input, 2) });
+  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
   const { apply, current, serial } = deal;
 
   // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts).

@@ -20,7 +20,7 @@
 import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/withdrawals';
-import { createSteps, dealStepsAt } from './activity-proxies';
+import { createSteps, localDealSteps } from './activity-proxies';
 import {
   approveWithdrawalUpdate,
   awaitWithdrawalCreationUpdate,
@@ -30,8 +30,7 @@ import {
   type WithdrawalSnapshot,
   type WithdrawalWorkflowInput,
 } from './contracts/withdrawal';
-import { createOnce, createOrAdopt, dealLifecycle } from './deal-lifecycle';
-import { atRevision } from './contracts/revision';
+import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 import { businessFailure } from './failures';
 
 /** Marks histories with the confirmation loop (issue 19); older ones broadcast once and complete. Never rename. */
@@ -39,7 +38,7 @@ const WITHDRAWAL_CONFIRMATION_PATCH = 'withdrawal-chain-confirmation';
 
 export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalOutcome> {
   const id = input.create.withdrawalId;
-  const steps = dealStepsAt(input);
+  const steps = localDealSteps(input.timeouts);
   const local = createSteps(input.timeouts);
 
   const chain = proxyActivities<Activities>({
@@ -60,7 +59,6 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     creationUpdate: awaitWithdrawalCreationUpdate,
     notFound: 'withdrawal not found',
     terminal: WITHDRAWAL_TERMINAL,
-    statusAtEndOnly: atRevision(input, 2),
     creationAnswer: settledOrCurrent,
   });
   const { apply, current, serial } = withdrawal;
@@ -80,13 +78,9 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     ),
   );
 
-  // Revision 4 on: a create that failed for an infrastructure reason is given up through the
-  // create fence and a committed row adopted (contracts/revision.ts); before, it ended at once.
-  const refused = await withdrawal.create(() =>
-    atRevision(input, 4)
-      ? createOrAdopt(() => local.createWithdrawal(input.create), () => steps.findWithdrawalSnapshot(id))
-      : createOnce(() => local.createWithdrawal(input.create)),
-  );
+  // A create that failed for an infrastructure reason is given up through the create fence and a
+  // row an attempt committed is adopted.
+  const refused = await withdrawal.create(() => createOrAdopt(() => local.createWithdrawal(input.create), () => steps.findWithdrawalSnapshot(id)));
   if (refused) return refused;
 
   // The operator queue: wait for approve (→ APPROVED) or cancel (→ CANCELLED).

@@ -32,7 +32,6 @@ import {
   type PayinSnapshot,
   type PayinWorkflow,
 } from '../../workflows/contracts/payin';
-import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 export interface MerchantScope {
   merchantId: string;
@@ -107,7 +106,6 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
             arrivedAt,
           },
           feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
-          revision: DEAL_REVISION,
           timeouts: stepTimeouts(deps.config),
         },
       ],

@@ -49,8 +49,6 @@ export interface PayinWorkflowInput {
   create: CreatePayinInput;
   feeDistributionDelaySeconds: number;
   timeouts?: StepTimeouts;
-  /** The workflow revision the run was started with (contracts/revision.ts); absent: 1. */
-  revision?: number;
 }
 
 export interface PayinSnapshot {

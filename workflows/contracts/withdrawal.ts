@@ -42,8 +42,6 @@ export interface WithdrawalWorkflowInput {
   /** How long the create (and approve) update waits for the broadcast before answering. */
   syncWaitMs: number;
   broadcast: { timeoutSeconds: number; heartbeatSeconds: number; maxBackoffSeconds: number };
-  /** The workflow revision the run was started with (contracts/revision.ts); absent: 1. */
-  revision?: number;
 }
 
 export interface WithdrawalSnapshot {
