@@ -11,7 +11,7 @@
  *   - the stream continues as new with its lanes, each head's retry progress included, and
  *     closes after WEBHOOK_STREAM_IDLE_SECONDS without lanes.
  */
-import { condition, continueAsNew, log, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, log, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { failureReason } from './failures';
 import { endpointWait, retryDelayMs, WEBHOOK_ATTEMPT_RETRY, type AttemptOutcome } from './contracts/webhook-delivery';
@@ -22,11 +22,6 @@ import type { StreamEvent } from './contracts/webhook-endpoint';
 const GROUP = 10;
 /** Lanes in one batch of first attempts (one local activity). */
 const LANES_PER_BATCH = 50;
-/**
- * Patch: the idle watchdog waits for the lanes instead of ticking once the idle time has passed
- * while they wait. A marker only in runs that reach that case (a pause longer than the idle time).
- */
-const IDLE_WAITS_FOR_LANES = 'idle-watchdog-waits-for-lanes';
 /** Callback ids remembered across continue-as-new, to drop a relay's repeated signal. */
 const SEEN_KEPT = 500;
 
@@ -185,8 +180,8 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
           return;
         }
         // Idle time passed while lanes still wait (a long retry or parked pause): nothing to time
-        // until they end. Runs from before this change ticked every second here (kept for replay).
-        if (left <= 0 && patched(IDLE_WAITS_FOR_LANES)) await condition(() => lanes.size === 0 && !anyRunning());
+        // until they end.
+        if (left <= 0) await condition(() => lanes.size === 0 && !anyRunning());
         else await sleep(Math.max(left, 1000));
       }
     })();

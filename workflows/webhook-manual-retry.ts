@@ -3,7 +3,7 @@
  * `manual:<n>`); an attempt after a success changes nothing. Registered under its older type name
  * `webhookDeliveryWorkflow` (workflows/index.ts, contracts/webhook-manual-retry.ts).
  */
-import { deprecatePatch, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WEBHOOK_ATTEMPT_RETRY } from './contracts/webhook-delivery';
 import type { ManualRetryInput } from './contracts/webhook-manual-retry';
@@ -20,9 +20,6 @@ const httpAttempts = (timeoutMs: number) =>
 
 export async function webhookManualRetryWorkflow(input: ManualRetryInput): Promise<'SUCCESS' | 'ERROR'> {
   const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
-  // Runs before the delivery streams first prepared the delivery record (a local activity, since
-  // removed); every run since records this patch marker and goes straight to its attempt.
-  deprecatePatch('manual-retry-without-prepare');
   const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
   return outcome.ok ? 'SUCCESS' : 'ERROR';
 }

@@ -14,10 +14,10 @@
  * on durable timers and asks checkWithdrawalTransfer (a short activity) until the receipt is final
  * — COMPLETED on SUCCESS at depth; a transaction that died (failed receipt, expired off chain) is
  * submitted anew by the next broadcastWithdrawal after the pause the check names; too many dead
- * ones refuse the withdrawal (CANCELLED, hold returned). Histories written before this loop
- * (patch WITHDRAWAL_CONFIRMATION_PATCH absent) replay on the old sequence.
+ * ones refuse the withdrawal (CANCELLED, hold returned). A chain whose send is final at once
+ * (the simulated one) answers no checkInMs: the loop ends after the first broadcast.
  */
-import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/withdrawals';
 import { createSteps, localDealSteps } from './activity-proxies';
@@ -32,9 +32,6 @@ import {
 } from './contracts/withdrawal';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 import { businessFailure } from './failures';
-
-/** Marks histories with the confirmation loop (issue 19); older ones broadcast once and complete. Never rename. */
-const WITHDRAWAL_CONFIRMATION_PATCH = 'withdrawal-chain-confirmation';
 
 export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalOutcome> {
   const id = input.create.withdrawalId;
@@ -122,7 +119,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   };
 
   if (WITHDRAWAL_BROADCASTING.includes(current().status)) {
-    const outcome = patched(WITHDRAWAL_CONFIRMATION_PATCH) ? await sendAndConfirm() : await orRefusal(() => chain.broadcastWithdrawal(id));
+    const outcome = await sendAndConfirm();
     await serial(async () => {
       apply('txHash' in outcome ? await steps.completeWithdrawal(id, outcome.txHash) : await steps.failWithdrawal(id, outcome.refused));
     });
