@@ -19,7 +19,7 @@ const httpAttempts = (timeoutMs: number) =>
   });
 
 export async function webhookManualRetryWorkflow(input: ManualRetryInput): Promise<'SUCCESS' | 'ERROR'> {
-  const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
+  const http = httpAttempts(input.attemptTimeoutMs);
   const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
   return outcome.ok ? 'SUCCESS' : 'ERROR';
 }

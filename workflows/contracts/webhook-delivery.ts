@@ -21,8 +21,7 @@ export interface AttemptOutcome {
   /**
    * Why it was not attempted (with retryInMs): 'parked' (this endpoint's circuit is open) and
    * 'busy' (this endpoint's in-flight cap) are the endpoint's own doing; 'host-busy' (the looser
-   * cap over all endpoints of its host) is other endpoints' doing. Absent in results of workers
-   * before issue 17 (they were all treated as the endpoint's own).
+   * cap over all endpoints of its host) is other endpoints' doing.
    */
   waitReason?: 'parked' | 'busy' | 'host-busy';
 }

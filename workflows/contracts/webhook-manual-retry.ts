@@ -17,7 +17,7 @@ export interface ManualRetryInput {
   /** The automatic schedule (WEBHOOK_RETRY_DELAYS, ms), for reference: a manual retry makes one attempt. */
   delaysMs: number[];
   /** Deadline of the HTTP attempt activity: WEBHOOK_TIMEOUT_MS plus room for its two short queries. */
-  attemptTimeoutMs?: number;
+  attemptTimeoutMs: number;
   /** The n-th manual retry of the delivery: its attempt key is `manual:<n>`. */
   manualRetry: number;
 }

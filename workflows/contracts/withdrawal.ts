@@ -30,7 +30,7 @@ export interface CreateWithdrawalInput {
   idempotencyKey: string;
   /**
    * An explicit caller key (the V1 adapter's requestId): the withdrawal is the one of (merchant,
-   * key). Absent on V2 withdrawals (server-side key) and on inputs written before issue 17.
+   * key). Absent on V2 withdrawals (server-side key).
    */
   callerKey?: string;
 }
