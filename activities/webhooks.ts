@@ -12,7 +12,7 @@ import { postWebhook, storableText } from './webhook-http';
 import { targetOf, WebhookGate } from './webhook-isolation';
 import { ApplicationFailure } from '@temporalio/activity';
 import { findAttemptContext, giveUpDelivery, recordAttempt, type DeliveryEventRow } from '../db/queries/webhooks';
-import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-delivery';
+import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-attempts';
 import { FIRST_ATTEMPT_LANES_AT_ONCE } from '../workflows/contracts/webhook-endpoint';
 
 type EventRow = DeliveryEventRow;

@@ -18,7 +18,7 @@ import { DEPOSIT_CONFIRMED_EVENT } from '../domain/deposit-info';
 import { callbackIdFor } from '../domain/ids';
 import { lockPendingEvents, markEventsDispatched, takeRelayTurn, type PendingEvent } from '../db/queries/outbox';
 import { insertDeliveries } from '../db/queries/webhooks';
-import { attemptTimeoutMs } from '../workflows/contracts/webhook-delivery';
+import { attemptTimeoutMs } from '../workflows/contracts/webhook-attempts';
 import {
   endpointEventsSignal,
   endpointSearchAttributes,

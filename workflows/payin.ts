@@ -6,7 +6,7 @@
  * Activities do the I/O; this file only decides.
  */
 import { condition, setHandler, sleep } from '@temporalio/workflow';
-import { createSteps, localDealSteps } from './activity-proxies';
+import { creationActivities, localStepActivities } from './activity-proxies';
 import { isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
 import {
   awaitCreationUpdate,
@@ -26,8 +26,8 @@ import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
-  const steps = localDealSteps(input.timeouts);
-  const local = createSteps(input.timeouts);
+  const steps = localStepActivities(input.timeouts);
+  const creation = creationActivities(input.timeouts);
   const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
   const { apply, current, serial } = deal;
   /** A command whose own checks (in its activity) decide. */
@@ -94,7 +94,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
     }),
   );
 
-  const refused = await deal.create(() => createOrAdopt(() => local.createPayinDeal(input.create), () => steps.findPayinSnapshot(dealId)));
+  const refused = await deal.create(() => createOrAdopt(() => creation.createPayinDeal(input.create), () => steps.findPayinSnapshot(dealId)));
   if (refused) return refused;
 
   // Live until a terminal state; at payment_timeout_at whatever is still expirable expires.

@@ -5,7 +5,7 @@
  * a MATCHED payout not started within PAYOUT_TRANSFER_SLA_SECONDS EXPIRES (hold returned).
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { createSteps, localDealSteps } from './activity-proxies';
+import { creationActivities, localStepActivities } from './activity-proxies';
 import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/payout';
 import {
   assignPayoutUpdate,
@@ -21,8 +21,8 @@ import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
-  const steps = localDealSteps(input.timeouts);
-  const local = createSteps(input.timeouts);
+  const steps = localStepActivities(input.timeouts);
+  const creation = creationActivities(input.timeouts);
   const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
   const { apply, current, serial } = deal;
 
@@ -52,7 +52,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     ),
   );
 
-  const refused = await deal.create(() => createOrAdopt(() => local.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId)));
+  const refused = await deal.create(() => createOrAdopt(() => creation.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId)));
   if (refused) return refused;
 
   // Until a terminal state (spec 3.2, with the transfer SLA):

@@ -14,7 +14,7 @@
 import { condition, continueAsNew, log, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { failureReason } from './failures';
-import { endpointWait, retryDelayMs, WEBHOOK_ATTEMPT_RETRY, type AttemptOutcome } from './contracts/webhook-delivery';
+import { endpointWait, retryDelayMs, WEBHOOK_ATTEMPT_RETRY, type AttemptOutcome } from './contracts/webhook-attempts';
 import { endpointEventsSignal, firstAttemptsDeadlineMs, type CarriedLane, type EndpointInput, type HeadRetry } from './contracts/webhook-endpoint';
 import type { StreamEvent } from './contracts/webhook-endpoint';
 

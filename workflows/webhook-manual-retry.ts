@@ -1,11 +1,10 @@
 /**
  * A manual retry (spec 4.7): a run of its own making exactly one attempt now (attempt key
- * `manual:<n>`); an attempt after a success changes nothing. Registered under its older type name
- * `webhookDeliveryWorkflow` (workflows/index.ts, contracts/webhook-manual-retry.ts).
+ * `manual:<n>`); an attempt after a success changes nothing.
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { WEBHOOK_ATTEMPT_RETRY } from './contracts/webhook-delivery';
+import { WEBHOOK_ATTEMPT_RETRY } from './contracts/webhook-attempts';
 import type { ManualRetryInput } from './contracts/webhook-manual-retry';
 
 // The HTTP attempt is a regular activity: a hanging receiver then only holds an activity slot,

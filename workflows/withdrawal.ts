@@ -20,7 +20,7 @@
 import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/withdrawals';
-import { createSteps, localDealSteps } from './activity-proxies';
+import { creationActivities, localStepActivities } from './activity-proxies';
 import {
   approveWithdrawalUpdate,
   awaitWithdrawalCreationUpdate,
@@ -35,8 +35,8 @@ import { businessFailure } from './failures';
 
 export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalOutcome> {
   const id = input.create.withdrawalId;
-  const steps = localDealSteps(input.timeouts);
-  const local = createSteps(input.timeouts);
+  const steps = localStepActivities(input.timeouts);
+  const creation = creationActivities(input.timeouts);
 
   const chain = proxyActivities<Activities>({
     startToCloseTimeout: `${input.broadcast.timeoutSeconds} seconds`,
@@ -77,7 +77,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
 
   // A create that failed for an infrastructure reason is given up through the create fence and a
   // row an attempt committed is adopted.
-  const refused = await withdrawal.create(() => createOrAdopt(() => local.createWithdrawal(input.create), () => steps.findWithdrawalSnapshot(id)));
+  const refused = await withdrawal.create(() => createOrAdopt(() => creation.createWithdrawal(input.create), () => steps.findWithdrawalSnapshot(id)));
   if (refused) return refused;
 
   // The operator queue: wait for approve (→ APPROVED) or cancel (→ CANCELLED).

@@ -24,7 +24,7 @@ const registered: {
   settlementWorkflow: SettlementWorkflow;
   passWorkflow: PassWorkflow;
   webhookEndpointWorkflow: WebhookEndpointWorkflow;
-  webhookDeliveryWorkflow: WebhookManualRetryWorkflow;
+  webhookManualRetryWorkflow: WebhookManualRetryWorkflow;
   chainWatchWorkflow: ChainWatchWorkflow;
 } = workflows;
 
@@ -50,7 +50,7 @@ test('every contract names a registered workflow and its task queue; the type na
   // Running executions and their histories carry these names.
   t.deepEqual(
     contracts.map(([type]) => type),
-    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookEndpointWorkflow', 'webhookDeliveryWorkflow', 'chainWatchWorkflow'],
+    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookEndpointWorkflow', 'webhookManualRetryWorkflow', 'chainWatchWorkflow'],
   );
   t.is(chainWatchWorkflowId(config), 'chain-watch:deals-q', 'one watcher per deployment (its deals queue)');
 });

@@ -1,12 +1,10 @@
 /**
  * The manual retry's contract (spec 4.7): one run per retry, `webhook:<callback_id>:manual:<n>`,
- * on the webhook task queue, making exactly one attempt now. Its type name is older than the
- * delivery streams (it once ran every delivery) and stays: running executions and their
- * histories carry it.
+ * on the webhook task queue, making exactly one attempt now.
  */
 import { webhooksTaskQueue } from './task-queues';
 
-export const webhookManualRetryWorkflowType = 'webhookDeliveryWorkflow';
+export const webhookManualRetryWorkflowType = 'webhookManualRetryWorkflow';
 export type WebhookManualRetryWorkflow = (input: ManualRetryInput) => Promise<'SUCCESS' | 'ERROR'>;
 export const webhookManualRetryTaskQueue = webhooksTaskQueue;
 

@@ -1,6 +1,7 @@
 /**
- * One webhook delivery's attempts: what the delivery activities take and answer, shared by the
- * endpoint stream (contracts/webhook-endpoint.ts) and the manual retry (contracts/webhook-manual-retry.ts).
+ * A webhook delivery's attempts — what the attempt activities take and answer, the retry schedule
+ * and the waits for a parked or busy endpoint — shared by the endpoint stream
+ * (contracts/webhook-endpoint.ts) and the manual retry (contracts/webhook-manual-retry.ts).
  */
 export interface AttemptInput {
   callbackId: string;
