@@ -467,7 +467,11 @@ test('endpoint stream: a long lane continues as new with its queue, a repeated s
   await stream.send(inLane([first, ...rest]));
   await eventually(async () => receiver.received.length === 4, 'the later events');
   const runs: string[] = [];
-  for await (const wf of client.workflow.list({ query: `WorkflowId = "${stream.workflowId}"` })) runs.push(wf.status.name);
+  await eventually(async () => {
+    runs.length = 0;
+    for await (const wf of client.workflow.list({ query: `WorkflowId = "${stream.workflowId}"` })) runs.push(wf.status.name);
+    return runs.includes('CONTINUED_AS_NEW');
+  }, 'a continue-as-new in visibility');
   t.true(runs.includes('CONTINUED_AS_NEW'), JSON.stringify(runs));
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first!, ...rest].map((e) => e.eventId));
   const [attempts] = await sql`select count(*)::int as n from webhook_attempts where callback_id = any(${[first!, ...rest].map((e) => e.callbackId)})`;
