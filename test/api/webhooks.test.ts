@@ -11,7 +11,7 @@ import { startApp, testSql } from '../helpers/app';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startReceiver, type Received } from '../helpers/receiver';
-import { startWorkerProcess } from '../helpers/worker';
+import { startWorker, startWorkerProcess } from '../helpers/worker';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -583,7 +583,11 @@ async function streamTimers(client: Awaited<ReturnType<typeof createTemporalClie
   });
 }
 
-/** Two merchants whose endpoints share one host (one receiver, two paths), and an endpoint stream per event. */
+/**
+ * Two merchants whose endpoints share one host (one receiver, two paths), an endpoint stream per
+ * event, and a worker of their own (its own gate, its own workflow-task slots: the first attempts
+ * are local activities, and other tests' hanging receivers must not hold them up).
+ */
 async function sharedHost(answerA: (res: import('node:http').ServerResponse) => void) {
   const receiver = await startReceiver((_, res, request) => (request.path === '/a' ? answerA(res) : res.writeHead(200).end('ok')));
   const base = receiver.url.replace(/\/hooks$/, '');
@@ -591,23 +595,27 @@ async function sharedHost(answerA: (res: import('node:http').ServerResponse) => 
   const b = await newMerchant({ webhook_url: `${base}/b` });
   const config = loadConfig(process.env);
   const client = await createTemporalClient(config);
+  const taskQueue = `shared-host-${randomUUID()}`;
+  const worker = await startWorker(taskQueue);
   /** One event in a stream of its own (a deal of its own, closing once delivered), as the relay would hand it over. */
   const send = async (merchant: { merchantId: string }, url: string, maxAttempts: number, delaysMs: number[]) => {
     const dealId = randomUUID();
     const event = { ...(await ownEvent(merchant.merchantId, url, 'deal.completed', dealId)), maxAttempts };
-    const stream = await endpointStream(client, merchant.merchantId, url, { delaysMs, idleMs: 0 });
+    const stream = await endpointStream(client, merchant.merchantId, url, { delaysMs, idleMs: 0 }, taskQueue);
     await stream.send([{ ...event, lane: dealId }]);
     return { ...event, workflowId: stream.workflowId };
   };
-  return { receiver, a: { ...a, url: `${base}/a` }, b: { ...b, url: `${base}/b` }, client, send };
+  const close = async () => {
+    await receiver.close();
+    await worker.stop();
+    await client.connection.close();
+  };
+  return { receiver, a: { ...a, url: `${base}/a` }, b: { ...b, url: `${base}/b` }, client, send, close };
 }
 
 test("merchants on one host: A's failing endpoint is parked, B's deliveries to the same host go at once, never parked", async (t) => {
-  const { receiver, a, b, client, send } = await sharedHost((res) => res.writeHead(500).end('down'));
-  t.teardown(async () => {
-    await receiver.close();
-    await client.connection.close();
-  });
+  const { receiver, a, b, client, send, close } = await sharedHost((res) => res.writeHead(500).end('down'));
+  t.teardown(close);
   const config = loadConfig(process.env);
   // Enough failing deliveries of A to open its circuit (WEBHOOK_BREAKER_FAILURES consecutive failures).
   const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_BREAKER_FAILURES + 4 }, () => send(a, a.url, 3, [200])));
@@ -637,16 +645,13 @@ test("merchants on one host: A's hanging endpoint holds at most its own in-fligh
   const hanging: import('node:http').ServerResponse[] = [];
   let open = 0;
   let mostOpen = 0;
-  const { receiver, a, b, client, send } = await sharedHost((res) => {
+  const { a, b, client, send, close } = await sharedHost((res) => {
     hanging.push(res);
     open += 1;
     mostOpen = Math.max(mostOpen, open);
     res.on('close', () => (open -= 1));
   });
-  t.teardown(async () => {
-    await receiver.close();
-    await client.connection.close();
-  });
+  t.teardown(close);
   const config = loadConfig(process.env);
   const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + 4 }, () => send(a, a.url, 1, [200])));
   await eventually(async () => open >= config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, "A's endpoint full", 30_000);
