@@ -109,10 +109,6 @@ export function createPayinActivities(deps: ActivityDeps) {
       return payinSnapshot(await steps.transition(dealId, PAYIN_TRANSITIONS.notify_payment, async () => {}));
     },
 
-    async markPaymentVerified(dealId: string): Promise<PayinSnapshot> {
-      return payinSnapshot(await steps.transition(dealId, PAYIN_TRANSITIONS.confirm_payment, async () => {}));
-    },
-
     /**
      * The trader confirmed receipt (contract 4): PAYMENT_VERIFIED and, unless the reconciliation
      * blocks autocompletion (partial, overpaid), COMPLETED with the escrow settled — both moves and

@@ -6,9 +6,9 @@
 import type { ActivityDeps } from './deps';
 import { postWebhook, storableText } from './webhook-http';
 import { targetOf, WebhookGate } from './webhook-isolation';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { findAttemptContext, giveUpDelivery, recordAttempt } from '../db/queries/webhooks';
-import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-delivery';
+import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-attempts';
 import { FIRST_ATTEMPT_LANES_AT_ONCE } from '../workflows/contracts/webhook-endpoint';
 
 export function createWebhookActivities({ sql, config, secretBox, webhookFormats }: ActivityDeps) {
@@ -59,25 +59,6 @@ export function createWebhookActivities({ sql, config, secretBox, webhookFormats
       };
       await Promise.all(Array.from({ length: Math.min(FIRST_ATTEMPT_LANES_AT_ONCE, groups.length) }, runGroup));
       return results;
-    },
-
-    /**
-     * A per-deal delivery stream's queued events (workflows/webhook-stream.ts), first attempts, one
-     * after another in one activity (a local one from stream revision 2 on): it stops at the first
-     * that does not succeed (its outcome is the last one returned) and heartbeats after each, so a
-     * worker that dies mid-batch is noticed after one attempt's deadline; a retried batch sends
-     * nothing for the deliveries that already succeeded.
-     */
-    async deliverWebhooks(items: AttemptInput[]): Promise<AttemptOutcome[]> {
-      const outcomes: AttemptOutcome[] = [];
-      for (const item of items) {
-        const outcome = await deliverWebhook(item);
-        outcomes.push(outcome);
-        if (!outcome.ok) break;
-        // As a local activity (streams of revision 2) it has no heartbeat: its workflow task's timeout bounds it.
-        if (!Context.current().info.isLocal) Context.current().heartbeat(outcomes.length);
-      }
-      return outcomes;
     },
   };
 

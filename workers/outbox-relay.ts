@@ -7,8 +7,7 @@
  * (the next pass signals again; the stream takes a callback once, and an attempt on an ended
  * delivery sends nothing). Relays in several worker processes take turns (a transaction-level
  * advisory lock), so one deal's events are always signalled in outbox order. Woken by
- * LISTEN/NOTIFY; polls as a fallback. A deal still busy on a stream per deal (from before issue
- * 21) keeps its events there until that stream's delivery has ended.
+ * LISTEN/NOTIFY; polls as a fallback.
  */
 import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -19,18 +18,7 @@ import { callbackIdFor } from '../domain/ids';
 import type { WebhookFormats } from '../domain/webhook-formats';
 import { lockPendingEvents, markEventsDispatched, takeRelayTurn, type PendingEvent } from '../db/queries/outbox';
 import { insertDeliveries } from '../db/queries/webhooks';
-import { attemptTimeoutMs } from '../workflows/contracts/webhook-delivery';
-import {
-  STREAM_REVISION,
-  streamEventsSignal,
-  streamSearchAttributes,
-  streamWorkflowId,
-  webhookStreamTaskQueue,
-  webhookStreamWorkflowType,
-  type StreamEvent,
-  type StreamInput,
-  type WebhookStreamWorkflow,
-} from '../workflows/contracts/webhook-stream';
+import { attemptTimeoutMs } from '../workflows/contracts/webhook-attempts';
 import {
   endpointEventsSignal,
   endpointSearchAttributes,
@@ -51,14 +39,6 @@ export function webhookTarget(e: Pick<PendingEvent, 'webhook_url' | 'callback_ur
 
 const urlHash = (url: string) => createHash('sha256').update(url).digest('hex');
 
-interface DealStream {
-  workflowId: string;
-  merchantId: string;
-  dealId: string | null;
-  input: StreamInput;
-  events: StreamEvent[];
-}
-
 interface EndpointStream {
   workflowId: string;
   input: EndpointInput;
@@ -76,42 +56,20 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
     const deliveries = events
       .map((e) => ({ e, url: webhookTarget(e) }))
       .filter(({ e, url }) => url && deps.webhookFormats.of(e.api_version).receives(e.event_type))
-      .map(({ e, url }) => ({ e, url, callbackId: callbackIdFor(e.id, url), perDealStream: e.on_deal_stream }));
+      .map(({ e, url }) => ({ e, url, callbackId: callbackIdFor(e.id, url) }));
     // The delivery records are created here, in one statement for the batch, and committed
     // (outside the batch's transaction) before any stream is signalled, so a stream's first
     // attempt finds its record. Idempotent: a rerun after a crash finds the rows there.
     // (The batch locks its events FOR NO KEY UPDATE, which lets this insert's foreign-key check pass.)
     if (deliveries.length > 0) {
-      await insertDeliveries(deps.sql, deliveries.map((d) => ({ callbackId: d.callbackId, eventId: d.e.id, url: d.url, perDealStream: d.perDealStream })));
+      await insertDeliveries(deps.sql, deliveries.map((d) => ({ callbackId: d.callbackId, eventId: d.e.id, url: d.url })));
     }
     // Group by stream, keeping outbox order inside each: one signal per stream per batch. Every
-    // event goes to its merchant endpoint's stream (a lane per deal), unless its deal still has an
-    // unfinished delivery on a stream per deal from before issue 21: then it follows it there.
+    // event goes to its merchant endpoint's stream, in a lane of its deal (or of its own).
     const endpoints = new Map<string, EndpointStream>();
-    const dealStreams = new Map<string, DealStream>();
-    for (const { e, url, callbackId, perDealStream } of deliveries) {
+    for (const { e, url, callbackId } of deliveries) {
       const event = { callbackId, eventId: e.id, eventType: e.event_type, maxAttempts: e.max_retries };
       const key = e.deal_id ?? e.id;
-      if (perDealStream) {
-        const workflowId = streamWorkflowId(key, urlHash(url));
-        const stream = dealStreams.get(workflowId) ?? {
-          workflowId,
-          merchantId: e.merchant_id,
-          dealId: e.deal_id,
-          input: {
-            key,
-            url,
-            delaysMs: deps.config.WEBHOOK_RETRY_DELAYS,
-            attemptTimeoutMs: attemptTimeoutMs(deps.config),
-            idleMs: deps.config.WEBHOOK_STREAM_IDLE_SECONDS * 1000,
-            revision: STREAM_REVISION,
-          },
-          events: [],
-        };
-        stream.events.push(event);
-        dealStreams.set(workflowId, stream);
-        continue;
-      }
       const workflowId = endpointWorkflowId(e.merchant_id, urlHash(url));
       const endpoint = endpoints.get(workflowId) ?? {
         workflowId,
@@ -129,8 +87,8 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
     }
     // Starts the stream if it is not running (again, after an earlier run closed), then hands it
     // the events; Temporal keeps a workflow's signals in the order they arrive.
-    await Promise.all([
-      ...[...endpoints.values()].map((endpoint) =>
+    await Promise.all(
+      [...endpoints.values()].map((endpoint) =>
         deps.client.workflow.signalWithStart<WebhookEndpointWorkflow, [EndpointEvent[]]>(webhookEndpointWorkflowType, {
           workflowId: endpoint.workflowId,
           taskQueue: webhookEndpointTaskQueue(deps.config),
@@ -140,17 +98,7 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
           typedSearchAttributes: endpointSearchAttributes(endpoint.input.merchantId),
         }),
       ),
-      ...[...dealStreams.values()].map((stream) =>
-        deps.client.workflow.signalWithStart<WebhookStreamWorkflow, [StreamEvent[]]>(webhookStreamWorkflowType, {
-          workflowId: stream.workflowId,
-          taskQueue: webhookStreamTaskQueue(deps.config),
-          args: [stream.input],
-          signal: streamEventsSignal,
-          signalArgs: [stream.events],
-          typedSearchAttributes: streamSearchAttributes(stream),
-        }),
-      ),
-    ]);
+    );
     if (events.length > 0) await markEventsDispatched(tx, events.map((e) => e.id));
     return events.length;
   });

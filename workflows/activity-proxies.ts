@@ -1,4 +1,7 @@
-/** Activity proxies shared by the deal workflows. */
+/**
+ * The workflows' proxies of their steps (the activities of activities/, called from workflow
+ * code). Not to be confused with activities/deal-steps.ts, the activities' own helpers.
+ */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StepTimeouts } from './contracts/timeouts';
@@ -7,39 +10,36 @@ export const DEFAULT_STEP_MS = 5_000;
 export const DEFAULT_CREATE_MS = 10_000;
 
 /**
- * Deal steps: one transaction each (bounded by this deadline inside, activities/deadline.ts),
- * retried on infrastructure errors until they commit. The deadline is short on purpose: a step
- * handed to a worker that is then killed is retried elsewhere after `stepMs`, not minutes later.
+ * Steps as activities (appeal, settlement and pass workflows): one transaction each (bounded by
+ * this deadline inside, activities/deadline.ts), retried on infrastructure errors until they
+ * commit. The deadline is short on purpose: a step handed to a worker that is then killed is
+ * retried elsewhere after `stepMs`, not minutes later.
  */
-export const dealSteps = (timeouts: StepTimeouts = {}) =>
+export const stepActivities = (timeouts: StepTimeouts = {}) =>
   proxyActivities<Activities>({
     startToCloseTimeout: timeouts.stepMs ?? DEFAULT_STEP_MS,
     retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
   });
 
 /**
- * Deal steps from revision 3 on (contracts/revision.ts): local activities, run by the worker that
+ * The deal workflows' steps (PayIn, PayOut, withdrawal): local activities, run by the worker that
  * holds the workflow task — the update or timer that needs a step is answered in that one task,
  * with no activity task to schedule, dispatch and complete on the server (issue 21). A step on a
  * worker that dies is retried once the workflow task times out (10 s) instead of after `stepMs`.
  */
-export const localDealSteps = (timeouts: StepTimeouts = {}) =>
+export const localStepActivities = (timeouts: StepTimeouts = {}) =>
   proxyLocalActivities<Activities>({
     startToCloseTimeout: timeouts.stepMs ?? DEFAULT_STEP_MS,
     retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
   });
 
-/** The deal steps of a run: local activities from revision 3 on, activities before. */
-export const dealStepsAt = (input: { revision?: number; timeouts?: StepTimeouts }) =>
-  (input.revision ?? 1) >= 3 ? localDealSteps(input.timeouts) : dealSteps(input.timeouts);
-
-/** Creation runs as a local activity: the create call waits for it, so it skips a task round trip. */
-export const createSteps = (timeouts: StepTimeouts = {}) =>
+/** The create step, a local activity: the create call waits for it, so it skips a task round trip. */
+export const creationActivities = (timeouts: StepTimeouts = {}) =>
   proxyLocalActivities<Activities>({
     startToCloseTimeout: timeouts.createMs ?? DEFAULT_CREATE_MS,
     retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 5 },
   });
 
 /** The same proxies with the default deadlines, for workflows whose input carries no timeouts. */
-export const steps = dealSteps();
-export const local = createSteps();
+export const steps = stepActivities();
+export const creation = creationActivities();

@@ -30,15 +30,6 @@ export async function createOrAdopt<S>(create: () => Promise<S>, giveUp: () => P
   }
 }
 
-/** A create step without adoption (withdrawals before revision 4): its failure (kind kept) is the creation's. */
-export async function createOnce<S>(create: () => Promise<S>): Promise<Creation<S>> {
-  try {
-    return { ok: true, snapshot: await create() };
-  } catch (error) {
-    return { ok: false, failure: businessFailure(error), reason: error instanceof Error ? error.message : 'creation failed' };
-  }
-}
-
 export type DealOutcome<Status> = { created: false; reason: string } | { created: true; status: Status };
 
 export function dealLifecycle<S extends { status: string }>(options: {
@@ -50,8 +41,6 @@ export function dealLifecycle<S extends { status: string }>(options: {
   creationAnswer?: (snapshot: S) => Promise<S>;
   /** The deal's final statuses. */
   terminal: readonly string[];
-  /** Revision 2 on (contracts/revision.ts): DealStatus is written once, when a final status is reached. */
-  statusAtEndOnly: boolean;
 }) {
   const serial = serialQueue();
   let snapshot: S | undefined;
@@ -63,10 +52,10 @@ export function dealLifecycle<S extends { status: string }>(options: {
   /**
    * DealStatus is the deal's final status, written when it ends: one visibility write per deal
    * instead of one per move (issue 21); a live deal is found by DealId or MerchantId and reports
-   * its status by the status query. Runs begun before that (revision 1) write every move.
+   * its status by the status query.
    */
   const apply = (next: S): S => {
-    if (next.status !== snapshot?.status && (options.terminal.includes(next.status) || !options.statusAtEndOnly)) {
+    if (next.status !== snapshot?.status && options.terminal.includes(next.status)) {
       upsertSearchAttributes([{ key: DealStatusKey, value: next.status }]);
     }
     snapshot = next;

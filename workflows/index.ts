@@ -3,10 +3,7 @@
 export { payinWorkflow } from './payin';
 export { payoutWorkflow } from './payout';
 export { webhookEndpointWorkflow } from './webhook-endpoint';
-// Streams per deal, which the relay started before issue 21: live runs finish as they began.
-export { webhookStreamWorkflow } from './webhook-stream';
-// The manual retry keeps the type name it had when it ran every delivery (running executions carry it).
-export { webhookManualRetryWorkflow as webhookDeliveryWorkflow } from './webhook-manual-retry';
+export { webhookManualRetryWorkflow } from './webhook-manual-retry';
 export { withdrawalWorkflow } from './withdrawal';
 export { appealWorkflow } from './appeal';
 export { settlementWorkflow } from './settlement';

@@ -6,8 +6,8 @@
  * Activities do the I/O; this file only decides.
  */
 import { condition, setHandler, sleep } from '@temporalio/workflow';
-import { createSteps, dealStepsAt } from './activity-proxies';
-import { blocksAutocompletion, isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
+import { creationActivities, localStepActivities } from './activity-proxies';
+import { isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
 import {
   awaitCreationUpdate,
   cancelUpdate,
@@ -23,14 +23,12 @@ import {
   type PayinWorkflowInput,
 } from './contracts/payin';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
-import { atRevision } from './contracts/revision';
-
 
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
-  const steps = dealStepsAt(input);
-  const local = createSteps(input.timeouts);
-  const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, notFound: 'deal not found', terminal: PAYIN_TERMINAL, statusAtEndOnly: atRevision(input, 2) });
+  const steps = localStepActivities(input.timeouts);
+  const creation = creationActivities(input.timeouts);
+  const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
   const { apply, current, serial } = deal;
   /** A command whose own checks (in its activity) decide. */
   const unchecked = () => undefined;
@@ -55,13 +53,8 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
   setHandler(confirmPaymentUpdate, () =>
     deal.command(
       (d) => payinRefusal('confirm_payment', d.status),
-      async () => {
-        // One step: verified and, unless partial / overpaid (an operator decides), completed.
-        if (atRevision(input, 2)) return apply(await steps.confirmPayin(dealId));
-        const verified = apply(await steps.markPaymentVerified(dealId));
-        if (blocksAutocompletion(verified.amountMatchStatus)) return verified;
-        return apply(await steps.completePayin(dealId));
-      },
+      // One step: verified and, unless partial / overpaid (an operator decides), completed.
+      async () => apply(await steps.confirmPayin(dealId)),
     ),
   );
   setHandler(completeUpdate, () =>
@@ -101,7 +94,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
     }),
   );
 
-  const refused = await deal.create(() => createOrAdopt(() => local.createPayinDeal(input.create), () => steps.findPayinSnapshot(dealId)));
+  const refused = await deal.create(() => createOrAdopt(() => creation.createPayinDeal(input.create), () => steps.findPayinSnapshot(dealId)));
   if (refused) return refused;
 
   // Live until a terminal state; at payment_timeout_at whatever is still expirable expires.

@@ -5,7 +5,7 @@
  * a MATCHED payout not started within PAYOUT_TRANSFER_SLA_SECONDS EXPIRES (hold returned).
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { createSteps, dealStepsAt } from './activity-proxies';
+import { creationActivities, localStepActivities } from './activity-proxies';
 import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/payout';
 import {
   assignPayoutUpdate,
@@ -18,13 +18,12 @@ import {
   type PayoutWorkflowInput,
 } from './contracts/payout';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
-import { atRevision } from './contracts/revision';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
-  const steps = dealStepsAt(input);
-  const local = createSteps(input.timeouts);
-  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL, statusAtEndOnly: atRevision(input, 2) });
+  const steps = localStepActivities(input.timeouts);
+  const creation = creationActivities(input.timeouts);
+  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
   const { apply, current, serial } = deal;
 
   // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts).
@@ -53,7 +52,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     ),
   );
 
-  const refused = await deal.create(() => createOrAdopt(() => local.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId)));
+  const refused = await deal.create(() => createOrAdopt(() => creation.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId)));
   if (refused) return refused;
 
   // Until a terminal state (spec 3.2, with the transfer SLA):

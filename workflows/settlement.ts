@@ -6,7 +6,7 @@
  * by the same step (same idempotency_key: the same deal; another key: 409).
  */
 import { allHandlersFinished, condition, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import { local, steps } from './activity-proxies';
+import { creation, steps } from './activity-proxies';
 import { createSettlementUpdate, settlementQuery, type SettlementResult, type SettlementWorkflowInput } from './contracts/settlement';
 import { DealStatusKey } from './contracts/search-attributes';
 import { businessFailure } from './failures';
@@ -22,7 +22,7 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
     requests += 1;
     return serial(async () => {
       try {
-        const result = await local.createSettlementDeal({ ...request, appealId: input.appealId, dealId: input.dealId });
+        const result = await creation.createSettlementDeal({ ...request, appealId: input.appealId, dealId: input.dealId });
         if (!settled) upsertSearchAttributes([{ key: DealStatusKey, value: result.status }]);
         settled ??= { ...result, replayed: false };
         return result;

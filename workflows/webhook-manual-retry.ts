@@ -1,11 +1,10 @@
 /**
  * A manual retry (spec 4.7): a run of its own making exactly one attempt now (attempt key
- * `manual:<n>`); an attempt after a success changes nothing. Registered under its older type name
- * `webhookDeliveryWorkflow` (workflows/index.ts, contracts/webhook-manual-retry.ts).
+ * `manual:<n>`); an attempt after a success changes nothing.
  */
-import { deprecatePatch, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { WEBHOOK_ATTEMPT_RETRY } from './contracts/webhook-delivery';
+import { WEBHOOK_ATTEMPT_RETRY } from './contracts/webhook-attempts';
 import type { ManualRetryInput } from './contracts/webhook-manual-retry';
 
 // The HTTP attempt is a regular activity: a hanging receiver then only holds an activity slot,
@@ -19,10 +18,7 @@ const httpAttempts = (timeoutMs: number) =>
   });
 
 export async function webhookManualRetryWorkflow(input: ManualRetryInput): Promise<'SUCCESS' | 'ERROR'> {
-  const http = httpAttempts(input.attemptTimeoutMs ?? 120_000);
-  // Runs before the delivery streams first prepared the delivery record (a local activity, since
-  // removed); every run since records this patch marker and goes straight to its attempt.
-  deprecatePatch('manual-retry-without-prepare');
+  const http = httpAttempts(input.attemptTimeoutMs);
   const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
   return outcome.ok ? 'SUCCESS' : 'ERROR';
 }

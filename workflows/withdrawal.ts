@@ -14,13 +14,13 @@
  * on durable timers and asks checkWithdrawalTransfer (a short activity) until the receipt is final
  * — COMPLETED on SUCCESS at depth; a transaction that died (failed receipt, expired off chain) is
  * submitted anew by the next broadcastWithdrawal after the pause the check names; too many dead
- * ones refuse the withdrawal (CANCELLED, hold returned). Histories written before this loop
- * (patch WITHDRAWAL_CONFIRMATION_PATCH absent) replay on the old sequence.
+ * ones refuse the withdrawal (CANCELLED, hold returned). A chain whose send is final at once
+ * (the simulated one) answers no checkInMs: the loop ends after the first broadcast.
  */
-import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/withdrawals';
-import { createSteps, dealStepsAt } from './activity-proxies';
+import { creationActivities, localStepActivities } from './activity-proxies';
 import {
   approveWithdrawalUpdate,
   awaitWithdrawalCreationUpdate,
@@ -30,17 +30,13 @@ import {
   type WithdrawalSnapshot,
   type WithdrawalWorkflowInput,
 } from './contracts/withdrawal';
-import { createOnce, createOrAdopt, dealLifecycle } from './deal-lifecycle';
-import { atRevision } from './contracts/revision';
+import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 import { businessFailure } from './failures';
-
-/** Marks histories with the confirmation loop (issue 19); older ones broadcast once and complete. Never rename. */
-const WITHDRAWAL_CONFIRMATION_PATCH = 'withdrawal-chain-confirmation';
 
 export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalOutcome> {
   const id = input.create.withdrawalId;
-  const steps = dealStepsAt(input);
-  const local = createSteps(input.timeouts);
+  const steps = localStepActivities(input.timeouts);
+  const creation = creationActivities(input.timeouts);
 
   const chain = proxyActivities<Activities>({
     startToCloseTimeout: `${input.broadcast.timeoutSeconds} seconds`,
@@ -60,7 +56,6 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     creationUpdate: awaitWithdrawalCreationUpdate,
     notFound: 'withdrawal not found',
     terminal: WITHDRAWAL_TERMINAL,
-    statusAtEndOnly: atRevision(input, 2),
     creationAnswer: settledOrCurrent,
   });
   const { apply, current, serial } = withdrawal;
@@ -80,13 +75,9 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     ),
   );
 
-  // Revision 4 on: a create that failed for an infrastructure reason is given up through the
-  // create fence and a committed row adopted (contracts/revision.ts); before, it ended at once.
-  const refused = await withdrawal.create(() =>
-    atRevision(input, 4)
-      ? createOrAdopt(() => local.createWithdrawal(input.create), () => steps.findWithdrawalSnapshot(id))
-      : createOnce(() => local.createWithdrawal(input.create)),
-  );
+  // A create that failed for an infrastructure reason is given up through the create fence and a
+  // row an attempt committed is adopted.
+  const refused = await withdrawal.create(() => createOrAdopt(() => creation.createWithdrawal(input.create), () => steps.findWithdrawalSnapshot(id)));
   if (refused) return refused;
 
   // The operator queue: wait for approve (→ APPROVED) or cancel (→ CANCELLED).
@@ -128,7 +119,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   };
 
   if (WITHDRAWAL_BROADCASTING.includes(current().status)) {
-    const outcome = patched(WITHDRAWAL_CONFIRMATION_PATCH) ? await sendAndConfirm() : await orRefusal(() => chain.broadcastWithdrawal(id));
+    const outcome = await sendAndConfirm();
     await serial(async () => {
       apply('txHash' in outcome ? await steps.completeWithdrawal(id, outcome.txHash) : await steps.failWithdrawal(id, outcome.refused));
     });

@@ -2,7 +2,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { FailedPrecondition, NotFound } from '../../domain/errors';
-import { attemptTimeoutMs } from '../../workflows/contracts/webhook-delivery';
+import { attemptTimeoutMs } from '../../workflows/contracts/webhook-attempts';
 import {
   manualRetryWorkflowId,
   webhookManualRetryTaskQueue,

@@ -33,7 +33,6 @@ import {
   type PayinSnapshot,
   type PayinWorkflow,
 } from '../../workflows/contracts/payin';
-import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 export interface MerchantScope {
   merchantId: string;
@@ -108,7 +107,6 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
             arrivedAt,
           },
           feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
-          revision: DEAL_REVISION,
           timeouts: stepTimeouts(deps.config),
         },
       ],

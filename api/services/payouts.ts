@@ -24,7 +24,6 @@ import {
 import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal } from './deal-workflows';
 import { checkPaymentMethod } from './payment-methods';
 import type { MerchantScope } from './payins';
-import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 export interface CreatePayoutRequest {
   idempotency_key: string;
@@ -80,7 +79,6 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
             requisiteDetails: body.requisite_details ?? {},
           },
           retryMatchSeconds: deps.config.PAYOUT_RETRY_MATCH_SECONDS,
-          revision: DEAL_REVISION,
           timeouts: stepTimeouts(deps.config),
           processingAlertSeconds: deps.config.PAYOUT_PROCESSING_ALERT_SECONDS,
         },

@@ -25,7 +25,6 @@ import {
 } from '../../workflows/contracts/withdrawal';
 import { startThroughWorkflow, stepTimeouts, unwrapUpdateFailure } from './deal-workflows';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
-import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 /** The fee rule of the README's Wallet section, with the current configuration. */
 export function quoteWithdrawal(deps: AppDeps, amount: bigint) {
@@ -128,7 +127,6 @@ export async function createMerchantWithdrawal(
       ...(callerKey ? { callerKey: callerKey.value } : {}),
     },
     syncWaitMs: deps.config.WITHDRAWAL_SYNC_WAIT_SECONDS * 1000,
-    revision: DEAL_REVISION,
     timeouts: stepTimeouts(deps.config),
     broadcast: {
       timeoutSeconds: deps.config.WITHDRAWAL_BROADCAST_TIMEOUT_SECONDS,

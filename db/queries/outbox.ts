@@ -58,8 +58,6 @@ export interface PendingEvent {
   webhook_url: string;
   callback_url: string | null;
   deal_type: string | null;
-  /** The deal still has an unfinished delivery on a stream per deal (from before issue 21): its events stay there. */
-  on_deal_stream: boolean;
 }
 
 /**
@@ -68,9 +66,7 @@ export interface PendingEvent {
  */
 export function lockPendingEvents(tx: Db, limit: number): Promise<PendingEvent[]> {
   return tx<PendingEvent[]>`
-    select e.id, e.merchant_id, e.deal_id, e.event_type, m.api_version, m.webhook_url, m.webhook_max_retries as max_retries, d.callback_url, d.deal_type,
-      e.deal_id is not null and exists (
-        select 1 from webhook_deliveries w where w.deal_id = e.deal_id and w.per_deal_stream and w.status in ('PENDING', 'RETRY')) as on_deal_stream
+    select e.id, e.merchant_id, e.deal_id, e.event_type, m.api_version, m.webhook_url, m.webhook_max_retries as max_retries, d.callback_url, d.deal_type
     from outbox_events e
     join merchants m on m.id = e.merchant_id
     left join deals d on d.id = e.deal_id

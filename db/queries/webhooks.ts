@@ -9,12 +9,11 @@ import type { Db } from '../sql';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 /** The delivery records of a relay batch, in one statement; a rerun after a crash finds them there. */
-export async function insertDeliveries(db: Db, deliveries: { callbackId: string; eventId: string; url: string; perDealStream: boolean }[]): Promise<void> {
+export async function insertDeliveries(db: Db, deliveries: { callbackId: string; eventId: string; url: string }[]): Promise<void> {
   await db`
-    insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url, per_deal_stream)
-    select x.id, e.merchant_id, e.deal_id, e.id, e.event_type, x.url, x.per_deal_stream::boolean
-    from unnest(${deliveries.map((d) => d.callbackId)}::uuid[], ${deliveries.map((d) => d.eventId)}::uuid[], ${deliveries.map((d) => d.url)}::text[],
-      ${deliveries.map((d) => String(d.perDealStream))}::text[]) as x(id, event_id, url, per_deal_stream)
+    insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url)
+    select x.id, e.merchant_id, e.deal_id, e.id, e.event_type, x.url
+    from unnest(${deliveries.map((d) => d.callbackId)}::uuid[], ${deliveries.map((d) => d.eventId)}::uuid[], ${deliveries.map((d) => d.url)}::text[]) as x(id, event_id, url)
     join outbox_events e on e.id = x.event_id
     on conflict do nothing`;
 }

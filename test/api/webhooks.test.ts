@@ -11,7 +11,7 @@ import { startApp, testSql } from '../helpers/app';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startReceiver, type Received } from '../helpers/receiver';
-import { startWorkerProcess } from '../helpers/worker';
+import { startWorker, startWorkerProcess } from '../helpers/worker';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -198,8 +198,6 @@ async function ownEvent(merchantId: string, url: string, type: string, dealId: s
   return { eventId, callbackId, eventType: type, maxAttempts: 5 };
 }
 
-const streamInput = (key: string, url: string, delaysMs: number[], idleMs = 60_000) => ({ key, url, delaysMs, attemptTimeoutMs: 10_000, idleMs });
-
 /**
  * A deal's two events for a receiver that refuses the first attempt, and a worker process of its
  * own polling a fresh task queue: what the SIGKILL tests below share. `restart` kills the worker
@@ -226,21 +224,6 @@ async function killScenario(t: ExecutionContext, prefix: string) {
   };
   return { receiver, merchantId, dealId, first, last, taskQueue, client, restart };
 }
-
-test("a worker process SIGKILLed during a retry pause is replaced and the deal's stream finishes, in order", async (t) => {
-  const { receiver, dealId, first, last, taskQueue, client, restart } = await killScenario(t, 'kill-test');
-  const handle = await client.workflow.signalWithStart('webhookStreamWorkflow', {
-    workflowId: `webhooks:${dealId}:test`,
-    taskQueue,
-    args: [streamInput(dealId, receiver.url, [3000])],
-    signal: 'events',
-    signalArgs: [[first, last]],
-  });
-  await eventually(async () => (await sql`select status from webhook_deliveries where id = ${first.callbackId}`)[0]?.status === 'RETRY', 'first failed attempt');
-  await restart(() => t.is(receiver.received.length, 1)); // inside the 3 s pause
-  t.is(await handle.result(), 2, 'the final event closes the stream once delivered');
-  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first.eventId, first.eventId, last.eventId], 'the later event waited for the earlier one');
-});
 
 test("a deal's events reach the target in outbox order, one delivery each, even when an earlier one needs retries", async (t) => {
   // The first event of every deal is refused twice; the later ones must not overtake it.
@@ -418,12 +401,15 @@ test("endpoint stream: an event that cannot be attempted at all is given up (ERR
   await sql`delete from webhook_deliveries where id = ${poisoned.callbackId}`;
   const next = await ownEvent(merchantId, receiver.url, 'deal.completed', a);
   const other = await ownEvent(merchantId, receiver.url, 'deal.created', b);
+  // Nor is an event with no outbox row behind it at all.
+  const unknown = { callbackId: randomUUID(), eventId: randomUUID(), eventType: 'deal.created', maxAttempts: 5 };
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
-  const stream = await endpointStream(client, merchantId, receiver.url);
-  await stream.send([{ ...poisoned, lane: a }, { ...next, lane: a }, { ...other, lane: b }]);
+  const stream = await endpointStream(client, merchantId, receiver.url, { idleMs: 1000 });
+  const handle = await stream.send([{ ...poisoned, lane: a }, { ...next, lane: a }, { ...unknown, lane: b }, { ...other, lane: b }]);
   await eventually(async () => receiver.received.length === 2, 'the two deliverable events');
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id).sort(), [next.eventId, other.eventId].sort());
+  t.is(await handle.result(), 4, 'the stream went past both and ended normally');
 });
 
 test('endpoint stream: a retry pause longer than the idle time costs no watchdog timers while it lasts', async (t) => {
@@ -448,18 +434,19 @@ test('endpoint stream: a retry pause longer than the idle time costs no watchdog
 
 test('endpoint stream: a worker SIGKILLed during a retry pause is replaced and the lane finishes, in order', async (t) => {
   const { receiver, merchantId, dealId, first, last, taskQueue, client, restart } = await killScenario(t, 'kill-endpoint');
-  const stream = await endpointStream(client, merchantId, receiver.url, { delaysMs: [3000] }, taskQueue);
-  await stream.send([
+  const stream = await endpointStream(client, merchantId, receiver.url, { delaysMs: [3000], idleMs: 1000 }, taskQueue);
+  const handle = await stream.send([
     { ...first, lane: dealId },
     { ...last, lane: dealId },
   ]);
-  await eventually(async () => receiver.received.length >= 1, 'the first (failing) attempt', 60_000);
-  await restart();
+  await eventually(async () => (await sql`select status from webhook_deliveries where id = ${first.callbackId}`)[0]?.status === 'RETRY', 'the first (failing) attempt', 60_000);
+  await restart(() => t.is(receiver.received.length, 1)); // inside the 3 s pause
   await eventually(async () => receiver.received.length === 3, 'the retry and the next event', 60_000);
-  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first.eventId, first.eventId, last.eventId]);
+  t.is(await handle.result(), 2, 'both events delivered, then the stream closed idle');
+  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first.eventId, first.eventId, last.eventId], 'the later event waited for the earlier one');
 });
 
-test('a long stream continues as new with its queue: nothing lost, nothing doubled, still in order', async (t) => {
+test('endpoint stream: a long lane continues as new with its queue, a repeated signal included — nothing lost, nothing doubled, still in order', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const { merchantId } = await newMerchant({ webhook_url: receiver.url });
@@ -470,50 +457,25 @@ test('a long stream continues as new with its queue: nothing lost, nothing doubl
     await ownEvent(merchantId, receiver.url, 'deal.payment_verified', dealId),
     await ownEvent(merchantId, receiver.url, 'deal.completed', dealId),
   ];
-  const config = loadConfig(process.env);
-  const client = await createTemporalClient(config);
+  const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
-  const start = (events: (typeof first)[]) =>
-    client.workflow.signalWithStart('webhookStreamWorkflow', {
-      workflowId: `webhooks:${dealId}:can-test`,
-      taskQueue: config.WEBHOOK_TASK_QUEUE,
-      args: [{ ...streamInput(dealId, receiver.url, [200]), continueAfter: 1 }],
-      signal: 'events',
-      signalArgs: [events],
-    });
-  const handle = await start([first!]);
+  const stream = await endpointStream(client, merchantId, receiver.url, { delaysMs: [200], continueAfter: 1 });
+  const inLane = (events: (typeof first)[]) => events.map((e) => ({ ...e!, lane: dealId }));
+  await stream.send(inLane([first]));
   await eventually(async () => receiver.received.length === 1, 'the first event');
-  // The run has delivered one: the next events make it continue as new, carrying them (and a repeat of the first).
-  await start([first!, ...rest]);
-  t.is(await handle.result(), 3, 'the last run delivered the three carried events');
+  // The run has delivered one and continues as new: the next events (and a repeat of the first) reach a later run.
+  await stream.send(inLane([first, ...rest]));
+  await eventually(async () => receiver.received.length === 4, 'the later events');
   const runs: string[] = [];
-  for await (const wf of client.workflow.list({ query: `WorkflowId = "webhooks:${dealId}:can-test"` })) runs.push(wf.status.name);
+  await eventually(async () => {
+    runs.length = 0;
+    for await (const wf of client.workflow.list({ query: `WorkflowId = "${stream.workflowId}"` })) runs.push(wf.status.name);
+    return runs.includes('CONTINUED_AS_NEW');
+  }, 'a continue-as-new in visibility');
   t.true(runs.includes('CONTINUED_AS_NEW'), JSON.stringify(runs));
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first!, ...rest].map((e) => e.eventId));
   const [attempts] = await sql`select count(*)::int as n from webhook_attempts where callback_id = any(${[first!, ...rest].map((e) => e.callbackId)})`;
   t.is(attempts!.n, 4);
-});
-
-test("an event that cannot be attempted at all is given up without blocking the deal's later events", async (t) => {
-  const receiver = await startReceiver();
-  t.teardown(() => receiver.close());
-  const { merchantId } = await newMerchant({ webhook_url: receiver.url });
-  const dealId = randomUUID();
-  // A callback without a delivery record: its attempt fails for good (not the receiver's answer).
-  const poisoned = { callbackId: randomUUID(), eventId: randomUUID(), eventType: 'deal.created', maxAttempts: 5 };
-  const next = await ownEvent(merchantId, receiver.url, 'deal.completed', dealId);
-  const config = loadConfig(process.env);
-  const client = await createTemporalClient(config);
-  t.teardown(() => client.connection.close());
-  const handle = await client.workflow.signalWithStart('webhookStreamWorkflow', {
-    workflowId: `webhooks:${dealId}:poison-test`,
-    taskQueue: config.WEBHOOK_TASK_QUEUE,
-    args: [streamInput(dealId, receiver.url, [200])],
-    signal: 'events',
-    signalArgs: [[poisoned, next]],
-  });
-  t.is(await handle.result(), 2, 'the stream went past the poisoned event and ended normally');
-  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [next.eventId]);
 });
 
 const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -621,7 +583,11 @@ async function streamTimers(client: Awaited<ReturnType<typeof createTemporalClie
   });
 }
 
-/** Two merchants whose endpoints share one host (one receiver, two paths), and a stream per event. */
+/**
+ * Two merchants whose endpoints share one host (one receiver, two paths), an endpoint stream per
+ * event, and a worker of their own (its own gate, its own workflow-task slots: the first attempts
+ * are local activities, and other tests' hanging receivers must not hold them up).
+ */
 async function sharedHost(answerA: (res: import('node:http').ServerResponse) => void) {
   const receiver = await startReceiver((_, res, request) => (request.path === '/a' ? answerA(res) : res.writeHead(200).end('ok')));
   const base = receiver.url.replace(/\/hooks$/, '');
@@ -629,29 +595,27 @@ async function sharedHost(answerA: (res: import('node:http').ServerResponse) => 
   const b = await newMerchant({ webhook_url: `${base}/b` });
   const config = loadConfig(process.env);
   const client = await createTemporalClient(config);
-  /** One event in a stream of its own (a deal of its own), as the relay would hand it over. */
+  const taskQueue = `shared-host-${randomUUID()}`;
+  const worker = await startWorker(taskQueue);
+  /** One event in a stream of its own (a deal of its own, closing once delivered), as the relay would hand it over. */
   const send = async (merchant: { merchantId: string }, url: string, maxAttempts: number, delaysMs: number[]) => {
     const dealId = randomUUID();
     const event = { ...(await ownEvent(merchant.merchantId, url, 'deal.completed', dealId)), maxAttempts };
-    const workflowId = `webhooks:${dealId}:shared-host`;
-    await client.workflow.signalWithStart('webhookStreamWorkflow', {
-      workflowId,
-      taskQueue: config.WEBHOOK_TASK_QUEUE,
-      args: [streamInput(dealId, url, delaysMs, 0)],
-      signal: 'events',
-      signalArgs: [[event]],
-    });
-    return { ...event, workflowId };
+    const stream = await endpointStream(client, merchant.merchantId, url, { delaysMs, idleMs: 0 }, taskQueue);
+    await stream.send([{ ...event, lane: dealId }]);
+    return { ...event, workflowId: stream.workflowId };
   };
-  return { receiver, a: { ...a, url: `${base}/a` }, b: { ...b, url: `${base}/b` }, client, send };
+  const close = async () => {
+    await receiver.close();
+    await worker.stop();
+    await client.connection.close();
+  };
+  return { receiver, a: { ...a, url: `${base}/a` }, b: { ...b, url: `${base}/b` }, client, send, close };
 }
 
 test("merchants on one host: A's failing endpoint is parked, B's deliveries to the same host go at once, never parked", async (t) => {
-  const { receiver, a, b, client, send } = await sharedHost((res) => res.writeHead(500).end('down'));
-  t.teardown(async () => {
-    await receiver.close();
-    await client.connection.close();
-  });
+  const { receiver, a, b, client, send, close } = await sharedHost((res) => res.writeHead(500).end('down'));
+  t.teardown(close);
   const config = loadConfig(process.env);
   // Enough failing deliveries of A to open its circuit (WEBHOOK_BREAKER_FAILURES consecutive failures).
   const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_BREAKER_FAILURES + 4 }, () => send(a, a.url, 3, [200])));
@@ -681,16 +645,13 @@ test("merchants on one host: A's hanging endpoint holds at most its own in-fligh
   const hanging: import('node:http').ServerResponse[] = [];
   let open = 0;
   let mostOpen = 0;
-  const { receiver, a, b, client, send } = await sharedHost((res) => {
+  const { a, b, client, send, close } = await sharedHost((res) => {
     hanging.push(res);
     open += 1;
     mostOpen = Math.max(mostOpen, open);
     res.on('close', () => (open -= 1));
   });
-  t.teardown(async () => {
-    await receiver.close();
-    await client.connection.close();
-  });
+  t.teardown(close);
   const config = loadConfig(process.env);
   const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + 4 }, () => send(a, a.url, 1, [200])));
   await eventually(async () => open >= config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, "A's endpoint full", 30_000);

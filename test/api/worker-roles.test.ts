@@ -61,12 +61,12 @@ test('a deals worker and a niced webhooks worker each poll only their queue, and
     await sql`insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url)
       values (${item.callbackId}, ${merchantId}, ${dealId}, ${item.eventId}, ${item.eventType}, ${receiver.url}) on conflict do nothing`;
   }
-  await temporal.workflow.signalWithStart('webhookStreamWorkflow', {
-    workflowId: `webhooks:${dealId}:roles-test`,
+  await temporal.workflow.signalWithStart('webhookEndpointWorkflow', {
+    workflowId: `webhooks:endpoint:${merchantId}:roles-test`,
     taskQueue: `${queue}-webhooks`,
-    args: [{ key: dealId, url: receiver.url, delaysMs: [200], attemptTimeoutMs: 10_000, idleMs: 0 }],
-    signal: 'events',
-    signalArgs: [items],
+    args: [{ merchantId, url: receiver.url, delaysMs: [200], attemptTimeoutMs: 10_000, idleMs: 0 }],
+    signal: 'endpoint-events',
+    signalArgs: [items.map((item) => ({ ...item, lane: dealId }))],
   });
   await eventually(async () => receiver.received.length >= 2, 'both events delivered', 30_000);
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).type), ['deal.created', 'deal.escrow_locked']);

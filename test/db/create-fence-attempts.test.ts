@@ -72,6 +72,7 @@ test('PayIn: an attempt queued behind an earlier attempt of its run adopts the d
   const input = {
     dealId, tenantId: DEFAULT_TENANT_ID, merchantId, idempotencyKey: randomUUID(), amount: '150000', currency: 'RUB',
     paymentMethodId: method!.id, clientId: 'payer-1', payerBank: '', description: '', callbackUrl: '', isClientCommission: false,
+    arrivedAt: new Date().toISOString(),
   };
   const [first, second] = await attemptBehindAttempt(dealId, traderWallet, () => payins.createPayinDeal(input));
   t.teardown(() => payins.cancelPayin(dealId, 'fence test').then(() => undefined));

@@ -53,7 +53,7 @@ test('postings in opposite roles on the same wallets at once (completions, payou
   for (let i = 0; i < ROUNDS; i++) {
     for (const list of [payinIds, completedPayinIds]) {
       const dealId = randomUUID();
-      await payins.createPayinDeal({ ...base, dealId, idempotencyKey: dealId, amount: '150000', clientId: 'payer', payerBank: '', description: '', callbackUrl: '', isClientCommission: false });
+      await payins.createPayinDeal({ ...base, dealId, idempotencyKey: dealId, amount: '150000', clientId: 'payer', payerBank: '', description: '', callbackUrl: '', isClientCommission: false, arrivedAt: new Date().toISOString() });
       await payins.markPaymentNotified(dealId);
       list.push(dealId);
     }

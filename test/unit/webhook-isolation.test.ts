@@ -1,6 +1,6 @@
 import test from 'ava';
 import { endpointKey, targetHost, targetOf, WebhookGate, type Admission } from '../../activities/webhook-isolation';
-import { endpointWait, MAX_ENDPOINT_WAIT_MS } from '../../workflows/contracts/webhook-delivery';
+import { endpointWait, MAX_ENDPOINT_WAIT_MS } from '../../workflows/contracts/webhook-attempts';
 
 const options = { maxInFlightPerEndpoint: 2, maxInFlightPerHost: 5, breakerFailures: 0, cooldownMs: 1000 };
 /** Merchants A and B on one shared host (a webhook relay), each with its own path. */

@@ -12,7 +12,6 @@ import { payinTaskQueue, payinWorkflowType, type PayinWorkflow } from '../../wor
 import { payoutTaskQueue, payoutWorkflowType, type PayoutWorkflow } from '../../workflows/contracts/payout';
 import { settlementTaskQueue, settlementWorkflowType, type SettlementWorkflow } from '../../workflows/contracts/settlement';
 import { webhookManualRetryTaskQueue, webhookManualRetryWorkflowType, type WebhookManualRetryWorkflow } from '../../workflows/contracts/webhook-manual-retry';
-import { webhookStreamTaskQueue, webhookStreamWorkflowType, type WebhookStreamWorkflow } from '../../workflows/contracts/webhook-stream';
 import { webhookEndpointTaskQueue, webhookEndpointWorkflowType, type WebhookEndpointWorkflow } from '../../workflows/contracts/webhook-endpoint';
 import { withdrawalTaskQueue, withdrawalWorkflowType, type WithdrawalWorkflow } from '../../workflows/contracts/withdrawal';
 
@@ -24,9 +23,8 @@ const registered: {
   appealWorkflow: AppealWorkflow;
   settlementWorkflow: SettlementWorkflow;
   passWorkflow: PassWorkflow;
-  webhookStreamWorkflow: WebhookStreamWorkflow;
   webhookEndpointWorkflow: WebhookEndpointWorkflow;
-  webhookDeliveryWorkflow: WebhookManualRetryWorkflow;
+  webhookManualRetryWorkflow: WebhookManualRetryWorkflow;
   chainWatchWorkflow: ChainWatchWorkflow;
 } = workflows;
 
@@ -40,7 +38,6 @@ test('every contract names a registered workflow and its task queue; the type na
     [appealWorkflowType, appealTaskQueue, 'deals-q'],
     [settlementWorkflowType, settlementTaskQueue, 'deals-q'],
     [passWorkflowType, passTaskQueue, 'deals-q'],
-    [webhookStreamWorkflowType, webhookStreamTaskQueue, 'webhooks-q'],
     [webhookEndpointWorkflowType, webhookEndpointTaskQueue, 'webhooks-q'],
     [webhookManualRetryWorkflowType, webhookManualRetryTaskQueue, 'webhooks-q'],
     [chainWatchWorkflowType, chainWatchTaskQueue, 'deals-q'],
@@ -53,7 +50,7 @@ test('every contract names a registered workflow and its task queue; the type na
   // Running executions and their histories carry these names.
   t.deepEqual(
     contracts.map(([type]) => type),
-    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookStreamWorkflow', 'webhookEndpointWorkflow', 'webhookDeliveryWorkflow', 'chainWatchWorkflow'],
+    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookEndpointWorkflow', 'webhookManualRetryWorkflow', 'chainWatchWorkflow'],
   );
   t.is(chainWatchWorkflowId(config), 'chain-watch:deals-q', 'one watcher per deployment (its deals queue)');
 });

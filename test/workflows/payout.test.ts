@@ -23,7 +23,6 @@ import {
 } from '../../workflows/contracts/payout';
 import { eventually } from '../helpers/poll';
 import { inAnHour, outcomeOf, withWorker, workflowEnvironment } from '../helpers/workflow-env';
-import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 const env = await workflowEnvironment();
 test.after.always(() => env.teardown());
@@ -58,7 +57,7 @@ function startDeal(taskQueue: string, deals: Map<string, PayoutSnapshot>, snapsh
   return env.client.workflow.start<PayoutWorkflow>(payoutWorkflowType, {
     workflowId: payoutWorkflowId(dealId),
     taskQueue,
-    args: [{ create: { dealId } as CreatePayoutInput, retryMatchSeconds, timeouts: { stepMs: 2000, createMs: 2000 }, revision: DEAL_REVISION }],
+    args: [{ create: { dealId } as CreatePayoutInput, retryMatchSeconds, timeouts: { stepMs: 2000, createMs: 2000 } }],
   });
 }
 

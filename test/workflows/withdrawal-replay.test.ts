@@ -1,10 +1,11 @@
 /**
- * Replay compatibility: histories recorded with the withdrawal workflow as it was before issue 19
- * (broadcast → complete / fail, no confirmation loop) replay on today's code without a
- * nondeterminism error — finished ones and one whose broadcast was still in flight (that one
- * must keep the old command sequence: `patched()` is false for it). withdrawal-tron-confirmed.json
- * is the confirmation loop itself (submit, timers, checks, a resubmit, confirmed), recorded when
- * it was written, so a later change to the loop must keep it replaying too.
+ * Replay: histories of the withdrawal workflow, recorded with the current code on stub
+ * activities (test/workflows/record-histories.ts) — completed at once, approved by an operator
+ * and completed, refused by the network, one whose broadcast was still in flight, and the TRON
+ * confirmation loop (submit, timers, checks, a resubmit, confirmed) — replay on today's code
+ * without a nondeterminism error. A change that breaks one changes what open runs would do:
+ * it ships under the rule of docs/operations.md ("Changing workflow code"), and the histories
+ * are recorded again.
  *
  * (The histories are the proto objects as JSON; History.fromObject reads them back —
  * historyFromJSON of @temporalio/common trips over two protobufjs copies in this tree.)
@@ -19,7 +20,7 @@ Runtime.install({ logger: new DefaultLogger('ERROR') });
 const dir = new URL('./histories/', import.meta.url);
 const files = readdirSync(dir).filter((f) => f.startsWith('withdrawal-') && f.endsWith('.json'));
 
-test('recorded withdrawal histories (before the confirmation loop, and of it) replay on today’s code', async (t) => {
+test('recorded withdrawal histories (every path, the confirmation loop included) replay on today’s code', async (t) => {
   t.true(files.length >= 5);
   for (const file of files) {
     const { workflowId, history } = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as { workflowId: string; history: unknown };

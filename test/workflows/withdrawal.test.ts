@@ -22,7 +22,6 @@ import {
 } from '../../workflows/contracts/withdrawal';
 import { eventually } from '../helpers/poll';
 import { outcomeOf, refusedByActivity, withWorker, workflowEnvironment } from '../helpers/workflow-env';
-import { DEAL_REVISION } from '../../workflows/contracts/revision';
 
 const env = await workflowEnvironment();
 test.after.always(() => env.teardown());
@@ -58,7 +57,7 @@ function stubs() {
   return { rows, calls, gate, activities };
 }
 
-function startWithdrawal(taskQueue: string, rows: Map<string, WithdrawalSnapshot>, status: WithdrawalStatus, revision = DEAL_REVISION) {
+function startWithdrawal(taskQueue: string, rows: Map<string, WithdrawalSnapshot>, status: WithdrawalStatus) {
   const withdrawalId = randomUUID();
   rows.set(withdrawalId, { status, txHash: '' });
   return env.client.workflow.start<WithdrawalWorkflow>(withdrawalWorkflowType, {
@@ -70,7 +69,6 @@ function startWithdrawal(taskQueue: string, rows: Map<string, WithdrawalSnapshot
         syncWaitMs: 0,
         timeouts: { stepMs: 2000, createMs: 2000 },
         broadcast: { timeoutSeconds: 60, heartbeatSeconds: 60, maxBackoffSeconds: 1 },
-        revision,
       },
     ],
   });
@@ -166,7 +164,7 @@ test('a submitted transfer (checkInMs) is confirmed on timers: pending → dead 
   });
 });
 
-test('a create step that fails for an infrastructure reason is given up through the create fence; a row an attempt committed is adopted (revision 4); older runs end at once', async (t) => {
+test('a create step that fails for an infrastructure reason is given up through the create fence; a row an attempt committed is adopted', async (t) => {
   const { rows, calls, gate, activities } = stubs();
   const fenced: Partial<Activities> = {
     ...activities,
@@ -182,16 +180,12 @@ test('a create step that fails for an infrastructure reason is given up through 
   await withWorker(env, fenced, async (taskQueue) => {
     const adopted = await startWithdrawal(taskQueue, rows, 'PENDING');
     const adoptedId = adopted.workflowId.slice('withdrawal:'.length);
-    const old = await startWithdrawal(taskQueue, rows, 'PENDING', 3);
-    const oldId = old.workflowId.slice('withdrawal:'.length);
     const none = await startWithdrawal(taskQueue, rows, 'PENDING');
     const noneId = none.workflowId.slice('withdrawal:'.length);
     rows.delete(noneId); // no attempt committed
     gate(adoptedId).release({ txHash: 'adopted' });
     t.deepEqual(await adopted.result(), { created: true, status: 'COMPLETED' }, 'the committed withdrawal is adopted and carried on');
     t.like(await none.result(), { created: false });
-    t.like(await old.result(), { created: false }, 'revision 3 keeps its behaviour: no give-up step');
     t.true(calls.includes(`${adoptedId} findWithdrawalSnapshot`) && calls.includes(`${noneId} findWithdrawalSnapshot`));
-    t.false(calls.includes(`${oldId} findWithdrawalSnapshot`));
   });
 });

@@ -40,17 +40,15 @@ export interface CreatePayinInput {
   /**
    * When the create request arrived (RFC 3339 with microseconds, Postgres's clock): a pass matching
    * the deal that was reserved after this instant makes the create 409 `pass was concurrently
-   * reserved` (spec 4.6). Absent in inputs written before issue 17: no such check.
+   * reserved` (spec 4.6).
    */
-  arrivedAt?: string;
+  arrivedAt: string;
 }
 
 export interface PayinWorkflowInput {
   create: CreatePayinInput;
   feeDistributionDelaySeconds: number;
   timeouts?: StepTimeouts;
-  /** The workflow revision the run was started with (contracts/revision.ts); absent: 1. */
-  revision?: number;
 }
 
 export interface PayinSnapshot {

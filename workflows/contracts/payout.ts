@@ -38,8 +38,6 @@ export interface PayoutWorkflowInput {
   timeouts?: StepTimeouts;
   /** A payout PROCESSING this long raises one operator alert (0: never). */
   processingAlertSeconds?: number;
-  /** The workflow revision the run was started with (contracts/revision.ts); absent: 1. */
-  revision?: number;
 }
 
 export interface PayoutSnapshot {

@@ -3,22 +3,29 @@
  * (merchant + target URL), `webhooks:endpoint:<merchant>:<sha256(url)[0:16]>`, Signal-With-Start
  * by the outbox relay on the webhook task queue. It keeps a lane per deal: each deal's events are
  * delivered in outbox order, each to its end before the next, while the lanes of different deals
- * go side by side — their first attempts batched into one local activity. It replaces a stream
- * per (deal, target): a deal no longer costs a workflow start, and deals created together are
- * delivered together. Each event keeps its delivery record (callback id), attempt rows, retry
- * schedule and manual retry; per-deal search is in Postgres (`GET /callbacks?deal_id=`). Names
- * are a wire protocol.
+ * go side by side — their first attempts batched into one local activity. A deal costs no
+ * workflow start of its own, and deals created together are delivered together. Each event keeps
+ * its delivery record (callback id), attempt rows, retry schedule and manual retry; per-deal
+ * search is in Postgres (`GET /callbacks?deal_id=`). Names are a wire protocol.
  */
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineSignal } from '@temporalio/workflow';
 import { MerchantIdKey } from './search-attributes';
 import { webhooksTaskQueue } from './task-queues';
-import type { StreamEvent } from './webhook-stream';
 
 export const webhookEndpointWorkflowType = 'webhookEndpointWorkflow';
 /** Answers how many events the run delivered. */
 export type WebhookEndpointWorkflow = (input: EndpointInput) => Promise<number>;
 export const webhookEndpointTaskQueue = webhooksTaskQueue;
+
+/** One event to deliver: its delivery record (callback id) and the attempts it may take. */
+export interface StreamEvent {
+  callbackId: string;
+  eventId: string;
+  eventType: string;
+  /** The merchant's max_retries when the event was relayed: attempts in total. */
+  maxAttempts: number;
+}
 
 /** An event for a lane: the deal's id, or the event's own for an event of no deal. */
 export interface EndpointEvent extends StreamEvent {

@@ -1,12 +1,10 @@
 /**
  * The manual retry's contract (spec 4.7): one run per retry, `webhook:<callback_id>:manual:<n>`,
- * on the webhook task queue, making exactly one attempt now. Its type name is older than the
- * delivery streams (it once ran every delivery) and stays: running executions and their
- * histories carry it.
+ * on the webhook task queue, making exactly one attempt now.
  */
 import { webhooksTaskQueue } from './task-queues';
 
-export const webhookManualRetryWorkflowType = 'webhookDeliveryWorkflow';
+export const webhookManualRetryWorkflowType = 'webhookManualRetryWorkflow';
 export type WebhookManualRetryWorkflow = (input: ManualRetryInput) => Promise<'SUCCESS' | 'ERROR'>;
 export const webhookManualRetryTaskQueue = webhooksTaskQueue;
 
@@ -17,7 +15,7 @@ export interface ManualRetryInput {
   /** The automatic schedule (WEBHOOK_RETRY_DELAYS, ms), for reference: a manual retry makes one attempt. */
   delaysMs: number[];
   /** Deadline of the HTTP attempt activity: WEBHOOK_TIMEOUT_MS plus room for its two short queries. */
-  attemptTimeoutMs?: number;
+  attemptTimeoutMs: number;
   /** The n-th manual retry of the delivery: its attempt key is `manual:<n>`. */
   manualRetry: number;
 }

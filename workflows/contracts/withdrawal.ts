@@ -30,7 +30,7 @@ export interface CreateWithdrawalInput {
   idempotencyKey: string;
   /**
    * An explicit caller key (the V1 adapter's requestId): the withdrawal is the one of (merchant,
-   * key). Absent on V2 withdrawals (server-side key) and on inputs written before issue 17.
+   * key). Absent on V2 withdrawals (server-side key).
    */
   callerKey?: string;
 }
@@ -42,8 +42,6 @@ export interface WithdrawalWorkflowInput {
   /** How long the create (and approve) update waits for the broadcast before answering. */
   syncWaitMs: number;
   broadcast: { timeoutSeconds: number; heartbeatSeconds: number; maxBackoffSeconds: number };
-  /** The workflow revision the run was started with (contracts/revision.ts); absent: 1. */
-  revision?: number;
 }
 
 export interface WithdrawalSnapshot {

@@ -1,6 +1,7 @@
 /**
- * One webhook delivery's attempts: what the delivery activities take and answer, shared by the
- * delivery stream (contracts/webhook-stream.ts) and the manual retry (contracts/webhook-manual-retry.ts).
+ * A webhook delivery's attempts — what the attempt activities take and answer, the retry schedule
+ * and the waits for a parked or busy endpoint — shared by the endpoint stream
+ * (contracts/webhook-endpoint.ts) and the manual retry (contracts/webhook-manual-retry.ts).
  */
 export interface AttemptInput {
   callbackId: string;
@@ -21,8 +22,7 @@ export interface AttemptOutcome {
   /**
    * Why it was not attempted (with retryInMs): 'parked' (this endpoint's circuit is open) and
    * 'busy' (this endpoint's in-flight cap) are the endpoint's own doing; 'host-busy' (the looser
-   * cap over all endpoints of its host) is other endpoints' doing. Absent in results of workers
-   * before issue 17 (they were all treated as the endpoint's own).
+   * cap over all endpoints of its host) is other endpoints' doing.
    */
   waitReason?: 'parked' | 'busy' | 'host-busy';
 }
