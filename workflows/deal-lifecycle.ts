@@ -4,6 +4,7 @@
  * creation update waits for, and commands that wait for the creation, run one at a time and keep
  * their refusal's kind. Each workflow file then reads like its state table.
  */
+import type { DealOutcome } from './contracts/outcome';
 import type { QueryDefinition, UpdateDefinition } from '@temporalio/common';
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Refusal } from '../domain/state-machine';
@@ -30,7 +31,6 @@ export async function createOrAdopt<S>(create: () => Promise<S>, giveUp: () => P
   }
 }
 
-export type DealOutcome<Status> = { created: false; reason: string } | { created: true; status: Status };
 
 export function dealLifecycle<S extends { status: string }>(options: {
   statusQuery: QueryDefinition<S | undefined>;

@@ -13,6 +13,7 @@ import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@tempo
 import type { AppDeps } from '../deps';
 import { DomainError, FailedPrecondition, NotFound, domainErrorFromKind } from '../../domain/errors';
 import { findDeal, type DealRow } from '../../db/queries/deals';
+import type { DealOutcome } from '../../workflows/contracts/outcome';
 
 /** Maps a failed update back to the DomainError it carries (its kind travels as the failure type). */
 export function unwrapUpdateFailure(error: unknown): unknown {
@@ -28,7 +29,6 @@ export async function readDeal(deps: AppDeps, dealId: string): Promise<DealRow> 
   return row;
 }
 
-type CreationOutcome = { created: boolean };
 
 /** What every deal create (PayIn, PayOut) hands its workflow about who asks and for what. */
 export const dealCreateBase = (
@@ -101,7 +101,7 @@ async function removeRefusedRun(deps: AppDeps, workflowId: string) {
     // Only a closed run that made no deal: a concurrent retry's live run is never touched.
     const { runId, status } = await latest.describe();
     if (status.name === 'RUNNING') return;
-    const outcome = (await deps.temporal.workflow.getHandle(workflowId, runId).result()) as CreationOutcome;
+    const outcome = (await deps.temporal.workflow.getHandle(workflowId, runId).result()) as DealOutcome<unknown>;
     if (outcome.created) return;
     await deps.temporal.workflowService.deleteWorkflowExecution({
       namespace: deps.config.TEMPORAL_NAMESPACE,

@@ -3,6 +3,7 @@
  * attributes, input and messages, shared by the workflow and the API. Names are a wire protocol
  * (running executions and their histories carry them): never rename a shipped one.
  */
+import type { DealOutcome } from './outcome';
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { AmountMatch, CancelChannel, PayinStatus } from '../../domain/payin';
@@ -13,7 +14,7 @@ import type { StepTimeouts } from './timeouts';
 /** The registered workflow type (workflows/index.ts exports the function under this name). */
 export const payinWorkflowType = 'payinWorkflow';
 export type PayinWorkflow = (input: PayinWorkflowInput) => Promise<PayinOutcome>;
-export type PayinOutcome = { created: false; reason: string } | { created: true; status: PayinStatus };
+export type PayinOutcome = DealOutcome<PayinStatus>;
 export const payinTaskQueue = dealsTaskQueue;
 export const payinWorkflowId = (dealId: string) => `payin:${dealId}`;
 /** Findable in the Temporal UI by merchant and deal; DealStatus is written when the deal ends (workflows/deal-lifecycle.ts). */

@@ -1,4 +1,5 @@
 /** The PayOut workflow's contract (as contracts/payin.ts). Names are a wire protocol: never rename a shipped one. */
+import type { DealOutcome } from './outcome';
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { PayoutStatus } from '../../domain/payout';
@@ -8,7 +9,7 @@ import type { StepTimeouts } from './timeouts';
 
 export const payoutWorkflowType = 'payoutWorkflow';
 export type PayoutWorkflow = (input: PayoutWorkflowInput) => Promise<PayoutOutcome>;
-export type PayoutOutcome = { created: false; reason: string } | { created: true; status: PayoutStatus };
+export type PayoutOutcome = DealOutcome<PayoutStatus>;
 export const payoutTaskQueue = dealsTaskQueue;
 export const payoutWorkflowId = (dealId: string) => `payout:${dealId}`;
 export const payoutSearchAttributes = (deal: { merchantId: string; dealId: string }): SearchAttributePair[] => [

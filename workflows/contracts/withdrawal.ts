@@ -1,4 +1,5 @@
 /** The withdrawal workflow's contract (as contracts/payin.ts). Names are a wire protocol: never rename a shipped one. */
+import type { DealOutcome } from './outcome';
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { WithdrawalStatus } from '../../domain/withdrawals';
@@ -8,7 +9,7 @@ import type { StepTimeouts } from './timeouts';
 
 export const withdrawalWorkflowType = 'withdrawalWorkflow';
 export type WithdrawalWorkflow = (input: WithdrawalWorkflowInput) => Promise<WithdrawalOutcome>;
-export type WithdrawalOutcome = { created: false; reason: string } | { created: true; status: WithdrawalStatus };
+export type WithdrawalOutcome = DealOutcome<WithdrawalStatus>;
 export const withdrawalTaskQueue = dealsTaskQueue;
 export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal:${withdrawalId}`;
 /** Withdrawals show in the Temporal UI like deals: DealId is the withdrawal's id, DealType WITHDRAWAL. */
