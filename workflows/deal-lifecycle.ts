@@ -31,7 +31,6 @@ export async function createOrAdopt<S>(create: () => Promise<S>, giveUp: () => P
   }
 }
 
-
 export function dealLifecycle<S extends { status: string }>(options: {
   statusQuery: QueryDefinition<S | undefined>;
   creationUpdate: UpdateDefinition<S, []>;
