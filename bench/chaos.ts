@@ -333,7 +333,7 @@ const lost = events.filter((e) => !received.has(e.id));
 for (const e of lost.slice(0, 20)) problems.push(`event ${e.id} never reached its receiver`);
 if (lost.length > 20) problems.push(`… ${lost.length - 20} more events lost`);
 const duplicates = [...received.values()].filter((n) => n > 1).length;
-// 4b. a deal's events were accepted in the order they were written (one delivery stream per deal and target)
+// 4b. a deal's events were accepted in the order they were written (one lane per deal on its endpoint stream)
 const dealEvents = await sql<{ id: string; deal_id: string; event_type: string }[]>`
   select id, deal_id, event_type from outbox_events where merchant_id = any(${merchants.map((m) => m.id)}) and deal_id is not null order by deal_id, seq`;
 let outOfOrder = 0;
