@@ -13,7 +13,7 @@ import { dealIdFor } from '../../domain/ids';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
 import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/payin';
 import type { Refusal } from '../../domain/state-machine';
-import { checkPaymentMethod } from './payment-methods';
+import { checkPaymentMethod } from '../../domain/payment-method';
 import { findAmountChange, findCheckout, findDeal, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreateContext } from '../../db/queries/merchants';
 import {
@@ -64,7 +64,10 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
   // Spec 4.8: a known key answers the deal as it is now, whatever the new body says. Beside it, in
   // one round trip, what the create checks (issue 21) and the arrival stamp (Postgres's clock)
   // that goes to the create step: a pass matching this deal that another deal reserved after it is
-  // a 409 (spec 4.6, db/queries/passes.ts).
+  // a 409 (spec 4.6, db/queries/passes.ts). The callback_url's target check (a DNS lookup) runs
+  // beside them; its verdict is taken in its place among the refusals below (a replay ignores it,
+  // as it ignores the rest of the body).
+  const target = body.callback_url ? assertWebhookTarget(deps.config, 'callback_url', body.callback_url).then(() => undefined, (error: unknown) => error) : undefined;
   const [existing, context] = await Promise.all([
     findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key)),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method_id, currency: body.currency }),
@@ -72,7 +75,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
   if (existing) return existing;
   const arrivedAt = context.arrived_at;
 
-  const method = await checkPaymentMethod(deps, scope.tenantId, context.method, body.payment_method_id, body.currency, 'payment_method_id');
+  const method = checkPaymentMethod(context.method, context.allowed_slugs, body.payment_method_id, body.currency, 'payment_method_id');
   // Pass matching (spec 4.1.1) uses the id of `currency`; a currency_id naming another currency is refused, not ignored.
   if (body.currency_id && context.currency_id !== body.currency_id.toLowerCase()) {
     throw new InvalidArgument(`currency_id ${body.currency_id} is not the id of ${body.currency}`);
@@ -84,7 +87,8 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
     throw new FailedPrecondition('the merchant account needs a webhook_url and a webhook secret before PayIn deals can be created');
   }
 
-  if (body.callback_url) await assertWebhookTarget(deps.config, 'callback_url', body.callback_url);
+  const refusedTarget = await target;
+  if (refusedTarget) throw refusedTarget;
 
   const dealId = dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key);
   return createThroughWorkflow<PayinWorkflow>(deps, {

@@ -22,7 +22,7 @@ import {
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
 import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal } from './deal-workflows';
-import { checkPaymentMethod } from './payment-methods';
+import { checkPaymentMethod } from '../../domain/payment-method';
 import type { MerchantScope } from './payins';
 
 export interface CreatePayoutRequest {
@@ -54,7 +54,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
       { field: 'wallet_id', message: 'not your USDT wallet', code: 'unknown_wallet' },
     ]);
   }
-  const method = await checkPaymentMethod(deps, scope.tenantId, context.method, body.payment_method, body.currency, 'payment_method');
+  const method = checkPaymentMethod(context.method, context.allowed_slugs, body.payment_method, body.currency, 'payment_method');
   const merchant = context.merchant;
   if (!merchant) throw new NotFound('merchant not found');
   checkDealBounds(merchant, body.amount);

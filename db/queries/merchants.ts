@@ -137,6 +137,8 @@ export interface CreateContext {
   merchant: CreatePreconditions | undefined;
   /** The ACTIVE payment method by id or slug, undefined when unknown. */
   method: PaymentMethodRow | undefined;
+  /** When the method is unknown: the slugs of the tenant's ACTIVE methods, by slug (what the refusal lists); else empty. */
+  allowed_slugs: string[];
   /** The id of the ACTIVE currency `currency`, null when none. */
   currency_id: string | null;
   /** Postgres's clock now, RFC 3339 with microseconds (the pass race stamp, db/queries/passes.ts). */
@@ -154,7 +156,8 @@ export async function findCreateContext(db: Db, q: { tenantId: string; merchantI
       m.id as merchant_id, m.deal_min_amount, m.deal_max_amount, m.daily_deal_amount_limit, m.webhook_url,
       exists (select 1 from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as has_key,
       pm.id as pm_id, pm.slug as pm_slug, pm.name as pm_name, pm.currency_code as pm_currency_code, pm.requisite_types as pm_requisite_types, pm.status as pm_status,
-      c.id as currency_id
+      c.id as currency_id,
+      case when pm.id is null then array(select slug from payment_methods where tenant_id = ${q.tenantId} and status = 'ACTIVE' order by slug) end as allowed_slugs
     from (select 1) one
     left join merchants m on m.id = ${q.merchantId}
     left join payment_methods pm on pm.tenant_id = ${q.tenantId} and pm.status = 'ACTIVE'
@@ -183,6 +186,7 @@ export async function findCreateContext(db: Db, q: { tenantId: string; merchantI
         }
       : undefined,
     currency_id: (r.currency_id as string | null) ?? null,
+    allowed_slugs: (r.allowed_slugs as string[] | null) ?? [],
   };
 }
 

@@ -35,7 +35,7 @@ async function setup(t: import('ava').ExecutionContext, options: Partial<TronGri
   const node = await startFakeTronGrid(fake);
   t.teardown(() => node.close());
   node.chain.fund(HOT, { trxSun: 100_000_000n, usdtUnits: 1_000_000_000n });
-  const client = new TronGridClient({ url: node.url, timeoutMs: 2_000, backoffMs: 20, ...options });
+  const client = new TronGridClient({ url: node.url, timeoutMs: 5_000, backoffMs: 20, ...options });
   return { node, client };
 }
 
@@ -94,7 +94,7 @@ test('the solidified node (/walletsolidity/gettransactioninfobyid) has a receipt
 
   // An own java-tron node serves /walletsolidity on its own port: the client asks there, the rest at TRON_API_URL.
   const { node: solidity } = await setup(t);
-  const split = new TronGridClient({ url: node.url, solidityUrl: solidity.url, timeoutMs: 2_000 });
+  const split = new TronGridClient({ url: node.url, solidityUrl: solidity.url, timeoutMs: 5_000 });
   t.is(await split.solidTransactionInfo(checked.txid), undefined, 'that node has not got it');
   t.deepEqual(solidity.requests.map((r) => r.path), ['/walletsolidity/gettransactioninfobyid']);
   t.like(await split.transactionInfo(checked.txid), { txid: checked.txid });
@@ -257,18 +257,19 @@ test('429: retried with backoff, Retry-After honoured; too long a Retry-After or
 });
 
 test('5xx, a slow node, a dead node and a cancelled call are ChainUnavailable; 5xx is not retried here', async (t) => {
-  const { node, client } = await setup(t, { timeoutMs: 300 });
+  // A deadline well above what a loaded machine takes to answer locally, well below the slow node's pause.
+  const { node, client } = await setup(t, { timeoutMs: 1_500 });
   node.faults.serverError(1, 502);
   const before = node.requests.length;
   await t.throwsAsync(() => client.nowBlock(), { instanceOf: ChainUnavailable, message: /HTTP 502/ });
   t.is(node.requests.length, before + 1);
   t.truthy(await client.nowBlock());
 
-  node.faults.slow(1_500, 1);
-  await t.throwsAsync(() => client.nowBlock(), { instanceOf: ChainUnavailable, message: /no answer within 300 ms/ });
+  node.faults.slow(6_000, 1);
+  await t.throwsAsync(() => client.nowBlock(), { instanceOf: ChainUnavailable, message: /no answer within 1500 ms/ });
 
   const controller = new AbortController();
-  node.faults.slow(1_500, 1);
+  node.faults.slow(6_000, 1);
   const pending = client.nowBlock(controller.signal);
   setTimeout(() => controller.abort(), 50);
   await t.throwsAsync(pending, { instanceOf: ChainUnavailable, message: /abandoned/ });

@@ -1,22 +1,25 @@
-import type { AppDeps } from '../deps';
-import { InvalidArgument } from '../../domain/errors';
-import { listPaymentMethods, type PaymentMethodRow } from '../../db/queries/catalog';
+/** The payment method a deal create names (spec 4.1, 4.4): a pure check of what the create read. */
+import { InvalidArgument } from './errors';
+
+export interface NamedPaymentMethod {
+  id: string;
+  slug: string;
+  currency_code: string;
+}
 
 /**
  * A payment method looked up by UUID or slug (the same row either way; undefined: unknown) that
  * must take `currency`. Unknown values (an enum such as BANK_CARD included) list the allowed slugs.
  */
-export async function checkPaymentMethod(
-  deps: AppDeps,
-  tenantId: string,
-  method: PaymentMethodRow | undefined,
+export function checkPaymentMethod<M extends NamedPaymentMethod>(
+  method: M | undefined,
+  allowedSlugs: string[],
   idOrSlug: string,
   currency: string,
   field: 'payment_method_id' | 'payment_method',
-): Promise<PaymentMethodRow> {
+): M {
   if (!method) {
-    const rows = await listPaymentMethods(deps.sql, tenantId, 'ACTIVE');
-    throw new InvalidArgument(`unknown ${field} "${idOrSlug}"; allowed: ${rows.map((r) => r.slug).join(', ')}`, [
+    throw new InvalidArgument(`unknown ${field} "${idOrSlug}"; allowed: ${allowedSlugs.join(', ')}`, [
       { field, message: 'unknown payment method', code: 'unknown_payment_method' },
     ]);
   }
