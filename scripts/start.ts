@@ -113,7 +113,8 @@ console.log(`
   signing secret   ${demo?.secret ?? '(shown once at issue)'}
   Operator JWT     ${operatorJwt}
   Cabinet JWT      ${cabinetJwt}
-  (JWTs are valid 12 h, signed with the dev JWT_SECRET)
+  (JWTs are valid 12 h, signed with the dev JWT_SECRET; more with
+   npm run token -- operator   |   npm run token -- cabinet <merchant_id>)
 
   Try:  npm run call -- GET /api/v1/p2p/my-merchant      (signs with the demo pair)
   Ctrl-C stops everything.
