@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { API_URL, newMerchant } from '../helpers/api';
+import { API_URL, cabinetToken, newMerchant, operatorToken, withBearer } from '../helpers/api';
 import { createPayin } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startReceiver } from '../helpers/receiver';
@@ -40,6 +40,11 @@ async function run(command: string, args: string[], cwd: string, env = outsideEn
     throw new Error(`${basename(command)} ${args.join(' ')} failed in ${cwd}: ${String(error)}\n${stdout ?? ''}\n${stderr ?? ''}`);
   }
 }
+
+/** One `npm run sdk:pack` per run of this file: both tests install the same tarball (two packs would race on sdk/dist). */
+let packing: Promise<string> | undefined;
+const packOnce = () =>
+  (packing ??= run('npm', ['run', '-s', 'sdk:pack'], ROOT).then((packed) => packed.stdout.trim().split('\n').at(-1)!));
 
 /** The merchant's integration, the same code in both module systems; it prints one JSON line. */
 function integration(format: 'esm' | 'cjs'): string {
@@ -135,15 +140,14 @@ test('the packed SDK installs outside the repository and an ESM and a CommonJS i
   const { merchantId, keys } = await newMerchant({ webhook_url: receiver.url });
 
   // The tarball, as `npm run sdk:pack` makes it: only what a consumer needs.
-  const packed = await run('npm', ['run', '-s', 'sdk:pack'], ROOT);
-  const tarball = packed.stdout.trim().split('\n').at(-1)!;
+  const tarball = await packOnce();
   t.is(dirname(tarball), join(ROOT, '.data', 'sdk'));
   t.regex(basename(tarball), /^merchant-gateway-sdk-\d+\.\d+\.\d+.*\.tgz$/);
   step('packed');
   const entries = (await run('tar', ['-tzf', tarball], ROOT)).stdout.trim().split('\n');
-  const outside = entries.filter((e) => !/^package\/(package\.json|README\.md|dist\/(esm|cjs)\/.+|src\/.+\.ts)$/.test(e));
-  t.deepEqual(outside, [], 'nothing but package.json, README.md, dist/esm, dist/cjs and src');
-  for (const needed of ['dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'src/index.ts']) {
+  const outside = entries.filter((e) => !/^package\/(package\.json|README\.md|QUICKSTART\.md|dist\/(esm|cjs)\/.+|src\/.+\.ts)$/.test(e));
+  t.deepEqual(outside, [], 'nothing but package.json, README.md, QUICKSTART.md, dist/esm, dist/cjs and src');
+  for (const needed of ['README.md', 'QUICKSTART.md', 'dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'src/index.ts']) {
     t.true(entries.includes(`package/${needed}`), needed);
   }
 
@@ -211,4 +215,86 @@ test('the packed SDK installs outside the repository and an ESM and a CommonJS i
     t.true(wallets > 0, `${format}: a balance with wallets`);
   }
   step('ran');
+});
+
+/** The fenced blocks of a markdown document with the given info string, in order. */
+function fencedBlocks(markdown: string, language: string): string[] {
+  return [...markdown.matchAll(/^```(\S*)\n([\s\S]*?)^```$/gm)].filter((m) => m[1] === language).map((m) => m[2]!);
+}
+
+/** A free local port, for the quickstart program's webhook receiver. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((done, fail) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+    server.once('error', fail);
+  });
+}
+
+test('the quickstart, run as written in a fresh directory, reaches a verified webhook and a reconciled feed, and resumes the feed where it stopped', async (t) => {
+  t.timeout(5 * 60_000);
+  const doc = readFileSync(join(ROOT, 'sdk', 'QUICKSTART.md'), 'utf8');
+
+  // What a merchant has: the package (the quickstart inside it) and what the gateway serves.
+  for (const [file, text] of [['QUICKSTART.md', doc], ['README.md', readFileSync(join(ROOT, 'sdk', 'README.md'), 'utf8')]] as const) {
+    const links = [...text.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]!).filter((href) => !/^(https?:|#)/.test(href));
+    for (const href of links) t.true(existsSync(join(ROOT, 'sdk', href.split('#')[0]!)), `${file} links ${href}, which the package has`);
+    t.notRegex(text, /\b(spec|contract) \d|design\.md|architecture\.md|docs\//i, `${file} names no document the merchant does not have`);
+  }
+
+  // Section 1's shell steps, with the tarball's real path; npm reads the cache first.
+  const [exports, steps] = fencedBlocks(doc, 'bash');
+  const program = fencedBlocks(doc, 'js').join('\n');
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'quickstart-')));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const tarball = await packOnce();
+  const commands = steps!
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line && !line.startsWith('#'));
+  t.deepEqual(commands, ['npm init -y && npm pkg set type=module', 'npm install /path/to/merchant-gateway-sdk-0.1.0.tgz', 'node quickstart.mjs']);
+  const npmEnv = outsideEnv({ npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' });
+  for (const command of commands.slice(0, 2)) await run('bash', ['-c', command.replace('/path/to/merchant-gateway-sdk-0.1.0.tgz', tarball)], dir, npmEnv);
+  writeFileSync(join(dir, 'quickstart.mjs'), program);
+
+  // The environment section 1 exports, for a merchant of the test stack whose webhook_url is elsewhere.
+  const { merchantId, keys } = await newMerchant();
+  const env: Record<string, string> = {
+    GATEWAY_URL: API_URL,
+    MERCHANT_TOKEN: keys.token,
+    MERCHANT_SECRET: keys.secret,
+    CABINET_TOKEN: await cabinetToken(merchantId),
+    OPERATOR_TOKEN: await operatorToken(),
+    WAIT_SECONDS: '90',
+  };
+  const exported = [...exports!.matchAll(/^export (\w+)=/gm)].map((m) => m[1]!);
+  t.deepEqual(exported.filter((name) => !(name in env)), [], 'the test sets every variable the quickstart exports');
+
+  const runOnce = async () => {
+    const { stdout } = await run(process.execPath, ['quickstart.mjs'], dir, outsideEnv({ ...env, WEBHOOK_PORT: String(await freePort()) }));
+    t.log(stdout.trim());
+    return stdout.trim().split('\n');
+  };
+  const first = await runOnce();
+  const dealId = /^PayIn (\S+): ESCROW_LOCKED; send the payer to \S+\/pay\/\S+$/m.exec(first.join('\n'))?.[1];
+  t.truthy(dealId, 'a PayIn in ESCROW_LOCKED with its payment page');
+  t.true(first.some((l) => l.startsWith(`signed in as merchant ${merchantId} (`)), 'getMyMerchant answers the profile itself');
+  t.true(first.includes('webhook verified: deal.completed'));
+  t.regex(first.join('\n'), new RegExp(`^paid: deal ${dealId} is COMPLETED \\(verified webhook [0-9a-f-]{36}\\)$`, 'm'));
+  t.true(first.includes(`reconciled: the feed agrees, deal ${dealId} is completed`));
+  t.deepEqual(first.filter((l) => l.startsWith('from the feed:')), [], 'the webhook brought every event already');
+
+  // A second run resumes the feed from the saved position: the first deal's events are not read again.
+  const position = readFileSync(join(dir, '.gateway-feed-position'), 'utf8');
+  t.true(position.length > 0);
+  const second = await runOnce();
+  t.true(second.some((l) => /^reconciled: the feed agrees, deal \S+ is completed$/.test(l)));
+  t.deepEqual(second.filter((l) => l.startsWith('from the feed:')), [], 'nothing of the first run comes again');
+  t.false(second.join('\n').includes(dealId!));
+
+  const me = await withBearer(env.CABINET_TOKEN!, 'GET', '/api/v1/p2p/my-merchant');
+  t.regex(me.body.merchant.webhook_url as string, /^http:\/\/127\.0\.0\.1:\d+\/webhooks$/, 'section 3 set the webhook_url with the cabinet token');
 });
