@@ -1,5 +1,5 @@
 /**
- * Typed errors. Every non-2xx answer of the API is RFC 9457 problem+json (spec 7): `title` is the
+ * Typed errors. Every non-2xx answer of the API is RFC 9457 problem+json: `title` is the
  * gRPC code name, `detail` a JSON string `{ code, message, details }`, `errors` the field errors,
  * and the answer's `X-Trace-Id` names it in the gateway's logs — quote it to support.
  */
