@@ -143,7 +143,9 @@ export class GatewayClient {
 
   /**
    * The events feed from `pageToken` ('' or absent: from the first event) to its current end;
-   * `feed.pageToken` is where it stands afterwards — keep it to resume from there next time.
+   * `feed.pageToken` is where it stands — keep it to resume from there next time. At least once:
+   * the position passes a page only once every event of it was handled, so a resume after a crash
+   * mid-page hands that page out again (dedupe by event_id).
    */
   eventFeed(options: { types?: string[]; pageToken?: string; pageSize?: number } = {}): EventFeed<WebhookEvent> {
     return new EventFeed<WebhookEvent>(

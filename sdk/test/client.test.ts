@@ -257,3 +257,46 @@ test('bigint amounts are sent as JSON integers', (t) => {
 test('the client refuses a malformed token at once', (t) => {
   t.throws(() => new GatewayClient({ baseUrl: 'http://x', token: 'nope', secret: SECRET }), { instanceOf: TypeError });
 });
+
+/** A feed of 12 events in pages of 5: tokens '' → p1 → p2 (a short last page) → p3. */
+async function feedGateway() {
+  const events = Array.from({ length: 12 }, (_, i) => ({ event_id: `e${i}` }));
+  const at: Record<string, number> = { '': 0, p1: 5, p2: 10, p3: 12 };
+  const g = await gateway((_i, r, res) => {
+    const url = new URL(r.url, 'http://x');
+    const start = at[url.searchParams.get('page_token') ?? '']!;
+    const size = Number(url.searchParams.get('page_size'));
+    const data = events.slice(start, start + size);
+    json(res, 200, { data, next_page_token: `p${Math.ceil((start + data.length) / 5)}` });
+  });
+  return { g, ids: events.map((e) => e.event_id) };
+}
+
+test('eventFeed: a consumer that throws part-way through a page resumes from that page, never after it; every event is seen', async (t) => {
+  const { g, ids } = await feedGateway();
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, []);
+  for (const crashAt of ['e6', 'e4', 'e9']) {
+    // The 2nd of page 2, the last of page 1, the last of page 2.
+    const seen: string[] = [];
+    const feed = gw.eventFeed({ pageSize: 5 });
+    await t.throwsAsync(async () => {
+      for await (const e of feed) {
+        seen.push(e.event_id);
+        if (e.event_id === crashAt) throw new Error('the handler crashed');
+      }
+    });
+    const crashed = ids.indexOf(crashAt);
+    const resumed: string[] = [];
+    for await (const e of gw.eventFeed({ pageToken: feed.pageToken, pageSize: 5 })) resumed.push(e.event_id);
+    t.true(ids.indexOf(resumed[0]!) <= crashed, `after a crash on ${crashAt} the resume starts at ${resumed[0]}, not after it`);
+    t.deepEqual([...new Set([...seen, ...resumed])].sort((a, b) => ids.indexOf(a) - ids.indexOf(b)), ids, 'none skipped');
+  }
+  // Breaking out after the 2nd event of page 2 keeps the position at page 2's start, too.
+  const feed = gw.eventFeed({ pageSize: 5 });
+  for await (const e of feed) if (e.event_id === 'e6') break;
+  t.is(feed.pageToken, 'p1');
+  // Read to the end, the position is the last page's token.
+  for await (const _ of feed) void _;
+  t.is(feed.pageToken, 'p3');
+});
