@@ -3,19 +3,34 @@
  * generated from the gateway's OpenAPI document, request signing (v1 and the request-bound v2),
  * retries, pagination, typed errors and webhook verification. See README.md.
  */
-export { GatewayClient, stringifyJson } from './client.js';
+export { GatewayClient, stringifyJson, toAmount } from './client.js';
 export type {
+  Amount,
   Appeal,
   Balance,
+  Bank,
   CallbackDelivery,
+  CreateOptions,
+  CreateOutcome,
+  CreatePassInput,
+  CreatePassRequest,
+  CreatePayinInput,
   CreatePayinRequest,
+  CreatePayoutInput,
   CreatePayoutRequest,
+  CreateWithdrawalInput,
+  Currency,
   Deal,
   GatewayClientOptions,
   KeyPair,
+  MerchantProfile,
   Pass,
+  PaymentMethod,
   PayoutDeal,
+  Turnover,
   Withdrawal,
+  WithAmounts,
+  WithdrawRequest,
   WithOptionalKey,
 } from './client.js';
 export {
@@ -23,6 +38,7 @@ export {
   AuthenticationError,
   ConflictError,
   GatewayError,
+  IdempotencyMismatchError,
   InvalidRequestError,
   NetworkError,
   NotFoundError,
@@ -30,7 +46,7 @@ export {
   RateLimitError,
   ServerError,
 } from './errors.js';
-export type { FieldError, Problem } from './errors.js';
+export type { CreatedObject, FieldError, Problem } from './errors.js';
 export { EventFeed, paginate } from './pagination.js';
 export type { Page } from './pagination.js';
 export { DEFAULT_RETRY } from './retry.js';
