@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/openapi.js';
-import { ApiError, IdempotencyMismatchError } from './errors.js';
+import { ApiError, CallbackWaitTimeoutError, IdempotencyMismatchError } from './errors.js';
 import { createSignedFetch, type SignedFetchOptions } from './http.js';
 import { EventFeed, paginate, type Page } from './pagination.js';
 import type { WebhookEvent } from './webhooks.js';
@@ -69,6 +69,14 @@ export interface CreateOutcome {
   replayed: boolean | undefined;
   /** The fields in which the answered object differs from this body (empty unless allowIdempotentMismatch let a difference through). */
   mismatched: string[];
+}
+
+/** retryCallback's `wait`: how long to wait for the delivery's final status, and how often to look. */
+export interface CallbackWaitOptions {
+  /** Give up after this long with a CallbackWaitTimeoutError (default 60 s). */
+  timeoutMs?: number;
+  /** Pause between looks (default 1 s). */
+  intervalMs?: number;
 }
 
 export interface GatewayClientOptions extends SignedFetchOptions {
@@ -167,6 +175,9 @@ function mismatches(kind: keyof typeof COMPARED, sent: Record<string, unknown>, 
     .map(([field]) => field);
 }
 
+const FINAL_DELIVERY = new Set(['SUCCESS', 'ERROR']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const M = '/api/v1/p2p/merchant';
 
@@ -307,9 +318,40 @@ export class GatewayClient {
     return paginate((token) => this.listCallbacks({ ...query, ...(token ? { page_token: token } : {}) }));
   }
 
-  /** Deliver an ERROR or RETRY delivery again now (once per cooldown). */
-  retryCallback(callbackId: string): Promise<CallbackDelivery> {
-    return call(this.api.POST(`${M}/callbacks/{callback_id}/retry`, { params: { path: { callback_id: callbackId } } }));
+  /**
+   * Deliver an ERROR or RETRY delivery again now (once per cooldown). The gateway answers the
+   * delivery as queued for that attempt. With `wait`, this resolves once the delivery has been
+   * attempted since and its status is final (SUCCESS, or ERROR: no more automatic attempts); one
+   * that fails and goes back to RETRY keeps being waited for, as its automatic attempts continue.
+   * When `timeoutMs` (60 s) passes first: CallbackWaitTimeoutError, with the last state seen.
+   */
+  async retryCallback(callbackId: string, options: { wait?: boolean | CallbackWaitOptions } = {}): Promise<CallbackDelivery> {
+    const queued = await call(this.api.POST(`${M}/callbacks/{callback_id}/retry`, { params: { path: { callback_id: callbackId } } }));
+    if (!options.wait) return queued;
+    const { timeoutMs = 60_000, intervalMs = 1_000 } = options.wait === true ? {} : options.wait;
+    const now = this.credentials.now ?? Date.now;
+    const sleep = this.credentials.sleep ?? defaultSleep;
+    const deadline = now() + timeoutMs;
+    const settled = (d: CallbackDelivery) => FINAL_DELIVERY.has(d.status) && (d.attempts > queued.attempts || !FINAL_DELIVERY.has(queued.status));
+    let last = queued;
+    for (;;) {
+      if (settled(last)) return last;
+      const left = deadline - now();
+      if (left <= 0) {
+        throw new CallbackWaitTimeoutError(`delivery ${callbackId} is still ${last.status} after ${timeoutMs} ms (${last.attempts} attempts)`, last);
+      }
+      await sleep(Math.min(intervalMs, left));
+      last = (await this.findCallback(queued)) ?? last;
+    }
+  }
+
+  /** The delivery's current state, found in the history (newest first, by its deal when it has one). */
+  private async findCallback(delivery: CallbackDelivery): Promise<CallbackDelivery | undefined> {
+    // getCallback: switch when generated — GET /api/v1/p2p/merchant/callbacks/{callback_id}
+    // answers the delivery itself; until the types have it, look it up in the history.
+    const query = UUID.test(delivery.deal_id) ? { deal_id: delivery.deal_id, page_size: 250 } : { page_size: 250 };
+    for await (const found of this.allCallbacks(query)) if (found.callback_id === delivery.callback_id) return found;
+    return undefined;
   }
 
   // ---- Balance, keys, catalogs, profile ----

@@ -156,6 +156,17 @@ export class IdempotencyMismatchError extends GatewayError {
   }
 }
 
+/** retryCallback with `wait`: the delivery reached no final status (SUCCESS or ERROR) in time. `delivery` is the last state seen. */
+export class CallbackWaitTimeoutError extends GatewayError {
+  override name = 'CallbackWaitTimeoutError';
+  readonly delivery: unknown;
+
+  constructor(message: string, delivery: unknown) {
+    super(message);
+    this.delivery = delivery;
+  }
+}
+
 function parseDetail(detail: string | undefined): { code?: number; message?: string } | undefined {
   if (!detail) return undefined;
   try {

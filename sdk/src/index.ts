@@ -10,6 +10,7 @@ export type {
   Balance,
   Bank,
   CallbackDelivery,
+  CallbackWaitOptions,
   CreateOptions,
   CreateOutcome,
   CreatePassInput,
@@ -36,6 +37,7 @@ export type {
 export {
   ApiError,
   AuthenticationError,
+  CallbackWaitTimeoutError,
   ConflictError,
   GatewayError,
   IdempotencyMismatchError,

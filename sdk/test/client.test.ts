@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  CallbackWaitTimeoutError,
   GatewayClient,
   GatewayError,
   IdempotencyMismatchError,
@@ -260,49 +261,6 @@ test('the client refuses a malformed token at once', (t) => {
   t.throws(() => new GatewayClient({ baseUrl: 'http://x', token: 'nope', secret: SECRET }), { instanceOf: TypeError });
 });
 
-/** A feed of 12 events in pages of 5: tokens '' → p1 → p2 (a short last page) → p3. */
-async function feedGateway() {
-  const events = Array.from({ length: 12 }, (_, i) => ({ event_id: `e${i}` }));
-  const at: Record<string, number> = { '': 0, p1: 5, p2: 10, p3: 12 };
-  const g = await gateway((_i, r, res) => {
-    const url = new URL(r.url, 'http://x');
-    const start = at[url.searchParams.get('page_token') ?? '']!;
-    const size = Number(url.searchParams.get('page_size'));
-    const data = events.slice(start, start + size);
-    json(res, 200, { data, next_page_token: `p${Math.ceil((start + data.length) / 5)}` });
-  });
-  return { g, ids: events.map((e) => e.event_id) };
-}
-
-test('eventFeed: a consumer that throws part-way through a page resumes from that page, never after it; every event is seen', async (t) => {
-  const { g, ids } = await feedGateway();
-  t.teardown(g.close);
-  const gw = client(g.baseUrl, []);
-  for (const crashAt of ['e6', 'e4', 'e9']) {
-    // The 2nd of page 2, the last of page 1, the last of page 2.
-    const seen: string[] = [];
-    const feed = gw.eventFeed({ pageSize: 5 });
-    await t.throwsAsync(async () => {
-      for await (const e of feed) {
-        seen.push(e.event_id);
-        if (e.event_id === crashAt) throw new Error('the handler crashed');
-      }
-    });
-    const crashed = ids.indexOf(crashAt);
-    const resumed: string[] = [];
-    for await (const e of gw.eventFeed({ pageToken: feed.pageToken, pageSize: 5 })) resumed.push(e.event_id);
-    t.true(ids.indexOf(resumed[0]!) <= crashed, `after a crash on ${crashAt} the resume starts at ${resumed[0]}, not after it`);
-    t.deepEqual([...new Set([...seen, ...resumed])].sort((a, b) => ids.indexOf(a) - ids.indexOf(b)), ids, 'none skipped');
-  }
-  // Breaking out after the 2nd event of page 2 keeps the position at page 2's start, too.
-  const feed = gw.eventFeed({ pageSize: 5 });
-  for await (const e of feed) if (e.event_id === 'e6') break;
-  t.is(feed.pageToken, 'p1');
-  // Read to the end, the position is the last page's token.
-  for await (const _ of feed) void _;
-  t.is(feed.pageToken, 'p3');
-});
-
 // ---- Issue 27: idempotency without surprises, amounts, answers as objects, the feed, retry waits ----
 
 const PAYIN_DEAL = { ...DEAL, amount: '170000', currency: 'RUB', client_id: 'customer-42', deal_type: 'PAYIN', target_requisite: '' };
@@ -420,4 +378,86 @@ test('every method answers the object itself: the profile without its wrapper, t
   t.deepEqual(await gw.listPaymentMethods(), [{ slug: 'payment-methods' }] as unknown as Awaited<ReturnType<typeof gw.listPaymentMethods>>);
   t.deepEqual(await gw.listBanks(), [{ slug: 'banks' }] as unknown as Awaited<ReturnType<typeof gw.listBanks>>);
   t.deepEqual(await gw.listCurrencies(), [{ slug: 'currencies' }] as unknown as Awaited<ReturnType<typeof gw.listCurrencies>>);
+});
+
+/** A feed of 12 events in pages of 5: tokens '' → p1 → p2 (a short last page) → p3. */
+async function feedGateway() {
+  const events = Array.from({ length: 12 }, (_, i) => ({ event_id: `e${i}` }));
+  const at: Record<string, number> = { '': 0, p1: 5, p2: 10, p3: 12 };
+  const g = await gateway((_i, r, res) => {
+    const url = new URL(r.url, 'http://x');
+    const start = at[url.searchParams.get('page_token') ?? '']!;
+    const size = Number(url.searchParams.get('page_size'));
+    const data = events.slice(start, start + size);
+    json(res, 200, { data, next_page_token: `p${Math.ceil((start + data.length) / 5)}` });
+  });
+  return { g, ids: events.map((e) => e.event_id) };
+}
+
+test('eventFeed: a consumer that throws part-way through a page resumes from that page, never after it; every event is seen', async (t) => {
+  const { g, ids } = await feedGateway();
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, []);
+  for (const crashAt of ['e6', 'e4', 'e9']) {
+    // The 2nd of page 2, the last of page 1, the last of page 2.
+    const seen: string[] = [];
+    const feed = gw.eventFeed({ pageSize: 5 });
+    await t.throwsAsync(async () => {
+      for await (const e of feed) {
+        seen.push(e.event_id);
+        if (e.event_id === crashAt) throw new Error('the handler crashed');
+      }
+    });
+    const crashed = ids.indexOf(crashAt);
+    const resumed: string[] = [];
+    for await (const e of gw.eventFeed({ pageToken: feed.pageToken, pageSize: 5 })) resumed.push(e.event_id);
+    t.true(ids.indexOf(resumed[0]!) <= crashed, `after a crash on ${crashAt} the resume starts at ${resumed[0]}, not after it`);
+    t.deepEqual([...new Set([...seen, ...resumed])].sort((a, b) => ids.indexOf(a) - ids.indexOf(b)), ids, 'none skipped');
+  }
+  // Breaking out after the 2nd event of page 2 keeps the position at page 2's start, too.
+  const feed = gw.eventFeed({ pageSize: 5 });
+  for await (const e of feed) if (e.event_id === 'e6') break;
+  t.is(feed.pageToken, 'p1');
+  // Read to the end, the position is the last page's token.
+  for await (const _ of feed) void _;
+  t.is(feed.pageToken, 'p3');
+});
+
+test('retryCallback with wait polls the delivery until a new attempt settled it (SUCCESS or ERROR), and gives up with CallbackWaitTimeoutError', async (t) => {
+  const DEAL_ID = '5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f';
+  const delivery = { callback_id: '8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69', deal_id: DEAL_ID, event_id: 'e', event_type: 'deal.created', url: 'u', status: 'ERROR', attempts: 5 };
+  const other = { ...delivery, callback_id: '00000000-0000-4000-8000-000000000000', status: 'SUCCESS', attempts: 1 };
+  let states: object[] = [];
+  const g = await gateway((_i, r, res) => {
+    if (r.method === 'POST') return json(res, 200, delivery);
+    const url = new URL(r.url, 'http://x');
+    // Two pages, the delivery on the second.
+    if (!url.searchParams.get('page_token')) return json(res, 200, { data: [other], next_page_token: 'n' });
+    const state = states.length > 1 ? states.shift()! : states[0]!;
+    return json(res, 200, { data: [{ ...delivery, ...state }], next_page_token: '' });
+  });
+  t.teardown(g.close);
+  let clock = 1_800_000_000_000;
+  const sleeps: number[] = [];
+  const gw = client(g.baseUrl, [], { now: () => clock, sleep: async (ms) => void (sleeps.push(ms), (clock += ms)) });
+
+  // Not asked to wait: the queued delivery as answered.
+  states = [{}];
+  t.deepEqual(await gw.retryCallback(delivery.callback_id), delivery as never);
+  t.is(g.seen.length, 1);
+
+  // Still ERROR with 5 attempts (not yet tried), then PENDING, then a failed attempt: ERROR with 6.
+  states = [{}, { status: 'PENDING' }, { status: 'ERROR', attempts: 6, http_status: 503 }];
+  const failed = await gw.retryCallback(delivery.callback_id, { wait: { timeoutMs: 30_000, intervalMs: 500 } });
+  t.like(failed, { status: 'ERROR', attempts: 6, http_status: 503 });
+  t.deepEqual(sleeps, [500, 500, 500]);
+  const listed = g.seen.filter((r) => r.method === 'GET');
+  t.true(listed.every((r) => r.url.includes(`deal_id=${DEAL_ID}`)), 'looked up by its deal');
+
+  states = [{ status: 'RETRY' }, { status: 'SUCCESS', attempts: 6, http_status: 200 }];
+  t.like(await gw.retryCallback(delivery.callback_id, { wait: true }), { status: 'SUCCESS', attempts: 6 });
+
+  states = [{ status: 'PENDING' }];
+  const timeout = await t.throwsAsync(gw.retryCallback(delivery.callback_id, { wait: { timeoutMs: 3_000 } }), { instanceOf: CallbackWaitTimeoutError });
+  t.like(timeout.delivery as object, { status: 'PENDING' });
 });
