@@ -1,8 +1,13 @@
 /**
- * Typed errors. Every non-2xx answer of the API is RFC 9457 problem+json (spec 7): `title` is the
+ * Typed errors. Every non-2xx answer of the API is RFC 9457 problem+json: `title` is the
  * gRPC code name, `detail` a JSON string `{ code, message, details }`, `errors` the field errors,
  * and the answer's `X-Trace-Id` names it in the gateway's logs — quote it to support.
  */
+import type { components } from './generated/openapi.js';
+
+type Schemas = components['schemas'];
+/** What a create answers: a PayIn deal, a PayOut deal, a withdrawal. */
+export type CreatedObject = Schemas['MerchantDealInfo'] | Schemas['PayoutResponse']['deal'] | Schemas['Withdrawal'];
 
 /** One field error of a validation failure. */
 export interface FieldError {
@@ -115,6 +120,50 @@ export class NetworkError extends GatewayError {
   override name = 'NetworkError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
+  }
+}
+
+/**
+ * A create repeated with an idempotency_key the gateway already knows, but with another body: the
+ * gateway answered the object it made the first time and ignored the new body, so what you sent is
+ * not what exists. `received` is that original object (the deal or the withdrawal), `sent` the body
+ * of this call, `fields` the names that differ. `replayed` is the gateway's own word
+ * (`Idempotent-Replayed`): true, or undefined when the answer did not say. Pass
+ * `{ allowIdempotentMismatch: true }` to the create to get the original object instead.
+ */
+export class IdempotencyMismatchError extends GatewayError {
+  override name = 'IdempotencyMismatchError';
+  readonly idempotencyKey: string;
+  /** The body of this call, as sent (amounts as the SDK serialized them). */
+  readonly sent: Record<string, unknown>;
+  /** The object the key made first (what the gateway answered): a deal, or a withdrawal. */
+  readonly received: CreatedObject;
+  /** The fields whose values differ, e.g. ['amount']. */
+  readonly fields: string[];
+  /** The gateway's Idempotent-Replayed header: true, or undefined when the answer carried none. */
+  readonly replayed: boolean | undefined;
+
+  constructor(init: { idempotencyKey: string; sent: Record<string, unknown>; received: CreatedObject; fields: string[]; replayed: boolean | undefined }) {
+    super(
+      `idempotency_key ${JSON.stringify(init.idempotencyKey)} already made an object with another ${init.fields.join(', ')}; ` +
+        'the gateway answered that original and ignored this body',
+    );
+    this.idempotencyKey = init.idempotencyKey;
+    this.sent = init.sent;
+    this.received = init.received;
+    this.fields = init.fields;
+    this.replayed = init.replayed;
+  }
+}
+
+/** retryCallback with `wait`: the delivery reached no final status (SUCCESS or ERROR) in time. `delivery` is the last state seen. */
+export class CallbackWaitTimeoutError extends GatewayError {
+  override name = 'CallbackWaitTimeoutError';
+  readonly delivery: unknown;
+
+  constructor(message: string, delivery: unknown) {
+    super(message);
+    this.delivery = delivery;
   }
 }
 

@@ -3,26 +3,44 @@
  * generated from the gateway's OpenAPI document, request signing (v1 and the request-bound v2),
  * retries, pagination, typed errors and webhook verification. See README.md.
  */
-export { GatewayClient, stringifyJson } from './client.js';
+export { GatewayClient, stringifyJson, toAmount } from './client.js';
 export type {
+  Amount,
   Appeal,
   Balance,
+  Bank,
   CallbackDelivery,
+  CallbackWaitOptions,
+  CreateOptions,
+  CreateOutcome,
+  CreatePassInput,
+  CreatePassRequest,
+  CreatePayinInput,
   CreatePayinRequest,
+  CreatePayoutInput,
   CreatePayoutRequest,
+  CreateWithdrawalInput,
+  Currency,
   Deal,
   GatewayClientOptions,
   KeyPair,
+  MerchantProfile,
   Pass,
+  PaymentMethod,
   PayoutDeal,
+  Turnover,
   Withdrawal,
+  WithAmounts,
+  WithdrawRequest,
   WithOptionalKey,
 } from './client.js';
 export {
   ApiError,
   AuthenticationError,
+  CallbackWaitTimeoutError,
   ConflictError,
   GatewayError,
+  IdempotencyMismatchError,
   InvalidRequestError,
   NetworkError,
   NotFoundError,
@@ -30,7 +48,7 @@ export {
   RateLimitError,
   ServerError,
 } from './errors.js';
-export type { FieldError, Problem } from './errors.js';
+export type { CreatedObject, FieldError, Problem } from './errors.js';
 export { EventFeed, paginate } from './pagination.js';
 export type { Page } from './pagination.js';
 export { DEFAULT_RETRY } from './retry.js';

@@ -1,5 +1,5 @@
 /**
- * When and how long to retry (spec 7's guidance): 4xx answers are final except 408 and 429;
+ * When and how long to retry: 4xx answers are final except 408 and 429;
  * 5xx answers and network failures are retried — with the same idempotency key (the same body)
  * and a fresh signature — when the request is safe to repeat: a GET, a deal create (its
  * idempotency_key makes a repeat answer the first deal), a cancel (a repeat on CANCELLED answers

@@ -1,5 +1,5 @@
 /**
- * Request signing of the Merchant API V2 (spec 5.1, and the request-bound scheme):
+ * Request signing of the Merchant API V2 (the v1 signature over the body, and the request-bound v2):
  *
  *   X-Merchant-Token: <token>
  *   X-Timestamp:      <unix seconds>
@@ -23,7 +23,7 @@ export interface SignInput {
   bind?: boolean;
 }
 
-/** hex HMAC-SHA256(secret, "<t>.<raw body>"): spec 5.1's v1. */
+/** hex HMAC-SHA256(secret, "<t>.<raw body>"): the v1 signature, over the timestamp and the raw body. */
 export function v1Signature(secret: string, timestamp: number, body: Uint8Array | string): string {
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 }

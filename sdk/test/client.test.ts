@@ -8,7 +8,10 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  CallbackWaitTimeoutError,
   GatewayClient,
+  GatewayError,
+  IdempotencyMismatchError,
   InvalidRequestError,
   NetworkError,
   RateLimitError,
@@ -256,4 +259,205 @@ test('bigint amounts are sent as JSON integers', (t) => {
 
 test('the client refuses a malformed token at once', (t) => {
   t.throws(() => new GatewayClient({ baseUrl: 'http://x', token: 'nope', secret: SECRET }), { instanceOf: TypeError });
+});
+
+// ---- Issue 27: idempotency without surprises, amounts, answers as objects, the feed, retry waits ----
+
+const PAYIN_DEAL = { ...DEAL, amount: '170000', currency: 'RUB', client_id: 'customer-42', deal_type: 'PAYIN', target_requisite: '' };
+
+test('a repeat create whose original deal has another amount throws IdempotencyMismatchError carrying both; the opt-out answers the original', async (t) => {
+  let replayedHeader: string | undefined = 'true';
+  const g = await gateway((_i, _r, res) => json(res, 200, { deal: PAYIN_DEAL }, replayedHeader === undefined ? {} : { 'Idempotent-Replayed': replayedHeader }));
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, []);
+  const body = { idempotency_key: 'order-1', amount: 150000, currency: 'RUB', payment_method_id: 'card-rub', client_id: 'customer-42' };
+  const error = await t.throwsAsync(gw.createPayin(body), { instanceOf: IdempotencyMismatchError });
+  t.true(error instanceof GatewayError);
+  t.deepEqual(error.fields, ['amount']);
+  t.deepEqual(error.received, PAYIN_DEAL, 'the original deal');
+  t.like(error.sent, { idempotency_key: 'order-1', amount: 150000, currency: 'RUB' });
+  t.is(error.replayed, true);
+  t.is(error.idempotencyKey, 'order-1');
+  t.is(g.seen.length, 1, 'a 200 is not retried');
+
+  // Another currency and client_id too; every differing field is named.
+  const all = await t.throwsAsync(gw.createPayin({ ...body, currency: 'UZS', client_id: 'customer-7' }), { instanceOf: IdempotencyMismatchError });
+  t.deepEqual(all.fields, ['amount', 'currency', 'client_id']);
+
+  // The opt-out: the original deal, and the outcome says what differed.
+  t.deepEqual(await gw.createPayin(body, { allowIdempotentMismatch: true }), PAYIN_DEAL);
+  t.deepEqual(await gw.createPayinWithOutcome(body, { allowIdempotentMismatch: true }), { deal: PAYIN_DEAL, replayed: true, mismatched: ['amount'] });
+
+  // The same body replayed is no surprise, whatever form the amount takes.
+  for (const amount of [170000, 170000n, '170000']) {
+    t.deepEqual(await gw.createPayinWithOutcome({ ...body, amount }), { deal: PAYIN_DEAL, replayed: true, mismatched: [] });
+  }
+
+  // An answer without the header (an older gateway) is still checked; `false` (made by this call) is not.
+  replayedHeader = undefined;
+  const silent = await t.throwsAsync(gw.createPayin(body), { instanceOf: IdempotencyMismatchError });
+  t.is(silent.replayed, undefined);
+  replayedHeader = 'false';
+  t.deepEqual(await gw.createPayinWithOutcome({ ...body, amount: 170000 }), { deal: PAYIN_DEAL, replayed: false, mismatched: [] });
+});
+
+test('PayOut and withdrawal creates are checked too: the recipient of a PayOut, the amount and address of a keyed withdrawal', async (t) => {
+  const payout = { ...PAYIN_DEAL, deal_type: 'PAYOUT', amount: '5000', target_requisite: '4111111111111111', target_name: 'Ann', requisite_details: { bank_name: 'Bank' } };
+  const withdrawal = { withdrawal_id: 'w', status: 'COMPLETED', currency: 'USDT', amount: '500000', address: 'TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL', idempotency_key: 'w-1' };
+  const g = await gateway((_i, r, res) => json(res, 200, r.url.endsWith('/payout') ? { deal: payout } : withdrawal, { 'Idempotent-Replayed': 'true' }));
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, []);
+  const body = {
+    idempotency_key: 'po-1',
+    amount: 5000,
+    currency: 'RUB',
+    wallet_id: '0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a',
+    target_requisite: ' 4111111111111111 ',
+    target_name: 'Ann',
+    requisite_details: { bank_name: 'Bank' },
+    payment_method: 'card-rub',
+  };
+  t.deepEqual(await gw.createPayout(body), payout, 'the same recipient (the gateway trims target_requisite)');
+  const other = await t.throwsAsync(
+    gw.createPayout({ ...body, target_requisite: '5500000000000004', target_name: 'Bob', requisite_details: { bank_name: 'Other' } }),
+    { instanceOf: IdempotencyMismatchError },
+  );
+  t.deepEqual(other.fields, ['target_requisite', 'target_name', 'requisite_details']);
+  t.deepEqual(other.received, payout);
+  t.deepEqual((await gw.createPayoutWithOutcome({ ...body, amount: '6000' }, { allowIdempotentMismatch: true })).mismatched, ['amount']);
+
+  const w = { address: 'TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL', amount: 500000, idempotency_key: 'w-1' };
+  t.deepEqual(await gw.createWithdrawal(w), withdrawal);
+  const wrong = await t.throwsAsync(gw.createWithdrawal({ ...w, amount: 400000 }), { instanceOf: IdempotencyMismatchError });
+  t.deepEqual(wrong.fields, ['amount']);
+  t.deepEqual(wrong.received, withdrawal);
+  t.deepEqual((await gw.createWithdrawalWithOutcome({ ...w, amount: 400000 }, { allowIdempotentMismatch: true })).withdrawal, withdrawal);
+  const { idempotency_key: _key, ...unkeyed } = w;
+  t.deepEqual(await gw.createWithdrawal({ ...unkeyed, amount: 400000 }), withdrawal, 'without a key there is no key to have made another withdrawal');
+});
+
+test('amounts: a number, a bigint or a digit string go out as a JSON integer; a fraction, an unsafe number or a non-integer string is a TypeError before sending', async (t) => {
+  const sentAmount = (r: Seen) => /"amount":(-?\d+)[,}]/.exec(r.body)?.[1];
+  const g = await gateway((_i, r, res) =>
+    r.url.endsWith('/passes') ? json(res, 201, { pass: { pass_id: 'p' } }) : json(res, 200, { deal: { ...PAYIN_DEAL, amount: sentAmount(r) } }),
+  );
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, []);
+  const body = { currency: 'RUB', payment_method_id: 'card-rub' };
+  await gw.createPayin({ ...body, amount: 150000 });
+  await gw.createPayin({ ...body, amount: 9007199254740993n });
+  await gw.createPayin({ ...body, amount: '9223372036854775807' });
+  await gw.createPass({ amount: '1500' });
+  t.deepEqual(
+    g.seen.map(sentAmount),
+    ['150000', '9007199254740993', '9223372036854775807', '1500'],
+    'a JSON integer, exact',
+  );
+  for (const amount of [1500.5, 2 ** 60, Number.NaN, Infinity, '1500.00', '1e5', ' 150', '', '0x10', '+5']) {
+    await t.throwsAsync(gw.createPayin({ ...body, amount }), { instanceOf: TypeError }, String(amount));
+  }
+  // @ts-expect-error a boolean is no amount
+  await t.throwsAsync(gw.createPayin({ ...body, amount: true }), { instanceOf: TypeError });
+  await t.throwsAsync(gw.createPayout({ ...body, amount: 1.5, wallet_id: 'w', target_requisite: 'x', payment_method: 'card-rub' }), { instanceOf: TypeError });
+  await t.throwsAsync(gw.createWithdrawal({ amount: '10.5' }), { instanceOf: TypeError });
+  await t.throwsAsync(gw.createPass({ amount: 0.1 }), { instanceOf: TypeError });
+  t.is(g.seen.length, 4, 'nothing refused was sent');
+});
+
+test('every method answers the object itself: the profile without its wrapper, the catalogs as arrays', async (t) => {
+  const merchant = { id: '0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a', name: 'Shop' };
+  const g = await gateway((_i, r, res) => {
+    if (r.url.endsWith('/my-merchant')) return json(res, 200, { merchant, auto_withdrawal_mode: 'MANUAL_ONLY', auto_withdrawal_effective_limit_usdt_cents: '0' });
+    return json(res, 200, { data: [{ slug: r.url.split('/').at(-1) }] });
+  });
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, []);
+  const me = await gw.getMyMerchant();
+  t.deepEqual(me, { ...merchant, auto_withdrawal_mode: 'MANUAL_ONLY', auto_withdrawal_effective_limit_usdt_cents: '0' } as unknown as typeof me);
+  t.is(me.id, merchant.id);
+  t.deepEqual(await gw.listPaymentMethods(), [{ slug: 'payment-methods' }] as unknown as Awaited<ReturnType<typeof gw.listPaymentMethods>>);
+  t.deepEqual(await gw.listBanks(), [{ slug: 'banks' }] as unknown as Awaited<ReturnType<typeof gw.listBanks>>);
+  t.deepEqual(await gw.listCurrencies(), [{ slug: 'currencies' }] as unknown as Awaited<ReturnType<typeof gw.listCurrencies>>);
+});
+
+/** A feed of 12 events in pages of 5: tokens '' → p1 → p2 (a short last page) → p3. */
+async function feedGateway() {
+  const events = Array.from({ length: 12 }, (_, i) => ({ event_id: `e${i}` }));
+  const at: Record<string, number> = { '': 0, p1: 5, p2: 10, p3: 12 };
+  const g = await gateway((_i, r, res) => {
+    const url = new URL(r.url, 'http://x');
+    const start = at[url.searchParams.get('page_token') ?? '']!;
+    const size = Number(url.searchParams.get('page_size'));
+    const data = events.slice(start, start + size);
+    json(res, 200, { data, next_page_token: `p${Math.ceil((start + data.length) / 5)}` });
+  });
+  return { g, ids: events.map((e) => e.event_id) };
+}
+
+test('eventFeed: a consumer that throws part-way through a page resumes from that page, never after it; every event is seen', async (t) => {
+  const { g, ids } = await feedGateway();
+  t.teardown(g.close);
+  const gw = client(g.baseUrl, []);
+  for (const crashAt of ['e6', 'e4', 'e9']) {
+    // The 2nd of page 2, the last of page 1, the last of page 2.
+    const seen: string[] = [];
+    const feed = gw.eventFeed({ pageSize: 5 });
+    await t.throwsAsync(async () => {
+      for await (const e of feed) {
+        seen.push(e.event_id);
+        if (e.event_id === crashAt) throw new Error('the handler crashed');
+      }
+    });
+    const crashed = ids.indexOf(crashAt);
+    const resumed: string[] = [];
+    for await (const e of gw.eventFeed({ pageToken: feed.pageToken, pageSize: 5 })) resumed.push(e.event_id);
+    t.true(ids.indexOf(resumed[0]!) <= crashed, `after a crash on ${crashAt} the resume starts at ${resumed[0]}, not after it`);
+    t.deepEqual([...new Set([...seen, ...resumed])].sort((a, b) => ids.indexOf(a) - ids.indexOf(b)), ids, 'none skipped');
+  }
+  // Breaking out after the 2nd event of page 2 keeps the position at page 2's start, too.
+  const feed = gw.eventFeed({ pageSize: 5 });
+  for await (const e of feed) if (e.event_id === 'e6') break;
+  t.is(feed.pageToken, 'p1');
+  // Read to the end, the position is the last page's token.
+  for await (const _ of feed) void _;
+  t.is(feed.pageToken, 'p3');
+});
+
+test('retryCallback with wait polls the delivery until a new attempt settled it (SUCCESS or ERROR), and gives up with CallbackWaitTimeoutError', async (t) => {
+  const DEAL_ID = '5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f';
+  const delivery = { callback_id: '8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69', deal_id: DEAL_ID, event_id: 'e', event_type: 'deal.created', url: 'u', status: 'ERROR', attempts: 5 };
+  const other = { ...delivery, callback_id: '00000000-0000-4000-8000-000000000000', status: 'SUCCESS', attempts: 1 };
+  let states: object[] = [];
+  const g = await gateway((_i, r, res) => {
+    if (r.method === 'POST') return json(res, 200, delivery);
+    const url = new URL(r.url, 'http://x');
+    // Two pages, the delivery on the second.
+    if (!url.searchParams.get('page_token')) return json(res, 200, { data: [other], next_page_token: 'n' });
+    const state = states.length > 1 ? states.shift()! : states[0]!;
+    return json(res, 200, { data: [{ ...delivery, ...state }], next_page_token: '' });
+  });
+  t.teardown(g.close);
+  let clock = 1_800_000_000_000;
+  const sleeps: number[] = [];
+  const gw = client(g.baseUrl, [], { now: () => clock, sleep: async (ms) => void (sleeps.push(ms), (clock += ms)) });
+
+  // Not asked to wait: the queued delivery as answered.
+  states = [{}];
+  t.deepEqual(await gw.retryCallback(delivery.callback_id), delivery as never);
+  t.is(g.seen.length, 1);
+
+  // Still ERROR with 5 attempts (not yet tried), then PENDING, then a failed attempt: ERROR with 6.
+  states = [{}, { status: 'PENDING' }, { status: 'ERROR', attempts: 6, http_status: 503 }];
+  const failed = await gw.retryCallback(delivery.callback_id, { wait: { timeoutMs: 30_000, intervalMs: 500 } });
+  t.like(failed, { status: 'ERROR', attempts: 6, http_status: 503 });
+  t.deepEqual(sleeps, [500, 500, 500]);
+  const listed = g.seen.filter((r) => r.method === 'GET');
+  t.true(listed.every((r) => r.url.includes(`deal_id=${DEAL_ID}`)), 'looked up by its deal');
+
+  states = [{ status: 'RETRY' }, { status: 'SUCCESS', attempts: 6, http_status: 200 }];
+  t.like(await gw.retryCallback(delivery.callback_id, { wait: true }), { status: 'SUCCESS', attempts: 6 });
+
+  states = [{ status: 'PENDING' }];
+  const timeout = await t.throwsAsync(gw.retryCallback(delivery.callback_id, { wait: { timeoutMs: 3_000 } }), { instanceOf: CallbackWaitTimeoutError });
+  t.like(timeout.delivery as object, { status: 'PENDING' });
 });

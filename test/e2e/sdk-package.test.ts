@@ -3,8 +3,9 @@
  * it into a fresh project outside the repository (os.tmpdir()), and a small integration, once as
  * ES modules (import) and once as CommonJS (require), is typechecked under `strict` (module
  * nodenext, no DOM lib, the package's own .d.ts files checked too) with the repository's
- * TypeScript and run with node against the test stack: a signed getMyMerchant and getBalance, a
- * PayIn, a typed error, and a delivery the gateway really sent, verified by the SDK.
+ * TypeScript and run with node against the test stack: a signed getMyMerchant (the profile itself)
+ * and getBalance, a PayIn, a decimal amount refused before sending, a typed error, and a delivery
+ * the gateway really sent, verified by the SDK.
  */
 import test from 'ava';
 import { execFile } from 'node:child_process';
@@ -77,6 +78,13 @@ async function main(): Promise<void> {
   const me = await gateway.getMyMerchant();
   const balance: Balance = await gateway.getBalance();
   const deal: Deal = await gateway.createPayin({ idempotency_key: 'order-' + randomUUID(), amount: 150_000, currency: 'RUB', payment_method_id: 'card-rub' });
+  let refusedAmount = '';
+  try {
+    await gateway.createPayin({ amount: '1500.00', currency: 'RUB', payment_method_id: 'card-rub' });
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    refusedAmount = error.name;
+  }
   let notFound = '';
   try {
     await gateway.getDeal(randomUUID());
@@ -94,13 +102,15 @@ async function main(): Promise<void> {
     if (!(error instanceof WebhookVerificationError)) throw error;
     refused = error.name;
   }
-  console.log(JSON.stringify({ resolved, merchantId: me.merchant.id, wallets: balance.wallets.length, deal: deal.status, notFound, webhook: [event.event_id, spec.event_id], refused }));
+  console.log(JSON.stringify({ resolved, merchantId: me.id, wallets: balance.wallets.length, deal: deal.status, refusedAmount, notFound, webhook: [event.event_id, spec.event_id], refused }));
 }
 
 /** Never called: the typecheck refuses it, so the types are the SDK's and not \`any\`. */
 export function typesAreReal(gateway: GatewayClient): void {
-  // @ts-expect-error amounts are minor units, never a decimal string
-  void gateway.createPayin({ amount: '1500.00', currency: 'RUB', payment_method_id: 'card-rub' });
+  // @ts-expect-error an amount is a number, a bigint or a digit string, never a boolean
+  void gateway.createPayin({ amount: true, currency: 'RUB', payment_method_id: 'card-rub' });
+  // @ts-expect-error getMyMerchant answers the profile itself, not { merchant }
+  void gateway.getMyMerchant().then((me) => me.merchant);
 }
 
 main().catch((error: unknown) => {
@@ -206,6 +216,7 @@ test('the packed SDK installs outside the repository and an ESM and a CommonJS i
         resolved: join(installed, 'dist', format, 'index.js'),
         merchantId,
         deal: 'ESCROW_LOCKED',
+        refusedAmount: 'TypeError',
         notFound: 'NOT_FOUND',
         webhook: [eventId, eventId],
         refused: 'WebhookVerificationError',

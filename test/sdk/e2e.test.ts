@@ -8,7 +8,7 @@
  */
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { GatewayClient, InvalidRequestError, NotFoundError, verifyWebhook, type WebhookEvent } from '../../sdk/src/index';
+import { GatewayClient, IdempotencyMismatchError, InvalidRequestError, NotFoundError, verifyWebhook, type Deal, type WebhookEvent } from '../../sdk/src/index';
 import { API_URL, newMerchant } from '../helpers/api';
 import { eventually } from '../helpers/poll';
 import { startReceiver, type Received } from '../helpers/receiver';
@@ -31,7 +31,7 @@ test('create, read, list every page, receive and verify the webhooks, reconcile 
   const again = await gateway.createPayin({ idempotency_key: `order-${randomUUID()}`, amount: 160_000, currency: 'RUB', payment_method_id: 'card-rub' });
   t.not(again.deal_id, payin.deal_id);
   const repeat = await gateway.createPayin({ idempotency_key: 'order-fixed', amount: 170_000, currency: 'RUB', payment_method_id: 'card-rub' });
-  t.is((await gateway.createPayin({ idempotency_key: 'order-fixed', amount: 1, currency: 'RUB', payment_method_id: 'card-rub' })).deal_id, repeat.deal_id, 'idempotent by key');
+  t.is((await gateway.createPayin({ idempotency_key: 'order-fixed', amount: '170000', currency: 'RUB', payment_method_id: 'card-rub' })).deal_id, repeat.deal_id, 'idempotent by key');
   for (let i = 0; i < 2; i += 1) await gateway.createPayin({ amount: 100_000 + i, currency: 'RUB', payment_method_id: 'card-rub' }); // the SDK makes the keys
   const cancelled = await gateway.cancelDeal(again.deal_id, 'the customer changed their mind');
   t.is(cancelled.status, 'CANCELLED');
@@ -73,6 +73,60 @@ test('create, read, list every page, receive and verify the webhooks, reconcile 
     return got.length >= 2 ? got : undefined;
   }, 'the new events');
   t.deepEqual(resumed.map((e) => [e.type, e.deal?.deal_id]), [['deal.created', later.deal_id], ['deal.escrow_locked', later.deal_id]]);
+});
+
+test('a repeat create with the same idempotency_key and another amount: IdempotencyMismatchError carrying the original deal; with the opt-out, the original deal', async (t) => {
+  const { receiver, gateway } = await setup();
+  t.teardown(() => receiver.close());
+  const body = { idempotency_key: `order-${randomUUID()}`, currency: 'RUB', payment_method_id: 'card-rub' };
+  const original = await gateway.createPayin({ ...body, amount: 170_000 });
+  const same = await gateway.createPayinWithOutcome({ ...body, amount: 170_000n });
+  t.is(same.deal.deal_id, original.deal_id);
+  t.deepEqual(same.mismatched, []);
+  t.not(same.replayed, false, 'not made by the repeat');
+
+  const error = await t.throwsAsync(gateway.createPayin({ ...body, amount: 1 }), { instanceOf: IdempotencyMismatchError });
+  t.deepEqual(error.fields, ['amount']);
+  t.like(error.received as Deal, { deal_id: original.deal_id, amount: '170000' });
+  t.like(error.sent, { idempotency_key: body.idempotency_key, amount: 1 });
+  t.not(error.replayed, false);
+
+  const kept = await gateway.createPayinWithOutcome({ ...body, amount: 1 }, { allowIdempotentMismatch: true });
+  t.like(kept.deal, { deal_id: original.deal_id, amount: '170000' });
+  t.deepEqual(kept.mismatched, ['amount']);
+  t.deepEqual(
+    (await gateway.listDeals()).data.map((d) => d.deal_id),
+    [original.deal_id],
+    'one deal: the repeats made nothing',
+  );
+});
+
+test('the events feed against the gateway: a consumer that crashes after the 2nd event of a page resumes at or before the 3rd, and every event is seen', async (t) => {
+  const { receiver, gateway } = await setup();
+  t.teardown(() => receiver.close());
+  for (let i = 0; i < 3; i += 1) await gateway.createPayin({ amount: 100_000 + i, currency: 'RUB', payment_method_id: 'card-rub' });
+  const all = await eventually(async () => {
+    const ids: string[] = [];
+    for await (const event of gateway.eventFeed({ pageSize: 250 })) ids.push(event.event_id);
+    return ids.length >= 6 ? ids : undefined;
+  }, 'created and escrow_locked of each deal');
+
+  const feed = gateway.eventFeed({ pageSize: 5 });
+  const handled: string[] = [];
+  await t.throwsAsync(
+    async () => {
+      for await (const event of feed) {
+        handled.push(event.event_id);
+        if (handled.length === 2) throw new Error('the handler crashed');
+      }
+    },
+    { message: 'the handler crashed' },
+  );
+  const resumed: string[] = [];
+  for await (const event of gateway.eventFeed({ pageToken: feed.pageToken, pageSize: 5 })) resumed.push(event.event_id);
+  t.true(all.indexOf(resumed[0]!) <= 2, `resumed at event ${all.indexOf(resumed[0]!) + 1}`);
+  const seen = new Set([...handled, ...resumed]);
+  t.deepEqual(all.filter((id) => !seen.has(id)), [], 'none skipped');
 });
 
 test('typed errors: status, gRPC code, message, field errors and trace id from problem+json', async (t) => {
