@@ -134,6 +134,7 @@ export const createPayoutBody = z
         if (unknown.length > 0) {
           ctx.addIssue({
             code: 'custom',
+            params: { code: 'unknown_field' },
             message: `unknown requisite_details key(s) ${unknown.join(', ')}; allowed: ${REQUISITE_DETAIL_KEYS.join(', ')}`,
           });
         }

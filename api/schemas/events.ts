@@ -36,7 +36,7 @@ export const webhookEventSchema = z
 export const eventFeedQuery = z.object({
   types: repeated
     .optional()
-    .refine((v) => !v || v.length <= 50, 'types takes at most 50 values')
+    .refine((v) => !v || v.length <= 50, { message: 'types takes at most 50 values', params: { code: 'too_big' } })
     .openapi({ description: 'only these event types: repeated (types=a&types=b) or comma-separated; unknown types match nothing' }),
   page_size: pageSize(250, 50),
   page_token: z.string().optional().openapi({ description: 'next_page_token of an earlier page: the feed continues after it' }),

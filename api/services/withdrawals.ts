@@ -52,7 +52,7 @@ async function profileWithdrawalAddress(deps: AppDeps, merchantId: string): Prom
   const problem = tronAddressProblem(address);
   if (problem) {
     throw new InvalidArgument(`the profile's withdrawal_address is not usable: ${describeTronAddressProblem(problem)}`, [
-      { field: 'address', message: describeTronAddressProblem(problem), code: problem },
+      { field: 'address', message: describeTronAddressProblem(problem), code: 'invalid_address' },
     ]);
   }
   return address;

@@ -1869,11 +1869,45 @@ export interface components {
             /** @example {"code":3,"message":"idempotency_key is required","details":[]} */
             detail: string;
             instance: string;
-            errors?: {
-                field: string;
-                message: string;
-                code: string;
-            }[];
+            errors?: components["schemas"]["FieldError"][];
+        };
+        FieldError: {
+            /** @description the request field at fault, a dotted path (`requisite_details.iban`); `(body)` for the body as a whole */
+            field: string;
+            /** @description for people; may change */
+            message: string;
+            /**
+             * @description Stable, for programs (domain/errors.ts FIELD_ERROR_CODES); new codes may be added, so treat an unknown one like `invalid_value`:
+             *     - `required`: the field is missing (or null where a value is required)
+             *     - `invalid_type`: the value has the wrong JSON type (a number where a string is expected, …)
+             *     - `not_integer`: an integer field (amounts in minor units, counts) got a number with a fraction or in exponent form
+             *     - `too_small`: below the minimum: a number too small (amounts must be greater than 0), a string or list too short
+             *     - `too_big`: above the maximum: a number too large, a string or list too long
+             *     - `out_of_range`: outside the representable range (int64, dates between 1970 and 9999)
+             *     - `invalid_format`: a string not in its format: UUID, URL, RFC 3339 timestamp, currency code, transaction id, …
+             *     - `invalid_enum`: not one of the values the field allows
+             *     - `invalid_value`: a value the field does not accept for another reason (the message says which)
+             *     - `invalid_string`: text with control characters or ill-formed Unicode
+             *     - `invalid_json`: the body is not well-formed JSON
+             *     - `unknown_field`: a field this operation does not know (operations that refuse extra fields)
+             *     - `invalid_address`: not a valid TRON address (empty, wrong length or prefix, not base58, bad checksum)
+             *     - `unknown_payment_method`: no such payment method, or not enabled for the merchant
+             *     - `currency_mismatch`: the currency differs from the currency of the payment method
+             *     - `invalid_page_token`: a page_token that this listing did not issue, or issued for other filters
+             *     - `key_reused`: an idempotency key already used for another request
+             *     - `unknown_wallet`: not a wallet of the caller (or not of the expected currency)
+             *     - `invalid_file`: the uploaded file is refused (type, size, empty)
+             *     - `unknown_file`: no such file of the caller
+             *     - `invalid_reference`: names a record that does not exist or is not the caller's
+             *     - `max_below_min`: a maximum set below its minimum
+             *     - `unknown_currency`: V1: an unknown numeric currency code
+             *     - `invalid_amount`: V1: a decimal amount that is not valid for its currency
+             *     - `unknown_status`: V1: an unknown status code
+             *     - `v1_separator`: V1: a signed field contains the signature separator `;`
+             *     - `unsupported`: a value the API accepts in its schema but does not support (the message says which)
+             * @enum {string}
+             */
+            code: "required" | "invalid_type" | "not_integer" | "too_small" | "too_big" | "out_of_range" | "invalid_format" | "invalid_enum" | "invalid_value" | "invalid_string" | "invalid_json" | "unknown_field" | "invalid_address" | "unknown_payment_method" | "currency_mismatch" | "invalid_page_token" | "key_reused" | "unknown_wallet" | "invalid_file" | "unknown_file" | "invalid_reference" | "max_below_min" | "unknown_currency" | "invalid_amount" | "unknown_status" | "v1_separator" | "unsupported";
         };
         /** @description Every V1 error (4xx and 5xx, 410 after the sunset included): the HTTP status of the problem+json table with the V1 envelope as body (application/json). failures[0] is the error; further entries name fields at fault. */
         V1Error: {
