@@ -860,9 +860,29 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery in ERROR or RETRY now (one attempt); at most once per CALLBACK_RETRY_COOLDOWN_SECONDS
-         * @description Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404. Single-use signatures: a repeat would deliver again, so an HMAC signature is accepted once on this route (another delivery is another route).
+         * @description The answer says the retry was accepted: the delivery as it is now, queued for its attempt — status RETRY (an attempt is coming), whatever it was before. It is not the attempt's outcome: follow the delivery with GET /callbacks/{callback_id} (getCallback) until it is SUCCESS, or ERROR again if the attempt failed and no automatic attempts are left (a delivery that was RETRY stays RETRY for its automatic schedule). Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404. Single-use signatures: a repeat would deliver again, so an HMAC signature is accepted once on this route (another delivery is another route).
          */
         post: operations["retryCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/merchant/callbacks/{callback_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook delivery of the caller, e.g. to follow a manual retry to its outcome
+         * @description Foreign and unknown ids are 404; an id that is not a UUID is 400.
+         */
+        get: operations["getCallback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2617,7 +2637,7 @@ export interface components {
             data: components["schemas"]["CallbackDelivery"][];
             next_page_token: string;
         };
-        /** @description One delivery of one event to one target. RETRY: failed, another attempt is scheduled; ERROR: no more automatic attempts. */
+        /** @description One delivery of one event to one target. PENDING: not attempted yet; SUCCESS: delivered; RETRY: an attempt is coming (failed and another automatic attempt is scheduled, or a manual retry is queued); ERROR: no more automatic attempts. */
         CallbackDelivery: {
             /** Format: uuid */
             callback_id: string;
@@ -5334,7 +5354,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Accepted: the delivery queued (RETRY) for the attempt */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5347,7 +5367,7 @@ export interface operations {
                      *       "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
                      *       "event_type": "deal.escrow_locked",
                      *       "url": "https://shop.example.com/webhooks/gateway",
-                     *       "status": "ERROR",
+                     *       "status": "RETRY",
                      *       "attempts": 5,
                      *       "http_status": 503,
                      *       "response_body": "maintenance",
@@ -5364,6 +5384,50 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callback_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *       "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *       "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *       "event_type": "deal.escrow_locked",
+                     *       "url": "https://shop.example.com/webhooks/gateway",
+                     *       "status": "SUCCESS",
+                     *       "attempts": 1,
+                     *       "http_status": 200,
+                     *       "response_body": "ok",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallbackDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
