@@ -766,7 +766,7 @@ export interface paths {
         put?: never;
         /**
          * Create a PayIn: matched to a trader and escrow-locked synchronously (status ESCROW_LOCKED)
-         * @description Idempotent per merchant by the body field idempotency_key: a repeat answers the deal as it is now with 200, whatever its body. Both the first and repeated calls answer 200. When no trader can take the deal, 400 FAILED_PRECONDITION and nothing is created (retry later with the same key).
+         * @description Idempotent per merchant by the body field idempotency_key: a repeat answers the deal as it is now with 200, whatever its body. Both the first and repeated calls answer 200; Idempotent-Replayed says which it was. When no trader can take the deal, 400 FAILED_PRECONDITION and nothing is created (retry later with the same key).
          */
         post: operations["createPayin"];
         delete?: never;
@@ -786,7 +786,7 @@ export interface paths {
         put?: never;
         /**
          * Create a PayOut: the merchant's USDT hold (SELL rate + payout fee) is placed at once; MATCHED or UNASSIGNED
-         * @description Idempotent per merchant by idempotency_key (a key used by another merchant is 409). Too little available is 400 FAILED_PRECONDITION. payment_url is empty; target_requisite, target_name and requisite_details are echoed.
+         * @description Idempotent per merchant by idempotency_key (a key used by another merchant is 409). Too little available is 400 FAILED_PRECONDITION. payment_url is empty; target_requisite, target_name and requisite_details are echoed. A repeat answers the deal as it is now, whatever its body; Idempotent-Replayed says which it was.
          */
         post: operations["createPayout"];
         delete?: never;
@@ -995,7 +995,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw USDT to a TRON address: COMPLETED (auto-processed) or PENDING_MANUAL (operator queue)
-         * @description The amount (fee included) moves available → frozen at once. Amounts up to auto_withdrawal_effective_limit_usdt_cents are broadcast at once and answer COMPLETED with tx_hash (or PENDING if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS); others answer PENDING_MANUAL. Server-side idempotency: an identical request (same address, amount and current fee) returns the same withdrawal while it is live or within WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS of a completed one. An invalid address is 400 INVALID_ARGUMENT; amount above available or not above the fee is 400 FAILED_PRECONDITION.
+         * @description The amount (fee included) moves available → frozen at once. Amounts up to auto_withdrawal_effective_limit_usdt_cents are broadcast at once and answer COMPLETED with tx_hash (or PENDING if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS); others answer PENDING_MANUAL. Server-side idempotency: an identical request (same address, amount and current fee) returns the same withdrawal while it is live or within WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS of a completed one. An invalid address is 400 INVALID_ARGUMENT; amount above available or not above the fee is 400 FAILED_PRECONDITION. Idempotent-Replayed is `true` when the answer is such an earlier withdrawal.
          */
         post: operations["createWithdrawal"];
         delete?: never;
@@ -5087,6 +5087,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +5151,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5727,6 +5731,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
                 };
                 content: {
