@@ -47,8 +47,8 @@ test('PayIn: of two concurrent identical creates exactly one is not a replay, an
     t.deepEqual(answers.map(replayed).sort(), ['false', 'true'], `round ${round}`);
     t.is(answers[0]!.body.deal.deal_id, answers[1]!.body.deal.deal_id);
   }
-  const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from deals where merchant_id = ${merchantId}`;
-  t.is(n, 3);
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from deals where merchant_id = ${merchantId}`;
+  t.is(row!.n, 3);
 });
 
 test('PayOut and withdrawal creates say whether they are replays', async (t) => {
