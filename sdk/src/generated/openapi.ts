@@ -1777,71 +1777,48 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description One event in the V2 envelope (contract 5): the body of a V2 webhook and an item of GET /events. The event's object sits under its own key; int64 values are strings; fields are added without notice. */
-        WebhookEvent: {
+        /** @description One event in the V2 envelope (contract 5): the body of a V2 webhook and an item of GET /events, one variant per family chosen by `type`; the event's object sits under its own key. New types are added without notice (spec 9): clients must ignore the types they do not know, and fields are added without notice too (int64 values are strings). */
+        WebhookEvent: components["schemas"]["DealEvent"] | components["schemas"]["DealAmountChangedEvent"] | components["schemas"]["AppealEvent"] | components["schemas"]["AppealMessageEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["DepositEvent"];
+        /** @description deal.* events (but deal.amount_changed): the deal as it was when the event happened. */
+        DealEvent: {
             /**
              * Format: uuid
              * @description stable across retries and in the feed: the key to process an event once
              */
             event_id: string;
             /**
-             * @description deal.created, deal.escrow_locked, deal.payment_notified, deal.amount_changed, deal.payment_verified, deal.completed, deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed, appeal.opened, appeal.in_review, appeal.message, appeal.resolved, appeal.closed, appeal.reopened, p2p.finance.withdrawal_failed; new types are added without notice (spec 9): ignore the ones you do not know
-             * @example deal.completed
-             */
-            type: string;
-            /**
              * Format: date-time
              * @description when the event happened (written to the outbox)
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
-            /** @description the deal as it was when the event happened (deal.* and appeal.* events) */
-            deal?: components["schemas"]["MerchantDealInfo"] & {
-                /**
-                 * Format: int64
-                 * @description the deal amount version; +1 on each operator amount change
-                 * @example 150000
-                 */
-                amount_version: string;
-            };
             /**
-             * Format: int64
-             * @description deal.amount_changed only
-             * @example 150000
+             * @description one of deal.created, deal.escrow_locked, deal.payment_notified, deal.payment_verified, deal.completed, deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
-            old_amount?: string;
-            /**
-             * Format: int64
-             * @description deal.amount_changed only: the new amount
-             * @example 150000
-             */
-            amount?: string;
-            /**
-             * Format: int64
-             * @description deal.amount_changed only: the new amount version
-             * @example 150000
-             */
-            amount_version?: string;
-            /** @description appeal.* events: the appeal (as GET /appeals/{appeal_id} shows it) */
-            appeal?: {
-                [key: string]: unknown;
-            };
-            /** @description appeal.message: the message */
-            message?: {
-                [key: string]: unknown;
-            };
-            /** @description p2p.finance.* events: the withdrawal */
-            withdrawal?: {
-                [key: string]: unknown;
-            };
+            type: "deal.created" | "deal.escrow_locked" | "deal.payment_notified" | "deal.payment_verified" | "deal.completed" | "deal.expired" | "deal.appealed" | "deal.refund_pending" | "deal.cancelled" | "deal.failed";
+            deal: components["schemas"]["EventDeal"];
         } & {
             [key: string]: unknown;
+        };
+        /** @description The deal as it was when the event happened (MerchantDealInfo and its amount_version). */
+        EventDeal: components["schemas"]["MerchantDealInfo"] & {
+            /**
+             * Format: int64
+             * @description the deal amount version; +1 on each operator amount change
+             * @example 150000
+             */
+            amount_version: string;
         };
         /** @description Spec 2.1: exactly the required fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
         MerchantDealInfo: {
             /** Format: uuid */
             deal_id: string;
-            status: string;
+            /**
+             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added (spec 9).
+             * @enum {string}
+             */
+            status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
              * @example 150000
@@ -1868,7 +1845,11 @@ export interface components {
              * @example 150000
              */
             received_amount: string;
-            amount_match_status: string;
+            /**
+             * @description the received amount against the deal's: '' until known, then full, partial or overpaid
+             * @enum {string}
+             */
+            amount_match_status: "" | "full" | "partial" | "overpaid";
             /**
              * Format: uuid
              * @description settlement deals only (spec 2.9): the EXPIRED deal this one settles; absent on every other deal
@@ -1879,6 +1860,250 @@ export interface components {
              * @description settlement deals only (spec 2.9): the appeal whose settlement made this deal (one per appeal); absent on every other deal
              */
             origin_appeal_id?: string;
+        };
+        /** @description deal.amount_changed: an operator changed the deal's amount (never sent to V1 merchants). */
+        DealAmountChangedEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of deal.amount_changed (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "deal.amount_changed";
+            deal: components["schemas"]["EventDeal"];
+            /**
+             * Format: int64
+             * @description the amount before the change
+             * @example 150000
+             */
+            old_amount: string;
+            /**
+             * Format: int64
+             * @description the new amount
+             * @example 150000
+             */
+            amount: string;
+            /**
+             * Format: int64
+             * @description the new amount version
+             * @example 150000
+             */
+            amount_version: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description appeal.* events (but appeal.message): the appeal as GET /appeals/{appeal_id} shows it. */
+        AppealEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of appeal.opened, appeal.in_review, appeal.resolved, appeal.closed, appeal.reopened (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "appeal.opened" | "appeal.in_review" | "appeal.resolved" | "appeal.closed" | "appeal.reopened";
+            appeal: components["schemas"]["Appeal"];
+            deal?: components["schemas"]["EventDeal"] & unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        Appeal: {
+            /** Format: uuid */
+            appeal_id: string;
+            /** Format: uuid */
+            deal_id: string;
+            /** @enum {string} */
+            status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
+            reason: string;
+            file_ids: string[];
+            resolution_note: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /** @description RFC 3339; empty until resolved (and again after a reopen) */
+            resolved_at: string;
+        };
+        /** @description appeal.message: a new message in an appeal. */
+        AppealMessageEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of appeal.message (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "appeal.message";
+            appeal: components["schemas"]["Appeal"];
+            message: components["schemas"]["AppealMessage"];
+            deal?: components["schemas"]["EventDeal"] & unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        AppealMessage: {
+            /** Format: uuid */
+            message_id: string;
+            /** Format: uuid */
+            appeal_id: string;
+            /** @enum {string} */
+            sender_role: "MERCHANT" | "ADMIN";
+            body: string;
+            file_ids: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description p2p.finance.withdrawal_* events: the withdrawal. */
+        WithdrawalEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of p2p.finance.withdrawal_failed (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "p2p.finance.withdrawal_failed";
+            withdrawal: components["schemas"]["Withdrawal"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Unset times are empty strings. */
+        Withdrawal: {
+            /** Format: uuid */
+            withdrawal_id: string;
+            /** @enum {string} */
+            status: "PENDING" | "PENDING_MANUAL" | "APPROVED" | "COMPLETED" | "CANCELLED";
+            /** @enum {string} */
+            currency: "USDT";
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            amount: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            fee_usdt_cents: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            net_usdt_cents: string;
+            address: string;
+            /** @description TRON transaction id once sent; empty before */
+            tx_hash: string;
+            idempotency_key: string;
+            /**
+             * @description AUTO: within the auto-withdrawal limit; MANUAL: through the operator queue
+             * @enum {string}
+             */
+            processing: "AUTO" | "MANUAL";
+            cancel_reason: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            approved_at: string;
+            completed_at: string;
+            cancelled_at: string;
+        };
+        /** @description p2p.finance.deposit_confirmed: a TRON deposit was credited (never sent to V1 merchants). */
+        DepositEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of p2p.finance.deposit_confirmed (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "p2p.finance.deposit_confirmed";
+            deposit: components["schemas"]["Deposit"];
+        } & {
+            [key: string]: unknown;
+        };
+        Deposit: {
+            /** Format: uuid */
+            deposit_id: string;
+            /**
+             * @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.
+             * @enum {string}
+             */
+            status: "PENDING" | "CONFIRMED" | "DROPPED";
+            /** @enum {string} */
+            currency: "USDT";
+            /**
+             * Format: int64
+             * @description USDT cents
+             * @example 150000
+             */
+            amount: string;
+            tx_hash: string;
+            /** @description receiving address; empty for deposits recorded by an operator */
+            address: string;
+            confirmations: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description RFC 3339 when credited; empty while PENDING */
+            confirmed_at: string;
         };
         Problem: {
             /** @example about:blank */
@@ -2340,53 +2565,6 @@ export interface components {
             approved_by: string;
             cancelled_by: string;
         };
-        /** @description Unset times are empty strings. */
-        Withdrawal: {
-            /** Format: uuid */
-            withdrawal_id: string;
-            /** @enum {string} */
-            status: "PENDING" | "PENDING_MANUAL" | "APPROVED" | "COMPLETED" | "CANCELLED";
-            /** @enum {string} */
-            currency: "USDT";
-            /**
-             * Format: int64
-             * @example 150000
-             */
-            amount: string;
-            /**
-             * Format: int64
-             * @example 150000
-             */
-            fee_usdt_cents: string;
-            /**
-             * Format: int64
-             * @example 150000
-             */
-            net_usdt_cents: string;
-            address: string;
-            /** @description TRON transaction id once sent; empty before */
-            tx_hash: string;
-            idempotency_key: string;
-            /**
-             * @description AUTO: within the auto-withdrawal limit; MANUAL: through the operator queue
-             * @enum {string}
-             */
-            processing: "AUTO" | "MANUAL";
-            cancel_reason: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            updated_at: string;
-            approved_at: string;
-            completed_at: string;
-            cancelled_at: string;
-        };
         CancelWithdrawalRequest: {
             reason?: string;
         };
@@ -2429,29 +2607,6 @@ export interface components {
             })[];
             next_page_token: string;
         };
-        Appeal: {
-            /** Format: uuid */
-            appeal_id: string;
-            /** Format: uuid */
-            deal_id: string;
-            /** @enum {string} */
-            status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
-            reason: string;
-            file_ids: string[];
-            resolution_note: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            updated_at: string;
-            /** @description RFC 3339; empty until resolved (and again after a reopen) */
-            resolved_at: string;
-        };
         AdminAppealResponse: {
             data: components["schemas"]["AdminAppeal"];
         };
@@ -2467,21 +2622,6 @@ export interface components {
             messages: components["schemas"]["AppealMessage"][];
             /** @description every file attached to the appeal or its messages */
             files: components["schemas"]["EvidenceFile"][];
-        };
-        AppealMessage: {
-            /** Format: uuid */
-            message_id: string;
-            /** Format: uuid */
-            appeal_id: string;
-            /** @enum {string} */
-            sender_role: "MERCHANT" | "ADMIN";
-            body: string;
-            file_ids: string[];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
         };
         AppealMessageResponse: {
             data: components["schemas"]["AppealMessage"];
@@ -2507,7 +2647,11 @@ export interface components {
         };
         /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name) are empty strings in terminal states. */
         CheckoutView: {
-            status: string;
+            /**
+             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added (spec 9).
+             * @enum {string}
+             */
+            status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
              * @example 150000
@@ -2712,34 +2856,6 @@ export interface components {
         DepositList: {
             data: components["schemas"]["Deposit"][];
             next_page_token: string;
-        };
-        Deposit: {
-            /** Format: uuid */
-            deposit_id: string;
-            /**
-             * @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.
-             * @enum {string}
-             */
-            status: "PENDING" | "CONFIRMED" | "DROPPED";
-            /** @enum {string} */
-            currency: "USDT";
-            /**
-             * Format: int64
-             * @description USDT cents
-             * @example 150000
-             */
-            amount: string;
-            tx_hash: string;
-            /** @description receiving address; empty for deposits recorded by an operator */
-            address: string;
-            confirmations: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /** @description RFC 3339 when credited; empty while PENDING */
-            confirmed_at: string;
         };
         /** @description fee = WITHDRAWAL_FEE_USDT_CENTS + amount × WITHDRAWAL_FEE_BPS / 10000 (half-even); net = amount − fee. */
         WithdrawFeeQuote: {
@@ -7385,7 +7501,7 @@ export interface operations {
                  *         "payment_url": "https://pay.example.com/pay/3f9a0c1e5b7d2a4c6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d",
                  *         "target_requisite": "",
                  *         "received_amount": "150000",
-                 *         "amount_match_status": "EXACT",
+                 *         "amount_match_status": "full",
                  *         "amount_version": "1"
                  *       }
                  *     }
