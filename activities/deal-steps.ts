@@ -6,6 +6,7 @@ import { fiatToUsdtCents } from '../domain/money';
 import { checkDealBounds } from '../domain/limits';
 import { findNewDealTerms } from '../db/queries/catalog';
 import { dealEventPayload } from '../domain/deal-info';
+import type { EventType } from '../domain/event-types';
 import { allowsFrom, type Transition } from '../domain/state-machine';
 import { lockDeal, setDealStatus, type DealRow, type StepChanges } from '../db/queries/deals';
 import { writeOutboxEvents } from '../db/queries/outbox';
@@ -13,7 +14,7 @@ import { ensureWallet } from '../db/queries/wallets';
 
 export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>) {
   /** A deal event as the outbox holds it; `discriminator` makes its id unique per occurrence (the status, 'created', a version). */
-  const outboxEvent = (row: DealRow, type: string, discriminator: string | number, extra: Record<string, unknown> = {}) => ({
+  const outboxEvent = (row: DealRow, type: EventType, discriminator: string | number, extra: Record<string, unknown> = {}) => ({
     merchantId: row.merchant_id,
     dealId: row.id,
     type,
@@ -21,15 +22,15 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
     payload: { ...dealEventPayload(row, config.CHECKOUT_BASE_URL), ...extra },
   });
   /** A deal event in the outbox. */
-  const event = (tx: Db, row: DealRow, type: string, discriminator: string | number, extra: Record<string, unknown> = {}) =>
+  const event = (tx: Db, row: DealRow, type: EventType, discriminator: string | number, extra: Record<string, unknown> = {}) =>
     writeOutboxEvents(tx, [outboxEvent(row, type, discriminator, extra)]);
   /** Several events of a deal, in this order, in one statement: each `[row, type, discriminator]`. */
-  const events = (tx: Db, list: [DealRow, string, string | number][]) => writeOutboxEvents(tx, list.map(([row, type, d]) => outboxEvent(row, type, d)));
+  const events = (tx: Db, list: [DealRow, EventType, string | number][]) => writeOutboxEvents(tx, list.map(([row, type, d]) => outboxEvent(row, type, d)));
 
   /** Sets the locked deal's status to the move's target and writes the move's events. */
   async function applyMove(tx: Db, row: DealRow, move: Transition<string>, changes: StepChanges = {}): Promise<DealRow> {
     const updated = await setDealStatus(tx, row, move.to!, changes);
-    await events(tx, move.events.map((type) => [updated, type, move.to!] as [DealRow, string, string]));
+    await events(tx, move.events.map((type) => [updated, type, move.to!] as [DealRow, EventType, string]));
     return updated;
   }
 

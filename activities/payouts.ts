@@ -7,6 +7,7 @@
 import type { ActivityDeps } from './deps';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { feeFromBps } from '../domain/money';
+import type { EventType } from '../domain/event-types';
 import { PAYOUT_TRANSITIONS, payoutKeyTaken, payoutRefusal, payoutSources } from '../domain/payout';
 import { raiseOverduePayoutAlert, resolveDealAlerts } from '../db/queries/alerts';
 import { insertDeal, lockDeal, matchPayoutDeal, type DealRow } from '../db/queries/deals';
@@ -69,7 +70,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             ...(match ? { transferSlaSeconds: config.PAYOUT_TRANSFER_SLA_SECONDS } : {}),
           });
           await postPayoutHold(tx, { dealId: row.id, walletId: input.walletId, amount: hold });
-          await steps.events(tx, created.events.map((type) => [row, type, 'created'] as [typeof row, string, string]));
+          await steps.events(tx, created.events.map((type) => [row, type, 'created'] as [typeof row, EventType, string]));
           return payoutSnapshot(row);
         })
         .catch((error: { code?: string; constraint_name?: string }) => {

@@ -128,6 +128,7 @@ export function createWebhookActivities({ sql, config, secretBox, webhookFormats
         attemptKey: input.attemptKey,
         ok,
         manual: input.manual,
+        afterError: input.afterError ?? false,
         last,
         httpStatus: result.status ?? null,
         durationMs: result.durationMs,

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { ZodError } from 'zod';
+import { ZodError, type z } from 'zod';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import {
   Conflict,
@@ -8,8 +8,10 @@ import {
   Internal,
   InvalidArgument,
   NotFound,
+  isFieldErrorCode,
   type ErrorKind,
   type FieldError,
+  type FieldErrorCode,
 } from '../domain/errors';
 
 /** The one table from error kind to HTTP status and gRPC code. */
@@ -41,21 +43,84 @@ const MAX_FIELD_TEXT = 300;
 const MAX_MESSAGE = 2000;
 const cap = (text: string, max = MAX_FIELD_TEXT) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-export function zodFieldErrors(error: ZodError): FieldError[] {
+/** The value at an issue's path in what was parsed, or ABSENT when a key on the way is missing. */
+const ABSENT = Symbol('absent');
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value: unknown = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, key)) return ABSENT;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** A number that is not an integer; NaN is what the body parser makes of `1e3` or `1.0000000000000001` (api/body.ts). */
+const isFraction = (value: unknown) => typeof value === 'number' && !Number.isInteger(value);
+/** An integer was expected (z.number().int(), or a union of int and bigint). */
+const expectsInteger = (issue: z.core.$ZodIssue): boolean =>
+  (issue.code === 'invalid_type' && (issue.expected === 'int' || issue.expected === 'bigint')) ||
+  (issue.code === 'invalid_union' && issue.errors.some((branch) => branch.some(expectsInteger)));
+
+/**
+ * The stable code (domain/errors.ts FIELD_ERROR_CODES) of a zod issue: never zod's own name.
+ * `input` is what was parsed (the body, query or path parameters), when known: it tells a
+ * missing field (`required`) from one of the wrong type, and a fraction from another non-integer.
+ * Custom refinements name their code in `params.code`; without one they are `invalid_value`.
+ */
+export function fieldErrorCode(issue: z.core.$ZodIssue, input: unknown = ABSENT): FieldErrorCode {
+  const value = input === ABSENT ? ABSENT : valueAt(input, issue.path);
+  const missing = input !== ABSENT && (value === ABSENT || value === undefined || value === null);
+  switch (issue.code) {
+    case 'invalid_type':
+      if (missing) return 'required';
+      if (expectsInteger(issue) && isFraction(value)) return 'not_integer';
+      return 'invalid_type';
+    case 'invalid_union':
+      if (missing) return 'required';
+      if (expectsInteger(issue) && isFraction(value)) return 'not_integer';
+      if (issue.errors.length > 0 && issue.errors.every((branch) => branch.length > 0 && branch.every((i) => i.code === 'invalid_type'))) return 'invalid_type';
+      return 'invalid_value';
+    case 'too_small':
+      return 'too_small';
+    case 'too_big':
+      return 'too_big';
+    case 'invalid_format':
+      return 'invalid_format';
+    case 'not_multiple_of':
+      return 'not_integer';
+    case 'invalid_value':
+      return 'invalid_enum';
+    case 'unrecognized_keys':
+      return 'unknown_field';
+    case 'custom': {
+      const code: unknown = issue.params?.code;
+      return isFieldErrorCode(code) ? code : 'invalid_value';
+    }
+    default:
+      // invalid_key, invalid_element, and whatever a later zod adds
+      return 'invalid_value';
+  }
+}
+
+/** A zod error as field errors with stable codes; `input` is what was parsed (see fieldErrorCode). */
+export function zodFieldErrors(error: ZodError, input: unknown = ABSENT): FieldError[] {
   return error.issues.slice(0, MAX_FIELD_ERRORS).map((issue) => ({
     field: cap(issue.path.map(String).join('.') || '(body)'),
     message: cap(issue.message),
-    code: issue.code,
+    code: fieldErrorCode(issue, input),
   }));
+}
+
+/** A failed parse of `input` (a route's params, query or body) as the 400 it answers. */
+export function invalidInput(error: ZodError, input: unknown = ABSENT): InvalidArgument {
+  const fields = zodFieldErrors(error, input);
+  return new InvalidArgument(fields[0]?.message ?? 'invalid request', fields);
 }
 
 /** Turns anything thrown into a DomainError; unknown errors become an opaque Internal. */
 export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
-  if (error instanceof ZodError) {
-    const fields = zodFieldErrors(error);
-    return new InvalidArgument(fields[0]?.message ?? 'invalid request', fields);
-  }
+  if (error instanceof ZodError) return invalidInput(error);
   if (error instanceof WorkflowNotFoundError) return new NotFound('not found');
   if (error instanceof WorkflowExecutionAlreadyStartedError) return new Conflict('already started');
   const database = fromDatabaseError(error);

@@ -13,6 +13,7 @@ import { firstUnsafeText } from '../domain/text';
 import { authenticate } from './auth/authenticate';
 import { MULTIPART_OVERHEAD_BYTES, readRequestBody, readsLargeBody, SMALL_BODY_BYTES, type BodyRule } from './body';
 import type { AppDeps } from './deps';
+import { invalidInput } from './errors';
 import { koaPath, Reply, type RouteDef, type RouteGroup } from './route';
 
 /** Paths match case-sensitively everywhere (/V1/… is no route); a trailing slash is the same route. */
@@ -28,8 +29,11 @@ function refuseUnsafeText(values: Record<string, unknown>, where: string) {
 const isEmptyBody = (body: unknown) =>
   body === undefined || (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
 
+/** Parses with the route's schema; a refusal names each field with its stable code (api/errors.ts). */
 function parseWith<T extends ZodType>(schema: T, value: unknown) {
-  return schema.parse(value);
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidInput(result.error, value);
+  return result.data;
 }
 
 /** What the route may receive: uploads take multipart up to the evidence cap, the rest small JSON (api/body.ts). */

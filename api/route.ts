@@ -92,6 +92,8 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   openWhileDisabled?: boolean;
   /** Documented as deprecated. */
   deprecated?: boolean;
+  /** Headers of the success answers (and `replies`), documented: e.g. IDEMPOTENT_REPLAYED_HEADER. */
+  responseHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** The error answers are this envelope, not problem+json. */
   errorEnvelope?: ErrorEnvelope;
   /**
@@ -106,6 +108,22 @@ export type Handler<P, Q, B> = (
   deps: AppDeps,
   ctx: Context,
 ) => Promise<unknown> | unknown;
+
+/** The header of an answer to a create that is idempotent by key (Stripe's name, spec 4.8 made visible). */
+export const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
+
+/** How IDEMPOTENT_REPLAYED is documented on the create operations (RouteSpec.responseHeaders). */
+export const IDEMPOTENT_REPLAYED_HEADER = {
+  [IDEMPOTENT_REPLAYED]: {
+    description:
+      '`true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered ' +
+      'with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`.',
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
+};
+
+/** Sets IDEMPOTENT_REPLAYED on a create's answer. */
+export const markReplayed = (ctx: Context, replayed: boolean) => ctx.set(IDEMPOTENT_REPLAYED, String(replayed));
 
 /** Returned by a handler whose status differs from the route's usual one (e.g. 200 on an idempotent repeat). */
 export class Reply {
@@ -214,12 +232,13 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
 
 function registerRoute(spec: RouteDef['spec']): void {
   const status = spec.status ?? 200;
+  const headers = spec.responseHeaders ? { headers: spec.responseHeaders } : {};
   const success = (description: string) =>
     spec.responseContentType
-      ? { description, content: { [spec.responseContentType]: { schema: { type: 'string' } } } }
+      ? { description, ...headers, content: { [spec.responseContentType]: { schema: { type: 'string' } } } }
       : spec.response
-        ? { description, content: { 'application/json': { schema: spec.response } } }
-        : { description };
+        ? { description, ...headers, content: { 'application/json': { schema: spec.response } } }
+        : { description, ...headers };
   const responses: Record<string, object> = { [status]: success(spec.responseDescription ?? (status === 201 ? 'Created' : 'OK')) };
   const answerExample = spec.example?.response;
   if (answerExample !== undefined && spec.response && !spec.responseContentType) {

@@ -3,6 +3,7 @@
  * rules that tie a resolution to the deal's money. Pure; shared by workflows, activities and the API.
  */
 import { Conflict } from './errors';
+import type { AppealEventType } from './event-types';
 import { PAYIN_TRANSITIONS, type PayinStatus } from './payin';
 import { allowsFrom, sourceStates, type Transition } from './state-machine';
 
@@ -146,7 +147,7 @@ export function resolutionNote(note: string, settlementDealId: string | null): s
 }
 
 /** Event types of the appeal family (an addition: spec 6 shows no appeal events). */
-export const APPEAL_EVENT_BY_STATUS: Record<AppealStatus, string> = {
+export const APPEAL_EVENT_BY_STATUS: Record<AppealStatus, AppealEventType> = {
   OPEN: 'appeal.opened',
   IN_REVIEW: 'appeal.in_review',
   RESOLVED_MERCHANT: 'appeal.resolved',

@@ -1,6 +1,7 @@
 /** A deposit as merchants see it (GET /wallet/deposits, the p2p.finance.deposit_confirmed webhook); unset times are empty strings. */
+import type { EventType } from './event-types';
 
-export const DEPOSIT_CONFIRMED_EVENT = 'p2p.finance.deposit_confirmed';
+export const DEPOSIT_CONFIRMED_EVENT = 'p2p.finance.deposit_confirmed' satisfies EventType;
 
 /**
  * PENDING    seen on chain, not final: nothing credited

@@ -3,10 +3,51 @@
  * Each kind maps to one HTTP status and gRPC code in api/errors.ts; the `kind` string is
  * also the ApplicationFailure type when the error crosses a Temporal boundary.
  */
+/**
+ * Every code a field error (problem+json `errors[].code`) may carry, with what it means: the one
+ * documented list (the OpenAPI Problem schema's enum is built from it). Validation library
+ * internals (zod's `custom`, `invalid_union`, …) are mapped onto it in api/errors.ts and never
+ * reach a client. New codes may be added; a code is never renamed or given another meaning.
+ */
+export const FIELD_ERROR_MEANINGS = {
+  required: 'the field is missing (or null where a value is required)',
+  invalid_type: 'the value has the wrong JSON type (a number where a string is expected, …)',
+  not_integer: 'an integer field (amounts in minor units, counts) got a number with a fraction or in exponent form',
+  too_small: 'below the minimum: a number too small (amounts must be greater than 0), a string or list too short',
+  too_big: 'above the maximum: a number too large, a string or list too long',
+  out_of_range: 'outside the representable range (int64, dates between 1970 and 9999)',
+  invalid_format: 'a string not in its format: UUID, URL, RFC 3339 timestamp, currency code, transaction id, …',
+  invalid_enum: 'not one of the values the field allows',
+  invalid_value: 'a value the field does not accept for another reason (the message says which)',
+  invalid_string: 'text with control characters or ill-formed Unicode',
+  invalid_json: 'the body is not well-formed JSON',
+  unknown_field: 'a field this operation does not know (operations that refuse extra fields)',
+  invalid_address: 'not a valid TRON address (empty, wrong length or prefix, not base58, bad checksum)',
+  unknown_payment_method: 'no such payment method, or not enabled for the merchant',
+  currency_mismatch: 'the currency differs from the currency of the payment method',
+  invalid_page_token: 'a page_token that this listing did not issue, or issued for other filters',
+  key_reused: 'an idempotency key already used for another request',
+  unknown_wallet: 'not a wallet of the caller (or not of the expected currency)',
+  invalid_file: 'the uploaded file is refused (type, size, empty)',
+  unknown_file: 'no such file of the caller',
+  invalid_reference: 'names a record that does not exist or is not the caller\'s',
+  max_below_min: 'a maximum set below its minimum',
+  unknown_currency: 'V1: an unknown numeric currency code',
+  invalid_amount: 'V1: a decimal amount that is not valid for its currency',
+  unknown_status: 'V1: an unknown status code',
+  v1_separator: 'V1: a signed field contains the signature separator `;`',
+  unsupported: 'a value the API accepts in its schema but does not support (the message says which)',
+} as const;
+
+export type FieldErrorCode = keyof typeof FIELD_ERROR_MEANINGS;
+export const FIELD_ERROR_CODES = Object.keys(FIELD_ERROR_MEANINGS) as [FieldErrorCode, ...FieldErrorCode[]];
+export const isFieldErrorCode = (code: unknown): code is FieldErrorCode =>
+  typeof code === 'string' && Object.prototype.hasOwnProperty.call(FIELD_ERROR_MEANINGS, code);
+
 export interface FieldError {
   field: string;
   message: string;
-  code: string;
+  code: FieldErrorCode;
 }
 
 export const ERROR_KINDS = [

@@ -127,7 +127,9 @@ export function payinRefusal(move: PayinMove, status: string, channel: CancelCha
   }
 }
 
-export type AmountMatch = '' | 'full' | 'partial' | 'overpaid';
+/** How the received amount compares with the deal's (reconciliation); '' until a received amount is known. */
+export const AMOUNT_MATCHES = ['', 'full', 'partial', 'overpaid'] as const;
+export type AmountMatch = (typeof AMOUNT_MATCHES)[number];
 
 export function amountMatch(expected: bigint, received: bigint): Exclude<AmountMatch, ''> {
   if (received === expected) return 'full';

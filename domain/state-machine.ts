@@ -1,3 +1,5 @@
+import type { EventType } from './event-types';
+
 /**
  * A state machine as a table (the shape of domain/withdrawals.ts): every legal move with its
  * source states, its target, the events it writes and its money. Workflow guards, the activities'
@@ -9,7 +11,7 @@ export interface Transition<S extends string> {
   /** The state after the move; absent when the status stays (the move changes other fields). */
   readonly to?: S;
   /** The outbox events the move writes, in order. */
-  readonly events: readonly string[];
+  readonly events: readonly EventType[];
   /** What happens to the money (the postings are in db/queries/postings.ts). */
   readonly money: string;
 }

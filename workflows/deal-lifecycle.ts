@@ -4,7 +4,7 @@
  * creation update waits for, and commands that wait for the creation, run one at a time and keep
  * their refusal's kind. Each workflow file then reads like its state table.
  */
-import type { DealOutcome } from './contracts/outcome';
+import type { CreationAnswer, CreationArgs, DealOutcome } from './contracts/outcome';
 import type { QueryDefinition, UpdateDefinition } from '@temporalio/common';
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Refusal } from '../domain/state-machine';
@@ -33,7 +33,9 @@ export async function createOrAdopt<S>(create: () => Promise<S>, giveUp: () => P
 
 export function dealLifecycle<S extends { status: string }>(options: {
   statusQuery: QueryDefinition<S | undefined>;
-  creationUpdate: UpdateDefinition<S, []>;
+  creationUpdate: UpdateDefinition<CreationAnswer<S>, CreationArgs>;
+  /** The request that started the run (its input's requestId): its creation update is the one that is not a replay. */
+  requestId?: string | undefined;
   /** The refusal of a command when the create step made nothing. */
   notFound: string;
   /** What the creation update answers once the deal exists (default: the snapshot). */
@@ -79,10 +81,12 @@ export function dealLifecycle<S extends { status: string }>(options: {
     });
 
   setHandler(options.statusQuery, () => snapshot);
-  setHandler(options.creationUpdate, async () => {
+  setHandler(options.creationUpdate, async (requestId?: string) => {
     await condition(settled);
     if (creationFailure) throw creationFailure;
-    return options.creationAnswer ? options.creationAnswer(current()) : current();
+    const answer = options.creationAnswer ? await options.creationAnswer(current()) : current();
+    // Spec 4.8 made visible (Idempotent-Replayed): only the request whose input started this run made the object.
+    return requestId === undefined ? answer : { ...answer, replayed: requestId !== options.requestId };
   });
 
   return {

@@ -28,7 +28,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
   const dealId = input.create.dealId;
   const steps = localStepActivities(input.timeouts);
   const creation = creationActivities(input.timeouts);
-  const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
+  const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, requestId: input.requestId, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
   const { apply, current, serial } = deal;
   /** A command whose own checks (in its activity) decide. */
   const unchecked = () => undefined;

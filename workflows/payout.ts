@@ -23,7 +23,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   const dealId = input.create.dealId;
   const steps = localStepActivities(input.timeouts);
   const creation = creationActivities(input.timeouts);
-  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
+  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, requestId: input.requestId, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
   const { apply, current, serial } = deal;
 
   // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts).

@@ -19,6 +19,17 @@ const httpAttempts = (timeoutMs: number) =>
 
 export async function webhookManualRetryWorkflow(input: ManualRetryInput): Promise<'SUCCESS' | 'ERROR'> {
   const http = httpAttempts(input.attemptTimeoutMs);
-  const outcome = await http.deliverWebhook({ callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true });
-  return outcome.ok ? 'SUCCESS' : 'ERROR';
+  const attempt = { callbackId: input.callbackId, attemptKey: `manual:${input.manualRetry}`, final: true, manual: true };
+  if (!input.afterError) {
+    const outcome = await http.deliverWebhook(attempt);
+    return outcome.ok ? 'SUCCESS' : 'ERROR';
+  }
+  // The claim queued an ERROR delivery as RETRY: it must not stay queued when no attempt is made.
+  try {
+    const outcome = await http.deliverWebhook({ ...attempt, afterError: true });
+    return outcome.ok ? 'SUCCESS' : 'ERROR';
+  } catch (error) {
+    await http.giveUpDelivery({ callbackId: input.callbackId, reason: error instanceof Error ? error.message : 'the manual attempt failed' });
+    throw error;
+  }
 }

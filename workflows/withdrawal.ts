@@ -54,6 +54,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   const withdrawal = dealLifecycle({
     statusQuery: withdrawalStatusQuery,
     creationUpdate: awaitWithdrawalCreationUpdate,
+    requestId: input.requestId,
     notFound: 'withdrawal not found',
     terminal: WITHDRAWAL_TERMINAL,
     creationAnswer: settledOrCurrent,

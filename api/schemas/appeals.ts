@@ -13,8 +13,8 @@ const text = (field: string, max: number) =>
   z
     .string({ error: `${field} is required` })
     .max(max, `${field} is at most ${max} characters`)
-    .refine((v) => !CONTROL.test(v), `${field} contains a control character`)
-    .refine((v) => !LONE_SURROGATE.test(v), `${field} contains an invalid unicode sequence`);
+    .refine((v) => !CONTROL.test(v), { message: `${field} contains a control character`, params: { code: 'invalid_string' } })
+    .refine((v) => !LONE_SURROGATE.test(v), { message: `${field} contains an invalid unicode sequence`, params: { code: 'invalid_string' } });
 
 const fileIds = z
   .array(uuid('file_ids[]'), { error: 'file_ids must be an array of file ids' })
@@ -28,15 +28,15 @@ export const createAppealBody = z
     // Counted as sent (code points, spaces included: the spec's minimum of 10 is of what the merchant
     // wrote); a reason of spaces only states nothing and is refused whatever its length.
     reason: text('reason', 4000)
-      .refine((v) => [...v].length >= APPEAL_REASON_MIN, `reason must be at least ${APPEAL_REASON_MIN} characters`)
-      .refine((v) => v.trim().length > 0, 'reason must not be blank'),
+      .refine((v) => [...v].length >= APPEAL_REASON_MIN, { message: `reason must be at least ${APPEAL_REASON_MIN} characters`, params: { code: 'too_small' } })
+      .refine((v) => v.trim().length > 0, { message: 'reason must not be blank', params: { code: 'required' } }),
     file_ids: fileIds,
   })
   .openapi('CreateAppealRequest');
 
 export const messageBody = z
   .object({
-    body: text('body', 4000).refine((v) => v.trim().length > 0, 'body is required'),
+    body: text('body', 4000).refine((v) => v.trim().length > 0, { message: 'body is required', params: { code: 'required' } }),
     file_ids: fileIds,
   })
   .openapi('AppealMessageRequest');
@@ -122,7 +122,7 @@ export const resolveResponse = z
 export const settlementBody = z
   .object({
     received_amount_override: int64Body('received_amount_override')
-      .refine((v) => v > 0n, 'received_amount_override must be greater than 0')
+      .refine((v) => v > 0n, { message: 'received_amount_override must be greater than 0', params: { code: 'too_small' } })
       .optional()
       .openapi({ type: 'integer', format: 'int64', description: "default: the expired deal's received_amount; needs a reason" }),
     reason: text('reason', 1000).optional(),
@@ -131,6 +131,7 @@ export const settlementBody = z
   .refine((b) => b.received_amount_override === undefined || (b.reason ?? '').trim().length > 0, {
     message: 'reason is required when received_amount_override is set',
     path: ['reason'],
+    params: { code: 'required' },
   })
   .openapi('SettlementRequest');
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import '../openapi';
+import { FIELD_ERROR_CODES, FIELD_ERROR_MEANINGS, type FieldErrorCode } from '../../domain/errors';
 import { INT64_MAX } from '../../domain/money';
 import { textProblem } from '../../domain/text';
 import { canonicalTxHash } from '../../domain/tron';
@@ -9,12 +10,12 @@ export const int64Body = (field: string) =>
   z
     .union([z.number().int(), z.bigint()], { error: `${field} must be an integer` })
     .transform((v) => BigInt(v))
-    .refine((v) => v >= -INT64_MAX - 1n && v <= INT64_MAX, `${field} is out of the int64 range`)
+    .refine((v) => v >= -INT64_MAX - 1n && v <= INT64_MAX, { message: `${field} is out of the int64 range`, params: { code: 'out_of_range' } })
     .openapi({ type: 'integer', format: 'int64' });
 
 /** A positive int64 amount in minor units. */
 export const positiveAmount = (field: string) =>
-  int64Body(field).refine((v) => v > 0n, `${field} must be greater than 0`).openapi({ type: 'integer', format: 'int64' });
+  int64Body(field).refine((v) => v > 0n, { message: `${field} must be greater than 0`, params: { code: 'too_small' } }).openapi({ type: 'integer', format: 'int64' });
 
 /**
  * A chain credit (deposit, trader top-up): at most 10^15 USDT cents (10 trillion USDT) each, so
@@ -24,7 +25,7 @@ export const positiveAmount = (field: string) =>
 export const MAX_CREDIT_CENTS = 10n ** 15n;
 export const creditAmount = (field: string) =>
   positiveAmount(field)
-    .refine((v) => v <= MAX_CREDIT_CENTS, `${field} is at most ${MAX_CREDIT_CENTS} USDT cents`)
+    .refine((v) => v <= MAX_CREDIT_CENTS, { message: `${field} is at most ${MAX_CREDIT_CENTS} USDT cents`, params: { code: 'too_big' } })
     .openapi({ type: 'integer', format: 'int64', maximum: Number(MAX_CREDIT_CENTS) });
 
 /** int64 in a response: a digit string. */
@@ -53,7 +54,7 @@ export const txHash = (field: string) =>
     .transform((v, ctx) => {
       const canonical = canonicalTxHash(v);
       if (canonical === undefined) {
-        ctx.addIssue({ code: 'custom', message: `${field} must be a TRON transaction id: 64 hex characters` });
+        ctx.addIssue({ code: 'custom', message: `${field} must be a TRON transaction id: 64 hex characters`, params: { code: 'invalid_format' } });
         return z.NEVER;
       }
       return canonical;
@@ -62,6 +63,21 @@ export const txHash = (field: string) =>
 
 export const timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
 
+/** A field error of a 400: which field, why (for people), and a stable code (for programs). */
+export const fieldErrorSchema = z
+  .object({
+    field: z.string().openapi({ description: 'the request field at fault, a dotted path (`requisite_details.iban`); `(body)` for the body as a whole' }),
+    message: z.string().openapi({ description: 'for people; may change' }),
+    code: z.enum(FIELD_ERROR_CODES).openapi({
+      description:
+        'Stable, for programs (domain/errors.ts FIELD_ERROR_CODES); new codes may be added, so treat an unknown one like `invalid_value`:\n' +
+        Object.entries(FIELD_ERROR_MEANINGS)
+          .map(([code, meaning]) => `- \`${code}\`: ${meaning}`)
+          .join('\n'),
+    }),
+  })
+  .openapi('FieldError');
+
 export const problemSchema = z
   .object({
     type: z.string().openapi({ example: 'about:blank' }),
@@ -69,7 +85,7 @@ export const problemSchema = z
     status: z.number().int(),
     detail: z.string().openapi({ example: '{"code":3,"message":"idempotency_key is required","details":[]}' }),
     instance: z.string(),
-    errors: z.array(z.object({ field: z.string(), message: z.string(), code: z.string() })).optional(),
+    errors: z.array(fieldErrorSchema).optional(),
   })
   .openapi('Problem');
 
@@ -83,9 +99,9 @@ export const emptyObject = z.object({}).openapi('Empty');
  */
 export const textRule =
   (field: string, singleLine: boolean) =>
-  (value: string, ctx: { addIssue: (issue: { code: 'custom'; message: string }) => void }) => {
+  (value: string, ctx: { addIssue: (issue: { code: 'custom'; message: string; params: { code: FieldErrorCode } }) => void }) => {
     const problem = textProblem(value, singleLine);
-    if (problem) ctx.addIssue({ code: 'custom', message: `${field} must not contain ${problem}` });
+    if (problem) ctx.addIssue({ code: 'custom', message: `${field} must not contain ${problem}`, params: { code: 'invalid_string' } });
   };
 /** Add to an existing string schema: `.superRefine(lineRule('name'))`. */
 export const lineRule = (field: string) => textRule(field, true);
@@ -107,13 +123,13 @@ export const httpUrl = (field: string, max = 2000) =>
     try {
       url = new URL(v);
     } catch {
-      ctx.addIssue({ code: 'custom', message: `${field} must be an absolute http or https URL` });
+      ctx.addIssue({ code: 'custom', message: `${field} must be an absolute http or https URL`, params: { code: 'invalid_format' } });
       return;
     }
     if (/\s/.test(v) || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      ctx.addIssue({ code: 'custom', message: `${field} must be an absolute http or https URL` });
+      ctx.addIssue({ code: 'custom', message: `${field} must be an absolute http or https URL`, params: { code: 'invalid_format' } });
     } else if (url.username || url.password) {
-      ctx.addIssue({ code: 'custom', message: `${field} must not carry credentials` });
+      ctx.addIssue({ code: 'custom', message: `${field} must not carry credentials`, params: { code: 'invalid_value' } });
     }
   });
 
@@ -125,7 +141,7 @@ export const rfc3339 = (field: string) =>
     .string()
     .datetime({ offset: true, message: `${field} must be an RFC 3339 timestamp` })
     .transform((v) => new Date(v))
-    .refine((d) => d.getTime() >= EARLIEST && d.getTime() <= LATEST, `${field} must be between 1970-01-01 and 9999-12-31`)
+    .refine((d) => d.getTime() >= EARLIEST && d.getTime() <= LATEST, { message: `${field} must be between 1970-01-01 and 9999-12-31`, params: { code: 'out_of_range' } })
     .openapi({ type: 'string', format: 'date-time' });
 
 /** page_size of a keyset listing: an integer from 0; above `max` it is clamped (by the service). */

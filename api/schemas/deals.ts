@@ -1,10 +1,18 @@
 import { z } from 'zod';
 import { httpUrl, int64String, line, lineRule, positiveAmount, text, textRule, timestamp, uuid } from './common';
+import { AMOUNT_MATCHES, PAYIN_STATUSES, type PayinStatus } from '../../domain/payin';
+import { PAYOUT_STATUSES, type PayoutStatus } from '../../domain/payout';
+
+/** Every status a deal can have: the PayIn table's and the PayOut table's (domain/payin.ts, domain/payout.ts), once each. */
+export const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [PayinStatus | PayoutStatus, ...(PayinStatus | PayoutStatus)[]];
+const dealStatus = z.enum(DEAL_STATUSES).openapi({
+  description: `PayIn: ${PAYIN_STATUSES.join(', ')}. PayOut: ${PAYOUT_STATUSES.join(', ')}. New statuses may be added (spec 9).`,
+});
 
 export const dealSchema = z
   .object({
     deal_id: z.string().uuid(),
-    status: z.string(),
+    status: dealStatus,
     amount: int64String,
     currency: z.string(),
     created_at: timestamp,
@@ -14,7 +22,7 @@ export const dealSchema = z
     payment_url: z.string(),
     target_requisite: z.string(),
     received_amount: int64String,
-    amount_match_status: z.string(),
+    amount_match_status: z.enum(AMOUNT_MATCHES).openapi({ description: "the received amount against the deal's: '' until known, then full, partial or overpaid" }),
     parent_deal_id: z.string().uuid().optional().openapi({
       description: 'settlement deals only (spec 2.9): the EXPIRED deal this one settles; absent on every other deal',
     }),
@@ -89,7 +97,7 @@ export const amountChangeResponse = z
 
 export const checkoutViewSchema = z
   .object({
-    status: z.string(),
+    status: dealStatus,
     amount: int64String,
     amount_to_pay: int64String.openapi({ description: 'what the payer transfers: amount, plus the fee when the payer pays it' }),
     currency: z.string(),
@@ -134,6 +142,7 @@ export const createPayoutBody = z
         if (unknown.length > 0) {
           ctx.addIssue({
             code: 'custom',
+            params: { code: 'unknown_field' },
             message: `unknown requisite_details key(s) ${unknown.join(', ')}; allowed: ${REQUISITE_DETAIL_KEYS.join(', ')}`,
           });
         }

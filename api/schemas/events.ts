@@ -2,41 +2,107 @@
 import { z } from 'zod';
 import { int64String, pageSize, timestamp } from './common';
 import { dealSchema } from './deals';
+import { appealSchema, messageSchema } from './appeals';
+import { depositSchema } from './wallet';
+import { withdrawalSchema } from './withdrawals';
+import {
+  APPEAL_EVENT_TYPES,
+  APPEAL_MESSAGE_EVENT_TYPES,
+  DEAL_AMOUNT_EVENT_TYPES,
+  DEAL_EVENT_TYPES,
+  DEPOSIT_EVENT_TYPES,
+  EVENT_TYPES,
+  WITHDRAWAL_EVENT_TYPES,
+} from '../../domain/event-types';
 import { repeated } from './listing';
 
-export const EVENT_TYPES_DESCRIPTION =
-  'deal.created, deal.escrow_locked, deal.payment_notified, deal.amount_changed, deal.payment_verified, deal.completed, ' +
-  'deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed, appeal.opened, appeal.in_review, ' +
-  'appeal.message, appeal.resolved, appeal.closed, appeal.reopened, p2p.finance.withdrawal_failed; new types are added ' +
-  'without notice (spec 9): ignore the ones you do not know';
+const EVENT_NOTE =
+  'New types are added without notice (spec 9): clients must ignore the types they do not know, and fields are added ' +
+  'without notice too (int64 values are strings).';
 
-export const webhookEventSchema = z
+export const EVENT_TYPES_DESCRIPTION = `${EVENT_TYPES.join(', ')}. ${EVENT_NOTE}`;
+
+/** What every event carries, whatever its type (contract 5). */
+const envelope = {
+  event_id: z.string().uuid().openapi({ description: 'stable across retries and in the feed: the key to process an event once' }),
+  created_at: timestamp.openapi({ description: 'when the event happened (written to the outbox)' }),
+};
+
+/** The deal as it was when the event happened. */
+export const eventDealSchema = dealSchema
+  .extend({ amount_version: int64String.openapi({ description: 'the deal amount version; +1 on each operator amount change' }) })
+  .openapi('EventDeal', { description: 'The deal as it was when the event happened (MerchantDealInfo and its amount_version).' });
+
+const typeOf = <T extends readonly [string, ...string[]]>(types: T) => z.enum(types).openapi({ description: `one of ${types.join(', ')}` });
+
+export const dealEventSchema = z
+  .object({ ...envelope, type: typeOf(DEAL_EVENT_TYPES), deal: eventDealSchema })
+  .passthrough()
+  .openapi('DealEvent', { description: 'deal.* events (but deal.amount_changed): the deal as it was when the event happened.' });
+
+export const dealAmountChangedEventSchema = z
   .object({
-    event_id: z.string().uuid().openapi({ description: 'stable across retries and in the feed: the key to process an event once' }),
-    type: z.string().openapi({ description: EVENT_TYPES_DESCRIPTION, example: 'deal.completed' }),
-    created_at: timestamp.openapi({ description: 'when the event happened (written to the outbox)' }),
-    deal: dealSchema
-      .extend({ amount_version: int64String.openapi({ description: 'the deal amount version; +1 on each operator amount change' }) })
-      .optional()
-      .openapi({ description: 'the deal as it was when the event happened (deal.* and appeal.* events)' }),
-    old_amount: int64String.optional().openapi({ description: 'deal.amount_changed only' }),
-    amount: int64String.optional().openapi({ description: 'deal.amount_changed only: the new amount' }),
-    amount_version: int64String.optional().openapi({ description: 'deal.amount_changed only: the new amount version' }),
-    appeal: z.object({}).passthrough().optional().openapi({ description: 'appeal.* events: the appeal (as GET /appeals/{appeal_id} shows it)' }),
-    message: z.object({}).passthrough().optional().openapi({ description: 'appeal.message: the message' }),
-    withdrawal: z.object({}).passthrough().optional().openapi({ description: 'p2p.finance.* events: the withdrawal' }),
+    ...envelope,
+    type: typeOf(DEAL_AMOUNT_EVENT_TYPES),
+    deal: eventDealSchema,
+    old_amount: int64String.openapi({ description: 'the amount before the change' }),
+    amount: int64String.openapi({ description: 'the new amount' }),
+    amount_version: int64String.openapi({ description: 'the new amount version' }),
   })
   .passthrough()
-  .openapi('WebhookEvent', {
-    description:
-      'One event in the V2 envelope (contract 5): the body of a V2 webhook and an item of GET /events. The event\'s object ' +
-      'sits under its own key; int64 values are strings; fields are added without notice.',
-  });
+  .openapi('DealAmountChangedEvent', { description: "deal.amount_changed: an operator changed the deal's amount (never sent to V1 merchants)." });
+
+export const appealEventSchema = z
+  .object({
+    ...envelope,
+    type: typeOf(APPEAL_EVENT_TYPES),
+    appeal: appealSchema,
+    deal: eventDealSchema.optional().openapi({ description: "the appeal's deal as it was when the event happened" }),
+  })
+  .passthrough()
+  .openapi('AppealEvent', { description: 'appeal.* events (but appeal.message): the appeal as GET /appeals/{appeal_id} shows it.' });
+
+export const appealMessageEventSchema = z
+  .object({
+    ...envelope,
+    type: typeOf(APPEAL_MESSAGE_EVENT_TYPES),
+    appeal: appealSchema,
+    message: messageSchema,
+    deal: eventDealSchema.optional().openapi({ description: "the appeal's deal as it was when the event happened" }),
+  })
+  .passthrough()
+  .openapi('AppealMessageEvent', { description: 'appeal.message: a new message in an appeal.' });
+
+export const withdrawalEventSchema = z
+  .object({ ...envelope, type: typeOf(WITHDRAWAL_EVENT_TYPES), withdrawal: withdrawalSchema })
+  .passthrough()
+  .openapi('WithdrawalEvent', { description: 'p2p.finance.withdrawal_* events: the withdrawal.' });
+
+export const depositEventSchema = z
+  .object({ ...envelope, type: typeOf(DEPOSIT_EVENT_TYPES), deposit: depositSchema })
+  .passthrough()
+  .openapi('DepositEvent', { description: 'p2p.finance.deposit_confirmed: a TRON deposit was credited (never sent to V1 merchants).' });
+
+/** The variant of each family, by the types it carries: what a feed event of that type must match. */
+export const EVENT_VARIANTS = [
+  dealEventSchema,
+  dealAmountChangedEventSchema,
+  appealEventSchema,
+  appealMessageEventSchema,
+  withdrawalEventSchema,
+  depositEventSchema,
+] as const;
+
+export const webhookEventSchema = z.discriminatedUnion('type', EVENT_VARIANTS).openapi('WebhookEvent', {
+  description:
+    "One event in the V2 envelope (contract 5): the body of a V2 webhook and an item of GET /events, one variant per family " +
+    "chosen by `type`; the event's object sits under its own key. " + EVENT_NOTE,
+});
 
 export const eventFeedQuery = z.object({
   types: repeated
     .optional()
-    .refine((v) => !v || v.length <= 50, 'types takes at most 50 values')
+    .refine((v) => !v || v.length <= 50, { message: 'types takes at most 50 values', params: { code: 'too_big' } })
     .openapi({ description: 'only these event types: repeated (types=a&types=b) or comma-separated; unknown types match nothing' }),
   page_size: pageSize(250, 50),
   page_token: z.string().optional().openapi({ description: 'next_page_token of an earlier page: the feed continues after it' }),

@@ -195,7 +195,8 @@ export const EXAMPLES = {
     },
   },
   listCallbacks: { response: { data: [DELIVERY], next_page_token: '' } },
-  retryCallback: { response: { ...DELIVERY, status: 'ERROR', attempts: 5, http_status: 503, response_body: 'maintenance' } },
+  retryCallback: { response: { ...DELIVERY, status: 'RETRY', attempts: 5, http_status: 503, response_body: 'maintenance' } },
+  getCallback: { response: DELIVERY },
   rotateApiKeys: {
     response: {
       token: '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0',

@@ -129,7 +129,7 @@ export const merchantSettingsBody = z
   .object({
     auto_withdrawal_mode: z.enum(['AUTO_UP_TO_LIMIT', 'MANUAL_ONLY']).optional(),
     auto_withdrawal_limit_usdt_cents: int64Body('auto_withdrawal_limit_usdt_cents')
-      .refine((v) => v >= 0n, 'auto_withdrawal_limit_usdt_cents must not be negative')
+      .refine((v) => v >= 0n, { message: 'auto_withdrawal_limit_usdt_cents must not be negative', params: { code: 'too_small' } })
       .optional()
       .openapi({ type: 'integer', format: 'int64', description: 'USDT cents, ≥ 0' }),
     rate_limit_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),

@@ -8,7 +8,7 @@ import { UUID_RE } from '../../domain/ids';
 const optionalUuid = (field: string, hint = '') =>
   z
     .string({ error: `${field} must be a UUID` })
-    .refine((v) => v === '' || UUID_RE.test(v), `${field} must be a UUID${hint}`)
+    .refine((v) => v === '' || UUID_RE.test(v), { message: `${field} must be a UUID${hint}`, params: { code: 'invalid_format' } })
     .optional()
     .transform((v) => (v ? v.toLowerCase() : undefined))
     .openapi({ type: 'string', format: 'uuid', description: 'empty or absent: any' });

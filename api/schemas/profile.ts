@@ -10,7 +10,7 @@ const limit = (field: string) =>
       error: `${field} must be a non-negative integer or digit string`,
     })
     .transform((v) => BigInt(v))
-    .refine((v) => v >= 0n && v <= INT64_MAX, `${field} must be between 0 and the int64 maximum`)
+    .refine((v) => v >= 0n && v <= INT64_MAX, { message: `${field} must be between 0 and the int64 maximum`, params: { code: 'out_of_range' } })
     .openapi({ anyOf: [{ type: 'integer', format: 'int64' }, { type: 'string', pattern: '^\\d+$' }] });
 
 const url = (field: string) => z.union([z.literal(''), httpUrl(field)], { error: `${field} must be an absolute http or https URL` });
@@ -24,12 +24,12 @@ const ipWhitelist = z
       try {
         list = value.trim() === '' ? [] : JSON.parse(value);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'ip_whitelist must be a JSON array of IP addresses in a string' });
+        ctx.addIssue({ code: 'custom', message: 'ip_whitelist must be a JSON array of IP addresses in a string', params: { code: 'invalid_format' } });
         return z.NEVER;
       }
     }
     if (!Array.isArray(list) || !list.every((ip) => typeof ip === 'string' && isIP(ip) !== 0)) {
-      ctx.addIssue({ code: 'custom', message: 'ip_whitelist must list IPv4 or IPv6 addresses' });
+      ctx.addIssue({ code: 'custom', message: 'ip_whitelist must list IPv4 or IPv6 addresses', params: { code: 'invalid_format' } });
       return z.NEVER;
     }
     return [...new Set(list as string[])];

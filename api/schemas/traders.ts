@@ -24,7 +24,7 @@ export const createRequisiteBody = z
     max_amount: positiveAmount('max_amount'),
     daily_limit: positiveAmount('daily_limit').optional(),
   })
-  .refine((b) => b.max_amount >= b.min_amount, { message: 'max_amount must not be below min_amount', path: ['max_amount'] })
+  .refine((b) => b.max_amount >= b.min_amount, { message: 'max_amount must not be below min_amount', path: ['max_amount'], params: { code: 'max_below_min' } })
   .openapi('CreateRequisiteRequest');
 export const requisiteResponse = z
   .object({

@@ -8,7 +8,7 @@ export const tronAddress = z
   .string({ error: 'address is required' })
   .superRefine((value, ctx) => {
     const problem = tronAddressProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: describeTronAddressProblem(problem), params: { problem } });
+    if (problem) ctx.addIssue({ code: 'custom', message: describeTronAddressProblem(problem), params: { code: 'invalid_address', problem } });
   })
   .openapi({ type: 'string', pattern: '^T[1-9A-HJ-NP-Za-km-z]{33}$', example: 'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC' });
 export const pageQuery = z.object({

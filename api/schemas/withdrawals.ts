@@ -11,8 +11,8 @@ const positiveQueryAmount = (field: string) =>
     .string({ error: `${field} is required` })
     .regex(/^\d+$/, `${field} must be a positive integer (USDT cents)`)
     .transform((v) => BigInt(v))
-    .refine((v) => v > 0n, `${field} must be greater than 0`)
-    .refine((v) => v <= INT64_MAX, `${field} is out of the int64 range`)
+    .refine((v) => v > 0n, { message: `${field} must be greater than 0`, params: { code: 'too_small' } })
+    .refine((v) => v <= INT64_MAX, { message: `${field} is out of the int64 range`, params: { code: 'out_of_range' } })
     .openapi({ type: 'string', format: 'int64', example: '150000' });
 const repeated = z
   .union([z.string(), z.array(z.string())])

@@ -10,7 +10,7 @@ import {
   type ManualRetryInput,
   type WebhookManualRetryWorkflow,
 } from '../../workflows/contracts/webhook-manual-retry';
-import { claimManualRetry, listDeliveries, manualRetryState, type DeliveryRow } from '../../db/queries/webhooks';
+import { claimManualRetry, findMerchantDelivery, listDeliveries, manualRetryState, unqueueManualRetry, type DeliveryRow } from '../../db/queries/webhooks';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 const present = (r: DeliveryRow) => ({
@@ -58,6 +58,7 @@ export async function retryCallback(deps: AppDeps, merchantId: string, callbackI
     delaysMs: deps.config.WEBHOOK_RETRY_DELAYS,
     attemptTimeoutMs: attemptTimeoutMs(deps.config),
     manualRetry: n,
+    afterError: claimed.previous_status === 'ERROR',
   };
   try {
     await deps.temporal.workflow.start<WebhookManualRetryWorkflow>(webhookManualRetryWorkflowType, {
@@ -67,7 +68,18 @@ export async function retryCallback(deps: AppDeps, merchantId: string, callbackI
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
   } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
+      if (input.afterError) await unqueueManualRetry(deps.sql, callbackId);
+      throw error;
+    }
   }
+  // The delivery as it is now: queued (RETRY) for the retry's attempt; GET /callbacks/{id} shows its outcome.
   return present(claimed);
+}
+
+/** One delivery of the merchant (spec 4.7), e.g. to follow a manual retry; foreign and unknown ids are 404. */
+export async function getCallback(deps: AppDeps, merchantId: string, callbackId: string) {
+  const row = await findMerchantDelivery(deps.sql, merchantId, callbackId);
+  if (!row) throw new NotFound('callback not found');
+  return present(row);
 }

@@ -13,7 +13,7 @@ import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@tempo
 import type { AppDeps } from '../deps';
 import { DomainError, FailedPrecondition, NotFound, domainErrorFromKind } from '../../domain/errors';
 import { findDeal, type DealRow } from '../../db/queries/deals';
-import type { DealOutcome } from '../../workflows/contracts/outcome';
+import type { CreationAnswer, CreationArgs, DealOutcome } from '../../workflows/contracts/outcome';
 
 /** Maps a failed update back to the DomainError it carries (its kind travels as the failure type). */
 export function unwrapUpdateFailure(error: unknown): unknown {
@@ -70,17 +70,32 @@ interface StartThrough<W extends Workflow> {
   workflowType: string;
   /** Id, task queue, search attributes and input, from the workflow's contract. */
   start: WorkflowStartOptions<W>;
-  creationUpdate: UpdateDefinition<unknown, []>;
+  creationUpdate: UpdateDefinition<CreationAnswer<object>, CreationArgs>;
+  /** This request's id (randomUUID()), also put in the workflow's input as `requestId`: see startThroughWorkflow. */
+  requestId: string;
+}
+
+/**
+ * What a create answers besides its object: whether it is a replay (spec 4.8, the
+ * Idempotent-Replayed header) — true when an earlier request with the same key made the object
+ * (answered from Postgres, or this request joined the run another request started).
+ */
+export interface Created<Row> {
+  row: Row;
+  replayed: boolean;
 }
 
 /**
  * Starts the workflow (or joins the running one, updateWithStart) and waits for its create step.
  * When the step refuses, nothing was made and the closed run is deleted, so a refused create
- * leaves nothing behind; the same idempotency key can be retried.
+ * leaves nothing behind; the same idempotency key can be retried. Answers whether this request
+ * is a replay: the run knows the request that started it (its input's requestId), so of
+ * concurrent requests with one key exactly one is not.
  */
-export async function startThroughWorkflow<W extends Workflow>(deps: AppDeps, options: StartThrough<W>): Promise<void> {
+export async function startThroughWorkflow<W extends Workflow>(deps: AppDeps, options: StartThrough<W>): Promise<{ replayed: boolean }> {
   try {
-    await updateWithStart<W, unknown, []>(deps, options.workflowType, options.start, options.creationUpdate);
+    const answer = await updateWithStart<W, CreationAnswer<object>, CreationArgs>(deps, options.workflowType, options.start, options.creationUpdate, options.requestId);
+    return { replayed: answer.replayed === true };
   } catch (error) {
     const mapped = unwrapUpdateFailure(error);
     if (mapped instanceof DomainError) void removeRefusedRun(deps, options.start.workflowId);
@@ -89,9 +104,9 @@ export async function startThroughWorkflow<W extends Workflow>(deps: AppDeps, op
 }
 
 /** A deal created through its workflow (startThroughWorkflow), answered from its row. */
-export async function createThroughWorkflow<W extends Workflow>(deps: AppDeps, options: StartThrough<W> & { dealId: string }): Promise<DealRow> {
-  await startThroughWorkflow<W>(deps, options);
-  return readDeal(deps, options.dealId);
+export async function createThroughWorkflow<W extends Workflow>(deps: AppDeps, options: StartThrough<W> & { dealId: string }): Promise<Created<DealRow>> {
+  const { replayed } = await startThroughWorkflow<W>(deps, options);
+  return { row: await readDeal(deps, options.dealId), replayed };
 }
 
 async function removeRefusedRun(deps: AppDeps, workflowId: string) {

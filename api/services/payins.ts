@@ -7,7 +7,8 @@ import type { AppDeps } from '../deps';
 import { findCreated } from '../../db/queries/create-fence';
 import { assertWebhookTarget } from './webhook-target';
 import { DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
-import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal } from './deal-workflows';
+import { randomUUID } from 'node:crypto';
+import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
 import { checkDealBounds } from '../../domain/limits';
 import { dealIdFor } from '../../domain/ids';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
@@ -60,7 +61,7 @@ export const presentForOperator = (deps: AppDeps, row: DealRow) => ({
   requisite_id: row.requisite_id ?? '',
 });
 
-export async function createPayin(deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<DealRow> {
+export async function createPayin(deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<Created<DealRow>> {
   // Spec 4.8: a known key answers the deal as it is now, whatever the new body says. Beside it, in
   // one round trip, what the create checks (issue 21) and the arrival stamp (Postgres's clock)
   // that goes to the create step: a pass matching this deal that another deal reserved after it is
@@ -72,7 +73,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
     findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key)),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method_id, currency: body.currency }),
   ]);
-  if (existing) return existing;
+  if (existing) return { row: existing, replayed: true };
   const arrivedAt = context.arrived_at;
 
   const method = checkPaymentMethod(context.method, context.allowed_slugs, body.payment_method_id, body.currency, 'payment_method_id');
@@ -91,16 +92,19 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
   if (refusedTarget) throw refusedTarget;
 
   const dealId = dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key);
+  const requestId = randomUUID();
   return createThroughWorkflow<PayinWorkflow>(deps, {
     workflowType: payinWorkflowType,
     dealId,
     creationUpdate: awaitCreationUpdate,
+    requestId,
     start: {
       workflowId: payinWorkflowId(dealId),
       taskQueue: payinTaskQueue(deps.config),
       typedSearchAttributes: payinSearchAttributes({ merchantId: scope.merchantId, dealId }),
       args: [
         {
+          requestId,
           create: {
             ...dealCreateBase(scope, dealId, body, method.id),
             clientId: body.client_id ?? '',

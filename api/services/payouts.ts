@@ -21,7 +21,8 @@ import {
   startPayoutUpdate,
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
-import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal } from './deal-workflows';
+import { randomUUID } from 'node:crypto';
+import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
 import { checkPaymentMethod } from '../../domain/payment-method';
 import type { MerchantScope } from './payins';
 
@@ -37,7 +38,7 @@ export interface CreatePayoutRequest {
   payment_method: string;
 }
 
-export async function createPayout(deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<DealRow> {
+export async function createPayout(deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<Created<DealRow>> {
   // What the create checks, read side by side (issue 21); the refusals keep their order.
   const [existing, heldByOther, wallets, context] = await Promise.all([
     findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYOUT', body.idempotency_key)),
@@ -45,7 +46,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
     walletsOf(deps.sql, 'merchant', scope.merchantId),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method, currency: body.currency }),
   ]);
-  if (existing) return existing;
+  if (existing) return { row: existing, replayed: true };
   if (heldByOther) throw payoutKeyTaken();
 
   const wallet = wallets.find((w) => w.id === body.wallet_id && w.currency === 'USDT');
@@ -60,16 +61,19 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
   checkDealBounds(merchant, body.amount);
 
   const dealId = dealIdFor(scope.merchantId, 'PAYOUT', body.idempotency_key);
+  const requestId = randomUUID();
   return createThroughWorkflow<PayoutWorkflow>(deps, {
     workflowType: payoutWorkflowType,
     dealId,
     creationUpdate: awaitPayoutCreationUpdate,
+    requestId,
     start: {
       workflowId: payoutWorkflowId(dealId),
       taskQueue: payoutTaskQueue(deps.config),
       typedSearchAttributes: payoutSearchAttributes({ merchantId: scope.merchantId, dealId }),
       args: [
         {
+          requestId,
           create: {
             ...dealCreateBase(scope, dealId, body, method.id),
             walletId: body.wallet_id,

@@ -23,7 +23,8 @@ import {
   type WithdrawalWorkflow,
   type WithdrawalWorkflowInput,
 } from '../../workflows/contracts/withdrawal';
-import { startThroughWorkflow, stepTimeouts, unwrapUpdateFailure } from './deal-workflows';
+import { randomUUID } from 'node:crypto';
+import { startThroughWorkflow, stepTimeouts, unwrapUpdateFailure, type Created } from './deal-workflows';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** The fee rule of the README's Wallet section, with the current configuration. */
@@ -52,7 +53,7 @@ async function profileWithdrawalAddress(deps: AppDeps, merchantId: string): Prom
   const problem = tronAddressProblem(address);
   if (problem) {
     throw new InvalidArgument(`the profile's withdrawal_address is not usable: ${describeTronAddressProblem(problem)}`, [
-      { field: 'address', message: describeTronAddressProblem(problem), code: problem },
+      { field: 'address', message: describeTronAddressProblem(problem), code: 'invalid_address' },
     ]);
   }
   return address;
@@ -92,11 +93,11 @@ export async function createMerchantWithdrawal(
   merchantId: string,
   request: { address?: string | undefined; amount: bigint; idempotency_key?: string | undefined },
   callerKey?: WithdrawalCallerKey,
-): Promise<WithdrawalRow> {
+): Promise<Created<WithdrawalRow>> {
   const body = { ...request, address: request.address ?? (await profileWithdrawalAddress(deps, merchantId)) };
   if (callerKey) {
     const known = await findWithdrawalByCallerKey(deps.sql, merchantId, callerKey.value);
-    if (known) return answerKeyed(known, body, callerKey);
+    if (known) return { row: answerKeyed(known, body, callerKey), replayed: true };
   }
   const { fee } = quoteWithdrawal(deps, body.amount);
   let dedupKey: string;
@@ -109,12 +110,14 @@ export async function createMerchantWithdrawal(
   } else {
     dedupKey = withdrawalDedupKey({ merchantId, address: body.address, amount: body.amount, fee });
     const latest = await latestWithdrawalByKey(deps.sql, merchantId, dedupKey);
-    if (latest && holdsKey(latest, deps.now(), deps.config.WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS)) return latest;
+    if (latest && holdsKey(latest, deps.now(), deps.config.WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS)) return { row: latest, replayed: true };
     generation = latest ? latest.dedup_generation + 1 : 0;
     withdrawalId = withdrawalIdFor(merchantId, dedupKey, generation);
   }
   const workflowId = withdrawalWorkflowId(withdrawalId);
+  const requestId = randomUUID();
   const input: WithdrawalWorkflowInput = {
+    requestId,
     create: {
       withdrawalId,
       merchantId,
@@ -136,13 +139,14 @@ export async function createMerchantWithdrawal(
   };
   // Concurrent identical requests (or, with a caller key, requests with one key) derive the same
   // id: they join one workflow, one withdrawal; the first request's input makes it.
-  await startThroughWorkflow<WithdrawalWorkflow>(deps, {
+  const { replayed } = await startThroughWorkflow<WithdrawalWorkflow>(deps, {
     workflowType: withdrawalWorkflowType,
     creationUpdate: awaitWithdrawalCreationUpdate,
+    requestId,
     start: { workflowId, taskQueue: withdrawalTaskQueue(deps.config), args: [input], typedSearchAttributes: withdrawalSearchAttributes({ merchantId, withdrawalId }) },
   });
   const row = await readWithdrawal(deps, withdrawalId);
-  return callerKey ? answerKeyed(row, body, callerKey) : row;
+  return { row: callerKey ? answerKeyed(row, body, callerKey) : row, replayed };
 }
 
 export async function getMerchantWithdrawal(deps: AppDeps, merchantId: string, id: string) {

@@ -60,7 +60,7 @@ const createIncoming = (path: string, operationId: string, summary: string) =>
       const scope = merchantOf(identity);
       const catalog = await catalogOf(deps, scope.tenantId);
       const currency = currencyFromNumeric(catalog, body.currency);
-      const row = await createPayin(deps, scope, {
+      const { row } = await createPayin(deps, scope, {
         idempotency_key: body.payInId,
         amount: toMinor(body.amount, currency),
         currency: currency.code,
@@ -203,7 +203,7 @@ export const paymentRoutes: RouteDef[] = [
       const amount = toMinor(body.amount, currency);
       const wallet = (await merchantWallets(deps, scope.merchantId)).find((w) => w.currency === 'USDT');
       if (!wallet) throw new FailedPrecondition('the merchant has no USDT wallet');
-      const row = await createPayout(deps, scope, {
+      const { row } = await createPayout(deps, scope, {
         idempotency_key: body.payOutId,
         amount,
         currency: currency.code,

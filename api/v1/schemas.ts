@@ -10,7 +10,7 @@ export const decimalAmount = (field: string) =>
   z
     .union([z.string(), z.number().int(), z.bigint()], { error: `${field} must be a decimal string such as "1500.50"` })
     .transform((v) => String(v))
-    .refine((v) => /^\d{1,19}(\.\d{1,18})?$/.test(v), `${field} must be a decimal string such as "1500.50"`)
+    .refine((v) => /^\d{1,19}(\.\d{1,18})?$/.test(v), { message: `${field} must be a decimal string such as "1500.50"`, params: { code: 'invalid_amount' } })
     .openapi({ type: 'string', example: '1500.50', description: 'decimal string in major units, exact for the currency (never rounded)' });
 
 /**
@@ -21,7 +21,7 @@ const integerish = (message: string, maxDigits = 9) =>
   z.unknown().transform((v, ctx) => {
     if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && String(v).length <= maxDigits) return v;
     if (typeof v === 'string' && new RegExp(`^\\d{1,${maxDigits}}$`).test(v)) return Number(v);
-    ctx.addIssue({ code: 'custom', message });
+    ctx.addIssue({ code: 'custom', message, params: { code: 'invalid_value' } });
     return z.NEVER;
   });
 
@@ -35,7 +35,7 @@ const required = (field: string, max = 255) =>
 /** A small non-negative integer given as a JSON integer or digit string. */
 const count = (field: string, min: number, max: number) =>
   integerish(`${field} must be an integer between ${min} and ${max}`)
-    .refine((v) => v >= min && v <= max, `${field} must be between ${min} and ${max}`)
+    .refine((v) => v >= min && v <= max, { message: `${field} must be between ${min} and ${max}`, params: { code: 'out_of_range' } })
     .openapi({ type: 'integer', minimum: min, maximum: max });
 
 const salt = line('salt', 255).optional().openapi({ description: 'signed (last payload field); not stored' });
@@ -225,7 +225,7 @@ export const withdrawCreateBody = z
     callbackUrl: httpUrl('callbackUrl').optional().openapi({ description: 'echoed in the create answer; withdrawal events go to the webhook_url' }),
   })
   .superRefine((b, ctx) => {
-    if (b.wallet === undefined && b.address === undefined) ctx.addIssue({ code: 'custom', path: ['wallet'], message: 'wallet is required' });
+    if (b.wallet === undefined && b.address === undefined) ctx.addIssue({ code: 'custom', path: ['wallet'], message: 'wallet is required', params: { code: 'required' } });
   })
   .openapi('V1WithdrawCreate');
 

@@ -41,7 +41,7 @@ export const withdrawalRoutes: RouteDef[] = [
         ]);
       }
       const amount = toMinor(body.amount, { code: 'USDT', exponent: 2 });
-      const row = await createMerchantWithdrawal(
+      const { row } = await createMerchantWithdrawal(
         deps,
         merchantId,
         { address: body.wallet ?? body.address, amount, idempotency_key: body.requestId },

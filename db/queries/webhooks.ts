@@ -73,6 +73,11 @@ export interface AttemptRecord {
   attemptKey: string;
   ok: boolean;
   manual: boolean;
+  /**
+   * A manual attempt on a delivery that was ERROR when the retry was claimed (the claim queued it
+   * as RETRY, claimManualRetry): no automatic run is left, so its failure ends it ERROR again.
+   */
+  afterError?: boolean;
   /** The last automatic attempt, or a permanent failure: a failure ends the delivery in ERROR. */
   last: boolean;
   httpStatus: number | null;
@@ -87,7 +92,7 @@ export interface AttemptRecord {
  * The attempt row and the delivery's new state in one statement (atomic; the UPDATE's row lock
  * orders it against a concurrent manual attempt). The delivery's status after an attempt:
  * SUCCESS once any attempt succeeded; a failed manual attempt leaves RETRY or ERROR as it was
- * (the automatic run, if alive, decides); a failed automatic one leaves RETRY, or ERROR when it
+ * (the automatic run, if alive, decides) — ERROR when the retry found it ERROR (`afterError`); a failed automatic one leaves RETRY, or ERROR when it
  * was the last. A repeated attempt key fails the statement (unique), changing nothing.
  * Undefined: the delivery vanished.
  */
@@ -97,7 +102,7 @@ export async function recordAttempt(db: Db, a: AttemptRecord): Promise<{ status:
       update webhook_deliveries set
         status = case
           when status = 'SUCCESS' or ${a.ok}::boolean then 'SUCCESS'
-          when ${a.manual}::boolean then case when status = 'RETRY' then 'RETRY' else 'ERROR' end
+          when ${a.manual}::boolean then case when status = 'RETRY' and not ${a.afterError ?? false}::boolean then 'RETRY' else 'ERROR' end
           when ${a.last}::boolean then 'ERROR'
           else 'RETRY' end,
         attempts = attempts + 1, http_status = ${a.httpStatus}, response_body = ${a.responseBody},
@@ -151,17 +156,31 @@ export async function listDeliveries(db: Db, merchantId: string, f: { dealId?: s
     limit ${f.limit}`;
 }
 
+/** One delivery of the merchant (GET /callbacks/{callback_id}); a foreign id is none. */
+export async function findMerchantDelivery(db: Db, merchantId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+  const [row] = await db<DeliveryRow[]>`select * from webhook_deliveries where id = ${deliveryId} and merchant_id = ${merchantId}`;
+  return row;
+}
+
 /**
  * Claims a manual retry: only an ERROR or RETRY delivery of the merchant, at most once per
- * cooldown. Returns the delivery with its new manual retry count, or nothing when refused.
+ * cooldown. The delivery is queued: RETRY (an attempt is coming) until the retry's attempt
+ * records its outcome. Returns the delivery with its new manual retry count and the status it
+ * had before (`previous_status`), or nothing when refused.
  */
 export async function claimManualRetry(db: Db, merchantId: string, deliveryId: string, cooldownSeconds: number) {
-  const [row] = await db<(DeliveryRow & { manual_retries: number })[]>`
-    update webhook_deliveries set last_manual_retry_at = now(), manual_retries = manual_retries + 1
-    where id = ${deliveryId} and merchant_id = ${merchantId} and status in ('ERROR', 'RETRY')
-      and (last_manual_retry_at is null or last_manual_retry_at <= now() - make_interval(secs => ${cooldownSeconds}))
-    returning *`;
+  const [row] = await db<(DeliveryRow & { manual_retries: number; previous_status: string })[]>`
+    update webhook_deliveries w set last_manual_retry_at = now(), manual_retries = w.manual_retries + 1, status = 'RETRY', updated_at = now()
+    from (select id, status from webhook_deliveries where id = ${deliveryId} for update) prev
+    where w.id = prev.id and w.merchant_id = ${merchantId} and w.status in ('ERROR', 'RETRY')
+      and (w.last_manual_retry_at is null or w.last_manual_retry_at <= now() - make_interval(secs => ${cooldownSeconds}))
+    returning w.*, prev.status as previous_status`;
   return row;
+}
+
+/** A claimed manual retry whose run could not be started: a delivery it queued from ERROR is ERROR again. */
+export async function unqueueManualRetry(db: Db, deliveryId: string): Promise<void> {
+  await db`update webhook_deliveries set status = 'ERROR', updated_at = now() where id = ${deliveryId} and status = 'RETRY'`;
 }
 
 /** Why a manual retry was refused: the delivery's status and the seconds left of its cooldown. */

@@ -54,6 +54,18 @@ export type { Page } from './pagination.js';
 export { DEFAULT_RETRY } from './retry.js';
 export type { RetryOptions } from './retry.js';
 export { signatureHeaders, v1Signature, v2Signature } from './signing.js';
-export { standardWebhooksKey, verifyWebhook, WebhookVerificationError } from './webhooks.js';
-export type { HeaderBag, VerifyOptions, WebhookEvent } from './webhooks.js';
+export { isKnownEventType, standardWebhooksKey, verifyWebhook, WebhookVerificationError } from './webhooks.js';
+export type {
+  AppealEvent,
+  AppealMessageEvent,
+  DealAmountChangedEvent,
+  DealEvent,
+  DepositEvent,
+  HeaderBag,
+  VerifyOptions,
+  WebhookEvent,
+  WebhookEventOf,
+  WebhookEventType,
+  WithdrawalEvent,
+} from './webhooks.js';
 export type { components, operations, paths, webhooks } from './generated/openapi.js';

@@ -13,8 +13,48 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { components } from './generated/openapi.js';
 
-/** An event in the V2 envelope: the body of a webhook and an item of the events feed. */
+/**
+ * An event in the V2 envelope: the body of a webhook and an item of the events feed. A union
+ * discriminated by `type`, one variant per family — narrow on `type` and the event's object is
+ * typed:
+ *
+ *   if (event.type === 'deal.completed') console.log(event.deal.status);
+ *   else if (event.type === 'p2p.finance.withdrawal_failed') console.log(event.withdrawal.withdrawal_id);
+ *
+ * The gateway adds event types without notice (spec 9): at run time an event may carry a type
+ * that is none of WebhookEventType. Handle the types you know and ignore the rest (a `switch` whose
+ * default does nothing, or `isKnownEventType`). The union deliberately has no catch-all variant:
+ * one with `type: string` would match every comparison and stop `type` from narrowing.
+ */
 export type WebhookEvent = components['schemas']['WebhookEvent'];
+/** Every event type this SDK knows. */
+export type WebhookEventType = WebhookEvent['type'];
+/** The event variant of one type: `WebhookEventOf<'deal.completed'>` is a DealEvent whose type is 'deal.completed'. */
+export type WebhookEventOf<T extends WebhookEventType> = WebhookEvent extends infer E ? (E extends { type: infer U } ? (T extends U ? E & { type: T } : never) : never) : never;
+/** deal.* events (but deal.amount_changed): `deal`. */
+export type DealEvent = components['schemas']['DealEvent'];
+/** deal.amount_changed: `deal`, `old_amount`, `amount`, `amount_version`. */
+export type DealAmountChangedEvent = components['schemas']['DealAmountChangedEvent'];
+/** appeal.* events (but appeal.message): `appeal`, and the appeal's `deal`. */
+export type AppealEvent = components['schemas']['AppealEvent'];
+/** appeal.message: `appeal`, `message`, and the appeal's `deal`. */
+export type AppealMessageEvent = components['schemas']['AppealMessageEvent'];
+/** p2p.finance.withdrawal_* events: `withdrawal`. */
+export type WithdrawalEvent = components['schemas']['WithdrawalEvent'];
+/** p2p.finance.deposit_confirmed: `deposit`. */
+export type DepositEvent = components['schemas']['DepositEvent'];
+
+/** Every known type once (a Record: the compiler refuses a missing or an unknown one). */
+const KNOWN_EVENT_TYPES: Record<WebhookEventType, true> = {
+  'deal.created': true, 'deal.escrow_locked': true, 'deal.payment_notified': true, 'deal.payment_verified': true,
+  'deal.completed': true, 'deal.expired': true, 'deal.appealed': true, 'deal.refund_pending': true, 'deal.cancelled': true,
+  'deal.failed': true, 'deal.amount_changed': true, 'appeal.opened': true, 'appeal.in_review': true, 'appeal.resolved': true,
+  'appeal.closed': true, 'appeal.reopened': true, 'appeal.message': true, 'p2p.finance.withdrawal_failed': true,
+  'p2p.finance.deposit_confirmed': true,
+};
+
+/** Whether this SDK knows the event's type; events of newer types (spec 9) are to be ignored. */
+export const isKnownEventType = (event: { type: string }): event is WebhookEvent => Object.prototype.hasOwnProperty.call(KNOWN_EVENT_TYPES, event.type);
 
 export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 

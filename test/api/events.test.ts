@@ -125,3 +125,46 @@ test('the feed answers the cabinet as well; bad tokens and a merchant under the 
   t.regex(disabled.text, /merchant is disabled/);
   t.is((await withBearer(await cabinetToken(merchantId), 'GET', FEED)).status, 403, 'the cabinet reads only its profile while disabled');
 });
+
+test('real feed events match the schema of their variant in the WebhookEvent union (issue 27.4)', async (t) => {
+  const { EVENT_VARIANTS, webhookEventSchema } = await import('../../api/schemas/events');
+  const { EVENT_TYPES } = await import('../../domain/event-types');
+  const { openAppeal, arbiter } = await import('../helpers/appeals');
+  const { changeAmount } = await import('../helpers/deals');
+  const { randomTronAddress, walletMerchant, withdraw, withdrawalAction } = await import('../helpers/wallet');
+
+  const { keys } = await walletMerchant(10_000, { auto_withdrawal_limit_usdt_cents: 1_000 });
+  // deal.created, deal.escrow_locked, deal.amount_changed, deal.appealed; appeal.opened, appeal.message, appeal.in_review
+  const deal = await createPayin(keys, { amount: 150_000 });
+  t.is((await changeAmount(deal.deal_id, { amount_fiat: 140_000 })).status, 200);
+  const appeal = await openAppeal(keys, { deal_id: deal.deal_id, reason: 'the payer says they paid twice' });
+  t.is(appeal.status, 200, appeal.text);
+  const appealId = appeal.body.data.appeal_id as string;
+  const note = await arbiter(appealId, 'messages', { body: 'receipt attached' });
+  t.true(note.status === 200 || note.status === 201, note.text);
+  t.is((await arbiter(appealId, 'review')).status, 200);
+  // deal.cancelled and deal.completed on two other deals
+  const cancelled = await createPayin(keys);
+  t.is((await signed(keys, 'POST', `/api/v1/p2p/merchant/deals/${cancelled.deal_id}/cancel`, {})).status, 200);
+  const completed = await createPayin(keys);
+  t.is((await asOperator('POST', `/api/v1/p2p/admin/deals/${completed.deal_id}/confirm`)).status, 200);
+  // p2p.finance.withdrawal_failed: a manual withdrawal the operator cancels
+  const w = await withdraw(keys, { address: randomTronAddress(), amount: 2_000 });
+  t.is(w.body.status, 'PENDING_MANUAL', w.text);
+  t.is((await withdrawalAction(w.body.withdrawal_id, 'cancel', { reason: 'not today' })).status, 200);
+
+  const wanted = ['deal.created', 'deal.escrow_locked', 'deal.amount_changed', 'deal.appealed', 'appeal.opened', 'appeal.message', 'appeal.in_review', 'deal.cancelled', 'deal.completed', 'p2p.finance.withdrawal_failed'];
+  const events = await eventually(async () => {
+    const { events: all } = await walk(keys);
+    return wanted.every((type) => all.some((e) => e.type === type)) && all;
+  }, 'every event in the feed', 60_000);
+  for (const event of events) {
+    t.true((EVENT_TYPES as readonly string[]).includes(event.type), event.type);
+    const variant = EVENT_VARIANTS.find((v) => (v.shape.type.options as readonly string[]).includes(event.type))!;
+    const strict = variant.strict().safeParse(event);
+    t.true(strict.success, `${event.type}: ${JSON.stringify(strict.error?.issues)} in ${JSON.stringify(event)}`);
+    t.true(webhookEventSchema.safeParse(event).success, event.type);
+  }
+  const appealed = events.find((e) => e.type === 'appeal.message') as unknown as { deal?: unknown; message: { body: string } };
+  t.is(appealed.message.body, 'receipt attached');
+});

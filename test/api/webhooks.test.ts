@@ -145,6 +145,58 @@ test('a hanging receiver ends in ERROR after max_retries; manual retry works onc
   t.is((await signed(stranger.keys, 'POST', `/api/v1/p2p/merchant/callbacks/${first!.id}/retry`)).status, 404);
 });
 
+test('a manual retry answers the delivery queued (RETRY); GET /callbacks/{id} follows it to ERROR or SUCCESS (issue 27.5)', async (t) => {
+  let healthy = false;
+  const { receiver, merchantId, keys } = await merchantWithReceiver((_, res) => res.writeHead(healthy ? 200 : 500).end(healthy ? 'ok' : 'down'));
+  t.teardown(() => receiver.close());
+  await sql`update merchants set webhook_max_retries = 1 where id = ${merchantId}`;
+  await createPayin(keys);
+  const failed = await eventually(async () => {
+    const r = await deliveries(merchantId);
+    return r.length === 2 && r.every((d) => d.status === 'ERROR') && r;
+  }, 'both deliveries ERROR after their one attempt', 60_000);
+  const [first, second] = failed;
+  const one = (id: string) => signed(keys, 'GET', `/api/v1/p2p/merchant/callbacks/${id}`);
+  const retry = (id: string) => signed(keys, 'POST', `/api/v1/p2p/merchant/callbacks/${id}/retry`);
+
+  const before = await one(first!.id);
+  t.is(before.status, 200, before.text);
+  t.like(before.body, { callback_id: first!.id, status: 'ERROR', attempts: 1, http_status: 500, response_body: 'down' });
+
+  // Still failing: the retry is accepted (RETRY), then its attempt fails and the delivery is ERROR again.
+  const accepted = await retry(first!.id);
+  t.is(accepted.status, 200, accepted.text);
+  t.like(accepted.body, { callback_id: first!.id, status: 'RETRY', attempts: 1 });
+  const listed = await signed(keys, 'GET', '/api/v1/p2p/merchant/callbacks');
+  t.true(['RETRY', 'ERROR'].includes(listed.body.data.find((d: { callback_id: string }) => d.callback_id === first!.id).status), 'the listing shows the same statuses');
+  const again = await eventually(async () => {
+    const res = await one(first!.id);
+    return res.body.status === 'ERROR' && res.body.attempts === 2 && res.body;
+  }, 'the failed manual attempt leaves ERROR', 60_000);
+  t.like(again, { http_status: 500 });
+
+  // Healthy now: the retry of the other delivery is accepted, then SUCCESS.
+  healthy = true;
+  const queued = await retry(second!.id);
+  t.is(queued.status, 200, queued.text);
+  t.is(queued.body.status, 'RETRY');
+  const delivered = await eventually(async () => {
+    const res = await one(second!.id);
+    return res.body.status === 'SUCCESS' && res.body;
+  }, 'the manual attempt delivered it', 60_000);
+  t.like(delivered, { attempts: 2, http_status: 200, response_body: 'ok' });
+
+  // One delivery, the caller's only.
+  t.is((await one(randomUUID())).status, 404);
+  const stranger = await newMerchant();
+  const foreign = await signed(stranger.keys, 'GET', `/api/v1/p2p/merchant/callbacks/${first!.id}`);
+  t.is(foreign.status, 404);
+  t.is(foreign.headers.get('content-type')?.split(';')[0], 'application/problem+json');
+  const bad = await one('not-a-uuid');
+  t.is(bad.status, 400);
+  t.is(bad.body.errors?.[0]?.field, 'callback_id');
+});
+
 test('after rotation deliveries are signed with the new secret at once, and with the old one too during its grace window; callback_url overrides the target', async (t) => {
   const { receiver, keys } = await merchantWithReceiver();
   t.teardown(() => receiver.close());

@@ -8,10 +8,13 @@
  */
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { GatewayClient, IdempotencyMismatchError, InvalidRequestError, NotFoundError, verifyWebhook, type Deal, type WebhookEvent } from '../../sdk/src/index';
+import { GatewayClient, IdempotencyMismatchError, InvalidRequestError, NotFoundError, verifyWebhook, type Deal, type DealEvent, type WebhookEvent } from '../../sdk/src/index';
 import { API_URL, newMerchant } from '../helpers/api';
 import { eventually } from '../helpers/poll';
 import { startReceiver, type Received } from '../helpers/receiver';
+
+/** The deal of a deal.* event (WebhookEvent is a union discriminated by type: other families carry no deal). */
+const dealIdOf = (e: WebhookEvent) => (e.type.startsWith('deal.') ? (e as DealEvent).deal.deal_id : undefined);
 
 async function setup() {
   const receiver = await startReceiver();
@@ -52,7 +55,7 @@ test('create, read, list every page, receive and verify the webhooks, reconcile 
     return standard;
   });
   t.is(new Set(events.map((e) => e.event_id)).size, events.length, 'each event once');
-  t.true(events.some((e) => e.type === 'deal.cancelled' && e.deal?.deal_id === again.deal_id));
+  t.true(events.some((e) => e.type === 'deal.cancelled' && e.deal.deal_id === again.deal_id));
   t.throws(() => verified(receiver.received[0]!, `whsec_${Buffer.alloc(32, 1).toString('base64')}`), { message: /no matching signature/ });
   t.throws(() => verifyWebhook(`${receiver.received[0]!.body} `, receiver.received[0]!.headers as Record<string, string>, keys.secret));
 
@@ -72,7 +75,7 @@ test('create, read, list every page, receive and verify the webhooks, reconcile 
     for await (const event of next) got.push(event);
     return got.length >= 2 ? got : undefined;
   }, 'the new events');
-  t.deepEqual(resumed.map((e) => [e.type, e.deal?.deal_id]), [['deal.created', later.deal_id], ['deal.escrow_locked', later.deal_id]]);
+  t.deepEqual(resumed.map((e) => [e.type, dealIdOf(e)]), [['deal.created', later.deal_id], ['deal.escrow_locked', later.deal_id]]);
 });
 
 test('a repeat create with the same idempotency_key and another amount: IdempotencyMismatchError carrying the original deal; with the opt-out, the original deal', async (t) => {
@@ -151,9 +154,9 @@ test('a key rotation through the SDK: it signs with the new pair at once, and we
   const deal = await gateway.createPayin({ amount: 150_000, currency: 'RUB', payment_method_id: 'card-rub' });
   await eventually(async () => receiver.received.length >= 2, 'webhooks after the rotation');
   for (const r of receiver.received) {
-    t.is(verified(r, rotated.secret).deal?.deal_id, deal.deal_id);
-    t.is(verified(r, keys.secret).deal?.deal_id, deal.deal_id, 'the old secret still verifies during the grace window');
-    t.is(verified(r, [keys.secret, rotated.secret]).deal?.deal_id, deal.deal_id);
+    t.is(dealIdOf(verified(r, rotated.secret)), deal.deal_id);
+    t.is(dealIdOf(verified(r, keys.secret)), deal.deal_id, 'the old secret still verifies during the grace window');
+    t.is(dealIdOf(verified(r, [keys.secret, rotated.secret])), deal.deal_id);
   }
   // The old pair still works for requests during the grace window; the client uses the new one.
   const old = new GatewayClient({ baseUrl: API_URL, token: keys.token, secret: keys.secret });

@@ -3,7 +3,7 @@
  * attributes, input and messages, shared by the workflow and the API. Names are a wire protocol
  * (running executions and their histories carry them): never rename a shipped one.
  */
-import type { DealOutcome } from './outcome';
+import type { CreationAnswer, CreationArgs, DealOutcome, StartedByRequest } from './outcome';
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { AmountMatch, CancelChannel, PayinStatus } from '../../domain/payin';
@@ -46,7 +46,7 @@ export interface CreatePayinInput {
   arrivedAt: string;
 }
 
-export interface PayinWorkflowInput {
+export interface PayinWorkflowInput extends StartedByRequest {
   create: CreatePayinInput;
   feeDistributionDelaySeconds: number;
   timeouts?: StepTimeouts;
@@ -73,7 +73,7 @@ export interface ChangeAmountInput {
 export type { CancelChannel };
 
 /** Resolves once the create step ran: the deal's snapshot, or the reason no deal was made. */
-export const awaitCreationUpdate = defineUpdate<PayinSnapshot>('awaitCreation');
+export const awaitCreationUpdate = defineUpdate<CreationAnswer<PayinSnapshot>, CreationArgs>('awaitCreation');
 export const notifyPaymentUpdate = defineUpdate<PayinSnapshot>('notifyPayment');
 export const reconciliationUpdate = defineUpdate<PayinSnapshot, [receivedAmount: string]>('reconciliation');
 export const confirmPaymentUpdate = defineUpdate<PayinSnapshot>('confirmPayment');

@@ -1,5 +1,5 @@
 /** The PayOut workflow's contract (as contracts/payin.ts). Names are a wire protocol: never rename a shipped one. */
-import type { DealOutcome } from './outcome';
+import type { CreationAnswer, CreationArgs, DealOutcome, StartedByRequest } from './outcome';
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { PayoutStatus } from '../../domain/payout';
@@ -33,7 +33,7 @@ export interface CreatePayoutInput {
   requisiteDetails: Record<string, string>;
 }
 
-export interface PayoutWorkflowInput {
+export interface PayoutWorkflowInput extends StartedByRequest {
   create: CreatePayoutInput;
   retryMatchSeconds: number;
   timeouts?: StepTimeouts;
@@ -49,7 +49,7 @@ export interface PayoutSnapshot {
   transferDeadlineAt?: string;
 }
 
-export const awaitPayoutCreationUpdate = defineUpdate<PayoutSnapshot>('awaitPayoutCreation');
+export const awaitPayoutCreationUpdate = defineUpdate<CreationAnswer<PayoutSnapshot>, CreationArgs>('awaitPayoutCreation');
 export const assignPayoutUpdate = defineUpdate<PayoutSnapshot, [requisiteId: string]>('assignPayout');
 export const startPayoutUpdate = defineUpdate<PayoutSnapshot>('startPayout');
 export const completePayoutUpdate = defineUpdate<PayoutSnapshot>('completePayout');

@@ -10,6 +10,8 @@ export interface AttemptInput {
   /** The last automatic attempt: a failure ends the delivery in ERROR. */
   final: boolean;
   manual: boolean;
+  /** A manual attempt on a delivery the retry found ERROR: a failure ends it ERROR again (absent: false). */
+  afterError?: boolean;
 }
 
 export interface AttemptOutcome {

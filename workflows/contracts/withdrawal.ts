@@ -1,5 +1,5 @@
 /** The withdrawal workflow's contract (as contracts/payin.ts). Names are a wire protocol: never rename a shipped one. */
-import type { DealOutcome } from './outcome';
+import type { CreationAnswer, CreationArgs, DealOutcome, StartedByRequest } from './outcome';
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { WithdrawalStatus } from '../../domain/withdrawals';
@@ -36,7 +36,7 @@ export interface CreateWithdrawalInput {
   callerKey?: string;
 }
 
-export interface WithdrawalWorkflowInput {
+export interface WithdrawalWorkflowInput extends StartedByRequest {
   /** Deadlines of its steps (DEAL_STEP_TIMEOUT_MS, DEAL_CREATE_TIMEOUT_MS); defaults when absent. */
   timeouts?: StepTimeouts;
   create: CreateWithdrawalInput;
@@ -50,7 +50,7 @@ export interface WithdrawalSnapshot {
   txHash: string;
 }
 
-export const awaitWithdrawalCreationUpdate = defineUpdate<WithdrawalSnapshot>('awaitWithdrawalCreation');
+export const awaitWithdrawalCreationUpdate = defineUpdate<CreationAnswer<WithdrawalSnapshot>, CreationArgs>('awaitWithdrawalCreation');
 export const approveWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [operatorId: string]>('approveWithdrawal');
 export const cancelWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [reason: string, operatorId: string]>('cancelWithdrawal');
 export const withdrawalStatusQuery = defineQuery<WithdrawalSnapshot | undefined>('withdrawalStatus');

@@ -4,7 +4,7 @@ import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { timestamp, uuid } from '../../schemas/common';
-import { listCallbacks, retryCallback } from '../../services/callbacks';
+import { getCallback, listCallbacks, retryCallback } from '../../services/callbacks';
 
 const tags = ['Webhooks'];
 
@@ -23,7 +23,9 @@ const callbackSchema = z
     updated_at: timestamp,
   })
   .openapi('CallbackDelivery', {
-    description: 'One delivery of one event to one target. RETRY: failed, another attempt is scheduled; ERROR: no more automatic attempts.',
+    description:
+      'One delivery of one event to one target. PENDING: not attempted yet; SUCCESS: delivered; RETRY: an attempt is ' +
+      'coming (failed and another automatic attempt is scheduled, or a manual retry is queued); ERROR: no more automatic attempts.',
   });
 
 const listQuery = z.object({
@@ -59,15 +61,36 @@ export const callbackRoutes = [
       auth: 'hmac',
       summary: 'Retry a delivery in ERROR or RETRY now (one attempt); at most once per CALLBACK_RETRY_COOLDOWN_SECONDS',
       description:
+        'The answer says the retry was accepted: the delivery as it is now, queued for its attempt — status RETRY (an ' +
+        'attempt is coming), whatever it was before. It is not the attempt\'s outcome: follow the delivery with ' +
+        'GET /callbacks/{callback_id} (getCallback) until it is SUCCESS, or ERROR again if the attempt failed and no ' +
+        'automatic attempts are left (a delivery that was RETRY stays RETRY for its automatic schedule). ' +
         'Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404. ' +
         'Single-use signatures: a repeat would deliver again, so an HMAC signature is accepted once on this route (another delivery is another route).',
       tags,
       singleUse: 'route',
       params: z.object({ callback_id: uuid('callback_id') }),
       response: callbackSchema,
+      responseDescription: 'Accepted: the delivery queued (RETRY) for the attempt',
       errors: [404],
     },
     ({ identity, params }, deps) => retryCallback(deps, merchantOf(identity).merchantId, params.callback_id),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/callbacks/{callback_id}',
+      operationId: 'getCallback',
+      example: EXAMPLES.getCallback,
+      auth: 'hmac',
+      summary: 'One webhook delivery of the caller, e.g. to follow a manual retry to its outcome',
+      description: 'Foreign and unknown ids are 404; an id that is not a UUID is 400.',
+      tags,
+      params: z.object({ callback_id: uuid('callback_id') }),
+      response: callbackSchema,
+      errors: [404],
+    },
+    ({ identity, params }, deps) => getCallback(deps, merchantOf(identity).merchantId, params.callback_id),
   ),
 ];
 

@@ -1,5 +1,5 @@
 /** The merchant's deals (spec 4.1): PayIn and PayOut create, one deal, cancel. */
-import { defineRoute } from '../../route';
+import { defineRoute, IDEMPOTENT_REPLAYED_HEADER, markReplayed } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { cancelBody, createPayinBody, createPayoutBody, dealParams, dealResponse, payoutResponse } from '../../schemas/deals';
@@ -19,14 +19,19 @@ export const dealRoutes = [
       summary: 'Create a PayIn: matched to a trader and escrow-locked synchronously (status ESCROW_LOCKED)',
       description:
         'Idempotent per merchant by the body field idempotency_key: a repeat answers the deal as it is now with 200, ' +
-        'whatever its body. Both the first and repeated calls answer 200. When no trader can take the deal, 400 ' +
+        'whatever its body. Both the first and repeated calls answer 200; Idempotent-Replayed says which it was. When no trader can take the deal, 400 ' +
         'FAILED_PRECONDITION and nothing is created (retry later with the same key).',
       tags,
       body: createPayinBody,
       response: dealResponse,
+      responseHeaders: IDEMPOTENT_REPLAYED_HEADER,
       errors: [409],
     },
-    async ({ identity, body }, deps) => ({ deal: present(deps, await createPayin(deps, merchantOf(identity), body)) }),
+    async ({ identity, body }, deps, ctx) => {
+      const { row, replayed } = await createPayin(deps, merchantOf(identity), body);
+      markReplayed(ctx, replayed);
+      return { deal: present(deps, row) };
+    },
   ),
   defineRoute(
     {
@@ -38,14 +43,17 @@ export const dealRoutes = [
       summary: "Create a PayOut: the merchant's USDT hold (SELL rate + payout fee) is placed at once; MATCHED or UNASSIGNED",
       description:
         'Idempotent per merchant by idempotency_key (a key used by another merchant is 409). Too little available is ' +
-        '400 FAILED_PRECONDITION. payment_url is empty; target_requisite, target_name and requisite_details are echoed.',
+        '400 FAILED_PRECONDITION. payment_url is empty; target_requisite, target_name and requisite_details are echoed. ' +
+        'A repeat answers the deal as it is now, whatever its body; Idempotent-Replayed says which it was.',
       tags,
       body: createPayoutBody,
       response: payoutResponse,
+      responseHeaders: IDEMPOTENT_REPLAYED_HEADER,
       errors: [409],
     },
-    async ({ identity, body }, deps) => {
-      const row = await createPayout(deps, merchantOf(identity), body);
+    async ({ identity, body }, deps, ctx) => {
+      const { row, replayed } = await createPayout(deps, merchantOf(identity), body);
+      markReplayed(ctx, replayed);
       return { deal: { ...present(deps, row), requisite_details: row.requisite_details, target_name: row.target_name } };
     },
   ),

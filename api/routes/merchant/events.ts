@@ -91,7 +91,7 @@ registry.registerWebhook({
             event_id: '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60',
             type: 'deal.completed',
             created_at: '2026-11-22T10:06:00.000Z',
-            deal: { ...EXAMPLE_DEAL, status: 'COMPLETED', received_amount: '150000', amount_match_status: 'EXACT', updated_at: '2026-11-22T10:06:00.000Z', amount_version: '1' },
+            deal: { ...EXAMPLE_DEAL, status: 'COMPLETED', received_amount: '150000', amount_match_status: 'full', updated_at: '2026-11-22T10:06:00.000Z', amount_version: '1' },
           },
         },
       },

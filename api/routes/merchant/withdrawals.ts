@@ -1,5 +1,5 @@
 /** The merchant's USDT withdrawals (spec 4.2): the fee quote, withdraw, the history. */
-import { defineRoute } from '../../route';
+import { defineRoute, IDEMPOTENT_REPLAYED_HEADER, markReplayed } from '../../route';
 import { merchantOf } from '../../auth/authenticate';
 import { feeQuery, feeQuoteResponse, withdrawalListQuery, withdrawalListResponse, withdrawalParams, withdrawalSchema, withdrawBody } from '../../schemas/withdrawals';
 import { createMerchantWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
@@ -42,12 +42,18 @@ export const withdrawalRoutes = [
         'broadcast at once and answer COMPLETED with tx_hash (or PENDING if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS); ' +
         'others answer PENDING_MANUAL. Server-side idempotency: an identical request (same address, amount and current fee) returns the same ' +
         'withdrawal while it is live or within WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS of a completed one. An invalid address is 400 ' +
-        'INVALID_ARGUMENT; amount above available or not above the fee is 400 FAILED_PRECONDITION.',
+        'INVALID_ARGUMENT; amount above available or not above the fee is 400 FAILED_PRECONDITION. Idempotent-Replayed is `true` when ' +
+        'the answer is such an earlier withdrawal.',
       tags,
       body: withdrawBody,
       response: withdrawalSchema,
+      responseHeaders: IDEMPOTENT_REPLAYED_HEADER,
     },
-    async ({ identity, body }, deps) => presentWithdrawal(await createMerchantWithdrawal(deps, merchantOf(identity).merchantId, body)),
+    async ({ identity, body }, deps, ctx) => {
+      const { row, replayed } = await createMerchantWithdrawal(deps, merchantOf(identity).merchantId, body);
+      markReplayed(ctx, replayed);
+      return presentWithdrawal(row);
+    },
   ),
   defineRoute(
     {

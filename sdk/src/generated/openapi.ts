@@ -766,7 +766,7 @@ export interface paths {
         put?: never;
         /**
          * Create a PayIn: matched to a trader and escrow-locked synchronously (status ESCROW_LOCKED)
-         * @description Idempotent per merchant by the body field idempotency_key: a repeat answers the deal as it is now with 200, whatever its body. Both the first and repeated calls answer 200. When no trader can take the deal, 400 FAILED_PRECONDITION and nothing is created (retry later with the same key).
+         * @description Idempotent per merchant by the body field idempotency_key: a repeat answers the deal as it is now with 200, whatever its body. Both the first and repeated calls answer 200; Idempotent-Replayed says which it was. When no trader can take the deal, 400 FAILED_PRECONDITION and nothing is created (retry later with the same key).
          */
         post: operations["createPayin"];
         delete?: never;
@@ -786,7 +786,7 @@ export interface paths {
         put?: never;
         /**
          * Create a PayOut: the merchant's USDT hold (SELL rate + payout fee) is placed at once; MATCHED or UNASSIGNED
-         * @description Idempotent per merchant by idempotency_key (a key used by another merchant is 409). Too little available is 400 FAILED_PRECONDITION. payment_url is empty; target_requisite, target_name and requisite_details are echoed.
+         * @description Idempotent per merchant by idempotency_key (a key used by another merchant is 409). Too little available is 400 FAILED_PRECONDITION. payment_url is empty; target_requisite, target_name and requisite_details are echoed. A repeat answers the deal as it is now, whatever its body; Idempotent-Replayed says which it was.
          */
         post: operations["createPayout"];
         delete?: never;
@@ -860,9 +860,29 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery in ERROR or RETRY now (one attempt); at most once per CALLBACK_RETRY_COOLDOWN_SECONDS
-         * @description Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404. Single-use signatures: a repeat would deliver again, so an HMAC signature is accepted once on this route (another delivery is another route).
+         * @description The answer says the retry was accepted: the delivery as it is now, queued for its attempt — status RETRY (an attempt is coming), whatever it was before. It is not the attempt's outcome: follow the delivery with GET /callbacks/{callback_id} (getCallback) until it is SUCCESS, or ERROR again if the attempt failed and no automatic attempts are left (a delivery that was RETRY stays RETRY for its automatic schedule). Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404. Single-use signatures: a repeat would deliver again, so an HMAC signature is accepted once on this route (another delivery is another route).
          */
         post: operations["retryCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/merchant/callbacks/{callback_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook delivery of the caller, e.g. to follow a manual retry to its outcome
+         * @description Foreign and unknown ids are 404; an id that is not a UUID is 400.
+         */
+        get: operations["getCallback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -975,7 +995,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw USDT to a TRON address: COMPLETED (auto-processed) or PENDING_MANUAL (operator queue)
-         * @description The amount (fee included) moves available → frozen at once. Amounts up to auto_withdrawal_effective_limit_usdt_cents are broadcast at once and answer COMPLETED with tx_hash (or PENDING if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS); others answer PENDING_MANUAL. Server-side idempotency: an identical request (same address, amount and current fee) returns the same withdrawal while it is live or within WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS of a completed one. An invalid address is 400 INVALID_ARGUMENT; amount above available or not above the fee is 400 FAILED_PRECONDITION.
+         * @description The amount (fee included) moves available → frozen at once. Amounts up to auto_withdrawal_effective_limit_usdt_cents are broadcast at once and answer COMPLETED with tx_hash (or PENDING if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS); others answer PENDING_MANUAL. Server-side idempotency: an identical request (same address, amount and current fee) returns the same withdrawal while it is live or within WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS of a completed one. An invalid address is 400 INVALID_ARGUMENT; amount above available or not above the fee is 400 FAILED_PRECONDITION. Idempotent-Replayed is `true` when the answer is such an earlier withdrawal.
          */
         post: operations["createWithdrawal"];
         delete?: never;
@@ -1757,71 +1777,48 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description One event in the V2 envelope (contract 5): the body of a V2 webhook and an item of GET /events. The event's object sits under its own key; int64 values are strings; fields are added without notice. */
-        WebhookEvent: {
+        /** @description One event in the V2 envelope (contract 5): the body of a V2 webhook and an item of GET /events, one variant per family chosen by `type`; the event's object sits under its own key. New types are added without notice (spec 9): clients must ignore the types they do not know, and fields are added without notice too (int64 values are strings). */
+        WebhookEvent: components["schemas"]["DealEvent"] | components["schemas"]["DealAmountChangedEvent"] | components["schemas"]["AppealEvent"] | components["schemas"]["AppealMessageEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["DepositEvent"];
+        /** @description deal.* events (but deal.amount_changed): the deal as it was when the event happened. */
+        DealEvent: {
             /**
              * Format: uuid
              * @description stable across retries and in the feed: the key to process an event once
              */
             event_id: string;
             /**
-             * @description deal.created, deal.escrow_locked, deal.payment_notified, deal.amount_changed, deal.payment_verified, deal.completed, deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed, appeal.opened, appeal.in_review, appeal.message, appeal.resolved, appeal.closed, appeal.reopened, p2p.finance.withdrawal_failed; new types are added without notice (spec 9): ignore the ones you do not know
-             * @example deal.completed
-             */
-            type: string;
-            /**
              * Format: date-time
              * @description when the event happened (written to the outbox)
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
-            /** @description the deal as it was when the event happened (deal.* and appeal.* events) */
-            deal?: components["schemas"]["MerchantDealInfo"] & {
-                /**
-                 * Format: int64
-                 * @description the deal amount version; +1 on each operator amount change
-                 * @example 150000
-                 */
-                amount_version: string;
-            };
             /**
-             * Format: int64
-             * @description deal.amount_changed only
-             * @example 150000
+             * @description one of deal.created, deal.escrow_locked, deal.payment_notified, deal.payment_verified, deal.completed, deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
-            old_amount?: string;
-            /**
-             * Format: int64
-             * @description deal.amount_changed only: the new amount
-             * @example 150000
-             */
-            amount?: string;
-            /**
-             * Format: int64
-             * @description deal.amount_changed only: the new amount version
-             * @example 150000
-             */
-            amount_version?: string;
-            /** @description appeal.* events: the appeal (as GET /appeals/{appeal_id} shows it) */
-            appeal?: {
-                [key: string]: unknown;
-            };
-            /** @description appeal.message: the message */
-            message?: {
-                [key: string]: unknown;
-            };
-            /** @description p2p.finance.* events: the withdrawal */
-            withdrawal?: {
-                [key: string]: unknown;
-            };
+            type: "deal.created" | "deal.escrow_locked" | "deal.payment_notified" | "deal.payment_verified" | "deal.completed" | "deal.expired" | "deal.appealed" | "deal.refund_pending" | "deal.cancelled" | "deal.failed";
+            deal: components["schemas"]["EventDeal"];
         } & {
             [key: string]: unknown;
+        };
+        /** @description The deal as it was when the event happened (MerchantDealInfo and its amount_version). */
+        EventDeal: components["schemas"]["MerchantDealInfo"] & {
+            /**
+             * Format: int64
+             * @description the deal amount version; +1 on each operator amount change
+             * @example 150000
+             */
+            amount_version: string;
         };
         /** @description Spec 2.1: exactly the required fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
         MerchantDealInfo: {
             /** Format: uuid */
             deal_id: string;
-            status: string;
+            /**
+             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added (spec 9).
+             * @enum {string}
+             */
+            status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
              * @example 150000
@@ -1848,7 +1845,11 @@ export interface components {
              * @example 150000
              */
             received_amount: string;
-            amount_match_status: string;
+            /**
+             * @description the received amount against the deal's: '' until known, then full, partial or overpaid
+             * @enum {string}
+             */
+            amount_match_status: "" | "full" | "partial" | "overpaid";
             /**
              * Format: uuid
              * @description settlement deals only (spec 2.9): the EXPIRED deal this one settles; absent on every other deal
@@ -1860,6 +1861,250 @@ export interface components {
              */
             origin_appeal_id?: string;
         };
+        /** @description deal.amount_changed: an operator changed the deal's amount (never sent to V1 merchants). */
+        DealAmountChangedEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of deal.amount_changed (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "deal.amount_changed";
+            deal: components["schemas"]["EventDeal"];
+            /**
+             * Format: int64
+             * @description the amount before the change
+             * @example 150000
+             */
+            old_amount: string;
+            /**
+             * Format: int64
+             * @description the new amount
+             * @example 150000
+             */
+            amount: string;
+            /**
+             * Format: int64
+             * @description the new amount version
+             * @example 150000
+             */
+            amount_version: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description appeal.* events (but appeal.message): the appeal as GET /appeals/{appeal_id} shows it. */
+        AppealEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of appeal.opened, appeal.in_review, appeal.resolved, appeal.closed, appeal.reopened (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "appeal.opened" | "appeal.in_review" | "appeal.resolved" | "appeal.closed" | "appeal.reopened";
+            appeal: components["schemas"]["Appeal"];
+            deal?: components["schemas"]["EventDeal"] & unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        Appeal: {
+            /** Format: uuid */
+            appeal_id: string;
+            /** Format: uuid */
+            deal_id: string;
+            /** @enum {string} */
+            status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
+            reason: string;
+            file_ids: string[];
+            resolution_note: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /** @description RFC 3339; empty until resolved (and again after a reopen) */
+            resolved_at: string;
+        };
+        /** @description appeal.message: a new message in an appeal. */
+        AppealMessageEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of appeal.message (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "appeal.message";
+            appeal: components["schemas"]["Appeal"];
+            message: components["schemas"]["AppealMessage"];
+            deal?: components["schemas"]["EventDeal"] & unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        AppealMessage: {
+            /** Format: uuid */
+            message_id: string;
+            /** Format: uuid */
+            appeal_id: string;
+            /** @enum {string} */
+            sender_role: "MERCHANT" | "ADMIN";
+            body: string;
+            file_ids: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description p2p.finance.withdrawal_* events: the withdrawal. */
+        WithdrawalEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of p2p.finance.withdrawal_failed (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "p2p.finance.withdrawal_failed";
+            withdrawal: components["schemas"]["Withdrawal"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Unset times are empty strings. */
+        Withdrawal: {
+            /** Format: uuid */
+            withdrawal_id: string;
+            /** @enum {string} */
+            status: "PENDING" | "PENDING_MANUAL" | "APPROVED" | "COMPLETED" | "CANCELLED";
+            /** @enum {string} */
+            currency: "USDT";
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            amount: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            fee_usdt_cents: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            net_usdt_cents: string;
+            address: string;
+            /** @description TRON transaction id once sent; empty before */
+            tx_hash: string;
+            idempotency_key: string;
+            /**
+             * @description AUTO: within the auto-withdrawal limit; MANUAL: through the operator queue
+             * @enum {string}
+             */
+            processing: "AUTO" | "MANUAL";
+            cancel_reason: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            approved_at: string;
+            completed_at: string;
+            cancelled_at: string;
+        };
+        /** @description p2p.finance.deposit_confirmed: a TRON deposit was credited (never sent to V1 merchants). */
+        DepositEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description one of p2p.finance.deposit_confirmed (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "p2p.finance.deposit_confirmed";
+            deposit: components["schemas"]["Deposit"];
+        } & {
+            [key: string]: unknown;
+        };
+        Deposit: {
+            /** Format: uuid */
+            deposit_id: string;
+            /**
+             * @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.
+             * @enum {string}
+             */
+            status: "PENDING" | "CONFIRMED" | "DROPPED";
+            /** @enum {string} */
+            currency: "USDT";
+            /**
+             * Format: int64
+             * @description USDT cents
+             * @example 150000
+             */
+            amount: string;
+            tx_hash: string;
+            /** @description receiving address; empty for deposits recorded by an operator */
+            address: string;
+            confirmations: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description RFC 3339 when credited; empty while PENDING */
+            confirmed_at: string;
+        };
         Problem: {
             /** @example about:blank */
             type: string;
@@ -1869,11 +2114,45 @@ export interface components {
             /** @example {"code":3,"message":"idempotency_key is required","details":[]} */
             detail: string;
             instance: string;
-            errors?: {
-                field: string;
-                message: string;
-                code: string;
-            }[];
+            errors?: components["schemas"]["FieldError"][];
+        };
+        FieldError: {
+            /** @description the request field at fault, a dotted path (`requisite_details.iban`); `(body)` for the body as a whole */
+            field: string;
+            /** @description for people; may change */
+            message: string;
+            /**
+             * @description Stable, for programs (domain/errors.ts FIELD_ERROR_CODES); new codes may be added, so treat an unknown one like `invalid_value`:
+             *     - `required`: the field is missing (or null where a value is required)
+             *     - `invalid_type`: the value has the wrong JSON type (a number where a string is expected, …)
+             *     - `not_integer`: an integer field (amounts in minor units, counts) got a number with a fraction or in exponent form
+             *     - `too_small`: below the minimum: a number too small (amounts must be greater than 0), a string or list too short
+             *     - `too_big`: above the maximum: a number too large, a string or list too long
+             *     - `out_of_range`: outside the representable range (int64, dates between 1970 and 9999)
+             *     - `invalid_format`: a string not in its format: UUID, URL, RFC 3339 timestamp, currency code, transaction id, …
+             *     - `invalid_enum`: not one of the values the field allows
+             *     - `invalid_value`: a value the field does not accept for another reason (the message says which)
+             *     - `invalid_string`: text with control characters or ill-formed Unicode
+             *     - `invalid_json`: the body is not well-formed JSON
+             *     - `unknown_field`: a field this operation does not know (operations that refuse extra fields)
+             *     - `invalid_address`: not a valid TRON address (empty, wrong length or prefix, not base58, bad checksum)
+             *     - `unknown_payment_method`: no such payment method, or not enabled for the merchant
+             *     - `currency_mismatch`: the currency differs from the currency of the payment method
+             *     - `invalid_page_token`: a page_token that this listing did not issue, or issued for other filters
+             *     - `key_reused`: an idempotency key already used for another request
+             *     - `unknown_wallet`: not a wallet of the caller (or not of the expected currency)
+             *     - `invalid_file`: the uploaded file is refused (type, size, empty)
+             *     - `unknown_file`: no such file of the caller
+             *     - `invalid_reference`: names a record that does not exist or is not the caller's
+             *     - `max_below_min`: a maximum set below its minimum
+             *     - `unknown_currency`: V1: an unknown numeric currency code
+             *     - `invalid_amount`: V1: a decimal amount that is not valid for its currency
+             *     - `unknown_status`: V1: an unknown status code
+             *     - `v1_separator`: V1: a signed field contains the signature separator `;`
+             *     - `unsupported`: a value the API accepts in its schema but does not support (the message says which)
+             * @enum {string}
+             */
+            code: "required" | "invalid_type" | "not_integer" | "too_small" | "too_big" | "out_of_range" | "invalid_format" | "invalid_enum" | "invalid_value" | "invalid_string" | "invalid_json" | "unknown_field" | "invalid_address" | "unknown_payment_method" | "currency_mismatch" | "invalid_page_token" | "key_reused" | "unknown_wallet" | "invalid_file" | "unknown_file" | "invalid_reference" | "max_below_min" | "unknown_currency" | "invalid_amount" | "unknown_status" | "v1_separator" | "unsupported";
         };
         /** @description Every V1 error (4xx and 5xx, 410 after the sunset included): the HTTP status of the problem+json table with the V1 envelope as body (application/json). failures[0] is the error; further entries name fields at fault. */
         V1Error: {
@@ -2286,53 +2565,6 @@ export interface components {
             approved_by: string;
             cancelled_by: string;
         };
-        /** @description Unset times are empty strings. */
-        Withdrawal: {
-            /** Format: uuid */
-            withdrawal_id: string;
-            /** @enum {string} */
-            status: "PENDING" | "PENDING_MANUAL" | "APPROVED" | "COMPLETED" | "CANCELLED";
-            /** @enum {string} */
-            currency: "USDT";
-            /**
-             * Format: int64
-             * @example 150000
-             */
-            amount: string;
-            /**
-             * Format: int64
-             * @example 150000
-             */
-            fee_usdt_cents: string;
-            /**
-             * Format: int64
-             * @example 150000
-             */
-            net_usdt_cents: string;
-            address: string;
-            /** @description TRON transaction id once sent; empty before */
-            tx_hash: string;
-            idempotency_key: string;
-            /**
-             * @description AUTO: within the auto-withdrawal limit; MANUAL: through the operator queue
-             * @enum {string}
-             */
-            processing: "AUTO" | "MANUAL";
-            cancel_reason: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            updated_at: string;
-            approved_at: string;
-            completed_at: string;
-            cancelled_at: string;
-        };
         CancelWithdrawalRequest: {
             reason?: string;
         };
@@ -2375,29 +2607,6 @@ export interface components {
             })[];
             next_page_token: string;
         };
-        Appeal: {
-            /** Format: uuid */
-            appeal_id: string;
-            /** Format: uuid */
-            deal_id: string;
-            /** @enum {string} */
-            status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
-            reason: string;
-            file_ids: string[];
-            resolution_note: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            updated_at: string;
-            /** @description RFC 3339; empty until resolved (and again after a reopen) */
-            resolved_at: string;
-        };
         AdminAppealResponse: {
             data: components["schemas"]["AdminAppeal"];
         };
@@ -2413,21 +2622,6 @@ export interface components {
             messages: components["schemas"]["AppealMessage"][];
             /** @description every file attached to the appeal or its messages */
             files: components["schemas"]["EvidenceFile"][];
-        };
-        AppealMessage: {
-            /** Format: uuid */
-            message_id: string;
-            /** Format: uuid */
-            appeal_id: string;
-            /** @enum {string} */
-            sender_role: "MERCHANT" | "ADMIN";
-            body: string;
-            file_ids: string[];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
         };
         AppealMessageResponse: {
             data: components["schemas"]["AppealMessage"];
@@ -2453,7 +2647,11 @@ export interface components {
         };
         /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name) are empty strings in terminal states. */
         CheckoutView: {
-            status: string;
+            /**
+             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added (spec 9).
+             * @enum {string}
+             */
+            status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
              * @example 150000
@@ -2583,7 +2781,7 @@ export interface components {
             data: components["schemas"]["CallbackDelivery"][];
             next_page_token: string;
         };
-        /** @description One delivery of one event to one target. RETRY: failed, another attempt is scheduled; ERROR: no more automatic attempts. */
+        /** @description One delivery of one event to one target. PENDING: not attempted yet; SUCCESS: delivered; RETRY: an attempt is coming (failed and another automatic attempt is scheduled, or a manual retry is queued); ERROR: no more automatic attempts. */
         CallbackDelivery: {
             /** Format: uuid */
             callback_id: string;
@@ -2658,34 +2856,6 @@ export interface components {
         DepositList: {
             data: components["schemas"]["Deposit"][];
             next_page_token: string;
-        };
-        Deposit: {
-            /** Format: uuid */
-            deposit_id: string;
-            /**
-             * @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.
-             * @enum {string}
-             */
-            status: "PENDING" | "CONFIRMED" | "DROPPED";
-            /** @enum {string} */
-            currency: "USDT";
-            /**
-             * Format: int64
-             * @description USDT cents
-             * @example 150000
-             */
-            amount: string;
-            tx_hash: string;
-            /** @description receiving address; empty for deposits recorded by an operator */
-            address: string;
-            confirmations: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /** @description RFC 3339 when credited; empty while PENDING */
-            confirmed_at: string;
         };
         /** @description fee = WITHDRAWAL_FEE_USDT_CENTS + amount × WITHDRAWAL_FEE_BPS / 10000 (half-even); net = amount − fee. */
         WithdrawFeeQuote: {
@@ -5033,6 +5203,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5095,6 +5267,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5300,7 +5474,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Accepted: the delivery queued (RETRY) for the attempt */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5313,7 +5487,7 @@ export interface operations {
                      *       "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
                      *       "event_type": "deal.escrow_locked",
                      *       "url": "https://shop.example.com/webhooks/gateway",
-                     *       "status": "ERROR",
+                     *       "status": "RETRY",
                      *       "attempts": 5,
                      *       "http_status": 503,
                      *       "response_body": "maintenance",
@@ -5330,6 +5504,50 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callback_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *       "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *       "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *       "event_type": "deal.escrow_locked",
+                     *       "url": "https://shop.example.com/webhooks/gateway",
+                     *       "status": "SUCCESS",
+                     *       "attempts": 1,
+                     *       "http_status": 200,
+                     *       "response_body": "ok",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallbackDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5629,6 +5847,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7281,7 +7501,7 @@ export interface operations {
                  *         "payment_url": "https://pay.example.com/pay/3f9a0c1e5b7d2a4c6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d",
                  *         "target_requisite": "",
                  *         "received_amount": "150000",
-                 *         "amount_match_status": "EXACT",
+                 *         "amount_match_status": "full",
                  *         "amount_version": "1"
                  *       }
                  *     }
