@@ -176,7 +176,6 @@ function mismatches(kind: keyof typeof COMPARED, sent: Record<string, unknown>, 
 }
 
 const FINAL_DELIVERY = new Set(['SUCCESS', 'ERROR']);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const M = '/api/v1/p2p/merchant';
@@ -341,17 +340,13 @@ export class GatewayClient {
         throw new CallbackWaitTimeoutError(`delivery ${callbackId} is still ${last.status} after ${timeoutMs} ms (${last.attempts} attempts)`, last);
       }
       await sleep(Math.min(intervalMs, left));
-      last = (await this.findCallback(queued)) ?? last;
+      last = await this.getCallback(callbackId);
     }
   }
 
-  /** The delivery's current state, found in the history (newest first, by its deal when it has one). */
-  private async findCallback(delivery: CallbackDelivery): Promise<CallbackDelivery | undefined> {
-    // getCallback: switch when generated — GET /api/v1/p2p/merchant/callbacks/{callback_id}
-    // answers the delivery itself; until the types have it, look it up in the history.
-    const query = UUID.test(delivery.deal_id) ? { deal_id: delivery.deal_id, page_size: 250 } : { page_size: 250 };
-    for await (const found of this.allCallbacks(query)) if (found.callback_id === delivery.callback_id) return found;
-    return undefined;
+  /** One delivery of yours, as it stands now (another merchant's or an unknown id: NotFoundError). */
+  getCallback(callbackId: string): Promise<CallbackDelivery> {
+    return call(this.api.GET(`${M}/callbacks/{callback_id}`, { params: { path: { callback_id: callbackId } } }));
   }
 
   // ---- Balance, keys, catalogs, profile ----

@@ -426,15 +426,13 @@ test('eventFeed: a consumer that throws part-way through a page resumes from tha
 test('retryCallback with wait polls the delivery until a new attempt settled it (SUCCESS or ERROR), and gives up with CallbackWaitTimeoutError', async (t) => {
   const DEAL_ID = '5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f';
   const delivery = { callback_id: '8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69', deal_id: DEAL_ID, event_id: 'e', event_type: 'deal.created', url: 'u', status: 'ERROR', attempts: 5 };
-  const other = { ...delivery, callback_id: '00000000-0000-4000-8000-000000000000', status: 'SUCCESS', attempts: 1 };
+  let queued: object = delivery;
   let states: object[] = [];
   const g = await gateway((_i, r, res) => {
-    if (r.method === 'POST') return json(res, 200, delivery);
-    const url = new URL(r.url, 'http://x');
-    // Two pages, the delivery on the second.
-    if (!url.searchParams.get('page_token')) return json(res, 200, { data: [other], next_page_token: 'n' });
+    if (r.method === 'POST') return json(res, 200, queued);
+    if (new URL(r.url, 'http://x').pathname !== `/api/v1/p2p/merchant/callbacks/${delivery.callback_id}`) return json(res, 404, {});
     const state = states.length > 1 ? states.shift()! : states[0]!;
-    return json(res, 200, { data: [{ ...delivery, ...state }], next_page_token: '' });
+    return json(res, 200, { ...delivery, ...state });
   });
   t.teardown(g.close);
   let clock = 1_800_000_000_000;
@@ -446,14 +444,20 @@ test('retryCallback with wait polls the delivery until a new attempt settled it 
   t.deepEqual(await gw.retryCallback(delivery.callback_id), delivery as never);
   t.is(g.seen.length, 1);
 
-  // Still ERROR with 5 attempts (not yet tried), then PENDING, then a failed attempt: ERROR with 6.
+  // An answer that still shows ERROR with 5 attempts (not yet tried), then PENDING, then a failed attempt: ERROR with 6.
   states = [{}, { status: 'PENDING' }, { status: 'ERROR', attempts: 6, http_status: 503 }];
   const failed = await gw.retryCallback(delivery.callback_id, { wait: { timeoutMs: 30_000, intervalMs: 500 } });
   t.like(failed, { status: 'ERROR', attempts: 6, http_status: 503 });
   t.deepEqual(sleeps, [500, 500, 500]);
-  const listed = g.seen.filter((r) => r.method === 'GET');
-  t.true(listed.every((r) => r.url.includes(`deal_id=${DEAL_ID}`)), 'looked up by its deal');
+  t.true(
+    g.seen.filter((r) => r.method === 'GET').every((r) => r.url === `/api/v1/p2p/merchant/callbacks/${delivery.callback_id}`),
+    'read by its id (getCallback)',
+  );
 
+  // The gateway's answer: queued as RETRY; a final status afterwards settles it, whatever the attempt count.
+  queued = { ...delivery, status: 'RETRY' };
+  states = [{ status: 'RETRY' }, { status: 'ERROR', attempts: 5 }];
+  t.like(await gw.retryCallback(delivery.callback_id, { wait: true }), { status: 'ERROR', attempts: 5 });
   states = [{ status: 'RETRY' }, { status: 'SUCCESS', attempts: 6, http_status: 200 }];
   t.like(await gw.retryCallback(delivery.callback_id, { wait: true }), { status: 'SUCCESS', attempts: 6 });
 
