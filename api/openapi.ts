@@ -11,7 +11,7 @@ registry.registerComponent('securitySchemes', 'MerchantToken', {
   in: 'header',
   name: 'X-Merchant-Token',
   description:
-    'Merchant HMAC pair (spec 5.1): send X-Merchant-Token, X-Timestamp (unix seconds) and ' +
+    'Merchant HMAC pair: send X-Merchant-Token, X-Timestamp (unix seconds) and ' +
     'X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. ' +
     'Replay window 300 s back, 60 s forward. Stripe-compatible. Optionally (required for a merchant whose ' +
     'signature_binding is required) also ,v2=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path and query as sent>.<raw body>")>, ' +
@@ -36,21 +36,21 @@ registry.registerComponent('securitySchemes', 'OperatorJwt', {
  * adapter beside V2 (api/adapters.ts) adds its own after these (registerTag).
  */
 export const TAGS: Array<{ name: string; description: string }> = [
-  { name: 'Deals', description: 'PayIn and PayOut deals (spec 4.1): create, read, cancel, list, export, turnover' },
+  { name: 'Deals', description: 'PayIn and PayOut deals: create, read, cancel, list, export, turnover' },
   { name: 'Events', description: "The merchant's events feed: every event its webhooks carried, oldest first, resumable" },
-  { name: 'Webhooks', description: 'Webhook delivery history and manual retry (spec 4.7)' },
-  { name: 'Balance', description: 'USDT wallets: available, frozen, total, pending (spec 4.2)' },
-  { name: 'Wallet', description: 'TRC-20 deposit address, deposits, withdrawal fee, withdrawals (spec 4.2)' },
-  { name: 'Appeals', description: 'Disputes on PayIn deals and the conversation with the arbiter (spec 4.5)' },
-  { name: 'Appeals: evidence files', description: 'Evidence files for appeals and their messages (contract 7)' },
-  { name: 'Passes', description: 'Whitelist passes that bypass cascade routing (spec 4.6)' },
-  { name: 'Catalogs', description: 'Payment methods, banks and currencies of the tenant (spec 4.4)' },
-  { name: 'Keys', description: 'API key pairs: issue (operator) and rotation (spec 4.3, 5.4)' },
-  { name: 'Profile', description: "The caller's merchant profile and limits (spec 2.2, 4.3)" },
+  { name: 'Webhooks', description: 'Webhook delivery history and manual retry' },
+  { name: 'Balance', description: 'USDT wallets: available, frozen, total, pending' },
+  { name: 'Wallet', description: 'TRC-20 deposit address, deposits, withdrawal fee, withdrawals' },
+  { name: 'Appeals', description: 'Disputes on PayIn deals and the conversation with the arbiter' },
+  { name: 'Appeals: evidence files', description: 'Evidence files for appeals and their messages' },
+  { name: 'Passes', description: 'Whitelist passes that bypass cascade routing' },
+  { name: 'Catalogs', description: 'Payment methods, banks and currencies of the tenant' },
+  { name: 'Keys', description: 'API key pairs: issue (operator) and rotation' },
+  { name: 'Profile', description: "The caller's merchant profile and limits" },
   { name: 'Checkout (payer)', description: 'The hosted payment page and its API, used by the payer (public)' },
-  { name: 'Operator', description: 'Operator bootstrap and merchant administration (contract 3; operator JWT)' },
-  { name: 'Operator: deals', description: 'Operator commands on deals: the trader side of PayIns and PayOuts, amount changes (contract 4)' },
-  { name: 'Operator: appeals', description: 'The arbiter: appeal queue, review, resolution, settlement (spec 4.1.4, 4.5)' },
+  { name: 'Operator', description: 'Operator bootstrap and merchant administration (operator JWT)' },
+  { name: 'Operator: deals', description: 'Operator commands on deals: the trader side of PayIns and PayOuts, amount changes' },
+  { name: 'Operator: appeals', description: 'The arbiter: appeal queue, review, resolution, settlement' },
   { name: 'Operator: withdrawals', description: 'The manual withdrawal queue: approve or cancel' },
   { name: 'Ops', description: 'Health of the API and what it depends on' },
 ];
@@ -69,8 +69,7 @@ export function openApiDocument(): object {
       title: 'Merchant Payment Gateway API',
       version: '2.0.0',
       description:
-        'Merchant API V2 (spec merchant-api-v2.md) plus the operator, payer and trader routes of ' +
-        'contract.md. int64 values are strings in responses and integers in request bodies. ' +
+        'Merchant API V2, plus the operator, payer and trader routes. int64 values are strings in responses and integers in request bodies. ' +
         'Errors are RFC 9457 problem+json; every response carries X-Trace-Id. Each operation lists every status it ' +
         'answers. Outside the operations: a path no operation has is 404 problem+json, and a known path with a ' +
         'method it lacks is 405 problem+json (OPTIONS answers 200 with Allow); a request line or headers too large ' +

@@ -117,7 +117,7 @@ export const IDEMPOTENT_REPLAYED_HEADER = {
   [IDEMPOTENT_REPLAYED]: {
     description:
       '`true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered ' +
-      'with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`.',
+      'with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`.',
     schema: { type: 'string', enum: ['true', 'false'] },
   },
 };

@@ -13,7 +13,7 @@ import type { AppDeps } from '../deps';
 const tags = ['Appeals: evidence files'];
 
 const UPLOAD_DESCRIPTION =
-  'multipart/form-data with the file in the part named `file` (contract 7). The type is sniffed from the bytes: ' +
+  'multipart/form-data with the file in the part named `file`. The type is sniffed from the bytes: ' +
   `${ALLOWED_FILE_TYPES.join(', ')}; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): ` +
   'larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is ' +
   'stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`). ' +

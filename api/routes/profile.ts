@@ -14,7 +14,7 @@ export const profileRoutes = [
       operationId: 'getMyMerchant',
       example: EXAMPLES.getMyMerchant,
       auth: 'cabinet_or_hmac',
-      summary: "The caller's merchant profile (spec 2.2)",
+      summary: "The caller's merchant profile",
       description:
         'Limit fields appear only while set. While the kill-switch is on this is the one request the merchant may still ' +
         'make, with its cabinet JWT (to see kill_switch: true); HMAC requests are 403 everywhere.',

@@ -79,7 +79,7 @@ const statusFilter = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
   .optional()
-  .openapi({ type: 'array', items: { type: 'string' }, description: `one or more of ${APPEAL_STATUSES.join(', ')} (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (contract 7: the same state); unknown values match nothing` });
+  .openapi({ type: 'array', items: { type: 'string' }, description: `one or more of ${APPEAL_STATUSES.join(', ')} (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (the same state); unknown values match nothing` });
 
 export const listAppealsQuery = z.object({
   status: statusFilter,
@@ -117,7 +117,7 @@ export const resolveBody = z
 
 export const resolveResponse = z
   .object({ deal: dealSchema, data: appealSchema })
-  .openapi('ResolveAppealResponse', { description: 'The deal after the resolution (contract 4: `{ deal }`) and the appeal.' });
+  .openapi('ResolveAppealResponse', { description: 'The deal after the resolution (`deal`) and the appeal.' });
 
 export const settlementBody = z
   .object({

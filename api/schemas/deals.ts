@@ -6,7 +6,7 @@ import { PAYOUT_STATUSES, type PayoutStatus } from '../../domain/payout';
 /** Every status a deal can have: the PayIn table's and the PayOut table's (domain/payin.ts, domain/payout.ts), once each. */
 export const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [PayinStatus | PayoutStatus, ...(PayinStatus | PayoutStatus)[]];
 const dealStatus = z.enum(DEAL_STATUSES).openapi({
-  description: `PayIn: ${PAYIN_STATUSES.join(', ')}. PayOut: ${PAYOUT_STATUSES.join(', ')}. New statuses may be added (spec 9).`,
+  description: `PayIn: ${PAYIN_STATUSES.join(', ')}. PayOut: ${PAYOUT_STATUSES.join(', ')}. New statuses may be added without notice.`,
 });
 
 export const dealSchema = z
@@ -24,15 +24,15 @@ export const dealSchema = z
     received_amount: int64String,
     amount_match_status: z.enum(AMOUNT_MATCHES).openapi({ description: "the received amount against the deal's: '' until known, then full, partial or overpaid" }),
     parent_deal_id: z.string().uuid().optional().openapi({
-      description: 'settlement deals only (spec 2.9): the EXPIRED deal this one settles; absent on every other deal',
+      description: 'settlement deals only: the EXPIRED deal this one settles; absent on every other deal',
     }),
     origin_appeal_id: z.string().uuid().optional().openapi({
-      description: 'settlement deals only (spec 2.9): the appeal whose settlement made this deal (one per appeal); absent on every other deal',
+      description: 'settlement deals only: the appeal whose settlement made this deal (one per appeal); absent on every other deal',
     }),
   })
   .openapi('MerchantDealInfo', {
     description:
-      'Spec 2.1: exactly the required fields on ordinary deals. Settlement deals (made by an operator settlement of an ' +
+      'Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an ' +
       'appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys.',
   });
 

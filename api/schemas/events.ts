@@ -17,7 +17,7 @@ import {
 import { repeated } from './listing';
 
 const EVENT_NOTE =
-  'New types are added without notice (spec 9): clients must ignore the types they do not know, and fields are added ' +
+  'New types are added without notice: clients must ignore the types they do not know, and fields are added ' +
   'without notice too (int64 values are strings).';
 
 export const EVENT_TYPES_DESCRIPTION = `${EVENT_TYPES.join(', ')}. ${EVENT_NOTE}`;
@@ -95,7 +95,7 @@ export const EVENT_VARIANTS = [
 
 export const webhookEventSchema = z.discriminatedUnion('type', EVENT_VARIANTS).openapi('WebhookEvent', {
   description:
-    "One event in the V2 envelope (contract 5): the body of a V2 webhook and an item of GET /events, one variant per family " +
+    "One event in the V2 envelope: the body of a V2 webhook and an item of GET /events, one variant per family " +
     "chosen by `type`; the event's object sits under its own key. " + EVENT_NOTE,
 });
 

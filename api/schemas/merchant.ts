@@ -119,9 +119,9 @@ export const killSwitchResponse = z
   .object({
     merchant_id: z.string().uuid(),
     disabled: z.boolean(),
-    disabled_at: timestamp.nullable().openapi({ description: 'set when the switch went on; null when it is off (spec 3.4: clearing nullifies it)' }),
+    disabled_at: timestamp.nullable().openapi({ description: 'set when the switch went on; null when it is off (clearing the switch nulls it)' }),
   })
-  .openapi('KillSwitchResult', { description: 'Spec 2.7: disabled_at is an RFC 3339 time while disabled, null when the switch is off' });
+  .openapi('KillSwitchResult', { description: 'disabled_at is an RFC 3339 time while disabled, null when the switch is off' });
 
 export const disableBody = z.object({ reason: z.string().max(500).optional() }).openapi('DisableMerchantRequest');
 

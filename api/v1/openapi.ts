@@ -6,10 +6,10 @@ import { registerTag, registry } from '../openapi';
 import { V1_TAG } from './route';
 import './schemas';
 
-registerTag({ name: V1_TAG, description: 'The legacy V1 adapter (spec 4.9, 5.5, 9): deprecated, 410 Gone after its sunset' });
+registerTag({ name: V1_TAG, description: 'The legacy V1 adapter: deprecated, 410 Gone after its sunset' });
 
 const V1_AUTH =
-  'Legacy V1 signature (spec 5.5): headers MERCHANT (merchant id), TIMESTAMP (unix seconds) and SIGNATURE = lowercase hex ' +
+  'Legacy V1 signature: headers MERCHANT (merchant id), TIMESTAMP (unix seconds) and SIGNATURE = lowercase hex ' +
   'HMAC-SHA512(secret string incl. whsec_, payload), payload = fields joined by ";": PayIn create {timestamp};{payInId};{salt}, ' +
   'PayOut create {timestamp};{payOutId};{salt}, withdraw {timestamp};{requestId};{wallet};{salt}, dispute create ' +
   '{timestamp};{paymentId}, GET by id {timestamp};{id}, banks list, other lists and statistics {timestamp}. Replay window 300 s ' +

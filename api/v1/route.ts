@@ -13,7 +13,7 @@ import { v1ErrorEnvelope } from './envelope';
 export const V1_TAG = 'V1 (legacy, deprecated)';
 const tags = [V1_TAG];
 const V1_DESCRIPTION =
-  'Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", ' +
+  'Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", ' +
   'and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of ' +
   'request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. ';
 

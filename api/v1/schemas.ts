@@ -68,7 +68,7 @@ export const outgoingCreateBody = z
 const listFilters = {
   status: integerish('status must be a numeric V1 status code')
     .optional()
-    .openapi({ type: 'integer', description: 'V1 status code (section 9); an unknown code is 400' }),
+    .openapi({ type: 'integer', description: 'V1 status code (the V1 code table); an unknown code is 400' }),
   skip: count('skip', 0, 1_000_000_000).optional(),
   take: count('take', 1, 100).optional(),
   startDate: rfc3339('startDate').optional(),
@@ -96,7 +96,7 @@ export const incomingRecord = z
   .object({
     id: z.string().uuid(),
     payInId: z.string(),
-    status: z.number().int().openapi({ description: 'V1 PayIn code (section 9, GET view: REFUND_PENDING is 32)' }),
+    status: z.number().int().openapi({ description: 'V1 PayIn code (GET view: REFUND_PENDING is 32)' }),
     amount: z.string().openapi({ example: '1500.50' }),
     receivedAmount: z.string().openapi({ example: '0.00' }),
     currency: z.number().int().nullable().openapi({ example: 643 }),

@@ -139,3 +139,17 @@ test('every status a handler sets by hand (Reply, ctx.status) is documented for 
   }
   t.true(seen >= 4, 'the deposit repeats, the degraded health check and the payment page set statuses by hand');
 });
+
+test('the document served at /docs names no document a merchant does not have (issue 27.3): the rule itself, never "spec 4.1" or "contract 5"', (t) => {
+  const naming = /\b(spec|contract)\b\s*(\d|merchant-api)|\bsection \d|\.md\b|\bissue \d+|the spec\b|spec's\b/i;
+  const found: string[] = [];
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value === 'string') {
+      if (naming.test(value)) found.push(`${path}: ${value.slice(0, 120)}`);
+    } else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) walk(inner, `${path}/${key}`);
+    }
+  };
+  walk(openApiDocument(), '');
+  t.deepEqual(found, []);
+});

@@ -103,7 +103,7 @@ export const appealRoutes = [
       return { data: presentMessage(await postMessage(deps, appeal, { role: 'ADMIN', id: operatorId, owner: { kind: 'operator', operatorId } }, body)) };
     },
   ),
-  move('review', 'Take the appeal into review: OPEN or REOPENED → IN_REVIEW (IN_PROGRESS of spec 4.1.4)', 'Other states: 400 FAILED_PRECONDITION.'),
+  move('review', 'Take the appeal into review: OPEN or REOPENED → IN_REVIEW (also called IN_PROGRESS)', 'Other states: 400 FAILED_PRECONDITION.'),
   move(
     'close',
     'Close the appeal: OPEN, IN_REVIEW, REOPENED, RESOLVED_* → CLOSED',
@@ -116,7 +116,7 @@ export const appealRoutes = [
       path: '/appeals/{appeal_id}/resolve',
       operationId: 'adminResolveAppeal',
       auth: 'operator',
-      summary: 'Resolve: SATISFIED → RESOLVED_MERCHANT, REJECTED → RESOLVED_TRADER (contract 4)',
+      summary: 'Resolve: SATISFIED → RESOLVED_MERCHANT, REJECTED → RESOLVED_TRADER',
       description:
         'On an APPEALED deal this is an Update of the deal workflow and moves the money: REJECTED → deal CANCELLED, the ' +
         "escrow (current amount version's hold) back to the trader, final event deal.cancelled; SATISFIED → deal COMPLETED " +
@@ -146,7 +146,7 @@ export const appealP2pRoutes = [
       path: '/appeals/{appeal_id}/settlement',
       operationId: 'settleAppeal',
       auth: 'operator',
-      summary: 'Settle an EXPIRED deal under appeal: a new PayIn deal, created and COMPLETED in one action (spec 4.1.4)',
+      summary: 'Settle an EXPIRED deal under appeal: a new PayIn deal, created and COMPLETED in one action',
       description:
         "Amount: the expired deal's received_amount, or received_amount_override (then reason is required, else 400). " +
         'Rate: today’s BUY rate, not the parent’s; fee: the merchant’s current payin_fee_bps, deducted from the credit. ' +

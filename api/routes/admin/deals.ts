@@ -38,7 +38,7 @@ export const dealRoutes = [
       path: '/deals/{deal_id}/payout/assign',
       operationId: 'adminAssignPayout',
       auth: 'operator',
-      summary: 'Manual assignment (admin override): UNASSIGNED or MATCHED → MATCHED to the given requisite — addition to contract 4',
+      summary: 'Manual assignment (admin override): UNASSIGNED or MATCHED → MATCHED to the given requisite',
       tags,
       params: dealParams,
       body: assignBody,
@@ -100,7 +100,7 @@ export const dealP2pRoutes = [
       path: '/deals/{deal_id}/amount',
       operationId: 'changeDealAmount',
       auth: 'operator',
-      summary: 'Operator amount change (spec 4.1.3): amount_version + 1, escrow recreated, audit row, deal.amount_changed',
+      summary: 'Operator amount change: amount_version + 1, escrow recreated, audit row, deal.amount_changed',
       description:
         'Answers { deal, amount_version, amount_usdt }. Same idempotency_key and amount: a replay with the current deal. ' +
         'Same key with another amount, or a stale expected_amount_version: 409. From PAYMENT_VERIFIED on: 400.',

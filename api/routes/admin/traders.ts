@@ -26,7 +26,7 @@ export const traderRoutes = [
       path: '/traders/{trader_id}/deposits',
       operationId: 'adminCreateTraderDeposit',
       auth: 'operator',
-      summary: "Top up a trader's USDT liquidity (idempotent by tx_hash) — addition to contract 3",
+      summary: "Top up a trader's USDT liquidity (idempotent by tx_hash)",
       description:
         'tx_hash shares one namespace with merchant deposits: a chain transaction credits one wallet once. 201 for a new ' +
         'credit, 200 for a repeat with the same trader and amount, 409 for a tx_hash already credited otherwise.',

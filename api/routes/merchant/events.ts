@@ -69,7 +69,7 @@ registry.registerWebhook({
     '(`whsec_` + base64; the standardwebhooks libraries take the secret as issued). During a key rotation\'s grace window ' +
     'the new and the old secret both sign: two v1= entries in X-Signature, two space-separated signatures in ' +
     'webhook-signature, the new first. Verify within 5 minutes of the timestamp, compare in constant time, and process ' +
-    'each event_id once (delivery is at least once). The merchant SDK verifies both (sdk/README.md).',
+    'each event_id once (delivery is at least once). The merchant SDK (verifyWebhook) checks both.',
   tags: ['Webhooks'],
   // The receiver checks the signatures with its signing secret; no API credential is involved.
   security: [],

@@ -76,7 +76,7 @@ export const withdrawalRoutes = [
       operationId: 'getWithdrawal',
       example: EXAMPLES.getWithdrawal,
       auth: 'hmac',
-      summary: 'One withdrawal of the caller (foreign or unknown ids are 404) — addition to spec 4.2',
+      summary: 'One withdrawal of the caller (foreign or unknown ids are 404)',
       tags,
       params: withdrawalParams,
       response: withdrawalSchema,

@@ -13,7 +13,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a merchant with a provisioned USDT wallet (contract 3) */
+        /** Create a merchant with a provisioned USDT wallet */
         post: operations["adminCreateMerchant"];
         delete?: never;
         options?: never;
@@ -52,7 +52,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries (contract 3)
+         * Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries
          * @description The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.
          */
         patch: operations["adminUpdateMerchant"];
@@ -122,7 +122,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Top up a trader's USDT liquidity (idempotent by tx_hash) — addition to contract 3
+         * Top up a trader's USDT liquidity (idempotent by tx_hash)
          * @description tx_hash shares one namespace with merchant deposits: a chain transaction credits one wallet once. 201 for a new credit, 200 for a repeat with the same trader and amount, 409 for a tx_hash already credited otherwise.
          */
         post: operations["adminCreateTraderDeposit"];
@@ -229,7 +229,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Manual assignment (admin override): UNASSIGNED or MATCHED → MATCHED to the given requisite — addition to contract 4 */
+        /** Manual assignment (admin override): UNASSIGNED or MATCHED → MATCHED to the given requisite */
         post: operations["adminAssignPayout"];
         delete?: never;
         options?: never;
@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an evidence file as the arbiter (for admin appeal messages)
-         * @description multipart/form-data with the file in the part named `file` (contract 7). The type is sniffed from the bytes: application/pdf, image/png, image/jpeg, image/webp, text/plain; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`). An HMAC upload is read before its signature can be checked, so it is 429 (Retry-After), unread, while too many upload bytes of the merchant or of all merchants are in flight unverified, and while the minute's verified requests and failed uploads (a wrong signature, an abort) reach the rate limit; cabinet uploads are not concerned.
+         * @description multipart/form-data with the file in the part named `file`. The type is sniffed from the bytes: application/pdf, image/png, image/jpeg, image/webp, text/plain; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`). An HMAC upload is read before its signature can be checked, so it is 429 (Retry-After), unread, while too many upload bytes of the merchant or of all merchants are in flight unverified, and while the minute's verified requests and failed uploads (a wrong signature, an abort) reach the rate limit; cabinet uploads are not concerned.
          */
         post: operations["adminUploadFile"];
         delete?: never;
@@ -452,7 +452,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Take the appeal into review: OPEN or REOPENED → IN_REVIEW (IN_PROGRESS of spec 4.1.4)
+         * Take the appeal into review: OPEN or REOPENED → IN_REVIEW (also called IN_PROGRESS)
          * @description Other states: 400 FAILED_PRECONDITION.
          */
         post: operations["adminReviewAppeal"];
@@ -512,7 +512,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resolve: SATISFIED → RESOLVED_MERCHANT, REJECTED → RESOLVED_TRADER (contract 4)
+         * Resolve: SATISFIED → RESOLVED_MERCHANT, REJECTED → RESOLVED_TRADER
          * @description On an APPEALED deal this is an Update of the deal workflow and moves the money: REJECTED → deal CANCELLED, the escrow (current amount version's hold) back to the trader, final event deal.cancelled; SATISFIED → deal COMPLETED through the normal completion (merchant's pending_credits, fee distribution after FEE_DISTRIBUTION_DELAY_SECONDS), deal.completed. On a terminal deal the money is final and the resolution must agree with it: EXPIRED → SATISFIED only after a settlement (its deal id is added to resolution_note), REJECTED only without one; CANCELLED → REJECTED only; COMPLETED → SATISFIED, or REJECTED unless this appeal completed it. An already resolved appeal is 400 (reopen first). Answers { deal, data: appeal }.
          */
         post: operations["adminResolveAppeal"];
@@ -1028,7 +1028,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One withdrawal of the caller (foreign or unknown ids are 404) — addition to spec 4.2 */
+        /** One withdrawal of the caller (foreign or unknown ids are 404) */
         get: operations["getWithdrawal"];
         put?: never;
         post?: never;
@@ -1049,7 +1049,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an evidence file for appeals and their messages
-         * @description multipart/form-data with the file in the part named `file` (contract 7). The type is sniffed from the bytes: application/pdf, image/png, image/jpeg, image/webp, text/plain; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`). An HMAC upload is read before its signature can be checked, so it is 429 (Retry-After), unread, while too many upload bytes of the merchant or of all merchants are in flight unverified, and while the minute's verified requests and failed uploads (a wrong signature, an abort) reach the rate limit; cabinet uploads are not concerned.
+         * @description multipart/form-data with the file in the part named `file`. The type is sniffed from the bytes: application/pdf, image/png, image/jpeg, image/webp, text/plain; anything else is 400 listing them. At most EVIDENCE_MAX_BYTES (default 10 MB): larger is 413. Empty files, a missing or second file part and malformed or truncated bodies are 400. Nothing is stored unless the whole upload is accepted. HMAC callers sign the raw bytes of the multipart body (`<t>.<raw body>`). An HMAC upload is read before its signature can be checked, so it is 429 (Retry-After), unread, while too many upload bytes of the merchant or of all merchants are in flight unverified, and while the minute's verified requests and failed uploads (a wrong signature, an abort) reach the rate limit; cabinet uploads are not concerned.
          */
         post: operations["uploadFile"];
         delete?: never;
@@ -1186,7 +1186,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's merchant profile (spec 2.2)
+         * The caller's merchant profile
          * @description Limit fields appear only while set. While the kill-switch is on this is the one request the merchant may still make, with its cabinet JWT (to see kill_switch: true); HMAC requests are 403 everywhere.
          */
         get: operations["getMyMerchant"];
@@ -1284,7 +1284,7 @@ export interface paths {
         put?: never;
         /**
          * Turn the kill-switch on (disable): sets disabled_at; later merchant requests get 403
-         * @description Not shown by the spec; answers the kill-switch result. Optional body { reason } is shown as kill_switch_reason.
+         * @description Answers the kill-switch result. Optional body { reason } is shown as kill_switch_reason.
          */
         post: operations["disableMerchant"];
         delete?: never;
@@ -1304,7 +1304,7 @@ export interface paths {
         put?: never;
         /**
          * Turn the kill-switch on (activate): sets disabled_at; later merchant requests get 403
-         * @description Not shown by the spec; answers the kill-switch result. Optional body { reason } is shown as kill_switch_reason.
+         * @description Answers the kill-switch result. Optional body { reason } is shown as kill_switch_reason.
          */
         post: operations["activateMerchant"];
         delete?: never;
@@ -1323,7 +1323,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Operator amount change (spec 4.1.3): amount_version + 1, escrow recreated, audit row, deal.amount_changed
+         * Operator amount change: amount_version + 1, escrow recreated, audit row, deal.amount_changed
          * @description Answers { deal, amount_version, amount_usdt }. Same idempotency_key and amount: a replay with the current deal. Same key with another amount, or a stale expected_amount_version: 409. From PAYMENT_VERIFIED on: 400.
          */
         post: operations["changeDealAmount"];
@@ -1343,7 +1343,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Settle an EXPIRED deal under appeal: a new PayIn deal, created and COMPLETED in one action (spec 4.1.4)
+         * Settle an EXPIRED deal under appeal: a new PayIn deal, created and COMPLETED in one action
          * @description Amount: the expired deal's received_amount, or received_amount_override (then reason is required, else 400). Rate: today’s BUY rate, not the parent’s; fee: the merchant’s current payin_fee_bps, deducted from the credit. Escrow: locked on the expired deal's trader (who received the payer's money) and settled at once; too little available is 400 FAILED_PRECONDITION. Events deal.created, deal.escrow_locked, deal.payment_verified, deal.completed. The parent stays EXPIRED. Violations are 409: parent not EXPIRED, appeal not OPEN/IN_REVIEW/REOPENED, received amount 0 without an override, another settlement of the appeal under another idempotency_key. The same idempotency_key answers the same settlement deal (200). Workflow id settlement:<appeal_id>, searchable by DealId, ParentDealId and OriginAppealId.
          */
         post: operations["settleAppeal"];
@@ -1365,7 +1365,7 @@ export interface paths {
         /**
          * V1: create a PayIn
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
          */
         post: operations["v1CreateIncoming"];
         delete?: never;
@@ -1386,7 +1386,7 @@ export interface paths {
         /**
          * V1: create a PayIn (legacy mirror of /v1/payments/incoming)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
          */
         post: operations["v1CreateIncomingIdempotency"];
         delete?: never;
@@ -1407,7 +1407,7 @@ export interface paths {
         /**
          * V1: create a PayIn (legacy mirror of /v1/payments/incoming)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payInId};{salt}`. payInId → idempotency_key (a repeat answers the same payment), method → payment_method_id, amount (decimal string) → minor units by the currency exponent, currency (ISO 4217 numeric) → alphabetic, clientId → client_id; successUrl and failUrl are ignored. Then exactly POST /deals/payin.
          */
         post: operations["v1CreateIncomingNoChannel"];
         delete?: never;
@@ -1426,7 +1426,7 @@ export interface paths {
         /**
          * V1: one PayIn with its numeric V1 status
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id, or a deal of the other type: 404.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id, or a deal of the other type: 404.
          */
         get: operations["v1GetIncoming"];
         put?: never;
@@ -1449,7 +1449,7 @@ export interface paths {
         /**
          * V1: PayIns, newest first, skip/take
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and endDate (RFC 3339, inclusive, by creation), id (UUID). count is every match; next_page_token is the next skip, empty on the last page.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and endDate (RFC 3339, inclusive, by creation), id (UUID). count is every match; next_page_token is the next skip, empty on the last page.
          */
         post: operations["v1ListIncoming"];
         delete?: never;
@@ -1470,7 +1470,7 @@ export interface paths {
         /**
          * V1: PayIn statistics per payment method (14 fields)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Over startDate..endDate (inclusive, by creation; open when absent). Paid = COMPLETED, timeout = EXPIRED, cancelled = CANCELLED + SPAM_REJECTED, returned = REFUND_PENDING, disput = APPEALED + SOFT_DISPUTED; conversionPercent = paid / all × 100 (two decimals); fiat sums in the method currency, balance sums in USDT: what completed PayIns credited the merchant and their fee.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Over startDate..endDate (inclusive, by creation; open when absent). Paid = COMPLETED, timeout = EXPIRED, cancelled = CANCELLED + SPAM_REJECTED, returned = REFUND_PENDING, disput = APPEALED + SOFT_DISPUTED; conversionPercent = paid / all × 100 (two decimals); fiat sums in the method currency, balance sums in USDT: what completed PayIns credited the merchant and their fee.
          */
         post: operations["v1IncomingStatistics"];
         delete?: never;
@@ -1491,7 +1491,7 @@ export interface paths {
         /**
          * V1: create a PayOut
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payOutId};{salt}`. payOutId → idempotency_key, paymentMethod → payment_method, cardNumber → target_requisite, fullName → target_name, amount and currency as for PayIn; the hold is taken from the merchant's USDT wallet. Then exactly POST /deals/payout.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{payOutId};{salt}`. payOutId → idempotency_key, paymentMethod → payment_method, cardNumber → target_requisite, fullName → target_name, amount and currency as for PayIn; the hold is taken from the merchant's USDT wallet. Then exactly POST /deals/payout.
          */
         post: operations["v1CreateOutgoing"];
         delete?: never;
@@ -1510,7 +1510,7 @@ export interface paths {
         /**
          * V1: one PayOut with its numeric V1 status
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id, or a deal of the other type: 404.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id, or a deal of the other type: 404.
          */
         get: operations["v1GetOutgoing"];
         put?: never;
@@ -1533,7 +1533,7 @@ export interface paths {
         /**
          * V1: PayOuts, newest first, skip/take
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and endDate (RFC 3339, inclusive, by creation). count is every match; next_page_token is the next skip, empty on the last page.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (numeric V1 code; unknown → 400), skip, take (1–100, default 20), startDate and endDate (RFC 3339, inclusive, by creation). count is every match; next_page_token is the next skip, empty on the last page.
          */
         post: operations["v1ListOutgoing"];
         delete?: never;
@@ -1554,7 +1554,7 @@ export interface paths {
         /**
          * V1: PayOut statistics per payment method (12 fields)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Sent = COMPLETED, cancelled = FAILED + EXPIRED, disput = 0 (a PayOut has no dispute state); conversionPercent = sent / all × 100; paymentsFromBalanceAmount is what completed PayOuts debited in USDT (amount at the SELL rate + fee), paymentsCommissionAmount their fee.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Sent = COMPLETED, cancelled = FAILED + EXPIRED, disput = 0 (a PayOut has no dispute state); conversionPercent = sent / all × 100; paymentsFromBalanceAmount is what completed PayOuts debited in USDT (amount at the SELL rate + fee), paymentsCommissionAmount their fee.
          */
         post: operations["v1OutgoingStatistics"];
         delete?: never;
@@ -1575,7 +1575,7 @@ export interface paths {
         /**
          * V1: banks of the tenant (5-field profile)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: country (ISO 3166-1 alpha-2), bankName (bank name or display name, any case), methodName (a RequisiteType such as BANK_CARD), skip, take (1–100, default 20). methodNames are the RequisiteTypes the bank serves; currencies their ISO 4217 numeric codes.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: country (ISO 3166-1 alpha-2), bankName (bank name or display name, any case), methodName (a RequisiteType such as BANK_CARD), skip, take (1–100, default 20). methodNames are the RequisiteTypes the bank serves; currencies their ISO 4217 numeric codes.
          */
         post: operations["v1ListBanks"];
         delete?: never;
@@ -1596,7 +1596,7 @@ export interface paths {
         /**
          * V1: withdraw USDT (TRC-20) to a TRON address
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{requestId};{wallet};{salt}` (wallet = the body field wallet, or address when only the alias is sent). Keyed by requestId: a repeat with the same amount and wallet answers the withdrawal made under it (in its current state); the same requestId with another amount or wallet is 409; a new requestId is a new withdrawal, even to the same wallet for the same amount. amount is USDT with the fee included (at most 2 decimals); an invalid mainnet TRON address is 400. Then the service of POST /wallet/withdraw (same fee, hold, auto/manual rule, workflow).
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{requestId};{wallet};{salt}` (wallet = the body field wallet, or address when only the alias is sent). Keyed by requestId: a repeat with the same amount and wallet answers the withdrawal made under it (in its current state); the same requestId with another amount or wallet is 409; a new requestId is a new withdrawal, even to the same wallet for the same amount. amount is USDT with the fee included (at most 2 decimals); an invalid mainnet TRON address is 400. Then the service of POST /wallet/withdraw (same fee, hold, auto/manual rule, workflow).
          */
         post: operations["v1CreateWithdrawal"];
         delete?: never;
@@ -1617,7 +1617,7 @@ export interface paths {
         /**
          * V1: withdrawals, newest first, skip/take
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (V1 code 1–4; unknown → 400), skip, take (1–100, default 20), startDate, endDate.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (V1 code 1–4; unknown → 400), skip, take (1–100, default 20), startDate, endDate.
          */
         post: operations["v1ListWithdrawals"];
         delete?: never;
@@ -1636,7 +1636,7 @@ export interface paths {
         /**
          * V1: one withdrawal (19-field profile)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.
          */
         get: operations["v1GetWithdrawal"];
         put?: never;
@@ -1659,7 +1659,7 @@ export interface paths {
         /**
          * V1: open a dispute (an appeal) on a PayIn
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{paymentId}`. Becomes POST /appeals: paymentId → deal_id; the reason is description, merchantComment (alias comment) and clientComment joined by new lines (at least 10 characters, as V2); proofImageBase64 becomes an evidence file of the appeal (same types and size limit as file uploads). The fields are echoed back and kept for GET and lists. One dispute per payment (a repeat is 400 FAILED_PRECONDITION, as in V2). A refused dispute stores nothing: the payment, its state and the reason are checked before the proof is stored.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{paymentId}`. Becomes POST /appeals: paymentId → deal_id; the reason is description, merchantComment (alias comment) and clientComment joined by new lines (at least 10 characters, as V2); proofImageBase64 becomes an evidence file of the appeal (same types and size limit as file uploads). The fields are echoed back and kept for GET and lists. One dispute per payment (a repeat is 400 FAILED_PRECONDITION, as in V2). A refused dispute stores nothing: the payment, its state and the reason are checked before the proof is stored.
          */
         post: operations["v1CreateDispute"];
         delete?: never;
@@ -1680,7 +1680,7 @@ export interface paths {
         /**
          * V1: disputes (appeals), newest first, skip/take (11-field profile)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (V1 dispute code; unknown → 400), skip, take, startDate, endDate.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp}`. Filters: status (V1 dispute code; unknown → 400), skip, take, startDate, endDate.
          */
         post: operations["v1ListDisputes"];
         delete?: never;
@@ -1699,7 +1699,7 @@ export interface paths {
         /**
          * V1: one dispute (17-field profile)
          * @deprecated
-         * @description Legacy V1 adapter (spec 4.9, 5.5, 9): deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.
+         * @description Legacy V1 adapter: deprecated; every answer carries Deprecation, Sunset and Link rel="successor-version", and from V1_SUNSET_AT on every /v1/ request is 410 Gone. No signed field may contain ";" (400), and a signature serves one kind of request (PayIn create, PayOut create, withdraw, dispute, reads): on another kind it is 401. Signed payload `{timestamp};{id}`. Another merchant's or unknown id: 404.
          */
         get: operations["v1GetDispute"];
         put?: never;
@@ -1723,7 +1723,7 @@ export interface webhooks {
         put?: never;
         /**
          * V2 webhook: one event, POSTed to the merchant's webhook_url (or the PayIn's callback_url)
-         * @description The body is the event in the V2 envelope, the same as an item of GET /events. Two signatures over the same bytes: X-Signature `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (the HMAC key is the secret string as issued; Stripe-compatible), and Standard Webhooks (standardwebhooks.com): webhook-signature `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` where the key is the bytes the secret encodes (`whsec_` + base64; the standardwebhooks libraries take the secret as issued). During a key rotation's grace window the new and the old secret both sign: two v1= entries in X-Signature, two space-separated signatures in webhook-signature, the new first. Verify within 5 minutes of the timestamp, compare in constant time, and process each event_id once (delivery is at least once). The merchant SDK verifies both (sdk/README.md).
+         * @description The body is the event in the V2 envelope, the same as an item of GET /events. Two signatures over the same bytes: X-Signature `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (the HMAC key is the secret string as issued; Stripe-compatible), and Standard Webhooks (standardwebhooks.com): webhook-signature `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` where the key is the bytes the secret encodes (`whsec_` + base64; the standardwebhooks libraries take the secret as issued). During a key rotation's grace window the new and the old secret both sign: two v1= entries in X-Signature, two space-separated signatures in webhook-signature, the new first. Verify within 5 minutes of the timestamp, compare in constant time, and process each event_id once (delivery is at least once). The merchant SDK (verifyWebhook) checks both.
          */
         post: operations["eventWebhook"];
         delete?: never;
@@ -1777,7 +1777,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description One event in the V2 envelope (contract 5): the body of a V2 webhook and an item of GET /events, one variant per family chosen by `type`; the event's object sits under its own key. New types are added without notice (spec 9): clients must ignore the types they do not know, and fields are added without notice too (int64 values are strings). */
+        /** @description One event in the V2 envelope: the body of a V2 webhook and an item of GET /events, one variant per family chosen by `type`; the event's object sits under its own key. New types are added without notice: clients must ignore the types they do not know, and fields are added without notice too (int64 values are strings). */
         WebhookEvent: components["schemas"]["DealEvent"] | components["schemas"]["DealAmountChangedEvent"] | components["schemas"]["AppealEvent"] | components["schemas"]["AppealMessageEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["DepositEvent"];
         /** @description deal.* events (but deal.amount_changed): the deal as it was when the event happened. */
         DealEvent: {
@@ -1810,12 +1810,12 @@ export interface components {
              */
             amount_version: string;
         };
-        /** @description Spec 2.1: exactly the required fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
+        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
         MerchantDealInfo: {
             /** Format: uuid */
             deal_id: string;
             /**
-             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added (spec 9).
+             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
              * @enum {string}
              */
             status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
@@ -1852,12 +1852,12 @@ export interface components {
             amount_match_status: "" | "full" | "partial" | "overpaid";
             /**
              * Format: uuid
-             * @description settlement deals only (spec 2.9): the EXPIRED deal this one settles; absent on every other deal
+             * @description settlement deals only: the EXPIRED deal this one settles; absent on every other deal
              */
             parent_deal_id?: string;
             /**
              * Format: uuid
-             * @description settlement deals only (spec 2.9): the appeal whose settlement made this deal (one per appeal); absent on every other deal
+             * @description settlement deals only: the appeal whose settlement made this deal (one per appeal); absent on every other deal
              */
             origin_appeal_id?: string;
         };
@@ -2195,7 +2195,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             payInId: string;
-            /** @description V1 PayIn code (section 9, GET view: REFUND_PENDING is 32) */
+            /** @description V1 PayIn code (GET view: REFUND_PENDING is 32) */
             status: number;
             /** @example 1500.50 */
             amount: string;
@@ -2327,14 +2327,14 @@ export interface components {
             payin_fee_bps?: number;
             payout_fee_bps?: number;
         };
-        /** @description Spec 2.7: disabled_at is an RFC 3339 time while disabled, null when the switch is off */
+        /** @description disabled_at is an RFC 3339 time while disabled, null when the switch is off */
         KillSwitchResult: {
             /** Format: uuid */
             merchant_id: string;
             disabled: boolean;
             /**
              * Format: date-time
-             * @description set when the switch went on; null when it is off (spec 3.4: clearing nullifies it)
+             * @description set when the switch went on; null when it is off (clearing the switch nulls it)
              * @example 2026-11-22T10:00:00.000Z
              */
             disabled_at: string | null;
@@ -2532,7 +2532,7 @@ export interface components {
             }[];
         };
         OperatorDealResponse: {
-            /** @description Spec 2.1: exactly the required fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
+            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
             deal: components["schemas"]["MerchantDealInfo"] & {
                 /** @description the trader the deal belongs to now; empty while unassigned */
                 trader_id: string;
@@ -2634,7 +2634,7 @@ export interface components {
         AppealResponse: {
             data: components["schemas"]["Appeal"];
         };
-        /** @description The deal after the resolution (contract 4: `{ deal }`) and the appeal. */
+        /** @description The deal after the resolution (`deal`) and the appeal. */
         ResolveAppealResponse: {
             deal: components["schemas"]["MerchantDealInfo"];
             data: components["schemas"]["Appeal"];
@@ -2648,7 +2648,7 @@ export interface components {
         /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name) are empty strings in terminal states. */
         CheckoutView: {
             /**
-             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added (spec 9).
+             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
              * @enum {string}
              */
             status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
@@ -2751,7 +2751,7 @@ export interface components {
         };
         /** @description The create response echoes requisite_details and target_name unmasked. */
         PayoutResponse: {
-            /** @description Spec 2.1: exactly the required fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
+            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
             deal: components["schemas"]["MerchantDealInfo"] & {
                 requisite_details: {
                     [key: string]: string;
@@ -3110,7 +3110,7 @@ export interface components {
             isFailure: false;
         };
         V1IncomingListRequest: {
-            /** @description V1 status code (section 9); an unknown code is 400 */
+            /** @description V1 status code (the V1 code table); an unknown code is 400 */
             status?: number;
             skip?: number;
             take?: number;
@@ -3226,7 +3226,7 @@ export interface components {
             isFailure: false;
         };
         V1OutgoingListRequest: {
-            /** @description V1 status code (section 9); an unknown code is 400 */
+            /** @description V1 status code (the V1 code table); an unknown code is 400 */
             status?: number;
             skip?: number;
             take?: number;
@@ -3408,7 +3408,7 @@ export interface components {
             isFailure: false;
         };
         V1WithdrawListRequest: {
-            /** @description V1 status code (section 9); an unknown code is 400 */
+            /** @description V1 status code (the V1 code table); an unknown code is 400 */
             status?: number;
             skip?: number;
             take?: number;
@@ -3521,7 +3521,7 @@ export interface components {
             finalizedAt: string | null;
         };
         V1DisputeListRequest: {
-            /** @description V1 status code (section 9); an unknown code is 400 */
+            /** @description V1 status code (the V1 code table); an unknown code is 400 */
             status?: number;
             skip?: number;
             take?: number;
@@ -4442,7 +4442,7 @@ export interface operations {
     adminListAppeals: {
         parameters: {
             query?: {
-                /** @description one or more of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (contract 7: the same state); unknown values match nothing */
+                /** @description one or more of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (the same state); unknown values match nothing */
                 status?: string[];
                 /** @description default 20; values above 100 are clamped to 100 */
                 page_size?: number;
@@ -5203,7 +5203,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
                     "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
                 };
@@ -5267,7 +5267,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
                     "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
                 };
@@ -5847,7 +5847,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored, spec 4.8); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
                     "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
                 };
@@ -6067,7 +6067,7 @@ export interface operations {
     listAppeals: {
         parameters: {
             query?: {
-                /** @description one or more of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (contract 7: the same state); unknown values match nothing */
+                /** @description one or more of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (the same state); unknown values match nothing */
                 status?: string[];
                 /** @description default 20; values above 100 are clamped to 100 */
                 page_size?: number;
