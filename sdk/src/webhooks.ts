@@ -21,7 +21,7 @@ import type { components } from './generated/openapi.js';
  *   if (event.type === 'deal.completed') console.log(event.deal.status);
  *   else if (event.type === 'p2p.finance.withdrawal_failed') console.log(event.withdrawal.withdrawal_id);
  *
- * The gateway adds event types without notice (spec 9): at run time an event may carry a type
+ * The gateway adds event types without notice: at run time an event may carry a type
  * that is none of WebhookEventType. Handle the types you know and ignore the rest (a `switch` whose
  * default does nothing, or `isKnownEventType`). The union deliberately has no catch-all variant:
  * one with `type: string` would match every comparison and stop `type` from narrowing.
@@ -53,7 +53,7 @@ const KNOWN_EVENT_TYPES: Record<WebhookEventType, true> = {
   'p2p.finance.deposit_confirmed': true,
 };
 
-/** Whether this SDK knows the event's type; events of newer types (spec 9) are to be ignored. */
+/** Whether this SDK knows the event's type; events of newer types are to be ignored. */
 export const isKnownEventType = (event: { type: string }): event is WebhookEvent => Object.prototype.hasOwnProperty.call(KNOWN_EVENT_TYPES, event.type);
 
 export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
@@ -85,7 +85,7 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /**
  * The HMAC key of the Standard Webhooks scheme: the bytes after `whsec_`, base64 (a secret issued
- * before issue 20 is base64url: the same bytes, read in that alphabet).
+ * before Standard Webhooks support is base64url: the same bytes, read in that alphabet).
  */
 export function standardWebhooksKey(secret: string): Buffer {
   const body = secret.startsWith('whsec_') ? secret.slice(6) : secret;
