@@ -255,6 +255,10 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
     for (const href of links) t.true(existsSync(join(ROOT, 'sdk', href.split('#')[0]!)), `${file} links ${href}, which the package has`);
     t.notRegex(text, /\b(spec|contract) \d|design\.md|architecture\.md|docs\//i, `${file} names no document the merchant does not have`);
   }
+  // The package ships src/ (for its maps): its comments state rules too, never a section of a document it lacks.
+  for (const file of readdirSync(join(ROOT, 'sdk', 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+    t.notRegex(readFileSync(join(ROOT, 'sdk', 'src', file), 'utf8'), /\b(spec|contract) \d|\bissue \d|design\.md|architecture\.md/i, `src/${file}`);
+  }
 
   // Section 1's shell steps, with the tarball's real path; npm reads the cache first.
   const [exports, steps] = fencedBlocks(doc, 'bash');
