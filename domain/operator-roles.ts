@@ -27,6 +27,7 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   // The session itself: every signed-in operator (sign-in is public, no role yet).
   adminGetSession: READ,
   adminDeleteSession: ['arbiter', 'finance', 'support', 'admin'],
+  adminEnrollTotp: ['arbiter', 'finance', 'support', 'admin'],
   // The console's home and the audit trail.
   adminGetQueues: READ,
   adminListAudit: READ,

@@ -120,3 +120,8 @@ export async function recordSignInFailure(db: Db, key: string, now: Date): Promi
 export async function clearSignInFailures(db: Db, key: string, before: Date): Promise<void> {
   await db`delete from operator_sign_in_failures where key = ${key} or at < ${before}`;
 }
+
+export async function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
+  const [row] = await db<SessionRow[]>`select id, operator_id, created_at, last_seen_at, expires_at from operator_sessions where id = ${id}`;
+  return row;
+}
