@@ -83,9 +83,9 @@ function mountRoute(router: Router, path: string, def: RouteDef, deps: AppDeps) 
       gateBeforeBody: readsLargeBody(bodyRule),
       maxBodyBytes: bodyRule.maxBytes,
       openWhileDisabled: spec.openWhileDisabled,
+      authorize: (who) => checkRole(spec, who),
     });
     ctx.state.identity = identity;
-    checkRole(spec, identity);
     const actor = actorOf(identity, ctx);
     refuseUnsafeText(ctx.params, 'path');
     refuseUnsafeText(ctx.query, 'query');

@@ -57,6 +57,8 @@ export interface AuthOptions {
   maxBodyBytes?: number;
   /** The route stays open to the merchant's cabinet while the kill-switch is on (GET my-merchant only). */
   openWhileDisabled?: boolean;
+  /** Refuses an identity the route does not admit (the operator role table), before the body is read. */
+  authorize?: (identity: Identity) => void;
 }
 
 /**
@@ -198,6 +200,7 @@ async function identify(ctx: Context, mode: RouteAuth, deps: AppDeps, options: A
     const session = sessionTokenOf(ctx);
     if (session) {
       const identity = await authenticateSession(ctx, deps, session);
+      options.authorize?.(identity);
       await options.readBody();
       return identity;
     }
@@ -206,6 +209,7 @@ async function identify(ctx: Context, mode: RouteAuth, deps: AppDeps, options: A
   const identity = await authenticateJwt(ctx, deps, token, options);
   if (mode === 'operator') {
     if (identity.kind !== 'operator') throw new PermissionDenied(ADMIN_REQUIRED);
+    options.authorize?.(identity);
   } else {
     if (identity.kind !== 'merchant') throw new PermissionDenied('merchant identity required');
     if (mode === 'hmac') throw new Unauthenticated('merchant HMAC signature required');
