@@ -98,10 +98,13 @@ export async function signIn(deps: AppDeps, ctx: Context, body: { email: string;
   }
   const token = newSessionToken();
   const sessionId = sessionIdOf(token);
-  const expiresAt = sessionEnd(deps, now, now);
-  const absoluteEnd = new Date(nowMs + deps.config.OPERATOR_SESSION_ABSOLUTE_SECONDS * 1000);
+  // The session starts now, after the (slow by design) password check.
+  const startedMs = deps.now();
+  const started = new Date(startedMs);
+  const expiresAt = sessionEnd(deps, started, started);
+  const absoluteEnd = new Date(startedMs + deps.config.OPERATOR_SESSION_ABSOLUTE_SECONDS * 1000);
   await deps.sql.begin(async (tx) => {
-    await insertSession(tx, { id: sessionId, operatorId: operator!.id, expiresAt, ip: String(ctx.state.clientIp ?? ''), userAgent: ctx.get('User-Agent'), now });
+    await insertSession(tx, { id: sessionId, operatorId: operator!.id, expiresAt, ip: String(ctx.state.clientIp ?? ''), userAgent: ctx.get('User-Agent'), now: started });
     await insertAudit(tx, sessionActor(operator!, ctx), { action: 'session.sign_in', objectType: 'operator', objectId: operator!.id, after: { email } });
   });
   await clearSignInFailures(deps.sql, key, windowStart);
