@@ -212,10 +212,10 @@ export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: nu
 }
 
 /** An operator command as an update of the withdrawal's workflow; a closed workflow means a final state. */
-async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<unknown>) {
+async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<unknown>, answer?: (snapshot: unknown) => void) {
   const row = await readWithdrawal(deps, id);
   try {
-    await send(deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id)));
+    answer?.(await send(deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id))));
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new FailedPrecondition(`withdrawal is ${(await readWithdrawal(deps, id)).status}`);
     throw unwrapUpdateFailure(error);
@@ -228,9 +228,21 @@ export async function operatorWithdrawalView(deps: AppDeps, row: WithdrawalRow) 
   return presentOperatorWithdrawal(deps, row, await listApprovals(deps.sql, [row.id]));
 }
 
-/** Approve: the step writes the audit row (and, above the four-eyes amount, may only record the first approval). */
-export const approveWithdrawal = (deps: AppDeps, id: string, operatorId: string, actor?: AuditActor) =>
-  withdrawalCommand(deps, id, (h) => h.executeUpdate(approveWithdrawalUpdate, { args: actor ? [operatorId, actor] : [operatorId] }));
+/**
+ * Approve: the step writes the audit row (and, above the four-eyes amount, may only record the
+ * first approval: `released` false — told by the step's own answer, not by a later read, which a
+ * concurrent second approval may already have moved on).
+ */
+export async function approveWithdrawal(deps: AppDeps, id: string, operatorId: string, actor?: AuditActor): Promise<{ row: WithdrawalRow; released: boolean }> {
+  let released = true;
+  const row = await withdrawalCommand(
+    deps,
+    id,
+    (h) => h.executeUpdate(approveWithdrawalUpdate, { args: actor ? [operatorId, actor] : [operatorId] }),
+    (snapshot) => (released = (snapshot as { status?: string } | undefined)?.status !== 'PENDING_MANUAL'),
+  );
+  return { row, released };
+}
 
 export const cancelWithdrawal = (deps: AppDeps, id: string, reason: string, operatorId: string, actor?: AuditActor) =>
   withdrawalCommand(deps, id, (h) => h.executeUpdate(cancelWithdrawalUpdate, { args: actor ? [reason, operatorId, actor] : [reason, operatorId] }));

@@ -79,9 +79,9 @@ export const dealRoutes = [
       params: dealParams,
       response: operatorDealResponse,
       errors: [404],
-      audit: after('deal.confirm'),
+      audit: { action: 'deal.confirm', objectType: 'deal', by: 'service' },
     },
-    async ({ params }, deps) => ({ deal: presentForOperator(deps, await confirmPayinByOperator(deps, params.deal_id)) }),
+    async ({ params, actor }, deps) => ({ deal: presentForOperator(deps, await confirmPayinByOperator(deps, params.deal_id, actor)) }),
   ),
   defineRoute(
     {

@@ -41,8 +41,9 @@ export const withdrawalRoutes = [
       audit: { action: 'withdrawal.approve', objectType: 'withdrawal', by: 'service' },
     },
     async ({ params, identity, actor }, deps) => {
-      const view = await operatorWithdrawalView(deps, await approveWithdrawal(deps, params.withdrawal_id, operatorId(identity), actor));
-      return view.status === 'PENDING_MANUAL' ? new Reply(202, view) : view;
+      const { row, released } = await approveWithdrawal(deps, params.withdrawal_id, operatorId(identity), actor);
+      const view = await operatorWithdrawalView(deps, row);
+      return released ? view : new Reply(202, view);
     },
   ),
   defineRoute(
