@@ -384,3 +384,23 @@ test('the operator JWT: who am I answers its sub as an admin; deposits keep work
   t.like(row, { action: 'deposit.record', actor_kind: 'operator_jwt', actor_id: 'test-operator', role: 'admin' });
   t.is(row!.after.amount, '1234');
 });
+
+test('a deal confirm is audited in its step (the arbiter session and the JWT alike), a refused one is not', async (t) => {
+  const { createPayin, operatorDeal } = await import('../helpers/deals');
+  const { keys } = await newMerchant();
+  const arbiter = await operator('arbiter');
+  const dealId = (await createPayin(keys)).deal_id;
+  const confirmed = await asSession(arbiter.session, 'POST', `${ADMIN}/deals/${dealId}/confirm`, {}, { traceId: `confirm-${dealId}` });
+  t.is(confirmed.status, 200, confirmed.text);
+  const rows = await auditOf(dealId);
+  t.is(rows.length, 1);
+  t.like(rows[0], { action: 'deal.confirm', actor_kind: 'operator_account', actor_id: arbiter.id, role: 'arbiter', object_type: 'deal', request_id: `confirm-${dealId}` });
+  t.is(rows[0]!.before.status, 'ESCROW_LOCKED');
+  t.is(rows[0]!.after.status, 'COMPLETED');
+  t.is((await operatorDeal(dealId, 'confirm')).status, 400, 'a second confirm is refused');
+  t.is((await auditOf(dealId)).length, 1, 'and not audited');
+
+  const otherId = (await createPayin(keys)).deal_id;
+  t.is((await operatorDeal(otherId, 'confirm')).status, 200);
+  t.like((await auditOf(otherId))[0], { action: 'deal.confirm', actor_kind: 'operator_jwt', actor_id: 'test-operator' });
+});
