@@ -215,7 +215,9 @@ export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: nu
 async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<unknown>, answer?: (snapshot: unknown) => void) {
   const row = await readWithdrawal(deps, id);
   try {
-    answer?.(await send(deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id))));
+    // Sent first, then handed to `answer` (an optional call would skip evaluating its argument).
+    const result = await send(deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id)));
+    if (answer) answer(result);
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new FailedPrecondition(`withdrawal is ${(await readWithdrawal(deps, id)).status}`);
     throw unwrapUpdateFailure(error);
