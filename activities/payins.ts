@@ -29,6 +29,18 @@ import { currentWorkflowRun } from './deadline';
 import { dealSteps, quoteNewDeal } from './deal-steps';
 import { payinSnapshot } from './snapshots';
 import type { CreatePayinInput, PayinSnapshot } from '../workflows/contracts/payin';
+import type { AuditActor } from '../domain/audit';
+import { insertAudit } from '../db/queries/audit';
+
+/** What the audit trail keeps of a deal's move. */
+const auditedDeal = (row: DealRow) => ({
+  status: row.status,
+  amount: row.amount,
+  amount_usdt: row.amount_usdt,
+  amount_version: row.amount_version,
+  received_amount: row.received_amount,
+  amount_match_status: row.amount_match_status,
+});
 
 export function createPayinActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
@@ -115,19 +127,24 @@ export function createPayinActivities(deps: ActivityDeps) {
      * their events in one transaction, one step (issue 21). A retry after the commit finds the
      * deal moved and answers it.
      */
-    async confirmPayin(dealId: string): Promise<PayinSnapshot> {
+    async confirmPayin(dealId: string, actor?: AuditActor): Promise<PayinSnapshot> {
       return sql.begin(async (tx) => {
         let row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
         const { confirm_payment: confirm, complete } = PAYIN_TRANSITIONS;
         if (row.status === complete.to) return payinSnapshot(row);
+        const before = auditedDeal(row);
         if (row.status !== confirm.to) {
           if (!allowsFrom(confirm, row.status)) throw new FailedPrecondition(`deal is ${row.status}; cannot move to ${confirm.to}`);
           row = await steps.applyMove(tx, row, confirm);
         }
-        if (blocksAutocompletion(row.amount_match_status)) return payinSnapshot(row);
-        await postPayinCompletion(tx, row, await traderWallet(tx, row));
-        return payinSnapshot(await steps.applyMove(tx, row, complete));
+        if (!blocksAutocompletion(row.amount_match_status)) {
+          await postPayinCompletion(tx, row, await traderWallet(tx, row));
+          row = await steps.applyMove(tx, row, complete);
+        }
+        // The operator's confirmation and its audit row in one transaction (a retry writes it once).
+        if (actor) await insertAudit(tx, actor, { action: 'deal.confirm', objectType: 'deal', objectId: dealId, before, after: auditedDeal(row) });
+        return payinSnapshot(row);
       });
     },
 

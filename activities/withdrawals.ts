@@ -7,7 +7,9 @@ import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { Conflict, FailedPrecondition, NotFound } from '../domain/errors';
-import { canMove, isAutoProcessed, WITHDRAWAL_BROADCASTING, WITHDRAWAL_TRANSITIONS, type WithdrawalMove } from '../domain/withdrawals';
+import { approvalsRequired, canMove, isAutoProcessed, WITHDRAWAL_BROADCASTING, WITHDRAWAL_TRANSITIONS, type WithdrawalMove } from '../domain/withdrawals';
+import { approverOf, type AuditActor } from '../domain/audit';
+import { insertAudit } from '../db/queries/audit';
 import { findWithdrawalSettings } from '../db/queries/merchants';
 import { writeOutboxEvent } from '../db/queries/outbox';
 import { postWithdrawalCompletion, postWithdrawalHold, postWithdrawalRelease } from '../db/queries/postings';
@@ -15,7 +17,9 @@ import { ensureWallet, lockAvailable } from '../db/queries/wallets';
 import {
   findWithdrawal,
   findWithdrawalByCallerKey,
+  insertApproval,
   insertWithdrawal,
+  listApprovals,
   lockWithdrawal,
   recordBroadcastAttempt,
   recordBroadcastError,
@@ -46,11 +50,24 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
   const { sql } = deps;
   const transferOf = (row: WithdrawalRow) => ({ withdrawalId: row.id, toAddress: row.address, amount: row.net });
 
-  /** A move of the table in domain/withdrawals.ts: locked status check, effects, event, in one transaction. */
+  /** What the audit trail keeps of a withdrawal (with the approvals it collected). */
+  const auditView = async (tx: Db, row: WithdrawalRow) => ({
+    ...presentWithdrawal(row),
+    approved_by: row.approved_by,
+    cancelled_by: row.cancelled_by,
+    approvals: (await listApprovals(tx, [row.id])).map((a) => a.approver),
+  });
+
+  /**
+   * A move of the table in domain/withdrawals.ts: locked status check, effects, event — and, for
+   * an operator's move, its audit row — in one transaction. `gate` may answer first (a four-eyes
+   * approval that only records itself).
+   */
   const move = (
     id: string,
     name: WithdrawalMove,
     effects: (tx: Db, row: WithdrawalRow) => Promise<Record<string, unknown>>,
+    audit?: { actor: AuditActor | undefined; action: string; gate?: (tx: Db, row: WithdrawalRow) => Promise<WithdrawalSnapshot | undefined> },
   ): Promise<WithdrawalSnapshot> =>
     sql.begin(async (tx) => {
       const { events } = WITHDRAWAL_TRANSITIONS[name];
@@ -59,8 +76,14 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       if (!row) throw new NotFound('withdrawal not found');
       if (row.status === to) return withdrawalSnapshotOf(row);
       if (!canMove(row.status, name)) throw new FailedPrecondition(`withdrawal is ${row.status}; cannot move to ${to}`);
+      const early = audit?.gate ? await audit.gate(tx, row) : undefined;
+      if (early) return early;
+      const before = audit?.actor ? await auditView(tx, row) : undefined;
       const changes = await effects(tx, row);
       const updated = await updateWithdrawal(tx, id, to, changes);
+      if (audit?.actor) {
+        await insertAudit(tx, audit.actor, { action: audit.action, objectType: 'withdrawal', objectId: id, before, after: await auditView(tx, updated) });
+      }
       // The event's id is fixed per (withdrawal, type, status).
       for (const type of events) {
         await writeOutboxEvent(tx, {
@@ -119,15 +142,47 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       return row ? withdrawalSnapshotOf(row) : null;
     },
 
-    async approveWithdrawal(id: string, operatorId: string): Promise<WithdrawalSnapshot> {
-      return move(id, 'approve', async () => ({ approved_by: operatorId, approved_at: new Date() }));
+    /**
+     * An operator's approval. Four-eyes (approvalsRequired): each approval is recorded under the
+     * withdrawal's lock (one per approver, withdrawal_approvals); the one that completes the count
+     * moves it to APPROVED, the others leave it PENDING_MANUAL. The same approver twice is 409 —
+     * unless it is this step's own retry (same request), which answers as before.
+     */
+    async approveWithdrawal(id: string, operatorId: string, actor?: AuditActor): Promise<WithdrawalSnapshot> {
+      const gate = async (tx: Db, row: WithdrawalRow): Promise<WithdrawalSnapshot | undefined> => {
+        const approver = actor ? approverOf(actor) : `operator:${operatorId}`;
+        const approvals = await listApprovals(tx, [id]);
+        const mine = approvals.find((a) => a.approver === approver);
+        if (mine && actor && mine.request_key === actor.requestKey) return withdrawalSnapshotOf(row);
+        if (mine) throw new Conflict('this operator already approved the withdrawal: the second approval must come from another operator (four-eyes)');
+        await insertApproval(tx, { withdrawalId: id, approver, role: actor?.role ?? 'admin', requestKey: actor?.requestKey ?? '' });
+        const required = approvalsRequired(row.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS);
+        if (approvals.length + 1 >= required) return undefined;
+        if (actor) {
+          const view = await auditView(tx, row);
+          await insertAudit(tx, actor, {
+            action: 'withdrawal.approve',
+            objectType: 'withdrawal',
+            objectId: id,
+            before: { ...view, approvals: approvals.map((a) => a.approver) },
+            after: { ...view, approvals_required: required },
+          });
+        }
+        return withdrawalSnapshotOf(row);
+      };
+      return move(id, 'approve', async () => ({ approved_by: operatorId, approved_at: new Date() }), { actor, action: 'withdrawal.approve', gate });
     },
 
-    async cancelWithdrawal(id: string, reason: string, operatorId: string): Promise<WithdrawalSnapshot> {
-      return move(id, 'cancel', async (tx, row) => {
-        await postWithdrawalRelease(tx, row);
-        return { cancel_reason: reason || 'cancelled by an operator', cancelled_by: operatorId, cancelled_at: new Date() };
-      });
+    async cancelWithdrawal(id: string, reason: string, operatorId: string, actor?: AuditActor): Promise<WithdrawalSnapshot> {
+      return move(
+        id,
+        'cancel',
+        async (tx, row) => {
+          await postWithdrawalRelease(tx, row);
+          return { cancel_reason: reason || 'cancelled by an operator', cancelled_by: operatorId, cancelled_at: new Date() };
+        },
+        { actor, action: 'withdrawal.cancel' },
+      );
     },
 
     /**

@@ -8,7 +8,12 @@ import type { Context, Middleware } from 'koa';
 import type { Registry } from 'prom-client';
 import Router from '@koa/router';
 import { type ZodType } from 'zod';
-import { InvalidArgument } from '../domain/errors';
+import { randomUUID } from 'node:crypto';
+import { InvalidArgument, PermissionDenied } from '../domain/errors';
+import type { AuditActor } from '../domain/audit';
+import { operatorMayCall, OPERATOR_ROUTE_ROLES } from '../domain/operator-roles';
+import { insertAudit } from '../db/queries/audit';
+import type { Identity } from './auth/authenticate';
 import { firstUnsafeText } from '../domain/text';
 import { authenticate } from './auth/authenticate';
 import { MULTIPART_OVERHEAD_BYTES, readRequestBody, readsLargeBody, SMALL_BODY_BYTES, type BodyRule } from './body';
@@ -50,6 +55,27 @@ function bodyRuleOf(spec: RouteDef['spec'], deps: AppDeps): BodyRule {
 const routeKeyOf = (spec: RouteDef['spec'], ctx: Context) =>
   `${ctx.method} ${spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(ctx.params?.[name] ?? '').toLowerCase())}`;
 
+/** The actor of an operator request: who, with which role, under which request (no secrets). */
+export function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
+  if (identity.kind !== 'operator') return undefined;
+  return {
+    kind: identity.via === 'session' ? 'operator_account' : 'operator_jwt',
+    id: identity.operatorId,
+    role: identity.role,
+    requestId: String(ctx.state.traceId ?? ''),
+    requestKey: randomUUID(),
+  };
+}
+
+/** The role table (domain/operator-roles.ts): an operator whose role may not call the route is refused, nothing done. */
+function checkRole(spec: RouteDef['spec'], identity: Identity) {
+  if (identity.kind !== 'operator') return;
+  if (!operatorMayCall(spec.operationId, identity.role)) {
+    const allowed = OPERATOR_ROUTE_ROLES[spec.operationId] ?? [];
+    throw new PermissionDenied(`the operator role ${identity.role} may not call ${spec.operationId} (allowed: ${allowed.join(', ') || 'none'})`);
+  }
+}
+
 function mountRoute(router: Router, path: string, def: RouteDef, deps: AppDeps) {
   const { spec, handler } = def;
   const bodyRule = bodyRuleOf(spec, deps);
@@ -61,8 +87,10 @@ function mountRoute(router: Router, path: string, def: RouteDef, deps: AppDeps) 
       gateBeforeBody: readsLargeBody(bodyRule),
       maxBodyBytes: bodyRule.maxBytes,
       openWhileDisabled: spec.openWhileDisabled,
+      authorize: (who) => checkRole(spec, who),
     });
     ctx.state.identity = identity;
+    const actor = actorOf(identity, ctx);
     refuseUnsafeText(ctx.params, 'path');
     refuseUnsafeText(ctx.query, 'query');
     const params = spec.params ? parseWith(spec.params, ctx.params) : {};
@@ -73,7 +101,13 @@ function mountRoute(router: Router, path: string, def: RouteDef, deps: AppDeps) 
       if (ctx.state.body === undefined && !spec.bodyOptional) throw new InvalidArgument('request body is required');
       body = ctx.state.body === undefined ? undefined : parseWith(spec.body, ctx.state.body);
     }
-    const result = await handler({ params, query, body, identity }, deps, ctx);
+    const result = await handler({ params, query, body, identity, ...(actor ? { actor } : {}) }, deps, ctx);
+    if (actor && spec.audit?.by === 'after') {
+      // TODO(issue 28.4): move into the effect's transaction (the route's service / workflow step).
+      const answer = result instanceof Reply ? result.body : result;
+      const objectId = spec.audit.objectId ? spec.audit.objectId({ params, body }, answer) : String(Object.values(ctx.params ?? {})[0] ?? '');
+      await insertAudit(deps.sql, actor, { action: spec.audit.action, objectType: spec.audit.objectType, objectId, after: answer ?? null });
+    }
     if (result === undefined) return; // the handler wrote the response itself (HTML, CSV stream)
     if (result instanceof Reply) {
       ctx.status = result.status;

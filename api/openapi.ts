@@ -27,7 +27,16 @@ registry.registerComponent('securitySchemes', 'OperatorJwt', {
   type: 'http',
   scheme: 'bearer',
   bearerFormat: 'JWT',
-  description: 'HS256 JWT with claims { sub, role: "admin" | "platform_admin", exp }.',
+  description: 'HS256 JWT with claims { sub, role: "admin" | "platform_admin", exp }. Checked against the role table as the role admin (x-roles of each operation).',
+});
+registry.registerComponent('securitySchemes', 'OperatorSession', {
+  type: 'apiKey',
+  in: 'cookie',
+  name: 'gw_operator',
+  description:
+    'The operator console: the session cookie of POST /api/v1/p2p/admin/session (HttpOnly, SameSite=Strict). Every request ' +
+    'but GET/HEAD also sends X-CSRF-Token (answered by sign-in and GET /api/v1/p2p/admin/session), else 403. The operation\'s ' +
+    'x-roles lists the operator roles that may call it.',
 });
 
 /**
@@ -48,10 +57,11 @@ export const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Keys', description: 'API key pairs: issue (operator) and rotation' },
   { name: 'Profile', description: "The caller's merchant profile and limits" },
   { name: 'Checkout (payer)', description: 'The hosted payment page and its API, used by the payer (public)' },
-  { name: 'Operator', description: 'Operator bootstrap and merchant administration (operator JWT)' },
+  { name: 'Operator', description: 'Operator bootstrap and merchant administration (operator JWT or console session)' },
   { name: 'Operator: deals', description: 'Operator commands on deals: the trader side of PayIns and PayOuts, amount changes' },
   { name: 'Operator: appeals', description: 'The arbiter: appeal queue, review, resolution, settlement' },
-  { name: 'Operator: withdrawals', description: 'The manual withdrawal queue: approve or cancel' },
+  { name: 'Operator: withdrawals', description: 'The manual withdrawal queue: approve (four-eyes above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS) or cancel' },
+  { name: 'Operator: console', description: 'Console accounts and sessions, the audit trail, the queues of the home page' },
   { name: 'Ops', description: 'Health of the API and what it depends on' },
 ];
 

@@ -6,6 +6,8 @@ import { problemSchema } from './schemas/common';
 import type { AuthMode, Identity, RouteAuth } from './auth/authenticate';
 import type { SingleUse } from './auth/replay';
 import type { AppDeps } from './deps';
+import type { AuditActor } from '../domain/audit';
+import { OPERATOR_ROUTE_ROLES } from '../domain/operator-roles';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -14,6 +16,22 @@ export interface RouteInput<P, Q, B> {
   query: Q;
   body: B;
   identity: Identity;
+  /** Who acts, for the audit trail: set on operator routes (api/mount.ts). */
+  actor?: AuditActor;
+}
+
+/**
+ * How an operator route that changes something is audited (docs/console.md, "Audit"): the
+ * action's name and object type; `by: 'service'` — its service (or the workflow step it drives)
+ * writes the row in the transaction of the effect; `by: 'after'` — the request pipeline writes it
+ * once the handler succeeded, with the answer as `after` (not yet in the effect's transaction).
+ */
+export interface RouteAudit {
+  action: string;
+  objectType: string;
+  by: 'service' | 'after';
+  /** The object's id (for 'after'): default the route's first path parameter. */
+  objectId?: (input: { params: any; body: any }, result: any) => string;
 }
 
 /** What a status means, the same on every route that answers it (the problem's detail says the rest). */
@@ -94,6 +112,8 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   deprecated?: boolean;
   /** Headers of the success answers (and `replies`), documented: e.g. IDEMPOTENT_REPLAYED_HEADER. */
   responseHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  /** Operator routes that change something: how the action reaches the audit trail. */
+  audit?: RouteAudit;
   /** The error answers are this envelope, not problem+json. */
   errorEnvelope?: ErrorEnvelope;
   /**
@@ -142,7 +162,7 @@ const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   public: [],
   hmac: [{ MerchantToken: [] }],
   cabinet: [{ CabinetJwt: [] }],
-  operator: [{ OperatorJwt: [] }],
+  operator: [{ OperatorJwt: [] }, { OperatorSession: [] }],
   cabinet_or_hmac: [{ CabinetJwt: [] }, { MerchantToken: [] }],
 };
 const securityOf = (auth: RouteAuth) => (typeof auth === 'string' ? SECURITY[auth] : auth.security);
@@ -258,6 +278,7 @@ function registerRoute(spec: RouteDef['spec']): void {
     description: spec.description,
     tags: spec.tags,
     ...(spec.deprecated ? { deprecated: true } : {}),
+    ...(spec.auth === 'operator' ? { 'x-roles': [...(OPERATOR_ROUTE_ROLES[operationId] ?? [])] } : {}),
     security: securityOf(spec.auth),
     request: {
       ...(spec.params ? { params: spec.params as any } : {}),

@@ -291,6 +291,23 @@ function schemaFor(nodeEnv: string) {
     UNVERIFIED_UPLOAD_BYTES_TOTAL: z.coerce.number().int().min(1).default(128 * 1024 * 1024),
     /** Whitelist passes (spec 4.6): an ACTIVE pass expires this long after its creation. */
     PASS_TTL_SECONDS: seconds(86_400),
+    // The operator console (issue 28): accounts, sessions, four-eyes (docs/console.md).
+    /** A console session ends after this long without a request (idle timeout). */
+    OPERATOR_SESSION_IDLE_SECONDS: z.coerce.number().int().min(1).default(1800),
+    /** …and this long after sign-in whatever happens (absolute timeout). */
+    OPERATOR_SESSION_ABSOLUTE_SECONDS: z.coerce.number().int().min(1).default(43_200),
+    /** Failed sign-ins one (email, client address) may make within OPERATOR_SIGN_IN_WINDOW_SECONDS before further tries are 429. */
+    OPERATOR_SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
+    OPERATOR_SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+    /** The session cookie's Secure flag: auto (on in production and on https requests), always, never (plain-http development only). */
+    OPERATOR_COOKIE_SECURE: z.enum(['auto', 'always', 'never']).default('auto'),
+    /**
+     * Four-eyes: a withdrawal of more than this many USDT cents (1,000,000 = 10,000 USDT) waiting in
+     * the operator queue needs the approvals of two different operators; at or below it one suffices.
+     */
+    WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS: z.coerce.bigint().min(0n).default(1_000_000n),
+    /** The console's home counts a live deal (not APPEALED) untouched for this long as stuck. */
+    DEAL_STUCK_SLA_SECONDS: z.coerce.number().int().min(1).default(3600),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   });
 }

@@ -7,6 +7,8 @@ import { creditTraderLiquidity, recordDeposit } from './queries/deposits';
 import { DEFAULT_TENANT_ID, insertMerchant } from './queries/merchants';
 import { insertRequisite } from './queries/traders';
 import { ensureWallet } from './queries/wallets';
+import { insertOperator } from './queries/operators';
+import { generatePassword, hashPassword } from '../domain/passwords';
 
 /** Stable ids make the seed idempotent and the demo data recognisable across restarts. */
 const CURRENCIES = [
@@ -50,14 +52,21 @@ const TRADERS = [
 const TRADER_LIQUIDITY = 10_000_000_000n;
 
 export const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
+/** The first console account (role admin), made once; its password is printed only then. */
+export const SEED_ADMIN_EMAIL = 'admin@gateway.local';
+const SEED_ADMIN_ID = '40000000-0000-4000-8000-000000000001';
 
 export interface SeedResult {
   demoMerchantId: string;
   /** Present only when this run issued the demo key pair (the secret is shown once). */
   demoCredentials?: { token: string; secret: string };
+  /** Present only when this run made the admin console account (the password is shown once). */
+  adminOperator?: { email: string; password: string };
 }
 
 export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string }): Promise<SeedResult> {
+  const adminPassword = generatePassword();
+  const adminHash = await hashPassword(adminPassword);
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(7303002)`;
     for (const c of CURRENCIES) {
@@ -127,6 +136,12 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
     }
     const [key] = await tx`select 1 from api_keys where merchant_id = ${demoMerchantId}`;
     const demoCredentials = key ? undefined : await replaceKeyPair(tx, secretBox, demoMerchantId, 0);
-    return { demoMerchantId, ...(demoCredentials ? { demoCredentials } : {}) };
+    // Idempotent across restarts: made once (stable id, on conflict nothing), its password printed that once.
+    const admin = await insertOperator(tx, { id: SEED_ADMIN_ID, email: SEED_ADMIN_EMAIL, passwordHash: adminHash, role: 'admin', createdBy: 'seed' });
+    return {
+      demoMerchantId,
+      ...(demoCredentials ? { demoCredentials } : {}),
+      ...(admin ? { adminOperator: { email: SEED_ADMIN_EMAIL, password: adminPassword } } : {}),
+    };
   });
 }

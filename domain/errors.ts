@@ -37,6 +37,7 @@ export const FIELD_ERROR_MEANINGS = {
   unknown_status: 'V1: an unknown status code',
   v1_separator: 'V1: a signed field contains the signature separator `;`',
   unsupported: 'a value the API accepts in its schema but does not support (the message says which)',
+  already_exists: 'a value that must be unique and is taken (an operator email)',
 } as const;
 
 export type FieldErrorCode = keyof typeof FIELD_ERROR_MEANINGS;

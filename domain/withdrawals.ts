@@ -44,6 +44,13 @@ export function withdrawalRefusal(move: WithdrawalMove, status: WithdrawalStatus
   return canMove(status, move) ? undefined : { kind: 'FAILED_PRECONDITION', message: `withdrawal is ${status}` };
 }
 
+/**
+ * Four-eyes (issue 28.3): how many distinct operators must approve a withdrawal from the queue —
+ * two above the configured amount (WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS), else one. The
+ * merchant's status stays PENDING_MANUAL until the last approval releases it (APPROVED).
+ */
+export const approvalsRequired = (amount: bigint, fourEyesAbove: bigint): number => (amount > fourEyesAbove ? 2 : 1);
+
 export type AutoWithdrawalMode = 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
 
 /** Contract 7: the merchant's limit under AUTO_UP_TO_LIMIT, 0 under MANUAL_ONLY. */

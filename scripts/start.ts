@@ -12,6 +12,7 @@ import { loadConfig } from '../config';
 import { signJwt } from '../api/auth/jwt';
 import { temporalTls } from '../temporal/connection';
 import { prepareDatabase } from './database';
+import { SEED_ADMIN_EMAIL } from '../db/seed';
 import { startTemporalServer, TEMPORAL_SERVER_VERSION, temporalMode } from './temporal-server';
 import {
   DATA_DIR,
@@ -111,6 +112,10 @@ console.log(`
   Demo merchant    ${seeded.demoMerchantId}
   X-Merchant-Token ${demo?.token ?? '(issued earlier; rotate to get a new pair)'}
   signing secret   ${demo?.secret ?? '(shown once at issue)'}
+  Operator console ${apiUrl}/console   (sign in as ${seeded.adminOperator?.email ?? SEED_ADMIN_EMAIL}, role admin)
+  console password ${seeded.adminOperator?.password ?? '(set at the first start and shown once; an admin resets it: PATCH /api/v1/p2p/admin/operators/{id} { password })'}
+  (the API: POST ${apiUrl}/api/v1/p2p/admin/session { email, password } → cookie gw_operator + csrf_token
+   for X-CSRF-Token; docs/console.md)
   Operator JWT     ${operatorJwt}
   Cabinet JWT      ${cabinetJwt}
   (JWTs are valid 12 h, signed with the dev JWT_SECRET; more with

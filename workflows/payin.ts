@@ -13,7 +13,7 @@ import {
   cancelUpdate,
   changeAmountUpdate,
   completeUpdate,
-  confirmPaymentUpdate,
+  confirmPaymentHandlerUpdate,
   notifyPaymentUpdate,
   openAppealUpdate,
   reconciliationUpdate,
@@ -50,11 +50,11 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
       },
     ),
   );
-  setHandler(confirmPaymentUpdate, () =>
+  setHandler(confirmPaymentHandlerUpdate, (actor) =>
     deal.command(
       (d) => payinRefusal('confirm_payment', d.status),
       // One step: verified and, unless partial / overpaid (an operator decides), completed.
-      async () => apply(await steps.confirmPayin(dealId)),
+      async () => apply(await steps.confirmPayin(dealId, actor)),
     ),
   );
   setHandler(completeUpdate, () =>

@@ -62,17 +62,18 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   const { apply, current, serial } = withdrawal;
 
   // The operator's moves of the table in domain/withdrawals.ts; any other source state is refused.
-  setHandler(approveWithdrawalUpdate, async (operatorId) => {
+  // An approval may leave it PENDING_MANUAL (four-eyes: the step recorded the first of two).
+  setHandler(approveWithdrawalUpdate, async (operatorId, actor) => {
     await withdrawal.command(
       (w) => withdrawalRefusal('approve', w.status),
-      async () => apply(await steps.approveWithdrawal(id, operatorId)),
+      async () => apply(await steps.approveWithdrawal(id, operatorId, actor)),
     );
     return settledOrCurrent();
   });
-  setHandler(cancelWithdrawalUpdate, (reason, operatorId) =>
+  setHandler(cancelWithdrawalUpdate, (reason, operatorId, actor) =>
     withdrawal.command(
       (w) => withdrawalRefusal('cancel', w.status),
-      async () => apply(await steps.cancelWithdrawal(id, reason, operatorId)),
+      async () => apply(await steps.cancelWithdrawal(id, reason, operatorId, actor)),
     ),
   );
 

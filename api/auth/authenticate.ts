@@ -7,9 +7,12 @@ import type { AppDeps } from '../deps';
 import { verifyJwt } from './jwt';
 import { admitMerchant, MERCHANT_DISABLED } from './admit';
 import { admitUnverifiedUpload, settleUnverifiedUpload } from './unverified-uploads';
+import { authenticateSession, sessionTokenOf } from './operator-session';
+import { JWT_OPERATOR_ROLE, type OperatorRole } from '../../domain/operator-roles';
 
 /**
- * hmac: merchant HMAC pair (H); cabinet: merchant cabinet JWT (J); operator: admin JWT (A);
+ * hmac: merchant HMAC pair (H); cabinet: merchant cabinet JWT (J); operator: admin JWT (A) or a
+ * console session cookie (api/auth/operator-session.ts), each checked against the role table;
  * cabinet_or_hmac: J or H; public: no identity (P).
  */
 export type AuthMode = 'public' | 'hmac' | 'cabinet' | 'operator' | 'cabinet_or_hmac';
@@ -18,7 +21,21 @@ export type Identity =
   | { kind: 'public' }
   /** via: the credential that proved it — 'hmac', 'cabinet', or the name of a route's own scheme. */
   | { kind: 'merchant'; via: string; merchantId: string; tenantId: string; subject: string }
-  | { kind: 'operator'; operatorId: string; role: 'admin' | 'platform_admin' };
+  /**
+   * An operator: the spec's operator JWT (via 'jwt': operatorId is its sub, role the table's
+   * admin) or a console account's session (via 'session': operatorId is the account's id).
+   */
+  | {
+      kind: 'operator';
+      operatorId: string;
+      role: OperatorRole;
+      via: 'jwt' | 'session';
+      /** The JWT's own role claim (admin or platform_admin); absent for sessions. */
+      jwtRole?: 'admin' | 'platform_admin';
+      email?: string;
+      sessionId?: string;
+      expiresAt?: Date;
+    };
 
 export interface AuthOptions {
   /** Where a repeat of a signature is refused (api/auth/replay.ts); ordinary routes accept repeats. */
@@ -40,6 +57,8 @@ export interface AuthOptions {
   maxBodyBytes?: number;
   /** The route stays open to the merchant's cabinet while the kill-switch is on (GET my-merchant only). */
   openWhileDisabled?: boolean;
+  /** Refuses an identity the route does not admit (the operator role table), before the body is read. */
+  authorize?: (identity: Identity) => void;
 }
 
 /**
@@ -133,7 +152,7 @@ function bearerToken(ctx: Context): string | undefined {
 async function authenticateJwt(ctx: Context, deps: AppDeps, token: string, options: AuthOptions): Promise<Identity> {
   const claims = await verifyJwt(token, deps.config.JWT_SECRET);
   if (claims.role === 'admin' || claims.role === 'platform_admin') {
-    return { kind: 'operator', operatorId: claims.sub, role: claims.role };
+    return { kind: 'operator', operatorId: claims.sub, role: JWT_OPERATOR_ROLE, via: 'jwt', jwtRole: claims.role };
   }
   if (claims.role !== 'merchant' || !claims.merchant_id) throw new PermissionDenied('merchant identity required');
   const merchant = await findMerchantGate(deps.sql, claims.merchant_id);
@@ -176,10 +195,21 @@ async function identify(ctx: Context, mode: RouteAuth, deps: AppDeps, options: A
   }
 
   const token = bearerToken(ctx);
+  if (!token && mode === 'operator') {
+    // The console: a session cookie (its CSRF token on anything but a GET), never beside a bearer token.
+    const session = sessionTokenOf(ctx);
+    if (session) {
+      const identity = await authenticateSession(ctx, deps, session);
+      options.authorize?.(identity);
+      await options.readBody();
+      return identity;
+    }
+  }
   if (!token) throw new Unauthenticated('authentication required');
   const identity = await authenticateJwt(ctx, deps, token, options);
   if (mode === 'operator') {
     if (identity.kind !== 'operator') throw new PermissionDenied(ADMIN_REQUIRED);
+    options.authorize?.(identity);
   } else {
     if (identity.kind !== 'merchant') throw new PermissionDenied('merchant identity required');
     if (mode === 'hmac') throw new Unauthenticated('merchant HMAC signature required');

@@ -38,7 +38,10 @@ async function sendFile(deps: AppDeps, identity: Identity, fileId: string, ctx: 
 
 export const uploadRoute = (path: string, operationId: string, auth: 'cabinet_or_hmac' | 'operator', summary: string) =>
   defineRoute(
-    { method: 'post', path, operationId, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, singleUse: 'route', status: 201, response: fileResponse, errors: [413], example: { response: EXAMPLES.uploadFile.response } },
+    {
+      method: 'post', path, operationId, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, singleUse: 'route', status: 201, response: fileResponse, errors: [413], example: { response: EXAMPLES.uploadFile.response },
+      ...(auth === 'operator' ? { audit: { action: 'file.upload', objectType: 'file', by: 'after' as const, objectId: (_i: unknown, r: { file?: { file_id?: string } }) => r?.file?.file_id ?? '' } } : {}),
+    },
     async ({ identity }, deps, ctx) => ({ file: presentFile(await uploadFile(deps, owner(identity), ctx.state.rawBody, ctx.get('Content-Type'))) }),
   );
 

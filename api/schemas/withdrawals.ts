@@ -78,6 +78,10 @@ export const operatorWithdrawalSchema = withdrawalSchema
     last_broadcast_error: z.string(),
     approved_by: z.string(),
     cancelled_by: z.string(),
+    approvals: z
+      .array(z.object({ approver: z.string().openapi({ description: '<operator_account|operator_jwt>:<id or sub>' }), role: z.string(), at: z.string() }))
+      .openapi({ description: 'four-eyes: the approvals recorded so far, oldest first' }),
+    approvals_required: z.number().int().openapi({ description: '2 above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, else 1' }),
   })
   .openapi('OperatorWithdrawal');
 export const operatorWithdrawalListResponse = z

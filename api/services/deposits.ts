@@ -4,13 +4,18 @@ import { NotFound } from '../../domain/errors';
 import { findMerchantGate } from '../../db/queries/api-keys';
 import { recordDeposit } from '../../db/queries/deposits';
 import { ensureWallet } from '../../db/queries/wallets';
+import { insertAudit } from '../../db/queries/audit';
+import type { AuditActor } from '../../domain/audit';
 
-export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, amount: bigint, txHash: string) {
+export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, amount: bigint, txHash: string, actor?: AuditActor) {
   return deps.sql.begin(async (tx) => {
     const merchant = await findMerchantGate(tx, merchantId);
     if (!merchant) throw new NotFound('merchant not found');
     const wallet = await ensureWallet(tx, 'merchant', merchantId, 'USDT');
     const { deposit, created } = await recordDeposit(tx, { merchantId, walletId: wallet.id, amount, txHash });
+    if (created && actor) {
+      await insertAudit(tx, actor, { action: 'deposit.record', objectType: 'deposit', objectId: deposit.id, after: { merchant_id: merchantId, amount, tx_hash: deposit.tx_hash, status: deposit.status } });
+    }
     return {
       created,
       deposit: {

@@ -8,7 +8,9 @@ import { InvalidArgument, NotFound } from '../../domain/errors';
 import { effectiveAutoLimit } from '../../domain/withdrawals';
 import {
   findMerchantProfile,
+  findMerchantSettingsSnapshot,
   insertMerchant,
+  lockKillSwitch,
   lockMerchantLimits,
   setMerchantDisabled,
   toggleMerchantDisabled,
@@ -18,6 +20,9 @@ import {
 } from '../../db/queries/merchants';
 import { replaceKeyPair, type IssuedKeyPair } from '../../db/queries/api-keys';
 import { presentMerchant } from '../schemas/merchant';
+import type { AuditActor } from '../../domain/audit';
+import { insertAudit } from '../../db/queries/audit';
+import type { Db } from '../../db/sql';
 
 export async function getMerchantProfile(deps: AppDeps, merchantId: string): Promise<MerchantProfileRow> {
   const row = await findMerchantProfile(deps.sql, merchantId);
@@ -25,19 +30,32 @@ export async function getMerchantProfile(deps: AppDeps, merchantId: string): Pro
   return row;
 }
 
-export async function createMerchant(deps: AppDeps, input: NewMerchant): Promise<MerchantProfileRow> {
+export async function createMerchant(deps: AppDeps, input: NewMerchant, actor?: AuditActor): Promise<MerchantProfileRow> {
   if (input.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', input.webhook_url);
-  const id = await deps.sql.begin((tx) =>
-    insertMerchant(tx, { ...input, auto_withdrawal_limit_usdt_cents: input.auto_withdrawal_limit_usdt_cents ?? deps.config.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS }),
-  );
+  const id = await deps.sql.begin(async (tx) => {
+    const merchantId = await insertMerchant(tx, { ...input, auto_withdrawal_limit_usdt_cents: input.auto_withdrawal_limit_usdt_cents ?? deps.config.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS });
+    if (actor) await insertAudit(tx, actor, { action: 'merchant.create', objectType: 'merchant', objectId: merchantId, after: await operatorView(tx, merchantId) });
+    return merchantId;
+  });
   return getMerchantProfile(deps, id);
 }
 
+/** What the audit trail keeps of a merchant: its operator view (no secrets, no balances). */
+async function operatorView(db: Db, merchantId: string) {
+  const row = await findMerchantProfile(db, merchantId);
+  if (!row) return null;
+  const { usdt_available: _a, usdt_frozen: _f, api_token: _t, chain_usdt_units: _u, chain_trx_sun: _s, chain_balances_at: _c, ...rest } = row as MerchantProfileRow & Record<string, unknown>;
+  return rest;
+}
+
 /** Issue (operator) and rotation (merchant) both make a new current pair; the old pair keeps its grace window. */
-export async function replaceMerchantKeys(deps: AppDeps, merchantId: string): Promise<IssuedKeyPair> {
-  const pair = await deps.sql.begin((tx) =>
-    replaceKeyPair(tx, deps.secretBox, merchantId, deps.config.MERCHANT_KEY_GRACE_PERIOD),
-  );
+export async function replaceMerchantKeys(deps: AppDeps, merchantId: string, actor?: AuditActor): Promise<IssuedKeyPair> {
+  const pair = await deps.sql.begin(async (tx) => {
+    const issued = await replaceKeyPair(tx, deps.secretBox, merchantId, deps.config.MERCHANT_KEY_GRACE_PERIOD);
+    // The token is public (it names the pair); the secret never reaches the trail.
+    if (issued && actor) await insertAudit(tx, actor, { action: 'merchant.keys_issue', objectType: 'merchant', objectId: merchantId, after: { token: issued.token } });
+    return issued;
+  });
   if (!pair) throw new NotFound('merchant not found');
   deps.log.info({ merchantId }, 'merchant key pair replaced');
   return pair;
@@ -55,14 +73,28 @@ function present(row: { id: string; disabled_at: Date | null } | undefined): Kil
   return { merchant_id: row.id, disabled: row.disabled_at !== null, disabled_at: row.disabled_at?.toISOString() ?? null };
 }
 
-export async function toggleKillSwitch(deps: AppDeps, merchantId: string): Promise<KillSwitchState> {
-  const state = present(await toggleMerchantDisabled(deps.sql, merchantId));
+/** A kill-switch move and its audit row in one transaction. */
+function killSwitchMove(deps: AppDeps, merchantId: string, action: string, actor: AuditActor | undefined, run: (tx: Db) => Promise<{ id: string; disabled_at: Date | null } | undefined>) {
+  return deps.sql.begin(async (tx) => {
+    const before = actor ? await lockKillSwitch(tx, merchantId) : undefined;
+    const row = await run(tx);
+    if (row && actor) {
+      const after = await lockKillSwitch(tx, merchantId);
+      await insertAudit(tx, actor, { action, objectType: 'merchant', objectId: merchantId, before, after });
+    }
+    return row;
+  });
+}
+
+export async function toggleKillSwitch(deps: AppDeps, merchantId: string, actor?: AuditActor): Promise<KillSwitchState> {
+  const state = present(await killSwitchMove(deps, merchantId, 'merchant.kill_switch_toggle', actor, (tx) => toggleMerchantDisabled(tx, merchantId)));
   deps.log.info({ merchantId, disabled: state.disabled }, 'merchant kill-switch toggled');
   return state;
 }
 
-export async function setKillSwitch(deps: AppDeps, merchantId: string, disabled: boolean, reason?: string) {
-  const state = present(await setMerchantDisabled(deps.sql, merchantId, disabled, reason));
+export async function setKillSwitch(deps: AppDeps, merchantId: string, disabled: boolean, reason?: string, actor?: AuditActor) {
+  const action = disabled ? 'merchant.disable' : 'merchant.enable';
+  const state = present(await killSwitchMove(deps, merchantId, action, actor, (tx) => setMerchantDisabled(tx, merchantId, disabled, reason)));
   deps.log.info({ merchantId, disabled }, 'merchant kill-switch set');
   return state;
 }
@@ -126,11 +158,17 @@ export interface MerchantSettingsPatch {
 
 const FIELDS = ['auto_withdrawal_mode', 'auto_withdrawal_limit_usdt_cents', 'rate_limit_per_minute', 'payin_fee_bps', 'payout_fee_bps', 'webhook_max_retries', 'signature_binding'] as const;
 
-export async function patchMerchantSettings(deps: AppDeps, merchantId: string, patch: MerchantSettingsPatch): Promise<MerchantProfileRow> {
+export async function patchMerchantSettings(deps: AppDeps, merchantId: string, patch: MerchantSettingsPatch, actor?: AuditActor): Promise<MerchantProfileRow> {
   const changes: Record<string, unknown> = {};
   for (const field of FIELDS) if (patch[field] !== undefined) changes[field] = patch[field];
   if (Object.keys(changes).length > 0) {
-    if (!(await updateMerchant(deps.sql, merchantId, changes))) throw new NotFound('merchant not found');
+    await deps.sql.begin(async (tx) => {
+      const current = await lockMerchantLimits(tx, merchantId);
+      if (!current) throw new NotFound('merchant not found');
+      const before = actor ? await findMerchantSettingsSnapshot(tx, merchantId) : undefined;
+      if (!(await updateMerchant(tx, merchantId, changes))) throw new NotFound('merchant not found');
+      if (actor) await insertAudit(tx, actor, { action: 'merchant.update_settings', objectType: 'merchant', objectId: merchantId, before, after: await findMerchantSettingsSnapshot(tx, merchantId) });
+    });
     deps.log.info({ merchantId, changes: Object.keys(changes) }, 'merchant settings changed by an operator');
   }
   return getMerchantProfile(deps, merchantId);

@@ -2,6 +2,7 @@
  * PayIn commands: validate against Postgres, then start or update the deal's workflow, then read
  * the deal back from Postgres (the source of truth for reads).
  */
+import type { AuditActor } from '../../domain/audit';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { findCreated } from '../../db/queries/create-fence';
@@ -22,6 +23,7 @@ import {
   cancelUpdate,
   changeAmountUpdate,
   completeUpdate,
+  confirmPaymentByOperatorUpdate,
   confirmPaymentUpdate,
   notifyPaymentUpdate,
   payinSearchAttributes,
@@ -195,9 +197,10 @@ export async function reconcilePayin(deps: AppDeps, dealId: string, received: bi
   return readDeal(deps, row.id);
 }
 
-export async function confirmPayinByOperator(deps: AppDeps, dealId: string): Promise<DealRow> {
+export async function confirmPayinByOperator(deps: AppDeps, dealId: string, actor?: AuditActor): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
-  await runUpdate(deps, row.id, (h) => h.executeUpdate(confirmPaymentUpdate), closedRejects);
+  // The step writes the audit row in its transaction (the actor rides the update).
+  await runUpdate(deps, row.id, (h) => (actor ? h.executeUpdate(confirmPaymentByOperatorUpdate, { args: [actor] }) : h.executeUpdate(confirmPaymentUpdate)), closedRejects);
   return readDeal(deps, row.id);
 }
 

@@ -6,24 +6,33 @@ import { creditTraderLiquidity } from '../../db/queries/deposits';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { findTrader, insertRequisite, insertTrader } from '../../db/queries/traders';
 import { ensureWallet } from '../../db/queries/wallets';
+import { insertAudit } from '../../db/queries/audit';
+import type { AuditActor } from '../../domain/audit';
 
 async function presentTrader(deps: AppDeps, trader: { id: string; name: string; status: string; created_at: Date }) {
   const wallet = await ensureWallet(deps.sql, 'trader', trader.id, 'USDT');
   return { trader_id: trader.id, name: trader.name, status: trader.status, wallet_id: wallet.id, created_at: trader.created_at.toISOString() };
 }
 
-export async function createTrader(deps: AppDeps, name: string) {
-  const trader = await deps.sql.begin((tx) => insertTrader(tx, DEFAULT_TENANT_ID, name));
+export async function createTrader(deps: AppDeps, name: string, actor?: AuditActor) {
+  const trader = await deps.sql.begin(async (tx) => {
+    const row = await insertTrader(tx, DEFAULT_TENANT_ID, name);
+    if (actor) await insertAudit(tx, actor, { action: 'trader.create', objectType: 'trader', objectId: row.id, after: { name: row.name, status: row.status } });
+    return row;
+  });
   return presentTrader(deps, trader);
 }
 
 /** A trader top-up: `created` is false for an idempotent repeat (same trader, amount and tx_hash). */
-export async function fundTrader(deps: AppDeps, traderId: string, amount: bigint, txHash: string) {
+export async function fundTrader(deps: AppDeps, traderId: string, amount: bigint, txHash: string, actor?: AuditActor) {
   const { trader, created } = await deps.sql.begin(async (tx) => {
     const row = await findTrader(tx, traderId);
     if (!row) throw new NotFound('trader not found');
     const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');
-    return { trader: row, created: await creditTraderLiquidity(tx, { traderId, walletId: wallet.id, amount, txHash }) };
+    const created = await creditTraderLiquidity(tx, { traderId, walletId: wallet.id, amount, txHash });
+    // A repeat credits nothing and is no new action.
+    if (created && actor) await insertAudit(tx, actor, { action: 'trader.deposit', objectType: 'trader', objectId: traderId, after: { amount, tx_hash: txHash } });
+    return { trader: row, created };
   });
   return { trader: await presentTrader(deps, trader), created };
 }
@@ -41,7 +50,7 @@ export interface RequisiteInput {
   daily_limit?: bigint;
 }
 
-export async function addRequisite(deps: AppDeps, traderId: string, input: RequisiteInput) {
+export async function addRequisite(deps: AppDeps, traderId: string, input: RequisiteInput, actor?: AuditActor) {
   const trader = await findTrader(deps.sql, traderId);
   if (!trader) throw new NotFound('trader not found');
   const method = await findPaymentMethod(deps.sql, trader.tenant_id, input.payment_method);
@@ -51,7 +60,8 @@ export async function addRequisite(deps: AppDeps, traderId: string, input: Requi
   }
   const needed = input.requisite_type === 'BANK_TRANSFER' ? 'iban' : input.requisite_type === 'BANK_CARD' ? 'card_number' : 'phone_number';
   if (!input[needed]) throw new InvalidArgument(`${needed} is required for ${input.requisite_type} requisites`);
-  const row = await insertRequisite(deps.sql, {
+  const row = await deps.sql.begin(async (tx) => {
+    const inserted = await insertRequisite(tx, {
     trader_id: traderId,
     payment_method_id: method.id,
     requisite_type: input.requisite_type,
@@ -63,6 +73,16 @@ export async function addRequisite(deps: AppDeps, traderId: string, input: Requi
     min_amount: input.min_amount,
     max_amount: input.max_amount,
     daily_limit: input.daily_limit ?? null,
+    });
+    if (actor) {
+      await insertAudit(tx, actor, {
+        action: 'trader.requisite_add',
+        objectType: 'requisite',
+        objectId: inserted.id,
+        after: { trader_id: traderId, payment_method: method.slug, requisite_type: inserted.requisite_type, bank_name: inserted.bank_name, min_amount: inserted.min_amount, max_amount: inserted.max_amount },
+      });
+    }
+    return inserted;
   });
   return {
     requisite_id: row.id,

@@ -9,9 +9,19 @@ import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../../d
 import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
 import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
-import { WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
+import { approvalsRequired, WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
+import type { AuditActor } from '../../domain/audit';
 import { findWithdrawalAddress } from '../../db/queries/merchants';
-import { findWithdrawal, findWithdrawalByCallerKey, latestWithdrawalByKey, listWithdrawals, pageWithdrawals, type WithdrawalRow } from '../../db/queries/withdrawals';
+import {
+  findWithdrawal,
+  findWithdrawalByCallerKey,
+  latestWithdrawalByKey,
+  listApprovals,
+  listWithdrawals,
+  pageWithdrawals,
+  type ApprovalRow,
+  type WithdrawalRow,
+} from '../../db/queries/withdrawals';
 import {
   approveWithdrawalUpdate,
   awaitWithdrawalCreationUpdate,
@@ -179,8 +189,11 @@ export async function pageMerchantWithdrawals(
   return pageWithdrawals(deps.sql, { merchantId, ...f }, skip, take);
 }
 
-export function presentOperatorWithdrawal(row: WithdrawalRow) {
+/** The operator's view: the merchant's plus the queue's facts and the four-eyes approvals collected so far. */
+export function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals: ApprovalRow[]) {
   return {
+    approvals: approvals.filter((a) => a.withdrawal_id === row.id).map((a) => ({ approver: a.approver, role: a.role, at: a.at.toISOString() })),
+    approvals_required: approvalsRequired(row.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS),
     ...presentWithdrawal(row),
     merchant_id: row.merchant_id,
     broadcast_attempts: row.broadcast_attempts,
@@ -198,14 +211,17 @@ export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: nu
   const statuses = knownStatuses(q.status);
   if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
   const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { merchantId: q.merchant_id, statuses, after, limit: size + 1 }), size);
-  return { data: page.rows.map(presentOperatorWithdrawal), next_page_token: page.next_page_token };
+  const approvals = await listApprovals(deps.sql, page.rows.map((r) => r.id));
+  return { data: page.rows.map((r) => presentOperatorWithdrawal(deps, r, approvals)), next_page_token: page.next_page_token };
 }
 
 /** An operator command as an update of the withdrawal's workflow; a closed workflow means a final state. */
-async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<unknown>) {
+async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<unknown>, answer?: (snapshot: unknown) => void) {
   const row = await readWithdrawal(deps, id);
   try {
-    await send(deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id)));
+    // Sent first, then handed to `answer` (an optional call would skip evaluating its argument).
+    const result = await send(deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id)));
+    if (answer) answer(result);
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new FailedPrecondition(`withdrawal is ${(await readWithdrawal(deps, id)).status}`);
     throw unwrapUpdateFailure(error);
@@ -213,8 +229,26 @@ async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHa
   return readWithdrawal(deps, id);
 }
 
-export const approveWithdrawal = (deps: AppDeps, id: string, operatorId: string) =>
-  withdrawalCommand(deps, id, (h) => h.executeUpdate(approveWithdrawalUpdate, { args: [operatorId] }));
+/** The withdrawal with its approvals, as an operator sees it. */
+export async function operatorWithdrawalView(deps: AppDeps, row: WithdrawalRow) {
+  return presentOperatorWithdrawal(deps, row, await listApprovals(deps.sql, [row.id]));
+}
 
-export const cancelWithdrawal = (deps: AppDeps, id: string, reason: string, operatorId: string) =>
-  withdrawalCommand(deps, id, (h) => h.executeUpdate(cancelWithdrawalUpdate, { args: [reason, operatorId] }));
+/**
+ * Approve: the step writes the audit row (and, above the four-eyes amount, may only record the
+ * first approval: `released` false — told by the step's own answer, not by a later read, which a
+ * concurrent second approval may already have moved on).
+ */
+export async function approveWithdrawal(deps: AppDeps, id: string, operatorId: string, actor?: AuditActor): Promise<{ row: WithdrawalRow; released: boolean }> {
+  let released = true;
+  const row = await withdrawalCommand(
+    deps,
+    id,
+    (h) => h.executeUpdate(approveWithdrawalUpdate, { args: actor ? [operatorId, actor] : [operatorId] }),
+    (snapshot) => (released = (snapshot as { status?: string } | undefined)?.status !== 'PENDING_MANUAL'),
+  );
+  return { row, released };
+}
+
+export const cancelWithdrawal = (deps: AppDeps, id: string, reason: string, operatorId: string, actor?: AuditActor) =>
+  withdrawalCommand(deps, id, (h) => h.executeUpdate(cancelWithdrawalUpdate, { args: actor ? [reason, operatorId, actor] : [reason, operatorId] }));

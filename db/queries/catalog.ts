@@ -141,3 +141,10 @@ export async function currencyExponent(db: Db, tenantId: string, code: string): 
   const [row] = await db<{ exponent: number }[]>`select exponent from currencies where tenant_id = ${tenantId} and code = ${code}`;
   return row?.exponent;
 }
+
+/** A currency's rate under its row's lock (what the audit trail keeps as `before`). */
+export async function lockRate(db: Db, tenantId: string, currency: string) {
+  const [row] = await db<{ buy_rate_micro: bigint; sell_rate_micro: bigint }[]>`
+    select buy_rate_micro, sell_rate_micro from rates where tenant_id = ${tenantId} and currency_code = ${currency} for update`;
+  return row;
+}

@@ -207,3 +207,19 @@ export async function findWithdrawalSettings(
     select auto_withdrawal_mode, auto_withdrawal_limit_usdt_cents from merchants where id = ${merchantId}`;
   return row;
 }
+
+/** The operator-only settings (what the audit trail keeps of a settings change). */
+export async function findMerchantSettingsSnapshot(db: Db, merchantId: string) {
+  const [row] = await db`
+    select auto_withdrawal_mode, auto_withdrawal_limit_usdt_cents, rate_limit_per_minute, payin_fee_bps, payout_fee_bps,
+      webhook_max_retries, signature_binding
+    from merchants where id = ${merchantId}`;
+  return row;
+}
+
+/** The kill-switch under the row's lock (what the audit trail keeps of a kill-switch move). */
+export async function lockKillSwitch(db: Db, merchantId: string) {
+  const [row] = await db<{ disabled_at: Date | null; kill_switch_reason: string }[]>`
+    select disabled_at, kill_switch_reason from merchants where id = ${merchantId} for no key update`;
+  return row;
+}

@@ -129,3 +129,22 @@ export async function pageWithdrawals(db: Db, f: WithdrawalSelection, skip: numb
   ]);
   return { rows: [...rows], count: total!.count };
 }
+
+// ---- Four-eyes approvals (migration 00021) ----
+
+export interface ApprovalRow {
+  withdrawal_id: string;
+  approver: string;
+  role: string;
+  request_key: string;
+  at: Date;
+}
+
+export async function listApprovals(db: Db, withdrawalIds: string[]): Promise<ApprovalRow[]> {
+  if (withdrawalIds.length === 0) return [];
+  return db<ApprovalRow[]>`select * from withdrawal_approvals where withdrawal_id = any(${withdrawalIds}::uuid[]) order by at, approver`;
+}
+
+export async function insertApproval(tx: Db, a: { withdrawalId: string; approver: string; role: string; requestKey: string }): Promise<void> {
+  await tx`insert into withdrawal_approvals (withdrawal_id, approver, role, request_key) values (${a.withdrawalId}, ${a.approver}, ${a.role}, ${a.requestKey})`;
+}

@@ -7,6 +7,7 @@ import type { CreationAnswer, CreationArgs, DealOutcome, StartedByRequest } from
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { AmountMatch, CancelChannel, PayinStatus } from '../../domain/payin';
+import type { AuditActor } from '../../domain/audit';
 import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
 import type { StepTimeouts } from './timeouts';
@@ -77,6 +78,12 @@ export const awaitCreationUpdate = defineUpdate<CreationAnswer<PayinSnapshot>, C
 export const notifyPaymentUpdate = defineUpdate<PayinSnapshot>('notifyPayment');
 export const reconciliationUpdate = defineUpdate<PayinSnapshot, [receivedAmount: string]>('reconciliation');
 export const confirmPaymentUpdate = defineUpdate<PayinSnapshot>('confirmPayment');
+/**
+ * The same update (one wire name) with the operator who sent it (issue 28), audited in the step:
+ * the API sends it with the actor; the workflow handles it with or without (older senders).
+ */
+export const confirmPaymentByOperatorUpdate = defineUpdate<PayinSnapshot, [actor: AuditActor]>('confirmPayment');
+export const confirmPaymentHandlerUpdate = defineUpdate<PayinSnapshot, [actor?: AuditActor]>('confirmPayment');
 export const completeUpdate = defineUpdate<PayinSnapshot>('complete');
 export const cancelUpdate = defineUpdate<PayinSnapshot, [channel: CancelChannel, reason: string]>('cancel');
 export const changeAmountUpdate = defineUpdate<{ snapshot: PayinSnapshot; replayed: boolean }, [ChangeAmountInput]>('changeAmount');

@@ -3,6 +3,7 @@ import type { CreationAnswer, CreationArgs, DealOutcome, StartedByRequest } from
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { WithdrawalStatus } from '../../domain/withdrawals';
+import type { AuditActor } from '../../domain/audit';
 import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
 import type { StepTimeouts } from './timeouts';
@@ -51,6 +52,10 @@ export interface WithdrawalSnapshot {
 }
 
 export const awaitWithdrawalCreationUpdate = defineUpdate<CreationAnswer<WithdrawalSnapshot>, CreationArgs>('awaitWithdrawalCreation');
-export const approveWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [operatorId: string]>('approveWithdrawal');
-export const cancelWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [reason: string, operatorId: string]>('cancelWithdrawal');
+/**
+ * The operator's approve and cancel. `actor` (who, role, request — for the audit row and
+ * four-eyes) came later: optional, so updates sent without it (an older API) still apply.
+ */
+export const approveWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [operatorId: string, actor?: AuditActor]>('approveWithdrawal');
+export const cancelWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [reason: string, operatorId: string, actor?: AuditActor]>('cancelWithdrawal');
 export const withdrawalStatusQuery = defineQuery<WithdrawalSnapshot | undefined>('withdrawalStatus');

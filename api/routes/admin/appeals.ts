@@ -31,9 +31,15 @@ const tags = ['Operator: appeals'];
 const operatorIdOf = (identity: Identity) => (identity.kind === 'operator' ? identity.operatorId : 'unknown');
 
 const MOVE_OPERATION = { review: 'adminReviewAppeal', close: 'adminCloseAppeal', reopen: 'adminReopenAppeal' } as const;
+/** Appeal moves are audited by the request once the workflow answered (TODO issue 28.4: into the step's transaction). */
+const after = (action: string) => ({ action, objectType: 'appeal', by: 'after' as const });
+
 const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>
   defineRoute(
-    { method: 'post', path: `/appeals/{appeal_id}/${kind}`, operationId: MOVE_OPERATION[kind], auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404] },
+    {
+      method: 'post', path: `/appeals/{appeal_id}/${kind}`, operationId: MOVE_OPERATION[kind], auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404],
+      audit: after(`appeal.${kind}`),
+    },
     async ({ params, identity }, deps) => ({ data: appealView(await moveAppealByOperator(deps, params.appeal_id, kind, operatorIdOf(identity))) }),
   );
 
@@ -96,6 +102,7 @@ export const appealRoutes = [
       body: messageBody,
       response: messageResponse,
       errors: [404],
+      audit: after('appeal.message'),
     },
     async ({ params, body, identity }, deps) => {
       const appeal = await operatorAppeal(deps, params.appeal_id);
@@ -130,6 +137,7 @@ export const appealRoutes = [
       body: resolveBody,
       response: resolveResponse,
       errors: [404],
+      audit: after('appeal.resolve'),
     },
     async ({ params, body, identity }, deps) => {
       const r = await resolveAppealByOperator(deps, params.appeal_id, body.outcome, body.note ?? '', operatorIdOf(identity));
@@ -161,6 +169,7 @@ export const appealP2pRoutes = [
       body: settlementBody,
       response: dealResponse,
       errors: [404, 409],
+      audit: after('appeal.settlement'),
     },
     async ({ params, body, identity }, deps) => ({ deal: present(deps, await settleAppeal(deps, params.appeal_id, body, operatorIdOf(identity))) }),
   ),

@@ -8,9 +8,12 @@ import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOpe
 
 const tags = ['Operator: deals'];
 
+/** Deal moves are audited by the request once the workflow answered (TODO issue 28.4: into the step's transaction). */
+const after = (action: string) => ({ action, objectType: 'deal', by: 'after' as const });
+
 const payoutAction = (action: string, operationId: string, summary: string, run: (deps: AppDeps, dealId: string) => Promise<DealRow>) =>
   defineRoute(
-    { method: 'post', path: `/deals/{deal_id}/payout/${action}`, operationId, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404] },
+    { method: 'post', path: `/deals/{deal_id}/payout/${action}`, operationId, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404], audit: after(`payout.${action}`) },
     async ({ params }, deps) => ({ deal: presentForOperator(deps, await run(deps, params.deal_id)) }),
   );
 
@@ -29,6 +32,7 @@ export const dealRoutes = [
       body: rejectBody,
       response: operatorDealResponse,
       errors: [404],
+      audit: after('payout.reject'),
     },
     async ({ params, body }, deps) => ({ deal: presentForOperator(deps, await rejectPayout(deps, params.deal_id, body.reason)) }),
   ),
@@ -44,6 +48,7 @@ export const dealRoutes = [
       body: assignBody,
       response: operatorDealResponse,
       errors: [404],
+      audit: after('payout.assign'),
     },
     async ({ params, body }, deps) => ({ deal: presentForOperator(deps, await assignPayout(deps, params.deal_id, body.requisite_id)) }),
   ),
@@ -59,6 +64,7 @@ export const dealRoutes = [
       body: reconciliationBody,
       response: operatorDealResponse,
       errors: [404],
+      audit: after('deal.reconcile'),
     },
     async ({ params, body }, deps) => ({ deal: presentForOperator(deps, await reconcilePayin(deps, params.deal_id, body.received_amount)) }),
   ),
@@ -73,8 +79,9 @@ export const dealRoutes = [
       params: dealParams,
       response: operatorDealResponse,
       errors: [404],
+      audit: { action: 'deal.confirm', objectType: 'deal', by: 'service' },
     },
-    async ({ params }, deps) => ({ deal: presentForOperator(deps, await confirmPayinByOperator(deps, params.deal_id)) }),
+    async ({ params, actor }, deps) => ({ deal: presentForOperator(deps, await confirmPayinByOperator(deps, params.deal_id, actor)) }),
   ),
   defineRoute(
     {
@@ -87,6 +94,7 @@ export const dealRoutes = [
       params: dealParams,
       response: operatorDealResponse,
       errors: [404],
+      audit: after('deal.complete'),
     },
     async ({ params }, deps) => ({ deal: presentForOperator(deps, await completePayinByOperator(deps, params.deal_id)) }),
   ),
@@ -109,6 +117,7 @@ export const dealP2pRoutes = [
       body: amountChangeBody,
       response: amountChangeResponse,
       errors: [404, 409],
+      audit: after('deal.amount_change'),
     },
     async ({ params, body, identity }, deps) => {
       const row = await changePayinAmountByOperator(deps, params.deal_id, {

@@ -20,9 +20,10 @@ export const depositRoutes = [
       replies: { 200: 'a repeat with the same tx_hash (same merchant and amount): the first deposit, nothing credited again' },
       response: depositResponse,
       errors: [404, 409],
+      audit: { action: 'deposit.record', objectType: 'deposit', by: 'service' },
     },
-    async ({ body }, deps) => {
-      const { deposit, created } = await recordMerchantDeposit(deps, body.merchant_id, body.amount, body.tx_hash);
+    async ({ body, actor }, deps) => {
+      const { deposit, created } = await recordMerchantDeposit(deps, body.merchant_id, body.amount, body.tx_hash, actor);
       return created ? { deposit } : new Reply(200, { deposit });
     },
   ),

@@ -1,6 +1,7 @@
 /** The operator's API under /api/v1/p2p/admin (contract 3, 4): one file per aggregate. */
 import { routeGroup } from '../../route';
 import { alertRoutes } from './alerts';
+import { consoleRoutes } from './console';
 import { appealP2pRoutes, appealRoutes } from './appeals';
 import { dealP2pRoutes, dealRoutes } from './deals';
 import { depositRoutes } from './deposits';
@@ -11,6 +12,7 @@ import { traderRoutes } from './traders';
 import { withdrawalRoutes } from './withdrawals';
 
 export const adminGroup = routeGroup('/api/v1/p2p/admin', [
+  ...consoleRoutes,
   ...merchantRoutes,
   ...depositRoutes,
   ...rateRoutes,

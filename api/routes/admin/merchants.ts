@@ -24,8 +24,11 @@ const operatorMerchantResponse = z
 
 const killSwitch = (path: string, operationId: string, summary: string) =>
   defineRoute(
-    { method: 'post', path, operationId, auth: 'operator', summary, tags, params: merchantParams, response: killSwitchResponse, errors: [404] },
-    ({ params }, deps) => toggleKillSwitch(deps, params.merchant_id),
+    {
+      method: 'post', path, operationId, auth: 'operator', summary, tags, params: merchantParams, response: killSwitchResponse, errors: [404],
+      audit: { action: 'merchant.kill_switch_toggle', objectType: 'merchant', by: 'service' },
+    },
+    ({ params, actor }, deps) => toggleKillSwitch(deps, params.merchant_id, actor),
   );
 
 export const merchantRoutes = [
@@ -40,8 +43,9 @@ export const merchantRoutes = [
       body: createMerchantBody,
       status: 201,
       response: z.object({ merchant: merchantSchema }),
+      audit: { action: 'merchant.create', objectType: 'merchant', by: 'service' },
     },
-    async ({ body }, deps) => {
+    async ({ body, actor }, deps) => {
       const row = await createMerchant(deps, {
         name: body.name,
         email: body.email,
@@ -50,7 +54,7 @@ export const merchantRoutes = [
         rate_limit_per_minute: body.rate_limit_per_minute ?? null,
         payin_fee_bps: body.payin_fee_bps ?? 0,
         payout_fee_bps: body.payout_fee_bps ?? 0,
-      });
+      }, actor);
       return { merchant: presentMerchant(row) };
     },
   ),
@@ -68,8 +72,9 @@ export const merchantRoutes = [
       body: merchantSettingsBody,
       response: operatorMerchantResponse,
       errors: [404],
+      audit: { action: 'merchant.update_settings', objectType: 'merchant', by: 'service' },
     },
-    async ({ params, body }, deps) => ({ merchant: presentMerchantForOperator(await patchMerchantSettings(deps, params.merchant_id, body)) }),
+    async ({ params, body, actor }, deps) => ({ merchant: presentMerchantForOperator(await patchMerchantSettings(deps, params.merchant_id, body, actor)) }),
   ),
 ];
 
@@ -89,9 +94,10 @@ export const merchantP2pRoutes = [
       bodyOptional: true,
       response: emptyObject,
       errors: [404],
+      audit: { action: 'merchant.enable', objectType: 'merchant', by: 'service' },
     },
-    async ({ params }, deps) => {
-      await setKillSwitch(deps, params.merchant_id, false);
+    async ({ params, actor }, deps) => {
+      await setKillSwitch(deps, params.merchant_id, false, undefined, actor);
       return {};
     },
   ),
@@ -110,8 +116,9 @@ export const merchantP2pRoutes = [
         bodyOptional: true,
         response: killSwitchResponse,
         errors: [404],
+        audit: { action: 'merchant.disable', objectType: 'merchant', by: 'service' },
       },
-      ({ params, body }, deps) => setKillSwitch(deps, params.merchant_id, true, body?.reason ?? ''),
+      ({ params, body, actor }, deps) => setKillSwitch(deps, params.merchant_id, true, body?.reason ?? '', actor),
     ),
   ),
 ];

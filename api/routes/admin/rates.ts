@@ -18,7 +18,8 @@ export const rateRoutes = [
       body: rateBody,
       response: rateResponse,
       errors: [404],
+      audit: { action: 'rate.set', objectType: 'rate', by: 'service' },
     },
-    async ({ params, body }, deps) => ({ rate: await setRate(deps, params.currency, body.buy_rate_micro, body.sell_rate_micro) }),
+    async ({ params, body, actor }, deps) => ({ rate: await setRate(deps, params.currency, body.buy_rate_micro, body.sell_rate_micro, actor) }),
   ),
 ];

@@ -17,8 +17,9 @@ export const traderRoutes = [
       body: createTraderBody,
       status: 201,
       response: traderResponse,
+      audit: { action: 'trader.create', objectType: 'trader', by: 'service' },
     },
-    async ({ body }, deps) => ({ trader: await createTrader(deps, body.name) }),
+    async ({ body, actor }, deps) => ({ trader: await createTrader(deps, body.name, actor) }),
   ),
   defineRoute(
     {
@@ -37,9 +38,10 @@ export const traderRoutes = [
       replies: { 200: 'a repeat with the same trader, amount and tx_hash: nothing credited again' },
       response: traderResponse,
       errors: [404, 409],
+      audit: { action: 'trader.deposit', objectType: 'trader', by: 'service' },
     },
-    async ({ params, body }, deps) => {
-      const { trader, created } = await fundTrader(deps, params.trader_id, body.amount, body.tx_hash);
+    async ({ params, body, actor }, deps) => {
+      const { trader, created } = await fundTrader(deps, params.trader_id, body.amount, body.tx_hash, actor);
       return created ? { trader } : new Reply(200, { trader });
     },
   ),
@@ -56,7 +58,8 @@ export const traderRoutes = [
       status: 201,
       response: requisiteResponse,
       errors: [404],
+      audit: { action: 'trader.requisite_add', objectType: 'requisite', by: 'service' },
     },
-    async ({ params, body }, deps) => ({ requisite: await addRequisite(deps, params.trader_id, body) }),
+    async ({ params, body, actor }, deps) => ({ requisite: await addRequisite(deps, params.trader_id, body, actor) }),
   ),
 ];

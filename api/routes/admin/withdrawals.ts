@@ -1,7 +1,7 @@
 /** The withdrawal queue (contract 4, 7): list, approve, cancel. */
-import { defineRoute } from '../../route';
+import { defineRoute, Reply } from '../../route';
 import { cancelWithdrawalBody, operatorWithdrawalListQuery, operatorWithdrawalListResponse, operatorWithdrawalSchema, withdrawalParams } from '../../schemas/withdrawals';
-import { approveWithdrawal, cancelWithdrawal, listOperatorWithdrawals, presentOperatorWithdrawal } from '../../services/withdrawals';
+import { approveWithdrawal, cancelWithdrawal, listOperatorWithdrawals, operatorWithdrawalView } from '../../services/withdrawals';
 
 const tags = ['Operator: withdrawals'];
 const operatorId = (identity: { kind: string; operatorId?: string }) => (identity.kind === 'operator' ? identity.operatorId ?? '' : '');
@@ -26,16 +26,25 @@ export const withdrawalRoutes = [
       path: '/withdrawals/{withdrawal_id}/approve',
       operationId: 'adminApproveWithdrawal',
       auth: 'operator',
-      summary: 'Approve a PENDING_MANUAL withdrawal: APPROVED, broadcast, COMPLETED',
+      summary: 'Approve a PENDING_MANUAL withdrawal: APPROVED, broadcast, COMPLETED (four-eyes above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS)',
       description:
         'Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). ' +
-        'Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404.',
+        'Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404. ' +
+        'Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two operators: ' +
+        'the first approval is recorded and answered 202 (still PENDING_MANUAL for the merchant; approvals lists it), the same ' +
+        'operator again is 409, another operator’s approval releases it (200). Concurrent approvals release it once.',
       tags,
       params: withdrawalParams,
       response: operatorWithdrawalSchema,
-      errors: [404],
+      replies: { 202: 'four-eyes: the first of two approvals is recorded; the withdrawal waits for another operator (status PENDING_MANUAL)' },
+      errors: [404, 409],
+      audit: { action: 'withdrawal.approve', objectType: 'withdrawal', by: 'service' },
     },
-    async ({ params, identity }, deps) => presentOperatorWithdrawal(await approveWithdrawal(deps, params.withdrawal_id, operatorId(identity))),
+    async ({ params, identity, actor }, deps) => {
+      const { row, released } = await approveWithdrawal(deps, params.withdrawal_id, operatorId(identity), actor);
+      const view = await operatorWithdrawalView(deps, row);
+      return released ? view : new Reply(202, view);
+    },
   ),
   defineRoute(
     {
@@ -51,8 +60,9 @@ export const withdrawalRoutes = [
       bodyOptional: true,
       response: operatorWithdrawalSchema,
       errors: [404],
+      audit: { action: 'withdrawal.cancel', objectType: 'withdrawal', by: 'service' },
     },
-    async ({ params, body, identity }, deps) =>
-      presentOperatorWithdrawal(await cancelWithdrawal(deps, params.withdrawal_id, body?.reason ?? '', operatorId(identity))),
+    async ({ params, body, identity, actor }, deps) =>
+      operatorWithdrawalView(deps, await cancelWithdrawal(deps, params.withdrawal_id, body?.reason ?? '', operatorId(identity), actor)),
   ),
 ];

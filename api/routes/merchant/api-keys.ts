@@ -21,8 +21,9 @@ export const apiKeyRoutes = [
       status: 201,
       response: keyPairResponse,
       errors: [404],
+      audit: { action: 'merchant.keys_issue', objectType: 'merchant', by: 'service' },
     },
-    ({ body }, deps) => replaceMerchantKeys(deps, body.merchant_id),
+    ({ body, actor }, deps) => replaceMerchantKeys(deps, body.merchant_id, actor),
   ),
   defineRoute(
     {

@@ -1,0 +1,188 @@
+/**
+ * The operator console's own API (issue 28): sign-in and the session, operator accounts (admin),
+ * the audit trail and the queues of the home page. docs/console.md says how a console uses them.
+ */
+import { defineRoute } from '../../route';
+import type { Identity } from '../../auth/authenticate';
+import {
+  auditListResponse,
+  auditQuery,
+  createOperatorBody,
+  operatorListResponse,
+  operatorParams,
+  operatorResponse,
+  queuesResponse,
+  sessionResponse,
+  signInBody,
+  totpBody,
+  totpResponse,
+  updateOperatorBody,
+} from '../../schemas/console';
+import { consoleQueues, listAuditPage } from '../../services/console';
+import {
+  createOperatorAccount,
+  currentSession,
+  enrollTotp,
+  listOperatorAccounts,
+  presentOperator,
+  signIn,
+  signOut,
+  updateOperatorAccount,
+} from '../../services/operators';
+import { PermissionDenied } from '../../../domain/errors';
+import type { AuditActor } from '../../../domain/audit';
+
+const tags = ['Operator: console'];
+const operatorOf = (identity: Identity) => {
+  if (identity.kind !== 'operator') throw new PermissionDenied('operator identity required');
+  return identity;
+};
+const actorOf = (actor: AuditActor | undefined) => {
+  if (!actor) throw new PermissionDenied('operator identity required');
+  return actor;
+};
+
+export const consoleRoutes = [
+  defineRoute(
+    {
+      method: 'post',
+      path: '/session',
+      operationId: 'adminSignIn',
+      auth: 'public',
+      summary: 'Sign in to the console: email, password and (when enrolled) a TOTP code → the session cookie and its CSRF token',
+      description:
+        'Sets the cookie gw_operator (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the ' +
+        'session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, ' +
+        'wrong password, missing or wrong code, disabled account — is the same 401. Failed sign-ins per email and client ' +
+        'address are limited (OPERATOR_SIGN_IN_MAX_FAILURES per OPERATOR_SIGN_IN_WINDOW_SECONDS; then 429 with Retry-After).',
+      tags,
+      body: signInBody,
+      response: sessionResponse,
+      errors: [401, 429],
+    },
+    ({ body }, deps, ctx) => signIn(deps, ctx, body),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/session',
+      operationId: 'adminGetSession',
+      auth: 'operator',
+      summary: 'Who am I: the signed-in operator, its role, the CSRF token and when the session ends',
+      description: 'With the operator JWT: its sub as operator_id and the role admin, no session (csrf_token and times empty).',
+      tags,
+      response: sessionResponse,
+    },
+    ({ identity }, deps) => currentSession(deps, operatorOf(identity)),
+  ),
+  defineRoute(
+    {
+      method: 'delete',
+      path: '/session',
+      operationId: 'adminDeleteSession',
+      auth: 'operator',
+      summary: 'Sign out: the session ends at once and the cookie is cleared',
+      tags,
+      status: 204,
+    },
+    async ({ identity, actor }, deps, ctx) => {
+      await signOut(deps, ctx, operatorOf(identity), actorOf(actor));
+      ctx.status = 204;
+      return undefined;
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/session/totp',
+      operationId: 'adminEnrollTotp',
+      auth: 'operator',
+      summary: 'Enroll TOTP for the signed-in account: {} answers a new secret and otpauth URI; { secret, code } confirms it',
+      description: 'From then on sign-in needs totp_code. An admin removes a lost enrollment with PATCH /operators/{id} { reset_totp: true }. Console sessions only.',
+      tags,
+      body: totpBody,
+      bodyOptional: true,
+      response: totpResponse,
+    },
+    async ({ identity, actor, body }, deps) => {
+      const operator = operatorOf(identity);
+      if (operator.via !== 'session') throw new PermissionDenied('TOTP belongs to a console account; the operator JWT has none');
+      return enrollTotp(deps, operator.operatorId, body ?? {}, actorOf(actor));
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/operators',
+      operationId: 'adminListOperators',
+      auth: 'operator',
+      summary: 'Operator accounts, oldest first',
+      tags,
+      response: operatorListResponse,
+    },
+    async (_input, deps) => ({ data: await listOperatorAccounts(deps) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/operators',
+      operationId: 'adminCreateOperator',
+      auth: 'operator',
+      summary: 'Create an operator account with a role (arbiter, finance, support, admin)',
+      description: 'The email is stored lower-cased; one account per email (409). The password has at least 12 characters.',
+      tags,
+      body: createOperatorBody,
+      status: 201,
+      response: operatorResponse,
+      errors: [409],
+      audit: { action: 'operator.create', objectType: 'operator', by: 'service' },
+    },
+    async ({ body, actor }, deps) => ({ operator: presentOperator(await createOperatorAccount(deps, body, actorOf(actor))) }),
+  ),
+  defineRoute(
+    {
+      method: 'patch',
+      path: '/operators/{operator_id}',
+      operationId: 'adminUpdateOperator',
+      auth: 'operator',
+      summary: "Set an operator's role, disable or enable it, set a new password, or remove its TOTP",
+      description: 'Disabling, a role change and a new password end the account’s sessions at once. An account cannot disable or demote itself.',
+      tags,
+      params: operatorParams,
+      body: updateOperatorBody,
+      response: operatorResponse,
+      errors: [404],
+      audit: { action: 'operator.update', objectType: 'operator', by: 'service' },
+    },
+    async ({ params, body, actor }, deps) => ({ operator: presentOperator(await updateOperatorAccount(deps, params.operator_id, body, actorOf(actor))) }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/audit',
+      operationId: 'adminListAudit',
+      auth: 'operator',
+      summary: 'The audit trail, newest first: every operator action with who, role, object, before/after and request id',
+      description:
+        'Filters: actor (actor_id), object_type, object_id, action, from (inclusive) and to (exclusive), RFC 3339. Keyset pages ' +
+        '(page_size default 50, clamped to 200; page_token from next_page_token, valid with the same filters). Append-only: ' +
+        'no row is ever changed or removed.',
+      tags,
+      query: auditQuery,
+      response: auditListResponse,
+    },
+    ({ query }, deps) => listAuditPage(deps, query),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/queues',
+      operationId: 'adminGetQueues',
+      auth: 'operator',
+      summary: "The console's home: how many wait and for how long — appeals for an arbiter, withdrawals for approval, open alerts, stuck deals",
+      tags,
+      response: queuesResponse,
+    },
+    (_input, deps) => consoleQueues(deps),
+  ),
+];

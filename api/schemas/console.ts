@@ -1,0 +1,106 @@
+/** The operator console's API (issue 28): sessions, accounts, the audit trail, the queues. */
+import { z } from 'zod';
+import { OPERATOR_ROLES } from '../../domain/operator-roles';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/passwords';
+import { line, pageSize, rfc3339, timestamp, uuid } from './common';
+
+const email = z.string().trim().toLowerCase().email('email must be an email address').max(254);
+const password = z
+  .string({ error: 'password is required' })
+  .min(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`);
+const role = z.enum(OPERATOR_ROLES).openapi({ description: 'arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)' });
+
+export const signInBody = z
+  .object({
+    email: z.string().max(254),
+    // Any length is checked (a short one simply fails): the sign-in tells nothing about the rule.
+    password: z.string().max(MAX_PASSWORD_LENGTH),
+    totp_code: z.string().regex(/^\d{6}$/, 'totp_code is 6 digits').optional().openapi({ description: 'the current code of the authenticator, when the account enrolled TOTP' }),
+  })
+  .strict()
+  .openapi('OperatorSignIn');
+
+export const operatorSchema = z
+  .object({
+    operator_id: z.string(),
+    email: z.string(),
+    role,
+    totp_enrolled: z.boolean(),
+    disabled: z.boolean(),
+    disabled_at: z.string().openapi({ description: "RFC 3339, '' while enabled" }),
+    created_at: z.string(),
+  })
+  .openapi('Operator');
+
+export const sessionResponse = z
+  .object({
+    operator: operatorSchema,
+    csrf_token: z.string().openapi({ description: "send it as X-CSRF-Token on every request but GET/HEAD; '' for the operator JWT (no session, no CSRF)" }),
+    expires_at: z.string().openapi({ description: 'when the session ends unless a request comes first (idle timeout), never past absolute_expires_at' }),
+    absolute_expires_at: z.string(),
+    idle_timeout_seconds: z.number().int(),
+  })
+  .openapi('OperatorSession');
+
+export const createOperatorBody = z.object({ email, password, role }).strict().openapi('OperatorCreate');
+export const updateOperatorBody = z
+  .object({
+    role: role.optional(),
+    disabled: z.boolean().optional().openapi({ description: 'true disables the account and ends its sessions at once; false enables it' }),
+    password: password.optional().openapi({ description: 'a new password (ends its sessions)' }),
+    reset_totp: z.literal(true).optional().openapi({ description: 'removes the TOTP enrollment (a lost authenticator)' }),
+  })
+  .strict()
+  .openapi('OperatorUpdate');
+export const operatorParams = z.object({ operator_id: uuid('operator_id') });
+export const operatorResponse = z.object({ operator: operatorSchema });
+export const operatorListResponse = z.object({ data: z.array(operatorSchema) });
+
+export const totpBody = z
+  .object({
+    secret: z.string().regex(/^[A-Z2-7]{32}$/, 'secret is the base32 secret the first call answered').optional(),
+    code: z.string().regex(/^\d{6}$/, 'code is 6 digits').optional(),
+  })
+  .strict()
+  .openapi('OperatorTotpEnroll');
+export const totpResponse = z.object({ enrolled: z.boolean(), secret: z.string(), otpauth_uri: z.string() }).openapi('OperatorTotp');
+
+export const auditQuery = z.object({
+  actor: line('actor').optional().openapi({ description: "actor_id: an account's id or a JWT's sub" }),
+  object_type: line('object_type', 64).optional(),
+  object_id: line('object_id').optional(),
+  action: line('action', 64).optional(),
+  from: rfc3339('from').optional().openapi({ description: 'at or after (RFC 3339)' }),
+  to: rfc3339('to').optional().openapi({ description: 'before (RFC 3339)' }),
+  page_size: pageSize(200, 50),
+  page_token: z.string().optional().openapi({ description: 'opaque cursor from next_page_token' }),
+});
+
+export const auditEntrySchema = z
+  .object({
+    id: z.string().openapi({ description: 'int64 as a digit string; newer entries have larger ids' }),
+    at: timestamp,
+    actor_kind: z.enum(['operator_account', 'operator_jwt']),
+    actor_id: z.string(),
+    role: z.string(),
+    action: z.string().openapi({ example: 'withdrawal.approve' }),
+    object_type: z.string().openapi({ example: 'withdrawal' }),
+    object_id: z.string(),
+    before: z.unknown().openapi({ description: 'the object before the action (null when it did not exist or is not kept)' }),
+    after: z.unknown().openapi({ description: 'the object after the action' }),
+    request_id: z.string().openapi({ description: 'the X-Trace-Id of the request' }),
+  })
+  .openapi('AuditEntry');
+export const auditListResponse = z.object({ data: z.array(auditEntrySchema), next_page_token: z.string() }).openapi('AuditList', { description: 'Newest first. An empty next_page_token means the last page.' });
+
+const queue = z.object({ count: z.number().int(), oldest_at: z.string().openapi({ description: "RFC 3339, '' when empty" }), oldest_age_seconds: z.number().int() });
+export const queuesResponse = z
+  .object({
+    appeals_waiting: queue.openapi({ description: 'appeals OPEN or REOPENED: waiting for an arbiter (age since their last change)' }),
+    withdrawals_waiting: queue.extend({ awaiting_second_approval: z.number().int() }).openapi({ description: 'withdrawals PENDING_MANUAL; of them, those above the four-eyes amount with one approval' }),
+    open_alerts: queue,
+    stuck_deals: queue.extend({ sla_seconds: z.number().int() }).openapi({ description: 'live deals (not APPEALED) unchanged for more than DEAL_STUCK_SLA_SECONDS' }),
+    generated_at: z.string(),
+  })
+  .openapi('ConsoleQueues');

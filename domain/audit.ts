@@ -1,0 +1,36 @@
+/**
+ * The audit trail (issue 28.4): who did what to which object, before and after, under which
+ * request. The actor travels from the API into workflow updates and activities (no secrets: ids,
+ * role, the request's trace id and key), so the row is written in the transaction of the effect.
+ */
+import type { OperatorRole } from './operator-roles';
+
+export interface AuditActor {
+  /** An operator account (console session) or the spec's operator JWT. */
+  kind: 'operator_account' | 'operator_jwt';
+  /** The account's id, or the JWT's sub. */
+  id: string;
+  role: OperatorRole;
+  /** The request's trace id (X-Trace-Id). */
+  requestId: string;
+  /** A server-made id of the request: a retried step writes its row once (unique with action and object). */
+  requestKey: string;
+}
+
+export interface AuditEntry {
+  action: string;
+  objectType: string;
+  objectId: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** Who approved, as withdrawal_approvals names them: an account and a JWT subject never count as one another. */
+export const approverOf = (actor: Pick<AuditActor, 'kind' | 'id'>) => `${actor.kind}:${actor.id}`;
+
+export const isAuditActor = (value: unknown): value is AuditActor =>
+  typeof value === 'object' &&
+  value !== null &&
+  ((value as AuditActor).kind === 'operator_account' || (value as AuditActor).kind === 'operator_jwt') &&
+  typeof (value as AuditActor).id === 'string' &&
+  typeof (value as AuditActor).requestKey === 'string';

@@ -1,0 +1,87 @@
+/**
+ * Operator roles (issue 28.2) and the one table of what each may call: every operator route, by
+ * its operationId, with the roles allowed. The API checks every operator request against it
+ * (api/mount.ts) — a console session and the spec's operator JWT alike (the JWT is `admin`) —
+ * and the OpenAPI document shows it per route (x-roles), so the console can hide what a role
+ * cannot do. A test enumerates the operator routes and fails on one missing here (or one here
+ * that is no route); docs/console.md shows the same table, checked by a test.
+ *
+ *   arbiter  appeals: the queue, the conversation, review/close/reopen, resolution, settlement,
+ *            and the deal moves an appeal needs (confirm, complete, reconcile, amount, payouts)
+ *   finance  money in and out: withdrawals (approve, cancel), deposits, trader top-ups, rates
+ *   support  read-only: every GET, nothing else
+ *   admin    everything, and alone: merchants, traders, keys, operators
+ */
+export const OPERATOR_ROLES = ['arbiter', 'finance', 'support', 'admin'] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+export const isOperatorRole = (value: unknown): value is OperatorRole => (OPERATOR_ROLES as readonly unknown[]).includes(value);
+
+/** Every role reads: the GETs an operator may call. */
+const READ: readonly OperatorRole[] = ['support', 'arbiter', 'finance', 'admin'];
+const ARBITER: readonly OperatorRole[] = ['arbiter', 'admin'];
+const FINANCE: readonly OperatorRole[] = ['finance', 'admin'];
+const ADMIN: readonly OperatorRole[] = ['admin'];
+
+/** operationId → the roles allowed. GETs only may name `support`. */
+export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole[]>> = {
+  // The session itself: every signed-in operator (sign-in is public, no role yet).
+  adminGetSession: READ,
+  adminDeleteSession: ['arbiter', 'finance', 'support', 'admin'],
+  adminEnrollTotp: ['arbiter', 'finance', 'support', 'admin'],
+  // The console's home and the audit trail.
+  adminGetQueues: READ,
+  adminListAudit: READ,
+  // Operators (admin).
+  adminListOperators: ADMIN,
+  adminCreateOperator: ADMIN,
+  adminUpdateOperator: ADMIN,
+  // Merchants, keys, the kill-switch (admin).
+  adminCreateMerchant: ADMIN,
+  adminUpdateMerchant: ADMIN,
+  adminToggleKillSwitch: ADMIN,
+  toggleKillSwitch: ADMIN,
+  enableMerchant: ADMIN,
+  disableMerchant: ADMIN,
+  activateMerchant: ADMIN,
+  issueApiKeys: ADMIN,
+  // Traders (admin), their top-ups (finance).
+  adminCreateTrader: ADMIN,
+  adminCreateRequisite: ADMIN,
+  adminCreateTraderDeposit: FINANCE,
+  // Money (finance).
+  adminCreateDeposit: FINANCE,
+  adminSetRate: FINANCE,
+  adminListWithdrawals: READ,
+  adminApproveWithdrawal: FINANCE,
+  adminCancelWithdrawal: FINANCE,
+  // Alerts (read).
+  adminListAlerts: READ,
+  // Appeals and evidence (arbiter).
+  adminListAppeals: READ,
+  adminGetAppeal: READ,
+  adminCreateAppealMessage: ARBITER,
+  adminReviewAppeal: ARBITER,
+  adminCloseAppeal: ARBITER,
+  adminReopenAppeal: ARBITER,
+  adminResolveAppeal: ARBITER,
+  settleAppeal: ARBITER,
+  adminUploadFile: ARBITER,
+  adminDownloadFile: READ,
+  // Deal moves (arbiter).
+  adminStartPayout: ARBITER,
+  adminCompletePayout: ARBITER,
+  adminRejectPayout: ARBITER,
+  adminAssignPayout: ARBITER,
+  adminReconcileDeal: ARBITER,
+  adminConfirmDeal: ARBITER,
+  adminCompleteDeal: ARBITER,
+  changeDealAmount: ARBITER,
+};
+
+/** Whether `role` may call the operator route `operationId`; a route missing from the table is refused to everyone. */
+export function operatorMayCall(operationId: string, role: OperatorRole): boolean {
+  return OPERATOR_ROUTE_ROLES[operationId]?.includes(role) ?? false;
+}
+
+/** The role of the spec's operator JWT (role admin or platform_admin): the table's `admin`. */
+export const JWT_OPERATOR_ROLE: OperatorRole = 'admin';

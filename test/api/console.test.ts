@@ -1,0 +1,406 @@
+/**
+ * The operator console's server side (issue 28.2, 28.3, 28.4): accounts and sessions (cookie,
+ * CSRF, timeouts), the role table, the audit trail (in the effect's transaction, append-only),
+ * four-eyes withdrawal approval, the queues.
+ */
+import test from 'ava';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { API_URL, asOperator, newMerchant, operatorToken, readResponse, signed, type ApiResponse } from '../helpers/api';
+import { startApp, testSql } from '../helpers/app';
+import { eventually } from '../helpers/poll';
+import { ADMIN, deposit, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
+import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
+
+const sql = testSql();
+test.after.always(() => sql.end());
+
+const SESSION = `${ADMIN}/session`;
+
+interface Session {
+  cookie: string;
+  csrf: string;
+  setCookie: string;
+  body: any;
+}
+
+async function rawSignIn(base: string, email: string, password: string, extra: Record<string, unknown> = {}): Promise<ApiResponse> {
+  const res = await fetch(`${base}${SESSION}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password, ...extra }) });
+  return readResponse(res);
+}
+
+async function signIn(email: string, password: string, base = API_URL): Promise<Session> {
+  const res = await rawSignIn(base, email, password);
+  if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${res.text}`);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  return { cookie: setCookie.split(';')[0]!, csrf: res.body.csrf_token, setCookie, body: res.body };
+}
+
+async function asSession(s: Session, method: string, path: string, body?: unknown, options: { csrf?: string | null; base?: string; traceId?: string } = {}) {
+  const headers: Record<string, string> = { Cookie: s.cookie };
+  const csrf = options.csrf === undefined ? s.csrf : options.csrf;
+  if (csrf !== null) headers['X-CSRF-Token'] = csrf;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.traceId) headers['X-Trace-Id'] = options.traceId;
+  const res = await fetch(`${options.base ?? API_URL}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return readResponse(res);
+}
+
+let counter = 0;
+/** A fresh account of a role (made with the spec's operator JWT) and its session. */
+async function operator(role: 'arbiter' | 'finance' | 'support' | 'admin') {
+  counter += 1;
+  const email = `op-${role}-${process.pid}-${counter}-${randomBytes(3).toString('hex')}@Example.test`;
+  const password = `pw-${randomBytes(12).toString('base64url')}`;
+  const created = await asOperator('POST', `${ADMIN}/operators`, { email, password, role });
+  if (created.status !== 201) throw new Error(`operator create failed: ${created.status} ${created.text}`);
+  return { id: created.body.operator.operator_id as string, email: email.toLowerCase(), password, session: await signIn(email, password) };
+}
+
+const auditOf = (objectId: string) =>
+  sql<{ actor_kind: string; actor_id: string; role: string; action: string; object_type: string; before: any; after: any; request_id: string }[]>`
+    select * from audit_log where object_id = ${objectId} order by id`;
+
+test('sign in, who am I, sign out: HttpOnly SameSite=Strict cookie, a CSRF token, the session gone after sign-out', async (t) => {
+  const op = await operator('support');
+  t.regex(op.session.setCookie, /^gw_operator=[A-Za-z0-9_-]{40,}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+  t.false(/Secure/.test(op.session.setCookie), 'plain http in tests: no Secure flag (auto)');
+  t.like(op.session.body.operator, { operator_id: op.id, email: op.email, role: 'support', totp_enrolled: false, disabled: false });
+  t.regex(op.session.body.csrf_token, /^[A-Za-z0-9_-]{43}$/);
+  // The table stores only the token's hash.
+  const token = op.session.cookie.split('=')[1]!;
+  t.is((await sql`select 1 from operator_sessions where id = ${token}`).length, 0);
+
+  const me = await asSession(op.session, 'GET', SESSION);
+  t.is(me.status, 200, me.text);
+  t.like(me.body, { operator: { operator_id: op.id, role: 'support' }, csrf_token: op.session.csrf });
+  t.true(Date.parse(me.body.expires_at) > Date.now());
+
+  t.is((await asSession(op.session, 'DELETE', SESSION, undefined, { csrf: null })).status, 403, 'sign-out needs the CSRF token too');
+  const out = await asSession(op.session, 'DELETE', SESSION);
+  t.is(out.status, 204, out.text);
+  t.regex(out.headers.get('set-cookie') ?? '', /^gw_operator=; Path=\/; HttpOnly; SameSite=Strict; Max-Age=0/);
+  const after = await asSession(op.session, 'GET', SESSION);
+  t.is(after.status, 401);
+  t.is(after.headers.get('content-type'), 'application/problem+json');
+  t.deepEqual((await auditOf(op.id)).map((r) => r.action), ['operator.create', 'session.sign_in', 'session.sign_out']);
+});
+
+test('a wrong password, an unknown email, a disabled account: the same 401; too many failures are 429', async (t) => {
+  const op = await operator('finance');
+  const wrong = await rawSignIn(API_URL, op.email, 'not-the-password-at-all');
+  const unknown = await rawSignIn(API_URL, `nobody-${randomUUID()}@example.test`, 'not-the-password-at-all');
+  t.is(wrong.status, 401);
+  t.is(unknown.status, 401);
+  t.deepEqual(wrong.body, unknown.body);
+  t.is(wrong.headers.get('set-cookie'), null);
+
+  t.is((await asOperator('PATCH', `${ADMIN}/operators/${op.id}`, { disabled: true })).status, 200);
+  t.is((await asSession(op.session, 'GET', SESSION)).status, 401, 'disabling ends its sessions at once');
+  const disabled = await rawSignIn(API_URL, op.email, op.password);
+  t.is(disabled.status, 401);
+  t.deepEqual(disabled.body, unknown.body);
+  t.is((await asOperator('PATCH', `${ADMIN}/operators/${op.id}`, { disabled: false })).status, 200);
+  t.is((await rawSignIn(API_URL, op.email, op.password)).status, 200);
+
+  // The limit is per (email, address): OPERATOR_SIGN_IN_MAX_FAILURES (10) failures, then 429 even with the right password.
+  const target = await operator('support');
+  for (let i = 0; i < 10; i += 1) t.is((await rawSignIn(API_URL, target.email, 'wrong-password-xxxx')).status, 401);
+  const limited = await rawSignIn(API_URL, target.email, target.password);
+  t.is(limited.status, 429, limited.text);
+  t.truthy(limited.headers.get('retry-after'));
+});
+
+test('idle and absolute timeouts end a session', async (t) => {
+  const op = await operator('support');
+  const idle = await startApp({ OPERATOR_SESSION_IDLE_SECONDS: 2, OPERATOR_SESSION_ABSOLUTE_SECONDS: 60 });
+  const absolute = await startApp({ OPERATOR_SESSION_IDLE_SECONDS: 60, OPERATOR_SESSION_ABSOLUTE_SECONDS: 3 });
+  t.teardown(async () => {
+    await idle.close();
+    await absolute.close();
+  });
+  const a = await signIn(op.email, op.password, idle.url);
+  t.is((await asSession(a, 'GET', SESSION, undefined, { base: idle.url })).status, 200);
+  await new Promise((r) => setTimeout(r, 1000));
+  t.is((await asSession(a, 'GET', SESSION, undefined, { base: idle.url })).status, 200, 'a request moves the idle end');
+  await new Promise((r) => setTimeout(r, 3000));
+  t.is((await asSession(a, 'GET', SESSION, undefined, { base: idle.url })).status, 401, 'idle for longer than the idle timeout');
+
+  const b = await signIn(op.email, op.password, absolute.url);
+  t.is((await asSession(b, 'GET', SESSION, undefined, { base: absolute.url })).status, 200);
+  for (let i = 0; i < 8; i += 1) {
+    await new Promise((r) => setTimeout(r, 500));
+    await asSession(b, 'GET', SESSION, undefined, { base: absolute.url });
+  }
+  t.is((await asSession(b, 'GET', SESSION, undefined, { base: absolute.url })).status, 401, 'active, but past the absolute timeout');
+});
+
+test('CSRF: a missing or wrong X-CSRF-Token is 403 and changes nothing', async (t) => {
+  const op = await operator('finance');
+  const before = await asOperator('PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 34_000_000, sell_rate_micro: 34_800_000 });
+  t.is(before.status, 200);
+  const auditBefore = await sql`select count(*)::int as n from audit_log where object_type = 'rate' and object_id = 'TRY'`;
+  for (const csrf of [null, 'x'.repeat(43), ''] as const) {
+    const res = await asSession(op.session, 'PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 1, sell_rate_micro: 2 }, { csrf });
+    t.is(res.status, 403, res.text);
+    t.is(res.headers.get('content-type'), 'application/problem+json');
+  }
+  const [rate] = await sql<{ buy_rate_micro: bigint }[]>`select buy_rate_micro from rates where currency_code = 'TRY'`;
+  t.is(rate!.buy_rate_micro, 34_000_000n);
+  t.deepEqual(await sql`select count(*)::int as n from audit_log where object_type = 'rate' and object_id = 'TRY'`, auditBefore);
+  // Another session's token is no good either.
+  const other = await operator('finance');
+  t.is((await asSession(op.session, 'PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 1, sell_rate_micro: 2 }, { csrf: other.session.csrf })).status, 403);
+  // With its own token it goes through, audited as the account.
+  const ok = await asSession(op.session, 'PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 34_100_000, sell_rate_micro: 34_900_000 });
+  t.is(ok.status, 200, ok.text);
+  const [row] = await sql<any[]>`select * from audit_log where object_type = 'rate' and object_id = 'TRY' order by id desc limit 1`;
+  t.like(row, { actor_kind: 'operator_account', actor_id: op.id, role: 'finance', action: 'rate.set' });
+  t.deepEqual(row.after, { buy_rate_micro: '34100000', sell_rate_micro: '34900000' });
+  // Back as it was (other tests read TRY's rate).
+  await asOperator('PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 34_000_000, sell_rate_micro: 34_800_000 });
+});
+
+test('the role table covers every operator route, GETs only for support, and the OpenAPI document shows it', async (t) => {
+  const doc = await (await fetch(`${API_URL}/openapi.json`)).json();
+  const operations: Array<{ id: string; method: string; path: string; roles: string[] }> = [];
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      if ((op.security ?? []).some((s: object) => 'OperatorJwt' in s)) operations.push({ id: op.operationId, method, path, roles: op['x-roles'] });
+    }
+  }
+  t.deepEqual(operations.map((o) => o.id).sort(), Object.keys(OPERATOR_ROUTE_ROLES).sort());
+  for (const o of operations) {
+    t.deepEqual(o.roles, [...OPERATOR_ROUTE_ROLES[o.id]!], o.id);
+    t.true(o.roles.includes('admin'), `the operator JWT (admin) keeps every route: ${o.id}`);
+    if (o.method !== 'get' && !['adminDeleteSession', 'adminEnrollTotp'].includes(o.id)) t.false(o.roles.includes('support'), o.id);
+  }
+});
+
+test('support is refused on every operator route that changes something; each role on a sample', async (t) => {
+  const support = await operator('support');
+  const doc = await (await fetch(`${API_URL}/openapi.json`)).json();
+  const auditBefore = (await sql`select count(*)::int as n from audit_log where actor_id = ${support.id}`)[0]!.n;
+  let refused = 0;
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      if (!(op.security ?? []).some((s: object) => 'OperatorJwt' in s) || method === 'get') continue;
+      if (['adminDeleteSession', 'adminEnrollTotp'].includes(op.operationId)) continue;
+      const concrete = path.replace(/\{currency\}/, 'RUB').replace(/\{[^}]+\}/g, () => randomUUID());
+      const res = await asSession(support.session, method.toUpperCase(), concrete, {});
+      t.is(res.status, 403, `${op.operationId}: ${res.text}`);
+      t.regex(JSON.parse(res.body.detail).message, /operator role support may not call/);
+      refused += 1;
+    }
+  }
+  t.true(refused >= 30, `${refused} routes`);
+  t.is((await sql`select count(*)::int as n from audit_log where actor_id = ${support.id}`)[0]!.n, auditBefore, 'a refused action is not audited');
+  // Support reads.
+  for (const path of ['/withdrawals', '/appeals', '/alerts', '/audit', '/queues', '/session']) {
+    t.is((await asSession(support.session, 'GET', `${ADMIN}${path}`)).status, 200, path);
+  }
+  t.is((await asSession(support.session, 'GET', `${ADMIN}/operators`)).status, 403, 'the operator list is the admin’s');
+
+  const arbiter = await operator('arbiter');
+  const finance = await operator('finance');
+  const admin = await operator('admin');
+  const merchant = { name: 'Console merchant', email: `console-${randomUUID()}@example.test` };
+  t.is((await asSession(arbiter.session, 'POST', `${ADMIN}/merchants`, merchant)).status, 403);
+  t.is((await asSession(finance.session, 'POST', `${ADMIN}/merchants`, merchant)).status, 403);
+  const made = await asSession(admin.session, 'POST', `${ADMIN}/merchants`, merchant);
+  t.is(made.status, 201, made.text);
+  t.is((await asSession(arbiter.session, 'PUT', `${ADMIN}/rates/KZT`, { buy_rate_micro: 480_000_000, sell_rate_micro: 490_000_000 })).status, 403);
+  t.is((await asSession(finance.session, 'POST', `${ADMIN}/deals/${randomUUID()}/confirm`, {})).status, 403);
+  t.is((await asSession(arbiter.session, 'POST', `${ADMIN}/deals/${randomUUID()}/confirm`, {})).status, 404, 'the arbiter passes the role check');
+  t.is((await asSession(admin.session, 'POST', `${ADMIN}/operators`, { email: `x-${randomUUID()}@example.test`, password: 'short', role: 'support' })).status, 400);
+  const dup = await asSession(admin.session, 'POST', `${ADMIN}/operators`, { email: admin.email.toUpperCase(), password: 'long-enough-password', role: 'support' });
+  t.is(dup.status, 409, dup.text);
+});
+
+test('audit: merchant settings, kill-switch and withdrawal cancel, with before/after and the request id; the JWT path too', async (t) => {
+  const admin = await operator('admin');
+  const { merchantId, keys } = await walletMerchant(50_000, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+  const traceId = `trace-${randomUUID()}`;
+  const patched = await asSession(admin.session, 'PATCH', `${ADMIN}/merchants/${merchantId}`, { payin_fee_bps: 321 }, { traceId });
+  t.is(patched.status, 200, patched.text);
+  const killed = await fetch(`${API_URL}/api/v1/p2p/merchant/${merchantId}/disable`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${await operatorToken()}`, 'Content-Type': 'application/json', 'X-Trace-Id': `${traceId}-jwt` },
+    body: JSON.stringify({ reason: 'fraud check' }),
+  });
+  t.is(killed.status, 200);
+  const rows = await auditOf(merchantId);
+  const settings = rows.find((r) => r.action === 'merchant.update_settings' && r.actor_kind === 'operator_account')!;
+  t.like(settings, { actor_kind: 'operator_account', actor_id: admin.id, role: 'admin', object_type: 'merchant', request_id: traceId });
+  t.is(settings.before.payin_fee_bps, 0);
+  t.is(settings.after.payin_fee_bps, 321);
+  const disable = rows.find((r) => r.action === 'merchant.disable')!;
+  t.like(disable, { actor_kind: 'operator_jwt', actor_id: 'test-operator', role: 'admin', request_id: `${traceId}-jwt` });
+  t.is(disable.before.disabled_at, null);
+  t.truthy(disable.after.disabled_at);
+  t.is(disable.after.kill_switch_reason, 'fraud check');
+  t.is((await asOperator('POST', `/api/v1/p2p/merchant/${merchantId}/enable`)).status, 200);
+  t.deepEqual((await auditOf(merchantId)).map((r) => r.action).filter((a) => a.startsWith('merchant.')), [
+    'merchant.create', 'merchant.keys_issue', 'merchant.update_settings', 'merchant.update_settings', 'merchant.disable', 'merchant.enable',
+  ]);
+  // The key issue keeps the (public) token, never the secret.
+  t.false(JSON.stringify(rows.find((r) => r.action === 'merchant.keys_issue')!.after).includes(keys.secret));
+
+  const w = await withdraw(keys, { address: randomTronAddress(), amount: 3_000 });
+  t.is(w.body.status, 'PENDING_MANUAL');
+  const finance = await operator('finance');
+  const cancelled = await asSession(finance.session, 'POST', `${ADMIN}/withdrawals/${w.body.withdrawal_id}/cancel`, { reason: 'checks' }, { traceId: `${traceId}-w` });
+  t.is(cancelled.status, 200, cancelled.text);
+  const [cancel] = await auditOf(w.body.withdrawal_id);
+  t.like(cancel, { action: 'withdrawal.cancel', actor_kind: 'operator_account', actor_id: finance.id, role: 'finance', object_type: 'withdrawal', request_id: `${traceId}-w` });
+  t.is(cancel!.before.status, 'PENDING_MANUAL');
+  t.like(cancel!.after, { status: 'CANCELLED', cancel_reason: 'checks', cancelled_by: finance.id });
+  // A refused move (already cancelled) writes nothing.
+  t.is((await asSession(finance.session, 'POST', `${ADMIN}/withdrawals/${w.body.withdrawal_id}/approve`, {})).status, 400);
+  t.is((await auditOf(w.body.withdrawal_id)).length, 1);
+
+  // GET /audit: filters, newest first, pages; support may read it.
+  const support = await operator('support');
+  const page1 = await asSession(support.session, 'GET', `${ADMIN}/audit?object_type=merchant&object_id=${merchantId}&page_size=2`);
+  t.is(page1.status, 200, page1.text);
+  t.deepEqual(page1.body.data.map((r: any) => r.action), ['merchant.enable', 'merchant.disable']);
+  const page2 = await asSession(support.session, 'GET', `${ADMIN}/audit?object_type=merchant&object_id=${merchantId}&page_size=2&page_token=${page1.body.next_page_token}`);
+  t.deepEqual(page2.body.data.map((r: any) => r.action), ['merchant.update_settings', 'merchant.update_settings']);
+  t.is((await asSession(support.session, 'GET', `${ADMIN}/audit?object_id=${merchantId}&page_token=${page1.body.next_page_token}`)).status, 400, 'a token of other filters');
+  const byActor = await asOperator('GET', `${ADMIN}/audit?actor=${admin.id}&action=merchant.update_settings`);
+  t.deepEqual(byActor.body.data.map((r: any) => r.object_id), [merchantId]);
+  t.is((await asOperator('GET', `${ADMIN}/audit?from=yesterday`)).status, 400);
+  t.is((await asOperator('GET', `${ADMIN}/audit?from=2030-01-01T00:00:00Z&to=2029-01-01T00:00:00Z`)).status, 400);
+  const none = await asOperator('GET', `${ADMIN}/audit?object_id=${merchantId}&from=2099-01-01T00:00:00Z`);
+  t.deepEqual(none.body, { data: [], next_page_token: '' });
+});
+
+test('audit_log is append-only: UPDATE, DELETE and TRUNCATE raise', async (t) => {
+  const admin = await operator('admin');
+  t.true((await auditOf(admin.id)).length > 0);
+  await t.throwsAsync(sql`update audit_log set role = 'support' where actor_id = ${admin.id}`, { message: /append-only/ });
+  await t.throwsAsync(sql`delete from audit_log where object_id = ${admin.id}`, { message: /append-only/ });
+  await t.throwsAsync(sql`truncate audit_log`, { message: /append-only/ });
+  t.true((await auditOf(admin.id)).every((r) => r.role === 'admin'));
+});
+
+test('four-eyes: above the amount the same operator cannot give the second approval; another operator releases it; below, one approval', async (t) => {
+  const { keys } = await walletMerchant(5_000_000, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+  const big = await withdraw(keys, { address: randomTronAddress(), amount: 1_500_000 });
+  t.is(big.body.status, 'PENDING_MANUAL', big.text);
+  const id = big.body.withdrawal_id;
+  const first = await asOperator('POST', `${ADMIN}/withdrawals/${id}/approve`);
+  t.is(first.status, 202, first.text);
+  t.like(first.body, { status: 'PENDING_MANUAL', approvals_required: 2 });
+  t.deepEqual(first.body.approvals.map((a: any) => a.approver), ['operator_jwt:test-operator']);
+  t.is((await signed(keys, 'GET', `/api/v1/p2p/merchant/wallet/withdrawals/${id}`)).body.status, 'PENDING_MANUAL', 'the merchant sees no new status');
+  const again = await asOperator('POST', `${ADMIN}/withdrawals/${id}/approve`);
+  t.is(again.status, 409, again.text);
+  t.regex(JSON.parse(again.body.detail).message, /another operator/);
+  const finance = await operator('finance');
+  const second = await asSession(finance.session, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {});
+  t.is(second.status, 200, second.text);
+  t.like(second.body, { status: 'COMPLETED', approved_by: finance.id, approvals_required: 2 });
+  t.is(second.body.approvals.length, 2);
+  const trail = await auditOf(id);
+  t.deepEqual(trail.map((r) => [r.action, r.actor_kind, r.after.status]), [
+    ['withdrawal.approve', 'operator_jwt', 'PENDING_MANUAL'],
+    ['withdrawal.approve', 'operator_account', 'APPROVED'],
+  ]);
+  t.is((await sql`select count(*)::int as n from simulated_chain_transfers where withdrawal_id = ${id}`)[0]!.n, 1);
+
+  const small = await withdraw(keys, { address: randomTronAddress(), amount: 900_000 });
+  const one = await asSession(finance.session, 'POST', `${ADMIN}/withdrawals/${small.body.withdrawal_id}/approve`, {});
+  t.is(one.status, 200, one.text);
+  t.like(one.body, { status: 'COMPLETED', approvals_required: 1 });
+});
+
+test('four-eyes: two operators approving at once release the withdrawal once', async (t) => {
+  const { keys } = await walletMerchant(5_000_000, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+  const a = await operator('finance');
+  const b = await operator('finance');
+  for (let round = 0; round < 2; round += 1) {
+    const w = await withdraw(keys, { address: randomTronAddress(), amount: 1_200_000 + round });
+    const id = w.body.withdrawal_id;
+    const answers = await Promise.all([
+      asSession(a.session, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {}),
+      asSession(b.session, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {}),
+      asSession(a.session, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {}),
+    ]);
+    // Served one at a time: one records (202), one releases (200), and the third is the same
+    // operator again (409) or comes after the release (400).
+    const statuses = answers.map((r) => r.status).sort();
+    t.true(statuses[0] === 200 && statuses[1] === 202 && (statuses[2] === 409 || statuses[2] === 400), answers.map((r) => `${r.status} ${r.text}`).join(' | '));
+    await eventually(async () => (await sql`select status from withdrawals where id = ${id}`)[0]!.status === 'COMPLETED', 'completion');
+    t.is((await sql`select count(*)::int as n from simulated_chain_transfers where withdrawal_id = ${id}`)[0]!.n, 1);
+    t.is((await sql`select count(*)::int as n from withdrawal_approvals where withdrawal_id = ${id}`)[0]!.n, 2);
+    t.is((await sql`select count(*)::int as n from audit_log where object_id = ${id} and after->>'status' = 'APPROVED'`)[0]!.n, 1);
+  }
+});
+
+test('queues: appeals, withdrawals waiting (and for a second approval), open alerts, stuck deals, with their ages', async (t) => {
+  const { keys } = await walletMerchant(5_000_000, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+  const before = await asOperator('GET', `${ADMIN}/queues`);
+  t.is(before.status, 200, before.text);
+  const w = await withdraw(keys, { address: randomTronAddress(), amount: 1_100_000 });
+  t.is((await asOperator('POST', `${ADMIN}/withdrawals/${w.body.withdrawal_id}/approve`)).status, 202);
+  const after = await asOperator('GET', `${ADMIN}/queues`);
+  // Other tests of this file run beside it: at least this one more.
+  t.true(after.body.withdrawals_waiting.count >= 1);
+  t.true(after.body.withdrawals_waiting.awaiting_second_approval >= 1);
+  t.true(after.body.withdrawals_waiting.oldest_age_seconds >= 0);
+  t.truthy(Date.parse(after.body.withdrawals_waiting.oldest_at));
+  for (const key of ['appeals_waiting', 'open_alerts', 'stuck_deals']) t.is(typeof after.body[key].count, 'number', key);
+  t.is(after.body.stuck_deals.sla_seconds, 3600);
+  // Leave nothing held for the ledger check: cancel it.
+  t.is((await asOperator('POST', `${ADMIN}/withdrawals/${w.body.withdrawal_id}/cancel`)).status, 200);
+});
+
+test('TOTP: once enrolled, sign-in needs the code', async (t) => {
+  const { totpAt } = await import('../../domain/totp');
+  const op = await operator('arbiter');
+  const start = await asSession(op.session, 'POST', `${SESSION}/totp`, {});
+  t.is(start.status, 200, start.text);
+  t.regex(start.body.otpauth_uri, /^otpauth:\/\/totp\//);
+  t.is((await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: '000000' === totpAt(start.body.secret, Date.now()) ? '111111' : '000000' })).status, 400);
+  const done = await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: totpAt(start.body.secret, Date.now()) });
+  t.is(done.status, 200, done.text);
+  const [row] = await sql<{ totp_secret_sealed: string }[]>`select totp_secret_sealed from operators where id = ${op.id}`;
+  t.false(row!.totp_secret_sealed.includes(start.body.secret), 'sealed at rest');
+  const without = await rawSignIn(API_URL, op.email, op.password);
+  t.is(without.status, 401);
+  t.is((await rawSignIn(API_URL, op.email, op.password, { totp_code: totpAt(start.body.secret, Date.now()) })).status, 200);
+  t.is((await asOperator('PATCH', `${ADMIN}/operators/${op.id}`, { reset_totp: true })).status, 200);
+  t.is((await rawSignIn(API_URL, op.email, op.password)).status, 200);
+});
+
+test('the operator JWT: who am I answers its sub as an admin; deposits keep working and are audited as operator_jwt', async (t) => {
+  const me = await asOperator('GET', SESSION);
+  t.is(me.status, 200, me.text);
+  t.like(me.body, { operator: { operator_id: 'test-operator', role: 'admin' }, csrf_token: '' });
+  const { merchantId } = await newMerchant();
+  const res = await deposit(merchantId, 1234);
+  t.is(res.status, 201);
+  const [row] = await auditOf(res.body.deposit.deposit_id);
+  t.like(row, { action: 'deposit.record', actor_kind: 'operator_jwt', actor_id: 'test-operator', role: 'admin' });
+  t.is(row!.after.amount, '1234');
+});
+
+test('a deal confirm is audited in its step (the arbiter session and the JWT alike), a refused one is not', async (t) => {
+  const { createPayin, operatorDeal } = await import('../helpers/deals');
+  const { keys } = await newMerchant();
+  const arbiter = await operator('arbiter');
+  const dealId = (await createPayin(keys)).deal_id;
+  const confirmed = await asSession(arbiter.session, 'POST', `${ADMIN}/deals/${dealId}/confirm`, {}, { traceId: `confirm-${dealId}` });
+  t.is(confirmed.status, 200, confirmed.text);
+  const rows = await auditOf(dealId);
+  t.is(rows.length, 1);
+  t.like(rows[0], { action: 'deal.confirm', actor_kind: 'operator_account', actor_id: arbiter.id, role: 'arbiter', object_type: 'deal', request_id: `confirm-${dealId}` });
+  t.is(rows[0]!.before.status, 'ESCROW_LOCKED');
+  t.is(rows[0]!.after.status, 'COMPLETED');
+  t.is((await operatorDeal(dealId, 'confirm')).status, 400, 'a second confirm is refused');
+  t.is((await auditOf(dealId)).length, 1, 'and not audited');
+
+  const otherId = (await createPayin(keys)).deal_id;
+  t.is((await operatorDeal(otherId, 'confirm')).status, 200);
+  t.like((await auditOf(otherId))[0], { action: 'deal.confirm', actor_kind: 'operator_jwt', actor_id: 'test-operator' });
+});

@@ -1,0 +1,37 @@
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
+import { approvalsRequired } from '../../domain/withdrawals';
+import { hashPassword, verifyPassword } from '../../domain/passwords';
+import { base32Decode, base32Encode, hotp } from '../../domain/totp';
+
+test('docs/console.md shows the role table of domain/operator-roles.ts, row for row', (t) => {
+  const doc = readFileSync(new URL('../../docs/console.md', import.meta.url), 'utf8');
+  const table = doc.slice(doc.indexOf('<!-- role-table:start -->'), doc.indexOf('<!-- role-table:end -->'));
+  const rows = [...table.matchAll(/^\| `(\w+)` \| ([a-z, ]+) \|$/gm)].map((m) => [m[1]!, m[2]!.split(', ').sort()] as const);
+  t.deepEqual(Object.fromEntries(rows), Object.fromEntries(Object.entries(OPERATOR_ROUTE_ROLES).map(([k, v]) => [k, [...v].sort()])));
+});
+
+test('scrypt passwords: versioned, salted, verified; a malformed hash never matches', async (t) => {
+  const a = await hashPassword('correct horse battery staple');
+  const b = await hashPassword('correct horse battery staple');
+  t.regex(a, /^scrypt\$1\$15\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+  t.not(a, b, 'a salt per password');
+  t.true(await verifyPassword('correct horse battery staple', a));
+  t.false(await verifyPassword('correct horse battery stapl', a));
+  t.false(await verifyPassword('x', 'plain'));
+  t.false(await verifyPassword('x', a.replace('$15$', '$40$')));
+});
+
+test('TOTP: RFC 6238 test vector (SHA-1) and base32 round trip', (t) => {
+  const secret = Buffer.from('12345678901234567890');
+  t.deepEqual(base32Decode(base32Encode(secret)), secret);
+  // RFC 6238 appendix B, T = 59 s → 94287082 (8 digits); 6 digits: 287082.
+  t.is(hotp(secret, 1), '287082');
+  t.is(hotp(secret, Math.floor(1111111109 / 30)), '081804');
+});
+
+test('four-eyes: two approvals strictly above the amount', (t) => {
+  t.is(approvalsRequired(1_000_000n, 1_000_000n), 1);
+  t.is(approvalsRequired(1_000_001n, 1_000_000n), 2);
+});
