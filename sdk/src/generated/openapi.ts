@@ -4,7 +4,32 @@
  */
 
 export interface paths {
-    "/api/v1/p2p/admin/merchants": {
+    "/api/v1/p2p/admin/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who am I: the signed-in operator, its role, the CSRF token and when the session ends
+         * @description With the operator JWT: its sub as operator_id and the role admin, no session (csrf_token and times empty).
+         */
+        get: operations["adminGetSession"];
+        put?: never;
+        /**
+         * Sign in to the console: email, password and (when enrolled) a TOTP code → the session cookie and its CSRF token
+         * @description Sets the cookie gw_operator (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, wrong password, missing or wrong code, disabled account — is the same 401. Failed sign-ins per email and client address are limited (OPERATOR_SIGN_IN_MAX_FAILURES per OPERATOR_SIGN_IN_WINDOW_SECONDS; then 429 with Retry-After).
+         */
+        post: operations["adminSignIn"];
+        /** Sign out: the session ends at once and the cookie is cleared */
+        delete: operations["adminDeleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/session/totp": {
         parameters: {
             query?: never;
             header?: never;
@@ -13,8 +38,183 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Enroll TOTP for the signed-in account: {} answers a new secret and otpauth URI; { secret, code } confirms it
+         * @description From then on sign-in needs totp_code. An admin removes a lost enrollment with PATCH /operators/{id} { reset_totp: true }. Console sessions only.
+         */
+        post: operations["adminEnrollTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operator accounts, oldest first */
+        get: operations["adminListOperators"];
+        put?: never;
+        /**
+         * Create an operator account with a role (arbiter, finance, support, admin)
+         * @description The email is stored lower-cased; one account per email (409). The password has at least 12 characters.
+         */
+        post: operations["adminCreateOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/operators/{operator_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set an operator's role, disable or enable it, set a new password, or remove its TOTP
+         * @description Disabling, a role change and a new password end the account’s sessions at once. An account cannot disable or demote itself.
+         */
+        patch: operations["adminUpdateOperator"];
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail, newest first: every operator action with who, role, object, before/after and request id
+         * @description Filters: actor (actor_id), object_type, object_id, action, from (inclusive) and to (exclusive), RFC 3339. Keyset pages (page_size default 50, clamped to 200; page_token from next_page_token, valid with the same filters). Append-only: no row is ever changed or removed (docs/console.md).
+         */
+        get: operations["adminListAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console's home: how many wait and for how long — appeals for an arbiter, withdrawals for approval, open alerts, stuck deals */
+        get: operations["adminGetQueues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Merchants, newest first, optionally matching a name, email or id */
+        get: operations["adminListMerchants"];
+        put?: never;
         /** Create a merchant with a provisioned USDT wallet (contract 3) */
         post: operations["adminCreateMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/merchants/{merchant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A merchant's profile, limits and settings as the operator sees them */
+        get: operations["adminGetMerchant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries (contract 3)
+         * @description The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.
+         */
+        patch: operations["adminUpdateMerchant"];
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deals of every merchant, newest first: by id, merchant, status and creation time */
+        get: operations["adminSearchDeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/deals/{deal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deal with its timeline: its events, every webhook attempt, and its workflow's link in the Temporal UI
+         * @description workflow.ui_url is built from TEMPORAL_UI_URL and TEMPORAL_NAMESPACE; empty when TEMPORAL_UI_URL is empty.
+         */
+        get: operations["adminGetDealTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Traders, newest first, each with its USDT balance and requisites */
+        get: operations["adminListTraders"];
+        put?: never;
+        /** Create a trader with a USDT liquidity wallet */
+        post: operations["adminCreateTrader"];
         delete?: never;
         options?: never;
         head?: never;
@@ -36,26 +236,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/v1/p2p/admin/merchants/{merchant_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries (contract 3)
-         * @description The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.
-         */
-        patch: operations["adminUpdateMerchant"];
         trace?: never;
     };
     "/api/v1/p2p/admin/deposits": {
@@ -89,23 +269,6 @@ export interface paths {
         /** Set the BUY and SELL rate of a fiat currency (micro-units of fiat per 1 USDT) */
         put: operations["adminSetRate"];
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/p2p/admin/traders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create a trader with a USDT liquidity wallet */
-        post: operations["adminCreateTrader"];
         delete?: never;
         options?: never;
         head?: never;
@@ -315,8 +478,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve a PENDING_MANUAL withdrawal: APPROVED, broadcast, COMPLETED
-         * @description Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404.
+         * Approve a PENDING_MANUAL withdrawal: APPROVED, broadcast, COMPLETED (four-eyes above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS)
+         * @description Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404. Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two operators: the first approval is recorded and answered 202 (still PENDING_MANUAL for the merchant; approvals lists it), the same operator again is 409, another operator’s approval releases it (200). Concurrent approvals release it once.
          */
         post: operations["adminApproveWithdrawal"];
         delete?: never;
@@ -1960,6 +2123,152 @@ export interface components {
             createdAt: string;
             lastModifiedAt: string;
         };
+        OperatorSession: {
+            operator: components["schemas"]["Operator"];
+            /** @description send it as X-CSRF-Token on every request but GET/HEAD; '' for the operator JWT (no session, no CSRF) */
+            csrf_token: string;
+            /** @description when the session ends unless a request comes first (idle timeout), never past absolute_expires_at */
+            expires_at: string;
+            absolute_expires_at: string;
+            idle_timeout_seconds: number;
+        };
+        Operator: {
+            operator_id: string;
+            email: string;
+            /**
+             * @description arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)
+             * @enum {string}
+             */
+            role: "arbiter" | "finance" | "support" | "admin";
+            totp_enrolled: boolean;
+            disabled: boolean;
+            /** @description RFC 3339, '' while enabled */
+            disabled_at: string;
+            created_at: string;
+        };
+        OperatorSignIn: {
+            email: string;
+            password: string;
+            /** @description the current code of the authenticator, when the account enrolled TOTP */
+            totp_code?: string;
+        };
+        OperatorTotp: {
+            enrolled: boolean;
+            secret: string;
+            otpauth_uri: string;
+        };
+        OperatorTotpEnroll: {
+            secret?: string;
+            code?: string;
+        };
+        OperatorCreate: {
+            /** Format: email */
+            email: string;
+            password: string;
+            /**
+             * @description arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)
+             * @enum {string}
+             */
+            role: "arbiter" | "finance" | "support" | "admin";
+        };
+        OperatorUpdate: {
+            /**
+             * @description arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)
+             * @enum {string}
+             */
+            role?: "arbiter" | "finance" | "support" | "admin";
+            /** @description true disables the account and ends its sessions at once; false enables it */
+            disabled?: boolean;
+            /** @description a new password (ends its sessions) */
+            password?: string;
+            /**
+             * @description removes the TOTP enrollment (a lost authenticator)
+             * @enum {boolean}
+             */
+            reset_totp?: true;
+        };
+        /** @description Newest first. An empty next_page_token means the last page. */
+        AuditList: {
+            data: components["schemas"]["AuditEntry"][];
+            next_page_token: string;
+        };
+        AuditEntry: {
+            /** @description int64 as a digit string; newer entries have larger ids */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            at: string;
+            /** @enum {string} */
+            actor_kind: "operator_account" | "operator_jwt";
+            actor_id: string;
+            role: string;
+            /** @example withdrawal.approve */
+            action: string;
+            /** @example withdrawal */
+            object_type: string;
+            object_id: string;
+            /** @description the object before the action (null when it did not exist or is not kept) */
+            before?: unknown;
+            /** @description the object after the action */
+            after?: unknown;
+            /** @description the X-Trace-Id of the request */
+            request_id: string;
+        };
+        ConsoleQueues: {
+            /** @description appeals OPEN or REOPENED: waiting for an arbiter (age since their last change) */
+            appeals_waiting: {
+                count: number;
+                /** @description RFC 3339, '' when empty */
+                oldest_at: string;
+                oldest_age_seconds: number;
+            };
+            /** @description withdrawals PENDING_MANUAL; of them, those above the four-eyes amount with one approval */
+            withdrawals_waiting: {
+                count: number;
+                /** @description RFC 3339, '' when empty */
+                oldest_at: string;
+                oldest_age_seconds: number;
+                awaiting_second_approval: number;
+            };
+            open_alerts: {
+                count: number;
+                /** @description RFC 3339, '' when empty */
+                oldest_at: string;
+                oldest_age_seconds: number;
+            };
+            /** @description live deals (not APPEALED) unchanged for more than DEAL_STUCK_SLA_SECONDS */
+            stuck_deals: {
+                count: number;
+                /** @description RFC 3339, '' when empty */
+                oldest_at: string;
+                oldest_age_seconds: number;
+                sla_seconds: number;
+            };
+            generated_at: string;
+        };
+        OperatorMerchantList: {
+            data: (components["schemas"]["Merchant"] & {
+                /** @enum {string} */
+                auto_withdrawal_mode: "AUTO_UP_TO_LIMIT" | "MANUAL_ONLY";
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                auto_withdrawal_limit_usdt_cents: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                auto_withdrawal_effective_limit_usdt_cents: string;
+                rate_limit_per_minute: number | null;
+                payin_fee_bps: number;
+                payout_fee_bps: number;
+                webhook_max_retries: number;
+            })[];
+            next_page_token: string;
+        };
         Merchant: {
             /** Format: uuid */
             id: string;
@@ -2037,6 +2346,119 @@ export interface components {
              */
             daily_deal_amount_limit?: string;
         };
+        OperatorMerchant: {
+            merchant: components["schemas"]["Merchant"] & {
+                /** @enum {string} */
+                auto_withdrawal_mode: "AUTO_UP_TO_LIMIT" | "MANUAL_ONLY";
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                auto_withdrawal_limit_usdt_cents: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                auto_withdrawal_effective_limit_usdt_cents: string;
+                rate_limit_per_minute: number | null;
+                payin_fee_bps: number;
+                payout_fee_bps: number;
+                webhook_max_retries: number;
+            };
+        };
+        ConsoleDealList: {
+            data: components["schemas"]["ConsoleDeal"][];
+            next_page_token: string;
+        };
+        /** @description Spec 2.1: exactly the required fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
+        ConsoleDeal: components["schemas"]["MerchantDealInfo"] & {
+            /** Format: uuid */
+            merchant_id: string;
+            trader_id: string;
+            requisite_id: string;
+        };
+        ConsoleDealTimeline: {
+            deal: components["schemas"]["ConsoleDeal"];
+            workflow: {
+                workflow_id: string;
+                namespace: string;
+                ui_url: string;
+            };
+            events: {
+                event_id: string;
+                event_type: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                dispatched_at: string;
+                payload?: unknown;
+            }[];
+            webhook_attempts: {
+                callback_id: string;
+                event_id: string;
+                event_type: string;
+                url: string;
+                delivery_status: string;
+                /** @description 0: not tried yet */
+                attempt: number;
+                status: string;
+                http_status: number;
+                duration_ms: number;
+                error: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                at: string;
+            }[];
+        };
+        ConsoleTraderList: {
+            data: {
+                trader_id: string;
+                name: string;
+                status: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                balance_usdt: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                frozen_usdt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                requisites: {
+                    requisite_id: string;
+                    payment_method: string;
+                    requisite_type: string;
+                    card_number: string;
+                    phone_number: string;
+                    iban: string;
+                    holder_name: string;
+                    bank_name: string;
+                    /**
+                     * Format: int64
+                     * @example 150000
+                     */
+                    min_amount: string;
+                    /**
+                     * Format: int64
+                     * @example 150000
+                     */
+                    max_amount: string;
+                    daily_limit: string;
+                    status: string;
+                }[];
+            }[];
+            next_page_token: string;
+        };
         CreateMerchantRequest: {
             name: string;
             /** Format: email */
@@ -2059,26 +2481,6 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             disabled_at: string | null;
-        };
-        OperatorMerchant: {
-            merchant: components["schemas"]["Merchant"] & {
-                /** @enum {string} */
-                auto_withdrawal_mode: "AUTO_UP_TO_LIMIT" | "MANUAL_ONLY";
-                /**
-                 * Format: int64
-                 * @example 150000
-                 */
-                auto_withdrawal_limit_usdt_cents: string;
-                /**
-                 * Format: int64
-                 * @example 150000
-                 */
-                auto_withdrawal_effective_limit_usdt_cents: string;
-                rate_limit_per_minute: number | null;
-                payin_fee_bps: number;
-                payout_fee_bps: number;
-                webhook_max_retries: number;
-            };
         };
         /** @description Operator-only settings; send only what changes. */
         PatchMerchantSettingsRequest: {
@@ -2285,6 +2687,15 @@ export interface components {
             last_broadcast_error: string;
             approved_by: string;
             cancelled_by: string;
+            /** @description four-eyes: the approvals recorded so far, oldest first */
+            approvals: {
+                /** @description <operator_account|operator_jwt>:<id or sub> */
+                approver: string;
+                role: string;
+                at: string;
+            }[];
+            /** @description 2 above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, else 1 */
+            approvals_required: number;
         };
         /** @description Unset times are empty strings. */
         Withdrawal: {
@@ -3380,15 +3791,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description PERMISSION_DENIED: wrong role or auth mode, kill-switch on, or address not in ip_whitelist */
-        Forbidden: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read */
         PayloadTooLarge: {
             headers: {
@@ -3434,8 +3836,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description NOT_FOUND: no such resource for the caller (foreign ids included) */
-        NotFound: {
+        /** @description PERMISSION_DENIED: wrong role or auth mode, kill-switch on, or address not in ip_whitelist */
+        Forbidden: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3445,6 +3847,15 @@ export interface components {
         };
         /** @description ABORTED: conflicts with the current state or a concurrent request (see the operation) */
         Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description NOT_FOUND: no such resource for the caller (foreign ids included) */
+        NotFound: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3550,6 +3961,319 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminGetSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorSignIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminDeleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminEnrollTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OperatorTotpEnroll"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorTotp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListOperators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Operator"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminCreateOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operator: components["schemas"]["Operator"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminUpdateOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operator: components["schemas"]["Operator"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListAudit: {
+        parameters: {
+            query?: {
+                /** @description actor_id: an account's id or a JWT's sub */
+                actor?: string;
+                object_type?: string;
+                object_id?: string;
+                action?: string;
+                /** @description at or after (RFC 3339) */
+                from?: string;
+                /** @description before (RFC 3339) */
+                to?: string;
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetQueues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleQueues"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListMerchants: {
+        parameters: {
+            query?: {
+                search?: string;
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorMerchantList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     adminCreateMerchant: {
         parameters: {
             query?: never;
@@ -3584,7 +4308,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    adminToggleKillSwitch: {
+    adminGetMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -3601,15 +4325,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["KillSwitchResult"];
+                    "application/json": components["schemas"]["OperatorMerchant"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3637,6 +4359,167 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorMerchant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminSearchDeals: {
+        parameters: {
+            query?: {
+                deal_id?: string;
+                merchant_id?: string;
+                status?: string;
+                /** @description inclusive */
+                created_after?: string;
+                /** @description inclusive */
+                created_before?: string;
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleDealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetDealTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleDealTimeline"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListTraders: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleTraderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminCreateTrader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTraderRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminToggleKillSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KillSwitchResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3721,38 +4604,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    adminCreateTrader: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateTraderRequest"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TraderResponse"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4151,10 +5002,20 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorWithdrawal"];
                 };
             };
+            /** @description four-eyes: the first of two approvals is recorded; the withdrawal waits for another operator (status PENDING_MANUAL) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorWithdrawal"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
