@@ -80,7 +80,9 @@ function Shell() {
     mutationFn: () => unwrap(api.DELETE('/api/v1/p2p/admin/session')),
     onSuccess: () => {
       setCsrfToken('');
-      queryClient.clear();
+      // Forget everything this operator read; the role table stays (it is the server's, not the operator's).
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' && query.queryKey[0] !== 'role-table' });
+      queryClient.setQueryData(['session'], null);
       navigate('/', true);
     },
   });

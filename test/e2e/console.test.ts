@@ -49,7 +49,7 @@ test.beforeEach((t: ExecutionContext<Ctx>) => {
 test.afterEach.always(async (t: ExecutionContext<Ctx>) => {
   if (!t.passed) {
     mkdirSync(FAILURES, { recursive: true });
-    const slug = t.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+    const slug = t.title.replace(/^afterEach\.always hook for /, '').replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
     for (const [i, { name, page }] of t.context.pages.entries()) {
       await page.screenshot({ path: join(FAILURES, `${slug}-${i}-${name}.png`), fullPage: true }).catch(() => undefined);
     }
@@ -179,7 +179,7 @@ test.serial('an arbiter signs in and resolves an appeal: the evidence inline, a 
     const el = Array.from(document.querySelectorAll("img")).find((i) => i.src.includes(id));
     return !!el && el.complete && el.naturalWidth > 0;
   }, image.body.file.file_id);
-  t.truthy(await page.getByRole('link', { name: /Download application\/pdf/ }).getAttribute('download'));
+  t.not(await page.getByRole('link', { name: /Download application\/pdf/ }).getAttribute('download'), null, 'the PDF is a download');
 
   // A message to the merchant.
   await page.getByLabel('Reply to the merchant').fill('Please send the bank statement page too.');
@@ -310,7 +310,7 @@ test.serial('a support operator sees every page without an action button and is 
   const resolve = await fromBrowser(page, 'POST', `${ADMIN}/appeals/${appealId}/resolve`, { outcome: 'SATISFIED' });
   t.is(resolve.status, 403, resolve.text);
   t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).status, 200, 'nothing changed');
-  t.deepEqual(await auditActions(merchantId), []);
+  t.deepEqual((await auditActions(merchantId)).filter((e) => e.endsWith(`:${support.id}`)), [], 'nothing done, nothing audited');
 
   // Signing out ends the session: the console asks to sign in again.
   await page.getByRole('button', { name: 'Sign out' }).click();
