@@ -93,10 +93,15 @@ async function visit(t: ExecutionContext<Ctx>, page: Page, path: string, heading
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
   await accessible(t, page, name);
-  if (DOC_SHOTS) {
-    mkdirSync(DOC_SHOTS, { recursive: true });
-    await page.screenshot({ path: join(DOC_SHOTS, `${name}.png`), fullPage: true });
-  }
+  await docShot(page, name);
+}
+
+/** The pages docs/console-pages.md shows. */
+const DOC_PAGES = new Set(['signin', 'home', 'appeals', 'appeal', 'appeal-resolve-dialog', 'deal', 'deals', 'withdrawals-second', 'merchants', 'merchant', 'traders', 'alerts', 'audit', 'appeal-support']);
+async function docShot(page: Page, name: string) {
+  if (!DOC_SHOTS || !DOC_PAGES.has(name)) return;
+  mkdirSync(DOC_SHOTS, { recursive: true });
+  await page.screenshot({ path: join(DOC_SHOTS, `${name}.png`), fullPage: true });
 }
 
 /** axe-core on the page as it is: no serious or critical violation. */
@@ -170,7 +175,7 @@ test.serial('an arbiter signs in and resolves an appeal: the evidence inline, a 
   await page.getByRole('link', { name: appealId.slice(0, 8) }).click();
   await page.getByRole('heading', { level: 1, name: /Appeal/ }).waitFor();
   await accessible(t, page, 'appeal');
-  if (DOC_SHOTS) await page.screenshot({ path: join(DOC_SHOTS, 'appeal.png'), fullPage: true });
+  await docShot(page, 'appeal');
 
   // The image is shown (loaded from the files route), the PDF is a download.
   const img = page.getByRole('img', { name: new RegExp(`Evidence ${image.body.file.file_id.slice(0, 8)}`) });
@@ -195,6 +200,7 @@ test.serial('an arbiter signs in and resolves an appeal: the evidence inline, a 
   const dialog = page.getByRole('dialog', { name: 'Resolve as SATISFIED?' });
   await dialog.waitFor();
   await accessible(t, page, 'appeal-resolve-dialog');
+  await docShot(page, 'appeal-resolve-dialog');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   t.is(await page.getByTestId('appeal-status').textContent(), 'OPEN');
   await page.getByRole('button', { name: 'Resolve…' }).click();
@@ -208,7 +214,7 @@ test.serial('an arbiter signs in and resolves an appeal: the evidence inline, a 
   await page.getByRole('heading', { level: 1, name: /Deal/ }).waitFor();
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
   await accessible(t, page, 'deal');
-  if (DOC_SHOTS) await page.screenshot({ path: join(DOC_SHOTS, 'deal.png'), fullPage: true });
+  await docShot(page, 'deal');
   t.regex((await page.getByRole('link', { name: /in the Temporal UI/ }).getAttribute('href')) ?? '', new RegExp(`/namespaces/[^/]+/workflows/payin%3A${deal.deal_id}$`));
   await visit(t, page, `/deals?merchant_id=${merchantId}`, 'Deals', 'deals');
   await page.getByRole('button', { name: 'Search' }).click();
@@ -268,7 +274,7 @@ test.serial('an admin turns a merchant’s kill-switch on: its API calls are ref
   await page.getByRole('link', { name: `Console kill ${process.pid}` }).click();
   await page.getByRole('heading', { level: 1, name: /Console kill/ }).waitFor();
   await accessible(t, page, 'merchant');
-  if (DOC_SHOTS) await page.screenshot({ path: join(DOC_SHOTS, 'merchant.png'), fullPage: true });
+  await docShot(page, 'merchant');
   await page.getByRole('button', { name: 'Turn the kill-switch on' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Turn on' }).click();
   await page.getByTestId('kill-switch-on').waitFor();
@@ -316,7 +322,7 @@ test.serial('a support operator sees every page without an action button and is 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
   await accessible(t, page, 'signin');
-  if (DOC_SHOTS) await page.screenshot({ path: join(DOC_SHOTS, 'signin.png'), fullPage: true });
+  await docShot(page, 'signin');
 });
 
 test('docs/console-pages.md shows the role table the server enforces', (t) => {
