@@ -17,6 +17,7 @@ import type { ApiPart } from './mount';
 import { openApiDocument, swaggerHtml } from './openapi';
 import { v2Api } from './routes';
 import { adapterParts } from './adapters';
+import { consolePages } from './pages/console';
 
 /**
  * The parts of the API in the order a request meets them: the adapters beside V2 (api/adapters.ts:
@@ -158,6 +159,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(jsonMiddleware);
   app.use(codec.routes()); // reads its own body (protobuf JSON, larger limit)
   app.use(docs.routes());
+  app.use(consolePages());
   for (const part of API) for (const middleware of part.middleware(deps, metrics)) app.use(middleware);
   app.silent = true;
   return app;

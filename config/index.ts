@@ -124,6 +124,8 @@ function schemaFor(nodeEnv: string) {
     TEMPORAL_TLS_CERT: optionalText(),
     TEMPORAL_TLS_KEY: optionalText(),
     TEMPORAL_TLS_SERVER_NAME: optionalText(),
+    /** The Temporal Web UI the operator console links a deal's workflow to (<url>/namespaces/<ns>/workflows/<id>); '' hides the link. */
+    TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
     /** Browser origins (the Temporal UI) allowed to call the codec endpoint /codec. */
     CODEC_CORS_ORIGINS: parsedText('http://127.0.0.1:8233,http://localhost:8233', (text) =>
       text

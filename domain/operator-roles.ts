@@ -31,6 +31,12 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   // The console's home and the audit trail.
   adminGetQueues: READ,
   adminListAudit: READ,
+  // The console's reads (api/routes/admin/console-reads.ts).
+  adminListMerchants: READ,
+  adminGetMerchant: READ,
+  adminSearchDeals: READ,
+  adminGetDealTimeline: READ,
+  adminListTraders: READ,
   // Operators (admin).
   adminListOperators: ADMIN,
   adminCreateOperator: ADMIN,

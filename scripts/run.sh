@@ -60,7 +60,16 @@ if [ "${TEMPORAL_MODE:-$default_mode}" = "server" ]; then
   fi
 fi
 
-# The payment-page test drives Debian's Chromium; install it when it is missing and we may.
+# The operator console (console/, served by the API under /console): built into console/dist
+# when it is missing or older than any of its sources (a fresh build takes about a second).
+if [ "$command" = "start" ] || [ "$command" = "test" ]; then
+  if [ ! -f console/dist/index.html ] || [ -n "$(find console/src console/index.html console/vite.config.ts console/package.json -newer console/dist/index.html -print -quit)" ]; then
+    echo "[setup] building the operator console (console/dist)"
+    npm run -s console:build
+  fi
+fi
+
+# The payment-page and console tests drive Debian's Chromium; install it when it is missing and we may.
 if [ "$command" = "test" ] && [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     echo "[setup] installing Debian's chromium for the payment-page browser test"

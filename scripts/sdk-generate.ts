@@ -1,5 +1,6 @@
 /**
- * Generates the SDK's types (sdk/src/generated/openapi.ts) from the OpenAPI document the API
+ * Generates the SDK's types (sdk/src/generated/openapi.ts) and the operator console's
+ * (console/src/generated/openapi.ts, the same text) from the OpenAPI document the API
  * serves at /openapi.json — the document scripts/openapi.ts writes, built from the route
  * definitions alone (no running stack) — with openapi-typescript. The SDK's client (openapi-fetch)
  * is typed by them. `--check` writes nothing and fails when the committed file is not what the
@@ -7,14 +8,14 @@
  *
  *   node --import tsx scripts/sdk-generate.ts [--check]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { allRoutes } from '../api/app';
 import { openApiDocument } from '../api/openapi';
 import { ROOT } from './stack';
 
-const OUT = join(ROOT, 'sdk', 'src', 'generated', 'openapi.ts');
+const OUTS = [join(ROOT, 'sdk', 'src', 'generated', 'openapi.ts'), join(ROOT, 'console', 'src', 'generated', 'openapi.ts')];
 const GENERATOR = 'openapi-typescript 7.13.0';
 
 if (allRoutes.length === 0) throw new Error('no routes registered');
@@ -26,18 +27,25 @@ const header =
 const text = header + astToString(ast);
 
 if (process.argv.includes('--check')) {
-  let committed = '';
-  try {
-    committed = readFileSync(OUT, 'utf8');
-  } catch {
-    /* missing */
+  let stale = false;
+  for (const out of OUTS) {
+    let committed = '';
+    try {
+      committed = readFileSync(out, 'utf8');
+    } catch {
+      /* missing */
+    }
+    if (committed !== text) {
+      console.error(`[sdk] ${out} is not what the OpenAPI document generates: run \`npm run sdk:generate\` and commit it`);
+      stale = true;
+    }
   }
-  if (committed !== text) {
-    console.error(`[sdk] ${OUT} is not what the OpenAPI document generates: run \`npm run sdk:generate\` and commit it`);
-    process.exit(1);
-  }
-  console.log('[sdk] the generated types match the OpenAPI document');
+  if (stale) process.exit(1);
+  console.log('[sdk] the generated types (SDK and console) match the OpenAPI document');
 } else {
-  writeFileSync(OUT, text);
-  console.log(`[sdk] ${Object.keys((document as { paths: object }).paths).length} paths → ${OUT}`);
+  for (const out of OUTS) {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, text);
+    console.log(`[sdk] ${Object.keys((document as { paths: object }).paths).length} paths → ${out}`);
+  }
 }

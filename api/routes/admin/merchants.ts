@@ -8,7 +8,7 @@ import { createMerchant, patchMerchantSettings, presentMerchantForOperator, setK
 const merchantParams = z.object({ merchant_id: uuid('merchant_id') });
 const tags = ['Operator'];
 
-const operatorMerchantResponse = z
+export const operatorMerchantResponse = z
   .object({
     merchant: merchantSchema.extend({
       auto_withdrawal_mode: z.enum(['AUTO_UP_TO_LIMIT', 'MANUAL_ONLY']),

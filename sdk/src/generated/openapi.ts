@@ -134,10 +134,87 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Merchants, newest first, optionally matching a name, email or id */
+        get: operations["adminListMerchants"];
         put?: never;
         /** Create a merchant with a provisioned USDT wallet */
         post: operations["adminCreateMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/merchants/{merchant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A merchant's profile, limits and settings as the operator sees them */
+        get: operations["adminGetMerchant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries
+         * @description The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.
+         */
+        patch: operations["adminUpdateMerchant"];
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deals of every merchant, newest first: by id, merchant, status and creation time */
+        get: operations["adminSearchDeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/deals/{deal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deal with its timeline: its events, every webhook attempt, and its workflow's link in the Temporal UI
+         * @description workflow.ui_url is built from TEMPORAL_UI_URL and TEMPORAL_NAMESPACE; empty when TEMPORAL_UI_URL is empty.
+         */
+        get: operations["adminGetDealTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Traders, newest first, each with its USDT balance and requisites */
+        get: operations["adminListTraders"];
+        put?: never;
+        /** Create a trader with a USDT liquidity wallet */
+        post: operations["adminCreateTrader"];
         delete?: never;
         options?: never;
         head?: never;
@@ -159,26 +236,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/v1/p2p/admin/merchants/{merchant_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries
-         * @description The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.
-         */
-        patch: operations["adminUpdateMerchant"];
         trace?: never;
     };
     "/api/v1/p2p/admin/deposits": {
@@ -212,23 +269,6 @@ export interface paths {
         /** Set the BUY and SELL rate of a fiat currency (micro-units of fiat per 1 USDT) */
         put: operations["adminSetRate"];
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/p2p/admin/traders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create a trader with a USDT liquidity wallet */
-        post: operations["adminCreateTrader"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2488,6 +2528,27 @@ export interface components {
             };
             generated_at: string;
         };
+        OperatorMerchantList: {
+            data: (components["schemas"]["Merchant"] & {
+                /** @enum {string} */
+                auto_withdrawal_mode: "AUTO_UP_TO_LIMIT" | "MANUAL_ONLY";
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                auto_withdrawal_limit_usdt_cents: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                auto_withdrawal_effective_limit_usdt_cents: string;
+                rate_limit_per_minute: number | null;
+                payin_fee_bps: number;
+                payout_fee_bps: number;
+                webhook_max_retries: number;
+            })[];
+            next_page_token: string;
+        };
         Merchant: {
             /** Format: uuid */
             id: string;
@@ -2565,6 +2626,119 @@ export interface components {
              */
             daily_deal_amount_limit?: string;
         };
+        OperatorMerchant: {
+            merchant: components["schemas"]["Merchant"] & {
+                /** @enum {string} */
+                auto_withdrawal_mode: "AUTO_UP_TO_LIMIT" | "MANUAL_ONLY";
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                auto_withdrawal_limit_usdt_cents: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                auto_withdrawal_effective_limit_usdt_cents: string;
+                rate_limit_per_minute: number | null;
+                payin_fee_bps: number;
+                payout_fee_bps: number;
+                webhook_max_retries: number;
+            };
+        };
+        ConsoleDealList: {
+            data: components["schemas"]["ConsoleDeal"][];
+            next_page_token: string;
+        };
+        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
+        ConsoleDeal: components["schemas"]["MerchantDealInfo"] & {
+            /** Format: uuid */
+            merchant_id: string;
+            trader_id: string;
+            requisite_id: string;
+        };
+        ConsoleDealTimeline: {
+            deal: components["schemas"]["ConsoleDeal"];
+            workflow: {
+                workflow_id: string;
+                namespace: string;
+                ui_url: string;
+            };
+            events: {
+                event_id: string;
+                event_type: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                dispatched_at: string;
+                payload?: unknown;
+            }[];
+            webhook_attempts: {
+                callback_id: string;
+                event_id: string;
+                event_type: string;
+                url: string;
+                delivery_status: string;
+                /** @description 0: not tried yet */
+                attempt: number;
+                status: string;
+                http_status: number;
+                duration_ms: number;
+                error: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                at: string;
+            }[];
+        };
+        ConsoleTraderList: {
+            data: {
+                trader_id: string;
+                name: string;
+                status: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                balance_usdt: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                frozen_usdt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                requisites: {
+                    requisite_id: string;
+                    payment_method: string;
+                    requisite_type: string;
+                    card_number: string;
+                    phone_number: string;
+                    iban: string;
+                    holder_name: string;
+                    bank_name: string;
+                    /**
+                     * Format: int64
+                     * @example 150000
+                     */
+                    min_amount: string;
+                    /**
+                     * Format: int64
+                     * @example 150000
+                     */
+                    max_amount: string;
+                    daily_limit: string;
+                    status: string;
+                }[];
+            }[];
+            next_page_token: string;
+        };
         CreateMerchantRequest: {
             name: string;
             /** Format: email */
@@ -2587,26 +2761,6 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             disabled_at: string | null;
-        };
-        OperatorMerchant: {
-            merchant: components["schemas"]["Merchant"] & {
-                /** @enum {string} */
-                auto_withdrawal_mode: "AUTO_UP_TO_LIMIT" | "MANUAL_ONLY";
-                /**
-                 * Format: int64
-                 * @example 150000
-                 */
-                auto_withdrawal_limit_usdt_cents: string;
-                /**
-                 * Format: int64
-                 * @example 150000
-                 */
-                auto_withdrawal_effective_limit_usdt_cents: string;
-                rate_limit_per_minute: number | null;
-                payin_fee_bps: number;
-                payout_fee_bps: number;
-                webhook_max_retries: number;
-            };
         };
         /** @description Operator-only settings; send only what changes. */
         PatchMerchantSettingsRequest: {
@@ -4259,6 +4413,38 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    adminListMerchants: {
+        parameters: {
+            query?: {
+                search?: string;
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorMerchantList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     adminCreateMerchant: {
         parameters: {
             query?: never;
@@ -4293,7 +4479,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    adminToggleKillSwitch: {
+    adminGetMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -4310,15 +4496,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["KillSwitchResult"];
+                    "application/json": components["schemas"]["OperatorMerchant"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4346,6 +4530,167 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorMerchant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminSearchDeals: {
+        parameters: {
+            query?: {
+                deal_id?: string;
+                merchant_id?: string;
+                status?: string;
+                /** @description inclusive */
+                created_after?: string;
+                /** @description inclusive */
+                created_before?: string;
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleDealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetDealTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleDealTimeline"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListTraders: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleTraderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminCreateTrader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTraderRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminToggleKillSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KillSwitchResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4430,38 +4775,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    adminCreateTrader: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateTraderRequest"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TraderResponse"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

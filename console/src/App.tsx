@@ -1,0 +1,151 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, setCsrfToken, unwrap } from './api';
+import { Link, navigate, useRoute } from './router';
+import { useCan, useRoleTable, useSession } from './session';
+import { ErrorText, Field, Loading } from './ui';
+import { Home } from './pages/Home';
+import { AppealDetail, Appeals } from './pages/Appeals';
+import { Withdrawals } from './pages/Withdrawals';
+import { DealDetail, Deals } from './pages/Deals';
+import { MerchantDetail, Merchants } from './pages/Merchants';
+import { Traders } from './pages/Traders';
+import { Alerts } from './pages/Alerts';
+import { Audit } from './pages/Audit';
+
+export function App() {
+  const session = useSession();
+  const roles = useRoleTable();
+  if (session.isPending || roles.isPending) return <Loading what="the console" />;
+  if (session.error || roles.error) return <ErrorText error={session.error ?? roles.error} />;
+  if (!session.data) return <SignIn />;
+  return <Shell />;
+}
+
+function SignIn() {
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const signIn = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/api/v1/p2p/admin/session', { body: { email, password, ...(code ? { totp_code: code } : {}) } })),
+    onSuccess: (session) => {
+      setCsrfToken(session.csrf_token);
+      queryClient.setQueryData(['session'], session);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    signIn.mutate();
+  };
+  return (
+    <main className="signin">
+      <h1>Operator console</h1>
+      <form onSubmit={submit} aria-label="Sign in">
+        <Field label="Email">
+          <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Field label="Password">
+          <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </Field>
+        <Field label="Authenticator code" hint="Only when your account has TOTP enrolled: the 6 digits of your app.">
+          <input inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" value={code} onChange={(e) => setCode(e.target.value)} />
+        </Field>
+        <button type="submit" className="primary" disabled={signIn.isPending}>
+          Sign in
+        </button>
+        <ErrorText error={signIn.error} />
+      </form>
+    </main>
+  );
+}
+
+const NAV: Array<[string, string]> = [
+  ['/', 'Home'],
+  ['/appeals', 'Appeals'],
+  ['/withdrawals', 'Withdrawals'],
+  ['/deals', 'Deals'],
+  ['/merchants', 'Merchants'],
+  ['/traders', 'Traders'],
+  ['/alerts', 'Alerts'],
+  ['/audit', 'Audit log'],
+];
+
+function Shell() {
+  const session = useSession().data!;
+  const queryClient = useQueryClient();
+  const can = useCan();
+  const signOut = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/v1/p2p/admin/session')),
+    onSuccess: () => {
+      setCsrfToken('');
+      // Forget everything this operator read; the role table stays (it is the server's, not the operator's).
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' && query.queryKey[0] !== 'role-table' });
+      queryClient.setQueryData(['session'], null);
+      navigate('/', true);
+    },
+  });
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header>
+        <strong>Gateway console</strong>
+        <nav aria-label="Sections">
+          {NAV.map(([to, label]) => (
+            <Link key={to} to={to}>
+              {label}
+            </Link>
+          ))}
+        </nav>
+        <span className="who">
+          <span data-testid="operator">{session.operator.email}</span> <span className="role">{session.operator.role}</span>
+          {can('adminDeleteSession') && (
+            <button type="button" onClick={() => signOut.mutate()}>
+              Sign out
+            </button>
+          )}
+        </span>
+      </header>
+      <ErrorText error={signOut.error} />
+      <main id="main">
+        <Page />
+      </main>
+    </>
+  );
+}
+
+function Page() {
+  const { path } = useRoute();
+  const [, section, id] = path.split('/');
+  switch (section) {
+    case '':
+    case undefined:
+      return <Home />;
+    case 'appeals':
+      return id ? <AppealDetail id={id} /> : <Appeals />;
+    case 'withdrawals':
+      return <Withdrawals />;
+    case 'deals':
+      return id ? <DealDetail id={id} /> : <Deals />;
+    case 'merchants':
+      return id ? <MerchantDetail id={id} /> : <Merchants />;
+    case 'traders':
+      return <Traders />;
+    case 'alerts':
+      return <Alerts />;
+    case 'audit':
+      return <Audit />;
+    default:
+      return (
+        <>
+          <h1>Not found</h1>
+          <p>
+            There is no page here. <Link to="/">Home</Link>
+          </p>
+        </>
+      );
+  }
+}

@@ -1,0 +1,41 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api';
+import { Link } from '../router';
+import { age, ErrorText, Loading, when } from '../ui';
+
+export function Home() {
+  const queues = useQuery({ queryKey: ['queues'], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/queues')), refetchInterval: 30_000 });
+  if (queues.isPending) return <Loading what="the queues" />;
+  if (queues.error) return <ErrorText error={queues.error} />;
+  const q = queues.data;
+  const cards = [
+    { id: 'appeals', title: 'Appeals waiting for an arbiter', queue: q.appeals_waiting, to: '/appeals', extra: '' },
+    {
+      id: 'withdrawals',
+      title: 'Withdrawals waiting for approval',
+      queue: q.withdrawals_waiting,
+      to: '/withdrawals',
+      extra: `${q.withdrawals_waiting.awaiting_second_approval} awaiting a second approval`,
+    },
+    { id: 'alerts', title: 'Open alerts', queue: q.open_alerts, to: '/alerts', extra: '' },
+    { id: 'stuck', title: 'Deals stuck past the SLA', queue: q.stuck_deals, to: '/deals', extra: `SLA ${age(q.stuck_deals.sla_seconds)}` },
+  ];
+  return (
+    <>
+      <h1>Queues</h1>
+      <ul className="cards">
+        {cards.map((card) => (
+          <li key={card.id} className="card" data-queue={card.id}>
+            <h2>
+              <Link to={card.to}>{card.title}</Link>
+            </h2>
+            <p className="count">{card.queue.count}</p>
+            <p>{card.queue.count > 0 ? `oldest ${age(card.queue.oldest_age_seconds)} (${when(card.queue.oldest_at)})` : 'none waiting'}</p>
+            {card.extra && <p>{card.extra}</p>}
+          </li>
+        ))}
+      </ul>
+      <p className="muted">As of {when(q.generated_at)}; refreshed every 30 s.</p>
+    </>
+  );
+}

@@ -1,0 +1,265 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Schemas } from '../api';
+import { Link } from '../router';
+import { useCan } from '../session';
+import { Action, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
+
+export function Merchants() {
+  const [search, setSearch] = useState('');
+  const [applied, setApplied] = useState('');
+  const pages = usePages(applied);
+  const list = useQuery({
+    queryKey: ['merchants', applied, pages.token],
+    queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/merchants', { params: { query: { page_size: 25, page_token: pages.token, search: applied || undefined } } })),
+  });
+  return (
+    <>
+      <h1>Merchants</h1>
+      <form
+        className="filters"
+        aria-label="Search merchants"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(search.trim());
+        }}
+      >
+        <Field label="Name, email or id">
+          <input value={search} onChange={(e) => setSearch(e.target.value)} />
+        </Field>
+        <button type="submit">Search</button>
+      </form>
+      <ErrorText error={list.error} />
+      {list.isPending ? (
+        <Loading what="merchants" />
+      ) : (
+        list.data && (
+          <>
+            <table>
+              <caption className="sr-only">Merchants, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Email</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Kill-switch</th>
+                  <th scope="col">Balance (USDT)</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((m) => (
+                  <tr key={m.id}>
+                    <td>
+                      <Link to={`/merchants/${m.id}`}>{m.name}</Link>
+                    </td>
+                    <td>{m.email}</td>
+                    <td>{m.status}</td>
+                    <td>{m.kill_switch ? <span className="badge danger">ON</span> : 'off'}</td>
+                    <td className="num">{money(m.balance_usdt)}</td>
+                    <td>{when(m.created_at)}</td>
+                  </tr>
+                ))}
+                {list.data.data.length === 0 && (
+                  <tr>
+                    <td colSpan={6}>No merchants.</td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+            <Pager pages={pages} nextToken={list.data.next_page_token} />
+          </>
+        )
+      )}
+    </>
+  );
+}
+
+export function MerchantDetail({ id }: { id: string }) {
+  const can = useCan();
+  const [keys, setKeys] = useState<Schemas['KeyPair'] | undefined>();
+  const merchant = useQuery({ queryKey: ['merchant', id], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/merchants/{merchant_id}', { params: { path: { merchant_id: id } } })) });
+  if (merchant.isPending) return <Loading what="the merchant" />;
+  if (merchant.error) return <ErrorText error={merchant.error} />;
+  const m = merchant.data.merchant;
+  return (
+    <>
+      <p>
+        <Link to="/merchants">← Merchants</Link>
+      </p>
+      <h1>
+        {m.name} {m.kill_switch && <span className="badge danger" data-testid="kill-switch-on">kill-switch ON</span>}
+      </h1>
+      <section aria-labelledby="profile-h">
+        <h2 id="profile-h">Profile</h2>
+        <dl>
+          <dt>Merchant id</dt>
+          <dd className="mono">{m.id}</dd>
+          <dt>Email</dt>
+          <dd>{m.email}</dd>
+          <dt>Status</dt>
+          <dd>
+            {m.status} (moderation {m.moderation_status})
+          </dd>
+          <dt>API version</dt>
+          <dd>{m.api_version}</dd>
+          <dt>Webhook URL</dt>
+          <dd className="mono">{m.webhook_url || '—'}</dd>
+          <dt>Balance</dt>
+          <dd>
+            {money(m.balance_usdt)} USDT available, {money(m.escrow_usdt)} in escrow
+          </dd>
+          <dt>Deposit address</dt>
+          <dd className="mono">{m.trc20_address || '—'}</dd>
+          <dt>Current API token</dt>
+          <dd className="mono">{m.api_token || '—'}</dd>
+          <dt>IP whitelist</dt>
+          <dd>{m.ip_whitelist.length ? m.ip_whitelist.join(', ') : 'any address'} (the merchant sets it in its cabinet)</dd>
+          <dt>Deal limits</dt>
+          <dd>
+            min {money(m.deal_min_amount) || '—'}, max {money(m.deal_max_amount) || '—'}, daily {money(m.daily_deal_amount_limit) || '—'}
+          </dd>
+          <dt>Deals</dt>
+          <dd>
+            <Link to={`/deals?merchant_id=${m.id}`}>Search this merchant’s deals</Link>
+          </dd>
+        </dl>
+      </section>
+      <section aria-labelledby="switch-h">
+        <h2 id="switch-h">Kill-switch</h2>
+        <p>{m.kill_switch ? `ON: every API call of the merchant is refused. ${m.kill_switch_reason}` : 'Off: the merchant’s API calls are served.'}</p>
+        <Action
+          op="adminToggleKillSwitch"
+          label={m.kill_switch ? 'Turn the kill-switch off' : 'Turn the kill-switch on'}
+          className={m.kill_switch ? '' : 'danger'}
+          confirm={{
+            title: m.kill_switch ? 'Turn the kill-switch off?' : 'Turn the kill-switch on?',
+            text: m.kill_switch ? 'The merchant’s API calls are served again.' : 'Every API call of this merchant is refused until it is turned off.',
+            label: m.kill_switch ? 'Turn off' : 'Turn on',
+          }}
+          run={() => unwrap(api.POST('/api/v1/p2p/admin/merchants/{merchant_id}/kill-switch', { params: { path: { merchant_id: id } } }))}
+        />
+      </section>
+      <section aria-labelledby="settings-h">
+        <h2 id="settings-h">Limits and settings</h2>
+        {can('adminUpdateMerchant') ? <Settings m={m} /> : <SettingsView m={m} />}
+      </section>
+      <section aria-labelledby="keys-h">
+        <h2 id="keys-h">API keys</h2>
+        <Action
+          op="issueApiKeys"
+          label="Rotate keys"
+          confirm={{ title: 'Issue a new key pair?', text: 'The merchant’s current pair stays valid for the grace period, then stops working. The new secret is shown once.', label: 'Rotate' }}
+          run={() => unwrap(api.POST('/api/v1/p2p/merchant/api-keys', { body: { merchant_id: id } }))}
+          onDone={setKeys}
+        />
+        {keys && (
+          <div className="secret" role="status">
+            <p>New pair (the secret is shown only now):</p>
+            <pre>{JSON.stringify(keys, null, 2)}</pre>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+type OperatorMerchant = Schemas['OperatorMerchant']['merchant'];
+
+function SettingsView({ m }: { m: OperatorMerchant }) {
+  return (
+    <dl>
+      <dt>Auto-withdrawal</dt>
+      <dd>
+        {m.auto_withdrawal_mode}, limit {money(m.auto_withdrawal_limit_usdt_cents)} USDT (effective {money(m.auto_withdrawal_effective_limit_usdt_cents)})
+      </dd>
+      <dt>Rate limit</dt>
+      <dd>{m.rate_limit_per_minute ?? 'default'} per minute</dd>
+      <dt>Fees</dt>
+      <dd>
+        PayIn {m.payin_fee_bps} bps, PayOut {m.payout_fee_bps} bps
+      </dd>
+      <dt>Webhook retries</dt>
+      <dd>{m.webhook_max_retries}</dd>
+      <dt>Signature binding</dt>
+      <dd>{m.signature_binding}</dd>
+    </dl>
+  );
+}
+
+function Settings({ m }: { m: OperatorMerchant }) {
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState({
+    auto_withdrawal_mode: m.auto_withdrawal_mode,
+    auto_withdrawal_limit_usdt_cents: m.auto_withdrawal_limit_usdt_cents,
+    rate_limit_per_minute: m.rate_limit_per_minute === null ? '' : String(m.rate_limit_per_minute),
+    payin_fee_bps: String(m.payin_fee_bps),
+    payout_fee_bps: String(m.payout_fee_bps),
+    webhook_max_retries: String(m.webhook_max_retries),
+    signature_binding: m.signature_binding,
+  });
+  const save = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.PATCH('/api/v1/p2p/admin/merchants/{merchant_id}', {
+          params: { path: { merchant_id: m.id } },
+          body: {
+            auto_withdrawal_mode: form.auto_withdrawal_mode,
+            auto_withdrawal_limit_usdt_cents: Number(form.auto_withdrawal_limit_usdt_cents),
+            rate_limit_per_minute: form.rate_limit_per_minute === '' ? null : Number(form.rate_limit_per_minute),
+            payin_fee_bps: Number(form.payin_fee_bps),
+            payout_fee_bps: Number(form.payout_fee_bps),
+            webhook_max_retries: Number(form.webhook_max_retries),
+            signature_binding: form.signature_binding,
+          },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries(),
+  });
+  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
+  return (
+    <form
+      className="grid"
+      aria-label="Merchant settings"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+    >
+      <Field label="Auto-withdrawal mode">
+        <select value={form.auto_withdrawal_mode} onChange={set('auto_withdrawal_mode')}>
+          <option value="AUTO_UP_TO_LIMIT">AUTO_UP_TO_LIMIT</option>
+          <option value="MANUAL_ONLY">MANUAL_ONLY</option>
+        </select>
+      </Field>
+      <Field label="Auto-withdrawal limit (USDT cents)">
+        <input inputMode="numeric" value={form.auto_withdrawal_limit_usdt_cents} onChange={set('auto_withdrawal_limit_usdt_cents')} />
+      </Field>
+      <Field label="Rate limit per minute" hint="Empty: the gateway's default.">
+        <input inputMode="numeric" value={form.rate_limit_per_minute} onChange={set('rate_limit_per_minute')} />
+      </Field>
+      <Field label="PayIn fee (bps)">
+        <input inputMode="numeric" value={form.payin_fee_bps} onChange={set('payin_fee_bps')} />
+      </Field>
+      <Field label="PayOut fee (bps)">
+        <input inputMode="numeric" value={form.payout_fee_bps} onChange={set('payout_fee_bps')} />
+      </Field>
+      <Field label="Webhook retries">
+        <input inputMode="numeric" value={form.webhook_max_retries} onChange={set('webhook_max_retries')} />
+      </Field>
+      <Field label="Signature binding" hint="required: every HMAC request must carry the request-bound v2 signature.">
+        <select value={form.signature_binding} onChange={set('signature_binding')}>
+          <option value="optional">optional</option>
+          <option value="required">required</option>
+        </select>
+      </Field>
+      <div>
+        <button type="submit" className="primary" disabled={save.isPending}>
+          Save settings
+        </button>
+        {save.isSuccess && <span role="status" className="done">Saved</span>}
+        <ErrorText error={save.error} />
+      </div>
+    </form>
+  );
+}

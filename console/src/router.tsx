@@ -1,0 +1,38 @@
+/** A small history router under /console: the path is the state; links push, back/forward pop. */
+import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+
+export const BASE = '/console';
+const listeners = new Set<() => void>();
+window.addEventListener('popstate', () => listeners.forEach((l) => l()));
+
+const subscribe = (listener: () => void) => {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+};
+const snapshot = () => window.location.pathname.slice(BASE.length) + window.location.search;
+
+/** The current route below /console, e.g. "/appeals/<id>?status=OPEN". */
+export function useRoute(): { path: string; search: URLSearchParams } {
+  const current = useSyncExternalStore(subscribe, snapshot);
+  const [path = '', query = ''] = current.split('?');
+  return { path: path.replace(/\/+$/, '') || '/', search: new URLSearchParams(query) };
+}
+
+export function navigate(to: string, replace = false) {
+  const url = BASE + (to.startsWith('/') ? to : `/${to}`);
+  if (replace) window.history.replaceState(null, '', url);
+  else window.history.pushState(null, '', url);
+  listeners.forEach((l) => l());
+  window.scrollTo(0, 0);
+}
+
+export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTMLAnchorElement>) {
+  const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    navigate(to);
+  };
+  const current = useRoute().path;
+  const active = to === '/' ? current === '/' : current.startsWith(to.split('?')[0]!);
+  return <a href={BASE + to} aria-current={active ? 'page' : undefined} onClick={onClick} {...rest} />;
+}

@@ -1,0 +1,54 @@
+/**
+ * Who is signed in, and what the role may do. The role table is the server's: each operation's
+ * `x-roles` in the OpenAPI document the API serves (domain/operator-roles.ts is its source), read
+ * once per page load — the console keeps no copy of it.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { api, ApiError, setCsrfToken, unwrap, type Schemas } from './api';
+import type { operations } from './generated/openapi';
+
+export type OperationId = keyof operations;
+export type Session = Schemas['OperatorSession'];
+
+export function useSession() {
+  return useQuery({
+    queryKey: ['session'],
+    queryFn: async (): Promise<Session | null> => {
+      try {
+        const session = await unwrap(api.GET('/api/v1/p2p/admin/session'));
+        setCsrfToken(session.csrf_token);
+        return session;
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) return null;
+        throw error;
+      }
+    },
+    staleTime: 60_000,
+  });
+}
+
+type RoleTable = Record<string, string[]>;
+
+/** operationId → roles, from the served OpenAPI document's x-roles. */
+export function useRoleTable() {
+  return useQuery({
+    queryKey: ['role-table'],
+    queryFn: async (): Promise<RoleTable> => {
+      const response = await fetch('/openapi.json', { credentials: 'same-origin' });
+      if (!response.ok) throw new ApiError(response.status, 'the OpenAPI document could not be read');
+      const document = (await response.json()) as { paths: Record<string, Record<string, { operationId?: string; 'x-roles'?: string[] }>> };
+      const table: RoleTable = {};
+      for (const item of Object.values(document.paths))
+        for (const operation of Object.values(item)) if (operation.operationId && operation['x-roles']) table[operation.operationId] = operation['x-roles'];
+      return table;
+    },
+    staleTime: Infinity,
+  });
+}
+
+/** Whether the signed-in operator's role may call an operation (false until both are known). */
+export function useCan(): (operationId: OperationId) => boolean {
+  const session = useSession().data;
+  const table = useRoleTable().data;
+  return (operationId) => !!session && !!table && (table[operationId] ?? []).includes(session.operator.role);
+}

@@ -1,0 +1,156 @@
+/** Small shared pieces: money, times, the pager, errors, a confirmation dialog, an action button. */
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useCan, type OperationId } from './session';
+
+/** Minor units (digit string) → "1 500.00". */
+export function money(minor: string | undefined, exponent = 2): string {
+  if (minor === undefined || minor === '') return '';
+  const negative = minor.startsWith('-');
+  const digits = (negative ? minor.slice(1) : minor).padStart(exponent + 1, '0');
+  const whole = digits.slice(0, digits.length - exponent).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+  return `${negative ? '-' : ''}${whole}.${digits.slice(-exponent)}`;
+}
+
+export function when(iso: string | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+}
+
+export function age(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+  return `${Math.floor(seconds / 86400)} d ${Math.floor((seconds % 86400) / 3600)} h`;
+}
+
+/** Keyset paging with the API's tokens: the token of the page shown, and the way back. */
+export function usePages(resetKey: string) {
+  const [tokens, setTokens] = useState<string[]>(['']);
+  useEffect(() => setTokens(['']), [resetKey]);
+  const token = tokens[tokens.length - 1] ?? '';
+  return {
+    token: token || undefined,
+    page: tokens.length,
+    next: (nextToken: string) => setTokens((t) => [...t, nextToken]),
+    previous: () => setTokens((t) => (t.length > 1 ? t.slice(0, -1) : t)),
+  };
+}
+
+export function Pager({ pages, nextToken }: { pages: ReturnType<typeof usePages>; nextToken: string | undefined }) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" onClick={pages.previous} disabled={pages.page <= 1}>
+        Previous page
+      </button>
+      <span>Page {pages.page}</span>
+      <button type="button" onClick={() => nextToken && pages.next(nextToken)} disabled={!nextToken}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+export function ErrorText({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p role="alert" className="error">
+      {error instanceof Error ? error.message : String(error)}
+    </p>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return <p aria-busy="true">Loading {what}…</p>;
+}
+
+/** A modal confirmation (<dialog>: focus trapped, Escape cancels). */
+export function Confirm({ title, children, confirmLabel, onConfirm, onCancel }: { title: string; children: ReactNode; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={onCancel}>
+      <h2 id="confirm-title">{title}</h2>
+      <div>{children}</div>
+      <div className="actions">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="primary" onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/**
+ * A button for one operation: hidden when the role may not call it (the server's table), an
+ * optional confirmation, the API's message when refused, every query refreshed when done.
+ */
+export function Action<T>({
+  op,
+  label,
+  run,
+  confirm,
+  onDone,
+  disabled,
+  className,
+}: {
+  op: OperationId;
+  label: string;
+  run: () => Promise<T>;
+  confirm?: { title: string; text: ReactNode; label: string };
+  onDone?: (result: T) => void;
+  disabled?: boolean;
+  className?: string;
+}) {
+  const can = useCan();
+  const queryClient = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  const mutation = useMutation({
+    mutationFn: run,
+    onSuccess: async (result) => {
+      onDone?.(result);
+      await queryClient.invalidateQueries();
+    },
+  });
+  if (!can(op)) return null;
+  return (
+    <span className="action">
+      <button type="button" className={className} disabled={disabled || mutation.isPending} onClick={() => (confirm ? setAsking(true) : mutation.mutate())}>
+        {mutation.isPending ? `${label}…` : label}
+      </button>
+      {mutation.isSuccess && <span role="status" className="done">Done</span>}
+      <ErrorText error={mutation.error} />
+      {asking && confirm && (
+        <Confirm
+          title={confirm.title}
+          confirmLabel={confirm.label}
+          onCancel={() => setAsking(false)}
+          onConfirm={() => {
+            setAsking(false);
+            mutation.mutate();
+          }}
+        >
+          {confirm.text}
+        </Confirm>
+      )}
+    </span>
+  );
+}
+
+export function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
+  return (
+    <label className="field">
+      <span>{label}</span>
+      {children}
+      {hint && <small>{hint}</small>}
+    </label>
+  );
+}

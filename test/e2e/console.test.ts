@@ -1,0 +1,336 @@
+/// <reference lib="dom" />
+/**
+ * The operator console (issue 28.1, 28.5) in Debian's Chromium against the real stack: sign in,
+ * resolve an appeal with evidence and a message, approve a withdrawal with four-eyes (the same
+ * operator refused), kill-switch a merchant and see its API calls refused, a support operator
+ * sees no action buttons and is refused by the API too, the audit log shows each step; axe-core
+ * finds no serious or critical violation on any page; no Content-Security-Policy violation.
+ * On failure, a screenshot of each page visited goes to .data/console-screenshots/.
+ * CONSOLE_SCREENSHOTS=<dir> (npm run console:screenshots) also writes each page's PNG there for docs/.
+ */
+import anyTest, { type ExecutionContext, type TestFn } from 'ava';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { API_URL, asOperator, newMerchant, signed } from '../helpers/api';
+import { createPayin } from '../helpers/deals';
+import { openAppeal } from '../helpers/appeals';
+import { filePart, SAMPLES, signedUpload } from '../helpers/multipart';
+import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
+import { eventually } from '../helpers/poll';
+import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FAILURES = join(process.cwd(), '.data', 'console-screenshots');
+const DOC_SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(process.cwd(), process.env.CONSOLE_SCREENSHOTS) : undefined;
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+type Role = 'arbiter' | 'finance' | 'support' | 'admin';
+interface Ctx {
+  pages: Array<{ name: string; page: Page }>;
+  contexts: BrowserContext[];
+}
+
+const test = anyTest as TestFn<Ctx>;
+let browser: Browser;
+test.before(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+test.after.always(async () => browser?.close());
+test.beforeEach((t: ExecutionContext<Ctx>) => {
+  t.context.pages = [];
+  t.context.contexts = [];
+});
+test.afterEach.always(async (t: ExecutionContext<Ctx>) => {
+  if (!t.passed) {
+    mkdirSync(FAILURES, { recursive: true });
+    const slug = t.title.replace(/^afterEach\.always hook for /, '').replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+    for (const [i, { name, page }] of t.context.pages.entries()) {
+      await page.screenshot({ path: join(FAILURES, `${slug}-${i}-${name}.png`), fullPage: true }).catch(() => undefined);
+    }
+  }
+  for (const context of t.context.contexts) await context.close().catch(() => undefined);
+});
+
+let counter = 0;
+/** A console account of a role, made with the spec's operator JWT (as an admin would). */
+async function operator(role: Role) {
+  counter += 1;
+  const email = `console-${role}-${process.pid}-${counter}-${randomBytes(3).toString('hex')}@example.test`;
+  const password = `pw-${randomBytes(12).toString('base64url')}`;
+  const created = await asOperator('POST', `${ADMIN}/operators`, { email, password, role });
+  if (created.status !== 201) throw new Error(`operator create failed: ${created.status} ${created.text}`);
+  return { id: created.body.operator.operator_id as string, email, password, role };
+}
+
+/** A browser of its own (cookies) signed in through the sign-in page. */
+async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password: string; role: Role }) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  t.context.contexts.push(context);
+  const page = await context.newPage();
+  const cspViolations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  t.context.pages.push({ name: `${who.role}-signin`, page });
+  await page.goto(`${API_URL}/console/`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('operator').filter({ hasText: who.email }).waitFor();
+  return { context, page, cspViolations };
+}
+
+/** Opens a console page from the navigation or by URL, waits for its heading, checks accessibility. */
+async function visit(t: ExecutionContext<Ctx>, page: Page, path: string, heading: string | RegExp, name: string) {
+  t.context.pages.push({ name, page });
+  await page.goto(`${API_URL}/console${path}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+  await accessible(t, page, name);
+  await docShot(page, name);
+}
+
+/** The pages docs/console-pages.md shows. */
+const DOC_PAGES = new Set(['signin', 'home', 'appeals', 'appeal', 'appeal-resolve-dialog', 'deal', 'deals', 'withdrawals-second', 'merchants', 'merchant', 'traders', 'alerts', 'audit', 'appeal-support']);
+async function docShot(page: Page, name: string) {
+  if (!DOC_SHOTS || !DOC_PAGES.has(name)) return;
+  mkdirSync(DOC_SHOTS, { recursive: true });
+  await page.screenshot({ path: join(DOC_SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core on the page as it is: no serious or critical violation. */
+async function accessible(t: ExecutionContext<Ctx>, page: Page, name: string) {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return (result.violations as any[])
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')).join(', ')}`);
+  });
+  t.deepEqual(violations, [], `axe on ${name}`);
+}
+
+/** A call from the signed-in browser itself (its cookie and CSRF token): what the API answers this operator. */
+async function fromBrowser(page: Page, method: string, path: string, body?: unknown) {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const session = await (await fetch('/api/v1/p2p/admin/session', { credentials: 'same-origin' })).json();
+      const response = await fetch(path, {
+        method,
+        credentials: 'same-origin',
+        headers: { 'X-CSRF-Token': session.csrf_token, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, text };
+    },
+    { method, path, body },
+  );
+}
+
+const auditActions = async (objectId: string) =>
+  ((await asOperator('GET', `${ADMIN}/audit?object_id=${objectId}`)).body.data as Array<{ action: string; actor_id: string }>).map((e) => `${e.action}:${e.actor_id}`);
+
+test.serial('served under /console: CSP self only, no framing, immutable hashed assets, index.html for client routes', async (t) => {
+  const index = await fetch(`${API_URL}/console/appeals/some-id`);
+  t.is(index.status, 200);
+  t.regex(index.headers.get('content-type') ?? '', /^text\/html/);
+  const csp = index.headers.get('content-security-policy') ?? '';
+  t.regex(csp, /default-src 'self'/);
+  t.regex(csp, /script-src 'self'(;|$)/);
+  t.regex(csp, /frame-ancestors 'none'/);
+  t.is(index.headers.get('x-frame-options'), 'DENY');
+  const html = await index.text();
+  t.notRegex(html, /<script>(?!<\/script>)/, 'no inline script');
+  const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+  t.truthy(script);
+  const asset = await fetch(`${API_URL}${script}`);
+  t.regex(asset.headers.get('content-type') ?? '', /^text\/javascript/);
+  t.regex(asset.headers.get('cache-control') ?? '', /immutable/);
+  t.is((await fetch(`${API_URL}/console/assets/missing.js`)).status, 404);
+  t.is((await fetch(`${API_URL}/console/..%2f..%2fpackage.json`)).headers.get('content-type')?.startsWith('text/html'), true, 'no file outside dist');
+});
+
+test.serial('an arbiter signs in and resolves an appeal: the evidence inline, a message, SATISFIED after the confirmation; the audit log shows it', async (t) => {
+  const { keys, merchantId } = await newMerchant({ name: `Console appeals ${process.pid}` });
+  const deal = await createPayin(keys);
+  const image = await signedUpload(keys, filePart(SAMPLES.png, 'screen.png'));
+  const pdf = await signedUpload(keys, filePart(SAMPLES.pdf, 'receipt.pdf'));
+  const opened = await openAppeal(keys, { deal_id: deal.deal_id, reason: 'Paid but the deal did not complete', file_ids: [image.body.file.file_id, pdf.body.file.file_id] });
+  t.is(opened.status, 200, opened.text);
+  const appealId = opened.body.data.appeal_id as string;
+
+  const arbiter = await operator('arbiter');
+  const { page, cspViolations } = await signedIn(t, arbiter);
+  await visit(t, page, '/', 'Queues', 'home');
+  t.regex((await page.locator('[data-queue="appeals"] .count').textContent()) ?? '', /^\d+$/);
+  await visit(t, page, '/appeals', 'Appeals', 'appeals');
+  await page.getByRole('link', { name: appealId.slice(0, 8) }).click();
+  await page.getByRole('heading', { level: 1, name: /Appeal/ }).waitFor();
+  await accessible(t, page, 'appeal');
+  await docShot(page, 'appeal');
+
+  // The image is shown (loaded from the files route), the PDF is a download.
+  const img = page.getByRole('img', { name: new RegExp(`Evidence ${image.body.file.file_id.slice(0, 8)}`) });
+  await img.waitFor();
+  await page.waitForFunction((id) => {
+    const el = Array.from(document.querySelectorAll("img")).find((i) => i.src.includes(id));
+    return !!el && el.complete && el.naturalWidth > 0;
+  }, image.body.file.file_id);
+  t.not(await page.getByRole('link', { name: /Download application\/pdf/ }).getAttribute('download'), null, 'the PDF is a download');
+
+  // A message to the merchant.
+  await page.getByLabel('Reply to the merchant').fill('Please send the bank statement page too.');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.locator('.chat li.mine', { hasText: 'Please send the bank statement page too.' }).waitFor();
+  const thread = await signed(keys, 'GET', `/api/v1/p2p/merchant/appeals/${appealId}/messages`);
+  t.true(thread.body.data.messages.some((m: any) => m.sender_role === 'ADMIN' && m.body === 'Please send the bank statement page too.'));
+
+  // Resolve: the dialog first; cancelling does nothing.
+  await page.getByLabel(/SATISFIED/).check();
+  await page.getByLabel('Note').fill('The receipt matches the amount.');
+  await page.getByRole('button', { name: 'Resolve…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Resolve as SATISFIED?' });
+  await dialog.waitFor();
+  await accessible(t, page, 'appeal-resolve-dialog');
+  await docShot(page, 'appeal-resolve-dialog');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  t.is(await page.getByTestId('appeal-status').textContent(), 'OPEN');
+  await page.getByRole('button', { name: 'Resolve…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Resolve SATISFIED' }).click();
+  await page.getByTestId('appeal-status').filter({ hasText: 'RESOLVED_MERCHANT' }).waitFor();
+  const merchantView = await signed(keys, 'GET', `/api/v1/p2p/merchant/appeals/${appealId}`);
+  t.like(merchantView.body.data, { status: 'RESOLVED_MERCHANT', resolution_note: 'The receipt matches the amount.' });
+
+  // The deal's timeline and its workflow link.
+  await page.getByRole('link', { name: deal.deal_id }).first().click();
+  await page.getByRole('heading', { level: 1, name: /Deal/ }).waitFor();
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+  await accessible(t, page, 'deal');
+  await docShot(page, 'deal');
+  t.regex((await page.getByRole('link', { name: /in the Temporal UI/ }).getAttribute('href')) ?? '', new RegExp(`/namespaces/[^/]+/workflows/payin%3A${deal.deal_id}$`));
+  await visit(t, page, `/deals?merchant_id=${merchantId}`, 'Deals', 'deals');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('link', { name: deal.deal_id.slice(0, 8) }).waitFor();
+
+  // The audit log: the message and the resolution, by this arbiter.
+  await visit(t, page, '/audit', 'Audit log', 'audit');
+  await page.getByLabel('Object id').fill(appealId);
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.locator('tr[data-action="appeal.resolve"]').waitFor();
+  await page.locator('tr[data-action="appeal.message"]').waitFor();
+  t.deepEqual((await auditActions(appealId)).sort(), [`appeal.message:${arbiter.id}`, `appeal.resolve:${arbiter.id}`]);
+  t.deepEqual(cspViolations, []);
+});
+
+test.serial('four-eyes in the browser: the first finance operator approves and cannot give the second approval; another releases it', async (t) => {
+  const { keys } = await walletMerchant(5_000_000, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+  const big = await withdraw(keys, { address: randomTronAddress(), amount: 1_500_000 });
+  t.is(big.body.status, 'PENDING_MANUAL', big.text);
+  const id = big.body.withdrawal_id as string;
+  const [first, second] = [await operator('finance'), await operator('finance')];
+
+  const a = await signedIn(t, first);
+  await visit(t, a.page, '/withdrawals', 'Withdrawals', 'withdrawals');
+  const row = a.page.locator(`tr[data-withdrawal="${id}"]`);
+  await row.getByRole('button', { name: 'Approve' }).click();
+  await a.page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
+  await row.getByText('You approved; a second operator must approve.').waitFor();
+  t.regex((await row.getByTestId('approvals').textContent()) ?? '', /^1 of 2/);
+  t.is(await row.getByRole('button', { name: /Approve|second approval/ }).count(), 0, 'no approve button for the first approver');
+  const again = await fromBrowser(a.page, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {});
+  t.is(again.status, 409, again.text);
+  t.regex(again.text, /another operator/);
+
+  const b = await signedIn(t, second);
+  await visit(t, b.page, '/withdrawals', 'Withdrawals', 'withdrawals-second');
+  const rowB = b.page.locator(`tr[data-withdrawal="${id}"]`);
+  await rowB.getByRole('button', { name: 'Give second approval' }).click();
+  await b.page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
+  await rowB.waitFor({ state: 'detached' });
+  const status = await eventually(async () => {
+    const got = await signed(keys, 'GET', `/api/v1/p2p/merchant/wallet/withdrawals/${id}`);
+    return got.body.status !== 'PENDING_MANUAL' ? got.body.status : undefined;
+  }, 'the withdrawal released');
+  t.true(['APPROVED', 'COMPLETED'].includes(status));
+  t.deepEqual((await auditActions(id)).filter((e) => e.startsWith('withdrawal.approve')).sort(), [`withdrawal.approve:${first.id}`, `withdrawal.approve:${second.id}`].sort());
+});
+
+test.serial('an admin turns a merchant’s kill-switch on: its API calls are refused; an API error is shown as the API’s text', async (t) => {
+  const { keys, merchantId } = await newMerchant({ name: `Console kill ${process.pid}` });
+  t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).status, 200);
+  const admin = await operator('admin');
+  const { page } = await signedIn(t, admin);
+  await visit(t, page, '/merchants', 'Merchants', 'merchants');
+  await page.getByLabel('Name, email or id').fill(merchantId);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('link', { name: `Console kill ${process.pid}` }).click();
+  await page.getByRole('heading', { level: 1, name: /Console kill/ }).waitFor();
+  await accessible(t, page, 'merchant');
+  await docShot(page, 'merchant');
+  await page.getByRole('button', { name: 'Turn the kill-switch on' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Turn on' }).click();
+  await page.getByTestId('kill-switch-on').waitFor();
+  const refused = await signed(keys, 'GET', '/api/v1/p2p/my-merchant');
+  t.true(refused.status === 403 || refused.status === 401, `${refused.status} ${refused.text}`);
+
+  // A refused action shows the problem's message: an out-of-range setting.
+  await page.getByLabel('Webhook retries').fill('99');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  const error = page.getByRole('alert').filter({ hasText: /webhook_max_retries/ });
+  await error.waitFor();
+  t.deepEqual((await auditActions(merchantId)).filter((e) => e.startsWith('merchant.kill_switch')), [`merchant.kill_switch_toggle:${admin.id}`]);
+
+  await visit(t, page, '/traders', 'Traders and requisites', 'traders');
+  await visit(t, page, '/alerts', 'Alerts', 'alerts');
+});
+
+test.serial('a support operator sees every page without an action button and is refused by the API too', async (t) => {
+  const { keys, merchantId } = await newMerchant({ name: `Console support ${process.pid}` });
+  const deal = await createPayin(keys);
+  const opened = await openAppeal(keys, { deal_id: deal.deal_id, reason: 'Support looks at this' });
+  const appealId = opened.body.data.appeal_id as string;
+  const support = await operator('support');
+  const { page } = await signedIn(t, support);
+
+  await visit(t, page, `/appeals/${appealId}`, /Appeal/, 'appeal-support');
+  for (const name of ['Resolve…', 'Send', 'Close', 'Take into review']) t.is(await page.getByRole('button', { name }).count(), 0, name);
+  t.is(await page.getByLabel('Reply to the merchant').count(), 0);
+  await visit(t, page, `/merchants/${merchantId}`, /Console support/, 'merchant-support');
+  for (const name of ['Turn the kill-switch on', 'Rotate keys', 'Save settings']) t.is(await page.getByRole('button', { name }).count(), 0, name);
+  await visit(t, page, '/withdrawals', 'Withdrawals', 'withdrawals-support');
+  t.is(await page.getByRole('button', { name: /Approve|Cancel withdrawal/ }).count(), 0);
+  await visit(t, page, '/traders', 'Traders and requisites', 'traders-support');
+  t.is(await page.getByRole('button', { name: 'Create trader' }).count(), 0);
+
+  const kill = await fromBrowser(page, 'POST', `${ADMIN}/merchants/${merchantId}/kill-switch`);
+  t.is(kill.status, 403, kill.text);
+  t.regex(kill.text, /support may not call adminToggleKillSwitch/);
+  const resolve = await fromBrowser(page, 'POST', `${ADMIN}/appeals/${appealId}/resolve`, { outcome: 'SATISFIED' });
+  t.is(resolve.status, 403, resolve.text);
+  t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).status, 200, 'nothing changed');
+  t.deepEqual((await auditActions(merchantId)).filter((e) => e.endsWith(`:${support.id}`)), [], 'nothing done, nothing audited');
+
+  // Signing out ends the session: the console asks to sign in again.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  await accessible(t, page, 'signin');
+  await docShot(page, 'signin');
+});
+
+test('docs/console-pages.md shows the role table the server enforces', (t) => {
+  const doc = readFileSync(join(process.cwd(), 'docs', 'console-pages.md'), 'utf8');
+  const block = /<!-- console-roles:start -->([\s\S]*?)<!-- console-roles:end -->/.exec(doc)?.[1] ?? '';
+  const rows = Object.fromEntries(
+    [...block.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.split(',').map((r) => r.trim()).sort()]),
+  );
+  const expected = Object.fromEntries(Object.entries(OPERATOR_ROUTE_ROLES).map(([op, roles]) => [op, [...roles].sort()]));
+  t.deepEqual(rows, expected);
+});
