@@ -1,6 +1,6 @@
 /**
- * Generates the SDK's types (sdk/src/generated/openapi.ts) and the operator console's
- * (console/src/generated/openapi.ts, the same text) from the OpenAPI document the API
+ * Generates the SDK's types (sdk/src/generated/openapi.ts; the operator console imports the same
+ * file, type-only) from the OpenAPI document the API
  * serves at /openapi.json — the document scripts/openapi.ts writes, built from the route
  * definitions alone (no running stack) — with openapi-typescript. The SDK's client (openapi-fetch)
  * is typed by them. `--check` writes nothing and fails when the committed file is not what the
@@ -15,7 +15,7 @@ import { allRoutes } from '../api/app';
 import { openApiDocument } from '../api/openapi';
 import { ROOT } from './stack';
 
-const OUTS = [join(ROOT, 'sdk', 'src', 'generated', 'openapi.ts'), join(ROOT, 'console', 'src', 'generated', 'openapi.ts')];
+const OUTS = [join(ROOT, 'sdk', 'src', 'generated', 'openapi.ts')];
 const GENERATOR = 'openapi-typescript 7.13.0';
 
 if (allRoutes.length === 0) throw new Error('no routes registered');
@@ -41,7 +41,7 @@ if (process.argv.includes('--check')) {
     }
   }
   if (stale) process.exit(1);
-  console.log('[sdk] the generated types (SDK and console) match the OpenAPI document');
+  console.log('[sdk] the generated types (the SDK's, imported by the console too) match the OpenAPI document');
 } else {
   for (const out of OUTS) {
     mkdirSync(dirname(out), { recursive: true });

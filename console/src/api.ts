@@ -1,10 +1,10 @@
 /**
  * The one client of the console: openapi-fetch typed by the gateway's own OpenAPI document
- * (generated/openapi.ts, written by `npm run sdk:generate`). Same-origin cookie session; every
+ * (the SDK's sdk/src/generated/openapi.ts, written by `npm run sdk:generate`: one file for both). Same-origin cookie session; every
  * request but GET/HEAD carries the session's CSRF token.
  */
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './generated/openapi';
+import type { components, paths } from '../../sdk/src/generated/openapi';
 
 export type Schemas = components['schemas'];
 

@@ -5,7 +5,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, setCsrfToken, unwrap, type Schemas } from './api';
-import type { operations } from './generated/openapi';
+import type { operations } from '../../sdk/src/generated/openapi';
 
 export type OperationId = keyof operations;
 export type Session = Schemas['OperatorSession'];
