@@ -1,10 +1,23 @@
 # One image for the API, the worker and the one-shot setup (migrate + seed).
+
+# The operator console (console/): built once, only its dist/ goes into the image.
+FROM node:20-bookworm-slim AS console
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY sdk/package.json ./sdk/
+COPY console/package.json ./console/
+RUN npm ci --no-audit --no-fund
+COPY sdk/src/generated ./sdk/src/generated
+COPY console ./console
+RUN npm run build -w @merchant-gateway/console
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-# The SDK is an npm workspace (sdk/): npm ci needs its package.json.
+# The SDK and the console are npm workspaces (sdk/, console/): npm ci needs their package.json.
 COPY sdk/package.json ./sdk/
+COPY console/package.json ./console/
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
 COPY api ./api
@@ -16,6 +29,7 @@ COPY scripts ./scripts
 COPY temporal ./temporal
 COPY workers ./workers
 COPY workflows ./workflows
+COPY --from=console /app/console/dist ./console/dist
 USER node
 EXPOSE 3000
 CMD ["node", "--import", "tsx", "api/server.ts"]
