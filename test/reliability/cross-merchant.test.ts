@@ -134,7 +134,7 @@ test("a V1 merchant gets 404 for every V1 route that takes another merchant's id
 test('every operator route refuses merchant HMAC pairs and cabinet JWTs (403) and missing credentials (401)', async (t) => {
   const m = await newMerchant();
   const cabinet = await cabinetToken(m.merchantId);
-  const operatorRoutes = (await loadOperations()).operations.filter((op) => op.schemes.length > 0 && op.schemes.every((s) => s === 'OperatorJwt'));
+  const operatorRoutes = (await loadOperations()).operations.filter((op) => op.schemes.length > 0 && op.schemes.every((s) => s === 'OperatorJwt' || s === 'OperatorSession'));
   t.true(operatorRoutes.length >= 10, `${operatorRoutes.length} operator routes`);
   for (const op of operatorRoutes) {
     const path = fillPath(op.path);
