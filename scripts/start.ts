@@ -12,6 +12,7 @@ import { loadConfig } from '../config';
 import { signJwt } from '../api/auth/jwt';
 import { temporalTls } from '../temporal/connection';
 import { prepareDatabase } from './database';
+import { ensureDemoDispute } from './demo-dispute';
 import { SEED_ADMIN_EMAIL } from '../db/seed';
 import { startTemporalServer, TEMPORAL_SERVER_VERSION, temporalMode } from './temporal-server';
 import {
@@ -45,6 +46,10 @@ const seeded = await prepareDatabase(databaseUrl, config.SECRETS_ENCRYPTION_KEY,
 const credentialsFile = join(DATA_DIR, `demo-merchant-${new URL(databaseUrl).port}-${new URL(databaseUrl).pathname.slice(1)}.json`);
 if (seeded.demoCredentials) writeFileSync(credentialsFile, JSON.stringify(seeded.demoCredentials, null, 2), { mode: 0o600 });
 const demo = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { token: string; secret: string }) : undefined;
+// Likewise the console admin's password (made at the first start): a development stack prints it every time.
+const adminFile = join(DATA_DIR, `console-admin-${new URL(databaseUrl).port}-${new URL(databaseUrl).pathname.slice(1)}.json`);
+if (seeded.adminOperator?.password) writeFileSync(adminFile, JSON.stringify(seeded.adminOperator, null, 2), { mode: 0o600 });
+const admin = existsSync(adminFile) ? (JSON.parse(readFileSync(adminFile, 'utf8')) as { email: string; password: string }) : undefined;
 
 let temporalAddress = config.TEMPORAL_ADDRESS;
 const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
@@ -96,6 +101,17 @@ await waitForWorkers({
   tls: temporalTls(workerConfig),
 });
 
+// A dispute waiting for an arbiter, so the console has one to resolve (made once; none while one is open).
+let demoDispute = '';
+if (demo) {
+  try {
+    const { appealId, created } = await ensureDemoDispute(apiUrl, demo);
+    demoDispute = `${apiUrl}/console/appeals/${appealId}${created ? '' : '   (still open from an earlier start)'}`;
+  } catch (error) {
+    say(`the demo dispute could not be made: ${(error as Error).message}`);
+  }
+}
+
 const operatorJwt = await signJwt({ sub: 'demo-operator', role: 'admin' }, config.JWT_SECRET, 12 * 3600);
 const cabinetJwt = await signJwt({ sub: 'demo-user', role: 'merchant', merchant_id: seeded.demoMerchantId }, config.JWT_SECRET, 12 * 3600);
 
@@ -112,8 +128,9 @@ console.log(`
   Demo merchant    ${seeded.demoMerchantId}
   X-Merchant-Token ${demo?.token ?? '(issued earlier; rotate to get a new pair)'}
   signing secret   ${demo?.secret ?? '(shown once at issue)'}
-  Operator console ${apiUrl}/console   (sign in as ${seeded.adminOperator?.email ?? SEED_ADMIN_EMAIL}, role admin)
-  console password ${seeded.adminOperator?.password ?? '(set at the first start and shown once; an admin resets it: PATCH /api/v1/p2p/admin/operators/{id} { password })'}
+  Operator console ${apiUrl}/console   (sign in as ${admin?.email ?? seeded.adminOperator?.email ?? SEED_ADMIN_EMAIL}, role admin)
+  console password ${admin?.password ?? '(set at the first start and shown once; an admin resets it: PATCH /api/v1/p2p/admin/operators/{id} { password })'}
+  Demo dispute     ${demoDispute || '(none: the demo key pair is not in .data)'}
   (the API: POST ${apiUrl}/api/v1/p2p/admin/session { email, password } → cookie gw_operator + csrf_token
    for X-CSRF-Token; docs/console.md)
   Operator JWT     ${operatorJwt}

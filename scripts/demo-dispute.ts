@@ -1,0 +1,79 @@
+/**
+ * npm start's demo dispute: so that a newcomer who signs in to the operator console finds an
+ * appeal waiting for an arbiter, with evidence (an image and a text statement) and a deal behind
+ * it, and can resolve it end to end without a terminal. Made through the merchant API with the
+ * demo merchant's own pair (signed as a merchant signs), only when the demo merchant has no open
+ * appeal — so restarts do not pile disputes up.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { signatureHeader } from '../domain/signature';
+
+/** A 96×64 PNG drawn as a receipt: the evidence image the console previews inline. */
+const RECEIPT_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAGAAAABACAIAAABqVuVZAAAAn0lEQVR42u3WUQ2AMAwFwFnBACaQgie+EYG/YQD4gNCty71UwSWvbZnWwzxMQQAIECBAgAABAmQugep9tl5TAwMIECBAgADlxQX0AUgAAQIECFBeII8iIBUDBAgQIED+oIECKBBIAAECBAiQP6j5qQakYnYQIECAAMkoZz7yRQCkYnYQIECAXmTel8gB9ANQ23sMKD+QigECBAgQoL6BTsvbamymR9djAAAAAElFTkSuQmCC',
+  'base64',
+);
+const STATEMENT = 'Bank statement, 25.11.2026\n10:02  card transfer  1 500.00 RUB  to **** 4242  status: done\n';
+
+interface Pair {
+  token: string;
+  secret: string;
+}
+
+async function signedFetch(apiUrl: string, pair: Pair, method: string, path: string, body: Buffer | string = '', contentType = 'application/json') {
+  const url = new URL(path, apiUrl);
+  const t = Math.floor(Date.now() / 1000);
+  const response = await fetch(url, {
+    method,
+    headers: {
+      ...(body.length > 0 ? { 'Content-Type': contentType } : {}),
+      'X-Merchant-Token': pair.token,
+      'X-Timestamp': String(t),
+      'X-Signature': signatureHeader(pair.secret, t, body, { method, target: url.pathname + url.search }),
+    },
+    ...(body.length > 0 ? { body: typeof body === 'string' ? body : new Uint8Array(body) } : {}),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as Record<string, any>;
+}
+
+function filePart(data: Buffer, filename: string, contentType: string) {
+  const boundary = `----demo${randomBytes(8).toString('hex')}`;
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`),
+    data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** The demo merchant's open appeal, made now when it has none; its id. */
+export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ appealId: string; created: boolean }> {
+  const open = await signedFetch(apiUrl, pair, 'GET', '/api/v1/p2p/merchant/appeals?status=OPEN,IN_REVIEW,REOPENED&page_size=1');
+  if (open.data.length > 0) return { appealId: open.data[0].appeal_id as string, created: false };
+
+  const { deal } = await signedFetch(
+    apiUrl,
+    pair,
+    'POST',
+    '/api/v1/p2p/merchant/deals/payin',
+    JSON.stringify({ idempotency_key: `demo-dispute-${randomUUID()}`, amount: 150000, currency: 'RUB', payment_method_id: 'card-rub', client_id: 'demo-payer' }),
+  );
+  const fileIds: string[] = [];
+  for (const [data, name, type] of [
+    [RECEIPT_PNG, 'receipt.png', 'image/png'],
+    [Buffer.from(STATEMENT), 'statement.txt', 'text/plain'],
+  ] as const) {
+    const part = filePart(data, name, type);
+    fileIds.push((await signedFetch(apiUrl, pair, 'POST', '/api/v1/p2p/merchant/files', part.body, part.contentType)).file.file_id as string);
+  }
+  const appeal = await signedFetch(
+    apiUrl,
+    pair,
+    'POST',
+    '/api/v1/p2p/merchant/appeals',
+    JSON.stringify({ deal_id: deal.deal_id, reason: 'The payer sent 1 500.00 RUB at 10:02 (receipt and statement attached), but the deal did not complete.', file_ids: fileIds }),
+  );
+  return { appealId: appeal.data.appeal_id as string, created: true };
+}
