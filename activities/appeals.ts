@@ -18,7 +18,6 @@ import {
   resolutionNote,
   resolveMove,
   terminalResolutionProblem,
-  type AppealMoveKind,
   type AppealStatus,
 } from '../domain/appeals';
 import { dealEventPayload } from '../domain/deal-info';
@@ -39,6 +38,10 @@ import { postEscrowRelease, postPayinCompletion } from '../db/queries/postings';
 import { dealSteps } from './deal-steps';
 import { payinSnapshot } from './snapshots';
 import type { AppealMoveResult, OpenAppealInput, ResolveAppealInput } from '../workflows/contracts/payin';
+import type { AppealMoveInput } from '../workflows/contracts/appeal';
+import type { AuditActor } from '../domain/audit';
+import { insertAudit } from '../db/queries/audit';
+import { auditedAppeal } from './audit-views';
 
 /** Which workflow runs the step: only the deal's own workflow may move a live deal. */
 export type StepOwner = 'deal' | 'appeal';
@@ -73,6 +76,12 @@ export function createAppealActivities(deps: ActivityDeps) {
     const updated = await setAppealStatus(tx, appeal, to, commandId, extra);
     await appealEvent(tx, updated, deal);
     return updated;
+  }
+
+  /** An operator's appeal move, audited in its transaction (none without an actor: an older sender). */
+  async function auditAppeal(tx: Db, actor: AuditActor | undefined, action: string, before: [AppealRow, DealRow], after: [AppealRow, DealRow]) {
+    if (!actor) return;
+    await insertAudit(tx, actor, { action, objectType: 'appeal', objectId: after[0].id, before: auditedAppeal(...before), after: auditedAppeal(...after) });
   }
 
   return {
@@ -152,12 +161,13 @@ export function createAppealActivities(deps: ActivityDeps) {
           resolvedBy: input.operatorId,
           resolved: true,
         });
+        await auditAppeal(tx, input.actor, 'appeal.resolve', [appeal, deal], [moved, after]);
         return result(moved, after);
       });
     },
 
     /** review (→ IN_REVIEW), close (→ CLOSED), reopen (→ REOPENED): the appeal alone moves. */
-    async moveAppeal(input: { appealId: string; kind: Extract<AppealMoveKind, 'review' | 'close' | 'reopen'>; operatorId: string; commandId: string }): Promise<AppealMoveResult> {
+    async moveAppeal(input: AppealMoveInput): Promise<AppealMoveResult> {
       return sql.begin(async (tx) => {
         const { deal, appeal } = await lockedAppeal(tx, input.appealId);
         if (appeal.last_command_id === input.commandId) return result(appeal, deal);
@@ -167,6 +177,7 @@ export function createAppealActivities(deps: ActivityDeps) {
           throw new FailedPrecondition('the deal is APPEALED and waits for this appeal: resolve it (SATISFIED or REJECTED) instead of closing it');
         }
         const moved = await moveAppealRow(tx, appeal, deal, move.to, input.commandId, { reopened: input.kind === 'reopen' });
+        await auditAppeal(tx, input.actor, `appeal.${input.kind}`, [appeal, deal], [moved, deal]);
         return result(moved, deal);
       });
     },

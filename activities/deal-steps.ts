@@ -11,6 +11,15 @@ import { allowsFrom, type Transition } from '../domain/state-machine';
 import { lockDeal, setDealStatus, type DealRow, type StepChanges } from '../db/queries/deals';
 import { writeOutboxEvents } from '../db/queries/outbox';
 import { ensureWallet } from '../db/queries/wallets';
+import { insertAudit } from '../db/queries/audit';
+import type { AuditActor } from '../domain/audit';
+import { auditedDeal } from './audit-views';
+
+/** An operator's move: its audit row is written in the move's transaction (issue 28.4). */
+export interface StepAudit {
+  actor: AuditActor | undefined;
+  action: string;
+}
 
 export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>) {
   /** A deal event as the outbox holds it; `discriminator` makes its id unique per occurrence (the status, 'created', a version). */
@@ -37,21 +46,34 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
   /**
    * A move of the deal's table (domain/payin.ts, domain/payout.ts) with its side effects and
    * event. When the deal is already in the move's target (a retry after commit) nothing changes
-   * and the row is returned; from any state but the move's sources it is refused.
+   * and the row is returned; from any state but the move's sources it is refused. An operator's
+   * move (`audit` with an actor) writes its audit row, before and after, in the same transaction.
    */
-  async function transition(dealId: string, move: Transition<string>, effects: (tx: Db, row: DealRow) => Promise<StepChanges | void>): Promise<DealRow> {
+  async function transition(
+    dealId: string,
+    move: Transition<string>,
+    effects: (tx: Db, row: DealRow) => Promise<StepChanges | void>,
+    audit?: StepAudit,
+  ): Promise<DealRow> {
     return sql.begin(async (tx) => {
       const row = await lockDeal(tx, dealId);
       if (!row) throw new NotFound('deal not found');
       if (row.status === move.to) return row;
       if (!allowsFrom(move, row.status)) throw new FailedPrecondition(`deal is ${row.status}; cannot move to ${move.to}`);
-      return applyMove(tx, row, move, (await effects(tx, row)) ?? {});
+      const updated = await applyMove(tx, row, move, (await effects(tx, row)) ?? {});
+      await auditDeal(tx, audit, row, updated);
+      return updated;
     });
+  }
+
+  /** The audit row of an operator's move of a deal (none without an actor: a timer, the payer, an older sender). */
+  async function auditDeal(tx: Db, audit: StepAudit | undefined, before: DealRow, after: DealRow) {
+    if (audit?.actor) await insertAudit(tx, audit.actor, { action: audit.action, objectType: 'deal', objectId: after.id, before: auditedDeal(before), after: auditedDeal(after) });
   }
 
   const walletOf = async (tx: Db, ownerType: 'merchant' | 'trader', ownerId: string) => (await ensureWallet(tx, ownerType, ownerId, 'USDT')).id;
 
-  return { event, events, applyMove, transition, walletOf };
+  return { event, events, applyMove, transition, auditDeal, walletOf };
 }
 
 /**

@@ -31,16 +31,9 @@ import { payinSnapshot } from './snapshots';
 import type { CreatePayinInput, PayinSnapshot } from '../workflows/contracts/payin';
 import type { AuditActor } from '../domain/audit';
 import { insertAudit } from '../db/queries/audit';
+import { auditedDeal } from './audit-views';
 
 /** What the audit trail keeps of a deal's move. */
-const auditedDeal = (row: DealRow) => ({
-  status: row.status,
-  amount: row.amount,
-  amount_usdt: row.amount_usdt,
-  amount_version: row.amount_version,
-  received_amount: row.received_amount,
-  amount_match_status: row.amount_match_status,
-});
 
 export function createPayinActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
@@ -149,11 +142,16 @@ export function createPayinActivities(deps: ActivityDeps) {
     },
 
     /** Escrow settles: the trader's frozen USDT becomes the merchant's pending credit and the platform's pending fee. */
-    async completePayin(dealId: string): Promise<PayinSnapshot> {
+    async completePayin(dealId: string, actor?: AuditActor): Promise<PayinSnapshot> {
       return payinSnapshot(
-        await steps.transition(dealId, PAYIN_TRANSITIONS.complete, async (tx, row) => {
-          await postPayinCompletion(tx, row, await traderWallet(tx, row));
-        }),
+        await steps.transition(
+          dealId,
+          PAYIN_TRANSITIONS.complete,
+          async (tx, row) => {
+            await postPayinCompletion(tx, row, await traderWallet(tx, row));
+          },
+          { actor, action: 'deal.complete' },
+        ),
       );
     },
 
@@ -170,15 +168,21 @@ export function createPayinActivities(deps: ActivityDeps) {
       );
     },
 
-    /** Records what the payer actually paid; full / partial / overpaid against what the payer was asked to pay. */
-    async recordReconciliation(dealId: string, receivedAmount: string): Promise<PayinSnapshot> {
+    /**
+     * Records what the payer actually paid; full / partial / overpaid against what the payer was
+     * asked to pay — with the operator's audit row in the same transaction (a retry of the same
+     * request writes it once).
+     */
+    async recordReconciliation(dealId: string, receivedAmount: string, actor?: AuditActor): Promise<PayinSnapshot> {
       return sql.begin(async (tx) => {
         const row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
         const refusal = payinRefusal('reconcile', row.status);
         if (refusal) throw new FailedPrecondition(refusal.message);
         const received = BigInt(receivedAmount);
-        return payinSnapshot(await recordReceivedAmount(tx, dealId, received, amountMatch(amountToPay(row), received)));
+        const updated = await recordReceivedAmount(tx, dealId, received, amountMatch(amountToPay(row), received));
+        await steps.auditDeal(tx, { actor, action: 'deal.reconcile' }, row, updated);
+        return payinSnapshot(updated);
       });
     },
 
@@ -203,6 +207,8 @@ export function createPayinActivities(deps: ActivityDeps) {
       idempotencyKey: string;
       expectedAmountVersion: string;
       operatorId: string;
+      /** The operator's request (issue 28.4): its audit row is written with the change. */
+      actor?: AuditActor;
     }): Promise<{ snapshot: PayinSnapshot; replayed: boolean }> {
       return sql.begin(async (tx) => {
         const row = await lockDeal(tx, input.dealId);
@@ -245,6 +251,15 @@ export function createPayinActivities(deps: ActivityDeps) {
           amount: newAmount.toString(),
           amount_version: version.toString(),
         });
+        if (input.actor) {
+          await insertAudit(tx, input.actor, {
+            action: 'deal.amount_change',
+            objectType: 'deal',
+            objectId: row.id,
+            before: auditedDeal(row),
+            after: { ...auditedDeal(updated), reason: input.reason, idempotency_key: input.idempotencyKey },
+          });
+        }
         return { snapshot: payinSnapshot(updated), replayed: false };
       });
     },

@@ -5,6 +5,7 @@
  * return it. One transaction per step, keyed postings (db/queries/postings.ts).
  */
 import type { ActivityDeps } from './deps';
+import type { AuditActor } from '../domain/audit';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { feeFromBps } from '../domain/money';
 import type { EventType } from '../domain/event-types';
@@ -102,9 +103,10 @@ export function createPayoutActivities(deps: ActivityDeps) {
     /**
      * Operator override: assign an UNASSIGNED payout, or reassign a MATCHED one before the
      * transfer starts, to the given requisite and its trader. The deal then belongs to that
-     * trader, with a new transfer window. A retry after commit finds it already done.
+     * trader, with a new transfer window. A retry after commit finds it already done. The
+     * operator's audit row is written in the same transaction.
      */
-    async assignPayout(dealId: string, requisiteId: string): Promise<PayoutSnapshot> {
+    async assignPayout(dealId: string, requisiteId: string, actor?: AuditActor): Promise<PayoutSnapshot> {
       return sql.begin(async (tx) => {
         const row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
@@ -116,30 +118,43 @@ export function createPayoutActivities(deps: ActivityDeps) {
         if (row.status === 'MATCHED' && row.requisite_id === requisite.id) return payoutSnapshot(row);
         const refusal = payoutRefusal('assign', row.status);
         if (refusal) throw new FailedPrecondition(refusal.message);
-        return payoutSnapshot(await matchPayoutDeal(tx, dealId, { requisiteId: requisite.id, traderId: requisite.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS));
+        const updated = await matchPayoutDeal(tx, dealId, { requisiteId: requisite.id, traderId: requisite.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS);
+        await steps.auditDeal(tx, { actor, action: 'payout.assign' }, row, updated);
+        return payoutSnapshot(updated);
       });
     },
 
-    async startPayout(dealId: string): Promise<PayoutSnapshot> {
-      return payoutSnapshot(await steps.transition(dealId, PAYOUT_TRANSITIONS.start, async () => {}));
+    // The operator's moves (issue 28.4): with an actor, the audit row is written in the move's transaction.
+    async startPayout(dealId: string, actor?: AuditActor): Promise<PayoutSnapshot> {
+      return payoutSnapshot(await steps.transition(dealId, PAYOUT_TRANSITIONS.start, async () => {}, { actor, action: 'payout.start' }));
     },
 
-    async completePayout(dealId: string): Promise<PayoutSnapshot> {
+    async completePayout(dealId: string, actor?: AuditActor): Promise<PayoutSnapshot> {
       return payoutSnapshot(
-        await steps.transition(dealId, PAYOUT_TRANSITIONS.complete, async (tx, row) => {
-          await resolveDealAlerts(tx, row.id);
-          await postPayoutCompletion(tx, row, await steps.walletOf(tx, 'trader', row.trader_id!));
-        }),
+        await steps.transition(
+          dealId,
+          PAYOUT_TRANSITIONS.complete,
+          async (tx, row) => {
+            await resolveDealAlerts(tx, row.id);
+            await postPayoutCompletion(tx, row, await steps.walletOf(tx, 'trader', row.trader_id!));
+          },
+          { actor, action: 'payout.complete' },
+        ),
       );
     },
 
-    async failPayout(dealId: string, reason: string): Promise<PayoutSnapshot> {
+    async failPayout(dealId: string, reason: string, actor?: AuditActor): Promise<PayoutSnapshot> {
       return payoutSnapshot(
-        await steps.transition(dealId, PAYOUT_TRANSITIONS.fail, async (tx, row) => {
-          await resolveDealAlerts(tx, row.id);
-          await postPayoutRelease(tx, row);
-          return { failure_reason: reason };
-        }),
+        await steps.transition(
+          dealId,
+          PAYOUT_TRANSITIONS.fail,
+          async (tx, row) => {
+            await resolveDealAlerts(tx, row.id);
+            await postPayoutRelease(tx, row);
+            return { failure_reason: reason };
+          },
+          { actor, action: 'payout.reject' },
+        ),
       );
     },
 

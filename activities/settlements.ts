@@ -14,6 +14,8 @@ import { findNewDealTerms } from '../db/queries/catalog';
 import { findDeal, insertDeal, type DealRow } from '../db/queries/deals';
 import { postSettlement } from '../db/queries/postings';
 import { dealSteps } from './deal-steps';
+import { insertAudit } from '../db/queries/audit';
+import { auditedAppeal, auditedDeal } from './audit-views';
 import type { SettlementRequest, SettlementResult } from '../workflows/contracts/settlement';
 
 /** The status each of the settlement deal's events shows, with its event id discriminator. */
@@ -133,6 +135,19 @@ export function createSettlementActivities(deps: ActivityDeps) {
         for (const type of PAYIN_TRANSITIONS.settle.events) {
           const { status, discriminator } = SETTLEMENT_EVENT_STATUS[type]!;
           await steps.event(tx, { ...deal, status }, type, discriminator);
+        }
+        // The operator's settlement and its audit row in one transaction (issue 28.4).
+        if (req.actor) {
+          await insertAudit(tx, req.actor, {
+            action: 'appeal.settlement',
+            objectType: 'appeal',
+            objectId: appeal.id,
+            before: auditedAppeal(appeal, parent),
+            after: {
+              ...auditedAppeal(appeal, parent),
+              settlement: { ...auditedDeal(deal), deal_id: deal.id, idempotency_key: req.idempotencyKey, received_amount_override: req.receivedAmountOverride, reason: req.reason },
+            },
+          });
         }
         return { dealId: deal.id, status: deal.status, replayed: false };
       });

@@ -3,7 +3,8 @@ import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
-import { InvalidArgument, NotFound } from '../domain/errors';
+import { InvalidArgument, NotFound, PermissionDenied } from '../domain/errors';
+import { CODEC_ROLES } from '../domain/operator-roles';
 import { payloadCodec } from '../temporal/payload-codec';
 import { PayloadDecryptionError } from '../temporal/payload-codec';
 import { authenticate } from './auth/authenticate';
@@ -49,14 +50,23 @@ export function isLoopback(address: string | undefined): boolean {
 }
 
 /**
- * Who may use the codec: an operator JWT (admin / platform_admin), or — only with
+ * Who may use the codec: an admin (CODEC_ROLES) — the operator JWT (admin / platform_admin) or a
+ * console session of an admin account (with its CSRF token, as every POST) — or — only with
  * CODEC_LOOPBACK_WITHOUT_AUTH, which production refuses — a caller on this machine's loopback
  * socket that came through no proxy (the local dev UI runs in the developer's browser and has
  * no login that could hand it a token).
  */
 async function authorise(ctx: Context, deps: AppDeps) {
   const localDev = deps.config.CODEC_LOOPBACK_WITHOUT_AUTH && isLoopback(ctx.req.socket.remoteAddress) && !ctx.get('X-Forwarded-For');
-  if (!localDev) await authenticate(ctx, 'operator', deps, { readBody: async () => {} }); // its body is read below, after this
+  if (localDev) return;
+  await authenticate(ctx, 'operator', deps, {
+    readBody: async () => {}, // its body is read below, after this
+    authorize: (who) => {
+      if (who.kind === 'operator' && !CODEC_ROLES.includes(who.role)) {
+        throw new PermissionDenied(`the operator role ${who.role} may not use the payload codec (allowed: ${CODEC_ROLES.join(', ')})`);
+      }
+    },
+  });
 }
 
 /** CORS for the Temporal UI's origins only; the UI may send credentials and its token. */

@@ -12,7 +12,6 @@ import { randomUUID } from 'node:crypto';
 import { InvalidArgument, PermissionDenied } from '../domain/errors';
 import type { AuditActor } from '../domain/audit';
 import { operatorMayCall, OPERATOR_ROUTE_ROLES } from '../domain/operator-roles';
-import { insertAudit } from '../db/queries/audit';
 import type { Identity } from './auth/authenticate';
 import { firstUnsafeText } from '../domain/text';
 import { authenticate } from './auth/authenticate';
@@ -102,12 +101,6 @@ function mountRoute(router: Router, path: string, def: RouteDef, deps: AppDeps) 
       body = ctx.state.body === undefined ? undefined : parseWith(spec.body, ctx.state.body);
     }
     const result = await handler({ params, query, body, identity, ...(actor ? { actor } : {}) }, deps, ctx);
-    if (actor && spec.audit?.by === 'after') {
-      // TODO(issue 28.4): move into the effect's transaction (the route's service / workflow step).
-      const answer = result instanceof Reply ? result.body : result;
-      const objectId = spec.audit.objectId ? spec.audit.objectId({ params, body }, answer) : String(Object.values(ctx.params ?? {})[0] ?? '');
-      await insertAudit(deps.sql, actor, { action: spec.audit.action, objectType: spec.audit.objectType, objectId, after: answer ?? null });
-    }
     if (result === undefined) return; // the handler wrote the response itself (HTML, CSV stream)
     if (result instanceof Reply) {
       ctx.status = result.status;

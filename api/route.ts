@@ -22,16 +22,14 @@ export interface RouteInput<P, Q, B> {
 
 /**
  * How an operator route that changes something is audited (docs/console.md, "Audit"): the
- * action's name and object type; `by: 'service'` — its service (or the workflow step it drives)
- * writes the row in the transaction of the effect; `by: 'after'` — the request pipeline writes it
- * once the handler succeeded, with the answer as `after` (not yet in the effect's transaction).
+ * action's name and object type. `by: 'service'` is the only way: its service, or the workflow
+ * step its update drives (the actor rides the update), writes the row in the transaction of the
+ * effect — never the request pipeline after the effect (issue 28.4).
  */
 export interface RouteAudit {
   action: string;
   objectType: string;
-  by: 'service' | 'after';
-  /** The object's id (for 'after'): default the route's first path parameter. */
-  objectId?: (input: { params: any; body: any }, result: any) => string;
+  by: 'service';
 }
 
 /** What a status means, the same on every route that answers it (the problem's detail says the rest). */

@@ -84,6 +84,13 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   changeDealAmount: ARBITER,
 };
 
+/**
+ * The Temporal payload codec (api/codec.ts, no route of this table: Temporal's own protocol). It
+ * decrypts every payload of every workflow history — payer and merchant data included — so it is
+ * the admin's alone, like the rest of the Temporal UI.
+ */
+export const CODEC_ROLES: readonly OperatorRole[] = ADMIN;
+
 /** Whether `role` may call the operator route `operationId`; a route missing from the table is refused to everyone. */
 export function operatorMayCall(operationId: string, role: OperatorRole): boolean {
   return OPERATOR_ROUTE_ROLES[operationId]?.includes(role) ?? false;

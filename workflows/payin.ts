@@ -12,7 +12,7 @@ import {
   awaitCreationUpdate,
   cancelUpdate,
   changeAmountUpdate,
-  completeUpdate,
+  completeHandlerUpdate,
   confirmPaymentHandlerUpdate,
   notifyPaymentUpdate,
   openAppealUpdate,
@@ -39,11 +39,11 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
       async () => apply(await steps.markPaymentNotified(dealId)),
     ),
   );
-  setHandler(reconciliationUpdate, (receivedAmount) =>
+  setHandler(reconciliationUpdate, (receivedAmount, actor) =>
     deal.command(
       (d) => payinRefusal('reconcile', d.status),
       async () => {
-        const next = apply(await steps.recordReconciliation(dealId, receivedAmount));
+        const next = apply(await steps.recordReconciliation(dealId, receivedAmount, actor));
         // A full match reported after the trader's confirmation releases the blocked autocompletion.
         if (next.status === 'PAYMENT_VERIFIED' && next.amountMatchStatus === 'full') return apply(await steps.completePayin(dealId));
         return next;
@@ -57,10 +57,10 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
       async () => apply(await steps.confirmPayin(dealId, actor)),
     ),
   );
-  setHandler(completeUpdate, () =>
+  setHandler(completeHandlerUpdate, (actor) =>
     deal.command(
       (d) => payinRefusal('complete', d.status),
-      async () => apply(await steps.completePayin(dealId)),
+      async () => apply(await steps.completePayin(dealId, actor)),
     ),
   );
   setHandler(cancelUpdate, (channel, reason) =>

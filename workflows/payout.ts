@@ -10,10 +10,10 @@ import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/payo
 import {
   assignPayoutUpdate,
   awaitPayoutCreationUpdate,
-  completePayoutUpdate,
+  completePayoutHandlerUpdate,
   payoutStatusQuery,
   rejectPayoutUpdate,
-  startPayoutUpdate,
+  startPayoutHandlerUpdate,
   type PayoutOutcome,
   type PayoutWorkflowInput,
 } from './contracts/payout';
@@ -27,28 +27,29 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   const { apply, current, serial } = deal;
 
   // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts).
-  setHandler(assignPayoutUpdate, (requisiteId) =>
+  // An operator's actor (absent from older senders) rides to the step, which audits the move.
+  setHandler(assignPayoutUpdate, (requisiteId, actor) =>
     deal.command(
       (d) => payoutRefusal('assign', d.status),
-      async () => apply(await steps.assignPayout(dealId, requisiteId)),
+      async () => apply(await steps.assignPayout(dealId, requisiteId, actor)),
     ),
   );
-  setHandler(startPayoutUpdate, () =>
+  setHandler(startPayoutHandlerUpdate, (actor) =>
     deal.command(
       (d) => payoutRefusal('start', d.status),
-      async () => apply(await steps.startPayout(dealId)),
+      async () => apply(await steps.startPayout(dealId, actor)),
     ),
   );
-  setHandler(completePayoutUpdate, () =>
+  setHandler(completePayoutHandlerUpdate, (actor) =>
     deal.command(
       (d) => payoutRefusal('complete', d.status),
-      async () => apply(await steps.completePayout(dealId)),
+      async () => apply(await steps.completePayout(dealId, actor)),
     ),
   );
-  setHandler(rejectPayoutUpdate, (reason) =>
+  setHandler(rejectPayoutUpdate, (reason, actor) =>
     deal.command(
       (d) => payoutRefusal('fail', d.status),
-      async () => apply(await steps.failPayout(dealId, reason)),
+      async () => apply(await steps.failPayout(dealId, reason, actor)),
     ),
   );
 

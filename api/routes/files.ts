@@ -40,9 +40,10 @@ export const uploadRoute = (path: string, operationId: string, auth: 'cabinet_or
   defineRoute(
     {
       method: 'post', path, operationId, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, singleUse: 'route', status: 201, response: fileResponse, errors: [413], example: { response: EXAMPLES.uploadFile.response },
-      ...(auth === 'operator' ? { audit: { action: 'file.upload', objectType: 'file', by: 'after' as const, objectId: (_i: unknown, r: { file?: { file_id?: string } }) => r?.file?.file_id ?? '' } } : {}),
+      // An operator's upload is audited in the transaction of its file row (api/services/files.ts).
+      ...(auth === 'operator' ? { audit: { action: 'file.upload', objectType: 'file', by: 'service' as const } } : {}),
     },
-    async ({ identity }, deps, ctx) => ({ file: presentFile(await uploadFile(deps, owner(identity), ctx.state.rawBody, ctx.get('Content-Type'))) }),
+    async ({ identity, actor }, deps, ctx) => ({ file: presentFile(await uploadFile(deps, owner(identity), ctx.state.rawBody, ctx.get('Content-Type'), actor)) }),
   );
 
 export const downloadRoute = (path: string, operationId: string, auth: 'cabinet_or_hmac' | 'operator', summary: string, description: string) =>

@@ -6,6 +6,8 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AppDeps } from '../deps';
+import type { AuditActor } from '../../domain/audit';
+import { insertAudit } from '../../db/queries/audit';
 import { DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import {
   APPEAL_HOLDS_DEAL,
@@ -210,12 +212,16 @@ export async function latestArbiterMessages(deps: AppDeps, appealIds: string[]):
   return new Map((await latestMessagesOf(deps.sql, appealIds, 'ADMIN')).map((m) => [m.appeal_id, m]));
 }
 
-/** A message in the appeal's thread; ADMIN messages also reach the merchant as `appeal.message`. */
+/**
+ * A message in the appeal's thread; ADMIN messages also reach the merchant as `appeal.message`.
+ * An operator's message (`actor`) is audited in the same transaction.
+ */
 export async function postMessage(
   deps: AppDeps,
   appeal: AppealRow,
   sender: { role: 'MERCHANT' | 'ADMIN'; id: string; owner: FileOwner },
   body: { body: string; file_ids?: string[] },
+  actor?: AuditActor,
 ): Promise<MessageRow> {
   if (!acceptsMessages(appeal.status)) throw new FailedPrecondition(`appeal is ${appeal.status}; it takes no more messages (an operator may reopen it)`);
   const fileIds = await requireOwnFiles(deps, sender.owner, body.file_ids ?? []);
@@ -231,6 +237,7 @@ export async function postMessage(
         payload: { appeal: appealView(appeal), message: presentMessage(message), ...dealEventPayload(deal, deps.config.CHECKOUT_BASE_URL) },
       });
     }
+    if (actor) await insertAudit(tx, actor, { action: 'appeal.message', objectType: 'appeal', objectId: appeal.id, after: presentMessage(message) });
     return message;
   });
 }
@@ -251,10 +258,14 @@ export async function adminAppealView(deps: AppDeps, appeal: AppealRow) {
   return { appeal, deal, messages, settlementDealId: settlement?.deal_id ?? '', files: files.map(presentFile) };
 }
 
-/** review, close, reopen: the appeal alone moves, in the appeal's workflow. */
-export async function moveAppealByOperator(deps: AppDeps, appealId: string, kind: 'review' | 'close' | 'reopen', operatorId: string): Promise<AppealRow> {
+/** review, close, reopen: the appeal alone moves, in the appeal's workflow (whose step audits it with `actor`). */
+export async function moveAppealByOperator(deps: AppDeps, appealId: string, kind: 'review' | 'close' | 'reopen', operatorId: string, actor?: AuditActor): Promise<AppealRow> {
   const appeal = await operatorAppeal(deps, appealId);
-  await runAppealCommand(deps, { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id }, { kind, appealId: appeal.id, operatorId, commandId: newId() });
+  await runAppealCommand(
+    deps,
+    { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id },
+    { kind, appealId: appeal.id, operatorId, commandId: newId(), ...(actor ? { actor } : {}) },
+  );
   return (await findAppeal(deps.sql, appeal.id))!;
 }
 
@@ -262,10 +273,10 @@ export async function moveAppealByOperator(deps: AppDeps, appealId: string, kind
  * Resolution (contract 4). While the appeal holds the deal (APPEALED) it is an Update of the deal's
  * workflow, which moves the money; on a terminal deal the appeal's workflow records it.
  */
-export async function resolveAppealByOperator(deps: AppDeps, appealId: string, outcome: AppealOutcome, note: string, operatorId: string) {
+export async function resolveAppealByOperator(deps: AppDeps, appealId: string, outcome: AppealOutcome, note: string, operatorId: string, actor?: AuditActor) {
   const appeal = await operatorAppeal(deps, appealId);
   const deal = await readDeal(deps, appeal.deal_id);
-  const input: ResolveAppealInput = { appealId: appeal.id, outcome, note: note.trim(), operatorId, commandId: newId() };
+  const input: ResolveAppealInput = { appealId: appeal.id, outcome, note: note.trim(), operatorId, commandId: newId(), ...(actor ? { actor } : {}) };
   const viaDeal =
     deal.status === 'APPEALED' ? await runDealMove(deps, deal.id, (h) => h.executeUpdate(resolveAppealUpdate, { args: [input] })) : undefined;
   if (!viaDeal) await runAppealCommand(deps, { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id }, { kind: 'resolve', input });
@@ -281,6 +292,7 @@ export async function settleAppeal(
   appealId: string,
   body: { received_amount_override?: bigint; reason?: string; idempotency_key: string },
   operatorId: string,
+  actor?: AuditActor,
 ) {
   const appeal = await operatorAppeal(deps, appealId);
   const existing = await findSettlement(deps.sql, appeal.id);
@@ -294,6 +306,7 @@ export async function settleAppeal(
     receivedAmountOverride: body.received_amount_override !== undefined ? body.received_amount_override.toString() : null,
     reason: (body.reason ?? '').trim(),
     operatorId,
+    ...(actor ? { actor } : {}),
   };
   await withRetries(() =>
     updateWithStart<SettlementWorkflow, SettlementResult, [SettlementRequest]>(

@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import { Busboy } from '@fastify/busboy';
 import { fileTypeFromBuffer } from 'file-type';
 import type { AppDeps } from '../deps';
+import type { AuditActor } from '../../domain/audit';
+import { insertAudit } from '../../db/queries/audit';
 import { InvalidArgument, NotFound } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import { deleteUnattachedFile, findFile, findFileForMerchant, foreignFileIds, insertFile, type FileRow } from '../../db/queries/files';
@@ -118,19 +120,20 @@ export function presentFile(row: FileRow) {
   };
 }
 
-export async function uploadFile(deps: AppDeps, owner: FileOwner, raw: unknown, contentType: string): Promise<FileRow> {
+/** An upload; an operator's (`actor`) is audited in the transaction of its file row. */
+export async function uploadFile(deps: AppDeps, owner: FileOwner, raw: unknown, contentType: string, actor?: AuditActor): Promise<FileRow> {
   if (!/^multipart\/form-data\b/i.test(contentType) || !Buffer.isBuffer(raw)) {
     throw refuse(`the file must be sent as multipart/form-data in the part named "${PART_NAME}"`);
   }
   const { bytes, fileName } = await parseUpload(raw, contentType, deps.config.EVIDENCE_MAX_BYTES);
-  return storeFile(deps, owner, bytes, fileName);
+  return storeFile(deps, owner, bytes, fileName, actor);
 }
 
 /**
  * Stores evidence bytes received by any route (the multipart upload above, the V1 adapter's
  * base64 proofImageBase64): the same size limit, content sniffing and storage for every caller.
  */
-export async function storeFile(deps: AppDeps, owner: FileOwner, bytes: Buffer, fileName: string): Promise<FileRow> {
+export async function storeFile(deps: AppDeps, owner: FileOwner, bytes: Buffer, fileName: string, actor?: AuditActor): Promise<FileRow> {
   const max = deps.config.EVIDENCE_MAX_BYTES;
   if (bytes.length === 0) throw refuse('the file is empty');
   if (bytes.length > max) throw tooLarge(max);
@@ -141,15 +144,20 @@ export async function storeFile(deps: AppDeps, owner: FileOwner, bytes: Buffer, 
   const storage = storageOf(deps);
   await storage.put(id, bytes);
   try {
-    return await insertFile(deps.sql, {
-      id,
-      owner_type: owner.kind,
-      merchant_id: owner.kind === 'merchant' ? owner.merchantId : null,
-      operator_id: owner.kind === 'operator' ? owner.operatorId : null,
-      file_name: fileName,
-      content_type: type,
-      size: BigInt(bytes.length),
-      sha256: createHash('sha256').update(bytes).digest('hex'),
+    // The file row and, for an operator, its audit row: one transaction (issue 28.4).
+    return await deps.sql.begin(async (tx) => {
+      const row = await insertFile(tx, {
+        id,
+        owner_type: owner.kind,
+        merchant_id: owner.kind === 'merchant' ? owner.merchantId : null,
+        operator_id: owner.kind === 'operator' ? owner.operatorId : null,
+        file_name: fileName,
+        content_type: type,
+        size: BigInt(bytes.length),
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      });
+      if (actor) await insertAudit(tx, actor, { action: 'file.upload', objectType: 'file', objectId: row.id, after: { ...presentFile(row), file_name: row.file_name } });
+      return row;
     });
   } catch (error) {
     await storage.delete(id).catch(() => undefined);

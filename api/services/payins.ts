@@ -22,6 +22,7 @@ import {
   awaitCreationUpdate,
   cancelUpdate,
   changeAmountUpdate,
+  completeByOperatorUpdate,
   completeUpdate,
   confirmPaymentByOperatorUpdate,
   confirmPaymentUpdate,
@@ -191,9 +192,11 @@ async function operatorPayin(deps: AppDeps, dealId: string): Promise<DealRow> {
   return row;
 }
 
-export async function reconcilePayin(deps: AppDeps, dealId: string, received: bigint): Promise<DealRow> {
+// The operator's moves carry the actor (api/mount.ts) into the step, which audits them in its transaction (issue 28.4).
+
+export async function reconcilePayin(deps: AppDeps, dealId: string, received: bigint, actor?: AuditActor): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
-  await runUpdate(deps, row.id, (h) => h.executeUpdate(reconciliationUpdate, { args: [received.toString()] }), closedRejects);
+  await runUpdate(deps, row.id, (h) => h.executeUpdate(reconciliationUpdate, { args: actor ? [received.toString(), actor] : [received.toString()] }), closedRejects);
   return readDeal(deps, row.id);
 }
 
@@ -204,9 +207,9 @@ export async function confirmPayinByOperator(deps: AppDeps, dealId: string, acto
   return readDeal(deps, row.id);
 }
 
-export async function completePayinByOperator(deps: AppDeps, dealId: string): Promise<DealRow> {
+export async function completePayinByOperator(deps: AppDeps, dealId: string, actor?: AuditActor): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
-  await runUpdate(deps, row.id, (h) => h.executeUpdate(completeUpdate), closedRejects);
+  await runUpdate(deps, row.id, (h) => (actor ? h.executeUpdate(completeByOperatorUpdate, { args: [actor] }) : h.executeUpdate(completeUpdate)), closedRejects);
   return readDeal(deps, row.id);
 }
 

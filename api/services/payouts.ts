@@ -1,6 +1,7 @@
 /** PayOut commands (spec 4.1.2, 3.2): validate, then create through or update the deal's workflow. */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
+import type { AuditActor } from '../../domain/audit';
 import { findCreated } from '../../db/queries/create-fence';
 import { InvalidArgument, NotFound } from '../../domain/errors';
 import { payoutKeyTaken } from '../../domain/payout';
@@ -12,12 +13,14 @@ import { findCreateContext } from '../../db/queries/merchants';
 import {
   assignPayoutUpdate,
   awaitPayoutCreationUpdate,
+  completePayoutByOperatorUpdate,
   completePayoutUpdate,
   payoutSearchAttributes,
   payoutTaskQueue,
   payoutWorkflowId,
   payoutWorkflowType,
   rejectPayoutUpdate,
+  startPayoutByOperatorUpdate,
   startPayoutUpdate,
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
@@ -103,9 +106,12 @@ async function payoutCommand(deps: AppDeps, dealId: string, send: (h: WorkflowHa
   return readDeal(deps, row.id);
 }
 
-export const startPayout = (deps: AppDeps, dealId: string) => payoutCommand(deps, dealId, (h) => h.executeUpdate(startPayoutUpdate));
-export const completePayout = (deps: AppDeps, dealId: string) => payoutCommand(deps, dealId, (h) => h.executeUpdate(completePayoutUpdate));
-export const rejectPayout = (deps: AppDeps, dealId: string, reason: string) =>
-  payoutCommand(deps, dealId, (h) => h.executeUpdate(rejectPayoutUpdate, { args: [reason] }));
-export const assignPayout = (deps: AppDeps, dealId: string, requisiteId: string) =>
-  payoutCommand(deps, dealId, (h) => h.executeUpdate(assignPayoutUpdate, { args: [requisiteId] }));
+// The operator's moves carry the actor (api/mount.ts) into the step, which audits them in its transaction (issue 28.4).
+export const startPayout = (deps: AppDeps, dealId: string, actor?: AuditActor) =>
+  payoutCommand(deps, dealId, (h) => (actor ? h.executeUpdate(startPayoutByOperatorUpdate, { args: [actor] }) : h.executeUpdate(startPayoutUpdate)));
+export const completePayout = (deps: AppDeps, dealId: string, actor?: AuditActor) =>
+  payoutCommand(deps, dealId, (h) => (actor ? h.executeUpdate(completePayoutByOperatorUpdate, { args: [actor] }) : h.executeUpdate(completePayoutUpdate)));
+export const rejectPayout = (deps: AppDeps, dealId: string, reason: string, actor?: AuditActor) =>
+  payoutCommand(deps, dealId, (h) => h.executeUpdate(rejectPayoutUpdate, { args: actor ? [reason, actor] : [reason] }));
+export const assignPayout = (deps: AppDeps, dealId: string, requisiteId: string, actor?: AuditActor) =>
+  payoutCommand(deps, dealId, (h) => h.executeUpdate(assignPayoutUpdate, { args: actor ? [requisiteId, actor] : [requisiteId] }));

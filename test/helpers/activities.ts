@@ -1,5 +1,5 @@
 /**
- * The deal and withdrawal activities themselves, built around the suite's database and called
+ * The deal, appeal and withdrawal activities themselves, built around the suite's database and called
  * directly (no engine, no retry): for tests of what one attempt does — alone, twice under one run
  * (the activity test environment), or many at once. The withdrawal steps used here never call the
  * chain.
@@ -8,8 +8,10 @@ import pino from 'pino';
 import { loadConfig } from '../../config';
 import type { ChainAdapter } from '../../activities/chain';
 import type { ActivityDeps } from '../../activities/deps';
+import { createAppealActivities } from '../../activities/appeals';
 import { createPayinActivities } from '../../activities/payins';
 import { createPayoutActivities } from '../../activities/payouts';
+import { createSettlementActivities } from '../../activities/settlements';
 import { createWithdrawalActivities } from '../../activities/withdrawals';
 import type { Sql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
@@ -23,6 +25,8 @@ export function directActivities(sql: Sql) {
     config,
     payins: createPayinActivities(deps),
     payouts: createPayoutActivities(deps),
+    appeals: createAppealActivities(deps),
+    settlements: createSettlementActivities(deps),
     withdrawals: createWithdrawalActivities(deps, {} as ChainAdapter),
   };
 }

@@ -7,6 +7,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
 import type { AppealMoveResult, OpenAppealInput, ResolveAppealInput } from './payin';
+import type { AuditActor } from '../../domain/audit';
 import { AppealIdKey, DealIdKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
 
@@ -29,6 +30,22 @@ export interface AppealWorkflowInput {
 export type AppealCommand =
   | { kind: 'open'; input: OpenAppealInput }
   | { kind: 'resolve'; input: ResolveAppealInput }
-  | { kind: 'review' | 'close' | 'reopen'; appealId: string; operatorId: string; commandId: string };
+  | {
+      kind: 'review' | 'close' | 'reopen';
+      appealId: string;
+      operatorId: string;
+      commandId: string;
+      /** Who sent it (issue 28.4), audited in the step; absent from older senders. */
+      actor?: AuditActor;
+    };
+
+/** The moveAppeal step's input: review, close or reopen of this appeal. */
+export interface AppealMoveInput {
+  appealId: string;
+  kind: 'review' | 'close' | 'reopen';
+  operatorId: string;
+  commandId: string;
+  actor?: AuditActor;
+}
 
 export const appealCommandUpdate = defineUpdate<AppealMoveResult, [AppealCommand]>('appealCommand');

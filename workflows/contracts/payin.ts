@@ -69,6 +69,8 @@ export interface ChangeAmountInput {
   idempotencyKey: string;
   expectedAmountVersion: string;
   operatorId: string;
+  /** Who sent it (issue 28.4), audited in the step; absent from older senders. */
+  actor?: AuditActor;
 }
 
 export type { CancelChannel };
@@ -76,7 +78,8 @@ export type { CancelChannel };
 /** Resolves once the create step ran: the deal's snapshot, or the reason no deal was made. */
 export const awaitCreationUpdate = defineUpdate<CreationAnswer<PayinSnapshot>, CreationArgs>('awaitCreation');
 export const notifyPaymentUpdate = defineUpdate<PayinSnapshot>('notifyPayment');
-export const reconciliationUpdate = defineUpdate<PayinSnapshot, [receivedAmount: string]>('reconciliation');
+/** `actor` (issue 28.4: audited in the step) came later: optional, so updates of older senders still apply. */
+export const reconciliationUpdate = defineUpdate<PayinSnapshot, [receivedAmount: string, actor?: AuditActor]>('reconciliation');
 export const confirmPaymentUpdate = defineUpdate<PayinSnapshot>('confirmPayment');
 /**
  * The same update (one wire name) with the operator who sent it (issue 28), audited in the step:
@@ -85,6 +88,9 @@ export const confirmPaymentUpdate = defineUpdate<PayinSnapshot>('confirmPayment'
 export const confirmPaymentByOperatorUpdate = defineUpdate<PayinSnapshot, [actor: AuditActor]>('confirmPayment');
 export const confirmPaymentHandlerUpdate = defineUpdate<PayinSnapshot, [actor?: AuditActor]>('confirmPayment');
 export const completeUpdate = defineUpdate<PayinSnapshot>('complete');
+/** The operator's completion with its actor (as confirmPayment): the API sends this one, the workflow handles both. */
+export const completeByOperatorUpdate = defineUpdate<PayinSnapshot, [actor: AuditActor]>('complete');
+export const completeHandlerUpdate = defineUpdate<PayinSnapshot, [actor?: AuditActor]>('complete');
 export const cancelUpdate = defineUpdate<PayinSnapshot, [channel: CancelChannel, reason: string]>('cancel');
 export const changeAmountUpdate = defineUpdate<{ snapshot: PayinSnapshot; replayed: boolean }, [ChangeAmountInput]>('changeAmount');
 export const statusQuery = defineQuery<PayinSnapshot | undefined>('status');
@@ -108,6 +114,8 @@ export interface ResolveAppealInput {
   operatorId: string;
   /** One per API call: a retried step of the same call answers the committed result. */
   commandId: string;
+  /** Who sent it (issue 28.4), audited in the step; absent from older senders. */
+  actor?: AuditActor;
 }
 
 export interface AppealMoveResult {

@@ -2,6 +2,7 @@
 import type { CreationAnswer, CreationArgs, DealOutcome, StartedByRequest } from './outcome';
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { AuditActor } from '../../domain/audit';
 import type { PayoutStatus } from '../../domain/payout';
 import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
@@ -50,8 +51,18 @@ export interface PayoutSnapshot {
 }
 
 export const awaitPayoutCreationUpdate = defineUpdate<CreationAnswer<PayoutSnapshot>, CreationArgs>('awaitPayoutCreation');
-export const assignPayoutUpdate = defineUpdate<PayoutSnapshot, [requisiteId: string]>('assignPayout');
+/**
+ * The operator's moves. `actor` (who, role, request: audited in the step, issue 28.4) came later:
+ * optional, so updates sent without it (an older API) still apply. The argument-less moves have a
+ * definition per side under one wire name (as confirmPayment): the API sends `…ByOperator` with
+ * the actor, the workflow handles `…Handler` with or without.
+ */
+export const assignPayoutUpdate = defineUpdate<PayoutSnapshot, [requisiteId: string, actor?: AuditActor]>('assignPayout');
 export const startPayoutUpdate = defineUpdate<PayoutSnapshot>('startPayout');
+export const startPayoutByOperatorUpdate = defineUpdate<PayoutSnapshot, [actor: AuditActor]>('startPayout');
+export const startPayoutHandlerUpdate = defineUpdate<PayoutSnapshot, [actor?: AuditActor]>('startPayout');
 export const completePayoutUpdate = defineUpdate<PayoutSnapshot>('completePayout');
-export const rejectPayoutUpdate = defineUpdate<PayoutSnapshot, [reason: string]>('rejectPayout');
+export const completePayoutByOperatorUpdate = defineUpdate<PayoutSnapshot, [actor: AuditActor]>('completePayout');
+export const completePayoutHandlerUpdate = defineUpdate<PayoutSnapshot, [actor?: AuditActor]>('completePayout');
+export const rejectPayoutUpdate = defineUpdate<PayoutSnapshot, [reason: string, actor?: AuditActor]>('rejectPayout');
 export const payoutStatusQuery = defineQuery<PayoutSnapshot | undefined>('payoutStatus');

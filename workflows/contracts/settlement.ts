@@ -5,6 +5,7 @@
  */
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { AuditActor } from '../../domain/audit';
 import { DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey, OriginAppealIdKey, ParentDealIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
 
@@ -31,6 +32,8 @@ export interface SettlementRequest {
   receivedAmountOverride: string | null;
   reason: string;
   operatorId: string;
+  /** Who sent it (issue 28.4), audited in the step; absent from older senders. */
+  actor?: AuditActor;
 }
 
 export interface SettlementWorkflowInput {

@@ -31,16 +31,16 @@ const tags = ['Operator: appeals'];
 const operatorIdOf = (identity: Identity) => (identity.kind === 'operator' ? identity.operatorId : 'unknown');
 
 const MOVE_OPERATION = { review: 'adminReviewAppeal', close: 'adminCloseAppeal', reopen: 'adminReopenAppeal' } as const;
-/** Appeal moves are audited by the request once the workflow answered (TODO issue 28.4: into the step's transaction). */
-const after = (action: string) => ({ action, objectType: 'appeal', by: 'after' as const });
+/** Appeal moves are audited in their step's transaction: the actor rides the command (issue 28.4). */
+const inStep = (action: string) => ({ action, objectType: 'appeal', by: 'service' as const });
 
 const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>
   defineRoute(
     {
       method: 'post', path: `/appeals/{appeal_id}/${kind}`, operationId: MOVE_OPERATION[kind], auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404],
-      audit: after(`appeal.${kind}`),
+      audit: inStep(`appeal.${kind}`),
     },
-    async ({ params, identity }, deps) => ({ data: appealView(await moveAppealByOperator(deps, params.appeal_id, kind, operatorIdOf(identity))) }),
+    async ({ params, identity, actor }, deps) => ({ data: appealView(await moveAppealByOperator(deps, params.appeal_id, kind, operatorIdOf(identity), actor)) }),
   );
 
 export const appealRoutes = [
@@ -102,12 +102,12 @@ export const appealRoutes = [
       body: messageBody,
       response: messageResponse,
       errors: [404],
-      audit: after('appeal.message'),
+      audit: inStep('appeal.message'),
     },
-    async ({ params, body, identity }, deps) => {
+    async ({ params, body, identity, actor }, deps) => {
       const appeal = await operatorAppeal(deps, params.appeal_id);
       const operatorId = operatorIdOf(identity);
-      return { data: presentMessage(await postMessage(deps, appeal, { role: 'ADMIN', id: operatorId, owner: { kind: 'operator', operatorId } }, body)) };
+      return { data: presentMessage(await postMessage(deps, appeal, { role: 'ADMIN', id: operatorId, owner: { kind: 'operator', operatorId } }, body, actor)) };
     },
   ),
   move('review', 'Take the appeal into review: OPEN or REOPENED → IN_REVIEW (also called IN_PROGRESS)', 'Other states: 400 FAILED_PRECONDITION.'),
@@ -137,10 +137,10 @@ export const appealRoutes = [
       body: resolveBody,
       response: resolveResponse,
       errors: [404],
-      audit: after('appeal.resolve'),
+      audit: inStep('appeal.resolve'),
     },
-    async ({ params, body, identity }, deps) => {
-      const r = await resolveAppealByOperator(deps, params.appeal_id, body.outcome, body.note ?? '', operatorIdOf(identity));
+    async ({ params, body, identity, actor }, deps) => {
+      const r = await resolveAppealByOperator(deps, params.appeal_id, body.outcome, body.note ?? '', operatorIdOf(identity), actor);
       return { deal: present(deps, r.deal), data: appealView(r.appeal) };
     },
   ),
@@ -169,8 +169,8 @@ export const appealP2pRoutes = [
       body: settlementBody,
       response: dealResponse,
       errors: [404, 409],
-      audit: after('appeal.settlement'),
+      audit: inStep('appeal.settlement'),
     },
-    async ({ params, body, identity }, deps) => ({ deal: present(deps, await settleAppeal(deps, params.appeal_id, body, operatorIdOf(identity))) }),
+    async ({ params, body, identity, actor }, deps) => ({ deal: present(deps, await settleAppeal(deps, params.appeal_id, body, operatorIdOf(identity), actor)) }),
   ),
 ];

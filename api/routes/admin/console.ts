@@ -84,6 +84,7 @@ export const consoleRoutes = [
       summary: 'Sign out: the session ends at once and the cookie is cleared',
       tags,
       status: 204,
+      audit: { action: 'session.sign_out', objectType: 'operator', by: 'service' },
     },
     async ({ identity, actor }, deps, ctx) => {
       await signOut(deps, ctx, operatorOf(identity), actorOf(actor));
@@ -103,6 +104,7 @@ export const consoleRoutes = [
       body: totpBody,
       bodyOptional: true,
       response: totpResponse,
+      audit: { action: 'operator.totp_enroll', objectType: 'operator', by: 'service' },
     },
     async ({ identity, actor, body }, deps) => {
       const operator = operatorOf(identity);

@@ -1,6 +1,7 @@
 /** The operator's commands on deals (contract 4, spec 4.1.3): PayOut moves, PayIn reconciliation and confirmation, amount changes. */
 import { defineRoute } from '../../route';
 import type { AppDeps } from '../../deps';
+import type { AuditActor } from '../../../domain/audit';
 import type { DealRow } from '../../../db/queries/deals';
 import { amountChangeBody, amountChangeResponse, assignBody, dealParams, operatorDealResponse, reconciliationBody, rejectBody } from '../../schemas/deals';
 import { assignPayout, completePayout, rejectPayout, startPayout } from '../../services/payouts';
@@ -8,13 +9,13 @@ import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOpe
 
 const tags = ['Operator: deals'];
 
-/** Deal moves are audited by the request once the workflow answered (TODO issue 28.4: into the step's transaction). */
-const after = (action: string) => ({ action, objectType: 'deal', by: 'after' as const });
+/** Deal moves are audited in their step's transaction: the actor rides the workflow update (issue 28.4). */
+const inStep = (action: string) => ({ action, objectType: 'deal', by: 'service' as const });
 
-const payoutAction = (action: string, operationId: string, summary: string, run: (deps: AppDeps, dealId: string) => Promise<DealRow>) =>
+const payoutAction = (action: string, operationId: string, summary: string, run: (deps: AppDeps, dealId: string, actor?: AuditActor) => Promise<DealRow>) =>
   defineRoute(
-    { method: 'post', path: `/deals/{deal_id}/payout/${action}`, operationId, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404], audit: after(`payout.${action}`) },
-    async ({ params }, deps) => ({ deal: presentForOperator(deps, await run(deps, params.deal_id)) }),
+    { method: 'post', path: `/deals/{deal_id}/payout/${action}`, operationId, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404], audit: inStep(`payout.${action}`) },
+    async ({ params, actor }, deps) => ({ deal: presentForOperator(deps, await run(deps, params.deal_id, actor)) }),
   );
 
 export const dealRoutes = [
@@ -32,9 +33,9 @@ export const dealRoutes = [
       body: rejectBody,
       response: operatorDealResponse,
       errors: [404],
-      audit: after('payout.reject'),
+      audit: inStep('payout.reject'),
     },
-    async ({ params, body }, deps) => ({ deal: presentForOperator(deps, await rejectPayout(deps, params.deal_id, body.reason)) }),
+    async ({ params, body, actor }, deps) => ({ deal: presentForOperator(deps, await rejectPayout(deps, params.deal_id, body.reason, actor)) }),
   ),
   defineRoute(
     {
@@ -48,9 +49,9 @@ export const dealRoutes = [
       body: assignBody,
       response: operatorDealResponse,
       errors: [404],
-      audit: after('payout.assign'),
+      audit: inStep('payout.assign'),
     },
-    async ({ params, body }, deps) => ({ deal: presentForOperator(deps, await assignPayout(deps, params.deal_id, body.requisite_id)) }),
+    async ({ params, body, actor }, deps) => ({ deal: presentForOperator(deps, await assignPayout(deps, params.deal_id, body.requisite_id, actor)) }),
   ),
   defineRoute(
     {
@@ -64,9 +65,9 @@ export const dealRoutes = [
       body: reconciliationBody,
       response: operatorDealResponse,
       errors: [404],
-      audit: after('deal.reconcile'),
+      audit: inStep('deal.reconcile'),
     },
-    async ({ params, body }, deps) => ({ deal: presentForOperator(deps, await reconcilePayin(deps, params.deal_id, body.received_amount)) }),
+    async ({ params, body, actor }, deps) => ({ deal: presentForOperator(deps, await reconcilePayin(deps, params.deal_id, body.received_amount, actor)) }),
   ),
   defineRoute(
     {
@@ -79,7 +80,7 @@ export const dealRoutes = [
       params: dealParams,
       response: operatorDealResponse,
       errors: [404],
-      audit: { action: 'deal.confirm', objectType: 'deal', by: 'service' },
+      audit: inStep('deal.confirm'),
     },
     async ({ params, actor }, deps) => ({ deal: presentForOperator(deps, await confirmPayinByOperator(deps, params.deal_id, actor)) }),
   ),
@@ -94,9 +95,9 @@ export const dealRoutes = [
       params: dealParams,
       response: operatorDealResponse,
       errors: [404],
-      audit: after('deal.complete'),
+      audit: inStep('deal.complete'),
     },
-    async ({ params }, deps) => ({ deal: presentForOperator(deps, await completePayinByOperator(deps, params.deal_id)) }),
+    async ({ params, actor }, deps) => ({ deal: presentForOperator(deps, await completePayinByOperator(deps, params.deal_id, actor)) }),
   ),
 ];
 
@@ -117,15 +118,16 @@ export const dealP2pRoutes = [
       body: amountChangeBody,
       response: amountChangeResponse,
       errors: [404, 409],
-      audit: after('deal.amount_change'),
+      audit: inStep('deal.amount_change'),
     },
-    async ({ params, body, identity }, deps) => {
+    async ({ params, body, identity, actor }, deps) => {
       const row = await changePayinAmountByOperator(deps, params.deal_id, {
         amountFiat: body.amount_fiat.toString(),
         reason: body.reason,
         idempotencyKey: body.idempotency_key,
         expectedAmountVersion: (body.expected_amount_version ?? 0n).toString(),
         operatorId: identity.kind === 'operator' ? identity.operatorId : 'unknown',
+        ...(actor ? { actor } : {}),
       });
       return { deal: presentForOperator(deps, row), amount_version: row.amount_version.toString(), amount_usdt: row.amount_usdt.toString() };
     },
