@@ -41,7 +41,7 @@ if (process.argv.includes('--check')) {
     }
   }
   if (stale) process.exit(1);
-  console.log('[sdk] the generated types (the SDK's, imported by the console too) match the OpenAPI document');
+  console.log('[sdk] the generated types (the SDK, imported by the console too) match the OpenAPI document');
 } else {
   for (const out of OUTS) {
     mkdirSync(dirname(out), { recursive: true });
