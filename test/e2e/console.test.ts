@@ -85,7 +85,7 @@ async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password
   await page.getByLabel('Password').fill(who.password);
   if (totpSecret) {
     await page.getByLabel('I use an authenticator code').check();
-    await page.getByLabel('Authenticator code').fill(totpAt(totpSecret, Date.now()));
+    await page.getByRole('textbox', { name: /^Authenticator code/ }).fill(totpAt(totpSecret, Date.now()));
   }
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByTestId('operator').filter({ hasText: who.email }).waitFor();
@@ -420,7 +420,7 @@ test.serial('an arbiter confirms a deal from its page, and settles an EXPIRED de
   const appealId = opened.body.data.appeal_id as string;
   await visit(t, page, `/appeals/${appealId}`, /Appeal/, 'appeal-settle');
   await page.getByLabel('Received amount override (minor units)').fill('120000');
-  await page.getByLabel('Reason').fill('Bank statement shows 1 200.00 RUB after the timeout');
+  await page.getByLabel('Reason', { exact: true }).fill('Bank statement shows 1 200.00 RUB after the timeout');
   await page.getByRole('button', { name: 'Settle…' }).click();
   await page.getByRole('dialog', { name: 'Create the settlement deal?' }).getByText('1 200.00').waitFor();
   await accessible(t, page, 'appeal-settle-dialog');
@@ -442,7 +442,7 @@ test.serial('operators page: an admin creates an operator, who signs in; a role 
   const password = `pw-${randomBytes(12).toString('base64url')}`;
   await page.getByLabel("New operator's email").fill(email);
   await page.getByLabel('Initial password').fill(password);
-  await page.getByLabel('Role', { exact: true }).selectOption('support');
+  await page.getByRole('form', { name: 'Create an operator' }).getByRole('combobox').selectOption('support');
   await page.getByRole('button', { name: 'Create operator' }).click();
   const row = page.locator(`tr[data-operator="${email}"]`);
   await row.waitFor();
@@ -451,7 +451,7 @@ test.serial('operators page: an admin creates an operator, who signs in; a role 
 
   const created = await signedIn(t, { email, password, role: 'support' });
   t.is(await created.page.getByRole('link', { name: 'Operators' }).count(), 0, 'the operators page is the admin’s');
-  await row.getByLabel(`Role of ${email}`).selectOption('arbiter');
+  await row.getByRole('combobox').selectOption('arbiter');
   await row.getByRole('button', { name: 'Change role' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Change role' }).click();
   await row.getByRole('button', { name: 'Change role' }).and(page.locator('[disabled]')).waitFor();
@@ -479,14 +479,14 @@ test.serial('TOTP at sign-in: the code field behind its toggle; without the code
   const page = await context.newPage();
   t.context.pages.push({ name: 'signin-totp', page });
   await page.goto(`${API_URL}/console/`);
-  t.is(await page.getByLabel('Authenticator code').count(), 0, 'no code field until asked for');
+  t.is(await page.getByRole('textbox', { name: /^Authenticator code/ }).count(), 0, 'no code field until asked for');
   await page.getByLabel('Email').fill(who.email);
   await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('alert').filter({ hasText: 'invalid email, password or code' }).waitFor();
   await page.getByText('tick “I use an authenticator code”').waitFor();
   await page.getByLabel('I use an authenticator code').check();
-  await page.getByLabel('Authenticator code').fill(totpAt(secret, Date.now()));
+  await page.getByRole('textbox', { name: /^Authenticator code/ }).fill(totpAt(secret, Date.now()));
   await accessible(t, page, 'signin-totp');
   await docShot(page, 'signin-totp');
   await page.getByRole('button', { name: 'Sign in' }).click();
