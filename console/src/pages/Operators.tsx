@@ -106,7 +106,7 @@ function OperatorRow({ o }: { o: Operator }) {
       </td>
       <td>
         <div className="inline-form">
-          <Field label={`Role of ${o.email}`}>
+          <Field label={`Role of ${o.email}`} hideLabel>
             <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
               {ROLES.map((r) => (
                 <option key={r} value={r}>
@@ -149,8 +149,8 @@ function OperatorRow({ o }: { o: Operator }) {
             />
           )}
           <div className="inline-form">
-            <Field label={`New password for ${o.email}`}>
-              <input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+            <Field label={`New password for ${o.email}`} hideLabel>
+              <input type="password" autoComplete="new-password" placeholder="New password" value={password} onChange={(e) => setPassword(e.target.value)} />
             </Field>
             <Action
               op="adminUpdateOperator"
