@@ -60,8 +60,11 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminListWithdrawals: READ,
   adminApproveWithdrawal: FINANCE,
   adminCancelWithdrawal: FINANCE,
-  // Alerts (read).
+  // Alerts: every role reads; finance (chain, deposits, withdrawals: most kinds) and admin
+  // acknowledge and resolve. A deal's alert resolves by itself when the arbiter moves the deal.
   adminListAlerts: READ,
+  adminAcknowledgeAlert: FINANCE,
+  adminResolveAlert: FINANCE,
   // Appeals and evidence (arbiter).
   adminListAppeals: READ,
   adminGetAppeal: READ,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accessAndLimitFields } from './profile';
 import { httpUrl, int64Body, int64String, lineRule, timestamp, uuid } from './common';
 import type { MerchantProfileRow } from '../../db/queries/merchants';
 import { USDT_UNITS_PER_CENT } from '../../domain/tron-tx';
@@ -140,6 +141,13 @@ export const merchantSettingsBody = z
       .enum(['optional', 'required'], { error: "signature_binding must be 'optional' or 'required'" })
       .optional()
       .openapi({ description: "'required': the merchant's HMAC requests must carry a valid request-bound v2 signature (401 otherwise)" }),
+    // What the merchant also sets in its cabinet, by the same rules (PATCH my-merchant).
+    ...accessAndLimitFields,
   })
   .strict()
-  .openapi('PatchMerchantSettingsRequest', { description: 'Operator-only settings; send only what changes.' });
+  .openapi('PatchMerchantSettingsRequest', {
+    description:
+      'Operator settings; send only what changes. ip_whitelist and the deal limits are those the merchant also sets in its ' +
+      'cabinet (PATCH my-merchant), by the same rules: limits absent = unchanged, 0 = removed, > 0 = set; ip_whitelist a JSON ' +
+      'array of addresses (in a string, or plain), [] = any address.',
+  });

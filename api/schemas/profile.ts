@@ -36,6 +36,17 @@ const ipWhitelist = z
   })
   .openapi({ type: 'string', example: '["203.0.113.7"]' });
 
+/**
+ * The merchant's IP whitelist and deal limits: the same rules where the merchant sets them (PATCH
+ * my-merchant) and where an operator does (PATCH /admin/merchants/{id}).
+ */
+export const accessAndLimitFields = {
+  ip_whitelist: ipWhitelist.optional(),
+  deal_min_amount: limit('deal_min_amount').optional(),
+  deal_max_amount: limit('deal_max_amount').optional(),
+  daily_deal_amount_limit: limit('daily_deal_amount_limit').optional(),
+};
+
 export const patchProfileBody = z
   .object({
     name: z.string().trim().min(1, 'name must not be empty').max(200).superRefine(lineRule('name')).optional(),
@@ -46,10 +57,7 @@ export const patchProfileBody = z
     checkout_brand_name: line('checkout_brand_name', 200).optional(),
     finance_chat_id: line('finance_chat_id', 200).optional(),
     appeal_chat_id: line('appeal_chat_id', 200).optional(),
-    ip_whitelist: ipWhitelist.optional(),
-    deal_min_amount: limit('deal_min_amount').optional(),
-    deal_max_amount: limit('deal_max_amount').optional(),
-    daily_deal_amount_limit: limit('daily_deal_amount_limit').optional(),
+    ...accessAndLimitFields,
   })
   .strict()
   .openapi('PatchMerchantRequest', {

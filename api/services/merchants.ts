@@ -119,6 +119,27 @@ export interface ProfilePatch {
 const TEXT_FIELDS = ['name', 'webhook_url', 'withdrawal_address', 'success_redirect_url', 'fail_redirect_url', 'checkout_brand_name', 'finance_chat_id', 'appeal_chat_id'] as const;
 const LIMIT_FIELDS = ['deal_min_amount', 'deal_max_amount', 'daily_deal_amount_limit'] as const;
 
+/**
+ * The changes of the IP whitelist and the deal limits (0 removes a limit), checked against what is
+ * stored (max not below min): the merchant's PATCH and the operator's use the same rule.
+ */
+function accessAndLimitChanges(patch: Pick<ProfilePatch, 'ip_whitelist' | (typeof LIMIT_FIELDS)[number]>, current: { deal_min_amount: bigint | null; deal_max_amount: bigint | null }) {
+  const changes: Record<string, unknown> = {};
+  if (patch.ip_whitelist !== undefined) changes.ip_whitelist = patch.ip_whitelist;
+  for (const field of LIMIT_FIELDS) {
+    const value = patch[field];
+    if (value !== undefined) changes[field] = value === 0n ? null : value;
+  }
+  const min = 'deal_min_amount' in changes ? (changes.deal_min_amount as bigint | null) : current.deal_min_amount;
+  const max = 'deal_max_amount' in changes ? (changes.deal_max_amount as bigint | null) : current.deal_max_amount;
+  if (min !== null && max !== null && max < min) {
+    throw new InvalidArgument(`deal_max_amount ${max} is below deal_min_amount ${min}`, [
+      { field: 'deal_max_amount', message: 'below the minimum', code: 'max_below_min' },
+    ]);
+  }
+  return changes;
+}
+
 /** PATCH my-merchant (spec 4.3): one row update under a lock, so min/max are checked against what is stored. */
 export async function patchProfile(deps: AppDeps, merchantId: string, patch: ProfilePatch): Promise<MerchantProfileRow> {
   if (patch.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', patch.webhook_url);
@@ -126,18 +147,7 @@ export async function patchProfile(deps: AppDeps, merchantId: string, patch: Pro
     const current = await lockMerchantLimits(tx, merchantId);
     const changes: Record<string, unknown> = {};
     for (const field of TEXT_FIELDS) if (patch[field] !== undefined) changes[field] = patch[field];
-    if (patch.ip_whitelist !== undefined) changes.ip_whitelist = patch.ip_whitelist;
-    for (const field of LIMIT_FIELDS) {
-      const value = patch[field];
-      if (value !== undefined) changes[field] = value === 0n ? null : value;
-    }
-    const min = 'deal_min_amount' in changes ? (changes.deal_min_amount as bigint | null) : current!.deal_min_amount;
-    const max = 'deal_max_amount' in changes ? (changes.deal_max_amount as bigint | null) : current!.deal_max_amount;
-    if (min !== null && max !== null && max < min) {
-      throw new InvalidArgument(`deal_max_amount ${max} is below deal_min_amount ${min}`, [
-        { field: 'deal_max_amount', message: 'below the minimum', code: 'max_below_min' },
-      ]);
-    }
+    Object.assign(changes, accessAndLimitChanges(patch, current!));
     if (Object.keys(changes).length === 0) return;
     await updateMerchant(tx, merchantId, changes);
   });
@@ -154,22 +164,29 @@ export interface MerchantSettingsPatch {
   payout_fee_bps?: number;
   webhook_max_retries?: number;
   signature_binding?: 'optional' | 'required';
+  /** What the merchant also sets in its cabinet, by the same rules. */
+  ip_whitelist?: string[];
+  deal_min_amount?: bigint;
+  deal_max_amount?: bigint;
+  daily_deal_amount_limit?: bigint;
 }
 
 const FIELDS = ['auto_withdrawal_mode', 'auto_withdrawal_limit_usdt_cents', 'rate_limit_per_minute', 'payin_fee_bps', 'payout_fee_bps', 'webhook_max_retries', 'signature_binding'] as const;
 
 export async function patchMerchantSettings(deps: AppDeps, merchantId: string, patch: MerchantSettingsPatch, actor?: AuditActor): Promise<MerchantProfileRow> {
-  const changes: Record<string, unknown> = {};
-  for (const field of FIELDS) if (patch[field] !== undefined) changes[field] = patch[field];
-  if (Object.keys(changes).length > 0) {
+  const settings: Record<string, unknown> = {};
+  for (const field of FIELDS) if (patch[field] !== undefined) settings[field] = patch[field];
+  const touchesLimits = patch.ip_whitelist !== undefined || LIMIT_FIELDS.some((f) => patch[f] !== undefined);
+  if (Object.keys(settings).length > 0 || touchesLimits) {
     await deps.sql.begin(async (tx) => {
       const current = await lockMerchantLimits(tx, merchantId);
       if (!current) throw new NotFound('merchant not found');
+      const changes = { ...settings, ...accessAndLimitChanges(patch, current) };
       const before = actor ? await findMerchantSettingsSnapshot(tx, merchantId) : undefined;
       if (!(await updateMerchant(tx, merchantId, changes))) throw new NotFound('merchant not found');
       if (actor) await insertAudit(tx, actor, { action: 'merchant.update_settings', objectType: 'merchant', objectId: merchantId, before, after: await findMerchantSettingsSnapshot(tx, merchantId) });
     });
-    deps.log.info({ merchantId, changes: Object.keys(changes) }, 'merchant settings changed by an operator');
+    deps.log.info({ merchantId, changes: Object.keys(patch) }, 'merchant settings changed by an operator');
   }
   return getMerchantProfile(deps, merchantId);
 }

@@ -12,6 +12,7 @@ import { MerchantDetail, Merchants } from './pages/Merchants';
 import { Traders } from './pages/Traders';
 import { Alerts } from './pages/Alerts';
 import { Audit } from './pages/Audit';
+import { Operators } from './pages/Operators';
 
 export function App() {
   const session = useSession();
@@ -27,9 +28,12 @@ function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
+  // The API answers the same 401 whether a code was missing or anything else was wrong (it tells
+  // nobody which emails exist or have TOTP), so the operator says it: the code field is behind a toggle.
+  const [withCode, setWithCode] = useState(false);
   const signIn = useMutation({
     mutationFn: () =>
-      unwrap(api.POST('/api/v1/p2p/admin/session', { body: { email, password, ...(code ? { totp_code: code } : {}) } })),
+      unwrap(api.POST('/api/v1/p2p/admin/session', { body: { email, password, ...(withCode && code ? { totp_code: code } : {}) } })),
     onSuccess: (session) => {
       setCsrfToken(session.csrf_token);
       queryClient.setQueryData(['session'], session);
@@ -49,13 +53,19 @@ function SignIn() {
         <Field label="Password">
           <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
-        <Field label="Authenticator code" hint="Only when your account has TOTP enrolled: the 6 digits of your app.">
-          <input inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" value={code} onChange={(e) => setCode(e.target.value)} />
-        </Field>
+        <label className="check">
+          <input type="checkbox" checked={withCode} onChange={(e) => setWithCode(e.target.checked)} /> I use an authenticator code
+        </label>
+        {withCode && (
+          <Field label="Authenticator code" hint="The 6 digits your authenticator app shows now.">
+            <input inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" required value={code} onChange={(e) => setCode(e.target.value.trim())} />
+          </Field>
+        )}
         <button type="submit" className="primary" disabled={signIn.isPending}>
           Sign in
         </button>
         <ErrorText error={signIn.error} />
+        {signIn.error && !withCode && <p className="muted">If your account uses an authenticator, tick “I use an authenticator code” and enter it.</p>}
       </form>
     </main>
   );
@@ -70,6 +80,7 @@ const NAV: Array<[string, string]> = [
   ['/traders', 'Traders'],
   ['/alerts', 'Alerts'],
   ['/audit', 'Audit log'],
+  ['/operators', 'Operators'],
 ];
 
 function Shell() {
@@ -94,7 +105,7 @@ function Shell() {
       <header>
         <strong>Gateway console</strong>
         <nav aria-label="Sections">
-          {NAV.map(([to, label]) => (
+          {NAV.filter(([to]) => to !== '/operators' || can('adminListOperators')).map(([to, label]) => (
             <Link key={to} to={to}>
               {label}
             </Link>
@@ -138,6 +149,8 @@ function Page() {
       return <Alerts />;
     case 'audit':
       return <Audit />;
+    case 'operators':
+      return <Operators />;
     default:
       return (
         <>

@@ -20,7 +20,29 @@ const csrf: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+/**
+ * Money never goes through a JS number: an int64 field is built with int64('digits') (a bigint)
+ * and written into the JSON as its digits, exact above 2^53 (the API's body parser keeps such
+ * integers exact). JSON.stringify cannot write a bigint, so it leaves a marker the serializer
+ * replaces by the digits.
+ */
+const INT_MARK = `int64-${Math.random().toString(36).slice(2)}:`;
+export function jsonBody(body: unknown): string {
+  return JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? `${INT_MARK}${value.toString()}` : value)).replace(
+    new RegExp(`"${INT_MARK}(-?\\d+)"`, 'g'),
+    '$1',
+  );
+}
+
+/** An int64 amount for a request body from the digits an operator typed (minor units); never parseFloat. */
+export function int64(digits: string): number {
+  const trimmed = digits.trim();
+  if (!/^-?\d+$/.test(trimmed)) throw new ApiError(400, `"${digits}" is not a whole number of minor units`);
+  // The generated types say number (JSON integer); the value is a bigint, written as its digits by jsonBody.
+  return BigInt(trimmed) as unknown as number;
+}
+
+export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin', bodySerializer: jsonBody });
 api.use(csrf);
 
 /** A refused call: the status and the API's own message (problem+json detail). */

@@ -145,10 +145,10 @@ export function Action<T>({
   );
 }
 
-export function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
+export function Field({ label, children, hint, hideLabel }: { label: string; children: ReactNode; hint?: string; hideLabel?: boolean }) {
   return (
     <label className="field">
-      <span>{label}</span>
+      <span className={hideLabel ? 'sr-only' : undefined}>{label}</span>
       {children}
       {hint && <small>{hint}</small>}
     </label>

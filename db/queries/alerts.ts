@@ -5,6 +5,7 @@
  */
 import type { Db } from '../sql';
 import { newId } from '../../domain/ids';
+import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 /** Raises the alert of a payout still PROCESSING past its alert time; undefined when it moved on or was raised already. */
 export async function raiseOverduePayoutAlert(db: Db, dealId: string, statuses: readonly string[]): Promise<{ id: string } | undefined> {
@@ -43,16 +44,45 @@ export interface AlertRow {
   id: string;
   kind: string;
   deal_id: string | null;
-  subject?: string | null;
+  subject: string | null;
   message: string;
   created_at: Date;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
   resolved_at: Date | null;
+  resolved_by: string | null;
 }
 
-/** Newest first, at most 500: the open alerts, or all. */
-export async function listAlerts(db: Db, includeResolved: boolean): Promise<AlertRow[]> {
-  return db<AlertRow[]>`
-    select id, kind, deal_id, message, created_at, resolved_at from operator_alerts
-    where ${includeResolved ? db`true` : db`resolved_at is null`}
-    order by created_at desc limit 500`;
+const ALERT_COLUMNS = 'id, kind, deal_id, subject, message, created_at, acknowledged_at, acknowledged_by, resolved_at, resolved_by';
+
+/** One page newest first on (created_at, id) (db/queries/keyset.ts): the open alerts, or all. */
+export async function listAlertsPage(db: Db, f: { includeResolved: boolean; after?: KeysetCursor; limit: number }): Promise<(AlertRow & { cursor_ts: string })[]> {
+  return db<(AlertRow & { cursor_ts: string })[]>`
+    select ${db.unsafe(ALERT_COLUMNS)}, ${cursorColumn(db)} from operator_alerts
+    where ${f.includeResolved ? db`true` : db`resolved_at is null`} ${olderThan(db, f.after)}
+    order by ${newestFirst(db)} limit ${f.limit}`;
+}
+
+/** The alert under a row lock (an operator's acknowledge or resolve). */
+export async function lockAlert(db: Db, alertId: string): Promise<AlertRow | undefined> {
+  const [row] = await db<AlertRow[]>`select ${db.unsafe(ALERT_COLUMNS)} from operator_alerts where id = ${alertId} for update`;
+  return row;
+}
+
+/** An operator acknowledges an open, unacknowledged alert; undefined when there was nothing to do. */
+export async function acknowledgeAlert(db: Db, alertId: string, by: string): Promise<AlertRow | undefined> {
+  const [row] = await db<AlertRow[]>`
+    update operator_alerts set acknowledged_at = now(), acknowledged_by = ${by}
+    where id = ${alertId} and acknowledged_at is null and resolved_at is null
+    returning ${db.unsafe(ALERT_COLUMNS)}`;
+  return row;
+}
+
+/** An operator resolves an open alert; undefined when it was resolved already. */
+export async function resolveAlertByOperator(db: Db, alertId: string, by: string): Promise<AlertRow | undefined> {
+  const [row] = await db<AlertRow[]>`
+    update operator_alerts set resolved_at = now(), resolved_by = ${by}
+    where id = ${alertId} and resolved_at is null
+    returning ${db.unsafe(ALERT_COLUMNS)}`;
+  return row;
 }

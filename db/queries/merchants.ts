@@ -212,7 +212,7 @@ export async function findWithdrawalSettings(
 export async function findMerchantSettingsSnapshot(db: Db, merchantId: string) {
   const [row] = await db`
     select auto_withdrawal_mode, auto_withdrawal_limit_usdt_cents, rate_limit_per_minute, payin_fee_bps, payout_fee_bps,
-      webhook_max_retries, signature_binding
+      webhook_max_retries, signature_binding, ip_whitelist, deal_min_amount, deal_max_amount, daily_deal_amount_limit
     from merchants where id = ${merchantId}`;
   return row;
 }

@@ -404,3 +404,111 @@ test('a deal confirm is audited in its step (the arbiter session and the JWT ali
   t.is((await operatorDeal(otherId, 'confirm')).status, 200);
   t.like((await auditOf(otherId))[0], { action: 'deal.confirm', actor_kind: 'operator_jwt', actor_id: 'test-operator' });
 });
+
+test('alerts: finance acknowledges and resolves (audited with the change, idempotent), keyset pages; the gateway still resolves by itself', async (t) => {
+  const { resolveAlerts } = await import('../../db/queries/alerts');
+  const subject = `console-alert-${randomUUID()}`;
+  const ids = [randomUUID(), randomUUID(), randomUUID()];
+  for (const [i, id] of ids.entries()) {
+    await sql`insert into operator_alerts (id, kind, subject, message) values (${id}, ${`console_test_${i}`}, ${subject}, ${`test alert ${i}`})`;
+  }
+  const [finance, support, arbiter] = [await operator('finance'), await operator('support'), await operator('arbiter')];
+  const ack = (s: Session, id: string) => asSession(s, 'POST', `${ADMIN}/alerts/${id}/acknowledge`, {}, { traceId: `ack-${id}` });
+  t.is((await ack(support.session, ids[0]!)).status, 403);
+  t.is((await ack(arbiter.session, ids[0]!)).status, 403);
+  t.is((await ack(finance.session, randomUUID())).status, 404);
+
+  const first = await ack(finance.session, ids[0]!);
+  t.is(first.status, 200, first.text);
+  t.like(first.body.alert, { alert_id: ids[0], subject, acknowledged_by: finance.id, resolved_at: '', resolved_by: '' });
+  t.truthy(Date.parse(first.body.alert.acknowledged_at));
+  const again = await ack(finance.session, ids[0]!);
+  t.is(again.status, 200, 'a repeat answers the alert');
+  t.is(again.body.alert.acknowledged_at, first.body.alert.acknowledged_at);
+
+  const resolved = await asSession(finance.session, 'POST', `${ADMIN}/alerts/${ids[0]}/resolve`, {});
+  t.is(resolved.status, 200, resolved.text);
+  t.like(resolved.body.alert, { resolved_by: finance.id, acknowledged_by: finance.id });
+  const resolvedAgain = await asOperator('POST', `${ADMIN}/alerts/${ids[0]}/resolve`);
+  t.is(resolvedAgain.status, 200);
+  t.is(resolvedAgain.body.alert.resolved_by, finance.id, 'the first resolution stays');
+  t.is((await ack(finance.session, ids[0]!)).body.alert.resolved_by, finance.id, 'acknowledging a resolved alert changes nothing');
+  const trail = await auditOf(ids[0]!);
+  t.deepEqual(trail.map((r) => [r.action, r.actor_id, r.object_type]), [
+    ['alert.acknowledge', finance.id, 'alert'],
+    ['alert.resolve', finance.id, 'alert'],
+  ]);
+  t.is(trail[0]!.request_id, `ack-${ids[0]}`);
+  t.like(trail[0]!.before, { acknowledged_at: '' });
+  t.like(trail[1]!.after, { resolved_by: finance.id });
+
+  // The gateway's own resolution (a subject that moved on) keeps working and names nobody.
+  await resolveAlerts(sql, subject, 'console_test_1');
+  const all = await asSession(support.session, 'GET', `${ADMIN}/alerts?include_resolved=true&page_size=500`);
+  t.is(all.status, 200, all.text);
+  const mine = all.body.data.filter((a: any) => a.subject === subject);
+  t.like(mine.find((a: any) => a.alert_id === ids[1]), { resolved_by: '', acknowledged_at: '' });
+  t.truthy(mine.find((a: any) => a.alert_id === ids[1]).resolved_at);
+  const open = await asSession(support.session, 'GET', `${ADMIN}/alerts`);
+  t.deepEqual(
+    open.body.data.filter((a: any) => a.subject === subject).map((a: any) => a.alert_id),
+    [ids[2]],
+    'the open listing (no parameters, as before) holds only the open one',
+  );
+
+  // Keyset pages, newest first: no alert twice, each page's token bound to its filter.
+  const p1 = await asSession(support.session, 'GET', `${ADMIN}/alerts?include_resolved=true&page_size=2`);
+  t.is(p1.body.data.length, 2);
+  t.truthy(p1.body.next_page_token);
+  const p2 = await asSession(support.session, 'GET', `${ADMIN}/alerts?include_resolved=true&page_size=2&page_token=${p1.body.next_page_token}`);
+  t.is(p2.status, 200, p2.text);
+  t.true(p2.body.data.length >= 1);
+  t.false(p2.body.data.some((a: any) => p1.body.data.some((b: any) => b.alert_id === a.alert_id)));
+  t.true(Date.parse(p2.body.data[0].created_at) <= Date.parse(p1.body.data[1].created_at));
+  t.is((await asSession(support.session, 'GET', `${ADMIN}/alerts?page_size=2&page_token=${p1.body.next_page_token}`)).status, 400, 'a token of another filter');
+  await resolveAlerts(sql, subject);
+});
+
+test('the operator sets a merchant’s IP whitelist and deal limits by the cabinet’s rules, audited; the merchant’s calls from elsewhere are refused', async (t) => {
+  const { cabinetToken, withBearer } = await import('../helpers/api');
+  const { merchantId, keys } = await newMerchant();
+  const admin = await operator('admin');
+  const finance = await operator('finance');
+  const path = `${ADMIN}/merchants/${merchantId}`;
+  t.is((await asSession(finance.session, 'PATCH', path, { ip_whitelist: '["203.0.113.9"]' })).status, 403);
+
+  // The same rule and message as the merchant's cabinet.
+  const bad = { ip_whitelist: '["not-an-ip"]' };
+  const byOperator = await asSession(admin.session, 'PATCH', path, bad);
+  const byMerchant = await withBearer(await cabinetToken(merchantId), 'PATCH', '/api/v1/p2p/my-merchant', bad);
+  t.is(byOperator.status, 400, byOperator.text);
+  t.is(byMerchant.status, 400, byMerchant.text);
+  t.deepEqual(byOperator.body.errors, byMerchant.body.errors);
+  const inverted = await asSession(admin.session, 'PATCH', path, { deal_min_amount: 5000, deal_max_amount: '1000' });
+  t.is(inverted.status, 400);
+  t.regex(inverted.text, /max_below_min/);
+
+  const ok = await asSession(admin.session, 'PATCH', path, { ip_whitelist: '["203.0.113.9"]', deal_min_amount: '1000', deal_max_amount: 500000, daily_deal_amount_limit: '9007199254740993' }, { traceId: `ip-${merchantId}` });
+  t.is(ok.status, 200, ok.text);
+  t.like(ok.body.merchant, { ip_whitelist: ['203.0.113.9'], deal_min_amount: '1000', deal_max_amount: '500000', daily_deal_amount_limit: '9007199254740993' });
+  const refused = await signed(keys, 'GET', '/api/v1/p2p/my-merchant');
+  t.is(refused.status, 403, refused.text);
+  t.regex(refused.text, /ip_whitelist/);
+  const [row] = (await auditOf(merchantId)).filter((r) => r.action === 'merchant.update_settings');
+  t.like(row, { actor_id: admin.id, request_id: `ip-${merchantId}` });
+  t.deepEqual([row!.before.ip_whitelist, row!.after.ip_whitelist], [[], ['203.0.113.9']]);
+  t.deepEqual([row!.before.deal_min_amount, row!.after.deal_min_amount, row!.after.daily_deal_amount_limit], [null, '1000', '9007199254740993']);
+
+  // An int64 amount above 2^53 as raw JSON digits stays exact; 0 removes a limit; [] opens the whitelist again.
+  const raw = await fetch(`${API_URL}${path}`, {
+    method: 'PATCH',
+    headers: { Cookie: admin.session.cookie, 'X-CSRF-Token': admin.session.csrf, 'Content-Type': 'application/json' },
+    body: '{"auto_withdrawal_limit_usdt_cents":9007199254740993,"deal_min_amount":0,"ip_whitelist":"[]"}',
+  });
+  const rawBody = await raw.json();
+  t.is(raw.status, 200, JSON.stringify(rawBody));
+  t.is(rawBody.merchant.auto_withdrawal_limit_usdt_cents, '9007199254740993');
+  t.is(rawBody.merchant.deal_min_amount, undefined);
+  t.deepEqual(rawBody.merchant.ip_whitelist, []);
+  t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).status, 200);
+});

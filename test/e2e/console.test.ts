@@ -9,14 +9,16 @@
  * CONSOLE_SCREENSHOTS=<dir> (npm run console:screenshots) also writes each page's PNG there for docs/.
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant, signed } from '../helpers/api';
 import { createPayin } from '../helpers/deals';
-import { openAppeal } from '../helpers/appeals';
+import { dealReaches, openAppeal } from '../helpers/appeals';
+import { testSql } from '../helpers/app';
+import { totpAt } from '../../domain/totp';
 import { filePart, SAMPLES, signedUpload } from '../helpers/multipart';
 import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
 import { eventually } from '../helpers/poll';
@@ -42,6 +44,12 @@ test.before(async () => {
   });
 });
 test.after.always(async () => browser?.close());
+// A PayIn left to expire (PAYIN_TIMEOUT_SECONDS of the test stack) while the tests before the settlement run.
+let expiringDeal: Promise<{ keys: Awaited<ReturnType<typeof newMerchant>>['keys']; dealId: string }>;
+test.before(() => {
+  expiringDeal = newMerchant({ name: `Console deals ${process.pid}` }).then(async ({ keys }) => ({ keys, dealId: (await createPayin(keys)).deal_id }));
+  expiringDeal.catch(() => undefined);
+});
 test.beforeEach((t: ExecutionContext<Ctx>) => {
   t.context.pages = [];
   t.context.contexts = [];
@@ -69,7 +77,7 @@ async function operator(role: Role) {
 }
 
 /** A browser of its own (cookies) signed in through the sign-in page. */
-async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password: string; role: Role }) {
+async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password: string; role: Role }, totpSecret?: string) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   t.context.contexts.push(context);
   const page = await context.newPage();
@@ -81,6 +89,10 @@ async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password
   await page.goto(`${API_URL}/console/`);
   await page.getByLabel('Email').fill(who.email);
   await page.getByLabel('Password').fill(who.password);
+  if (totpSecret) {
+    await page.getByLabel('I use an authenticator code').check();
+    await page.getByRole('textbox', { name: /^Authenticator code/ }).fill(totpAt(totpSecret, Date.now()));
+  }
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByTestId('operator').filter({ hasText: who.email }).waitFor();
   return { context, page, cspViolations };
@@ -97,7 +109,10 @@ async function visit(t: ExecutionContext<Ctx>, page: Page, path: string, heading
 }
 
 /** The pages docs/console-pages.md shows. */
-const DOC_PAGES = new Set(['signin', 'home', 'appeals', 'appeal', 'appeal-resolve-dialog', 'deal', 'deals', 'withdrawals-second', 'merchants', 'merchant', 'traders', 'alerts', 'audit', 'appeal-support']);
+const DOC_PAGES = new Set([
+  'signin', 'home', 'appeals', 'appeal', 'appeal-resolve-dialog', 'deal', 'deals', 'withdrawals-second', 'merchants', 'merchant', 'traders', 'alerts', 'audit', 'appeal-support',
+  'signin-totp', 'alerts-actions', 'alert-resolve-dialog', 'merchant-settings', 'traders-forms', 'deal-actions', 'deal-confirm-dialog', 'appeal-settle-dialog', 'operators',
+]);
 async function docShot(page: Page, name: string) {
   if (!DOC_SHOTS || !DOC_PAGES.has(name)) return;
   mkdirSync(DOC_SHOTS, { recursive: true });
@@ -134,6 +149,9 @@ async function fromBrowser(page: Page, method: string, path: string, body?: unkn
     { method, path, body },
   );
 }
+
+const sql = testSql();
+test.after.always(() => sql.end());
 
 const auditActions = async (objectId: string) =>
   ((await asOperator('GET', `${ADMIN}/audit?object_id=${objectId}`)).body.data as Array<{ action: string; actor_id: string }>).map((e) => `${e.action}:${e.actor_id}`);
@@ -323,6 +341,194 @@ test.serial('a support operator sees every page without an action button and is 
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
   await accessible(t, page, 'signin');
   await docShot(page, 'signin');
+});
+
+test.serial('alerts: a finance operator acknowledges and then resolves an alert; both are in the audit log', async (t) => {
+  const alertId = randomUUID();
+  const subject = `console-e2e-${alertId}`;
+  await sql`insert into operator_alerts (id, kind, subject, message) values (${alertId}, 'console_e2e', ${subject}, ${`hot wallet check ${alertId.slice(0, 8)}`})`;
+  t.teardown(() => sql`update operator_alerts set resolved_at = now() where id = ${alertId} and resolved_at is null`.then(() => undefined));
+  const finance = await operator('finance');
+  const { page } = await signedIn(t, finance);
+  await visit(t, page, '/alerts', 'Alerts', 'alerts-actions');
+  const row = page.locator(`tr[data-alert="${alertId}"]`);
+  await row.getByRole('button', { name: 'Acknowledge' }).click();
+  await row.getByTestId('acknowledged').filter({ hasText: `by ${finance.id}` }).waitFor();
+  await row.getByRole('button', { name: 'Resolve' }).click();
+  await page.getByRole('dialog', { name: 'Resolve this alert?' }).waitFor();
+  await accessible(t, page, 'alert-resolve-dialog');
+  await docShot(page, 'alert-resolve-dialog');
+  await page.getByRole('dialog').getByRole('button', { name: 'Resolve alert' }).click();
+  await row.waitFor({ state: 'detached' });
+  await page.getByLabel('Include resolved alerts').check();
+  await row.getByTestId('resolved').filter({ hasText: `by ${finance.id}` }).waitFor();
+  t.deepEqual(await auditActions(alertId), [`alert.resolve:${finance.id}`, `alert.acknowledge:${finance.id}`]);
+  const [stored] = await sql<{ acknowledged_by: string; resolved_by: string }[]>`select acknowledged_by, resolved_by from operator_alerts where id = ${alertId}`;
+  t.deepEqual(stored, { acknowledged_by: finance.id, resolved_by: finance.id });
+});
+
+test.serial('an admin sets a merchant’s IP whitelist, a deal limit and an auto-withdrawal limit above 2^53: exact, and the merchant’s call from elsewhere is refused', async (t) => {
+  const { keys, merchantId } = await newMerchant({ name: `Console limits ${process.pid}` });
+  const admin = await operator('admin');
+  const { page } = await signedIn(t, admin);
+  await visit(t, page, `/merchants/${merchantId}`, /Console limits/, 'merchant-settings');
+  await page.getByLabel('IP whitelist').fill('203.0.113.10\n2001:db8::10');
+  await page.getByLabel('Deal maximum (minor units)').fill('9007199254740993');
+  await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('9007199254740993');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByTestId('ip-whitelist').filter({ hasText: '203.0.113.10, 2001:db8::10' }).waitFor();
+  await docShot(page, 'merchant-settings');
+  const profile = await asOperator('GET', `${ADMIN}/merchants/${merchantId}`);
+  t.like(profile.body.merchant, { ip_whitelist: ['203.0.113.10', '2001:db8::10'], deal_max_amount: '9007199254740993', auto_withdrawal_limit_usdt_cents: '9007199254740993' });
+  const refused = await signed(keys, 'GET', '/api/v1/p2p/my-merchant');
+  t.is(refused.status, 403, refused.text);
+  t.regex(refused.text, /ip_whitelist/);
+  const [row] = ((await asOperator('GET', `${ADMIN}/audit?object_id=${merchantId}&action=merchant.update_settings`)).body.data as any[]);
+  t.is(row.actor_id, admin.id);
+  t.deepEqual([row.before.ip_whitelist, row.after.ip_whitelist], [[], ['203.0.113.10', '2001:db8::10']]);
+
+  // The API's rule and message, shown as they are.
+  await page.getByLabel('IP whitelist').fill('not-an-address');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByRole('alert').filter({ hasText: /ip_whitelist must list IPv4 or IPv6 addresses/ }).waitFor();
+  await page.getByLabel('IP whitelist').fill('');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByTestId('ip-whitelist').filter({ hasText: 'any address' }).waitFor();
+  t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).status, 200);
+});
+
+test.serial('an arbiter confirms a deal from its page, and settles an EXPIRED deal’s appeal from the console', async (t) => {
+  const { keys, dealId } = await expiringDeal;
+  const expiring = { deal_id: dealId };
+  const live = await createPayin(keys);
+  const arbiter = await operator('arbiter');
+  const { page } = await signedIn(t, arbiter);
+  await visit(t, page, `/deals/${live.deal_id}`, /Deal/, 'deal-actions');
+  // A refused move shows the API's text.
+  await page.getByLabel('Amount received (minor units)').fill('0');
+  await page.getByRole('button', { name: 'Record received amount…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Record' }).click();
+  await page.getByRole('alert').filter({ hasText: /received_amount must be greater than 0/ }).waitFor();
+  await page.getByRole('button', { name: 'Confirm payment…' }).click();
+  await page.getByRole('dialog', { name: 'Confirm the payment?' }).waitFor();
+  await accessible(t, page, 'deal-confirm-dialog');
+  await docShot(page, 'deal-confirm-dialog');
+  await page.getByRole('dialog').getByRole('button', { name: 'Confirm payment' }).click();
+  await page.getByRole('heading', { level: 1, name: /COMPLETED/ }).waitFor();
+  t.is(await page.getByRole('button', { name: 'Confirm payment…' }).count(), 0, 'no move left on a COMPLETED deal');
+  t.deepEqual(await auditActions(live.deal_id), [`deal.confirm:${arbiter.id}`]);
+
+  await dealReaches(keys, expiring.deal_id, 'EXPIRED');
+  const opened = await openAppeal(keys, { deal_id: expiring.deal_id, reason: 'The payer paid after the timeout' });
+  t.is(opened.status, 200, opened.text);
+  const appealId = opened.body.data.appeal_id as string;
+  await visit(t, page, `/appeals/${appealId}`, /Appeal/, 'appeal-settle');
+  await page.getByLabel('Received amount override (minor units)').fill('120000');
+  await page.getByLabel('Reason', { exact: true }).fill('Bank statement shows 1 200.00 RUB after the timeout');
+  await page.getByRole('button', { name: 'Settle…' }).click();
+  await page.getByRole('dialog', { name: 'Create the settlement deal?' }).getByText('1 200.00').waitFor();
+  await accessible(t, page, 'appeal-settle-dialog');
+  await docShot(page, 'appeal-settle-dialog');
+  await page.getByRole('dialog').getByRole('button', { name: 'Settle' }).click();
+  await page.locator('dt', { hasText: 'Settlement deal' }).waitFor();
+  const appeal = await asOperator('GET', `${ADMIN}/appeals/${appealId}`);
+  const settlementId = appeal.body.data.settlement_deal_id as string;
+  t.truthy(settlementId);
+  const settlement = await asOperator('GET', `${ADMIN}/deals/${settlementId}`);
+  t.like(settlement.body.deal, { status: 'COMPLETED', amount: '120000' });
+});
+
+test.serial('operators page: an admin creates an operator, who signs in; a role change and disabling end its session', async (t) => {
+  const admin = await operator('admin');
+  const { page } = await signedIn(t, admin);
+  await visit(t, page, '/operators', 'Operators', 'operators');
+  const email = `console-new-${process.pid}-${randomBytes(3).toString('hex')}@example.test`;
+  const password = `pw-${randomBytes(12).toString('base64url')}`;
+  await page.getByLabel("New operator's email").fill(email);
+  await page.getByLabel('Initial password').fill(password);
+  await page.getByRole('form', { name: 'Create an operator' }).getByRole('combobox').selectOption('support');
+  await page.getByRole('button', { name: 'Create operator' }).click();
+  const row = page.locator(`tr[data-operator="${email}"]`);
+  await row.waitFor();
+  await accessible(t, page, 'operators');
+  await docShot(page, 'operators');
+
+  const created = await signedIn(t, { email, password, role: 'support' });
+  t.is(await created.page.getByRole('link', { name: 'Operators' }).count(), 0, 'the operators page is the admin’s');
+  await row.getByRole('combobox').selectOption('arbiter');
+  await row.getByRole('button', { name: 'Change role' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Change role' }).click();
+  await row.getByRole('button', { name: 'Change role' }).and(page.locator('[disabled]')).waitFor();
+  t.is((await fromBrowser(created.page, 'GET', `${ADMIN}/session`)).status, 401, 'a role change ends its sessions');
+  await row.getByRole('button', { name: 'Disable' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
+  await row.getByText(/^disabled /).waitFor();
+  const operatorId = ((await asOperator('GET', `${ADMIN}/operators`)).body.data as any[]).find((o) => o.email === email).operator_id;
+  t.deepEqual((await auditActions(operatorId)).filter((a) => a.startsWith('operator.')), [`operator.update:${admin.id}`, `operator.update:${admin.id}`, `operator.create:${admin.id}`]);
+});
+
+test.serial('TOTP at sign-in: the code field behind its toggle; without the code the one message and a hint, with it signed in', async (t) => {
+  const who = await operator('finance');
+  // Enroll through the API with a session of its own (as the operator would from its app).
+  const signIn = await fetch(`${API_URL}${ADMIN}/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: who.email, password: who.password }) });
+  const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const csrf = ((await signIn.json()) as { csrf_token: string }).csrf_token;
+  const enroll = async (body: object) =>
+    (await fetch(`${API_URL}${ADMIN}/session/totp`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<{ secret: string; enrolled: boolean }>;
+  const { secret } = await enroll({});
+  t.true((await enroll({ secret, code: totpAt(secret, Date.now()) })).enrolled);
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  t.context.contexts.push(context);
+  const page = await context.newPage();
+  t.context.pages.push({ name: 'signin-totp', page });
+  await page.goto(`${API_URL}/console/`);
+  t.is(await page.getByRole('textbox', { name: /^Authenticator code/ }).count(), 0, 'no code field until asked for');
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'invalid email, password or code' }).waitFor();
+  await page.getByText('tick “I use an authenticator code”').waitFor();
+  await page.getByLabel('I use an authenticator code').check();
+  await page.getByRole('textbox', { name: /^Authenticator code/ }).fill(totpAt(secret, Date.now()));
+  await accessible(t, page, 'signin-totp');
+  await docShot(page, 'signin-totp');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('operator').filter({ hasText: who.email }).waitFor();
+});
+
+test.serial('traders: an admin adds a requisite and tops a trader up from the console', async (t) => {
+  const traderName = `Console trader ${process.pid}-${randomBytes(2).toString('hex')}`;
+  const created = await asOperator('POST', `${ADMIN}/traders`, { name: traderName });
+  t.is(created.status, 201, created.text);
+  const admin = await operator('admin');
+  const { page } = await signedIn(t, admin);
+  await visit(t, page, '/traders', 'Traders and requisites', 'traders-page');
+  const card = page.getByRole('region', { name: `Trader ${traderName}` });
+  await card.getByText(`Add a requisite to ${traderName}`).click();
+  const form = card.getByRole('form', { name: `Add a requisite to ${traderName}` });
+  await form.getByLabel('Payment method').fill('card-rub');
+  await form.getByLabel('Card, phone or IBAN').fill('4111111111111111');
+  await form.getByLabel('Holder name').fill('Ivan Petrov');
+  await form.getByLabel('Bank name').fill('Test Bank');
+  await form.getByLabel('Minimum amount (minor units)').fill('10000');
+  await form.getByLabel('Maximum amount (minor units)').fill('5000');
+  await form.getByRole('button', { name: 'Add requisite' }).click();
+  await form.getByRole('alert').filter({ hasText: /max_amount must not be below min_amount/ }).waitFor();
+  await form.getByLabel('Maximum amount (minor units)').fill('5000000');
+  await form.getByRole('button', { name: 'Add requisite' }).click();
+  await card.getByRole('cell', { name: '4111111111111111' }).waitFor();
+  await card.getByText(`Top up ${traderName}`).click();
+  await card.getByLabel('Amount (USDT cents)').fill('250000');
+  await card.getByLabel('Transaction id').fill(randomBytes(32).toString('hex'));
+  await card.getByRole('button', { name: 'Top up…' }).click();
+  await page.getByRole('dialog').getByText('2 500.00 USDT').waitFor();
+  await page.getByRole('dialog').getByRole('button', { name: 'Top up' }).click();
+  await card.getByText(/balance 2 500\.00 USDT/).waitFor();
+  await accessible(t, page, 'traders-forms');
+  await docShot(page, 'traders-forms');
+  const traderId = created.body.trader.trader_id as string;
+  t.deepEqual((await auditActions(traderId)).filter((a) => a.startsWith('trader.deposit')), [`trader.deposit:${admin.id}`]);
 });
 
 test('docs/console-pages.md shows the role table the server enforces', (t) => {

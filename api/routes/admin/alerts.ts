@@ -1,10 +1,15 @@
-/** Operator alerts: what needs a look (e.g. a payout PROCESSING for too long). */
-import { z } from 'zod';
+/** Operator alerts: what needs a look (e.g. a payout PROCESSING for too long); acknowledge and resolve. */
 import { defineRoute } from '../../route';
-import { alertsResponse } from '../../schemas/alerts';
-import { listAlerts } from '../../services/alerts';
+import { PermissionDenied } from '../../../domain/errors';
+import type { AuditActor } from '../../../domain/audit';
+import { alertParams, alertResponse, alertsQuery, alertsResponse } from '../../schemas/alerts';
+import { acknowledgeAlertByOperator, listAlerts, resolveAlertOperator } from '../../services/alerts';
 
 const tags = ['Operator'];
+const actorOf = (actor: AuditActor | undefined) => {
+  if (!actor) throw new PermissionDenied('operator identity required');
+  return actor;
+};
 
 export const alertRoutes = [
   defineRoute(
@@ -14,11 +19,48 @@ export const alertRoutes = [
       operationId: 'adminListAlerts',
       auth: 'operator',
       summary: 'Open operator alerts, newest first (e.g. a payout PROCESSING past PAYOUT_PROCESSING_ALERT_SECONDS) — addition',
-      description: 'An alert closes by itself when its deal moves on (a payout completed or rejected); `include_resolved=true` lists those too.',
+      description:
+        'An alert closes by itself when its deal or subject moves on (a payout completed or rejected); an operator may ' +
+        'acknowledge and resolve one. `include_resolved=true` lists resolved ones too. Keyset pages (page_size default and ' +
+        'maximum 500; page_token from next_page_token, valid with the same include_resolved).',
       tags,
-      query: z.object({ include_resolved: z.enum(['true', 'false']).optional() }),
+      query: alertsQuery,
       response: alertsResponse,
     },
-    async ({ query }, deps) => ({ data: await listAlerts(deps, query.include_resolved === 'true') }),
+    ({ query }, deps) => listAlerts(deps, { includeResolved: query.include_resolved === 'true', page_size: query.page_size, page_token: query.page_token }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/alerts/{alert_id}/acknowledge',
+      operationId: 'adminAcknowledgeAlert',
+      auth: 'operator',
+      summary: 'Acknowledge an open alert: an operator is on it (who and when are kept; it stays open)',
+      description: 'Idempotent: an alert acknowledged or resolved already is answered as it is, and nothing is changed or audited again.',
+      tags,
+      params: alertParams,
+      response: alertResponse,
+      errors: [404],
+      audit: { action: 'alert.acknowledge', objectType: 'alert', by: 'service' },
+    },
+    ({ params, actor }, deps) => acknowledgeAlertByOperator(deps, params.alert_id, actorOf(actor)),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/alerts/{alert_id}/resolve',
+      operationId: 'adminResolveAlert',
+      auth: 'operator',
+      summary: 'Resolve an alert by hand (who and when are kept)',
+      description:
+        'Idempotent: an alert resolved already (by an operator or by the gateway) is answered as it is. A condition that ' +
+        'persists may raise a new alert of the same kind and subject.',
+      tags,
+      params: alertParams,
+      response: alertResponse,
+      errors: [404],
+      audit: { action: 'alert.resolve', objectType: 'alert', by: 'service' },
+    },
+    ({ params, actor }, deps) => resolveAlertOperator(deps, params.alert_id, actorOf(actor)),
   ),
 ];

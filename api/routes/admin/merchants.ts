@@ -65,8 +65,10 @@ export const merchantRoutes = [
       path: '/merchants/{merchant_id}',
       operationId: 'adminUpdateMerchant',
       auth: 'operator',
-      summary: 'Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries',
-      description: 'The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.',
+      summary: 'Merchant settings by the operator: auto-withdrawal mode and limit, rate limit, fees, webhook retries, signature binding, IP whitelist, deal limits',
+      description:
+        'The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them. ' +
+        'ip_whitelist and the deal limits are the ones the merchant also sets in its cabinet (same rules). Audited with before and after.',
       tags,
       params: merchantParams,
       body: merchantSettingsBody,

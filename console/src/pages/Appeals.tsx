@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, fileUrl, unwrap } from '../api';
+import { api, fileUrl, int64, unwrap } from '../api';
 import { Link } from '../router';
 import { useCan } from '../session';
 import { Action, Confirm, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
@@ -311,7 +311,7 @@ function Settle({ appealId, received }: { appealId: string; received: string }) 
     unwrap(
       api.POST('/api/v1/p2p/appeals/{appeal_id}/settlement', {
         params: { path: { appeal_id: appealId } },
-        body: { idempotency_key: key, ...(override ? { received_amount_override: Number(override) } : {}), ...(reason ? { reason } : {}) },
+        body: { idempotency_key: key, ...(override ? { received_amount_override: int64(override) } : {}), ...(reason ? { reason } : {}) },
       }),
     );
   return (
@@ -328,7 +328,7 @@ function Settle({ appealId, received }: { appealId: string; received: string }) 
         label="Settle…"
         confirm={{
           title: 'Create the settlement deal?',
-          text: `A settlement deal is created for ${override ? money(override) : money(received)} and completed; the merchant is credited. One settlement per appeal.`,
+          text: `A settlement deal is created for ${override ? (/^\d+$/.test(override) ? money(override) : override) : money(received)} and completed; the merchant is credited. One settlement per appeal.`,
           label: 'Settle',
         }}
         run={run}

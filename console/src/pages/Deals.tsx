@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { api, int64, unwrap, type Schemas } from '../api';
 import { Link, navigate, useRoute } from '../router';
-import { ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
+import { useCan } from '../session';
+import { Action, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
 
 export function Deals() {
   const { search } = useRoute();
@@ -158,6 +159,7 @@ export function DealDetail({ id }: { id: string }) {
           )}
         </dd>
       </dl>
+      <DealActions d={d} />
       <section aria-labelledby="events-h">
         <h2 id="events-h">Events</h2>
         <table>
@@ -219,5 +221,151 @@ export function DealDetail({ id }: { id: string }) {
         </table>
       </section>
     </>
+  );
+}
+
+type ConsoleDeal = Schemas['ConsoleDeal'];
+
+/**
+ * Where each operator move may start (the spec's state machines, domain/payin.ts and
+ * domain/payout.ts): the console offers a move only there; the API refuses it anywhere else anyway
+ * and its message is shown.
+ */
+const PAYIN_MOVES = {
+  confirm: ['ESCROW_LOCKED', 'PAYMENT_NOTIFIED'],
+  complete: ['PAYMENT_VERIFIED'],
+  reconcile: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED', 'APPEALED', 'REFUND_PENDING', 'SOFT_DISPUTED'],
+  amount: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'SOFT_DISPUTED'],
+};
+const PAYOUT_MOVES = { start: ['MATCHED'], complete: ['PROCESSING'], reject: ['PROCESSING'], assign: ['UNASSIGNED', 'MATCHED'] };
+
+function DealActions({ d }: { d: ConsoleDeal }) {
+  const can = useCan();
+  const [received, setReceived] = useState('');
+  const [amount, setAmount] = useState('');
+  const [amountReason, setAmountReason] = useState('');
+  const [amountKey] = useState(() => crypto.randomUUID());
+  const [rejectReason, setRejectReason] = useState('');
+  const [requisite, setRequisite] = useState('');
+  const path = { params: { path: { deal_id: d.deal_id } } };
+  const at = (states: readonly string[]) => states.includes(d.status);
+  const shown = (d.deal_type === 'PAYIN' ? Object.values(PAYIN_MOVES) : Object.values(PAYOUT_MOVES)).some(at);
+  const anyRole = ['adminConfirmDeal', 'adminCompleteDeal', 'adminReconcileDeal', 'changeDealAmount', 'adminStartPayout', 'adminCompletePayout', 'adminRejectPayout', 'adminAssignPayout'] as const;
+  if (!shown || !anyRole.some((op) => can(op))) return null;
+  const amountText = (digits: string) => (/^\d+$/.test(digits.trim()) ? `${money(digits.trim())} ${d.currency}` : digits);
+  return (
+    <section aria-labelledby="deal-actions-h">
+      <h2 id="deal-actions-h">Actions</h2>
+      {d.deal_type === 'PAYIN' ? (
+        <div className="deal-actions">
+          {at(PAYIN_MOVES.confirm) && (
+            <Action
+              op="adminConfirmDeal"
+              label="Confirm payment…"
+              className="primary"
+              confirm={{
+                title: 'Confirm the payment?',
+                text: `The trader's receipt of ${money(d.amount)} ${d.currency} is confirmed: the deal becomes PAYMENT_VERIFIED, then COMPLETED unless the reconciliation was partial or overpaid.`,
+                label: 'Confirm payment',
+              }}
+              run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/confirm', path))}
+            />
+          )}
+          {at(PAYIN_MOVES.complete) && (
+            <Action
+              op="adminCompleteDeal"
+              label="Complete…"
+              className="primary"
+              confirm={{ title: 'Complete the deal?', text: 'The deal is COMPLETED: the escrow is debited and the merchant credited.', label: 'Complete' }}
+              run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/complete', path))}
+            />
+          )}
+          {at(PAYIN_MOVES.reconcile) && can('adminReconcileDeal') && (
+            <div className="inline-form">
+              <Field label="Amount received (minor units)">
+                <input inputMode="numeric" value={received} onChange={(e) => setReceived(e.target.value.trim())} />
+              </Field>
+              <Action
+                op="adminReconcileDeal"
+                label="Record received amount…"
+                confirm={{
+                  title: 'Record the received amount?',
+                  text: `The payer paid ${amountText(received)} (the deal asks ${money(d.amount)} ${d.currency}); a partial or overpaid amount blocks the automatic completion.`,
+                  label: 'Record',
+                }}
+                run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/reconciliation', { ...path, body: { received_amount: int64(received) } }))}
+              />
+            </div>
+          )}
+          {at(PAYIN_MOVES.amount) && can('changeDealAmount') && (
+            <div className="inline-form">
+              <Field label="New amount (minor units)">
+                <input inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value.trim())} />
+              </Field>
+              <Field label="Reason for the change">
+                <input maxLength={1000} value={amountReason} onChange={(e) => setAmountReason(e.target.value)} />
+              </Field>
+              <Action
+                op="changeDealAmount"
+                label="Change amount…"
+                confirm={{
+                  title: 'Change the deal amount?',
+                  text: `The amount goes from ${money(d.amount)} ${d.currency} to ${amountText(amount)} (a new amount version); the escrow is recreated and the merchant notified.`,
+                  label: 'Change amount',
+                }}
+                run={() => unwrap(api.POST('/api/v1/p2p/deals/{deal_id}/amount', { ...path, body: { amount_fiat: int64(amount), reason: amountReason, idempotency_key: amountKey } }))}
+              />
+            </div>
+          )}
+        </div>
+      ) : (
+        <div className="deal-actions">
+          {at(PAYOUT_MOVES.start) && (
+            <Action
+              op="adminStartPayout"
+              label="Start transfer…"
+              confirm={{ title: 'Start the transfer?', text: 'The trader starts the transfer: MATCHED → PROCESSING.', label: 'Start' }}
+              run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/start', path))}
+            />
+          )}
+          {at(PAYOUT_MOVES.complete) && (
+            <Action
+              op="adminCompletePayout"
+              label="Complete transfer…"
+              className="primary"
+              confirm={{ title: 'Complete the payout?', text: 'The transfer succeeded: the deal is COMPLETED and the merchant’s hold is debited.', label: 'Complete' }}
+              run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/complete', path))}
+            />
+          )}
+          {at(PAYOUT_MOVES.reject) && can('adminRejectPayout') && (
+            <div className="inline-form">
+              <Field label="Rejection reason">
+                <input maxLength={500} value={rejectReason} onChange={(e) => setRejectReason(e.target.value)} />
+              </Field>
+              <Action
+                op="adminRejectPayout"
+                label="Reject transfer…"
+                className="danger"
+                confirm={{ title: 'Reject the payout?', text: 'The transfer failed: the deal is FAILED and the merchant’s hold is returned.', label: 'Reject' }}
+                run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/reject', { ...path, body: { reason: rejectReason } }))}
+              />
+            </div>
+          )}
+          {at(PAYOUT_MOVES.assign) && can('adminAssignPayout') && (
+            <div className="inline-form">
+              <Field label="Requisite id">
+                <input value={requisite} onChange={(e) => setRequisite(e.target.value.trim())} />
+              </Field>
+              <Action
+                op="adminAssignPayout"
+                label="Assign…"
+                confirm={{ title: 'Assign the payout?', text: `The payout is MATCHED to requisite ${requisite || '?'}; a new transfer window starts.`, label: 'Assign' }}
+                run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/assign', { ...path, body: { requisite_id: requisite } }))}
+              />
+            </div>
+          )}
+        </div>
+      )}
+    </section>
   );
 }

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { api, int64, unwrap, type Schemas } from '../api';
 import { Link } from '../router';
 import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
@@ -114,7 +114,7 @@ export function MerchantDetail({ id }: { id: string }) {
           <dt>Current API token</dt>
           <dd className="mono">{m.api_token || '—'}</dd>
           <dt>IP whitelist</dt>
-          <dd>{m.ip_whitelist.length ? m.ip_whitelist.join(', ') : 'any address'} (the merchant sets it in its cabinet)</dd>
+          <dd data-testid="ip-whitelist">{m.ip_whitelist.length ? m.ip_whitelist.join(', ') : 'any address'} (set by the merchant in its cabinet, or below)</dd>
           <dt>Deal limits</dt>
           <dd>
             min {money(m.deal_min_amount) || '—'}, max {money(m.deal_max_amount) || '—'}, daily {money(m.daily_deal_amount_limit) || '—'}
@@ -187,9 +187,16 @@ function SettingsView({ m }: { m: OperatorMerchant }) {
   );
 }
 
+const digitsOrEmpty = (value: string | undefined) => value ?? '';
+
+/**
+ * The operator's merchant settings (PATCH /admin/merchants/{id}): only the fields that changed are
+ * sent. Amounts travel as their digits (int64(), never a JS number); the IP whitelist and deal
+ * limits are checked by the API with the cabinet's rules, and its message is shown as it is.
+ */
 function Settings({ m }: { m: OperatorMerchant }) {
   const queryClient = useQueryClient();
-  const [form, setForm] = useState({
+  const initial = {
     auto_withdrawal_mode: m.auto_withdrawal_mode,
     auto_withdrawal_limit_usdt_cents: m.auto_withdrawal_limit_usdt_cents,
     rate_limit_per_minute: m.rate_limit_per_minute === null ? '' : String(m.rate_limit_per_minute),
@@ -197,23 +204,38 @@ function Settings({ m }: { m: OperatorMerchant }) {
     payout_fee_bps: String(m.payout_fee_bps),
     webhook_max_retries: String(m.webhook_max_retries),
     signature_binding: m.signature_binding,
-  });
+    ip_whitelist: m.ip_whitelist.join('\n'),
+    deal_min_amount: digitsOrEmpty(m.deal_min_amount),
+    deal_max_amount: digitsOrEmpty(m.deal_max_amount),
+    daily_deal_amount_limit: digitsOrEmpty(m.daily_deal_amount_limit),
+  };
+  const [form, setForm] = useState(initial);
   const save = useMutation({
-    mutationFn: () =>
-      unwrap(
+    mutationFn: () => {
+      const changed = (key: keyof typeof form) => form[key] !== initial[key];
+      const small = (value: string) => (/^\d+$/.test(value.trim()) ? Number(value.trim()) : (value as unknown as number));
+      const limit = (value: string) => (value.trim() === '' ? '0' : value.trim());
+      return unwrap(
         api.PATCH('/api/v1/p2p/admin/merchants/{merchant_id}', {
           params: { path: { merchant_id: m.id } },
           body: {
-            auto_withdrawal_mode: form.auto_withdrawal_mode,
-            auto_withdrawal_limit_usdt_cents: Number(form.auto_withdrawal_limit_usdt_cents),
-            rate_limit_per_minute: form.rate_limit_per_minute === '' ? null : Number(form.rate_limit_per_minute),
-            payin_fee_bps: Number(form.payin_fee_bps),
-            payout_fee_bps: Number(form.payout_fee_bps),
-            webhook_max_retries: Number(form.webhook_max_retries),
-            signature_binding: form.signature_binding,
+            ...(changed('auto_withdrawal_mode') ? { auto_withdrawal_mode: form.auto_withdrawal_mode } : {}),
+            ...(changed('auto_withdrawal_limit_usdt_cents') ? { auto_withdrawal_limit_usdt_cents: int64(form.auto_withdrawal_limit_usdt_cents) } : {}),
+            ...(changed('rate_limit_per_minute') ? { rate_limit_per_minute: form.rate_limit_per_minute === '' ? null : small(form.rate_limit_per_minute) } : {}),
+            ...(changed('payin_fee_bps') ? { payin_fee_bps: small(form.payin_fee_bps) } : {}),
+            ...(changed('payout_fee_bps') ? { payout_fee_bps: small(form.payout_fee_bps) } : {}),
+            ...(changed('webhook_max_retries') ? { webhook_max_retries: small(form.webhook_max_retries) } : {}),
+            ...(changed('signature_binding') ? { signature_binding: form.signature_binding } : {}),
+            // The API takes the whitelist as a JSON array in a string (the cabinet's format); [] = any address.
+            ...(changed('ip_whitelist') ? { ip_whitelist: JSON.stringify(form.ip_whitelist.split(/[\s,]+/).filter(Boolean)) } : {}),
+            // Limits as digit strings (exact); empty removes the limit (0).
+            ...(changed('deal_min_amount') ? { deal_min_amount: limit(form.deal_min_amount) } : {}),
+            ...(changed('deal_max_amount') ? { deal_max_amount: limit(form.deal_max_amount) } : {}),
+            ...(changed('daily_deal_amount_limit') ? { daily_deal_amount_limit: limit(form.daily_deal_amount_limit) } : {}),
           },
         }),
-      ),
+      );
+    },
     onSuccess: () => queryClient.invalidateQueries(),
   });
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
@@ -252,6 +274,18 @@ function Settings({ m }: { m: OperatorMerchant }) {
           <option value="optional">optional</option>
           <option value="required">required</option>
         </select>
+      </Field>
+      <Field label="IP whitelist" hint="One address per line (IPv4 or IPv6). Empty: any address. The merchant's calls from other addresses are refused.">
+        <textarea rows={3} value={form.ip_whitelist} onChange={set('ip_whitelist')} />
+      </Field>
+      <Field label="Deal minimum (minor units)" hint="Empty: no minimum.">
+        <input inputMode="numeric" value={form.deal_min_amount} onChange={set('deal_min_amount')} />
+      </Field>
+      <Field label="Deal maximum (minor units)" hint="Empty: no maximum.">
+        <input inputMode="numeric" value={form.deal_max_amount} onChange={set('deal_max_amount')} />
+      </Field>
+      <Field label="Daily deal amount limit (minor units)" hint="Empty: no daily limit.">
+        <input inputMode="numeric" value={form.daily_deal_amount_limit} onChange={set('daily_deal_amount_limit')} />
       </Field>
       <div>
         <button type="submit" className="primary" disabled={save.isPending}>

@@ -1,9 +1,11 @@
-import { useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, int64, unwrap } from '../api';
+import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
 
 export function Traders() {
+  const can = useCan();
   const pages = usePages('');
   const [name, setName] = useState('');
   const list = useQuery({
@@ -68,6 +70,12 @@ export function Traders() {
                     )}
                   </tbody>
                 </table>
+                {(can('adminCreateRequisite') || can('adminCreateTraderDeposit')) && (
+                  <div className="trader-actions">
+                    {can('adminCreateRequisite') && <AddRequisite traderId={t.trader_id} name={t.name} />}
+                    {can('adminCreateTraderDeposit') && <TopUp traderId={t.trader_id} name={t.name} />}
+                  </div>
+                )}
               </section>
             ))}
             {list.data.data.length === 0 && <p>No traders.</p>}
@@ -76,5 +84,123 @@ export function Traders() {
         )
       )}
     </>
+  );
+}
+
+const REQUISITE_TYPES = ['BANK_CARD', 'SBP', 'BANK_TRANSFER', 'E_WALLET', 'SIM'] as const;
+type RequisiteType = (typeof REQUISITE_TYPES)[number];
+
+/** Adds a requisite (card, phone or IBAN) to a trader; amounts in minor units, sent as their digits. */
+function AddRequisite({ traderId, name }: { traderId: string; name: string }) {
+  const queryClient = useQueryClient();
+  const empty = { payment_method: '', requisite_type: 'BANK_CARD' as RequisiteType, number: '', holder_name: '', bank_name: '', min_amount: '', max_amount: '', daily_limit: '' };
+  const [form, setForm] = useState(empty);
+  const add = useMutation({
+    mutationFn: () => {
+      const numberField = form.requisite_type === 'SBP' || form.requisite_type === 'SIM' ? 'phone_number' : form.requisite_type === 'BANK_TRANSFER' ? 'iban' : 'card_number';
+      return unwrap(
+        api.POST('/api/v1/p2p/admin/traders/{trader_id}/requisites', {
+          params: { path: { trader_id: traderId } },
+          body: {
+            payment_method: form.payment_method.trim(),
+            requisite_type: form.requisite_type,
+            [numberField]: form.number.trim(),
+            holder_name: form.holder_name,
+            bank_name: form.bank_name,
+            min_amount: int64(form.min_amount),
+            max_amount: int64(form.max_amount),
+            ...(form.daily_limit.trim() ? { daily_limit: int64(form.daily_limit) } : {}),
+          },
+        }),
+      );
+    },
+    onSuccess: async () => {
+      setForm(empty);
+      await queryClient.invalidateQueries();
+    },
+  });
+  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
+  return (
+    <details>
+      <summary>Add a requisite to {name}</summary>
+      <form
+        className="grid"
+        aria-label={`Add a requisite to ${name}`}
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          add.mutate();
+        }}
+      >
+        <Field label="Payment method" hint="Its slug, e.g. card-rub, sbp-rub, iban-try.">
+          <input required value={form.payment_method} onChange={set('payment_method')} />
+        </Field>
+        <Field label="Type">
+          <select value={form.requisite_type} onChange={set('requisite_type')}>
+            {REQUISITE_TYPES.map((type) => (
+              <option key={type} value={type}>
+                {type}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Card, phone or IBAN" hint="A card number for BANK_CARD and E_WALLET, a phone for SBP and SIM, an IBAN for BANK_TRANSFER.">
+          <input required value={form.number} onChange={set('number')} />
+        </Field>
+        <Field label="Holder name">
+          <input required maxLength={200} value={form.holder_name} onChange={set('holder_name')} />
+        </Field>
+        <Field label="Bank name">
+          <input required maxLength={200} value={form.bank_name} onChange={set('bank_name')} />
+        </Field>
+        <Field label="Minimum amount (minor units)">
+          <input required inputMode="numeric" value={form.min_amount} onChange={set('min_amount')} />
+        </Field>
+        <Field label="Maximum amount (minor units)">
+          <input required inputMode="numeric" value={form.max_amount} onChange={set('max_amount')} />
+        </Field>
+        <Field label="Daily limit (minor units)" hint="Empty: none.">
+          <input inputMode="numeric" value={form.daily_limit} onChange={set('daily_limit')} />
+        </Field>
+        <div>
+          <button type="submit" className="primary" disabled={add.isPending}>
+            Add requisite
+          </button>
+          {add.isSuccess && <span role="status" className="done">Added</span>}
+          <ErrorText error={add.error} />
+        </div>
+      </form>
+    </details>
+  );
+}
+
+/** Tops up a trader's USDT liquidity from a chain transaction (idempotent by tx_hash). */
+function TopUp({ traderId, name }: { traderId: string; name: string }) {
+  const [amount, setAmount] = useState('');
+  const [txHash, setTxHash] = useState('');
+  return (
+    <details>
+      <summary>Top up {name}</summary>
+      <div className="grid">
+        <Field label="Amount (USDT cents)">
+          <input inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} />
+        </Field>
+        <Field label="Transaction id" hint="The TRON transaction (64 hex characters); the same id credits once.">
+          <input value={txHash} onChange={(e) => setTxHash(e.target.value.trim())} />
+        </Field>
+        <div>
+          <Action
+            op="adminCreateTraderDeposit"
+            label="Top up…"
+            className="primary"
+            confirm={{ title: `Top up ${name}?`, text: `${/^\d+$/.test(amount.trim()) ? money(amount.trim()) : '?'} USDT is credited to the trader's available balance.`, label: 'Top up' }}
+            run={() => unwrap(api.POST('/api/v1/p2p/admin/traders/{trader_id}/deposits', { params: { path: { trader_id: traderId } }, body: { amount: int64(amount), tx_hash: txHash } }))}
+            onDone={() => {
+              setAmount('');
+              setTxHash('');
+            }}
+          />
+        </div>
+      </div>
+    </details>
   );
 }

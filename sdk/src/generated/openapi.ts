@@ -160,8 +160,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Operator-only merchant settings: auto-withdrawal mode and limit, rate limit, fees, webhook retries
-         * @description The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them.
+         * Merchant settings by the operator: auto-withdrawal mode and limit, rate limit, fees, webhook retries, signature binding, IP whitelist, deal limits
+         * @description The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them. ip_whitelist and the deal limits are the ones the merchant also sets in its cabinet (same rules). Audited with before and after.
          */
         patch: operations["adminUpdateMerchant"];
         trace?: never;
@@ -321,11 +321,51 @@ export interface paths {
         };
         /**
          * Open operator alerts, newest first (e.g. a payout PROCESSING past PAYOUT_PROCESSING_ALERT_SECONDS) — addition
-         * @description An alert closes by itself when its deal moves on (a payout completed or rejected); `include_resolved=true` lists those too.
+         * @description An alert closes by itself when its deal or subject moves on (a payout completed or rejected); an operator may acknowledge and resolve one. `include_resolved=true` lists resolved ones too. Keyset pages (page_size default and maximum 500; page_token from next_page_token, valid with the same include_resolved).
          */
         get: operations["adminListAlerts"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/alerts/{alert_id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge an open alert: an operator is on it (who and when are kept; it stays open)
+         * @description Idempotent: an alert acknowledged or resolved already is answered as it is, and nothing is changed or audited again.
+         */
+        post: operations["adminAcknowledgeAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/alerts/{alert_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an alert by hand (who and when are kept)
+         * @description Idempotent: an alert resolved already (by an operator or by the gateway) is answered as it is. A condition that persists may raise a new alert of the same kind and subject.
+         */
+        post: operations["adminResolveAlert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2762,7 +2802,7 @@ export interface components {
              */
             disabled_at: string | null;
         };
-        /** @description Operator-only settings; send only what changes. */
+        /** @description Operator settings; send only what changes. ip_whitelist and the deal limits are those the merchant also sets in its cabinet (PATCH my-merchant), by the same rules: limits absent = unchanged, 0 = removed, > 0 = set; ip_whitelist a JSON array of addresses (in a string, or plain), [] = any address. */
         PatchMerchantSettingsRequest: {
             /** @enum {string} */
             auto_withdrawal_mode?: "AUTO_UP_TO_LIMIT" | "MANUAL_ONLY";
@@ -2780,6 +2820,11 @@ export interface components {
              * @enum {string}
              */
             signature_binding?: "optional" | "required";
+            /** @example ["203.0.113.7"] */
+            ip_whitelist?: string;
+            deal_min_amount?: number | string;
+            deal_max_amount?: number | string;
+            daily_deal_amount_limit?: number | string;
         };
         DepositResponse: {
             deposit: {
@@ -2918,21 +2963,35 @@ export interface components {
             daily_limit?: number;
         };
         OperatorAlerts: {
-            data: {
-                /** Format: uuid */
-                alert_id: string;
-                /** @example payout_processing_overdue */
-                kind: string;
-                deal_id: string;
-                message: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                created_at: string;
-                /** @description empty while open */
-                resolved_at: string;
-            }[];
+            data: components["schemas"]["OperatorAlert"][];
+            /** @description '' on the last page */
+            next_page_token: string;
+        };
+        OperatorAlert: {
+            /** Format: uuid */
+            alert_id: string;
+            /** @example payout_processing_overdue */
+            kind: string;
+            deal_id: string;
+            /** @description what an alert about something else than a deal names (a withdrawal, a transaction, an address); '' otherwise */
+            subject: string;
+            message: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description RFC 3339; '' until an operator acknowledges it */
+            acknowledged_at: string;
+            /** @description the acknowledging operator's id (an account's id or the operator JWT's sub); '' */
+            acknowledged_by: string;
+            /** @description RFC 3339; '' while open */
+            resolved_at: string;
+            /** @description the resolving operator's id; '' when the gateway resolved it (its deal or subject moved on) or while open */
+            resolved_by: string;
+        };
+        OperatorAlertResult: {
+            alert: components["schemas"]["OperatorAlert"];
         };
         OperatorDealResponse: {
             /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
@@ -4866,6 +4925,10 @@ export interface operations {
         parameters: {
             query?: {
                 include_resolved?: "true" | "false";
+                /** @description default 500; values above 500 are clamped to 500 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same include_resolved) */
+                page_token?: string;
             };
             header?: never;
             path?: never;
@@ -4885,6 +4948,68 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminAcknowledgeAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorAlertResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminResolveAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorAlertResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -1,0 +1,168 @@
+/** Operator accounts (admin): list, create, change role, disable/enable, new password, remove TOTP. */
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Schemas } from '../api';
+import { useSession } from '../session';
+import { Action, ErrorText, Field, Loading, when } from '../ui';
+
+const ROLES = ['arbiter', 'finance', 'support', 'admin'] as const;
+type Role = (typeof ROLES)[number];
+type Operator = Schemas['Operator'];
+
+export function Operators() {
+  const list = useQuery({ queryKey: ['operators'], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/operators')) });
+  return (
+    <>
+      <h1>Operators</h1>
+      <p className="muted">
+        Disabling an account, changing its role or setting a new password ends its sessions at once. No one can disable or demote themselves.
+      </p>
+      <CreateOperator />
+      <ErrorText error={list.error} />
+      {list.isPending ? (
+        <Loading what="operators" />
+      ) : (
+        list.data && (
+          <table>
+            <caption className="sr-only">Operator accounts, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Authenticator</th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((o) => (
+                <OperatorRow key={o.operator_id} o={o} />
+              ))}
+            </tbody>
+          </table>
+        )
+      )}
+    </>
+  );
+}
+
+function CreateOperator() {
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [role, setRole] = useState<Role>('support');
+  const create = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/p2p/admin/operators', { body: { email, password, role } })),
+    onSuccess: async () => {
+      setEmail('');
+      setPassword('');
+      await queryClient.invalidateQueries();
+    },
+  });
+  return (
+    <form
+      className="filters"
+      aria-label="Create an operator"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        create.mutate();
+      }}
+    >
+      <Field label="New operator's email">
+        <input type="email" autoComplete="off" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      </Field>
+      <Field label="Initial password" hint="At least 12 characters; give it to the operator over a safe channel.">
+        <input type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+      </Field>
+      <Field label="Role">
+        <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <button type="submit" className="primary" disabled={create.isPending}>
+        Create operator
+      </button>
+      {create.isSuccess && <span role="status" className="done">Created {create.data.operator.email}</span>}
+      <ErrorText error={create.error} />
+    </form>
+  );
+}
+
+function OperatorRow({ o }: { o: Operator }) {
+  const me = useSession().data?.operator.operator_id === o.operator_id;
+  const [role, setRole] = useState<Role>(o.role);
+  const [password, setPassword] = useState('');
+  const update = (body: Schemas['OperatorUpdate']) => () =>
+    unwrap(api.PATCH('/api/v1/p2p/admin/operators/{operator_id}', { params: { path: { operator_id: o.operator_id } }, body }));
+  return (
+    <tr data-operator={o.email}>
+      <td>
+        {o.email} {me && <span className="badge">you</span>}
+      </td>
+      <td>
+        <div className="inline-form">
+          <Field label={`Role of ${o.email}`} hideLabel>
+            <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+              {ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Action
+            op="adminUpdateOperator"
+            label="Change role"
+            disabled={role === o.role}
+            confirm={{ title: `Make ${o.email} ${role}?`, text: `The role goes from ${o.role} to ${role}; the account's sessions end now.`, label: 'Change role' }}
+            run={update({ role })}
+          />
+        </div>
+      </td>
+      <td>{o.totp_enrolled ? 'enrolled' : 'none'}</td>
+      <td>{o.disabled ? `disabled ${when(o.disabled_at)}` : 'active'}</td>
+      <td>{when(o.created_at)}</td>
+      <td>
+        <div className="deal-actions">
+          {o.disabled ? (
+            <Action op="adminUpdateOperator" label="Enable" confirm={{ title: `Enable ${o.email}?`, text: 'The account may sign in again.', label: 'Enable' }} run={update({ disabled: false })} />
+          ) : (
+            <Action
+              op="adminUpdateOperator"
+              label="Disable"
+              className="danger"
+              confirm={{ title: `Disable ${o.email}?`, text: 'The account cannot sign in, and its sessions end now.', label: 'Disable' }}
+              run={update({ disabled: true })}
+            />
+          )}
+          {o.totp_enrolled && (
+            <Action
+              op="adminUpdateOperator"
+              label="Remove authenticator"
+              confirm={{ title: `Remove ${o.email}'s authenticator?`, text: 'Sign-in needs only the password until the operator enrolls a new one.', label: 'Remove' }}
+              run={update({ reset_totp: true })}
+            />
+          )}
+          <div className="inline-form">
+            <Field label={`New password for ${o.email}`} hideLabel>
+              <input type="password" autoComplete="new-password" placeholder="New password" value={password} onChange={(e) => setPassword(e.target.value)} />
+            </Field>
+            <Action
+              op="adminUpdateOperator"
+              label="Set password"
+              disabled={!password}
+              confirm={{ title: `Set a new password for ${o.email}?`, text: "The account's sessions end now; it signs in with the new password.", label: 'Set password' }}
+              run={update({ password })}
+              onDone={() => setPassword('')}
+            />
+          </div>
+        </div>
+      </td>
+    </tr>
+  );
+}
