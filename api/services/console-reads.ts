@@ -8,6 +8,7 @@ import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import { getMerchantProfile, presentMerchantForOperator } from './merchants';
+import { operatorMovesFor } from '../../domain/operator-deal-moves';
 
 export async function listMerchantsForOperator(deps: AppDeps, q: { search?: string; page_size?: number; page_token?: string }) {
   const scope = `console:merchants:${q.search ?? ''}`;
@@ -65,6 +66,7 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       namespace: deps.config.TEMPORAL_NAMESPACE,
       ui_url: ui ? `${ui}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}` : '',
     },
+    operator_moves: operatorMovesFor(row.deal_type, row.status),
     events: events.map((e) => ({
       event_id: e.id,
       event_type: e.event_type,

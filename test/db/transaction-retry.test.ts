@@ -29,7 +29,10 @@ test('a deadlocked transaction is run again and commits; the other commits too',
       await tx`update ${sql(table)} set n = n + 1 where id = ${second}`;
     });
   await Promise.all([crossing('a', 1, 2), crossing('b', 2, 1)]);
-  t.is(runs.a + runs.b, 3, 'exactly one of them was rolled back by the deadlock detector and ran again');
+  // Without the retry the victim's error would reject Promise.all. One rerun is the usual count; a
+  // loaded machine has been seen to make it two (the rerun deadlocked again), which is still right.
+  t.log(`runs: ${JSON.stringify(runs)}`);
+  t.true(runs.a + runs.b >= 3, 'the transaction the deadlock detector rolled back ran again');
   t.deepEqual((await sql<{ n: number }[]>`select n from ${sql(table)} order by id`).map((r) => r.n), [2, 2], 'both committed once');
 });
 

@@ -457,7 +457,10 @@ test.serial('operators page: an admin creates an operator, who signs in; a role 
   t.is(await created.page.getByRole('link', { name: 'Operators' }).count(), 0, 'the operators page is the admin’s');
   await row.getByRole('combobox').selectOption('arbiter');
   await row.getByRole('button', { name: 'Change role' }).click();
+  // The session check waits for the change's answer (the button is disabled while it is on its way, too).
+  const changed = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes(`${ADMIN}/operators/`));
   await page.getByRole('dialog').getByRole('button', { name: 'Change role' }).click();
+  t.is((await changed).status(), 200);
   await row.getByRole('button', { name: 'Change role' }).and(page.locator('[disabled]')).waitFor();
   t.is((await fromBrowser(created.page, 'GET', `${ADMIN}/session`)).status, 401, 'a role change ends its sessions');
   await row.getByRole('button', { name: 'Disable' }).click();

@@ -3,6 +3,7 @@
  * across merchants with their timeline (events, webhook attempts, the workflow in the Temporal
  * UI), traders with their requisites. Every role may read them (domain/operator-roles.ts).
  */
+import { OPERATOR_DEAL_MOVES } from '../../../domain/operator-deal-moves';
 import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { int64String, line, pageSize, rfc3339, timestamp, uuid } from '../../schemas/common';
@@ -80,6 +81,9 @@ export const consoleReadRoutes = [
         .object({
           deal: consoleDeal,
           workflow: z.object({ workflow_id: z.string(), namespace: z.string(), ui_url: z.string() }),
+          operator_moves: z.array(z.enum(OPERATOR_DEAL_MOVES)).openapi({
+            description: "the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these",
+          }),
           events: z.array(z.object({ event_id: z.string(), event_type: z.string(), created_at: timestamp, dispatched_at: z.string(), payload: z.unknown() })),
           webhook_attempts: z.array(
             z.object({

@@ -118,7 +118,7 @@ export function DealDetail({ id }: { id: string }) {
   const deal = useQuery({ queryKey: ['deal', id], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/deals/{deal_id}', { params: { path: { deal_id: id } } })) });
   if (deal.isPending) return <Loading what="the deal" />;
   if (deal.error) return <ErrorText error={deal.error} />;
-  const { deal: d, workflow, events, webhook_attempts: attempts } = deal.data;
+  const { deal: d, workflow, events, webhook_attempts: attempts, operator_moves: moves } = deal.data;
   return (
     <>
       <p>
@@ -159,7 +159,7 @@ export function DealDetail({ id }: { id: string }) {
           )}
         </dd>
       </dl>
-      <DealActions d={d} />
+      <DealActions d={d} moves={moves} />
       <section aria-labelledby="events-h">
         <h2 id="events-h">Events</h2>
         <table>
@@ -226,20 +226,10 @@ export function DealDetail({ id }: { id: string }) {
 
 type ConsoleDeal = Schemas['ConsoleDeal'];
 
-/**
- * Where each operator move may start (the spec's state machines, domain/payin.ts and
- * domain/payout.ts): the console offers a move only there; the API refuses it anywhere else anyway
- * and its message is shown.
- */
-const PAYIN_MOVES = {
-  confirm: ['ESCROW_LOCKED', 'PAYMENT_NOTIFIED'],
-  complete: ['PAYMENT_VERIFIED'],
-  reconcile: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED', 'APPEALED', 'REFUND_PENDING', 'SOFT_DISPUTED'],
-  amount: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'SOFT_DISPUTED'],
-};
-const PAYOUT_MOVES = { start: ['MATCHED'], complete: ['PROCESSING'], reject: ['PROCESSING'], assign: ['UNASSIGNED', 'MATCHED'] };
+type OperatorMove = Schemas['ConsoleDealTimeline']['operator_moves'][number];
 
-function DealActions({ d }: { d: ConsoleDeal }) {
+/** The operator moves the deal's state allows now, as the API answers them (from the state tables); the API refuses any other. */
+function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMove[] }) {
   const can = useCan();
   const [received, setReceived] = useState('');
   const [amount, setAmount] = useState('');
@@ -248,8 +238,8 @@ function DealActions({ d }: { d: ConsoleDeal }) {
   const [rejectReason, setRejectReason] = useState('');
   const [requisite, setRequisite] = useState('');
   const path = { params: { path: { deal_id: d.deal_id } } };
-  const at = (states: readonly string[]) => states.includes(d.status);
-  const shown = (d.deal_type === 'PAYIN' ? Object.values(PAYIN_MOVES) : Object.values(PAYOUT_MOVES)).some(at);
+  const at = (move: OperatorMove) => moves.includes(move);
+  const shown = moves.length > 0;
   const anyRole = ['adminConfirmDeal', 'adminCompleteDeal', 'adminReconcileDeal', 'changeDealAmount', 'adminStartPayout', 'adminCompletePayout', 'adminRejectPayout', 'adminAssignPayout'] as const;
   if (!shown || !anyRole.some((op) => can(op))) return null;
   const amountText = (digits: string) => (/^\d+$/.test(digits.trim()) ? `${money(digits.trim())} ${d.currency}` : digits);
@@ -258,7 +248,7 @@ function DealActions({ d }: { d: ConsoleDeal }) {
       <h2 id="deal-actions-h">Actions</h2>
       {d.deal_type === 'PAYIN' ? (
         <div className="deal-actions">
-          {at(PAYIN_MOVES.confirm) && (
+          {at('confirm') && (
             <Action
               op="adminConfirmDeal"
               label="Confirm payment…"
@@ -271,7 +261,7 @@ function DealActions({ d }: { d: ConsoleDeal }) {
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/confirm', path))}
             />
           )}
-          {at(PAYIN_MOVES.complete) && (
+          {at('complete') && (
             <Action
               op="adminCompleteDeal"
               label="Complete…"
@@ -280,7 +270,7 @@ function DealActions({ d }: { d: ConsoleDeal }) {
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/complete', path))}
             />
           )}
-          {at(PAYIN_MOVES.reconcile) && can('adminReconcileDeal') && (
+          {at('reconcile') && can('adminReconcileDeal') && (
             <div className="inline-form">
               <Field label="Amount received (minor units)">
                 <input inputMode="numeric" value={received} onChange={(e) => setReceived(e.target.value.trim())} />
@@ -297,7 +287,7 @@ function DealActions({ d }: { d: ConsoleDeal }) {
               />
             </div>
           )}
-          {at(PAYIN_MOVES.amount) && can('changeDealAmount') && (
+          {at('change_amount') && can('changeDealAmount') && (
             <div className="inline-form">
               <Field label="New amount (minor units)">
                 <input inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value.trim())} />
@@ -320,7 +310,7 @@ function DealActions({ d }: { d: ConsoleDeal }) {
         </div>
       ) : (
         <div className="deal-actions">
-          {at(PAYOUT_MOVES.start) && (
+          {at('payout_start') && (
             <Action
               op="adminStartPayout"
               label="Start transfer…"
@@ -328,7 +318,7 @@ function DealActions({ d }: { d: ConsoleDeal }) {
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/start', path))}
             />
           )}
-          {at(PAYOUT_MOVES.complete) && (
+          {at('payout_complete') && (
             <Action
               op="adminCompletePayout"
               label="Complete transfer…"
@@ -337,7 +327,7 @@ function DealActions({ d }: { d: ConsoleDeal }) {
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/complete', path))}
             />
           )}
-          {at(PAYOUT_MOVES.reject) && can('adminRejectPayout') && (
+          {at('payout_reject') && can('adminRejectPayout') && (
             <div className="inline-form">
               <Field label="Rejection reason">
                 <input maxLength={500} value={rejectReason} onChange={(e) => setRejectReason(e.target.value)} />
@@ -351,7 +341,7 @@ function DealActions({ d }: { d: ConsoleDeal }) {
               />
             </div>
           )}
-          {at(PAYOUT_MOVES.assign) && can('adminAssignPayout') && (
+          {at('payout_assign') && can('adminAssignPayout') && (
             <div className="inline-form">
               <Field label="Requisite id">
                 <input value={requisite} onChange={(e) => setRequisite(e.target.value.trim())} />

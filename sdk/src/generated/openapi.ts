@@ -2704,6 +2704,8 @@ export interface components {
                 namespace: string;
                 ui_url: string;
             };
+            /** @description the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these */
+            operator_moves: ("confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign")[];
             events: {
                 event_id: string;
                 event_type: string;
