@@ -2,8 +2,9 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
+import { DataTable, Loaded } from '../list';
 import { useSession } from '../session';
-import { Action, ErrorText, Field, Loading, when } from '../ui';
+import { Action, ErrorText, Field, when } from '../ui';
 
 const ROLES = ['arbiter', 'finance', 'support', 'admin'] as const;
 type Role = (typeof ROLES)[number];
@@ -18,31 +19,17 @@ export function Operators() {
         Disabling an account, changing its role or setting a new password ends its sessions at once. No one can disable or demote themselves.
       </p>
       <CreateOperator />
-      <ErrorText error={list.error} />
-      {list.isPending ? (
-        <Loading what="operators" />
-      ) : (
-        list.data && (
-          <table>
-            <caption className="sr-only">Operator accounts, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Authenticator</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((o) => (
-                <OperatorRow key={o.operator_id} o={o} />
-              ))}
-            </tbody>
-          </table>
-        )
-      )}
+      <Loaded query={list} what="operators">
+        {(operators) => (
+          <DataTable
+            caption="Operator accounts, oldest first"
+            columns={['Email', 'Role', 'Authenticator', 'Status', 'Created', 'Actions']}
+            rows={operators.data}
+            rowKey={(o) => o.operator_id}
+            row={(o) => <OperatorRow o={o} />}
+          />
+        )}
+      </Loaded>
     </>
   );
 }
