@@ -127,3 +127,16 @@ export function Field({ label, children, hint, hideLabel }: { label: string; chi
     </label>
   );
 }
+
+/** A form's submit button, disabled while its mutation runs; then `done` (role="status") or the API's message. */
+export function Submit({ label, mutation, done }: { label: string; mutation: { isPending: boolean; isSuccess: boolean; error: unknown }; done: ReactNode }) {
+  return (
+    <>
+      <button type="submit" className="primary" disabled={mutation.isPending}>
+        {label}
+      </button>
+      {mutation.isSuccess && <span role="status" className="done">{done}</span>}
+      <ErrorText error={mutation.error} />
+    </>
+  );
+}

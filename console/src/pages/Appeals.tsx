@@ -4,7 +4,7 @@ import { api, fileUrl, int64, unwrap } from '../api';
 import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
 import { Link } from '../router';
 import { useCan } from '../session';
-import { Action, Confirm, ErrorText, Field, Loading, money, when } from '../ui';
+import { Action, Confirm, ErrorText, Field, Loading, money, Submit, when } from '../ui';
 
 const STATUSES = ['', 'OPEN', 'IN_REVIEW', 'REOPENED', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED'] as const;
 type AppealStatus = Exclude<(typeof STATUSES)[number], ''>;
@@ -235,11 +235,7 @@ function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: strin
       <Field label="Note">
         <textarea rows={2} maxLength={4000} value={note} onChange={(e) => setNote(e.target.value)} />
       </Field>
-      <button type="submit" className="primary" disabled={resolve.isPending}>
-        Resolve…
-      </button>
-      {resolve.isSuccess && <span role="status" className="done">Resolved</span>}
-      <ErrorText error={resolve.error} />
+      <Submit label="Resolve…" mutation={resolve} done="Resolved" />
       {asking && (
         <Confirm
           title={`Resolve as ${outcome}?`}

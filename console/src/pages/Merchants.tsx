@@ -4,7 +4,7 @@ import { api, int64, unwrap, type Schemas } from '../api';
 import { FilterForm, PagedTable, TextFilter, usePagedList } from '../list';
 import { Link } from '../router';
 import { useCan } from '../session';
-import { Action, ErrorText, Field, Loading, money, when } from '../ui';
+import { Action, ErrorText, Field, Loading, money, Submit, when } from '../ui';
 
 export function Merchants() {
   const [search, setSearch] = useState('');
@@ -255,11 +255,7 @@ function Settings({ m }: { m: OperatorMerchant }) {
         <input inputMode="numeric" value={form.daily_deal_amount_limit} onChange={set('daily_deal_amount_limit')} />
       </Field>
       <div>
-        <button type="submit" className="primary" disabled={save.isPending}>
-          Save settings
-        </button>
-        {save.isSuccess && <span role="status" className="done">Saved</span>}
-        <ErrorText error={save.error} />
+        <Submit label="Save settings" mutation={save} done="Saved" />
       </div>
     </form>
   );

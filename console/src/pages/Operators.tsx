@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
 import { DataTable, Loaded } from '../list';
 import { useSession } from '../session';
-import { Action, ErrorText, Field, when } from '../ui';
+import { Action, Field, Submit, when } from '../ui';
 
 const ROLES = ['arbiter', 'finance', 'support', 'admin'] as const;
 type Role = (typeof ROLES)[number];
@@ -31,6 +31,18 @@ export function Operators() {
         )}
       </Loaded>
     </>
+  );
+}
+
+function RoleSelect({ role, onChange }: { role: Role; onChange: (role: Role) => void }) {
+  return (
+    <select value={role} onChange={(e) => onChange(e.target.value as Role)}>
+      {ROLES.map((r) => (
+        <option key={r} value={r}>
+          {r}
+        </option>
+      ))}
+    </select>
   );
 }
 
@@ -63,19 +75,9 @@ function CreateOperator() {
         <input type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
       </Field>
       <Field label="Role">
-        <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-          {ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
+        <RoleSelect role={role} onChange={setRole} />
       </Field>
-      <button type="submit" className="primary" disabled={create.isPending}>
-        Create operator
-      </button>
-      {create.isSuccess && <span role="status" className="done">Created {create.data.operator.email}</span>}
-      <ErrorText error={create.error} />
+      <Submit label="Create operator" mutation={create} done={`Created ${create.data?.operator.email}`} />
     </form>
   );
 }
@@ -94,13 +96,7 @@ function OperatorRow({ o }: { o: Operator }) {
       <td>
         <div className="inline-form">
           <Field label={`Role of ${o.email}`} hideLabel>
-            <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
+            <RoleSelect role={role} onChange={setRole} />
           </Field>
           <Action
             op="adminUpdateOperator"

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, int64, unwrap } from '../api';
 import { DataTable, PagedList, usePagedList } from '../list';
 import { useCan } from '../session';
-import { Action, ErrorText, Field, money, when } from '../ui';
+import { Action, Field, money, Submit, when } from '../ui';
 
 export function Traders() {
   const can = useCan();
@@ -142,11 +142,7 @@ function AddRequisite({ traderId, name }: { traderId: string; name: string }) {
           <input inputMode="numeric" value={form.daily_limit} onChange={set('daily_limit')} />
         </Field>
         <div>
-          <button type="submit" className="primary" disabled={add.isPending}>
-            Add requisite
-          </button>
-          {add.isSuccess && <span role="status" className="done">Added</span>}
-          <ErrorText error={add.error} />
+          <Submit label="Add requisite" mutation={add} done="Added" />
         </div>
       </form>
     </details>
