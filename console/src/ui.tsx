@@ -1,4 +1,4 @@
-/** Small shared pieces: money, times, the pager, errors, a confirmation dialog, an action button. */
+/** Small shared pieces: money, times, errors, a confirmation dialog, an action button, a labelled field (lists and paging: list.tsx). */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCan, type OperationId } from './session';
@@ -23,33 +23,6 @@ export function age(seconds: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
   if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
   return `${Math.floor(seconds / 86400)} d ${Math.floor((seconds % 86400) / 3600)} h`;
-}
-
-/** Keyset paging with the API's tokens: the token of the page shown, and the way back. */
-export function usePages(resetKey: string) {
-  const [tokens, setTokens] = useState<string[]>(['']);
-  useEffect(() => setTokens(['']), [resetKey]);
-  const token = tokens[tokens.length - 1] ?? '';
-  return {
-    token: token || undefined,
-    page: tokens.length,
-    next: (nextToken: string) => setTokens((t) => [...t, nextToken]),
-    previous: () => setTokens((t) => (t.length > 1 ? t.slice(0, -1) : t)),
-  };
-}
-
-export function Pager({ pages, nextToken }: { pages: ReturnType<typeof usePages>; nextToken: string | undefined }) {
-  return (
-    <nav className="pager" aria-label="Pages">
-      <button type="button" onClick={pages.previous} disabled={pages.page <= 1}>
-        Previous page
-      </button>
-      <span>Page {pages.page}</span>
-      <button type="button" onClick={() => nextToken && pages.next(nextToken)} disabled={!nextToken}>
-        Next page
-      </button>
-    </nav>
-  );
 }
 
 export function ErrorText({ error }: { error: unknown }) {
@@ -152,5 +125,18 @@ export function Field({ label, children, hint, hideLabel }: { label: string; chi
       {children}
       {hint && <small>{hint}</small>}
     </label>
+  );
+}
+
+/** A form's submit button, disabled while its mutation runs; then `done` (role="status") or the API's message. */
+export function Submit({ label, mutation, done }: { label: string; mutation: { isPending: boolean; isSuccess: boolean; error: unknown }; done: ReactNode }) {
+  return (
+    <>
+      <button type="submit" className="primary" disabled={mutation.isPending}>
+        {label}
+      </button>
+      {mutation.isSuccess && <span role="status" className="done">{done}</span>}
+      <ErrorText error={mutation.error} />
+    </>
   );
 }

@@ -1,85 +1,44 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap } from '../api';
+import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
 import { Link } from '../router';
 import { useCan } from '../session';
-import { Action, Confirm, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
+import { Action, Confirm, ErrorText, Field, Loading, money, Submit, when } from '../ui';
 
 const STATUSES = ['', 'OPEN', 'IN_REVIEW', 'REOPENED', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED'] as const;
 type AppealStatus = Exclude<(typeof STATUSES)[number], ''>;
 
 export function Appeals() {
-  const [status, setStatus] = useState<AppealStatus | ''>('');
-  const [merchant, setMerchant] = useState('');
-  const pages = usePages(status + merchant);
-  const list = useQuery({
-    queryKey: ['appeals', status, merchant, pages.token],
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/v1/p2p/admin/appeals', {
-          params: { query: { page_size: 25, page_token: pages.token, ...(status ? { status: [status] } : {}), ...(merchant ? { merchant_id: merchant } : {}) } },
-        }),
-      ),
-  });
+  const filter = useStatusMerchantFilter<AppealStatus>('');
+  const appeals = usePagedList(['appeals', filter.status, filter.merchant], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/appeals', { params: { query: { page_size: 25, page_token, ...filter.query } } })),
+  );
   return (
     <>
       <h1>Appeals</h1>
-      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter appeals">
-        <Field label="Status">
-          <select value={status} onChange={(e) => setStatus(e.target.value as AppealStatus | '')}>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s || 'any'}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Merchant id">
-          <input value={merchant} onChange={(e) => setMerchant(e.target.value.trim())} />
-        </Field>
-      </form>
-      <ErrorText error={list.error} />
-      {list.isPending ? (
-        <Loading what="appeals" />
-      ) : (
-        list.data && (
-          <>
-            <table>
-              <caption className="sr-only">Appeals, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Appeal</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Merchant</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((a) => (
-                  <tr key={a.appeal_id}>
-                    <td>
-                      <Link to={`/appeals/${a.appeal_id}`}>{a.appeal_id.slice(0, 8)}</Link>
-                    </td>
-                    <td>
-                      <span className="badge">{a.status}</span>
-                    </td>
-                    <td>{a.reason}</td>
-                    <td className="mono">{a.merchant_id.slice(0, 8)}</td>
-                    <td>{when(a.updated_at)}</td>
-                  </tr>
-                ))}
-                {list.data.data.length === 0 && (
-                  <tr>
-                    <td colSpan={5}>No appeals.</td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
-            <Pager pages={pages} nextToken={list.data.next_page_token} />
-          </>
-        )
-      )}
+      <StatusMerchantFilter label="Filter appeals" statuses={STATUSES} filter={filter} />
+      <PagedTable
+        paged={appeals}
+        what="appeals"
+        caption="Appeals, newest first"
+        columns={['Appeal', 'Status', 'Reason', 'Merchant', 'Updated']}
+        rowKey={(a) => a.appeal_id}
+        row={(a) => (
+          <tr>
+            <td>
+              <Link to={`/appeals/${a.appeal_id}`}>{a.appeal_id.slice(0, 8)}</Link>
+            </td>
+            <td>
+              <span className="badge">{a.status}</span>
+            </td>
+            <td>{a.reason}</td>
+            <td className="mono">{a.merchant_id.slice(0, 8)}</td>
+            <td>{when(a.updated_at)}</td>
+          </tr>
+        )}
+        empty="No appeals."
+      />
     </>
   );
 }
@@ -276,11 +235,7 @@ function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: strin
       <Field label="Note">
         <textarea rows={2} maxLength={4000} value={note} onChange={(e) => setNote(e.target.value)} />
       </Field>
-      <button type="submit" className="primary" disabled={resolve.isPending}>
-        Resolve…
-      </button>
-      {resolve.isSuccess && <span role="status" className="done">Resolved</span>}
-      <ErrorText error={resolve.error} />
+      <Submit label="Resolve…" mutation={resolve} done="Resolved" />
       {asking && (
         <Confirm
           title={`Resolve as ${outcome}?`}

@@ -1,115 +1,75 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, int64, unwrap, type Schemas } from '../api';
+import { DataTable, FilterForm, PagedTable, TextFilter, useFilterForm, usePagedList } from '../list';
 import { Link, navigate, useRoute } from '../router';
 import { useCan } from '../session';
-import { Action, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
+import { Action, ErrorText, Field, Loading, money, when } from '../ui';
 
 export function Deals() {
   const { search } = useRoute();
-  const [form, setForm] = useState({
+  const filters = useFilterForm({
     deal_id: search.get('deal_id') ?? '',
     merchant_id: search.get('merchant_id') ?? '',
     status: search.get('status') ?? '',
     from: '',
     to: '',
   });
-  const [filter, setFilter] = useState(form);
-  const pages = usePages(JSON.stringify(filter));
+  const { filter } = filters;
   const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
-  const list = useQuery({
-    queryKey: ['deals', filter, pages.token],
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/v1/p2p/admin/deals', {
-          params: {
-            query: {
-              page_size: 25,
-              page_token: pages.token,
-              deal_id: filter.deal_id || undefined,
-              merchant_id: filter.merchant_id || undefined,
-              status: filter.status || undefined,
-              created_after: toIso(filter.from),
-              created_before: toIso(filter.to),
-            },
+  const deals = usePagedList(['deals', filter], (page_token) =>
+    unwrap(
+      api.GET('/api/v1/p2p/admin/deals', {
+        params: {
+          query: {
+            page_size: 25,
+            page_token,
+            deal_id: filter.deal_id || undefined,
+            merchant_id: filter.merchant_id || undefined,
+            status: filter.status || undefined,
+            created_after: toIso(filter.from),
+            created_before: toIso(filter.to),
           },
-        }),
-      ),
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    setFilter({ ...form });
-  };
-  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value.trim() });
+        },
+      }),
+    ),
+  );
   return (
     <>
       <h1>Deals</h1>
-      <form className="filters" onSubmit={submit} aria-label="Search deals">
-        <Field label="Deal id">
-          <input value={form.deal_id} onChange={set('deal_id')} />
-        </Field>
-        <Field label="Merchant id">
-          <input value={form.merchant_id} onChange={set('merchant_id')} />
-        </Field>
-        <Field label="Status">
-          <input value={form.status} onChange={set('status')} placeholder="e.g. COMPLETED" />
-        </Field>
-        <Field label="Created from">
-          <input type="datetime-local" value={form.from} onChange={set('from')} />
-        </Field>
-        <Field label="Created to">
-          <input type="datetime-local" value={form.to} onChange={set('to')} />
-        </Field>
-        <button type="submit">Search</button>
-      </form>
-      <ErrorText error={list.error} />
-      {list.isPending ? (
-        <Loading what="deals" />
-      ) : (
-        list.data && (
-          <>
-            <table>
-              <caption className="sr-only">Deals, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Deal</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Merchant</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((d) => (
-                  <tr key={d.deal_id}>
-                    <td>
-                      <Link to={`/deals/${d.deal_id}`}>{d.deal_id.slice(0, 8)}</Link>
-                    </td>
-                    <td>{d.deal_type}</td>
-                    <td>
-                      <span className="badge">{d.status}</span>
-                    </td>
-                    <td className="num">
-                      {money(d.amount)} {d.currency}
-                    </td>
-                    <td>
-                      <Link to={`/merchants/${d.merchant_id}`}>{d.merchant_id.slice(0, 8)}</Link>
-                    </td>
-                    <td>{when(d.created_at)}</td>
-                  </tr>
-                ))}
-                {list.data.data.length === 0 && (
-                  <tr>
-                    <td colSpan={6}>No deals match.</td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
-            <Pager pages={pages} nextToken={list.data.next_page_token} />
-          </>
-        )
-      )}
+      <FilterForm label="Search deals" submit="Search" onApply={filters.apply}>
+        <TextFilter label="Deal id" {...filters.input('deal_id')} />
+        <TextFilter label="Merchant id" {...filters.input('merchant_id')} />
+        <TextFilter label="Status" {...filters.input('status')} placeholder="e.g. COMPLETED" />
+        <TextFilter label="Created from" type="datetime-local" {...filters.input('from')} />
+        <TextFilter label="Created to" type="datetime-local" {...filters.input('to')} />
+      </FilterForm>
+      <PagedTable
+        paged={deals}
+        what="deals"
+        caption="Deals, newest first"
+        columns={['Deal', 'Type', 'Status', 'Amount', 'Merchant', 'Created']}
+        rowKey={(d) => d.deal_id}
+        row={(d) => (
+          <tr>
+            <td>
+              <Link to={`/deals/${d.deal_id}`}>{d.deal_id.slice(0, 8)}</Link>
+            </td>
+            <td>{d.deal_type}</td>
+            <td>
+              <span className="badge">{d.status}</span>
+            </td>
+            <td className="num">
+              {money(d.amount)} {d.currency}
+            </td>
+            <td>
+              <Link to={`/merchants/${d.merchant_id}`}>{d.merchant_id.slice(0, 8)}</Link>
+            </td>
+            <td>{when(d.created_at)}</td>
+          </tr>
+        )}
+        empty="No deals match."
+      />
     </>
   );
 }
@@ -162,63 +122,39 @@ export function DealDetail({ id }: { id: string }) {
       <DealActions d={d} moves={moves} />
       <section aria-labelledby="events-h">
         <h2 id="events-h">Events</h2>
-        <table>
-          <thead>
+        <DataTable
+          columns={['At', 'Event', 'Status in the event', 'Dispatched']}
+          rows={events}
+          rowKey={(e) => e.event_id}
+          row={(e) => (
             <tr>
-              <th scope="col">At</th>
-              <th scope="col">Event</th>
-              <th scope="col">Status in the event</th>
-              <th scope="col">Dispatched</th>
+              <td>{when(e.created_at)}</td>
+              <td>{e.event_type}</td>
+              <td>{String((e.payload as { status?: string } | null)?.status ?? '')}</td>
+              <td>{when(e.dispatched_at)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {events.map((e) => (
-              <tr key={e.event_id}>
-                <td>{when(e.created_at)}</td>
-                <td>{e.event_type}</td>
-                <td>{String((e.payload as { status?: string } | null)?.status ?? '')}</td>
-                <td>{when(e.dispatched_at)}</td>
-              </tr>
-            ))}
-            {events.length === 0 && (
-              <tr>
-                <td colSpan={4}>No events.</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
+          )}
+          empty="No events."
+        />
       </section>
       <section aria-labelledby="attempts-h">
         <h2 id="attempts-h">Webhook attempts</h2>
-        <table>
-          <thead>
+        <DataTable
+          columns={['At', 'Event', 'URL', 'Attempt', 'Result', 'Delivery']}
+          rows={attempts}
+          rowKey={(a) => `${a.callback_id}:${a.attempt}`}
+          row={(a) => (
             <tr>
-              <th scope="col">At</th>
-              <th scope="col">Event</th>
-              <th scope="col">URL</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Result</th>
-              <th scope="col">Delivery</th>
+              <td>{when(a.at)}</td>
+              <td>{a.event_type}</td>
+              <td className="mono">{a.url}</td>
+              <td>{a.attempt || 'not yet'}</td>
+              <td>{a.attempt ? `${a.status} ${a.http_status || ''} ${a.duration_ms} ms ${a.error}` : ''}</td>
+              <td>{a.delivery_status}</td>
             </tr>
-          </thead>
-          <tbody>
-            {attempts.map((a) => (
-              <tr key={`${a.callback_id}:${a.attempt}`}>
-                <td>{when(a.at)}</td>
-                <td>{a.event_type}</td>
-                <td className="mono">{a.url}</td>
-                <td>{a.attempt || 'not yet'}</td>
-                <td>{a.attempt ? `${a.status} ${a.http_status || ''} ${a.duration_ms} ms ${a.error}` : ''}</td>
-                <td>{a.delivery_status}</td>
-              </tr>
-            ))}
-            {attempts.length === 0 && (
-              <tr>
-                <td colSpan={6}>No webhook deliveries.</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
+          )}
+          empty="No webhook deliveries."
+        />
       </section>
     </>
   );

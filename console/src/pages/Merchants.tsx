@@ -1,76 +1,43 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, int64, unwrap, type Schemas } from '../api';
+import { FilterForm, PagedTable, TextFilter, usePagedList } from '../list';
 import { Link } from '../router';
 import { useCan } from '../session';
-import { Action, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
+import { Action, ErrorText, Field, Loading, money, Submit, when } from '../ui';
 
 export function Merchants() {
   const [search, setSearch] = useState('');
   const [applied, setApplied] = useState('');
-  const pages = usePages(applied);
-  const list = useQuery({
-    queryKey: ['merchants', applied, pages.token],
-    queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/merchants', { params: { query: { page_size: 25, page_token: pages.token, search: applied || undefined } } })),
-  });
+  const merchants = usePagedList(['merchants', applied], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/merchants', { params: { query: { page_size: 25, page_token, search: applied || undefined } } })),
+  );
   return (
     <>
       <h1>Merchants</h1>
-      <form
-        className="filters"
-        aria-label="Search merchants"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setApplied(search.trim());
-        }}
-      >
-        <Field label="Name, email or id">
-          <input value={search} onChange={(e) => setSearch(e.target.value)} />
-        </Field>
-        <button type="submit">Search</button>
-      </form>
-      <ErrorText error={list.error} />
-      {list.isPending ? (
-        <Loading what="merchants" />
-      ) : (
-        list.data && (
-          <>
-            <table>
-              <caption className="sr-only">Merchants, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Kill-switch</th>
-                  <th scope="col">Balance (USDT)</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((m) => (
-                  <tr key={m.id}>
-                    <td>
-                      <Link to={`/merchants/${m.id}`}>{m.name}</Link>
-                    </td>
-                    <td>{m.email}</td>
-                    <td>{m.status}</td>
-                    <td>{m.kill_switch ? <span className="badge danger">ON</span> : 'off'}</td>
-                    <td className="num">{money(m.balance_usdt)}</td>
-                    <td>{when(m.created_at)}</td>
-                  </tr>
-                ))}
-                {list.data.data.length === 0 && (
-                  <tr>
-                    <td colSpan={6}>No merchants.</td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
-            <Pager pages={pages} nextToken={list.data.next_page_token} />
-          </>
-        )
-      )}
+      <FilterForm label="Search merchants" submit="Search" onApply={() => setApplied(search.trim())}>
+        <TextFilter label="Name, email or id" value={search} onChange={(e) => setSearch(e.target.value)} />
+      </FilterForm>
+      <PagedTable
+        paged={merchants}
+        what="merchants"
+        caption="Merchants, newest first"
+        columns={['Name', 'Email', 'Status', 'Kill-switch', 'Balance (USDT)', 'Created']}
+        rowKey={(m) => m.id}
+        row={(m) => (
+          <tr>
+            <td>
+              <Link to={`/merchants/${m.id}`}>{m.name}</Link>
+            </td>
+            <td>{m.email}</td>
+            <td>{m.status}</td>
+            <td>{m.kill_switch ? <span className="badge danger">ON</span> : 'off'}</td>
+            <td className="num">{money(m.balance_usdt)}</td>
+            <td>{when(m.created_at)}</td>
+          </tr>
+        )}
+        empty="No merchants."
+      />
     </>
   );
 }
@@ -288,11 +255,7 @@ function Settings({ m }: { m: OperatorMerchant }) {
         <input inputMode="numeric" value={form.daily_deal_amount_limit} onChange={set('daily_deal_amount_limit')} />
       </Field>
       <div>
-        <button type="submit" className="primary" disabled={save.isPending}>
-          Save settings
-        </button>
-        {save.isSuccess && <span role="status" className="done">Saved</span>}
-        <ErrorText error={save.error} />
+        <Submit label="Save settings" mutation={save} done="Saved" />
       </div>
     </form>
   );

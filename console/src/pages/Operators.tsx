@@ -2,8 +2,9 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
+import { DataTable, Loaded } from '../list';
 import { useSession } from '../session';
-import { Action, ErrorText, Field, Loading, when } from '../ui';
+import { Action, Field, Submit, when } from '../ui';
 
 const ROLES = ['arbiter', 'finance', 'support', 'admin'] as const;
 type Role = (typeof ROLES)[number];
@@ -18,32 +19,30 @@ export function Operators() {
         Disabling an account, changing its role or setting a new password ends its sessions at once. No one can disable or demote themselves.
       </p>
       <CreateOperator />
-      <ErrorText error={list.error} />
-      {list.isPending ? (
-        <Loading what="operators" />
-      ) : (
-        list.data && (
-          <table>
-            <caption className="sr-only">Operator accounts, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Authenticator</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((o) => (
-                <OperatorRow key={o.operator_id} o={o} />
-              ))}
-            </tbody>
-          </table>
-        )
-      )}
+      <Loaded query={list} what="operators">
+        {(operators) => (
+          <DataTable
+            caption="Operator accounts, oldest first"
+            columns={['Email', 'Role', 'Authenticator', 'Status', 'Created', 'Actions']}
+            rows={operators.data}
+            rowKey={(o) => o.operator_id}
+            row={(o) => <OperatorRow o={o} />}
+          />
+        )}
+      </Loaded>
     </>
+  );
+}
+
+function RoleSelect({ role, onChange }: { role: Role; onChange: (role: Role) => void }) {
+  return (
+    <select value={role} onChange={(e) => onChange(e.target.value as Role)}>
+      {ROLES.map((r) => (
+        <option key={r} value={r}>
+          {r}
+        </option>
+      ))}
+    </select>
   );
 }
 
@@ -76,19 +75,9 @@ function CreateOperator() {
         <input type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
       </Field>
       <Field label="Role">
-        <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-          {ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
+        <RoleSelect role={role} onChange={setRole} />
       </Field>
-      <button type="submit" className="primary" disabled={create.isPending}>
-        Create operator
-      </button>
-      {create.isSuccess && <span role="status" className="done">Created {create.data.operator.email}</span>}
-      <ErrorText error={create.error} />
+      <Submit label="Create operator" mutation={create} done={`Created ${create.data?.operator.email}`} />
     </form>
   );
 }
@@ -107,13 +96,7 @@ function OperatorRow({ o }: { o: Operator }) {
       <td>
         <div className="inline-form">
           <Field label={`Role of ${o.email}`} hideLabel>
-            <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
+            <RoleSelect role={role} onChange={setRole} />
           </Field>
           <Action
             op="adminUpdateOperator"

@@ -1,17 +1,14 @@
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, int64, unwrap } from '../api';
+import { DataTable, PagedList, usePagedList } from '../list';
 import { useCan } from '../session';
-import { Action, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
+import { Action, Field, money, Submit, when } from '../ui';
 
 export function Traders() {
   const can = useCan();
-  const pages = usePages('');
+  const traders = usePagedList(['traders'], (page_token) => unwrap(api.GET('/api/v1/p2p/admin/traders', { params: { query: { page_size: 25, page_token } } })));
   const [name, setName] = useState('');
-  const list = useQuery({
-    queryKey: ['traders', pages.token],
-    queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/traders', { params: { query: { page_size: 25, page_token: pages.token } } })),
-  });
   return (
     <>
       <h1>Traders and requisites</h1>
@@ -21,13 +18,10 @@ export function Traders() {
         </Field>
         <Action op="adminCreateTrader" label="Create trader" run={() => unwrap(api.POST('/api/v1/p2p/admin/traders', { body: { name } }))} onDone={() => setName('')} />
       </div>
-      <ErrorText error={list.error} />
-      {list.isPending ? (
-        <Loading what="traders" />
-      ) : (
-        list.data && (
+      <PagedList paged={traders} what="traders">
+        {(list) => (
           <>
-            {list.data.data.map((t) => (
+            {list.map((t) => (
               <section key={t.trader_id} className="card wide" aria-label={`Trader ${t.name}`}>
                 <h2>
                   {t.name} <span className="badge">{t.status}</span>
@@ -35,41 +29,28 @@ export function Traders() {
                 <p>
                   <span className="mono">{t.trader_id}</span> · balance {money(t.balance_usdt)} USDT, frozen {money(t.frozen_usdt)} · since {when(t.created_at)}
                 </p>
-                <table>
-                  <caption className="sr-only">Requisites of {t.name}</caption>
-                  <thead>
+                <DataTable
+                  caption={`Requisites of ${t.name}`}
+                  columns={['Method', 'Type', 'Number', 'Holder / bank', 'Limits', 'Status']}
+                  rows={t.requisites}
+                  rowKey={(r) => r.requisite_id}
+                  row={(r) => (
                     <tr>
-                      <th scope="col">Method</th>
-                      <th scope="col">Type</th>
-                      <th scope="col">Number</th>
-                      <th scope="col">Holder / bank</th>
-                      <th scope="col">Limits</th>
-                      <th scope="col">Status</th>
+                      <td>{r.payment_method}</td>
+                      <td>{r.requisite_type}</td>
+                      <td className="mono">{r.card_number || r.phone_number || r.iban}</td>
+                      <td>
+                        {r.holder_name} / {r.bank_name}
+                      </td>
+                      <td className="num">
+                        {money(r.min_amount)} – {money(r.max_amount)}
+                        {r.daily_limit && `, daily ${money(r.daily_limit)}`}
+                      </td>
+                      <td>{r.status}</td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {t.requisites.map((r) => (
-                      <tr key={r.requisite_id}>
-                        <td>{r.payment_method}</td>
-                        <td>{r.requisite_type}</td>
-                        <td className="mono">{r.card_number || r.phone_number || r.iban}</td>
-                        <td>
-                          {r.holder_name} / {r.bank_name}
-                        </td>
-                        <td className="num">
-                          {money(r.min_amount)} – {money(r.max_amount)}
-                          {r.daily_limit && `, daily ${money(r.daily_limit)}`}
-                        </td>
-                        <td>{r.status}</td>
-                      </tr>
-                    ))}
-                    {t.requisites.length === 0 && (
-                      <tr>
-                        <td colSpan={6}>No requisites.</td>
-                      </tr>
-                    )}
-                  </tbody>
-                </table>
+                  )}
+                  empty="No requisites."
+                />
                 {(can('adminCreateRequisite') || can('adminCreateTraderDeposit')) && (
                   <div className="trader-actions">
                     {can('adminCreateRequisite') && <AddRequisite traderId={t.trader_id} name={t.name} />}
@@ -78,11 +59,10 @@ export function Traders() {
                 )}
               </section>
             ))}
-            {list.data.data.length === 0 && <p>No traders.</p>}
-            <Pager pages={pages} nextToken={list.data.next_page_token} />
+            {list.length === 0 && <p>No traders.</p>}
           </>
-        )
-      )}
+        )}
+      </PagedList>
     </>
   );
 }
@@ -162,11 +142,7 @@ function AddRequisite({ traderId, name }: { traderId: string; name: string }) {
           <input inputMode="numeric" value={form.daily_limit} onChange={set('daily_limit')} />
         </Field>
         <div>
-          <button type="submit" className="primary" disabled={add.isPending}>
-            Add requisite
-          </button>
-          {add.isSuccess && <span role="status" className="done">Added</span>}
-          <ErrorText error={add.error} />
+          <Submit label="Add requisite" mutation={add} done="Added" />
         </div>
       </form>
     </details>

@@ -1,80 +1,38 @@
 import { useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
+import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
 import { useSession } from '../session';
-import { Action, ErrorText, Field, Loading, money, Pager, usePages, when } from '../ui';
+import { Action, Field, money, when } from '../ui';
 
 const STATUSES = ['PENDING_MANUAL', 'PENDING', 'APPROVED', 'COMPLETED', 'CANCELLED', ''] as const;
 type Status = Exclude<(typeof STATUSES)[number], ''>;
 
 export function Withdrawals() {
-  const [status, setStatus] = useState<Status | ''>('PENDING_MANUAL');
-  const [merchant, setMerchant] = useState('');
-  const pages = usePages(status + merchant);
-  const list = useQuery({
-    queryKey: ['withdrawals', status, merchant, pages.token],
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/v1/p2p/admin/withdrawals', {
-          params: { query: { page_size: 25, page_token: pages.token, ...(status ? { status: [status] } : {}), ...(merchant ? { merchant_id: merchant } : {}) } },
-        }),
-      ),
-  });
+  const filter = useStatusMerchantFilter<Status>('PENDING_MANUAL');
+  const withdrawals = usePagedList(['withdrawals', filter.status, filter.merchant], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...filter.query } } })),
+  );
   return (
     <>
       <h1>Withdrawals</h1>
       <p className="muted">
         Above the four-eyes amount a withdrawal needs two approvals by two different operators; the first approver cannot give the second.
       </p>
-      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter withdrawals">
-        <Field label="Status">
-          <select value={status} onChange={(e) => setStatus(e.target.value as Status | '')}>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s || 'any'}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Merchant id">
-          <input value={merchant} onChange={(e) => setMerchant(e.target.value.trim())} />
-        </Field>
-      </form>
-      <ErrorText error={list.error} />
-      {list.isPending ? (
-        <Loading what="withdrawals" />
-      ) : (
-        list.data && (
-          <>
-            <table>
-              <caption className="sr-only">Withdrawals, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Withdrawal</th>
-                  <th scope="col">Merchant</th>
-                  <th scope="col">Amount (USDT)</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Approvals</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((w) => (
-                  <WithdrawalRow key={w.withdrawal_id} w={w} />
-                ))}
-                {list.data.data.length === 0 && (
-                  <tr>
-                    <td colSpan={8}>No withdrawals.</td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
-            <Pager pages={pages} nextToken={list.data.next_page_token} />
-          </>
-        )
-      )}
+      <StatusMerchantFilter
+        label="Filter withdrawals"
+        statuses={STATUSES}
+        filter={filter}
+        optionLabel={(s) => (s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s || 'any')}
+      />
+      <PagedTable
+        paged={withdrawals}
+        what="withdrawals"
+        caption="Withdrawals, newest first"
+        columns={['Withdrawal', 'Merchant', 'Amount (USDT)', 'Address', 'Status', 'Approvals', 'Created', 'Actions']}
+        rowKey={(w) => w.withdrawal_id}
+        row={(w) => <WithdrawalRow w={w} />}
+        empty="No withdrawals."
+      />
     </>
   );
 }
