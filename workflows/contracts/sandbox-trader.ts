@@ -1,0 +1,47 @@
+/**
+ * The sandbox trader's contract (issue 29): one run per sandbox deal, id `sandbox-trader:<deal_id>`,
+ * on the deals task queue. It plays the trader (and, for appeals, the arbiter) of a sandbox
+ * merchant's deal through the same doors a real one uses: the deal workflow's updates.
+ */
+import type { SearchAttributePair } from '@temporalio/common';
+import { DealIdKey, MerchantIdKey } from './search-attributes';
+import { dealsTaskQueue } from './task-queues';
+
+export const sandboxTraderWorkflowType = 'sandboxTraderWorkflow';
+export type SandboxTraderWorkflow = (input: SandboxTraderInput) => Promise<SandboxTraderOutcome>;
+export const sandboxTraderTaskQueue = dealsTaskQueue;
+export const sandboxTraderWorkflowId = (dealId: string) => `sandbox-trader:${dealId}`;
+/** The sandbox arbiter of one appeal (the same workflow type, another id). */
+export const sandboxArbiterWorkflowId = (appealId: string) => `sandbox-arbiter:${appealId}`;
+export const sandboxTraderSearchAttributes = (deal: { merchantId: string; dealId: string }): SearchAttributePair[] => [
+  { key: MerchantIdKey, value: deal.merchantId },
+  { key: DealIdKey, value: deal.dealId },
+];
+
+export interface SandboxTraderInput {
+  dealId: string;
+  dealType: 'PAYIN' | 'PAYOUT';
+  /** The deal's amount in minor units (a string: money travels as strings); its last two digits pick the scenario. */
+  amount: string;
+  /** How long the trader takes before it acts. */
+  delaySeconds: number;
+  /** Set for the sandbox arbiter: the appeal to resolve and how. */
+  appeal?: { appealId: string; outcome: 'SATISFIED' | 'REJECTED' };
+}
+
+/** What the sandbox trader may ask of a deal: the same updates an operator's or trader's call sends. */
+export type SandboxMove =
+  | { kind: 'payin_confirm' }
+  | { kind: 'payin_reject' }
+  | { kind: 'payin_change_amount'; amount: string }
+  | { kind: 'payout_start' }
+  | { kind: 'payout_complete' }
+  | { kind: 'payout_reject' }
+  | { kind: 'appeal_resolve'; appealId: string; outcome: 'SATISFIED' | 'REJECTED' };
+
+/** 'done', or 'refused' when the deal no longer allows the move (e.g. the merchant cancelled first). */
+export type SandboxMoveResult = 'done' | 'refused';
+
+export interface SandboxTraderOutcome {
+  moves: { kind: SandboxMove['kind']; result: SandboxMoveResult }[];
+}
