@@ -9,7 +9,9 @@ import type { AppDeps } from '../deps';
 import type { DealRow } from '../../db/queries/deals';
 import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
 import { isPayoutTerminal, type PayoutStatus } from '../../domain/payout';
+import { sandboxAppealOutcome } from '../../domain/sandbox';
 import {
+  sandboxArbiterWorkflowId,
   sandboxTraderSearchAttributes,
   sandboxTraderTaskQueue,
   sandboxTraderWorkflowId,
@@ -35,6 +37,30 @@ export async function startSandboxTrader(deps: AppDeps, row: DealRow): Promise<v
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ dealId: row.id, dealType: row.deal_type, amount: row.amount.toString(), delaySeconds: deps.config.SANDBOX_TRADER_DELAY_SECONDS }],
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw error;
+  }
+}
+
+/**
+ * The sandbox arbiter (issue 29): an appeal on a sandbox deal whose text says `winning_evidence`
+ * (SATISFIED) or `losing_evidence` (REJECTED) is resolved within seconds by a run of the sandbox
+ * trader's workflow (`sandbox-arbiter:<appeal_id>`) through the operator's resolve path; any other
+ * appeal waits for a human arbiter, as a live one does.
+ */
+export async function startSandboxArbiter(deps: AppDeps, deal: DealRow, appealId: string, text: string): Promise<void> {
+  const outcome = deal.sandbox ? sandboxAppealOutcome(text) : undefined;
+  if (!outcome) return;
+  try {
+    await deps.temporal.workflow.start<SandboxTraderWorkflow>(sandboxTraderWorkflowType, {
+      workflowId: sandboxArbiterWorkflowId(appealId),
+      taskQueue: sandboxTraderTaskQueue(deps.config),
+      typedSearchAttributes: sandboxTraderSearchAttributes({ merchantId: deal.merchant_id, dealId: deal.id }),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ dealId: deal.id, dealType: 'PAYIN', amount: deal.amount.toString(), delaySeconds: deps.config.SANDBOX_TRADER_DELAY_SECONDS, appeal: { appealId, outcome } }],
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return;

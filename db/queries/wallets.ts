@@ -65,6 +65,12 @@ export async function systemWalletBeside(db: Db, code: 'chain' | 'platform_fees'
   return ensureSystemWallet(db, row?.sandbox ? (`sandbox_${code}` as SystemCode) : code, wallet?.currency ?? 'USDT');
 }
 
+/** Whether a wallet holds play money (issue 29). */
+export async function isSandboxWallet(db: Db, walletId: string): Promise<boolean> {
+  const [row] = await db<{ sandbox: boolean }[]>`select sandbox from wallets where id = ${walletId}`;
+  return row?.sandbox === true;
+}
+
 /**
  * Locks wallets for the rest of the transaction in the one global order (by id), with the lock a
  * posting takes (postLedger): a transaction that moves money on several wallets in more than one

@@ -218,3 +218,48 @@ test('isolation: the database refuses a cross match either way, and an operator 
   t.is(crossed2.status, 400, crossed2.text);
   t.regex(problemDetail(crossed2.body).message, /only go to the sandbox trader/);
 });
+
+test('withdrawals: complete on the sandbox chain; …05 fails on chain and is refunded (p2p.finance.withdrawal_failed)', async (t) => {
+  const { randomTronAddress, withdraw } = await import('../helpers/wallet');
+  const m = await sandboxMerchant(t);
+  await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: m.merchantId, amount: 100_000, tx_hash: txHashOf(`sandbox-w-${m.merchantId}`) });
+  await asOperator('PATCH', `/api/v1/p2p/admin/merchants/${m.merchantId}`, { auto_withdrawal_mode: 'AUTO_UP_TO_LIMIT', auto_withdrawal_limit_usdt_cents: 100_000 });
+  const ok = await withdraw(m.keys, { address: randomTronAddress(), amount: 5_000 });
+  t.is(ok.status, 200, ok.text);
+  t.is(ok.body.status, 'COMPLETED');
+  const failing = await withdraw(m.keys, { address: randomTronAddress(), amount: 5_005 });
+  t.is(failing.status, 200, failing.text);
+  const failed = await eventually(async () => {
+    const w = await signed(m.keys, 'GET', `/api/v1/p2p/merchant/wallet/withdrawals/${failing.body.withdrawal_id}`);
+    return w.body.status === 'CANCELLED' && w.body;
+  }, 'the …05 withdrawal cancelled');
+  t.is(failed.status, 'CANCELLED');
+  const event = await eventually(async () => m.receiver.received.map((r) => verified(t, r, m.keys.secret)).find((e) => e.type === 'p2p.finance.withdrawal_failed'), 'withdrawal_failed');
+  t.is(event.sandbox, true);
+  const [w] = await sql<{ available: bigint; frozen: bigint }[]>`select available, frozen from wallets where owner_type = 'merchant' and owner_id = ${m.merchantId}`;
+  t.is(w!.frozen, 0n);
+  t.is(w!.available, 100_000n - 5_000n);
+  // The transfer went to the sandbox chain, its money to the sandbox system accounts.
+  const entries = await sql<{ system_code: string | null }[]>`
+    select w.system_code from ledger_entries e join ledger_transactions x on x.id = e.transaction_id join wallets w on w.id = e.wallet_id
+    where x.ref_id = ${ok.body.withdrawal_id} and w.owner_type = 'system'`;
+  t.true(entries.length > 0 && entries.every((e) => e.system_code?.startsWith('sandbox_')));
+});
+
+test('appeals: winning_evidence → SATISFIED, losing_evidence → REJECTED by the sandbox arbiter; other text waits for a human', async (t) => {
+  const m = await sandboxMerchant(t);
+  const [win, lose, wait] = await Promise.all([150_033, 150_033, 150_033].map((amount) => createPayin(m.keys, { amount })));
+  const appeal = (dealId: string, reason: string) => signed(m.keys, 'POST', '/api/v1/p2p/merchant/appeals', { deal_id: dealId, reason });
+  const [a1, a2, a3] = await Promise.all([
+    appeal(win!.deal_id, 'The payer paid: winning_evidence'),
+    appeal(lose!.deal_id, 'The payer paid: losing_evidence'),
+    appeal(wait!.deal_id, 'The payer paid, a human will look'),
+  ]);
+  for (const a of [a1, a2, a3]) t.true(a!.status === 200 || a!.status === 201, a!.text);
+  t.is((await m.waitFor(win!.deal_id, 'deal.completed')).deal.status, 'COMPLETED');
+  t.is((await m.waitFor(lose!.deal_id, 'deal.cancelled')).deal.status, 'CANCELLED');
+  const resolved = await eventually(async () => m.receiver.received.map((r) => verified(t, r, m.keys.secret)).filter((e) => e.type === 'appeal.resolved').length >= 2, 'two appeal.resolved');
+  t.truthy(resolved);
+  await new Promise((r) => setTimeout(r, 2_000));
+  t.is((await getDeal(m.keys, wait!.deal_id)).status, 'APPEALED');
+});
