@@ -4,13 +4,23 @@
  * in between — the deal's sandbox trader is started (`sandbox-trader:<deal_id>`, once per deal:
  * a running run is joined, a finished one is not started again).
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { createHash } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { FailedPrecondition, NotFound, PermissionDenied } from '../../domain/errors';
+import { findMerchantDeal } from '../../db/queries/deals';
+import { findMerchantProfile } from '../../db/queries/merchants';
+import { payinWorkflowId } from '../../workflows/contracts/payin';
+import { payoutWorkflowId } from '../../workflows/contracts/payout';
+import { unwrapUpdateFailure } from './deal-workflows';
+import { recordMerchantDeposit } from './deposits';
 import type { AppDeps } from '../deps';
 import type { DealRow } from '../../db/queries/deals';
 import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
 import { isPayoutTerminal, type PayoutStatus } from '../../domain/payout';
 import { sandboxAppealOutcome } from '../../domain/sandbox';
 import {
+  advanceTimerUpdate,
+  type AdvanceResult,
   sandboxArbiterWorkflowId,
   sandboxTraderSearchAttributes,
   sandboxTraderTaskQueue,
@@ -66,4 +76,43 @@ export async function startSandboxArbiter(deps: AppDeps, deal: DealRow, appealId
     if (error instanceof WorkflowExecutionAlreadyStartedError) return;
     throw error;
   }
+}
+
+/** The sandbox routes answer only a sandbox merchant (403 for a live one: no sandbox magic in production money). */
+async function requireSandboxMerchant(deps: AppDeps, merchantId: string): Promise<void> {
+  const merchant = await findMerchantProfile(deps.sql, merchantId);
+  if (!merchant) throw new NotFound('merchant not found');
+  if (!merchant.sandbox) throw new PermissionDenied('sandbox routes are for sandbox merchants only');
+}
+
+/**
+ * POST /sandbox/deals/{deal_id}/advance (issue 29.3): the deal's workflow fires its current timer
+ * now (advanceTimer) — the payment timeout, the payout's assignment or transfer SLA, the processing
+ * alert or the fee distribution — and answers once that ran; the deal as it then is.
+ */
+export async function advanceSandboxDeal(deps: AppDeps, merchantId: string, dealId: string): Promise<{ row: DealRow; timer: AdvanceResult['timer'] }> {
+  await requireSandboxMerchant(deps, merchantId);
+  const deal = await findMerchantDeal(deps.sql, merchantId, dealId);
+  if (!deal) throw new NotFound('deal not found');
+  const workflowId = deal.deal_type === 'PAYIN' ? payinWorkflowId(deal.id) : payoutWorkflowId(deal.id);
+  let result: AdvanceResult;
+  try {
+    result = await deps.temporal.workflow.getHandle(workflowId).executeUpdate(advanceTimerUpdate);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new FailedPrecondition(`the deal has no timer running (it is ${deal.status})`);
+    throw unwrapUpdateFailure(error);
+  }
+  return { row: (await findMerchantDeal(deps.sql, merchantId, dealId))!, timer: result.timer };
+}
+
+/**
+ * POST /sandbox/deposits (issue 29.3): play USDT credited through the deposit path an operator's
+ * recorded deposit takes (recordDeposit: chain_credits, the deposit row, the keyed posting — from
+ * sandbox_chain, as the wallet is sandbox). The tx hash is derived from the merchant and the
+ * idempotency_key, so a repeat answers the first deposit (200).
+ */
+export async function sandboxDeposit(deps: AppDeps, merchantId: string, amount: bigint, idempotencyKey: string) {
+  await requireSandboxMerchant(deps, merchantId);
+  const txHash = createHash('sha256').update(`sandbox-deposit\u0000${merchantId}\u0000${idempotencyKey}`).digest('hex');
+  return recordMerchantDeposit(deps, merchantId, amount, txHash);
 }

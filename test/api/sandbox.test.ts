@@ -263,3 +263,80 @@ test('appeals: winning_evidence → SATISFIED, losing_evidence → REJECTED by t
   await new Promise((r) => setTimeout(r, 2_000));
   t.is((await getDeal(m.keys, wait!.deal_id)).status, 'APPEALED');
 });
+
+test('advance: a …33 PayIn expires in a second, then its next timer is refused; a PayOut’s SLA and a fee distribution fire now', async (t) => {
+  const m = await sandboxMerchant(t, { payin_fee_bps: 250 });
+  const advance = (dealId: string) => signed(m.keys, 'POST', `/api/v1/p2p/merchant/sandbox/deals/${dealId}/advance`);
+  const deal = await createPayin(m.keys, { amount: 150_033 });
+  const started = Date.now();
+  const fired = await advance(deal.deal_id);
+  t.is(fired.status, 200, fired.text);
+  t.is(fired.body.timer, 'payment_timeout');
+  t.is(fired.body.deal.status, 'EXPIRED');
+  t.is(fired.body.deal.sandbox, true);
+  t.true(Date.now() - started < 10_000);
+  t.is((await m.waitFor(deal.deal_id, 'deal.expired')).deal.status, 'EXPIRED');
+  const again = await advance(deal.deal_id);
+  t.is(again.status, 400, again.text);
+  t.is(again.body.title, 'FAILED_PRECONDITION');
+
+  // Play USDT through the deposit path, then a …33 PayOut (no trader takes it) expires at once.
+  const deposited = await signed(m.keys, 'POST', '/api/v1/p2p/merchant/sandbox/deposits', { amount: 1_000_000, idempotency_key: 'top-up-1' });
+  t.is(deposited.status, 201, deposited.text);
+  const repeat = await signed(m.keys, 'POST', '/api/v1/p2p/merchant/sandbox/deposits', { amount: 1_000_000, idempotency_key: 'top-up-1' });
+  t.is(repeat.status, 200, repeat.text);
+  t.is(repeat.body.deposit.deposit_id, deposited.body.deposit.deposit_id);
+  const balance = await signed(m.keys, 'GET', '/api/v1/p2p/merchant/balance');
+  t.is(balance.body.wallets[0].available, '1000000');
+  const payout = await signed(m.keys, 'POST', PAYOUT, {
+    idempotency_key: randomUUID(), amount: 95_033, currency: 'RUB', wallet_id: balance.body.wallets[0].wallet_id,
+    target_requisite: '4111111111111111', target_name: 'Anna Recipient', payment_method: 'card-rub',
+  });
+  t.is(payout.body.deal.status, 'UNASSIGNED', payout.text);
+  const sla = await advance(payout.body.deal.deal_id);
+  t.is(sla.status, 200, sla.text);
+  t.is(sla.body.timer, 'assign_sla');
+  t.is(sla.body.deal.status, 'EXPIRED');
+});
+
+test('advance: the fee distribution of a completed sandbox PayIn fires now (FEE_DISTRIBUTION_DELAY_SECONDS long)', async (t) => {
+  const { startIsolatedStack } = await import('../helpers/worker');
+  const stack = await startIsolatedStack({ FEE_DISTRIBUTION_DELAY_SECONDS: 3600, SANDBOX_TRADER_DELAY_SECONDS: 0 });
+  t.teardown(() => stack.close());
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { merchantId, keys } = await newMerchant({ webhook_url: receiver.url, sandbox: true, payin_fee_bps: 250 });
+  const res = await signed(keys, 'POST', `${stack.url}${PAYIN}`, payinBody({ amount: 150_000 }));
+  t.is(res.status, 200, res.text);
+  const dealId = res.body.deal.deal_id as string;
+  await eventually(async () => (await dealRow(sql, dealId)).status === 'COMPLETED', 'completed by the sandbox trader');
+  const [before] = await sql<{ available: bigint; pending_credits: bigint }[]>`select available, pending_credits from wallets where owner_type = 'merchant' and owner_id = ${merchantId}`;
+  t.is(before!.available, 0n);
+  t.true(before!.pending_credits > 0n);
+  const fired = await eventually(async () => {
+    const r = await signed(keys, 'POST', `${stack.url}/api/v1/p2p/merchant/sandbox/deals/${dealId}/advance`);
+    return r.status === 200 && r;
+  }, 'advance of the fee distribution');
+  t.is(fired.body.timer, 'fee_distribution');
+  const [after] = await sql<{ available: bigint; pending_credits: bigint }[]>`select available, pending_credits from wallets where owner_type = 'merchant' and owner_id = ${merchantId}`;
+  t.is(after!.pending_credits, 0n);
+  t.is(after!.available, before!.pending_credits);
+});
+
+test('advance and sandbox deposits are refused for a live merchant (403), and a live deal’s workflow refuses the update itself', async (t) => {
+  const { keys } = await newMerchant();
+  const deal = await createPayin(keys, { amount: 150_033 });
+  const refused = await signed(keys, 'POST', `/api/v1/p2p/merchant/sandbox/deals/${deal.deal_id}/advance`);
+  t.is(refused.status, 403, refused.text);
+  const deposit = await signed(keys, 'POST', '/api/v1/p2p/merchant/sandbox/deposits', { amount: 1_000 });
+  t.is(deposit.status, 403, deposit.text);
+  // Past the API: the workflow's validator refuses a live deal too.
+  const { createTemporalClient } = await import('../../temporal/client');
+  const { loadConfig } = await import('../../config');
+  const { advanceTimerUpdate } = await import('../../workflows/contracts/sandbox-trader');
+  const temporal = await createTemporalClient(loadConfig(process.env));
+  t.teardown(() => temporal.connection.close());
+  const error = await t.throwsAsync(temporal.workflow.getHandle(`payin:${deal.deal_id}`).executeUpdate(advanceTimerUpdate));
+  t.regex(String((error as any).cause?.message ?? error?.message), /sandbox deals only/);
+  t.is((await getDeal(keys, deal.deal_id)).status, 'ESCROW_LOCKED');
+});

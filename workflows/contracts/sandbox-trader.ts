@@ -4,6 +4,7 @@
  * merchant's deal through the same doors a real one uses: the deal workflow's updates.
  */
 import type { SearchAttributePair } from '@temporalio/common';
+import { defineUpdate } from '@temporalio/workflow';
 import { DealIdKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
 
@@ -45,3 +46,23 @@ export type SandboxMoveResult = 'done' | 'refused';
 export interface SandboxTraderOutcome {
   moves: { kind: SandboxMove['kind']; result: SandboxMoveResult }[];
 }
+
+// ---- Time, without waiting (issue 29.3): an update the PayIn and PayOut workflows handle ----
+
+/** The timer a deal is waiting on, which `advanceTimer` fires now. */
+export type DealTimer = 'payment_timeout' | 'fee_distribution' | 'assign_sla' | 'transfer_sla' | 'processing_alert';
+
+export interface AdvanceResult {
+  /** The timer that fired. */
+  timer: DealTimer;
+  /** The deal's status once what the timer does has run. */
+  status: string;
+}
+
+/**
+ * Fires the deal's current timer now (POST /sandbox/deals/{deal_id}/advance): the workflow stops
+ * waiting and does what the timer's end does (expire, distribute the fee, raise the alert), then
+ * answers. Sandbox deals only; refused (FAILED_PRECONDITION) when no timer is running. A deal
+ * workflow's wire name: never rename.
+ */
+export const advanceTimerUpdate = defineUpdate<AdvanceResult>('advanceTimer');
