@@ -30,7 +30,7 @@ export const dealSchema = z
       description: 'settlement deals only: the appeal whose settlement made this deal (one per appeal); absent on every other deal',
     }),
     sandbox: z.literal(true).optional().openapi({
-      description: "addition (issue 29): true on a sandbox merchant's deals (docs/sandbox.md); absent on a live merchant's",
+      description: "addition: true on a sandbox merchant's deals (see the Sandbox tag); absent on a live merchant's",
     }),
   })
   .openapi('MerchantDealInfo', {

@@ -36,8 +36,8 @@ export const merchantSchema = z
     }),
     sandbox: z.boolean().openapi({
       description:
-        'addition (issue 29): true for a sandbox merchant — its deals go to the built-in sandbox trader, driven by the amount ' +
-        '(docs/sandbox.md), its USDT is play money; set by an operator',
+        'addition: true for a sandbox merchant — its deals go to the built-in sandbox trader, driven by the amount ' +
+        '(see the Sandbox tag), its USDT is play money; set by an operator',
     }),
     created_at: timestamp,
     updated_at: timestamp,
@@ -109,7 +109,7 @@ export const createMerchantBody = z
     rate_limit_per_minute: z.number().int().min(1).max(1_000_000).optional(),
     payin_fee_bps: z.number().int().min(0).max(10_000).optional(),
     payout_fee_bps: z.number().int().min(0).max(10_000).optional(),
-    sandbox: z.boolean().optional().openapi({ description: 'addition (issue 29): a sandbox merchant (docs/sandbox.md); default false' }),
+    sandbox: z.boolean().optional().openapi({ description: 'addition: a sandbox merchant (see the Sandbox tag); default false' }),
   })
   .openapi('CreateMerchantRequest');
 
@@ -150,7 +150,7 @@ export const merchantSettingsBody = z
     sandbox: z
       .boolean()
       .optional()
-      .openapi({ description: 'addition (issue 29): make the merchant a sandbox (or live) merchant; 400 FAILED_PRECONDITION once it has deals, withdrawals or balance history' }),
+      .openapi({ description: 'addition: make the merchant a sandbox (or live) merchant; 400 FAILED_PRECONDITION once it has deals, withdrawals or balance history' }),
   })
   .strict()
   .openapi('PatchMerchantSettingsRequest', { description: 'Operator-only settings; send only what changes.' });

@@ -2011,7 +2011,7 @@ export interface components {
              */
             created_at: string;
             /**
-             * @description addition (issue 29): true on every event of a sandbox merchant (docs/sandbox.md); absent on a live merchant's
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
              * @enum {boolean}
              */
             sandbox?: true;
@@ -2084,7 +2084,7 @@ export interface components {
              */
             origin_appeal_id?: string;
             /**
-             * @description addition (issue 29): true on a sandbox merchant's deals (docs/sandbox.md); absent on a live merchant's
+             * @description addition: true on a sandbox merchant's deals (see the Sandbox tag); absent on a live merchant's
              * @enum {boolean}
              */
             sandbox?: true;
@@ -2103,7 +2103,7 @@ export interface components {
              */
             created_at: string;
             /**
-             * @description addition (issue 29): true on every event of a sandbox merchant (docs/sandbox.md); absent on a live merchant's
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
              * @enum {boolean}
              */
             sandbox?: true;
@@ -2148,7 +2148,7 @@ export interface components {
              */
             created_at: string;
             /**
-             * @description addition (issue 29): true on every event of a sandbox merchant (docs/sandbox.md); absent on a live merchant's
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
              * @enum {boolean}
              */
             sandbox?: true;
@@ -2199,7 +2199,7 @@ export interface components {
              */
             created_at: string;
             /**
-             * @description addition (issue 29): true on every event of a sandbox merchant (docs/sandbox.md); absent on a live merchant's
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
              * @enum {boolean}
              */
             sandbox?: true;
@@ -2243,7 +2243,7 @@ export interface components {
              */
             created_at: string;
             /**
-             * @description addition (issue 29): true on every event of a sandbox merchant (docs/sandbox.md); absent on a live merchant's
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
              * @enum {boolean}
              */
             sandbox?: true;
@@ -2317,7 +2317,7 @@ export interface components {
              */
             created_at: string;
             /**
-             * @description addition (issue 29): true on every event of a sandbox merchant (docs/sandbox.md); absent on a live merchant's
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
              * @enum {boolean}
              */
             sandbox?: true;
@@ -2690,7 +2690,7 @@ export interface components {
              * @enum {string}
              */
             signature_binding: "optional" | "required";
-            /** @description addition (issue 29): true for a sandbox merchant — its deals go to the built-in sandbox trader, driven by the amount (docs/sandbox.md), its USDT is play money; set by an operator */
+            /** @description addition: true for a sandbox merchant — its deals go to the built-in sandbox trader, driven by the amount (see the Sandbox tag), its USDT is play money; set by an operator */
             sandbox: boolean;
             /**
              * Format: date-time
@@ -2841,7 +2841,7 @@ export interface components {
             rate_limit_per_minute?: number;
             payin_fee_bps?: number;
             payout_fee_bps?: number;
-            /** @description addition (issue 29): a sandbox merchant (docs/sandbox.md); default false */
+            /** @description addition: a sandbox merchant (see the Sandbox tag); default false */
             sandbox?: boolean;
         };
         /** @description disabled_at is an RFC 3339 time while disabled, null when the switch is off */
@@ -2874,7 +2874,7 @@ export interface components {
              * @enum {string}
              */
             signature_binding?: "optional" | "required";
-            /** @description addition (issue 29): make the merchant a sandbox (or live) merchant; 400 FAILED_PRECONDITION once it has deals, withdrawals or balance history */
+            /** @description addition: make the merchant a sandbox (or live) merchant; 400 FAILED_PRECONDITION once it has deals, withdrawals or balance history */
             sandbox?: boolean;
         };
         DepositResponse: {
@@ -7483,6 +7483,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deposit": {
+                     *         "deposit_id": "0e7d1f3a-4b2c-4d5e-8f6a-7b8c9d0e1f2a",
+                     *         "merchant_id": "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "wallet_id": "7b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e",
+                     *         "amount": "1000000",
+                     *         "currency": "USDT",
+                     *         "tx_hash": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                     *         "status": "CONFIRMED",
+                     *         "created_at": "2026-11-25T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepositResponse"];
                 };
             };
