@@ -91,9 +91,10 @@ async function requireSandboxMerchant(deps: AppDeps, merchantId: string): Promis
  * alert or the fee distribution — and answers once that ran; the deal as it then is.
  */
 export async function advanceSandboxDeal(deps: AppDeps, merchantId: string, dealId: string): Promise<{ row: DealRow; timer: AdvanceResult['timer'] }> {
-  await requireSandboxMerchant(deps, merchantId);
+  // Another merchant's deal is 404 whoever asks (as every route that takes an object's id), then a live merchant 403.
   const deal = await findMerchantDeal(deps.sql, merchantId, dealId);
   if (!deal) throw new NotFound('deal not found');
+  await requireSandboxMerchant(deps, merchantId);
   const workflowId = deal.deal_type === 'PAYIN' ? payinWorkflowId(deal.id) : payoutWorkflowId(deal.id);
   let result: AdvanceResult;
   try {
