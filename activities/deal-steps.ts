@@ -96,6 +96,7 @@ export async function quoteNewDeal(tx: Db, input: { tenantId: string; merchantId
     merchant: { payin_fee_bps: terms.payin_fee_bps, payout_fee_bps: terms.payout_fee_bps },
     currency: { id: terms.currency_id },
     dailyLimit: terms.daily_deal_amount_limit,
+    sandbox: terms.sandbox === true,
     rateMicro,
     amountUsdt,
   };

@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
@@ -12,4 +13,6 @@ export interface ActivityDeps {
   secretBox: SecretBox;
   /** The webhook format of each merchant api_version (filled at startup from api/adapters.ts). */
   webhookFormats: WebhookFormats;
+  /** The worker's Temporal client: the sandbox trader (activities/sandbox.ts) sends deal updates with it. */
+  temporal?: Client;
 }

@@ -5,6 +5,7 @@ import { createChain } from './chain';
 import { createChainWatchActivities } from './chain-watch';
 import { withBusinessFailures } from './errors';
 import { createPassActivities } from './passes';
+import { createSandboxActivities } from './sandbox';
 import { createPayinActivities } from './payins';
 import { createPayoutActivities } from './payouts';
 import { createSettlementActivities } from './settlements';
@@ -26,6 +27,7 @@ export function createActivities(input: ActivityDeps) {
     ...createAppealActivities(deps),
     ...createSettlementActivities(deps),
     ...createPassActivities(deps),
+    ...createSandboxActivities(deps),
   });
 }
 

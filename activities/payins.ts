@@ -51,11 +51,18 @@ export function createPayinActivities(deps: ActivityDeps) {
       return sql.begin(async (tx) => {
         const existing = await claimCreate<DealRow>(tx, 'deals', input.dealId, currentWorkflowRun());
         if (existing) return payinSnapshot(existing);
-        const { amount, merchant, currency, rateMicro, amountUsdt, dailyLimit } = await quoteNewDeal(tx, input, 'buy');
+        const { amount, merchant, currency, rateMicro, amountUsdt, dailyLimit, sandbox } = await quoteNewDeal(tx, input, 'buy');
         const money = payinMoney(amountUsdt, merchant.payin_fee_bps, input.isClientCommission);
 
         await checkDailyCap(tx, input.merchantId, amount, dailyLimit);
-        const request = { paymentMethodId: input.paymentMethodId, amount, escrowUsdt: money.escrow, payerBank: input.payerBank };
+        const request = {
+          paymentMethodId: input.paymentMethodId,
+          amount,
+          escrowUsdt: money.escrow,
+          payerBank: input.payerBank,
+          // Issue 29: a sandbox merchant's deal goes to the sandbox trader only (db/queries/matching.ts).
+          sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYIN' as const } : undefined,
+        };
         // Spec 3.4 / 4.6: a matching pass of the merchant routes the deal past the cascade (db/queries/passes.ts).
         const passDeal = {
           merchantId: input.merchantId,

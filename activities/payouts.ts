@@ -34,7 +34,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
         .begin(async (tx) => {
           const existing = await claimCreate<DealRow>(tx, 'deals', input.dealId, currentWorkflowRun());
           if (existing) return payoutSnapshot(existing);
-          const { amount, merchant, rateMicro, amountUsdt, dailyLimit } = await quoteNewDeal(tx, input, 'sell');
+          const { amount, merchant, rateMicro, amountUsdt, dailyLimit, sandbox } = await quoteNewDeal(tx, input, 'sell');
           const fee = feeFromBps(amountUsdt, merchant.payout_fee_bps);
           const hold = amountUsdt + fee;
 
@@ -43,7 +43,13 @@ export function createPayoutActivities(deps: ActivityDeps) {
           if (available === undefined || available < hold) {
             throw new FailedPrecondition(`insufficient balance: the hold needs ${hold} USDT cents, available ${available ?? 0n}`);
           }
-          const match = await claimRequisite(tx, { paymentMethodId: input.paymentMethodId, amount, escrowUsdt: 0n, payerBank: input.targetBank });
+          const match = await claimRequisite(tx, {
+            paymentMethodId: input.paymentMethodId,
+            amount,
+            escrowUsdt: 0n,
+            payerBank: input.targetBank,
+            sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYOUT' } : undefined,
+          });
           const created = match ? PAYOUT_TRANSITIONS.create_matched : PAYOUT_TRANSITIONS.create_unassigned;
           const row = await insertDeal(tx, {
             id: input.dealId,
@@ -94,7 +100,13 @@ export function createPayoutActivities(deps: ActivityDeps) {
         const row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
         if (payoutRefusal('match', row.status)) return payoutSnapshot(row);
-        const match = await claimRequisite(tx, { paymentMethodId: row.payment_method_id, amount: row.amount, escrowUsdt: 0n, payerBank: row.target_bank });
+        const match = await claimRequisite(tx, {
+          paymentMethodId: row.payment_method_id,
+          amount: row.amount,
+          escrowUsdt: 0n,
+          payerBank: row.target_bank,
+          sandbox: row.sandbox ? { tenantId: row.tenant_id, dealType: 'PAYOUT' } : undefined,
+        });
         if (!match) return payoutSnapshot(row);
         return payoutSnapshot(await matchPayoutDeal(tx, dealId, { requisiteId: match.requisite_id, traderId: match.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS));
       });
@@ -115,6 +127,8 @@ export function createPayoutActivities(deps: ActivityDeps) {
         if (row.payment_method_id !== requisite.payment_method_id) {
           throw new InvalidArgument('the requisite is for another payment method than the payout');
         }
+        // Issue 29: a sandbox payout only ever goes to the sandbox trader, a live one never does.
+        if (requisite.sandbox !== row.sandbox) throw new InvalidArgument(row.sandbox ? 'a sandbox payout can only go to the sandbox trader' : 'the sandbox trader takes only sandbox payouts');
         if (row.status === 'MATCHED' && row.requisite_id === requisite.id) return payoutSnapshot(row);
         const refusal = payoutRefusal('assign', row.status);
         if (refusal) throw new FailedPrecondition(refusal.message);

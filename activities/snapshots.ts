@@ -13,6 +13,7 @@ export function payinSnapshot(row: DealRow): PayinSnapshot {
     receivedAmount: row.received_amount.toString(),
     amountMatchStatus: row.amount_match_status,
     paymentTimeoutAt: row.payment_timeout_at?.toISOString() ?? '',
+    ...(row.sandbox ? { sandbox: true } : {}),
   };
 }
 
@@ -21,5 +22,6 @@ export function payoutSnapshot(row: DealRow): PayoutSnapshot {
     status: row.status as PayoutStatus,
     assignDeadlineAt: row.assign_deadline_at?.toISOString() ?? '',
     transferDeadlineAt: row.transfer_deadline_at?.toISOString() ?? '',
+    ...(row.sandbox ? { sandbox: true } : {}),
   };
 }

@@ -13,7 +13,9 @@ import { insertAudit } from '../db/queries/audit';
 import { findWithdrawalSettings } from '../db/queries/merchants';
 import { writeOutboxEvent } from '../db/queries/outbox';
 import { postWithdrawalCompletion, postWithdrawalHold, postWithdrawalRelease } from '../db/queries/postings';
-import { ensureWallet, lockAvailable } from '../db/queries/wallets';
+import { ensureWallet, isSandboxWallet, lockAvailable } from '../db/queries/wallets';
+import { sandboxChain } from './chain/simulated';
+import { sandboxWithdrawalScenario } from '../domain/sandbox';
 import {
   findWithdrawal,
   findWithdrawalByCallerKey,
@@ -49,6 +51,9 @@ async function heartbeating<T>(body: (signal: AbortSignal) => Promise<T>): Promi
 export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapter) {
   const { sql } = deps;
   const transferOf = (row: WithdrawalRow) => ({ withdrawalId: row.id, toAddress: row.address, amount: row.net });
+  /** Issue 29: a sandbox merchant's withdrawal goes to the sandbox chain, never to the configured one. */
+  const chainFor = async (row: WithdrawalRow): Promise<ChainAdapter> =>
+    (await isSandboxWallet(deps.sql, row.wallet_id)) ? sandboxChain(deps.sql, () => sandboxWithdrawalScenario(row.amount) === 'fail') : chain;
 
   /** What the audit trail keeps of a withdrawal (with the approvals it collected). */
   const auditView = async (tx: Db, row: WithdrawalRow) => ({
@@ -205,8 +210,9 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       });
       if (row.status === 'COMPLETED') return { txHash: row.tx_hash };
 
+      const adapter = await chainFor(row);
       try {
-        return await heartbeating((signal) => chain.send(transferOf(row), signal));
+        return await heartbeating((signal) => adapter.send(transferOf(row), signal));
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         await recordBroadcastError(sql, id, message.slice(0, 500)).catch(() => undefined);

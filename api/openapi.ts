@@ -53,6 +53,7 @@ export const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Appeals', description: 'Disputes on PayIn deals and the conversation with the arbiter' },
   { name: 'Appeals: evidence files', description: 'Evidence files for appeals and their messages' },
   { name: 'Passes', description: 'Whitelist passes that bypass cascade routing' },
+  { name: 'Sandbox', description: "Sandbox merchants: the amount table, firing a deal's timer now, play USDT" },
   { name: 'Catalogs', description: 'Payment methods, banks and currencies of the tenant' },
   { name: 'Keys', description: 'API key pairs: issue (operator) and rotation' },
   { name: 'Profile', description: "The caller's merchant profile and limits" },

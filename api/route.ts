@@ -262,7 +262,13 @@ function registerRoute(spec: RouteDef['spec']): void {
   if (answerExample !== undefined && spec.response && !spec.responseContentType) {
     (responses[status] as { content: Record<string, object> }).content['application/json'] = { schema: spec.response, example: answerExample };
   }
-  for (const [code, description] of Object.entries(spec.replies ?? {})) responses[code] = success(description);
+  for (const [code, description] of Object.entries(spec.replies ?? {})) {
+    responses[code] = success(description);
+    // A reply answers the same schema (a repeat answering the first object): it shows the same example.
+    if (answerExample !== undefined && spec.response && !spec.responseContentType) {
+      (responses[code] as { content: Record<string, object> }).content['application/json'] = { schema: spec.response, example: answerExample };
+    }
+  }
   for (const code of documentedErrors(spec)) responses[code] ??= errorResponse(code, spec.errorEnvelope);
   const { operationId } = spec;
   if (!/^[a-z][A-Za-z0-9]*$/.test(operationId)) throw new Error(`operationId ${operationId} is not lowerCamelCase`);

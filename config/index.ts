@@ -151,6 +151,8 @@ function schemaFor(nodeEnv: string) {
     /** A payout PROCESSING this long raises an operator alert (the hold stays: the fiat may be on its way); 0 = never. */
     PAYOUT_PROCESSING_ALERT_SECONDS: seconds(3600),
     FEE_DISTRIBUTION_DELAY_SECONDS: seconds(60),
+    /** Issue 29: how long the sandbox trader (and the sandbox arbiter) takes before it acts on a sandbox deal. */
+    SANDBOX_TRADER_DELAY_SECONDS: seconds(3),
     WEBHOOK_RETRY_DELAYS: z.string().default('5s,30s,5m,15m,1h').transform(parseDurations),
     CALLBACK_RETRY_COOLDOWN_SECONDS: seconds(60),
     /** Deadline of one deal step (a single transaction); a step on a dead worker is retried after it. */

@@ -6,6 +6,7 @@ import { upsertRate } from './queries/catalog';
 import { creditTraderLiquidity, recordDeposit } from './queries/deposits';
 import { DEFAULT_TENANT_ID, insertMerchant } from './queries/merchants';
 import { insertRequisite } from './queries/traders';
+import { ensureSandboxRequisites } from './queries/sandbox';
 import { ensureWallet } from './queries/wallets';
 import { insertOperator } from './queries/operators';
 import { generatePassword, hashPassword } from '../domain/passwords';
@@ -116,6 +117,9 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
       }
     }
 
+    // The built-in sandbox trader with a requisite for every active payment method (docs/sandbox.md).
+    await ensureSandboxRequisites(tx, DEFAULT_TENANT_ID);
+
     const [demo] = await tx<{ id: string }[]>`select id from merchants where email = ${DEMO_MERCHANT_EMAIL}`;
     const demoMerchantId =
       demo?.id ??
@@ -127,6 +131,9 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
         rate_limit_per_minute: null,
         payin_fee_bps: 250,
         payout_fee_bps: 150,
+        // Issue 29: the demo merchant is a sandbox merchant — its deals go to the sandbox trader,
+        // driven by the amount (docs/sandbox.md), so a first session sees a deal complete unaided.
+        sandbox: true,
       }));
     const wallet = await ensureWallet(tx, 'merchant', demoMerchantId, 'USDT');
     // Funded once, when it is made (an older database holds its first deposit under a pre-canonical hash).

@@ -19,6 +19,8 @@ export interface MerchantDealInfo {
   amount_match_status: string;
   parent_deal_id?: string;
   origin_appeal_id?: string;
+  /** Issue 29: on a sandbox merchant's deals only (a live merchant's keep exactly the fields of 2.1). */
+  sandbox?: true;
 }
 
 export interface DealInfoSource {
@@ -37,6 +39,8 @@ export interface DealInfoSource {
   /** Set on settlement deals only; absent from narrow reads (the CSV stream), which do not show them. */
   parent_deal_id?: string | null;
   origin_appeal_id?: string | null;
+  /** Issue 29: the merchant's world; absent from narrow reads. */
+  sandbox?: boolean;
 }
 
 export function merchantDealInfo(row: DealInfoSource, checkoutBaseUrl: string): MerchantDealInfo {
@@ -55,6 +59,7 @@ export function merchantDealInfo(row: DealInfoSource, checkoutBaseUrl: string): 
     received_amount: isPayin ? row.received_amount.toString() : '0',
     amount_match_status: isPayin ? row.amount_match_status : '',
     ...(row.origin_appeal_id ? { parent_deal_id: row.parent_deal_id ?? '', origin_appeal_id: row.origin_appeal_id } : {}),
+    ...(row.sandbox ? { sandbox: true as const } : {}),
   };
 }
 

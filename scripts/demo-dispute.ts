@@ -13,7 +13,7 @@ const RECEIPT_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAGAAAABACAIAAABqVuVZAAAAn0lEQVR42u3WUQ2AMAwFwFnBACaQgie+EYG/YQD4gNCty71UwSWvbZnWwzxMQQAIECBAgAABAmQugep9tl5TAwMIECBAgADlxQX0AUgAAQIECFBeII8iIBUDBAgQIED+oIECKBBIAAECBAiQP6j5qQakYnYQIECAAMkoZz7yRQCkYnYQIECAXmTel8gB9ANQ23sMKD+QigECBAgQoL6BTsvbamymR9djAAAAAElFTkSuQmCC',
   'base64',
 );
-const STATEMENT = 'Bank statement, 25.11.2026\n10:02  card transfer  1 500.00 RUB  to **** 4242  status: done\n';
+const STATEMENT = 'Bank statement, 25.11.2026\n10:02  card transfer  1 500.33 RUB  to **** 4242  status: done\n';
 
 interface Pair {
   token: string;
@@ -53,12 +53,14 @@ export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ a
   const open = await signedFetch(apiUrl, pair, 'GET', '/api/v1/p2p/merchant/appeals?status=OPEN,IN_REVIEW,REOPENED&page_size=1');
   if (open.data.length > 0) return { appealId: open.data[0].appeal_id as string, created: false };
 
+  // The demo merchant is a sandbox merchant (issue 29): an amount ending in 33 is one nobody pays, so the sandbox
+  // trader leaves the deal alone and the appeal holds it for a human arbiter (docs/sandbox.md).
   const { deal } = await signedFetch(
     apiUrl,
     pair,
     'POST',
     '/api/v1/p2p/merchant/deals/payin',
-    JSON.stringify({ idempotency_key: `demo-dispute-${randomUUID()}`, amount: 150000, currency: 'RUB', payment_method_id: 'card-rub', client_id: 'demo-payer' }),
+    JSON.stringify({ idempotency_key: `demo-dispute-${randomUUID()}`, amount: 150033, currency: 'RUB', payment_method_id: 'card-rub', client_id: 'demo-payer' }),
   );
   const fileIds: string[] = [];
   for (const [data, name, type] of [
@@ -73,7 +75,7 @@ export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ a
     pair,
     'POST',
     '/api/v1/p2p/merchant/appeals',
-    JSON.stringify({ deal_id: deal.deal_id, reason: 'The payer sent 1 500.00 RUB at 10:02 (receipt and statement attached), but the deal did not complete.', file_ids: fileIds }),
+    JSON.stringify({ deal_id: deal.deal_id, reason: 'The payer sent 1 500.33 RUB at 10:02 (receipt and statement attached), but the deal did not complete.', file_ids: fileIds }),
   );
   return { appealId: appeal.data.appeal_id as string, created: true };
 }

@@ -29,7 +29,8 @@ const connection = await NativeConnection.connect(temporalConnectionOptions(conf
 const dataConverter = temporalDataConverter(config);
 // The webhook format of each api_version: V2's, and those of the API adapters (api/adapters.ts).
 const webhookFormats = await adapterWebhookFormats();
-const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats });
+const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
+const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats, temporal: client });
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 // One bundle for both workers: bundling is ~1.5 s of CPU each, and no poll starts before it ends.
 const bundleStarted = performance.now();
@@ -57,7 +58,6 @@ if (config.WORKER_ROLE !== 'deals') {
     }),
   );
 }
-const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
 const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, webhookFormats }) : undefined;
 // On a real network the deposit watcher runs as one workflow; a deals worker makes sure it runs.
 const watch = await ensureChainWatch(client, config);

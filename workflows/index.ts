@@ -9,3 +9,4 @@ export { appealWorkflow } from './appeal';
 export { settlementWorkflow } from './settlement';
 export { passWorkflow } from './pass';
 export { chainWatchWorkflow } from './chain-watch';
+export { sandboxTraderWorkflow } from './sandbox-trader';

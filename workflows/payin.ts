@@ -5,7 +5,7 @@
  * payment_timeout_at (a durable timer) and, after COMPLETED, the fee distribution delay.
  * Activities do the I/O; this file only decides.
  */
-import { condition, setHandler, sleep } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
 import { creationActivities, localStepActivities } from './activity-proxies';
 import { isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
 import {
@@ -23,6 +23,7 @@ import {
   type PayinWorkflowInput,
 } from './contracts/payin';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
+import { sandboxClock } from './sandbox-clock';
 
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
@@ -30,6 +31,8 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
   const creation = creationActivities(input.timeouts);
   const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, requestId: input.requestId, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
   const { apply, current, serial } = deal;
+  // Issue 29.3: a sandbox deal's timers can be fired now (advanceTimer).
+  const clock = sandboxClock({ sandbox: () => current()?.sandbox === true, status: () => current()?.status ?? '' });
   /** A command whose own checks (in its activity) decide. */
   const unchecked = () => undefined;
 
@@ -99,7 +102,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
 
   // Live until a terminal state; at payment_timeout_at whatever is still expirable expires.
   const untilTimeout = Math.max(0, Date.parse(current().paymentTimeoutAt) - Date.now());
-  const endedInTime = await condition(() => isPayinTerminal(current().status), untilTimeout);
+  const endedInTime = (await clock.wait('payment_timeout', () => isPayinTerminal(current().status), untilTimeout)) === 'done';
   if (!endedInTime) {
     await serial(async () => {
       if (PAYIN_EXPIRABLE.includes(current().status)) apply(await steps.expirePayin(dealId));
@@ -109,8 +112,9 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
   await condition(() => isPayinTerminal(current().status));
 
   if (current().status === 'COMPLETED') {
-    await sleep(input.feeDistributionDelaySeconds * 1000);
+    await clock.sleep('fee_distribution', input.feeDistributionDelaySeconds * 1000);
     await steps.distributePayinFee(dealId);
   }
+  clock.end();
   return deal.finish();
 }

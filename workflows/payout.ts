@@ -18,6 +18,7 @@ import {
   type PayoutWorkflowInput,
 } from './contracts/payout';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
+import { sandboxClock } from './sandbox-clock';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
@@ -25,6 +26,8 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   const creation = creationActivities(input.timeouts);
   const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, requestId: input.requestId, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
   const { apply, current, serial } = deal;
+  // Issue 29.3: a sandbox payout's timers can be fired now (advanceTimer).
+  const clock = sandboxClock({ sandbox: () => current()?.sandbox === true, status: () => current()?.status ?? '' });
 
   // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts).
   // An operator's actor (absent from older senders) rides to the step, which audits the move.
@@ -75,7 +78,14 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         });
         continue;
       }
-      const changed = await condition(() => current().status !== 'UNASSIGNED', Math.min(left, input.retryMatchSeconds * 1000));
+      const woke = await clock.wait('assign_sla', () => current().status !== 'UNASSIGNED', Math.min(left, input.retryMatchSeconds * 1000));
+      if (woke === 'advanced') {
+        await serial(async () => {
+          if (!payoutRefusal('expire_unassigned', current().status)) apply(await steps.expirePayout(dealId));
+        });
+        continue;
+      }
+      const changed = woke === 'done';
       if (!changed && Date.now() < deadline) {
         await serial(async () => {
           if (!payoutRefusal('match', current().status)) apply(await steps.matchPayout(dealId));
@@ -90,9 +100,14 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         });
         continue;
       }
-      await condition(() => current().status !== 'MATCHED' || current().transferDeadlineAt !== deadline, left);
+      const woke = await clock.wait('transfer_sla', () => current().status !== 'MATCHED' || current().transferDeadlineAt !== deadline, left);
+      if (woke === 'advanced') {
+        await serial(async () => {
+          if (!payoutRefusal('expire_matched', current().status) && current().transferDeadlineAt === deadline) apply(await steps.expireMatchedPayout(dealId));
+        });
+      }
     } else if (d.status === 'PROCESSING' && !alerted && input.processingAlertSeconds) {
-      const finished = await condition(() => current().status !== 'PROCESSING', input.processingAlertSeconds * 1000);
+      const finished = (await clock.wait('processing_alert', () => current().status !== 'PROCESSING', input.processingAlertSeconds * 1000)) === 'done';
       if (!finished) await steps.flagOverduePayout(dealId);
       alerted = true;
     } else {
@@ -100,5 +115,6 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     }
   }
 
+  clock.end();
   return deal.finish();
 }

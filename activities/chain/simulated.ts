@@ -24,6 +24,21 @@ function aborted(signal: AbortSignal | undefined): Promise<never> {
   return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new ChainUnavailable('simulated chain: call abandoned')), { once: true }));
 }
 
+/**
+ * The sandbox chain (issue 29): where a sandbox merchant's withdrawals go, whatever CHAIN_ADAPTER
+ * says — play money never reaches a real network. The simulator without faults, except that a
+ * withdrawal whose amount ends in 05 is refused for good (cancelled and refunded, docs/sandbox.md).
+ */
+export function sandboxChain(sql: Sql, failing: (withdrawalId: string) => boolean): ChainAdapter {
+  const inner = simulatedChain(sql, { mode: 'ok', latencyMs: 0 });
+  return {
+    async send(transfer, signal) {
+      if (failing(transfer.withdrawalId)) throw new ChainRejected('sandbox chain: a withdrawal whose amount ends in 05 fails on chain');
+      return inner.send(transfer, signal);
+    },
+  };
+}
+
 export function simulatedChain(sql: Sql, options: { mode: SimulatorMode; latencyMs: number }): ChainAdapter {
   const flakyCalls = new Map<string, number>();
   return {

@@ -29,11 +29,15 @@ export const dealSchema = z
     origin_appeal_id: z.string().uuid().optional().openapi({
       description: 'settlement deals only: the appeal whose settlement made this deal (one per appeal); absent on every other deal',
     }),
+    sandbox: z.literal(true).optional().openapi({
+      description: "addition: true on a sandbox merchant's deals (see the Sandbox tag); absent on a live merchant's",
+    }),
   })
   .openapi('MerchantDealInfo', {
     description:
       'Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an ' +
-      'appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys.',
+      'appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. ' +
+      "A sandbox merchant's deals carry sandbox: true.",
   });
 
 export const dealResponse = z.object({ deal: dealSchema }).openapi('DealResponse');

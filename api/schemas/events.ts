@@ -26,6 +26,7 @@ export const EVENT_TYPES_DESCRIPTION = `${EVENT_TYPES.join(', ')}. ${EVENT_NOTE}
 const envelope = {
   event_id: z.string().uuid().openapi({ description: 'stable across retries and in the feed: the key to process an event once' }),
   created_at: timestamp.openapi({ description: 'when the event happened (written to the outbox)' }),
+  sandbox: z.literal(true).optional().openapi({ description: "addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's" }),
 };
 
 /** The deal as it was when the event happened. */

@@ -147,6 +147,7 @@ const MY_MERCHANT = {
     api_version: 'v2',
     webhook_url: 'https://shop.example.com/webhooks/gateway',
     signature_binding: 'optional',
+    sandbox: false,
     created_at: AT,
     updated_at: AT,
     deal_min_amount: '10000',

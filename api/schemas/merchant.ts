@@ -35,6 +35,11 @@ export const merchantSchema = z
         "Set by an operator. 'required': every HMAC request must carry a valid request-bound v2 signature " +
         "(X-Signature: t=…,v1=…,v2=<hex hmac-sha256 of \"<t>.<METHOD>.<path and query>.<raw body>\">); 'optional' (default): v2 is checked when sent.",
     }),
+    sandbox: z.boolean().openapi({
+      description:
+        'addition: true for a sandbox merchant — its deals go to the built-in sandbox trader, driven by the amount ' +
+        '(see the Sandbox tag), its USDT is play money; set by an operator',
+    }),
     created_at: timestamp,
     updated_at: timestamp,
     deal_min_amount: int64String.optional(),
@@ -78,6 +83,7 @@ export function presentMerchant(row: MerchantProfileRow): z.infer<typeof merchan
     api_version: row.api_version,
     webhook_url: row.webhook_url,
     signature_binding: row.signature_binding,
+    sandbox: row.sandbox,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     ...(row.deal_min_amount !== null ? { deal_min_amount: row.deal_min_amount.toString() } : {}),
@@ -104,6 +110,7 @@ export const createMerchantBody = z
     rate_limit_per_minute: z.number().int().min(1).max(1_000_000).optional(),
     payin_fee_bps: z.number().int().min(0).max(10_000).optional(),
     payout_fee_bps: z.number().int().min(0).max(10_000).optional(),
+    sandbox: z.boolean().optional().openapi({ description: 'addition: a sandbox merchant (see the Sandbox tag); default false' }),
   })
   .openapi('CreateMerchantRequest');
 
@@ -143,6 +150,10 @@ export const merchantSettingsBody = z
       .openapi({ description: "'required': the merchant's HMAC requests must carry a valid request-bound v2 signature (401 otherwise)" }),
     // What the merchant also sets in its cabinet, by the same rules (PATCH my-merchant).
     ...accessAndLimitFields,
+    sandbox: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'addition: make the merchant a sandbox (or live) merchant; 400 FAILED_PRECONDITION once it has deals, withdrawals or balance history' }),
   })
   .strict()
   .openapi('PatchMerchantSettingsRequest', {

@@ -66,6 +66,7 @@ import {
   type SettlementWorkflow,
 } from '../../workflows/contracts/settlement';
 import { readDeal, unwrapUpdateFailure, updateWithStart } from './deal-workflows';
+import { startSandboxArbiter } from './sandbox';
 import { presentFile, requireOwnFiles, type FileOwner } from './files';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import type { MerchantScope } from './payins';
@@ -168,6 +169,7 @@ export async function createAppeal(
     ? await runDealMove(deps, deal.id, (h) => h.executeUpdate(openAppealUpdate, { args: [input] }))
     : undefined;
   if (!viaDeal) await runAppealCommand(deps, { id: input.appealId, merchantId: scope.merchantId, dealId: deal.id }, { kind: 'open', input });
+  await startSandboxArbiter(deps, deal, input.appealId, body.reason);
   return (await findAppeal(deps.sql, input.appealId))!;
 }
 

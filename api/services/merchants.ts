@@ -4,7 +4,7 @@
  */
 import type { AppDeps } from '../deps';
 import { assertWebhookTarget } from './webhook-target';
-import { InvalidArgument, NotFound } from '../../domain/errors';
+import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { effectiveAutoLimit } from '../../domain/withdrawals';
 import {
   findMerchantProfile,
@@ -169,23 +169,33 @@ export interface MerchantSettingsPatch {
   deal_min_amount?: bigint;
   deal_max_amount?: bigint;
   daily_deal_amount_limit?: bigint;
+  /** Only while the merchant has no deals, withdrawals or ledger entries (migration 00023 owns the rule). */
+  sandbox?: boolean;
 }
 
-const FIELDS = ['auto_withdrawal_mode', 'auto_withdrawal_limit_usdt_cents', 'rate_limit_per_minute', 'payin_fee_bps', 'payout_fee_bps', 'webhook_max_retries', 'signature_binding'] as const;
+const FIELDS = ['auto_withdrawal_mode', 'auto_withdrawal_limit_usdt_cents', 'rate_limit_per_minute', 'payin_fee_bps', 'payout_fee_bps', 'webhook_max_retries', 'signature_binding', 'sandbox'] as const;
+
+/** The refusal of migration 00023's trigger (SQLSTATE P0029) as the API answers it. */
+const sandboxChangeRefused = (error: unknown) =>
+  (error as { code?: string }).code === 'P0029' ? new FailedPrecondition('sandbox can only change while the merchant has no deals, withdrawals or balance history') : error;
 
 export async function patchMerchantSettings(deps: AppDeps, merchantId: string, patch: MerchantSettingsPatch, actor?: AuditActor): Promise<MerchantProfileRow> {
   const settings: Record<string, unknown> = {};
   for (const field of FIELDS) if (patch[field] !== undefined) settings[field] = patch[field];
   const touchesLimits = patch.ip_whitelist !== undefined || LIMIT_FIELDS.some((f) => patch[f] !== undefined);
   if (Object.keys(settings).length > 0 || touchesLimits) {
-    await deps.sql.begin(async (tx) => {
-      const current = await lockMerchantLimits(tx, merchantId);
-      if (!current) throw new NotFound('merchant not found');
-      const changes = { ...settings, ...accessAndLimitChanges(patch, current) };
-      const before = actor ? await findMerchantSettingsSnapshot(tx, merchantId) : undefined;
-      if (!(await updateMerchant(tx, merchantId, changes))) throw new NotFound('merchant not found');
-      if (actor) await insertAudit(tx, actor, { action: 'merchant.update_settings', objectType: 'merchant', objectId: merchantId, before, after: await findMerchantSettingsSnapshot(tx, merchantId) });
-    });
+    await deps.sql
+      .begin(async (tx) => {
+        const current = await lockMerchantLimits(tx, merchantId);
+        if (!current) throw new NotFound('merchant not found');
+        const changes = { ...settings, ...accessAndLimitChanges(patch, current) };
+        const before = actor ? await findMerchantSettingsSnapshot(tx, merchantId) : undefined;
+        if (!(await updateMerchant(tx, merchantId, changes))) throw new NotFound('merchant not found');
+        if (actor) await insertAudit(tx, actor, { action: 'merchant.update_settings', objectType: 'merchant', objectId: merchantId, before, after: await findMerchantSettingsSnapshot(tx, merchantId) });
+      })
+      .catch((error) => {
+        throw sandboxChangeRefused(error);
+      });
     deps.log.info({ merchantId, changes: Object.keys(patch) }, 'merchant settings changed by an operator');
   }
   return getMerchantProfile(deps, merchantId);

@@ -10,6 +10,7 @@ import { assertWebhookTarget } from './webhook-target';
 import { DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { randomUUID } from 'node:crypto';
 import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
+import { withSandboxTrader } from './sandbox';
 import { checkDealBounds } from '../../domain/limits';
 import { dealIdFor } from '../../domain/ids';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
@@ -76,7 +77,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
     findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key)),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method_id, currency: body.currency }),
   ]);
-  if (existing) return { row: existing, replayed: true };
+  if (existing) return withSandboxTrader(deps, { row: existing, replayed: true });
   const arrivedAt = context.arrived_at;
 
   const method = checkPaymentMethod(context.method, context.allowed_slugs, body.payment_method_id, body.currency, 'payment_method_id');
@@ -96,7 +97,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
 
   const dealId = dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key);
   const requestId = randomUUID();
-  return createThroughWorkflow<PayinWorkflow>(deps, {
+  const created = await createThroughWorkflow<PayinWorkflow>(deps, {
     workflowType: payinWorkflowType,
     dealId,
     creationUpdate: awaitCreationUpdate,
@@ -123,6 +124,7 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
       ],
     },
   });
+  return withSandboxTrader(deps, created);
 }
 
 const runUpdate = (

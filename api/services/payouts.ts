@@ -26,6 +26,7 @@ import {
 } from '../../workflows/contracts/payout';
 import { randomUUID } from 'node:crypto';
 import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
+import { withSandboxTrader } from './sandbox';
 import { checkPaymentMethod } from '../../domain/payment-method';
 import type { MerchantScope } from './payins';
 
@@ -49,7 +50,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
     walletsOf(deps.sql, 'merchant', scope.merchantId),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method, currency: body.currency }),
   ]);
-  if (existing) return { row: existing, replayed: true };
+  if (existing) return withSandboxTrader(deps, { row: existing, replayed: true });
   if (heldByOther) throw payoutKeyTaken();
 
   const wallet = wallets.find((w) => w.id === body.wallet_id && w.currency === 'USDT');
@@ -65,7 +66,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
 
   const dealId = dealIdFor(scope.merchantId, 'PAYOUT', body.idempotency_key);
   const requestId = randomUUID();
-  return createThroughWorkflow<PayoutWorkflow>(deps, {
+  const created = await createThroughWorkflow<PayoutWorkflow>(deps, {
     workflowType: payoutWorkflowType,
     dealId,
     creationUpdate: awaitPayoutCreationUpdate,
@@ -92,6 +93,7 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
       ],
     },
   });
+  return withSandboxTrader(deps, created);
 }
 
 async function operatorPayout(deps: AppDeps, dealId: string): Promise<DealRow> {

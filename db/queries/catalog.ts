@@ -119,6 +119,8 @@ export interface NewDealTerms {
   currency_exponent: number | null;
   buy_rate_micro: bigint | null;
   sell_rate_micro: bigint | null;
+  /** Whether the merchant is a sandbox merchant (issue 29); null when there is no such merchant. */
+  sandbox: boolean | null;
 }
 
 /**
@@ -127,7 +129,7 @@ export interface NewDealTerms {
  */
 export async function findNewDealTerms(db: Db, tenantId: string, merchantId: string, currency: string): Promise<NewDealTerms> {
   const [row] = await db<NewDealTerms[]>`
-    select m.payin_fee_bps, m.payout_fee_bps, m.daily_deal_amount_limit, m.deal_min_amount, m.deal_max_amount,
+    select m.payin_fee_bps, m.payout_fee_bps, m.daily_deal_amount_limit, m.deal_min_amount, m.deal_max_amount, m.sandbox,
       c.id as currency_id, c.exponent as currency_exponent, r.buy_rate_micro, r.sell_rate_micro
     from (select 1) one
     left join merchants m on m.id = ${merchantId}

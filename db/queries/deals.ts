@@ -6,6 +6,8 @@ export interface DealRow {
   tenant_id: string;
   merchant_id: string;
   deal_type: 'PAYIN' | 'PAYOUT';
+  /** Issue 29: the merchant's world, copied at insert (migration 00023). */
+  sandbox: boolean;
   status: string;
   idempotency_key: string;
   amount: bigint;

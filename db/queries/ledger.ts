@@ -164,13 +164,20 @@ export async function auditInvariants(db: Db): Promise<InvariantViolation[]> {
       w.pending_credits as figure, coalesce(e.total, 0)::bigint as expected
     from wallets w left join expected e on e.merchant_id = w.owner_id
     where w.owner_type = 'merchant' and w.currency = 'USDT' and w.pending_credits <> coalesce(e.total, 0)`;
+  // Per world (issue 29): the live platform account holds the live deals' fees, the sandbox one the sandbox deals'.
   const platformPending = await db<InvariantViolation[]>`
-    with expected as (select coalesce(sum(fee_usdt), 0)::bigint as total from (${undistributed}) u)
+    with expected as (select sandbox, coalesce(sum(fee_usdt), 0)::bigint as total from (${undistributed}) u group by sandbox)
     select 'platform pending_credits = undistributed fees' as invariant, w.id as wallet_id, '' as owner_id,
-      w.pending_credits as figure, e.total as expected
-    from wallets w cross join expected e
-    where w.owner_type = 'system' and w.system_code = 'platform_fees' and w.pending_credits <> e.total`;
-  return [...traderEscrow, ...merchantHolds, ...merchantPending, ...platformPending];
+      w.pending_credits as figure, coalesce(e.total, 0)::bigint as expected
+    from wallets w left join expected e on e.sandbox = w.sandbox
+    where w.owner_type = 'system' and w.system_code in ('platform_fees', 'sandbox_platform_fees') and w.pending_credits <> coalesce(e.total, 0)`;
+  // Issue 29: no ledger transaction moves money between a sandbox wallet and a live one (migration 00023 refuses it too).
+  const mixedWorlds = await db<InvariantViolation[]>`
+    select 'no transaction mixes sandbox and live wallets' as invariant, min(e.wallet_id::text) as wallet_id, e.transaction_id::text as owner_id,
+      count(distinct w.sandbox)::bigint as figure, 1::bigint as expected
+    from ledger_entries e join wallets w on w.id = e.wallet_id
+    group by e.transaction_id having count(distinct w.sandbox) > 1`;
+  return [...traderEscrow, ...merchantHolds, ...merchantPending, ...platformPending, ...mixedWorlds];
 }
 
 /** An object that holds money now: a live PayIn (its trader's escrow), a live PayOut or withdrawal (the merchant's hold). */

@@ -1,4 +1,6 @@
 import type { Db } from '../sql';
+import { sandboxTraderTakes } from '../../domain/sandbox';
+import { ensureSandboxRequisite } from './sandbox';
 
 export interface MatchedRequisite {
   requisite_id: string;
@@ -15,6 +17,11 @@ export interface MatchRequest {
   /** A pass (db/queries/passes.ts) narrows the candidates to its provider and requisite type. */
   traderId?: string;
   requisiteType?: string;
+  /**
+   * The merchant's world (issue 29): a sandbox deal is matched only to the tenant's sandbox
+   * trader, a live one never to it (the deals trigger of migration 00023 backs this).
+   */
+  sandbox?: { tenantId: string; dealType: 'PAYIN' | 'PAYOUT' } | undefined;
 }
 
 interface Candidate {
@@ -36,12 +43,17 @@ class DoesNotFit extends Error {}
  * tried inside a savepoint, so the locks of one that does not fit are released at once.
  */
 export async function claimRequisite(tx: Db, req: MatchRequest): Promise<MatchedRequisite | undefined> {
+  if (req.sandbox) {
+    // The sandbox trader takes every sandbox deal but those the amount table refuses (domain/sandbox.ts).
+    if (!sandboxTraderTakes(req.sandbox.dealType, req.amount)) return undefined;
+    await ensureSandboxRequisite(tx, req.sandbox.tenantId, req.paymentMethodId);
+  }
   const candidates = await tx<Candidate[]>`
     select r.id, r.trader_id, r.daily_limit
     from requisites r
     join traders t on t.id = r.trader_id and t.status = 'ACTIVE'
     join wallets w on w.owner_type = 'trader' and w.owner_id = r.trader_id and w.currency = 'USDT'
-    where r.payment_method_id = ${req.paymentMethodId} and r.status = 'ACTIVE'
+    where r.payment_method_id = ${req.paymentMethodId} and r.status = 'ACTIVE' and t.sandbox = ${req.sandbox !== undefined}
       and r.min_amount <= ${req.amount} and r.max_amount >= ${req.amount}
       and w.available >= ${req.escrowUsdt}
       ${req.traderId ? tx`and r.trader_id = ${req.traderId}` : tx``}

@@ -34,6 +34,8 @@ export interface MerchantRow {
   auto_withdrawal_mode: string;
   auto_withdrawal_limit_usdt_cents: bigint;
   signature_binding: 'optional' | 'required';
+  /** Issue 29: a sandbox merchant (play money, the sandbox trader). */
+  sandbox: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -71,6 +73,8 @@ export interface NewMerchant {
   payout_fee_bps: number;
   /** Contract 7: new merchants start in AUTO_UP_TO_LIMIT with AUTO_WITHDRAWAL_LIMIT_USDT_CENTS (column default otherwise). */
   auto_withdrawal_limit_usdt_cents?: bigint;
+  /** Issue 29: a sandbox merchant (its wallet is made sandbox with it, migration 00023). */
+  sandbox?: boolean;
 }
 
 /** Creates the merchant with its USDT wallet provisioned. Run inside a transaction. */
@@ -80,7 +84,8 @@ export async function insertMerchant(tx: Db, input: NewMerchant, tenantId = DEFA
     insert into merchants ${tx({ id, tenant_id: tenantId, ...input, checkout_brand_name: input.name },
       'id', 'tenant_id', 'name', 'email', 'webhook_url', 'api_version', 'rate_limit_per_minute',
       'payin_fee_bps', 'payout_fee_bps', 'checkout_brand_name',
-      ...(input.auto_withdrawal_limit_usdt_cents !== undefined ? (['auto_withdrawal_limit_usdt_cents'] as const) : []))}`;
+      ...(input.auto_withdrawal_limit_usdt_cents !== undefined ? (['auto_withdrawal_limit_usdt_cents'] as const) : []),
+      ...(input.sandbox !== undefined ? (['sandbox'] as const) : []))}`;
   await ensureWallet(tx, 'merchant', id, 'USDT');
   return id;
 }
@@ -212,7 +217,7 @@ export async function findWithdrawalSettings(
 export async function findMerchantSettingsSnapshot(db: Db, merchantId: string) {
   const [row] = await db`
     select auto_withdrawal_mode, auto_withdrawal_limit_usdt_cents, rate_limit_per_minute, payin_fee_bps, payout_fee_bps,
-      webhook_max_retries, signature_binding, ip_whitelist, deal_min_amount, deal_max_amount, daily_deal_amount_limit
+      webhook_max_retries, signature_binding, sandbox, ip_whitelist, deal_min_amount, deal_max_amount, daily_deal_amount_limit
     from merchants where id = ${merchantId}`;
   return row;
 }

@@ -18,6 +18,10 @@
  * | postWithdrawalCompletion| withdrawal:<id>:complete              | withdrawal_complete  | merchant frozen −amount; chain available +net; platform available +fee |
  * | postDepositCredit       | deposit:<deposit id>                  | deposit              | chain available −amount; merchant available +amount             |
  * | postTraderTopUp         | trader-deposit:<tx_hash>              | trader_deposit       | chain available −amount; trader available +amount               |
+ * | postSandboxLiquidity    | sandbox-liquidity:<wallet id>         | sandbox_liquidity    | sandbox_chain available −amount; sandbox trader available +amount |
+ *
+ * System accounts are per world (issue 29): a posting on a sandbox wallet meets sandbox_chain and
+ * sandbox_platform_fees instead of chain and platform_fees (systemWalletBeside).
  *
  * A settlement deal (spec 4.1.4) is an escrow lock (version 1) on the parent's trader followed by
  * the PayIn completion, under the settlement deal's own id (postSettlement: its three wallets
@@ -25,7 +29,7 @@
  */
 import type { Db } from '../sql';
 import { postLedger, type LedgerEntry } from './ledger';
-import { ensureSystemWallet, ensureWallet, lockWallets } from './wallets';
+import { ensureWallet, lockWallets, systemWalletBeside } from './wallets';
 
 /** A hold inside one wallet: `lock` moves available → frozen, `release` frozen → available. */
 function hold(walletId: string, amount: bigint, direction: 'lock' | 'release'): LedgerEntry[] {
@@ -36,8 +40,13 @@ function hold(walletId: string, amount: bigint, direction: 'lock' | 'release'): 
   ];
 }
 
-const platformWallet = (tx: Db) => ensureSystemWallet(tx, 'platform_fees', 'USDT');
-const chainWallet = (tx: Db) => ensureSystemWallet(tx, 'chain', 'USDT');
+/**
+ * The platform's and the chain's accounts of the world the given wallet lives in (issue 29): a
+ * sandbox merchant's or trader's posting meets sandbox_platform_fees / sandbox_chain, never the
+ * live ones (a ledger transaction mixing the worlds is refused by migration 00023).
+ */
+const platformWallet = (tx: Db, beside: string) => systemWalletBeside(tx, 'platform_fees', beside);
+const chainWallet = (tx: Db, beside: string) => systemWalletBeside(tx, 'chain', beside);
 const merchantWallet = async (tx: Db, merchantId: string) => (await ensureWallet(tx, 'merchant', merchantId, 'USDT')).id;
 
 // ---- PayIn escrow (the trader's USDT) ----
@@ -72,7 +81,7 @@ export async function postPayinCompletion(
   traderWalletId: string,
 ): Promise<boolean> {
   const merchant = await merchantWallet(tx, deal.merchant_id);
-  const platform = await platformWallet(tx);
+  const platform = await platformWallet(tx, traderWalletId);
   return postLedger(tx, {
     key: `deal:${deal.id}:complete`,
     kind: 'payin_complete',
@@ -97,7 +106,7 @@ export async function postSettlement(
   deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint },
   traderWalletId: string,
 ): Promise<void> {
-  await lockWallets(tx, [traderWalletId, await merchantWallet(tx, deal.merchant_id), await platformWallet(tx)]);
+  await lockWallets(tx, [traderWalletId, await merchantWallet(tx, deal.merchant_id), await platformWallet(tx, traderWalletId)]);
   await postEscrowLock(tx, { dealId: deal.id, version: 1n, traderWalletId, amount: deal.escrow_usdt });
   await postPayinCompletion(tx, deal, traderWalletId);
 }
@@ -106,7 +115,7 @@ export async function postSettlement(
 export async function postFeeDistribution(tx: Db, deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint }): Promise<boolean> {
   const merchantNet = deal.escrow_usdt - deal.fee_usdt;
   const merchant = await merchantWallet(tx, deal.merchant_id);
-  const platform = await platformWallet(tx);
+  const platform = await platformWallet(tx, merchant);
   return postLedger(tx, {
     key: `deal:${deal.id}:fee-distribution`,
     kind: 'fee_distribution',
@@ -138,7 +147,7 @@ export async function postPayoutCompletion(
   deal: { id: string; wallet_id: string | null; escrow_usdt: bigint; amount_usdt: bigint; fee_usdt: bigint },
   traderWalletId: string,
 ): Promise<boolean> {
-  const platform = await platformWallet(tx);
+  const platform = await platformWallet(tx, deal.wallet_id!);
   return postLedger(tx, {
     key: `deal:${deal.id}:complete`,
     kind: 'payout_complete',
@@ -177,8 +186,8 @@ export function postWithdrawalRelease(tx: Db, withdrawal: { id: string; wallet_i
 
 /** The transfer went out: the hold is debited, the net leaves to the chain, the fee goes to the platform. */
 export async function postWithdrawalCompletion(tx: Db, withdrawal: { id: string; wallet_id: string; amount: bigint; net: bigint; fee: bigint }): Promise<boolean> {
-  const chain = await chainWallet(tx);
-  const platform = await platformWallet(tx);
+  const chain = await chainWallet(tx, withdrawal.wallet_id);
+  const platform = await platformWallet(tx, withdrawal.wallet_id);
   return postLedger(tx, {
     key: `withdrawal:${withdrawal.id}:complete`,
     kind: 'withdrawal_complete',
@@ -201,11 +210,11 @@ export async function postWithdrawalCompletion(tx: Db, withdrawal: { id: string;
  * from it at once deadlocked (issue 25: 15 of 16 concurrent deposits answered 500).
  */
 export async function lockChainCredit(tx: Db, walletId: string): Promise<void> {
-  await lockWallets(tx, [await chainWallet(tx), walletId]);
+  await lockWallets(tx, [await chainWallet(tx, walletId), walletId]);
 }
 
 async function creditFromChain(tx: Db, posting: { key: string; kind: string; refType: string; refId: string }, walletId: string, amount: bigint): Promise<boolean> {
-  const chain = await chainWallet(tx);
+  const chain = await chainWallet(tx, walletId);
   return postLedger(tx, {
     ...posting,
     entries: [
@@ -223,4 +232,9 @@ export function postDepositCredit(tx: Db, deposit: { depositId: string; walletId
 /** An operator's top-up of a trader's liquidity: chain → the trader's available, once per tx_hash. */
 export function postTraderTopUp(tx: Db, topUp: { txHash: string; walletId: string; amount: bigint }): Promise<boolean> {
   return creditFromChain(tx, { key: `trader-deposit:${topUp.txHash}`, kind: 'trader_deposit', refType: 'wallet', refId: topUp.walletId }, topUp.walletId, topUp.amount);
+}
+
+/** The sandbox trader's play liquidity (db/queries/sandbox.ts): sandbox_chain → the trader's available, once per wallet. */
+export function postSandboxLiquidity(tx: Db, topUp: { walletId: string; amount: bigint }): Promise<boolean> {
+  return creditFromChain(tx, { key: `sandbox-liquidity:${topUp.walletId}`, kind: 'sandbox_liquidity', refType: 'wallet', refId: topUp.walletId }, topUp.walletId, topUp.amount);
 }

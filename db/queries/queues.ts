@@ -33,8 +33,8 @@ export async function queueCounts(db: Db, f: { terminalDealStatuses: readonly st
          and exists (select 1 from withdrawal_approvals a where a.withdrawal_id = w.id)) as second,
       (select count(*)::int from operator_alerts where resolved_at is null) as alerts,
       (select min(created_at) from operator_alerts where resolved_at is null) as alerts_oldest,
-      (select count(*)::int from deals where status <> all(${f.terminalDealStatuses as string[]}) and status <> 'APPEALED' and updated_at < ${f.stuckBefore}) as stuck,
-      (select min(updated_at) from deals where status <> all(${f.terminalDealStatuses as string[]}) and status <> 'APPEALED' and updated_at < ${f.stuckBefore}) as stuck_oldest`;
+      (select count(*)::int from deals where status <> all(${f.terminalDealStatuses as string[]}) and status <> 'APPEALED' and not sandbox and updated_at < ${f.stuckBefore}) as stuck,
+      (select min(updated_at) from deals where status <> all(${f.terminalDealStatuses as string[]}) and status <> 'APPEALED' and not sandbox and updated_at < ${f.stuckBefore}) as stuck_oldest`;
   return {
     appeals: { count: row!.appeals, oldest: row!.appeals_oldest },
     withdrawals: { count: row!.withdrawals, oldest: row!.withdrawals_oldest, awaiting_second_approval: row!.second },

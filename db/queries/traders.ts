@@ -52,8 +52,9 @@ export async function findTrader(db: Db, traderId: string) {
 export async function findRequisite(
   db: Db,
   requisiteId: string,
-): Promise<{ id: string; trader_id: string; payment_method_id: string; status: string } | undefined> {
-  const [row] = await db<{ id: string; trader_id: string; payment_method_id: string; status: string }[]>`
-    select id, trader_id, payment_method_id, status from requisites where id = ${requisiteId}`;
+): Promise<{ id: string; trader_id: string; payment_method_id: string; status: string; sandbox: boolean } | undefined> {
+  const [row] = await db<{ id: string; trader_id: string; payment_method_id: string; status: string; sandbox: boolean }[]>`
+    select r.id, r.trader_id, r.payment_method_id, r.status, t.sandbox from requisites r join traders t on t.id = r.trader_id
+    where r.id = ${requisiteId}`;
   return row;
 }

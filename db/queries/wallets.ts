@@ -30,7 +30,9 @@ export async function ensureWallet(db: Db, ownerType: OwnerType, ownerId: string
  * System accounts stand for the world outside the ledger: 'chain' (TRC-20 deposits and
  * withdrawals) and 'platform_fees'. Only system accounts may go negative.
  */
-export async function ensureSystemWallet(db: Db, code: 'chain' | 'platform_fees', currency: string): Promise<string> {
+export type SystemCode = 'chain' | 'platform_fees' | 'sandbox_chain' | 'sandbox_platform_fees';
+
+export async function ensureSystemWallet(db: Db, code: SystemCode, currency: string): Promise<string> {
   const find = () => db<{ id: string }[]>`select id from wallets where system_code = ${code} and currency = ${currency}`;
   const [existing] = await find();
   if (existing) return existing.id;
@@ -45,6 +47,28 @@ export async function walletsOf(db: Db, ownerType: OwnerType, ownerId: string): 
   return db<WalletRow[]>`
     select id, currency, available, frozen, pending_credits from wallets
     where owner_type = ${ownerType} and owner_id = ${ownerId} order by currency`;
+}
+
+/**
+ * The system account of a wallet's world (issue 29): `chain` or `platform_fees` beside a live
+ * wallet, `sandbox_chain` or `sandbox_platform_fees` beside a sandbox one — in one round trip, as
+ * ensureSystemWallet's own look-up, so a posting costs nothing more. Play money never reaches a
+ * live system account.
+ */
+export async function systemWalletBeside(db: Db, code: 'chain' | 'platform_fees', walletId: string): Promise<string> {
+  const [row] = await db<{ id: string | null; sandbox: boolean }[]>`
+    select w.sandbox, (select s.id from wallets s where s.system_code = case when w.sandbox then 'sandbox_' || ${code} else ${code} end
+      and s.currency = w.currency) as id
+    from wallets w where w.id = ${walletId}`;
+  if (row?.id) return row.id;
+  const [wallet] = await db<{ currency: string }[]>`select currency from wallets where id = ${walletId}`;
+  return ensureSystemWallet(db, row?.sandbox ? (`sandbox_${code}` as SystemCode) : code, wallet?.currency ?? 'USDT');
+}
+
+/** Whether a wallet holds play money (issue 29). */
+export async function isSandboxWallet(db: Db, walletId: string): Promise<boolean> {
+  const [row] = await db<{ sandbox: boolean }[]>`select sandbox from wallets where id = ${walletId}`;
+  return row?.sandbox === true;
 }
 
 /**

@@ -44,6 +44,11 @@ export type WithOptionalKey<B> = Omit<B, 'idempotency_key'> & { idempotency_key?
  * rounded. It is sent as a JSON integer.
  */
 export type Amount = number | bigint | string;
+/** POST /sandbox/deals/{deal_id}/advance: the deal after its timer fired, and which timer it was. */
+export type SandboxAdvance = components['schemas']['SandboxAdvanceResponse'];
+type SandboxDepositRequest = components['schemas']['SandboxDepositRequest'];
+/** A deposit of play USDT (POST /sandbox/deposits). */
+export type SandboxDepositResult = operations['sandboxDeposit']['responses']['201']['content']['application/json']['deposit'];
 
 /** A request body whose amount fields (K) take any Amount. */
 export type WithAmounts<B, K extends PropertyKey = 'amount'> = { [P in keyof B]: P extends K ? Amount : B[P] };
@@ -198,6 +203,21 @@ export class GatewayClient {
       headers: { Accept: 'application/json' },
     });
   }
+
+  /**
+   * Sandbox merchants (docs/sandbox.md; a live merchant gets 403): `advance(dealId)` fires the
+   * deal's current timer now (a PayIn expires, a PayOut's SLA runs out, the fee is distributed) and
+   * answers `{ deal, timer }`; `deposit(amount)` credits play USDT cents (pass an idempotencyKey to
+   * make a repeat answer the first deposit).
+   */
+  readonly sandbox = {
+    advance: (dealId: string): Promise<SandboxAdvance> =>
+      call(this.api.POST(`${M}/sandbox/deals/{deal_id}/advance`, { params: { path: { deal_id: dealId } } })),
+    deposit: async (amount: Amount, options: { idempotencyKey?: string } = {}): Promise<SandboxDepositResult> => {
+      const body = { amount: toAmount(amount), idempotency_key: options.idempotencyKey ?? randomUUID() };
+      return (await call(this.api.POST(`${M}/sandbox/deposits`, { body: body as unknown as SandboxDepositRequest }))).deposit;
+    },
+  };
 
   /** Sign with another key pair from now on (rotateApiKeys does this itself). */
   setCredentials(pair: KeyPair): void {

@@ -6,6 +6,8 @@
 export { GatewayClient, stringifyJson, toAmount } from './client.js';
 export type {
   Amount,
+  SandboxAdvance,
+  SandboxDepositResult,
   Appeal,
   Balance,
   Bank,

@@ -24,6 +24,7 @@ export async function startWorker(taskQueue: string, overrides: Partial<Config> 
   const config = { ...loadConfig(process.env), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
   const sql = createSql(config.DATABASE_URL, { max: 5 });
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config) });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -38,12 +39,13 @@ export async function startWorker(taskQueue: string, overrides: Partial<Config> 
       secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
       // As workers/main.ts: V2's format and the adapters' (V1's).
       webhookFormats: await adapterWebhookFormats(),
+      temporal: client,
     }),
     dataConverter: temporalDataConverter(config),
   });
   const running = worker.run();
   // As workers/main.ts: with CHAIN_ADAPTER=trongrid the deposit watcher runs (one per task queue).
-  await ensureChainWatch(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config) }), config);
+  await ensureChainWatch(client, config);
   return {
     async stop() {
       worker.shutdown();

@@ -10,6 +10,7 @@ import { chainWatchTaskQueue, chainWatchWorkflowId, chainWatchWorkflowType, type
 import { passTaskQueue, passWorkflowType, type PassWorkflow } from '../../workflows/contracts/pass';
 import { payinTaskQueue, payinWorkflowType, type PayinWorkflow } from '../../workflows/contracts/payin';
 import { payoutTaskQueue, payoutWorkflowType, type PayoutWorkflow } from '../../workflows/contracts/payout';
+import { sandboxTraderTaskQueue, sandboxTraderWorkflowType, type SandboxTraderWorkflow } from '../../workflows/contracts/sandbox-trader';
 import { settlementTaskQueue, settlementWorkflowType, type SettlementWorkflow } from '../../workflows/contracts/settlement';
 import { webhookManualRetryTaskQueue, webhookManualRetryWorkflowType, type WebhookManualRetryWorkflow } from '../../workflows/contracts/webhook-manual-retry';
 import { webhookEndpointTaskQueue, webhookEndpointWorkflowType, type WebhookEndpointWorkflow } from '../../workflows/contracts/webhook-endpoint';
@@ -26,6 +27,7 @@ const registered: {
   webhookEndpointWorkflow: WebhookEndpointWorkflow;
   webhookManualRetryWorkflow: WebhookManualRetryWorkflow;
   chainWatchWorkflow: ChainWatchWorkflow;
+  sandboxTraderWorkflow: SandboxTraderWorkflow;
 } = workflows;
 
 const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: 'deals-q', WEBHOOK_TASK_QUEUE: 'webhooks-q' });
@@ -41,6 +43,7 @@ test('every contract names a registered workflow and its task queue; the type na
     [webhookEndpointWorkflowType, webhookEndpointTaskQueue, 'webhooks-q'],
     [webhookManualRetryWorkflowType, webhookManualRetryTaskQueue, 'webhooks-q'],
     [chainWatchWorkflowType, chainWatchTaskQueue, 'deals-q'],
+    [sandboxTraderWorkflowType, sandboxTraderTaskQueue, 'deals-q'],
   ] as const;
   for (const [type, queue, expected] of contracts) {
     t.is(typeof (registered as Record<string, unknown>)[type], 'function', type);
@@ -50,7 +53,7 @@ test('every contract names a registered workflow and its task queue; the type na
   // Running executions and their histories carry these names.
   t.deepEqual(
     contracts.map(([type]) => type),
-    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookEndpointWorkflow', 'webhookManualRetryWorkflow', 'chainWatchWorkflow'],
+    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookEndpointWorkflow', 'webhookManualRetryWorkflow', 'chainWatchWorkflow', 'sandboxTraderWorkflow'],
   );
   t.is(chainWatchWorkflowId(config), 'chain-watch:deals-q', 'one watcher per deployment (its deals queue)');
 });

@@ -61,6 +61,8 @@ export interface PayinSnapshot {
   amountMatchStatus: AmountMatch;
   /** RFC 3339; the durable expiry timer fires then. */
   paymentTimeoutAt: string;
+  /** Issue 29: set on a sandbox merchant's deal (its timers can be advanced). */
+  sandbox?: boolean;
 }
 
 export interface ChangeAmountInput {

@@ -48,6 +48,8 @@ export interface PayoutSnapshot {
   assignDeadlineAt: string;
   /** RFC 3339: a MATCHED payout whose trader has not started expires then (PAYOUT_TRANSFER_SLA_SECONDS after matching). */
   transferDeadlineAt?: string;
+  /** Issue 29: set on a sandbox merchant's deal (its timers can be advanced). */
+  sandbox?: boolean;
 }
 
 export const awaitPayoutCreationUpdate = defineUpdate<CreationAnswer<PayoutSnapshot>, CreationArgs>('awaitPayoutCreation');

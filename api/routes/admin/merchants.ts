@@ -54,6 +54,7 @@ export const merchantRoutes = [
         rate_limit_per_minute: body.rate_limit_per_minute ?? null,
         payin_fee_bps: body.payin_fee_bps ?? 0,
         payout_fee_bps: body.payout_fee_bps ?? 0,
+        sandbox: body.sandbox ?? false,
       }, actor);
       return { merchant: presentMerchant(row) };
     },

@@ -12,6 +12,7 @@ import { dealRoutes } from './deals';
 import { eventRoutes } from './events';
 import { fileRoutes } from './files';
 import { passRoutes } from './passes';
+import { sandboxRoutes } from './sandbox';
 import { walletRoutes } from './wallet';
 import { withdrawalRoutes } from './withdrawals';
 
@@ -27,6 +28,7 @@ export const merchantGroup = routeGroup('/api/v1/p2p/merchant', [
   ...fileRoutes,
   ...appealRoutes,
   ...passRoutes,
+  ...sandboxRoutes,
 ]);
 
 /** Merchant routes whose older paths sit directly under /api/v1/p2p (api/routes/index.ts mounts them there). */

@@ -1364,6 +1364,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/merchant/sandbox/deals/{deal_id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: fire the deal's next timer now (payment timeout, SLA, fee distribution)
+         * @description The deal's workflow stops waiting and does what the timer's end does — a PayIn expires (deal.expired), a PayOut waiting for a trader or for the transfer expires, the fee is distributed — then answers with the deal as it is. No timer running (a terminal or APPEALED deal): 400 FAILED_PRECONDITION. A live merchant: 403.
+         *
+         *     A sandbox merchant's deals go to the built-in sandbox trader, which acts after a few seconds as the last two digits of the amount in minor units say:
+         *
+         *     | deal | amount ends in | what the sandbox trader does | result |
+         *     |---|---|---|---|
+         *     | PayIn | …00 | the payer pays; the trader confirms after a few seconds | COMPLETED |
+         *     | PayIn | …05 | the trader rejects the payment | CANCELLED |
+         *     | PayIn | …33 | nobody pays | EXPIRED at the payment timeout |
+         *     | PayIn | …14 | the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms | COMPLETED |
+         *     | PayIn | …51 | no requisite is available | create refused: 400 FAILED_PRECONDITION (no trader is available …) |
+         *     | PayOut | …00 | the trader takes it and completes it | COMPLETED |
+         *     | PayOut | …05 | the trader takes it and rejects it | FAILED (hold returned) |
+         *     | PayOut | …33 | no trader takes it | EXPIRED at the assignment SLA |
+         *
+         *     Any other ending: the trader does nothing. Withdrawals complete on the sandbox chain; an amount ending in 05 fails on chain and is refunded. Appeals whose reason says `winning_evidence` are resolved SATISFIED, `losing_evidence` REJECTED, by the sandbox arbiter within seconds; anything else waits for a human. Deals, webhook envelopes and the profile of a sandbox merchant carry `sandbox: true`. A live merchant gets 403 on these routes and its amounts mean nothing.
+         */
+        post: operations["sandboxAdvanceDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/merchant/sandbox/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: credit play USDT to the wallet (the deposit path, from the sandbox chain)
+         * @description Credits `amount` USDT cents to the sandbox merchant's available balance through the same deposit path a confirmed chain deposit takes (a deposit row, listed by GET /wallet/deposits). 201 new; 200 a repeat with the same idempotency_key. A live merchant: 403.
+         */
+        post: operations["sandboxDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -1996,6 +2051,11 @@ export interface components {
              */
             created_at: string;
             /**
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
+            /**
              * @description one of deal.created, deal.escrow_locked, deal.payment_notified, deal.payment_verified, deal.completed, deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed (enum property replaced by openapi-typescript)
              * @enum {string}
              */
@@ -2013,7 +2073,7 @@ export interface components {
              */
             amount_version: string;
         };
-        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
+        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
         MerchantDealInfo: {
             /** Format: uuid */
             deal_id: string;
@@ -2063,6 +2123,11 @@ export interface components {
              * @description settlement deals only: the appeal whose settlement made this deal (one per appeal); absent on every other deal
              */
             origin_appeal_id?: string;
+            /**
+             * @description addition: true on a sandbox merchant's deals (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
         };
         /** @description deal.amount_changed: an operator changed the deal's amount (never sent to V1 merchants). */
         DealAmountChangedEvent: {
@@ -2077,6 +2142,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /**
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
             /**
              * @description one of deal.amount_changed (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -2117,6 +2187,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /**
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
             /**
              * @description one of appeal.opened, appeal.in_review, appeal.resolved, appeal.closed, appeal.reopened (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -2164,6 +2239,11 @@ export interface components {
              */
             created_at: string;
             /**
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
+            /**
              * @description one of appeal.message (enum property replaced by openapi-typescript)
              * @enum {string}
              */
@@ -2202,6 +2282,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /**
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
             /**
              * @description one of p2p.finance.withdrawal_failed (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -2271,6 +2356,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /**
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
             /**
              * @description one of p2p.finance.deposit_confirmed (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -2640,6 +2730,8 @@ export interface components {
              * @enum {string}
              */
             signature_binding: "optional" | "required";
+            /** @description addition: true for a sandbox merchant — its deals go to the built-in sandbox trader, driven by the amount (see the Sandbox tag), its USDT is play money; set by an operator */
+            sandbox: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2690,7 +2782,7 @@ export interface components {
             data: components["schemas"]["ConsoleDeal"][];
             next_page_token: string;
         };
-        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
+        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
         ConsoleDeal: components["schemas"]["MerchantDealInfo"] & {
             /** Format: uuid */
             merchant_id: string;
@@ -2791,6 +2883,8 @@ export interface components {
             rate_limit_per_minute?: number;
             payin_fee_bps?: number;
             payout_fee_bps?: number;
+            /** @description addition: a sandbox merchant (see the Sandbox tag); default false */
+            sandbox?: boolean;
         };
         /** @description disabled_at is an RFC 3339 time while disabled, null when the switch is off */
         KillSwitchResult: {
@@ -2827,6 +2921,8 @@ export interface components {
             deal_min_amount?: number | string;
             deal_max_amount?: number | string;
             daily_deal_amount_limit?: number | string;
+            /** @description addition: make the merchant a sandbox (or live) merchant; 400 FAILED_PRECONDITION once it has deals, withdrawals or balance history */
+            sandbox?: boolean;
         };
         DepositResponse: {
             deposit: {
@@ -2996,7 +3092,7 @@ export interface components {
             alert: components["schemas"]["OperatorAlert"];
         };
         OperatorDealResponse: {
-            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
+            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
             deal: components["schemas"]["MerchantDealInfo"] & {
                 /** @description the trader the deal belongs to now; empty while unassigned */
                 trader_id: string;
@@ -3224,7 +3320,7 @@ export interface components {
         };
         /** @description The create response echoes requisite_details and target_name unmasked. */
         PayoutResponse: {
-            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. */
+            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
             deal: components["schemas"]["MerchantDealInfo"] & {
                 requisite_details: {
                     [key: string]: string;
@@ -3448,6 +3544,20 @@ export interface components {
         PassList: {
             data: components["schemas"]["Pass"][];
             next_page_token: string;
+        };
+        SandboxAdvanceResponse: {
+            deal: components["schemas"]["MerchantDealInfo"];
+            /**
+             * @description the timer that fired: a PayIn’s payment timeout (→ EXPIRED) or fee distribution; a PayOut’s assignment SLA (UNASSIGNED → EXPIRED), transfer SLA (MATCHED → EXPIRED) or processing alert
+             * @enum {string}
+             */
+            timer: "payment_timeout" | "fee_distribution" | "assign_sla" | "transfer_sla" | "processing_alert";
+        };
+        SandboxDepositRequest: {
+            /** Format: int64 */
+            amount: number;
+            /** @description a repeat with the same key answers the first deposit (200); absent: every call credits */
+            idempotency_key?: string;
         };
         Health: {
             /** @enum {string} */
@@ -7424,6 +7534,133 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    sandboxAdvanceDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deal": {
+                     *         "deal_id": "5b0c7a52-3d1e-5f4a-9b8c-2e6d1f0a7c43",
+                     *         "status": "EXPIRED",
+                     *         "amount": "150033",
+                     *         "currency": "RUB",
+                     *         "created_at": "2026-11-25T10:00:00.000Z",
+                     *         "client_id": "payer-1",
+                     *         "deal_type": "PAYIN",
+                     *         "updated_at": "2026-11-25T10:00:02.000Z",
+                     *         "payment_url": "https://pay.example/pay/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                     *         "target_requisite": "",
+                     *         "received_amount": "0",
+                     *         "amount_match_status": "",
+                     *         "sandbox": true
+                     *       },
+                     *       "timer": "payment_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxAdvanceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sandboxDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 1000000,
+                 *       "idempotency_key": "top-up-1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SandboxDepositRequest"];
+            };
+        };
+        responses: {
+            /** @description a repeat with the same idempotency_key: the first deposit, nothing credited again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deposit": {
+                     *         "deposit_id": "0e7d1f3a-4b2c-4d5e-8f6a-7b8c9d0e1f2a",
+                     *         "merchant_id": "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "wallet_id": "7b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e",
+                     *         "amount": "1000000",
+                     *         "currency": "USDT",
+                     *         "tx_hash": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                     *         "status": "CONFIRMED",
+                     *         "created_at": "2026-11-25T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DepositResponse"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deposit": {
+                     *         "deposit_id": "0e7d1f3a-4b2c-4d5e-8f6a-7b8c9d0e1f2a",
+                     *         "merchant_id": "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *         "wallet_id": "7b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e",
+                     *         "amount": "1000000",
+                     *         "currency": "USDT",
+                     *         "tx_hash": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                     *         "status": "CONFIRMED",
+                     *         "created_at": "2026-11-25T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DepositResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -7501,6 +7738,7 @@ export interface operations {
                      *         "api_version": "v2",
                      *         "webhook_url": "https://shop.example.com/webhooks/gateway",
                      *         "signature_binding": "optional",
+                     *         "sandbox": false,
                      *         "created_at": "2026-11-22T10:00:00.000Z",
                      *         "updated_at": "2026-11-22T10:00:00.000Z",
                      *         "deal_min_amount": "10000"
@@ -7575,6 +7813,7 @@ export interface operations {
                      *         "api_version": "v2",
                      *         "webhook_url": "https://shop.example.com/webhooks/gateway",
                      *         "signature_binding": "optional",
+                     *         "sandbox": false,
                      *         "created_at": "2026-11-22T10:00:00.000Z",
                      *         "updated_at": "2026-11-22T10:04:12.345Z",
                      *         "deal_min_amount": "10000",

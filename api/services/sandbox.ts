@@ -1,0 +1,119 @@
+/**
+ * Sandbox merchants (issue 29, docs/sandbox.md): the API's part. After a sandbox merchant's deal
+ * is created — and again on every replay of its create, which closes the gap of an API that died
+ * in between — the deal's sandbox trader is started (`sandbox-trader:<deal_id>`, once per deal:
+ * a running run is joined, a finished one is not started again).
+ */
+import { createHash } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { FailedPrecondition, NotFound, PermissionDenied } from '../../domain/errors';
+import { findMerchantDeal } from '../../db/queries/deals';
+import { findMerchantProfile } from '../../db/queries/merchants';
+import { payinWorkflowId } from '../../workflows/contracts/payin';
+import { payoutWorkflowId } from '../../workflows/contracts/payout';
+import { unwrapUpdateFailure } from './deal-workflows';
+import { recordMerchantDeposit } from './deposits';
+import type { AppDeps } from '../deps';
+import type { DealRow } from '../../db/queries/deals';
+import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
+import { isPayoutTerminal, type PayoutStatus } from '../../domain/payout';
+import { sandboxAppealOutcome } from '../../domain/sandbox';
+import {
+  advanceTimerUpdate,
+  type AdvanceResult,
+  sandboxArbiterWorkflowId,
+  sandboxTraderSearchAttributes,
+  sandboxTraderTaskQueue,
+  sandboxTraderWorkflowId,
+  sandboxTraderWorkflowType,
+  type SandboxTraderWorkflow,
+} from '../../workflows/contracts/sandbox-trader';
+
+/** A created (or replayed) deal, its sandbox trader started first when it is a sandbox deal. */
+export async function withSandboxTrader<T extends { row: DealRow }>(deps: AppDeps, created: T): Promise<T> {
+  await startSandboxTrader(deps, created.row);
+  return created;
+}
+
+export async function startSandboxTrader(deps: AppDeps, row: DealRow): Promise<void> {
+  if (!row.sandbox) return;
+  // An ended deal needs no trader (a replay long after the run's retention must not start one).
+  if (row.deal_type === 'PAYIN' ? isPayinTerminal(row.status as PayinStatus) : isPayoutTerminal(row.status as PayoutStatus)) return;
+  try {
+    await deps.temporal.workflow.start<SandboxTraderWorkflow>(sandboxTraderWorkflowType, {
+      workflowId: sandboxTraderWorkflowId(row.id),
+      taskQueue: sandboxTraderTaskQueue(deps.config),
+      typedSearchAttributes: sandboxTraderSearchAttributes({ merchantId: row.merchant_id, dealId: row.id }),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ dealId: row.id, dealType: row.deal_type, amount: row.amount.toString(), delaySeconds: deps.config.SANDBOX_TRADER_DELAY_SECONDS }],
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw error;
+  }
+}
+
+/**
+ * The sandbox arbiter (issue 29): an appeal on a sandbox deal whose text says `winning_evidence`
+ * (SATISFIED) or `losing_evidence` (REJECTED) is resolved within seconds by a run of the sandbox
+ * trader's workflow (`sandbox-arbiter:<appeal_id>`) through the operator's resolve path; any other
+ * appeal waits for a human arbiter, as a live one does.
+ */
+export async function startSandboxArbiter(deps: AppDeps, deal: DealRow, appealId: string, text: string): Promise<void> {
+  const outcome = deal.sandbox ? sandboxAppealOutcome(text) : undefined;
+  if (!outcome) return;
+  try {
+    await deps.temporal.workflow.start<SandboxTraderWorkflow>(sandboxTraderWorkflowType, {
+      workflowId: sandboxArbiterWorkflowId(appealId),
+      taskQueue: sandboxTraderTaskQueue(deps.config),
+      typedSearchAttributes: sandboxTraderSearchAttributes({ merchantId: deal.merchant_id, dealId: deal.id }),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ dealId: deal.id, dealType: 'PAYIN', amount: deal.amount.toString(), delaySeconds: deps.config.SANDBOX_TRADER_DELAY_SECONDS, appeal: { appealId, outcome } }],
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw error;
+  }
+}
+
+/** The sandbox routes answer only a sandbox merchant (403 for a live one: no sandbox magic in production money). */
+async function requireSandboxMerchant(deps: AppDeps, merchantId: string): Promise<void> {
+  const merchant = await findMerchantProfile(deps.sql, merchantId);
+  if (!merchant) throw new NotFound('merchant not found');
+  if (!merchant.sandbox) throw new PermissionDenied('sandbox routes are for sandbox merchants only');
+}
+
+/**
+ * POST /sandbox/deals/{deal_id}/advance (issue 29.3): the deal's workflow fires its current timer
+ * now (advanceTimer) — the payment timeout, the payout's assignment or transfer SLA, the processing
+ * alert or the fee distribution — and answers once that ran; the deal as it then is.
+ */
+export async function advanceSandboxDeal(deps: AppDeps, merchantId: string, dealId: string): Promise<{ row: DealRow; timer: AdvanceResult['timer'] }> {
+  // Another merchant's deal is 404 whoever asks (as every route that takes an object's id), then a live merchant 403.
+  const deal = await findMerchantDeal(deps.sql, merchantId, dealId);
+  if (!deal) throw new NotFound('deal not found');
+  await requireSandboxMerchant(deps, merchantId);
+  const workflowId = deal.deal_type === 'PAYIN' ? payinWorkflowId(deal.id) : payoutWorkflowId(deal.id);
+  let result: AdvanceResult;
+  try {
+    result = await deps.temporal.workflow.getHandle(workflowId).executeUpdate(advanceTimerUpdate);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new FailedPrecondition(`the deal has no timer running (it is ${deal.status})`);
+    throw unwrapUpdateFailure(error);
+  }
+  return { row: (await findMerchantDeal(deps.sql, merchantId, dealId))!, timer: result.timer };
+}
+
+/**
+ * POST /sandbox/deposits (issue 29.3): play USDT credited through the deposit path an operator's
+ * recorded deposit takes (recordDeposit: chain_credits, the deposit row, the keyed posting — from
+ * sandbox_chain, as the wallet is sandbox). The tx hash is derived from the merchant and the
+ * idempotency_key, so a repeat answers the first deposit (200).
+ */
+export async function sandboxDeposit(deps: AppDeps, merchantId: string, amount: bigint, idempotencyKey: string) {
+  await requireSandboxMerchant(deps, merchantId);
+  const txHash = createHash('sha256').update(`sandbox-deposit\u0000${merchantId}\u0000${idempotencyKey}`).digest('hex');
+  return recordMerchantDeposit(deps, merchantId, amount, txHash);
+}

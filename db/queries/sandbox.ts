@@ -1,0 +1,59 @@
+/**
+ * The built-in sandbox trader (issue 29): one per tenant, marked sandbox, with a requisite for
+ * every payment method a sandbox deal asks for and play USDT from the sandbox chain account.
+ * Made on first use (and by the seed), idempotently: stable ids, `on conflict do nothing`, a keyed
+ * posting. Only sandbox deals reach it (db/queries/matching.ts; migration 00023 makes any other
+ * match impossible).
+ */
+import type { Db } from '../sql';
+import { uuidV5 } from '../../domain/ids';
+import { postSandboxLiquidity } from './postings';
+import { ensureWallet } from './wallets';
+
+const SANDBOX_NAMESPACE = '8d3b9a4e-29a1-4c55-b0d2-6e1f7a3c5d29';
+/** The sandbox trader of a tenant: the same id in every deployment. */
+export const sandboxTraderId = (tenantId: string) => uuidV5(`sandbox-trader\u0000${tenantId}`, SANDBOX_NAMESPACE);
+export const sandboxRequisiteId = (tenantId: string, paymentMethodId: string) => uuidV5(`sandbox-requisite\u0000${tenantId}\u0000${paymentMethodId}`, SANDBOX_NAMESPACE);
+/**
+ * Play liquidity, once: 10^13 USDT in cents. PayIns take escrow from it and PayOuts pay into it;
+ * the completed PayIn volume of every sandbox merchant of the tenant would have to exceed it.
+ */
+export const SANDBOX_TRADER_LIQUIDITY = 1_000_000_000_000_000n;
+const MAX_AMOUNT = 999_999_999_999_999n;
+
+/** The sandbox trader, its wallet and liquidity (idempotent); answers the trader's id. */
+export async function ensureSandboxTrader(tx: Db, tenantId: string): Promise<string> {
+  const traderId = sandboxTraderId(tenantId);
+  const [exists] = await tx`select 1 from traders where id = ${traderId}`;
+  if (!exists) {
+    await tx`insert into traders (id, tenant_id, name, sandbox) values (${traderId}, ${tenantId}, 'Sandbox trader', true) on conflict do nothing`;
+  }
+  const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');
+  if (!exists) await postSandboxLiquidity(tx, { walletId: wallet.id, amount: SANDBOX_TRADER_LIQUIDITY });
+  return traderId;
+}
+
+/** The sandbox trader's requisite for a payment method, made on first use; one indexed read afterwards. */
+export async function ensureSandboxRequisite(tx: Db, tenantId: string, paymentMethodId: string): Promise<void> {
+  const requisiteId = sandboxRequisiteId(tenantId, paymentMethodId);
+  const [exists] = await tx`select 1 from requisites where id = ${requisiteId}`;
+  if (exists) return;
+  const traderId = await ensureSandboxTrader(tx, tenantId);
+  const [method] = await tx<{ requisite_types: string[] }[]>`select requisite_types from payment_methods where id = ${paymentMethodId}`;
+  if (!method) return;
+  const type = method.requisite_types[0] ?? 'BANK_CARD';
+  await tx`
+    insert into requisites (id, trader_id, payment_method_id, requisite_type, card_number, phone_number, iban,
+      holder_name, bank_name, min_amount, max_amount, daily_limit)
+    values (${requisiteId}, ${traderId}, ${paymentMethodId}, ${type},
+      ${type === 'BANK_CARD' ? '4000000000000002' : ''}, ${type === 'SBP' || type === 'SIM' ? '+70000000000' : ''},
+      ${type === 'BANK_TRANSFER' ? 'XX00SANDBOX0000000000000000' : ''},
+      'Sandbox Trader', 'sandbox', 1, ${MAX_AMOUNT}, null)
+    on conflict do nothing`;
+}
+
+/** Requisites for every ACTIVE payment method of the tenant (the seed; the console then lists them). */
+export async function ensureSandboxRequisites(tx: Db, tenantId: string): Promise<void> {
+  const methods = await tx<{ id: string }[]>`select id from payment_methods where tenant_id = ${tenantId} and status = 'ACTIVE'`;
+  for (const m of methods) await ensureSandboxRequisite(tx, tenantId, m.id);
+}

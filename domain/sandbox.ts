@@ -1,0 +1,102 @@
+/**
+ * Sandbox merchants (issue 29): what the built-in sandbox trader does with a deal, read from the
+ * last two digits of its amount in minor units (docs/sandbox.md has the table). Pure: the matcher
+ * (db/queries/matching.ts), the sandbox trader's workflow and the docs read the same table. Only
+ * a sandbox merchant's deals ever reach it: a live merchant's amounts mean nothing.
+ */
+
+export type SandboxPayinScenario =
+  /** …00: the payer pays, the trader confirms after a few seconds (COMPLETED). */
+  | 'complete'
+  /** …05: the trader rejects the payment (CANCELLED). */
+  | 'reject'
+  /** …33: nobody pays (EXPIRED at the payment timeout). */
+  | 'expire'
+  /** …14: the trader received another amount: the amount changes (deal.amount_changed), then the trader confirms (COMPLETED). */
+  | 'change_amount'
+  /** …51: no requisite is available: the create is refused with the spec's no-trader error. */
+  | 'no_requisite'
+  /** Any other ending: the trader does nothing (the deal waits, as a live one with a silent trader). */
+  | 'none';
+
+export type SandboxPayoutScenario =
+  /** …00: the trader takes it, sends the fiat and completes it (COMPLETED). */
+  | 'complete'
+  /** …05: the trader takes it and rejects it (FAILED, the hold returned). */
+  | 'reject'
+  /** …33: no trader takes it (UNASSIGNED, EXPIRED at the assignment SLA). */
+  | 'unassigned'
+  | 'none';
+
+export type SandboxWithdrawalScenario = 'complete' | 'fail';
+
+/** The last two digits of an amount in minor units (0–99). */
+export const amountEnding = (amount: bigint): number => Number(((amount % 100n) + 100n) % 100n);
+
+export function sandboxPayinScenario(amount: bigint): SandboxPayinScenario {
+  switch (amountEnding(amount)) {
+    case 0:
+      return 'complete';
+    case 5:
+      return 'reject';
+    case 33:
+      return 'expire';
+    case 14:
+      return 'change_amount';
+    case 51:
+      return 'no_requisite';
+    default:
+      return 'none';
+  }
+}
+
+export function sandboxPayoutScenario(amount: bigint): SandboxPayoutScenario {
+  switch (amountEnding(amount)) {
+    case 0:
+      return 'complete';
+    case 5:
+      return 'reject';
+    case 33:
+      return 'unassigned';
+    default:
+      return 'none';
+  }
+}
+
+/** Withdrawals: …05 fails on the simulated chain (refunded), anything else completes. */
+export const sandboxWithdrawalScenario = (amount: bigint): SandboxWithdrawalScenario => (amountEnding(amount) === 5 ? 'fail' : 'complete');
+
+/** Whether the sandbox trader takes a deal at all (…51 PayIns and …33 PayOuts find no requisite). */
+export function sandboxTraderTakes(dealType: 'PAYIN' | 'PAYOUT', amount: bigint): boolean {
+  return dealType === 'PAYIN' ? sandboxPayinScenario(amount) !== 'no_requisite' : sandboxPayoutScenario(amount) !== 'unassigned';
+}
+
+/** The amount the sandbox trader reports for a …14 PayIn: 90 % of the deal's, rounded down (at least 1). */
+export const sandboxReceivedAmount = (amount: bigint): bigint => {
+  const received = (amount * 9n) / 10n;
+  return received > 0n ? received : 1n;
+};
+
+/** Appeals: the evidence text decides what the sandbox arbiter does. */
+export const SANDBOX_WINNING_EVIDENCE = 'winning_evidence';
+export const SANDBOX_LOSING_EVIDENCE = 'losing_evidence';
+export function sandboxAppealOutcome(text: string): 'SATISFIED' | 'REJECTED' | undefined {
+  if (text.includes(SANDBOX_WINNING_EVIDENCE)) return 'SATISFIED';
+  if (text.includes(SANDBOX_LOSING_EVIDENCE)) return 'REJECTED';
+  return undefined;
+}
+
+/** The table as docs/sandbox.md and the OpenAPI description show it. */
+export const SANDBOX_TABLE = [
+  ['PayIn', '…00', 'the payer pays; the trader confirms after a few seconds', 'COMPLETED'],
+  ['PayIn', '…05', 'the trader rejects the payment', 'CANCELLED'],
+  ['PayIn', '…33', 'nobody pays', 'EXPIRED at the payment timeout'],
+  ['PayIn', '…14', 'the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms', 'COMPLETED'],
+  ['PayIn', '…51', 'no requisite is available', 'create refused: 400 FAILED_PRECONDITION (no trader is available …)'],
+  ['PayOut', '…00', 'the trader takes it and completes it', 'COMPLETED'],
+  ['PayOut', '…05', 'the trader takes it and rejects it', 'FAILED (hold returned)'],
+  ['PayOut', '…33', 'no trader takes it', 'EXPIRED at the assignment SLA'],
+] as const;
+
+export const sandboxTableMarkdown = (): string =>
+  ['| deal | amount ends in | what the sandbox trader does | result |', '|---|---|---|---|', ...SANDBOX_TABLE.map((r) => `| ${r.join(' | ')} |`)].join('\n');

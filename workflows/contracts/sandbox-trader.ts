@@ -1,0 +1,68 @@
+/**
+ * The sandbox trader's contract (issue 29): one run per sandbox deal, id `sandbox-trader:<deal_id>`,
+ * on the deals task queue. It plays the trader (and, for appeals, the arbiter) of a sandbox
+ * merchant's deal through the same doors a real one uses: the deal workflow's updates.
+ */
+import type { SearchAttributePair } from '@temporalio/common';
+import { defineUpdate } from '@temporalio/workflow';
+import { DealIdKey, MerchantIdKey } from './search-attributes';
+import { dealsTaskQueue } from './task-queues';
+
+export const sandboxTraderWorkflowType = 'sandboxTraderWorkflow';
+export type SandboxTraderWorkflow = (input: SandboxTraderInput) => Promise<SandboxTraderOutcome>;
+export const sandboxTraderTaskQueue = dealsTaskQueue;
+export const sandboxTraderWorkflowId = (dealId: string) => `sandbox-trader:${dealId}`;
+/** The sandbox arbiter of one appeal (the same workflow type, another id). */
+export const sandboxArbiterWorkflowId = (appealId: string) => `sandbox-arbiter:${appealId}`;
+export const sandboxTraderSearchAttributes = (deal: { merchantId: string; dealId: string }): SearchAttributePair[] => [
+  { key: MerchantIdKey, value: deal.merchantId },
+  { key: DealIdKey, value: deal.dealId },
+];
+
+export interface SandboxTraderInput {
+  dealId: string;
+  dealType: 'PAYIN' | 'PAYOUT';
+  /** The deal's amount in minor units (a string: money travels as strings); its last two digits pick the scenario. */
+  amount: string;
+  /** How long the trader takes before it acts. */
+  delaySeconds: number;
+  /** Set for the sandbox arbiter: the appeal to resolve and how. */
+  appeal?: { appealId: string; outcome: 'SATISFIED' | 'REJECTED' };
+}
+
+/** What the sandbox trader may ask of a deal: the same updates an operator's or trader's call sends. */
+export type SandboxMove =
+  | { kind: 'payin_confirm' }
+  | { kind: 'payin_reject' }
+  | { kind: 'payin_change_amount'; amount: string }
+  | { kind: 'payout_start' }
+  | { kind: 'payout_complete' }
+  | { kind: 'payout_reject' }
+  | { kind: 'appeal_resolve'; appealId: string; outcome: 'SATISFIED' | 'REJECTED' };
+
+/** 'done', or 'refused' when the deal no longer allows the move (e.g. the merchant cancelled first). */
+export type SandboxMoveResult = 'done' | 'refused';
+
+export interface SandboxTraderOutcome {
+  moves: { kind: SandboxMove['kind']; result: SandboxMoveResult }[];
+}
+
+// ---- Time, without waiting (issue 29.3): an update the PayIn and PayOut workflows handle ----
+
+/** The timer a deal is waiting on, which `advanceTimer` fires now. */
+export type DealTimer = 'payment_timeout' | 'fee_distribution' | 'assign_sla' | 'transfer_sla' | 'processing_alert';
+
+export interface AdvanceResult {
+  /** The timer that fired. */
+  timer: DealTimer;
+  /** The deal's status once what the timer does has run. */
+  status: string;
+}
+
+/**
+ * Fires the deal's current timer now (POST /sandbox/deals/{deal_id}/advance): the workflow stops
+ * waiting and does what the timer's end does (expire, distribute the fee, raise the alert), then
+ * answers. Sandbox deals only; refused (FAILED_PRECONDITION) when no timer is running. A deal
+ * workflow's wire name: never rename.
+ */
+export const advanceTimerUpdate = defineUpdate<AdvanceResult>('advanceTimer');

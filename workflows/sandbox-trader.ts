@@ -1,0 +1,60 @@
+/**
+ * The sandbox trader (issue 29, docs/sandbox.md): one short run per sandbox deal that waits a few
+ * seconds and then does what the amount's last two digits say (domain/sandbox.ts) — through the
+ * deal workflow's own updates, sent by an activity as the operator routes send them; it never
+ * writes a deal. A move the deal no longer allows (the merchant cancelled, the payer paid late)
+ * ends the run: the deal's own rules decide, as for a real trader.
+ */
+import { sleep } from '@temporalio/workflow';
+import { stepActivities } from './activity-proxies';
+import { sandboxPayinScenario, sandboxPayoutScenario, sandboxReceivedAmount } from '../domain/sandbox';
+import type { SandboxMove, SandboxTraderInput, SandboxTraderOutcome } from './contracts/sandbox-trader';
+
+export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<SandboxTraderOutcome> {
+  const steps = stepActivities();
+  const moves: SandboxTraderOutcome['moves'] = [];
+  /** Each move in turn; the first refused one ends the script. */
+  const play = async (script: SandboxMove[]) => {
+    if (script.length === 0) return;
+    await sleep(input.delaySeconds * 1000);
+    for (const move of script) {
+      const result = await steps.sandboxTraderMove(input.dealId, input.dealType, move);
+      moves.push({ kind: move.kind, result });
+      if (result === 'refused') return;
+    }
+  };
+
+  if (input.appeal) {
+    await play([{ kind: 'appeal_resolve', ...input.appeal }]);
+    return { moves };
+  }
+  const amount = BigInt(input.amount);
+  if (input.dealType === 'PAYIN') {
+    switch (sandboxPayinScenario(amount)) {
+      case 'complete':
+        await play([{ kind: 'payin_confirm' }]);
+        break;
+      case 'reject':
+        await play([{ kind: 'payin_reject' }]);
+        break;
+      case 'change_amount':
+        await play([{ kind: 'payin_change_amount', amount: sandboxReceivedAmount(amount).toString() }, { kind: 'payin_confirm' }]);
+        break;
+      default:
+        // …33 (nobody pays) and unlisted endings: the trader does nothing; the deal's timer decides.
+        break;
+    }
+  } else {
+    switch (sandboxPayoutScenario(amount)) {
+      case 'complete':
+        await play([{ kind: 'payout_start' }, { kind: 'payout_complete' }]);
+        break;
+      case 'reject':
+        await play([{ kind: 'payout_start' }, { kind: 'payout_reject' }]);
+        break;
+      default:
+        break;
+    }
+  }
+  return { moves };
+}
