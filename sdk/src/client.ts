@@ -205,7 +205,7 @@ export class GatewayClient {
   }
 
   /**
-   * Sandbox merchants (docs/sandbox.md; a live merchant gets 403): `advance(dealId)` fires the
+   * Sandbox merchants (the Sandbox section of the API reference; a live merchant gets 403): `advance(dealId)` fires the
    * deal's current timer now (a PayIn expires, a PayOut's SLA runs out, the fee is distributed) and
    * answers `{ deal, timer }`; `deposit(amount)` credits play USDT cents (pass an idempotencyKey to
    * make a repeat answer the first deposit).

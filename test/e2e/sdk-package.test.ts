@@ -288,8 +288,8 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
   const exported = [...exports!.matchAll(/^export (\w+)=/gm)].map((m) => m[1]!);
   t.deepEqual(exported.filter((name) => !(name in env)), [], 'the test sets every variable the quickstart exports');
 
-  const runOnce = async () => {
-    const { stdout } = await run(process.execPath, ['quickstart.mjs'], dir, outsideEnv({ ...env, WEBHOOK_PORT: String(await freePort()) }));
+  const runOnce = async (runEnv: Record<string, string> = env) => {
+    const { stdout } = await run(process.execPath, ['quickstart.mjs'], dir, outsideEnv({ ...runEnv, WEBHOOK_PORT: String(await freePort()) }));
     t.log(stdout.trim());
     return stdout.trim().split('\n');
   };
@@ -312,4 +312,20 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
 
   const me = await withBearer(env.CABINET_TOKEN!, 'GET', '/api/v1/p2p/my-merchant');
   t.regex(me.body.merchant.webhook_url as string, /^http:\/\/127\.0\.0\.1:\d+\/webhooks$/, 'section 3 set the webhook_url with the cabinet token');
+
+  // A sandbox merchant (npm start's demo merchant is one) needs no operator: the sandbox trader
+  // pays and confirms the …00 PayIn by itself, and the same program reaches the same end.
+  const sandbox = await newMerchant({ sandbox: true });
+  rmSync(join(dir, '.gateway-feed-position'));
+  const { OPERATOR_TOKEN: _operator, ...withoutOperator } = env;
+  const third = await runOnce({
+    ...withoutOperator,
+    MERCHANT_TOKEN: sandbox.keys.token,
+    MERCHANT_SECRET: sandbox.keys.secret,
+    CABINET_TOKEN: await cabinetToken(sandbox.merchantId),
+  });
+  t.true(third.includes('sandbox merchant: the sandbox trader pays and confirms by itself'));
+  t.false(third.some((l) => l.startsWith('development:')), 'no operator step');
+  t.regex(third.join('\n'), /^paid: deal \S+ is COMPLETED \(verified webhook [0-9a-f-]{36}\)$/m);
+  t.true(third.some((l) => /^reconciled: the feed agrees, deal \S+ is completed$/.test(l)));
 });
