@@ -1334,7 +1334,7 @@ export interface paths {
         put?: never;
         /**
          * Write to the arbiter (sender_role MERCHANT); answers { data: message }
-         * @description Accepted until the appeal is CLOSED (400 FAILED_PRECONDITION after). file_ids must be your own uploads. Single-use signatures: a repeat would post the message again, so an HMAC signature is accepted once on this route.
+         * @description Accepted until the appeal is CLOSED (400 FAILED_PRECONDITION after). file_ids must be your own uploads. Sandbox merchants: a message containing `reopen_please` on a CLOSED appeal has the sandbox arbiter reopen it first (appeal.reopened), then it is accepted. Single-use signatures: a repeat would post the message again, so an HMAC signature is accepted once on this route.
          */
         post: operations["createAppealMessage"];
         delete?: never;
@@ -1381,10 +1381,10 @@ export interface paths {
          *
          *     | deal | amount ends in | what the sandbox trader does | result |
          *     |---|---|---|---|
-         *     | PayIn | …00 | the payer pays; the trader confirms after a few seconds | COMPLETED |
+         *     | PayIn | …00 | the payer reports the payment (deal.payment_notified), then the trader confirms after a few seconds | COMPLETED |
          *     | PayIn | …05 | the trader rejects the payment | CANCELLED |
          *     | PayIn | …33 | nobody pays | EXPIRED at the payment timeout |
-         *     | PayIn | …14 | the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms | COMPLETED |
+         *     | PayIn | …14 | the payer reports the payment, the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms | COMPLETED |
          *     | PayIn | …51 | no requisite is available | create refused: 400 FAILED_PRECONDITION (no trader is available …) |
          *     | PayOut | …00 | the trader takes it and completes it | COMPLETED |
          *     | PayOut | …05 | the trader takes it and rejects it | FAILED (hold returned) |
@@ -2610,8 +2610,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             at: string;
-            /** @enum {string} */
-            actor_kind: "operator_account" | "operator_jwt";
+            /**
+             * @description system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter)
+             * @enum {string}
+             */
+            actor_kind: "operator_account" | "operator_jwt" | "system";
             actor_id: string;
             role: string;
             /** @example withdrawal.approve */
