@@ -92,8 +92,9 @@ export const SANDBOX_REOPEN_REQUEST = 'reopen_please';
 export type SandboxAppealOutcome = 'SATISFIED' | 'REJECTED' | 'CLOSED';
 export function sandboxAppealOutcome(text: string): SandboxAppealOutcome | undefined {
   if (text.includes(SANDBOX_WINNING_EVIDENCE)) return 'SATISFIED';
-  if (text.includes(SANDBOX_LOSING_EVIDENCE)) return 'REJECTED';
+  // Before losing_evidence, which it contains.
   if (text.includes(SANDBOX_CLOSING_EVIDENCE)) return 'CLOSED';
+  if (text.includes(SANDBOX_LOSING_EVIDENCE)) return 'REJECTED';
   return undefined;
 }
 /** The sandbox arbiter's message in the appeal's thread before it decides (appeal.message). */

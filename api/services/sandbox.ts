@@ -131,11 +131,12 @@ export async function advanceSandboxDeal(deps: AppDeps, merchantId: string, deal
 /**
  * POST /sandbox/deposits (issue 29.3): play USDT credited through the deposit path an operator's
  * recorded deposit takes (recordDeposit: chain_credits, the deposit row, the keyed posting — from
- * sandbox_chain, as the wallet is sandbox). The tx hash is derived from the merchant and the
+ * sandbox_chain, as the wallet is sandbox) and announced as a chain deposit is
+ * (p2p.finance.deposit_confirmed). The tx hash is derived from the merchant and the
  * idempotency_key, so a repeat answers the first deposit (200).
  */
 export async function sandboxDeposit(deps: AppDeps, merchantId: string, amount: bigint, idempotencyKey: string) {
   await requireSandboxMerchant(deps, merchantId);
   const txHash = createHash('sha256').update(`sandbox-deposit\u0000${merchantId}\u0000${idempotencyKey}`).digest('hex');
-  return recordMerchantDeposit(deps, merchantId, amount, txHash);
+  return recordMerchantDeposit(deps, merchantId, amount, txHash, undefined, true);
 }
