@@ -5,11 +5,16 @@
  * ends the sandbox trader's script. Idempotent: a retried move finds the deal moved and is refused.
  */
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { findAppeal } from '../db/queries/appeals';
+import { writeAppealMessage } from '../db/queries/appeal-messages';
 import { findDeal } from '../db/queries/deals';
+import { sandboxArbiterActor } from '../domain/audit';
 import { uuidV5 } from '../domain/ids';
-import { appealCommandUpdate, appealSearchAttributes, appealTaskQueue, appealWorkflowId, appealWorkflowType, type AppealWorkflow } from '../workflows/contracts/appeal';
+import { appealCommandUpdate, appealSearchAttributes, appealTaskQueue, appealWorkflowId, appealWorkflowType, type AppealCommand, type AppealWorkflow } from '../workflows/contracts/appeal';
+import { acceptsMessages } from '../domain/appeals';
+import type { AppealRow } from '../db/queries/appeals';
 import type { ActivityDeps } from './deps';
-import { cancelUpdate, changeAmountUpdate, confirmPaymentUpdate, payinWorkflowId, resolveAppealUpdate, type ResolveAppealInput } from '../workflows/contracts/payin';
+import { cancelUpdate, changeAmountUpdate, confirmPaymentUpdate, notifyPaymentUpdate, payinWorkflowId, resolveAppealUpdate, type ResolveAppealInput } from '../workflows/contracts/payin';
 import { completePayoutUpdate, payoutWorkflowId, rejectPayoutUpdate, startPayoutUpdate } from '../workflows/contracts/payout';
 import type { SandboxMove, SandboxMoveResult } from '../workflows/contracts/sandbox-trader';
 
@@ -21,6 +26,33 @@ const SANDBOX_COMMAND_NAMESPACE = 'c4a7e0f2-6b1d-4f3a-9e58-0d2b7c9a1e64';
 /** As api/services/appeals.ts: a run of an appeal workflow ends after this long without commands. */
 const APPEAL_RUN_IDLE_SECONDS = 60;
 
+/** One command id per appeal and move, so a retried activity answers the committed move. */
+const arbiterCommandId = (appealId: string, move: string) =>
+  move === 'resolve' ? uuidV5(`sandbox-arbiter\u0000${appealId}`, SANDBOX_COMMAND_NAMESPACE) : uuidV5(`sandbox-arbiter\u0000${appealId}\u0000${move}`, SANDBOX_COMMAND_NAMESPACE);
+
+/** A command of the appeal's workflow (Update-With-Start), as api/services/appeals.ts runAppealCommand sends the admin routes' moves. */
+async function appealCommand(deps: ActivityDeps, temporal: Client, appealId: string, command: AppealCommand) {
+  const appeal = await findAppeal(deps.sql, appealId);
+  if (!appeal) throw new WorkflowNotFoundError('appeal not found', appealId, undefined);
+  const startWorkflowOperation = new WithStartWorkflowOperation<AppealWorkflow>(appealWorkflowType, {
+    workflowId: appealWorkflowId(appealId),
+    taskQueue: appealTaskQueue(deps.config),
+    args: [{ appealId, idleSeconds: APPEAL_RUN_IDLE_SECONDS }],
+    typedSearchAttributes: appealSearchAttributes({ merchantId: appeal.merchant_id, dealId: appeal.deal_id, appealId }),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  await temporal.workflow.executeUpdateWithStart(appealCommandUpdate, { args: [command], startWorkflowOperation });
+}
+
+/**
+ * The sandbox arbiter's review, close or reopen: the appeal workflow's command the admin routes
+ * send (moveAppealByOperator), audited as the system actor.
+ */
+export async function moveAsArbiter(deps: ActivityDeps, temporal: Client, appealId: string, kind: 'review' | 'close' | 'reopen', key: string = kind) {
+  const commandId = arbiterCommandId(appealId, key);
+  await appealCommand(deps, temporal, appealId, { kind, appealId, operatorId: SANDBOX_ARBITER_ACTOR, commandId, actor: sandboxArbiterActor(commandId) });
+}
+
 /**
  * The sandbox arbiter's resolution, routed as the operator's resolve route routes it
  * (api/services/appeals.ts resolveAppealByOperator): an update of the deal's workflow while the
@@ -28,12 +60,14 @@ const APPEAL_RUN_IDLE_SECONDS = 60;
  * retried activity answers the committed resolution.
  */
 async function resolveAsArbiter(deps: ActivityDeps, temporal: Client, dealId: string, appeal: { appealId: string; outcome: 'SATISFIED' | 'REJECTED' }) {
+  const commandId = arbiterCommandId(appeal.appealId, 'resolve');
   const input: ResolveAppealInput = {
     appealId: appeal.appealId,
     outcome: appeal.outcome,
     note: 'resolved by the sandbox arbiter (evidence text)',
     operatorId: SANDBOX_ARBITER_ACTOR,
-    commandId: uuidV5(`sandbox-arbiter\u0000${appeal.appealId}`, SANDBOX_COMMAND_NAMESPACE),
+    commandId,
+    actor: sandboxArbiterActor(commandId),
   };
   const deal = await findDeal(deps.sql, dealId);
   if (!deal) throw new WorkflowNotFoundError('deal not found', dealId, undefined);
@@ -45,14 +79,22 @@ async function resolveAsArbiter(deps: ActivityDeps, temporal: Client, dealId: st
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
   }
-  const startWorkflowOperation = new WithStartWorkflowOperation<AppealWorkflow>(appealWorkflowType, {
-    workflowId: appealWorkflowId(appeal.appealId),
-    taskQueue: appealTaskQueue(deps.config),
-    args: [{ appealId: appeal.appealId, idleSeconds: APPEAL_RUN_IDLE_SECONDS }],
-    typedSearchAttributes: appealSearchAttributes({ merchantId: deal.merchant_id, dealId, appealId: appeal.appealId }),
-    workflowIdConflictPolicy: 'USE_EXISTING',
+  await appealCommand(deps, temporal, appeal.appealId, { kind: 'resolve', input });
+}
+
+/**
+ * The sandbox arbiter's message (appeal.message): the writer the admin message route uses
+ * (db/queries/appeal-messages.ts), one message id per appeal, audited as the system actor. A
+ * CLOSED appeal takes no message (as for an operator): the move is refused.
+ */
+async function messageAsArbiter(deps: ActivityDeps, appealId: string, body: string): Promise<SandboxMoveResult> {
+  const id = arbiterCommandId(appealId, 'message');
+  return deps.sql.begin(async (tx) => {
+    const [appeal] = await tx<AppealRow[]>`select * from appeals where id = ${appealId} for update`;
+    if (!appeal || !acceptsMessages(appeal.status)) return 'refused' as const;
+    await writeAppealMessage(tx, deps.config.CHECKOUT_BASE_URL, appeal, { id, senderRole: 'ADMIN', senderId: SANDBOX_ARBITER_ACTOR, body, fileIds: [] }, sandboxArbiterActor(id));
+    return 'done' as const;
   });
-  await temporal.workflow.executeUpdateWithStart(appealCommandUpdate, { args: [{ kind: 'resolve', input }], startWorkflowOperation });
 }
 
 export function createSandboxActivities(deps: ActivityDeps) {
@@ -63,6 +105,10 @@ export function createSandboxActivities(deps: ActivityDeps) {
       const deal = temporal.workflow.getHandle(dealType === 'PAYIN' ? payinWorkflowId(dealId) : payoutWorkflowId(dealId));
       try {
         switch (move.kind) {
+          case 'payin_notify':
+            // The payer's "I paid": the checkout page's update (api/services/payins.ts notifyCheckoutPayment).
+            await deal.executeUpdate(notifyPaymentUpdate);
+            break;
           case 'payin_confirm':
             await deal.executeUpdate(confirmPaymentUpdate);
             break;
@@ -94,6 +140,14 @@ export function createSandboxActivities(deps: ActivityDeps) {
           case 'appeal_resolve':
             await resolveAsArbiter(deps, temporal, dealId, move);
             break;
+          case 'appeal_review':
+            await moveAsArbiter(deps, temporal, move.appealId, 'review');
+            break;
+          case 'appeal_close':
+            await moveAsArbiter(deps, temporal, move.appealId, 'close');
+            break;
+          case 'appeal_message':
+            return await messageAsArbiter(deps, move.appealId, move.body);
         }
         return 'done';
       } catch (error) {

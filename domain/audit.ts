@@ -6,9 +6,9 @@
 import type { OperatorRole } from './operator-roles';
 
 export interface AuditActor {
-  /** An operator account (console session) or the spec's operator JWT. */
-  kind: 'operator_account' | 'operator_jwt';
-  /** The account's id, or the JWT's sub. */
+  /** An operator account (console session), the spec's operator JWT, or the gateway itself (the sandbox arbiter, issue 29). */
+  kind: 'operator_account' | 'operator_jwt' | 'system';
+  /** The account's id, the JWT's sub, or the system actor's name (`sandbox-arbiter`). */
   id: string;
   role: OperatorRole;
   /** The request's trace id (X-Trace-Id). */
@@ -31,6 +31,18 @@ export const approverOf = (actor: Pick<AuditActor, 'kind' | 'id'>) => `${actor.k
 export const isAuditActor = (value: unknown): value is AuditActor =>
   typeof value === 'object' &&
   value !== null &&
-  ((value as AuditActor).kind === 'operator_account' || (value as AuditActor).kind === 'operator_jwt') &&
+  ((value as AuditActor).kind === 'operator_account' || (value as AuditActor).kind === 'operator_jwt' || (value as AuditActor).kind === 'system') &&
   typeof (value as AuditActor).id === 'string' &&
   typeof (value as AuditActor).requestKey === 'string';
+
+/**
+ * The sandbox arbiter (issue 29) as an audit actor: a system actor in the arbiter's role. One
+ * request key per action (`key`), so a retried step writes its row once.
+ */
+export const sandboxArbiterActor = (key: string): AuditActor => ({
+  kind: 'system',
+  id: 'sandbox-arbiter',
+  role: 'arbiter',
+  requestId: `sandbox-arbiter:${key}`,
+  requestKey: `sandbox-arbiter:${key}`,
+});

@@ -6,7 +6,7 @@
  */
 
 export type SandboxPayinScenario =
-  /** …00: the payer pays, the trader confirms after a few seconds (COMPLETED). */
+  /** …00: the payer pays (notifies, as the checkout page's "I paid"), the trader confirms after a few seconds (COMPLETED). */
   | 'complete'
   /** …05: the trader rejects the payment (CANCELLED). */
   | 'reject'
@@ -77,21 +77,36 @@ export const sandboxReceivedAmount = (amount: bigint): bigint => {
   return received > 0n ? received : 1n;
 };
 
-/** Appeals: the evidence text decides what the sandbox arbiter does. */
+/**
+ * Appeals: the evidence text decides what the sandbox arbiter does. It first takes the appeal into
+ * review (appeal.in_review) and writes a short message (appeal.message), then resolves it
+ * (winning_evidence → SATISFIED, losing_evidence → REJECTED; appeal.resolved) or closes it
+ * (closing_evidence; appeal.closed — an appeal whose deal is terminal: a held, APPEALED deal waits
+ * for a resolution and its close is refused, as for a human arbiter).
+ */
 export const SANDBOX_WINNING_EVIDENCE = 'winning_evidence';
 export const SANDBOX_LOSING_EVIDENCE = 'losing_evidence';
-export function sandboxAppealOutcome(text: string): 'SATISFIED' | 'REJECTED' | undefined {
+export const SANDBOX_CLOSING_EVIDENCE = 'closing_evidence';
+/** A merchant's message with this text on a CLOSED sandbox appeal: the sandbox arbiter reopens it first (appeal.reopened). */
+export const SANDBOX_REOPEN_REQUEST = 'reopen_please';
+export type SandboxAppealOutcome = 'SATISFIED' | 'REJECTED' | 'CLOSED';
+export function sandboxAppealOutcome(text: string): SandboxAppealOutcome | undefined {
   if (text.includes(SANDBOX_WINNING_EVIDENCE)) return 'SATISFIED';
+  // Before losing_evidence, which it contains.
+  if (text.includes(SANDBOX_CLOSING_EVIDENCE)) return 'CLOSED';
   if (text.includes(SANDBOX_LOSING_EVIDENCE)) return 'REJECTED';
   return undefined;
 }
+/** The sandbox arbiter's message in the appeal's thread before it decides (appeal.message). */
+export const sandboxArbiterMessage = (outcome: SandboxAppealOutcome): string =>
+  `Sandbox arbiter: the evidence was reviewed; the appeal will be ${outcome === 'CLOSED' ? 'closed' : `resolved ${outcome}`}.`;
 
 /** The table as docs/sandbox.md and the OpenAPI description show it. */
 export const SANDBOX_TABLE = [
-  ['PayIn', '…00', 'the payer pays; the trader confirms after a few seconds', 'COMPLETED'],
+  ['PayIn', '…00', 'the payer reports the payment (deal.payment_notified), then the trader confirms after a few seconds', 'COMPLETED'],
   ['PayIn', '…05', 'the trader rejects the payment', 'CANCELLED'],
   ['PayIn', '…33', 'nobody pays', 'EXPIRED at the payment timeout'],
-  ['PayIn', '…14', 'the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms', 'COMPLETED'],
+  ['PayIn', '…14', 'the payer reports the payment, the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms', 'COMPLETED'],
   ['PayIn', '…51', 'no requisite is available', 'create refused: 400 FAILED_PRECONDITION (no trader is available …)'],
   ['PayOut', '…00', 'the trader takes it and completes it', 'COMPLETED'],
   ['PayOut', '…05', 'the trader takes it and rejects it', 'FAILED (hold returned)'],

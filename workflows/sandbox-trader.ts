@@ -5,9 +5,9 @@
  * writes a deal. A move the deal no longer allows (the merchant cancelled, the payer paid late)
  * ends the run: the deal's own rules decide, as for a real trader.
  */
-import { sleep } from '@temporalio/workflow';
+import { patched, sleep } from '@temporalio/workflow';
 import { stepActivities } from './activity-proxies';
-import { sandboxPayinScenario, sandboxPayoutScenario, sandboxReceivedAmount } from '../domain/sandbox';
+import { sandboxArbiterMessage, sandboxPayinScenario, sandboxPayoutScenario, sandboxReceivedAmount } from '../domain/sandbox';
 import type { SandboxMove, SandboxTraderInput, SandboxTraderOutcome } from './contracts/sandbox-trader';
 
 export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<SandboxTraderOutcome> {
@@ -25,20 +25,26 @@ export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<
   };
 
   if (input.appeal) {
-    await play([{ kind: 'appeal_resolve', ...input.appeal }]);
+    const { appealId, outcome } = input.appeal;
+    const decision: SandboxMove = outcome === 'CLOSED' ? { kind: 'appeal_close', appealId } : { kind: 'appeal_resolve', appealId, outcome };
+    // Runs started before the arbiter reviewed and wrote (issue 29 follow-up) replay their one move.
+    const reviews = patched('sandbox-arbiter-reviews');
+    await play(reviews ? [{ kind: 'appeal_review', appealId }, { kind: 'appeal_message', appealId, body: sandboxArbiterMessage(outcome) }, decision] : [decision]);
     return { moves };
   }
   const amount = BigInt(input.amount);
+  // The payer's "I paid" before the trader acts (deal.payment_notified); older runs replay without it.
+  const payerNotifies = (): SandboxMove[] => (patched('sandbox-payer-notifies') ? [{ kind: 'payin_notify' }] : []);
   if (input.dealType === 'PAYIN') {
     switch (sandboxPayinScenario(amount)) {
       case 'complete':
-        await play([{ kind: 'payin_confirm' }]);
+        await play([...payerNotifies(), { kind: 'payin_confirm' }]);
         break;
       case 'reject':
         await play([{ kind: 'payin_reject' }]);
         break;
       case 'change_amount':
-        await play([{ kind: 'payin_change_amount', amount: sandboxReceivedAmount(amount).toString() }, { kind: 'payin_confirm' }]);
+        await play([...payerNotifies(), { kind: 'payin_change_amount', amount: sandboxReceivedAmount(amount).toString() }, { kind: 'payin_confirm' }]);
         break;
       default:
         // …33 (nobody pays) and unlisted endings: the trader does nothing; the deal's timer decides.

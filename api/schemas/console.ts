@@ -81,7 +81,7 @@ export const auditEntrySchema = z
   .object({
     id: z.string().openapi({ description: 'int64 as a digit string; newer entries have larger ids' }),
     at: timestamp,
-    actor_kind: z.enum(['operator_account', 'operator_jwt']),
+    actor_kind: z.enum(['operator_account', 'operator_jwt', 'system']).openapi({ description: 'system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter)' }),
     actor_id: z.string(),
     role: z.string(),
     action: z.string().openapi({ example: 'withdrawal.approve' }),

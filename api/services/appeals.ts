@@ -7,7 +7,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import type { AuditActor } from '../../domain/audit';
-import { insertAudit } from '../../db/queries/audit';
+import { presentMessage, writeAppealMessage } from '../../db/queries/appeal-messages';
 import { DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import {
   APPEAL_HOLDS_DEAL,
@@ -18,7 +18,6 @@ import {
   settledAppealDeal,
   type AppealOutcome,
 } from '../../domain/appeals';
-import { dealEventPayload } from '../../domain/deal-info';
 import { newId, uuidV5 } from '../../domain/ids';
 import type { PayinStatus } from '../../domain/payin';
 import {
@@ -26,7 +25,6 @@ import {
   findAppealOfDeal,
   findMerchantAppeal,
   findSettlement,
-  insertMessage,
   latestMessagesOf,
   listAppeals,
   messagesOf,
@@ -34,9 +32,8 @@ import {
   type AppealRow,
   type MessageRow,
 } from '../../db/queries/appeals';
-import { findDeal, findMerchantDeal } from '../../db/queries/deals';
+import { findMerchantDeal } from '../../db/queries/deals';
 import { filesByIds } from '../../db/queries/files';
-import { writeOutboxEvent } from '../../db/queries/outbox';
 import {
   appealCommandUpdate,
   appealSearchAttributes,
@@ -80,14 +77,7 @@ const SETTLEMENT_NAMESPACE = '9d2f64c1-6a0e-4c8b-b7f3-41e5a2d08c6b';
 /** The settlement deal of an appeal: one id per appeal, so concurrent requests address one deal. */
 export const settlementDealIdFor = (appealId: string) => uuidV5(`settlement\u0000${appealId}`, SETTLEMENT_NAMESPACE);
 
-export const presentMessage = (m: MessageRow) => ({
-  message_id: m.id,
-  appeal_id: m.appeal_id,
-  sender_role: m.sender_role,
-  body: m.body,
-  file_ids: m.file_ids,
-  created_at: m.created_at.toISOString(),
-});
+export { presentMessage };
 
 // ---- Workflow dispatch ----
 
@@ -227,21 +217,9 @@ export async function postMessage(
 ): Promise<MessageRow> {
   if (!acceptsMessages(appeal.status)) throw new FailedPrecondition(`appeal is ${appeal.status}; it takes no more messages (an operator may reopen it)`);
   const fileIds = await requireOwnFiles(deps, sender.owner, body.file_ids ?? []);
-  return deps.sql.begin(async (tx) => {
-    const message = await insertMessage(tx, { id: newId(), appealId: appeal.id, senderRole: sender.role, senderId: sender.id, body: body.body, fileIds });
-    if (sender.role === 'ADMIN') {
-      const deal = (await findDeal(tx, appeal.deal_id))!;
-      await writeOutboxEvent(tx, {
-        merchantId: appeal.merchant_id,
-        dealId: appeal.deal_id,
-        type: 'appeal.message',
-        discriminator: message.id,
-        payload: { appeal: appealView(appeal), message: presentMessage(message), ...dealEventPayload(deal, deps.config.CHECKOUT_BASE_URL) },
-      });
-    }
-    if (actor) await insertAudit(tx, actor, { action: 'appeal.message', objectType: 'appeal', objectId: appeal.id, after: presentMessage(message) });
-    return message;
-  });
+  return deps.sql.begin((tx) =>
+    writeAppealMessage(tx, deps.config.CHECKOUT_BASE_URL, appeal, { id: newId(), senderRole: sender.role, senderId: sender.id, body: body.body, fileIds }, actor),
+  );
 }
 
 export const threadOf = (deps: AppDeps, appealId: string) => messagesOf(deps.sql, appealId);

@@ -1,4 +1,5 @@
 /** Merchant deposits recorded by an operator (contract 3), idempotent by tx_hash. */
+import { depositConfirmed } from '../../db/queries/wallet-deposits';
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { findMerchantGate } from '../../db/queries/api-keys';
@@ -7,12 +8,17 @@ import { ensureWallet } from '../../db/queries/wallets';
 import { insertAudit } from '../../db/queries/audit';
 import type { AuditActor } from '../../domain/audit';
 
-export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, amount: bigint, txHash: string, actor?: AuditActor) {
+/**
+ * `announce`: write p2p.finance.deposit_confirmed for a new deposit, as the chain watcher's credited
+ * deposit does (the sandbox deposit, issue 29, which stands for a chain deposit).
+ */
+export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, amount: bigint, txHash: string, actor?: AuditActor, announce = false) {
   return deps.sql.begin(async (tx) => {
     const merchant = await findMerchantGate(tx, merchantId);
     if (!merchant) throw new NotFound('merchant not found');
     const wallet = await ensureWallet(tx, 'merchant', merchantId, 'USDT');
     const { deposit, created } = await recordDeposit(tx, { merchantId, walletId: wallet.id, amount, txHash });
+    if (created && announce) await depositConfirmed(tx, deposit.id);
     if (created && actor) {
       await insertAudit(tx, actor, { action: 'deposit.record', objectType: 'deposit', objectId: deposit.id, after: { merchant_id: merchantId, amount, tx_hash: deposit.tx_hash, status: deposit.status } });
     }

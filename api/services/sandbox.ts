@@ -7,7 +7,10 @@
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { FailedPrecondition, NotFound, PermissionDenied } from '../../domain/errors';
-import { findMerchantDeal } from '../../db/queries/deals';
+import { findDeal, findMerchantDeal } from '../../db/queries/deals';
+import type { AppealRow } from '../../db/queries/appeals';
+import { sandboxArbiterActor } from '../../domain/audit';
+import { newId } from '../../domain/ids';
 import { findMerchantProfile } from '../../db/queries/merchants';
 import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
@@ -17,7 +20,7 @@ import type { AppDeps } from '../deps';
 import type { DealRow } from '../../db/queries/deals';
 import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
 import { isPayoutTerminal, type PayoutStatus } from '../../domain/payout';
-import { sandboxAppealOutcome } from '../../domain/sandbox';
+import { SANDBOX_REOPEN_REQUEST, sandboxAppealOutcome } from '../../domain/sandbox';
 import {
   advanceTimerUpdate,
   type AdvanceResult,
@@ -56,9 +59,10 @@ export async function startSandboxTrader(deps: AppDeps, row: DealRow): Promise<v
 
 /**
  * The sandbox arbiter (issue 29): an appeal on a sandbox deal whose text says `winning_evidence`
- * (SATISFIED) or `losing_evidence` (REJECTED) is resolved within seconds by a run of the sandbox
- * trader's workflow (`sandbox-arbiter:<appeal_id>`) through the operator's resolve path; any other
- * appeal waits for a human arbiter, as a live one does.
+ * (SATISFIED), `losing_evidence` (REJECTED) or `closing_evidence` (closed) is taken into review,
+ * written to and then resolved or closed within seconds by a run of the sandbox trader's workflow
+ * (`sandbox-arbiter:<appeal_id>`) through the operator's paths; any other appeal waits for a human
+ * arbiter, as a live one does.
  */
 export async function startSandboxArbiter(deps: AppDeps, deal: DealRow, appealId: string, text: string): Promise<void> {
   const outcome = deal.sandbox ? sandboxAppealOutcome(text) : undefined;
@@ -76,6 +80,24 @@ export async function startSandboxArbiter(deps: AppDeps, deal: DealRow, appealId
     if (error instanceof WorkflowExecutionAlreadyStartedError) return;
     throw error;
   }
+}
+
+/**
+ * A merchant cannot reopen an appeal (an operator's move; a CLOSED appeal takes no messages). On a
+ * sandbox deal, a merchant's message containing `reopen_please` on a CLOSED appeal has the sandbox
+ * arbiter reopen it first (appeal.reopened) — the admin reopen route's path (moveAppealByOperator),
+ * audited as the system actor — so the message is then accepted. Anything else: the appeal as it was.
+ */
+export async function sandboxReopenOnRequest(
+  deps: AppDeps,
+  appeal: AppealRow,
+  body: string,
+  reopen: (appealId: string, operatorId: string, actor: ReturnType<typeof sandboxArbiterActor>) => Promise<AppealRow>,
+): Promise<AppealRow> {
+  if (appeal.status !== 'CLOSED' || !body.includes(SANDBOX_REOPEN_REQUEST)) return appeal;
+  const deal = await findDeal(deps.sql, appeal.deal_id);
+  if (!deal?.sandbox) return appeal;
+  return reopen(appeal.id, 'sandbox-arbiter', sandboxArbiterActor(`reopen:${newId()}`));
 }
 
 /** The sandbox routes answer only a sandbox merchant (403 for a live one: no sandbox magic in production money). */
@@ -109,11 +131,12 @@ export async function advanceSandboxDeal(deps: AppDeps, merchantId: string, deal
 /**
  * POST /sandbox/deposits (issue 29.3): play USDT credited through the deposit path an operator's
  * recorded deposit takes (recordDeposit: chain_credits, the deposit row, the keyed posting — from
- * sandbox_chain, as the wallet is sandbox). The tx hash is derived from the merchant and the
+ * sandbox_chain, as the wallet is sandbox) and announced as a chain deposit is
+ * (p2p.finance.deposit_confirmed). The tx hash is derived from the merchant and the
  * idempotency_key, so a repeat answers the first deposit (200).
  */
 export async function sandboxDeposit(deps: AppDeps, merchantId: string, amount: bigint, idempotencyKey: string) {
   await requireSandboxMerchant(deps, merchantId);
   const txHash = createHash('sha256').update(`sandbox-deposit\u0000${merchantId}\u0000${idempotencyKey}`).digest('hex');
-  return recordMerchantDeposit(deps, merchantId, amount, txHash);
+  return recordMerchantDeposit(deps, merchantId, amount, txHash, undefined, true);
 }

@@ -8,8 +8,10 @@ import { Webhook } from 'standardwebhooks';
 import { auditInvariants, auditLedger } from '../../db/queries/ledger';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { sandboxTraderId } from '../../db/queries/sandbox';
+import { EVENT_TYPES } from '../../domain/event-types';
 import { parseSignatureHeader, signatureMatches } from '../../domain/signature';
-import { asOperator, newMerchant, problemDetail, signed, type KeyPair } from '../helpers/api';
+import { GatewayClient, verifyWebhook } from '../../sdk/src/index';
+import { API_URL, asOperator, newMerchant, problemDetail, signed, type KeyPair } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { createPayin, dealRow, fundedMerchant, isolatedTrader, operatorDeal, PAYIN, payinBody, PAYOUT } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
@@ -86,7 +88,11 @@ test('PayIn …00: the sandbox trader confirms (COMPLETED), every webhook verifi
   t.is(completed.deal.sandbox, true);
   t.is(completed.deal.status, 'COMPLETED');
   const types = m.events(deal.deal_id).map((e) => e.type);
-  for (const type of ['deal.created', 'deal.escrow_locked', 'deal.payment_verified', 'deal.completed']) t.true(types.includes(type), type);
+  // The payer's "I paid" before the trader's confirm, in the deal's order.
+  t.deepEqual(
+    types,
+    ['deal.created', 'deal.escrow_locked', 'deal.payment_notified', 'deal.payment_verified', 'deal.completed'],
+  );
   t.true(m.events(deal.deal_id).every((e) => e.sandbox === true));
   t.is((await getDeal(m.keys, deal.deal_id)).status, 'COMPLETED');
   // Play money: the merchant's credit and the fee land on sandbox wallets only.
@@ -114,6 +120,7 @@ test('PayIn …14: the sandbox trader reports another amount (deal.amount_change
   const m = await sandboxMerchant(t);
   const deal = await createPayin(m.keys, { amount: 150_014 });
   const changed = await m.waitFor(deal.deal_id, 'deal.amount_changed');
+  t.is(changed.deal.status, 'PAYMENT_NOTIFIED', 'the payer reported the payment first');
   t.is(changed.old_amount, '150014');
   t.is(changed.amount, '135012');
   t.is(changed.amount_version, '2');
@@ -260,6 +267,10 @@ test('appeals: winning_evidence → SATISFIED, losing_evidence → REJECTED by t
   t.is((await m.waitFor(lose!.deal_id, 'deal.cancelled')).deal.status, 'CANCELLED');
   const resolved = await eventually(async () => m.receiver.received.map((r) => verified(t, r, m.keys.secret)).filter((e) => e.type === 'appeal.resolved').length >= 2, 'two appeal.resolved');
   t.truthy(resolved);
+  // The arbiter took each into review and wrote before deciding.
+  const appealTypes = (appealId: string) => m.receiver.received.map((r) => verified(t, r, m.keys.secret)).filter((e) => e.appeal?.appeal_id === appealId).map((e) => e.type);
+  t.deepEqual(appealTypes(a1!.body.data.appeal_id), ['appeal.opened', 'appeal.in_review', 'appeal.message', 'appeal.resolved']);
+  t.deepEqual(appealTypes(a2!.body.data.appeal_id), ['appeal.opened', 'appeal.in_review', 'appeal.message', 'appeal.resolved']);
   await new Promise((r) => setTimeout(r, 2_000));
   t.is((await getDeal(m.keys, wait!.deal_id)).status, 'APPEALED');
 });
@@ -339,4 +350,68 @@ test('advance and sandbox deposits are refused for a live merchant (403), and a 
   const error = await t.throwsAsync(temporal.workflow.getHandle(`payin:${deal.deal_id}`).executeUpdate(advanceTimerUpdate));
   t.regex(String((error as any).cause?.message ?? error?.message), /sandbox deals only/);
   t.is((await getDeal(keys, deal.deal_id)).status, 'ESCROW_LOCKED');
+});
+
+test('every webhook type is reachable from the SDK alone', async (t) => {
+  // The operator's setup only: a sandbox merchant (auto withdrawals, as a merchant asks its operator) and its first key pair.
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { keys } = await newMerchant({ webhook_url: receiver.url, sandbox: true, auto_withdrawal_mode: 'AUTO_UP_TO_LIMIT', auto_withdrawal_limit_usdt_cents: 1_000_000 });
+  const { randomTronAddress } = await import('../helpers/wallet');
+  // From here on the SDK alone.
+  const gateway = new GatewayClient({ baseUrl: API_URL, token: keys.token, secret: keys.secret });
+  /** Every delivery so far, verified by the SDK. */
+  const delivered = () => receiver.received.map((r) => verifyWebhook(r.body, r.headers as Record<string, string>, keys.secret));
+  const payin = (amount: number) => gateway.createPayin({ amount, currency: 'RUB', payment_method_id: 'card-rub' });
+  const seen = (type: string, pick: (e: any) => boolean = () => true) =>
+    eventually(async () => delivered().find((e: any) => e.type === type && pick(e)), type, 90_000);
+
+  // Play money first (p2p.finance.deposit_confirmed), for the PayOut and the withdrawals.
+  await gateway.sandbox.deposit(500_000, { idempotencyKey: `every-type-${randomUUID()}` });
+  const wallet = (await gateway.getBalance()).wallets[0]!;
+
+  const [paid, rejected, changed, expiring, appealed, payout] = await Promise.all([
+    payin(150_000), // created, escrow_locked, payment_notified, payment_verified, completed
+    payin(150_005), // cancelled
+    payin(150_014), // amount_changed
+    payin(150_033), // expired through advance
+    payin(160_033), // appealed: winning_evidence (in_review, message, resolved)
+    gateway.createPayout({ amount: 95_005, currency: 'RUB', wallet_id: wallet.wallet_id, target_requisite: '4111111111111111', target_name: 'Anna Recipient', payment_method: 'card-rub' }), // failed
+  ]);
+  t.is((await gateway.sandbox.advance(expiring.deal_id)).deal.status, 'EXPIRED');
+  await gateway.createAppeal({ deal_id: appealed.deal_id, reason: 'The payer paid: winning_evidence' });
+  await gateway.createWithdrawal({ address: randomTronAddress(), amount: 5_005 }); // withdrawal_failed
+
+  // closed and reopened: an appeal on the completed deal, closing_evidence, then the merchant's reopen_please.
+  await seen('deal.completed', (e) => e.deal.deal_id === paid.deal_id);
+  const closing = await gateway.createAppeal({ deal_id: paid.deal_id, reason: 'A second look please: closing_evidence' });
+  await seen('appeal.closed', (e) => e.appeal.appeal_id === closing.appeal_id);
+  await gateway.createAppealMessage(closing.appeal_id, { body: 'New facts: reopen_please' });
+  t.is((await gateway.getAppeal(closing.appeal_id)).status, 'REOPENED');
+
+  await seen('deal.cancelled', (e) => e.deal.deal_id === rejected.deal_id);
+  await seen('deal.amount_changed', (e) => e.deal.deal_id === changed.deal_id);
+  await seen('deal.failed', (e) => e.deal.deal_id === payout.deal_id);
+  await seen('appeal.resolved', (e) => e.deal.deal_id === appealed.deal_id);
+  await seen('appeal.reopened', (e) => e.appeal.appeal_id === closing.appeal_id);
+  await seen('p2p.finance.withdrawal_failed');
+
+  // Nothing emits deal.refund_pending (listed in the event types for the spec; no transition writes it).
+  const unreachable = ['deal.refund_pending'];
+  const expected = EVENT_TYPES.filter((type) => !unreachable.includes(type)).sort();
+  const types = await eventually(async () => {
+    const got = [...new Set(delivered().map((e) => e.type))].sort();
+    return expected.every((type) => got.includes(type)) ? got : undefined;
+  }, 'every type', 90_000).catch(() => [...new Set(delivered().map((e) => e.type))].sort());
+  t.deepEqual(types, expected, `every event type but ${unreachable.join(', ')} (never emitted) reaches a sandbox merchant through the SDK alone`);
+  t.true(delivered().every((e: any) => e.sandbox === true), 'every envelope says sandbox');
+  // The sandbox arbiter's moves are audited as a system actor.
+  const audit = await sql<{ actor_kind: string; actor_id: string; action: string }[]>`
+    select actor_kind, actor_id, action from audit_log where object_id in (${closing.appeal_id}) order by id`;
+  t.deepEqual(audit.map((r) => [r.actor_kind, r.actor_id, r.action]), [
+    ['system', 'sandbox-arbiter', 'appeal.review'],
+    ['system', 'sandbox-arbiter', 'appeal.message'],
+    ['system', 'sandbox-arbiter', 'appeal.close'],
+    ['system', 'sandbox-arbiter', 'appeal.reopen'],
+  ]);
 });

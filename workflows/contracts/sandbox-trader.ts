@@ -26,19 +26,26 @@ export interface SandboxTraderInput {
   amount: string;
   /** How long the trader takes before it acts. */
   delaySeconds: number;
-  /** Set for the sandbox arbiter: the appeal to resolve and how. */
-  appeal?: { appealId: string; outcome: 'SATISFIED' | 'REJECTED' };
+  /** Set for the sandbox arbiter: the appeal and what it does with it (resolve SATISFIED / REJECTED, or close). */
+  appeal?: { appealId: string; outcome: 'SATISFIED' | 'REJECTED' | 'CLOSED' };
 }
 
 /** What the sandbox trader may ask of a deal: the same updates an operator's or trader's call sends. */
 export type SandboxMove =
+  /** The payer's "I paid" (the checkout page's notifyPayment update). */
+  | { kind: 'payin_notify' }
   | { kind: 'payin_confirm' }
   | { kind: 'payin_reject' }
   | { kind: 'payin_change_amount'; amount: string }
   | { kind: 'payout_start' }
   | { kind: 'payout_complete' }
   | { kind: 'payout_reject' }
-  | { kind: 'appeal_resolve'; appealId: string; outcome: 'SATISFIED' | 'REJECTED' };
+  | { kind: 'appeal_resolve'; appealId: string; outcome: 'SATISFIED' | 'REJECTED' }
+  /** The arbiter's review (→ IN_REVIEW) and close (→ CLOSED): the appeal workflow's commands, as the admin routes send them. */
+  | { kind: 'appeal_review'; appealId: string }
+  | { kind: 'appeal_close'; appealId: string }
+  /** The arbiter's message in the appeal's thread (appeal.message), as the admin message route writes it. */
+  | { kind: 'appeal_message'; appealId: string; body: string };
 
 /** 'done', or 'refused' when the deal no longer allows the move (e.g. the merchant cancelled first). */
 export type SandboxMoveResult = 'done' | 'refused';

@@ -12,7 +12,8 @@ import {
   messageResponse,
   messagesResponse,
 } from '../../schemas/appeals';
-import { appealView, createAppeal, getMerchantAppeal, listAppealPage, postMessage, presentMessage, threadOf } from '../../services/appeals';
+import { appealView, createAppeal, getMerchantAppeal, listAppealPage, moveAppealByOperator, postMessage, presentMessage, threadOf } from '../../services/appeals';
+import { sandboxReopenOnRequest } from '../../services/sandbox';
 
 const tags = ['Appeals'];
 
@@ -88,6 +89,7 @@ export const appealRoutes = [
       summary: 'Write to the arbiter (sender_role MERCHANT); answers { data: message }',
       description:
         'Accepted until the appeal is CLOSED (400 FAILED_PRECONDITION after). file_ids must be your own uploads. ' +
+        'Sandbox merchants: a message containing `reopen_please` on a CLOSED appeal has the sandbox arbiter reopen it first (appeal.reopened), then it is accepted. ' +
         'Single-use signatures: a repeat would post the message again, so an HMAC signature is accepted once on this route.',
       tags,
       singleUse: 'route',
@@ -97,7 +99,9 @@ export const appealRoutes = [
       errors: [404],
     },
     async ({ identity, params, body }, deps) => {
-      const appeal = await getMerchantAppeal(deps, merchantOf(identity), params.appeal_id);
+      const found = await getMerchantAppeal(deps, merchantOf(identity), params.appeal_id);
+      // Sandbox (issue 29): `reopen_please` on a CLOSED sandbox appeal — the sandbox arbiter reopens it first.
+      const appeal = await sandboxReopenOnRequest(deps, found, body.body, (id, operatorId, actor) => moveAppealByOperator(deps, id, 'reopen', operatorId, actor));
       return { data: presentMessage(await postMessage(deps, appeal, senderOf(identity), body)) };
     },
   ),

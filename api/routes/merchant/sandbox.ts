@@ -16,8 +16,10 @@ export const SANDBOX_DESCRIPTION =
   'the amount in minor units say:\n\n' +
   sandboxTableMarkdown() +
   '\n\nAny other ending: the trader does nothing. Withdrawals complete on the sandbox chain; an amount ending in 05 fails on ' +
-  'chain and is refunded. Appeals whose reason says `winning_evidence` are resolved SATISFIED, `losing_evidence` REJECTED, ' +
-  'by the sandbox arbiter within seconds; anything else waits for a human. Deals, webhook envelopes and the profile of a ' +
+  'chain and is refunded. Appeals whose reason says `winning_evidence` (resolved SATISFIED), `losing_evidence` (REJECTED) or ' +
+  '`closing_evidence` (closed; an appeal on a terminal deal) are taken into review, written to and decided by the sandbox ' +
+  'arbiter within seconds; a merchant message saying `reopen_please` on a CLOSED sandbox appeal has it reopened first; ' +
+  'anything else waits for a human. A sandbox deposit is announced with p2p.finance.deposit_confirmed. Deals, webhook envelopes and the profile of a ' +
   'sandbox merchant carry `sandbox: true`. A live merchant gets 403 on these routes and its amounts mean nothing.';
 
 const advanceResponse = z
@@ -78,7 +80,8 @@ export const sandboxRoutes = [
       summary: 'Sandbox: credit play USDT to the wallet (the deposit path, from the sandbox chain)',
       description:
         "Credits `amount` USDT cents to the sandbox merchant's available balance through the same deposit path a confirmed " +
-        'chain deposit takes (a deposit row, listed by GET /wallet/deposits). 201 new; 200 a repeat with the same idempotency_key. ' +
+        'chain deposit takes (a deposit row, listed by GET /wallet/deposits), announced with the webhook ' +
+        'p2p.finance.deposit_confirmed as a chain deposit is. 201 new; 200 a repeat with the same idempotency_key. ' +
         'A live merchant: 403.',
       tags,
       body: sandboxDepositBody,

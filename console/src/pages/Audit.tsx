@@ -33,7 +33,7 @@ export function Audit() {
             <td>{when(e.at)}</td>
             <td className="mono">
               {e.actor_kind === 'operator_jwt' ? 'JWT ' : ''}
-              {e.actor_id.slice(0, 8)}
+              {e.actor_kind === 'system' ? e.actor_id : e.actor_id.slice(0, 8)}
             </td>
             <td>{e.role}</td>
             <td>{e.action}</td>

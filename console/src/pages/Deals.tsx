@@ -54,6 +54,12 @@ export function Deals() {
           <tr>
             <td>
               <Link to={`/deals/${d.deal_id}`}>{d.deal_id.slice(0, 8)}</Link>
+              {d.sandbox ? (
+                <>
+                  {' '}
+                  <span className="badge sandbox">sandbox</span>
+                </>
+              ) : null}
             </td>
             <td>{d.deal_type}</td>
             <td>

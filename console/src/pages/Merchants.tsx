@@ -28,6 +28,12 @@ export function Merchants() {
           <tr>
             <td>
               <Link to={`/merchants/${m.id}`}>{m.name}</Link>
+              {m.sandbox ? (
+                <>
+                  {' '}
+                  <span className="badge sandbox">sandbox</span>
+                </>
+              ) : null}
             </td>
             <td>{m.email}</td>
             <td>{m.status}</td>

@@ -1334,7 +1334,7 @@ export interface paths {
         put?: never;
         /**
          * Write to the arbiter (sender_role MERCHANT); answers { data: message }
-         * @description Accepted until the appeal is CLOSED (400 FAILED_PRECONDITION after). file_ids must be your own uploads. Single-use signatures: a repeat would post the message again, so an HMAC signature is accepted once on this route.
+         * @description Accepted until the appeal is CLOSED (400 FAILED_PRECONDITION after). file_ids must be your own uploads. Sandbox merchants: a message containing `reopen_please` on a CLOSED appeal has the sandbox arbiter reopen it first (appeal.reopened), then it is accepted. Single-use signatures: a repeat would post the message again, so an HMAC signature is accepted once on this route.
          */
         post: operations["createAppealMessage"];
         delete?: never;
@@ -1381,16 +1381,16 @@ export interface paths {
          *
          *     | deal | amount ends in | what the sandbox trader does | result |
          *     |---|---|---|---|
-         *     | PayIn | …00 | the payer pays; the trader confirms after a few seconds | COMPLETED |
+         *     | PayIn | …00 | the payer reports the payment (deal.payment_notified), then the trader confirms after a few seconds | COMPLETED |
          *     | PayIn | …05 | the trader rejects the payment | CANCELLED |
          *     | PayIn | …33 | nobody pays | EXPIRED at the payment timeout |
-         *     | PayIn | …14 | the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms | COMPLETED |
+         *     | PayIn | …14 | the payer reports the payment, the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms | COMPLETED |
          *     | PayIn | …51 | no requisite is available | create refused: 400 FAILED_PRECONDITION (no trader is available …) |
          *     | PayOut | …00 | the trader takes it and completes it | COMPLETED |
          *     | PayOut | …05 | the trader takes it and rejects it | FAILED (hold returned) |
          *     | PayOut | …33 | no trader takes it | EXPIRED at the assignment SLA |
          *
-         *     Any other ending: the trader does nothing. Withdrawals complete on the sandbox chain; an amount ending in 05 fails on chain and is refunded. Appeals whose reason says `winning_evidence` are resolved SATISFIED, `losing_evidence` REJECTED, by the sandbox arbiter within seconds; anything else waits for a human. Deals, webhook envelopes and the profile of a sandbox merchant carry `sandbox: true`. A live merchant gets 403 on these routes and its amounts mean nothing.
+         *     Any other ending: the trader does nothing. Withdrawals complete on the sandbox chain; an amount ending in 05 fails on chain and is refunded. Appeals whose reason says `winning_evidence` (resolved SATISFIED), `losing_evidence` (REJECTED) or `closing_evidence` (closed; an appeal on a terminal deal) are taken into review, written to and decided by the sandbox arbiter within seconds; a merchant message saying `reopen_please` on a CLOSED sandbox appeal has it reopened first; anything else waits for a human. A sandbox deposit is announced with p2p.finance.deposit_confirmed. Deals, webhook envelopes and the profile of a sandbox merchant carry `sandbox: true`. A live merchant gets 403 on these routes and its amounts mean nothing.
          */
         post: operations["sandboxAdvanceDeal"];
         delete?: never;
@@ -1410,7 +1410,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox: credit play USDT to the wallet (the deposit path, from the sandbox chain)
-         * @description Credits `amount` USDT cents to the sandbox merchant's available balance through the same deposit path a confirmed chain deposit takes (a deposit row, listed by GET /wallet/deposits). 201 new; 200 a repeat with the same idempotency_key. A live merchant: 403.
+         * @description Credits `amount` USDT cents to the sandbox merchant's available balance through the same deposit path a confirmed chain deposit takes (a deposit row, listed by GET /wallet/deposits), announced with the webhook p2p.finance.deposit_confirmed as a chain deposit is. 201 new; 200 a repeat with the same idempotency_key. A live merchant: 403.
          */
         post: operations["sandboxDeposit"];
         delete?: never;
@@ -2610,8 +2610,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             at: string;
-            /** @enum {string} */
-            actor_kind: "operator_account" | "operator_jwt";
+            /**
+             * @description system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter)
+             * @enum {string}
+             */
+            actor_kind: "operator_account" | "operator_jwt" | "system";
             actor_id: string;
             role: string;
             /** @example withdrawal.approve */
