@@ -33,35 +33,25 @@ export type SandboxWithdrawalScenario = 'complete' | 'fail';
 /** The last two digits of an amount in minor units (0–99). */
 export const amountEnding = (amount: bigint): number => Number(((amount % 100n) + 100n) % 100n);
 
-export function sandboxPayinScenario(amount: bigint): SandboxPayinScenario {
-  switch (amountEnding(amount)) {
-    case 0:
-      return 'complete';
-    case 5:
-      return 'reject';
-    case 33:
-      return 'expire';
-    case 14:
-      return 'change_amount';
-    case 51:
-      return 'no_requisite';
-    default:
-      return 'none';
-  }
-}
+/**
+ * What the last two digits of a sandbox deal's amount make the sandbox trader do (docs/sandbox.md
+ * has the same table for merchants); an ending not listed: nothing ('none').
+ */
+export const SANDBOX_PAYIN_ENDINGS: Readonly<Record<number, Exclude<SandboxPayinScenario, 'none'>>> = {
+  0: 'complete',
+  5: 'reject',
+  33: 'expire',
+  14: 'change_amount',
+  51: 'no_requisite',
+};
+export const SANDBOX_PAYOUT_ENDINGS: Readonly<Record<number, Exclude<SandboxPayoutScenario, 'none'>>> = {
+  0: 'complete',
+  5: 'reject',
+  33: 'unassigned',
+};
 
-export function sandboxPayoutScenario(amount: bigint): SandboxPayoutScenario {
-  switch (amountEnding(amount)) {
-    case 0:
-      return 'complete';
-    case 5:
-      return 'reject';
-    case 33:
-      return 'unassigned';
-    default:
-      return 'none';
-  }
-}
+export const sandboxPayinScenario = (amount: bigint): SandboxPayinScenario => SANDBOX_PAYIN_ENDINGS[amountEnding(amount)] ?? 'none';
+export const sandboxPayoutScenario = (amount: bigint): SandboxPayoutScenario => SANDBOX_PAYOUT_ENDINGS[amountEnding(amount)] ?? 'none';
 
 /** Withdrawals: …05 fails on the simulated chain (refunded), anything else completes. */
 export const sandboxWithdrawalScenario = (amount: bigint): SandboxWithdrawalScenario => (amountEnding(amount) === 5 ? 'fail' : 'complete');

@@ -26,20 +26,24 @@ export const createRequisiteBody = z
   })
   .refine((b) => b.max_amount >= b.min_amount, { message: 'max_amount must not be below min_amount', path: ['max_amount'], params: { code: 'max_below_min' } })
   .openapi('CreateRequisiteRequest');
+/** A requisite as operators read it: here and in the console's trader listing. */
+export const requisiteFields = {
+  requisite_type: z.string(),
+  card_number: z.string(),
+  phone_number: z.string(),
+  iban: z.string(),
+  holder_name: z.string(),
+  bank_name: z.string(),
+  min_amount: int64String,
+  max_amount: int64String,
+};
 export const requisiteResponse = z
   .object({
     requisite: z.object({
       requisite_id: z.string().uuid(),
       trader_id: z.string().uuid(),
       payment_method_id: z.string().uuid(),
-      requisite_type: z.string(),
-      card_number: z.string(),
-      phone_number: z.string(),
-      iban: z.string(),
-      holder_name: z.string(),
-      bank_name: z.string(),
-      min_amount: int64String,
-      max_amount: int64String,
+      ...requisiteFields,
       daily_limit: int64String.optional(),
       status: z.string(),
       created_at: timestamp,

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { int64String, line, pageSize, rfc3339, timestamp, uuid } from '../../schemas/common';
 import { dealSchema, dealParams } from '../../schemas/deals';
+import { requisiteFields } from '../../schemas/traders';
 import { dealTimeline, getMerchantForOperator, listMerchantsForOperator, listTradersForOperator, searchDeals } from '../../services/console-reads';
 import { operatorMerchantResponse } from './merchants';
 
@@ -129,14 +130,7 @@ export const consoleReadRoutes = [
                 z.object({
                   requisite_id: z.string(),
                   payment_method: z.string(),
-                  requisite_type: z.string(),
-                  card_number: z.string(),
-                  phone_number: z.string(),
-                  iban: z.string(),
-                  holder_name: z.string(),
-                  bank_name: z.string(),
-                  min_amount: int64String,
-                  max_amount: int64String,
+                  ...requisiteFields,
                   daily_limit: z.string(),
                   status: z.string(),
                 }),
