@@ -24,7 +24,6 @@ import {
 } from './contracts/payin';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 import { sandboxClock } from './sandbox-clock';
-import { startSandboxTraderChild } from './sandbox-trader-start';
 
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
@@ -100,15 +99,6 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
 
   const refused = await deal.create(() => createOrAdopt(() => creation.createPayinDeal(input.create), () => steps.findPayinSnapshot(dealId)));
   if (refused) return refused;
-  // Issue 29: a sandbox deal's trader, started by the deal itself (workflows/sandbox-trader-start.ts).
-  await startSandboxTraderChild({
-    dealId,
-    dealType: 'PAYIN',
-    merchantId: input.create.merchantId,
-    amount: input.create.amount,
-    sandbox: current().sandbox,
-    delaySeconds: input.sandboxTraderDelaySeconds,
-  });
 
   // Live until a terminal state; at payment_timeout_at whatever is still expirable expires.
   const untilTimeout = Math.max(0, Date.parse(current().paymentTimeoutAt) - Date.now());

@@ -19,7 +19,6 @@ import {
 } from './contracts/payout';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 import { sandboxClock } from './sandbox-clock';
-import { startSandboxTraderChild } from './sandbox-trader-start';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
@@ -59,15 +58,6 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
 
   const refused = await deal.create(() => createOrAdopt(() => creation.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId)));
   if (refused) return refused;
-  // Issue 29: a sandbox deal's trader, started by the deal itself (workflows/sandbox-trader-start.ts).
-  await startSandboxTraderChild({
-    dealId,
-    dealType: 'PAYOUT',
-    merchantId: input.create.merchantId,
-    amount: input.create.amount,
-    sandbox: current().sandbox,
-    delaySeconds: input.sandboxTraderDelaySeconds,
-  });
 
   // Until a terminal state (spec 3.2, with the transfer SLA):
   //   UNASSIGNED  re-match every retryMatchSeconds; at the assignment SLA → EXPIRED (hold returned)

@@ -119,14 +119,12 @@ export async function createPayin(deps: AppDeps, scope: MerchantScope, body: Cre
             arrivedAt,
           },
           feeDistributionDelaySeconds: deps.config.FEE_DISTRIBUTION_DELAY_SECONDS,
-          sandboxTraderDelaySeconds: deps.config.SANDBOX_TRADER_DELAY_SECONDS,
           timeouts: stepTimeouts(deps.config),
         },
       ],
     },
   });
-  // The deal's workflow started its sandbox trader (workflows/sandbox-trader-start.ts).
-  return created;
+  return withSandboxTrader(deps, created);
 }
 
 const runUpdate = (

@@ -89,13 +89,11 @@ export async function createPayout(deps: AppDeps, scope: MerchantScope, body: Cr
           retryMatchSeconds: deps.config.PAYOUT_RETRY_MATCH_SECONDS,
           timeouts: stepTimeouts(deps.config),
           processingAlertSeconds: deps.config.PAYOUT_PROCESSING_ALERT_SECONDS,
-          sandboxTraderDelaySeconds: deps.config.SANDBOX_TRADER_DELAY_SECONDS,
         },
       ],
     },
   });
-  // The deal's workflow started its sandbox trader (workflows/sandbox-trader-start.ts).
-  return created;
+  return withSandboxTrader(deps, created);
 }
 
 async function operatorPayout(deps: AppDeps, dealId: string): Promise<DealRow> {

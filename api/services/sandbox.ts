@@ -1,9 +1,8 @@
 /**
- * Sandbox merchants (issue 29, docs/sandbox.md): the API's part. The deal's own workflow starts
- * its sandbox trader right after the create step (workflows/sandbox-trader-start.ts); the API
- * starts it again on every replay of the create — a harmless duplicate (`sandbox-trader:<deal_id>`,
- * once per deal: a running run is joined, a finished one is not started again) that still serves
- * a deal whose run predates the deal's own start.
+ * Sandbox merchants (issue 29, docs/sandbox.md): the API's part. After a sandbox merchant's deal
+ * is created — and again on every replay of its create, which closes the gap of an API that died
+ * in between — the deal's sandbox trader is started (`sandbox-trader:<deal_id>`, once per deal:
+ * a running run is joined, a finished one is not started again).
  */
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
@@ -33,7 +32,7 @@ import {
   type SandboxTraderWorkflow,
 } from '../../workflows/contracts/sandbox-trader';
 
-/** A replayed create's deal, its sandbox trader started first when it is a sandbox deal (a running one is joined). */
+/** A created (or replayed) deal, its sandbox trader started first when it is a sandbox deal. */
 export async function withSandboxTrader<T extends { row: DealRow }>(deps: AppDeps, created: T): Promise<T> {
   await startSandboxTrader(deps, created.row);
   return created;

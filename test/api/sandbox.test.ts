@@ -108,27 +108,6 @@ test('PayIn …00: the sandbox trader confirms (COMPLETED), every webhook verifi
   t.true(entries.some((e) => e.system_code === 'sandbox_platform_fees'));
 });
 
-test('the deal’s own workflow starts its sandbox trader (the API’s create does not): a child of the deal, abandoned on close', async (t) => {
-  const { loadConfig } = await import('../../config/index');
-  const { createTemporalClient } = await import('../../temporal/client');
-  const temporal = await createTemporalClient(loadConfig(process.env));
-  t.teardown(() => temporal.connection.close());
-  const m = await sandboxMerchant(t);
-  await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: m.merchantId, amount: 1_000_000, tx_hash: txHashOf(`own-start-${m.merchantId}`) });
-  const payin = await createPayin(m.keys, { amount: 150_000 });
-  const walletId = (await signed(m.keys, 'GET', '/api/v1/p2p/merchant/balance')).body.wallets[0].wallet_id as string;
-  const payout = await signed(m.keys, 'POST', PAYOUT, {
-    idempotency_key: randomUUID(), amount: 95_000, currency: 'RUB', wallet_id: walletId,
-    target_requisite: '4111111111111111', target_name: 'Anna Recipient', payment_method: 'card-rub',
-  });
-  t.is(payout.status, 200, payout.text);
-  for (const [dealId, parent] of [[payin.deal_id, `payin:${payin.deal_id}`], [payout.body.deal.deal_id, `payout:${payout.body.deal.deal_id}`]] as const) {
-    const trader = await eventually(() => temporal.workflow.getHandle(`sandbox-trader:${dealId}`).describe().catch(() => undefined), `the trader of ${dealId}`);
-    t.is(trader.parentExecution?.workflowId, parent, `${dealId}'s trader was started by its deal`);
-    t.is((await m.waitFor(dealId, 'deal.completed')).deal.status, 'COMPLETED');
-  }
-});
-
 test('PayIn …05: the sandbox trader rejects (CANCELLED, deal.cancelled)', async (t) => {
   const m = await sandboxMerchant(t);
   const deal = await createPayin(m.keys, { amount: 150_005 });

@@ -51,8 +51,6 @@ export interface PayinWorkflowInput extends StartedByRequest {
   create: CreatePayinInput;
   feeDistributionDelaySeconds: number;
   timeouts?: StepTimeouts;
-  /** Issue 29: SANDBOX_TRADER_DELAY_SECONDS for the sandbox trader this run starts (absent in older runs). */
-  sandboxTraderDelaySeconds?: number;
 }
 
 export interface PayinSnapshot {

@@ -40,8 +40,6 @@ export interface PayoutWorkflowInput extends StartedByRequest {
   timeouts?: StepTimeouts;
   /** A payout PROCESSING this long raises one operator alert (0: never). */
   processingAlertSeconds?: number;
-  /** Issue 29: SANDBOX_TRADER_DELAY_SECONDS for the sandbox trader this run starts (absent in older runs). */
-  sandboxTraderDelaySeconds?: number;
 }
 
 export interface PayoutSnapshot {
