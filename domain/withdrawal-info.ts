@@ -18,6 +18,8 @@ export interface WithdrawalRecord {
   approved_at: Date | null;
   completed_at: Date | null;
   cancelled_at: Date | null;
+  /** Issue 29: the merchant's world at insert (migration 00025). */
+  sandbox?: boolean;
 }
 
 /** The withdrawal as merchants see it (POST /wallet/withdraw, GET /wallet/withdrawals, webhooks). */
@@ -39,6 +41,8 @@ export function presentWithdrawal(row: WithdrawalRecord) {
     approved_at: row.approved_at?.toISOString() ?? '',
     completed_at: row.completed_at?.toISOString() ?? '',
     cancelled_at: row.cancelled_at?.toISOString() ?? '',
+    // Issue 29: on a sandbox merchant's withdrawals only (a live merchant's keep exactly these fields).
+    ...(row.sandbox ? { sandbox: true as const } : {}),
   };
 }
 

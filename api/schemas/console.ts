@@ -95,12 +95,18 @@ export const auditEntrySchema = z
 export const auditListResponse = z.object({ data: z.array(auditEntrySchema), next_page_token: z.string() }).openapi('AuditList', { description: 'Newest first. An empty next_page_token means the last page.' });
 
 const queue = z.object({ count: z.number().int(), oldest_at: z.string().openapi({ description: "RFC 3339, '' when empty" }), oldest_age_seconds: z.number().int() });
+/** Issue 29: count, oldest_at and oldest_age_seconds are the live world's; a sandbox merchant's waiting items only in sandbox_count. */
+const worldQueue = queue.extend({
+  sandbox_count: z.number().int().openapi({ description: "addition: how many of a sandbox merchant's wait here (play money: never in count)" }),
+});
 export const queuesResponse = z
   .object({
-    appeals_waiting: queue.openapi({ description: 'appeals OPEN or REOPENED: waiting for an arbiter (age since their last change)' }),
-    withdrawals_waiting: queue.extend({ awaiting_second_approval: z.number().int() }).openapi({ description: 'withdrawals PENDING_MANUAL; of them, those above the four-eyes amount with one approval' }),
-    open_alerts: queue,
-    stuck_deals: queue.extend({ sla_seconds: z.number().int() }).openapi({ description: 'live deals (not APPEALED) unchanged for more than DEAL_STUCK_SLA_SECONDS' }),
+    appeals_waiting: worldQueue.openapi({ description: "appeals OPEN or REOPENED: waiting for an arbiter (age since their last change); live merchants' (sandbox ones in sandbox_count)" }),
+    withdrawals_waiting: worldQueue.extend({ awaiting_second_approval: z.number().int() }).openapi({
+      description: "withdrawals PENDING_MANUAL of live merchants; of them, those above the four-eyes amount with one approval (sandbox merchants' in sandbox_count)",
+    }),
+    open_alerts: worldQueue.openapi({ description: "open alerts, but those on a sandbox merchant's deals (in sandbox_count)" }),
+    stuck_deals: queue.extend({ sla_seconds: z.number().int() }).openapi({ description: 'live deals (not APPEALED, not sandbox) unchanged for more than DEAL_STUCK_SLA_SECONDS' }),
     generated_at: z.string(),
   })
   .openapi('ConsoleQueues');

@@ -31,8 +31,11 @@ export const depositSchema = z
     confirmations: z.number().int(),
     created_at: timestamp,
     confirmed_at: z.string().openapi({ description: 'RFC 3339 when credited; empty while PENDING' }),
+    sandbox: z.literal(true).optional().openapi({
+      description: "addition: true on a sandbox merchant's deposits (see the Sandbox tag); absent on a live merchant's",
+    }),
   })
-  .openapi('Deposit');
+  .openapi('Deposit', { description: "A sandbox merchant's deposits carry sandbox: true." });
 export const depositListResponse = z
   .object({ data: z.array(depositSchema), next_page_token: z.string() })
   .openapi('DepositList', { description: 'Newest first. An empty next_page_token means the last page.' });
@@ -70,6 +73,9 @@ export const depositResponse = z
       tx_hash: z.string(),
       status: z.string(),
       created_at: timestamp,
+      sandbox: z.literal(true).optional().openapi({
+        description: "addition: true on a sandbox merchant's deposits (see the Sandbox tag); absent on a live merchant's",
+      }),
     }),
   })
   .openapi('DepositResponse');

@@ -65,8 +65,11 @@ export const withdrawalSchema = z
     approved_at: z.string(),
     completed_at: z.string(),
     cancelled_at: z.string(),
+    sandbox: z.literal(true).optional().openapi({
+      description: "addition: true on a sandbox merchant's withdrawals (see the Sandbox tag); absent on a live merchant's",
+    }),
   })
-  .openapi('Withdrawal', { description: 'Unset times are empty strings.' });
+  .openapi('Withdrawal', { description: "Unset times are empty strings. A sandbox merchant's withdrawals carry sandbox: true." });
 export const withdrawalListResponse = z
   .object({ data: z.array(withdrawalSchema), next_page_token: z.string() })
   .openapi('WithdrawalList', { description: 'Newest first, one row per withdrawal. An empty next_page_token means the last page.' });

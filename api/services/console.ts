@@ -20,9 +20,13 @@ export async function consoleQueues(deps: AppDeps) {
     oldest_age_seconds: q.oldest ? Math.max(0, Math.floor((nowMs - q.oldest.getTime()) / 1000)) : 0,
   });
   return {
-    appeals_waiting: present(counts.appeals),
-    withdrawals_waiting: { ...present(counts.withdrawals), awaiting_second_approval: counts.withdrawals.awaiting_second_approval },
-    open_alerts: present(counts.alerts),
+    appeals_waiting: { ...present(counts.appeals), sandbox_count: counts.appeals.sandbox },
+    withdrawals_waiting: {
+      ...present(counts.withdrawals),
+      awaiting_second_approval: counts.withdrawals.awaiting_second_approval,
+      sandbox_count: counts.withdrawals.sandbox,
+    },
+    open_alerts: { ...present(counts.alerts), sandbox_count: counts.alerts.sandbox },
     stuck_deals: { ...present(counts.stuck_deals), sla_seconds: deps.config.DEAL_STUCK_SLA_SECONDS },
     generated_at: new Date(nowMs).toISOString(),
   };

@@ -33,6 +33,7 @@ export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, a
         tx_hash: deposit.tx_hash,
         status: deposit.status,
         created_at: deposit.created_at.toISOString(),
+        ...(deposit.sandbox ? { sandbox: true as const } : {}),
       },
     };
   });

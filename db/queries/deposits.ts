@@ -13,6 +13,8 @@ export interface DepositRow {
   tx_hash: string;
   status: string;
   created_at: Date;
+  /** Issue 29: the merchant's world at insert (migration 00025). */
+  sandbox: boolean;
 }
 
 /**

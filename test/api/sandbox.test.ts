@@ -253,6 +253,62 @@ test('withdrawals: complete on the sandbox chain; …05 fails on chain and is re
   t.true(entries.length > 0 && entries.every((e) => e.system_code?.startsWith('sandbox_')));
 });
 
+test('listing rows: a sandbox merchant’s withdrawals and deposits carry sandbox: true, a live merchant’s have no such key', async (t) => {
+  const { randomTronAddress, withdraw } = await import('../helpers/wallet');
+  const rowsOf = async (keys: KeyPair, merchantId: string, tag: string) => {
+    const deposit = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchantId, amount: 100_000, tx_hash: txHashOf(`rows-${tag}-${merchantId}`) });
+    t.is(deposit.status, 201, deposit.text);
+    await asOperator('PATCH', `/api/v1/p2p/admin/merchants/${merchantId}`, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+    const created = await withdraw(keys, { address: randomTronAddress(), amount: 5_000 });
+    t.is(created.status, 200, created.text);
+    const id = created.body.withdrawal_id;
+    const list = await signed(keys, 'GET', '/api/v1/p2p/merchant/wallet/withdrawals');
+    const one = await signed(keys, 'GET', `/api/v1/p2p/merchant/wallet/withdrawals/${id}`);
+    const queue = await asOperator('GET', `/api/v1/p2p/admin/withdrawals?merchant_id=${merchantId}`);
+    const deposits = await signed(keys, 'GET', '/api/v1/p2p/merchant/wallet/deposits');
+    t.is(list.body.data.length, 1);
+    t.is(queue.body.data.length, 1);
+    t.is(deposits.body.data.length, 1);
+    return [deposit.body.deposit, created.body, list.body.data[0], one.body, queue.body.data[0], deposits.body.data[0]] as Record<string, unknown>[];
+  };
+  const sandbox = await sandboxMerchant(t);
+  for (const row of await rowsOf(sandbox.keys, sandbox.merchantId, 's')) t.is(row.sandbox, true, JSON.stringify(row));
+  const played = await signed(sandbox.keys, 'POST', '/api/v1/p2p/merchant/sandbox/deposits', { amount: 1_000 });
+  t.is(played.body.deposit.sandbox, true);
+  const live = await newMerchant();
+  for (const row of await rowsOf(live.keys, live.merchantId, 'l')) t.false('sandbox' in row, JSON.stringify(row));
+});
+
+test('operator queues: a sandbox merchant’s waiting withdrawals, appeals and alerts are counted apart (sandbox_count), never in the live counts', async (t) => {
+  const { randomTronAddress, withdraw } = await import('../helpers/wallet');
+  const { queueCounts } = await import('../../db/queries/queues');
+  const m = await sandboxMerchant(t);
+  await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: m.merchantId, amount: 100_000, tx_hash: txHashOf(`queues-${m.merchantId}`) });
+  await asOperator('PATCH', `/api/v1/p2p/admin/merchants/${m.merchantId}`, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+  t.is((await withdraw(m.keys, { address: randomTronAddress(), amount: 5_000 })).body.status, 'PENDING_MANUAL');
+  const waiting = await createPayin(m.keys, { amount: 150_033 });
+  const appealed = await signed(m.keys, 'POST', '/api/v1/p2p/merchant/appeals', { deal_id: waiting.deal_id, reason: 'a human will look' });
+  t.true(appealed.status === 200 || appealed.status === 201, appealed.text);
+  const queues = await asOperator('GET', '/api/v1/p2p/admin/queues');
+  t.is(queues.status, 200, queues.text);
+  t.true(queues.body.withdrawals_waiting.sandbox_count >= 1);
+  t.true(queues.body.appeals_waiting.sandbox_count >= 1);
+  t.is(typeof queues.body.open_alerts.sandbox_count, 'number');
+  t.false('sandbox_count' in queues.body.stuck_deals);
+  // In one snapshot, the live figures are exactly the live merchants' items, the sandbox ones the others' (other tests run beside this one).
+  await sql.begin('isolation level repeatable read', async (tx) => {
+    const counts = await queueCounts(tx as any, { terminalDealStatuses: ['COMPLETED'], stuckBefore: new Date(), fourEyesAbove: 0n });
+    const [w] = await tx<{ live: number; play: number }[]>`
+      select count(*) filter (where not m.sandbox)::int as live, count(*) filter (where m.sandbox)::int as play
+      from withdrawals w join merchants m on m.id = w.merchant_id where w.status = 'PENDING_MANUAL'`;
+    const [a] = await tx<{ live: number; play: number }[]>`
+      select count(*) filter (where not m.sandbox)::int as live, count(*) filter (where m.sandbox)::int as play
+      from appeals a join deals d on d.id = a.deal_id join merchants m on m.id = d.merchant_id where a.status in ('OPEN', 'REOPENED')`;
+    t.deepEqual([counts.withdrawals.count, counts.withdrawals.sandbox], [w!.live, w!.play]);
+    t.deepEqual([counts.appeals.count, counts.appeals.sandbox], [a!.live, a!.play]);
+  });
+});
+
 test('appeals: winning_evidence → SATISFIED, losing_evidence → REJECTED by the sandbox arbiter; other text waits for a human', async (t) => {
   const m = await sandboxMerchant(t);
   const [win, lose, wait] = await Promise.all([150_033, 150_033, 150_033].map((amount) => createPayin(m.keys, { amount })));

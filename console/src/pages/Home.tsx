@@ -8,16 +8,18 @@ export function Home() {
   if (queues.isPending) return <Loading what="the queues" />;
   if (queues.error) return <ErrorText error={queues.error} />;
   const q = queues.data;
+  // Issue 29: the counts are the live world's; a sandbox merchant's waiting items are named apart.
+  const sandbox = (n: number) => (n > 0 ? `and ${n} of sandbox merchants (play money)` : '');
   const cards = [
-    { id: 'appeals', title: 'Appeals waiting for an arbiter', queue: q.appeals_waiting, to: '/appeals', extra: '' },
+    { id: 'appeals', title: 'Appeals waiting for an arbiter', queue: q.appeals_waiting, to: '/appeals', extra: sandbox(q.appeals_waiting.sandbox_count) },
     {
       id: 'withdrawals',
       title: 'Withdrawals waiting for approval',
       queue: q.withdrawals_waiting,
       to: '/withdrawals',
-      extra: `${q.withdrawals_waiting.awaiting_second_approval} awaiting a second approval`,
+      extra: [`${q.withdrawals_waiting.awaiting_second_approval} awaiting a second approval`, sandbox(q.withdrawals_waiting.sandbox_count)].filter(Boolean).join('; '),
     },
-    { id: 'alerts', title: 'Open alerts', queue: q.open_alerts, to: '/alerts', extra: '' },
+    { id: 'alerts', title: 'Open alerts', queue: q.open_alerts, to: '/alerts', extra: sandbox(q.open_alerts.sandbox_count) },
     { id: 'stuck', title: 'Deals stuck past the SLA', queue: q.stuck_deals, to: '/deals', extra: `SLA ${age(q.stuck_deals.sla_seconds)}` },
   ];
   return (

@@ -2296,7 +2296,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Unset times are empty strings. */
+        /** @description Unset times are empty strings. A sandbox merchant's withdrawals carry sandbox: true. */
         Withdrawal: {
             /** Format: uuid */
             withdrawal_id: string;
@@ -2342,6 +2342,11 @@ export interface components {
             approved_at: string;
             completed_at: string;
             cancelled_at: string;
+            /**
+             * @description addition: true on a sandbox merchant's withdrawals (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
         };
         /** @description p2p.finance.deposit_confirmed: a TRON deposit was credited (never sent to V1 merchants). */
         DepositEvent: {
@@ -2370,6 +2375,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A sandbox merchant's deposits carry sandbox: true. */
         Deposit: {
             /** Format: uuid */
             deposit_id: string;
@@ -2397,6 +2403,11 @@ export interface components {
             created_at: string;
             /** @description RFC 3339 when credited; empty while PENDING */
             confirmed_at: string;
+            /**
+             * @description addition: true on a sandbox merchant's deposits (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
         };
         Problem: {
             /** @example about:blank */
@@ -2630,28 +2641,35 @@ export interface components {
             request_id: string;
         };
         ConsoleQueues: {
-            /** @description appeals OPEN or REOPENED: waiting for an arbiter (age since their last change) */
+            /** @description appeals OPEN or REOPENED: waiting for an arbiter (age since their last change); live merchants' (sandbox ones in sandbox_count) */
             appeals_waiting: {
                 count: number;
                 /** @description RFC 3339, '' when empty */
                 oldest_at: string;
                 oldest_age_seconds: number;
+                /** @description addition: how many of a sandbox merchant's wait here (play money: never in count) */
+                sandbox_count: number;
             };
-            /** @description withdrawals PENDING_MANUAL; of them, those above the four-eyes amount with one approval */
+            /** @description withdrawals PENDING_MANUAL of live merchants; of them, those above the four-eyes amount with one approval (sandbox merchants' in sandbox_count) */
             withdrawals_waiting: {
                 count: number;
                 /** @description RFC 3339, '' when empty */
                 oldest_at: string;
                 oldest_age_seconds: number;
+                /** @description addition: how many of a sandbox merchant's wait here (play money: never in count) */
+                sandbox_count: number;
                 awaiting_second_approval: number;
             };
+            /** @description open alerts, but those on a sandbox merchant's deals (in sandbox_count) */
             open_alerts: {
                 count: number;
                 /** @description RFC 3339, '' when empty */
                 oldest_at: string;
                 oldest_age_seconds: number;
+                /** @description addition: how many of a sandbox merchant's wait here (play money: never in count) */
+                sandbox_count: number;
             };
-            /** @description live deals (not APPEALED) unchanged for more than DEAL_STUCK_SLA_SECONDS */
+            /** @description live deals (not APPEALED, not sandbox) unchanged for more than DEAL_STUCK_SLA_SECONDS */
             stuck_deals: {
                 count: number;
                 /** @description RFC 3339, '' when empty */
@@ -2949,6 +2967,11 @@ export interface components {
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 created_at: string;
+                /**
+                 * @description addition: true on a sandbox merchant's deposits (see the Sandbox tag); absent on a live merchant's
+                 * @enum {boolean}
+                 */
+                sandbox?: true;
             };
         };
         CreateDepositRequest: {
@@ -3118,7 +3141,7 @@ export interface components {
             data: components["schemas"]["OperatorWithdrawal"][];
             next_page_token: string;
         };
-        /** @description Unset times are empty strings. */
+        /** @description Unset times are empty strings. A sandbox merchant's withdrawals carry sandbox: true. */
         OperatorWithdrawal: components["schemas"]["Withdrawal"] & {
             /** Format: uuid */
             merchant_id: string;
