@@ -5,6 +5,7 @@
  * ends the sandbox trader's script. Idempotent: a retried move finds the deal moved and is refused.
  */
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { startSandboxTraderRun } from '../temporal/sandbox-trader';
 import { findAppeal } from '../db/queries/appeals';
 import { writeAppealMessage } from '../db/queries/appeal-messages';
 import { findDeal } from '../db/queries/deals';
@@ -99,6 +100,18 @@ async function messageAsArbiter(deps: ActivityDeps, appealId: string, body: stri
 
 export function createSandboxActivities(deps: ActivityDeps) {
   return {
+    /**
+     * The deal workflow's own start of its sandbox trader, right after a successful create: an API
+     * that dies between the create and its own start cannot leave the deal without its trader.
+     * Idempotent (startSandboxTraderRun); a live deal is a no-op.
+     */
+    async ensureSandboxTrader(dealId: string, _dealType: 'PAYIN' | 'PAYOUT'): Promise<void> {
+      const temporal = deps.temporal;
+      if (!temporal) throw new Error('the sandbox trader needs the worker’s Temporal client');
+      const row = await findDeal(deps.sql, dealId);
+      if (!row) throw new Error(`deal ${dealId} not found`);
+      await startSandboxTraderRun(temporal, deps.config, row);
+    },
     async sandboxTraderMove(dealId: string, dealType: 'PAYIN' | 'PAYOUT', move: SandboxMove): Promise<SandboxMoveResult> {
       const temporal = deps.temporal;
       if (!temporal) throw new Error('the sandbox trader needs the worker’s Temporal client');

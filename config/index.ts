@@ -153,6 +153,11 @@ function schemaFor(nodeEnv: string) {
     FEE_DISTRIBUTION_DELAY_SECONDS: seconds(60),
     /** Issue 29: how long the sandbox trader (and the sandbox arbiter) takes before it acts on a sandbox deal. */
     SANDBOX_TRADER_DELAY_SECONDS: seconds(3),
+    /**
+     * Whether the API also starts a sandbox deal's trader after the create (a duplicate of the deal
+     * workflow's own start, which is what guarantees it). Off only in tests that prove the workflow's start.
+     */
+    SANDBOX_TRADER_API_START: bool(true),
     WEBHOOK_RETRY_DELAYS: z.string().default('5s,30s,5m,15m,1h').transform(parseDurations),
     CALLBACK_RETRY_COOLDOWN_SECONDS: seconds(60),
     /** Deadline of one deal step (a single transaction); a step on a dead worker is retried after it. */

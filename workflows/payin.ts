@@ -5,7 +5,7 @@
  * payment_timeout_at (a durable timer) and, after COMPLETED, the fee distribution delay.
  * Activities do the I/O; this file only decides.
  */
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, patched, setHandler } from '@temporalio/workflow';
 import { creationActivities, localStepActivities } from './activity-proxies';
 import { isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
 import {
@@ -99,6 +99,10 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
 
   const refused = await deal.create(() => createOrAdopt(() => creation.createPayinDeal(input.create), () => steps.findPayinSnapshot(dealId)));
   if (refused) return refused;
+  // Issue 29: the deal's own workflow makes sure its sandbox trader runs (idempotent; the API's
+  // start after the create is a duplicate), so an API crash in between cannot leave it without one.
+  // Older histories replay without the step.
+  if (current().sandbox && patched('sandbox-trader-from-deal')) await steps.ensureSandboxTrader(dealId, 'PAYIN');
 
   // Live until a terminal state; at payment_timeout_at whatever is still expirable expires.
   const untilTimeout = Math.max(0, Date.parse(current().paymentTimeoutAt) - Date.now());

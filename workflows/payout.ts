@@ -4,7 +4,7 @@
  * EXPIRED (hold returned); MATCHED → PROCESSING → COMPLETED (hold debited) or FAILED (returned);
  * a MATCHED payout not started within PAYOUT_TRANSFER_SLA_SECONDS EXPIRES (hold returned).
  */
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, patched, setHandler } from '@temporalio/workflow';
 import { creationActivities, localStepActivities } from './activity-proxies';
 import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/payout';
 import {
@@ -58,6 +58,10 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
 
   const refused = await deal.create(() => createOrAdopt(() => creation.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId)));
   if (refused) return refused;
+  // Issue 29: the deal's own workflow makes sure its sandbox trader runs (idempotent; the API's
+  // start after the create is a duplicate), so an API crash in between cannot leave it without one.
+  // Older histories replay without the step.
+  if (current().sandbox && patched('sandbox-trader-from-deal')) await steps.ensureSandboxTrader(dealId, 'PAYOUT');
 
   // Until a terminal state (spec 3.2, with the transfer SLA):
   //   UNASSIGNED  re-match every retryMatchSeconds; at the assignment SLA → EXPIRED (hold returned)

@@ -19,7 +19,11 @@ export function sandboxClock(options: { sandbox: () => boolean; status: () => st
   setHandler(
     advanceTimerUpdate,
     async () => {
-      const timer = pending!;
+      // A live deal that has not reached its first timer yet (an advance sent right after the
+      // create, while the workflow still runs its post-create steps) waits for it instead of a refusal.
+      await condition(() => pending !== undefined || ended);
+      if (!pending || advanced) throw rejected('FAILED_PRECONDITION', `the deal has no timer running (it is ${options.status()})`);
+      const timer = pending;
       const seen = generation;
       advanced = true;
       await condition(() => generation !== seen || ended);
@@ -28,7 +32,9 @@ export function sandboxClock(options: { sandbox: () => boolean; status: () => st
     {
       validator: () => {
         if (!options.sandbox()) throw rejected('FAILED_PRECONDITION', 'advance is for sandbox deals only');
-        if (!pending || advanced) throw rejected('FAILED_PRECONDITION', `the deal has no timer running (it is ${options.status()})`);
+        // Refused at once: the workflow is done waiting, a timer is already being fired, or the
+        // deal has passed its first wait and is between timers (e.g. APPEALED, waiting for no timer).
+        if (ended || advanced || (!pending && generation > 0)) throw rejected('FAILED_PRECONDITION', `the deal has no timer running (it is ${options.status()})`);
       },
     },
   );

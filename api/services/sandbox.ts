@@ -1,8 +1,9 @@
 /**
- * Sandbox merchants (issue 29, docs/sandbox.md): the API's part. After a sandbox merchant's deal
- * is created — and again on every replay of its create, which closes the gap of an API that died
- * in between — the deal's sandbox trader is started (`sandbox-trader:<deal_id>`, once per deal:
- * a running run is joined, a finished one is not started again).
+ * Sandbox merchants (issue 29, docs/sandbox.md): the API's part. A sandbox deal's trader
+ * (`sandbox-trader:<deal_id>`) is started by the deal's own workflow right after its create
+ * (activities/sandbox.ts ensureSandboxTrader); the API starts it too after the create and on every
+ * replay of it — a harmless duplicate (once per deal: a running run is joined, a finished one is
+ * not started again) that also covers deals whose workflows predate the workflow's start.
  */
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
@@ -16,10 +17,9 @@ import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { unwrapUpdateFailure } from './deal-workflows';
 import { recordMerchantDeposit } from './deposits';
+import { startSandboxTraderRun } from '../../temporal/sandbox-trader';
 import type { AppDeps } from '../deps';
 import type { DealRow } from '../../db/queries/deals';
-import { isPayinTerminal, type PayinStatus } from '../../domain/payin';
-import { isPayoutTerminal, type PayoutStatus } from '../../domain/payout';
 import { SANDBOX_REOPEN_REQUEST, sandboxAppealOutcome } from '../../domain/sandbox';
 import {
   advanceTimerUpdate,
@@ -27,7 +27,6 @@ import {
   sandboxArbiterWorkflowId,
   sandboxTraderSearchAttributes,
   sandboxTraderTaskQueue,
-  sandboxTraderWorkflowId,
   sandboxTraderWorkflowType,
   type SandboxTraderWorkflow,
 } from '../../workflows/contracts/sandbox-trader';
@@ -38,23 +37,13 @@ export async function withSandboxTrader<T extends { row: DealRow }>(deps: AppDep
   return created;
 }
 
+/**
+ * The API's start, a harmless duplicate of the deal workflow's own (ensureSandboxTrader, the one
+ * that guarantees the trader): idempotent per deal; SANDBOX_TRADER_API_START=false (tests) skips it.
+ */
 export async function startSandboxTrader(deps: AppDeps, row: DealRow): Promise<void> {
-  if (!row.sandbox) return;
-  // An ended deal needs no trader (a replay long after the run's retention must not start one).
-  if (row.deal_type === 'PAYIN' ? isPayinTerminal(row.status as PayinStatus) : isPayoutTerminal(row.status as PayoutStatus)) return;
-  try {
-    await deps.temporal.workflow.start<SandboxTraderWorkflow>(sandboxTraderWorkflowType, {
-      workflowId: sandboxTraderWorkflowId(row.id),
-      taskQueue: sandboxTraderTaskQueue(deps.config),
-      typedSearchAttributes: sandboxTraderSearchAttributes({ merchantId: row.merchant_id, dealId: row.id }),
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ dealId: row.id, dealType: row.deal_type, amount: row.amount.toString(), delaySeconds: deps.config.SANDBOX_TRADER_DELAY_SECONDS }],
-    });
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
-    throw error;
-  }
+  if (!deps.config.SANDBOX_TRADER_API_START) return;
+  await startSandboxTraderRun(deps.temporal, deps.config, row);
 }
 
 /**

@@ -390,6 +390,23 @@ test('advance: the fee distribution of a completed sandbox PayIn fires now (FEE_
   t.is(after!.available, before!.pending_credits);
 });
 
+test('the deal workflow starts its sandbox trader itself: a …00 PayIn completes when the API does not start it', async (t) => {
+  const { startIsolatedStack } = await import('../helpers/worker');
+  const stack = await startIsolatedStack({ SANDBOX_TRADER_API_START: false });
+  t.teardown(() => stack.close());
+  const { keys } = await newMerchant({ sandbox: true });
+  const res = await signed(keys, 'POST', `${stack.url}${PAYIN}`, payinBody({ amount: 150_000 }));
+  t.is(res.status, 200, res.text);
+  const dealId = res.body.deal.deal_id as string;
+  await eventually(async () => (await dealRow(sql, dealId)).status === 'COMPLETED', 'completed by the sandbox trader');
+  const { createTemporalClient } = await import('../../temporal/client');
+  const { loadConfig } = await import('../../config');
+  const temporal = await createTemporalClient(loadConfig(process.env));
+  t.teardown(() => temporal.connection.close());
+  const run = await temporal.workflow.getHandle(`sandbox-trader:${dealId}`).describe();
+  t.is(run.type, 'sandboxTraderWorkflow');
+});
+
 test('advance and sandbox deposits are refused for a live merchant (403), and a live deal’s workflow refuses the update itself', async (t) => {
   const { keys } = await newMerchant();
   const deal = await createPayin(keys, { amount: 150_033 });

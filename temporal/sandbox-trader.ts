@@ -1,0 +1,50 @@
+/**
+ * Starting a sandbox deal's trader (issue 29, docs/sandbox.md), shared by the deal workflow's own
+ * start (activities/sandbox.ts ensureSandboxTrader) and the API's duplicate (api/services/sandbox.ts).
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Config } from '../config';
+import { isPayinTerminal, type PayinStatus } from '../domain/payin';
+import { isPayoutTerminal, type PayoutStatus } from '../domain/payout';
+import {
+  sandboxTraderSearchAttributes,
+  sandboxTraderTaskQueue,
+  sandboxTraderWorkflowId,
+  sandboxTraderWorkflowType,
+  type SandboxTraderWorkflow,
+} from '../workflows/contracts/sandbox-trader';
+
+/** What the start needs of a deal (a DealRow fits). */
+export interface SandboxTraderDeal {
+  id: string;
+  merchant_id: string;
+  deal_type: 'PAYIN' | 'PAYOUT';
+  status: string;
+  amount: bigint;
+  sandbox: boolean;
+}
+
+/**
+ * Starts a sandbox deal's trader (`sandbox-trader:<deal_id>`), once per deal: a running run is
+ * joined, an ended one is not started again (WorkflowExecutionAlreadyStartedError is success). A
+ * live deal, or one already ended, needs none. Shared by the deal workflow's own start
+ * (ensureSandboxTrader) and the API's duplicate after the create (api/services/sandbox.ts).
+ */
+export async function startSandboxTraderRun(temporal: Client, config: Config, row: SandboxTraderDeal): Promise<void> {
+  if (!row.sandbox) return;
+  // An ended deal needs no trader (a replay long after the run's retention must not start one).
+  if (row.deal_type === 'PAYIN' ? isPayinTerminal(row.status as PayinStatus) : isPayoutTerminal(row.status as PayoutStatus)) return;
+  try {
+    await temporal.workflow.start<SandboxTraderWorkflow>(sandboxTraderWorkflowType, {
+      workflowId: sandboxTraderWorkflowId(row.id),
+      taskQueue: sandboxTraderTaskQueue(config),
+      typedSearchAttributes: sandboxTraderSearchAttributes({ merchantId: row.merchant_id, dealId: row.id }),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ dealId: row.id, dealType: row.deal_type, amount: row.amount.toString(), delaySeconds: config.SANDBOX_TRADER_DELAY_SECONDS }],
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw error;
+  }
+}
