@@ -175,6 +175,15 @@ function schemaFor(nodeEnv: string) {
     WORKER_ROLE: z.enum(['all', 'deals', 'webhooks']).default('all'),
     /** OS scheduling priority (nice, -20..19) this worker process sets on itself at start; higher = yields the CPU. */
     WORKER_NICE: z.coerce.number().int().min(-20).max(19).default(0),
+    /**
+     * Port of this worker process's own HTTP server: `/metrics` (the gateway's prom-client metrics
+     * of the worker) and `/health` (its role and metric endpoints). 0: not served.
+     */
+    WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    /** Port of the Temporal SDK's own Prometheus exporter (Core runtime metrics, `/metrics`). 0: not exported. */
+    TEMPORAL_SDK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    /** Address the worker's metric servers listen on. */
+    WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
     /** Whether this worker process also runs the outbox relay (several may; they take turns). */
     OUTBOX_RELAY: bool(true),
     /** How long a deal's delivery stream (one workflow per deal and target) waits for the deal's next event before it closes. */

@@ -18,6 +18,7 @@ import {
   startWorkers,
   startTemporal,
   stopAll,
+  type WorkerPorts,
   waitForHttp,
   waitForWorkers,
   withDatabase,
@@ -27,6 +28,8 @@ export interface EphemeralStack {
   apiUrl: string;
   temporalMode: string;
   apiPid: number;
+  /** The worker processes' metric ports (gateway /metrics + /health, Temporal SDK /metrics). */
+  workerPorts: WorkerPorts[];
   env: NodeJS.ProcessEnv;
   teardown(): Promise<void>;
   showLogTails(): void;
@@ -92,12 +95,12 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   // Their logs go to .data/logs/<name>-*.log; showLogTails() prints them when something fails.
   for (const log of logNames) rmSync(join(DATA_DIR, 'logs', `${log}.log`), { force: true });
   // One worker process unless WORKER_SPLIT=1 (deals and deliveries apart, as npm start runs them).
-  startWorkers(`${name}-`, env, { split: false, quiet: true });
+  const workerPorts = await startWorkers(`${name}-`, env, { split: false, quiet: true });
   const api = startNode(`${name}-api`, 'api/server.ts', env, { quiet: true });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitForHttp(`${apiUrl}/health`);
   const config = loadConfig(env);
   const pollWaitMs = await waitForWorkers({ address: temporalAddress, namespace: config.TEMPORAL_NAMESPACE, taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE] });
   say(`stack ready, Temporal ${mode} (workers polling ${pollWaitMs} ms after the API answered): api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
-  return { apiUrl, temporalMode: mode, apiPid: api.pid!, env, teardown, showLogTails };
+  return { apiUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, env, teardown, showLogTails };
 }

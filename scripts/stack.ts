@@ -193,13 +193,45 @@ export function startNode(name: string, entry: string, env: NodeJS.ProcessEnv, o
  * so deal work gets the CPU first; otherwise one `<prefix>worker` polling both. WORKER_SPLIT
  * (1/true, 0/false) overrides `split`.
  */
-export function startWorkers(prefix: string, env: NodeJS.ProcessEnv, options: { split: boolean; quiet?: boolean }) {
+/** The metric ports of one worker process (its gateway metrics + /health, the Temporal SDK's exporter). */
+export interface WorkerPorts {
+  name: string;
+  metrics: number;
+  sdkMetrics: number;
+}
+
+/**
+ * Starts the worker process(es); each gets its own metric ports (free ones, or from
+ * `basePort`: deals worker base, base+1; webhooks worker base+2, base+3). Returns them.
+ */
+export async function startWorkers(
+  prefix: string,
+  env: NodeJS.ProcessEnv,
+  options: { split: boolean; quiet?: boolean; basePort?: number },
+): Promise<WorkerPorts[]> {
   const wanted = process.env.WORKER_SPLIT;
   const split = wanted === undefined || wanted === '' ? options.split : wanted === '1' || wanted === 'true';
   const output = { quiet: options.quiet };
-  if (!split) return void startNode(`${prefix}worker`, 'workers/main.ts', env, output);
-  startNode(`${prefix}worker`, 'workers/main.ts', { ...env, WORKER_ROLE: 'deals', OUTBOX_RELAY: 'false' }, output);
-  startNode(`${prefix}webhooks`, 'workers/main.ts', { ...env, WORKER_ROLE: 'webhooks', WORKER_NICE: env.WORKER_NICE ?? process.env.WORKER_NICE ?? '10' }, output);
+  const ports = async (name: string, index: number): Promise<WorkerPorts> =>
+    options.basePort === undefined
+      ? { name, metrics: await freePort(), sdkMetrics: await freePort() }
+      : { name, metrics: options.basePort + 2 * index, sdkMetrics: options.basePort + 2 * index + 1 };
+  const withPorts = (p: WorkerPorts, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+    ...env,
+    ...extra,
+    WORKER_METRICS_PORT: String(p.metrics),
+    TEMPORAL_SDK_METRICS_PORT: String(p.sdkMetrics),
+  });
+  if (!split) {
+    const p = await ports(`${prefix}worker`, 0);
+    startNode(p.name, 'workers/main.ts', withPorts(p, {}), output);
+    return [p];
+  }
+  const deals = await ports(`${prefix}worker`, 0);
+  const webhooks = await ports(`${prefix}webhooks`, 1);
+  startNode(deals.name, 'workers/main.ts', withPorts(deals, { WORKER_ROLE: 'deals', OUTBOX_RELAY: 'false' }), output);
+  startNode(webhooks.name, 'workers/main.ts', withPorts(webhooks, { WORKER_ROLE: 'webhooks', WORKER_NICE: env.WORKER_NICE ?? process.env.WORKER_NICE ?? '10' }), output);
+  return [deals, webhooks];
 }
 
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 120_000) {

@@ -88,7 +88,8 @@ const env = {
 };
 // Deal work and webhook deliveries in two worker processes; the delivery one is niced, so when
 // both want the CPU, deals get it first (docs/performance.md, "Isolation"). WORKER_SPLIT=0: one process.
-startWorkers('', env, { split: true });
+// Their metric ports: WORKER_METRICS_BASE_PORT (9464) and on (deals 9464 gateway + 9465 SDK, webhooks 9466 + 9467).
+const workerPorts = await startWorkers('', env, { split: true, basePort: Number(process.env.WORKER_METRICS_BASE_PORT ?? 9464) });
 startNode('api', 'api/server.ts', env);
 const apiUrl = `http://127.0.0.1:${config.PORT}`;
 await waitForHttp(`${apiUrl}/health`);
@@ -121,6 +122,7 @@ console.log(`
   API              ${apiUrl}
   API docs         ${apiUrl}/docs        (OpenAPI: ${apiUrl}/openapi.json)
   Health           ${apiUrl}/health
+  Metrics          ${apiUrl}/metrics; workers ${workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics + :${p.sdkMetrics}/metrics (SDK)`).join(', ')}
   Temporal UI      http://127.0.0.1:${uiPort}   (payloads decoded via ${codecEndpoint})
   Database         ${databaseUrl}
   Demo webhooks    ${demoWebhookUrl} (printed here)

@@ -51,7 +51,12 @@ try {
     const ava = spawn(process.execPath, [join(ROOT, 'node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
       cwd: ROOT,
       stdio: 'inherit',
-      env: { ...process.env, ...env, TEST_API_URL: stack!.apiUrl, TEST_WEBHOOK_SINK_URL: sinkUrl },
+      env: { ...process.env, ...env, TEST_API_URL: stack!.apiUrl,
+        TEST_WEBHOOK_SINK_URL: sinkUrl,
+        // Every worker process's metric endpoints: its gateway metrics (with /health beside) and the Temporal SDK's.
+        TEST_WORKER_METRICS_URLS: stack!.workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics`).join(','),
+        TEST_WORKER_SDK_METRICS_URLS: stack!.workerPorts.map((p) => `http://127.0.0.1:${p.sdkMetrics}/metrics`).join(','),
+      },
     });
     ava.on('exit', (code) => done(code ?? 1));
   });

@@ -13,13 +13,26 @@ import { temporalDataConverter } from '../temporal/payload-codec';
 import { ensureChainWatch } from './chain-watch';
 import { startOutboxRelay } from './outbox-relay';
 import { dealsTaskQueue, webhooksTaskQueue } from '../workflows/contracts/task-queues';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { startWorkerMetricsServer } from './metrics-server';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'worker');
 if (config.WORKER_NICE !== 0) setPriority(config.WORKER_NICE);
 
 const sdkLevel: LogLevel = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'DEBUG' : config.LOG_LEVEL === 'info' ? 'INFO' : 'WARN';
-Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLogger(sdkLevel) });
+// The Temporal SDK's own metrics (Core: polls, schedule-to-start, slots, sticky cache…) on their own
+// Prometheus port, named as the SDK emits them (temporal_ prefix, no unit or _total suffixes).
+const sdkMetricsAddress = config.TEMPORAL_SDK_METRICS_PORT === 0 ? undefined : `${config.WORKER_METRICS_HOST}:${config.TEMPORAL_SDK_METRICS_PORT}`;
+Runtime.install({
+  shutdownSignals: ['SIGINT', 'SIGTERM'],
+  logger: new DefaultLogger(sdkLevel),
+  ...(sdkMetricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } } } : {}),
+});
+// The gateway's own metrics of this process (prom-client), served with /health on WORKER_METRICS_PORT.
+const metrics = new Registry();
+metrics.setDefaultLabels({ process: 'worker', role: config.WORKER_ROLE });
+collectDefaultMetrics({ register: metrics });
 
 // A worker that sends withdrawals on TRON needs the hot wallet key: refuse to start without one (production).
 if (config.CHAIN_ADAPTER === 'trongrid' && config.WORKER_ROLE !== 'webhooks') tronHotWalletKey(config);
@@ -58,6 +71,18 @@ if (config.WORKER_ROLE !== 'deals') {
     }),
   );
 }
+const metricsServer = await startWorkerMetricsServer({
+  host: config.WORKER_METRICS_HOST,
+  port: config.WORKER_METRICS_PORT,
+  registry: metrics,
+  health: () => ({
+    role: config.WORKER_ROLE,
+    metrics: [
+      { name: 'gateway', url: `http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics` },
+      ...(sdkMetricsAddress ? [{ name: 'temporal_sdk' as const, url: `http://${sdkMetricsAddress}/metrics` }] : []),
+    ],
+  }),
+});
 const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, webhookFormats }) : undefined;
 // On a real network the deposit watcher runs as one workflow; a deals worker makes sure it runs.
 const watch = await ensureChainWatch(client, config);
@@ -69,6 +94,7 @@ try {
   await Promise.all(workers.map((w) => w.run())); // resolve after SIGINT/SIGTERM once in-flight tasks drained
 } finally {
   await relay?.stop();
+  await metricsServer?.close();
   await sql.end({ timeout: 5 });
   await connection.close();
   log.info('worker stopped');
