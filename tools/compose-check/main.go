@@ -30,13 +30,13 @@ func main() {
 		return
 	}
 	file := flag.String("f", "docker-compose.yml", "compose file")
-	print := flag.Bool("print", false, "print the resolved model as JSON")
+	printModel := flag.Bool("print", false, "print the resolved model as JSON")
 	flag.Parse()
 	project, err := load(*file)
 	if err != nil {
 		fail(err)
 	}
-	if *print {
+	if *printModel {
 		out, err := project.MarshalJSON()
 		if err != nil {
 			fail(err)
