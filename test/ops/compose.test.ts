@@ -66,7 +66,8 @@ async function yamlFile(path: string): Promise<any> {
   return JSON.parse(result.stdout);
 }
 
-test.before(async () => {
+test.before(async (t) => {
+  t.timeout(300_000); // a cold build of compose-check: about a minute, more on a loaded machine
   const result = await composeCheck(['-f', COMPOSE_FILE, '-print']);
   if (result.code !== 0) throw new Error(`compose-check failed: ${result.stderr}`);
   project = JSON.parse(result.stdout) as Project;
@@ -273,7 +274,7 @@ async function sqlTool(): Promise<{ bin: string; schema: string }> {
 }
 
 test('the schema job creates, sets up and updates Temporal\'s databases, and a second run changes nothing', async (t) => {
-  t.timeout(900_000);
+  t.timeout(900_000); // builds the schema tool when npm start has not (a few minutes cold; suspends ava's global timeout)
   const { bin, schema } = await sqlTool();
   const url = new URL(process.env.DATABASE_URL!);
   const names = { main: `temporal_compose_${process.pid}`, visibility: `temporal_compose_vis_${process.pid}` };
