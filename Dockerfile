@@ -1,7 +1,10 @@
 # One image for the API, the worker and the one-shot setup (migrate + seed).
+# Node 24 LTS (NODE_IMAGE of versions.env; test/ops/compose.test.ts checks both stages use it). The
+# project itself supports Node >= 20.19; no dependency builds native code at install (prebuilt
+# binaries: Temporal's core bridge, esbuild, swc), so the major changes nothing in `npm ci`.
 
 # The operator console (console/): built once, only its dist/ goes into the image.
-FROM node:20-bookworm-slim AS console
+FROM node:24-bookworm-slim AS console
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY sdk/package.json ./sdk/
@@ -11,7 +14,7 @@ COPY sdk/src/generated ./sdk/src/generated
 COPY console ./console
 RUN npm run build -w @merchant-gateway/console
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./

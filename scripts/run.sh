@@ -2,6 +2,10 @@
 # Entry of `npm start` and `npm test`: installs what is missing, then runs scripts/<command>.ts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The pinned versions (TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION, TEMPORAL_CLI_VERSION, images):
+# one file, also what docker-compose.yml's tags are checked against.
+# shellcheck source=../versions.env
+. ./versions.env
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "[setup] installing node dependencies (npm ci)"
@@ -11,11 +15,11 @@ fi
 TEMPORAL_CLI="${TEMPORAL_CLI:-$PWD/.tools/bin/temporal}"
 if [ ! -x "$TEMPORAL_CLI" ]; then
   command -v go >/dev/null || { echo "[setup] Go is needed once to build the Temporal CLI (or set TEMPORAL_CLI)"; exit 1; }
-  echo "[setup] building the Temporal CLI v1.5.1 into .tools/bin (first time only, takes a few minutes)"
+  echo "[setup] building the Temporal CLI v$TEMPORAL_CLI_VERSION into .tools/bin (first time only, takes a few minutes)"
   mkdir -p .tools/bin
-  if ! GOBIN="$PWD/.tools/bin" go install github.com/temporalio/cli/cmd/temporal@v1.5.1; then
+  if ! GOBIN="$PWD/.tools/bin" go install github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION; then
     echo "[setup] retrying with GOSUMDB=off (checksum database unreachable)"
-    GOSUMDB=off GOBIN="$PWD/.tools/bin" go install github.com/temporalio/cli/cmd/temporal@v1.5.1
+    GOSUMDB=off GOBIN="$PWD/.tools/bin" go install github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION
   fi
   TEMPORAL_CLI="$PWD/.tools/bin/temporal"
 fi
@@ -41,22 +45,22 @@ go_install() {
 default_mode=dev-memory
 [ "$command" = "start" ] && default_mode=server
 if [ "${TEMPORAL_MODE:-$default_mode}" = "server" ]; then
-  server_dir="${TEMPORAL_SERVER_DIR:-$PWD/.tools/temporal-server-v1.29.1}"
+  server_dir="${TEMPORAL_SERVER_DIR:-$PWD/.tools/temporal-server-v$TEMPORAL_SERVER_VERSION}"
   if [ ! -x "$server_dir/bin/server" ] || [ ! -x "$server_dir/bin/sql" ]; then
-    echo "[setup] building the Temporal server v1.29.1 and its schema tool into $server_dir (first time only, takes a few minutes)"
-    go_install "$server_dir/bin" go.temporal.io/server/cmd/server@v1.29.1
-    go_install "$server_dir/bin" go.temporal.io/server/cmd/tools/sql@v1.29.1
+    echo "[setup] building the Temporal server v$TEMPORAL_SERVER_VERSION and its schema tool into $server_dir (first time only, takes a few minutes)"
+    go_install "$server_dir/bin" go.temporal.io/server/cmd/server@v$TEMPORAL_SERVER_VERSION
+    go_install "$server_dir/bin" go.temporal.io/server/cmd/tools/sql@v$TEMPORAL_SERVER_VERSION
   fi
   if [ ! -d "$server_dir/schema/postgresql/v12" ]; then
-    mod="$(go env GOMODCACHE)/go.temporal.io/server@v1.29.1"
-    [ -d "$mod" ] || go mod download go.temporal.io/server@v1.29.1 2>/dev/null || true
+    mod="$(go env GOMODCACHE)/go.temporal.io/server@v$TEMPORAL_SERVER_VERSION"
+    [ -d "$mod" ] || go mod download go.temporal.io/server@v$TEMPORAL_SERVER_VERSION 2>/dev/null || true
     mkdir -p "$server_dir/schema/postgresql"
     cp -r "$mod/schema/postgresql/v12" "$server_dir/schema/postgresql/" && chmod -R u+w "$server_dir/schema"
   fi
-  ui_bin="${TEMPORAL_UI_BIN:-$PWD/.tools/temporal-ui-v2.42.1/bin/server}"
+  ui_bin="${TEMPORAL_UI_BIN:-$PWD/.tools/temporal-ui-v$TEMPORAL_UI_VERSION/bin/server}"
   if [ "$command" = "start" ] && [ ! -x "$ui_bin" ]; then
-    echo "[setup] building the Temporal Web UI server v2.42.1 (first time only)"
-    go_install "$(dirname "$ui_bin")" github.com/temporalio/ui-server/v2/cmd/server@v2.42.1 || echo "[setup] the UI server did not build; the stack runs without a UI"
+    echo "[setup] building the Temporal Web UI server v$TEMPORAL_UI_VERSION (first time only)"
+    go_install "$(dirname "$ui_bin")" github.com/temporalio/ui-server/v2/cmd/server@v$TEMPORAL_UI_VERSION || echo "[setup] the UI server did not build; the stack runs without a UI"
   fi
 fi
 

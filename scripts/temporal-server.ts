@@ -1,6 +1,6 @@
 /**
  * TEMPORAL_MODE=server (the default of `npm start`): the real Temporal server
- * (go.temporal.io/server v1.29.1, built once by scripts/run.sh) on the project's Postgres, in
+ * (go.temporal.io/server at versions.env's TEMPORAL_SERVER_VERSION, built once by scripts/run.sh) on the project's Postgres, in
  * databases of its own, set up and upgraded by the server's schema tool; its config rendered from
  * config/temporal/server.yaml.tmpl at every start; the namespace and the gateway's search
  * attributes registered; the Web UI from the UI server the CLI embeds. The same shape as
@@ -14,9 +14,11 @@ import { Connection } from '@temporalio/client';
 import type Long from 'long';
 import { SEARCH_ATTRIBUTES } from '../workflows/contracts/search-attributes';
 import { DATA_DIR, portIsFree, ROOT, say, startProcess, temporalAnswers, waitFor, withDatabase } from './stack';
+import { version } from './versions';
 
-export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
-export const TEMPORAL_UI_VERSION = 'v2.42.1';
+// Go module versions (v-prefixed) of the pins in versions.env, which docker-compose.yml's images match.
+export const TEMPORAL_SERVER_VERSION = `v${version('TEMPORAL_SERVER_VERSION')}`;
+export const TEMPORAL_UI_VERSION = `v${version('TEMPORAL_UI_VERSION')}`;
 const TOOLS = join(ROOT, '.tools');
 export const SERVER_DIR = process.env.TEMPORAL_SERVER_DIR ?? join(TOOLS, `temporal-server-${TEMPORAL_SERVER_VERSION}`);
 const SERVER_BIN = join(SERVER_DIR, 'bin', 'server');
