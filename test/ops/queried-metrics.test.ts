@@ -122,6 +122,22 @@ test('a wrongly named query is reported with the file that makes it', (t) => {
   t.deepEqual(missingMetrics(fixed, names, new Set(ruled.recorded), histograms), []);
 });
 
+test('the Temporal dashboards are provisionable: no numeric id, a fixed uid, every query on the datasource uid prometheus', (t) => {
+  const dir = join(ROOT, 'deploy', 'grafana', 'dashboards');
+  const files = readdirSync(dir).filter((f) => /^temporal-.*\.json$/.test(f));
+  t.deepEqual(files.sort(), ['temporal-sdk.json', 'temporal-server.json']);
+  for (const file of files) {
+    const d = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { id: unknown; uid: string; panels: { datasource?: { uid?: string }; targets?: { datasource?: { uid?: string } }[] }[]; templating: { list: { datasource?: { uid?: string } }[] } };
+    t.is(d.id, null, file);
+    t.regex(d.uid, /^temporal-/, file);
+    for (const panel of d.panels.filter((p) => p.targets)) {
+      t.is(panel.datasource?.uid, 'prometheus', file);
+      for (const target of panel.targets!) t.is(target.datasource?.uid, 'prometheus', file);
+    }
+    for (const variable of d.templating.list) t.is(variable.datasource?.uid, 'prometheus', file);
+  }
+});
+
 test('the event-only names are named by the code that emits them (and a made-up one is not)', (t) => {
   for (const [name, source] of Object.entries(EVENT_ONLY)) t.true(emittableBy(source, name), `${name} is not in the ${source}'s code`);
   t.false(emittableBy('sdk', 'temporal_workflow_task_failed'), 'a made-up SDK name');
