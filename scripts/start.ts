@@ -65,6 +65,7 @@ if (await temporalAnswers(temporalAddress, temporalTls(config))) {
   if (!(await portIsFree(port))) throw new Error(`port ${port} is busy but no Temporal answers there; set TEMPORAL_ADDRESS`);
   const mode = temporalMode('server');
   const metricsPort = temporalServerMetricsPort(port);
+  if (!(await portIsFree(metricsPort))) throw new Error(`port ${metricsPort} (Temporal's metrics: frontend port + 767) is busy; free it or set another TEMPORAL_ADDRESS port`);
   temporalMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
   if (mode === 'server') {
     say(`starting the Temporal server ${TEMPORAL_SERVER_VERSION} on Postgres (databases ${process.env.TEMPORAL_DB ?? 'temporal'}, ${process.env.TEMPORAL_VISIBILITY_DB ?? 'temporal_visibility'}; log in .data/logs/temporal-server.log)`);
