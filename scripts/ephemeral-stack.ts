@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { loadConfig } from '../config';
 import { prepareDatabase } from './database';
-import { dropTemporalDatabases, freeServerPort, startTemporalServer, temporalMode } from './temporal-server';
+import { dropTemporalDatabases, freeServerPort, startTemporalServer, temporalMode, temporalServerMetricsPort } from './temporal-server';
 import {
   DATA_DIR,
   ensurePostgresServer,
@@ -30,6 +30,8 @@ export interface EphemeralStack {
   apiPid: number;
   /** The worker processes' metric ports (gateway /metrics + /health, Temporal SDK /metrics). */
   workerPorts: WorkerPorts[];
+  /** The Temporal server's Prometheus endpoint (dev server or real server). */
+  temporalMetricsUrl: string;
   env: NodeJS.ProcessEnv;
   teardown(): Promise<void>;
   showLogTails(): void;
@@ -67,11 +69,16 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   const secretsKey = randomBytes(32).toString('base64');
   await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused');
   let temporalAddress: string;
+  let temporalMetricsPort: number;
   try {
-    temporalAddress =
-      mode === 'server'
-        ? await startTemporalServer({ postgresUrl: server.url, port: await freeServerPort(), databases: temporalDatabases })
-        : await startTemporal({ port: await freePort(), ...(mode === 'dev-file' ? { dbFile: temporalFile } : {}) });
+    if (mode === 'server') {
+      const port = await freeServerPort();
+      temporalMetricsPort = temporalServerMetricsPort(port);
+      temporalAddress = await startTemporalServer({ postgresUrl: server.url, port, databases: temporalDatabases });
+    } else {
+      temporalMetricsPort = await freePort();
+      temporalAddress = await startTemporal({ port: await freePort(), metricsPort: temporalMetricsPort, ...(mode === 'dev-file' ? { dbFile: temporalFile } : {}) });
+    }
   } catch (error) {
     await teardown(); // nothing of a stack that never came up is left behind (databases included)
     throw error;
@@ -102,5 +109,6 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   const config = loadConfig(env);
   const pollWaitMs = await waitForWorkers({ address: temporalAddress, namespace: config.TEMPORAL_NAMESPACE, taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE] });
   say(`stack ready, Temporal ${mode} (workers polling ${pollWaitMs} ms after the API answered): api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
-  return { apiUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, env, teardown, showLogTails };
+  const temporalMetricsUrl = `http://127.0.0.1:${temporalMetricsPort}/metrics`;
+  return { apiUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, temporalMetricsUrl, env, teardown, showLogTails };
 }

@@ -267,12 +267,15 @@ export async function temporalAnswers(address: string, tls?: TLSConfig): Promise
  * Starts the Temporal dev server with the gateway's search attributes registered; with a UI,
  * `codecEndpoint` makes it decode payloads through the API's codec endpoint (api/codec.ts).
  */
-export async function startTemporal(options: { port: number; uiPort?: number; codecEndpoint?: string; dbFile?: string; quiet?: boolean }) {
+export async function startTemporal(options: { port: number; uiPort?: number; codecEndpoint?: string; dbFile?: string; metricsPort?: number; quiet?: boolean }) {
   if (!existsSync(TEMPORAL_BIN)) throw new Error(`Temporal CLI not found at ${TEMPORAL_BIN} (scripts/run.sh builds it)`);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
   args.push(...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']));
   if (options.uiPort && options.codecEndpoint) args.push('--ui-codec-endpoint', options.codecEndpoint);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
+  // The server's own Prometheus metrics (service, persistence, matching…) for the Temporal server
+  // dashboard and alerts; without the flag the dev server exports none.
+  if (options.metricsPort) args.push('--metrics-port', String(options.metricsPort));
   for (const [key, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${key}=${type}`);
   // Same switch as config/temporal/dynamic.yaml: an activity scheduled by a workflow task goes
   // back to the completing worker in the response (no matching round trip, no poll).

@@ -14,7 +14,7 @@ import { temporalTls } from '../temporal/connection';
 import { prepareDatabase } from './database';
 import { ensureDemoDispute } from './demo-dispute';
 import { SEED_ADMIN_EMAIL } from '../db/seed';
-import { startTemporalServer, TEMPORAL_SERVER_VERSION, temporalMode } from './temporal-server';
+import { startTemporalServer, TEMPORAL_SERVER_VERSION, temporalMode, temporalServerMetricsPort } from './temporal-server';
 import {
   DATA_DIR,
   ensurePostgresServer,
@@ -52,6 +52,9 @@ if (seeded.adminOperator?.password) writeFileSync(adminFile, JSON.stringify(seed
 const admin = existsSync(adminFile) ? (JSON.parse(readFileSync(adminFile, 'utf8')) as { email: string; password: string }) : undefined;
 
 let temporalAddress = config.TEMPORAL_ADDRESS;
+// The Temporal server's Prometheus endpoint: the frontend port + 767 (8000 with the default 7233) in
+// every mode, so one scrape address fits; unknown for a Temporal already running elsewhere.
+let temporalMetrics = '(the running server\'s own metrics endpoint)';
 const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
 // The UI decodes the encrypted payloads through the API (loopback callers need no token in development).
 const codecEndpoint = `http://127.0.0.1:${config.PORT}/codec`;
@@ -61,12 +64,15 @@ if (await temporalAnswers(temporalAddress, temporalTls(config))) {
   const port = Number(temporalAddress.split(':')[1] ?? 7233);
   if (!(await portIsFree(port))) throw new Error(`port ${port} is busy but no Temporal answers there; set TEMPORAL_ADDRESS`);
   const mode = temporalMode('server');
+  const metricsPort = temporalServerMetricsPort(port);
+  if (!(await portIsFree(metricsPort))) throw new Error(`port ${metricsPort} (Temporal's metrics: frontend port + 767) is busy; free it or set another TEMPORAL_ADDRESS port`);
+  temporalMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
   if (mode === 'server') {
     say(`starting the Temporal server ${TEMPORAL_SERVER_VERSION} on Postgres (databases ${process.env.TEMPORAL_DB ?? 'temporal'}, ${process.env.TEMPORAL_VISIBILITY_DB ?? 'temporal_visibility'}; log in .data/logs/temporal-server.log)`);
     temporalAddress = await startTemporalServer({ postgresUrl: server.url, port, uiPort, codecEndpoint, namespace: config.TEMPORAL_NAMESPACE });
   } else {
     say(mode === 'dev-file' ? 'starting the Temporal dev server (SQLite in .data/temporal.db)' : 'starting the Temporal dev server in memory (nothing survives a restart)');
-    temporalAddress = await startTemporal({ port, uiPort, codecEndpoint, ...(mode === 'dev-file' ? { dbFile: join(DATA_DIR, 'temporal.db') } : {}), quiet: true });
+    temporalAddress = await startTemporal({ port, uiPort, codecEndpoint, metricsPort, ...(mode === 'dev-file' ? { dbFile: join(DATA_DIR, 'temporal.db') } : {}), quiet: true });
   }
 }
 
@@ -124,6 +130,7 @@ console.log(`
   Health           ${apiUrl}/health
   Metrics          ${apiUrl}/metrics; workers ${workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics + :${p.sdkMetrics}/metrics (SDK)`).join(', ')}
   Temporal UI      http://127.0.0.1:${uiPort}   (payloads decoded via ${codecEndpoint})
+  Temporal metrics ${temporalMetrics}   (the server's; the SDK's are the workers' (SDK) ports above)
   Database         ${databaseUrl}
   Demo webhooks    ${demoWebhookUrl} (printed here)
 

@@ -122,6 +122,11 @@ async function registerNamespace(address: string, namespace: string) {
 
 const DERIVED_PORT_OFFSETS = [0, 1, 2, 6, 10, -300, -299, -298, -294, 767];
 
+/** Where the server's Prometheus metrics listen (config/temporal/server.yaml.tmpl, global.metrics): /metrics there. */
+export function temporalServerMetricsPort(frontendPort: number): number {
+  return frontendPort + 767;
+}
+
 /** A frontend port whose derived ports (see startTemporalServer) are all free, for throwaway stacks. */
 export async function freeServerPort(): Promise<number> {
   for (let i = 0; i < 50; i += 1) {
@@ -169,7 +174,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     HISTORY_MEMBERSHIP_PORT: port - 299,
     MATCHING_MEMBERSHIP_PORT: port - 298,
     WORKER_MEMBERSHIP_PORT: port - 294,
-    METRICS_PORT: port + 767,
+    METRICS_PORT: temporalServerMetricsPort(port),
   };
   const dir = join(DATA_DIR, `temporal-server-${port}`);
   mkdirSync(join(dir, 'config'), { recursive: true });

@@ -56,6 +56,8 @@ try {
         // Every worker process's metric endpoints: its gateway metrics (with /health beside) and the Temporal SDK's.
         TEST_WORKER_METRICS_URLS: stack!.workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics`).join(','),
         TEST_WORKER_SDK_METRICS_URLS: stack!.workerPorts.map((p) => `http://127.0.0.1:${p.sdkMetrics}/metrics`).join(','),
+        // The Temporal server's own metrics (dev server --metrics-port, or the real server's METRICS_PORT).
+        TEST_TEMPORAL_METRICS_URL: stack!.temporalMetricsUrl,
       },
     });
     ava.on('exit', (code) => done(code ?? 1));
