@@ -65,14 +65,12 @@ if [ "${TEMPORAL_MODE:-$default_mode}" = "server" ]; then
 fi
 
 # promtool (Prometheus' rule checker) for test/ops/prometheus-rules.test.ts: built once by `go install`
-# into a versioned folder of .tools, so a new pin builds anew. v0.316.0 is Prometheus 3.x's Go module
-# tag (v0.3xx.y = Prometheus 3.xx.y); pinned here until the versions file states it.
-PROMTOOL_VERSION=v0.316.0
+# into a versioned folder of .tools, so a new pin builds anew (PROMTOOL_VERSION of versions.env).
 if [ "$command" = "test" ]; then
-  PROMTOOL="${PROMTOOL:-$PWD/.tools/promtool-$PROMTOOL_VERSION/bin/promtool}"
+  PROMTOOL="${PROMTOOL:-$PWD/.tools/promtool-v$PROMTOOL_VERSION/bin/promtool}"
   if [ ! -x "$PROMTOOL" ]; then
-    echo "[setup] building promtool $PROMTOOL_VERSION into $(dirname "$PROMTOOL") (first time only, a few minutes)"
-    go_install "$(dirname "$PROMTOOL")" "github.com/prometheus/prometheus/cmd/promtool@$PROMTOOL_VERSION"
+    echo "[setup] building promtool v$PROMTOOL_VERSION into $(dirname "$PROMTOOL") (first time only, a few minutes)"
+    go_install "$(dirname "$PROMTOOL")" "github.com/prometheus/prometheus/cmd/promtool@v$PROMTOOL_VERSION"
   fi
   export PROMTOOL
 fi
