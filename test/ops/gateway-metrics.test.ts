@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { API_URL, newMerchant } from '../helpers/api';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
+import { DEAL_FINISH_EVENTS } from '../../config/metrics';
+import { WebhookGate } from '../../activities/webhook-isolation';
 import { startReceiver } from '../helpers/receiver';
 import { randomTronAddress, walletMerchant, withdraw, withdrawalAction } from '../helpers/wallet';
 
@@ -38,6 +40,34 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   if (!seen) throw new Error(`no sample of ${name} ${JSON.stringify(labels)}`);
   return sum;
 }
+
+test('the finish events come from the state tables: each final state of a deal type is one event', (t) => {
+  t.deepEqual(Object.fromEntries(DEAL_FINISH_EVENTS.payin), { 'deal.completed': 'completed', 'deal.expired': 'expired', 'deal.cancelled': 'cancelled' });
+  t.deepEqual(Object.fromEntries(DEAL_FINISH_EVENTS.payout), { 'deal.completed': 'completed', 'deal.failed': 'failed', 'deal.expired': 'expired' });
+});
+
+test('an admitted attempt says the circuit it went through: closed, half_open (the probe), open (forced)', (t) => {
+  let now = 0;
+  const gate = new WebhookGate({ maxInFlightPerEndpoint: 4, maxInFlightPerHost: 8, breakerFailures: 2, cooldownMs: 1000 }, () => now);
+  const target = { endpoint: 'm https://a.test/h', host: 'm a.test' };
+  const admit = (force = false) => {
+    const a = gate.admit(target, force);
+    if (!a.admitted) return a.reason;
+    return a;
+  };
+  for (let i = 0; i < 2; i++) {
+    const a = admit();
+    t.is(typeof a === 'string' ? a : a.circuit, 'closed');
+    if (typeof a !== 'string') a.release(false);
+  }
+  t.is(admit(), 'parked');
+  const forced = admit(true);
+  t.is(typeof forced === 'string' ? forced : forced.circuit, 'open', 'a manual retry forced through a parked endpoint');
+  if (typeof forced !== 'string') forced.release(undefined);
+  now = 2000;
+  const probe = admit();
+  t.is(typeof probe === 'string' ? probe : probe.circuit, 'half_open');
+});
 
 test.serial('a PayIn create moves the created counter and the create latency; its confirm moves finished{outcome=completed}', async (t) => {
   const { keys } = await newMerchant();
@@ -147,4 +177,21 @@ test('every gateway metric the dashboard and the alert rules query is served by 
   const served = (await Promise.all([scrape(apiUrl), scrapeWorkers()])).join('\n');
   const missing = names.filter((name) => !new RegExp(`^${name}(_bucket|_sum|_count)?[{ ]`, 'm').test(served));
   t.deepEqual(missing, [], `queried but served by no process: ${missing.join(', ')}`);
+});
+
+test('each gateway alert rule has a for:, a severity and a runbook_url whose anchor is a ### of docs/operations.md', (t) => {
+  const rules = readFileSync(new URL('../../deploy/prometheus/rules/gateway.rules.yml', import.meta.url), 'utf8');
+  const docs = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+  const runbook = docs.slice(docs.indexOf('## Runbook: gateway alerts'));
+  const anchors = new Set([...runbook.matchAll(/^### (\S+)$/gm)].map((m) => m[1]!.toLowerCase()));
+  const blocks = rules.split(/^\s*- alert: /m).slice(1);
+  t.true(blocks.length >= 6);
+  for (const block of blocks) {
+    const name = block.split('\n')[0]!.trim();
+    t.regex(block, /^\s+for: \d+[smh]$/m, name);
+    t.regex(block, /^\s+severity: (critical|warning|info)$/m, name);
+    const url = /runbook_url: (\S+)/.exec(block)?.[1] ?? '';
+    t.is(url, `https://github.com/merchant-gateway/gateway/blob/main/docs/operations.md#${name.toLowerCase()}`, name);
+    t.true(anchors.has(name.toLowerCase()), `docs/operations.md has ### ${name}`);
+  }
 });
