@@ -19,6 +19,9 @@ export function createChainWatchActivities(deps: ActivityDeps, chain: Chain) {
       const context = Context.current();
       const started = Date.now();
       const result = await watcher.pass({ signal: context.cancellationSignal, beat: () => context.heartbeat() });
+      // The watcher's lag is read from these (ChainWatcherBehind): the end of the last pass that finished.
+      deps.metrics?.chainWatchPassDuration.observe((Date.now() - started) / 1000);
+      deps.metrics?.chainWatchLastPass.set(Date.now() / 1000);
       if (result.pending || result.confirmed || result.dropped || result.problems) {
         deps.log.info({ ...result, ms: Date.now() - started }, 'chain watch pass');
       }

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import type { WorkerMetrics } from '../config/metrics';
 import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
 import type { WebhookFormats } from '../domain/webhook-formats';
@@ -15,4 +16,6 @@ export interface ActivityDeps {
   webhookFormats: WebhookFormats;
   /** The worker's Temporal client: the sandbox trader (activities/sandbox.ts) sends deal updates with it. */
   temporal?: Client;
+  /** The worker process's gateway metrics (config/metrics.ts); absent in tests that build activities alone. */
+  metrics?: WorkerMetrics;
 }

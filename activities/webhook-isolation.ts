@@ -36,7 +36,12 @@ export interface Target {
 
 export type WaitReason = 'parked' | 'busy' | 'host-busy';
 
-export type Admission = { admitted: true; release: (ok: boolean | undefined) => void } | { admitted: false; retryInMs: number; reason: WaitReason };
+/** The endpoint's circuit when a POST was admitted: closed, half_open (the one probe), open (a manual retry forced through). */
+export type Circuit = 'closed' | 'half_open' | 'open';
+
+export type Admission =
+  | { admitted: true; circuit: Circuit; release: (ok: boolean | undefined) => void }
+  | { admitted: false; retryInMs: number; reason: WaitReason };
 
 export interface GateOptions {
   maxInFlightPerEndpoint: number;
@@ -71,7 +76,8 @@ export class WebhookGate {
     const jitter = () => Math.floor(Math.random() * Math.min(5_000, this.options.cooldownMs / 2));
     const busyWait = () => Math.min(this.options.cooldownMs, 5_000) + jitter();
     let probe = false;
-    if (!force && this.options.breakerFailures > 0 && s.failures >= this.options.breakerFailures) {
+    const open = this.options.breakerFailures > 0 && s.failures >= this.options.breakerFailures;
+    if (!force && open) {
       const wait = s.openUntil - this.now();
       if (wait > 0 || s.probing) return { admitted: false, retryInMs: Math.max(wait, 1000) + jitter(), reason: 'parked' };
       probe = true; // half-open: this one goes, the others keep waiting
@@ -95,6 +101,7 @@ export class WebhookGate {
     let released = false;
     return {
       admitted: true,
+      circuit: probe ? 'half_open' : open ? 'open' : 'closed',
       /** ok undefined: nothing was sent (refused target), the circuit is left as it was. */
       release: (ok: boolean | undefined) => {
         if (released) return;

@@ -11,7 +11,7 @@ import { findAttemptContext, giveUpDelivery, recordAttempt } from '../db/queries
 import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-attempts';
 import { FIRST_ATTEMPT_LANES_AT_ONCE } from '../workflows/contracts/webhook-endpoint';
 
-export function createWebhookActivities({ sql, config, secretBox, webhookFormats }: ActivityDeps) {
+export function createWebhookActivities({ sql, config, secretBox, webhookFormats, metrics }: ActivityDeps) {
   const gate = new WebhookGate({
     maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     maxInFlightPerHost: config.WEBHOOK_MAX_IN_FLIGHT_PER_HOST,
@@ -100,6 +100,7 @@ export function createWebhookActivities({ sql, config, secretBox, webhookFormats
     // retry goes anyway.
     const admission = await gate.admitWaiting(targetOf(event.merchant_id, event.url), input.manual, Math.min(2_000, config.WEBHOOK_TIMEOUT_MS));
     if (!admission.admitted) {
+      metrics?.webhookDeferred.inc({ reason: admission.reason });
       return { ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs: admission.retryInMs, waitReason: admission.reason };
     }
 
@@ -154,6 +155,14 @@ export function createWebhookActivities({ sql, config, secretBox, webhookFormats
       throw ApplicationFailure.retryable(`attempt ${input.attemptKey} of ${input.callbackId} not recorded: ${error instanceof Error ? error.message : String(error)}`, 'ATTEMPT_NOT_RECORDED');
     }
     if (!row) throw ApplicationFailure.retryable(`delivery ${input.callbackId} vanished while recording`, 'ATTEMPT_NOT_RECORDED');
+    // Counted once the attempt is recorded: a retried activity finds its attempt key done above
+    // and sends (and counts) nothing again; a crash right here loses a count, never doubles one.
+    if (metrics) {
+      metrics.webhookAttempts.inc({ outcome: ok ? 'success' : 'failure', circuit: admission.circuit });
+      if (ok) metrics.webhookDeliveryLag.observe(Math.max(0, (Date.now() - new Date(event.created_at).getTime()) / 1000));
+      else if (row.status === 'ERROR' && event.status !== 'ERROR') metrics.webhookDeliveriesFailed.inc({ circuit: admission.circuit });
+      metrics.webhookEndpointsOpen.set(gate.parkedEndpoints().length);
+    }
     return { ok, permanent: result.permanent, status: row.status, httpStatus: result.status ?? 0 };
   }
 }

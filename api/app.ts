@@ -18,6 +18,7 @@ import { openApiDocument, swaggerHtml } from './openapi';
 import { v2Api } from './routes';
 import { adapterParts } from './adapters';
 import { consolePages } from './pages/console';
+import { apiMetrics } from '../config/metrics';
 
 /**
  * The parts of the API in the order a request meets them: the adapters beside V2 (api/adapters.ts:
@@ -121,13 +122,15 @@ export function answerClientErrors(server: Server): Server {
   return server;
 }
 
-export function createApp(deps: AppDeps): Koa {
+export function createApp(given: AppDeps): Koa {
   // Koa's own proxy trust stays off: the client address comes from api/auth/client-ip.ts, which
   // believes X-Forwarded-For only from TRUSTED_PROXIES.
   const app = new Koa({ proxy: false });
-  const clientIp = clientIpResolver(deps.config.TRUSTED_PROXIES);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  // The gateway's own API metrics (config/metrics.ts) ride on deps to the services that record them.
+  const deps: AppDeps = { ...given, metrics: apiMetrics(metrics) };
+  const clientIp = clientIpResolver(deps.config.TRUSTED_PROXIES);
   const httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by route and status',

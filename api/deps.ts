@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
+import type { ApiMetrics } from '../config/metrics';
 import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
 import type { FileStorage } from './services/file-storage';
@@ -19,4 +20,6 @@ export interface AppDeps {
   uploadBudget: UploadBudget;
   /** Where evidence file bytes live; the Postgres storage when absent. */
   fileStorage?: FileStorage;
+  /** The gateway's API metrics (config/metrics.ts), registered by createApp on its /metrics registry. */
+  metrics?: ApiMetrics;
 }

@@ -184,6 +184,11 @@ function schemaFor(nodeEnv: string) {
     TEMPORAL_SDK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
     /** Address the worker's metric servers listen on. */
     WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
+    /**
+     * How often a worker polling the deals queue runs the ledger check (workers/ledger-check.ts:
+     * one process per turn, an advisory lock; gateway_ledger_check_* metrics). 0: never.
+     */
+    LEDGER_CHECK_INTERVAL_SECONDS: seconds(300),
     /** Whether this worker process also runs the outbox relay (several may; they take turns). */
     OUTBOX_RELAY: bool(true),
     /** How long a deal's delivery stream (one workflow per deal and target) waits for the deal's next event before it closes. */

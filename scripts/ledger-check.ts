@@ -5,49 +5,14 @@
  * workflow is running (a hold with no workflow is never released: issue 25). Exits 1 and lists
  * the differences otherwise. Uses DATABASE_URL and the Temporal settings (TEMPORAL_ADDRESS …).
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../config';
-import { auditInvariants, auditLedger, liveHoldOwners, type HoldOwner } from '../db/queries/ledger';
-import { createSql, type Sql } from '../db/sql';
+import { createSql } from '../db/sql';
 import { createTemporalClient } from '../temporal/client';
 import type { TemporalConfig } from '../temporal/connection';
-import { payinWorkflowId } from '../workflows/contracts/payin';
-import { payoutWorkflowId } from '../workflows/contracts/payout';
-import { withdrawalWorkflowId } from '../workflows/contracts/withdrawal';
+import { checkLedger, workflowIdOf } from '../workers/ledger-check';
 
-const workflowIdOf: Record<HoldOwner['kind'], (id: string) => string> = {
-  payin: payinWorkflowId,
-  payout: payoutWorkflowId,
-  withdrawal: withdrawalWorkflowId,
-};
-
-/** The workflow's state: RUNNING, another close status, or NOT_FOUND. */
-async function workflowState(temporal: Client, workflowId: string): Promise<string> {
-  try {
-    return (await temporal.workflow.getHandle(workflowId).describe()).status.name;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return 'NOT_FOUND';
-    throw error;
-  }
-}
-
-/**
- * The holds no workflow will ever release: objects holding money whose workflow is not running.
- * An object is read again after its workflow was found closed, so one that settled in between
- * (the row moves before its workflow returns) is not reported.
- */
-export async function strandedHolds(sql: Sql, temporal: Client): Promise<(HoldOwner & { workflow: string })[]> {
-  const owners = await liveHoldOwners(sql);
-  const closed: (HoldOwner & { workflow: string })[] = [];
-  for (let i = 0; i < owners.length; i += 16) {
-    const batch = owners.slice(i, i + 16);
-    const states = await Promise.all(batch.map((o) => workflowState(temporal, workflowIdOf[o.kind](o.id))));
-    batch.forEach((o, j) => states[j] !== 'RUNNING' && closed.push({ ...o, workflow: states[j]! }));
-  }
-  if (closed.length === 0) return [];
-  const still = new Set((await liveHoldOwners(sql, closed.map((o) => o.id))).map((o) => o.id));
-  return closed.filter((o) => still.has(o.id));
-}
+// The check itself lives beside its periodic run in the worker (workers/ledger-check.ts).
+export { strandedHolds } from '../workers/ledger-check';
 
 export async function ledgerCheck(config: Pick<Config, 'DATABASE_URL'> & TemporalConfig): Promise<boolean> {
   const sql = createSql(config.DATABASE_URL, { max: 1 });
@@ -56,10 +21,7 @@ export async function ledgerCheck(config: Pick<Config, 'DATABASE_URL'> & Tempora
     const [counts] = await sql<{ wallets: number; transactions: number; entries: number }[]>`
       select (select count(*)::int from wallets) as wallets, (select count(*)::int from ledger_transactions) as transactions,
         (select count(*)::int from ledger_entries) as entries`;
-    const report = await auditLedger(sql);
-    const violations = await auditInvariants(sql);
-    const stranded = await strandedHolds(sql, temporal);
-    const ok = report.walletMismatches.length === 0 && report.unbalancedTransactions.length === 0 && violations.length === 0 && stranded.length === 0;
+    const { ok, report, violations, stranded } = await checkLedger(sql, temporal);
     console.log(
       `ledger check: ${counts!.wallets} wallets, ${counts!.transactions} transactions, ${counts!.entries} entries — ` +
         (ok

@@ -25,6 +25,8 @@ const TEST_DURATIONS: NodeJS.ProcessEnv = {
   WEBHOOK_STREAM_IDLE_SECONDS: '10',
   CALLBACK_RETRY_COOLDOWN_SECONDS: '2',
   WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
+  // The periodic ledger check (workers/ledger-check.ts) runs during the suite: test/ops/gateway-metrics.test.ts waits for a turn.
+  LEDGER_CHECK_INTERVAL_SECONDS: '10',
 };
 
 let stack: EphemeralStack | undefined;

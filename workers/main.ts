@@ -15,6 +15,9 @@ import { startOutboxRelay } from './outbox-relay';
 import { dealsTaskQueue, webhooksTaskQueue } from '../workflows/contracts/task-queues';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { startWorkerMetricsServer } from './metrics-server';
+import { workerMetrics } from '../config/metrics';
+import { registerDbGauges } from './db-gauges';
+import { startLedgerChecks } from './ledger-check';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'worker');
@@ -33,6 +36,8 @@ Runtime.install({
 const metrics = new Registry();
 metrics.setDefaultLabels({ process: 'worker', role: config.WORKER_ROLE });
 collectDefaultMetrics({ register: metrics });
+// The gateway's business metrics (config/metrics.ts): counters the relay and activities record.
+const gateway = workerMetrics(metrics);
 
 // A worker that sends withdrawals on TRON needs the hot wallet key: refuse to start without one (production).
 if (config.CHAIN_ADAPTER === 'trongrid' && config.WORKER_ROLE !== 'webhooks') tronHotWalletKey(config);
@@ -43,7 +48,11 @@ const dataConverter = temporalDataConverter(config);
 // The webhook format of each api_version: V2's, and those of the API adapters (api/adapters.ts).
 const webhookFormats = await adapterWebhookFormats();
 const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
-const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats, temporal: client });
+const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats, temporal: client, metrics: gateway });
+// The gauges read from Postgres and the periodic ledger check belong to the deals side: a
+// webhooks-only process exports neither, so a split deployment reads and checks once per deals worker.
+const dealsSide = config.WORKER_ROLE !== 'webhooks';
+if (dealsSide) registerDbGauges({ sql, config, log, registry: metrics });
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 // One bundle for both workers: bundling is ~1.5 s of CPU each, and no poll starts before it ends.
 const bundleStarted = performance.now();
@@ -83,7 +92,8 @@ const metricsServer = await startWorkerMetricsServer({
     ],
   }),
 });
-const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, webhookFormats }) : undefined;
+const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, webhookFormats, metrics: gateway }) : undefined;
+const ledgerChecks = dealsSide ? startLedgerChecks({ sql, temporal: client, log, metrics: gateway, intervalSeconds: config.LEDGER_CHECK_INTERVAL_SECONDS }) : undefined;
 // On a real network the deposit watcher runs as one workflow; a deals worker makes sure it runs.
 const watch = await ensureChainWatch(client, config);
 log.info(
@@ -94,6 +104,7 @@ try {
   await Promise.all(workers.map((w) => w.run())); // resolve after SIGINT/SIGTERM once in-flight tasks drained
 } finally {
   await relay?.stop();
+  await ledgerChecks?.stop();
   await metricsServer?.close();
   await sql.end({ timeout: 5 });
   await connection.close();

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import { DEAL_FINISH_EVENTS, type WorkerMetrics } from '../config/metrics';
 import type { Sql } from '../db/sql';
 import { callbackIdFor } from '../domain/ids';
 import type { WebhookFormats } from '../domain/webhook-formats';
@@ -45,11 +46,35 @@ interface EndpointStream {
   events: EndpointEvent[];
 }
 
-export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config: Config; webhookFormats: WebhookFormats }): Promise<number> {
+type RelayDeps = { sql: Sql; client: Client; config: Config; webhookFormats: WebhookFormats; metrics?: WorkerMetrics };
+
+/**
+ * Deals created and finished, counted from a batch's events once it committed: each event is
+ * dispatched by one committed batch, so each is counted once (a transaction retried by db/sql.ts
+ * counts only its last, committed run). An event handed on again by hand would count again.
+ */
+function countDealEvents(metrics: WorkerMetrics, events: PendingEvent[]): void {
+  for (const e of events) {
+    if (e.deal_type !== 'PAYIN' && e.deal_type !== 'PAYOUT') continue;
+    const type = e.deal_type === 'PAYIN' ? 'payin' : 'payout';
+    const world = e.sandbox ? 'sandbox' : 'live';
+    if (e.event_type === 'deal.created') metrics.dealsCreated.inc({ type, world });
+    const outcome = DEAL_FINISH_EVENTS[type].get(e.event_type);
+    if (outcome) metrics.dealsFinished.inc({ type, outcome, world });
+  }
+}
+
+export async function relayOutboxBatch(deps: RelayDeps): Promise<number> {
+  const events = await relayOutboxEvents(deps);
+  if (deps.metrics) countDealEvents(deps.metrics, events);
+  return events.length;
+}
+
+async function relayOutboxEvents(deps: RelayDeps): Promise<PendingEvent[]> {
   return deps.sql.begin(async (tx) => {
     // One relay at a time: a second one would take a deal's later events while the first still
     // holds its earlier ones, and signal them first.
-    if (!(await takeRelayTurn(tx))) return 0;
+    if (!(await takeRelayTurn(tx))) return [];
     const events = await lockPendingEvents(tx, BATCH);
     // The merchant's webhook format says which events it receives (V2-only events such as
     // deal.amount_changed never reach a format without them, spec 6, 9): no delivery for the rest.
@@ -100,11 +125,11 @@ export async function relayOutboxBatch(deps: { sql: Sql; client: Client; config:
       ),
     );
     if (events.length > 0) await markEventsDispatched(tx, events.map((e) => e.id));
-    return events.length;
-  });
+    return events;
+  }) as Promise<PendingEvent[]>;
 }
 
-export async function startOutboxRelay(deps: { sql: Sql; client: Client; config: Config; log: Logger; webhookFormats: WebhookFormats }) {
+export async function startOutboxRelay(deps: RelayDeps & { log: Logger }) {
   let stopped = false;
   let wake: () => void = () => {};
   const listener = await deps.sql.listen('outbox_events', () => wake());

@@ -149,3 +149,15 @@ export async function updateDeal<W extends Workflow>(
 export const closedRejects = (row: DealRow) => {
   throw new FailedPrecondition(`deal is ${row.status}`);
 };
+
+/**
+ * A create call answered with its deal (new or replayed), timed into
+ * gateway_deal_create_duration_seconds; a refusal is not a create and is not observed (its
+ * latency is in http_request_duration_seconds with its status).
+ */
+export async function timedCreate<T>(deps: AppDeps, type: 'payin' | 'payout', create: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const answer = await create();
+  deps.metrics?.dealCreateDuration.observe({ type }, (performance.now() - started) / 1000);
+  return answer;
+}

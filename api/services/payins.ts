@@ -9,7 +9,7 @@ import { findCreated } from '../../db/queries/create-fence';
 import { assertWebhookTarget } from './webhook-target';
 import { DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { randomUUID } from 'node:crypto';
-import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
+import { closedRejects, createThroughWorkflow, timedCreate, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
 import { withSandboxTrader } from './sandbox';
 import { checkDealBounds } from '../../domain/limits';
 import { dealIdFor } from '../../domain/ids';
@@ -65,7 +65,11 @@ export const presentForOperator = (deps: AppDeps, row: DealRow) => ({
   requisite_id: row.requisite_id ?? '',
 });
 
-export async function createPayin(deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<Created<DealRow>> {
+/** A PayIn create (V2 and V1 alike), timed: gateway_deal_create_duration_seconds{type="payin"}. */
+export const createPayin = (deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<Created<DealRow>> =>
+  timedCreate(deps, 'payin', () => createPayinUntimed(deps, scope, body));
+
+async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<Created<DealRow>> {
   // Spec 4.8: a known key answers the deal as it is now, whatever the new body says. Beside it, in
   // one round trip, what the create checks (issue 21) and the arrival stamp (Postgres's clock)
   // that goes to the create step: a pass matching this deal that another deal reserved after it is

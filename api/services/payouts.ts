@@ -25,7 +25,7 @@ import {
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
 import { randomUUID } from 'node:crypto';
-import { closedRejects, createThroughWorkflow, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
+import { closedRejects, createThroughWorkflow, timedCreate, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
 import { withSandboxTrader } from './sandbox';
 import { checkPaymentMethod } from '../../domain/payment-method';
 import type { MerchantScope } from './payins';
@@ -42,7 +42,11 @@ export interface CreatePayoutRequest {
   payment_method: string;
 }
 
-export async function createPayout(deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<Created<DealRow>> {
+/** A PayOut create, timed: gateway_deal_create_duration_seconds{type="payout"}. */
+export const createPayout = (deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<Created<DealRow>> =>
+  timedCreate(deps, 'payout', () => createPayoutUntimed(deps, scope, body));
+
+async function createPayoutUntimed(deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<Created<DealRow>> {
   // What the create checks, read side by side (issue 21); the refusals keep their order.
   const [existing, heldByOther, wallets, context] = await Promise.all([
     findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYOUT', body.idempotency_key)),

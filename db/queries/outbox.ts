@@ -60,6 +60,8 @@ export interface PendingEvent {
   webhook_url: string;
   callback_url: string | null;
   deal_type: string | null;
+  /** The deal's world (issue 29); null for an event of no deal. */
+  sandbox: boolean | null;
 }
 
 /**
@@ -68,7 +70,7 @@ export interface PendingEvent {
  */
 export function lockPendingEvents(tx: Db, limit: number): Promise<PendingEvent[]> {
   return tx<PendingEvent[]>`
-    select e.id, e.merchant_id, e.deal_id, e.event_type, m.api_version, m.webhook_url, m.webhook_max_retries as max_retries, d.callback_url, d.deal_type
+    select e.id, e.merchant_id, e.deal_id, e.event_type, m.api_version, m.webhook_url, m.webhook_max_retries as max_retries, d.callback_url, d.deal_type, d.sandbox
     from outbox_events e
     join merchants m on m.id = e.merchant_id
     left join deals d on d.id = e.deal_id
