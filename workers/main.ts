@@ -80,6 +80,7 @@ if (config.WORKER_ROLE !== 'deals') {
     }),
   );
 }
+// A port that cannot be bound costs the metrics, never the work: the worker polls on without them.
 const metricsServer = await startWorkerMetricsServer({
   host: config.WORKER_METRICS_HOST,
   port: config.WORKER_METRICS_PORT,
@@ -91,6 +92,9 @@ const metricsServer = await startWorkerMetricsServer({
       ...(sdkMetricsAddress ? [{ name: 'temporal_sdk' as const, url: `http://${sdkMetricsAddress}/metrics` }] : []),
     ],
   }),
+}).catch((error: Error) => {
+  log.error({ err: error.message, port: config.WORKER_METRICS_PORT }, 'the worker metrics server did not start; the worker runs without it');
+  return undefined;
 });
 const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, webhookFormats, metrics: gateway }) : undefined;
 const ledgerChecks = dealsSide ? startLedgerChecks({ sql, temporal: client, log, metrics: gateway, intervalSeconds: config.LEDGER_CHECK_INTERVAL_SECONDS }) : undefined;

@@ -57,7 +57,7 @@ test('every alert has a severity, a summary, a description and a runbook section
 
 test('the rule unit tests pass (promtool test rules)', (t) => {
   const testFiles = files(TESTS, /\.test\.ya?ml$/);
-  t.true(testFiles.includes(join(TESTS, 'temporal.rules.test.yml')), testFiles.join(' '));
+  for (const name of ['temporal.rules.test.yml', 'gateway.rules.test.yml']) t.true(testFiles.includes(join(TESTS, name)), testFiles.join(' '));
   const result = promtool(['test', 'rules', ...testFiles]);
   t.is(result.status, 0, result.output);
 });
