@@ -56,7 +56,8 @@ export interface ReceivedSpan {
 /**
  * An in-process OTLP/HTTP receiver (JSON, what @opentelemetry/exporter-trace-otlp-http sends):
  * the stack's processes export their spans to it (OTEL_EXPORTER_OTLP_ENDPOINT), tests read a
- * trace's spans from GET /traces/<trace id>. It keeps the last MAX_TRACES traces only.
+ * trace's spans from GET /traces/<trace id>, and the ids of the traces with a span whose attribute
+ * starts with a value from GET /traces?attribute=<key>&prefix=<value>. It keeps the last MAX_TRACES traces only.
  */
 async function startOtlpReceiver(): Promise<string> {
   const MAX_TRACES = 5000;
@@ -67,6 +68,13 @@ async function startOtlpReceiver(): Promise<string> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const traceRoute = /^\/traces\/([0-9a-f]{32})$/.exec(req.url ?? '');
+      const search = new URL(req.url ?? '/', 'http://receiver');
+      if (req.method === 'GET' && search.pathname === '/traces') {
+        const [key, prefix] = [search.searchParams.get('attribute') ?? '', search.searchParams.get('prefix') ?? ''];
+        const ids = [...traces].filter(([, spans]) => spans.some((s) => String(s.attributes[key] ?? '').startsWith(prefix))).map(([id]) => id);
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(ids));
+        return;
+      }
       if (req.method === 'GET' && traceRoute) {
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(traces.get(traceRoute[1]!) ?? []));
         return;

@@ -25,12 +25,13 @@ interface Span {
   attributes: Record<string, unknown>;
 }
 const SERVER = 2;
+const CLIENT = 3;
 
 const spansOf = async (traceId: string): Promise<Span[]> => (await fetch(`${OTLP_URL}/traces/${traceId}`)).json() as Promise<Span[]>;
 
 test('a PayIn create is one trace, its id the X-Trace-Id: API → workflow → activities → SQL, linked into one tree', async (t) => {
   t.truthy(OTLP_URL, 'npm test passes the OTLP receiver (scripts/test.ts)');
-  const { keys } = await newMerchant();
+  const { merchantId, keys } = await newMerchant();
   const created = await signed(keys, 'POST', PAYIN, payinBody());
   t.is(created.status, 200, created.text);
   const traceId = created.headers.get('x-trace-id') ?? '';
@@ -82,6 +83,40 @@ test('a PayIn create is one trace, its id the X-Trace-Id: API → workflow → a
   for (const span of spans) {
     for (const value of Object.values(span.attributes)) t.false(String(value).includes(keys.secret), `${span.name} carries no secret`);
   }
+
+  // The deal's webhooks leave through the outbox: the relay's pass (a transaction) signals the
+  // merchant's delivery stream and starts a trace of its own, down to the POST (method, host, port,
+  // status; no path). The stream's RunWorkflow span, the activities' ancestor, arrives when the
+  // stream closes (idle, WEBHOOK_STREAM_IDLE_SECONDS).
+  const sink = new URL(process.env.TEST_WEBHOOK_SINK_URL!);
+  const chainOf = (spans: Span[], span: Span): Span[] => {
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    const chain = [span];
+    for (let at = span; at.parentSpanId; ) {
+      const parent = byId.get(at.parentSpanId);
+      if (!parent) return [];
+      chain.push((at = parent));
+    }
+    return chain;
+  };
+  const delivery = await eventually(
+    async () => {
+      const ids = (await (await fetch(`${OTLP_URL}/traces?attribute=temporalWorkflowId&prefix=${encodeURIComponent(`webhooks:endpoint:${merchantId}:`)}`)).json()) as string[];
+      for (const id of ids) {
+        const spans = await spansOf(id);
+        for (const post of spans.filter((s) => s.name === 'POST' && s.kind === CLIENT && s.attributes['http.response.status_code'] === 204)) {
+          const chain = chainOf(spans, post).map((s) => s.name.split(':')[0]!);
+          if (chain.length > 0) return { post, chain };
+        }
+      }
+      return undefined;
+    },
+    'a webhook POST span linked up to its trace’s root',
+    90_000,
+  );
+  for (const hop of ['RunActivity', 'StartActivity', 'RunWorkflow', 'SignalWithStartWorkflow', 'transaction']) t.true(delivery.chain.includes(hop), `${hop} in ${delivery.chain.join(' < ')}`);
+  t.like(delivery.post.attributes, { 'http.request.method': 'POST', 'server.address': sink.hostname, 'server.port': Number(sink.port) });
+  t.false(JSON.stringify(delivery.post.attributes).includes(sink.pathname), 'the target path stays out of the span');
 });
 
 test('an incoming trace id (32 hex) or W3C traceparent becomes the request span’s trace id; another form is echoed and kept as an attribute', async (t) => {
