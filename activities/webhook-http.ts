@@ -7,6 +7,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { tracing } from '../config/tracing';
 import { isPrivateAddress } from '../domain/net-guard';
 
 /** Spec 2.10: the stored response_body is at most this many bytes (of UTF-8). */
@@ -58,7 +59,44 @@ function guardedLookup(allowPrivate: boolean) {
   };
 }
 
+/**
+ * postWebhook with tracing on (config/tracing.ts): a client span with the method, the target's
+ * host and port and the answer's status — not the path or query (a merchant's URL can carry a
+ * token), never the body or the headers (signatures). No `traceparent` goes to the merchant: our
+ * trace ids are ours, and a receiver that traces would hang its work into our traces.
+ */
 export function postWebhook(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<PostResult> {
+  const traces = tracing();
+  if (!traces) return post(target, body, headers, options);
+  const { api } = traces;
+  let address: Record<string, string | number> = {};
+  try {
+    const url = new URL(target);
+    address = { 'server.address': url.hostname, 'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+  } catch {
+    // An invalid URL: post() refuses it; the span says so without it.
+  }
+  return traces.tracer.startActiveSpan('POST', { kind: api.SpanKind.CLIENT, attributes: { 'http.request.method': 'POST', ...address } }, async (span) => {
+    try {
+      const result = await post(target, body, headers, options);
+      if (result.status !== undefined) span.setAttribute('http.response.status_code', result.status);
+      if (result.status === undefined || result.status >= 400) {
+        span.setAttribute('error.type', result.status !== undefined ? String(result.status) : result.permanent ? 'refused' : 'network');
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+      }
+      return result;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+function post(
   target: string,
   body: string,
   headers: Record<string, string>,

@@ -7,6 +7,7 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { OTEL_TRACE_ID_RE, tracing, type Tracing } from '../config/tracing';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { closeUnreadBodies } from './body';
 import { clientIpResolver } from './auth/client-ip';
@@ -47,6 +48,46 @@ function traceMiddleware(deps: AppDeps, httpDuration: Histogram<string>) {
       // The matched route pattern, never the raw path: paths can carry checkout hashes.
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, ms / 1000);
+      deps.log.info(
+        { traceId, method: ctx.method, route, status: ctx.status, ms: Math.round(ms * 10) / 10, merchantId: ctx.state.identity?.merchantId },
+        'request',
+      );
+    }
+  };
+}
+
+/**
+ * traceMiddleware with tracing on (config/tracing.ts): the request's span has the request's trace
+ * id. A valid W3C `traceparent` makes the span its child and X-Trace-Id its trace id; an incoming
+ * X-Trace-Id that is a trace id (32 hex) becomes the span's; without either the span's new trace
+ * id is the X-Trace-Id. An incoming X-Trace-Id of another form is still echoed and logged (callers
+ * rely on it) and rides the span as `gateway.request_id`; the span then has a trace id of its own.
+ * Attributes: method, matched route pattern and status only — never the path (checkout hashes),
+ * the query, headers or body.
+ */
+function tracedMiddleware(deps: AppDeps, httpDuration: Histogram<string>, traces: Tracing) {
+  const { api } = traces;
+  return async (ctx: Context, next: Next) => {
+    const incoming = ctx.get('X-Trace-Id');
+    const { span, context, continued } = traces.startServerSpan(ctx.method, { traceparent: ctx.get('traceparent'), traceId: incoming });
+    const spanTraceId = span.spanContext().traceId;
+    const ownId = !continued && TRACE_ID_RE.test(incoming) && !OTEL_TRACE_ID_RE.test(incoming.toLowerCase());
+    const traceId = ownId ? incoming : spanTraceId;
+    if (ownId) span.setAttribute('gateway.request_id', incoming);
+    ctx.state.traceId = traceId;
+    ctx.state.log = deps.log;
+    ctx.set('X-Trace-Id', traceId);
+    const started = process.hrtime.bigint();
+    try {
+      await api.context.with(context, next);
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, ms / 1000);
+      span.updateName(`${ctx.method} ${route}`);
+      span.setAttributes({ 'http.request.method': ctx.method, 'http.route': route, 'http.response.status_code': ctx.status });
+      if (ctx.status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR });
+      span.end();
       deps.log.info(
         { traceId, method: ctx.method, route, status: ctx.status, ms: Math.round(ms * 10) / 10, merchantId: ctx.state.identity?.merchantId },
         'request',
@@ -151,7 +192,9 @@ export function createApp(given: AppDeps): Koa {
   const docs = docsRouter(metrics);
   const codec = codecRouter(deps);
 
-  app.use(traceMiddleware(deps, httpDuration));
+  // Chosen once here: with tracing off (the default) the request pipeline is the untraced one.
+  const traces = tracing();
+  app.use(traces ? tracedMiddleware(deps, httpDuration, traces) : traceMiddleware(deps, httpDuration));
   app.use(closeUnreadBodies);
   app.use((ctx, next) => {
     ctx.state.clientIp = clientIp(ctx.req);

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { loadConfig } from '../config';
 import { createLogger } from '../config/logger';
+import { startTracing } from '../config/tracing';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createTemporalClient } from '../temporal/client';
@@ -10,6 +11,8 @@ import { UploadBudget } from './auth/upload-budget';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'api');
+// First: the SQL pool, the Temporal client and the app look at it when they are made.
+const traces = await startTracing('merchant-gateway-api');
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 const temporal = await createTemporalClient(config);
 const app = createApp({
@@ -22,7 +25,7 @@ const app = createApp({
   uploadBudget: UploadBudget.fromConfig(config),
 });
 
-const server: Server = answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT }, 'api listening')));
+const server: Server = answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening')));
 const sweeper = setInterval(() => void sweepRateLimitWindows(sql, Date.now()).catch(() => {}), 5 * 60_000);
 sweeper.unref();
 
@@ -36,6 +39,7 @@ async function shutdown(signal: string) {
   server.closeIdleConnections();
   await sql.end({ timeout: 5 });
   await temporal.connection.close();
+  await traces?.shutdown();
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

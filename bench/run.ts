@@ -16,7 +16,30 @@ const clients = Number(process.env.BENCH_CLIENTS ?? 32);
 const durationMs = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
 const wanted = new Set(process.argv.slice(2));
 
+/**
+ * BENCH_TRACING=1: the stack traces (config/tracing.ts) to an in-process OTLP/HTTP sink that only
+ * counts what it gets, so the exporters do their real work (serialise, POST) — tracing's cost.
+ */
+let spansReceived = 0;
+const otlpSink = process.env.BENCH_TRACING === '1' ? await (async () => {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      // Counting by the id field is enough; parsing every batch would bill the sink's CPU to the bench.
+      spansReceived += (Buffer.concat(chunks).toString('utf8').match(/"spanId"/g) ?? []).length;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  server.unref();
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+})() : undefined;
+
 const stack = await startEphemeralStack('bench', {
+  ...(otlpSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpSink, OTEL_BSP_SCHEDULE_DELAY: '1000' } : {}),
   LOG_LEVEL: 'warn',
   DATABASE_POOL_SIZE: '20',
   FEE_DISTRIBUTION_DELAY_SECONDS: '0',
@@ -252,6 +275,7 @@ async function withCpu(run: () => Promise<LoadResult>): Promise<LoadResult> {
     .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
     .join(', ');
   console.log(`  CPU ms per operation (warm-up included): ${perOp}; gateway Postgres transactions per operation ${(transactions / Math.max(1, result.requests)).toFixed(1)}`);
+  if (otlpSink) console.log(`  tracing on: ${spansReceived} spans received by the OTLP sink so far`);
   return result;
 }
 
@@ -599,7 +623,7 @@ const scenarios: Record<string, () => Promise<void>> = {
 
 try {
   console.log(
-    `bench: Temporal ${stack.temporalMode}, ${clients} clients, ${durationMs / 1000} s per scenario, all services on this machine (${(await import('node:os')).cpus().length} cores), load ${loadAverage()}`,
+    `bench: Temporal ${stack.temporalMode}, tracing ${otlpSink ? 'on' : 'off'}, ${clients} clients, ${durationMs / 1000} s per scenario, all services on this machine (${(await import('node:os')).cpus().length} cores), load ${loadAverage()}`,
   );
   for (const [name, run] of Object.entries(scenarios)) {
     if (wanted.size === 0 || wanted.has(name)) await run();

@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import postgres from 'postgres';
+import { tracing } from '../config/tracing';
+import { tracedSql } from './tracing';
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
 /** A pool or a transaction: query functions accept either. */
@@ -13,7 +15,9 @@ export function createSql(url: string, options: { max?: number } = {}): Sql {
     connection: { application_name: 'merchant-gateway' },
     ...(process.env.SQL_STATS_DIR ? { debug: countStatement(process.env.SQL_STATS_DIR) } : {}),
   }) as unknown as Sql;
-  return retryingTransactions(sql);
+  // With tracing on (config/tracing.ts) statements and transactions get spans; off, the pool is untouched.
+  const traces = tracing();
+  return retryingTransactions(traces ? tracedSql(sql, traces) : sql);
 }
 
 /** SQLSTATEs of a transaction Postgres rolled back to resolve a conflict: running it again may pass. */

@@ -2,10 +2,13 @@
 import { Client, Connection } from '@temporalio/client';
 import { temporalConnectionOptions, type TemporalConfig } from './connection';
 import { temporalDataConverter } from './payload-codec';
+import { tracingClientInterceptors } from './tracing';
 
 export async function createTemporalClient(config: TemporalConfig): Promise<Client> {
   const connection = await Connection.connect(temporalConnectionOptions(config));
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config) });
+  // With tracing on (config/tracing.ts), starts, updates and signals carry the caller's span.
+  const interceptors = await tracingClientInterceptors();
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config), ...(interceptors ? { interceptors } : {}) });
 }
 
 /**

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { loadConfig, tronHotWalletKey } from '../config';
 import { createLogger } from '../config/logger';
+import { startTracing } from '../config/tracing';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createActivities } from '../activities';
@@ -10,6 +11,7 @@ import { adapterWebhookFormats } from '../api/adapters';
 import { Client } from '@temporalio/client';
 import { temporalConnectionOptions } from '../temporal/connection';
 import { temporalDataConverter } from '../temporal/payload-codec';
+import { tracingClientInterceptors, tracingWorkerOptions } from '../temporal/tracing';
 import { ensureChainWatch } from './chain-watch';
 import { startOutboxRelay } from './outbox-relay';
 import { dealsTaskQueue, webhooksTaskQueue } from '../workflows/contracts/task-queues';
@@ -39,6 +41,12 @@ collectDefaultMetrics({ register: metrics });
 // The gateway's business metrics (config/metrics.ts): counters the relay and activities record.
 const gateway = workerMetrics(metrics);
 
+// Tracing (OTEL_EXPORTER_OTLP_ENDPOINT), before the SQL pool and the client that look at it: the
+// activity interceptors, the workflow spans' sink and the workflow interceptor module; none when off.
+const traces = await startTracing('merchant-gateway-worker');
+const traced = await tracingWorkerOptions();
+const clientInterceptors = await tracingClientInterceptors();
+
 // A worker that sends withdrawals on TRON needs the hot wallet key: refuse to start without one (production).
 if (config.CHAIN_ADAPTER === 'trongrid' && config.WORKER_ROLE !== 'webhooks') tronHotWalletKey(config);
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
@@ -47,7 +55,8 @@ const connection = await NativeConnection.connect(temporalConnectionOptions(conf
 const dataConverter = temporalDataConverter(config);
 // The webhook format of each api_version: V2's, and those of the API adapters (api/adapters.ts).
 const webhookFormats = await adapterWebhookFormats();
-const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
+// The relay's and activities' client: with tracing on, its signals carry the caller's span.
+const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter, ...(clientInterceptors ? { interceptors: clientInterceptors } : {}) });
 const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats, temporal: client, metrics: gateway });
 // The gauges read from Postgres and the periodic ledger check belong to the deals side: a
 // webhooks-only process exports neither, so a split deployment reads and checks once per deals worker.
@@ -56,7 +65,8 @@ if (dealsSide) registerDbGauges({ sql, config, log, registry: metrics });
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 // One bundle for both workers: bundling is ~1.5 s of CPU each, and no poll starts before it ends.
 const bundleStarted = performance.now();
-const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+const workflowInterceptorModules = traced ? [fileURLToPath(new URL('../workflows/tracing-interceptors.ts', import.meta.url))] : [];
+const workflowBundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: new DefaultLogger('WARN') });
 log.info({ ms: Math.round(performance.now() - bundleStarted) }, 'workflow bundle built');
 // Deals and webhook deliveries poll separate task queues, so a burst of deliveries never delays
 // the first task of a new deal, and a hanging receiver only holds the webhook worker's slots.
@@ -64,7 +74,7 @@ log.info({ ms: Math.round(performance.now() - bundleStarted) }, 'workflow bundle
 // priority (WORKER_NICE), so deal work gets the CPU first when both want it.
 const workers: Worker[] = [];
 if (config.WORKER_ROLE !== 'webhooks') {
-  workers.push(await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: dealsTaskQueue(config), workflowBundle, activities, dataConverter }));
+  workers.push(await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: dealsTaskQueue(config), workflowBundle, activities, dataConverter, ...traced }));
 }
 if (config.WORKER_ROLE !== 'deals') {
   workers.push(
@@ -75,6 +85,7 @@ if (config.WORKER_ROLE !== 'deals') {
       workflowBundle,
       activities,
       dataConverter,
+      ...traced,
       // Webhook POSTs wait on the network, not the CPU: room for many.
       maxConcurrentActivityTaskExecutions: 200,
     }),
@@ -101,7 +112,7 @@ const ledgerChecks = dealsSide ? startLedgerChecks({ sql, temporal: client, log,
 // On a real network the deposit watcher runs as one workflow; a deals worker makes sure it runs.
 const watch = await ensureChainWatch(client, config);
 log.info(
-  { role: config.WORKER_ROLE, nice: config.WORKER_NICE, relay: relay !== undefined, address: config.TEMPORAL_ADDRESS, chain: config.CHAIN_ADAPTER, chainWatch: watch?.workflowId },
+  { role: config.WORKER_ROLE, nice: config.WORKER_NICE, relay: relay !== undefined, tracing: traces !== undefined, address: config.TEMPORAL_ADDRESS, chain: config.CHAIN_ADAPTER, chainWatch: watch?.workflowId },
   'workers started',
 );
 try {
@@ -112,5 +123,6 @@ try {
   await metricsServer?.close();
   await sql.end({ timeout: 5 });
   await connection.close();
+  await traces?.shutdown(); // the last spans are sent
   log.info('worker stopped');
 }

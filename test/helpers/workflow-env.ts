@@ -34,6 +34,18 @@ let bundle: Promise<WorkflowBundle> | undefined;
 export const workflowBundle = () =>
   (bundle ??= bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)), logger: new DefaultLogger('ERROR') }));
 
+let traced: Promise<WorkflowBundle> | undefined;
+/**
+ * The bundle a worker builds with tracing on (workers/main.ts): the same workflows with the
+ * OpenTelemetry workflow interceptors (workflows/tracing-interceptors.ts). Replay tests run both.
+ */
+export const tracedWorkflowBundle = () =>
+  (traced ??= bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
+    workflowInterceptorModules: [fileURLToPath(new URL('../../workflows/tracing-interceptors.ts', import.meta.url))],
+    logger: new DefaultLogger('ERROR'),
+  }));
+
 /** Runs `body` while a worker polls a fresh task queue with the given (stub) activities. */
 export async function withWorker<T>(env: TestWorkflowEnvironment, activities: Partial<Activities>, body: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `workflow-test-${randomUUID()}`;
