@@ -84,10 +84,10 @@ test.before(async (t) => {
       b,
       startupMs: 0,
     };
-    // Ready when both processes poll both queues (the replica bundles its workflows first).
+    // Ready when both processes poll (the replica bundles its workflows first); test a) says which queues.
     await eventually(async () => {
-      for (const queue of [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE]) if ((await pollerPids(queue)).size < 2) return false;
-      return true;
+      const pids = new Set([...(await pollerPids(config.TEMPORAL_TASK_QUEUE)), ...(await pollerPids(config.WEBHOOK_TASK_QUEUE))]);
+      return pids.has(ctx!.a.pid) && pids.has(b.child.pid!);
     }, 'both worker processes to poll', 180_000);
     ctx.startupMs = Date.now() - started;
     t.log(`stack with two workers up in ${ctx.startupMs} ms (A pid ${ctx.a.pid}, B pid ${b.child.pid})`);
@@ -229,8 +229,14 @@ async function quiescent(merchantId: string, dealIds: string[], received: () => 
 
 test.serial('a) both worker processes poll the deals queue and the webhook queue', async (t) => {
   const { config, a, b } = c();
+  const both = [a.pid, b.child.pid!].sort();
   for (const queue of [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE]) {
-    t.deepEqual([...(await pollerPids(queue))].sort(), [a.pid, b.child.pid!].sort(), `${queue}: polled by both processes, no one else`);
+    // A process polls its queues once its workers run (both of a process start together): wait a little for the second.
+    const pids = await eventually(async () => {
+      const found = [...(await pollerPids(queue))].sort();
+      return found.length >= 2 && found;
+    }, `two pollers on ${queue}`, 30_000).catch(async () => [...(await pollerPids(queue))].sort());
+    t.deepEqual(pids, both, `${queue}: polled by both processes, no one else`);
   }
   // Each serves its own metrics (its own ports: replicas on one host do not collide).
   const [own, replica] = await Promise.all([c().stack.workerPorts[0]!, b].map((p) => fetch(`http://127.0.0.1:${p.metrics}/metrics`).then((r) => r.text())));
@@ -298,6 +304,20 @@ async function payinBatch(keys: KeyPair, onCreated?: (n: number) => void) {
   return ids;
 }
 
+/** Deals whose events first reached the receiver out of outbox order (events: the merchant's, in seq order). */
+function outOfOrder(events: { id: string; deal_id: string }[], received: Received[]): string[] {
+  const first = new Map<string, number>();
+  received.forEach((r, i) => first.has(String(r.headers['x-event-id'])) || first.set(String(r.headers['x-event-id']), i));
+  const bad = new Set<string>();
+  const last = new Map<string, number>();
+  for (const e of events) {
+    const at = first.get(e.id) ?? -1;
+    if (at < (last.get(e.deal_id) ?? -1)) bad.add(e.deal_id);
+    last.set(e.deal_id, at);
+  }
+  return [...bad];
+}
+
 const eventIdsOf = (received: Received[], merchantHits: (r: Received) => boolean) => received.filter(merchantHits).map((r) => String(r.headers['x-event-id']));
 
 test.serial('b, c) with both relays running, a batch of PayIns gets every event delivered exactly once, the ledger balances, and one relay is in a pass at a time', async (t) => {
@@ -322,6 +342,7 @@ test.serial('b, c) with both relays running, a batch of PayIns gets every event 
   const got = eventIdsOf(receiver.received, mine);
   t.is(got.length, events.length, 'one POST per event, none twice');
   t.deepEqual([...new Set(got)].sort(), events.map((e) => e.id).sort(), 'none missing, none foreign');
+  t.deepEqual(outOfOrder(events, receiver.received.filter(mine)), [], "each deal's events arrived in outbox order");
   for (const id of ids) {
     const types = events.filter((e) => e.deal_id === id).map((e) => e.event_type);
     t.true(types.includes('deal.created') && types.includes('deal.completed'), `${id}: ${types.join(', ')}`);
@@ -385,6 +406,7 @@ test.serial('d) kill -9 one worker mid-batch: the other finishes every deal, del
     else if (firstAt.get(id)! >= killedAt) repeats.push(id);
   }
   t.deepEqual(repeats, [], 'no event delivered twice after the kill');
+  t.deepEqual(outOfOrder(events, mineReceived), [], "each deal's events arrived in outbox order");
   t.log(`POSTs: ${mineReceived.length} for ${events.length} events`);
   const [deliveries] = await c().sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where merchant_id = ${m.merchantId}`;
   t.is(deliveries!.n, events.length, 'one delivery record per event');
@@ -397,7 +419,7 @@ test.serial('d) kill -9 one worker mid-batch: the other finishes every deal, del
   t.deepEqual([...new Set(after.map((s) => s.pid))], [a.pid], 'by the survivor');
   // (a margin for the killed process's sessions to be ended by Postgres)
   const heldAfter = sampler.samples.filter((s) => s.at > killedAt + 1_000 && s.holders.length > 0);
-  t.true(heldAfter.length > 0);
+  t.true(heldAfter.length > 0, 'the relay key was taken after the kill');
   t.deepEqual([...new Set(heldAfter.flatMap((s) => s.holders))], ['A'], 'only the survivor took the relay key after the kill');
   t.deepEqual(sampler.samples.filter((s) => s.inPass.length > 1 || s.holders.length > 1), [], 'one relay in a pass at a time');
 });
