@@ -49,7 +49,7 @@ let ctx: Ctx | undefined;
 const c = () => ctx!;
 
 test.before(async (t) => {
-  t.timeout(240_000);
+  t.timeout(360_000);
   const started = Date.now();
   const fake = await startFakeTronGrid({ confirmations: 2 });
   fake.chain.fund(tronAddressFromPrivateKey(parsePrivateKey(HOT_KEY_HEX)), { trxSun: 1_000_000_000n, usdtUnits: 1_000_000_000n });
@@ -57,6 +57,8 @@ test.before(async (t) => {
   const stack = await startEphemeralStack('replicas', {
     // The operator token of test/helpers/api.ts is signed with the suite's secret.
     JWT_SECRET: process.env.JWT_SECRET,
+    // Small pools: this stack shares the Postgres server (100 connections) with the suite and other runs.
+    DATABASE_POOL_SIZE: '5',
     FEE_DISTRIBUTION_DELAY_SECONDS: '1',
     WEBHOOK_RETRY_DELAYS: '200ms,400ms,600ms,800ms,1s',
     OUTBOX_POLL_MS: '200',
@@ -76,7 +78,7 @@ test.before(async (t) => {
     ctx = {
       stack,
       config,
-      sql: createSql(config.DATABASE_URL, { max: 10 }),
+      sql: createSql(config.DATABASE_URL, { max: 3 }),
       temporal: await createTemporalClient(config),
       fake,
       receiver,
@@ -88,7 +90,7 @@ test.before(async (t) => {
     await eventually(async () => {
       const pids = new Set([...(await pollerPids(config.TEMPORAL_TASK_QUEUE)), ...(await pollerPids(config.WEBHOOK_TASK_QUEUE))]);
       return pids.has(ctx!.a.pid) && pids.has(b.child.pid!);
-    }, 'both worker processes to poll', 180_000);
+    }, 'both worker processes to poll', 240_000);
     ctx.startupMs = Date.now() - started;
     t.log(`stack with two workers up in ${ctx.startupMs} ms (A pid ${ctx.a.pid}, B pid ${b.child.pid})`);
   } catch (error) {
@@ -245,7 +247,7 @@ test.serial('a) both worker processes poll the deals queue and the webhook queue
 });
 
 test.serial('e) two deals workers keep ONE chain-watch workflow, and a deposit is credited once', async (t) => {
-  t.timeout(180_000);
+  t.timeout(240_000);
   const { temporal, config, fake, sql, receiver } = c();
   // Both processes asked for the watcher at startup (before their first poll, awaited above).
   const listed = await eventually(async () => {
@@ -262,12 +264,22 @@ test.serial('e) two deals workers keep ONE chain-watch workflow, and a deposit i
   const m = await merchantOn(receiver.url);
   const address = await signed(m.keys, 'POST', api('/api/v1/p2p/merchant/wallet/deposit-address'));
   t.is(address.status, 201, address.text);
+  // The fake node dates a transfer's expiry from its head block: mine one first, or on a slow start
+  // (no block for over a minute) the transfer would expire in the pool and never reach the chain.
+  fake.chain.mine(1);
   const txHash = fake.chain.transferIn({ to: address.body.address as string, units: 12_345_678n }); // 12.345678 USDT
+  const before = await watch.query(chainWatchStatusQuery);
   const deposit = await eventually(async () => {
     fake.chain.mine(1);
     const [row] = await sql<{ id: string; status: string }[]>`select id, status from deposits where tx_hash = ${txHash}`;
     return row?.status === 'CONFIRMED' && row;
-  }, 'the deposit CONFIRMED', 90_000);
+  }, 'the deposit CONFIRMED', 120_000).catch(async (error: Error) => {
+    // What the watcher did meanwhile, to tell a slow watcher from a blind one.
+    const status = await watch.query(chainWatchStatusQuery).catch((e: Error) => e.message);
+    const asked = fake.requests.filter((r) => r.path.includes(address.body.address as string)).length;
+    const [row] = await sql`select status from deposits where tx_hash = ${txHash}`;
+    throw new Error(`${error.message}; passes before ${before.passes}, now ${JSON.stringify(status)}; node asked about the address ${asked} times; deposit ${JSON.stringify(row)}`);
+  });
   // More passes run after the credit (on either worker): none credits again.
   const passes = (await watch.query(chainWatchStatusQuery)).passes;
   await eventually(async () => (await watch.query(chainWatchStatusQuery)).passes >= passes + 3 && true, 'three more watcher passes', 60_000);
