@@ -368,11 +368,14 @@ test.serial('b, c) with both relays running, a batch of PayIns gets every event 
   t.deepEqual(inPass.filter((s) => s.inPass.length > 1), [], 'never two sessions inside a relay pass at once');
   t.deepEqual(held.filter((s) => s.holders.length > 1), [], 'never two holders of the relay key');
   t.true(inPass.length > 0 && held.length > 0, 'relay passes and the lock were observed');
-  // They take turns: each process's relay signalled some of the streams' batches.
+  // They take turns: both processes' relays took the key (every pass takes it, an empty one too:
+  // dozens each in a batch, so both are seen); the streams were signalled by these two only. Which
+  // of them signalled a batch is a race (a few signals per batch), so it is logged, not asserted.
+  t.deepEqual([...new Set(held.flatMap((s) => s.holders))].sort(), ['A', 'B'], 'both relays took turns with the key');
   const signals = await relaySignals(m.merchantId);
   const byPid = (pid: number) => signals.filter((s) => s.pid === pid).length;
   t.log(`stream signals: ${signals.length} (A ${byPid(c().a.pid)}, B ${byPid(b.child.pid!)})`);
-  t.true(byPid(c().a.pid) > 0 && byPid(b.child.pid!) > 0, 'both relays took turns');
+  t.true(signals.length > 0);
   t.is(byPid(c().a.pid) + byPid(b.child.pid!), signals.length, 'no one else relayed');
 });
 
