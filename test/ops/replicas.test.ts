@@ -54,6 +54,8 @@ test.before(async (t) => {
   const fake = await startFakeTronGrid({ confirmations: 2 });
   fake.chain.fund(tronAddressFromPrivateKey(parsePrivateKey(HOT_KEY_HEX)), { trxSun: 1_000_000_000n, usdtUnits: 1_000_000_000n });
   const receiver = await startReceiver();
+  // Two workers of role `all`, whatever split the suite runs with (WORKER_SPLIT=1 would start two roles).
+  delete process.env.WORKER_SPLIT;
   const stack = await startEphemeralStack('replicas', {
     // The operator token of test/helpers/api.ts is signed with the suite's secret.
     JWT_SECRET: process.env.JWT_SECRET,
