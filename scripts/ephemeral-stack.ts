@@ -14,6 +14,7 @@ import {
   ensurePostgresServer,
   freePort,
   say,
+  startExtraWorker,
   startNode,
   startWorkers,
   startTemporal,
@@ -33,11 +34,13 @@ export interface EphemeralStack {
   /** The Temporal server's Prometheus endpoint (dev server or real server). */
   temporalMetricsUrl: string;
   env: NodeJS.ProcessEnv;
+  /** Starts one more worker process like the first (a replica, its log beside the others); teardown stops it. */
+  addWorker(): ReturnType<typeof startExtraWorker>;
   teardown(): Promise<void>;
   showLogTails(): void;
 }
 
-export async function startEphemeralStack(name: 'test' | 'bench', overrides: NodeJS.ProcessEnv = {}): Promise<EphemeralStack> {
+export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas', overrides: NodeJS.ProcessEnv = {}): Promise<EphemeralStack> {
   const base = loadConfig({ ...process.env, NODE_ENV: 'test' });
   const server = await ensurePostgresServer(process.env.DATABASE_URL ?? base.DATABASE_URL);
   const database = `gateway_${name}_${process.pid}`;
@@ -110,5 +113,11 @@ export async function startEphemeralStack(name: 'test' | 'bench', overrides: Nod
   const pollWaitMs = await waitForWorkers({ address: temporalAddress, namespace: config.TEMPORAL_NAMESPACE, taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE] });
   say(`stack ready, Temporal ${mode} (workers polling ${pollWaitMs} ms after the API answered): api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
   const temporalMetricsUrl = `http://127.0.0.1:${temporalMetricsPort}/metrics`;
-  return { apiUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, temporalMetricsUrl, env, teardown, showLogTails };
+  const addWorker = () => {
+    const log = `${name}-worker-${logNames.length - 2}`;
+    logNames.push(log);
+    rmSync(join(DATA_DIR, 'logs', `${log}.log`), { force: true });
+    return startExtraWorker(log, env);
+  };
+  return { apiUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, temporalMetricsUrl, env, addWorker, teardown, showLogTails };
 }

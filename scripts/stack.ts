@@ -234,6 +234,25 @@ export async function startWorkers(
   return [deals, webhooks];
 }
 
+/**
+ * One more worker process beside running ones (a replica: the same env, role and relay; its own
+ * metric ports), e.g. to prove two workers share the work. Its pg connections carry its name as
+ * application_name, so pg_stat_activity and pg_locks tell it apart. stopAll() stops it with the
+ * rest; the caller may SIGKILL it earlier through `child`.
+ */
+export async function startExtraWorker(name: string, env: NodeJS.ProcessEnv, options: { quiet?: boolean } = {}): Promise<WorkerPorts & { child: ChildProcess }> {
+  const ports: WorkerPorts = { name, metrics: await freePort(), sdkMetrics: await freePort() };
+  const databaseUrl = new URL(env.DATABASE_URL ?? process.env.DATABASE_URL ?? '');
+  databaseUrl.searchParams.set('application_name', name);
+  const child = startNode(
+    name,
+    'workers/main.ts',
+    { ...env, DATABASE_URL: databaseUrl.toString(), WORKER_METRICS_PORT: String(ports.metrics), TEMPORAL_SDK_METRICS_PORT: String(ports.sdkMetrics) },
+    { quiet: options.quiet ?? true },
+  );
+  return { ...ports, child };
+}
+
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
