@@ -40,7 +40,7 @@ export interface EphemeralStack {
   showLogTails(): void;
 }
 
-export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas', overrides: NodeJS.ProcessEnv = {}): Promise<EphemeralStack> {
+export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 'tracing', overrides: NodeJS.ProcessEnv = {}): Promise<EphemeralStack> {
   const base = loadConfig({ ...process.env, NODE_ENV: 'test' });
   const server = await ensurePostgresServer(process.env.DATABASE_URL ?? base.DATABASE_URL);
   const database = `gateway_${name}_${process.pid}`;

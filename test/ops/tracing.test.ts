@@ -1,19 +1,62 @@
 /**
- * Traces across the Temporal boundary (issue 30): the test stack exports its spans to the OTLP
- * receiver of scripts/test.ts (TEST_OTLP_URL). One PayIn create is one trace whose id is the
- * answer's X-Trace-Id: the API's request span → UpdateWithStart → RunWorkflow → the create step's
- * StartActivity/RunActivity → its SQL, every span's parent in the trace but the root's. And with
- * OTEL_EXPORTER_OTLP_ENDPOINT unset, the tracing module loads nothing of the SDK.
+ * Traces across the Temporal boundary (issue 30), on a traced stack of this file's own (the suite's
+ * stack runs untraced, as production does by default): its processes export to an in-process OTLP
+ * receiver. One PayIn create is one trace whose id is the answer's X-Trace-Id: the API's request
+ * span → UpdateWithStart → RunWorkflow → the create step's StartActivity/RunActivity → its SQL,
+ * every span's parent in the trace but the root's. And with OTEL_EXPORTER_OTLP_ENDPOINT unset, the
+ * tracing module loads nothing of the SDK.
  */
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { newMerchant, signed, unsigned } from '../helpers/api';
-import { checkout, hashOf, PAYIN, payinBody } from '../helpers/deals';
+import { startEphemeralStack, type EphemeralStack } from '../../scripts/ephemeral-stack';
+import { startOtlpReceiver } from '../helpers/otlp-receiver';
 import { eventually } from '../helpers/poll';
 
-const OTLP_URL = process.env.TEST_OTLP_URL;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let OTLP_URL = '';
+let stack: EphemeralStack | undefined;
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined;
+let sink: ReturnType<typeof createServer> | undefined;
+// The API helpers read the stack's URL when they load: imported once this file's stack is up.
+let helpers: { api: typeof import('../helpers/api'); deals: typeof import('../helpers/deals') };
+
+test.before(async (t) => {
+  t.timeout(360_000);
+  receiver = await startOtlpReceiver();
+  OTLP_URL = receiver.url;
+  sink = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  sink.listen(0, '127.0.0.1');
+  await new Promise((resolve) => sink!.once('listening', resolve));
+  stack = await startEphemeralStack('tracing', {
+    // The operator token of test/helpers/api.ts is signed with the suite's secret.
+    JWT_SECRET: process.env.JWT_SECRET,
+    // Small pools: this stack shares the Postgres server with the suite's.
+    DATABASE_POOL_SIZE: '5',
+    OTEL_EXPORTER_OTLP_ENDPOINT: OTLP_URL,
+    // A short batch delay, so a test's spans arrive soon.
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+    OUTBOX_POLL_MS: '200',
+    WEBHOOK_STREAM_IDLE_SECONDS: '5',
+  });
+  process.env.TEST_API_URL = stack.apiUrl;
+  process.env.TEST_WEBHOOK_SINK_URL = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/sink`;
+  helpers = { api: await import('../helpers/api'), deals: await import('../helpers/deals') };
+});
+
+test.after.always(async () => {
+  if (stack) {
+    if (process.exitCode) stack.showLogTails();
+    await stack.teardown();
+  }
+  await receiver?.close();
+  sink?.close();
+});
 
 interface Span {
   traceId: string;
@@ -30,7 +73,8 @@ const CLIENT = 3;
 const spansOf = async (traceId: string): Promise<Span[]> => (await fetch(`${OTLP_URL}/traces/${traceId}`)).json() as Promise<Span[]>;
 
 test('a PayIn create is one trace, its id the X-Trace-Id: API → workflow → activities → SQL, linked into one tree', async (t) => {
-  t.truthy(OTLP_URL, 'npm test passes the OTLP receiver (scripts/test.ts)');
+  const { newMerchant, signed } = helpers.api;
+  const { checkout, hashOf, PAYIN, payinBody } = helpers.deals;
   const { merchantId, keys } = await newMerchant();
   const created = await signed(keys, 'POST', PAYIN, payinBody());
   t.is(created.status, 200, created.text);
@@ -120,7 +164,7 @@ test('a PayIn create is one trace, its id the X-Trace-Id: API → workflow → a
 });
 
 test('an incoming trace id (32 hex) or W3C traceparent becomes the request span’s trace id; another form is echoed and kept as an attribute', async (t) => {
-  t.truthy(OTLP_URL);
+  const { unsigned } = helpers.api;
   const own = 'a'.repeat(16) + 'b'.repeat(16);
   const echoed = await unsigned('GET', '/health', undefined, { 'X-Trace-Id': own });
   t.is(echoed.headers.get('x-trace-id'), own);
