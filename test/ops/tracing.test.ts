@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { startEphemeralStack, type EphemeralStack } from '../../scripts/ephemeral-stack';
-import { startOtlpReceiver } from '../helpers/otlp-receiver';
+import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { eventually } from '../helpers/poll';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,15 +58,7 @@ test.after.always(async () => {
   sink?.close();
 });
 
-interface Span {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  service: string;
-  attributes: Record<string, unknown>;
-}
+type Span = ReceivedSpan;
 const SERVER = 2;
 const CLIENT = 3;
 
