@@ -68,7 +68,11 @@ export function problemMessage(status: number, error: unknown): string {
         message = problem.detail;
       }
     }
-    const fields = problem.errors?.map((f) => `${f.field}: ${f.message}`).join('; ');
+    // A field error the message already says (a lone bad id) is not said twice.
+    const fields = problem.errors
+      ?.filter((f) => !message.includes(f.message))
+      .map((f) => `${f.field}: ${f.message}`)
+      .join('; ');
     return fields ? `${message} (${fields})` : message;
   }
   return typeof error === 'string' && error ? error : `HTTP ${status}`;

@@ -50,7 +50,15 @@ export function AppealDetail({ id }: { id: string }) {
     queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/appeals/{appeal_id}', { params: { path: { appeal_id: id } } })),
   });
   if (appeal.isPending) return <Loading what="the appeal" />;
-  if (appeal.error) return <ErrorText error={appeal.error} />;
+  if (appeal.error)
+    return (
+      <>
+        <p>
+          <Link to="/appeals">← Appeals</Link>
+        </p>
+        <ErrorText error={appeal.error} />
+      </>
+    );
   const a = appeal.data.data;
   const files = new Map(a.files.map((f) => [f.file_id, f]));
   const open = a.status === 'OPEN' || a.status === 'IN_REVIEW' || a.status === 'REOPENED';

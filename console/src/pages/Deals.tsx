@@ -83,15 +83,24 @@ export function Deals() {
 export function DealDetail({ id }: { id: string }) {
   const deal = useQuery({ queryKey: ['deal', id], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/deals/{deal_id}', { params: { path: { deal_id: id } } })) });
   if (deal.isPending) return <Loading what="the deal" />;
-  if (deal.error) return <ErrorText error={deal.error} />;
+  const back = (
+    <p>
+      <a href="/console/deals" onClick={(e) => (e.preventDefault(), navigate('/deals'))}>
+        ← Deals
+      </a>
+    </p>
+  );
+  if (deal.error)
+    return (
+      <>
+        {back}
+        <ErrorText error={deal.error} />
+      </>
+    );
   const { deal: d, workflow, events, webhook_attempts: attempts, operator_moves: moves } = deal.data;
   return (
     <>
-      <p>
-        <a href="/console/deals" onClick={(e) => (e.preventDefault(), navigate('/deals'))}>
-          ← Deals
-        </a>
-      </p>
+      {back}
       <h1>
         Deal {d.deal_id.slice(0, 8)} <span className="badge">{d.status}</span>
       </h1>

@@ -53,7 +53,15 @@ export function MerchantDetail({ id }: { id: string }) {
   const [keys, setKeys] = useState<Schemas['KeyPair'] | undefined>();
   const merchant = useQuery({ queryKey: ['merchant', id], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/merchants/{merchant_id}', { params: { path: { merchant_id: id } } })) });
   if (merchant.isPending) return <Loading what="the merchant" />;
-  if (merchant.error) return <ErrorText error={merchant.error} />;
+  if (merchant.error)
+    return (
+      <>
+        <p>
+          <Link to="/merchants">← Merchants</Link>
+        </p>
+        <ErrorText error={merchant.error} />
+      </>
+    );
   const m = merchant.data.merchant;
   return (
     <>
