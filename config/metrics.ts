@@ -233,33 +233,32 @@ export function dbGauges(registry: Registry, read: () => Promise<DbGaugeValues |
       for (const a of values.alerts) this.set({ kind: a.kind }, a.count);
     },
   });
-  const hotUsdt = new Gauge({
-    name: 'gateway_hot_wallet_balance_usdt_cents',
-    help: "The TRON hot wallet's USDT, integer cents, as the chain watcher last read it (chain_balances; CHAIN_ADAPTER=trongrid, else 0)",
-    registers,
-    async collect() {
-      const values = await read();
-      if (values) this.set(values.hotWallet?.usdtCents ?? 0);
-    },
-  });
-  const hotTrx = new Gauge({
-    name: 'gateway_hot_wallet_balance_trx',
-    help: "The TRON hot wallet's TRX (pays the energy of withdrawals), as last read (chain_balances), else 0",
-    registers,
-    async collect() {
-      const values = await read();
-      if (values) this.set(values.hotWallet?.trx ?? 0);
-    },
-  });
-  const hotAge = new Gauge({
-    name: 'gateway_hot_wallet_balance_age_seconds',
-    help: 'How old the hot wallet balance figures are, seconds (0 when none was read)',
-    registers,
-    async collect() {
-      const values = await read();
-      if (values) this.set(values.hotWallet?.ageSeconds ?? 0);
-    },
-  });
+  // One unlabelled figure of the read; the last value stays when a read fails.
+  const readGauge = (name: string, help: string, pick: (values: DbGaugeValues) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        const values = await read();
+        if (values) this.set(pick(values));
+      },
+    });
+  const hotUsdt = readGauge(
+    'gateway_hot_wallet_balance_usdt_cents',
+    "The TRON hot wallet's USDT, integer cents, as the chain watcher last read it (chain_balances; CHAIN_ADAPTER=trongrid, else 0)",
+    (v) => v.hotWallet?.usdtCents ?? 0,
+  );
+  const hotTrx = readGauge(
+    'gateway_hot_wallet_balance_trx',
+    "The TRON hot wallet's TRX (pays the energy of withdrawals), as last read (chain_balances), else 0",
+    (v) => v.hotWallet?.trx ?? 0,
+  );
+  const hotAge = readGauge(
+    'gateway_hot_wallet_balance_age_seconds',
+    'How old the hot wallet balance figures are, seconds (0 when none was read)',
+    (v) => v.hotWallet?.ageSeconds ?? 0,
+  );
   // Series before the first scrape: every waiting status at 0.
   for (const status of WAITING_WITHDRAWAL_STATUSES) {
     waiting.set({ status }, 0);

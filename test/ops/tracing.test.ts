@@ -50,10 +50,7 @@ test.before(async (t) => {
 });
 
 test.after.always(async () => {
-  if (stack) {
-    if (process.exitCode) stack.showLogTails();
-    await stack.teardown();
-  }
+  await stack?.teardown();
   await receiver?.close();
   sink?.close();
 });
