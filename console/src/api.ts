@@ -68,9 +68,9 @@ export function problemMessage(status: number, error: unknown): string {
         message = problem.detail;
       }
     }
-    // A field error the message already says (a lone bad id) is not said twice.
+    // A field error the message already says, field name and all (a lone bad id), is not said twice.
     const fields = problem.errors
-      ?.filter((f) => !message.includes(f.message))
+      ?.filter((f) => !(message.includes(f.field) && message.includes(f.message)))
       .map((f) => `${f.field}: ${f.message}`)
       .join('; ');
     return fields ? `${message} (${fields})` : message;
