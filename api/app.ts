@@ -10,6 +10,7 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { OTEL_TRACE_ID_RE, tracing, type Tracing } from '../config/tracing';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { closeUnreadBodies } from './body';
+import { lingeringCloseOf } from './lingering-close';
 import { clientIpResolver } from './auth/client-ip';
 import { codecRouter } from './codec';
 import type { AppDeps } from './deps';
@@ -195,7 +196,7 @@ export function createApp(given: AppDeps): Koa {
   // Chosen once here: with tracing off (the default) the request pipeline is the untraced one.
   const traces = tracing();
   app.use(traces ? tracedMiddleware(deps, httpDuration, traces) : traceMiddleware(deps, httpDuration));
-  app.use(closeUnreadBodies);
+  app.use(closeUnreadBodies(lingeringCloseOf(deps.config)));
   app.use((ctx, next) => {
     ctx.state.clientIp = clientIp(ctx.req);
     return next();
