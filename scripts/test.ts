@@ -10,6 +10,8 @@ import { startEphemeralStack, type EphemeralStack } from './ephemeral-stack';
 import { loadConfig } from '../config';
 import { ledgerCheck } from './ledger-check';
 import { onInterrupt, ROOT, stopAll } from './stack';
+import { createSql } from '../db/sql';
+import { sharedRowChanges, sharedRows } from '../test/helpers/shared-rows';
 
 /** Short durations: every timer of the workflows fires within the suite. */
 const TEST_DURATIONS: NodeJS.ProcessEnv = {
@@ -51,6 +53,9 @@ try {
   // starts a traced stack of its own (tracing costs the worker ~50 % more CPU per deal).
   stack = await startEphemeralStack('test', TEST_DURATIONS);
   const env = stack.env;
+  // Test files run in parallel: none may change the rows they all read (test/helpers/shared-rows.ts).
+  const sql = createSql(env.DATABASE_URL!, { max: 1 });
+  const shared = await sharedRows(sql);
   exitCode = await new Promise<number>((done) => {
     const ava = spawn(process.execPath, [join(ROOT, 'node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
       cwd: ROOT,
@@ -68,6 +73,12 @@ try {
   });
   // After the whole suite: the ledger of everything the tests did must still add up.
   if (!(await ledgerCheck(loadConfig({ ...process.env, ...env })))) exitCode = 1;
+  const changed = await sharedRowChanges(sql, shared);
+  await sql.end();
+  if (changed.length > 0) {
+    console.error(`shared rows changed by the tests (a test must own what it changes: test/helpers/shared-rows.ts):\n  ${changed.join('\n  ')}`);
+    exitCode = 1;
+  }
 } catch (error) {
   console.error(error);
 } finally {

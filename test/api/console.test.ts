@@ -10,6 +10,7 @@ import { startApp, testSql } from '../helpers/app';
 import { eventually } from '../helpers/poll';
 import { ADMIN, deposit, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
 import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
+import { ownCurrency } from '../helpers/catalog';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -136,28 +137,27 @@ test('idle and absolute timeouts end a session', async (t) => {
 
 test('CSRF: a missing or wrong X-CSRF-Token is 403 and changes nothing', async (t) => {
   const op = await operator('finance');
-  const before = await asOperator('PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 34_000_000, sell_rate_micro: 34_800_000 });
-  t.is(before.status, 200);
-  const auditBefore = await sql`select count(*)::int as n from audit_log where object_type = 'rate' and object_id = 'TRY'`;
+  // A rate of this test's own: rates are global, and other files read the seeded ones meanwhile.
+  const currency = await ownCurrency({ buyMicro: 34_000_000n, sellMicro: 34_800_000n });
+  const rates = `${ADMIN}/rates/${currency}`;
+  const auditBefore = await sql`select count(*)::int as n from audit_log where object_type = 'rate' and object_id = ${currency}`;
   for (const csrf of [null, 'x'.repeat(43), ''] as const) {
-    const res = await asSession(op.session, 'PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 1, sell_rate_micro: 2 }, { csrf });
+    const res = await asSession(op.session, 'PUT', rates, { buy_rate_micro: 1, sell_rate_micro: 2 }, { csrf });
     t.is(res.status, 403, res.text);
     t.is(res.headers.get('content-type'), 'application/problem+json');
   }
-  const [rate] = await sql<{ buy_rate_micro: bigint }[]>`select buy_rate_micro from rates where currency_code = 'TRY'`;
+  const [rate] = await sql<{ buy_rate_micro: bigint }[]>`select buy_rate_micro from rates where currency_code = ${currency}`;
   t.is(rate!.buy_rate_micro, 34_000_000n);
-  t.deepEqual(await sql`select count(*)::int as n from audit_log where object_type = 'rate' and object_id = 'TRY'`, auditBefore);
+  t.deepEqual(await sql`select count(*)::int as n from audit_log where object_type = 'rate' and object_id = ${currency}`, auditBefore);
   // Another session's token is no good either.
   const other = await operator('finance');
-  t.is((await asSession(op.session, 'PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 1, sell_rate_micro: 2 }, { csrf: other.session.csrf })).status, 403);
+  t.is((await asSession(op.session, 'PUT', rates, { buy_rate_micro: 1, sell_rate_micro: 2 }, { csrf: other.session.csrf })).status, 403);
   // With its own token it goes through, audited as the account.
-  const ok = await asSession(op.session, 'PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 34_100_000, sell_rate_micro: 34_900_000 });
+  const ok = await asSession(op.session, 'PUT', rates, { buy_rate_micro: 34_100_000, sell_rate_micro: 34_900_000 });
   t.is(ok.status, 200, ok.text);
-  const [row] = await sql<any[]>`select * from audit_log where object_type = 'rate' and object_id = 'TRY' order by id desc limit 1`;
+  const [row] = await sql<any[]>`select * from audit_log where object_type = 'rate' and object_id = ${currency} order by id desc limit 1`;
   t.like(row, { actor_kind: 'operator_account', actor_id: op.id, role: 'finance', action: 'rate.set' });
   t.deepEqual(row.after, { buy_rate_micro: '34100000', sell_rate_micro: '34900000' });
-  // Back as it was (other tests read TRY's rate).
-  await asOperator('PUT', `${ADMIN}/rates/TRY`, { buy_rate_micro: 34_000_000, sell_rate_micro: 34_800_000 });
 });
 
 test('the role table covers every operator route, GETs only for support, and the OpenAPI document shows it', async (t) => {
