@@ -202,7 +202,8 @@ test.serial('a transfer that vanishes before it is confirmed is DROPPED and neve
 });
 
 test.serial('a withdrawal is built by the node, checked, signed by the hot wallet for the recipient and net, stored before its broadcast and COMPLETED on receipt SUCCESS', async (t) => {
-  const stack = await tronStack(t, { settings: { WITHDRAWAL_SYNC_WAIT_SECONDS: 10 } }); // blocks mined by the test
+  // The sync wait is long so that "answered once broadcast, not after it" holds on a loaded machine too.
+  const stack = await tronStack(t, { settings: { WITHDRAWAL_SYNC_WAIT_SECONDS: 90 } }); // blocks mined by the test
   const { fake } = stack;
   const m = await merchantWithAddress(stack, 10_000);
   const to = randomTronAddress();
@@ -210,7 +211,7 @@ test.serial('a withdrawal is built by the node, checked, signed by the hot walle
   const res = await signed(m.keys, 'POST', `${stack.url}${WALLET}/withdraw`, { address: to, amount: 5_000 });
   t.is(res.status, 200, res.text);
   t.is(res.body.status, 'PENDING', 'sent, not yet final');
-  t.true(Date.now() - started < 6_000, 'answered once broadcast, not after the whole sync wait');
+  t.true(Date.now() - started < 60_000, 'answered once broadcast, not after the whole sync wait');
   const [stored] = await transactionsOf(res.body.withdrawal_id);
   t.like(stored, { status: 'BROADCAST', broadcasts: 1 });
   t.like(fake.chain.transaction(stored!.txid), { pooled: true });
