@@ -28,6 +28,8 @@ test('the payer opens payment_url, presses "I paid", and sees the deal complete 
   const deal = await createPayin(keys, { amount: 150_000, description: 'Order 1042' });
 
   const page = await browser.newPage();
+  // A bound for a wait gone wrong, far above what a loaded machine takes.
+  page.setDefaultTimeout(120_000);
   await page.goto(deal.payment_url);
   t.is(await page.textContent('h1'), 'Sunrise Books');
   t.regex((await page.textContent('.amount')) ?? '', /1 500\.00\s+RUB/);
@@ -42,7 +44,7 @@ test('the payer opens payment_url, presses "I paid", and sees the deal complete 
 
   const confirmed = await operatorDeal(deal.deal_id, 'confirm');
   t.is(confirmed.body.deal.status, 'COMPLETED');
-  await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'COMPLETED', undefined, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'COMPLETED', undefined, { timeout: 120_000 });
   t.is(await page.textContent('#final h2'), 'Payment received');
   t.is(await page.getAttribute('#final a', 'href'), 'https://sunrise.example/thanks');
   t.true(await page.isHidden('#details'), 'requisites are no longer shown');
@@ -53,6 +55,8 @@ test('the payer cancels from the page', async (t) => {
   const { keys } = await newMerchant();
   const deal = await createPayin(keys);
   const page = await browser.newPage();
+  // A bound for a wait gone wrong, far above what a loaded machine takes.
+  page.setDefaultTimeout(120_000);
   await page.goto(deal.payment_url);
   await page.click('#cancel');
   await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'CANCELLED');

@@ -76,9 +76,13 @@ async function operator(role: Role) {
   return { id: created.body.operator.operator_id as string, email, password, role };
 }
 
+/** How long a page waits for an element or a state: a bound for a wait gone wrong, far above what a loaded machine takes. */
+const BROWSER_WAIT_MS = 120_000;
+
 /** A browser of its own (cookies) signed in through the sign-in page. */
 async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password: string; role: Role }, totpSecret?: string) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
   t.context.contexts.push(context);
   const page = await context.newPage();
   const cspViolations: string[] = [];
@@ -482,6 +486,7 @@ test.serial('TOTP at sign-in: the code field behind its toggle; without the code
   t.true((await enroll({ secret, code: totpAt(secret, Date.now()) })).enrolled);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
   t.context.contexts.push(context);
   const page = await context.newPage();
   t.context.pages.push({ name: 'signin-totp', page });
