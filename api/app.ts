@@ -164,6 +164,23 @@ export function answerClientErrors(server: Server): Server {
   return server;
 }
 
+/**
+ * The API is never the side that closes an idle keep-alive connection its client is about to
+ * reuse. Node's default (5 s) is shorter than nginx's upstream keepalive_timeout (60 s): the proxy
+ * could send a request on a connection the API was closing at that moment and get a reset (for a
+ * POST, a 502 it may not retry); a client whose timers run late on a loaded host (Node's fetch keeps
+ * a connection for the server's hint minus 1 s) meets the same race. 65 s outlasts both, and Node
+ * announces it (`Keep-Alive: timeout=65`), so clients drop their side first.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
+export function keepIdleConnections(server: Server): Server {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // Above the keep-alive time, as Node requires for the next request's headers on a kept connection.
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+  return server;
+}
+
 export function createApp(given: AppDeps): Koa {
   // Koa's own proxy trust stays off: the client address comes from api/auth/client-ip.ts, which
   // believes X-Forwarded-For only from TRUSTED_PROXIES.

@@ -5,7 +5,7 @@ import { startTracing } from '../config/tracing';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createTemporalClient } from '../temporal/client';
-import { answerClientErrors, createApp } from './app';
+import { answerClientErrors, createApp, keepIdleConnections } from './app';
 import { sweepRateLimitWindows } from './auth/rate-limit';
 import { UploadBudget } from './auth/upload-budget';
 
@@ -25,7 +25,7 @@ const app = createApp({
   uploadBudget: UploadBudget.fromConfig(config),
 });
 
-const server: Server = answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening')));
+const server: Server = keepIdleConnections(answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening'))));
 const sweeper = setInterval(() => void sweepRateLimitWindows(sql, Date.now()).catch(() => {}), 5 * 60_000);
 sweeper.unref();
 

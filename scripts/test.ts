@@ -22,10 +22,12 @@ const TEST_DURATIONS: NodeJS.ProcessEnv = {
   FEE_DISTRIBUTION_DELAY_SECONDS: '1',
   SANDBOX_TRADER_DELAY_SECONDS: '1',
   WEBHOOK_RETRY_DELAYS: '200ms,400ms,600ms,800ms,1s',
-  WEBHOOK_TIMEOUT_MS: '5000',
+  // The production default: a test's receiver answers in time on a loaded machine (5 s timed out there).
+  WEBHOOK_TIMEOUT_MS: '10000',
   OUTBOX_POLL_MS: '200',
   WEBHOOK_STREAM_IDLE_SECONDS: '10',
-  CALLBACK_RETRY_COOLDOWN_SECONDS: '2',
+  // A repeat manual retry within it is refused; long enough that two requests in a row fall inside it.
+  CALLBACK_RETRY_COOLDOWN_SECONDS: '60',
   WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
   // The periodic ledger check (workers/ledger-check.ts) runs during the suite: test/ops/gateway-metrics.test.ts waits for a turn.
   LEDGER_CHECK_INTERVAL_SECONDS: '10',

@@ -120,7 +120,10 @@ test.serial('a worker process SIGKILLed after recording the intent, or after sen
   const sent = await signed(keys, 'POST', `${app.url}${WALLET}/withdraw`, { address: randomTronAddress(), amount: 5_000 });
   t.is(sent.status, 200, sent.text);
   t.is(sent.body.status, 'PENDING');
-  await eventually(async () => (await transfers(sent.body.withdrawal_id)).length === 1, 'the transfer on chain', 300_000);
+  await eventually(async () => {
+    if (worker.exitCode !== null) throw new Error(`the worker process exited with ${worker.exitCode}`);
+    return (await transfers(sent.body.withdrawal_id)).length === 1;
+  }, 'the transfer on chain', 300_000);
   // B: intent recorded, not sent — its attempt is waiting before the chain call.
   const intent = await signed(keys, 'POST', `${app.url}${WALLET}/withdraw`, { address: randomTronAddress(), amount: 3_000 });
   t.is(intent.status, 200, intent.text);

@@ -465,6 +465,7 @@ test.serial('a worker process SIGKILLed after storing a transaction, or after br
   const a = await signed(m.keys, 'POST', `${app.url}${WALLET}/withdraw`, { address: toA, amount: 5_000 });
   t.is(a.status, 200, a.text);
   const [txA] = await eventually(async () => {
+    if (worker.exitCode !== null) throw new Error(`the worker process exited with ${worker.exitCode}`);
     const rows = await transactionsOf(a.body.withdrawal_id);
     return rows.length === 1 && fake.chain.transaction(rows[0]!.txid)?.pooled && rows;
   }, 'A broadcast', 240_000);

@@ -28,9 +28,14 @@ function verifyBoth(t: any, r: Received, secret: string) {
   t.notThrows(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>), 'the standardwebhooks library');
 }
 
+/**
+ * The merchant's deliveries, but deal.expired: a PayIn a test leaves pending expires after
+ * PAYIN_TIMEOUT_SECONDS (30 s in the suite) and sends it too, which a slow run reaches before its
+ * checks; no test here is about that event.
+ */
 async function deliveries(merchantId: string) {
   return sql<{ id: string; status: string; attempts: number; event_type: string; http_status: number | null; response_body: string; last_error: string }[]>`
-    select * from webhook_deliveries where merchant_id = ${merchantId} order by created_at, event_type`;
+    select * from webhook_deliveries where merchant_id = ${merchantId} and event_type <> 'deal.expired' order by created_at, event_type`;
 }
 
 async function merchantWithReceiver(respond?: Parameters<typeof startReceiver>[0], extra: Record<string, unknown> = {}) {
@@ -115,7 +120,7 @@ test('a hanging receiver ends in ERROR after max_retries; manual retry works onc
   let healthy = false;
   const { receiver, merchantId, keys } = await merchantWithReceiver((_, res) => {
     if (healthy) res.writeHead(200).end('fine');
-    // otherwise never answer: the 1 s timeout of the test stack fires
+    // otherwise never answer: the test stack's WEBHOOK_TIMEOUT_MS fires
   });
   t.teardown(() => receiver.close());
   await sql`update merchants set webhook_max_retries = 2 where id = ${merchantId}`;
@@ -123,7 +128,7 @@ test('a hanging receiver ends in ERROR after max_retries; manual retry works onc
   const failed = await eventually(async () => {
     const r = await deliveries(merchantId);
     return r.length === 2 && r.every((d) => d.status === 'ERROR') && r;
-  }, 'ERROR after two attempts', 90_000);
+  }, 'ERROR after two attempts', 300_000);
   t.true(failed.every((d) => d.attempts === 2 && d.http_status === null && /timed out/.test(d.last_error)), JSON.stringify(failed));
 
   const [first, second] = failed;
@@ -136,7 +141,7 @@ test('a hanging receiver ends in ERROR after max_retries; manual retry works onc
 
   healthy = true;
   t.is((await retry(second!.id)).status, 200);
-  await eventually(async () => (await deliveries(merchantId)).find((d) => d.id === second!.id)?.status === 'SUCCESS', 'manual retry success', 60_000);
+  await eventually(async () => (await deliveries(merchantId)).find((d) => d.id === second!.id)?.status === 'SUCCESS', 'manual retry success');
   const done = (await deliveries(merchantId)).find((d) => d.id === second!.id)!;
   t.is(done.attempts, 3);
   t.is((await retry(second!.id)).status, 400, 'SUCCESS is not retryable');
@@ -351,7 +356,9 @@ test("a deal's workflow is findable in Temporal by DealId and MerchantId; its de
   t.deepEqual(byDeal.map((w) => w.workflowId), [`payin:${deal.deal_id}`], 'a deal is one workflow: its own');
   const rows = await eventually(async () => {
     const listed = await signed(keys, 'GET', `/api/v1/p2p/merchant/callbacks?deal_id=${deal.deal_id}`);
-    return listed.body.data.length === 2 && listed.body.data.every((d: { status: string }) => d.status === 'SUCCESS') && listed.body.data;
+    // Its deal.expired (the PayIn is left to time out) is not what this test is about.
+    const data = listed.body.data.filter((d: { event_type: string }) => d.event_type !== 'deal.expired');
+    return data.length === 2 && data.every((d: { status: string }) => d.status === 'SUCCESS') && data;
   }, 'both events delivered, listed by deal');
   t.deepEqual(rows.map((d: { event_type: string }) => d.event_type).sort(), ['deal.created', 'deal.escrow_locked']);
 });
@@ -434,6 +441,12 @@ test('endpoint stream: continue-as-new carries the lanes, a head in the middle o
   }, 'a continue-as-new');
   const okA = ok.filter((id) => laneA.some((e) => e.eventId === id));
   t.deepEqual(okA, laneA.map((e) => e.eventId), 'lane A in order, each once');
+  // An attempt is recorded once its POST has been answered: the receiver can see the last one first.
+  const callbackIds = [...laneA, ...laneB].map((e) => e.callbackId);
+  await eventually(async () => {
+    const rows = await sql`select status from webhook_deliveries where id = any(${callbackIds})`;
+    return rows.length === callbackIds.length && rows.every((r) => r.status === 'SUCCESS');
+  }, 'every delivery recorded SUCCESS');
   const counts = await sql<{ callback_id: string; n: number }[]>`
     select callback_id, count(*)::int as n from webhook_attempts where callback_id = any(${[...laneA, ...laneB].map((e) => e.callbackId)}) group by callback_id`;
   t.deepEqual(

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { answerClientErrors, createApp } from '../../api/app';
+import { answerClientErrors, createApp, keepIdleConnections } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { UploadBudget } from '../../api/auth/upload-budget';
 import { loadConfig, type Config } from '../../config';
@@ -9,13 +9,30 @@ import { SecretBox } from '../../domain/secret-box';
 import { createTemporalClient } from '../../temporal/client';
 
 /**
+ * The Temporal client, connected however long a loaded machine takes: the client's own connect
+ * deadline is 10 s, and a dev server serving a whole suite on a busy host has taken that long to
+ * accept a channel. A connect that fails is tried again for two minutes.
+ */
+async function temporalClient(config: Config) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      return await createTemporalClient(config);
+    } catch (error) {
+      if (Date.now() > deadline || !/Failed to connect/.test((error as Error).message)) throw error;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}
+
+/**
  * An API process built in-process around the suite's database and Temporal, with config or
  * clock overrides — for behaviour that depends on settings (grace window 0) or on the minute.
  */
 export async function startApp(overrides: Partial<Config> = {}, now: () => number = Date.now) {
   const config = { ...loadConfig(process.env), ...overrides };
   const sql = createSql(config.DATABASE_URL, { max: 5 });
-  const temporal = await createTemporalClient(config);
+  const temporal = await temporalClient(config);
   const deps: AppDeps = {
     config,
     sql,
@@ -25,7 +42,7 @@ export async function startApp(overrides: Partial<Config> = {}, now: () => numbe
     now,
     uploadBudget: UploadBudget.fromConfig(config),
   };
-  const server = answerClientErrors(createApp(deps).listen(0, '127.0.0.1'));
+  const server = keepIdleConnections(answerClientErrors(createApp(deps).listen(0, '127.0.0.1')));
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
