@@ -6,7 +6,7 @@
  * scrape a gap, never a pile-up. Each part reads an index: withdrawals_live /
  * withdrawals_by_status, operator_alerts_open, the chain_balances primary key.
  *
- * The world (issue 29): a sandbox merchant's withdrawal is play money and an alert on a sandbox
+ * The world: a sandbox merchant's withdrawal is play money and an alert on a sandbox
  * deal is play work — counted under world="sandbox", never in the live figures the alert rules
  * read (a withdrawal's `sandbox` and a deal's are the merchant's, fixed at insert; an alert without
  * a deal — a deposit needing a hand, the hot wallet — is live).

@@ -21,7 +21,7 @@
  * | postTraderTopUp         | trader-deposit:<tx_hash>              | trader_deposit       | chain available −amount; trader available +amount               |
  * | postSandboxLiquidity    | sandbox-liquidity:<wallet id>         | sandbox_liquidity    | sandbox_chain available −amount; sandbox trader available +amount |
  *
- * System accounts are per world (issue 29): a sandbox posting meets play accounts — a sandbox
+ * System accounts are per world: a sandbox posting meets play accounts — a sandbox
  * merchant's own play-money account (its deposits and withdrawals), sandbox_chain (the sandbox
  * trader's liquidity), sandbox_platform_fees — never chain or platform_fees. The world is the
  * posting's object's (a deal's or withdrawal's `sandbox`, fixed at its insert) or, for a credit
@@ -217,8 +217,7 @@ export async function postWithdrawalCompletion(
  * Locks what a credit from the chain moves — the chain account (resolved once by the caller,
  * chainAccount) and the owner's wallet, in id order, with the posting's own lock — before the
  * credit's rows that reference the owner's wallet are written: a foreign-key insert takes a weaker
- * lock on the wallet first, and two credits upgrading from it at once deadlocked (issue 25: 15 of
- * 16 concurrent deposits answered 500). Answers the owner wallet's world, which must be the
+ * lock on the wallet first, and two credits upgrading from it at once deadlock. Answers the owner wallet's world, which must be the
  * chain account's: a credit never crosses worlds.
  */
 export async function lockChainCredit(tx: Db, chainId: string, walletId: string): Promise<boolean> {

@@ -28,7 +28,7 @@ export async function ensureWallet(db: Db, ownerType: OwnerType, ownerId: string
 
 /**
  * System accounts stand for the world outside the ledger: 'chain' (TRC-20 deposits and
- * withdrawals) and 'platform_fees', each with its play-money twin (issue 29): 'sandbox_chain'
+ * withdrawals) and 'platform_fees', each with its play-money twin: 'sandbox_chain'
  * (the sandbox trader's liquidity) and 'sandbox_platform_fees'. Only system accounts may go
  * negative.
  */
