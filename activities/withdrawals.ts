@@ -13,7 +13,8 @@ import { insertAudit } from '../db/queries/audit';
 import { findWithdrawalSettings } from '../db/queries/merchants';
 import { writeOutboxEvent } from '../db/queries/outbox';
 import { postWithdrawalCompletion, postWithdrawalHold, postWithdrawalRelease } from '../db/queries/postings';
-import { ensureWallet, isSandboxWallet, lockAvailable } from '../db/queries/wallets';
+import { ensureWallet, lockAvailable } from '../db/queries/wallets';
+import { lockMerchantWorld } from '../db/queries/merchant-world';
 import { sandboxChain } from './chain/simulated';
 import { sandboxWithdrawalScenario } from '../domain/sandbox';
 import {
@@ -51,9 +52,12 @@ async function heartbeating<T>(body: (signal: AbortSignal) => Promise<T>): Promi
 export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapter) {
   const { sql } = deps;
   const transferOf = (row: WithdrawalRow) => ({ withdrawalId: row.id, toAddress: row.address, amount: row.net });
-  /** Issue 29: a sandbox merchant's withdrawal goes to the sandbox chain, never to the configured one. */
+  /**
+   * Issue 29: a sandbox merchant's withdrawal goes to the sandbox chain, never to the configured
+   * one — by the withdrawal's own world, fixed at its insert (its existence freezes the merchant's).
+   */
   const chainFor = async (row: WithdrawalRow): Promise<ChainAdapter> =>
-    (await isSandboxWallet(deps.sql, row.wallet_id)) ? sandboxChain(deps.sql, () => sandboxWithdrawalScenario(row.amount) === 'fail') : chain;
+    row.sandbox ? sandboxChain(deps.sql, () => sandboxWithdrawalScenario(row.amount) === 'fail') : chain;
 
   /** What the audit trail keeps of a withdrawal (with the approvals it collected). */
   const auditView = async (tx: Db, row: WithdrawalRow) => ({
@@ -116,6 +120,8 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
         }
         const amount = BigInt(input.amount);
         const fee = BigInt(input.fee);
+        // The merchant's world, settled against the operator's switch before the row copies it (docs/reliability.md, "Worlds").
+        await lockMerchantWorld(tx, input.merchantId);
         const merchant = await findWithdrawalSettings(tx, input.merchantId);
         if (!merchant) throw new NotFound('merchant not found');
         const wallet = await ensureWallet(tx, 'merchant', input.merchantId, 'USDT');

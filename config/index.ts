@@ -158,6 +158,14 @@ function schemaFor(nodeEnv: string) {
      * workflow's own start, which is what guarantees it). Off only in tests that prove the workflow's start.
      */
     SANDBOX_TRADER_API_START: bool(true),
+    /**
+     * Caps of one sandbox merchant's play deposits (POST /sandbox/deposits and an operator's
+     * recorded deposits to it), USDT cents: per UTC day and over its whole life. Above them a
+     * deposit is 400 FAILED_PRECONDITION. The total bounds the merchant's play-money account
+     * (at most 10^15, far from the bigint limit).
+     */
+    SANDBOX_DEPOSIT_DAILY_LIMIT_USDT_CENTS: z.coerce.bigint().min(1n).max(1_000_000_000_000_000n).default(1_000_000_000n),
+    SANDBOX_DEPOSIT_TOTAL_LIMIT_USDT_CENTS: z.coerce.bigint().min(1n).max(1_000_000_000_000_000n).default(10_000_000_000n),
     WEBHOOK_RETRY_DELAYS: z.string().default('5s,30s,5m,15m,1h').transform(parseDurations),
     CALLBACK_RETRY_COOLDOWN_SECONDS: seconds(60),
     /** Deadline of one deal step (a single transaction); a step on a dead worker is retried after it. */

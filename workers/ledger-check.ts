@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../config/metrics';
 import { auditInvariants, auditLedger, liveHoldOwners, type HoldOwner, type InvariantViolation, type LedgerAuditReport } from '../db/queries/ledger';
 import type { Db, Sql } from '../db/sql';
+import { auditWorlds } from '../db/queries/ledger-worlds';
 import { payinWorkflowId } from '../workflows/contracts/payin';
 import { payoutWorkflowId } from '../workflows/contracts/payout';
 import { withdrawalWorkflowId } from '../workflows/contracts/withdrawal';
@@ -57,7 +58,7 @@ export interface LedgerCheckResult {
 
 export async function checkLedger(sql: Db, temporal: Client): Promise<LedgerCheckResult> {
   const report = await auditLedger(sql);
-  const violations = await auditInvariants(sql);
+  const violations = [...(await auditInvariants(sql)), ...(await auditWorlds(sql))];
   const stranded = await strandedHolds(sql, temporal);
   const ok = report.walletMismatches.length === 0 && report.unbalancedTransactions.length === 0 && violations.length === 0 && stranded.length === 0;
   return { ok, report, violations, stranded };

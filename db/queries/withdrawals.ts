@@ -15,6 +15,8 @@ export interface WithdrawalRow extends WithdrawalRecord {
   last_broadcast_error: string;
   approved_by: string;
   cancelled_by: string;
+  /** Issue 29: the merchant's world at insert (migration 00025); the world of every posting of the withdrawal. */
+  sandbox: boolean;
 }
 
 export async function findWithdrawal(db: Db, id: string): Promise<WithdrawalRow | undefined> {
