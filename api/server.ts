@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { loadConfig } from '../config';
 import { createLogger } from '../config/logger';
 import { startTracing } from '../config/tracing';
+import { appRoleFindings } from '../db/roles';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createTemporalClient } from '../temporal/client';
@@ -14,6 +15,7 @@ const log = createLogger(config.LOG_LEVEL, 'api');
 // First: the SQL pool, the Temporal client and the app look at it when they are made.
 const traces = await startTracing('merchant-gateway-api');
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+await refuseMoreThanTheAppRole();
 const temporal = await createTemporalClient(config);
 const app = createApp({
   config,
@@ -26,6 +28,7 @@ const app = createApp({
 });
 
 const server: Server = answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening')));
+
 const sweeper = setInterval(() => void sweepRateLimitWindows(sql, Date.now()).catch(() => {}), 5 * 60_000);
 sweeper.unref();
 
@@ -44,3 +47,19 @@ async function shutdown(signal: string) {
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+/**
+ * The API connects as the app role (db/roles.ts): owner of nothing, no DDL, audit rows appended
+ * and read only. Production refuses to start as more; elsewhere it says so.
+ */
+async function refuseMoreThanTheAppRole() {
+  const findings = await appRoleFindings(sql);
+  if (findings.length === 0) return;
+  const message = `DATABASE_URL connects as more than the app role (${config.DATABASE_APP_ROLE}): ${findings.join('; ')}`;
+  if (config.NODE_ENV === 'production') {
+    log.fatal({ findings }, message);
+    await sql.end({ timeout: 1 });
+    process.exit(1);
+  }
+  log.warn({ findings }, message);
+}

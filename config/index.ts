@@ -112,6 +112,15 @@ function schemaFor(nodeEnv: string) {
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/gateway'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+    /**
+     * The role the API and workers connect as (db/roles.ts): the setup that migrates as the owner
+     * (npm run migrate / seed, npm start, the test stack, compose's setup job) creates it when
+     * missing and grants it DML only (audit_log: SELECT and INSERT). DATABASE_URL of the API and
+     * workers names it; production refuses to start as anything more.
+     */
+    DATABASE_APP_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a plain role name ([a-z_][a-z0-9_]*)').default('gateway_app'),
+    /** Its password, set by the setup when given (servers with password authentication; compose). */
+    DATABASE_APP_PASSWORD: optionalText(),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('gateway'),

@@ -9,11 +9,20 @@ import { SecretBox } from '../../domain/secret-box';
 import { createTemporalClient } from '../../temporal/client';
 
 /**
+ * The environment of the stack's API and workers: DATABASE_URL is the app role's (the suite's own
+ * DATABASE_URL is the owner's, for fixtures), as scripts/test.ts hands it over.
+ */
+export function appEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, DATABASE_URL: process.env.TEST_APP_DATABASE_URL ?? process.env.DATABASE_URL };
+}
+
+/**
  * An API process built in-process around the suite's database and Temporal, with config or
  * clock overrides — for behaviour that depends on settings (grace window 0) or on the minute.
+ * Connects as the app role, as the stack's API does.
  */
 export async function startApp(overrides: Partial<Config> = {}, now: () => number = Date.now) {
-  const config = { ...loadConfig(process.env), ...overrides };
+  const config = { ...loadConfig(appEnv()), ...overrides };
   const sql = createSql(config.DATABASE_URL, { max: 5 });
   const temporal = await createTemporalClient(config);
   const deps: AppDeps = {
