@@ -124,7 +124,11 @@ function schemaFor(nodeEnv: string) {
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('gateway'),
-    /** AES-256-GCM payload codec (temporal/payload-codec.ts); off: payloads are written plain, still decoded. */
+    /**
+     * AES-256-GCM payload codec (temporal/payload-codec.ts): on, every payload is sealed and a
+     * plain one is refused by workers and clients; off (refused in production), payloads are
+     * written plain and plain ones taken, sealed ones still decoded.
+     */
     TEMPORAL_PAYLOAD_ENCRYPTION: bool(true),
     TEMPORAL_PAYLOAD_KEYS: parsedText(DEV_PAYLOAD_KEYS, parsePayloadKeys),
     /** TLS to Temporal: on with system roots when true, or when any of CA / CERT / KEY is set (file paths, PEM). */
@@ -384,7 +388,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (config.JWT_SECRET === DEV_JWT_SECRET) throw new Error('JWT_SECRET must be set in production');
     if (config.SECRETS_ENCRYPTION_KEY === DEV_SECRETS_KEY)
       throw new Error('SECRETS_ENCRYPTION_KEY must be set in production');
-    if (config.TEMPORAL_PAYLOAD_ENCRYPTION && config.TEMPORAL_PAYLOAD_KEYS.some((k) => k.key.equals(Buffer.from(DEV_PAYLOAD_KEY, 'base64'))))
+    // Off, a worker would take a plain payload — an approval with a forged actor — from whoever reaches the frontend.
+    if (!config.TEMPORAL_PAYLOAD_ENCRYPTION) throw new Error('TEMPORAL_PAYLOAD_ENCRYPTION=false is refused in production: workers take plain payloads only with encryption off');
+    if (config.TEMPORAL_PAYLOAD_KEYS.some((k) => k.key.equals(Buffer.from(DEV_PAYLOAD_KEY, 'base64'))))
       throw new Error('TEMPORAL_PAYLOAD_KEYS must be set in production (the development key is refused)');
     if (config.CODEC_LOOPBACK_WITHOUT_AUTH) throw new Error('CODEC_LOOPBACK_WITHOUT_AUTH is for development only');
     if (!config.WALLET_XPUB && config.WALLET_HD_SEED.toLowerCase() === DEV_WALLET_HD_SEED)
