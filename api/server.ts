@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { Registry } from 'prom-client';
 import { loadConfig } from '../config';
 import { createLogger } from '../config/logger';
 import { startTracing } from '../config/tracing';
@@ -9,6 +10,7 @@ import { createTemporalClient } from '../temporal/client';
 import { answerClientErrors, createApp } from './app';
 import { sweepRateLimitWindows } from './auth/rate-limit';
 import { UploadBudget } from './auth/upload-budget';
+import { startApiMetricsServer } from './metrics-server';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'api');
@@ -17,6 +19,7 @@ const traces = await startTracing('merchant-gateway-api');
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 await refuseMoreThanTheAppRole();
 const temporal = await createTemporalClient(config);
+const metrics = new Registry();
 const app = createApp({
   config,
   sql,
@@ -25,9 +28,15 @@ const app = createApp({
   secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
   now: Date.now,
   uploadBudget: UploadBudget.fromConfig(config),
-});
+}, metrics);
 
 const server: Server = answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening')));
+// A port that cannot be bound costs the metrics, never the API.
+const metricsServer = await startApiMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics }).catch((error: Error) => {
+  log.error({ err: error.message, port: config.METRICS_PORT }, 'the API metrics server did not start; the API runs without it');
+  return undefined;
+});
+if (metricsServer) log.info({ url: metricsServer.url }, 'api metrics listening');
 
 const sweeper = setInterval(() => void sweepRateLimitWindows(sql, Date.now()).catch(() => {}), 5 * 60_000);
 sweeper.unref();
@@ -40,6 +49,7 @@ async function shutdown(signal: string) {
   clearInterval(sweeper);
   server.close();
   server.closeIdleConnections();
+  await metricsServer?.close();
   await sql.end({ timeout: 5 });
   await temporal.connection.close();
   await traces?.shutdown();

@@ -67,6 +67,8 @@ const env: NodeJS.ProcessEnv = {
   TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
   TEMPORAL_TASK_QUEUE: 'gateway-chaos',
   PORT: String(apiPort),
+  // No scraper here: the API serves no metrics port (two chaos runs never fight over one).
+  METRICS_PORT: '0',
   JWT_SECRET: 'chaos-jwt-secret-for-this-run-only',
   SECRETS_ENCRYPTION_KEY: secretsKey,
   TEMPORAL_PAYLOAD_KEYS: `chaos:${randomBytes(32).toString('base64')}`,

@@ -110,6 +110,14 @@ function schemaFor(nodeEnv: string) {
   return z.object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    /**
+     * The API's Prometheus endpoint (/metrics) is served on this port of its own, never on PORT
+     * (which answers 404 for /metrics): it is for the scraper on the internal network, not for
+     * the clients of the API. 0: not served.
+     */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9460),
+    /** Address the API's metrics port listens on (0.0.0.0 in a container, for the scraper beside it). */
+    METRICS_HOST: z.string().default('127.0.0.1'),
     DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/gateway'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
     /**

@@ -27,6 +27,8 @@ import {
 
 export interface EphemeralStack {
   apiUrl: string;
+  /** The API's metrics port (METRICS_PORT): /metrics is served there, not on the API's port. */
+  apiMetricsUrl: string;
   /** The database as its owner (migrations, the seed, tests that play the DBA); env.DATABASE_URL is the app role's. */
   ownerDatabaseUrl: string;
   temporalMode: string;
@@ -90,6 +92,7 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
     throw error;
   }
   const apiPort = await freePort();
+  const apiMetricsPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
@@ -97,6 +100,7 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: `gateway-${name}`,
     PORT: String(apiPort),
+    METRICS_PORT: String(apiMetricsPort),
     JWT_SECRET: `${name}-jwt-secret-for-this-run-only`,
     SECRETS_ENCRYPTION_KEY: secretsKey,
     // Temporal payloads are sealed under a key of this run (tests read it from their env).
@@ -122,5 +126,6 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
     rmSync(join(DATA_DIR, 'logs', `${log}.log`), { force: true });
     return startExtraWorker(log, env);
   };
-  return { apiUrl, ownerDatabaseUrl: databaseUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, temporalMetricsUrl, env, addWorker, teardown, showLogTails };
+  const apiMetricsUrl = `http://127.0.0.1:${apiMetricsPort}/metrics`;
+  return { apiUrl, apiMetricsUrl, ownerDatabaseUrl: databaseUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, temporalMetricsUrl, env, addWorker, teardown, showLogTails };
 }

@@ -81,6 +81,11 @@ if (await temporalAnswers(temporalAddress, temporalTls(config))) {
   }
 }
 
+// The API's metrics port (METRICS_PORT) is its own: a busy one is said here, not found missing later.
+if (config.METRICS_PORT !== 0 && !(await portIsFree(config.METRICS_PORT))) {
+  throw new Error(`port ${config.METRICS_PORT} (the API's metrics, METRICS_PORT) is busy; free it or set METRICS_PORT`);
+}
+
 // A demo webhook receiver, so deliveries to the demo merchant are visible in this console.
 createServer((req, res) => {
   let body = '';
@@ -95,6 +100,7 @@ const env = {
   DATABASE_URL: seeded.appDatabaseUrl,
   TEMPORAL_ADDRESS: temporalAddress,
   PORT: String(config.PORT),
+  METRICS_PORT: String(config.METRICS_PORT),
   CODEC_CORS_ORIGINS: process.env.CODEC_CORS_ORIGINS ?? `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`,
 };
 // Deal work and webhook deliveries in two worker processes; the delivery one is niced, so when
@@ -133,7 +139,8 @@ console.log(`
   API              ${apiUrl}
   API docs         ${apiUrl}/docs        (OpenAPI: ${apiUrl}/openapi.json)
   Health           ${apiUrl}/health
-  Metrics          ${apiUrl}/metrics; workers ${workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics + :${p.sdkMetrics}/metrics (SDK)`).join(', ')}
+  Metrics          API http://127.0.0.1:${config.METRICS_PORT}/metrics (its own port, METRICS_PORT; ${apiUrl}/metrics is 404);
+                   workers ${workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics + :${p.sdkMetrics}/metrics (SDK)`).join(', ')}
   Temporal UI      http://127.0.0.1:${uiPort}   (payloads decoded via ${codecEndpoint})
   Temporal metrics ${temporalMetrics}   (the server's; the SDK's are the workers' (SDK) ports above)
   Database         ${seeded.appDatabaseUrl}   (the API and workers: app role ${config.DATABASE_APP_ROLE}, DML only, audit_log append-only)

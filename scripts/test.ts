@@ -56,6 +56,8 @@ try {
       cwd: ROOT,
       stdio: 'inherit',
       env: { ...process.env, ...env, TEST_API_URL: stack!.apiUrl,
+        // The API's Prometheus endpoint is on its own port (METRICS_PORT); the API's port answers 404 there.
+        TEST_API_METRICS_URL: stack!.apiMetricsUrl,
         // The tests play the DBA (fixtures, time travel, tampering): DATABASE_URL is the owner's. The
         // API and workers run as the app role; in-process apps and workers use it too (test/helpers).
         DATABASE_URL: stack!.ownerDatabaseUrl,

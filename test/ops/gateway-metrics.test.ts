@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { API_URL, newMerchant } from '../helpers/api';
+import { API_METRICS_URL, newMerchant } from '../helpers/api';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { DEAL_FINISH_EVENTS } from '../../config/metrics';
@@ -15,7 +15,7 @@ import { startReceiver } from '../helpers/receiver';
 import { randomTronAddress, walletMerchant, withdraw, withdrawalAction } from '../helpers/wallet';
 
 const workerUrls = (process.env.TEST_WORKER_METRICS_URLS ?? '').split(',').filter(Boolean);
-const apiUrl = `${API_URL}/metrics`;
+const apiUrl = API_METRICS_URL;
 
 const scrape = async (url: string) => {
   const res = await fetch(url);
