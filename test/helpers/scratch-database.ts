@@ -15,8 +15,9 @@ export async function scratchDatabase(label: string, mode: SeedMode) {
   url.pathname = `/gateway_${label}_${process.pid}_${Date.now()}`;
   const ownerUrl = url.toString();
   const seeded = await prepareDatabase(ownerUrl, randomBytes(32).toString('base64'), 'http://127.0.0.1:9/unused', { mode });
-  const owner: Sql = createSql(ownerUrl, { max: 4 });
-  const app: Sql = createSql(seeded.appDatabaseUrl, { max: 40 });
+  const owner: Sql = createSql(ownerUrl, { max: 2 });
+  // 30 at once at most: the concurrency tests' parallel tries, on a server other stacks share.
+  const app: Sql = createSql(seeded.appDatabaseUrl, { max: 30 });
   const drop = async () => {
     await Promise.all([owner.end(), app.end()]);
     const admin = new URL(ownerUrl);
