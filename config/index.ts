@@ -110,12 +110,33 @@ function schemaFor(nodeEnv: string) {
   return z.object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    /**
+     * The API's Prometheus endpoint (/metrics) is served on this port of its own, never on PORT
+     * (which answers 404 for /metrics): it is for the scraper on the internal network, not for
+     * the clients of the API. 0: not served.
+     */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9460),
+    /** Address the API's metrics port listens on (0.0.0.0 in a container, for the scraper beside it). */
+    METRICS_HOST: z.string().default('127.0.0.1'),
     DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/gateway'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+    /**
+     * The role the API and workers connect as (db/roles.ts): the setup that migrates as the owner
+     * (npm run migrate / seed, npm start, the test stack, compose's setup job) creates it when
+     * missing and grants it DML only (audit_log: SELECT and INSERT). DATABASE_URL of the API and
+     * workers names it; production refuses to start as anything more.
+     */
+    DATABASE_APP_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a plain role name ([a-z_][a-z0-9_]*)').default('gateway_app'),
+    /** Its password, set by the setup when given (servers with password authentication; compose). */
+    DATABASE_APP_PASSWORD: optionalText(),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('gateway'),
-    /** AES-256-GCM payload codec (temporal/payload-codec.ts); off: payloads are written plain, still decoded. */
+    /**
+     * AES-256-GCM payload codec (temporal/payload-codec.ts): on, every payload is sealed and a
+     * plain one is refused by workers and clients; off (refused in production), payloads are
+     * written plain and plain ones taken, sealed ones still decoded.
+     */
     TEMPORAL_PAYLOAD_ENCRYPTION: bool(true),
     TEMPORAL_PAYLOAD_KEYS: parsedText(DEV_PAYLOAD_KEYS, parsePayloadKeys),
     /** TLS to Temporal: on with system roots when true, or when any of CA / CERT / KEY is set (file paths, PEM). */
@@ -383,7 +404,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (config.JWT_SECRET === DEV_JWT_SECRET) throw new Error('JWT_SECRET must be set in production');
     if (config.SECRETS_ENCRYPTION_KEY === DEV_SECRETS_KEY)
       throw new Error('SECRETS_ENCRYPTION_KEY must be set in production');
-    if (config.TEMPORAL_PAYLOAD_ENCRYPTION && config.TEMPORAL_PAYLOAD_KEYS.some((k) => k.key.equals(Buffer.from(DEV_PAYLOAD_KEY, 'base64'))))
+    // Off, a worker would take a plain payload — an approval with a forged actor — from whoever reaches the frontend.
+    if (!config.TEMPORAL_PAYLOAD_ENCRYPTION) throw new Error('TEMPORAL_PAYLOAD_ENCRYPTION=false is refused in production: workers take plain payloads only with encryption off');
+    if (config.TEMPORAL_PAYLOAD_KEYS.some((k) => k.key.equals(Buffer.from(DEV_PAYLOAD_KEY, 'base64'))))
       throw new Error('TEMPORAL_PAYLOAD_KEYS must be set in production (the development key is refused)');
     if (config.CODEC_LOOPBACK_WITHOUT_AUTH) throw new Error('CODEC_LOOPBACK_WITHOUT_AUTH is for development only');
     if (!config.WALLET_XPUB && config.WALLET_HD_SEED.toLowerCase() === DEV_WALLET_HD_SEED)

@@ -56,6 +56,12 @@ try {
       cwd: ROOT,
       stdio: 'inherit',
       env: { ...process.env, ...env, TEST_API_URL: stack!.apiUrl,
+        // The API's Prometheus endpoint is on its own port (METRICS_PORT); the API's port answers 404 there.
+        TEST_API_METRICS_URL: stack!.apiMetricsUrl,
+        // The tests play the DBA (fixtures, time travel, tampering): DATABASE_URL is the owner's. The
+        // API and workers run as the app role; in-process apps and workers use it too (test/helpers).
+        DATABASE_URL: stack!.ownerDatabaseUrl,
+        TEST_APP_DATABASE_URL: env.DATABASE_URL,
         TEST_WEBHOOK_SINK_URL: sinkUrl,
         // Every worker process's metric endpoints: its gateway metrics (with /health beside) and the Temporal SDK's.
         TEST_WORKER_METRICS_URLS: stack!.workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics`).join(','),

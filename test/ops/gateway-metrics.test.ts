@@ -7,7 +7,7 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { API_URL, newMerchant, signed } from '../helpers/api';
+import { API_METRICS_URL, newMerchant, signed } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
@@ -17,7 +17,7 @@ import { startReceiver } from '../helpers/receiver';
 import { merchantSettings, randomTronAddress, walletMerchant, withdraw, withdrawalAction } from '../helpers/wallet';
 
 const workerUrls = (process.env.TEST_WORKER_METRICS_URLS ?? '').split(',').filter(Boolean);
-const apiUrl = `${API_URL}/metrics`;
+const apiUrl = API_METRICS_URL;
 
 const scrape = async (url: string) => {
   const res = await fetch(url);
