@@ -356,6 +356,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT < largestUpload) {
     throw new Error(`invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT must be at least the largest upload, EVIDENCE_MAX_BYTES + 65536 = ${largestUpload}`);
   }
+  // A new merchant's auto limit above the four-eyes amount would send out, unapproved, what needs two approvals.
+  if (parsed.data.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS > parsed.data.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS) {
+    throw new Error('invalid configuration:\n  AUTO_WITHDRAWAL_LIMIT_USDT_CENTS must not be above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS');
+  }
   if (parsed.data.UNVERIFIED_UPLOAD_BYTES_TOTAL < parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT) {
     throw new Error('invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_TOTAL must be at least UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT');
   }

@@ -367,7 +367,7 @@ test.serial('alerts: a finance operator acknowledges and then resolves an alert;
   t.deepEqual(stored, { acknowledged_by: finance.id, resolved_by: finance.id });
 });
 
-test.serial('an admin sets a merchant’s IP whitelist, a deal limit and an auto-withdrawal limit above 2^53: exact, and the merchant’s call from elsewhere is refused', async (t) => {
+test.serial('an admin sets a merchant’s IP whitelist, a deal limit above 2^53 (exact) and an auto-withdrawal limit (not above four-eyes), and the merchant’s call from elsewhere is refused', async (t) => {
   const { keys, merchantId } = await newMerchant({ name: `Console limits ${process.pid}` });
   const admin = await operator('admin');
   const { page } = await signedIn(t, admin);
@@ -376,10 +376,14 @@ test.serial('an admin sets a merchant’s IP whitelist, a deal limit and an auto
   await page.getByLabel('Deal maximum (minor units)').fill('9007199254740993');
   await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('9007199254740993');
   await page.getByRole('button', { name: 'Save settings' }).click();
+  // Above the four-eyes amount a limit would send out unapproved what needs two approvals.
+  await page.getByRole('alert').filter({ hasText: /must not be above the four-eyes amount/ }).waitFor();
+  await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('1000000');
+  await page.getByRole('button', { name: 'Save settings' }).click();
   await page.getByTestId('ip-whitelist').filter({ hasText: '203.0.113.10, 2001:db8::10' }).waitFor();
   await docShot(page, 'merchant-settings');
   const profile = await asOperator('GET', `${ADMIN}/merchants/${merchantId}`);
-  t.like(profile.body.merchant, { ip_whitelist: ['203.0.113.10', '2001:db8::10'], deal_max_amount: '9007199254740993', auto_withdrawal_limit_usdt_cents: '9007199254740993' });
+  t.like(profile.body.merchant, { ip_whitelist: ['203.0.113.10', '2001:db8::10'], deal_max_amount: '9007199254740993', auto_withdrawal_limit_usdt_cents: '1000000' });
   const refused = await signed(keys, 'GET', '/api/v1/p2p/my-merchant');
   t.is(refused.status, 403, refused.text);
   t.regex(refused.text, /ip_whitelist/);

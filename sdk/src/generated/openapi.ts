@@ -519,7 +519,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a PENDING_MANUAL withdrawal: APPROVED, broadcast, COMPLETED (four-eyes above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS)
-         * @description Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404. Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two operators: the first approval is recorded and answered 202 (still PENDING_MANUAL for the merchant; approvals lists it), the same operator again is 409, another operator’s approval releases it (200). Concurrent approvals release it once.
+         * @description Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404. Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two distinct console accounts of a role that may approve (finance, admin): the first approval is recorded and answered 202 (still PENDING_MANUAL for the merchant; approvals lists it), the same account again is 409, another account’s approval releases it (200). Whether the approvals count is judged again when the release is decided: an approver disabled or demoted since no longer counts (approvals[].counts), and the withdrawal waits for another. The operator JWT cannot approve such a withdrawal (403; at or below the amount it approves alone, as before). Concurrent approvals release it once.
          */
         post: operations["adminApproveWithdrawal"];
         delete?: never;
@@ -3156,6 +3156,8 @@ export interface components {
                 approver: string;
                 role: string;
                 at: string;
+                /** @description addition: whether it counts toward a four-eyes release now — an enabled console account of a role that may approve (finance, admin); an approver disabled or demoted since does not */
+                counts: boolean;
             }[];
             /** @description 2 above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, else 1 */
             approvals_required: number;
@@ -5436,7 +5438,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorWithdrawal"];
                 };
             };
-            /** @description four-eyes: the first of two approvals is recorded; the withdrawal waits for another operator (status PENDING_MANUAL) */
+            /** @description four-eyes: the approval is recorded; the withdrawal waits for another console account (status PENDING_MANUAL) */
             202: {
                 headers: {
                     [name: string]: unknown;
