@@ -358,19 +358,21 @@ test('queues: appeals, withdrawals waiting (and for a second approval), open ale
 });
 
 test('TOTP: once enrolled, sign-in needs the code', async (t) => {
-  const { totpAt } = await import('../../domain/totp');
+  const { totpAt, TOTP_STEP_SECONDS } = await import('../../domain/totp');
   const op = await operator('arbiter');
   const start = await asSession(op.session, 'POST', `${SESSION}/totp`, {});
   t.is(start.status, 200, start.text);
   t.regex(start.body.otpauth_uri, /^otpauth:\/\/totp\//);
-  t.is((await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: '000000' === totpAt(start.body.secret, Date.now()) ? '111111' : '000000' })).status, 400);
-  const done = await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: totpAt(start.body.secret, Date.now()) });
+  const now = Date.now();
+  t.is((await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: '000000' === totpAt(start.body.secret, now) ? '111111' : '000000', confirm_password: op.password })).status, 400);
+  const done = await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: totpAt(start.body.secret, now), confirm_password: op.password });
   t.is(done.status, 200, done.text);
   const [row] = await sql<{ totp_secret_sealed: string }[]>`select totp_secret_sealed from operators where id = ${op.id}`;
   t.false(row!.totp_secret_sealed.includes(start.body.secret), 'sealed at rest');
   const without = await rawSignIn(API_URL, op.email, op.password);
   t.is(without.status, 401);
-  t.is((await rawSignIn(API_URL, op.email, op.password, { totp_code: totpAt(start.body.secret, Date.now()) })).status, 200);
+  // The enrolment used the current step: the next one's code (within the drift allowed) signs in.
+  t.is((await rawSignIn(API_URL, op.email, op.password, { totp_code: totpAt(start.body.secret, now + TOTP_STEP_SECONDS * 1000) })).status, 200);
   t.is((await asOperator('PATCH', `${ADMIN}/operators/${op.id}`, { reset_totp: true })).status, 200);
   t.is((await rawSignIn(API_URL, op.email, op.password)).status, 200);
 });

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { answerClientErrors, createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { UploadBudget } from '../../api/auth/upload-budget';
+import { PasswordHashGate } from '../../api/auth/password-hashes';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
@@ -24,6 +25,7 @@ export async function startApp(overrides: Partial<Config> = {}, now: () => numbe
     secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
     now,
     uploadBudget: UploadBudget.fromConfig(config),
+    passwordHashes: PasswordHashGate.fromConfig(config),
   };
   const server = answerClientErrors(createApp(deps).listen(0, '127.0.0.1'));
   await new Promise((resolve) => server.once('listening', resolve));
