@@ -40,9 +40,13 @@ export class PasswordHashGate {
     return this.#slots.nrWaiting();
   }
 
+  #full(): boolean {
+    return this.#running >= this.limits.atOnce && this.#slots.nrWaiting() >= this.limits.queue;
+  }
+
   /** Runs `hash` in a slot; a full queue is 429 (TooManyInFlight) without waiting. */
   async run<T>(hash: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.limits.atOnce && this.#slots.nrWaiting() >= this.limits.queue) throw new TooManyInFlight(HASHES_BUSY);
+    if (this.#full()) throw new TooManyInFlight(HASHES_BUSY);
     await this.#slots.acquire();
     this.#running += 1;
     try {
@@ -67,8 +71,12 @@ export class PasswordHashGate {
     return false;
   }
 
-  /** Waits as long as a check takes now, without hashing: an unknown email past the global budget. */
+  /**
+   * Waits as long as a check takes now, without hashing: an unknown email past the global budget.
+   * When the queue is full it is 429 like a known email would be, so the answer tells nothing.
+   */
   async idle(): Promise<false> {
+    if (this.#full()) throw new TooManyInFlight(HASHES_BUSY);
     const jitter = 0.8 + Math.random() * 0.4;
     await new Promise((resolve) => setTimeout(resolve, this.#typicalMs * jitter));
     return false;

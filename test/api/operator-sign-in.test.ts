@@ -10,7 +10,9 @@
  */
 import test from 'ava';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { totpAt, TOTP_STEP_SECONDS } from '../../domain/totp';
+import { loadConfig } from '../../config';
+import { SecretBox } from '../../domain/secret-box';
+import { newTotpSecret, totpAt, TOTP_STEP_SECONDS } from '../../domain/totp';
 import { API_URL, asOperator, problemDetail, readResponse, type ApiResponse } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 import { ADMIN_BASE as ADMIN } from '../helpers/operator-session';
@@ -141,26 +143,27 @@ test('unknown emails: the same 401, limited per address before hashing, and past
 
 test('a TOTP code signs in once: again, or twice at once, is the one 401; the failure says why in the trail', async (t) => {
   const who = await account();
-  const session = await signedIn(who);
-  const { body: started } = await asSession(session, 'POST', `${SESSION}/totp`, {});
+  // Enrolled directly (the enrolment route has its own test below): only sign-in is under test here.
+  const secret = newTotpSecret();
+  const box = new SecretBox(loadConfig(process.env).SECRETS_ENCRYPTION_KEY);
+  await sql`update operators set totp_secret_sealed = ${box.seal(secret, `operator-totp:${who.id}`)} where id = ${who.id}`;
   const used = { step: 0 };
-  const enrolCode = await freshCode(started.secret, used);
-  const enrolled = await asSession(session, 'POST', `${SESSION}/totp`, { secret: started.secret, code: enrolCode, confirm_password: who.password });
-  t.is(enrolled.status, 200, enrolled.text);
-  t.is((await signInFrom(API_URL, undefined, { email: who.email, password: who.password, totp_code: enrolCode })).status, 401, 'the enrolment used its step');
+  const code = await freshCode(secret, used);
+  const first = await signInFrom(API_URL, undefined, { email: who.email, password: who.password, totp_code: code });
+  t.is(first.status, 200, first.text);
+  const again = await signInFrom(API_URL, undefined, { email: who.email, password: who.password, totp_code: code });
+  t.is(again.status, 401, 'the same code a second time');
 
-  const code = await freshCode(started.secret, used);
+  const next = await freshCode(secret, used);
   const both = await Promise.all([
-    signInFrom(API_URL, undefined, { email: who.email, password: who.password, totp_code: code }),
-    signInFrom(API_URL, undefined, { email: who.email, password: who.password, totp_code: code }),
+    signInFrom(API_URL, undefined, { email: who.email, password: who.password, totp_code: next }),
+    signInFrom(API_URL, undefined, { email: who.email, password: who.password, totp_code: next }),
   ]);
   t.deepEqual(statuses(both).sort(), [200, 401], both.map((r) => r.text).join(' | '));
-  const again = await signInFrom(API_URL, undefined, { email: who.email, password: who.password, totp_code: code });
-  t.is(again.status, 401);
   t.deepEqual(again.body, both.find((r) => r.status === 401)!.body, 'the one answer');
   t.deepEqual(
     (await failureAudits(who.id)).map((a) => a.after.reason),
-    ['code_reused', 'code_reused', 'code_reused'],
+    ['code_reused', 'code_reused'],
   );
 });
 
