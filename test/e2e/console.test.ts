@@ -506,6 +506,62 @@ test.serial('TOTP at sign-in: the code field behind its toggle; without the code
   await page.getByTestId('operator').filter({ hasText: who.email }).waitFor();
 });
 
+test.serial('your account: an operator sets up its authenticator with its password, replaces it with a present code, its other sessions end; an admin removes it with its own password', async (t) => {
+  const who = await operator('finance');
+  const elsewhere = await fetch(`${API_URL}${ADMIN}/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: who.email, password: who.password }) });
+  const elsewhereCookie = (elsewhere.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const elsewhereAlive = async () => (await fetch(`${API_URL}${ADMIN}/session`, { headers: { Cookie: elsewhereCookie } })).status === 200;
+  t.true(await elsewhereAlive());
+
+  const { page } = await signedIn(t, who);
+  await visit(t, page, '/account', 'Your account', 'account');
+  await page.getByTestId('authenticator').filter({ hasText: 'No authenticator' }).waitFor();
+  await page.getByRole('button', { name: 'Set up an authenticator…' }).click();
+  const form = page.getByRole('form', { name: 'Set up the authenticator' });
+  const first = ((await form.getByTestId('totp-secret').textContent()) ?? '').trim();
+  t.regex(first, /^[A-Z2-7]{32}$/);
+  await accessible(t, page, 'account-setup');
+  await form.getByLabel('Code from the new authenticator').fill(totpAt(first, Date.now()));
+  // A session alone cannot bind an authenticator: the password is asked for, and checked.
+  await form.getByRole('button', { name: 'Set the authenticator' }).click();
+  await form.getByRole('alert').filter({ hasText: /confirm this change with your password/ }).waitFor();
+  await form.getByLabel('Your password').fill('not-my-password-at-all');
+  await form.getByRole('button', { name: 'Set the authenticator' }).click();
+  await form.getByRole('alert').filter({ hasText: /the password is not yours/ }).waitFor();
+  t.true(await elsewhereAlive(), 'nothing changed yet');
+  await form.getByLabel('Your password').fill(who.password);
+  await form.getByRole('button', { name: 'Set the authenticator' }).click();
+  await page.getByRole('status').filter({ hasText: 'Your other sessions have ended' }).waitFor();
+  await page.getByTestId('authenticator').filter({ hasText: 'Sign-in asks for a code' }).waitFor();
+  t.false(await elsewhereAlive(), 'the other session ended');
+
+  // Replacing it: a present code (the next step's, as the last one was used) instead of the password.
+  await page.getByRole('button', { name: 'Replace the authenticator…' }).click();
+  const second = ((await form.getByTestId('totp-secret').textContent()) ?? '').trim();
+  const later = Date.now() + 30_000;
+  await form.getByLabel('Code from the new authenticator').fill(totpAt(second, later));
+  await form.getByLabel('Code of your present authenticator').fill(totpAt(first, later));
+  await form.getByRole('button', { name: 'Replace the authenticator' }).click();
+  await page.getByRole('status').filter({ hasText: 'Authenticator set' }).waitFor();
+  t.is((await fromBrowser(page, 'GET', `${ADMIN}/session`)).status, 200, 'the session that replaced it goes on');
+
+  // The admin removes it, confirming with its own password.
+  const admin = await operator('admin');
+  const adminBrowser = await signedIn(t, admin);
+  await visit(t, adminBrowser.page, '/operators', 'Operators', 'operators-remove-authenticator');
+  const row = adminBrowser.page.locator(`tr[data-operator="${who.email}"]`);
+  await row.getByRole('button', { name: 'Remove authenticator' }).click();
+  const dialog = adminBrowser.page.getByRole('dialog');
+  await dialog.getByLabel('Your own password, to confirm').fill('not-the-admins-password');
+  await dialog.getByRole('button', { name: 'Remove' }).click();
+  await row.getByRole('alert').filter({ hasText: /the password is not yours/ }).waitFor();
+  await row.getByRole('button', { name: 'Remove authenticator' }).click();
+  await dialog.getByLabel('Your own password, to confirm').fill(admin.password);
+  await dialog.getByRole('button', { name: 'Remove' }).click();
+  await row.getByRole('cell', { name: 'none', exact: true }).waitFor();
+  t.is((await fromBrowser(page, 'GET', `${ADMIN}/session`)).status, 401, "the operator's sessions ended");
+});
+
 test.serial('traders: an admin adds a requisite and tops a trader up from the console', async (t) => {
   const traderName = `Console trader ${process.pid}-${randomBytes(2).toString('hex')}`;
   const created = await asOperator('POST', `${ADMIN}/traders`, { name: traderName });

@@ -4188,7 +4188,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry */
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry */
         TooManyRequests: {
             headers: {
                 [name: string]: unknown;
@@ -4305,7 +4305,7 @@ export interface components {
                 "application/json": components["schemas"]["V1Error"];
             };
         };
-        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry (V1 error envelope) */
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry (V1 error envelope) */
         V1TooManyRequests: {
             headers: {
                 [name: string]: unknown;
