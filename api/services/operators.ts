@@ -132,15 +132,19 @@ async function reserve(deps: AppDeps, ctx: Context, email: string, operatorId: s
   return reservation;
 }
 
+/** A full hash queue drains in seconds: Retry-After for its 429. */
+const HASHES_BUSY_RETRY_SECONDS = 5;
+
 /**
  * Runs the checks of an attempt: a refusal of the hash gate (its queue full) leaves the attempt
  * refused (nothing was checked), any other error leaves it failed.
  */
-async function checked<T>(deps: AppDeps, attemptId: string, check: () => Promise<T>): Promise<T> {
+async function checked<T>(deps: AppDeps, ctx: Context, attemptId: string, check: () => Promise<T>): Promise<T> {
   try {
     return await check();
   } catch (error) {
     const busy = error instanceof TooManyInFlight;
+    if (busy) ctx.state.rateLimitRetryAfter = HASHES_BUSY_RETRY_SECONDS;
     await finishAttempt(deps.sql, attemptId, busy ? 'refused' : 'failed', busy ? 'busy' : 'error', new Date(deps.now())).catch(() => undefined);
     throw error;
   }
@@ -153,7 +157,7 @@ export async function signIn(deps: AppDeps, ctx: Context, body: { email: string;
   const operator = await findOperatorByEmail(deps.sql, email);
   const attempt = await reserve(deps, ctx, email, operator?.id ?? null, 'sign_in');
 
-  const verdict = await checked<SignInVerdict>(deps, attempt.id, async () => {
+  const verdict = await checked<SignInVerdict>(deps, ctx, attempt.id, async () => {
     if (!operator) {
       // An unknown email: a decoy hash (the same work, the same answer) within the global budget, else as long a wait.
       await (attempt.hashed ? deps.passwordHashes.verifyDecoy(body.password) : deps.passwordHashes.idle());
@@ -235,7 +239,7 @@ async function confirmCredential(
     throw new InvalidArgument(`confirm this change with ${how}`, [{ field: 'confirm_password', message: 'required', code: 'required' }]);
   }
   const attempt = await reserve(deps, ctx, who.email, who.id, 'confirm');
-  const reason = await checked(deps, attempt.id, async () => {
+  const reason = await checked(deps, ctx, attempt.id, async () => {
     if (byCode) {
       const steps = totpSteps(deps.secretBox.open(who.totp_secret_sealed!, totpAad(who.id)), proof.confirm_code!, deps.now());
       if (steps.length === 0) return 'code_wrong';
