@@ -8,7 +8,7 @@ import type { OperatorRole } from './operator-roles';
 export interface AuditActor {
   /**
    * An operator account (console session), the spec's operator JWT, the gateway itself (the
-   * sandbox arbiter, issue 29), or whoever tried to sign in and failed (`anonymous`).
+   * sandbox arbiter), or whoever tried to sign in and failed (`anonymous`).
    */
   kind: 'operator_account' | 'operator_jwt' | 'system' | 'anonymous';
   /** The account's id, the JWT's sub, the system actor's name (`sandbox-arbiter`), or the client address of a failed sign-in. */

@@ -178,8 +178,7 @@ export async function signIn(deps: AppDeps, ctx: Context, body: { email: string;
   const started = new Date(startedMs);
   const expiresAt = sessionEnd(deps, started, started);
   const absoluteEnd = new Date(startedMs + deps.config.OPERATOR_SESSION_ABSOLUTE_SECONDS * 1000);
-  const outcome = await deps.sql.begin(async (tx): Promise<{ failed: string } | { operator: OperatorRow }> => {
-    if (!verdict.ok) return { failed: verdict.reason };
+  const outcome: { failed: string } | { operator: OperatorRow } = !verdict.ok ? { failed: verdict.reason } : await deps.sql.begin(async (tx) => {
     // Under the account's lock: the credential checked is still the account's, and a code's step is still unused.
     const current = await lockOperator(tx, operator!.id);
     if (!current || current.credential_version !== operator!.credential_version || current.password_hash !== operator!.password_hash) return { failed: 'credential_changed' };

@@ -1,5 +1,5 @@
 -- Operator sign-in that holds under parallel guesses and floods, TOTP codes used once, sessions
--- bound to the credential they were made with (docs/console.md, "Sign-in").
+-- bound to the credential they were made with (docs/console.md, "Sign-in: limits, floods, codes").
 
 -- Every change of an account's credential (password, TOTP secret) moves credential_version on. A
 -- session keeps the version it was made with and works only while the account still has it, so a
