@@ -44,8 +44,8 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
   const approvals = w.approvals ?? [];
   const required = w.approvals_required ?? 1;
   const iApproved = approvals.some((a) => a.approver === me);
-  // Only an enabled console account of an approving role counts (judged again at the release).
-  const counting = approvals.filter((a) => a.counts).length;
+  // Above the four-eyes amount only an enabled console account of an approving role counts (judged again at the release).
+  const counting = required > 1 ? approvals.filter((a) => a.counts).length : approvals.length;
   const path = { params: { path: { withdrawal_id: w.withdrawal_id } } };
   const [reason, setReason] = useState('');
   return (
