@@ -11,6 +11,7 @@ import { answerClientErrors, createApp } from './app';
 import { sweepRateLimitWindows } from './auth/rate-limit';
 import { UploadBudget } from './auth/upload-budget';
 import { startApiMetricsServer } from './metrics-server';
+import { PasswordHashGate } from './auth/password-hashes';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'api');
@@ -28,6 +29,7 @@ const app = createApp({
   secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
   now: Date.now,
   uploadBudget: UploadBudget.fromConfig(config),
+  passwordHashes: PasswordHashGate.fromConfig(config),
 }, metrics);
 
 const server: Server = answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening')));

@@ -348,9 +348,25 @@ function schemaFor(nodeEnv: string) {
     OPERATOR_SESSION_IDLE_SECONDS: z.coerce.number().int().min(1).default(1800),
     /** …and this long after sign-in whatever happens (absolute timeout). */
     OPERATOR_SESSION_ABSOLUTE_SECONDS: z.coerce.number().int().min(1).default(43_200),
-    /** Failed sign-ins one (email, client address) may make within OPERATOR_SIGN_IN_WINDOW_SECONDS before further tries are 429. */
+    /**
+     * Failed sign-ins (and failed password or code confirmations) counted within
+     * OPERATOR_SIGN_IN_WINDOW_SECONDS, each attempt reserved before its password is hashed; at a
+     * limit further tries are 429 with Retry-After, the right password included: per (email,
+     * client address), per email from any address, per address for any email.
+     */
     OPERATOR_SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
+    OPERATOR_SIGN_IN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(20),
+    OPERATOR_SIGN_IN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
     OPERATOR_SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+    /**
+     * Sign-ins for unknown emails whose decoy password hash runs, within the window, from all
+     * addresses together; past it they are answered after as long, without a hash.
+     */
+    OPERATOR_SIGN_IN_UNKNOWN_HASHES: z.coerce.number().int().min(0).default(100),
+    /** Password hashes (scrypt, 32 MiB, a thread of the pool) one API process runs at once… */
+    OPERATOR_PASSWORD_HASHES_AT_ONCE: z.coerce.number().int().min(1).default(1),
+    /** …and how many may wait for a slot; beyond, a sign-in is 429 at once. */
+    OPERATOR_PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(64),
     /** The session cookie's Secure flag: auto (on in production and on https requests), always, never (plain-http development only). */
     OPERATOR_COOKIE_SECURE: z.enum(['auto', 'always', 'never']).default('auto'),
     /**
@@ -384,6 +400,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const largestUpload = parsed.data.EVIDENCE_MAX_BYTES + 64 * 1024;
   if (parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT < largestUpload) {
     throw new Error(`invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT must be at least the largest upload, EVIDENCE_MAX_BYTES + 65536 = ${largestUpload}`);
+  }
+  // A new merchant's auto limit above the four-eyes amount would send out, unapproved, what needs two approvals.
+  if (parsed.data.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS > parsed.data.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS) {
+    throw new Error('invalid configuration:\n  AUTO_WITHDRAWAL_LIMIT_USDT_CENTS must not be above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS');
   }
   if (parsed.data.UNVERIFIED_UPLOAD_BYTES_TOTAL < parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT) {
     throw new Error('invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_TOTAL must be at least UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT');

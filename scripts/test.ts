@@ -27,6 +27,9 @@ const TEST_DURATIONS: NodeJS.ProcessEnv = {
   WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
   // The periodic ledger check (workers/ledger-check.ts) runs during the suite: test/ops/gateway-metrics.test.ts waits for a turn.
   LEDGER_CHECK_INTERVAL_SECONDS: '10',
+  // Every test file signs in from 127.0.0.1, some failing on purpose: the per-address limit of
+  // failed sign-ins (50 by default) is tested on an API of its own (test/api/operator-sign-in.test.ts).
+  OPERATOR_SIGN_IN_MAX_FAILURES_PER_ADDRESS: '1000',
 };
 
 let stack: EphemeralStack | undefined;

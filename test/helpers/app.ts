@@ -5,6 +5,7 @@ import { answerClientErrors, createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { UploadBudget } from '../../api/auth/upload-budget';
 import { startApiMetricsServerOnFreePort } from '../../api/metrics-server';
+import { PasswordHashGate } from '../../api/auth/password-hashes';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
@@ -35,6 +36,7 @@ export async function startApp(overrides: Partial<Config> = {}, now: () => numbe
     secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
     now,
     uploadBudget: UploadBudget.fromConfig(config),
+    passwordHashes: PasswordHashGate.fromConfig(config),
   };
   const metrics = new Registry();
   const server = answerClientErrors(createApp(deps, metrics).listen(0, '127.0.0.1'));

@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console: email, password and (when enrolled) a TOTP code → the session cookie and its CSRF token
-         * @description Sets the cookie gw_operator (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, wrong password, missing or wrong code, disabled account — is the same 401. Failed sign-ins per email and client address are limited (OPERATOR_SIGN_IN_MAX_FAILURES per OPERATOR_SIGN_IN_WINDOW_SECONDS; then 429 with Retry-After).
+         * @description Sets the cookie gw_operator (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, wrong password, missing, wrong or already used code, disabled account — is the same 401, and is audited (session.sign_in_failed) when the email names an account. Failed sign-ins within OPERATOR_SIGN_IN_WINDOW_SECONDS are limited per email and client address (OPERATOR_SIGN_IN_MAX_FAILURES), per email (…_PER_EMAIL) and per address (…_PER_ADDRESS), counted before the password is checked: then 429 with Retry-After, the right password included. 429 also when too many passwords are being checked at that moment.
          */
         post: operations["adminSignIn"];
         /** Sign out: the session ends at once and the cookie is cleared */
@@ -39,8 +39,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enroll TOTP for the signed-in account: {} answers a new secret and otpauth URI; { secret, code } confirms it
-         * @description From then on sign-in needs totp_code. An admin removes a lost enrollment with PATCH /operators/{id} { reset_totp: true }. Console sessions only.
+         * Enroll TOTP for the signed-in account: {} answers a new secret and otpauth URI; { secret, code, confirm_password | confirm_code } sets it
+         * @description code is a code of the new secret; confirm_password is the account’s password, or confirm_code a current code of the authenticator enrolled so far (a re-enrolment). A wrong confirmation is 400 naming the field and counts as a failed sign-in (the same limits, 429 beyond). Setting it ends the account’s other sessions; a code is accepted once (the new code’s time step too). From then on sign-in needs totp_code. An admin removes a lost enrolment with PATCH /operators/{id} { reset_totp: true }. Console sessions only.
          */
         post: operations["adminEnrollTotp"];
         delete?: never;
@@ -85,7 +85,7 @@ export interface paths {
         head?: never;
         /**
          * Set an operator's role, disable or enable it, set a new password, or remove its TOTP
-         * @description Disabling, a role change and a new password end the account’s sessions at once. An account cannot disable or demote itself.
+         * @description Disabling, a role change, a new password and removing the TOTP enrolment end the account’s sessions at once (an admin changing its own account keeps the session it does it with). reset_totp needs the acting admin’s own password (confirm_password) or a current code of its authenticator (confirm_code); with the operator JWT it needs neither. An account cannot disable or demote itself.
          */
         patch: operations["adminUpdateOperator"];
         trace?: never;
@@ -519,7 +519,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a PENDING_MANUAL withdrawal: APPROVED, broadcast, COMPLETED (four-eyes above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS)
-         * @description Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404. Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two operators: the first approval is recorded and answered 202 (still PENDING_MANUAL for the merchant; approvals lists it), the same operator again is 409, another operator’s approval releases it (200). Concurrent approvals release it once.
+         * @description Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404. Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two distinct console accounts of a role that may approve (finance, admin): the first approval is recorded and answered 202 (still PENDING_MANUAL for the merchant; approvals lists it), the same account again is 409, another account’s approval releases it (200). Whether the approvals count is judged again when the release is decided: an approver disabled or demoted since no longer counts (approvals[].counts), and the withdrawal waits for another. The operator JWT cannot approve such a withdrawal (403; at or below the amount it approves alone, as before). Concurrent approvals release it once.
          */
         post: operations["adminApproveWithdrawal"];
         delete?: never;
@@ -2580,7 +2580,12 @@ export interface components {
         };
         OperatorTotpEnroll: {
             secret?: string;
+            /** @description a code of the new secret */
             code?: string;
+            /** @description the signed-in operator’s own password */
+            confirm_password?: string;
+            /** @description a current code of the signed-in operator’s own authenticator (when it has one), not used before */
+            confirm_code?: string;
         };
         OperatorCreate: {
             /** Format: email */
@@ -2603,10 +2608,14 @@ export interface components {
             /** @description a new password (ends its sessions) */
             password?: string;
             /**
-             * @description removes the TOTP enrollment (a lost authenticator)
+             * @description removes the TOTP enrollment (a lost authenticator); needs confirm_password or confirm_code
              * @enum {boolean}
              */
             reset_totp?: true;
+            /** @description the signed-in operator’s own password */
+            confirm_password?: string;
+            /** @description a current code of the signed-in operator’s own authenticator (when it has one), not used before */
+            confirm_code?: string;
         };
         /** @description Newest first. An empty next_page_token means the last page. */
         AuditList: {
@@ -2622,10 +2631,10 @@ export interface components {
              */
             at: string;
             /**
-             * @description system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter)
+             * @description system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)
              * @enum {string}
              */
-            actor_kind: "operator_account" | "operator_jwt" | "system";
+            actor_kind: "operator_account" | "operator_jwt" | "system" | "anonymous";
             actor_id: string;
             role: string;
             /** @example withdrawal.approve */
@@ -3156,6 +3165,8 @@ export interface components {
                 approver: string;
                 role: string;
                 at: string;
+                /** @description addition: whether it counts toward a four-eyes release now — an enabled console account of a role that may approve (finance, admin); an approver disabled or demoted since does not */
+                counts: boolean;
             }[];
             /** @description 2 above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, else 1 */
             approvals_required: number;
@@ -4177,7 +4188,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry */
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry */
         TooManyRequests: {
             headers: {
                 [name: string]: unknown;
@@ -4294,7 +4305,7 @@ export interface components {
                 "application/json": components["schemas"]["V1Error"];
             };
         };
-        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry (V1 error envelope) */
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry (V1 error envelope) */
         V1TooManyRequests: {
             headers: {
                 [name: string]: unknown;
@@ -5436,7 +5447,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorWithdrawal"];
                 };
             };
-            /** @description four-eyes: the first of two approvals is recorded; the withdrawal waits for another operator (status PENDING_MANUAL) */
+            /** @description four-eyes: the approval is recorded; the withdrawal waits for another console account (status PENDING_MANUAL) */
             202: {
                 headers: {
                     [name: string]: unknown;
