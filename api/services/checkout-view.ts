@@ -1,6 +1,7 @@
 import { amountToPay, isPayinTerminal, type PayinStatus } from '../../domain/payin';
 import { PAYER_PROOFS_PER_DEAL, payerProofAccepted, payerReference, type DealStamps } from '../../domain/payer-page';
-import type { CheckoutRow } from '../../db/queries/deals';
+import { findAmountAtVersion, type CheckoutRow } from '../../db/queries/deals';
+import type { AppDeps } from '../deps';
 
 export interface CheckoutView {
   status: string;
@@ -67,4 +68,10 @@ export function checkoutView(row: CheckoutRow): CheckoutView {
       can_add: payerProofAccepted(row.status) && (row.proof_count ?? 0) < PAYER_PROOFS_PER_DEAL,
     },
   };
+}
+
+/** What the payer was asked to pay at an earlier amount_version (the page's "old → new"); undefined if unknown. */
+export async function amountToPayAtVersion(deps: AppDeps, row: CheckoutRow, version: bigint): Promise<bigint | undefined> {
+  const amount = await findAmountAtVersion(deps.sql, row.id, version);
+  return amount === undefined ? undefined : amountToPay({ ...row, amount });
 }

@@ -80,7 +80,7 @@ test('the page and its JSON are never cached, framed or indexed; the page is in 
   t.not(view.bank_display_name, '');
 
   // The static files are versioned and may be kept; the page links them with their version.
-  const script = /<script src="(\/pay\/assets\/payer\.js\?v=[0-9a-f]+)" defer>/.exec(kk.text)?.[1];
+  const script = /<script src="(\/pay\/assets\/checkout\.js\?v=[0-9a-f]+)" defer>/.exec(kk.text)?.[1];
   t.truthy(script);
   const asset = await fetch(`${API_URL}${script}`);
   t.is(asset.status, 200);
@@ -93,7 +93,7 @@ test('an unknown link answers a styled page in the payer\'s language, with a vie
   t.regex(missing.text, /<html lang="ru"/);
   t.regex(missing.text, /Платёж не найден/);
   t.regex(missing.text, /<meta name="viewport"/);
-  t.regex(missing.text, /<link rel="stylesheet" href="\/pay\/assets\/payer\.css/);
+  t.regex(missing.text, /<link rel="stylesheet" href="\/pay\/assets\/checkout\.css/);
   t.regex(missing.text, /<link rel="icon"/);
   t.is(missing.headers.get('x-frame-options'), 'DENY');
   t.is(missing.headers.get('cache-control'), 'no-store');

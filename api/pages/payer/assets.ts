@@ -23,5 +23,6 @@ export const PAYER_ASSETS: Readonly<Record<string, Asset>> = {
   'favicon.svg': read('favicon.svg', 'image/svg+xml'),
 };
 
-const url = (name: string) => `/pay/assets/${name}?v=${PAYER_ASSETS[name]!.version}`;
-export const ASSET_URLS: AssetUrls = { script: url('payer.js'), style: url('payer.css'), icon: url('favicon.svg') };
+/** Served under the names the page has always used (api/routes/checkout/page.ts). */
+const url = (path: string, name: string) => `/pay/assets/${path}?v=${PAYER_ASSETS[name]!.version}`;
+export const ASSET_URLS: AssetUrls = { script: url('checkout.js', 'payer.js'), style: url('checkout.css', 'payer.css'), icon: url('favicon.svg', 'favicon.svg') };

@@ -71,7 +71,10 @@ interface Ctx {
   base: string;
 }
 
-/** A localized `<time>` the script re-renders in the browser's own time zone. */
+/**
+ * A localized `<time>`, in the zone of the currency's country: browsers' own date data for Uzbek and
+ * Kazakh is thin (a Chromium shows "2026 M11 28"), so the server's ICU formats every date.
+ */
 function time(c: Ctx, iso: string): string {
   return `<time datetime="${e(iso)}">${e(c.when(iso))}</time>`;
 }
@@ -91,12 +94,12 @@ function requisites(c: Ctx, copyable: boolean): string {
     `<div class="row"><dt>${e(label)}</dt><dd><span class="value"${id ? ` id="${id}"` : ''}>${value}</span>${extra}</dd></div>`;
   if (v.card_number) {
     const label = t('field.card');
-    rows.push(row(label, `<span class="mono">${e(groupCard(v.card_number))}</span>`, copyable ? copyButton(c, digitsOnly(v.card_number), label) : '', 'requisite'));
+    rows.push(row(label, `<span class="mono nowrap">${e(groupCard(v.card_number))}</span>`, copyable ? copyButton(c, digitsOnly(v.card_number), label) : '', 'requisite'));
   }
   if (v.phone_number) {
     const label = t('field.phone');
     const plain = plainPhone(v.phone_number);
-    rows.push(row(label, `<a class="mono" href="tel:${e(plain)}">${e(formatPhone(v.phone_number))}</a>`, copyable ? copyButton(c, plain, label) : '', 'requisite'));
+    rows.push(row(label, `<a class="mono nowrap" href="tel:${e(plain)}">${e(formatPhone(v.phone_number))}</a>`, copyable ? copyButton(c, plain, label) : '', 'requisite'));
   }
   if (v.iban) {
     const label = t('field.iban');
@@ -298,6 +301,7 @@ function reviewScreen(c: Ctx, screen: 'dispute' | 'refund'): string {
   const { t, brand } = c;
   return (
     `<p class="lead">${e(t(screen === 'dispute' ? 'screen.dispute.text' : 'screen.refund.text', { brand }))}</p>` +
+    `<p class="warning">${e(t('screen.dontPayAgain'))}</p>` +
     reference(c) +
     (screen === 'dispute' ? proofForm(c, false) : '') +
     `<a class="secondary-button" id="check-again" href="${c.base}?lang=${e(c.m.locale)}">${e(c.t('screen.checkAgain'))}</a>`

@@ -8,13 +8,12 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../../domain/errors';
-import { amountToPay } from '../../../domain/payin';
 import { payerMayCancel, payerMayNotify, payerScreenOf } from '../../../domain/payer-page';
-import { findAmountAtVersion, type CheckoutRow } from '../../../db/queries/deals';
+import type { CheckoutRow } from '../../../db/queries/deals';
 import type { AppDeps } from '../../deps';
 import { defineRoute } from '../../route';
 import { payerPageAuth } from '../../auth/payer-page';
-import { checkoutView } from '../../services/checkout-view';
+import { amountToPayAtVersion, checkoutView } from '../../services/checkout-view';
 import { parseMultipart } from '../../services/files';
 import { addPayerProof, CardDigitsInvalid, ProofLimitReached, ProofMissing, type PayerProofInput } from '../../services/payer-proof';
 import { cancelCheckout, getCheckout, notifyCheckoutRow } from '../../services/payins';
@@ -68,8 +67,8 @@ async function renderPage(ctx: Context, deps: AppDeps, hash: string): Promise<vo
   const seen = seenText && /^[0-9]{1,18}$/.test(seenText) ? BigInt(seenText) : undefined;
   let amountChange: { from: string; seenVersion: string } | undefined;
   if (seen !== undefined && seen >= 1n && seen < row.amount_version && (screen === 'pay' || screen === 'checking')) {
-    const old = await findAmountAtVersion(deps.sql, row.id, seen);
-    if (old !== undefined) amountChange = { from: amountToPay({ ...row, amount: old }).toString(), seenVersion: seen.toString() };
+    const old = await amountToPayAtVersion(deps, row, seen);
+    if (old !== undefined) amountChange = { from: old.toString(), seenVersion: seen.toString() };
   }
   if (seen === undefined || seen > row.amount_version || (!amountChange && seen !== row.amount_version)) {
     setPayerCookie(ctx, SEEN_COOKIE, row.amount_version.toString(), { path: `/pay/${hash}`, maxAgeSeconds: WEEK, secure: secureCookies(deps) });
@@ -171,6 +170,17 @@ const action = (path: string, operationId: string, summary: string, description:
   responseDescription: 'See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused',
 });
 
+/** A static file of the page under /pay/assets/: cached for a year under its versioned URL (?v=, assets.ts), briefly without. */
+const asset = (path: string, file: string, operationId: string, summary: string, contentType: string) =>
+  defineRoute({ method: 'get', path: `/assets/${path}`, operationId, auth: 'public', summary, tags, responseContentType: contentType }, (_input, _deps, ctx) => {
+    const content = PAYER_ASSETS[file]!;
+    ctx.type = content.type;
+    ctx.set('Cache-Control', ctx.query.v === content.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = content.body;
+    return undefined;
+  });
+
 export const pageRoutes = [
   defineRoute(
     {
@@ -263,42 +273,7 @@ export const pageRoutes = [
         return undefined;
       }),
   ),
-  defineRoute(
-    {
-      method: 'get',
-      path: '/assets/checkout.js',
-      operationId: 'getPaymentPageScript',
-      auth: 'public',
-      summary: "The payment page's script under its first name (pages rendered before it was versioned still load it)",
-      tags,
-      responseContentType: 'application/javascript',
-    },
-    (_input, _deps, ctx) => {
-      const asset = PAYER_ASSETS['payer.js']!;
-      ctx.type = asset.type;
-      ctx.set('Cache-Control', 'public, max-age=300');
-      ctx.body = asset.body;
-      return undefined;
-    },
-  ),
-  defineRoute(
-    {
-      method: 'get',
-      path: '/assets/{file}',
-      operationId: 'getPaymentPageAsset',
-      auth: 'public',
-      summary: "The payment page's script, style and icon (versioned URLs: cached for a year)",
-      tags,
-      params: z.object({ file: z.enum(['payer.js', 'payer.css', 'favicon.svg']) }),
-      responseContentType: 'application/javascript',
-    },
-    ({ params }, _deps, ctx) => {
-      const asset = PAYER_ASSETS[params.file]!;
-      ctx.type = asset.type;
-      ctx.set('Cache-Control', ctx.query.v === asset.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.body = asset.body;
-      return undefined;
-    },
-  ),
+  asset('checkout.js', 'payer.js', 'getPaymentPageScript', "The payment page's script (versioned URL: cached for a year)", 'application/javascript'),
+  asset('checkout.css', 'payer.css', 'getPaymentPageStyle', "The payment page's stylesheet (versioned URL: cached for a year)", 'text/css'),
+  asset('favicon.svg', 'favicon.svg', 'getPaymentPageIcon', "The payment page's icon (versioned URL: cached for a year)", 'image/svg+xml'),
 ];

@@ -886,7 +886,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The payment page's script under its first name (pages rendered before it was versioned still load it) */
+        /** The payment page's script (versioned URL: cached for a year) */
         get: operations["getPaymentPageScript"];
         put?: never;
         post?: never;
@@ -896,15 +896,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/pay/assets/{file}": {
+    "/pay/assets/checkout.css": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The payment page's script, style and icon (versioned URLs: cached for a year) */
-        get: operations["getPaymentPageAsset"];
+        /** The payment page's stylesheet (versioned URL: cached for a year) */
+        get: operations["getPaymentPageStyle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/assets/favicon.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payment page's icon (versioned URL: cached for a year) */
+        get: operations["getPaymentPageIcon"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6270,13 +6287,11 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    getPaymentPageAsset: {
+    getPaymentPageStyle: {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                file: "payer.js" | "payer.css" | "favicon.svg";
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -6287,11 +6302,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/javascript": string;
+                    "text/css": string;
                 };
             };
             400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPaymentPageIcon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
         };

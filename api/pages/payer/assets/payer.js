@@ -245,19 +245,6 @@
     }
   }
 
-  function localTimes() {
-    let format;
-    try {
-      format = new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' });
-    } catch (error) {
-      return;
-    }
-    screen.querySelectorAll('time[datetime]').forEach((el) => {
-      const at = Date.parse(el.getAttribute('datetime'));
-      if (!Number.isNaN(at)) el.textContent = format.format(new Date(at));
-    });
-  }
-
   function enhance() {
     clocks.forEach((id) => clearInterval(id));
     clocks = [];
@@ -266,7 +253,6 @@
     enhanceCancel();
     enhanceCountdown();
     enhanceReturn();
-    localTimes();
   }
 
   document.addEventListener('visibilitychange', () => {
