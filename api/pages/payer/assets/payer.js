@@ -96,7 +96,8 @@
     const heading = document.getElementById('screen-title');
     if (before !== screen.dataset.screen) {
       say(heading ? heading.textContent : document.title);
-      if (heading && (screen.dataset.final === 'true' || screen.dataset.poll === 'stop')) heading.focus();
+      // After the task that closed a dialog (its close returns focus to what opened it, now gone).
+      if (heading && (screen.dataset.final === 'true' || screen.dataset.poll === 'stop')) setTimeout(() => heading.focus(), 0);
     }
     if (screen.dataset.poll === 'stop') stopped = true;
   }
@@ -187,7 +188,9 @@
       if (keep) keep.focus();
     });
     dialog.querySelectorAll('[data-close]').forEach((b) => b.addEventListener('click', () => dialog.close()));
-    dialog.addEventListener('close', () => link.focus());
+    dialog.addEventListener('close', () => {
+      if (link.isConnected) link.focus();
+    });
   }
 
   const clock = (seconds) => Math.floor(seconds / 60) + ':' + String(seconds % 60).padStart(2, '0');
