@@ -36,6 +36,16 @@ const BANKS = [
   { bank: 'ziraat', display: 'Ziraat Bankası', country: 'TR', currencies: ['TRY'], methods: ['BANK_TRANSFER'] },
 ];
 
+/** A requisite's bank is of its currency's country: the trader's own bank in Russia, a local one elsewhere. */
+const BANK_OF_CURRENCY: Record<string, string> = { UZS: 'kapitalbank', KZT: 'kaspi', TRY: 'ziraat' };
+
+/** A Turkish IBAN (Ziraat, bank code 00010) with its ISO 7064 check digits, as bank apps validate them. */
+function turkishIban(account: string): string {
+  const bban = `00010${'0'}${account.padStart(16, '0')}`;
+  const check = 98n - (BigInt(`${bban}292700`) % 97n); // "TR00" moved to the end, T = 29, R = 27
+  return `TR${check.toString().padStart(2, '0')}${bban}`;
+}
+
 /** BUY and SELL, micro-units of fiat per 1 USDT. */
 const RATES: Record<string, [bigint, bigint]> = {
   RUB: [92_500_000n, 95_000_000n],
@@ -133,10 +143,11 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
         payment_method_id: m.id,
         requisite_type: type,
         card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
-        phone_number: type === 'SBP' || type === 'SIM' ? `+7900000000${suffix}` : '',
-        iban: type === 'BANK_TRANSFER' ? `TR3300061005196457841326${suffix}` : '',
+        // +7 900 000-00-01: a Russian mobile number of 11 digits.
+        phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
+        iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
         holder_name: t.name.replace('Demo trader ', '') + ' Holder',
-        bank_name: t.bank,
+        bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
         min_amount: 100n,
         max_amount: 100_000_000n,
         daily_limit: null,

@@ -768,7 +768,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The payer pressed 'I paid': ESCROW_LOCKED → PAYMENT_NOTIFIED; a repeat is 400 FAILED_PRECONDITION */
+        /**
+         * The payer pressed 'I paid': ESCROW_LOCKED → PAYMENT_NOTIFIED; a repeat is 400 FAILED_PRECONDITION
+         * @description Answers the CheckoutView as it is after the move (the object itself, as GET and cancel do): a public caller holding only the page's link never receives the merchant's deal object.
+         */
         post: operations["notifyPayment"];
         delete?: never;
         options?: never;
@@ -783,10 +786,93 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The hosted payment page (HTML) behind payment_url */
+        /**
+         * The hosted payment page (HTML) behind payment_url
+         * @description One screen per deal state in the payer's language (lang, then the switcher's cookie, then Accept-Language, then en); never cached, framed or indexed. Works without script: its forms post to the actions below.
+         */
         get: operations["getPaymentPage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{hash}/paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * "I paid" from the page, with an optional receipt or card digits
+         * @description The proof (if any) is stored first (evidence pipeline: type sniffing, size cap; a few per deal), then the deal workflow gets the same notify update as POST /api/v1/p2p/checkout/{hash}/notify-payment. Refused without a move when amount_version is not the deal's (notice=amount_changed) or the proof is invalid.
+         */
+        post: operations["payerPagePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{hash}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer's proof after "I paid": a receipt and/or the card's last 4 digits
+         * @description Taken while the deal is not COMPLETED or SPAM_REJECTED (an expired deal included: a late payer says so), a few per deal.
+         */
+        post: operations["payerPageProof"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{hash}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer confirmed the cancel on the page
+         * @description The same cancel as POST /api/v1/p2p/checkout/{hash}/cancel, offered only before the payer said they paid.
+         */
+        post: operations["payerPageCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{hash}/amount-seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer acknowledged a changed amount
+         * @description Remembers the version in a cookie of the page; "I paid" is offered again for the new amount.
+         */
+        post: operations["payerPageAmountSeen"];
         delete?: never;
         options?: never;
         head?: never;
@@ -800,8 +886,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Script of the payment page */
+        /** The payment page's script (versioned URL: cached for a year) */
         get: operations["getPaymentPageScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/assets/checkout.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payment page's stylesheet (versioned URL: cached for a year) */
+        get: operations["getPaymentPageStyle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/assets/favicon.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payment page's icon (versioned URL: cached for a year) */
+        get: operations["getPaymentPageIcon"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1312,7 +1432,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One appeal of the caller, with resolution_note; foreign or unknown ids are 404 */
+        /**
+         * One appeal of the caller, with resolution_note; foreign or unknown ids are 404
+         * @description The appeal's payer_proof is what the deal's payer sent from the payment page: receipts (readable with GET /files/{file_id}) and the last 4 digits of the card paid with (only this single read carries it).
+         */
         get: operations["getAppeal"];
         put?: never;
         post?: never;
@@ -2828,6 +2951,7 @@ export interface components {
             };
             /** @description the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these */
             operator_moves: ("confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign")[];
+            payer_proof: components["schemas"]["PayerProof"];
             events: {
                 event_id: string;
                 event_type: string;
@@ -2857,6 +2981,34 @@ export interface components {
                  */
                 at: string;
             }[];
+        };
+        /** @description The payer's proof of payment sent from the hosted page: receipts (image or PDF) and the card's last 4 digits. */
+        PayerProof: {
+            /** @description the payment reference shown to the payer; '' for a deal without a payment page */
+            reference: string;
+            /** @description the last 4 digits of the card the payer said they paid with (the latest given); '' if none */
+            card_last4: string;
+            receipts: {
+                /**
+                 * Format: uuid
+                 * @description download with GET /files/{file_id} (merchant) or /admin/files/{file_id} (operator)
+                 */
+                file_id: string;
+                content_type: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                size: string;
+                file_name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+            }[];
+            /** @description RFC 3339 of the latest submission; '' if none */
+            submitted_at: string;
         };
         ConsoleTraderList: {
             data: {
@@ -3251,7 +3403,7 @@ export interface components {
             /** @description becomes resolution_note (plus the settlement deal id when there is one) */
             note?: string;
         };
-        /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name) are empty strings in terminal states. */
+        /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
         CheckoutView: {
             /**
              * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
@@ -3286,9 +3438,73 @@ export interface components {
             payment_timeout_at: string;
             success_redirect_url: string;
             fail_redirect_url: string;
+            /**
+             * Format: int64
+             * @description the amount's version (1 until an operator changes the amount); the page shows a change as old → new
+             * @example 150000
+             */
+            amount_version: string;
+            /** @description the payment reference the payer quotes to support (the first 10 hex digits of the checkout hash, e.g. 7F3A9-1C2B8) */
+            reference: string;
+            /** @description the bank's name for people (bank_name is its catalogue slug); empty in terminal states */
+            bank_display_name: string;
+            timeline: components["schemas"]["CheckoutTimeline"];
+            payer_proof: components["schemas"]["CheckoutPayerProof"];
         };
-        DealResponse: {
-            deal: components["schemas"]["MerchantDealInfo"];
+        CheckoutTimeline: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description RFC 3339 when the payer said they paid; '' before */
+            payment_notified_at: string;
+            /** @description RFC 3339 when the receipt was confirmed; '' before */
+            payment_verified_at: string;
+            /** @description RFC 3339 when the deal reached its terminal state; '' while live */
+            ended_at: string;
+        };
+        CheckoutPayerProof: {
+            /** @description receipts the payer sent from the page */
+            receipts: number;
+            /** @description the last 4 digits of the card the payer said they paid with; '' if none */
+            card_last4: string;
+            /** @description whether the page still takes proof (a few per deal; not once COMPLETED or SPAM_REJECTED) */
+            can_add: boolean;
+        };
+        PayerPaidForm: {
+            /** @description the amount_version the payer saw; "I paid" for an amount changed since is refused (notice=amount_changed) */
+            amount_version?: string;
+            /**
+             * Format: binary
+             * @description optional receipt: JPEG, PNG, WEBP or PDF up to EVIDENCE_MAX_BYTES
+             */
+            receipt?: string;
+            /** @description optional: the last 4 digits of the card paid with */
+            card_last4?: string;
+            /** @description the page language to return to */
+            lang?: string;
+        };
+        PayerProofForm: {
+            /**
+             * Format: binary
+             * @description optional receipt: JPEG, PNG, WEBP or PDF up to EVIDENCE_MAX_BYTES
+             */
+            receipt?: string;
+            /** @description optional: the last 4 digits of the card paid with */
+            card_last4?: string;
+            /** @description the page language to return to */
+            lang?: string;
+        };
+        PayerPageForm: {
+            /** @description the page language to return to */
+            lang?: string;
+        };
+        PayerAmountSeenForm: {
+            /** @description the amount_version the payer acknowledges */
+            version?: string;
+            /** @description the page language to return to */
+            lang?: string;
         };
         KeyPair: {
             /** @description public token, 64 hex characters */
@@ -3340,6 +3556,9 @@ export interface components {
                 amount: string;
             }[];
             next_page_token: string;
+        };
+        DealResponse: {
+            deal: components["schemas"]["MerchantDealInfo"];
         };
         CreatePayinRequest: {
             idempotency_key: string;
@@ -3513,6 +3732,12 @@ export interface components {
         AppealList: {
             data: components["schemas"]["Appeal"][];
             next_page_token: string;
+        };
+        AppealDetailResponse: {
+            data: components["schemas"]["AppealDetail"];
+        };
+        AppealDetail: components["schemas"]["Appeal"] & {
+            payer_proof: components["schemas"]["PayerProof"];
         };
         AppealMessagesResponse: {
             data: {
@@ -5874,7 +6099,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DealResponse"];
+                    "application/json": components["schemas"]["CheckoutView"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5887,7 +6112,14 @@ export interface operations {
     };
     getPaymentPage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description ru, uz-Latn, uz-Cyrl, kk, tr or en: the page in that language (remembered in a cookie) */
+                lang?: string;
+                /** @description `cancel`: the page asks to confirm the cancel (the form without script) */
+                confirm?: string;
+                /** @description the outcome of the page's last form, set by its redirect */
+                notice?: string;
+            };
             header?: never;
             path: {
                 hash: string;
@@ -5906,7 +6138,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description unknown hash: an HTML page saying so */
+            /** @description unknown hash: a page saying so, in the same language */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5915,6 +6147,130 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    payerPagePaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PayerPaidForm"];
+            };
+        };
+        responses: {
+            /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    payerPageProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PayerProofForm"];
+            };
+        };
+        responses: {
+            /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    payerPageCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PayerPageForm"];
+            };
+        };
+        responses: {
+            /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    payerPageAmountSeen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PayerAmountSeenForm"];
+            };
+        };
+        responses: {
+            /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -5935,6 +6291,52 @@ export interface operations {
                 };
                 content: {
                     "application/javascript": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPaymentPageStyle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPaymentPageIcon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7342,11 +7744,25 @@ export interface operations {
                      *         "resolution_note": "",
                      *         "created_at": "2026-11-22T10:04:12.345Z",
                      *         "updated_at": "2026-11-22T10:04:12.345Z",
-                     *         "resolved_at": ""
+                     *         "resolved_at": "",
+                     *         "payer_proof": {
+                     *           "reference": "7F3A9-1C2B8",
+                     *           "card_last4": "4417",
+                     *           "receipts": [
+                     *             {
+                     *               "file_id": "8d1f7c1e-0a4b-4c57-9a39-2b5c6f1e9d02",
+                     *               "content_type": "image/jpeg",
+                     *               "size": "183204",
+                     *               "file_name": "receipt.jpg",
+                     *               "created_at": "2026-11-25T10:03:12.000Z"
+                     *             }
+                     *           ],
+                     *           "submitted_at": "2026-11-25T10:03:12.000Z"
+                     *         }
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["AppealResponse"];
+                    "application/json": components["schemas"]["AppealDetailResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
