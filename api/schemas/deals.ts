@@ -138,6 +138,25 @@ export const checkoutViewSchema = z
   })
   .openapi('CheckoutView', { description: 'Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states.' });
 
+/**
+ * "I paid" answers the CheckoutView with the contract's `{ deal }` beside it: a client written to
+ * the contract reads `deal.status`, the page reads the view, and the deal carries only what the
+ * page's link already identifies (no client_id, received_amount or other merchant field).
+ */
+export const checkoutNotifyResponseSchema = checkoutViewSchema
+  .extend({
+    deal: z
+      .object({
+        deal_id: z.string().uuid(),
+        status: dealStatus,
+        amount: int64String,
+        currency: z.string(),
+        amount_version: int64String,
+      })
+      .openapi('CheckoutDealSummary', { description: "the deal as the payer may see it: its id, status and amount, never the merchant's fields" }),
+  })
+  .openapi('CheckoutNotifyResponse');
+
 /** What the payer sent from the page, as the operator and the merchant see it. */
 export const payerProofSchema = z
   .object({

@@ -99,7 +99,7 @@ test('an unknown link answers a styled page in the payer\'s language, with a vie
   t.is(missing.headers.get('cache-control'), 'no-store');
 });
 
-test('"I paid" through the checkout API answers the CheckoutView only, never the merchant\'s deal', async (t) => {
+test('"I paid" through the checkout API answers the CheckoutView and the contract\'s { deal } with the payer-safe fields only, never the merchant\'s deal', async (t) => {
   const { keys } = await newMerchant();
   const deal = await createPayin(keys, { client_id: 'payer-secret-id' });
   const hash = hashOf(deal.payment_url);
@@ -107,10 +107,11 @@ test('"I paid" through the checkout API answers the CheckoutView only, never the
   t.is(notified.status, 200, notified.text);
   t.is(notified.body.status, 'PAYMENT_NOTIFIED');
   t.is(notified.headers.get('cache-control'), 'no-store');
-  for (const key of ['deal', 'deal_id', 'client_id', 'received_amount', 'merchant_id', 'idempotency_key']) t.false(key in notified.body, key);
+  t.deepEqual(notified.body.deal, { deal_id: deal.deal_id, status: 'PAYMENT_NOTIFIED', amount: notified.body.amount, currency: notified.body.currency, amount_version: '1' });
+  for (const key of ['deal_id', 'client_id', 'received_amount', 'merchant_id', 'idempotency_key']) t.false(key in notified.body, key);
   t.false(notified.text.includes('payer-secret-id'));
   const view = await checkout(hash);
-  t.deepEqual(Object.keys(notified.body).sort(), Object.keys(view.body).sort());
+  t.deepEqual(Object.keys(notified.body).filter((k) => k !== 'deal').sort(), Object.keys(view.body).sort());
   t.not(view.body.timeline.payment_notified_at, '');
 });
 

@@ -1,10 +1,10 @@
 /**
  * The payer's checkout API (spec 4.1.1, contract 6), by the deal's checkout hash: the view, cancel,
- * "I paid" — each answering the CheckoutView only (never the merchant's deal), none of it cached,
+ * "I paid" — each answering the CheckoutView ("I paid" with the deal's id and status beside it, never the merchant's deal), none of it cached,
  * framed or indexed.
  */
 import { defineRoute } from '../../route';
-import { checkoutParams, checkoutViewSchema } from '../../schemas/deals';
+import { checkoutNotifyResponseSchema, checkoutParams, checkoutViewSchema } from '../../schemas/deals';
 import { checkoutView } from '../../services/checkout-view';
 import { cancelCheckout, getCheckout, notifyCheckoutPayment } from '../../services/payins';
 import { payerPrivateHeaders } from '../../pages/payer/headers';
@@ -54,16 +54,19 @@ export const checkoutRoutes = [
       auth: 'public',
       summary: "The payer pressed 'I paid': ESCROW_LOCKED → PAYMENT_NOTIFIED; a repeat is 400 FAILED_PRECONDITION",
       description:
-        'Answers the CheckoutView as it is after the move (the object itself, as GET and cancel do): a public caller holding ' +
-        "only the page's link never receives the merchant's deal object.",
+        'Answers the CheckoutView as it is after the move (as GET and cancel do) with `deal` beside it, the resulting deal as ' +
+        "the contract's operator moves answer it but holding only its id, status and amount: a public caller holding only the " +
+        "page's link never receives the merchant's deal object (client_id, received_amount, …).",
       tags,
       params: checkoutParams,
-      response: checkoutViewSchema,
+      response: checkoutNotifyResponseSchema,
       errors: [404],
     },
     async ({ params }, deps, ctx) => {
       payerPrivateHeaders(ctx);
-      return checkoutView(await notifyCheckoutPayment(deps, params.hash));
+      const row = await notifyCheckoutPayment(deps, params.hash);
+      const view = checkoutView(row);
+      return { ...view, deal: { deal_id: row.id, status: view.status, amount: view.amount, currency: view.currency, amount_version: view.amount_version } };
     },
   ),
 ];

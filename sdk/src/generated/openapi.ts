@@ -770,7 +770,7 @@ export interface paths {
         put?: never;
         /**
          * The payer pressed 'I paid': ESCROW_LOCKED → PAYMENT_NOTIFIED; a repeat is 400 FAILED_PRECONDITION
-         * @description Answers the CheckoutView as it is after the move (the object itself, as GET and cancel do): a public caller holding only the page's link never receives the merchant's deal object.
+         * @description Answers the CheckoutView as it is after the move (as GET and cancel do) with `deal` beside it, the resulting deal as the contract's operator moves answer it but holding only its id, status and amount: a public caller holding only the page's link never receives the merchant's deal object (client_id, received_amount, …).
          */
         post: operations["notifyPayment"];
         delete?: never;
@@ -3472,6 +3472,31 @@ export interface components {
             /** @description whether the page still takes proof (a few per deal; not once COMPLETED or SPAM_REJECTED) */
             can_add: boolean;
         };
+        /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
+        CheckoutNotifyResponse: components["schemas"]["CheckoutView"] & {
+            deal: components["schemas"]["CheckoutDealSummary"];
+        };
+        /** @description the deal as the payer may see it: its id, status and amount, never the merchant's fields */
+        CheckoutDealSummary: {
+            /** Format: uuid */
+            deal_id: string;
+            /**
+             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
+             * @enum {string}
+             */
+            status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            amount_version: string;
+        };
         PayerPaidForm: {
             /** @description the amount_version the payer saw; "I paid" for an amount changed since is refused (notice=amount_changed) */
             amount_version?: string;
@@ -6099,7 +6124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckoutView"];
+                    "application/json": components["schemas"]["CheckoutNotifyResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
