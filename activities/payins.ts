@@ -22,6 +22,7 @@ import {
 } from '../db/queries/deals';
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { checkDailyCap } from '../db/queries/limits';
+import { lockMerchantForCreate } from '../db/queries/merchant-world';
 import { claimRequisite } from '../db/queries/matching';
 import { claimThroughPass } from '../db/queries/passes';
 import { postEscrowLock, postEscrowRelease, postFeeDistribution, postPayinCompletion } from '../db/queries/postings';
@@ -51,7 +52,9 @@ export function createPayinActivities(deps: ActivityDeps) {
       return sql.begin(async (tx) => {
         const existing = await claimCreate<DealRow>(tx, 'deals', input.dealId, currentWorkflowRun());
         if (existing) return payinSnapshot(existing);
-        const { amount, merchant, currency, rateMicro, amountUsdt, dailyLimit, sandbox } = await quoteNewDeal(tx, input, 'buy');
+        // The merchant's world, settled against the operator's switch before anything reads it (docs/reliability.md, "Worlds").
+        const { sandbox } = await lockMerchantForCreate(tx, input.merchantId);
+        const { amount, merchant, currency, rateMicro, amountUsdt, dailyLimit } = await quoteNewDeal(tx, input, 'buy');
         const money = payinMoney(amountUsdt, merchant.payin_fee_bps, input.isClientCommission);
 
         await checkDailyCap(tx, input.merchantId, amount, dailyLimit);

@@ -15,6 +15,7 @@ import { insertDeal, lockDeal, matchPayoutDeal, type DealRow } from '../db/queri
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { currentWorkflowRun } from './deadline';
 import { checkDailyCap } from '../db/queries/limits';
+import { lockMerchantForCreate } from '../db/queries/merchant-world';
 import { claimRequisite } from '../db/queries/matching';
 import { postPayoutCompletion, postPayoutHold, postPayoutRelease } from '../db/queries/postings';
 import { findRequisite } from '../db/queries/traders';
@@ -34,7 +35,9 @@ export function createPayoutActivities(deps: ActivityDeps) {
         .begin(async (tx) => {
           const existing = await claimCreate<DealRow>(tx, 'deals', input.dealId, currentWorkflowRun());
           if (existing) return payoutSnapshot(existing);
-          const { amount, merchant, rateMicro, amountUsdt, dailyLimit, sandbox } = await quoteNewDeal(tx, input, 'sell');
+          // The merchant's world, settled against the operator's switch before anything reads it (docs/reliability.md, "Worlds").
+          const { sandbox } = await lockMerchantForCreate(tx, input.merchantId);
+          const { amount, merchant, rateMicro, amountUsdt, dailyLimit } = await quoteNewDeal(tx, input, 'sell');
           const fee = feeFromBps(amountUsdt, merchant.payout_fee_bps);
           const hold = amountUsdt + fee;
 

@@ -6,17 +6,29 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
-import { Conflict, FailedPrecondition, NotFound } from '../domain/errors';
-import { approvalsRequired, canMove, isAutoProcessed, WITHDRAWAL_BROADCASTING, WITHDRAWAL_TRANSITIONS, type WithdrawalMove } from '../domain/withdrawals';
+import { Conflict, FailedPrecondition, NotFound, PermissionDenied } from '../domain/errors';
+import {
+  approvalCounts,
+  approvalsRequired,
+  approverAccountId,
+  canMove,
+  fourEyesRefusal,
+  isAutoProcessed,
+  WITHDRAWAL_BROADCASTING,
+  WITHDRAWAL_TRANSITIONS,
+  type WithdrawalMove,
+} from '../domain/withdrawals';
 import { approverOf, type AuditActor } from '../domain/audit';
 import { insertAudit } from '../db/queries/audit';
 import { findWithdrawalSettings } from '../db/queries/merchants';
 import { writeOutboxEvent } from '../db/queries/outbox';
 import { postWithdrawalCompletion, postWithdrawalHold, postWithdrawalRelease } from '../db/queries/postings';
-import { ensureWallet, isSandboxWallet, lockAvailable } from '../db/queries/wallets';
+import { ensureWallet, lockAvailable } from '../db/queries/wallets';
+import { lockMerchantWorld } from '../db/queries/merchant-world';
 import { sandboxChain } from './chain/simulated';
 import { sandboxWithdrawalScenario } from '../domain/sandbox';
 import {
+  approverAccounts,
   findWithdrawal,
   findWithdrawalByCallerKey,
   insertApproval,
@@ -51,9 +63,12 @@ async function heartbeating<T>(body: (signal: AbortSignal) => Promise<T>): Promi
 export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapter) {
   const { sql } = deps;
   const transferOf = (row: WithdrawalRow) => ({ withdrawalId: row.id, toAddress: row.address, amount: row.net });
-  /** Issue 29: a sandbox merchant's withdrawal goes to the sandbox chain, never to the configured one. */
+  /**
+   * Issue 29: a sandbox merchant's withdrawal goes to the sandbox chain, never to the configured
+   * one — by the withdrawal's own world, fixed at its insert (its existence freezes the merchant's).
+   */
   const chainFor = async (row: WithdrawalRow): Promise<ChainAdapter> =>
-    (await isSandboxWallet(deps.sql, row.wallet_id)) ? sandboxChain(deps.sql, () => sandboxWithdrawalScenario(row.amount) === 'fail') : chain;
+    row.sandbox ? sandboxChain(deps.sql, () => sandboxWithdrawalScenario(row.amount) === 'fail') : chain;
 
   /** What the audit trail keeps of a withdrawal (with the approvals it collected). */
   const auditView = async (tx: Db, row: WithdrawalRow) => ({
@@ -116,6 +131,8 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
         }
         const amount = BigInt(input.amount);
         const fee = BigInt(input.fee);
+        // The merchant's world, settled against the operator's switch before the row copies it (docs/reliability.md, "Worlds").
+        await lockMerchantWorld(tx, input.merchantId);
         const merchant = await findWithdrawalSettings(tx, input.merchantId);
         if (!merchant) throw new NotFound('merchant not found');
         const wallet = await ensureWallet(tx, 'merchant', input.merchantId, 'USDT');
@@ -127,7 +144,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
           id: input.withdrawalId,
           merchantId: input.merchantId,
           walletId: wallet.id,
-          auto: isAutoProcessed(amount, merchant.auto_withdrawal_mode, merchant.auto_withdrawal_limit_usdt_cents),
+          auto: isAutoProcessed(amount, merchant.auto_withdrawal_mode, merchant.auto_withdrawal_limit_usdt_cents, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS),
           address: input.address,
           amount,
           fee,
@@ -149,20 +166,31 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
 
     /**
      * An operator's approval. Four-eyes (approvalsRequired): each approval is recorded under the
-     * withdrawal's lock (one per approver, withdrawal_approvals); the one that completes the count
-     * moves it to APPROVED, the others leave it PENDING_MANUAL. The same approver twice is 409 —
-     * unless it is this step's own retry (same request), which answers as before.
+     * withdrawal's lock (one per approver, withdrawal_approvals); the release is decided here, in
+     * the same transaction: it needs as many approvals that count now (approvalCounts: enabled
+     * console accounts of an approving role, their rows held FOR SHARE) as the rule asks, so an
+     * approver disabled or demoted before this moment no longer counts. Otherwise the withdrawal
+     * stays PENDING_MANUAL. The operator JWT cannot approve what needs four-eyes (403); the same
+     * approver twice is 409 — unless it is this step's own retry (same request), which answers as
+     * before.
      */
     async approveWithdrawal(id: string, operatorId: string, actor?: AuditActor): Promise<WithdrawalSnapshot> {
       const gate = async (tx: Db, row: WithdrawalRow): Promise<WithdrawalSnapshot | undefined> => {
+        const threshold = deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS;
+        const required = approvalsRequired(row.amount, threshold);
+        const refusal = fourEyesRefusal(row.amount, threshold, actor?.kind);
+        if (refusal) throw new PermissionDenied(refusal);
         const approver = actor ? approverOf(actor) : `operator:${operatorId}`;
         const approvals = await listApprovals(tx, [id]);
         const mine = approvals.find((a) => a.approver === approver);
         if (mine && actor && mine.request_key === actor.requestKey) return withdrawalSnapshotOf(row);
         if (mine) throw new Conflict('this operator already approved the withdrawal: the second approval must come from another operator (four-eyes)');
         await insertApproval(tx, { withdrawalId: id, approver, role: actor?.role ?? 'admin', requestKey: actor?.requestKey ?? '' });
-        const required = approvalsRequired(row.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS);
-        if (approvals.length + 1 >= required) return undefined;
+        if (required === 1) return undefined;
+        const all = [...approvals.map((a) => a.approver), approver];
+        const accounts = await approverAccounts(tx, all.map((a) => approverAccountId(a) ?? ''), { lock: true });
+        const counting = all.filter((a) => approvalCounts(a, accounts.get(approverAccountId(a) ?? '')));
+        if (counting.length >= required) return undefined;
         if (actor) {
           const view = await auditView(tx, row);
           await insertAudit(tx, actor, {
@@ -170,7 +198,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
             objectType: 'withdrawal',
             objectId: id,
             before: { ...view, approvals: approvals.map((a) => a.approver) },
-            after: { ...view, approvals_required: required },
+            after: { ...view, approvals_required: required, approvals_counting: counting },
           });
         }
         return withdrawalSnapshotOf(row);

@@ -113,7 +113,7 @@ async function jsonMiddleware(ctx: Context, next: Next) {
   }
 }
 
-function docsRouter(metrics: Registry): Router {
+function docsRouter(): Router {
   const router = new Router({ sensitive: true });
   const assets = getAbsoluteFSPath();
   router.get('/openapi.json', (ctx) => {
@@ -134,10 +134,6 @@ function docsRouter(metrics: Registry): Router {
       ctx.body = createReadStream(join(assets, file));
     });
   }
-  router.get('/metrics', async (ctx) => {
-    ctx.type = metrics.contentType;
-    ctx.body = await metrics.metrics();
-  });
   return router;
 }
 
@@ -181,11 +177,14 @@ export function keepIdleConnections(server: Server): Server {
   return server;
 }
 
-export function createApp(given: AppDeps): Koa {
+/**
+ * The API. Its metrics go to `metrics`, which the caller serves on a port of its own
+ * (api/metrics-server.ts, METRICS_PORT): this app answers 404 for /metrics.
+ */
+export function createApp(given: AppDeps, metrics: Registry = new Registry()): Koa {
   // Koa's own proxy trust stays off: the client address comes from api/auth/client-ip.ts, which
   // believes X-Forwarded-For only from TRUSTED_PROXIES.
   const app = new Koa({ proxy: false });
-  const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   // The gateway's own API metrics (config/metrics.ts) ride on deps to the services that record them.
   const deps: AppDeps = { ...given, metrics: apiMetrics(metrics) };
@@ -207,7 +206,7 @@ export function createApp(given: AppDeps): Koa {
     },
   });
 
-  const docs = docsRouter(metrics);
+  const docs = docsRouter();
   const codec = codecRouter(deps);
 
   // Chosen once here: with tracing off (the default) the request pipeline is the untraced one.

@@ -5,8 +5,7 @@ import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
 import { InvalidArgument, NotFound, PermissionDenied } from '../domain/errors';
 import { CODEC_ROLES } from '../domain/operator-roles';
-import { payloadCodec } from '../temporal/payload-codec';
-import { PayloadDecryptionError } from '../temporal/payload-codec';
+import { displayCodec, PayloadDecryptionError } from '../temporal/payload-codec';
 import { authenticate } from './auth/authenticate';
 import type { AppDeps } from './deps';
 
@@ -86,7 +85,8 @@ function allowOrigin(ctx: Context, deps: AppDeps) {
  * to operators. Payloads are never logged.
  */
 export function codecRouter(deps: AppDeps): Router {
-  const codec = payloadCodec(deps.config);
+  // Shows what a history holds, a payload the workers refused (not encrypted) included.
+  const codec = displayCodec(deps.config);
   const router = new Router({ prefix: '/codec', sensitive: true });
   for (const action of ['encode', 'decode'] as const) {
     router.options(`/${action}`, (ctx) => {

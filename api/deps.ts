@@ -6,6 +6,7 @@ import type { Sql } from '../db/sql';
 import type { SecretBox } from '../domain/secret-box';
 import type { FileStorage } from './services/file-storage';
 import type { UploadBudget } from './auth/upload-budget';
+import type { PasswordHashGate } from './auth/password-hashes';
 
 /** Everything the API needs, injected so tests can build the app around a test database. */
 export interface AppDeps {
@@ -18,6 +19,8 @@ export interface AppDeps {
   now: () => number;
   /** Upload bytes read before their signature is checked, in flight in this process (api/auth/unverified-uploads.ts). */
   uploadBudget: UploadBudget;
+  /** Operator password hashes running and waiting in this process (api/auth/password-hashes.ts). */
+  passwordHashes: PasswordHashGate;
   /** Where evidence file bytes live; the Postgres storage when absent. */
   fileStorage?: FileStorage;
   /** The gateway's API metrics (config/metrics.ts), registered by createApp on its /metrics registry. */

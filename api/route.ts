@@ -190,7 +190,7 @@ const ERROR_MEANING: Record<number, ErrorMeaning> = {
   429: {
     name: 'TooManyRequests',
     description:
-      "RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry",
+      "RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry",
   },
   431: { name: 'HeadersTooLarge', description: 'the request line or headers are too large (refused before routing)' },
   500: { name: 'InternalError', description: 'INTERNAL: an unexpected failure; opaque, logged under the X-Trace-Id of the answer' },

@@ -55,17 +55,20 @@ const teardown = async () => {
 onInterrupt(teardown);
 
 const secretsKey = randomBytes(32).toString('base64');
-await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused');
+// Migrated and seeded as the owner; the API and worker connect as the app role, as everywhere.
+const { appDatabaseUrl } = await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused', { mode: 'demo' });
 const temporalPort = await freePort();
 const apiPort = await freePort();
 const api = `http://127.0.0.1:${apiPort}`;
 const env: NodeJS.ProcessEnv = {
   NODE_ENV: 'test',
   LOG_LEVEL: 'warn',
-  DATABASE_URL: databaseUrl,
+  DATABASE_URL: appDatabaseUrl,
   TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
   TEMPORAL_TASK_QUEUE: 'gateway-chaos',
   PORT: String(apiPort),
+  // No scraper here: the API serves no metrics port (two chaos runs never fight over one).
+  METRICS_PORT: '0',
   JWT_SECRET: 'chaos-jwt-secret-for-this-run-only',
   SECRETS_ENCRYPTION_KEY: secretsKey,
   TEMPORAL_PAYLOAD_KEYS: `chaos:${randomBytes(32).toString('base64')}`,

@@ -133,7 +133,8 @@ async function bulkMerchant(rows: number) {
   const created = await operatorPostRaw('/api/v1/p2p/admin/merchants', { name: 'Bulk merchant', email: `bulk-${Date.now()}@example.test`, rate_limit_per_minute: 1_000_000 });
   const bulkKeys = (await operatorPostRaw('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id })) as { token: string; secret: string };
   const { createSql } = await import('../db/sql');
-  const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
+  // As the owner, as the bench's own statements all are: ANALYZE is the owner's (the app role's is skipped).
+  const sql = createSql(stack.ownerDatabaseUrl, { max: 1 });
   const started = Date.now();
   await sql`
     insert into deals (id, tenant_id, merchant_id, deal_type, status, idempotency_key, amount, currency, client_id,
@@ -254,7 +255,7 @@ function cpuByPart(): Record<string, number> {
  * outside an explicit transaction is one). Postgres flushes these counters about once a second,
  * so a 10 s run's per-operation figure is good to a few per cent.
  */
-const statsSql = postgres(stack.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+const statsSql = postgres(stack.ownerDatabaseUrl, { max: 1, onnotice: () => {} });
 async function gatewayTransactions(): Promise<number> {
   await new Promise((r) => setTimeout(r, 1_100)); // let the backends flush their counters
   const [row] = await statsSql<{ n: string }[]>`select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()`;
@@ -423,7 +424,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     const sink = await startSink('fast');
     const pair = await merchantWithWebhook(sink.url);
     const { createSql } = await import('../db/sql');
-    const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
+    const sql = createSql(stack.ownerDatabaseUrl, { max: 1 });
     const [row] = await sql<{ merchant_id: string }[]>`select merchant_id from api_keys where token = ${pair.token}`;
     const perDeal = eventsPerDeal();
     const events = Math.ceil(Number(process.env.BENCH_EVENTS ?? 2000) / perDeal) * perDeal;
@@ -483,7 +484,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     const hanging = await Promise.all(Array.from({ length: 5 }, () => startSink('hang')));
     const targets = [...Array.from({ length: 5 }, () => refused), ...hanging.map((h) => h.url)];
     const { createSql } = await import('../db/sql');
-    const sql = createSql(stack.env.DATABASE_URL!, { max: 1 });
+    const sql = createSql(stack.ownerDatabaseUrl, { max: 1 });
     const dead = Number(process.env.BENCH_DEAD ?? 1000);
     for (const [i, url] of targets.entries()) {
       const victim = await merchantWithWebhook(url);

@@ -110,12 +110,33 @@ function schemaFor(nodeEnv: string) {
   return z.object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    /**
+     * The API's Prometheus endpoint (/metrics) is served on this port of its own, never on PORT
+     * (which answers 404 for /metrics): it is for the scraper on the internal network, not for
+     * the clients of the API. 0: not served.
+     */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9460),
+    /** Address the API's metrics port listens on (0.0.0.0 in a container, for the scraper beside it). */
+    METRICS_HOST: z.string().default('127.0.0.1'),
     DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/gateway'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+    /**
+     * The role the API and workers connect as (db/roles.ts): the setup that migrates as the owner
+     * (npm run migrate / seed, npm start, the test stack, compose's setup job) creates it when
+     * missing and grants it DML only (audit_log: SELECT and INSERT). DATABASE_URL of the API and
+     * workers names it; production refuses to start as anything more.
+     */
+    DATABASE_APP_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a plain role name ([a-z_][a-z0-9_]*)').default('gateway_app'),
+    /** Its password, set by the setup when given (servers with password authentication; compose). */
+    DATABASE_APP_PASSWORD: optionalText(),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('gateway'),
-    /** AES-256-GCM payload codec (temporal/payload-codec.ts); off: payloads are written plain, still decoded. */
+    /**
+     * AES-256-GCM payload codec (temporal/payload-codec.ts): on, every payload is sealed and a
+     * plain one is refused by workers and clients; off (refused in production), payloads are
+     * written plain and plain ones taken, sealed ones still decoded.
+     */
     TEMPORAL_PAYLOAD_ENCRYPTION: bool(true),
     TEMPORAL_PAYLOAD_KEYS: parsedText(DEV_PAYLOAD_KEYS, parsePayloadKeys),
     /** TLS to Temporal: on with system roots when true, or when any of CA / CERT / KEY is set (file paths, PEM). */
@@ -158,6 +179,14 @@ function schemaFor(nodeEnv: string) {
      * workflow's own start, which is what guarantees it). Off only in tests that prove the workflow's start.
      */
     SANDBOX_TRADER_API_START: bool(true),
+    /**
+     * Caps of one sandbox merchant's play deposits (POST /sandbox/deposits and an operator's
+     * recorded deposits to it), USDT cents: per UTC day and over its whole life. Above them a
+     * deposit is 400 FAILED_PRECONDITION. The total bounds the merchant's play-money account
+     * (at most 10^15, far from the bigint limit).
+     */
+    SANDBOX_DEPOSIT_DAILY_LIMIT_USDT_CENTS: z.coerce.bigint().min(1n).max(1_000_000_000_000_000n).default(1_000_000_000n),
+    SANDBOX_DEPOSIT_TOTAL_LIMIT_USDT_CENTS: z.coerce.bigint().min(1n).max(1_000_000_000_000_000n).default(10_000_000_000n),
     WEBHOOK_RETRY_DELAYS: z.string().default('5s,30s,5m,15m,1h').transform(parseDurations),
     CALLBACK_RETRY_COOLDOWN_SECONDS: seconds(60),
     /** Deadline of one deal step (a single transaction); a step on a dead worker is retried after it. */
@@ -329,9 +358,25 @@ function schemaFor(nodeEnv: string) {
     OPERATOR_SESSION_IDLE_SECONDS: z.coerce.number().int().min(1).default(1800),
     /** …and this long after sign-in whatever happens (absolute timeout). */
     OPERATOR_SESSION_ABSOLUTE_SECONDS: z.coerce.number().int().min(1).default(43_200),
-    /** Failed sign-ins one (email, client address) may make within OPERATOR_SIGN_IN_WINDOW_SECONDS before further tries are 429. */
+    /**
+     * Failed sign-ins (and failed password or code confirmations) counted within
+     * OPERATOR_SIGN_IN_WINDOW_SECONDS, each attempt reserved before its password is hashed; at a
+     * limit further tries are 429 with Retry-After, the right password included: per (email,
+     * client address), per email from any address, per address for any email.
+     */
     OPERATOR_SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
+    OPERATOR_SIGN_IN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(20),
+    OPERATOR_SIGN_IN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
     OPERATOR_SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+    /**
+     * Sign-ins for unknown emails whose decoy password hash runs, within the window, from all
+     * addresses together; past it they are answered after as long, without a hash.
+     */
+    OPERATOR_SIGN_IN_UNKNOWN_HASHES: z.coerce.number().int().min(0).default(100),
+    /** Password hashes (scrypt, 32 MiB, a thread of the pool) one API process runs at once… */
+    OPERATOR_PASSWORD_HASHES_AT_ONCE: z.coerce.number().int().min(1).default(1),
+    /** …and how many may wait for a slot; beyond, a sign-in is 429 at once. */
+    OPERATOR_PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(64),
     /** The session cookie's Secure flag: auto (on in production and on https requests), always, never (plain-http development only). */
     OPERATOR_COOKIE_SECURE: z.enum(['auto', 'always', 'never']).default('auto'),
     /**
@@ -366,6 +411,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT < largestUpload) {
     throw new Error(`invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT must be at least the largest upload, EVIDENCE_MAX_BYTES + 65536 = ${largestUpload}`);
   }
+  // A new merchant's auto limit above the four-eyes amount would send out, unapproved, what needs two approvals.
+  if (parsed.data.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS > parsed.data.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS) {
+    throw new Error('invalid configuration:\n  AUTO_WITHDRAWAL_LIMIT_USDT_CENTS must not be above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS');
+  }
   if (parsed.data.UNVERIFIED_UPLOAD_BYTES_TOTAL < parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT) {
     throw new Error('invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_TOTAL must be at least UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT');
   }
@@ -385,7 +434,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (config.JWT_SECRET === DEV_JWT_SECRET) throw new Error('JWT_SECRET must be set in production');
     if (config.SECRETS_ENCRYPTION_KEY === DEV_SECRETS_KEY)
       throw new Error('SECRETS_ENCRYPTION_KEY must be set in production');
-    if (config.TEMPORAL_PAYLOAD_ENCRYPTION && config.TEMPORAL_PAYLOAD_KEYS.some((k) => k.key.equals(Buffer.from(DEV_PAYLOAD_KEY, 'base64'))))
+    // Off, a worker would take a plain payload — an approval with a forged actor — from whoever reaches the frontend.
+    if (!config.TEMPORAL_PAYLOAD_ENCRYPTION) throw new Error('TEMPORAL_PAYLOAD_ENCRYPTION=false is refused in production: workers take plain payloads only with encryption off');
+    if (config.TEMPORAL_PAYLOAD_KEYS.some((k) => k.key.equals(Buffer.from(DEV_PAYLOAD_KEY, 'base64'))))
       throw new Error('TEMPORAL_PAYLOAD_KEYS must be set in production (the development key is refused)');
     if (config.CODEC_LOOPBACK_WITHOUT_AUTH) throw new Error('CODEC_LOOPBACK_WITHOUT_AUTH is for development only');
     if (!config.WALLET_XPUB && config.WALLET_HD_SEED.toLowerCase() === DEV_WALLET_HD_SEED)

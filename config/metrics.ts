@@ -183,10 +183,12 @@ export function workerMetrics(registry: Registry) {
 }
 export type WorkerMetrics = ReturnType<typeof workerMetrics>;
 
+export type WorldLabel = (typeof WORLDS)[number];
+
 /** What workers/db-gauges.ts reads from Postgres in one statement. */
 export interface DbGaugeValues {
-  withdrawals: { status: string; count: number; oldestAgeSeconds: number }[];
-  alerts: { kind: string; count: number }[];
+  withdrawals: { status: string; world: WorldLabel; count: number; oldestAgeSeconds: number }[];
+  alerts: { kind: string; world: WorldLabel; count: number }[];
   hotWallet?: { usdtCents: number; trx: number; ageSeconds: number };
 }
 
@@ -194,43 +196,49 @@ export interface DbGaugeValues {
  * The gauges read from Postgres, exported by the worker processes that poll the deals queue
  * (WORKER_ROLE all or deals): `read` is cached and single-flight (workers/db-gauges.ts), so
  * several scrapers cost one short statement per cache period per process.
+ *
+ * The withdrawal queue and the open alerts carry `world` (live, sandbox): a sandbox merchant's
+ * waiting withdrawal or an alert on a sandbox deal is play work, and the alert rules read
+ * world="live" only, so play money neither raises nor hides an operator's alert.
  */
 export function dbGauges(registry: Registry, read: () => Promise<DbGaugeValues | undefined>) {
   const registers = [registry];
   // Every collect asks `read`, which is cached and single-flight: one statement per scrape at most.
   const waiting = new Gauge({
     name: 'gateway_withdrawals_waiting',
-    help: 'Withdrawals waiting, by status (PENDING, PENDING_MANUAL: an operator must approve, APPROVED: being sent); read from Postgres by the deals worker, cached',
-    labelNames: ['status'],
+    help: "Withdrawals waiting, by status (PENDING, PENDING_MANUAL: an operator must approve, APPROVED: being sent) and world (live; sandbox: a sandbox merchant's play money); read from Postgres by the deals worker, cached",
+    labelNames: ['status', 'world'],
     registers,
     async collect() {
       const values = await read();
       if (!values) return; // the read failed: the last values stay (the scrape still answers)
-      for (const status of WAITING_WITHDRAWAL_STATUSES) this.set({ status }, values.withdrawals.find((w) => w.status === status)?.count ?? 0);
+      for (const status of WAITING_WITHDRAWAL_STATUSES)
+        for (const world of WORLDS) this.set({ status, world }, values.withdrawals.find((w) => w.status === status && w.world === world)?.count ?? 0);
     },
   });
   const oldest = new Gauge({
     name: 'gateway_withdrawals_oldest_waiting_age_seconds',
-    help: 'Age of the oldest waiting withdrawal of each status, seconds (0: none waiting); read with gateway_withdrawals_waiting',
-    labelNames: ['status'],
+    help: 'Age of the oldest waiting withdrawal of each status and world, seconds (0: none waiting); read with gateway_withdrawals_waiting',
+    labelNames: ['status', 'world'],
     registers,
     async collect() {
       const values = await read();
       if (!values) return;
-      for (const status of WAITING_WITHDRAWAL_STATUSES) this.set({ status }, values.withdrawals.find((w) => w.status === status)?.oldestAgeSeconds ?? 0);
+      for (const status of WAITING_WITHDRAWAL_STATUSES)
+        for (const world of WORLDS) this.set({ status, world }, values.withdrawals.find((w) => w.status === status && w.world === world)?.oldestAgeSeconds ?? 0);
     },
   });
   const alerts = new Gauge({
     name: 'gateway_operator_alerts_open',
-    help: 'Operator alerts not resolved yet, by kind (a fixed set in code); read with gateway_withdrawals_waiting',
-    labelNames: ['kind'],
+    help: "Operator alerts not resolved yet, by kind (a fixed set in code; any: all kinds) and world (sandbox: on a sandbox merchant's deal); read with gateway_withdrawals_waiting",
+    labelNames: ['kind', 'world'],
     registers,
     async collect() {
       const values = await read();
       if (!values) return;
       this.reset();
-      this.set({ kind: 'any' }, values.alerts.reduce((n, a) => n + a.count, 0));
-      for (const a of values.alerts) this.set({ kind: a.kind }, a.count);
+      for (const world of WORLDS) this.set({ kind: 'any', world }, values.alerts.filter((a) => a.world === world).reduce((n, a) => n + a.count, 0));
+      for (const a of values.alerts) this.set({ kind: a.kind, world: a.world }, a.count);
     },
   });
   // One unlabelled figure of the read; the last value stays when a read fails.
@@ -259,11 +267,13 @@ export function dbGauges(registry: Registry, read: () => Promise<DbGaugeValues |
     'How old the hot wallet balance figures are, seconds (0 when none was read)',
     (v) => v.hotWallet?.ageSeconds ?? 0,
   );
-  // Series before the first scrape: every waiting status at 0.
-  for (const status of WAITING_WITHDRAWAL_STATUSES) {
-    waiting.set({ status }, 0);
-    oldest.set({ status }, 0);
+  // Series before the first scrape: every waiting status of each world at 0.
+  for (const world of WORLDS) {
+    for (const status of WAITING_WITHDRAWAL_STATUSES) {
+      waiting.set({ status, world }, 0);
+      oldest.set({ status, world }, 0);
+    }
+    alerts.set({ kind: 'any', world }, 0);
   }
-  alerts.set({ kind: 'any' }, 0);
   return { waiting, oldest, alerts, hotUsdt, hotTrx, hotAge };
 }

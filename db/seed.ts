@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Sql } from './sql';
+import type { Db, Sql } from './sql';
 import type { SecretBox } from '../domain/secret-box';
 import { replaceKeyPair } from './queries/api-keys';
 import { upsertRate } from './queries/catalog';
@@ -36,6 +36,16 @@ const BANKS = [
   { bank: 'ziraat', display: 'Ziraat Bankası', country: 'TR', currencies: ['TRY'], methods: ['BANK_TRANSFER'] },
 ];
 
+/** A requisite's bank is of its currency's country: the trader's own bank in Russia, a local one elsewhere. */
+const BANK_OF_CURRENCY: Record<string, string> = { UZS: 'kapitalbank', KZT: 'kaspi', TRY: 'ziraat' };
+
+/** A Turkish IBAN (Ziraat, bank code 00010) with its ISO 7064 check digits, as bank apps validate them. */
+function turkishIban(account: string): string {
+  const bban = `00010${'0'}${account.padStart(16, '0')}`;
+  const check = 98n - (BigInt(`${bban}292700`) % 97n); // "TR00" moved to the end, T = 29, R = 27
+  return `TR${check.toString().padStart(2, '0')}${bban}`;
+}
+
 /** BUY and SELL, micro-units of fiat per 1 USDT. */
 const RATES: Record<string, [bigint, bigint]> = {
   RUB: [92_500_000n, 95_000_000n],
@@ -49,7 +59,7 @@ const TRADERS = [
   { id: '30000000-0000-4000-8000-000000000002', name: 'Demo trader Bravo', bank: 'tbank' },
   { id: '30000000-0000-4000-8000-000000000003', name: 'Demo trader Charlie', bank: 'sberbank' },
 ];
-/** 100,000,000 USDT in cents per trader: hundreds of concurrent deals at the maximum still match. */
+/** 100,000,000 USDT in cents per demo trader: hundreds of concurrent deals at the maximum still match. */
 const TRADER_LIQUIDITY = 10_000_000_000n;
 
 export const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
@@ -57,98 +67,119 @@ export const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
 export const SEED_ADMIN_EMAIL = 'admin@gateway.local';
 const SEED_ADMIN_ID = '40000000-0000-4000-8000-000000000001';
 
+/**
+ * What a seed makes: `catalogue` (production: NODE_ENV=production, the compose `setup` job) is the
+ * catalogue and the first console account only — currencies, payment methods, banks, rates — and
+ * never a trader, liquidity, a merchant or a requisite, since real merchants' deals would be matched
+ * to them. `demo` (npm start, the test and bench stacks) adds the demo traders, each funded by a
+ * recorded top-up (the path of POST /admin/traders/{id}/deposits), their requisites, the sandbox
+ * trader and the demo merchant with its recorded deposit.
+ */
+export type SeedMode = 'catalogue' | 'demo';
+
 export interface SeedResult {
-  demoMerchantId: string;
+  /** The demo merchant (`demo` mode only). */
+  demoMerchantId?: string;
   /** Present only when this run issued the demo key pair (the secret is shown once). */
   demoCredentials?: { token: string; secret: string };
   /** Present only when this run made the admin console account (the password is shown once). */
   adminOperator?: { email: string; password: string };
 }
 
-export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string }): Promise<SeedResult> {
+export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string; mode: SeedMode }): Promise<SeedResult> {
   const adminPassword = generatePassword();
   const adminHash = await hashPassword(adminPassword);
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(7303002)`;
-    for (const c of CURRENCIES) {
-      await tx`
-        insert into currencies (id, tenant_id, code, numeric_code, name, exponent)
-        values (${c.id}, ${DEFAULT_TENANT_ID}, ${c.code}, ${c.numeric}, ${c.name}, ${c.exponent})
-        on conflict do nothing`;
-    }
-    for (const m of METHODS) {
-      await tx`
-        insert into payment_methods (id, tenant_id, slug, name, currency_code, requisite_types)
-        values (${m.id}, ${DEFAULT_TENANT_ID}, ${m.slug}, ${m.name}, ${m.currency}, ${m.types})
-        on conflict do nothing`;
-    }
-    for (const b of BANKS) {
-      await tx`
-        insert into banks (id, tenant_id, bank_name, display_name, country, currencies, methods)
-        values (gen_random_uuid(), ${DEFAULT_TENANT_ID}, ${b.bank}, ${b.display}, ${b.country}, ${b.currencies}, ${b.methods})
-        on conflict do nothing`;
-    }
-    for (const [currency, [buy, sell]] of Object.entries(RATES)) {
-      const [existing] = await tx`select 1 from rates where tenant_id = ${DEFAULT_TENANT_ID} and currency_code = ${currency}`;
-      if (!existing) await upsertRate(tx, DEFAULT_TENANT_ID, currency, buy, sell);
-    }
-    for (const [index, t] of TRADERS.entries()) {
-      const [existing] = await tx`select 1 from traders where id = ${t.id}`;
-      if (existing) continue;
-      await tx`insert into traders (id, tenant_id, name) values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name})`;
-      const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
-      await creditTraderLiquidity(tx, { traderId: t.id, walletId: wallet.id, amount: TRADER_LIQUIDITY, txHash: createHash('sha256').update(`seed-trader-${t.id}`).digest('hex') });
-      for (const m of METHODS) {
-        const type = m.types[0]!;
-        const suffix = String(index + 1).padStart(2, '0');
-        await insertRequisite(tx, {
-          trader_id: t.id,
-          payment_method_id: m.id,
-          requisite_type: type,
-          card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
-          phone_number: type === 'SBP' || type === 'SIM' ? `+7900000000${suffix}` : '',
-          iban: type === 'BANK_TRANSFER' ? `TR3300061005196457841326${suffix}` : '',
-          holder_name: t.name.replace('Demo trader ', '') + ' Holder',
-          bank_name: t.bank,
-          min_amount: 100n,
-          max_amount: 100_000_000n,
-          daily_limit: null,
-        });
-      }
-    }
-
-    // The built-in sandbox trader with a requisite for every active payment method (docs/sandbox.md).
-    await ensureSandboxRequisites(tx, DEFAULT_TENANT_ID);
-
-    const [demo] = await tx<{ id: string }[]>`select id from merchants where email = ${DEMO_MERCHANT_EMAIL}`;
-    const demoMerchantId =
-      demo?.id ??
-      (await insertMerchant(tx, {
-        name: 'Demo Shop',
-        email: DEMO_MERCHANT_EMAIL,
-        webhook_url: options.demoWebhookUrl,
-        api_version: 'v2',
-        rate_limit_per_minute: null,
-        payin_fee_bps: 250,
-        payout_fee_bps: 150,
-        // Issue 29: the demo merchant is a sandbox merchant — its deals go to the sandbox trader,
-        // driven by the amount (docs/sandbox.md), so a first session sees a deal complete unaided.
-        sandbox: true,
-      }));
-    const wallet = await ensureWallet(tx, 'merchant', demoMerchantId, 'USDT');
-    // Funded once, when it is made (an older database holds its first deposit under a pre-canonical hash).
-    if (!demo) {
-      const txHash = createHash('sha256').update('seed-demo-deposit').digest('hex');
-      await recordDeposit(tx, { merchantId: demoMerchantId, walletId: wallet.id, amount: 1_000_000n, txHash });
-    }
-    const [key] = await tx`select 1 from api_keys where merchant_id = ${demoMerchantId}`;
-    const demoCredentials = key ? undefined : await replaceKeyPair(tx, secretBox, demoMerchantId, 0);
+    await seedCatalogue(tx);
+    const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.demoWebhookUrl) : {};
     // Idempotent across restarts: made once (stable id, on conflict nothing), its password printed that once.
     const admin = await insertOperator(tx, { id: SEED_ADMIN_ID, email: SEED_ADMIN_EMAIL, passwordHash: adminHash, role: 'admin', createdBy: 'seed' });
-    return {
-      demoMerchantId,
-      ...(demoCredentials ? { demoCredentials } : {}),
-      ...(admin ? { adminOperator: { email: SEED_ADMIN_EMAIL, password: adminPassword } } : {}),
-    };
+    return { ...demo, ...(admin ? { adminOperator: { email: SEED_ADMIN_EMAIL, password: adminPassword } } : {}) };
   });
+}
+
+/** Currencies, payment methods, banks and the first rates: what every deployment starts with. */
+async function seedCatalogue(tx: Db): Promise<void> {
+  for (const c of CURRENCIES) {
+    await tx`
+      insert into currencies (id, tenant_id, code, numeric_code, name, exponent)
+      values (${c.id}, ${DEFAULT_TENANT_ID}, ${c.code}, ${c.numeric}, ${c.name}, ${c.exponent})
+      on conflict do nothing`;
+  }
+  for (const m of METHODS) {
+    await tx`
+      insert into payment_methods (id, tenant_id, slug, name, currency_code, requisite_types)
+      values (${m.id}, ${DEFAULT_TENANT_ID}, ${m.slug}, ${m.name}, ${m.currency}, ${m.types})
+      on conflict do nothing`;
+  }
+  for (const b of BANKS) {
+    await tx`
+      insert into banks (id, tenant_id, bank_name, display_name, country, currencies, methods)
+      values (gen_random_uuid(), ${DEFAULT_TENANT_ID}, ${b.bank}, ${b.display}, ${b.country}, ${b.currencies}, ${b.methods})
+      on conflict do nothing`;
+  }
+  for (const [currency, [buy, sell]] of Object.entries(RATES)) {
+    const [existing] = await tx`select 1 from rates where tenant_id = ${DEFAULT_TENANT_ID} and currency_code = ${currency}`;
+    if (!existing) await upsertRate(tx, DEFAULT_TENANT_ID, currency, buy, sell);
+  }
+}
+
+/** The demo traders, their requisites, the sandbox trader and the demo merchant (never in production). */
+async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials'>> {
+  for (const [index, t] of TRADERS.entries()) {
+    const [existing] = await tx`select 1 from traders where id = ${t.id}`;
+    if (existing) continue;
+    await tx`insert into traders (id, tenant_id, name) values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name})`;
+    const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
+    // Funded as an operator's top-up is (POST /admin/traders/{id}/deposits): a recorded chain
+    // credit and its keyed posting, never a bare balance, so the ledger check traces it.
+    await creditTraderLiquidity(tx, { traderId: t.id, walletId: wallet.id, amount: TRADER_LIQUIDITY, txHash: createHash('sha256').update(`seed-trader-${t.id}`).digest('hex') });
+    for (const m of METHODS) {
+      const type = m.types[0]!;
+      const suffix = String(index + 1).padStart(2, '0');
+      await insertRequisite(tx, {
+        trader_id: t.id,
+        payment_method_id: m.id,
+        requisite_type: type,
+        card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
+        // +7 900 000-00-01: a Russian mobile number of 11 digits.
+        phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
+        iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
+        holder_name: t.name.replace('Demo trader ', '') + ' Holder',
+        bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
+        min_amount: 100n,
+        max_amount: 100_000_000n,
+        daily_limit: null,
+      });
+    }
+  }
+
+  // The built-in sandbox trader with a requisite for every active payment method (docs/sandbox.md).
+  await ensureSandboxRequisites(tx, DEFAULT_TENANT_ID);
+
+  const [demo] = await tx<{ id: string }[]>`select id from merchants where email = ${DEMO_MERCHANT_EMAIL}`;
+  const demoMerchantId =
+    demo?.id ??
+    (await insertMerchant(tx, {
+      name: 'Demo Shop',
+      email: DEMO_MERCHANT_EMAIL,
+      webhook_url: demoWebhookUrl,
+      api_version: 'v2',
+      rate_limit_per_minute: null,
+      payin_fee_bps: 250,
+      payout_fee_bps: 150,
+      // Issue 29: the demo merchant is a sandbox merchant — its deals go to the sandbox trader,
+      // driven by the amount (docs/sandbox.md), so a first session sees a deal complete unaided.
+      sandbox: true,
+    }));
+  const wallet = await ensureWallet(tx, 'merchant', demoMerchantId, 'USDT');
+  // Funded once, when it is made (an older database holds its first deposit under a pre-canonical hash).
+  if (!demo) {
+    const txHash = createHash('sha256').update('seed-demo-deposit').digest('hex');
+    await recordDeposit(tx, { merchantId: demoMerchantId, walletId: wallet.id, amount: 1_000_000n, txHash });
+  }
+  const [key] = await tx`select 1 from api_keys where merchant_id = ${demoMerchantId}`;
+  const demoCredentials = key ? undefined : await replaceKeyPair(tx, secretBox, demoMerchantId, 0);
+  return { demoMerchantId, ...(demoCredentials ? { demoCredentials } : {}) };
 }

@@ -6,11 +6,15 @@
 import type { OperatorRole } from './operator-roles';
 
 export interface AuditActor {
-  /** An operator account (console session), the spec's operator JWT, or the gateway itself (the sandbox arbiter, issue 29). */
-  kind: 'operator_account' | 'operator_jwt' | 'system';
-  /** The account's id, the JWT's sub, or the system actor's name (`sandbox-arbiter`). */
+  /**
+   * An operator account (console session), the spec's operator JWT, the gateway itself (the
+   * sandbox arbiter), or whoever tried to sign in and failed (`anonymous`).
+   */
+  kind: 'operator_account' | 'operator_jwt' | 'system' | 'anonymous';
+  /** The account's id, the JWT's sub, the system actor's name (`sandbox-arbiter`), or the client address of a failed sign-in. */
   id: string;
-  role: OperatorRole;
+  /** The actor's role; '' for an anonymous actor (none proven). */
+  role: OperatorRole | '';
   /** The request's trace id (X-Trace-Id). */
   requestId: string;
   /** A server-made id of the request: a retried step writes its row once (unique with action and object). */

@@ -54,17 +54,33 @@ export function hotp(secret: Buffer, counter: number): string {
 
 export const totpAt = (secretBase32: string, nowMs: number) => hotp(base32Decode(secretBase32), Math.floor(nowMs / 1000 / TOTP_STEP_SECONDS));
 
-/** Accepts the code of the current step or of one step either side (clock drift). */
-export function verifyTotp(secretBase32: string, code: string, nowMs: number): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
+/** The time step of `nowMs`. */
+export const totpStepAt = (nowMs: number) => Math.floor(nowMs / 1000 / TOTP_STEP_SECONDS);
+
+/**
+ * The time steps whose code `code` is, among the current step and one either side (clock drift),
+ * oldest first: empty when it is none of them. The caller accepts only a step later than the last
+ * one the account used, so a code is good once.
+ */
+export function totpSteps(secretBase32: string, code: string, nowMs: number): number[] {
+  if (!/^\d{6}$/.test(code)) return [];
   const secret = base32Decode(secretBase32);
-  const step = Math.floor(nowMs / 1000 / TOTP_STEP_SECONDS);
-  let ok = false;
+  const step = totpStepAt(nowMs);
+  const matched: number[] = [];
   for (const delta of [-1, 0, 1]) {
     const expected = Buffer.from(hotp(secret, step + delta));
-    if (timingSafeEqual(expected, Buffer.from(code))) ok = true;
+    if (timingSafeEqual(expected, Buffer.from(code))) matched.push(step + delta);
   }
-  return ok;
+  return matched;
+}
+
+/** The first of `steps` later than `lastUsed` (null: none used yet), or undefined: the code was used already. */
+export const unusedStep = (steps: number[], lastUsed: number | bigint | null): number | undefined =>
+  steps.find((s) => lastUsed === null || BigInt(s) > BigInt(lastUsed));
+
+/** Accepts the code of the current step or of one step either side (clock drift). */
+export function verifyTotp(secretBase32: string, code: string, nowMs: number): boolean {
+  return totpSteps(secretBase32, code, nowMs).length > 0;
 }
 
 export const newTotpSecret = () => base32Encode(randomBytes(20));

@@ -3,6 +3,7 @@
  * auto-processing rule. Pure code: the workflow imports it (ids and keys are in withdrawal-ids.ts).
  */
 import { feeFromBps } from './money';
+import { OPERATOR_ROUTE_ROLES } from './operator-roles';
 import { allowsFrom, type Refusal, type Transition } from './state-machine';
 
 /**
@@ -45,11 +46,52 @@ export function withdrawalRefusal(move: WithdrawalMove, status: WithdrawalStatus
 }
 
 /**
- * Four-eyes (issue 28.3): how many distinct operators must approve a withdrawal from the queue —
- * two above the configured amount (WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS), else one. The
- * merchant's status stays PENDING_MANUAL until the last approval releases it (APPROVED).
+ * Four-eyes: how many distinct operators must approve a withdrawal from the queue — two above the
+ * configured amount (WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS), else one. The merchant's status stays
+ * PENDING_MANUAL until the last approval releases it (APPROVED).
  */
 export const approvalsRequired = (amount: bigint, fourEyesAbove: bigint): number => (amount > fourEyesAbove ? 2 : 1);
+
+/** The roles that may approve: those of the approve route in the role table. */
+export const WITHDRAWAL_APPROVER_ROLES = OPERATOR_ROUTE_ROLES.adminApproveWithdrawal ?? [];
+
+/** The approver name (withdrawal_approvals.approver) of a console account: `operator_account:<id>`. */
+const ACCOUNT_APPROVER = 'operator_account:';
+export const approverAccountId = (approver: string): string | undefined =>
+  approver.startsWith(ACCOUNT_APPROVER) ? approver.slice(ACCOUNT_APPROVER.length) : undefined;
+
+/**
+ * Whether an approval counts toward a four-eyes release, judged when the release is decided: a
+ * console account's (a JWT subject is no person: anyone holding the JWT secret names any number of
+ * them) that is enabled now and still has a role that may approve. An approver disabled or
+ * demoted since no longer counts.
+ */
+export function approvalCounts(approver: string, account: { role: string; disabled: boolean } | undefined): boolean {
+  if (approverAccountId(approver) === undefined || !account || account.disabled) return false;
+  return (WITHDRAWAL_APPROVER_ROLES as readonly string[]).includes(account.role);
+}
+
+export const FOUR_EYES_NEEDS_ACCOUNTS =
+  'a withdrawal above the four-eyes amount is released by two console accounts; an approval with the operator JWT does not count (sign in to the console)';
+
+/**
+ * Who may approve a withdrawal needing four-eyes: a console account only. The operator JWT is
+ * refused outright rather than recorded as an approval that never counts, so whoever uses it
+ * learns at once that two console accounts must approve (403; undefined: allowed).
+ */
+export function fourEyesRefusal(amount: bigint, fourEyesAbove: bigint, actorKind: string | undefined): string | undefined {
+  return approvalsRequired(amount, fourEyesAbove) === 1 || actorKind === 'operator_account' ? undefined : FOUR_EYES_NEEDS_ACCOUNTS;
+}
+
+/**
+ * An auto-withdrawal limit above the four-eyes amount would send withdrawals that need two
+ * approvals out with none: such a limit is refused (undefined: allowed).
+ */
+export function autoLimitRefusal(limit: bigint, fourEyesAbove: bigint): string | undefined {
+  return limit > fourEyesAbove
+    ? `auto_withdrawal_limit_usdt_cents must not be above the four-eyes amount (${fourEyesAbove} USDT cents): larger withdrawals need two approvals`
+    : undefined;
+}
 
 export type AutoWithdrawalMode = 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
 
@@ -58,9 +100,12 @@ export function effectiveAutoLimit(mode: string, limit: bigint): bigint {
   return mode === 'AUTO_UP_TO_LIMIT' ? limit : 0n;
 }
 
-/** Auto-processed when amount ≤ the effective limit (so a limit of 0 sends everything to the queue). */
-export function isAutoProcessed(amount: bigint, mode: string, limit: bigint): boolean {
-  return amount <= effectiveAutoLimit(mode, limit);
+/**
+ * Auto-processed when amount ≤ the effective limit (so a limit of 0 sends everything to the
+ * queue) — and never when the amount needs four-eyes, whatever limit a row still holds.
+ */
+export function isAutoProcessed(amount: bigint, mode: string, limit: bigint, fourEyesAbove: bigint): boolean {
+  return amount <= effectiveAutoLimit(mode, limit) && approvalsRequired(amount, fourEyesAbove) === 1;
 }
 
 /**

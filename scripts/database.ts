@@ -1,16 +1,37 @@
 import { ensureDatabase, migrate } from '../db/migrate';
-import { seed, type SeedResult } from '../db/seed';
+import { appDatabaseUrl, DEFAULT_APP_ROLE, grantAppRole } from '../db/roles';
+import { seed, type SeedMode, type SeedResult } from '../db/seed';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { say } from './stack';
 
-/** Creates the database if missing, migrates it and seeds the demo tenant (all idempotent). */
-export async function prepareDatabase(url: string, secretsKey: string, demoWebhookUrl: string): Promise<SeedResult> {
-  await ensureDatabase(url);
-  await migrate(url, (line) => say(line));
-  const sql = createSql(url, { max: 1 });
+export interface PrepareOptions {
+  /** `catalogue` in production (no trader, liquidity, merchant or requisite); `demo` elsewhere. */
+  mode: SeedMode;
+  /** The role the API and workers connect as (DATABASE_APP_ROLE) and its password, if the server asks for one. */
+  appRole?: string;
+  appPassword?: string;
+}
+
+/**
+ * Creates the database if missing, migrates it and grants the app role as the owner (`ownerUrl`),
+ * then seeds it (all idempotent). Answers the seed's result and the URL the API and workers
+ * connect with: the app role's, never the owner's.
+ */
+export async function prepareDatabase(
+  ownerUrl: string,
+  secretsKey: string,
+  demoWebhookUrl: string,
+  options: PrepareOptions,
+): Promise<SeedResult & { appDatabaseUrl: string }> {
+  const appRole = options.appRole ?? DEFAULT_APP_ROLE;
+  await ensureDatabase(ownerUrl);
+  await migrate(ownerUrl, (line) => say(line));
+  await grantAppRole(ownerUrl, { role: appRole, ...(options.appPassword ? { password: options.appPassword } : {}) });
+  const sql = createSql(ownerUrl, { max: 1 });
   try {
-    return await seed(sql, new SecretBox(secretsKey), { demoWebhookUrl });
+    const seeded = await seed(sql, new SecretBox(secretsKey), { demoWebhookUrl, mode: options.mode });
+    return { ...seeded, appDatabaseUrl: appDatabaseUrl(ownerUrl, appRole, options.appPassword) };
   } finally {
     await sql.end();
   }

@@ -27,6 +27,10 @@ import {
 
 export interface EphemeralStack {
   apiUrl: string;
+  /** The API's metrics port (METRICS_PORT): /metrics is served there, not on the API's port. */
+  apiMetricsUrl: string;
+  /** The database as its owner (migrations, the seed, tests that play the DBA); env.DATABASE_URL is the app role's. */
+  ownerDatabaseUrl: string;
   temporalMode: string;
   apiPid: number;
   /** The worker processes' metric ports (gateway /metrics + /health, Temporal SDK /metrics). */
@@ -70,7 +74,8 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
   };
 
   const secretsKey = randomBytes(32).toString('base64');
-  await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused');
+  // Migrated and seeded as the owner; the API and workers connect as the app role (db/roles.ts).
+  const { appDatabaseUrl } = await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused', { mode: 'demo' });
   let temporalAddress: string;
   let temporalMetricsPort: number;
   try {
@@ -87,13 +92,15 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
     throw error;
   }
   const apiPort = await freePort();
+  const apiMetricsPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: appDatabaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: `gateway-${name}`,
     PORT: String(apiPort),
+    METRICS_PORT: String(apiMetricsPort),
     JWT_SECRET: `${name}-jwt-secret-for-this-run-only`,
     SECRETS_ENCRYPTION_KEY: secretsKey,
     // Temporal payloads are sealed under a key of this run (tests read it from their env).
@@ -119,5 +126,6 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
     rmSync(join(DATA_DIR, 'logs', `${log}.log`), { force: true });
     return startExtraWorker(log, env);
   };
-  return { apiUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, temporalMetricsUrl, env, addWorker, teardown, showLogTails };
+  const apiMetricsUrl = `http://127.0.0.1:${apiMetricsPort}/metrics`;
+  return { apiUrl, apiMetricsUrl, ownerDatabaseUrl: databaseUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, temporalMetricsUrl, env, addWorker, teardown, showLogTails };
 }

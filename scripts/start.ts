@@ -40,7 +40,12 @@ const demoWebhookUrl = `http://127.0.0.1:${demoWebhookPort}/webhooks`;
 
 const server = await ensurePostgresServer(config.DATABASE_URL);
 const databaseUrl = withDatabase(server.url, new URL(config.DATABASE_URL).pathname.slice(1) || 'gateway');
-const seeded = await prepareDatabase(databaseUrl, config.SECRETS_ENCRYPTION_KEY, demoWebhookUrl);
+// Migrated and seeded as the owner (DATABASE_URL's role); the API and workers connect as the app role.
+const seeded = await prepareDatabase(databaseUrl, config.SECRETS_ENCRYPTION_KEY, demoWebhookUrl, {
+  mode: config.NODE_ENV === 'production' ? 'catalogue' : 'demo',
+  appRole: config.DATABASE_APP_ROLE,
+  ...(config.DATABASE_APP_PASSWORD ? { appPassword: config.DATABASE_APP_PASSWORD } : {}),
+});
 
 // The demo secret is shown once by the seed; keep it in the ignored data folder so every start can print it.
 const credentialsFile = join(DATA_DIR, `demo-merchant-${new URL(databaseUrl).port}-${new URL(databaseUrl).pathname.slice(1)}.json`);
@@ -76,6 +81,11 @@ if (await temporalAnswers(temporalAddress, temporalTls(config))) {
   }
 }
 
+// The API's metrics port (METRICS_PORT) is its own: a busy one is said here, not found missing later.
+if (config.METRICS_PORT !== 0 && !(await portIsFree(config.METRICS_PORT))) {
+  throw new Error(`port ${config.METRICS_PORT} (the API's metrics, METRICS_PORT) is busy; free it or set METRICS_PORT`);
+}
+
 // A demo webhook receiver, so deliveries to the demo merchant are visible in this console.
 createServer((req, res) => {
   let body = '';
@@ -87,9 +97,10 @@ createServer((req, res) => {
 }).listen(demoWebhookPort, '127.0.0.1');
 
 const env = {
-  DATABASE_URL: databaseUrl,
+  DATABASE_URL: seeded.appDatabaseUrl,
   TEMPORAL_ADDRESS: temporalAddress,
   PORT: String(config.PORT),
+  METRICS_PORT: String(config.METRICS_PORT),
   CODEC_CORS_ORIGINS: process.env.CODEC_CORS_ORIGINS ?? `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`,
 };
 // Deal work and webhook deliveries in two worker processes; the delivery one is niced, so when
@@ -120,7 +131,7 @@ if (demo) {
 }
 
 const operatorJwt = await signJwt({ sub: 'demo-operator', role: 'admin' }, config.JWT_SECRET, 12 * 3600);
-const cabinetJwt = await signJwt({ sub: 'demo-user', role: 'merchant', merchant_id: seeded.demoMerchantId }, config.JWT_SECRET, 12 * 3600);
+const cabinetJwt = await signJwt({ sub: 'demo-user', role: 'merchant', merchant_id: seeded.demoMerchantId ?? '' }, config.JWT_SECRET, 12 * 3600);
 
 console.log(`
   Merchant gateway is up.
@@ -128,10 +139,12 @@ console.log(`
   API              ${apiUrl}
   API docs         ${apiUrl}/docs        (OpenAPI: ${apiUrl}/openapi.json)
   Health           ${apiUrl}/health
-  Metrics          ${apiUrl}/metrics; workers ${workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics + :${p.sdkMetrics}/metrics (SDK)`).join(', ')}
+  Metrics          API http://127.0.0.1:${config.METRICS_PORT}/metrics (its own port, METRICS_PORT; ${apiUrl}/metrics is 404);
+                   workers ${workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics + :${p.sdkMetrics}/metrics (SDK)`).join(', ')}
   Temporal UI      http://127.0.0.1:${uiPort}   (payloads decoded via ${codecEndpoint})
   Temporal metrics ${temporalMetrics}   (the server's; the SDK's are the workers' (SDK) ports above)
-  Database         ${databaseUrl}
+  Database         ${seeded.appDatabaseUrl}   (the API and workers: app role ${config.DATABASE_APP_ROLE}, DML only, audit_log append-only)
+                   ${databaseUrl}   (migrations and seed: the owner)
   Demo webhooks    ${demoWebhookUrl} (printed here)
 
   Demo merchant    ${seeded.demoMerchantId}

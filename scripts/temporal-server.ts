@@ -210,7 +210,13 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     if (existsSync(UI_BIN)) {
       writeFileSync(
         join(dir, 'config', 'ui.yaml'),
-        render(readFileSync(join(templates, 'ui.yaml.tmpl'), 'utf8'), { FRONTEND_PORT: port, UI_PORT: options.uiPort, CODEC_ENDPOINT: options.codecEndpoint ?? '' }),
+        render(readFileSync(join(templates, 'ui.yaml.tmpl'), 'utf8'), {
+          FRONTEND_PORT: port,
+          UI_PORT: options.uiPort,
+          CODEC_ENDPOINT: options.codecEndpoint ?? '',
+          // Read-only unless asked (as in compose): TEMPORAL_UI_DISABLE_WRITE_ACTIONS=false turns terminate, reset, signal… on.
+          DISABLE_WRITE_ACTIONS: process.env.TEMPORAL_UI_DISABLE_WRITE_ACTIONS === 'false' ? 'false' : 'true',
+        }),
       );
       startProcess('temporal-ui', UI_BIN, ['--root', dir, '--config', 'config', '--env', 'ui', 'start'], {}, { quiet: options.quiet ?? true });
     } else {

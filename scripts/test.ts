@@ -31,6 +31,9 @@ const TEST_DURATIONS: NodeJS.ProcessEnv = {
   WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
   // The periodic ledger check (workers/ledger-check.ts) runs during the suite: test/ops/gateway-metrics.test.ts waits for a turn.
   LEDGER_CHECK_INTERVAL_SECONDS: '10',
+  // Every test file signs in from 127.0.0.1, some failing on purpose: the per-address limit of
+  // failed sign-ins (50 by default) is tested on an API of its own (test/api/operator-sign-in.test.ts).
+  OPERATOR_SIGN_IN_MAX_FAILURES_PER_ADDRESS: '1000',
 };
 
 let stack: EphemeralStack | undefined;
@@ -56,13 +59,19 @@ try {
   stack = await startEphemeralStack('test', TEST_DURATIONS);
   const env = stack.env;
   // Test files run in parallel: none may change the rows they all read (test/helpers/shared-rows.ts).
-  const sql = createSql(env.DATABASE_URL!, { max: 1 });
+  const sql = createSql(stack.ownerDatabaseUrl, { max: 1 });
   const shared = await sharedRows(sql);
   exitCode = await new Promise<number>((done) => {
     const ava = spawn(process.execPath, [join(ROOT, 'node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
       cwd: ROOT,
       stdio: 'inherit',
       env: { ...process.env, ...env, TEST_API_URL: stack!.apiUrl,
+        // The API's Prometheus endpoint is on its own port (METRICS_PORT); the API's port answers 404 there.
+        TEST_API_METRICS_URL: stack!.apiMetricsUrl,
+        // The tests play the DBA (fixtures, time travel, tampering): DATABASE_URL is the owner's. The
+        // API and workers run as the app role; in-process apps and workers use it too (test/helpers).
+        DATABASE_URL: stack!.ownerDatabaseUrl,
+        TEST_APP_DATABASE_URL: env.DATABASE_URL,
         TEST_WEBHOOK_SINK_URL: sinkUrl,
         // Every worker process's metric endpoints: its gateway metrics (with /health beside) and the Temporal SDK's.
         TEST_WORKER_METRICS_URLS: stack!.workerPorts.map((p) => `http://127.0.0.1:${p.metrics}/metrics`).join(','),

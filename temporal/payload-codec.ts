@@ -27,17 +27,25 @@ export class PayloadDecryptionError extends Error {
  * not even the converter's encoding shows — is serialised as protobuf and sealed:
  *   data = iv (12) ‖ tag (16) ‖ ciphertext, associated data = the key id.
  * The first key encrypts; any listed key decrypts, found by the id in the payload's metadata.
- * A payload without the encrypted encoding (written before encryption was on, or with it off)
- * passes through untouched; an encrypted one that does not authenticate is refused.
+ * An encrypted payload that does not authenticate is refused, and so — while encryption is on —
+ * is a payload that is not encrypted at all: a key proves who wrote a payload, so a plain one
+ * (a signal or update sent to the frontend by anyone without the key, an approval with a forged
+ * actor) never reaches a workflow. The workflow task fails instead (WorkflowTaskFailed with this
+ * error, retried; docs/operations.md, "Temporal payloads"). Only with encryption off
+ * (TEMPORAL_PAYLOAD_ENCRYPTION=false, refused in production) does a plain payload pass through.
  */
 export class PayloadEncryptionCodec implements PayloadCodec {
   private readonly keys: Map<string, Buffer>;
   private readonly current: PayloadKey;
 
+  /** Whether decode lets a payload without the encrypted encoding through (by default: only with encryption off). */
+  private readonly acceptPlain: boolean;
+
   constructor(
     keys: PayloadKey[],
-    private readonly options: { encrypt: boolean } = { encrypt: true },
+    private readonly options: { encrypt: boolean; acceptPlain?: boolean } = { encrypt: true },
   ) {
+    this.acceptPlain = options.acceptPlain ?? !options.encrypt;
     if (keys.length === 0) throw new Error('the payload codec needs at least one key');
     for (const { id, key } of keys) if (key.length !== 32) throw new Error(`payload key ${id} must be 32 bytes`);
     this.current = keys[0]!;
@@ -70,7 +78,12 @@ export class PayloadEncryptionCodec implements PayloadCodec {
   }
 
   private open(payload: Payload): Payload {
-    if (text(payload.metadata?.[METADATA_ENCODING_KEY]) !== ENCRYPTED_ENCODING) return payload;
+    if (text(payload.metadata?.[METADATA_ENCODING_KEY]) !== ENCRYPTED_ENCODING) {
+      if (this.acceptPlain) return payload;
+      throw new PayloadDecryptionError(
+        `payload is not encrypted (encoding ${text(payload.metadata?.[METADATA_ENCODING_KEY]) ?? '(none)'}): refused while TEMPORAL_PAYLOAD_ENCRYPTION is on`,
+      );
+    }
     const keyId = text(payload.metadata?.[KEY_ID_METADATA]);
     const cipherName = text(payload.metadata?.[CIPHER_METADATA]);
     if (cipherName !== CIPHER) throw new PayloadDecryptionError(`unknown payload cipher ${cipherName ?? '(none)'}`);
@@ -92,9 +105,17 @@ export class PayloadEncryptionCodec implements PayloadCodec {
   }
 }
 
-/** The one payload codec of the deployment: the worker, every client and the codec endpoint use it. */
+/** The one payload codec of the deployment: the worker and every client use it (plain payloads refused while encryption is on). */
 export function payloadCodec(config: Pick<Config, 'TEMPORAL_PAYLOAD_ENCRYPTION' | 'TEMPORAL_PAYLOAD_KEYS'>): PayloadEncryptionCodec {
   return new PayloadEncryptionCodec(config.TEMPORAL_PAYLOAD_KEYS, { encrypt: config.TEMPORAL_PAYLOAD_ENCRYPTION });
+}
+
+/**
+ * The same keys for the codec endpoint (api/codec.ts), which shows payloads to operators: a plain
+ * payload in a history (one the workers refused) is shown as it is, not refused with the page.
+ */
+export function displayCodec(config: Pick<Config, 'TEMPORAL_PAYLOAD_ENCRYPTION' | 'TEMPORAL_PAYLOAD_KEYS'>): PayloadEncryptionCodec {
+  return new PayloadEncryptionCodec(config.TEMPORAL_PAYLOAD_KEYS, { encrypt: config.TEMPORAL_PAYLOAD_ENCRYPTION, acceptPlain: true });
 }
 
 export function temporalDataConverter(config: Pick<Config, 'TEMPORAL_PAYLOAD_ENCRYPTION' | 'TEMPORAL_PAYLOAD_KEYS'>): DataConverter {

@@ -26,7 +26,7 @@ export function registerDbGauges(deps: { sql: Sql; config: Config; log: Logger; 
     if (cached && now - cached.at < DB_GAUGE_CACHE_MS) return cached.values;
     const values = readGaugeRow(deps.sql, hotWallet, STATEMENT_TIMEOUT_MS).then(
       (row): DbGaugeValues => ({
-        withdrawals: row.withdrawals.map((w) => ({ status: w.status, count: w.count, oldestAgeSeconds: Math.max(0, w.oldest_age_seconds) })),
+        withdrawals: row.withdrawals.map((w) => ({ status: w.status, world: w.world, count: w.count, oldestAgeSeconds: Math.max(0, w.oldest_age_seconds) })),
         alerts: row.alerts,
         hotWallet: row.hot_wallet
           ? {

@@ -8,8 +8,11 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../config/metrics';
+import { verifyAuditChain, type AuditChainReport } from '../db/queries/audit-chain';
 import { auditInvariants, auditLedger, liveHoldOwners, type HoldOwner, type InvariantViolation, type LedgerAuditReport } from '../db/queries/ledger';
+import { unbackedLiveMoney, type UnbackedCredit } from '../db/queries/ledger-backing';
 import type { Db, Sql } from '../db/sql';
+import { auditWorlds } from '../db/queries/ledger-worlds';
 import { payinWorkflowId } from '../workflows/contracts/payin';
 import { payoutWorkflowId } from '../workflows/contracts/payout';
 import { withdrawalWorkflowId } from '../workflows/contracts/withdrawal';
@@ -53,14 +56,26 @@ export interface LedgerCheckResult {
   report: LedgerAuditReport;
   violations: InvariantViolation[];
   stranded: (HoldOwner & { workflow: string })[];
+  /** Live money with no recorded deposit behind it (db/queries/ledger-backing.ts). */
+  unbacked: UnbackedCredit[];
+  /** The audit trail's hash chain (db/queries/audit-chain.ts). */
+  auditChain: AuditChainReport;
 }
 
 export async function checkLedger(sql: Db, temporal: Client): Promise<LedgerCheckResult> {
   const report = await auditLedger(sql);
-  const violations = await auditInvariants(sql);
+  const violations = [...(await auditInvariants(sql)), ...(await auditWorlds(sql))];
   const stranded = await strandedHolds(sql, temporal);
-  const ok = report.walletMismatches.length === 0 && report.unbalancedTransactions.length === 0 && violations.length === 0 && stranded.length === 0;
-  return { ok, report, violations, stranded };
+  const unbacked = await unbackedLiveMoney(sql);
+  const auditChain = await verifyAuditChain(sql);
+  const ok =
+    report.walletMismatches.length === 0 &&
+    report.unbalancedTransactions.length === 0 &&
+    violations.length === 0 &&
+    stranded.length === 0 &&
+    unbacked.length === 0 &&
+    auditChain.breaks.length === 0;
+  return { ok, report, violations, stranded, unbacked, auditChain };
 }
 
 /** pg advisory lock key of the periodic check ("ledger" in ASCII). */
@@ -92,6 +107,8 @@ export async function runLedgerCheckTurn(deps: { sql: Sql; temporal: Client; log
             unbalancedTransactions: result.report.unbalancedTransactions.length,
             violations: result.violations.length,
             stranded: result.stranded.map((s) => ({ kind: s.kind, id: s.id, status: s.status, workflow: s.workflow })).slice(0, 20),
+            unbacked: result.unbacked.length,
+            auditChainBreaks: result.auditChain.breaks.slice(0, 5),
           },
           'ledger check: MISMATCHES FOUND (npm run ledger:check lists them)',
         );

@@ -4,6 +4,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, t
 import { loadConfig, tronHotWalletKey } from '../config';
 import { createLogger } from '../config/logger';
 import { startTracing } from '../config/tracing';
+import { appRoleFindings } from '../db/roles';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createActivities } from '../activities';
@@ -50,6 +51,16 @@ const clientInterceptors = await tracingClientInterceptors();
 // A worker that sends withdrawals on TRON needs the hot wallet key: refuse to start without one (production).
 if (config.CHAIN_ADAPTER === 'trongrid' && config.WORKER_ROLE !== 'webhooks') tronHotWalletKey(config);
 const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+// The worker connects as the app role (db/roles.ts): production refuses to start as more.
+const roleFindings = await appRoleFindings(sql);
+if (roleFindings.length > 0) {
+  const message = `DATABASE_URL connects as more than the app role (${config.DATABASE_APP_ROLE}): ${roleFindings.join('; ')}`;
+  if (config.NODE_ENV === 'production') {
+    log.fatal({ findings: roleFindings }, message);
+    process.exit(1);
+  }
+  log.warn({ findings: roleFindings }, message);
+}
 const connection = await NativeConnection.connect(temporalConnectionOptions(config));
 // Payloads are sealed with the shared codec (temporal/payload-codec.ts) before they reach Temporal.
 const dataConverter = temporalDataConverter(config);

@@ -14,6 +14,9 @@
  *   minute (api/auth/rate-limit.ts): the gate before the next unverified read counts it, a
  *   verified request never does.
  *
+ * - **Payers' receipts.** The payment page's forms carry no signature at all: their hash is found
+ *   first, then the bytes are reserved as above under the deal's merchant's payers (admitPayerUpload).
+ *
  * Cabinet and operator uploads are not concerned: their JWT is verified before the body is read.
  */
 import type { Context } from 'koa';
@@ -78,4 +81,20 @@ export async function settleUnverifiedUpload(ctx: Context, deps: AppDeps, verifi
   await countFailedUnverifiedRead(deps.sql, read.merchantId, deps.now()).catch((error: unknown) => {
     ctx.state.log?.warn({ err: error, traceId: ctx.state.traceId }, 'failed unverified read not counted');
   });
+}
+
+/**
+ * The gate before a payer's page form is read (api/auth/payer-page.ts): the hash was found, so
+ * the bytes are reserved for the deal's merchant's payers — their own budget key, so payers never
+ * starve the merchant's uploads — and within the process's total. Released when the request ends.
+ */
+export function admitPayerUpload(ctx: Context, deps: AppDeps, merchantId: string, maxBytes: number | undefined): void {
+  const bytes = announcedBytes(ctx, maxBytes);
+  if (bytes === 0) return;
+  const release = deps.uploadBudget.reserve(`payer:${merchantId}`, bytes);
+  if (typeof release === 'string') {
+    ctx.state.rateLimitRetryAfter = RETRY_AFTER_SECONDS;
+    throw new TooManyInFlight("too many upload bytes in flight for this shop's payment pages; retry in a moment");
+  }
+  ctx.res.once('close', release);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dealSchema } from './deals';
+import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
 import { int64Body, int64String, pageSize, timestamp, uuid } from './common';
 import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/appeals';
@@ -67,6 +67,9 @@ export const messageSchema = z
   .openapi('AppealMessage');
 
 export const appealResponse = z.object({ data: appealSchema }).openapi('AppealResponse');
+/** GET of one appeal: the appeal with one field more, what the deal's payer sent from the payment page. */
+export const appealDetailSchema = appealSchema.extend({ payer_proof: payerProofSchema }).openapi('AppealDetail');
+export const appealDetailResponse = z.object({ data: appealDetailSchema }).openapi('AppealDetailResponse');
 export const messageResponse = z.object({ data: messageSchema }).openapi('AppealMessageResponse');
 export const messagesResponse = z.object({ data: z.object({ messages: z.array(messageSchema) }) }).openapi('AppealMessagesResponse');
 export const appealListResponse = z

@@ -43,13 +43,24 @@ export const sessionResponse = z
   })
   .openapi('OperatorSession');
 
+/** The signed-in operator's own proof before a credential is replaced: its password, or a current code of its authenticator. */
+const confirmation = {
+  confirm_password: z.string().max(MAX_PASSWORD_LENGTH).optional().openapi({ description: 'the signed-in operator’s own password' }),
+  confirm_code: z
+    .string()
+    .regex(/^\d{6}$/, 'confirm_code is 6 digits')
+    .optional()
+    .openapi({ description: 'a current code of the signed-in operator’s own authenticator (when it has one), not used before' }),
+};
+
 export const createOperatorBody = z.object({ email, password, role }).strict().openapi('OperatorCreate');
 export const updateOperatorBody = z
   .object({
     role: role.optional(),
     disabled: z.boolean().optional().openapi({ description: 'true disables the account and ends its sessions at once; false enables it' }),
     password: password.optional().openapi({ description: 'a new password (ends its sessions)' }),
-    reset_totp: z.literal(true).optional().openapi({ description: 'removes the TOTP enrollment (a lost authenticator)' }),
+    reset_totp: z.literal(true).optional().openapi({ description: 'removes the TOTP enrollment (a lost authenticator); needs confirm_password or confirm_code' }),
+    ...confirmation,
   })
   .strict()
   .openapi('OperatorUpdate');
@@ -60,7 +71,8 @@ export const operatorListResponse = z.object({ data: z.array(operatorSchema) });
 export const totpBody = z
   .object({
     secret: z.string().regex(/^[A-Z2-7]{32}$/, 'secret is the base32 secret the first call answered').optional(),
-    code: z.string().regex(/^\d{6}$/, 'code is 6 digits').optional(),
+    code: z.string().regex(/^\d{6}$/, 'code is 6 digits').optional().openapi({ description: 'a code of the new secret' }),
+    ...confirmation,
   })
   .strict()
   .openapi('OperatorTotpEnroll');
@@ -81,7 +93,10 @@ export const auditEntrySchema = z
   .object({
     id: z.string().openapi({ description: 'int64 as a digit string; newer entries have larger ids' }),
     at: timestamp,
-    actor_kind: z.enum(['operator_account', 'operator_jwt', 'system']).openapi({ description: 'system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter)' }),
+    actor_kind: z.enum(['operator_account', 'operator_jwt', 'system', 'anonymous']).openapi({
+      description:
+        'system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)',
+    }),
     actor_id: z.string(),
     role: z.string(),
     action: z.string().openapi({ example: 'withdrawal.approve' }),

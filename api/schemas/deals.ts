@@ -117,8 +117,63 @@ export const checkoutViewSchema = z
     payment_timeout_at: timestamp,
     success_redirect_url: z.string(),
     fail_redirect_url: z.string(),
+    amount_version: int64String.openapi({ description: "the amount's version (1 until an operator changes the amount); the page shows a change as old → new" }),
+    reference: z.string().openapi({ description: 'the payment reference the payer quotes to support (the first 10 hex digits of the checkout hash, e.g. 7F3A9-1C2B8)' }),
+    bank_display_name: z.string().openapi({ description: "the bank's name for people (bank_name is its catalogue slug); empty in terminal states" }),
+    timeline: z
+      .object({
+        created_at: timestamp,
+        payment_notified_at: z.string().openapi({ description: "RFC 3339 when the payer said they paid; '' before" }),
+        payment_verified_at: z.string().openapi({ description: "RFC 3339 when the receipt was confirmed; '' before" }),
+        ended_at: z.string().openapi({ description: "RFC 3339 when the deal reached its terminal state; '' while live" }),
+      })
+      .openapi('CheckoutTimeline'),
+    payer_proof: z
+      .object({
+        receipts: z.number().int().openapi({ description: 'receipts the payer sent from the page' }),
+        card_last4: z.string().openapi({ description: "the last 4 digits of the card the payer said they paid with; '' if none" }),
+        can_add: z.boolean().openapi({ description: 'whether the page still takes proof (a few per deal; not once COMPLETED or SPAM_REJECTED)' }),
+      })
+      .openapi('CheckoutPayerProof'),
   })
-  .openapi('CheckoutView', { description: 'Sensitive fields (card_number, phone_number, iban, holder_name, bank_name) are empty strings in terminal states.' });
+  .openapi('CheckoutView', { description: 'Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states.' });
+
+/**
+ * "I paid" answers the CheckoutView with the contract's `{ deal }` beside it: a client written to
+ * the contract reads `deal.status`, the page reads the view, and the deal carries only what the
+ * page's link already identifies (no client_id, received_amount or other merchant field).
+ */
+export const checkoutNotifyResponseSchema = checkoutViewSchema
+  .extend({
+    deal: z
+      .object({
+        deal_id: z.string().uuid(),
+        status: dealStatus,
+        amount: int64String,
+        currency: z.string(),
+        amount_version: int64String,
+      })
+      .openapi('CheckoutDealSummary', { description: "the deal as the payer may see it: its id, status and amount, never the merchant's fields" }),
+  })
+  .openapi('CheckoutNotifyResponse');
+
+/** What the payer sent from the page, as the operator and the merchant see it. */
+export const payerProofSchema = z
+  .object({
+    reference: z.string().openapi({ description: "the payment reference shown to the payer; '' for a deal without a payment page" }),
+    card_last4: z.string().openapi({ description: "the last 4 digits of the card the payer said they paid with (the latest given); '' if none" }),
+    receipts: z.array(
+      z.object({
+        file_id: z.string().uuid().openapi({ description: 'download with GET /files/{file_id} (merchant) or /admin/files/{file_id} (operator)' }),
+        content_type: z.string(),
+        size: int64String,
+        file_name: z.string(),
+        created_at: timestamp,
+      }),
+    ),
+    submitted_at: z.string().openapi({ description: "RFC 3339 of the latest submission; '' if none" }),
+  })
+  .openapi('PayerProof', { description: "The payer's proof of payment sent from the hosted page: receipts (image or PDF) and the card's last 4 digits." });
 
 export const checkoutParams = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'unknown checkout') });
 
@@ -164,3 +219,4 @@ export const payoutResponse = z
 
 export const rejectBody = z.object({ reason: z.string({ error: 'reason is required' }).min(1, 'reason is required').max(500) }).openapi('RejectPayoutRequest');
 export const assignBody = z.object({ requisite_id: uuid('requisite_id') }).openapi('AssignPayoutRequest');
+

@@ -156,6 +156,16 @@ const MY_MERCHANT = {
   auto_withdrawal_effective_limit_usdt_cents: '100000',
 };
 
+/** What a payer sent from the page (GET appeal). */
+const PAYER_PROOF = {
+  reference: '7F3A9-1C2B8',
+  card_last4: '4417',
+  receipts: [
+    { file_id: '8d1f7c1e-0a4b-4c57-9a39-2b5c6f1e9d02', content_type: 'image/jpeg', size: '183204', file_name: 'receipt.jpg', created_at: '2026-11-25T10:03:12.000Z' },
+  ],
+  submitted_at: '2026-11-25T10:03:12.000Z',
+};
+
 export const EXAMPLES = {
   createPayin: {
     request: {
@@ -273,7 +283,7 @@ export const EXAMPLES = {
     response: { data: APPEAL },
   },
   listAppeals: { response: { data: [APPEAL], next_page_token: '' } },
-  getAppeal: { response: { data: APPEAL } },
+  getAppeal: { response: { data: { ...APPEAL, payer_proof: PAYER_PROOF } } },
   createAppealMessage: { request: { body: 'The bank statement is attached.', file_ids: [FILE_ID] }, response: { data: MESSAGE } },
   listAppealMessages: { response: { data: { messages: [MESSAGE] } } },
   createPass: { request: { amount: 150000, requisite_type: 'BANK_CARD' }, response: { pass: PASS } },

@@ -82,7 +82,17 @@ export const operatorWithdrawalSchema = withdrawalSchema
     approved_by: z.string(),
     cancelled_by: z.string(),
     approvals: z
-      .array(z.object({ approver: z.string().openapi({ description: '<operator_account|operator_jwt>:<id or sub>' }), role: z.string(), at: z.string() }))
+      .array(
+        z.object({
+          approver: z.string().openapi({ description: '<operator_account|operator_jwt>:<id or sub>' }),
+          role: z.string(),
+          at: z.string(),
+          counts: z.boolean().openapi({
+            description:
+              'addition: whether it counts toward a four-eyes release now — an enabled console account of a role that may approve (finance, admin); an approver disabled or demoted since does not',
+          }),
+        }),
+      )
       .openapi({ description: 'four-eyes: the approvals recorded so far, oldest first' }),
     approvals_required: z.number().int().openapi({ description: '2 above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, else 1' }),
   })

@@ -9,6 +9,7 @@ import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import { getMerchantProfile, presentMerchantForOperator } from './merchants';
 import { operatorMovesFor } from '../../domain/operator-deal-moves';
+import { payerProofView } from './payer-proof';
 
 export async function listMerchantsForOperator(deps: AppDeps, q: { search?: string; page_size?: number; page_token?: string }) {
   const scope = `console:merchants:${q.search ?? ''}`;
@@ -56,7 +57,7 @@ export async function searchDeals(deps: AppDeps, q: OperatorDealQuery) {
 export async function dealTimeline(deps: AppDeps, dealId: string) {
   const row = await findDeal(deps.sql, dealId);
   if (!row) throw new NotFound('deal not found');
-  const [events, attempts] = await Promise.all([dealEvents(deps.sql, dealId), dealWebhookAttempts(deps.sql, dealId)]);
+  const [events, attempts, payerProof] = await Promise.all([dealEvents(deps.sql, dealId), dealWebhookAttempts(deps.sql, dealId), payerProofView(deps, row)]);
   const workflowId = row.deal_type === 'PAYIN' ? payinWorkflowId(dealId) : payoutWorkflowId(dealId);
   const ui = deps.config.TEMPORAL_UI_URL.replace(/\/+$/, '');
   return {
@@ -67,6 +68,7 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       ui_url: ui ? `${ui}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}` : '',
     },
     operator_moves: operatorMovesFor(row.deal_type, row.status),
+    payer_proof: payerProof,
     events: events.map((e) => ({
       event_id: e.id,
       event_type: e.event_type,

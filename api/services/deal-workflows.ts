@@ -11,12 +11,21 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@temporalio/common';
 import type { AppDeps } from '../deps';
-import { DomainError, FailedPrecondition, NotFound, domainErrorFromKind } from '../../domain/errors';
+import { DomainError, FailedPrecondition, NotFound, TooManyInFlight, domainErrorFromKind } from '../../domain/errors';
 import { findDeal, type DealRow } from '../../db/queries/deals';
 import type { CreationAnswer, CreationArgs, DealOutcome } from '../../workflows/contracts/outcome';
 
+/**
+ * The server's answer to an update that a workflow task completed without processing (many
+ * concurrent updates on one run, a worker that failed the task): nothing of it was accepted, and
+ * sending it again is safe for a step keyed by its request.
+ */
+export const isUnprocessedUpdate = (error: unknown): boolean =>
+  error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === 'UnprocessedUpdate';
+
 /** Maps a failed update back to the DomainError it carries (its kind travels as the failure type). */
 export function unwrapUpdateFailure(error: unknown): unknown {
+  if (isUnprocessedUpdate(error)) return new TooManyInFlight('the workflow is busy with other commands at this moment; try again');
   if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
     return domainErrorFromKind(error.cause.type, error.cause.message) ?? error;
   }

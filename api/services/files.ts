@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { Busboy } from '@fastify/busboy';
 import { fileTypeFromBuffer } from 'file-type';
 import type { AppDeps } from '../deps';
+import type { Db } from '../../db/sql';
 import type { AuditActor } from '../../domain/audit';
 import { insertAudit } from '../../db/queries/audit';
 import { InvalidArgument, NotFound } from '../../domain/errors';
@@ -21,33 +22,64 @@ const SNIFFED: Record<string, string> = { pdf: 'application/pdf', png: 'image/pn
 const PART_NAME = 'file';
 
 export type FileOwner = { kind: 'merchant'; merchantId: string } | { kind: 'operator'; operatorId: string };
+/** Who may store a file: an owner above, or a payer's page (a receipt of its deal, api/services/payer-proof.ts). */
+export type FileWriter = FileOwner | { kind: 'payer'; dealId: string };
+
+/** What a file may be beyond the type rule, and what else commits with its row. */
+export interface StoreOptions {
+  /** The sniffed types accepted (default: ALLOWED_FILE_TYPES). */
+  types?: readonly string[];
+  /** Runs in the transaction of the file row: a throw leaves neither the row nor the bytes. */
+  alsoInTransaction?: (tx: Db, row: FileRow) => Promise<void>;
+}
 
 export const storageOf = (deps: AppDeps): FileStorage => deps.fileStorage ?? postgresFileStorage(deps.sql);
 
 const refuse = (message: string) => new InvalidArgument(message, [{ field: PART_NAME, message, code: 'invalid_file' }]);
 
 /** Parses the one `file` part out of a complete multipart body; any other file part, a truncated body or no file is 400. */
-export function parseUpload(raw: Buffer, contentType: string, maxBytes: number): Promise<{ bytes: Buffer; fileName: string }> {
+export async function parseUpload(raw: Buffer, contentType: string, maxBytes: number): Promise<{ bytes: Buffer; fileName: string }> {
+  const { file } = await parseMultipart(raw, contentType, maxBytes, PART_NAME);
+  if (!file) throw refuse(`no file: send it as multipart/form-data in the part named "${PART_NAME}"`);
+  return file;
+}
+
+/**
+ * The text fields and the one file (in the part `fileField`, optional) of a complete multipart
+ * body — the upload above and the payer's page forms. A file in another part, a second file, a
+ * truncated body or one file beyond `maxBytes` is refused (413 for the size); a file part with no
+ * bytes (a form whose file input was left empty) counts as no file.
+ */
+export function parseMultipart(
+  raw: Buffer,
+  contentType: string,
+  maxBytes: number,
+  fileField: string,
+): Promise<{ fields: Record<string, string>; file?: { bytes: Buffer; fileName: string } }> {
   return new Promise((resolve, reject) => {
     let parser: ReturnType<typeof Busboy>;
     try {
       parser = Busboy({
         headers: { 'content-type': contentType },
         limits: { files: 1, fileSize: maxBytes, fields: 20, fieldSize: 4096, parts: 21, headerPairs: 20 },
-        isPartAFile: (name, _type, fileName) => name === PART_NAME || fileName !== undefined,
+        isPartAFile: (name, _type, fileName) => name === fileField || fileName !== undefined,
       });
     } catch {
       return reject(refuse('Content-Type must be multipart/form-data with a boundary'));
     }
     let failure: Error | undefined;
     let found: { bytes: Buffer; fileName: string } | undefined;
+    const fields: Record<string, string> = {};
     let pending: Promise<void> = Promise.resolve();
     const fail = (error: Error) => {
       failure ??= error;
     };
+    parser.on('field', (name, value) => {
+      fields[name.slice(0, 50)] = value;
+    });
     parser.on('file', (name, stream, fileName) => {
-      if (name !== PART_NAME) {
-        fail(refuse(`unexpected file part "${name.slice(0, 50)}"; send the file in the part named "${PART_NAME}"`));
+      if (name !== fileField) {
+        fail(refuse(`unexpected file part "${name.slice(0, 50)}"; send the file in the part named "${fileField}"`));
         stream.resume();
         return;
       }
@@ -56,7 +88,8 @@ export function parseUpload(raw: Buffer, contentType: string, maxBytes: number):
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('limit', () => fail(tooLarge(maxBytes)));
         stream.on('end', () => {
-          if (!stream.truncated) found = { bytes: Buffer.concat(chunks), fileName: cleanName(fileName ?? '') };
+          const bytes = Buffer.concat(chunks);
+          if (!stream.truncated && (bytes.length > 0 || fileField === PART_NAME)) found = { bytes, fileName: cleanName(fileName ?? '') };
           done();
         });
         stream.on('error', (error) => {
@@ -65,14 +98,13 @@ export function parseUpload(raw: Buffer, contentType: string, maxBytes: number):
         });
       });
     });
-    parser.on('filesLimit', () => fail(refuse(`send exactly one file, in the part named "${PART_NAME}"`)));
+    parser.on('filesLimit', () => fail(refuse(`send exactly one file, in the part named "${fileField}"`)));
     parser.on('partsLimit', () => fail(refuse('too many parts in the multipart body')));
     parser.on('error', () => fail(refuse('malformed or truncated multipart body')));
     parser.on('finish', () => {
       void pending.then(() => {
         if (failure) return reject(failure instanceof InvalidArgument ? failure : refuse('malformed or truncated multipart body'));
-        if (!found) return reject(refuse(`no file: send it as multipart/form-data in the part named "${PART_NAME}"`));
-        resolve(found);
+        resolve(found ? { fields, file: found } : { fields });
       });
     });
     parser.end(raw);
@@ -102,6 +134,13 @@ function isPlainText(bytes: Buffer): boolean {
   // eslint-disable-next-line no-control-regex
   return !/[\u0000-\u0008\u000B\u000E-\u001F\u007F]/.test(text);
 }
+
+const TYPE_NAMES: Record<string, string> = { 'application/pdf': 'PDF', 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WEBP', 'text/plain': 'plain text' };
+/** "PDF, PNG and plain text". */
+const typeNames = (types: readonly string[]) => {
+  const names = types.map((t) => TYPE_NAMES[t] ?? t);
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? '');
+};
 
 /** The content type from the bytes themselves; undefined when it is none of the allowed ones. */
 export async function sniffType(bytes: Buffer): Promise<string | undefined> {
@@ -133,12 +172,13 @@ export async function uploadFile(deps: AppDeps, owner: FileOwner, raw: unknown, 
  * Stores evidence bytes received by any route (the multipart upload above, the V1 adapter's
  * base64 proofImageBase64): the same size limit, content sniffing and storage for every caller.
  */
-export async function storeFile(deps: AppDeps, owner: FileOwner, bytes: Buffer, fileName: string, actor?: AuditActor): Promise<FileRow> {
+export async function storeFile(deps: AppDeps, owner: FileWriter, bytes: Buffer, fileName: string, actor?: AuditActor, options: StoreOptions = {}): Promise<FileRow> {
   const max = deps.config.EVIDENCE_MAX_BYTES;
   if (bytes.length === 0) throw refuse('the file is empty');
   if (bytes.length > max) throw tooLarge(max);
   const type = await sniffType(bytes);
-  if (!type) throw refuse(`unsupported file type: allowed are PDF, PNG, JPEG, WEBP and plain text (${ALLOWED_FILE_TYPES.join(', ')})`);
+  const allowed = options.types ?? ALLOWED_FILE_TYPES;
+  if (!type || !allowed.includes(type)) throw refuse(`unsupported file type: allowed are ${typeNames(allowed)} (${allowed.join(', ')})`);
 
   const id = newId();
   const storage = storageOf(deps);
@@ -151,12 +191,14 @@ export async function storeFile(deps: AppDeps, owner: FileOwner, bytes: Buffer, 
         owner_type: owner.kind,
         merchant_id: owner.kind === 'merchant' ? owner.merchantId : null,
         operator_id: owner.kind === 'operator' ? owner.operatorId : null,
+        deal_id: owner.kind === 'payer' ? owner.dealId : null,
         file_name: fileName,
         content_type: type,
         size: BigInt(bytes.length),
         sha256: createHash('sha256').update(bytes).digest('hex'),
       });
       if (actor) await insertAudit(tx, actor, { action: 'file.upload', objectType: 'file', objectId: row.id, after: { ...presentFile(row), file_name: row.file_name } });
+      await options.alsoInTransaction?.(tx, row);
       return row;
     });
   } catch (error) {

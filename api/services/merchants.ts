@@ -5,7 +5,7 @@
 import type { AppDeps } from '../deps';
 import { assertWebhookTarget } from './webhook-target';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
-import { effectiveAutoLimit } from '../../domain/withdrawals';
+import { autoLimitRefusal, effectiveAutoLimit } from '../../domain/withdrawals';
 import {
   findMerchantProfile,
   findMerchantSettingsSnapshot,
@@ -180,6 +180,8 @@ const sandboxChangeRefused = (error: unknown) =>
   (error as { code?: string }).code === 'P0029' ? new FailedPrecondition('sandbox can only change while the merchant has no deals, withdrawals or balance history') : error;
 
 export async function patchMerchantSettings(deps: AppDeps, merchantId: string, patch: MerchantSettingsPatch, actor?: AuditActor): Promise<MerchantProfileRow> {
+  const autoLimit = patch.auto_withdrawal_limit_usdt_cents === undefined ? undefined : autoLimitRefusal(patch.auto_withdrawal_limit_usdt_cents, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS);
+  if (autoLimit) throw new InvalidArgument(autoLimit, [{ field: 'auto_withdrawal_limit_usdt_cents', message: 'above the four-eyes amount', code: 'too_big' }]);
   const settings: Record<string, unknown> = {};
   for (const field of FIELDS) if (patch[field] !== undefined) settings[field] = patch[field];
   const touchesLimits = patch.ip_whitelist !== undefined || LIMIT_FIELDS.some((f) => patch[f] !== undefined);

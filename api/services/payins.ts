@@ -183,11 +183,17 @@ export async function cancelCheckout(deps: AppDeps, hash: string): Promise<Check
   return getCheckout(deps, hash);
 }
 
-export async function notifyCheckoutPayment(deps: AppDeps, hash: string): Promise<DealRow> {
+/** The payer's "I paid": the deal's workflow moves it (the notify update); the answer is the checkout as it is then. */
+export async function notifyCheckoutPayment(deps: AppDeps, hash: string): Promise<CheckoutRow> {
   const row = await getCheckout(deps, hash);
+  await notifyCheckoutRow(deps, row);
+  return getCheckout(deps, hash);
+}
+
+/** "I paid" for a checkout already read (the payer's page read it before its form). */
+export async function notifyCheckoutRow(deps: AppDeps, row: CheckoutRow): Promise<void> {
   if (row.status === 'PAYMENT_NOTIFIED') throw refusalError(payinRefusal('notify_payment', row.status)!);
   await runUpdate(deps, row.id, (h) => h.executeUpdate(notifyPaymentUpdate), closedRejects);
-  return readDeal(deps, row.id);
 }
 
 // ---- Operator actions on a PayIn (contract 4) ----

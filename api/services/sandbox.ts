@@ -120,12 +120,20 @@ export async function advanceSandboxDeal(deps: AppDeps, merchantId: string, deal
 /**
  * POST /sandbox/deposits (issue 29.3): play USDT credited through the deposit path an operator's
  * recorded deposit takes (recordDeposit: chain_credits, the deposit row, the keyed posting — from
- * sandbox_chain, as the wallet is sandbox) and announced as a chain deposit is
+ * the merchant's own play-money account) and announced as a chain deposit is
  * (p2p.finance.deposit_confirmed). The tx hash is derived from the merchant and the
- * idempotency_key, so a repeat answers the first deposit (200).
+ * idempotency_key, so a repeat answers the first deposit (200). The check here is the fast path;
+ * the deposit's transaction reads the world again under the merchant's lock and refuses a merchant
+ * switched to live meanwhile, and checks the caps (SANDBOX_DEPOSIT_*_LIMIT_USDT_CENTS).
  */
 export async function sandboxDeposit(deps: AppDeps, merchantId: string, amount: bigint, idempotencyKey: string) {
   await requireSandboxMerchant(deps, merchantId);
   const txHash = createHash('sha256').update(`sandbox-deposit\u0000${merchantId}\u0000${idempotencyKey}`).digest('hex');
-  return recordMerchantDeposit(deps, merchantId, amount, txHash, undefined, true);
+  return recordMerchantDeposit(deps, merchantId, amount, txHash, undefined, sandboxDepositLimits(deps.config));
 }
+
+/** The caps of a sandbox merchant's play deposits, from the settings. */
+export const sandboxDepositLimits = (config: AppDeps['config']) => ({
+  daily: config.SANDBOX_DEPOSIT_DAILY_LIMIT_USDT_CENTS,
+  total: config.SANDBOX_DEPOSIT_TOTAL_LIMIT_USDT_CENTS,
+});

@@ -5,14 +5,15 @@
  */
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
-import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { Conflict, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied } from '../../domain/errors';
 import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
 import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
-import { approvalsRequired, WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
+import { approvalCounts, approvalsRequired, approverAccountId, fourEyesRefusal, WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
 import type { AuditActor } from '../../domain/audit';
 import { findWithdrawalAddress } from '../../db/queries/merchants';
 import {
+  approverAccounts,
   findWithdrawal,
   findWithdrawalByCallerKey,
   latestWithdrawalByKey,
@@ -34,7 +35,7 @@ import {
   type WithdrawalWorkflowInput,
 } from '../../workflows/contracts/withdrawal';
 import { randomUUID } from 'node:crypto';
-import { startThroughWorkflow, stepTimeouts, unwrapUpdateFailure, type Created } from './deal-workflows';
+import { isUnprocessedUpdate, startThroughWorkflow, stepTimeouts, unwrapUpdateFailure, type Created } from './deal-workflows';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** The fee rule of the README's Wallet section, with the current configuration. */
@@ -189,10 +190,12 @@ export async function pageMerchantWithdrawals(
   return pageWithdrawals(deps.sql, { merchantId, ...f }, skip, take);
 }
 
-/** The operator's view: the merchant's plus the queue's facts and the four-eyes approvals collected so far. */
-export function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals: ApprovalRow[]) {
+/** The operator's view: the merchant's plus the queue's facts and the four-eyes approvals collected so far (and whether each counts now). */
+export function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals: ApprovalRow[], accounts: ApproverAccounts) {
   return {
-    approvals: approvals.filter((a) => a.withdrawal_id === row.id).map((a) => ({ approver: a.approver, role: a.role, at: a.at.toISOString() })),
+    approvals: approvals
+      .filter((a) => a.withdrawal_id === row.id)
+      .map((a) => ({ approver: a.approver, role: a.role, at: a.at.toISOString(), counts: approvalCounts(a.approver, accounts.get(approverAccountId(a.approver) ?? '')) })),
     approvals_required: approvalsRequired(row.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS),
     ...presentWithdrawal(row),
     merchant_id: row.merchant_id,
@@ -212,27 +215,44 @@ export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: nu
   if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
   const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { merchantId: q.merchant_id, statuses, after, limit: size + 1 }), size);
   const approvals = await listApprovals(deps.sql, page.rows.map((r) => r.id));
-  return { data: page.rows.map((r) => presentOperatorWithdrawal(deps, r, approvals)), next_page_token: page.next_page_token };
+  const accounts = await accountsOf(deps, approvals);
+  return { data: page.rows.map((r) => presentOperatorWithdrawal(deps, r, approvals, accounts)), next_page_token: page.next_page_token };
 }
+
+const UNPROCESSED_ATTEMPTS = 5;
 
 /** An operator command as an update of the withdrawal's workflow; a closed workflow means a final state. */
 async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<unknown>, answer?: (snapshot: unknown) => void) {
   const row = await readWithdrawal(deps, id);
-  try {
-    // Sent first, then handed to `answer` (an optional call would skip evaluating its argument).
-    const result = await send(deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id)));
-    if (answer) answer(result);
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) throw new FailedPrecondition(`withdrawal is ${(await readWithdrawal(deps, id)).status}`);
-    throw unwrapUpdateFailure(error);
+  const handle = deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id));
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      // Sent first, then handed to `answer` (an optional call would skip evaluating its argument).
+      const result = await send(handle);
+      if (answer) answer(result);
+      break;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new FailedPrecondition(`withdrawal is ${(await readWithdrawal(deps, id)).status}`);
+      // Many operators at once on one withdrawal: an update the task did not process did nothing,
+      // and the step knows its own request (the actor's key), so it is sent again.
+      if (isUnprocessedUpdate(error) && attempt < UNPROCESSED_ATTEMPTS) {
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+        continue;
+      }
+      throw unwrapUpdateFailure(error);
+    }
   }
   return readWithdrawal(deps, id);
 }
 
 /** The withdrawal with its approvals, as an operator sees it. */
 export async function operatorWithdrawalView(deps: AppDeps, row: WithdrawalRow) {
-  return presentOperatorWithdrawal(deps, row, await listApprovals(deps.sql, [row.id]));
+  const approvals = await listApprovals(deps.sql, [row.id]);
+  return presentOperatorWithdrawal(deps, row, approvals, await accountsOf(deps, approvals));
 }
+
+type ApproverAccounts = Awaited<ReturnType<typeof approverAccounts>>;
+const accountsOf = (deps: AppDeps, approvals: ApprovalRow[]) => approverAccounts(deps.sql, approvals.map((a) => approverAccountId(a.approver) ?? ''));
 
 /**
  * Approve: the step writes the audit row (and, above the four-eyes amount, may only record the
@@ -240,6 +260,10 @@ export async function operatorWithdrawalView(deps: AppDeps, row: WithdrawalRow) 
  * concurrent second approval may already have moved on).
  */
 export async function approveWithdrawal(deps: AppDeps, id: string, operatorId: string, actor?: AuditActor): Promise<{ row: WithdrawalRow; released: boolean }> {
+  // The step's own refusal, read-only here: the operator JWT never approves what needs four-eyes.
+  const current = await readWithdrawal(deps, id);
+  const refusal = current.status === 'PENDING_MANUAL' ? fourEyesRefusal(current.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, actor?.kind) : undefined;
+  if (refusal) throw new PermissionDenied(refusal);
   let released = true;
   const row = await withdrawalCommand(
     deps,

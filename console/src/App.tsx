@@ -13,6 +13,7 @@ import { Traders } from './pages/Traders';
 import { Alerts } from './pages/Alerts';
 import { Audit } from './pages/Audit';
 import { Operators } from './pages/Operators';
+import { Account } from './pages/Account';
 
 export function App() {
   const session = useSession();
@@ -81,6 +82,7 @@ const NAV: Array<[string, string]> = [
   ['/alerts', 'Alerts'],
   ['/audit', 'Audit log'],
   ['/operators', 'Operators'],
+  ['/account', 'Your account'],
 ];
 
 function Shell() {
@@ -151,6 +153,8 @@ function Page() {
       return <Audit />;
     case 'operators':
       return <Operators />;
+    case 'account':
+      return <Account />;
     default:
       return (
         <>

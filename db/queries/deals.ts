@@ -77,25 +77,57 @@ export interface CheckoutRow extends DealRow {
   iban: string | null;
   holder_name: string | null;
   bank_name: string | null;
+  /** The bank's name for people (banks.display_name); null when the requisite's bank is not in the catalogue. */
+  bank_display_name: string | null;
   checkout_brand_name: string;
   merchant_name: string;
   success_redirect_url: string;
   fail_redirect_url: string;
+  /** When the payer said they paid and when the receipt was confirmed (the first such event), if ever. */
+  payment_notified_at: Date | null;
+  payment_verified_at: Date | null;
+  /** The payer's proofs so far (db/queries/payer-proofs.ts): submissions, receipts among them, the latest card digits. */
+  proof_count: number;
+  proof_receipts: number;
+  proof_card_last4: string | null;
+  /** Minor units per major unit of the deal's currency, as 10^exponent (the catalogue's; 2 when absent). */
+  currency_exponent: number;
 }
 
-/** Everything the public payment page shows, by the 64-hex hash of payment_url. */
+/** Everything the public payment page shows, by the 64-hex hash of payment_url: one statement (the page polls it). */
 export async function findCheckout(db: Db, hash: string): Promise<CheckoutRow | undefined> {
   if (!/^[0-9a-f]{64}$/.test(hash)) return undefined;
   const [row] = await db<CheckoutRow[]>`
     select d.*, pm.name as payment_method_name, r.requisite_type, r.card_number, r.phone_number, r.iban,
-      r.holder_name, r.bank_name, m.checkout_brand_name, m.name as merchant_name,
-      m.success_redirect_url, m.fail_redirect_url
+      r.holder_name, r.bank_name, b.display_name as bank_display_name, m.checkout_brand_name, m.name as merchant_name,
+      m.success_redirect_url, m.fail_redirect_url,
+      (select min(e.created_at) from outbox_events e where e.deal_id = d.id and e.event_type = 'deal.payment_notified') as payment_notified_at,
+      (select min(e.created_at) from outbox_events e where e.deal_id = d.id and e.event_type = 'deal.payment_verified') as payment_verified_at,
+      p.proof_count, p.proof_receipts, p.proof_card_last4,
+      coalesce((select c.exponent from currencies c where c.tenant_id = d.tenant_id and c.code = d.currency), 2)::int as currency_exponent
     from deals d
     join payment_methods pm on pm.id = d.payment_method_id
     join merchants m on m.id = d.merchant_id
     left join requisites r on r.id = d.requisite_id
+    left join banks b on b.tenant_id = d.tenant_id and b.bank_name = r.bank_name
+    cross join lateral (
+      select count(*)::int as proof_count, count(file_id)::int as proof_receipts,
+        (array_agg(card_last4 order by slot desc) filter (where card_last4 is not null))[1] as proof_card_last4
+      from payer_proofs where deal_id = d.id) p
     where d.checkout_hash = ${hash} and d.deal_type = 'PAYIN'`;
   return row;
+}
+
+/**
+ * The deal's amount at an earlier amount_version (the payer's page shows old → new): version 1 is
+ * the old amount of the first change, a later one the new amount of its change; undefined if unknown.
+ */
+export async function findAmountAtVersion(db: Db, dealId: string, version: bigint): Promise<bigint | undefined> {
+  const [row] =
+    version === 1n
+      ? await db<{ amount: bigint }[]>`select old_amount as amount from deal_amount_changes where deal_id = ${dealId} and version = 2`
+      : await db<{ amount: bigint }[]>`select new_amount as amount from deal_amount_changes where deal_id = ${dealId} and version = ${version}`;
+  return row?.amount;
 }
 
 // ---- Deal steps (the activities): the one insert, the moves, the amount change ----

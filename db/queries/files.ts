@@ -2,9 +2,11 @@ import type { Db } from '../sql';
 
 export interface FileRow {
   id: string;
-  owner_type: 'merchant' | 'operator';
+  owner_type: 'merchant' | 'operator' | 'payer';
   merchant_id: string | null;
   operator_id: string | null;
+  /** A payer's receipt: the deal whose page it came from (migration 00029). */
+  deal_id: string | null;
   file_name: string;
   content_type: string;
   size: bigint;
@@ -14,8 +16,8 @@ export interface FileRow {
 
 export async function insertFile(db: Db, row: Omit<FileRow, 'created_at'>): Promise<FileRow> {
   const [inserted] = await db<FileRow[]>`
-    insert into evidence_files (id, owner_type, merchant_id, operator_id, file_name, content_type, size, sha256)
-    values (${row.id}, ${row.owner_type}, ${row.merchant_id}, ${row.operator_id}, ${row.file_name}, ${row.content_type},
+    insert into evidence_files (id, owner_type, merchant_id, operator_id, deal_id, file_name, content_type, size, sha256)
+    values (${row.id}, ${row.owner_type}, ${row.merchant_id}, ${row.operator_id}, ${row.deal_id}, ${row.file_name}, ${row.content_type},
       ${row.size}, ${row.sha256})
     returning *`;
   return inserted!;
@@ -27,14 +29,16 @@ export async function findFile(db: Db, fileId: string): Promise<FileRow | undefi
 }
 
 /**
- * A file a merchant may read: its own, or one the arbiter attached to a message of one of the
- * merchant's appeals. Anything else is not found (existence is not revealed).
+ * A file a merchant may read: its own, one the arbiter attached to a message of one of the
+ * merchant's appeals, or a receipt a payer sent from the page of one of the merchant's deals.
+ * Anything else is not found (existence is not revealed).
  */
 export async function findFileForMerchant(db: Db, merchantId: string, fileId: string): Promise<FileRow | undefined> {
   const [row] = await db<FileRow[]>`
     select f.* from evidence_files f
     where f.id = ${fileId}
       and (f.merchant_id = ${merchantId}
+        or exists (select 1 from deals d where d.id = f.deal_id and d.merchant_id = ${merchantId})
         or exists (select 1 from appeal_messages m join appeals a on a.id = m.appeal_id
                    where a.merchant_id = ${merchantId} and m.file_ids @> array[${fileId}]::uuid[]))`;
   return row;

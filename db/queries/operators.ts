@@ -1,4 +1,4 @@
-/** Operator accounts, their sessions and failed sign-ins (migration 00021). */
+/** Operator accounts, their sessions and sign-in attempts (migrations 00021, 00027). */
 import type { Db } from '../sql';
 
 export interface OperatorRow {
@@ -7,6 +7,10 @@ export interface OperatorRow {
   password_hash: string;
   role: string;
   totp_secret_sealed: string | null;
+  /** The last TOTP time step accepted for the account: no code of it or before it is accepted again. */
+  totp_last_step: bigint | null;
+  /** Moves on with every credential change; a session works only while it matches the one it was made with. */
+  credential_version: number;
   disabled_at: Date | null;
   created_by: string;
   created_at: Date;
@@ -44,12 +48,28 @@ export async function insertOperator(
 export async function updateOperator(
   db: Db,
   id: string,
-  changes: { role?: string; disabled_at?: Date | null; password_hash?: string; totp_secret_sealed?: string | null },
+  changes: { role?: string; disabled_at?: Date | null; password_hash?: string; totp_secret_sealed?: string | null; totp_last_step?: number | null },
 ): Promise<OperatorRow> {
   const [row] = await db<OperatorRow[]>`
     update operators set ${db(changes as Record<string, unknown>, ...(Object.keys(changes) as (keyof typeof changes)[]))}, updated_at = now()
     where id = ${id} returning *`;
   return row!;
+}
+
+/** A new password or TOTP secret: the version moves on, so every session made before it stops working. */
+export async function bumpCredentialVersion(db: Db, id: string): Promise<number> {
+  const [row] = await db<{ credential_version: number }[]>`
+    update operators set credential_version = credential_version + 1, updated_at = now() where id = ${id} returning credential_version`;
+  return row!.credential_version;
+}
+
+/**
+ * Uses a TOTP time step: only if it is later than the last one used (one statement, so two
+ * requests with one code cannot both pass). False: the code was used already.
+ */
+export async function useTotpStep(db: Db, id: string, step: number): Promise<boolean> {
+  const rows = await db`update operators set totp_last_step = ${step} where id = ${id} and (totp_last_step is null or totp_last_step < ${step}) returning id`;
+  return rows.length === 1;
 }
 
 export async function listOperators(db: Db): Promise<OperatorRow[]> {
@@ -61,16 +81,20 @@ export async function listOperators(db: Db): Promise<OperatorRow[]> {
 export interface SessionRow {
   id: string;
   operator_id: string;
+  credential_version: number;
   created_at: Date;
   last_seen_at: Date;
   expires_at: Date;
 }
 
-export async function insertSession(db: Db, s: { id: string; operatorId: string; expiresAt: Date; ip: string; userAgent: string; now: Date }): Promise<SessionRow> {
+export async function insertSession(
+  db: Db,
+  s: { id: string; operatorId: string; credentialVersion: number; expiresAt: Date; ip: string; userAgent: string; now: Date },
+): Promise<SessionRow> {
   const [row] = await db<SessionRow[]>`
-    insert into operator_sessions (id, operator_id, created_at, last_seen_at, expires_at, ip, user_agent)
-    values (${s.id}, ${s.operatorId}, ${s.now}, ${s.now}, ${s.expiresAt}, ${s.ip}, ${s.userAgent.slice(0, 300)})
-    returning id, operator_id, created_at, last_seen_at, expires_at`;
+    insert into operator_sessions (id, operator_id, credential_version, created_at, last_seen_at, expires_at, ip, user_agent)
+    values (${s.id}, ${s.operatorId}, ${s.credentialVersion}, ${s.now}, ${s.now}, ${s.expiresAt}, ${s.ip}, ${s.userAgent.slice(0, 300)})
+    returning id, operator_id, credential_version, created_at, last_seen_at, expires_at`;
   return row!;
 }
 
@@ -80,12 +104,16 @@ export interface LiveSession extends SessionRow {
   disabled_at: Date | null;
 }
 
-/** The session with its operator, if it has not ended (expires_at is the earlier of the idle and absolute ends). */
+/**
+ * The session with its operator, if it has not ended (expires_at is the earlier of the idle and
+ * absolute ends) and was made with the account's current credential (a password or TOTP change
+ * since ends it, even one that raced the sign-in).
+ */
 export async function findLiveSession(db: Db, id: string, now: Date): Promise<LiveSession | undefined> {
   const [row] = await db<LiveSession[]>`
-    select s.id, s.operator_id, s.created_at, s.last_seen_at, s.expires_at, o.email, o.role, o.disabled_at
+    select s.id, s.operator_id, s.credential_version, s.created_at, s.last_seen_at, s.expires_at, o.email, o.role, o.disabled_at
     from operator_sessions s join operators o on o.id = s.operator_id
-    where s.id = ${id} and s.expires_at > ${now}`;
+    where s.id = ${id} and s.expires_at > ${now} and s.credential_version = o.credential_version`;
   return row;
 }
 
@@ -98,30 +126,70 @@ export async function deleteSession(db: Db, id: string): Promise<void> {
   await db`delete from operator_sessions where id = ${id}`;
 }
 
-export async function deleteSessionsOf(db: Db, operatorId: string): Promise<void> {
-  await db`delete from operator_sessions where operator_id = ${operatorId}`;
+/** Ends the account's sessions, but `keep` (the session making the change), which moves to `credentialVersion`. */
+export async function deleteSessionsOf(db: Db, operatorId: string, keep?: { sessionId: string; credentialVersion: number }): Promise<number> {
+  const ended = await db`delete from operator_sessions where operator_id = ${operatorId} and id <> ${keep?.sessionId ?? ''} returning id`;
+  if (keep) await db`update operator_sessions set credential_version = ${keep.credentialVersion} where id = ${keep.sessionId} and operator_id = ${operatorId}`;
+  return ended.length;
 }
 
 export async function deleteEndedSessions(db: Db, now: Date): Promise<void> {
   await db`delete from operator_sessions where expires_at <= ${now}`;
 }
 
-// ---- Failed sign-ins ----
+// ---- Sign-in attempts ----
 
-export async function countSignInFailures(db: Db, key: string, since: Date): Promise<number> {
-  const [row] = await db<{ n: number }[]>`select count(*)::int as n from operator_sign_in_failures where key = ${key} and at > ${since}`;
-  return row!.n;
+export interface AttemptLimits {
+  perPair: number;
+  perEmail: number;
+  perAddress: number;
+  unknownHashes: number;
 }
 
-export async function recordSignInFailure(db: Db, key: string, now: Date): Promise<void> {
-  await db`insert into operator_sign_in_failures (key, at) values (${key}, ${now})`;
+export type Reservation = { id: string; hashed: boolean } | { refused: 'pair' | 'email' | 'address' };
+
+/**
+ * Reserves one attempt before its password is hashed: under advisory locks on its email, its
+ * address and (unknown emails) the global decoy budget — always taken in that order, so two
+ * reservations never wait on each other crosswise — counts the failures and the attempts still
+ * being checked in the window, and either refuses (which limit) or writes the attempt as pending.
+ * Parallel guesses therefore count one another: the eleventh of thirty is refused before any hash.
+ */
+export async function reserveAttempt(
+  tx: Db,
+  a: { emailKey: string; operatorId: string | null; address: string; kind: 'sign_in' | 'confirm'; since: Date; now: Date; limits: AttemptLimits },
+): Promise<Reservation> {
+  await tx`select pg_advisory_xact_lock(hashtextextended(${`operator-sign-in:email:${a.emailKey}`}, 0))`;
+  await tx`select pg_advisory_xact_lock(hashtextextended(${`operator-sign-in:address:${a.address}`}, 0))`;
+  const [counts] = await tx<{ pair: number; email: number; address: number }[]>`
+    select count(*) filter (where email_key = ${a.emailKey} and address = ${a.address})::int as pair,
+           count(*) filter (where email_key = ${a.emailKey})::int as email,
+           count(*) filter (where address = ${a.address})::int as address
+    from operator_sign_in_attempts
+    where (email_key = ${a.emailKey} or address = ${a.address}) and at > ${a.since} and outcome in ('pending', 'failed')`;
+  if (counts!.pair >= a.limits.perPair) return { refused: 'pair' };
+  if (counts!.email >= a.limits.perEmail) return { refused: 'email' };
+  if (counts!.address >= a.limits.perAddress) return { refused: 'address' };
+  let hashed = true;
+  if (a.operatorId === null) {
+    await tx`select pg_advisory_xact_lock(hashtextextended('operator-sign-in:unknown', 0))`;
+    const [decoys] = await tx<{ n: number }[]>`
+      select count(*)::int as n from operator_sign_in_attempts where operator_id is null and hashed and at > ${a.since}`;
+    hashed = decoys!.n < a.limits.unknownHashes;
+  }
+  const [row] = await tx<{ id: string }[]>`
+    insert into operator_sign_in_attempts (at, email_key, operator_id, address, kind, hashed)
+    values (${a.now}, ${a.emailKey}, ${a.operatorId}, ${a.address}, ${a.kind}, ${hashed})
+    returning id::text`;
+  return { id: row!.id, hashed };
 }
 
-export async function clearSignInFailures(db: Db, key: string, before: Date): Promise<void> {
-  await db`delete from operator_sign_in_failures where key = ${key} or at < ${before}`;
+/** The attempt's outcome: failed (with why), succeeded, or refused (no hash slot: nothing was checked). */
+export async function finishAttempt(db: Db, id: string, outcome: 'failed' | 'succeeded' | 'refused', reason: string, now: Date): Promise<void> {
+  await db`update operator_sign_in_attempts set outcome = ${outcome}, reason = ${reason}, finished_at = ${now} where id = ${id}::bigint`;
 }
 
 export async function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
-  const [row] = await db<SessionRow[]>`select id, operator_id, created_at, last_seen_at, expires_at from operator_sessions where id = ${id}`;
+  const [row] = await db<SessionRow[]>`select id, operator_id, credential_version, created_at, last_seen_at, expires_at from operator_sessions where id = ${id}`;
   return row;
 }

@@ -17,11 +17,17 @@
  * | postWithdrawalRelease   | withdrawal:<id>:release               | withdrawal_release   | merchant frozen −amount, available +amount                      |
  * | postWithdrawalCompletion| withdrawal:<id>:complete              | withdrawal_complete  | merchant frozen −amount; chain available +net; platform available +fee |
  * | postDepositCredit       | deposit:<deposit id>                  | deposit              | chain available −amount; merchant available +amount             |
+ * |   (a sandbox deposit)   | deposit:<deposit id>                  | sandbox_deposit      | the merchant's play account −amount; merchant available +amount |
  * | postTraderTopUp         | trader-deposit:<tx_hash>              | trader_deposit       | chain available −amount; trader available +amount               |
  * | postSandboxLiquidity    | sandbox-liquidity:<wallet id>         | sandbox_liquidity    | sandbox_chain available −amount; sandbox trader available +amount |
  *
- * System accounts are per world (issue 29): a posting on a sandbox wallet meets sandbox_chain and
- * sandbox_platform_fees instead of chain and platform_fees (systemWalletBeside).
+ * System accounts are per world: a sandbox posting meets play accounts — a sandbox
+ * merchant's own play-money account (its deposits and withdrawals), sandbox_chain (the sandbox
+ * trader's liquidity), sandbox_platform_fees — never chain or platform_fees. The world is the
+ * posting's object's (a deal's or withdrawal's `sandbox`, fixed at its insert) or, for a credit
+ * from the chain, the one the caller read under the merchant's lock: resolved once per
+ * transaction (chainAccount, platformAccount) and passed in, never re-read from a wallet's flag
+ * between statements (docs/reliability.md, "Worlds").
  *
  * A settlement deal (spec 4.1.4) is an escrow lock (version 1) on the parent's trader followed by
  * the PayIn completion, under the settlement deal's own id (postSettlement: its three wallets
@@ -29,7 +35,8 @@
  */
 import type { Db } from '../sql';
 import { postLedger, type LedgerEntry } from './ledger';
-import { ensureWallet, lockWallets, systemWalletBeside } from './wallets';
+import { FailedPrecondition, NotFound } from '../../domain/errors';
+import { chainAccount, ensureWallet, lockWalletWorlds, lockWallets, platformAccount } from './wallets';
 
 /** A hold inside one wallet: `lock` moves available → frozen, `release` frozen → available. */
 function hold(walletId: string, amount: bigint, direction: 'lock' | 'release'): LedgerEntry[] {
@@ -40,13 +47,6 @@ function hold(walletId: string, amount: bigint, direction: 'lock' | 'release'): 
   ];
 }
 
-/**
- * The platform's and the chain's accounts of the world the given wallet lives in (issue 29): a
- * sandbox merchant's or trader's posting meets sandbox_platform_fees / sandbox_chain, never the
- * live ones (a ledger transaction mixing the worlds is refused by migration 00023).
- */
-const platformWallet = (tx: Db, beside: string) => systemWalletBeside(tx, 'platform_fees', beside);
-const chainWallet = (tx: Db, beside: string) => systemWalletBeside(tx, 'chain', beside);
 const merchantWallet = async (tx: Db, merchantId: string) => (await ensureWallet(tx, 'merchant', merchantId, 'USDT')).id;
 
 // ---- PayIn escrow (the trader's USDT) ----
@@ -77,11 +77,12 @@ export function postEscrowRelease(tx: Db, deal: { id: string; escrow_usdt: bigin
  */
 export async function postPayinCompletion(
   tx: Db,
-  deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint },
+  deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint; sandbox: boolean },
   traderWalletId: string,
+  platform?: string,
 ): Promise<boolean> {
   const merchant = await merchantWallet(tx, deal.merchant_id);
-  const platform = await platformWallet(tx, traderWalletId);
+  platform ??= await platformAccount(tx, deal);
   return postLedger(tx, {
     key: `deal:${deal.id}:complete`,
     kind: 'payin_complete',
@@ -103,19 +104,20 @@ export async function postPayinCompletion(
  */
 export async function postSettlement(
   tx: Db,
-  deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint },
+  deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint; sandbox: boolean },
   traderWalletId: string,
 ): Promise<void> {
-  await lockWallets(tx, [traderWalletId, await merchantWallet(tx, deal.merchant_id), await platformWallet(tx, traderWalletId)]);
+  const platform = await platformAccount(tx, deal);
+  await lockWallets(tx, [traderWalletId, await merchantWallet(tx, deal.merchant_id), platform]);
   await postEscrowLock(tx, { dealId: deal.id, version: 1n, traderWalletId, amount: deal.escrow_usdt });
-  await postPayinCompletion(tx, deal, traderWalletId);
+  await postPayinCompletion(tx, deal, traderWalletId, platform);
 }
 
 /** After the fee delay: pending credits become available, and the platform's fee is earned. */
-export async function postFeeDistribution(tx: Db, deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint }): Promise<boolean> {
+export async function postFeeDistribution(tx: Db, deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint; sandbox: boolean }): Promise<boolean> {
   const merchantNet = deal.escrow_usdt - deal.fee_usdt;
   const merchant = await merchantWallet(tx, deal.merchant_id);
-  const platform = await platformWallet(tx, merchant);
+  const platform = await platformAccount(tx, deal);
   return postLedger(tx, {
     key: `deal:${deal.id}:fee-distribution`,
     kind: 'fee_distribution',
@@ -144,10 +146,10 @@ export function postPayoutRelease(tx: Db, deal: { id: string; wallet_id: string 
 /** COMPLETED: the hold is debited; the trader is paid amount_usdt, the platform the fee. */
 export async function postPayoutCompletion(
   tx: Db,
-  deal: { id: string; wallet_id: string | null; escrow_usdt: bigint; amount_usdt: bigint; fee_usdt: bigint },
+  deal: { id: string; wallet_id: string | null; escrow_usdt: bigint; amount_usdt: bigint; fee_usdt: bigint; sandbox: boolean },
   traderWalletId: string,
 ): Promise<boolean> {
-  const platform = await platformWallet(tx, deal.wallet_id!);
+  const platform = await platformAccount(tx, deal);
   return postLedger(tx, {
     key: `deal:${deal.id}:complete`,
     kind: 'payout_complete',
@@ -184,10 +186,18 @@ export function postWithdrawalRelease(tx: Db, withdrawal: { id: string; wallet_i
   });
 }
 
-/** The transfer went out: the hold is debited, the net leaves to the chain, the fee goes to the platform. */
-export async function postWithdrawalCompletion(tx: Db, withdrawal: { id: string; wallet_id: string; amount: bigint; net: bigint; fee: bigint }): Promise<boolean> {
-  const chain = await chainWallet(tx, withdrawal.wallet_id);
-  const platform = await platformWallet(tx, withdrawal.wallet_id);
+/**
+ * The transfer went out: the hold is debited, the net leaves to the chain, the fee goes to the
+ * platform — the accounts of the withdrawal's world (a sandbox merchant's net back to its own
+ * play-money account).
+ */
+export async function postWithdrawalCompletion(
+  tx: Db,
+  withdrawal: { id: string; merchant_id: string; wallet_id: string; amount: bigint; net: bigint; fee: bigint; sandbox: boolean },
+): Promise<boolean> {
+  const world = { sandbox: withdrawal.sandbox, merchantId: withdrawal.merchant_id };
+  const chain = await chainAccount(tx, world);
+  const platform = await platformAccount(tx, world);
   return postLedger(tx, {
     key: `withdrawal:${withdrawal.id}:complete`,
     kind: 'withdrawal_complete',
@@ -204,37 +214,66 @@ export async function postWithdrawalCompletion(tx: Db, withdrawal: { id: string;
 // ---- Credits from the chain (deposits, trader top-ups) ----
 
 /**
- * Locks what a credit from the chain moves — the chain's wallet and the owner's, in id order,
- * with the posting's own lock — before the credit's rows that reference the owner's wallet are
- * written: a foreign-key insert takes a weaker lock on the wallet first, and two credits upgrading
- * from it at once deadlocked (issue 25: 15 of 16 concurrent deposits answered 500).
+ * Locks what a credit from the chain moves — the chain account (resolved once by the caller,
+ * chainAccount) and the owner's wallet, in id order, with the posting's own lock — before the
+ * credit's rows that reference the owner's wallet are written: a foreign-key insert takes a weaker
+ * lock on the wallet first, and two credits upgrading from it at once deadlock. Answers the owner wallet's world, which must be the
+ * chain account's: a credit never crosses worlds.
  */
-export async function lockChainCredit(tx: Db, walletId: string): Promise<void> {
-  await lockWallets(tx, [await chainWallet(tx, walletId), walletId]);
+export async function lockChainCredit(tx: Db, chainId: string, walletId: string): Promise<boolean> {
+  const worlds = await lockWalletWorlds(tx, [chainId, walletId]);
+  const wallet = worlds.get(walletId);
+  if (wallet === undefined) throw new NotFound('wallet not found');
+  if (worlds.get(chainId) !== wallet) throw new FailedPrecondition(`a ${wallet ? 'sandbox' : 'live'} wallet cannot be credited from the other world's chain account`);
+  return wallet;
 }
 
-async function creditFromChain(tx: Db, posting: { key: string; kind: string; refType: string; refId: string }, walletId: string, amount: bigint): Promise<boolean> {
-  const chain = await chainWallet(tx, walletId);
+interface ChainCredit {
+  key: string;
+  kind: string;
+  refType: string;
+  refId: string;
+  /** The chain account of the credit's world (chainAccount), resolved once per transaction. */
+  chainId: string;
+  walletId: string;
+  amount: bigint;
+}
+
+function creditFromChain(tx: Db, credit: ChainCredit): Promise<boolean> {
+  const { chainId, walletId, amount, ...posting } = credit;
   return postLedger(tx, {
     ...posting,
     entries: [
-      { walletId: chain, bucket: 'available', amount: -amount },
+      { walletId: chainId, bucket: 'available', amount: -amount },
       { walletId, bucket: 'available', amount },
     ],
   });
 }
 
-/** A confirmed deposit's credit: chain → the merchant's available, once. */
-export function postDepositCredit(tx: Db, deposit: { depositId: string; walletId: string; amount: bigint }): Promise<boolean> {
-  return creditFromChain(tx, { key: `deposit:${deposit.depositId}`, kind: 'deposit', refType: 'deposit', refId: deposit.depositId }, deposit.walletId, deposit.amount);
+/**
+ * A confirmed deposit's credit: the chain → the merchant's available, once. A sandbox merchant's
+ * play deposit (`play`) comes from its own play-money account and says so in its kind.
+ */
+export function postDepositCredit(tx: Db, deposit: { depositId: string; walletId: string; amount: bigint; chainId: string; play?: boolean }): Promise<boolean> {
+  return creditFromChain(tx, {
+    key: `deposit:${deposit.depositId}`,
+    kind: deposit.play ? 'sandbox_deposit' : 'deposit',
+    refType: 'deposit',
+    refId: deposit.depositId,
+    chainId: deposit.chainId,
+    walletId: deposit.walletId,
+    amount: deposit.amount,
+  });
 }
 
 /** An operator's top-up of a trader's liquidity: chain → the trader's available, once per tx_hash. */
-export function postTraderTopUp(tx: Db, topUp: { txHash: string; walletId: string; amount: bigint }): Promise<boolean> {
-  return creditFromChain(tx, { key: `trader-deposit:${topUp.txHash}`, kind: 'trader_deposit', refType: 'wallet', refId: topUp.walletId }, topUp.walletId, topUp.amount);
+export function postTraderTopUp(tx: Db, topUp: { txHash: string; walletId: string; amount: bigint; chainId: string }): Promise<boolean> {
+  const { txHash, walletId, amount, chainId } = topUp;
+  return creditFromChain(tx, { key: `trader-deposit:${txHash}`, kind: 'trader_deposit', refType: 'wallet', refId: walletId, chainId, walletId, amount });
 }
 
 /** The sandbox trader's play liquidity (db/queries/sandbox.ts): sandbox_chain → the trader's available, once per wallet. */
-export function postSandboxLiquidity(tx: Db, topUp: { walletId: string; amount: bigint }): Promise<boolean> {
-  return creditFromChain(tx, { key: `sandbox-liquidity:${topUp.walletId}`, kind: 'sandbox_liquidity', refType: 'wallet', refId: topUp.walletId }, topUp.walletId, topUp.amount);
+export async function postSandboxLiquidity(tx: Db, topUp: { walletId: string; amount: bigint }): Promise<boolean> {
+  const chainId = await chainAccount(tx, { sandbox: true });
+  return creditFromChain(tx, { key: `sandbox-liquidity:${topUp.walletId}`, kind: 'sandbox_liquidity', refType: 'wallet', refId: topUp.walletId, chainId, walletId: topUp.walletId, amount: topUp.amount });
 }

@@ -1,11 +1,12 @@
 /**
  * The built-in sandbox trader (issue 29): one per tenant, marked sandbox, with a requisite for
- * every payment method a sandbox deal asks for and play USDT from the sandbox chain account.
+ * every payment method a sandbox deal asks for and play USDT from the tenant-wide sandbox_chain account.
  * Made on first use (and by the seed), idempotently: stable ids, `on conflict do nothing`, a keyed
  * posting. Only sandbox deals reach it (db/queries/matching.ts; migration 00023 makes any other
  * match impossible).
  */
 import type { Db } from '../sql';
+import { FailedPrecondition } from '../../domain/errors';
 import { uuidV5 } from '../../domain/ids';
 import { postSandboxLiquidity } from './postings';
 import { ensureWallet } from './wallets';
@@ -56,4 +57,36 @@ export async function ensureSandboxRequisite(tx: Db, tenantId: string, paymentMe
 export async function ensureSandboxRequisites(tx: Db, tenantId: string): Promise<void> {
   const methods = await tx<{ id: string }[]>`select id from payment_methods where tenant_id = ${tenantId} and status = 'ACTIVE'`;
   for (const m of methods) await ensureSandboxRequisite(tx, tenantId, m.id);
+}
+
+/** A sandbox merchant's play-deposit caps, USDT cents (SANDBOX_DEPOSIT_DAILY_LIMIT_USDT_CENTS, SANDBOX_DEPOSIT_TOTAL_LIMIT_USDT_CENTS). */
+export interface SandboxDepositLimits {
+  /** Per UTC day. */
+  daily: bigint;
+  /** Over the merchant's whole life. */
+  total: bigint;
+}
+
+/**
+ * The caps on a sandbox merchant's play deposits: what it deposited today (UTC) and in all, with
+ * this amount, stays within its limits; else 400 FAILED_PRECONDITION, nothing written. Every play
+ * deposit of the merchant counts (its own POST /sandbox/deposits and an operator's recorded
+ * deposit alike: all of them come from its play-money account). Called by recordDeposit under the
+ * merchant wallet's lock, which every deposit to it holds until its commit, so concurrent deposits
+ * are counted one after another and the caps hold whatever arrives at once.
+ */
+export async function checkSandboxDepositCap(tx: Db, merchantId: string, amount: bigint, limits: SandboxDepositLimits): Promise<void> {
+  const [sums] = await tx<{ today: bigint; total: bigint }[]>`
+    select coalesce(sum(amount) filter (where created_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc'), 0)::bigint as today,
+      coalesce(sum(amount), 0)::bigint as total
+    from deposits where merchant_id = ${merchantId} and sandbox`;
+  const { today, total } = sums!;
+  if (today + amount > limits.daily) {
+    throw new FailedPrecondition(
+      `sandbox deposit limit exceeded: deposited today ${today}, requested ${amount}, daily limit ${limits.daily} USDT cents (the day is UTC)`,
+    );
+  }
+  if (total + amount > limits.total) {
+    throw new FailedPrecondition(`sandbox deposit limit exceeded: deposited in all ${total}, requested ${amount}, total limit ${limits.total} USDT cents`);
+  }
 }

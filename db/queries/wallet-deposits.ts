@@ -12,10 +12,10 @@ import { Conflict, InvalidArgument } from '../../domain/errors';
 import { canonicalTxHash } from '../../domain/tron';
 import { newId } from '../../domain/ids';
 import { DEPOSIT_CONFIRMED_EVENT, presentDeposit } from '../../domain/deposit-info';
-import { claimTxHash, recordDeposit, type DepositRow } from './deposits';
+import { claimTxHash, creditRecordedDeposit, recordDeposit, type DepositRow } from './deposits';
 import { writeOutboxEvent } from './outbox';
-import { postDepositCredit } from './postings';
 import { depositAddressOwner } from './deposit-addresses';
+import { lockMerchantWorld } from './merchant-world';
 import { ensureWallet } from './wallets';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
@@ -90,6 +90,9 @@ export async function ingestObservedDeposit(tx: Db, observed: ObservedDeposit, r
   const txHash = canonicalTxHash(observed.txHash);
   if (txHash === undefined) throw new InvalidArgument(`the watcher reported a malformed tx_hash: ${observed.txHash.slice(0, 100)}`);
   const seen = { ...observed, txHash };
+  // A first sighting may be the merchant's first money: its world is settled before the row is
+  // written (the operator's world switch waits, or has committed; docs/reliability.md, "Worlds").
+  await lockMerchantWorld(tx, owner.merchant_id);
   const wallet = await ensureWallet(tx, 'merchant', owner.merchant_id, 'USDT');
   const final = seen.confirmations >= requiredConfirmations;
   const chainUnits = seen.chainUnits ?? null;
@@ -122,7 +125,7 @@ export async function ingestObservedDeposit(tx: Db, observed: ObservedDeposit, r
       update deposits set status = 'CONFIRMED', confirmations = ${seen.confirmations}, confirmed_at = now(), dropped_at = null,
         chain_units = coalesce(${chainUnits}, chain_units), block_at = coalesce(${blockAt}, block_at)
       where id = ${existing.id}`;
-    const credited = await postDepositCredit(tx, { depositId: existing.id, walletId: existing.wallet_id, amount: seen.amount });
+    const credited = await creditRecordedDeposit(tx, existing, seen.amount);
     return { kind: 'recorded', deposit: await depositConfirmed(tx, existing.id), credited };
   }
   if (existing.status === 'DROPPED') {

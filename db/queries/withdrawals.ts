@@ -15,6 +15,8 @@ export interface WithdrawalRow extends WithdrawalRecord {
   last_broadcast_error: string;
   approved_by: string;
   cancelled_by: string;
+  /** Issue 29: the merchant's world at insert (migration 00025); the world of every posting of the withdrawal. */
+  sandbox: boolean;
 }
 
 export async function findWithdrawal(db: Db, id: string): Promise<WithdrawalRow | undefined> {
@@ -147,4 +149,18 @@ export async function listApprovals(db: Db, withdrawalIds: string[]): Promise<Ap
 
 export async function insertApproval(tx: Db, a: { withdrawalId: string; approver: string; role: string; requestKey: string }): Promise<void> {
   await tx`insert into withdrawal_approvals (withdrawal_id, approver, role, request_key) values (${a.withdrawalId}, ${a.approver}, ${a.role}, ${a.requestKey})`;
+}
+
+/**
+ * The console accounts behind approvals (`operator_account:<id>`), as they are now: role and
+ * whether disabled. With `lock` (the releasing step) the rows are held FOR SHARE, so a disable or a
+ * role change racing the release waits for it or is seen by it.
+ */
+export async function approverAccounts(db: Db, accountIds: string[], options: { lock?: boolean } = {}): Promise<Map<string, { role: string; disabled: boolean }>> {
+  const ids = [...new Set(accountIds)].filter((id) => /^[0-9a-f-]{36}$/i.test(id)).sort();
+  if (ids.length === 0) return new Map();
+  const rows = await db<{ id: string; role: string; disabled: boolean }[]>`
+    select id, role, disabled_at is not null as disabled from operators where id = any(${ids}::uuid[])
+    order by id ${options.lock ? db`for share` : db``}`;
+  return new Map(rows.map((r) => [r.id, { role: r.role, disabled: r.disabled }]));
 }

@@ -295,12 +295,13 @@ test('four-eyes: above the amount the same operator cannot give the second appro
   const big = await withdraw(keys, { address: randomTronAddress(), amount: 1_500_000 });
   t.is(big.body.status, 'PENDING_MANUAL', big.text);
   const id = big.body.withdrawal_id;
-  const first = await asOperator('POST', `${ADMIN}/withdrawals/${id}/approve`);
+  const firstOperator = await operator('finance');
+  const first = await asSession(firstOperator.session, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {});
   t.is(first.status, 202, first.text);
   t.like(first.body, { status: 'PENDING_MANUAL', approvals_required: 2 });
-  t.deepEqual(first.body.approvals.map((a: any) => a.approver), ['operator_jwt:test-operator']);
+  t.deepEqual(first.body.approvals.map((a: any) => [a.approver, a.counts]), [[`operator_account:${firstOperator.id}`, true]]);
   t.is((await signed(keys, 'GET', `/api/v1/p2p/merchant/wallet/withdrawals/${id}`)).body.status, 'PENDING_MANUAL', 'the merchant sees no new status');
-  const again = await asOperator('POST', `${ADMIN}/withdrawals/${id}/approve`);
+  const again = await asSession(firstOperator.session, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {});
   t.is(again.status, 409, again.text);
   t.regex(JSON.parse(again.body.detail).message, /another operator/);
   const finance = await operator('finance');
@@ -310,7 +311,7 @@ test('four-eyes: above the amount the same operator cannot give the second appro
   t.is(second.body.approvals.length, 2);
   const trail = await auditOf(id);
   t.deepEqual(trail.map((r) => [r.action, r.actor_kind, r.after.status]), [
-    ['withdrawal.approve', 'operator_jwt', 'PENDING_MANUAL'],
+    ['withdrawal.approve', 'operator_account', 'PENDING_MANUAL'],
     ['withdrawal.approve', 'operator_account', 'APPROVED'],
   ]);
   t.is((await sql`select count(*)::int as n from simulated_chain_transfers where withdrawal_id = ${id}`)[0]!.n, 1);
@@ -349,7 +350,8 @@ test('queues: appeals, withdrawals waiting (and for a second approval), open ale
   const before = await asOperator('GET', `${ADMIN}/queues`);
   t.is(before.status, 200, before.text);
   const w = await withdraw(keys, { address: randomTronAddress(), amount: 1_100_000 });
-  t.is((await asOperator('POST', `${ADMIN}/withdrawals/${w.body.withdrawal_id}/approve`)).status, 202);
+  const finance = await operator('finance');
+  t.is((await asSession(finance.session, 'POST', `${ADMIN}/withdrawals/${w.body.withdrawal_id}/approve`, {})).status, 202);
   const after = await asOperator('GET', `${ADMIN}/queues`);
   // Other tests of this file run beside it: at least this one more.
   t.true(after.body.withdrawals_waiting.count >= 1);
@@ -363,19 +365,21 @@ test('queues: appeals, withdrawals waiting (and for a second approval), open ale
 });
 
 test('TOTP: once enrolled, sign-in needs the code', async (t) => {
-  const { totpAt } = await import('../../domain/totp');
+  const { totpAt, TOTP_STEP_SECONDS } = await import('../../domain/totp');
   const op = await operator('arbiter');
   const start = await asSession(op.session, 'POST', `${SESSION}/totp`, {});
   t.is(start.status, 200, start.text);
   t.regex(start.body.otpauth_uri, /^otpauth:\/\/totp\//);
-  t.is((await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: '000000' === totpAt(start.body.secret, Date.now()) ? '111111' : '000000' })).status, 400);
-  const done = await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: totpAt(start.body.secret, Date.now()) });
+  const now = Date.now();
+  t.is((await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: '000000' === totpAt(start.body.secret, now) ? '111111' : '000000', confirm_password: op.password })).status, 400);
+  const done = await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: totpAt(start.body.secret, now), confirm_password: op.password });
   t.is(done.status, 200, done.text);
   const [row] = await sql<{ totp_secret_sealed: string }[]>`select totp_secret_sealed from operators where id = ${op.id}`;
   t.false(row!.totp_secret_sealed.includes(start.body.secret), 'sealed at rest');
   const without = await rawSignIn(API_URL, op.email, op.password);
   t.is(without.status, 401);
-  t.is((await rawSignIn(API_URL, op.email, op.password, { totp_code: totpAt(start.body.secret, Date.now()) })).status, 200);
+  // The enrolment used the current step: the next one's code (within the drift allowed) signs in.
+  t.is((await rawSignIn(API_URL, op.email, op.password, { totp_code: totpAt(start.body.secret, now + TOTP_STEP_SECONDS * 1000) })).status, 200);
   t.is((await asOperator('PATCH', `${ADMIN}/operators/${op.id}`, { reset_totp: true })).status, 200);
   t.is((await rawSignIn(API_URL, op.email, op.password)).status, 200);
 });
@@ -510,11 +514,11 @@ test('the operator sets a merchant’s IP whitelist and deal limits by the cabin
   const raw = await fetch(`${API_URL}${path}`, {
     method: 'PATCH',
     headers: { Cookie: admin.session.cookie, 'X-CSRF-Token': admin.session.csrf, 'Content-Type': 'application/json' },
-    body: '{"auto_withdrawal_limit_usdt_cents":9007199254740993,"deal_min_amount":0,"ip_whitelist":"[]"}',
+    body: '{"daily_deal_amount_limit":9007199254740995,"deal_min_amount":0,"ip_whitelist":"[]"}',
   });
   const rawBody = await raw.json();
   t.is(raw.status, 200, JSON.stringify(rawBody));
-  t.is(rawBody.merchant.auto_withdrawal_limit_usdt_cents, '9007199254740993');
+  t.is(rawBody.merchant.daily_deal_amount_limit, '9007199254740995');
   t.is(rawBody.merchant.deal_min_amount, undefined);
   t.deepEqual(rawBody.merchant.ip_whitelist, []);
   t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).status, 200);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { asOperator, unsigned, API_URL } from '../helpers/api';
+import { asOperator, unsigned, API_METRICS_URL, API_URL } from '../helpers/api';
 import { txHashOf } from '../helpers/wallet';
 
 test('health checks Postgres, Temporal and the workers polling', async (t) => {
@@ -67,8 +67,17 @@ test('malformed JSON, wrong types and out-of-range integers get 400 with errors[
   t.is(missing.status, 400);
 });
 
-test('metrics are exposed for Prometheus', async (t) => {
-  const res = await fetch(`${API_URL}/metrics`);
+test('metrics are exposed for Prometheus on the metrics port only; the API port answers 404 for /metrics', async (t) => {
+  const res = await fetch(API_METRICS_URL);
   t.is(res.status, 200);
   t.regex(await res.text(), /http_request_duration_seconds/);
+  t.not(new URL(API_METRICS_URL).port, new URL(API_URL).port, 'a port of its own');
+  for (const path of ['/metrics', '/metrics/', '/METRICS', '/metrics?x=1']) {
+    const publicPort = await fetch(`${API_URL}${path}`);
+    t.is(publicPort.status, 404, `${path} on the API's port`);
+    t.is(publicPort.headers.get('content-type'), 'application/problem+json');
+    t.notRegex(await publicPort.text(), /http_request_duration_seconds|process_cpu/);
+  }
+  // The metrics port serves nothing else.
+  t.is((await fetch(API_METRICS_URL.replace(/\/metrics$/, '/health'))).status, 404);
 });

@@ -125,6 +125,7 @@ test('full lifecycle: notify → confirm → COMPLETED → pending_credits → a
   const notified = await checkout(hash, 'notify-payment');
   t.is(notified.status, 200, notified.text);
   t.is(notified.body.deal.status, 'PAYMENT_NOTIFIED');
+  t.is(notified.body.status, 'PAYMENT_NOTIFIED');
   const again = await checkout(hash, 'notify-payment');
   t.is(again.status, 400);
   t.is(again.body.title, 'FAILED_PRECONDITION');

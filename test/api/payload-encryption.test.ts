@@ -1,6 +1,6 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -12,6 +12,18 @@ import { payloadCodec } from '../../temporal/payload-codec';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { payinWorkflowId, statusQuery } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
+import { approveWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/contracts/withdrawal';
+import {
+  endpointEventsSignal,
+  endpointWorkflowId,
+  webhookEndpointTaskQueue,
+  webhookEndpointWorkflowType,
+  type EndpointEvent,
+  type WebhookEndpointWorkflow,
+} from '../../workflows/contracts/webhook-endpoint';
+import { testSql } from '../helpers/app';
+import { eventually } from '../helpers/poll';
+import { randomTronAddress, walletMerchant, withdraw, withdrawalAction } from '../helpers/wallet';
 import { API_URL, cabinetToken, newMerchant, operatorToken, signed } from '../helpers/api';
 import { startApp } from '../helpers/app';
 import { createPayin, fundedMerchant, isolatedTrader, PAYOUT } from '../helpers/deals';
@@ -183,6 +195,98 @@ test('the Temporal CLI decodes a history through the codec endpoint with an oper
   );
   t.false(refused.includes(m.card));
   t.false(/^\s*\{/.test(refused) && payloadTexts(JSON.parse(refused)).some((text) => text.includes(m.card)), 'without a token nothing decodes');
+});
+
+test('a worker with a key refuses a plain-JSON update: an approval with a forged actor sent to the frontend approves nothing', async (t) => {
+  t.timeout(180_000);
+  const sql = testSql();
+  const { merchantId, keys } = await walletMerchant(20_000, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+  const created = await withdraw(keys, { address: randomTronAddress(), amount: 1_500 });
+  t.is(created.body.status, 'PENDING_MANUAL', created.text);
+  const id = created.body.withdrawal_id as string;
+  const raw = await rawClient();
+  t.teardown(async () => {
+    await raw.connection.close().catch(() => {});
+    await sql.end();
+  });
+
+  // Whoever reaches the Temporal frontend without the key: the update's arguments as plain JSON.
+  const forged = { kind: 'operator_account', id: randomUUID(), role: 'admin', requestId: 'forged', requestKey: randomUUID() };
+  const handle = raw.workflow.getHandle(withdrawalWorkflowId(id));
+  const updateId = `forged-${randomUUID()}`;
+  const outcome = await Promise.race([
+    handle.executeUpdate(approveWithdrawalUpdate, { args: ['forged-operator', forged as never], updateId }).then(
+      (snapshot) => `approved: ${JSON.stringify(snapshot)}`,
+      (error: Error) => `refused: ${error.message}`,
+    ),
+    new Promise<string>((resolve) => setTimeout(() => resolve('no answer within 20 s'), 20_000)),
+  ]);
+  t.false(outcome.startsWith('approved'), outcome);
+
+  // The worker refused to decode it: its workflow task failed on the plain payload.
+  const history = await eventually(async () => {
+    const h = await raw.workflow.getHandle(withdrawalWorkflowId(id)).fetchHistory();
+    const failed = (h.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes);
+    return failed.some((e) => /not encrypted/.test(e.workflowTaskFailedEventAttributes!.failure?.message ?? '')) ? h : undefined;
+  }, 'a workflow task failed on the plain payload', 60_000).catch(() => undefined);
+  const events = history?.events ?? (await raw.workflow.getHandle(withdrawalWorkflowId(id)).fetchHistory()).events ?? [];
+  t.truthy(history, 'a workflow task failed on the plain payload');
+  const accepted = events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId === updateId);
+  t.deepEqual(accepted, [], 'the forged update was never accepted');
+
+  // Nothing moved: no approval, no audit row, the hold still frozen, the withdrawal still waiting.
+  t.is((await sql`select count(*)::int as n from withdrawal_approvals where withdrawal_id = ${id}`)[0]!.n, 0);
+  t.is((await sql`select count(*)::int as n from audit_log where object_id = ${id}`)[0]!.n, 0);
+  const [row] = await sql<{ status: string; approved_by: string }[]>`select status, approved_by from withdrawals where id = ${id}`;
+  t.deepEqual({ ...row }, { status: 'PENDING_MANUAL', approved_by: '' });
+  const [wallet] = await sql<{ frozen: bigint }[]>`select frozen from wallets where owner_type = 'merchant' and owner_id = ${merchantId}`;
+  t.is(wallet!.frozen, 1_500n);
+
+  // Once the forger's request ends, the operator's own approval (the API, the keyed client) goes
+  // through: the refused update never entered the history. (While it is pending, the workflow's
+  // other updates are refused: its workflow task is in a failed state.)
+  await raw.connection.close();
+  const approved = await eventually(async () => {
+    const res = await withdrawalAction(id, 'approve');
+    return res.status === 200 ? res : undefined;
+  }, 'the operator approval after the forged update', 60_000);
+  t.is(approved.body.status, 'COMPLETED');
+  t.is(approved.body.approved_by, 'test-operator');
+});
+
+test('a worker with a key refuses a plain-JSON signal: forged events signalled to a webhook stream never reach it', async (t) => {
+  t.timeout(180_000);
+  const keyed = await createTemporalClient(config);
+  const raw = await rawClient();
+  const workflowId = endpointWorkflowId(randomUUID(), createHash('sha256').update(`http://127.0.0.1:9/${randomUUID()}`).digest('hex'));
+  t.teardown(async () => {
+    await keyed.workflow.getHandle(workflowId).terminate('test: the stream the forged signal was sent to').catch(() => {});
+    await keyed.connection.close();
+    await raw.connection.close();
+  });
+  // A stream started as the relay starts one (sealed input, no events yet)…
+  await keyed.workflow.signalWithStart<WebhookEndpointWorkflow, [EndpointEvent[]]>(webhookEndpointWorkflowType, {
+    workflowId,
+    taskQueue: webhookEndpointTaskQueue(config),
+    args: [{ merchantId: randomUUID(), url: 'http://127.0.0.1:9/hook', delaysMs: [1000], attemptTimeoutMs: 1000, idleMs: 120_000 }],
+    signal: endpointEventsSignal,
+    signalArgs: [[]],
+  });
+  const handle = raw.workflow.getHandle(workflowId);
+  const taskCompleted = async () => (await handle.fetchHistory()).events?.some((e) => e.workflowTaskCompletedEventAttributes) ?? false;
+  await eventually(taskCompleted, 'the stream took its first task');
+  // …then events as plain JSON from a client without the key.
+  const forged: EndpointEvent = { callbackId: randomUUID(), eventId: randomUUID(), eventType: 'deal.completed', maxAttempts: 1, lane: randomUUID() };
+  await handle.signal(endpointEventsSignal, [forged]);
+  const events = await eventually(async () => {
+    const h = (await handle.fetchHistory()).events ?? [];
+    return h.some((e) => /not encrypted/.test(e.workflowTaskFailedEventAttributes?.failure?.message ?? '')) ? h : undefined;
+  }, 'a workflow task failed on the plain signal', 60_000);
+  t.is(events.filter((e) => e.workflowExecutionSignaledEventAttributes).length, 2, "the relay's signal and the forged one are in the history");
+  // Nothing the workflow did came after it: no completed task, no activity scheduled.
+  const after = events.slice(events.findLastIndex((e) => e.workflowExecutionSignaledEventAttributes) + 1);
+  t.false(after.some((e) => e.workflowTaskCompletedEventAttributes || e.activityTaskScheduledEventAttributes), 'the workflow never ran on it');
+  t.is((await keyed.workflow.getHandle(workflowId).describe()).status.name, 'RUNNING');
 });
 
 /** The text of every payload in a protobuf-JSON document (the CLI's -o json). */

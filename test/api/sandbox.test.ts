@@ -6,6 +6,7 @@ import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { auditInvariants, auditLedger } from '../../db/queries/ledger';
+import { auditWorlds } from '../../db/queries/ledger-worlds';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { sandboxTraderId } from '../../db/queries/sandbox';
 import { EVENT_TYPES } from '../../domain/event-types';
@@ -21,10 +22,10 @@ import { txHashOf } from '../helpers/tx-hash';
 const sql = testSql();
 test.after.always(async () => {
   const report = await auditLedger(sql);
-  const violations = await auditInvariants(sql);
+  const violations = [...(await auditInvariants(sql)), ...(await auditWorlds(sql))];
   await sql.end();
   if (report.walletMismatches.length || report.unbalancedTransactions.length) throw new Error(`ledger audit failed: ${JSON.stringify(report)}`);
-  const mixed = violations.filter((v) => v.invariant.includes('sandbox'));
+  const mixed = violations.filter((v) => /sandbox|play money|world/.test(v.invariant));
   if (mixed.length) throw new Error(`sandbox invariant failed: ${JSON.stringify(mixed, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
 });
 

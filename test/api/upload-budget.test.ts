@@ -17,7 +17,7 @@ type App = Awaited<ReturnType<typeof startApp>>;
 
 /** The app's gauge of unverified upload bytes in flight (GET /metrics). */
 async function inFlight(app: App): Promise<number | undefined> {
-  const text = await (await fetch(`${app.url}/metrics`)).text();
+  const text = await (await fetch(app.metricsUrl)).text();
   const match = /^unverified_upload_bytes_in_flight (\d+)$/m.exec(text);
   return match ? Number(match[1]) : undefined;
 }

@@ -11,6 +11,7 @@ import postgres from 'postgres';
 import shift from 'postgres-shift';
 import { ensureDatabase } from '../../db/migrate';
 import { txHashOf } from '../helpers/tx-hash';
+import { verifyAuditChain } from '../../db/queries/audit-chain';
 import { listMerchantEvents, markEventsDispatched } from '../../db/queries/outbox';
 import type { Db } from '../../db/sql';
 
@@ -101,4 +102,20 @@ test('00015: relayed events keep their seq as feed position, the rest get theirs
   t.deepEqual(feed.rows.map((r) => r.event_id), ids);
   t.true(BigInt(feed.rows[2]!.position) > BigInt(feed.rows[1]!.position));
   t.is(feed.horizon, feed.rows[2]!.position);
+});
+
+test('00028: audit rows written before the chain are linked into it in id order; new rows continue it', async (t) => {
+  const { sql, drop } = await scratchDatabase();
+  t.teardown(drop);
+  await migrateTo(sql, 27);
+  for (const [i, key] of ['k1', 'k2', 'k3'].entries()) {
+    await sql`insert into audit_log (actor_kind, actor_id, role, action, object_type, object_id, before, after, request_id, request_key)
+      values ('operator_account', 'op', 'admin', 'rate.update', 'rate', ${'RUB' + i}, ${i === 1 ? null : sql.json({ buy: String(i) })}, ${sql.json({ note: 'ü "x"' })}, 'trace', ${key})`;
+  }
+  await migrateTo(sql, 99);
+  await sql`insert into audit_log (actor_kind, actor_id, role, action, object_type, object_id, request_id, request_key)
+    values ('system', 'sandbox-arbiter', 'arbiter', 'appeal.review', 'appeal', 'a1', 'trace', 'k4')`;
+  const rows = await sql<{ id: string; chain_seq: string }[]>`select id::text, chain_seq::text from audit_log order by id`;
+  t.deepEqual(rows.map((r) => r.chain_seq), ['1', '2', '3', '4']);
+  t.deepEqual(await verifyAuditChain(sql as unknown as Db), { rows: 4, breaks: [] });
 });

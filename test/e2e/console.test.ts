@@ -371,7 +371,7 @@ test.serial('alerts: a finance operator acknowledges and then resolves an alert;
   t.deepEqual(stored, { acknowledged_by: finance.id, resolved_by: finance.id });
 });
 
-test.serial('an admin sets a merchant’s IP whitelist, a deal limit and an auto-withdrawal limit above 2^53: exact, and the merchant’s call from elsewhere is refused', async (t) => {
+test.serial('an admin sets a merchant’s IP whitelist, a deal limit above 2^53 (exact) and an auto-withdrawal limit (not above four-eyes), and the merchant’s call from elsewhere is refused', async (t) => {
   const { keys, merchantId } = await newMerchant({ name: `Console limits ${process.pid}` });
   const admin = await operator('admin');
   const { page } = await signedIn(t, admin);
@@ -380,10 +380,14 @@ test.serial('an admin sets a merchant’s IP whitelist, a deal limit and an auto
   await page.getByLabel('Deal maximum (minor units)').fill('9007199254740993');
   await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('9007199254740993');
   await page.getByRole('button', { name: 'Save settings' }).click();
+  // Above the four-eyes amount a limit would send out unapproved what needs two approvals.
+  await page.getByRole('alert').filter({ hasText: /must not be above the four-eyes amount/ }).waitFor();
+  await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('1000000');
+  await page.getByRole('button', { name: 'Save settings' }).click();
   await page.getByTestId('ip-whitelist').filter({ hasText: '203.0.113.10, 2001:db8::10' }).waitFor();
   await docShot(page, 'merchant-settings');
   const profile = await asOperator('GET', `${ADMIN}/merchants/${merchantId}`);
-  t.like(profile.body.merchant, { ip_whitelist: ['203.0.113.10', '2001:db8::10'], deal_max_amount: '9007199254740993', auto_withdrawal_limit_usdt_cents: '9007199254740993' });
+  t.like(profile.body.merchant, { ip_whitelist: ['203.0.113.10', '2001:db8::10'], deal_max_amount: '9007199254740993', auto_withdrawal_limit_usdt_cents: '1000000' });
   const refused = await signed(keys, 'GET', '/api/v1/p2p/my-merchant');
   t.is(refused.status, 403, refused.text);
   t.regex(refused.text, /ip_whitelist/);
@@ -483,7 +487,8 @@ test.serial('TOTP at sign-in: the code field behind its toggle; without the code
   const enroll = async (body: object) =>
     (await fetch(`${API_URL}${ADMIN}/session/totp`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<{ secret: string; enrolled: boolean }>;
   const { secret } = await enroll({});
-  t.true((await enroll({ secret, code: totpAt(secret, Date.now()) })).enrolled);
+  const enrolledAt = Date.now();
+  t.true((await enroll({ secret, code: totpAt(secret, enrolledAt), confirm_password: who.password })).enrolled);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   context.setDefaultTimeout(BROWSER_WAIT_MS);
@@ -498,11 +503,68 @@ test.serial('TOTP at sign-in: the code field behind its toggle; without the code
   await page.getByRole('alert').filter({ hasText: 'invalid email, password or code' }).waitFor();
   await page.getByText('tick “I use an authenticator code”').waitFor();
   await page.getByLabel('I use an authenticator code').check();
-  await page.getByRole('textbox', { name: /^Authenticator code/ }).fill(totpAt(secret, Date.now()));
+  // A code is good once: the enrolment used its step, so the next step's code (within the drift allowed).
+  await page.getByRole('textbox', { name: /^Authenticator code/ }).fill(totpAt(secret, enrolledAt + 30_000));
   await accessible(t, page, 'signin-totp');
   await docShot(page, 'signin-totp');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByTestId('operator').filter({ hasText: who.email }).waitFor();
+});
+
+test.serial('your account: an operator sets up its authenticator with its password, replaces it with a present code, its other sessions end; an admin removes it with its own password', async (t) => {
+  const who = await operator('finance');
+  const elsewhere = await fetch(`${API_URL}${ADMIN}/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: who.email, password: who.password }) });
+  const elsewhereCookie = (elsewhere.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const elsewhereAlive = async () => (await fetch(`${API_URL}${ADMIN}/session`, { headers: { Cookie: elsewhereCookie } })).status === 200;
+  t.true(await elsewhereAlive());
+
+  const { page } = await signedIn(t, who);
+  await visit(t, page, '/account', 'Your account', 'account');
+  await page.getByTestId('authenticator').filter({ hasText: 'No authenticator' }).waitFor();
+  await page.getByRole('button', { name: 'Set up an authenticator…' }).click();
+  const form = page.getByRole('form', { name: 'Set up the authenticator' });
+  const first = ((await form.getByTestId('totp-secret').textContent()) ?? '').trim();
+  t.regex(first, /^[A-Z2-7]{32}$/);
+  await accessible(t, page, 'account-setup');
+  await form.getByLabel('Code from the new authenticator').fill(totpAt(first, Date.now()));
+  // A session alone cannot bind an authenticator: the password is asked for, and checked.
+  await form.getByRole('button', { name: 'Set the authenticator' }).click();
+  await form.getByRole('alert').filter({ hasText: /confirm this change with your password/ }).waitFor();
+  await form.getByLabel('Your password').fill('not-my-password-at-all');
+  await form.getByRole('button', { name: 'Set the authenticator' }).click();
+  await form.getByRole('alert').filter({ hasText: /the password is not yours/ }).waitFor();
+  t.true(await elsewhereAlive(), 'nothing changed yet');
+  await form.getByLabel('Your password').fill(who.password);
+  await form.getByRole('button', { name: 'Set the authenticator' }).click();
+  await page.getByRole('status').filter({ hasText: 'Your other sessions have ended' }).waitFor();
+  await page.getByTestId('authenticator').filter({ hasText: 'Sign-in asks for a code' }).waitFor();
+  t.false(await elsewhereAlive(), 'the other session ended');
+
+  // Replacing it: a present code (the next step's, as the last one was used) instead of the password.
+  await page.getByRole('button', { name: 'Replace the authenticator…' }).click();
+  const second = ((await form.getByTestId('totp-secret').textContent()) ?? '').trim();
+  const later = Date.now() + 30_000;
+  await form.getByLabel('Code from the new authenticator').fill(totpAt(second, later));
+  await form.getByLabel('Code of your present authenticator').fill(totpAt(first, later));
+  await form.getByRole('button', { name: 'Replace the authenticator' }).click();
+  await page.getByRole('status').filter({ hasText: 'Authenticator set' }).waitFor();
+  t.is((await fromBrowser(page, 'GET', `${ADMIN}/session`)).status, 200, 'the session that replaced it goes on');
+
+  // The admin removes it, confirming with its own password.
+  const admin = await operator('admin');
+  const adminBrowser = await signedIn(t, admin);
+  await visit(t, adminBrowser.page, '/operators', 'Operators', 'operators-remove-authenticator');
+  const row = adminBrowser.page.locator(`tr[data-operator="${who.email}"]`);
+  await row.getByRole('button', { name: 'Remove authenticator' }).click();
+  const dialog = adminBrowser.page.getByRole('dialog');
+  await dialog.getByLabel('Your own password, to confirm').fill('not-the-admins-password');
+  await dialog.getByRole('button', { name: 'Remove' }).click();
+  await row.getByRole('alert').filter({ hasText: /the password is not yours/ }).waitFor();
+  await row.getByRole('button', { name: 'Remove authenticator' }).click();
+  await dialog.getByLabel('Your own password, to confirm').fill(admin.password);
+  await dialog.getByRole('button', { name: 'Remove' }).click();
+  await row.getByRole('cell', { name: 'none', exact: true }).waitFor();
+  t.is((await fromBrowser(page, 'GET', `${ADMIN}/session`)).status, 401, "the operator's sessions ended");
 });
 
 test.serial('traders: an admin adds a requisite and tops a trader up from the console', async (t) => {

@@ -2,6 +2,8 @@ import { signJwt } from '../../api/auth/jwt';
 import { computeSignature, signatureHeader, type SignedRequest } from '../../domain/signature';
 
 export const API_URL = process.env.TEST_API_URL ?? '';
+/** The stack API's Prometheus endpoint, on its own port (METRICS_PORT); API_URL + /metrics is 404. */
+export const API_METRICS_URL = process.env.TEST_API_METRICS_URL ?? '';
 export const JWT_SECRET = process.env.JWT_SECRET ?? '';
 
 export interface KeyPair {

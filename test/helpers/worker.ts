@@ -11,17 +11,17 @@ import { SecretBox } from '../../domain/secret-box';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { temporalDataConverter } from '../../temporal/payload-codec';
 import { ensureChainWatch } from '../../workers/chain-watch';
-import { startApp } from './app';
+import { appEnv, startApp } from './app';
 
 /** The real worker entrypoint as a child process (to be killed with SIGKILL), with env overrides. */
 export function startWorkerProcess(env: Record<string, string>): ChildProcess {
   const entry = fileURLToPath(new URL('../../workers/main.ts', import.meta.url));
-  return spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+  return spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...appEnv(), LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
 }
 
 /** A worker in this process on the given task queue (no relay), to stop and restart at will. */
 export async function startWorker(taskQueue: string, overrides: Partial<Config> = {}, options: { workflowBundle?: WorkflowBundle } = {}) {
-  const config = { ...loadConfig(process.env), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
+  const config = { ...loadConfig(appEnv()), ...overrides, TEMPORAL_TASK_QUEUE: taskQueue };
   const sql = createSql(config.DATABASE_URL, { max: 5 });
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config) });

@@ -2,7 +2,8 @@
  * docker-compose.yml, checked without a Docker engine (none runs here): it validates against the
  * Compose specification (tools/compose-check, compose-go with every profile on), every file it
  * mounts exists, every image is pinned to the tag versions.env states, Prometheus scrapes every
- * metrics port it configures, the proxy is the one address the APIs trust, and the Temporal schema
+ * metrics port it configures, the proxy is the one address the APIs trust, only the API and
+ * Grafana are published, the API and workers connect as the app role, and the Temporal schema
  * and namespace jobs are idempotent — run twice against this run's Postgres and Temporal.
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -35,6 +36,7 @@ interface Service {
   command?: string[] | null;
   entrypoint?: string[] | null;
   networks?: Record<string, { ipv4_address?: string } | null>;
+  ports?: { target: number; published?: string; host_ip?: string }[];
 }
 interface Project {
   services: Record<string, Service>;
@@ -157,9 +159,16 @@ test('every image is pinned, to the tag versions.env states (the Dockerfile too)
 
 test('Prometheus scrapes every metrics port compose configures, and only those', async (t) => {
   const config = await yamlFile(join(ROOT, 'deploy', 'prometheus', 'prometheus.yml'));
-  // What compose configures: the API's HTTP port (/metrics), each worker's two metric ports, the Temporal server's.
+  // What compose configures: the API's metrics port (never its HTTP port: /metrics is 404 there),
+  // each worker's two metric ports, the Temporal server's.
   const wanted = new Set<string>();
-  for (const name of apiServices()) wanted.add(`${name}:${env(project.services[name]!, 'PORT')}`);
+  for (const name of apiServices()) {
+    const api = project.services[name]!;
+    t.truthy(env(api, 'METRICS_PORT'), `${name} serves its metrics on a port of its own`);
+    t.not(env(api, 'METRICS_PORT'), env(api, 'PORT'), `${name}: not on the API's port`);
+    t.is(env(api, 'METRICS_HOST'), '0.0.0.0', `${name}'s metrics port is reachable by Prometheus`);
+    wanted.add(`${name}:${env(api, 'METRICS_PORT')}`);
+  }
   for (const [name, service] of services()) {
     for (const key of ['WORKER_METRICS_PORT', 'TEMPORAL_SDK_METRICS_PORT']) {
       if (!env(service, key)) continue;
@@ -190,12 +199,58 @@ test('Prometheus scrapes every metrics port compose configures, and only those',
   t.deepEqual(config.rule_files, [posix.join(mount('deploy/prometheus/rules')!, '*.yml')]);
 });
 
+test('only the API (and nginx in front of it) and Grafana are published; the Temporal frontend and UI, Prometheus and Jaeger are not; the UI is read-only by default', async (t) => {
+  const published = services()
+    .flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name}:${p.published ?? ''}->${p.target}`))
+    .sort();
+  t.deepEqual(published, ['api:3000->3000', 'grafana:3001->3000', 'proxy:8000->80']);
+  t.is(env(project.services.proxy!, 'PORT'), undefined);
+  t.regex(readFileSync(join(ROOT, 'deploy', 'proxy', 'nginx.conf'), 'utf8'), /proxy_pass http:\/\/api/, 'nginx fronts the API only');
+  // Grafana, the one published door to metrics and traces, asks for a sign-in.
+  const grafana = project.services.grafana!;
+  t.is(env(grafana, 'GF_AUTH_ANONYMOUS_ENABLED'), 'false');
+  t.is(env(grafana, 'GF_USERS_ALLOW_SIGN_UP'), 'false');
+  // The Temporal UI's write actions (terminate, reset, signal, update, start, batch) are off unless turned on.
+  t.is(env(project.services['temporal-ui']!, 'TEMPORAL_DISABLE_WRITE_ACTIONS'), 'true');
+  t.regex(readFileSync(COMPOSE_FILE, 'utf8'), /TEMPORAL_DISABLE_WRITE_ACTIONS: \$\{TEMPORAL_UI_DISABLE_WRITE_ACTIONS:-true\}/, 'an env turns them on');
+  // The operators' loopback doors (for an SSH tunnel): services of the file, bound to 127.0.0.1 only.
+  const loopback = await yamlFile(join(ROOT, 'deploy', 'compose', 'ops-loopback.yml'));
+  const doors = Object.entries(loopback.services as Record<string, { ports: string[] }>);
+  t.deepEqual(doors.map(([name]) => name).sort(), ['jaeger', 'prometheus', 'temporal-ui']);
+  for (const [name, door] of doors) {
+    t.truthy(project.services[name], `${name} is a service of docker-compose.yml`);
+    for (const port of door.ports) t.regex(port, /^127\.0\.0\.1:\d+:\d+$/, `${name}: ${port} is on the loopback only`);
+  }
+});
+
+test('the API and workers connect as the app role; only the setup job, which migrates and grants, as the owner', (t) => {
+  const postgres = project.services.postgres!;
+  const owner = env(postgres, 'POSTGRES_USER') ?? '';
+  const gateway = services().filter(([, s]) => s.build);
+  t.true(gateway.length >= 7, `gateway services: ${gateway.map(([n]) => n)}`);
+  for (const [name, service] of gateway) {
+    const url = new URL(env(service, 'DATABASE_URL')!);
+    if (name === 'setup') {
+      t.is(url.username, owner, 'setup migrates as the owner');
+      t.deepEqual(service.command, ['node', '--import', 'tsx', 'scripts/seed.ts']);
+      t.is(env(service, 'DATABASE_APP_ROLE'), 'gateway_app');
+      t.is(env(service, 'DATABASE_APP_PASSWORD'), decodeURIComponent(new URL(env(project.services.api!, 'DATABASE_URL')!).password), 'and sets the password the services use');
+      t.is(env(service, 'NODE_ENV'), 'production', 'the catalogue-only seed');
+    } else {
+      t.is(url.username, env(service, 'DATABASE_APP_ROLE') ?? '(none)', `${name} connects as the app role`);
+      t.not(url.username, owner, `${name} is not the owner`);
+    }
+  }
+});
+
 test('Grafana provisions the Prometheus datasource under uid prometheus and every dashboard file', async (t) => {
   const grafana = project.services.grafana!;
   const mount = (source: string) => grafana.volumes!.find((v) => v.source === join(ROOT, source))?.target;
   t.is(mount('deploy/grafana/provisioning'), '/etc/grafana/provisioning');
   const datasources = await yamlFile(join(ROOT, 'deploy', 'grafana', 'provisioning', 'datasources', 'prometheus.yml'));
   t.like(datasources.datasources[0], { uid: 'prometheus', type: 'prometheus', url: 'http://prometheus:9090' });
+  const jaeger = await yamlFile(join(ROOT, 'deploy', 'grafana', 'provisioning', 'datasources', 'jaeger.yml'));
+  t.like(jaeger.datasources[0], { uid: 'jaeger', type: 'jaeger', url: 'http://jaeger:16686' });
   const providers = await yamlFile(join(ROOT, 'deploy', 'grafana', 'provisioning', 'dashboards', 'gateway.yml'));
   t.is(providers.providers[0].options.path, mount('deploy/grafana/dashboards'));
   t.truthy(env(grafana, 'GF_SECURITY_ADMIN_PASSWORD'), 'the admin password comes from the environment');

@@ -6,16 +6,18 @@
  */
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { API_URL, newMerchant } from '../helpers/api';
+import { randomUUID } from 'node:crypto';
+import { API_METRICS_URL, newMerchant, signed } from '../helpers/api';
+import { testSql } from '../helpers/app';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { DEAL_FINISH_EVENTS } from '../../config/metrics';
 import { WebhookGate } from '../../activities/webhook-isolation';
 import { startReceiver } from '../helpers/receiver';
-import { randomTronAddress, walletMerchant, withdraw, withdrawalAction } from '../helpers/wallet';
+import { merchantSettings, randomTronAddress, walletMerchant, withdraw, withdrawalAction } from '../helpers/wallet';
 
 const workerUrls = (process.env.TEST_WORKER_METRICS_URLS ?? '').split(',').filter(Boolean);
-const apiUrl = `${API_URL}/metrics`;
+const apiUrl = API_METRICS_URL;
 
 const scrape = async (url: string) => {
   const res = await fetch(url);
@@ -125,19 +127,61 @@ test.serial('a withdrawal waiting for an operator shows in the queue gauges', as
   const { keys } = await walletMerchant(10_000, { auto_withdrawal_mode: 'MANUAL_ONLY' });
   const w = await withdraw(keys, { address: randomTronAddress(), amount: 2_000 });
   t.is(w.body.status, 'PENDING_MANUAL', w.text);
-  const id = w.body.id as string;
+  const id = w.body.withdrawal_id as string;
   t.teardown(() => withdrawalAction(id, 'cancel', { reason: 'metrics test' }).then(() => undefined));
   // The gauges are cached (DB_GAUGE_CACHE_MS, 10 s): polled until the read after the withdrawal.
+  const live = { status: 'PENDING_MANUAL', world: 'live' };
   const text = await eventually(
     async () => {
       const text = await scrapeWorkers();
-      return sample(text, 'gateway_withdrawals_waiting', { status: 'PENDING_MANUAL' }) >= 1 && text;
+      return sample(text, 'gateway_withdrawals_waiting', live) >= 1 && text;
     },
-    'gateway_withdrawals_waiting{status="PENDING_MANUAL"} >= 1',
+    'gateway_withdrawals_waiting{status="PENDING_MANUAL",world="live"} >= 1',
     120_000,
   );
-  t.true(sample(text, 'gateway_withdrawals_oldest_waiting_age_seconds', { status: 'PENDING_MANUAL' }) >= 0);
-  t.notThrows(() => sample(text, 'gateway_operator_alerts_open', { kind: 'any' }));
+  t.true(sample(text, 'gateway_withdrawals_oldest_waiting_age_seconds', live) >= 0);
+  t.notThrows(() => sample(text, 'gateway_operator_alerts_open', { kind: 'any', world: 'live' }));
+});
+
+test.serial("a sandbox merchant's waiting withdrawal and its deal's alert count under world=\"sandbox\", never in the live gauges the alert rules read", async (t) => {
+  const sql = testSql();
+  t.teardown(() => sql.end());
+  const { merchantId, keys } = await newMerchant({ sandbox: true });
+  await merchantSettings(merchantId, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+  t.is((await signed(keys, 'POST', '/api/v1/p2p/merchant/sandbox/deposits', { amount: 10_000 })).status, 201);
+  const w = await withdraw(keys, { address: randomTronAddress(), amount: 2_000 });
+  t.is(w.body.status, 'PENDING_MANUAL', w.text);
+  const id = w.body.withdrawal_id as string;
+  t.teardown(() => withdrawalAction(id, 'cancel', { reason: 'metrics test' }).then(() => undefined));
+  // Five hours old: past WithdrawalsWaitingTooLong's PENDING_MANUAL limit (4 h) if it counted as live work.
+  await sql`update withdrawals set created_at = now() - interval '5 hours' where id = ${id}`;
+  // An open alert on one of its deals (a …33 PayIn: nothing happens to it), resolved afterwards.
+  const deal = await createPayin(keys, { amount: 150_033 });
+  await sql`insert into operator_alerts (id, kind, deal_id, message) values (${randomUUID()}, 'payout_processing_overdue', ${deal.deal_id}, 'metrics test')`;
+  t.teardown(() => sql`update operator_alerts set resolved_at = now() where deal_id = ${deal.deal_id}`.then(() => undefined));
+
+  const sandbox = { status: 'PENDING_MANUAL', world: 'sandbox' };
+  const text = await eventually(
+    async () => {
+      const text = await scrapeWorkers();
+      return sample(text, 'gateway_withdrawals_oldest_waiting_age_seconds', sandbox) >= 5 * 3600 && text;
+    },
+    'gateway_withdrawals_oldest_waiting_age_seconds{status="PENDING_MANUAL",world="sandbox"} >= 5 h',
+    120_000,
+  );
+  t.true(sample(text, 'gateway_withdrawals_waiting', sandbox) >= 1);
+  // The live figures the rules read: no five-hour-old withdrawal (nothing else in the suite ages one), no play alert.
+  const [oldestLive] = await sql<{ age: number | null }[]>`
+    select extract(epoch from now() - min(created_at))::float8 as age from withdrawals where status = 'PENDING_MANUAL' and not sandbox`;
+  t.true(sample(text, 'gateway_withdrawals_oldest_waiting_age_seconds', { status: 'PENDING_MANUAL', world: 'live' }) < 4 * 3600);
+  t.true((oldestLive!.age ?? 0) < 4 * 3600, 'no live withdrawal of the suite is that old');
+  t.true(sample(text, 'gateway_operator_alerts_open', { kind: 'payout_processing_overdue', world: 'sandbox' }) >= 1);
+  const [liveAlerts] = await sql<{ n: number }[]>`
+    select count(*)::int as n from operator_alerts o left join deals d on d.id = o.deal_id
+    where o.resolved_at is null and o.kind = 'payout_processing_overdue' and not coalesce(d.sandbox, false)`;
+  if (liveAlerts!.n === 0) {
+    t.throws(() => sample(text, 'gateway_operator_alerts_open', { kind: 'payout_processing_overdue', world: 'live' }), undefined, 'no live series of a kind only play work has');
+  }
 });
 
 test.serial('the periodic ledger check runs in a worker and reports 1 with its timestamps', async (t) => {

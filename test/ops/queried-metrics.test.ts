@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import { API_URL, newMerchant } from '../helpers/api';
+import { API_METRICS_URL, newMerchant } from '../helpers/api';
 import { openAppeal } from '../helpers/appeals';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
@@ -24,7 +24,7 @@ import { ROOT, TEMPORAL_BIN } from '../../scripts/stack';
 
 const list = (value: string | undefined) => (value ?? '').split(',').filter(Boolean);
 const endpoints = () => [
-  ...(API_URL ? [`${API_URL}/metrics`] : []),
+  ...(API_METRICS_URL ? [API_METRICS_URL] : []),
   ...list(process.env.TEST_WORKER_METRICS_URLS),
   ...list(process.env.TEST_WORKER_SDK_METRICS_URLS),
   ...list(process.env.TEST_TEMPORAL_METRICS_URL),

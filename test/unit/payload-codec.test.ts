@@ -7,7 +7,7 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { DEV_PAYLOAD_KEYS, loadConfig, parsePayloadKeys } from '../../config';
 import { isLoopback } from '../../api/codec';
 import { temporalConnectionOptions } from '../../temporal/connection';
-import { ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError, PayloadEncryptionCodec } from '../../temporal/payload-codec';
+import { displayCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, payloadCodec, PayloadDecryptionError, PayloadEncryptionCodec } from '../../temporal/payload-codec';
 
 const key = (id: string) => ({ id, key: randomBytes(32) });
 const CARD = '2200999988887777';
@@ -56,15 +56,27 @@ test('a tampered payload, a swapped key id or a wrong key is refused', async (t)
   await t.throwsAsync(codec.decode([{ ...sealed!, data: Buffer.alloc(10) }]), { instanceOf: PayloadDecryptionError });
 });
 
-test('payloads written before encryption (no encrypted encoding) pass through; with encryption off nothing is sealed', async (t) => {
-  const codec = new PayloadEncryptionCodec([key('k1')]);
+test('with a key and encryption on, a payload that is not encrypted is refused; only with encryption off does it pass', async (t) => {
   const plain = input();
-  const [decoded] = await codec.decode([plain]);
-  t.is(decoded, plain);
+  // What a client without the key sends (a plain-JSON signal or update): the worker's codec refuses it.
+  const codec = new PayloadEncryptionCodec([key('k1')]);
+  await t.throwsAsync(codec.decode([plain]), { instanceOf: PayloadDecryptionError, message: /not encrypted \(encoding json\/plain\)/ });
+  await t.throwsAsync(codec.decode([{ metadata: {}, data: Buffer.from('{}') }]), { instanceOf: PayloadDecryptionError, message: /not encrypted/ });
+  // One plain payload among sealed ones fails the lot.
+  const [sealedOne] = await codec.encode([input()]);
+  await t.throwsAsync(codec.decode([sealedOne!, plain]), { instanceOf: PayloadDecryptionError });
+  const deployment = payloadCodec({ TEMPORAL_PAYLOAD_ENCRYPTION: true, TEMPORAL_PAYLOAD_KEYS: [key('k1')] });
+  await t.throwsAsync(deployment.decode([plain]), { instanceOf: PayloadDecryptionError });
+  // The codec endpoint shows a plain payload of a history as it is (display only).
+  const display = displayCodec({ TEMPORAL_PAYLOAD_ENCRYPTION: true, TEMPORAL_PAYLOAD_KEYS: [key('k1')] });
+  t.is((await display.decode([plain]))[0], plain);
+
+  // Encryption off (development only): nothing is sealed, plain payloads pass…
   const off = new PayloadEncryptionCodec([key('k1')], { encrypt: false });
   const [written] = await off.encode([plain]);
   t.is(written, plain);
-  // …and a deployment with encryption off still reads what was sealed while it was on.
+  t.is((await off.decode([plain]))[0], plain);
+  // …and what was sealed while it was on still opens.
   const current = key('k1');
   const [sealed] = await new PayloadEncryptionCodec([current]).encode([plain]);
   const [opened] = await new PayloadEncryptionCodec([current], { encrypt: false }).decode([sealed!]);
@@ -98,6 +110,8 @@ test('TEMPORAL_PAYLOAD_KEYS: first key encrypts; bad keys, duplicate ids and the
   t.true(prod.TEMPORAL_PAYLOAD_ENCRYPTION);
   t.false(prod.CODEC_LOOPBACK_WITHOUT_AUTH);
   t.throws(() => loadConfig({ ...production, TEMPORAL_PAYLOAD_KEYS: `new:${a}`, CODEC_LOOPBACK_WITHOUT_AUTH: 'true' }), { message: /development only/ });
+  // Production never takes plain payloads: encryption cannot be turned off there.
+  t.throws(() => loadConfig({ ...production, TEMPORAL_PAYLOAD_KEYS: `new:${a}`, TEMPORAL_PAYLOAD_ENCRYPTION: 'false' }), { message: /TEMPORAL_PAYLOAD_ENCRYPTION=false is refused in production/ });
   t.true(loadConfig({ NODE_ENV: 'development' }).CODEC_LOOPBACK_WITHOUT_AUTH);
   t.false(loadConfig({ NODE_ENV: 'test' }).CODEC_LOOPBACK_WITHOUT_AUTH);
 });

@@ -1,8 +1,11 @@
 import test from 'ava';
 import fc from 'fast-check';
 import {
+  approvalCounts,
+  autoLimitRefusal,
   canMove,
   effectiveAutoLimit,
+  fourEyesRefusal,
   isAutoProcessed,
   WITHDRAWAL_STATUSES,
   WITHDRAWAL_TERMINAL,
@@ -11,6 +14,8 @@ import {
   type WithdrawalMove,
 } from '../../domain/withdrawals';
 import { withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
+
+const FOUR_EYES = 1_000_000n;
 
 test('fee rule: flat plus bps half-even; fee + net = amount', (t) => {
   t.deepEqual(withdrawalFee(10_000n, 100n, 0), { fee: 100n, net: 9_900n });
@@ -28,10 +33,34 @@ test('fee rule: flat plus bps half-even; fee + net = amount', (t) => {
 test('auto rule (contract 7): amount ≤ effective limit; MANUAL_ONLY and limit 0 mean all manual', (t) => {
   t.is(effectiveAutoLimit('AUTO_UP_TO_LIMIT', 500n), 500n);
   t.is(effectiveAutoLimit('MANUAL_ONLY', 500n), 0n);
-  t.true(isAutoProcessed(500n, 'AUTO_UP_TO_LIMIT', 500n));
-  t.false(isAutoProcessed(501n, 'AUTO_UP_TO_LIMIT', 500n));
-  t.false(isAutoProcessed(1n, 'AUTO_UP_TO_LIMIT', 0n));
-  t.false(isAutoProcessed(1n, 'MANUAL_ONLY', 10n ** 12n));
+  t.true(isAutoProcessed(500n, 'AUTO_UP_TO_LIMIT', 500n, FOUR_EYES));
+  t.false(isAutoProcessed(501n, 'AUTO_UP_TO_LIMIT', 500n, FOUR_EYES));
+  t.false(isAutoProcessed(1n, 'AUTO_UP_TO_LIMIT', 0n, FOUR_EYES));
+  t.false(isAutoProcessed(1n, 'MANUAL_ONLY', 10n ** 12n, FOUR_EYES));
+});
+
+test('four-eyes outranks the auto limit: above the four-eyes amount nothing is auto-processed, and such a limit is refused', (t) => {
+  // A row may still hold a limit above the amount (set before the rule, or the amount lowered since).
+  t.true(isAutoProcessed(FOUR_EYES, 'AUTO_UP_TO_LIMIT', 10n ** 12n, FOUR_EYES));
+  t.false(isAutoProcessed(FOUR_EYES + 1n, 'AUTO_UP_TO_LIMIT', 10n ** 12n, FOUR_EYES));
+  t.false(isAutoProcessed(1_500_000n, 'AUTO_UP_TO_LIMIT', 2_000_000n, FOUR_EYES));
+  t.is(autoLimitRefusal(FOUR_EYES, FOUR_EYES), undefined);
+  t.regex(autoLimitRefusal(FOUR_EYES + 1n, FOUR_EYES) ?? '', /four-eyes/);
+});
+
+test('an approval counts toward four-eyes only from an enabled console account of an approving role; the JWT is refused', (t) => {
+  const id = '00000000-0000-4000-8000-000000000001';
+  t.true(approvalCounts(`operator_account:${id}`, { role: 'finance', disabled: false }));
+  t.true(approvalCounts(`operator_account:${id}`, { role: 'admin', disabled: false }));
+  t.false(approvalCounts(`operator_account:${id}`, { role: 'finance', disabled: true }), 'disabled since');
+  t.false(approvalCounts(`operator_account:${id}`, { role: 'support', disabled: false }), 'demoted since');
+  t.false(approvalCounts(`operator_account:${id}`, undefined), 'no such account');
+  t.false(approvalCounts('operator_jwt:alice', { role: 'admin', disabled: false }), 'a JWT subject is no person');
+  t.false(approvalCounts('operator:alice', { role: 'admin', disabled: false }));
+  t.is(fourEyesRefusal(FOUR_EYES, FOUR_EYES, 'operator_jwt'), undefined, 'one approval: the JWT as before');
+  t.truthy(fourEyesRefusal(FOUR_EYES + 1n, FOUR_EYES, 'operator_jwt'));
+  t.truthy(fourEyesRefusal(FOUR_EYES + 1n, FOUR_EYES, undefined));
+  t.is(fourEyesRefusal(FOUR_EYES + 1n, FOUR_EYES, 'operator_account'), undefined);
 });
 
 test('the state table: terminal states have no way out, every status is reachable', (t) => {

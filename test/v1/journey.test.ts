@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { API_URL, asOperator, newMerchant, signed } from '../helpers/api';
+import { API_METRICS_URL, API_URL, asOperator, newMerchant, signed } from '../helpers/api';
 import { fundedMerchant, operatorDeal } from '../helpers/deals';
 import { incomingBody, v1, v1Client } from './v1-client';
 
@@ -102,7 +102,7 @@ test('a V1 merchant creates a PayIn, reads it back with numeric codes, lists it;
   t.is(success(t, await other.listIncoming()).count, 0);
 
   // V1 calls are counted per merchant.
-  const metrics = await (await fetch(`${API_URL}/metrics`)).text();
+  const metrics = await (await fetch(API_METRICS_URL)).text();
   const line = metrics.split('\n').find((l) => l.startsWith(`v1_requests_total{merchant_id="${m.merchantId}"}`));
   t.truthy(line, 'a counter line for the merchant');
   t.true(Number(line!.split(' ').pop()) >= 20);

@@ -7,7 +7,7 @@ import { OPERATOR_DEAL_MOVES } from '../../../domain/operator-deal-moves';
 import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { int64String, line, pageSize, rfc3339, timestamp, uuid } from '../../schemas/common';
-import { dealSchema, dealParams } from '../../schemas/deals';
+import { dealSchema, dealParams, payerProofSchema } from '../../schemas/deals';
 import { requisiteFields } from '../../schemas/traders';
 import { dealTimeline, getMerchantForOperator, listMerchantsForOperator, listTradersForOperator, searchDeals } from '../../services/console-reads';
 import { operatorMerchantResponse } from './merchants';
@@ -85,6 +85,7 @@ export const consoleReadRoutes = [
           operator_moves: z.array(z.enum(OPERATOR_DEAL_MOVES)).openapi({
             description: "the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these",
           }),
+          payer_proof: payerProofSchema,
           events: z.array(z.object({ event_id: z.string(), event_type: z.string(), created_at: timestamp, dispatched_at: z.string(), payload: z.unknown() })),
           webhook_attempts: z.array(
             z.object({

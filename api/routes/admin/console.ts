@@ -53,8 +53,11 @@ export const consoleRoutes = [
       description:
         'Sets the cookie gw_operator (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the ' +
         'session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, ' +
-        'wrong password, missing or wrong code, disabled account — is the same 401. Failed sign-ins per email and client ' +
-        'address are limited (OPERATOR_SIGN_IN_MAX_FAILURES per OPERATOR_SIGN_IN_WINDOW_SECONDS; then 429 with Retry-After).',
+        'wrong password, missing, wrong or already used code, disabled account — is the same 401, and is audited ' +
+        '(session.sign_in_failed) when the email names an account. Failed sign-ins within OPERATOR_SIGN_IN_WINDOW_SECONDS are ' +
+        'limited per email and client address (OPERATOR_SIGN_IN_MAX_FAILURES), per email (…_PER_EMAIL) and per address ' +
+        '(…_PER_ADDRESS), counted before the password is checked: then 429 with Retry-After, the right password included. 429 ' +
+        'also when too many passwords are being checked at that moment.',
       tags,
       body: signInBody,
       response: sessionResponse,
@@ -98,18 +101,23 @@ export const consoleRoutes = [
       path: '/session/totp',
       operationId: 'adminEnrollTotp',
       auth: 'operator',
-      summary: 'Enroll TOTP for the signed-in account: {} answers a new secret and otpauth URI; { secret, code } confirms it',
-      description: 'From then on sign-in needs totp_code. An admin removes a lost enrollment with PATCH /operators/{id} { reset_totp: true }. Console sessions only.',
+      summary: 'Enroll TOTP for the signed-in account: {} answers a new secret and otpauth URI; { secret, code, confirm_password | confirm_code } sets it',
+      description:
+        'code is a code of the new secret; confirm_password is the account’s password, or confirm_code a current code of the ' +
+        'authenticator enrolled so far (a re-enrolment). A wrong confirmation is 400 naming the field and counts as a failed sign-in ' +
+        '(the same limits, 429 beyond). Setting it ends the account’s other sessions; a code is accepted once (the new code’s time ' +
+        'step too). From then on sign-in needs totp_code. An admin removes a lost enrolment with PATCH /operators/{id} ' +
+        '{ reset_totp: true }. Console sessions only.',
       tags,
       body: totpBody,
       bodyOptional: true,
       response: totpResponse,
       audit: { action: 'operator.totp_enroll', objectType: 'operator', by: 'service' },
     },
-    async ({ identity, actor, body }, deps) => {
+    async ({ identity, actor, body }, deps, ctx) => {
       const operator = operatorOf(identity);
       if (operator.via !== 'session') throw new PermissionDenied('TOTP belongs to a console account; the operator JWT has none');
-      return enrollTotp(deps, operator.operatorId, body ?? {}, actorOf(actor));
+      return enrollTotp(deps, ctx, operator, body ?? {}, actorOf(actor));
     },
   ),
   defineRoute(
@@ -148,7 +156,11 @@ export const consoleRoutes = [
       operationId: 'adminUpdateOperator',
       auth: 'operator',
       summary: "Set an operator's role, disable or enable it, set a new password, or remove its TOTP",
-      description: 'Disabling, a role change and a new password end the account’s sessions at once. An account cannot disable or demote itself.',
+      description:
+        'Disabling, a role change, a new password and removing the TOTP enrolment end the account’s sessions at once (an admin ' +
+        'changing its own account keeps the session it does it with). reset_totp needs the acting admin’s own password ' +
+        '(confirm_password) or a current code of its authenticator (confirm_code); with the operator JWT it needs neither. An ' +
+        'account cannot disable or demote itself.',
       tags,
       params: operatorParams,
       body: updateOperatorBody,
@@ -156,7 +168,9 @@ export const consoleRoutes = [
       errors: [404],
       audit: { action: 'operator.update', objectType: 'operator', by: 'service' },
     },
-    async ({ params, body, actor }, deps) => ({ operator: presentOperator(await updateOperatorAccount(deps, params.operator_id, body, actorOf(actor))) }),
+    async ({ params, body, identity, actor }, deps, ctx) => ({
+      operator: presentOperator(await updateOperatorAccount(deps, ctx, params.operator_id, body, operatorOf(identity), actorOf(actor))),
+    }),
   ),
   defineRoute(
     {

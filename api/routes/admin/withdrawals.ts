@@ -30,14 +30,17 @@ export const withdrawalRoutes = [
       description:
         'Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). ' +
         'Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404. ' +
-        'Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two operators: ' +
-        'the first approval is recorded and answered 202 (still PENDING_MANUAL for the merchant; approvals lists it), the same ' +
-        'operator again is 409, another operator’s approval releases it (200). Concurrent approvals release it once.',
+        'Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two distinct console ' +
+        'accounts of a role that may approve (finance, admin): the first approval is recorded and answered 202 (still PENDING_MANUAL ' +
+        'for the merchant; approvals lists it), the same account again is 409, another account’s approval releases it (200). ' +
+        'Whether the approvals count is judged again when the release is decided: an approver disabled or demoted since no longer ' +
+        'counts (approvals[].counts), and the withdrawal waits for another. The operator JWT cannot approve such a withdrawal ' +
+        '(403; at or below the amount it approves alone, as before). Concurrent approvals release it once.',
       tags,
       params: withdrawalParams,
       response: operatorWithdrawalSchema,
-      replies: { 202: 'four-eyes: the first of two approvals is recorded; the withdrawal waits for another operator (status PENDING_MANUAL)' },
-      errors: [404, 409],
+      replies: { 202: 'four-eyes: the approval is recorded; the withdrawal waits for another console account (status PENDING_MANUAL)' },
+      errors: [403, 404, 409],
       audit: { action: 'withdrawal.approve', objectType: 'withdrawal', by: 'service' },
     },
     async ({ params, identity, actor }, deps) => {

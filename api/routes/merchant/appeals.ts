@@ -3,6 +3,7 @@ import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf, type Identity } from '../../auth/authenticate';
 import {
+  appealDetailResponse,
   appealListResponse,
   appealParams,
   appealResponse,
@@ -14,6 +15,7 @@ import {
 } from '../../schemas/appeals';
 import { appealView, createAppeal, getMerchantAppeal, listAppealPage, moveAppealByOperator, postMessage, presentMessage, threadOf } from '../../services/appeals';
 import { sandboxReopenOnRequest } from '../../services/sandbox';
+import { payerProofOfDeal } from '../../services/payer-proof';
 
 const tags = ['Appeals'];
 
@@ -72,12 +74,18 @@ export const appealRoutes = [
       example: EXAMPLES.getAppeal,
       auth: 'cabinet_or_hmac',
       summary: 'One appeal of the caller, with resolution_note; foreign or unknown ids are 404',
+      description:
+        "The appeal's payer_proof is what the deal's payer sent from the payment page: receipts (readable with GET /files/{file_id}) " +
+        'and the last 4 digits of the card paid with (only this single read carries it).',
       tags,
       params: appealParams,
-      response: appealResponse,
+      response: appealDetailResponse,
       errors: [404],
     },
-    async ({ identity, params }, deps) => ({ data: appealView(await getMerchantAppeal(deps, merchantOf(identity), params.appeal_id)) }),
+    async ({ identity, params }, deps) => {
+      const appeal = await getMerchantAppeal(deps, merchantOf(identity), params.appeal_id);
+      return { data: { ...appealView(appeal), payer_proof: await payerProofOfDeal(deps, appeal.deal_id) } };
+    },
   ),
   defineRoute(
     {

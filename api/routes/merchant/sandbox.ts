@@ -77,12 +77,14 @@ export const sandboxRoutes = [
       path: '/sandbox/deposits',
       operationId: 'sandboxDeposit',
       auth: 'hmac',
-      summary: 'Sandbox: credit play USDT to the wallet (the deposit path, from the sandbox chain)',
+      summary: "Sandbox: credit play USDT to the wallet (the deposit path, from the merchant's play-money account)",
       description:
         "Credits `amount` USDT cents to the sandbox merchant's available balance through the same deposit path a confirmed " +
         'chain deposit takes (a deposit row, listed by GET /wallet/deposits), announced with the webhook ' +
         'p2p.finance.deposit_confirmed as a chain deposit is. 201 new; 200 a repeat with the same idempotency_key. ' +
-        'A live merchant: 403.',
+        'A live merchant (also one switched to live while the deposit ran): 403, nothing credited. Play deposits are capped per ' +
+        'merchant, per UTC day and in all (10,000,000 and 100,000,000 USDT by default): a deposit past a cap is ' +
+        '400 FAILED_PRECONDITION `sandbox deposit limit exceeded: …`, nothing credited.',
       tags,
       body: sandboxDepositBody,
       status: 201,

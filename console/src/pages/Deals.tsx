@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, int64, unwrap, type Schemas } from '../api';
+import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
 import { DataTable, FilterForm, PagedTable, TextFilter, useFilterForm, usePagedList } from '../list';
 import { Link, navigate, useRoute } from '../router';
 import { useCan } from '../session';
@@ -97,7 +97,7 @@ export function DealDetail({ id }: { id: string }) {
         <ErrorText error={deal.error} />
       </>
     );
-  const { deal: d, workflow, events, webhook_attempts: attempts, operator_moves: moves } = deal.data;
+  const { deal: d, workflow, events, webhook_attempts: attempts, operator_moves: moves, payer_proof: proof } = deal.data;
   return (
     <>
       {back}
@@ -135,6 +135,7 @@ export function DealDetail({ id }: { id: string }) {
         </dd>
       </dl>
       <DealActions d={d} moves={moves} />
+      {d.deal_type === 'PAYIN' && <PayerProof proof={proof} />}
       <section aria-labelledby="events-h">
         <h2 id="events-h">Events</h2>
         <DataTable
@@ -172,6 +173,34 @@ export function DealDetail({ id }: { id: string }) {
         />
       </section>
     </>
+  );
+}
+
+/** What the payer sent from the payment page: the reference they were shown, the card's last digits, their receipts. */
+function PayerProof({ proof }: { proof: Schemas['PayerProof'] }) {
+  return (
+    <section aria-labelledby="payer-proof-h">
+      <h2 id="payer-proof-h">Payer's proof</h2>
+      <dl>
+        <dt>Payment reference</dt>
+        <dd className="mono">{proof.reference || '—'}</dd>
+        <dt>Card paid with</dt>
+        <dd>{proof.card_last4 ? `ending in ${proof.card_last4}` : 'not given'}</dd>
+        <dt>Receipts</dt>
+        <dd>
+          {proof.receipts.length === 0
+            ? 'none sent'
+            : proof.receipts.map((r) => (
+                <span key={r.file_id}>
+                  <a href={fileUrl(r.file_id)} target="_blank" rel="noreferrer">
+                    {r.file_name || r.file_id.slice(0, 8)} ({r.content_type}, {Math.ceil(Number(r.size) / 1024)} KB)
+                  </a>{' '}
+                  {when(r.created_at)}{' '}
+                </span>
+              ))}
+        </dd>
+      </dl>
+    </section>
   );
 }
 

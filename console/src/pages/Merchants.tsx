@@ -235,7 +235,7 @@ function Settings({ m }: { m: OperatorMerchant }) {
           <option value="MANUAL_ONLY">MANUAL_ONLY</option>
         </select>
       </Field>
-      <Field label="Auto-withdrawal limit (USDT cents)">
+      <Field label="Auto-withdrawal limit (USDT cents)" hint="At most the four-eyes amount: larger withdrawals always wait for two approvals.">
         <input inputMode="numeric" value={form.auto_withdrawal_limit_usdt_cents} onChange={set('auto_withdrawal_limit_usdt_cents')} />
       </Field>
       <Field label="Rate limit per minute" hint="Empty: the gateway's default.">

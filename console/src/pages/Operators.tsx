@@ -16,7 +16,8 @@ export function Operators() {
     <>
       <h1>Operators</h1>
       <p className="muted">
-        Disabling an account, changing its role or setting a new password ends its sessions at once. No one can disable or demote themselves.
+        Disabling an account, changing its role, setting a new password or removing its authenticator ends its sessions at once (removing
+        an authenticator asks for your own password). No one can disable or demote themselves.
       </p>
       <CreateOperator />
       <Loaded query={list} what="operators">
@@ -86,6 +87,7 @@ function OperatorRow({ o }: { o: Operator }) {
   const me = useSession().data?.operator.operator_id === o.operator_id;
   const [role, setRole] = useState<Role>(o.role);
   const [password, setPassword] = useState('');
+  const [confirmPassword, setConfirmPassword] = useState('');
   const update = (body: Schemas['OperatorUpdate']) => () =>
     unwrap(api.PATCH('/api/v1/p2p/admin/operators/{operator_id}', { params: { path: { operator_id: o.operator_id } }, body }));
   return (
@@ -127,8 +129,20 @@ function OperatorRow({ o }: { o: Operator }) {
             <Action
               op="adminUpdateOperator"
               label="Remove authenticator"
-              confirm={{ title: `Remove ${o.email}'s authenticator?`, text: 'Sign-in needs only the password until the operator enrolls a new one.', label: 'Remove' }}
-              run={update({ reset_totp: true })}
+              confirm={{
+                title: `Remove ${o.email}'s authenticator?`,
+                text: (
+                  <>
+                    <p>Sign-in needs only the password until the operator enrolls a new one; the account's sessions end now.</p>
+                    <Field label="Your own password, to confirm">
+                      <input type="password" autoComplete="current-password" value={confirmPassword} onChange={(e) => setConfirmPassword(e.target.value)} />
+                    </Field>
+                  </>
+                ),
+                label: 'Remove',
+              }}
+              run={update({ reset_totp: true, confirm_password: confirmPassword })}
+              onDone={() => setConfirmPassword('')}
             />
           )}
           <div className="inline-form">

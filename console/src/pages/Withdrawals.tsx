@@ -16,7 +16,8 @@ export function Withdrawals() {
     <>
       <h1>Withdrawals</h1>
       <p className="muted">
-        Above the four-eyes amount a withdrawal needs two approvals by two different operators; the first approver cannot give the second.
+        Above the four-eyes amount a withdrawal needs two approvals by two different console accounts (the operator JWT cannot approve
+        it); the first approver cannot give the second, and an approver disabled since no longer counts.
       </p>
       <StatusMerchantFilter
         label="Filter withdrawals"
@@ -43,6 +44,8 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
   const approvals = w.approvals ?? [];
   const required = w.approvals_required ?? 1;
   const iApproved = approvals.some((a) => a.approver === me);
+  // Above the four-eyes amount only an enabled console account of an approving role counts (judged again at the release).
+  const counting = required > 1 ? approvals.filter((a) => a.counts).length : approvals.length;
   const path = { params: { path: { withdrawal_id: w.withdrawal_id } } };
   const [reason, setReason] = useState('');
   return (
@@ -55,10 +58,11 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
         <span className="badge">{w.status}</span>
       </td>
       <td data-testid="approvals">
-        {approvals.length} of {required}
+        {counting} of {required}
         {approvals.map((a) => (
           <div key={a.approver} className="muted">
             {a.approver.split(':')[1]?.slice(0, 8)} ({a.role}) {when(a.at)}
+            {!a.counts && required > 1 && ' — no longer counts (disabled, role changed, or not a console account)'}
           </div>
         ))}
       </td>
@@ -71,12 +75,12 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
             ) : (
               <Action
                 op="adminApproveWithdrawal"
-                label={approvals.length > 0 ? 'Give second approval' : 'Approve'}
+                label={counting > 0 ? 'Give second approval' : 'Approve'}
                 className="primary"
                 confirm={{
                   title: 'Approve this withdrawal?',
                   text:
-                    required > approvals.length + 1
+                    required > counting + 1
                       ? `${money(w.amount)} USDT to ${w.address}. This is the first of ${required} approvals; another operator must approve too.`
                       : `${money(w.amount)} USDT to ${w.address} is sent on chain.`,
                   label: 'Approve',

@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console: email, password and (when enrolled) a TOTP code → the session cookie and its CSRF token
-         * @description Sets the cookie gw_operator (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, wrong password, missing or wrong code, disabled account — is the same 401. Failed sign-ins per email and client address are limited (OPERATOR_SIGN_IN_MAX_FAILURES per OPERATOR_SIGN_IN_WINDOW_SECONDS; then 429 with Retry-After).
+         * @description Sets the cookie gw_operator (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, wrong password, missing, wrong or already used code, disabled account — is the same 401, and is audited (session.sign_in_failed) when the email names an account. Failed sign-ins within OPERATOR_SIGN_IN_WINDOW_SECONDS are limited per email and client address (OPERATOR_SIGN_IN_MAX_FAILURES), per email (…_PER_EMAIL) and per address (…_PER_ADDRESS), counted before the password is checked: then 429 with Retry-After, the right password included. 429 also when too many passwords are being checked at that moment.
          */
         post: operations["adminSignIn"];
         /** Sign out: the session ends at once and the cookie is cleared */
@@ -39,8 +39,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enroll TOTP for the signed-in account: {} answers a new secret and otpauth URI; { secret, code } confirms it
-         * @description From then on sign-in needs totp_code. An admin removes a lost enrollment with PATCH /operators/{id} { reset_totp: true }. Console sessions only.
+         * Enroll TOTP for the signed-in account: {} answers a new secret and otpauth URI; { secret, code, confirm_password | confirm_code } sets it
+         * @description code is a code of the new secret; confirm_password is the account’s password, or confirm_code a current code of the authenticator enrolled so far (a re-enrolment). A wrong confirmation is 400 naming the field and counts as a failed sign-in (the same limits, 429 beyond). Setting it ends the account’s other sessions; a code is accepted once (the new code’s time step too). From then on sign-in needs totp_code. An admin removes a lost enrolment with PATCH /operators/{id} { reset_totp: true }. Console sessions only.
          */
         post: operations["adminEnrollTotp"];
         delete?: never;
@@ -85,7 +85,7 @@ export interface paths {
         head?: never;
         /**
          * Set an operator's role, disable or enable it, set a new password, or remove its TOTP
-         * @description Disabling, a role change and a new password end the account’s sessions at once. An account cannot disable or demote itself.
+         * @description Disabling, a role change, a new password and removing the TOTP enrolment end the account’s sessions at once (an admin changing its own account keeps the session it does it with). reset_totp needs the acting admin’s own password (confirm_password) or a current code of its authenticator (confirm_code); with the operator JWT it needs neither. An account cannot disable or demote itself.
          */
         patch: operations["adminUpdateOperator"];
         trace?: never;
@@ -519,7 +519,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a PENDING_MANUAL withdrawal: APPROVED, broadcast, COMPLETED (four-eyes above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS)
-         * @description Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404. Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two operators: the first approval is recorded and answered 202 (still PENDING_MANUAL for the merchant; approvals lists it), the same operator again is 409, another operator’s approval releases it (200). Concurrent approvals release it once.
+         * @description Answers the withdrawal once broadcast (COMPLETED, or still APPROVED if the chain has not answered within WITHDRAWAL_SYNC_WAIT_SECONDS). Any other status is 400 FAILED_PRECONDITION (of two concurrent approvals exactly one wins); unknown ids 404. Four-eyes: a withdrawal of more than WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS (approvals_required 2) needs two distinct console accounts of a role that may approve (finance, admin): the first approval is recorded and answered 202 (still PENDING_MANUAL for the merchant; approvals lists it), the same account again is 409, another account’s approval releases it (200). Whether the approvals count is judged again when the release is decided: an approver disabled or demoted since no longer counts (approvals[].counts), and the withdrawal waits for another. The operator JWT cannot approve such a withdrawal (403; at or below the amount it approves alone, as before). Concurrent approvals release it once.
          */
         post: operations["adminApproveWithdrawal"];
         delete?: never;
@@ -768,7 +768,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The payer pressed 'I paid': ESCROW_LOCKED → PAYMENT_NOTIFIED; a repeat is 400 FAILED_PRECONDITION */
+        /**
+         * The payer pressed 'I paid': ESCROW_LOCKED → PAYMENT_NOTIFIED; a repeat is 400 FAILED_PRECONDITION
+         * @description Answers the CheckoutView as it is after the move (as GET and cancel do) with `deal` beside it, the resulting deal as the contract's operator moves answer it but holding only its id, status and amount: a public caller holding only the page's link never receives the merchant's deal object (client_id, received_amount, …).
+         */
         post: operations["notifyPayment"];
         delete?: never;
         options?: never;
@@ -783,10 +786,93 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The hosted payment page (HTML) behind payment_url */
+        /**
+         * The hosted payment page (HTML) behind payment_url
+         * @description One screen per deal state in the payer's language (lang, then the switcher's cookie, then Accept-Language, then en); never cached, framed or indexed. Works without script: its forms post to the actions below.
+         */
         get: operations["getPaymentPage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{hash}/paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * "I paid" from the page, with an optional receipt or card digits
+         * @description The proof (if any) is stored first (evidence pipeline: type sniffing, size cap; a few per deal), then the deal workflow gets the same notify update as POST /api/v1/p2p/checkout/{hash}/notify-payment. Refused without a move when amount_version is not the deal's (notice=amount_changed) or the proof is invalid.
+         */
+        post: operations["payerPagePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{hash}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer's proof after "I paid": a receipt and/or the card's last 4 digits
+         * @description Taken while the deal is not COMPLETED or SPAM_REJECTED (an expired deal included: a late payer says so), a few per deal.
+         */
+        post: operations["payerPageProof"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{hash}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer confirmed the cancel on the page
+         * @description The same cancel as POST /api/v1/p2p/checkout/{hash}/cancel, offered only before the payer said they paid.
+         */
+        post: operations["payerPageCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{hash}/amount-seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer acknowledged a changed amount
+         * @description Remembers the version in a cookie of the page; "I paid" is offered again for the new amount.
+         */
+        post: operations["payerPageAmountSeen"];
         delete?: never;
         options?: never;
         head?: never;
@@ -800,8 +886,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Script of the payment page */
+        /** The payment page's script (versioned URL: cached for a year) */
         get: operations["getPaymentPageScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/assets/checkout.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payment page's stylesheet (versioned URL: cached for a year) */
+        get: operations["getPaymentPageStyle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/assets/favicon.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payment page's icon (versioned URL: cached for a year) */
+        get: operations["getPaymentPageIcon"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1312,7 +1432,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One appeal of the caller, with resolution_note; foreign or unknown ids are 404 */
+        /**
+         * One appeal of the caller, with resolution_note; foreign or unknown ids are 404
+         * @description The appeal's payer_proof is what the deal's payer sent from the payment page: receipts (readable with GET /files/{file_id}) and the last 4 digits of the card paid with (only this single read carries it).
+         */
         get: operations["getAppeal"];
         put?: never;
         post?: never;
@@ -1409,8 +1532,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sandbox: credit play USDT to the wallet (the deposit path, from the sandbox chain)
-         * @description Credits `amount` USDT cents to the sandbox merchant's available balance through the same deposit path a confirmed chain deposit takes (a deposit row, listed by GET /wallet/deposits), announced with the webhook p2p.finance.deposit_confirmed as a chain deposit is. 201 new; 200 a repeat with the same idempotency_key. A live merchant: 403.
+         * Sandbox: credit play USDT to the wallet (the deposit path, from the merchant's play-money account)
+         * @description Credits `amount` USDT cents to the sandbox merchant's available balance through the same deposit path a confirmed chain deposit takes (a deposit row, listed by GET /wallet/deposits), announced with the webhook p2p.finance.deposit_confirmed as a chain deposit is. 201 new; 200 a repeat with the same idempotency_key. A live merchant (also one switched to live while the deposit ran): 403, nothing credited. Play deposits are capped per merchant, per UTC day and in all (10,000,000 and 100,000,000 USDT by default): a deposit past a cap is 400 FAILED_PRECONDITION `sandbox deposit limit exceeded: …`, nothing credited.
          */
         post: operations["sandboxDeposit"];
         delete?: never;
@@ -2580,7 +2703,12 @@ export interface components {
         };
         OperatorTotpEnroll: {
             secret?: string;
+            /** @description a code of the new secret */
             code?: string;
+            /** @description the signed-in operator’s own password */
+            confirm_password?: string;
+            /** @description a current code of the signed-in operator’s own authenticator (when it has one), not used before */
+            confirm_code?: string;
         };
         OperatorCreate: {
             /** Format: email */
@@ -2603,10 +2731,14 @@ export interface components {
             /** @description a new password (ends its sessions) */
             password?: string;
             /**
-             * @description removes the TOTP enrollment (a lost authenticator)
+             * @description removes the TOTP enrollment (a lost authenticator); needs confirm_password or confirm_code
              * @enum {boolean}
              */
             reset_totp?: true;
+            /** @description the signed-in operator’s own password */
+            confirm_password?: string;
+            /** @description a current code of the signed-in operator’s own authenticator (when it has one), not used before */
+            confirm_code?: string;
         };
         /** @description Newest first. An empty next_page_token means the last page. */
         AuditList: {
@@ -2622,10 +2754,10 @@ export interface components {
              */
             at: string;
             /**
-             * @description system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter)
+             * @description system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)
              * @enum {string}
              */
-            actor_kind: "operator_account" | "operator_jwt" | "system";
+            actor_kind: "operator_account" | "operator_jwt" | "system" | "anonymous";
             actor_id: string;
             role: string;
             /** @example withdrawal.approve */
@@ -2819,6 +2951,7 @@ export interface components {
             };
             /** @description the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these */
             operator_moves: ("confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign")[];
+            payer_proof: components["schemas"]["PayerProof"];
             events: {
                 event_id: string;
                 event_type: string;
@@ -2848,6 +2981,34 @@ export interface components {
                  */
                 at: string;
             }[];
+        };
+        /** @description The payer's proof of payment sent from the hosted page: receipts (image or PDF) and the card's last 4 digits. */
+        PayerProof: {
+            /** @description the payment reference shown to the payer; '' for a deal without a payment page */
+            reference: string;
+            /** @description the last 4 digits of the card the payer said they paid with (the latest given); '' if none */
+            card_last4: string;
+            receipts: {
+                /**
+                 * Format: uuid
+                 * @description download with GET /files/{file_id} (merchant) or /admin/files/{file_id} (operator)
+                 */
+                file_id: string;
+                content_type: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                size: string;
+                file_name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+            }[];
+            /** @description RFC 3339 of the latest submission; '' if none */
+            submitted_at: string;
         };
         ConsoleTraderList: {
             data: {
@@ -3156,6 +3317,8 @@ export interface components {
                 approver: string;
                 role: string;
                 at: string;
+                /** @description addition: whether it counts toward a four-eyes release now — an enabled console account of a role that may approve (finance, admin); an approver disabled or demoted since does not */
+                counts: boolean;
             }[];
             /** @description 2 above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, else 1 */
             approvals_required: number;
@@ -3240,7 +3403,7 @@ export interface components {
             /** @description becomes resolution_note (plus the settlement deal id when there is one) */
             note?: string;
         };
-        /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name) are empty strings in terminal states. */
+        /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
         CheckoutView: {
             /**
              * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
@@ -3275,9 +3438,98 @@ export interface components {
             payment_timeout_at: string;
             success_redirect_url: string;
             fail_redirect_url: string;
+            /**
+             * Format: int64
+             * @description the amount's version (1 until an operator changes the amount); the page shows a change as old → new
+             * @example 150000
+             */
+            amount_version: string;
+            /** @description the payment reference the payer quotes to support (the first 10 hex digits of the checkout hash, e.g. 7F3A9-1C2B8) */
+            reference: string;
+            /** @description the bank's name for people (bank_name is its catalogue slug); empty in terminal states */
+            bank_display_name: string;
+            timeline: components["schemas"]["CheckoutTimeline"];
+            payer_proof: components["schemas"]["CheckoutPayerProof"];
         };
-        DealResponse: {
-            deal: components["schemas"]["MerchantDealInfo"];
+        CheckoutTimeline: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description RFC 3339 when the payer said they paid; '' before */
+            payment_notified_at: string;
+            /** @description RFC 3339 when the receipt was confirmed; '' before */
+            payment_verified_at: string;
+            /** @description RFC 3339 when the deal reached its terminal state; '' while live */
+            ended_at: string;
+        };
+        CheckoutPayerProof: {
+            /** @description receipts the payer sent from the page */
+            receipts: number;
+            /** @description the last 4 digits of the card the payer said they paid with; '' if none */
+            card_last4: string;
+            /** @description whether the page still takes proof (a few per deal; not once COMPLETED or SPAM_REJECTED) */
+            can_add: boolean;
+        };
+        /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
+        CheckoutNotifyResponse: components["schemas"]["CheckoutView"] & {
+            deal: components["schemas"]["CheckoutDealSummary"];
+        };
+        /** @description the deal as the payer may see it: its id, status and amount, never the merchant's fields */
+        CheckoutDealSummary: {
+            /** Format: uuid */
+            deal_id: string;
+            /**
+             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
+             * @enum {string}
+             */
+            status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            amount_version: string;
+        };
+        PayerPaidForm: {
+            /** @description the amount_version the payer saw; "I paid" for an amount changed since is refused (notice=amount_changed) */
+            amount_version?: string;
+            /**
+             * Format: binary
+             * @description optional receipt: JPEG, PNG, WEBP or PDF up to EVIDENCE_MAX_BYTES
+             */
+            receipt?: string;
+            /** @description optional: the last 4 digits of the card paid with */
+            card_last4?: string;
+            /** @description the page language to return to */
+            lang?: string;
+        };
+        PayerProofForm: {
+            /**
+             * Format: binary
+             * @description optional receipt: JPEG, PNG, WEBP or PDF up to EVIDENCE_MAX_BYTES
+             */
+            receipt?: string;
+            /** @description optional: the last 4 digits of the card paid with */
+            card_last4?: string;
+            /** @description the page language to return to */
+            lang?: string;
+        };
+        PayerPageForm: {
+            /** @description the page language to return to */
+            lang?: string;
+        };
+        PayerAmountSeenForm: {
+            /** @description the amount_version the payer acknowledges */
+            version?: string;
+            /** @description the page language to return to */
+            lang?: string;
         };
         KeyPair: {
             /** @description public token, 64 hex characters */
@@ -3329,6 +3581,9 @@ export interface components {
                 amount: string;
             }[];
             next_page_token: string;
+        };
+        DealResponse: {
+            deal: components["schemas"]["MerchantDealInfo"];
         };
         CreatePayinRequest: {
             idempotency_key: string;
@@ -3502,6 +3757,12 @@ export interface components {
         AppealList: {
             data: components["schemas"]["Appeal"][];
             next_page_token: string;
+        };
+        AppealDetailResponse: {
+            data: components["schemas"]["AppealDetail"];
+        };
+        AppealDetail: components["schemas"]["Appeal"] & {
+            payer_proof: components["schemas"]["PayerProof"];
         };
         AppealMessagesResponse: {
             data: {
@@ -4177,7 +4438,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry */
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry */
         TooManyRequests: {
             headers: {
                 [name: string]: unknown;
@@ -4294,7 +4555,7 @@ export interface components {
                 "application/json": components["schemas"]["V1Error"];
             };
         };
-        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; Retry-After says when to retry (V1 error envelope) */
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry (V1 error envelope) */
         V1TooManyRequests: {
             headers: {
                 [name: string]: unknown;
@@ -5436,7 +5697,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorWithdrawal"];
                 };
             };
-            /** @description four-eyes: the first of two approvals is recorded; the withdrawal waits for another operator (status PENDING_MANUAL) */
+            /** @description four-eyes: the approval is recorded; the withdrawal waits for another console account (status PENDING_MANUAL) */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -5863,7 +6124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DealResponse"];
+                    "application/json": components["schemas"]["CheckoutNotifyResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5876,7 +6137,14 @@ export interface operations {
     };
     getPaymentPage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description ru, uz-Latn, uz-Cyrl, kk, tr or en: the page in that language (remembered in a cookie) */
+                lang?: string;
+                /** @description `cancel`: the page asks to confirm the cancel (the form without script) */
+                confirm?: string;
+                /** @description the outcome of the page's last form, set by its redirect */
+                notice?: string;
+            };
             header?: never;
             path: {
                 hash: string;
@@ -5895,7 +6163,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description unknown hash: an HTML page saying so */
+            /** @description unknown hash: a page saying so, in the same language */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5904,6 +6172,130 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    payerPagePaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PayerPaidForm"];
+            };
+        };
+        responses: {
+            /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    payerPageProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PayerProofForm"];
+            };
+        };
+        responses: {
+            /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    payerPageCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PayerPageForm"];
+            };
+        };
+        responses: {
+            /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    payerPageAmountSeen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PayerAmountSeenForm"];
+            };
+        };
+        responses: {
+            /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -5924,6 +6316,52 @@ export interface operations {
                 };
                 content: {
                     "application/javascript": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPaymentPageStyle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPaymentPageIcon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7331,11 +7769,25 @@ export interface operations {
                      *         "resolution_note": "",
                      *         "created_at": "2026-11-22T10:04:12.345Z",
                      *         "updated_at": "2026-11-22T10:04:12.345Z",
-                     *         "resolved_at": ""
+                     *         "resolved_at": "",
+                     *         "payer_proof": {
+                     *           "reference": "7F3A9-1C2B8",
+                     *           "card_last4": "4417",
+                     *           "receipts": [
+                     *             {
+                     *               "file_id": "8d1f7c1e-0a4b-4c57-9a39-2b5c6f1e9d02",
+                     *               "content_type": "image/jpeg",
+                     *               "size": "183204",
+                     *               "file_name": "receipt.jpg",
+                     *               "created_at": "2026-11-25T10:03:12.000Z"
+                     *             }
+                     *           ],
+                     *           "submitted_at": "2026-11-25T10:03:12.000Z"
+                     *         }
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["AppealResponse"];
+                    "application/json": components["schemas"]["AppealDetailResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,0 +1,120 @@
+/**
+ * The payer's page in English: the source catalogue. Every other catalogue has exactly these keys
+ * (test/unit/payer-i18n.test.ts). ICU MessageFormat: {name} is a value, plural/select as ICU has them.
+ * Plain words a payer understands; never a status code.
+ */
+const en = {
+  'page.title': '{title} — {brand}',
+  'page.secure': 'Secure payment page',
+  'lang.label': 'Language',
+  'brand.payTo': 'Payment to {brand}',
+
+  'screen.preparing.title': 'Preparing your payment details',
+  'screen.preparing.text': 'This takes a few seconds. The page updates by itself.',
+  'screen.pay.title': 'Transfer {amount}',
+  'screen.pay.text': 'Send the money with {method} to the details below. Then come back and press “I paid”.',
+  'screen.pay.exact': 'Transfer exactly {amount} in one payment. A different amount delays your payment.',
+  'screen.checking.title': 'We are checking your payment',
+  'screen.checking.text': 'Thank you! This usually takes a few minutes. You can keep this page open or come back later with the same link.',
+  'screen.confirmed.title': 'Your payment has arrived',
+  'screen.confirmed.text': 'The money has been received. We are finishing your payment; this page updates by itself.',
+  'screen.dontPayAgain': 'Do not transfer the money again.',
+  'screen.paid.title': 'Payment received',
+  'screen.paid.text': '{brand} has received your payment of {amount}. Thank you!',
+  'screen.expired.title': 'The time to pay is over',
+  'screen.expired.text': 'This payment was not completed in time. Do not transfer money to these details any more.',
+  'screen.expired.paidLate': 'Already paid? Don’t worry: your money is not lost. Send your receipt below and give {brand} your payment reference.',
+  'screen.expired.notPaid': 'If you have not paid yet, start a new payment at {brand}.',
+  'screen.cancelled.title': 'Payment cancelled',
+  'screen.cancelled.text': 'This payment was cancelled. Do not transfer money for it.',
+  'screen.cancelled.paidAnyway': 'If you already transferred the money, contact {brand} and give your payment reference.',
+  'screen.declined.title': 'This payment could not be accepted',
+  'screen.declined.text': 'Do not transfer money for it. If you have questions, contact {brand}.',
+  'screen.dispute.title': 'Your payment is under review',
+  'screen.dispute.text': 'A specialist is looking into this payment. Do not transfer the money again. The result will be shared with {brand}.',
+  'screen.refund.title': 'A refund is being prepared',
+  'screen.refund.text': 'The money for this payment is being returned. Do not transfer it again. For questions, contact {brand}.',
+  'screen.checkAgain': 'Check the status again',
+
+  'amount.label': 'Amount to transfer',
+  'amount.paidLabel': 'Amount',
+  'amount.includesFee': 'Includes a fee of {fee}',
+  'field.card': 'Card number',
+  'field.phone': 'Phone number',
+  'field.iban': 'IBAN',
+  'field.holder': 'Recipient',
+  'field.bank': 'Bank',
+  'field.method': 'Payment method',
+  'field.order': 'Order',
+  'field.details': 'Payment details',
+  'copy.button': 'Copy',
+  'copy.label': 'Copy: {what}',
+  'copy.done': 'Copied: {what}',
+  'copy.failed': 'Could not copy. Select the text and copy it yourself.',
+
+  'countdown.left': 'Time left to pay: {time}',
+  'countdown.over': 'The time to pay is over. Checking the payment…',
+
+  'paid.button': 'I paid',
+  'paid.locked': 'Confirm the new amount above first.',
+  'proof.summary': 'Add a receipt or your card’s last 4 digits (optional)',
+  'proof.title': 'Send your receipt',
+  'proof.receipt': 'Receipt: a photo, screenshot or PDF, up to {size}',
+  'proof.last4': 'Last 4 digits of the card you paid with',
+  'proof.last4Hint': 'Only the last 4 digits, never the whole card number.',
+  'proof.send': 'Send',
+  'proof.sent': '{receipts, plural, =0 {No receipt sent} one {Receipt sent} other {# receipts sent}}{last4, select, none {} other {, card ending in {last4}}}.',
+  'proof.full': 'Your proof has been received. No more can be added here.',
+
+  'cancel.link': 'Cancel payment',
+  'cancel.title': 'Cancel this payment?',
+  'cancel.text': 'If you have already transferred the money, do not cancel: press “I paid” instead.',
+  'cancel.confirm': 'Yes, cancel the payment',
+  'cancel.keep': 'No, go back',
+
+  'amountChanged.title': 'The amount has changed',
+  'amountChanged.text': 'The amount to transfer changed from {old} to {new}. Transfer {new}.',
+  'amountChanged.ack': 'OK, the amount is {new}',
+
+  'reference.label': 'Payment reference',
+  'reference.hint': 'Give it to {brand} if you contact them.',
+
+  'timeline.title': 'Progress',
+  'timeline.created': 'Payment created',
+  'timeline.paid': 'You paid',
+  'timeline.confirming': 'Bank confirming',
+  'timeline.done': 'Done',
+  'timeline.expired': 'Time ran out',
+  'timeline.cancelled': 'Cancelled',
+  'timeline.review': 'Under review',
+  'timeline.state.done': 'done',
+  'timeline.state.current': 'in progress',
+  'timeline.state.todo': 'not yet',
+  'timeline.state.failed': 'stopped',
+
+  'return.countdown': 'Returning you to {brand} in {time}',
+  'return.now': 'Return to {brand}',
+  'return.stay': 'Stay on this page',
+  'return.none': 'You can close this page now.',
+
+  'offline': 'No connection. The page will update when you are back online.',
+  'error.generic': 'Something went wrong. Please try again.',
+  'error.tooLarge': 'The file is too large. The limit is {size}.',
+
+  'notice.not_allowed': 'That is no longer possible: the payment has moved on. Here is where it stands now.',
+  'notice.amount_changed': 'The amount changed before you confirmed. Check the new amount, then press “I paid”.',
+  'notice.proof_saved': 'Thank you, we have received your proof.',
+  'notice.proof_limit': 'This payment already has all the proof it can take.',
+  'notice.proof_type': 'Send a photo (JPEG, PNG, WEBP) or a PDF.',
+  'notice.proof_missing': 'Choose a file or enter the last 4 digits of your card.',
+  'notice.last4': 'Enter exactly 4 digits.',
+  'notice.too_large': 'The file is too large. The limit is {size}.',
+  'notice.error': 'Something went wrong. Please try again.',
+
+  'notFound.title': 'Payment not found',
+  'notFound.text': 'Check the link you were given, or go back to the shop and start the payment again.',
+} as const;
+
+export type MessageKey = keyof typeof en;
+export type Catalogue = Record<MessageKey, string>;
+export default en satisfies Catalogue;
