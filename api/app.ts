@@ -10,6 +10,7 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { OTEL_TRACE_ID_RE, tracing, type Tracing } from '../config/tracing';
 import { InvalidArgument, NotFound } from '../domain/errors';
 import { closeUnreadBodies } from './body';
+import { lingeringCloseOf } from './lingering-close';
 import { clientIpResolver } from './auth/client-ip';
 import { codecRouter } from './codec';
 import type { AppDeps } from './deps';
@@ -160,6 +161,23 @@ export function answerClientErrors(server: Server): Server {
 }
 
 /**
+ * The API is never the side that closes an idle keep-alive connection its client is about to
+ * reuse. Node's default (5 s) is shorter than nginx's upstream keepalive_timeout (60 s): the proxy
+ * could send a request on a connection the API was closing at that moment and get a reset (for a
+ * POST, a 502 it may not retry); a client whose timers run late on a loaded host (Node's fetch keeps
+ * a connection for the server's hint minus 1 s) meets the same race. 65 s outlasts both, and Node
+ * announces it (`Keep-Alive: timeout=65`), so clients drop their side first.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
+export function keepIdleConnections(server: Server): Server {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // Above the keep-alive time, as Node requires for the next request's headers on a kept connection.
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+  return server;
+}
+
+/**
  * The API. Its metrics go to `metrics`, which the caller serves on a port of its own
  * (api/metrics-server.ts, METRICS_PORT): this app answers 404 for /metrics.
  */
@@ -194,7 +212,7 @@ export function createApp(given: AppDeps, metrics: Registry = new Registry()): K
   // Chosen once here: with tracing off (the default) the request pipeline is the untraced one.
   const traces = tracing();
   app.use(traces ? tracedMiddleware(deps, httpDuration, traces) : traceMiddleware(deps, httpDuration));
-  app.use(closeUnreadBodies);
+  app.use(closeUnreadBodies(lingeringCloseOf(deps.config)));
   app.use((ctx, next) => {
     ctx.state.clientIp = clientIp(ctx.req);
     return next();

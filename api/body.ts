@@ -3,6 +3,7 @@ import getRawBody from 'raw-body';
 import { parse } from 'lossless-json';
 import { InvalidArgument } from '../domain/errors';
 import { firstUnsafeText } from '../domain/text';
+import { lingerAfterAnswer, type LingeringClose } from './lingering-close';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 /** How deep a JSON body may nest; no route takes more than a few levels. */
@@ -155,14 +156,20 @@ export async function readRequestBody(ctx: Context, rule: BodyRule): Promise<voi
 }
 
 /**
- * An answer that leaves the request body unread (413, an early 401/403/415, no such route)
+ * An answer that leaves the request body unread (413, an early 401/403/415/429, no such route)
  * closes the connection: the client's next request on it would otherwise be read from the
- * middle of this one's body.
+ * middle of this one's body. The close lingers (api/lingering-close.ts): what the client is
+ * still sending is read and dropped, within bounds, so it gets this answer and not a reset.
  */
-export async function closeUnreadBodies(ctx: Context, next: Next) {
-  try {
-    await next();
-  } finally {
-    if (announcesBody(ctx) && !ctx.req.readableEnded) ctx.set('Connection', 'close');
-  }
+export function closeUnreadBodies(limits: LingeringClose) {
+  return async function closeUnreadBodies(ctx: Context, next: Next) {
+    try {
+      await next();
+    } finally {
+      if (announcesBody(ctx) && !ctx.req.readableEnded) {
+        ctx.set('Connection', 'close');
+        lingerAfterAnswer(ctx.req, limits);
+      }
+    }
+  };
 }

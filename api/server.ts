@@ -7,7 +7,7 @@ import { appRoleFindings } from '../db/roles';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/secret-box';
 import { createTemporalClient } from '../temporal/client';
-import { answerClientErrors, createApp } from './app';
+import { answerClientErrors, createApp, keepIdleConnections } from './app';
 import { sweepRateLimitWindows } from './auth/rate-limit';
 import { UploadBudget } from './auth/upload-budget';
 import { startApiMetricsServer } from './metrics-server';
@@ -32,7 +32,7 @@ const app = createApp({
   passwordHashes: PasswordHashGate.fromConfig(config),
 }, metrics);
 
-const server: Server = answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening')));
+const server: Server = keepIdleConnections(answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening'))));
 // A port that cannot be bound costs the metrics, never the API.
 const metricsServer = await startApiMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics }).catch((error: Error) => {
   log.error({ err: error.message, port: config.METRICS_PORT }, 'the API metrics server did not start; the API runs without it');

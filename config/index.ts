@@ -341,6 +341,16 @@ function schemaFor(nodeEnv: string) {
     UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT: z.coerce.number().int().min(1).default(32 * 1024 * 1024),
     /** The same for all merchants together, per API process: what unverified uploads may hold in memory. */
     UNVERIFIED_UPLOAD_BYTES_TOTAL: z.coerce.number().int().min(1).default(128 * 1024 * 1024),
+    /**
+     * Lingering close (api/lingering-close.ts): after an answer that left the request body unread
+     * (413, an early 401/403/415/429), what the API still reads and discards before it closes, so
+     * the client that is still sending gets the answer instead of a reset. 0 closes at once.
+     */
+    LINGERING_CLOSE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+    /** …and for how long at most, counted from the answer (nginx's lingering_time). */
+    LINGERING_CLOSE_MAX_MS: z.coerce.number().int().min(0).default(30_000),
+    /** …and how long it waits for the client's next bytes (nginx's lingering_timeout). */
+    LINGERING_CLOSE_IDLE_MS: z.coerce.number().int().min(1).default(5_000),
     /** Whitelist passes (spec 4.6): an ACTIVE pass expires this long after its creation. */
     PASS_TTL_SECONDS: seconds(86_400),
     // The operator console (issue 28): accounts, sessions, four-eyes (docs/console.md).

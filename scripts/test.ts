@@ -10,6 +10,8 @@ import { startEphemeralStack, type EphemeralStack } from './ephemeral-stack';
 import { loadConfig } from '../config';
 import { ledgerCheck } from './ledger-check';
 import { onInterrupt, ROOT, stopAll } from './stack';
+import { createSql } from '../db/sql';
+import { sharedRowChanges, sharedRows } from '../test/helpers/shared-rows';
 
 /** Short durations: every timer of the workflows fires within the suite. */
 const TEST_DURATIONS: NodeJS.ProcessEnv = {
@@ -20,10 +22,12 @@ const TEST_DURATIONS: NodeJS.ProcessEnv = {
   FEE_DISTRIBUTION_DELAY_SECONDS: '1',
   SANDBOX_TRADER_DELAY_SECONDS: '1',
   WEBHOOK_RETRY_DELAYS: '200ms,400ms,600ms,800ms,1s',
-  WEBHOOK_TIMEOUT_MS: '5000',
+  // The production default: a test's receiver answers in time on a loaded machine (5 s timed out there).
+  WEBHOOK_TIMEOUT_MS: '10000',
   OUTBOX_POLL_MS: '200',
   WEBHOOK_STREAM_IDLE_SECONDS: '10',
-  CALLBACK_RETRY_COOLDOWN_SECONDS: '2',
+  // A repeat manual retry within it is refused; long enough that two requests in a row fall inside it.
+  CALLBACK_RETRY_COOLDOWN_SECONDS: '60',
   WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
   // The periodic ledger check (workers/ledger-check.ts) runs during the suite: test/ops/gateway-metrics.test.ts waits for a turn.
   LEDGER_CHECK_INTERVAL_SECONDS: '10',
@@ -54,6 +58,9 @@ try {
   // starts a traced stack of its own (tracing costs the worker ~50 % more CPU per deal).
   stack = await startEphemeralStack('test', TEST_DURATIONS);
   const env = stack.env;
+  // Test files run in parallel: none may change the rows they all read (test/helpers/shared-rows.ts).
+  const sql = createSql(stack.ownerDatabaseUrl, { max: 1 });
+  const shared = await sharedRows(sql);
   exitCode = await new Promise<number>((done) => {
     const ava = spawn(process.execPath, [join(ROOT, 'node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
       cwd: ROOT,
@@ -77,6 +84,12 @@ try {
   });
   // After the whole suite: the ledger of everything the tests did must still add up.
   if (!(await ledgerCheck(loadConfig({ ...process.env, ...env })))) exitCode = 1;
+  const changed = await sharedRowChanges(sql, shared);
+  await sql.end();
+  if (changed.length > 0) {
+    console.error(`shared rows changed by the tests (a test must own what it changes: test/helpers/shared-rows.ts):\n  ${changed.join('\n  ')}`);
+    exitCode = 1;
+  }
 } catch (error) {
   console.error(error);
 } finally {

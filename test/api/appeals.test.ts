@@ -8,6 +8,7 @@ import { testSql } from '../helpers/app';
 import { createPayin, dealRow, eventsOf, fundedMerchant, isolatedTrader, operatorDeal, PAYIN, PAYOUT, payinBody, walletOf } from '../helpers/deals';
 import { ADMIN_APPEALS, APPEALS, arbiter, dealReaches, historyOf, methodIn, openAppeal, settle } from '../helpers/appeals';
 import { bearerUpload, download, filePart, SAMPLES, signedUpload } from '../helpers/multipart';
+import { ownCurrency } from '../helpers/catalog';
 import { eventually } from '../helpers/poll';
 import { startReceiver } from '../helpers/receiver';
 
@@ -300,14 +301,16 @@ test('messages, listing and the arbiter view: oldest first, scoped, keyset pages
 
 test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from the parent\'s trader, COMPLETED at once; one per appeal', async (t) => {
   const { merchantId, keys } = await newMerchant({ payin_fee_bps: 100 });
-  const method = await methodIn('TRY');
+  // The rate changes below: a currency of this test's own (rates are global; other files read TRY's).
+  const currency = await ownCurrency({ buyMicro: 34_000_000n, sellMicro: 34_800_000n });
+  const method = await methodIn(currency);
   const { traderId } = await isolatedTrader({ liquidity: 50_000, method: method.slug });
-  // 3400.00 TRY at 34 TRY/USDT = 100 USDT of escrow; the payer paid 1700.00 TRY after expiry.
-  const parent = await expiredDeal(keys, { amount: 340_000, currency: 'TRY', payment_method_id: method.slug }, 170_000);
+  // 3400.00 at 34 per USDT = 100 USDT of escrow; the payer paid 1700.00 after expiry.
+  const parent = await expiredDeal(keys, { amount: 340_000, currency, payment_method_id: method.slug }, 170_000);
   t.deepEqual(await walletOf(sql, 'trader', traderId).then((w) => [w.available, w.frozen]), [50_000n, 0n]);
   const parentEvents = await dealEvents(parent.deal_id);
 
-  const opened = await openAppeal(keys, { deal_id: parent.deal_id, reason: 'The payer paid 1700 TRY after the timeout.' });
+  const opened = await openAppeal(keys, { deal_id: parent.deal_id, reason: 'The payer paid 1700 after the timeout.' });
   t.is(opened.status, 200, opened.text);
   const appealId = opened.body.data.appeal_id;
   t.is((await dealRow(sql, parent.deal_id)).status, 'EXPIRED', 'the deal stays EXPIRED');
@@ -325,10 +328,8 @@ test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from th
   t.is((await settle(randomUUID(), {})).status, 404);
   t.is((await signed(keys, 'POST', `/api/v1/p2p/appeals/${appealId}/settlement`, { idempotency_key: randomUUID() })).status, 403);
 
-  // Today's rate, not the parent's: 17 TRY per USDT now.
-  const seedRate = await sql`select buy_rate_micro, sell_rate_micro from rates where currency_code = 'TRY'`;
-  t.teardown(() => asOperator('PUT', '/api/v1/p2p/admin/rates/TRY', { buy_rate_micro: Number(seedRate[0]!.buy_rate_micro), sell_rate_micro: Number(seedRate[0]!.sell_rate_micro) }));
-  t.is((await asOperator('PUT', '/api/v1/p2p/admin/rates/TRY', { buy_rate_micro: 17_000_000, sell_rate_micro: 17_500_000 })).status, 200);
+  // Today's rate, not the parent's: 17 per USDT now.
+  t.is((await asOperator('PUT', `/api/v1/p2p/admin/rates/${currency}`, { buy_rate_micro: 17_000_000, sell_rate_micro: 17_500_000 })).status, 200);
 
   // Two settlements racing with different keys: one deal, the other 409.
   const [keyA, keyB] = [randomUUID(), randomUUID()];
@@ -338,7 +339,7 @@ test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from th
   const winningKey = winner === raced[0] ? keyA : keyB;
   const settlement = winner.body.deal;
   t.deepEqual(Object.keys(winner.body), ['deal']);
-  t.like(settlement, { status: 'COMPLETED', deal_type: 'PAYIN', amount: '170000', currency: 'TRY', received_amount: '170000', amount_match_status: 'full' });
+  t.like(settlement, { status: 'COMPLETED', deal_type: 'PAYIN', amount: '170000', currency, received_amount: '170000', amount_match_status: 'full' });
   t.not(settlement.deal_id, parent.deal_id);
   const replay = await settle(appealId, { idempotency_key: winningKey });
   t.is(replay.status, 200);
@@ -352,7 +353,7 @@ test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from th
   t.is(row.parent_deal_id, parent.deal_id);
   t.is(row.origin_appeal_id, appealId);
   t.is(row.exchange_rate_micro, 17_000_000n);
-  t.is(row.amount_usdt, 10_000n); // 1700.00 TRY / 17 = 100 USDT
+  t.is(row.amount_usdt, 10_000n); // 1700.00 / 17 = 100 USDT
   t.is(row.fee_usdt, 100n); // 1 %
   t.is(row.trader_id, traderId);
   // The parent's trader backs it: 100 USDT left its liquidity; the merchant gets 99 USDT once.

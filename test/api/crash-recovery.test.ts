@@ -75,7 +75,7 @@ test('a deal step on a worker killed mid-step is retried by another worker after
   await eventually(async () => {
     const [row] = await sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%from deals%for no key update%'`;
     return row!.n > 0;
-  }, 'the step to wait on the row', 20_000);
+  }, 'the step to wait on the row', 120_000);
   worker.kill('SIGKILL');
   await new Promise((resolve) => worker.once('exit', resolve));
   const killedAt = Date.now();

@@ -50,13 +50,17 @@ test('client commission: paying exactly what the page asks is a full match and c
 
 test('reassigning a MATCHED payout moves it to the new trader, who is paid at completion', async (t) => {
   const merchant = await fundedMerchant(5_000_000);
-  const created = await signed(merchant.keys, 'POST', PAYOUT, merchant.payoutBody());
+  // Both traders on a payment method of this test's own: requisites added to a seeded method would
+  // join the pool other files' payouts are matched from.
+  const first = await isolatedTrader({ liquidity: 0 });
+  const created = await signed(merchant.keys, 'POST', PAYOUT, merchant.payoutBody({ payment_method: first.method }));
   t.is(created.status, 200, created.text);
   const dealId = created.body.deal.deal_id as string;
   t.is(created.body.deal.status, 'MATCHED');
   const before = await dealRow(sql, dealId);
+  t.is(before.trader_id, first.traderId);
 
-  const other = await isolatedTrader({ liquidity: 0, method: 'card-rub' });
+  const other = await isolatedTrader({ liquidity: 0, method: first.method });
   t.not(other.traderId, before.trader_id);
   const assigned = await asOperator('POST', `/api/v1/p2p/admin/deals/${dealId}/payout/assign`, { requisite_id: other.requisiteId });
   t.is(assigned.status, 200, assigned.text);
@@ -71,7 +75,7 @@ test('reassigning a MATCHED payout moves it to the new trader, who is paid at co
   const done = await asOperator('POST', `/api/v1/p2p/admin/deals/${dealId}/payout/complete`);
   t.is(done.body.deal.status, 'COMPLETED', done.text);
   t.is((await walletOf(sql, 'trader', other.traderId)).available, after.amount_usdt, 'the new trader is paid');
-  // The original (seeded, shared) trader is paid by other tests' payouts: check this deal's posting instead.
+  t.is((await walletOf(sql, 'trader', first.traderId)).available, 0n, 'the first trader is not');
   const credited = await sql`
     select w.owner_id from ledger_transactions t join ledger_entries e on e.transaction_id = t.id join wallets w on w.id = e.wallet_id
     where t.idempotency_key = ${`deal:${dealId}:complete`} and w.owner_type = 'trader'`;

@@ -1,6 +1,8 @@
 import test from 'ava';
 import { asOperator, newMerchant, signed, unsigned } from '../helpers/api';
 import { txHashOf } from '../helpers/tx-hash';
+import { ownCurrency } from '../helpers/catalog';
+import { isolatedMethod } from '../helpers/deals';
 
 test('a created merchant has a provisioned USDT wallet and deposits credit it idempotently', async (t) => {
   const { merchantId, keys } = await newMerchant();
@@ -34,9 +36,12 @@ test('deposit to an unknown merchant is 404', async (t) => {
 });
 
 test('rates, traders and requisites can be bootstrapped', async (t) => {
-  const rate = await asOperator('PUT', '/api/v1/p2p/admin/rates/KZT', { buy_rate_micro: 480_000_000, sell_rate_micro: 490_000_000 });
+  // Rates, methods and requisites are global: this test sets the rate of a currency of its own and
+  // gives its requisite a method of its own, so no other file's deal is priced or matched by them.
+  const currency = await ownCurrency({ buyMicro: 1_000_000n, sellMicro: 1_000_000n });
+  const rate = await asOperator('PUT', `/api/v1/p2p/admin/rates/${currency}`, { buy_rate_micro: 480_000_000, sell_rate_micro: 490_000_000 });
   t.is(rate.status, 200, rate.text);
-  t.deepEqual({ ...rate.body.rate, updated_at: undefined }, { currency: 'KZT', buy_rate_micro: '480000000', sell_rate_micro: '490000000', updated_at: undefined });
+  t.deepEqual({ ...rate.body.rate, updated_at: undefined }, { currency, buy_rate_micro: '480000000', sell_rate_micro: '490000000', updated_at: undefined });
   t.is((await asOperator('PUT', '/api/v1/p2p/admin/rates/XXX', { buy_rate_micro: 1, sell_rate_micro: 1 })).status, 404);
   t.is((await asOperator('PUT', '/api/v1/p2p/admin/rates/RUB', { buy_rate_micro: 0, sell_rate_micro: 1 })).status, 400);
 
@@ -46,8 +51,9 @@ test('rates, traders and requisites can be bootstrapped', async (t) => {
   const funded = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 5_000_00, tx_hash: txHashOf(`fund-${traderId}`) });
   t.is(funded.status, 201);
 
+  const method = await isolatedMethod();
   const requisite = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/requisites`, {
-    payment_method: 'card-rub',
+    payment_method: method,
     requisite_type: 'BANK_CARD',
     card_number: '2200123412341234',
     holder_name: 'Ivan Petrov',
@@ -60,11 +66,11 @@ test('rates, traders and requisites can be bootstrapped', async (t) => {
   t.false('daily_limit' in requisite.body.requisite);
 
   const wrongType = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/requisites`, {
-    payment_method: 'card-rub', requisite_type: 'SBP', phone_number: '+79000000000', holder_name: 'x', bank_name: 'y', min_amount: 1, max_amount: 2,
+    payment_method: method, requisite_type: 'SBP', phone_number: '+79000000000', holder_name: 'x', bank_name: 'y', min_amount: 1, max_amount: 2,
   });
   t.is(wrongType.status, 400);
   const inverted = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/requisites`, {
-    payment_method: 'card-rub', requisite_type: 'BANK_CARD', card_number: '1', holder_name: 'x', bank_name: 'y', min_amount: 10, max_amount: 2,
+    payment_method: method, requisite_type: 'BANK_CARD', card_number: '1', holder_name: 'x', bank_name: 'y', min_amount: 10, max_amount: 2,
   });
   t.is(inverted.status, 400);
   t.is(inverted.body.errors[0].field, 'max_amount');

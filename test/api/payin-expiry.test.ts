@@ -26,7 +26,7 @@ test('a PayIn expires at payment_timeout_at (durable timer), releases the escrow
   const expired = await eventually(async () => {
     const got = await signed(keys, 'GET', `${stack.url}/api/v1/p2p/merchant/deals/${deal.deal_id}`);
     return got.body.deal.status === 'EXPIRED' ? got.body.deal : undefined;
-  }, 'expiry', 30_000);
+  }, 'expiry', 120_000);
   t.is(expired.received_amount, '50000');
   t.is(expired.amount_match_status, 'partial');
   const wallet = await walletOf(sql, 'trader', traderId);

@@ -26,7 +26,7 @@ test('MATCHED past PAYOUT_TRANSFER_SLA_SECONDS expires with the hold returned; a
   const expired = await eventually(async () => {
     const got = await signed(merchant.keys, 'GET', `${stack.url}/api/v1/p2p/merchant/deals/${dealId}`);
     return got.body.deal.status === 'EXPIRED' && got.body.deal;
-  }, 'transfer SLA expiry', 30_000);
+  }, 'transfer SLA expiry', 120_000);
   t.is(expired.status, 'EXPIRED');
   const after = await walletOf(sql, 'merchant', merchant.merchantId);
   t.deepEqual([after.available, after.frozen], [1_000_000n, 0n], 'hold returned');
@@ -54,7 +54,7 @@ test('a payout PROCESSING past PAYOUT_PROCESSING_ALERT_SECONDS keeps its hold an
   const alert = await eventually(async () => {
     const list = await asOperator('GET', '/api/v1/p2p/admin/alerts');
     return list.body.data.find((a: { deal_id: string }) => a.deal_id === dealId);
-  }, 'the overdue alert', 30_000);
+  }, 'the overdue alert', 120_000);
   t.is(alert.kind, 'payout_processing_overdue');
   t.is(alert.resolved_at, '');
   t.true((await walletOf(sql, 'merchant', merchant.merchantId)).frozen > 0n, 'the hold stays: the fiat may be on its way');

@@ -131,7 +131,7 @@ test('UNASSIGNED past the assignment SLA expires and returns the hold', async (t
   const method = await isolatedMethod();
   const res = await signed(m.keys, 'POST', `${stack.url}${PAYOUT}`, m.payoutBody({ payment_method: method }));
   t.is(res.body.deal.status, 'UNASSIGNED');
-  await eventually(async () => (await dealRow(sql, res.body.deal.deal_id)).status === 'EXPIRED', 'SLA expiry', 30_000);
+  await eventually(async () => (await dealRow(sql, res.body.deal.deal_id)).status === 'EXPIRED', 'SLA expiry', 120_000);
   const wallet = await walletOf(sql, 'merchant', m.merchantId);
   t.deepEqual([wallet.available, wallet.frozen], [3000n, 0n]);
   t.deepEqual(await eventsOf(sql, res.body.deal.deal_id), ['deal.created', 'deal.expired']);

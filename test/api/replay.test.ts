@@ -76,20 +76,22 @@ test('V1: incoming then outgoing statistics signed with one {timestamp} are both
 
 test('a key rotation refuses a signature any request carried before: a GET’s headers cannot rotate the keys', async (t) => {
   const { keys, merchantId } = await newMerchant();
-  const headers = bodyless(keys, now() - 3);
+  // Three different seconds, counted from one clock reading: read apart, a slow machine could make two of them the same second.
+  const base = now();
+  const headers = bodyless(keys, base - 3);
   t.is((await send(`${MERCHANT}/balance`, 'GET', headers)).status, 200);
   const stolen = await send(`${MERCHANT}/api-keys/rotate`, 'POST', headers);
   t.is(stolen.status, 401);
   t.regex((await stolen.json()).detail, /already used/);
   t.is(await keyCount(merchantId), 1, 'no new pair was made');
   // Stripping v2 from a bound GET gains nothing: the v1 signature of a body-less request is remembered either way.
-  const second = now() - 5;
+  const second = base - 5;
   const boundGet = await signedBound(keys, 'GET', `${MERCHANT}/deals?page_size=5`, undefined, second);
   t.is(boundGet.status, 200);
   t.is((await send(`${MERCHANT}/api-keys/rotate`, 'POST', bodyless(keys, second))).status, 401);
   t.is(await keyCount(merchantId), 1);
   // A fresh signature rotates; the very same rotation request is not replayable.
-  const fresh = bodyless(keys, now() - 9);
+  const fresh = bodyless(keys, base - 9);
   t.is((await send(`${MERCHANT}/api-keys/rotate`, 'POST', fresh)).status, 200);
   t.is((await send(`${MERCHANT}/api-keys/rotate`, 'POST', fresh)).status, 401);
   t.is(await keyCount(merchantId), 2);

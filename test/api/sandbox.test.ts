@@ -208,7 +208,9 @@ test('isolation: the database refuses a cross match either way, and an operator 
 
   // A live payout cannot be assigned to the sandbox trader's requisite, nor a sandbox one to a live trader's.
   const liveFunded = await fundedMerchant(1_000_000);
-  const trader = await isolatedTrader({ liquidity: 0, method: 'card-rub' });
+  // A live trader on a payment method of this test's own (a requisite on a seeded method would join
+  // the pool other files' live payouts are matched from); the sandbox payout below takes that method.
+  const trader = await isolatedTrader({ liquidity: 0 });
   const livePayout = await signed(liveFunded.keys, 'POST', PAYOUT, liveFunded.payoutBody({ amount: 95_033 }));
   t.is(livePayout.status, 200, livePayout.text);
   const [sandboxRequisite] = await sql`select id from requisites where trader_id = ${SANDBOX_TRADER} and payment_method_id = (select id from payment_methods where slug = 'card-rub')`;
@@ -219,7 +221,7 @@ test('isolation: the database refuses a cross match either way, and an operator 
   const balance = await signed(m.keys, 'GET', '/api/v1/p2p/merchant/balance');
   const sandboxPayout = await signed(m.keys, 'POST', PAYOUT, {
     idempotency_key: randomUUID(), amount: 95_033, currency: 'RUB', wallet_id: balance.body.wallets[0].wallet_id,
-    target_requisite: '4111111111111111', target_name: 'Anna Recipient', payment_method: 'card-rub',
+    target_requisite: '4111111111111111', target_name: 'Anna Recipient', payment_method: trader.method,
   });
   t.is(sandboxPayout.status, 200, sandboxPayout.text);
   const crossed2 = await asOperator('POST', `/api/v1/p2p/admin/deals/${sandboxPayout.body.deal.deal_id}/payout/assign`, { requisite_id: trader.requisiteId });

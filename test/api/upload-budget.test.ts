@@ -21,7 +21,7 @@ async function inFlight(app: App): Promise<number | undefined> {
   const match = /^unverified_upload_bytes_in_flight (\d+)$/m.exec(text);
   return match ? Number(match[1]) : undefined;
 }
-const settlesAt = (app: App, bytes: number, what: string) => eventually(async () => (await inFlight(app)) === bytes, `${what} (${bytes} bytes in flight)`, 10_000);
+const settlesAt = (app: App, bytes: number, what: string) => eventually(async () => (await inFlight(app)) === bytes, `${what} (${bytes} bytes in flight)`, 60_000);
 
 /** A text file of `size` bytes in the part named `file`. */
 const upload = (size: number) => filePart(Buffer.alloc(size, 'a'), 'evidence.txt', 'text/plain');

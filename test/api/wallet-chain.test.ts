@@ -99,6 +99,8 @@ test.serial('a hanging chain: the merchant gets PENDING, attempts are abandoned 
 });
 
 test.serial('a worker process SIGKILLed after recording the intent, or after sending, never sends twice', async (t) => {
+  // Worker starts and the simulator's pauses: minutes on a loaded machine; this bounds the test as a whole.
+  t.timeout(15 * 60_000);
   const taskQueue = `wallet-kill-${randomUUID()}`;
   const env = (latencyMs: number) => ({
     TEMPORAL_TASK_QUEUE: taskQueue,
@@ -108,8 +110,9 @@ test.serial('a worker process SIGKILLed after recording the intent, or after sen
   });
   const app = await startApp({ TEMPORAL_TASK_QUEUE: taskQueue, WITHDRAWAL_SYNC_WAIT_SECONDS: 0, WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS: 3 });
   t.teardown(() => app.close());
-  // The simulated network waits 20 s before and 20 s after accepting a transfer: room to kill in either gap.
-  let worker = startWorkerProcess(env(20_000));
+  // The simulated network waits 45 s before and 45 s after accepting a transfer: room to kill in either gap,
+  // however slowly the machine then creates B and records its intent (A waits in its second gap meanwhile).
+  let worker = startWorkerProcess(env(45_000));
   t.teardown(() => void worker.kill('SIGKILL'));
   const { merchantId, keys } = await walletMerchant(20_000);
 
@@ -117,11 +120,14 @@ test.serial('a worker process SIGKILLed after recording the intent, or after sen
   const sent = await signed(keys, 'POST', `${app.url}${WALLET}/withdraw`, { address: randomTronAddress(), amount: 5_000 });
   t.is(sent.status, 200, sent.text);
   t.is(sent.body.status, 'PENDING');
-  await eventually(async () => (await transfers(sent.body.withdrawal_id)).length === 1, 'the transfer on chain', 120_000);
+  await eventually(async () => {
+    if (worker.exitCode !== null) throw new Error(`the worker process exited with ${worker.exitCode}`);
+    return (await transfers(sent.body.withdrawal_id)).length === 1;
+  }, 'the transfer on chain', 300_000);
   // B: intent recorded, not sent — its attempt is waiting before the chain call.
   const intent = await signed(keys, 'POST', `${app.url}${WALLET}/withdraw`, { address: randomTronAddress(), amount: 3_000 });
   t.is(intent.status, 200, intent.text);
-  await eventually(async () => (await row(intent.body.withdrawal_id)).broadcast_attempts >= 1, 'the recorded intent', 15_000);
+  await eventually(async () => (await row(intent.body.withdrawal_id)).broadcast_attempts >= 1, 'the recorded intent', 40_000);
   worker.kill('SIGKILL'); // no chance to clean up or to record anything
   await new Promise((resolve) => worker.once('exit', resolve));
   t.is((await row(sent.body.withdrawal_id)).status, 'PENDING', 'A: killed between send and record');
@@ -134,7 +140,7 @@ test.serial('a worker process SIGKILLed after recording the intent, or after sen
     const done = await eventually(async () => {
       const r = await row(id);
       return r.status === 'COMPLETED' && r;
-    }, `completion of ${id}`, 120_000);
+    }, `completion of ${id}`, 300_000);
     const onChain = await transfers(id);
     t.is(onChain.length, 1);
     t.is(onChain[0]!.tx_hash, done.tx_hash);

@@ -68,6 +68,6 @@ test('a deals worker and a niced webhooks worker each poll only their queue, and
     signal: 'endpoint-events',
     signalArgs: [items.map((item) => ({ ...item, lane: dealId }))],
   });
-  await eventually(async () => receiver.received.length >= 2, 'both events delivered', 30_000);
+  await eventually(async () => receiver.received.length >= 2, 'both events delivered', 120_000);
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).type), ['deal.created', 'deal.escrow_locked']);
 });

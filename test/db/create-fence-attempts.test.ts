@@ -52,10 +52,10 @@ async function attemptBehindAttempt<T>(id: string, walletId: string, create: () 
     await blocker`select id from wallets where id = ${walletId} for update`;
     const first = attemptOf(runId).run(create) as Promise<T>;
     first.catch(() => undefined);
-    await eventually(async () => (await fenceLocks(id, true)) === 1, 'the first attempt holding the fence', 10_000);
+    await eventually(async () => (await fenceLocks(id, true)) === 1, 'the first attempt holding the fence', 60_000);
     const second = attemptOf(runId).run(create) as Promise<T>;
     second.catch(() => undefined);
-    await eventually(async () => (await fenceLocks(id, false)) === 1, 'the second attempt waiting on the fence', 10_000);
+    await eventually(async () => (await fenceLocks(id, false)) === 1, 'the second attempt waiting on the fence', 60_000);
     await blocker`rollback`;
     return [await first, (await Promise.allSettled([second]))[0]!];
   } finally {

@@ -75,7 +75,7 @@ test('an attempt that was waiting for the fence when its run gave up is refused 
   // The attempt queues on the fence behind the give-up (its snapshot of the tombstones is older).
   const late = sql.begin((tx) => attempt(tx, owner, id, run));
   late.catch(() => undefined);
-  await eventually(async () => (await waitingOnFence(id)) === 1, 'the attempt waiting on the fence', 10_000);
+  await eventually(async () => (await waitingOnFence(id)) === 1, 'the attempt waiting on the fence', 60_000);
   await giveUp`commit`;
   await t.throwsAsync(late, { instanceOf: CreateAbandoned });
   t.is(await rowOf(id), undefined);
@@ -98,7 +98,7 @@ test('a give-up waits for an attempt holding the fence and adopts the row it com
   });
   await inside;
   const giveUp = abandonCreate<WithdrawalRow>(sql, 'withdrawals', id, run);
-  await eventually(async () => (await waitingOnFence(id)) === 1, 'the give-up waiting on the fence', 10_000);
+  await eventually(async () => (await waitingOnFence(id)) === 1, 'the give-up waiting on the fence', 60_000);
   finish();
   t.is(await slow, 'created');
   const adopted = await giveUp;

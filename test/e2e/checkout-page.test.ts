@@ -78,6 +78,8 @@ test.afterEach.always(async (t) => {
 
 async function newContext(t: ExecutionContext<Ctx>, options: Parameters<Browser['newContext']>[0] = {}) {
   const context = await browser.newContext({ viewport: PHONE, ...options });
+  // Waits without a deadline of their own: a bound for a wait gone wrong, far above what a loaded machine takes.
+  context.setDefaultTimeout(120_000);
   t.context.contexts.push(context);
   return context;
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant, signed } from '../helpers/api';
-import { createPayin } from '../helpers/deals';
+import { createPayin, isolatedMethod } from '../helpers/deals';
 import { dealReaches, openAppeal } from '../helpers/appeals';
 import { testSql } from '../helpers/app';
 import { totpAt } from '../../domain/totp';
@@ -76,9 +76,13 @@ async function operator(role: Role) {
   return { id: created.body.operator.operator_id as string, email, password, role };
 }
 
+/** How long a page waits for an element or a state: a bound for a wait gone wrong, far above what a loaded machine takes. */
+const BROWSER_WAIT_MS = 120_000;
+
 /** A browser of its own (cookies) signed in through the sign-in page. */
 async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password: string; role: Role }, totpSecret?: string) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
   t.context.contexts.push(context);
   const page = await context.newPage();
   const cspViolations: string[] = [];
@@ -487,6 +491,7 @@ test.serial('TOTP at sign-in: the code field behind its toggle; without the code
   t.true((await enroll({ secret, code: totpAt(secret, enrolledAt), confirm_password: who.password })).enrolled);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
   t.context.contexts.push(context);
   const page = await context.newPage();
   t.context.pages.push({ name: 'signin-totp', page });
@@ -564,6 +569,8 @@ test.serial('your account: an operator sets up its authenticator with its passwo
 
 test.serial('traders: an admin adds a requisite and tops a trader up from the console', async (t) => {
   const traderName = `Console trader ${process.pid}-${randomBytes(2).toString('hex')}`;
+  // A payment method of this test's own: a funded trader's requisite on a seeded one would take other files' deals.
+  const method = await isolatedMethod();
   const created = await asOperator('POST', `${ADMIN}/traders`, { name: traderName });
   t.is(created.status, 201, created.text);
   const admin = await operator('admin');
@@ -572,7 +579,7 @@ test.serial('traders: an admin adds a requisite and tops a trader up from the co
   const card = page.getByRole('region', { name: `Trader ${traderName}` });
   await card.getByText(`Add a requisite to ${traderName}`).click();
   const form = card.getByRole('form', { name: `Add a requisite to ${traderName}` });
-  await form.getByLabel('Payment method').fill('card-rub');
+  await form.getByLabel('Payment method').fill(method);
   await form.getByLabel('Card, phone or IBAN').fill('4111111111111111');
   await form.getByLabel('Holder name').fill('Ivan Petrov');
   await form.getByLabel('Bank name').fill('Test Bank');

@@ -24,6 +24,9 @@ async function send(method: string, path: string, headers: Record<string, string
     method,
     headers: { ...(rawBody !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
     ...(rawBody !== undefined ? { body: rawBody } : {}),
+  }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+    // fetch says only "fetch failed": name the request and what broke.
+    throw new Error(`${method} ${path}: ${error.message} (${error.cause?.code ?? ''} ${error.cause?.message ?? ''})`, { cause: error });
   });
   return readResponse(response);
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { answerClientErrors, createApp } from '../../api/app';
+import { answerClientErrors, createApp, keepIdleConnections } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { UploadBudget } from '../../api/auth/upload-budget';
 import { startApiMetricsServerOnFreePort } from '../../api/metrics-server';
@@ -10,6 +10,23 @@ import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
 import { SecretBox } from '../../domain/secret-box';
 import { createTemporalClient } from '../../temporal/client';
+
+/**
+ * The Temporal client, connected however long a loaded machine takes: the client's own connect
+ * deadline is 10 s, and a dev server serving a whole suite on a busy host has taken that long to
+ * accept a channel. A connect that fails is tried again for two minutes.
+ */
+async function temporalClient(config: Config) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      return await createTemporalClient(config);
+    } catch (error) {
+      if (Date.now() > deadline || !/Failed to connect/.test((error as Error).message)) throw error;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}
 
 /**
  * The environment of the stack's API and workers: DATABASE_URL is the app role's (the suite's own
@@ -27,7 +44,7 @@ export function appEnv(): NodeJS.ProcessEnv {
 export async function startApp(overrides: Partial<Config> = {}, now: () => number = Date.now) {
   const config = { ...loadConfig(appEnv()), ...overrides };
   const sql = createSql(config.DATABASE_URL, { max: 5 });
-  const temporal = await createTemporalClient(config);
+  const temporal = await temporalClient(config);
   const deps: AppDeps = {
     config,
     sql,
@@ -39,7 +56,7 @@ export async function startApp(overrides: Partial<Config> = {}, now: () => numbe
     passwordHashes: PasswordHashGate.fromConfig(config),
   };
   const metrics = new Registry();
-  const server = answerClientErrors(createApp(deps, metrics).listen(0, '127.0.0.1'));
+  const server = keepIdleConnections(answerClientErrors(createApp(deps, metrics).listen(0, '127.0.0.1')));
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const metricsServer = await startApiMetricsServerOnFreePort('127.0.0.1', metrics);

@@ -101,7 +101,8 @@ export interface Request {
 
 type Fault =
   | { kind: 'status'; status: number; body: string; headers: Record<string, string>; path?: string; remaining: number }
-  | { kind: 'slow'; ms: number; path?: string; remaining: number };
+  | { kind: 'slow'; ms: number; path?: string; remaining: number }
+  | { kind: 'hold'; path?: string; remaining: number };
 
 const hexToBytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
 const utf8Hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
@@ -575,6 +576,8 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const fault = faults.find((f) => f.remaining > 0 && (!f.path || url.pathname.startsWith(f.path)));
     if (fault) fault.remaining--;
     if (fault?.kind === 'slow') await sleep(fault.ms);
+    // Held: never answered and never acted on, however long the caller waits; the request ends with its connection.
+    if (fault?.kind === 'hold') return;
     if (res.destroyed) return;
     if (fault?.kind === 'status') {
       res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(fault.body);
@@ -649,6 +652,10 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
       },
       slow(ms: number, count = 1, path?: string) {
         faults.push({ kind: 'slow', ms, path, remaining: count });
+      },
+      /** The next `count` requests (to `path`) are never answered nor acted on: a request on the wire when its caller dies, on any clock. */
+      hold(count = 1, path?: string) {
+        faults.push({ kind: 'hold', path, remaining: count });
       },
       tamperNextBuild(how: Tamper) {
         tamperNext = how;

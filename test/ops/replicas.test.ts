@@ -239,7 +239,7 @@ test.serial('a) both worker processes poll the deals queue and the webhook queue
     const pids = await eventually(async () => {
       const found = [...(await pollerPids(queue))].sort();
       return found.length >= 2 && found;
-    }, `two pollers on ${queue}`, 30_000).catch(async () => [...(await pollerPids(queue))].sort());
+    }, `two pollers on ${queue}`, 120_000).catch(async () => [...(await pollerPids(queue))].sort());
     t.deepEqual(pids, both, `${queue}: polled by both processes, no one else`);
   }
   // Each serves its own metrics (its own ports: replicas on one host do not collide).
