@@ -48,7 +48,7 @@ module.exports = {
       severity: 'error',
       comment:
         'The worker process does not import the HTTP layer, with one narrow exception: api/adapters.ts, the list of the API ' +
-        "adapters beside V2, whose webhook formats the worker registers at startup (workers/main.ts). That list is the one place " +
+        'adapters beside V2, whose webhook formats the worker registers at startup (workers/main.ts). That list is the one place ' +
         'that names the adapters, for both processes, so that retiring one is deleting its folder and its line there.',
       from: { path: '^workers/' },
       to: { path: '^api/', pathNot: '^api/adapters\.ts$' },

@@ -23,15 +23,7 @@ import {
 import { dealEventPayload } from '../domain/deal-info';
 import { PAYIN_TRANSITIONS, type PayinStatus } from '../domain/payin';
 import { allowsFrom } from '../domain/state-machine';
-import {
-  findAppealOfDeal,
-  findSettlement,
-  insertAppeal,
-  lockDealAndAppeal,
-  setAppealStatus,
-  type AppealChanges,
-  type AppealRow,
-} from '../db/queries/appeals';
+import { findAppealOfDeal, findSettlement, insertAppeal, lockDealAndAppeal, setAppealStatus, type AppealChanges, type AppealRow } from '../db/queries/appeals';
 import { lockDeal, type DealRow } from '../db/queries/deals';
 import { writeOutboxEvent } from '../db/queries/outbox';
 import { postEscrowRelease, postPayinCompletion } from '../db/queries/postings';

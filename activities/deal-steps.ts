@@ -34,12 +34,19 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
   const event = (tx: Db, row: DealRow, type: EventType, discriminator: string | number, extra: Record<string, unknown> = {}) =>
     writeOutboxEvents(tx, [outboxEvent(row, type, discriminator, extra)]);
   /** Several events of a deal, in this order, in one statement: each `[row, type, discriminator]`. */
-  const events = (tx: Db, list: [DealRow, EventType, string | number][]) => writeOutboxEvents(tx, list.map(([row, type, d]) => outboxEvent(row, type, d)));
+  const events = (tx: Db, list: [DealRow, EventType, string | number][]) =>
+    writeOutboxEvents(
+      tx,
+      list.map(([row, type, d]) => outboxEvent(row, type, d)),
+    );
 
   /** Sets the locked deal's status to the move's target and writes the move's events. */
   async function applyMove(tx: Db, row: DealRow, move: Transition<string>, changes: StepChanges = {}): Promise<DealRow> {
     const updated = await setDealStatus(tx, row, move.to!, changes);
-    await events(tx, move.events.map((type) => [updated, type, move.to!] as [DealRow, EventType, string]));
+    await events(
+      tx,
+      move.events.map((type) => [updated, type, move.to!] as [DealRow, EventType, string]),
+    );
     return updated;
   }
 
@@ -68,7 +75,14 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
 
   /** The audit row of an operator's move of a deal (none without an actor: a timer, the payer, an older sender). */
   async function auditDeal(tx: Db, audit: StepAudit | undefined, before: DealRow, after: DealRow) {
-    if (audit?.actor) await insertAudit(tx, audit.actor, { action: audit.action, objectType: 'deal', objectId: after.id, before: auditedDeal(before), after: auditedDeal(after) });
+    if (audit?.actor)
+      await insertAudit(tx, audit.actor, {
+        action: audit.action,
+        objectType: 'deal',
+        objectId: after.id,
+        before: auditedDeal(before),
+        after: auditedDeal(after),
+      });
   }
 
   const walletOf = async (tx: Db, ownerType: 'merchant' | 'trader', ownerId: string) => (await ensureWallet(tx, ownerType, ownerId, 'USDT')).id;

@@ -12,14 +12,7 @@ import { fiatToUsdtCents } from '../domain/money';
 import { amountMatch, amountToPay, blocksAutocompletion, PAYIN_TRANSITIONS, payinMoney, payinRefusal } from '../domain/payin';
 import { allowsFrom } from '../domain/state-machine';
 import { currencyExponent } from '../db/queries/catalog';
-import {
-  applyAmountChange,
-  findAmountChange,
-  insertDeal,
-  lockDeal,
-  recordReceivedAmount,
-  type DealRow,
-} from '../db/queries/deals';
+import { applyAmountChange, findAmountChange, insertDeal, lockDeal, recordReceivedAmount, type DealRow } from '../db/queries/deals';
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { checkDailyCap } from '../db/queries/limits';
 import { lockMerchantForCreate } from '../db/queries/merchant-world';
@@ -275,4 +268,3 @@ export function createPayinActivities(deps: ActivityDeps) {
     },
   };
 }
-

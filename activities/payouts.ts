@@ -80,7 +80,10 @@ export function createPayoutActivities(deps: ActivityDeps) {
             ...(match ? { transferSlaSeconds: config.PAYOUT_TRANSFER_SLA_SECONDS } : {}),
           });
           await postPayoutHold(tx, { dealId: row.id, walletId: input.walletId, amount: hold });
-          await steps.events(tx, created.events.map((type) => [row, type, 'created'] as [typeof row, EventType, string]));
+          await steps.events(
+            tx,
+            created.events.map((type) => [row, type, 'created'] as [typeof row, EventType, string]),
+          );
           return payoutSnapshot(row);
         })
         .catch((error: { code?: string; constraint_name?: string }) => {
@@ -111,7 +114,9 @@ export function createPayoutActivities(deps: ActivityDeps) {
           sandbox: row.sandbox ? { tenantId: row.tenant_id, dealType: 'PAYOUT' } : undefined,
         });
         if (!match) return payoutSnapshot(row);
-        return payoutSnapshot(await matchPayoutDeal(tx, dealId, { requisiteId: match.requisite_id, traderId: match.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS));
+        return payoutSnapshot(
+          await matchPayoutDeal(tx, dealId, { requisiteId: match.requisite_id, traderId: match.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS),
+        );
       });
     },
 
@@ -131,7 +136,8 @@ export function createPayoutActivities(deps: ActivityDeps) {
           throw new InvalidArgument('the requisite is for another payment method than the payout');
         }
         // Issue 29: a sandbox payout only ever goes to the sandbox trader, a live one never does.
-        if (requisite.sandbox !== row.sandbox) throw new InvalidArgument(row.sandbox ? 'a sandbox payout can only go to the sandbox trader' : 'the sandbox trader takes only sandbox payouts');
+        if (requisite.sandbox !== row.sandbox)
+          throw new InvalidArgument(row.sandbox ? 'a sandbox payout can only go to the sandbox trader' : 'the sandbox trader takes only sandbox payouts');
         if (row.status === 'MATCHED' && row.requisite_id === requisite.id) return payoutSnapshot(row);
         const refusal = payoutRefusal('assign', row.status);
         if (refusal) throw new FailedPrecondition(refusal.message);

@@ -11,11 +11,27 @@ import { writeAppealMessage } from '../db/queries/appeal-messages';
 import { findDeal } from '../db/queries/deals';
 import { sandboxArbiterActor } from '../domain/audit';
 import { uuidV5 } from '../domain/ids';
-import { appealCommandUpdate, appealSearchAttributes, appealTaskQueue, appealWorkflowId, appealWorkflowType, type AppealCommand, type AppealWorkflow } from '../workflows/contracts/appeal';
+import {
+  appealCommandUpdate,
+  appealSearchAttributes,
+  appealTaskQueue,
+  appealWorkflowId,
+  appealWorkflowType,
+  type AppealCommand,
+  type AppealWorkflow,
+} from '../workflows/contracts/appeal';
 import { acceptsMessages } from '../domain/appeals';
 import type { AppealRow } from '../db/queries/appeals';
 import type { ActivityDeps } from './deps';
-import { cancelUpdate, changeAmountUpdate, confirmPaymentUpdate, notifyPaymentUpdate, payinWorkflowId, resolveAppealUpdate, type ResolveAppealInput } from '../workflows/contracts/payin';
+import {
+  cancelUpdate,
+  changeAmountUpdate,
+  confirmPaymentUpdate,
+  notifyPaymentUpdate,
+  payinWorkflowId,
+  resolveAppealUpdate,
+  type ResolveAppealInput,
+} from '../workflows/contracts/payin';
 import { completePayoutUpdate, payoutWorkflowId, rejectPayoutUpdate, startPayoutUpdate } from '../workflows/contracts/payout';
 import type { SandboxMove, SandboxMoveResult } from '../workflows/contracts/sandbox-trader';
 
@@ -29,7 +45,9 @@ const APPEAL_RUN_IDLE_SECONDS = 60;
 
 /** One command id per appeal and move, so a retried activity answers the committed move. */
 const arbiterCommandId = (appealId: string, move: string) =>
-  move === 'resolve' ? uuidV5(`sandbox-arbiter\u0000${appealId}`, SANDBOX_COMMAND_NAMESPACE) : uuidV5(`sandbox-arbiter\u0000${appealId}\u0000${move}`, SANDBOX_COMMAND_NAMESPACE);
+  move === 'resolve'
+    ? uuidV5(`sandbox-arbiter\u0000${appealId}`, SANDBOX_COMMAND_NAMESPACE)
+    : uuidV5(`sandbox-arbiter\u0000${appealId}\u0000${move}`, SANDBOX_COMMAND_NAMESPACE);
 
 /** A command of the appeal's workflow (Update-With-Start), as api/services/appeals.ts runAppealCommand sends the admin routes' moves. */
 async function appealCommand(deps: ActivityDeps, temporal: Client, appealId: string, command: AppealCommand) {
@@ -93,7 +111,13 @@ async function messageAsArbiter(deps: ActivityDeps, appealId: string, body: stri
   return deps.sql.begin(async (tx) => {
     const [appeal] = await tx<AppealRow[]>`select * from appeals where id = ${appealId} for update`;
     if (!appeal || !acceptsMessages(appeal.status)) return 'refused' as const;
-    await writeAppealMessage(tx, deps.config.CHECKOUT_BASE_URL, appeal, { id, senderRole: 'ADMIN', senderId: SANDBOX_ARBITER_ACTOR, body, fileIds: [] }, sandboxArbiterActor(id));
+    await writeAppealMessage(
+      tx,
+      deps.config.CHECKOUT_BASE_URL,
+      appeal,
+      { id, senderRole: 'ADMIN', senderId: SANDBOX_ARBITER_ACTOR, body, fileIds: [] },
+      sandboxArbiterActor(id),
+    );
     return 'done' as const;
   });
 }

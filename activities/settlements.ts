@@ -58,7 +58,14 @@ async function settlementTerms(tx: Db, parent: Parent, amount: bigint) {
  * same key cannot collide; any other unique collision is a conflict (409), never an endlessly
  * retried step.
  */
-function insertSettlementDeal(tx: Db, req: SettlementRequest, parent: Parent, appealId: string, amount: bigint, terms: Awaited<ReturnType<typeof settlementTerms>>): Promise<DealRow> {
+function insertSettlementDeal(
+  tx: Db,
+  req: SettlementRequest,
+  parent: Parent,
+  appealId: string,
+  amount: bigint,
+  terms: Awaited<ReturnType<typeof settlementTerms>>,
+): Promise<DealRow> {
   return insertDeal(tx, {
     id: req.dealId,
     tenantId: parent.tenant_id,
@@ -130,7 +137,9 @@ export function createSettlementActivities(deps: ActivityDeps) {
         });
         await postSettlement(tx, deal, await steps.walletOf(tx, 'trader', parent.trader_id!)).catch((error: unknown) => {
           if (!(error instanceof FailedPrecondition)) throw error;
-          throw new FailedPrecondition(`insufficient balance: the expired deal's trader has less than ${terms.money.escrow} USDT cents available to back the settlement`);
+          throw new FailedPrecondition(
+            `insufficient balance: the expired deal's trader has less than ${terms.money.escrow} USDT cents available to back the settlement`,
+          );
         });
         for (const type of PAYIN_TRANSITIONS.settle.events) {
           const { status, discriminator } = SETTLEMENT_EVENT_STATUS[type]!;
@@ -145,7 +154,13 @@ export function createSettlementActivities(deps: ActivityDeps) {
             before: auditedAppeal(appeal, parent),
             after: {
               ...auditedAppeal(appeal, parent),
-              settlement: { ...auditedDeal(deal), deal_id: deal.id, idempotency_key: req.idempotencyKey, received_amount_override: req.receivedAmountOverride, reason: req.reason },
+              settlement: {
+                ...auditedDeal(deal),
+                deal_id: deal.id,
+                idempotency_key: req.idempotencyKey,
+                received_amount_override: req.receivedAmountOverride,
+                reason: req.reason,
+              },
             },
           });
         }

@@ -96,12 +96,7 @@ export function postWebhook(
   });
 }
 
-function post(
-  target: string,
-  body: string,
-  headers: Record<string, string>,
-  options: { timeoutMs: number; allowPrivate: boolean },
-): Promise<PostResult> {
+function post(target: string, body: string, headers: Record<string, string>, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let url: URL;
@@ -137,7 +132,11 @@ function post(
         let size = 0;
         // Any bytes the receiver sent (NUL, invalid UTF-8) become storable text of at most 2048 bytes.
         const done = (cut: boolean) =>
-          finish({ status: res.statusCode, body: storableText(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT), RESPONSE_BODY_LIMIT, cut), permanent: false });
+          finish({
+            status: res.statusCode,
+            body: storableText(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT), RESPONSE_BODY_LIMIT, cut),
+            permanent: false,
+          });
         res.on('data', (chunk: Buffer) => {
           if (size < RESPONSE_BODY_LIMIT) chunks.push(chunk);
           size += chunk.length;

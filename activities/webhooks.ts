@@ -91,7 +91,10 @@ export function createWebhookActivities({ sql, config, secretBox, webhookFormats
     try {
       body = JSON.stringify(format.body(event));
     } catch (error) {
-      throw ApplicationFailure.nonRetryable(`event ${event.event_id} cannot be rendered: ${error instanceof Error ? error.message : String(error)}`, 'INVALID_EVENT');
+      throw ApplicationFailure.nonRetryable(
+        `event ${event.event_id} cannot be rendered: ${error instanceof Error ? error.message : String(error)}`,
+        'INVALID_EVENT',
+      );
     }
 
     // A parked (circuit open) or busy endpoint, or a full host: nothing sent, nothing recorded, the
@@ -109,12 +112,13 @@ export function createWebhookActivities({ sql, config, secretBox, webhookFormats
     try {
       const secrets = event.signing_keys.map((k) => secretBox.open(k.secret_sealed, k.id));
       sentAt = Math.floor(Date.now() / 1000);
-      result = secrets.length > 0
-        ? await postWebhook(event.url, body, format.headers(secrets, sentAt, body, event), {
-            timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-            allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-          })
-        : { status: undefined, body: '', error: 'the merchant has no webhook secret', permanent: true, durationMs: 0 };
+      result =
+        secrets.length > 0
+          ? await postWebhook(event.url, body, format.headers(secrets, sentAt, body, event), {
+              timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+              allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+            })
+          : { status: undefined, body: '', error: 'the merchant has no webhook secret', permanent: true, durationMs: 0 };
     } catch (error) {
       admission.release(undefined);
       throw error;
@@ -152,7 +156,10 @@ export function createWebhookActivities({ sql, config, secretBox, webhookFormats
         row = await record('', storableText(result.error ? `${result.error}; ${why}` : why, 500));
       }
     } catch (error) {
-      throw ApplicationFailure.retryable(`attempt ${input.attemptKey} of ${input.callbackId} not recorded: ${error instanceof Error ? error.message : String(error)}`, 'ATTEMPT_NOT_RECORDED');
+      throw ApplicationFailure.retryable(
+        `attempt ${input.attemptKey} of ${input.callbackId} not recorded: ${error instanceof Error ? error.message : String(error)}`,
+        'ATTEMPT_NOT_RECORDED',
+      );
     }
     if (!row) throw ApplicationFailure.retryable(`delivery ${input.callbackId} vanished while recording`, 'ATTEMPT_NOT_RECORDED');
     // Counted once the attempt is recorded: a retried activity finds its attempt key done above

@@ -144,7 +144,12 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
           id: input.withdrawalId,
           merchantId: input.merchantId,
           walletId: wallet.id,
-          auto: isAutoProcessed(amount, merchant.auto_withdrawal_mode, merchant.auto_withdrawal_limit_usdt_cents, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS),
+          auto: isAutoProcessed(
+            amount,
+            merchant.auto_withdrawal_mode,
+            merchant.auto_withdrawal_limit_usdt_cents,
+            deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS,
+          ),
           address: input.address,
           amount,
           fee,
@@ -188,7 +193,11 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
         await insertApproval(tx, { withdrawalId: id, approver, role: actor?.role ?? 'admin', requestKey: actor?.requestKey ?? '' });
         if (required === 1) return undefined;
         const all = [...approvals.map((a) => a.approver), approver];
-        const accounts = await approverAccounts(tx, all.map((a) => approverAccountId(a) ?? ''), { lock: true });
+        const accounts = await approverAccounts(
+          tx,
+          all.map((a) => approverAccountId(a) ?? ''),
+          { lock: true },
+        );
         const counting = all.filter((a) => approvalCounts(a, accounts.get(approverAccountId(a) ?? '')));
         if (counting.length >= required) return undefined;
         if (actor) {

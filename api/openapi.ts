@@ -27,7 +27,8 @@ registry.registerComponent('securitySchemes', 'OperatorJwt', {
   type: 'http',
   scheme: 'bearer',
   bearerFormat: 'JWT',
-  description: 'HS256 JWT with claims { sub, role: "admin" | "platform_admin", exp }. Checked against the role table as the role admin (x-roles of each operation).',
+  description:
+    'HS256 JWT with claims { sub, role: "admin" | "platform_admin", exp }. Checked against the role table as the role admin (x-roles of each operation).',
 });
 registry.registerComponent('securitySchemes', 'OperatorSession', {
   type: 'apiKey',
@@ -35,7 +36,7 @@ registry.registerComponent('securitySchemes', 'OperatorSession', {
   name: 'gw_operator',
   description:
     'The operator console: the session cookie of POST /api/v1/p2p/admin/session (HttpOnly, SameSite=Strict). Every request ' +
-    'but GET/HEAD also sends X-CSRF-Token (answered by sign-in and GET /api/v1/p2p/admin/session), else 403. The operation\'s ' +
+    "but GET/HEAD also sends X-CSRF-Token (answered by sign-in and GET /api/v1/p2p/admin/session), else 403. The operation's " +
     'x-roles lists the operator roles that may call it.',
 });
 

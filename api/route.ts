@@ -121,11 +121,7 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   errors?: number[];
 }
 
-export type Handler<P, Q, B> = (
-  input: RouteInput<P, Q, B>,
-  deps: AppDeps,
-  ctx: Context,
-) => Promise<unknown> | unknown;
+export type Handler<P, Q, B> = (input: RouteInput<P, Q, B>, deps: AppDeps, ctx: Context) => Promise<unknown> | unknown;
 
 /** The header of an answer to a create that is idempotent by key (Stripe's name, spec 4.8 made visible). */
 export const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
@@ -185,7 +181,11 @@ const ERROR_MEANING: Record<number, ErrorMeaning> = {
   403: { name: 'Forbidden', description: 'PERMISSION_DENIED: wrong role or auth mode, kill-switch on, or address not in ip_whitelist' },
   404: { name: 'NotFound', description: 'NOT_FOUND: no such resource for the caller (foreign ids included)' },
   409: { name: 'Conflict', description: 'ABORTED: conflicts with the current state or a concurrent request (see the operation)' },
-  413: { name: 'PayloadTooLarge', description: 'the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read' },
+  413: {
+    name: 'PayloadTooLarge',
+    description:
+      'the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read',
+  },
   415: { name: 'UnsupportedMediaType', description: 'the body is not of a media type the route accepts (JSON: application/json, UTF-8)' },
   429: {
     name: 'TooManyRequests',

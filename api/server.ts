@@ -21,18 +21,23 @@ const sql = createSql(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
 await refuseMoreThanTheAppRole();
 const temporal = await createTemporalClient(config);
 const metrics = new Registry();
-const app = createApp({
-  config,
-  sql,
-  temporal,
-  log,
-  secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
-  now: Date.now,
-  uploadBudget: UploadBudget.fromConfig(config),
-  passwordHashes: PasswordHashGate.fromConfig(config),
-}, metrics);
+const app = createApp(
+  {
+    config,
+    sql,
+    temporal,
+    log,
+    secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
+    now: Date.now,
+    uploadBudget: UploadBudget.fromConfig(config),
+    passwordHashes: PasswordHashGate.fromConfig(config),
+  },
+  metrics,
+);
 
-const server: Server = keepIdleConnections(answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening'))));
+const server: Server = keepIdleConnections(
+  answerClientErrors(app.listen(config.PORT, () => log.info({ port: config.PORT, tracing: traces !== undefined }, 'api listening'))),
+);
 // A port that cannot be bound costs the metrics, never the API.
 const metricsServer = await startApiMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics }).catch((error: Error) => {
   log.error({ err: error.message, port: config.METRICS_PORT }, 'the API metrics server did not start; the API runs without it');

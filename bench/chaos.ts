@@ -35,9 +35,10 @@ const SHORT = process.argv.includes('--short') || process.env.CHAOS_SHORT === '1
 const LOAD_SECONDS = Number(process.env.CHAOS_SECONDS ?? (SHORT ? 50 : 150));
 const CLIENTS = Number(process.env.CHAOS_CLIENTS ?? (SHORT ? 4 : 8));
 /** Seconds into the load at which each fault strikes. */
-const FAULTS: Array<{ at: number; kill: Array<'worker' | 'api' | 'temporal'> }> = (SHORT ? [6, 16, 26, 36] : [20, 50, 80, 110]).map(
-  (at, i) => ({ at, kill: [['worker'], ['api'], ['temporal'], ['temporal', 'worker', 'api']][i] as Array<'worker' | 'api' | 'temporal'> }),
-);
+const FAULTS: Array<{ at: number; kill: Array<'worker' | 'api' | 'temporal'> }> = (SHORT ? [6, 16, 26, 36] : [20, 50, 80, 110]).map((at, i) => ({
+  at,
+  kill: [['worker'], ['api'], ['temporal'], ['temporal', 'worker', 'api']][i] as Array<'worker' | 'api' | 'temporal'>,
+}));
 
 // ---- the stack -----------------------------------------------------------------------------
 const base = loadConfig({ ...process.env, NODE_ENV: 'test' });
@@ -174,9 +175,18 @@ async function persist(what: string, method: string, path: string, init: { body?
 const asOperator = (what: string, method: string, path: string, body?: unknown) => persist(what, method, path, { body, bearer: operator });
 
 async function merchant(webhookUrl: string) {
-  const m = await asOperator('setup', 'POST', '/api/v1/p2p/admin/merchants', { name: 'Chaos', email: `chaos-${randomUUID()}@example.test`, webhook_url: webhookUrl, rate_limit_per_minute: 1_000_000 });
+  const m = await asOperator('setup', 'POST', '/api/v1/p2p/admin/merchants', {
+    name: 'Chaos',
+    email: `chaos-${randomUUID()}@example.test`,
+    webhook_url: webhookUrl,
+    rate_limit_per_minute: 1_000_000,
+  });
   const pair = (await asOperator('setup', 'POST', '/api/v1/p2p/merchant/api-keys', { merchant_id: m.body.merchant.id })).body as Pair;
-  await asOperator('setup', 'POST', '/api/v1/p2p/admin/deposits', { merchant_id: m.body.merchant.id, amount: 500_000_000, tx_hash: randomBytes(32).toString('hex') });
+  await asOperator('setup', 'POST', '/api/v1/p2p/admin/deposits', {
+    merchant_id: m.body.merchant.id,
+    amount: 500_000_000,
+    tx_hash: randomBytes(32).toString('hex'),
+  });
   const balance = await call('setup', 'GET', '/api/v1/p2p/merchant/balance', { pair });
   return { id: m.body.merchant.id as string, pair, walletId: balance.body.wallets[0].wallet_id as string };
 }
@@ -205,9 +215,15 @@ async function payinScenario(m: Awaited<ReturnType<typeof merchant>>) {
     case 'expire':
       return; // the payment timeout ends it
     case 'appeal': {
-      const appeal = await persist('appeal', 'POST', '/api/v1/p2p/merchant/appeals', { pair: m.pair, body: { deal_id: deal.deal_id, reason: 'chaos: payer says it paid' } });
+      const appeal = await persist('appeal', 'POST', '/api/v1/p2p/merchant/appeals', {
+        pair: m.pair,
+        body: { deal_id: deal.deal_id, reason: 'chaos: payer says it paid' },
+      });
       if (appeal.status === 200) {
-        await asOperator('resolve', 'POST', `/api/v1/p2p/admin/appeals/${appeal.body.data.appeal_id}/resolve`, { outcome: pick(['SATISFIED', 'REJECTED']), note: 'chaos' });
+        await asOperator('resolve', 'POST', `/api/v1/p2p/admin/appeals/${appeal.body.data.appeal_id}/resolve`, {
+          outcome: pick(['SATISFIED', 'REJECTED']),
+          note: 'chaos',
+        });
       }
     }
   }
@@ -216,7 +232,14 @@ async function payinScenario(m: Awaited<ReturnType<typeof merchant>>) {
 async function payoutScenario(m: Awaited<ReturnType<typeof merchant>>) {
   const created = await call('payout create', 'POST', '/api/v1/p2p/merchant/deals/payout', {
     pair: m.pair,
-    body: { idempotency_key: randomUUID(), amount: 50_000, currency: 'RUB', wallet_id: m.walletId, target_requisite: '4111111111111111', payment_method: 'card-rub' },
+    body: {
+      idempotency_key: randomUUID(),
+      amount: 50_000,
+      currency: 'RUB',
+      wallet_id: m.walletId,
+      target_requisite: '4111111111111111',
+      payment_method: 'card-rub',
+    },
   });
   if (created.status !== 200) return;
   const id = created.body.deal.deal_id as string;
@@ -254,15 +277,19 @@ async function faults() {
     if (fault.kill.includes('worker')) await start.worker();
     if (fault.kill.includes('api')) await start.api();
     // Recovered when the API is healthy and a PayIn can be created end to end.
-    await waitFor('recovery', async () => {
-      if (!(await healthy())) return false;
-      const probe = await call('probe', 'POST', '/api/v1/p2p/merchant/deals/payin', {
-        pair: merchants[0]!.pair,
-        body: { idempotency_key: randomUUID(), amount: 10_000, currency: 'RUB', payment_method_id: 'card-rub' },
-      });
-      if (probe.status === 200) answered.push({ kind: 'payin', id: probe.body.deal.deal_id });
-      return probe.status === 200;
-    }, 120_000);
+    await waitFor(
+      'recovery',
+      async () => {
+        if (!(await healthy())) return false;
+        const probe = await call('probe', 'POST', '/api/v1/p2p/merchant/deals/payin', {
+          pair: merchants[0]!.pair,
+          body: { idempotency_key: randomUUID(), amount: 10_000, currency: 'RUB', payment_method_id: 'card-rub' },
+        });
+        if (probe.status === 200) answered.push({ kind: 'payin', id: probe.body.deal.deal_id });
+        return probe.status === 200;
+      },
+      120_000,
+    );
     window.to = Date.now();
     window.recoveryMs = window.to - window.from;
     say(`recovered from ${window.kill} in ${window.recoveryMs} ms`);
@@ -304,7 +331,9 @@ const problems: string[] = [];
 if (!quiet) {
   const live = await sql<{ deal_type: string; status: string; n: number }[]>`
     select deal_type, status, count(*)::int as n from deals where status <> all(${TERMINAL}) group by 1, 2`;
-  const pending = await sql<{ status: string; n: number }[]>`select status, count(*)::int as n from webhook_deliveries where status in ('PENDING', 'RETRY') group by 1`;
+  const pending = await sql<
+    { status: string; n: number }[]
+  >`select status, count(*)::int as n from webhook_deliveries where status in ('PENDING', 'RETRY') group by 1`;
   problems.push(`no quiescence: live deals ${JSON.stringify(live)}, deliveries ${JSON.stringify(pending)}`);
 }
 // 1. every answered create has its row and its workflow
@@ -372,7 +401,12 @@ await temporal.connection.close();
 await teardown();
 const byOutcome = new Map<string, number>();
 for (const s of statuses) byOutcome.set(`${s.what} ${s.status}`, (byOutcome.get(`${s.what} ${s.status}`) ?? 0) + 1);
-say(`answers: ${[...byOutcome].sort().map(([k, n]) => `${k}×${n}`).join(', ')}`);
+say(
+  `answers: ${[...byOutcome]
+    .sort()
+    .map(([k, n]) => `${k}×${n}`)
+    .join(', ')}`,
+);
 console.log(`chaos ${problems.length === 0 ? 'PASSED' : 'FAILED'}: ${JSON.stringify(summary)}`);
 for (const p of problems.slice(0, 40)) console.log(`  ${p}`);
 process.exit(problems.length === 0 ? 0 : 1);

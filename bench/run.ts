@@ -21,22 +21,29 @@ const wanted = new Set(process.argv.slice(2));
  * counts what it gets, so the exporters do their real work (serialise, POST) — tracing's cost.
  */
 let spansReceived = 0;
-const otlpSink = process.env.BENCH_TRACING === '1' ? await (async () => {
-  const { createServer } = await import('node:http');
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      // Counting by the id field is enough; parsing every batch would bill the sink's CPU to the bench.
-      spansReceived += (Buffer.concat(chunks).toString('utf8').match(/"spanId"/g) ?? []).length;
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  server.unref();
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-})() : undefined;
+const otlpSink =
+  process.env.BENCH_TRACING === '1'
+    ? await (async () => {
+        const { createServer } = await import('node:http');
+        const server = createServer((req, res) => {
+          const chunks: Buffer[] = [];
+          req.on('data', (c: Buffer) => chunks.push(c));
+          req.on('end', () => {
+            // Counting by the id field is enough; parsing every batch would bill the sink's CPU to the bench.
+            spansReceived += (
+              Buffer.concat(chunks)
+                .toString('utf8')
+                .match(/"spanId"/g) ?? []
+            ).length;
+            res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+          });
+        });
+        server.listen(0, '127.0.0.1');
+        await new Promise((r) => server.once('listening', r));
+        server.unref();
+        return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      })()
+    : undefined;
 
 const stack = await startEphemeralStack('bench', {
   ...(otlpSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpSink, OTEL_BSP_SCHEDULE_DELAY: '1000' } : {}),
@@ -130,7 +137,11 @@ async function operatorPostRaw(path: string, body: unknown) {
 
 /** A second merchant for the 1M-deal scenarios, so the other scenarios' rows do not mix in. */
 async function bulkMerchant(rows: number) {
-  const created = await operatorPostRaw('/api/v1/p2p/admin/merchants', { name: 'Bulk merchant', email: `bulk-${Date.now()}@example.test`, rate_limit_per_minute: 1_000_000 });
+  const created = await operatorPostRaw('/api/v1/p2p/admin/merchants', {
+    name: 'Bulk merchant',
+    email: `bulk-${Date.now()}@example.test`,
+    rate_limit_per_minute: 1_000_000,
+  });
   const bulkKeys = (await operatorPostRaw('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id })) as { token: string; secret: string };
   const { createSql } = await import('../db/sql');
   // As the owner, as the bench's own statements all are: ANALYZE is the owner's (the app role's is skipped).
@@ -179,7 +190,12 @@ async function startSink(mode: 'fast' | 'hang') {
 }
 
 async function merchantWithWebhook(url: string) {
-  const created = await operatorPost('/api/v1/p2p/admin/merchants', { name: 'Webhook bench', email: `wh-${Date.now()}-${Math.random()}@example.test`, webhook_url: url, rate_limit_per_minute: 1_000_000 });
+  const created = await operatorPost('/api/v1/p2p/admin/merchants', {
+    name: 'Webhook bench',
+    email: `wh-${Date.now()}-${Math.random()}@example.test`,
+    webhook_url: url,
+    rate_limit_per_minute: 1_000_000,
+  });
   return (await operatorPost('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id })) as { token: string; secret: string };
 }
 
@@ -188,7 +204,12 @@ function createPayinAs(pair: { token: string; secret: string }) {
   const t = Math.floor(Date.now() / 1000);
   return fetch(`${api}/api/v1/p2p/merchant/deals/payin`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Merchant-Token': pair.token, 'X-Timestamp': String(t), 'X-Signature': signatureHeader(pair.secret, t, body) },
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Merchant-Token': pair.token,
+      'X-Timestamp': String(t),
+      'X-Signature': signatureHeader(pair.secret, t, body),
+    },
     body,
   });
 }
@@ -237,7 +258,10 @@ async function baselineRequest(i: number): Promise<Response> {
 /** CPU seconds per part of the stack (from /proc), to divide by the operations of a run. */
 function cpuByPart(): Record<string, number> {
   const pids = childPids();
-  const byName = (match: (name: string) => boolean) => Object.entries(pids).filter(([n]) => match(n)).map(([, pid]) => pid);
+  const byName = (match: (name: string) => boolean) =>
+    Object.entries(pids)
+      .filter(([n]) => match(n))
+      .map(([, pid]) => pid);
   const databases = [new URL(stack.env.DATABASE_URL!).pathname.slice(1), `temporal_bench_${process.pid}`, `temporal_bench_${process.pid}_visibility`];
   return {
     api: cpuSeconds(byName((n) => n === 'bench-api')),
@@ -275,7 +299,9 @@ async function withCpu(run: () => Promise<LoadResult>): Promise<LoadResult> {
     .filter(([, ms]) => ms > 0.05)
     .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
     .join(', ');
-  console.log(`  CPU ms per operation (warm-up included): ${perOp}; gateway Postgres transactions per operation ${(transactions / Math.max(1, result.requests)).toFixed(1)}`);
+  console.log(
+    `  CPU ms per operation (warm-up included): ${perOp}; gateway Postgres transactions per operation ${(transactions / Math.max(1, result.requests)).toFixed(1)}`,
+  );
   if (otlpSink) console.log(`  tracing on: ${spansReceived} spans received by the OTLP sink so far`);
   return result;
 }
@@ -324,13 +350,17 @@ const scenarios: Record<string, () => Promise<void>> = {
     await startBaseline();
     const base = await saturationAndOpenLoop('bare Temporal: trivial workflow, Update-With-Start', baselineRequest);
     const payin = await saturationAndOpenLoop('PayIn create (webhooks on)', () => signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody()));
-    console.log(`  PayIn create saturation = ${Math.round((100 * payin) / Math.max(1, base))} % of the bare-Temporal baseline (${payin}/s vs ${base}/s), load ${loadAverage()}`);
+    console.log(
+      `  PayIn create saturation = ${Math.round((100 * payin) / Math.max(1, base))} % of the bare-Temporal baseline (${payin}/s vs ${base}/s), load ${loadAverage()}`,
+    );
   },
   'my-merchant': async () =>
     printResult(await runLoad(`signed GET my-merchant (${clients} clients)`, { clients, durationMs }, () => signedFetch('GET', '/api/v1/p2p/my-merchant'))),
   'payin-create': async () =>
     void (await withCpu(() =>
-      runLoad(`PayIn create, distinct keys (${clients} clients)`, { clients, durationMs }, () => signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody())),
+      runLoad(`PayIn create, distinct keys (${clients} clients)`, { clients, durationMs }, () =>
+        signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody()),
+      ),
     )),
   /** Sequential creates; for the slowest, the gaps between its workflow history events (where the time went). */
   'payin-trace': async () => {
@@ -368,7 +398,14 @@ const scenarios: Record<string, () => Promise<void>> = {
         signedFetch(
           'POST',
           '/api/v1/p2p/merchant/deals/payout',
-          JSON.stringify({ idempotency_key: `bench-po-${process.pid}-${keyCounter++}`, amount: 95_000, currency: 'RUB', wallet_id: walletId, target_requisite: '4111111111111111', payment_method: 'card-rub' }),
+          JSON.stringify({
+            idempotency_key: `bench-po-${process.pid}-${keyCounter++}`,
+            amount: 95_000,
+            currency: 'RUB',
+            wallet_id: walletId,
+            target_requisite: '4111111111111111',
+            payment_method: 'card-rub',
+          }),
         ),
       ),
     );
@@ -376,11 +413,17 @@ const scenarios: Record<string, () => Promise<void>> = {
   'listing-1m': async () => {
     const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
     const bulk = await bulkMerchant(rows);
-    printResult(await runLoad(`GET /deals page 1 of ${rows} (${clients} clients)`, { clients, durationMs }, () => signedAs(bulk.keys, '/api/v1/p2p/merchant/deals?page_size=50')));
+    printResult(
+      await runLoad(`GET /deals page 1 of ${rows} (${clients} clients)`, { clients, durationMs }, () =>
+        signedAs(bulk.keys, '/api/v1/p2p/merchant/deals?page_size=50'),
+      ),
+    );
     let token = '';
     const walkStarted = Date.now();
     for (let page = 1; page < 1000; page += 1) {
-      const res = (await (await signedAs(bulk.keys, `/api/v1/p2p/merchant/deals?page_size=50${token ? `&page_token=${encodeURIComponent(token)}` : ''}`)).json()) as { next_page_token: string };
+      const res = (await (
+        await signedAs(bulk.keys, `/api/v1/p2p/merchant/deals?page_size=50${token ? `&page_token=${encodeURIComponent(token)}` : ''}`)
+      ).json()) as { next_page_token: string };
       token = res.next_page_token;
     }
     console.log(`  walked 999 pages sequentially in ${Date.now() - walkStarted} ms`);
@@ -455,7 +498,11 @@ const scenarios: Record<string, () => Promise<void>> = {
     printResult(baseline);
     const hanging = await startSink('hang');
     const victim = await merchantWithWebhook(hanging.url);
-    const flood = runLoad('  (background: PayIn creates of a merchant whose receiver hangs, 8 clients)', { clients: 8, durationMs: durationMs + 2000, warmupMs: 0 }, () => createPayinAs(victim));
+    const flood = runLoad(
+      '  (background: PayIn creates of a merchant whose receiver hangs, 8 clients)',
+      { clients: 8, durationMs: durationMs + 2000, warmupMs: 0 },
+      () => createPayinAs(victim),
+    );
     printResult(await runLoad(`PayIn create while another merchant's receiver hangs (${clients} clients)`, { clients, durationMs }, () => createPayinAs(pair)));
     printResult(await flood);
     hanging.close();
@@ -499,7 +546,9 @@ const scenarios: Record<string, () => Promise<void>> = {
       if (left!.n === 0) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    console.log(`  ${dead} deliveries to dead receivers (${perDeal} per deal: ${streams} streams) relayed in ${((Date.now() - queued) / 1000).toFixed(1)} s; load ${loadAverage()}`);
+    console.log(
+      `  ${dead} deliveries to dead receivers (${perDeal} per deal: ${streams} streams) relayed in ${((Date.now() - queued) / 1000).toFixed(1)} s; load ${loadAverage()}`,
+    );
     const during = await withCpu(() => runOpenLoop(`PayIn create, open loop ${rate}/s, ${dead} dead deliveries retrying`, { rate, durationMs }, create));
     // And once their first round is over (hosts parked, deliveries sleeping on timers).
     const later = await withCpu(() => runOpenLoop(`PayIn create, open loop ${rate}/s, the same deliveries a round later`, { rate, durationMs }, create));
@@ -540,7 +589,9 @@ const scenarios: Record<string, () => Promise<void>> = {
       const { deal } = (await created.json()) as { deal: { deal_id: string; payment_url: string } };
       deals.push(deal.deal_id);
       await (await fetch(`${api}/api/v1/p2p/checkout/${deal.payment_url.split('/pay/')[1]}/notify-payment`, { method: 'POST' })).arrayBuffer();
-      await (await fetch(`${api}/api/v1/p2p/admin/deals/${deal.deal_id}/confirm`, { method: 'POST', headers: { Authorization: `Bearer ${operator}` } })).arrayBuffer();
+      await (
+        await fetch(`${api}/api/v1/p2p/admin/deals/${deal.deal_id}/confirm`, { method: 'POST', headers: { Authorization: `Bearer ${operator}` } })
+      ).arrayBuffer();
     }
     // Until every deal's workflow has closed (fee distributed) and its stream delivered deal.completed.
     const closed = async (id: string) => (await client.workflow.getHandle(id).describe()).status.name !== 'RUNNING';
@@ -562,14 +613,16 @@ const scenarios: Record<string, () => Promise<void>> = {
       if (name === 'workflow_execution_started') add(`workflow starts (${kind})`);
       else if (name === 'workflow_task_scheduled') add(`workflow tasks (${kind})`);
       else if (name === 'activity_task_scheduled') add(`activity tasks (${kind})`);
-      else if (name === 'marker_recorded') add(`${(e.markerRecordedEventAttributes as { markerName?: string })?.markerName === 'core_patch' ? 'patch markers' : 'local activities'} (${kind})`);
+      else if (name === 'marker_recorded')
+        add(`${(e.markerRecordedEventAttributes as { markerName?: string })?.markerName === 'core_patch' ? 'patch markers' : 'local activities'} (${kind})`);
       else if (name === 'timer_started') add(`timers (${kind})`);
       else if (name === 'workflow_execution_signaled') add(`signals (${kind})`);
       else if (name === 'workflow_execution_update_accepted') add(`updates (${kind})`);
       else if (name === 'upsert_workflow_search_attributes') add(`search-attribute upserts (${kind})`);
       else if (name === 'workflow_execution_continued_as_new') add(`continue-as-new (${kind})`);
     };
-    const at = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+    const at = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
+      Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
     for (const dealId of deals) {
       const workflows: string[] = [];
       for await (const wf of client.workflow.list({ query: `DealId = "${dealId}"` })) workflows.push(wf.workflowId);

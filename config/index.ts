@@ -126,7 +126,10 @@ function schemaFor(nodeEnv: string) {
      * missing and grants it DML only (audit_log: SELECT and INSERT). DATABASE_URL of the API and
      * workers names it; production refuses to start as anything more.
      */
-    DATABASE_APP_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a plain role name ([a-z_][a-z0-9_]*)').default('gateway_app'),
+    DATABASE_APP_ROLE: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a plain role name ([a-z_][a-z0-9_]*)')
+      .default('gateway_app'),
     /** Its password, set by the setup when given (servers with password authentication; compose). */
     DATABASE_APP_PASSWORD: optionalText(),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
@@ -231,7 +234,11 @@ function schemaFor(nodeEnv: string) {
     /** How long a parked endpoint waits before one probe attempt may try it again. */
     WEBHOOK_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).default(30_000),
     MERCHANT_KEY_GRACE_PERIOD: seconds(900),
-    V1_SUNSET_AT: z.string().datetime({ offset: true }).default('2027-01-12T00:00:00Z').transform((v) => new Date(v)),
+    V1_SUNSET_AT: z
+      .string()
+      .datetime({ offset: true })
+      .default('2027-01-12T00:00:00Z')
+      .transform((v) => new Date(v)),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(nodeEnv !== 'production'),
     DEFAULT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
     /**
@@ -245,7 +252,10 @@ function schemaFor(nodeEnv: string) {
     TRUST_PROXY: bool(false),
     // Wallet (issue 10): deposit addresses, withdrawal fee, auto-withdrawal, the chain adapter.
     /** Hex seed of the deposit-address HD wallet (m/44'/195'/0'/0/<index>); ignored when WALLET_XPUB is set. */
-    WALLET_HD_SEED: z.string().regex(/^([0-9a-fA-F]{2}){16,64}$/, 'must be 16 to 64 bytes of hex').default(DEV_WALLET_HD_SEED),
+    WALLET_HD_SEED: z
+      .string()
+      .regex(/^([0-9a-fA-F]{2}){16,64}$/, 'must be 16 to 64 bytes of hex')
+      .default(DEV_WALLET_HD_SEED),
     /** Account-level extended public key m/44'/195'/0' (xpub…): addresses without any private key material. */
     WALLET_XPUB: z.string().optional(),
     AUTO_WITHDRAWAL_LIMIT_USDT_CENTS: z.coerce.bigint().min(0n).default(100_000n),
@@ -332,21 +342,37 @@ function schemaFor(nodeEnv: string) {
     /** Transactions of one withdrawal that may die (failed receipt, or expired off chain) before it is CANCELLED and its hold returned. */
     TRON_WITHDRAWAL_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
     /** Evidence files (issue 9): largest accepted upload in bytes. */
-    EVIDENCE_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+    EVIDENCE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(10 * 1024 * 1024),
     /**
      * Upload bytes (HMAC uploads, the V1 dispute) read before their signature is checked that one
      * merchant may have in flight in one API process; beyond it 429 unread (api/auth/unverified-uploads.ts).
      * At least the largest upload (EVIDENCE_MAX_BYTES + 64 KiB of multipart).
      */
-    UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT: z.coerce.number().int().min(1).default(32 * 1024 * 1024),
+    UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(32 * 1024 * 1024),
     /** The same for all merchants together, per API process: what unverified uploads may hold in memory. */
-    UNVERIFIED_UPLOAD_BYTES_TOTAL: z.coerce.number().int().min(1).default(128 * 1024 * 1024),
+    UNVERIFIED_UPLOAD_BYTES_TOTAL: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(128 * 1024 * 1024),
     /**
      * Lingering close (api/lingering-close.ts): after an answer that left the request body unread
      * (413, an early 401/403/415/429), what the API still reads and discards before it closes, so
      * the client that is still sending gets the answer instead of a reset. 0 closes at once.
      */
-    LINGERING_CLOSE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+    LINGERING_CLOSE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(64 * 1024 * 1024),
     /** …and for how long at most, counted from the answer (nginx's lingering_time). */
     LINGERING_CLOSE_MAX_MS: z.coerce.number().int().min(0).default(30_000),
     /** …and how long it waits for the client's next bytes (nginx's lingering_timeout). */
@@ -409,7 +435,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The largest upload a merchant may send must fit its budget of unverified bytes, or it would be refused for ever.
   const largestUpload = parsed.data.EVIDENCE_MAX_BYTES + 64 * 1024;
   if (parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT < largestUpload) {
-    throw new Error(`invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT must be at least the largest upload, EVIDENCE_MAX_BYTES + 65536 = ${largestUpload}`);
+    throw new Error(
+      `invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT must be at least the largest upload, EVIDENCE_MAX_BYTES + 65536 = ${largestUpload}`,
+    );
   }
   // A new merchant's auto limit above the four-eyes amount would send out, unapproved, what needs two approvals.
   if (parsed.data.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS > parsed.data.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS) {
@@ -428,14 +456,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error('invalid configuration:\n  TRON_API_URL must be set with CHAIN_ADAPTER=trongrid (e.g. https://api.trongrid.io or an own node)');
   }
   if (config.NODE_ENV === 'production') {
-    if (config.CHAIN_ADAPTER === 'simulated') throw new Error('CHAIN_ADAPTER=simulated is for development and tests only: set CHAIN_ADAPTER=trongrid and TRON_API_URL in production');
+    if (config.CHAIN_ADAPTER === 'simulated')
+      throw new Error('CHAIN_ADAPTER=simulated is for development and tests only: set CHAIN_ADAPTER=trongrid and TRON_API_URL in production');
     if (config.TRON_HOT_WALLET_KEY?.toLowerCase() === DEV_TRON_HOT_WALLET_KEY)
       throw new Error('TRON_HOT_WALLET_KEY must be set in production (the development key is public and refused)');
     if (config.JWT_SECRET === DEV_JWT_SECRET) throw new Error('JWT_SECRET must be set in production');
-    if (config.SECRETS_ENCRYPTION_KEY === DEV_SECRETS_KEY)
-      throw new Error('SECRETS_ENCRYPTION_KEY must be set in production');
+    if (config.SECRETS_ENCRYPTION_KEY === DEV_SECRETS_KEY) throw new Error('SECRETS_ENCRYPTION_KEY must be set in production');
     // Off, a worker would take a plain payload — an approval with a forged actor — from whoever reaches the frontend.
-    if (!config.TEMPORAL_PAYLOAD_ENCRYPTION) throw new Error('TEMPORAL_PAYLOAD_ENCRYPTION=false is refused in production: workers take plain payloads only with encryption off');
+    if (!config.TEMPORAL_PAYLOAD_ENCRYPTION)
+      throw new Error('TEMPORAL_PAYLOAD_ENCRYPTION=false is refused in production: workers take plain payloads only with encryption off');
     if (config.TEMPORAL_PAYLOAD_KEYS.some((k) => k.key.equals(Buffer.from(DEV_PAYLOAD_KEY, 'base64'))))
       throw new Error('TEMPORAL_PAYLOAD_KEYS must be set in production (the development key is refused)');
     if (config.CODEC_LOOPBACK_WITHOUT_AUTH) throw new Error('CODEC_LOOPBACK_WITHOUT_AUTH is for development only');

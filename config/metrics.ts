@@ -133,7 +133,7 @@ export function workerMetrics(registry: Registry) {
   });
   const chainWatchPassDuration = new Histogram({
     name: 'gateway_chain_watch_pass_duration_seconds',
-    help: "One chain watcher pass (every due deposit address read, balances refreshed), seconds",
+    help: 'One chain watcher pass (every due deposit address read, balances refreshed), seconds',
     buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers,
   });
@@ -225,7 +225,8 @@ export function dbGauges(registry: Registry, read: () => Promise<DbGaugeValues |
       const values = await read();
       if (!values) return;
       for (const status of WAITING_WITHDRAWAL_STATUSES)
-        for (const world of WORLDS) this.set({ status, world }, values.withdrawals.find((w) => w.status === status && w.world === world)?.oldestAgeSeconds ?? 0);
+        for (const world of WORLDS)
+          this.set({ status, world }, values.withdrawals.find((w) => w.status === status && w.world === world)?.oldestAgeSeconds ?? 0);
     },
   });
   const alerts = new Gauge({
@@ -237,7 +238,11 @@ export function dbGauges(registry: Registry, read: () => Promise<DbGaugeValues |
       const values = await read();
       if (!values) return;
       this.reset();
-      for (const world of WORLDS) this.set({ kind: 'any', world }, values.alerts.filter((a) => a.world === world).reduce((n, a) => n + a.count, 0));
+      for (const world of WORLDS)
+        this.set(
+          { kind: 'any', world },
+          values.alerts.filter((a) => a.world === world).reduce((n, a) => n + a.count, 0),
+        );
       for (const a of values.alerts) this.set({ kind: a.kind, world: a.world }, a.count);
     },
   });

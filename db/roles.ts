@@ -94,7 +94,9 @@ export async function grantAppRole(ownerUrl: string, options: { role: string; pa
  * (production refuses to start on any finding; elsewhere it is logged).
  */
 export async function appRoleFindings(sql: Db): Promise<string[]> {
-  const [row] = await sql<{ user: string; superuser: boolean; owned: number; create_db: boolean; create_schema: boolean; audit_changes: boolean; version: number }[]>`
+  const [row] = await sql<
+    { user: string; superuser: boolean; owned: number; create_db: boolean; create_schema: boolean; audit_changes: boolean; version: number }[]
+  >`
     select current_user as user,
       (select rolsuper from pg_roles where rolname = current_user) as superuser,
       (select count(*)::int from pg_class c join pg_namespace n on n.oid = c.relnamespace

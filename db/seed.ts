@@ -134,7 +134,12 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
     const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
     // Funded as an operator's top-up is (POST /admin/traders/{id}/deposits): a recorded chain
     // credit and its keyed posting, never a bare balance, so the ledger check traces it.
-    await creditTraderLiquidity(tx, { traderId: t.id, walletId: wallet.id, amount: TRADER_LIQUIDITY, txHash: createHash('sha256').update(`seed-trader-${t.id}`).digest('hex') });
+    await creditTraderLiquidity(tx, {
+      traderId: t.id,
+      walletId: wallet.id,
+      amount: TRADER_LIQUIDITY,
+      txHash: createHash('sha256').update(`seed-trader-${t.id}`).digest('hex'),
+    });
     for (const m of METHODS) {
       const type = m.types[0]!;
       const suffix = String(index + 1).padStart(2, '0');

@@ -60,7 +60,8 @@ let statsFile: string | undefined;
 function countStatement(dir: string) {
   if (!statsFile) {
     statsFile = `${dir}/sql-${process.pid}.json`;
-    const flush = () => writeFileSync(statsFile!, JSON.stringify({ pid: process.pid, argv: process.argv.slice(1, 3), counts: Object.fromEntries(statementCounts) }));
+    const flush = () =>
+      writeFileSync(statsFile!, JSON.stringify({ pid: process.pid, argv: process.argv.slice(1, 3), counts: Object.fromEntries(statementCounts) }));
     setInterval(flush, 1000).unref();
     process.on('exit', flush);
   }

@@ -31,9 +31,19 @@ export const APPEAL_TRANSITIONS: Readonly<Record<AppealMove, Transition<AppealSt
   open: { from: [null], to: 'OPEN', events: ['appeal.opened'], money: 'none' },
   review: { from: ['OPEN', 'REOPENED'], to: 'IN_REVIEW', events: ['appeal.in_review'], money: 'none' },
   /** SATISFIED: a live (APPEALED) deal completes; a terminal deal keeps its money (terminalResolutionProblem). */
-  resolve_merchant: { from: ANY_ACTIVE, to: 'RESOLVED_MERCHANT', events: ['appeal.resolved'], money: 'an APPEALED deal completes (PAYIN_TRANSITIONS.appeal_satisfied)' },
+  resolve_merchant: {
+    from: ANY_ACTIVE,
+    to: 'RESOLVED_MERCHANT',
+    events: ['appeal.resolved'],
+    money: 'an APPEALED deal completes (PAYIN_TRANSITIONS.appeal_satisfied)',
+  },
   /** REJECTED: a live (APPEALED) deal is cancelled, its escrow back to the trader. */
-  resolve_trader: { from: ANY_ACTIVE, to: 'RESOLVED_TRADER', events: ['appeal.resolved'], money: 'an APPEALED deal is cancelled (PAYIN_TRANSITIONS.appeal_rejected)' },
+  resolve_trader: {
+    from: ANY_ACTIVE,
+    to: 'RESOLVED_TRADER',
+    events: ['appeal.resolved'],
+    money: 'an APPEALED deal is cancelled (PAYIN_TRANSITIONS.appeal_rejected)',
+  },
   close: { from: [...ANY_ACTIVE, ...RESOLVED], to: 'CLOSED', events: ['appeal.closed'], money: 'none' },
   reopen: { from: [...RESOLVED, 'CLOSED'], to: 'REOPENED', events: ['appeal.reopened'], money: 'none' },
 };

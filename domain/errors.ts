@@ -30,7 +30,7 @@ export const FIELD_ERROR_MEANINGS = {
   unknown_wallet: 'not a wallet of the caller (or not of the expected currency)',
   invalid_file: 'the uploaded file is refused (type, size, empty)',
   unknown_file: 'no such file of the caller',
-  invalid_reference: 'names a record that does not exist or is not the caller\'s',
+  invalid_reference: "names a record that does not exist or is not the caller's",
   max_below_min: 'a maximum set below its minimum',
   unknown_currency: 'V1: an unknown numeric currency code',
   invalid_amount: 'V1: a decimal amount that is not valid for its currency',

@@ -42,5 +42,4 @@ export const eventIdFor = (dealId: string, eventType: string, discriminator: str
 const CALLBACK_NAMESPACE = '3f0f5b0e-8a7c-4d0b-9a8e-5c2b7e61d4aa';
 
 /** A delivery's callback_id is fixed by (event, target): a re-dispatched event maps to the same delivery. */
-export const callbackIdFor = (eventId: string, url: string) =>
-  uuidV5(`${eventId}\u0000${createHash('sha256').update(url).digest('hex')}`, CALLBACK_NAMESPACE);
+export const callbackIdFor = (eventId: string, url: string) => uuidV5(`${eventId}\u0000${createHash('sha256').update(url).digest('hex')}`, CALLBACK_NAMESPACE);

@@ -7,7 +7,16 @@
 import { payinRefusal, type PayinMove } from './payin';
 import { payoutRefusal, type PayoutMove } from './payout';
 
-export const OPERATOR_DEAL_MOVES = ['confirm', 'complete', 'reconcile', 'change_amount', 'payout_start', 'payout_complete', 'payout_reject', 'payout_assign'] as const;
+export const OPERATOR_DEAL_MOVES = [
+  'confirm',
+  'complete',
+  'reconcile',
+  'change_amount',
+  'payout_start',
+  'payout_complete',
+  'payout_reject',
+  'payout_assign',
+] as const;
 export type OperatorDealMove = (typeof OPERATOR_DEAL_MOVES)[number];
 
 const PAYIN_MOVES: ReadonlyArray<[OperatorDealMove, PayinMove]> = [

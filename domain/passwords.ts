@@ -19,7 +19,12 @@ export const MAX_PASSWORD_LENGTH = 256;
 
 export async function hashPassword(password: string, params: { logN: number; r: number; p: number } = SCRYPT_PARAMS): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { N: 2 ** params.logN, r: params.r, p: params.p, maxmem: maxmemFor(params.logN, params.r) });
+  const key = await scrypt(password.normalize('NFC'), salt, KEY_LENGTH, {
+    N: 2 ** params.logN,
+    r: params.r,
+    p: params.p,
+    maxmem: maxmemFor(params.logN, params.r),
+  });
   return ['scrypt', '1', params.logN, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 

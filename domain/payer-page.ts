@@ -34,8 +34,7 @@ export const payerMayNotify = (status: string) => payinSources('notify_payment')
  * spec still lets the checkout cancel then, but a payer who transferred money must not be one
  * tap away from losing track of it.
  */
-export const payerMayCancel = (status: string) =>
-  payinSources('cancel').includes(status as PayinStatus) && status !== PAYIN_TRANSITIONS.notify_payment.to;
+export const payerMayCancel = (status: string) => payinSources('cancel').includes(status as PayinStatus) && status !== PAYIN_TRANSITIONS.notify_payment.to;
 
 /**
  * States the page stops polling in: the terminal ones, and those that wait for people (an arbiter,

@@ -36,7 +36,7 @@ export type PayinMove =
   | 'appeal_satisfied'
   | 'settle';
 
-const COMPLETION_MONEY = "trader frozen −escrow; merchant pending_credits +net; platform pending_credits +fee (available after the fee delay)";
+const COMPLETION_MONEY = 'trader frozen −escrow; merchant pending_credits +net; platform pending_credits +fee (available after the fee delay)';
 
 /**
  * The PayIn state machine (spec 3.1, appeals of 3.3): every legal move, its source states, its
@@ -164,7 +164,5 @@ export interface PayinMoney {
  */
 export function payinMoney(amountUsdt: bigint, feeBps: number, clientPaysFee: boolean): PayinMoney {
   const fee = feeFromBps(amountUsdt, feeBps);
-  return clientPaysFee
-    ? { escrow: amountUsdt + fee, merchantNet: amountUsdt, fee }
-    : { escrow: amountUsdt, merchantNet: amountUsdt - fee, fee };
+  return clientPaysFee ? { escrow: amountUsdt + fee, merchantNet: amountUsdt, fee } : { escrow: amountUsdt, merchantNet: amountUsdt - fee, fee };
 }

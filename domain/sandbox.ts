@@ -96,7 +96,12 @@ export const SANDBOX_TABLE = [
   ['PayIn', '…00', 'the payer reports the payment (deal.payment_notified), then the trader confirms after a few seconds', 'COMPLETED'],
   ['PayIn', '…05', 'the trader rejects the payment', 'CANCELLED'],
   ['PayIn', '…33', 'nobody pays', 'EXPIRED at the payment timeout'],
-  ['PayIn', '…14', 'the payer reports the payment, the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms', 'COMPLETED'],
+  [
+    'PayIn',
+    '…14',
+    'the payer reports the payment, the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms',
+    'COMPLETED',
+  ],
   ['PayIn', '…51', 'no requisite is available', 'create refused: 400 FAILED_PRECONDITION (no trader is available …)'],
   ['PayOut', '…00', 'the trader takes it and completes it', 'COMPLETED'],
   ['PayOut', '…05', 'the trader takes it and rejects it', 'FAILED (hold returned)'],

@@ -22,10 +22,7 @@ export interface SignedRequest {
 }
 
 export function computeBoundSignature(secret: string, timestamp: number, request: SignedRequest, body: string | Buffer): string {
-  return createHmac('sha256', secret)
-    .update(`${timestamp}.${request.method.toUpperCase()}.${request.target}.`)
-    .update(body)
-    .digest('hex');
+  return createHmac('sha256', secret).update(`${timestamp}.${request.method.toUpperCase()}.${request.target}.`).update(body).digest('hex');
 }
 
 /** `t=…,v1=…`, plus `,v2=…` when the request to bind is given. */

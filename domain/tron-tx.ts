@@ -389,11 +389,15 @@ export function checkUsdtTransfer(rawDataHex: string, expected: ExpectedUsdtTran
   if (raw.feeLimit !== expected.feeLimit) throw new TronTransactionMismatch('fee_limit', `fee_limit is ${raw.feeLimit} sun, not ${expected.feeLimit}`);
   const minRemaining = BigInt(expected.minRemainingMs ?? 30_000);
   const now = BigInt(expected.now);
-  if (raw.expiration <= now + minRemaining) throw new TronTransactionMismatch('expired', `transaction expires at ${raw.expiration}, too soon after ${expected.now}`);
-  if (raw.expiration > now + BigInt(MAX_TRANSACTION_LIFETIME_MS)) throw new TronTransactionMismatch('expiration', `expiration ${raw.expiration} is more than 24 h away`);
-  if (raw.refBlockBytes.length !== 2 || raw.refBlockHash.length !== 8) throw new TronTransactionMismatch('encoding', 'reference block fields have the wrong length');
+  if (raw.expiration <= now + minRemaining)
+    throw new TronTransactionMismatch('expired', `transaction expires at ${raw.expiration}, too soon after ${expected.now}`);
+  if (raw.expiration > now + BigInt(MAX_TRANSACTION_LIFETIME_MS))
+    throw new TronTransactionMismatch('expiration', `expiration ${raw.expiration} is more than 24 h away`);
+  if (raw.refBlockBytes.length !== 2 || raw.refBlockHash.length !== 8)
+    throw new TronTransactionMismatch('encoding', 'reference block fields have the wrong length');
   const txid = txidOf(bytes);
-  if (nodeTxid !== undefined && nodeTxid.toLowerCase() !== txid) throw new TronTransactionMismatch('txid', `node's txID ${nodeTxid} is not sha256 of raw_data (${txid})`);
+  if (nodeTxid !== undefined && nodeTxid.toLowerCase() !== txid)
+    throw new TronTransactionMismatch('txid', `node's txID ${nodeTxid} is not sha256 of raw_data (${txid})`);
   return { txid, rawDataHex: toHex(bytes), raw, to: call.to, units, expiration: Number(raw.expiration) } as CheckedUsdtTransfer;
 }
 
@@ -473,7 +477,9 @@ export function rawDataToJson(raw: TronRawData): Record<string, unknown> {
   if (t.callTokenValue !== 0n) value.call_token_value = safeNumber(t.callTokenValue, 'call_token_value');
   if (t.tokenId !== 0n) value.token_id = safeNumber(t.tokenId, 'token_id');
   const json: Record<string, unknown> = {
-    contract: [{ parameter: { value, type_url: raw.typeUrl }, type: raw.contractType === TRIGGER_SMART_CONTRACT ? 'TriggerSmartContract' : String(raw.contractType) }],
+    contract: [
+      { parameter: { value, type_url: raw.typeUrl }, type: raw.contractType === TRIGGER_SMART_CONTRACT ? 'TriggerSmartContract' : String(raw.contractType) },
+    ],
     ref_block_bytes: toHex(raw.refBlockBytes),
     ref_block_hash: toHex(raw.refBlockHash),
     expiration: safeNumber(raw.expiration, 'expiration'),

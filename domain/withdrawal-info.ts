@@ -45,4 +45,3 @@ export function presentWithdrawal(row: WithdrawalRecord) {
     ...(row.sandbox ? { sandbox: true as const } : {}),
   };
 }
-

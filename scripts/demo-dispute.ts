@@ -60,7 +60,13 @@ export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ a
     pair,
     'POST',
     '/api/v1/p2p/merchant/deals/payin',
-    JSON.stringify({ idempotency_key: `demo-dispute-${randomUUID()}`, amount: 150033, currency: 'RUB', payment_method_id: 'card-rub', client_id: 'demo-payer' }),
+    JSON.stringify({
+      idempotency_key: `demo-dispute-${randomUUID()}`,
+      amount: 150033,
+      currency: 'RUB',
+      payment_method_id: 'card-rub',
+      client_id: 'demo-payer',
+    }),
   );
   const fileIds: string[] = [];
   for (const [data, name, type] of [
@@ -75,7 +81,11 @@ export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ a
     pair,
     'POST',
     '/api/v1/p2p/merchant/appeals',
-    JSON.stringify({ deal_id: deal.deal_id, reason: 'The payer sent 1 500.33 RUB at 10:02 (receipt and statement attached), but the deal did not complete.', file_ids: fileIds }),
+    JSON.stringify({
+      deal_id: deal.deal_id,
+      reason: 'The payer sent 1 500.33 RUB at 10:02 (receipt and statement attached), but the deal did not complete.',
+      file_ids: fileIds,
+    }),
   );
   return { appealId: appeal.data.appeal_id as string, created: true };
 }

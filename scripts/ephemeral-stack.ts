@@ -85,7 +85,11 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
       temporalAddress = await startTemporalServer({ postgresUrl: server.url, port, databases: temporalDatabases });
     } else {
       temporalMetricsPort = await freePort();
-      temporalAddress = await startTemporal({ port: await freePort(), metricsPort: temporalMetricsPort, ...(mode === 'dev-file' ? { dbFile: temporalFile } : {}) });
+      temporalAddress = await startTemporal({
+        port: await freePort(),
+        metricsPort: temporalMetricsPort,
+        ...(mode === 'dev-file' ? { dbFile: temporalFile } : {}),
+      });
     }
   } catch (error) {
     await teardown(); // nothing of a stack that never came up is left behind (databases included)
@@ -117,8 +121,14 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitForHttp(`${apiUrl}/health`);
   const config = loadConfig(env);
-  const pollWaitMs = await waitForWorkers({ address: temporalAddress, namespace: config.TEMPORAL_NAMESPACE, taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE] });
-  say(`stack ready, Temporal ${mode} (workers polling ${pollWaitMs} ms after the API answered): api ${apiUrl}, temporal ${temporalAddress}, database ${database}`);
+  const pollWaitMs = await waitForWorkers({
+    address: temporalAddress,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueues: [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE],
+  });
+  say(
+    `stack ready, Temporal ${mode} (workers polling ${pollWaitMs} ms after the API answered): api ${apiUrl}, temporal ${temporalAddress}, database ${database}`,
+  );
   const temporalMetricsUrl = `http://127.0.0.1:${temporalMetricsPort}/metrics`;
   const addWorker = () => {
     const log = `${name}-worker-${logNames.length - 2}`;
@@ -127,5 +137,17 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
     return startExtraWorker(log, env);
   };
   const apiMetricsUrl = `http://127.0.0.1:${apiMetricsPort}/metrics`;
-  return { apiUrl, apiMetricsUrl, ownerDatabaseUrl: databaseUrl, temporalMode: mode, apiPid: api.pid!, workerPorts, temporalMetricsUrl, env, addWorker, teardown, showLogTails };
+  return {
+    apiUrl,
+    apiMetricsUrl,
+    ownerDatabaseUrl: databaseUrl,
+    temporalMode: mode,
+    apiPid: api.pid!,
+    workerPorts,
+    temporalMetricsUrl,
+    env,
+    addWorker,
+    teardown,
+    showLogTails,
+  };
 }

@@ -35,7 +35,8 @@ export async function ledgerCheck(config: Pick<Config, 'DATABASE_URL'> & Tempora
     for (const m of report.walletMismatches) console.log(`  wallet ${m.wallet_id} ${m.bucket}: figure ${m.figure}, entries ${m.entries}`);
     for (const u of report.unbalancedTransactions) console.log(`  transaction ${u.transaction_id} sums to ${u.sum}`);
     for (const v of violations) console.log(`  ${v.invariant}: wallet ${v.wallet_id} (owner ${v.owner_id}) is ${v.figure}, expected ${v.expected}`);
-    for (const s of stranded) console.log(`  live hold without a running workflow: ${s.kind} ${s.id} is ${s.status}, its workflow ${workflowIdOf[s.kind](s.id)} is ${s.workflow}`);
+    for (const s of stranded)
+      console.log(`  live hold without a running workflow: ${s.kind} ${s.id} is ${s.status}, its workflow ${workflowIdOf[s.kind](s.id)} is ${s.workflow}`);
     printBacking(result.unbacked);
     printAuditChain(result.auditChain);
     return ok;
@@ -48,10 +49,15 @@ export async function ledgerCheck(config: Pick<Config, 'DATABASE_URL'> & Tempora
 /** Live money with no recorded deposit behind it: every trader's balance must trace to deposits and deals. */
 function printBacking(unbacked: UnbackedCredit[]) {
   if (unbacked.length === 0) {
-    console.log('  live money: every system account paid only for a recorded deposit or trader top-up; every trader wallet moved only by its top-ups and its own deals');
+    console.log(
+      '  live money: every system account paid only for a recorded deposit or trader top-up; every trader wallet moved only by its top-ups and its own deals',
+    );
     return;
   }
-  for (const u of unbacked) console.log(`  UNBACKED: ${u.kind} ${u.key} (transaction ${u.transaction_id}) gives ${u.amount} from ${u.source} to wallet ${u.wallet_id ?? '?'}: ${u.rule}`);
+  for (const u of unbacked)
+    console.log(
+      `  UNBACKED: ${u.kind} ${u.key} (transaction ${u.transaction_id}) gives ${u.amount} from ${u.source} to wallet ${u.wallet_id ?? '?'}: ${u.rule}`,
+    );
 }
 
 /** The audit trail's hash chain: its length and head, or every break found. */

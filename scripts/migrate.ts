@@ -7,5 +7,8 @@ import { grantAppRole } from '../db/roles';
 const config = loadConfig();
 await ensureDatabase(config.DATABASE_URL);
 await migrate(config.DATABASE_URL, (line) => console.log(line));
-await grantAppRole(config.DATABASE_URL, { role: config.DATABASE_APP_ROLE, ...(config.DATABASE_APP_PASSWORD ? { password: config.DATABASE_APP_PASSWORD } : {}) });
+await grantAppRole(config.DATABASE_URL, {
+  role: config.DATABASE_APP_ROLE,
+  ...(config.DATABASE_APP_PASSWORD ? { password: config.DATABASE_APP_PASSWORD } : {}),
+});
 console.log(`migrations up to date; app role ${config.DATABASE_APP_ROLE} granted`);

@@ -140,7 +140,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       import('../workflows/index').then((workflows) => Object.keys(workflows)),
       currentBuildId().catch(() => undefined),
     ]);
-    console.log(args.includes('--json') ? JSON.stringify({ ...report, current: { registered, buildId } }, null, 2) : formatRuns(report, { registered, buildId }, config.TEMPORAL_NAMESPACE));
+    console.log(
+      args.includes('--json')
+        ? JSON.stringify({ ...report, current: { registered, buildId } }, null, 2)
+        : formatRuns(report, { registered, buildId }, config.TEMPORAL_NAMESPACE),
+    );
   } finally {
     await client.connection.close();
   }

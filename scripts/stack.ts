@@ -121,8 +121,15 @@ export async function ensurePostgresServer(preferredUrl: string): Promise<{ url:
   const port = savedPort && (await portIsFree(savedPort)) ? savedPort : await freePort();
   writeFileSync(portFile, String(port));
   runPg(binDir, 'pg_ctl', [
-    '-D', pgData, '-l', join(pgData, 'server.log'), '-w', '-t', '60',
-    '-o', `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off`,
+    '-D',
+    pgData,
+    '-l',
+    join(pgData, 'server.log'),
+    '-w',
+    '-t',
+    '60',
+    '-o',
+    `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off`,
     'start',
   ]);
   cleanups.push(() => {
@@ -161,13 +168,7 @@ function pipeOutput(name: string, child: ChildProcess, quiet: boolean) {
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(prefix(chunk)));
 }
 
-export function startProcess(
-  name: string,
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  options: { quiet?: boolean } = {},
-): ChildProcess {
+export function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, options: { quiet?: boolean } = {}): ChildProcess {
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   pipeOutput(name, child, options.quiet ?? false);
   children.push({ name, child });
@@ -230,7 +231,12 @@ export async function startWorkers(
   const deals = await ports(`${prefix}worker`, 0);
   const webhooks = await ports(`${prefix}webhooks`, 1);
   startNode(deals.name, 'workers/main.ts', withPorts(deals, { WORKER_ROLE: 'deals', OUTBOX_RELAY: 'false' }), output);
-  startNode(webhooks.name, 'workers/main.ts', withPorts(webhooks, { WORKER_ROLE: 'webhooks', WORKER_NICE: env.WORKER_NICE ?? process.env.WORKER_NICE ?? '10' }), output);
+  startNode(
+    webhooks.name,
+    'workers/main.ts',
+    withPorts(webhooks, { WORKER_ROLE: 'webhooks', WORKER_NICE: env.WORKER_NICE ?? process.env.WORKER_NICE ?? '10' }),
+    output,
+  );
   return [deals, webhooks];
 }
 
@@ -240,7 +246,11 @@ export async function startWorkers(
  * application_name, so pg_stat_activity and pg_locks tell it apart. stopAll() stops it with the
  * rest; the caller may SIGKILL it earlier through `child`.
  */
-export async function startExtraWorker(name: string, env: NodeJS.ProcessEnv, options: { quiet?: boolean } = {}): Promise<WorkerPorts & { child: ChildProcess }> {
+export async function startExtraWorker(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  options: { quiet?: boolean } = {},
+): Promise<WorkerPorts & { child: ChildProcess }> {
   const ports: WorkerPorts = { name, metrics: await freePort(), sdkMetrics: await freePort() };
   const databaseUrl = new URL(env.DATABASE_URL ?? process.env.DATABASE_URL ?? '');
   databaseUrl.searchParams.set('application_name', name);
@@ -286,7 +296,14 @@ export async function temporalAnswers(address: string, tls?: TLSConfig): Promise
  * Starts the Temporal dev server with the gateway's search attributes registered; with a UI,
  * `codecEndpoint` makes it decode payloads through the API's codec endpoint (api/codec.ts).
  */
-export async function startTemporal(options: { port: number; uiPort?: number; codecEndpoint?: string; dbFile?: string; metricsPort?: number; quiet?: boolean }) {
+export async function startTemporal(options: {
+  port: number;
+  uiPort?: number;
+  codecEndpoint?: string;
+  dbFile?: string;
+  metricsPort?: number;
+  quiet?: boolean;
+}) {
   if (!existsSync(TEMPORAL_BIN)) throw new Error(`Temporal CLI not found at ${TEMPORAL_BIN} (scripts/run.sh builds it)`);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
   args.push(...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']));

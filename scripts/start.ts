@@ -59,7 +59,7 @@ const admin = existsSync(adminFile) ? (JSON.parse(readFileSync(adminFile, 'utf8'
 let temporalAddress = config.TEMPORAL_ADDRESS;
 // The Temporal server's Prometheus endpoint: the frontend port + 767 (8000 with the default 7233) in
 // every mode, so one scrape address fits; unknown for a Temporal already running elsewhere.
-let temporalMetrics = '(the running server\'s own metrics endpoint)';
+let temporalMetrics = "(the running server's own metrics endpoint)";
 const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
 // The UI decodes the encrypted payloads through the API (loopback callers need no token in development).
 const codecEndpoint = `http://127.0.0.1:${config.PORT}/codec`;
@@ -70,14 +70,28 @@ if (await temporalAnswers(temporalAddress, temporalTls(config))) {
   if (!(await portIsFree(port))) throw new Error(`port ${port} is busy but no Temporal answers there; set TEMPORAL_ADDRESS`);
   const mode = temporalMode('server');
   const metricsPort = temporalServerMetricsPort(port);
-  if (!(await portIsFree(metricsPort))) throw new Error(`port ${metricsPort} (Temporal's metrics: frontend port + 767) is busy; free it or set another TEMPORAL_ADDRESS port`);
+  if (!(await portIsFree(metricsPort)))
+    throw new Error(`port ${metricsPort} (Temporal's metrics: frontend port + 767) is busy; free it or set another TEMPORAL_ADDRESS port`);
   temporalMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
   if (mode === 'server') {
-    say(`starting the Temporal server ${TEMPORAL_SERVER_VERSION} on Postgres (databases ${process.env.TEMPORAL_DB ?? 'temporal'}, ${process.env.TEMPORAL_VISIBILITY_DB ?? 'temporal_visibility'}; log in .data/logs/temporal-server.log)`);
+    say(
+      `starting the Temporal server ${TEMPORAL_SERVER_VERSION} on Postgres (databases ${process.env.TEMPORAL_DB ?? 'temporal'}, ${process.env.TEMPORAL_VISIBILITY_DB ?? 'temporal_visibility'}; log in .data/logs/temporal-server.log)`,
+    );
     temporalAddress = await startTemporalServer({ postgresUrl: server.url, port, uiPort, codecEndpoint, namespace: config.TEMPORAL_NAMESPACE });
   } else {
-    say(mode === 'dev-file' ? 'starting the Temporal dev server (SQLite in .data/temporal.db)' : 'starting the Temporal dev server in memory (nothing survives a restart)');
-    temporalAddress = await startTemporal({ port, uiPort, codecEndpoint, metricsPort, ...(mode === 'dev-file' ? { dbFile: join(DATA_DIR, 'temporal.db') } : {}), quiet: true });
+    say(
+      mode === 'dev-file'
+        ? 'starting the Temporal dev server (SQLite in .data/temporal.db)'
+        : 'starting the Temporal dev server in memory (nothing survives a restart)',
+    );
+    temporalAddress = await startTemporal({
+      port,
+      uiPort,
+      codecEndpoint,
+      metricsPort,
+      ...(mode === 'dev-file' ? { dbFile: join(DATA_DIR, 'temporal.db') } : {}),
+      quiet: true,
+    });
   }
 }
 

@@ -54,12 +54,18 @@ function schemaDir(): string {
 
 function sqlTool(server: URL, database: string, args: string[]) {
   const base = [
-    '--plugin', 'postgres12',
-    '--ep', server.hostname,
-    '--port', server.port || '5432',
-    '--user', decodeURIComponent(server.username || 'postgres'),
-    '--password', decodeURIComponent(server.password),
-    '--db', database,
+    '--plugin',
+    'postgres12',
+    '--ep',
+    server.hostname,
+    '--port',
+    server.port || '5432',
+    '--user',
+    decodeURIComponent(server.username || 'postgres'),
+    '--password',
+    decodeURIComponent(server.password),
+    '--db',
+    database,
   ];
   const result = spawnSync(SQL_TOOL, [...base, ...args], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`temporal sql tool ${args[0]} on ${database} failed: ${result.stderr || result.stdout}`);
@@ -70,7 +76,10 @@ export async function prepareTemporalDatabases(serverUrl: string, databases: { m
   const server = new URL(serverUrl);
   const admin = postgres(withDatabase(serverUrl, 'postgres'), { max: 1, onnotice: () => {} });
   try {
-    for (const [kind, database] of [['temporal', databases.main], ['visibility', databases.visibility]] as const) {
+    for (const [kind, database] of [
+      ['temporal', databases.main],
+      ['visibility', databases.visibility],
+    ] as const) {
       const [exists] = await admin`select 1 from pg_database where datname = ${database}`;
       if (!exists) sqlTool(server, database, ['create-database']);
       const db = postgres(withDatabase(serverUrl, database), { max: 1, onnotice: () => {} });
@@ -195,7 +204,13 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     }),
   );
   const address = `127.0.0.1:${port}`;
-  const child = startProcess('temporal-server', SERVER_BIN, ['--root', dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {}, { quiet: options.quiet ?? true });
+  const child = startProcess(
+    'temporal-server',
+    SERVER_BIN,
+    ['--root', dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'],
+    {},
+    { quiet: options.quiet ?? true },
+  );
   await waitFor(
     'the Temporal server',
     async () => {

@@ -65,7 +65,10 @@ try {
     const ava = spawn(process.execPath, [join(ROOT, 'node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
       cwd: ROOT,
       stdio: 'inherit',
-      env: { ...process.env, ...env, TEST_API_URL: stack!.apiUrl,
+      env: {
+        ...process.env,
+        ...env,
+        TEST_API_URL: stack!.apiUrl,
         // The API's Prometheus endpoint is on its own port (METRICS_PORT); the API's port answers 404 there.
         TEST_API_METRICS_URL: stack!.apiMetricsUrl,
         // The tests play the DBA (fixtures, time travel, tampering): DATABASE_URL is the owner's. The

@@ -8,7 +8,12 @@ export async function createTemporalClient(config: TemporalConfig): Promise<Clie
   const connection = await Connection.connect(temporalConnectionOptions(config));
   // With tracing on (config/tracing.ts), starts, updates and signals carry the caller's span.
   const interceptors = await tracingClientInterceptors();
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config), ...(interceptors ? { interceptors } : {}) });
+  return new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: temporalDataConverter(config),
+    ...(interceptors ? { interceptors } : {}),
+  });
 }
 
 /**
@@ -17,11 +22,7 @@ export async function createTemporalClient(config: TemporalConfig): Promise<Clie
  * first poll waits for it (seconds while the worker bundles), which the bench would otherwise
  * count as latency.
  */
-export async function taskQueuesPolled(
-  service: Client['workflowService'],
-  namespace: string,
-  taskQueues: string[],
-): Promise<Record<string, boolean>> {
+export async function taskQueuesPolled(service: Client['workflowService'], namespace: string, taskQueues: string[]): Promise<Record<string, boolean>> {
   const entries = await Promise.all(
     taskQueues.map(async (name) => {
       const response = await service.describeTaskQueue({

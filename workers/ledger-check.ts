@@ -47,7 +47,14 @@ export async function strandedHolds(sql: Db, temporal: Client): Promise<(HoldOwn
     batch.forEach((o, j) => states[j] !== 'RUNNING' && closed.push({ ...o, workflow: states[j]! }));
   }
   if (closed.length === 0) return [];
-  const still = new Set((await liveHoldOwners(sql, closed.map((o) => o.id))).map((o) => o.id));
+  const still = new Set(
+    (
+      await liveHoldOwners(
+        sql,
+        closed.map((o) => o.id),
+      )
+    ).map((o) => o.id),
+  );
   return closed.filter((o) => still.has(o.id));
 }
 

@@ -67,8 +67,21 @@ const dataConverter = temporalDataConverter(config);
 // The webhook format of each api_version: V2's, and those of the API adapters (api/adapters.ts).
 const webhookFormats = await adapterWebhookFormats();
 // The relay's and activities' client: with tracing on, its signals carry the caller's span.
-const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter, ...(clientInterceptors ? { interceptors: clientInterceptors } : {}) });
-const activities = createActivities({ config, sql, log, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats, temporal: client, metrics: gateway });
+const client = new Client({
+  connection,
+  namespace: config.TEMPORAL_NAMESPACE,
+  dataConverter,
+  ...(clientInterceptors ? { interceptors: clientInterceptors } : {}),
+});
+const activities = createActivities({
+  config,
+  sql,
+  log,
+  secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
+  webhookFormats,
+  temporal: client,
+  metrics: gateway,
+});
 // The gauges read from Postgres and the periodic ledger check belong to the deals side: a
 // webhooks-only process exports neither, so a split deployment reads and checks once per deals worker.
 const dealsSide = config.WORKER_ROLE !== 'webhooks';
@@ -85,7 +98,17 @@ log.info({ ms: Math.round(performance.now() - bundleStarted) }, 'workflow bundle
 // priority (WORKER_NICE), so deal work gets the CPU first when both want it.
 const workers: Worker[] = [];
 if (config.WORKER_ROLE !== 'webhooks') {
-  workers.push(await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: dealsTaskQueue(config), workflowBundle, activities, dataConverter, ...traced }));
+  workers.push(
+    await Worker.create({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: dealsTaskQueue(config),
+      workflowBundle,
+      activities,
+      dataConverter,
+      ...traced,
+    }),
+  );
 }
 if (config.WORKER_ROLE !== 'deals') {
   workers.push(
@@ -119,11 +142,21 @@ const metricsServer = await startWorkerMetricsServer({
   return undefined;
 });
 const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, webhookFormats, metrics: gateway }) : undefined;
-const ledgerChecks = dealsSide ? startLedgerChecks({ sql, temporal: client, log, metrics: gateway, intervalSeconds: config.LEDGER_CHECK_INTERVAL_SECONDS }) : undefined;
+const ledgerChecks = dealsSide
+  ? startLedgerChecks({ sql, temporal: client, log, metrics: gateway, intervalSeconds: config.LEDGER_CHECK_INTERVAL_SECONDS })
+  : undefined;
 // On a real network the deposit watcher runs as one workflow; a deals worker makes sure it runs.
 const watch = await ensureChainWatch(client, config);
 log.info(
-  { role: config.WORKER_ROLE, nice: config.WORKER_NICE, relay: relay !== undefined, tracing: traces !== undefined, address: config.TEMPORAL_ADDRESS, chain: config.CHAIN_ADAPTER, chainWatch: watch?.workflowId },
+  {
+    role: config.WORKER_ROLE,
+    nice: config.WORKER_NICE,
+    relay: relay !== undefined,
+    tracing: traces !== undefined,
+    address: config.TEMPORAL_ADDRESS,
+    chain: config.CHAIN_ADAPTER,
+    chainWatch: watch?.workflowId,
+  },
   'workers started',
 );
 try {

@@ -87,7 +87,10 @@ async function relayOutboxEvents(deps: RelayDeps): Promise<PendingEvent[]> {
     // attempt finds its record. Idempotent: a rerun after a crash finds the rows there.
     // (The batch locks its events FOR NO KEY UPDATE, which lets this insert's foreign-key check pass.)
     if (deliveries.length > 0) {
-      await insertDeliveries(deps.sql, deliveries.map((d) => ({ callbackId: d.callbackId, eventId: d.e.id, url: d.url })));
+      await insertDeliveries(
+        deps.sql,
+        deliveries.map((d) => ({ callbackId: d.callbackId, eventId: d.e.id, url: d.url })),
+      );
     }
     // Group by stream, keeping outbox order inside each: one signal per stream per batch. Every
     // event goes to its merchant endpoint's stream, in a lane of its deal (or of its own).
@@ -124,7 +127,11 @@ async function relayOutboxEvents(deps: RelayDeps): Promise<PendingEvent[]> {
         }),
       ),
     );
-    if (events.length > 0) await markEventsDispatched(tx, events.map((e) => e.id));
+    if (events.length > 0)
+      await markEventsDispatched(
+        tx,
+        events.map((e) => e.id),
+      );
     return events;
   }) as Promise<PendingEvent[]>;
 }

@@ -24,7 +24,13 @@ export async function appealWorkflow(input: AppealWorkflowInput): Promise<{ comm
       case 'resolve':
         return steps.resolveAppeal(command.input, 'appeal');
       default:
-        return steps.moveAppeal({ appealId: input.appealId, kind: command.kind, operatorId: command.operatorId, commandId: command.commandId, actor: command.actor });
+        return steps.moveAppeal({
+          appealId: input.appealId,
+          kind: command.kind,
+          operatorId: command.operatorId,
+          commandId: command.commandId,
+          actor: command.actor,
+        });
     }
   };
 

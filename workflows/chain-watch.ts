@@ -28,5 +28,8 @@ export async function chainWatchWorkflow(input: ChainWatchInput = {}): Promise<v
     status.last = last;
     await sleep(nextInMs);
   }
-  await continueAsNew<typeof chainWatchWorkflow>({ passes: status.passes, ...(input.continueAfter !== undefined ? { continueAfter: input.continueAfter } : {}) });
+  await continueAsNew<typeof chainWatchWorkflow>({
+    passes: status.passes,
+    ...(input.continueAfter !== undefined ? { continueAfter: input.continueAfter } : {}),
+  });
 }

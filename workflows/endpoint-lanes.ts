@@ -218,7 +218,9 @@ export class EndpointLanes {
 
   /** What the next run takes over: the lanes with events (each head's progress included) and the callbacks taken lately. */
   carry(): { lanes: CarriedLane[]; seen: string[] } {
-    const lanes = [...this.#lanes].filter(([, l]) => l.events.length > 0).map(([lane, l]) => ({ lane, events: l.events, ...(l.retry ? { retry: l.retry } : {}) }));
+    const lanes = [...this.#lanes]
+      .filter(([, l]) => l.events.length > 0)
+      .map(([lane, l]) => ({ lane, events: l.events, ...(l.retry ? { retry: l.retry } : {}) }));
     return { lanes, seen: [...this.#seen].slice(-SEEN_KEPT) };
   }
 

@@ -29,7 +29,13 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
   const dealId = input.create.dealId;
   const steps = localStepActivities(input.timeouts);
   const creation = creationActivities(input.timeouts);
-  const deal = dealLifecycle({ statusQuery, creationUpdate: awaitCreationUpdate, requestId: input.requestId, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
+  const deal = dealLifecycle({
+    statusQuery,
+    creationUpdate: awaitCreationUpdate,
+    requestId: input.requestId,
+    notFound: 'deal not found',
+    terminal: PAYIN_TERMINAL,
+  });
   const { apply, current, serial } = deal;
   // Issue 29.3: a sandbox deal's timers can be fired now (advanceTimer).
   const clock = sandboxClock({ sandbox: () => current()?.sandbox === true, status: () => current()?.status ?? '' });
@@ -97,7 +103,12 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
     }),
   );
 
-  const refused = await deal.create(() => createOrAdopt(() => creation.createPayinDeal(input.create), () => steps.findPayinSnapshot(dealId)));
+  const refused = await deal.create(() =>
+    createOrAdopt(
+      () => creation.createPayinDeal(input.create),
+      () => steps.findPayinSnapshot(dealId),
+    ),
+  );
   if (refused) return refused;
   // Issue 29: the deal's own workflow makes sure its sandbox trader runs (idempotent; the API's
   // start after the create is a duplicate), so an API crash in between cannot leave it without one.

@@ -24,7 +24,13 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   const dealId = input.create.dealId;
   const steps = localStepActivities(input.timeouts);
   const creation = creationActivities(input.timeouts);
-  const deal = dealLifecycle({ statusQuery: payoutStatusQuery, creationUpdate: awaitPayoutCreationUpdate, requestId: input.requestId, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
+  const deal = dealLifecycle({
+    statusQuery: payoutStatusQuery,
+    creationUpdate: awaitPayoutCreationUpdate,
+    requestId: input.requestId,
+    notFound: 'deal not found',
+    terminal: PAYOUT_TERMINAL,
+  });
   const { apply, current, serial } = deal;
   // Issue 29.3: a sandbox payout's timers can be fired now (advanceTimer).
   const clock = sandboxClock({ sandbox: () => current()?.sandbox === true, status: () => current()?.status ?? '' });
@@ -56,7 +62,12 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     ),
   );
 
-  const refused = await deal.create(() => createOrAdopt(() => creation.createPayoutDeal(input.create), () => steps.findPayoutSnapshot(dealId)));
+  const refused = await deal.create(() =>
+    createOrAdopt(
+      () => creation.createPayoutDeal(input.create),
+      () => steps.findPayoutSnapshot(dealId),
+    ),
+  );
   if (refused) return refused;
   // Issue 29: the deal's own workflow makes sure its sandbox trader runs (idempotent; the API's
   // start after the create is a duplicate), so an API crash in between cannot leave it without one.

@@ -34,7 +34,8 @@ export function sandboxClock(options: { sandbox: () => boolean; status: () => st
         if (!options.sandbox()) throw rejected('FAILED_PRECONDITION', 'advance is for sandbox deals only');
         // Refused at once: the workflow is done waiting, a timer is already being fired, or the
         // deal has passed its first wait and is between timers (e.g. APPEALED, waiting for no timer).
-        if (ended || advanced || (!pending && generation > 0)) throw rejected('FAILED_PRECONDITION', `the deal has no timer running (it is ${options.status()})`);
+        if (ended || advanced || (!pending && generation > 0))
+          throw rejected('FAILED_PRECONDITION', `the deal has no timer running (it is ${options.status()})`);
       },
     },
   );

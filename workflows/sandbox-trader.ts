@@ -29,7 +29,9 @@ export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<
     const decision: SandboxMove = outcome === 'CLOSED' ? { kind: 'appeal_close', appealId } : { kind: 'appeal_resolve', appealId, outcome };
     // Runs started before the arbiter reviewed and wrote (issue 29 follow-up) replay their one move.
     const reviews = patched('sandbox-arbiter-reviews');
-    await play(reviews ? [{ kind: 'appeal_review', appealId }, { kind: 'appeal_message', appealId, body: sandboxArbiterMessage(outcome) }, decision] : [decision]);
+    await play(
+      reviews ? [{ kind: 'appeal_review', appealId }, { kind: 'appeal_message', appealId, body: sandboxArbiterMessage(outcome) }, decision] : [decision],
+    );
     return { moves };
   }
   const amount = BigInt(input.amount);

@@ -65,7 +65,12 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
         if (!outcome) {
           const wait = retry.dueAt - Date.now();
           if (wait > 0 && (await condition(() => lanes.draining, wait))) return 'stopped';
-          outcome = await http.deliverWebhook({ callbackId: event.callbackId, attemptKey: `auto:${retry.attempt}`, final: retry.attempt >= total, manual: false });
+          outcome = await http.deliverWebhook({
+            callbackId: event.callbackId,
+            attemptKey: `auto:${retry.attempt}`,
+            final: retry.attempt >= total,
+            manual: false,
+          });
         }
         if (lanes.afterAttempt(retry, total, outcome) === 'ended') break;
         outcome = undefined;

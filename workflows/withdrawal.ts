@@ -79,7 +79,12 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
 
   // A create that failed for an infrastructure reason is given up through the create fence and a
   // row an attempt committed is adopted.
-  const refused = await withdrawal.create(() => createOrAdopt(() => creation.createWithdrawal(input.create), () => steps.findWithdrawalSnapshot(id)));
+  const refused = await withdrawal.create(() =>
+    createOrAdopt(
+      () => creation.createWithdrawal(input.create),
+      () => steps.findWithdrawalSnapshot(id),
+    ),
+  );
   if (refused) return refused;
 
   // The operator queue: wait for approve (→ APPROVED) or cancel (→ CANCELLED).

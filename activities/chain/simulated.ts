@@ -52,7 +52,12 @@ export function simulatedChain(sql: Sql, options: { mode: SimulatorMode; latency
         if (calls <= 2) throw new ChainUnavailable(`simulated chain: node unavailable (call ${calls})`);
       }
       const txHash = simulatedTxHash(transfer);
-      const accepted = await acceptSimulatedTransfer(sql, { withdrawalId: transfer.withdrawalId, txHash, toAddress: transfer.toAddress, amount: transfer.amount });
+      const accepted = await acceptSimulatedTransfer(sql, {
+        withdrawalId: transfer.withdrawalId,
+        txHash,
+        toAddress: transfer.toAddress,
+        amount: transfer.amount,
+      });
       if (options.latencyMs > 0) await sleep(options.latencyMs, undefined, { signal });
       return { txHash: accepted };
     },

@@ -24,7 +24,15 @@ import type { Logger } from 'pino';
 import type { Sql } from '../../db/sql';
 import { raiseAlert, resolveAlerts } from '../../db/queries/alerts';
 import { isBalanceStale, saveChainBalance, staleBalanceAddresses } from '../../db/queries/chain-balances';
-import { addressesToWatch, depositStatuses, markDepositDropped, ownedDepositAddresses, pendingDepositsTo, saveWatchCursor, type WatchedAddress } from '../../db/queries/chain-watch';
+import {
+  addressesToWatch,
+  depositStatuses,
+  markDepositDropped,
+  ownedDepositAddresses,
+  pendingDepositsTo,
+  saveWatchCursor,
+  type WatchedAddress,
+} from '../../db/queries/chain-watch';
 import { ingestObservedDeposit, type WalletDepositRow } from '../../db/queries/wallet-deposits';
 import { DomainError } from '../../domain/errors';
 import { USDT_DECIMALS, USDT_UNITS_PER_CENT } from '../../domain/tron-tx';
@@ -39,7 +47,6 @@ const MAX_ADDRESSES_PER_PASS = 2_000;
 const PARALLEL = 4;
 /** Balances read per pass at most. */
 const MAX_BALANCES_PER_PASS = 50;
-
 
 interface Sighting {
   units: bigint;
@@ -180,7 +187,14 @@ class DepositPass {
   }
 
   /** The receipt decides: CONFIRMED (credited), still PENDING, or a failure. */
-  private async settle(address: string, txHash: string, sighting: Sighting, head: Head, recorded: WalletDepositRow | undefined, known?: TronTransactionInfo): Promise<void> {
+  private async settle(
+    address: string,
+    txHash: string,
+    sighting: Sighting,
+    head: Head,
+    recorded: WalletDepositRow | undefined,
+    known?: TronTransactionInfo,
+  ): Promise<void> {
     const { sql, tron } = this.w;
     const required = tron.config.TRON_CONFIRMATIONS;
     const info = known ?? (await tron.client.transactionInfo(txHash, this.signal));
@@ -198,7 +212,10 @@ class DepositPass {
     const transfers = trc20TransfersIn(info, tron.usdtContract);
     const ours = await ownedDepositAddresses(sql, [...new Set(transfers.map((x) => x.to))]);
     if (ours.size > 1) {
-      await this.problem(txHash, `one transaction pays ${ours.size} deposit addresses of the gateway (${[...ours].join(', ')}): not credited automatically — credit by hand`);
+      await this.problem(
+        txHash,
+        `one transaction pays ${ours.size} deposit addresses of the gateway (${[...ours].join(', ')}): not credited automatically — credit by hand`,
+      );
       return;
     }
     const units = transfers.filter((x) => x.to === address).reduce((sum, x) => sum + x.value, 0n);
@@ -219,7 +236,10 @@ class DepositPass {
   private async checkPending(deposit: WalletDepositRow, listed: boolean, head: Head): Promise<void> {
     const { sql, tron, log } = this.w;
     const info = await tron.client.transactionInfo(deposit.tx_hash, this.signal);
-    const sighting = { units: deposit.chain_units ?? deposit.amount * USDT_UNITS_PER_CENT, blockTimestamp: deposit.block_at?.getTime() ?? deposit.created_at.getTime() };
+    const sighting = {
+      units: deposit.chain_units ?? deposit.amount * USDT_UNITS_PER_CENT,
+      blockTimestamp: deposit.block_at?.getTime() ?? deposit.created_at.getTime(),
+    };
     if (info) return this.settle(deposit.address, deposit.tx_hash, sighting, head, deposit, info);
     if (listed || (await tron.client.transaction(deposit.tx_hash, this.signal))) return;
     if (head.timestamp - sighting.blockTimestamp > tron.config.TRON_DEPOSIT_DROP_AFTER_MS && (await markDepositDropped(sql, deposit.id))) {

@@ -46,7 +46,14 @@ import {
   type DeadVerdict,
   type WithdrawalTransactionRow,
 } from '../../db/queries/withdrawal-transactions';
-import { centsToUsdtUnits, checkUsdtTransfer, signUsdtTransfer, toBroadcastTransaction, TronTransactionMismatch, type ExpectedUsdtTransfer } from '../../domain/tron-tx';
+import {
+  centsToUsdtUnits,
+  checkUsdtTransfer,
+  signUsdtTransfer,
+  toBroadcastTransaction,
+  TronTransactionMismatch,
+  type ExpectedUsdtTransfer,
+} from '../../domain/tron-tx';
 import { ChainUnavailable, type ChainAdapter, type ChainTransfer, type SentTransfer, type TransferStatus } from './adapter';
 import { buildUsdtTransfer, TronRefused, type TronTransactionInfo } from './trongrid';
 import { raiseLowTrxAlert, TRON_BLOCK_MS, trxText, type Tron } from './tron';
@@ -76,7 +83,8 @@ export function tronGridChain(sql: Sql, tron: Tron, now: () => number = Date.now
     return { latest, live: latest && LIVE_TRANSACTION_STATUSES.includes(latest.status) ? latest : undefined };
   };
 
-  const alert = (t: ChainTransfer, kind: string, message: string) => raiseAlert(sql, { kind, subject: t.withdrawalId, message: `withdrawal ${t.withdrawalId}: ${message}` });
+  const alert = (t: ChainTransfer, kind: string, message: string) =>
+    raiseAlert(sql, { kind, subject: t.withdrawalId, message: `withdrawal ${t.withdrawalId}: ${message}` });
   /** Shown on the withdrawal (last_broadcast_error in the operator list) until it completes. */
   const visible = (t: ChainTransfer, message: string) => recordBroadcastError(sql, t.withdrawalId, message.slice(0, 500));
 
@@ -104,7 +112,11 @@ export function tronGridChain(sql: Sql, tron: Tron, now: () => number = Date.now
       checked = await buildUsdtTransfer(client, expected(t, config.TRON_FEE_LIMIT_SUN, at), signal);
     } catch (error) {
       if (error instanceof TronTransactionMismatch) {
-        await alert(t, 'tron_build_refused', `the node (TRON_API_URL) built a transaction that is not the transfer asked for, nothing was signed: ${error.message}`);
+        await alert(
+          t,
+          'tron_build_refused',
+          `the node (TRON_API_URL) built a transaction that is not the transfer asked for, nothing was signed: ${error.message}`,
+        );
         throw new ChainUnavailable(error.message); // the node built something else: refused before signing (alerted), retried later
       }
       if (error instanceof TronRefused) {
@@ -117,16 +129,18 @@ export function tronGridChain(sql: Sql, tron: Tron, now: () => number = Date.now
     const signature = signUsdtTransfer(checked, tron.signingKey);
     // In a transaction: bounded by the activity's deadline (activities/deadline.ts), so an attempt
     // the workflow already gave up on can never store a transaction afterwards.
-    const stored = await sql.begin((tx) => insertWithdrawalTransaction(tx, {
-      txid: checked.txid,
-      withdrawalId: t.withdrawalId,
-      attempt,
-      rawDataHex: checked.rawDataHex,
-      signature,
-      feeLimitSun: config.TRON_FEE_LIMIT_SUN,
-      builtAt: new Date(at),
-      expiresAt: new Date(checked.expiration),
-    }));
+    const stored = await sql.begin((tx) =>
+      insertWithdrawalTransaction(tx, {
+        txid: checked.txid,
+        withdrawalId: t.withdrawalId,
+        attempt,
+        rawDataHex: checked.rawDataHex,
+        signature,
+        feeLimitSun: config.TRON_FEE_LIMIT_SUN,
+        builtAt: new Date(at),
+        expiresAt: new Date(checked.expiration),
+      }),
+    );
     if (stored) return stored;
     // A concurrent attempt stored its transaction first: that one is sent, this one never leaves.
     const other = await live(t.withdrawalId);
@@ -165,7 +179,10 @@ export function tronGridChain(sql: Sql, tron: Tron, now: () => number = Date.now
   async function afterDeath(t: ChainTransfer, reason: string, failedOnChain: boolean): Promise<TransferStatus> {
     const dead = await deadWithdrawalTransactions(sql, t.withdrawalId);
     if (dead >= config.TRON_WITHDRAWAL_MAX_ATTEMPTS) {
-      return { state: 'refused', reason: `${dead} transactions of this withdrawal failed or expired without moving any USDT (TRON_WITHDRAWAL_MAX_ATTEMPTS); last: ${reason}` };
+      return {
+        state: 'refused',
+        reason: `${dead} transactions of this withdrawal failed or expired without moving any USDT (TRON_WITHDRAWAL_MAX_ATTEMPTS); last: ${reason}`,
+      };
     }
     return { state: 'resubmit', afterMs: failedOnChain ? config.TRON_FAILED_RETRY_MS : 0, reason };
   }
@@ -203,13 +220,21 @@ export function tronGridChain(sql: Sql, tron: Tron, now: () => number = Date.now
         // In a block. Final only at depth: a block can still be replaced before it is solidified.
         if (head.number - info.blockNumber < confirmations) return pending();
         if (!failedReceipt(info)) {
-          await settleWithdrawalTransaction(sql, row.txid, { status: 'CONFIRMED', blockNumber: info.blockNumber, receiptResult: info.receiptResult, feeSun: info.feeSun });
+          await settleWithdrawalTransaction(sql, row.txid, {
+            status: 'CONFIRMED',
+            blockNumber: info.blockNumber,
+            receiptResult: info.receiptResult,
+            feeSun: info.feeSun,
+          });
           return { state: 'confirmed', txHash: row.txid };
         }
         // A failed receipt counts only as the solidified node has it (in the same block), on two checks.
         const solid = await client.solidTransactionInfo(row.txid, signal);
         if (!solid) {
-          await visible(t, `transaction ${row.txid}: the node reports ${receiptText(info)} in block ${info.blockNumber}, not confirmed by the solidified node yet; nothing new is built until it is`);
+          await visible(
+            t,
+            `transaction ${row.txid}: the node reports ${receiptText(info)} in block ${info.blockNumber}, not confirmed by the solidified node yet; nothing new is built until it is`,
+          );
           return pending();
         }
         if (!failedReceipt(solid) || solid.blockNumber !== info.blockNumber) {
@@ -223,9 +248,19 @@ export function tronGridChain(sql: Sql, tron: Tron, now: () => number = Date.now
         // Alert and error (both repeatable) before the transaction is settled: a crash between them
         // leaves it live (its verdict noted), so the retry comes back here. The alert first: whoever
         // sees the error on the withdrawal finds the alert already raised.
-        await alert(t, 'withdrawal_failed_on_chain', `${reason}. Check the hot wallet's TRX (energy) and USDT; a new transaction is built after TRON_FAILED_RETRY_MS`);
+        await alert(
+          t,
+          'withdrawal_failed_on_chain',
+          `${reason}. Check the hot wallet's TRX (energy) and USDT; a new transaction is built after TRON_FAILED_RETRY_MS`,
+        );
         await visible(t, reason);
-        await settleWithdrawalTransaction(sql, row.txid, { status: 'FAILED', blockNumber: solid.blockNumber, receiptResult: solid.receiptResult, feeSun: solid.feeSun, error: reason });
+        await settleWithdrawalTransaction(sql, row.txid, {
+          status: 'FAILED',
+          blockNumber: solid.blockNumber,
+          receiptResult: solid.receiptResult,
+          feeSun: solid.feeSun,
+          error: reason,
+        });
         return afterDeath(t, reason, true);
       }
       if (await client.transaction(row.txid, signal)) return pending(); // in a block, its receipt not indexed yet

@@ -103,7 +103,10 @@ const int = z.bigint();
 const hex = (bytes?: number) => z.string().regex(bytes === undefined ? /^(?:[0-9a-fA-F]{2})*$/ : new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`));
 const txid = z.string().transform((s, ctx) => canonicalTxHash(s) ?? (ctx.addIssue({ code: 'custom', message: 'not a txid' }), z.NEVER));
 const address = z.string().transform((s, ctx) => normalizeTronAddress(s) ?? (ctx.addIssue({ code: 'custom', message: `not a TRON address: ${s}` }), z.NEVER));
-const digits = z.string().regex(/^\d{1,78}$/).transform((s) => BigInt(s));
+const digits = z
+  .string()
+  .regex(/^\d{1,78}$/)
+  .transform((s) => BigInt(s));
 
 const accountAnswer = z.object({
   success: z.literal(true),
@@ -144,7 +147,12 @@ const triggerAnswer = z.looseObject({
   transaction: z.looseObject({ txID: z.string(), raw_data_hex: hex(), raw_data: z.unknown() }).optional(),
 });
 
-const broadcastAnswer = z.looseObject({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional(), txid: z.string().optional() });
+const broadcastAnswer = z.looseObject({
+  result: z.boolean().optional(),
+  code: z.string().optional(),
+  message: z.string().optional(),
+  txid: z.string().optional(),
+});
 
 const infoAnswer = z.union([
   z.object({}).strict(),
@@ -163,7 +171,10 @@ const infoAnswer = z.union([
     result: z.enum(['SUCESS', 'SUCCESS', 'FAILED']).optional(),
     resMessage: z.string().optional(),
     // Event logs (visible=false: the emitting contract as 20 bytes hex, topics and data as 32-byte words).
-    log: z.array(z.looseObject({ address: hex(20), topics: z.array(hex(32)).max(4), data: hex().optional() })).max(10_000).optional(),
+    log: z
+      .array(z.looseObject({ address: hex(20), topics: z.array(hex(32)).max(4), data: hex().optional() }))
+      .max(10_000)
+      .optional(),
   }),
 ]);
 
@@ -438,7 +449,11 @@ export class TronGridClient {
    * the same other parameters) for the next page; none means this was the last page. Rows are
    * validated, and with onlyTo every row must be to `address`.
    */
-  async trc20Transfers(address: string, query: Trc20Query = {}, signal?: AbortSignal): Promise<{ transfers: Trc20Transfer[]; fingerprint: string | undefined }> {
+  async trc20Transfers(
+    address: string,
+    query: Trc20Query = {},
+    signal?: AbortSignal,
+  ): Promise<{ transfers: Trc20Transfer[]; fingerprint: string | undefined }> {
     const params = new URLSearchParams();
     if (query.onlyTo) params.set('only_to', 'true');
     if (query.confirmation === 'confirmed') params.set('only_confirmed', 'true');

@@ -15,7 +15,8 @@ import type { AppDeps } from '../deps';
 
 export const SESSION_COOKIE = 'gw_operator';
 export const CSRF_HEADER = 'X-CSRF-Token';
-export const CSRF_REFUSED = 'a console request that changes something needs the X-CSRF-Token header of its session (answered by sign-in and GET /api/v1/p2p/admin/session)';
+export const CSRF_REFUSED =
+  'a console request that changes something needs the X-CSRF-Token header of its session (answered by sign-in and GET /api/v1/p2p/admin/session)';
 
 export const sessionIdOf = (token: string) => createHash('sha256').update(token).digest('hex');
 export const newSessionToken = () => randomBytes(32).toString('base64url');

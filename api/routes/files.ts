@@ -39,11 +39,25 @@ async function sendFile(deps: AppDeps, identity: Identity, fileId: string, ctx: 
 export const uploadRoute = (path: string, operationId: string, auth: 'cabinet_or_hmac' | 'operator', summary: string) =>
   defineRoute(
     {
-      method: 'post', path, operationId, auth, summary, description: UPLOAD_DESCRIPTION, tags, multipartBody: uploadForm, singleUse: 'route', status: 201, response: fileResponse, errors: [413], example: { response: EXAMPLES.uploadFile.response },
+      method: 'post',
+      path,
+      operationId,
+      auth,
+      summary,
+      description: UPLOAD_DESCRIPTION,
+      tags,
+      multipartBody: uploadForm,
+      singleUse: 'route',
+      status: 201,
+      response: fileResponse,
+      errors: [413],
+      example: { response: EXAMPLES.uploadFile.response },
       // An operator's upload is audited in the transaction of its file row (api/services/files.ts).
       ...(auth === 'operator' ? { audit: { action: 'file.upload', objectType: 'file', by: 'service' as const } } : {}),
     },
-    async ({ identity, actor }, deps, ctx) => ({ file: presentFile(await uploadFile(deps, owner(identity), ctx.state.rawBody, ctx.get('Content-Type'), actor)) }),
+    async ({ identity, actor }, deps, ctx) => ({
+      file: presentFile(await uploadFile(deps, owner(identity), ctx.state.rawBody, ctx.get('Content-Type'), actor)),
+    }),
   );
 
 export const downloadRoute = (path: string, operationId: string, auth: 'cabinet_or_hmac' | 'operator', summary: string, description: string) =>

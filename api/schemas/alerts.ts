@@ -7,13 +7,17 @@ export const alertSchema = z
     alert_id: z.string().uuid(),
     kind: z.string().openapi({ example: 'payout_processing_overdue' }),
     deal_id: z.string(),
-    subject: z.string().openapi({ description: "what an alert about something else than a deal names (a withdrawal, a transaction, an address); '' otherwise" }),
+    subject: z
+      .string()
+      .openapi({ description: "what an alert about something else than a deal names (a withdrawal, a transaction, an address); '' otherwise" }),
     message: z.string(),
     created_at: timestamp,
     acknowledged_at: z.string().openapi({ description: "RFC 3339; '' until an operator acknowledges it" }),
     acknowledged_by: z.string().openapi({ description: "the acknowledging operator's id (an account's id or the operator JWT's sub); ''" }),
     resolved_at: z.string().openapi({ description: "RFC 3339; '' while open" }),
-    resolved_by: z.string().openapi({ description: "the resolving operator's id; '' when the gateway resolved it (its deal or subject moved on) or while open" }),
+    resolved_by: z
+      .string()
+      .openapi({ description: "the resolving operator's id; '' when the gateway resolved it (its deal or subject moved on) or while open" }),
   })
   .openapi('OperatorAlert');
 

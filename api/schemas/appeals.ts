@@ -80,9 +80,18 @@ export const appealParams = z.object({ appeal_id: uuid('appeal_id') });
 
 const statusFilter = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .optional()
-  .openapi({ type: 'array', items: { type: 'string' }, description: `one or more of ${APPEAL_STATUSES.join(', ')} (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (the same state); unknown values match nothing` });
+  .openapi({
+    type: 'array',
+    items: { type: 'string' },
+    description: `one or more of ${APPEAL_STATUSES.join(', ')} (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (the same state); unknown values match nothing`,
+  });
 
 export const listAppealsQuery = z.object({
   status: statusFilter,

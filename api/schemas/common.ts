@@ -15,7 +15,9 @@ export const int64Body = (field: string) =>
 
 /** A positive int64 amount in minor units. */
 export const positiveAmount = (field: string) =>
-  int64Body(field).refine((v) => v > 0n, { message: `${field} must be greater than 0`, params: { code: 'too_small' } }).openapi({ type: 'integer', format: 'int64' });
+  int64Body(field)
+    .refine((v) => v > 0n, { message: `${field} must be greater than 0`, params: { code: 'too_small' } })
+    .openapi({ type: 'integer', format: 'int64' });
 
 /**
  * A chain credit (deposit, trader top-up): at most 10^15 USDT cents (10 trillion USDT) each, so
@@ -29,7 +31,10 @@ export const creditAmount = (field: string) =>
     .openapi({ type: 'integer', format: 'int64', maximum: Number(MAX_CREDIT_CENTS) });
 
 /** int64 in a response: a digit string. */
-export const int64String = z.string().regex(/^-?\d+$/).openapi({ type: 'string', format: 'int64', example: '150000' });
+export const int64String = z
+  .string()
+  .regex(/^-?\d+$/)
+  .openapi({ type: 'string', format: 'int64', example: '150000' });
 
 /**
  * A UUID in a request (path, query, body), in its canonical lower-case form: ids and UUID keys
@@ -107,10 +112,16 @@ export const textRule =
 export const lineRule = (field: string) => textRule(field, true);
 
 export const line = (field: string, max = 255) =>
-  z.string({ error: `${field} must be a string` }).max(max, `${field} is at most ${max} characters`).superRefine(textRule(field, true));
+  z
+    .string({ error: `${field} must be a string` })
+    .max(max, `${field} is at most ${max} characters`)
+    .superRefine(textRule(field, true));
 
 export const text = (field: string, max = 1000) =>
-  z.string({ error: `${field} must be a string` }).max(max, `${field} is at most ${max} characters`).superRefine(textRule(field, false));
+  z
+    .string({ error: `${field} must be a string` })
+    .max(max, `${field} is at most ${max} characters`)
+    .superRefine(textRule(field, false));
 
 /**
  * An absolute http(s) URL: no other scheme (javascript:, file:, data: …), no credentials, no
@@ -141,7 +152,10 @@ export const rfc3339 = (field: string) =>
     .string()
     .datetime({ offset: true, message: `${field} must be an RFC 3339 timestamp` })
     .transform((v) => new Date(v))
-    .refine((d) => d.getTime() >= EARLIEST && d.getTime() <= LATEST, { message: `${field} must be between 1970-01-01 and 9999-12-31`, params: { code: 'out_of_range' } })
+    .refine((d) => d.getTime() >= EARLIEST && d.getTime() <= LATEST, {
+      message: `${field} must be between 1970-01-01 and 9999-12-31`,
+      params: { code: 'out_of_range' },
+    })
     .openapi({ type: 'string', format: 'date-time' });
 
 /** page_size of a keyset listing: an integer from 0; above `max` it is clamped (by the service). */

@@ -9,14 +9,20 @@ const password = z
   .string({ error: 'password is required' })
   .min(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`)
   .max(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`);
-const role = z.enum(OPERATOR_ROLES).openapi({ description: 'arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)' });
+const role = z.enum(OPERATOR_ROLES).openapi({
+  description: 'arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)',
+});
 
 export const signInBody = z
   .object({
     email: z.string().max(254),
     // Any length is checked (a short one simply fails): the sign-in tells nothing about the rule.
     password: z.string().max(MAX_PASSWORD_LENGTH),
-    totp_code: z.string().regex(/^\d{6}$/, 'totp_code is 6 digits').optional().openapi({ description: 'the current code of the authenticator, when the account enrolled TOTP' }),
+    totp_code: z
+      .string()
+      .regex(/^\d{6}$/, 'totp_code is 6 digits')
+      .optional()
+      .openapi({ description: 'the current code of the authenticator, when the account enrolled TOTP' }),
   })
   .strict()
   .openapi('OperatorSignIn');
@@ -59,7 +65,10 @@ export const updateOperatorBody = z
     role: role.optional(),
     disabled: z.boolean().optional().openapi({ description: 'true disables the account and ends its sessions at once; false enables it' }),
     password: password.optional().openapi({ description: 'a new password (ends its sessions)' }),
-    reset_totp: z.literal(true).optional().openapi({ description: 'removes the TOTP enrollment (a lost authenticator); needs confirm_password or confirm_code' }),
+    reset_totp: z
+      .literal(true)
+      .optional()
+      .openapi({ description: 'removes the TOTP enrollment (a lost authenticator); needs confirm_password or confirm_code' }),
     ...confirmation,
   })
   .strict()
@@ -70,8 +79,15 @@ export const operatorListResponse = z.object({ data: z.array(operatorSchema) });
 
 export const totpBody = z
   .object({
-    secret: z.string().regex(/^[A-Z2-7]{32}$/, 'secret is the base32 secret the first call answered').optional(),
-    code: z.string().regex(/^\d{6}$/, 'code is 6 digits').optional().openapi({ description: 'a code of the new secret' }),
+    secret: z
+      .string()
+      .regex(/^[A-Z2-7]{32}$/, 'secret is the base32 secret the first call answered')
+      .optional(),
+    code: z
+      .string()
+      .regex(/^\d{6}$/, 'code is 6 digits')
+      .optional()
+      .openapi({ description: 'a code of the new secret' }),
     ...confirmation,
   })
   .strict()
@@ -107,21 +123,32 @@ export const auditEntrySchema = z
     request_id: z.string().openapi({ description: 'the X-Trace-Id of the request' }),
   })
   .openapi('AuditEntry');
-export const auditListResponse = z.object({ data: z.array(auditEntrySchema), next_page_token: z.string() }).openapi('AuditList', { description: 'Newest first. An empty next_page_token means the last page.' });
+export const auditListResponse = z
+  .object({ data: z.array(auditEntrySchema), next_page_token: z.string() })
+  .openapi('AuditList', { description: 'Newest first. An empty next_page_token means the last page.' });
 
-const queue = z.object({ count: z.number().int(), oldest_at: z.string().openapi({ description: "RFC 3339, '' when empty" }), oldest_age_seconds: z.number().int() });
+const queue = z.object({
+  count: z.number().int(),
+  oldest_at: z.string().openapi({ description: "RFC 3339, '' when empty" }),
+  oldest_age_seconds: z.number().int(),
+});
 /** Issue 29: count, oldest_at and oldest_age_seconds are the live world's; a sandbox merchant's waiting items only in sandbox_count. */
 const worldQueue = queue.extend({
   sandbox_count: z.number().int().openapi({ description: "addition: how many of a sandbox merchant's wait here (play money: never in count)" }),
 });
 export const queuesResponse = z
   .object({
-    appeals_waiting: worldQueue.openapi({ description: "appeals OPEN or REOPENED: waiting for an arbiter (age since their last change); live merchants' (sandbox ones in sandbox_count)" }),
+    appeals_waiting: worldQueue.openapi({
+      description: "appeals OPEN or REOPENED: waiting for an arbiter (age since their last change); live merchants' (sandbox ones in sandbox_count)",
+    }),
     withdrawals_waiting: worldQueue.extend({ awaiting_second_approval: z.number().int() }).openapi({
-      description: "withdrawals PENDING_MANUAL of live merchants; of them, those above the four-eyes amount with one approval (sandbox merchants' in sandbox_count)",
+      description:
+        "withdrawals PENDING_MANUAL of live merchants; of them, those above the four-eyes amount with one approval (sandbox merchants' in sandbox_count)",
     }),
     open_alerts: worldQueue.openapi({ description: "open alerts, but those on a sandbox merchant's deals (in sandbox_count)" }),
-    stuck_deals: queue.extend({ sla_seconds: z.number().int() }).openapi({ description: 'live deals (not APPEALED, not sandbox) unchanged for more than DEAL_STUCK_SLA_SECONDS' }),
+    stuck_deals: queue
+      .extend({ sla_seconds: z.number().int() })
+      .openapi({ description: 'live deals (not APPEALED, not sandbox) unchanged for more than DEAL_STUCK_SLA_SECONDS' }),
     generated_at: z.string(),
   })
   .openapi('ConsoleQueues');

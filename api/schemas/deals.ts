@@ -22,7 +22,9 @@ export const dealSchema = z
     payment_url: z.string(),
     target_requisite: z.string(),
     received_amount: int64String,
-    amount_match_status: z.enum(AMOUNT_MATCHES).openapi({ description: "the received amount against the deal's: '' until known, then full, partial or overpaid" }),
+    amount_match_status: z
+      .enum(AMOUNT_MATCHES)
+      .openapi({ description: "the received amount against the deal's: '' until known, then full, partial or overpaid" }),
     parent_deal_id: z.string().uuid().optional().openapi({
       description: 'settlement deals only: the EXPIRED deal this one settles; absent on every other deal',
     }),
@@ -66,7 +68,11 @@ export const createPayinBody = z
     idempotency_key: idempotencyKey,
     amount: positiveAmount('amount'),
     currency: z.string({ error: 'currency is required' }).regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 alphabetic code'),
-    payment_method_id: z.string({ error: 'payment_method_id is required' }).min(1, 'payment_method_id is required').max(100).superRefine(lineRule('payment_method_id')),
+    payment_method_id: z
+      .string({ error: 'payment_method_id is required' })
+      .min(1, 'payment_method_id is required')
+      .max(100)
+      .superRefine(lineRule('payment_method_id')),
     client_id: line('client_id', 255).optional(),
     currency_id: uuid('currency_id').optional(),
     payer_bank: line('payer_bank', 100).optional(),
@@ -78,9 +84,7 @@ export const createPayinBody = z
 
 export const cancelBody = z.object({ reason: text('reason', 500).optional() }).openapi('CancelDealRequest');
 
-export const reconciliationBody = z
-  .object({ received_amount: positiveAmount('received_amount') })
-  .openapi('ReconciliationRequest');
+export const reconciliationBody = z.object({ received_amount: positiveAmount('received_amount') }).openapi('ReconciliationRequest');
 
 export const amountChangeBody = z
   .object({
@@ -95,9 +99,7 @@ export const amountChangeBody = z
   })
   .openapi('AmountChangeRequest');
 
-export const amountChangeResponse = z
-  .object({ deal: dealSchema, amount_version: int64String, amount_usdt: int64String })
-  .openapi('AmountChangeResponse');
+export const amountChangeResponse = z.object({ deal: dealSchema, amount_version: int64String, amount_usdt: int64String }).openapi('AmountChangeResponse');
 
 export const checkoutViewSchema = z
   .object({
@@ -118,7 +120,9 @@ export const checkoutViewSchema = z
     success_redirect_url: z.string(),
     fail_redirect_url: z.string(),
     amount_version: int64String.openapi({ description: "the amount's version (1 until an operator changes the amount); the page shows a change as old → new" }),
-    reference: z.string().openapi({ description: 'the payment reference the payer quotes to support (the first 10 hex digits of the checkout hash, e.g. 7F3A9-1C2B8)' }),
+    reference: z
+      .string()
+      .openapi({ description: 'the payment reference the payer quotes to support (the first 10 hex digits of the checkout hash, e.g. 7F3A9-1C2B8)' }),
     bank_display_name: z.string().openapi({ description: "the bank's name for people (bank_name is its catalogue slug); empty in terminal states" }),
     timeline: z
       .object({
@@ -136,7 +140,9 @@ export const checkoutViewSchema = z
       })
       .openapi('CheckoutPayerProof'),
   })
-  .openapi('CheckoutView', { description: 'Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states.' });
+  .openapi('CheckoutView', {
+    description: 'Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states.',
+  });
 
 /**
  * "I paid" answers the CheckoutView with the contract's `{ deal }` beside it: a client written to
@@ -219,4 +225,3 @@ export const payoutResponse = z
 
 export const rejectBody = z.object({ reason: z.string({ error: 'reason is required' }).min(1, 'reason is required').max(500) }).openapi('RejectPayoutRequest');
 export const assignBody = z.object({ requisite_id: uuid('requisite_id') }).openapi('AssignPayoutRequest');
-

@@ -26,7 +26,10 @@ export const EVENT_TYPES_DESCRIPTION = `${EVENT_TYPES.join(', ')}. ${EVENT_NOTE}
 const envelope = {
   event_id: z.string().uuid().openapi({ description: 'stable across retries and in the feed: the key to process an event once' }),
   created_at: timestamp.openapi({ description: 'when the event happened (written to the outbox)' }),
-  sandbox: z.literal(true).optional().openapi({ description: "addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's" }),
+  sandbox: z
+    .literal(true)
+    .optional()
+    .openapi({ description: "addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's" }),
 };
 
 /** The deal as it was when the event happened. */
@@ -96,8 +99,9 @@ export const EVENT_VARIANTS = [
 
 export const webhookEventSchema = z.discriminatedUnion('type', EVENT_VARIANTS).openapi('WebhookEvent', {
   description:
-    "One event in the V2 envelope: the body of a V2 webhook and an item of GET /events, one variant per family " +
-    "chosen by `type`; the event's object sits under its own key. " + EVENT_NOTE,
+    'One event in the V2 envelope: the body of a V2 webhook and an item of GET /events, one variant per family ' +
+    "chosen by `type`; the event's object sits under its own key. " +
+    EVENT_NOTE,
 });
 
 export const eventFeedQuery = z.object({

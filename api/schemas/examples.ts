@@ -161,7 +161,13 @@ const PAYER_PROOF = {
   reference: '7F3A9-1C2B8',
   card_last4: '4417',
   receipts: [
-    { file_id: '8d1f7c1e-0a4b-4c57-9a39-2b5c6f1e9d02', content_type: 'image/jpeg', size: '183204', file_name: 'receipt.jpg', created_at: '2026-11-25T10:03:12.000Z' },
+    {
+      file_id: '8d1f7c1e-0a4b-4c57-9a39-2b5c6f1e9d02',
+      content_type: 'image/jpeg',
+      size: '183204',
+      file_name: 'receipt.jpg',
+      created_at: '2026-11-25T10:03:12.000Z',
+    },
   ],
   submitted_at: '2026-11-25T10:03:12.000Z',
 };
@@ -217,7 +223,14 @@ export const EXAMPLES = {
   listPaymentMethods: {
     response: {
       data: [
-        { id: '7b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9', slug: 'card-rub', name: 'Bank card (RUB)', requisite_types: ['BANK_CARD'], currency_code: 'RUB', status: 'ACTIVE' },
+        {
+          id: '7b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9',
+          slug: 'card-rub',
+          name: 'Bank card (RUB)',
+          requisite_types: ['BANK_CARD'],
+          currency_code: 'RUB',
+          status: 'ACTIVE',
+        },
         { id: '8c2d3e4f-5061-4728-93a4-b5c6d7e8f90a', slug: 'sbp-rub', name: 'SBP (RUB)', requisite_types: ['SBP'], currency_code: 'RUB', status: 'ACTIVE' },
       ],
     },
@@ -231,7 +244,14 @@ export const EXAMPLES = {
   getBalance: {
     response: {
       wallets: [
-        { wallet_id: '3a4b5c6d-7e8f-4091-a2b3-c4d5e6f70819', currency: 'USDT', available: '1250000', frozen: '61000', total: '1311000', pending_credits: '16200' },
+        {
+          wallet_id: '3a4b5c6d-7e8f-4091-a2b3-c4d5e6f70819',
+          currency: 'USDT',
+          available: '1250000',
+          frozen: '61000',
+          total: '1311000',
+          pending_credits: '16200',
+        },
       ],
     },
   },

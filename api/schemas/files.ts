@@ -8,7 +8,10 @@ export const fileSchema = z
       description: 'sniffed from the bytes, never taken from the request',
     }),
     size: int64String.openapi({ description: 'bytes, int64 as a string' }),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).openapi({ description: 'lowercase hex SHA-256 of the bytes' }),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .openapi({ description: 'lowercase hex SHA-256 of the bytes' }),
     created_at: timestamp,
   })
   .openapi('EvidenceFile');

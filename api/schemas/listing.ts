@@ -5,7 +5,14 @@ import { pageSize, rfc3339 } from './common';
 /** A repeated query parameter (a=x&a=y) or a comma-separated one, deduplicated. */
 export const repeated = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => [...new Set((Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))])
+  .transform((v) => [
+    ...new Set(
+      (Array.isArray(v) ? v : [v])
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ])
   .openapi({ type: 'array', items: { type: 'string' } });
 
 export const dealFilterQuery = z.object({

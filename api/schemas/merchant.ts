@@ -15,9 +15,16 @@ export const merchantSchema = z
     balance_usdt: int64String,
     escrow_usdt: int64String,
     trc20_address: z.string(),
-    trc20_usdt_balance: int64String.openapi({ description: 'USDT on the deposit address (trc20_address) as last read from the chain, in cents (whole cents); "0" until read' }),
-    trc20_trx_balance: int64String.openapi({ description: 'TRX on the deposit address as last read from the chain, in sun (1 TRX = 1 000 000 sun); "0" until read' }),
-    trc20_balances_at: z.string().openapi({ description: 'addition: RFC 3339 time the two trc20_*_balance values were read from the chain (their age); empty when never read (e.g. the embedded simulated chain)' }),
+    trc20_usdt_balance: int64String.openapi({
+      description: 'USDT on the deposit address (trc20_address) as last read from the chain, in cents (whole cents); "0" until read',
+    }),
+    trc20_trx_balance: int64String.openapi({
+      description: 'TRX on the deposit address as last read from the chain, in sun (1 TRX = 1 000 000 sun); "0" until read',
+    }),
+    trc20_balances_at: z.string().openapi({
+      description:
+        'addition: RFC 3339 time the two trc20_*_balance values were read from the chain (their age); empty when never read (e.g. the embedded simulated chain)',
+    }),
     project_url: z.string(),
     checkout_brand_name: z.string(),
     success_redirect_url: z.string(),
@@ -33,7 +40,7 @@ export const merchantSchema = z
     signature_binding: z.enum(['optional', 'required']).openapi({
       description:
         "Set by an operator. 'required': every HMAC request must carry a valid request-bound v2 signature " +
-        "(X-Signature: t=…,v1=…,v2=<hex hmac-sha256 of \"<t>.<METHOD>.<path and query>.<raw body>\">); 'optional' (default): v2 is checked when sent.",
+        '(X-Signature: t=…,v1=…,v2=<hex hmac-sha256 of "<t>.<METHOD>.<path and query>.<raw body>">); \'optional\' (default): v2 is checked when sent.',
     }),
     sandbox: z.boolean().openapi({
       description:
@@ -150,10 +157,9 @@ export const merchantSettingsBody = z
       .openapi({ description: "'required': the merchant's HMAC requests must carry a valid request-bound v2 signature (401 otherwise)" }),
     // What the merchant also sets in its cabinet, by the same rules (PATCH my-merchant).
     ...accessAndLimitFields,
-    sandbox: z
-      .boolean()
-      .optional()
-      .openapi({ description: 'addition: make the merchant a sandbox (or live) merchant; 400 FAILED_PRECONDITION once it has deals, withdrawals or balance history' }),
+    sandbox: z.boolean().optional().openapi({
+      description: 'addition: make the merchant a sandbox (or live) merchant; 400 FAILED_PRECONDITION once it has deals, withdrawals or balance history',
+    }),
   })
   .strict()
   .openapi('PatchMerchantSettingsRequest', {

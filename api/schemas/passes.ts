@@ -3,7 +3,6 @@ import { int64String, positiveAmount, timestamp } from './common';
 import { REQUISITE_TYPES } from './traders';
 import { UUID_RE } from '../../domain/ids';
 
-
 /** An optional filter: absent or "" means any. */
 const optionalUuid = (field: string, hint = '') =>
   z
@@ -50,10 +49,19 @@ export const passListResponse = z.object({ data: z.array(passSchema), next_page_
 export const listPassesQuery = z.object({
   status: z
     .union([z.string(), z.array(z.string())])
-    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      (Array.isArray(v) ? v : [v])
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .optional()
     .openapi({ type: 'array', items: { type: 'string' }, description: 'ACTIVE, USED, EXPIRED; unknown values match nothing' }),
-  page_size: z.coerce.number().int('page_size must be an integer').min(0, 'page_size must not be negative').optional()
+  page_size: z.coerce
+    .number()
+    .int('page_size must be an integer')
+    .min(0, 'page_size must not be negative')
+    .optional()
     .openapi({ type: 'integer', description: 'default 20, clamped to 100' }),
   page_token: z.string().optional(),
 });

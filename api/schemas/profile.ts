@@ -11,7 +11,12 @@ const limit = (field: string) =>
     })
     .transform((v) => BigInt(v))
     .refine((v) => v >= 0n && v <= INT64_MAX, { message: `${field} must be between 0 and the int64 maximum`, params: { code: 'out_of_range' } })
-    .openapi({ anyOf: [{ type: 'integer', format: 'int64' }, { type: 'string', pattern: '^\\d+$' }] });
+    .openapi({
+      anyOf: [
+        { type: 'integer', format: 'int64' },
+        { type: 'string', pattern: '^\\d+$' },
+      ],
+    });
 
 const url = (field: string) => z.union([z.literal(''), httpUrl(field)], { error: `${field} must be an absolute http or https URL` });
 
@@ -61,5 +66,6 @@ export const patchProfileBody = z
   })
   .strict()
   .openapi('PatchMerchantRequest', {
-    description: 'Send only changed fields. Limits: absent = unchanged, 0 = removed (then absent from the profile), > 0 = set. Other fields (status, balances, fees) are refused.',
+    description:
+      'Send only changed fields. Limits: absent = unchanged, 0 = removed (then absent from the profile), > 0 = set. Other fields (status, balances, fees) are refused.',
   });

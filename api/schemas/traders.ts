@@ -50,6 +50,4 @@ export const requisiteResponse = z
     }),
   })
   .openapi('RequisiteResponse');
-export const traderLiquidityBody = z
-  .object({ amount: creditAmount('amount'), tx_hash: txHash('tx_hash') })
-  .openapi('TraderLiquidityRequest');
+export const traderLiquidityBody = z.object({ amount: creditAmount('amount'), tx_hash: txHash('tx_hash') }).openapi('TraderLiquidityRequest');

@@ -22,7 +22,8 @@ export const depositSchema = z
   .object({
     deposit_id: z.string().uuid(),
     status: z.enum(['PENDING', 'CONFIRMED', 'DROPPED']).openapi({
-      description: 'PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.',
+      description:
+        'PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.',
     }),
     currency: z.literal('USDT'),
     amount: int64String.openapi({ description: 'USDT cents' }),

@@ -16,7 +16,12 @@ const positiveQueryAmount = (field: string) =>
     .openapi({ type: 'string', format: 'int64', example: '150000' });
 const repeated = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .openapi({ type: 'array', items: { type: 'string' } });
 export const withdrawalListQuery = pageQuery.extend({
   status: repeated.optional().openapi({
@@ -43,7 +48,8 @@ export const withdrawBody = z
     }),
     amount: positiveAmount('amount').openapi({ type: 'integer', format: 'int64', description: 'USDT cents, including the fee' }),
     idempotency_key: z.string().max(200).optional().openapi({
-      description: 'accepted and echoed, not required and not used for de-duplication: the server derives the key from (merchant, address, amount, current fee)',
+      description:
+        'accepted and echoed, not required and not used for de-duplication: the server derives the key from (merchant, address, amount, current fee)',
     }),
   })
   .openapi('WithdrawRequest');

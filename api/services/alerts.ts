@@ -41,7 +41,13 @@ export async function listAlerts(deps: AppDeps, q: { includeResolved: boolean; p
  * transaction. A move with nothing to do (acknowledged or resolved already) changes nothing,
  * writes no row and answers the alert as it is: a repeat is harmless.
  */
-async function alertMove(deps: AppDeps, alertId: string, action: 'alert.acknowledge' | 'alert.resolve', actor: AuditActor, move: (tx: Db) => Promise<AlertRow | undefined>) {
+async function alertMove(
+  deps: AppDeps,
+  alertId: string,
+  action: 'alert.acknowledge' | 'alert.resolve',
+  actor: AuditActor,
+  move: (tx: Db) => Promise<AlertRow | undefined>,
+) {
   const row = await deps.sql.begin(async (tx) => {
     const before = await lockAlert(tx, alertId);
     if (!before) throw new NotFound('alert not found');

@@ -139,11 +139,7 @@ export async function appealableDeal(deps: AppDeps, scope: Pick<MerchantScope, '
   return deal;
 }
 
-export async function createAppeal(
-  deps: AppDeps,
-  scope: MerchantScope,
-  body: { deal_id: string; reason: string; file_ids?: string[] },
-): Promise<AppealRow> {
+export async function createAppeal(deps: AppDeps, scope: MerchantScope, body: { deal_id: string; reason: string; file_ids?: string[] }): Promise<AppealRow> {
   const deal = await appealableDeal(deps, scope, body.deal_id);
   const fileIds = await requireOwnFiles(deps, { kind: 'merchant', merchantId: scope.merchantId }, body.file_ids ?? []);
 
@@ -180,9 +176,7 @@ export async function listAppealPage(
 ): Promise<{ rows: AppealRow[]; next_page_token: string }> {
   const after = cursorOf(deps, scope.tokenScope, q.page_token);
   // Contract 7: IN_PROGRESS (spec 4.1.4) is the same state as IN_REVIEW, so the filter selects IN_REVIEW appeals.
-  const statuses = q.status
-    ?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s)
-    .filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
+  const statuses = q.status?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s).filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
   if (q.status && q.status.length > 0 && statuses!.length === 0) return { rows: [], next_page_token: '' };
   const size = clampPageSize(q.page_size, APPEALS_PAGE_DEFAULT, APPEALS_PAGE_MAX);
   return keysetPage(deps, scope.tokenScope, await listAppeals(deps.sql, { merchantId: scope.merchantId, statuses }, size + 1, after), size);
@@ -218,7 +212,13 @@ export async function postMessage(
   if (!acceptsMessages(appeal.status)) throw new FailedPrecondition(`appeal is ${appeal.status}; it takes no more messages (an operator may reopen it)`);
   const fileIds = await requireOwnFiles(deps, sender.owner, body.file_ids ?? []);
   return deps.sql.begin((tx) =>
-    writeAppealMessage(tx, deps.config.CHECKOUT_BASE_URL, appeal, { id: newId(), senderRole: sender.role, senderId: sender.id, body: body.body, fileIds }, actor),
+    writeAppealMessage(
+      tx,
+      deps.config.CHECKOUT_BASE_URL,
+      appeal,
+      { id: newId(), senderRole: sender.role, senderId: sender.id, body: body.body, fileIds },
+      actor,
+    ),
   );
 }
 
@@ -233,13 +233,23 @@ export async function operatorAppeal(deps: AppDeps, appealId: string): Promise<A
 }
 
 export async function adminAppealView(deps: AppDeps, appeal: AppealRow) {
-  const [deal, messages, settlement] = await Promise.all([readDeal(deps, appeal.deal_id), messagesOf(deps.sql, appeal.id), findSettlement(deps.sql, appeal.id)]);
+  const [deal, messages, settlement] = await Promise.all([
+    readDeal(deps, appeal.deal_id),
+    messagesOf(deps.sql, appeal.id),
+    findSettlement(deps.sql, appeal.id),
+  ]);
   const files = await filesByIds(deps.sql, [...new Set([...appeal.file_ids, ...messages.flatMap((m) => m.file_ids)])]);
   return { appeal, deal, messages, settlementDealId: settlement?.deal_id ?? '', files: files.map(presentFile) };
 }
 
 /** review, close, reopen: the appeal alone moves, in the appeal's workflow (whose step audits it with `actor`). */
-export async function moveAppealByOperator(deps: AppDeps, appealId: string, kind: 'review' | 'close' | 'reopen', operatorId: string, actor?: AuditActor): Promise<AppealRow> {
+export async function moveAppealByOperator(
+  deps: AppDeps,
+  appealId: string,
+  kind: 'review' | 'close' | 'reopen',
+  operatorId: string,
+  actor?: AuditActor,
+): Promise<AppealRow> {
   const appeal = await operatorAppeal(deps, appealId);
   await runAppealCommand(
     deps,
@@ -257,8 +267,7 @@ export async function resolveAppealByOperator(deps: AppDeps, appealId: string, o
   const appeal = await operatorAppeal(deps, appealId);
   const deal = await readDeal(deps, appeal.deal_id);
   const input: ResolveAppealInput = { appealId: appeal.id, outcome, note: note.trim(), operatorId, commandId: newId(), ...(actor ? { actor } : {}) };
-  const viaDeal =
-    deal.status === 'APPEALED' ? await runDealMove(deps, deal.id, (h) => h.executeUpdate(resolveAppealUpdate, { args: [input] })) : undefined;
+  const viaDeal = deal.status === 'APPEALED' ? await runDealMove(deps, deal.id, (h) => h.executeUpdate(resolveAppealUpdate, { args: [input] })) : undefined;
   if (!viaDeal) await runAppealCommand(deps, { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id }, { kind: 'resolve', input });
   return { appeal: (await findAppeal(deps.sql, appeal.id))!, deal: await readDeal(deps, appeal.deal_id) };
 }

@@ -47,7 +47,8 @@ export async function retryCallback(deps: AppDeps, merchantId: string, callbackI
   if (!claimed) {
     const row = await manualRetryState(deps.sql, merchantId, callbackId, cooldown);
     if (!row) throw new NotFound('callback not found');
-    if (row.status !== 'ERROR' && row.status !== 'RETRY') throw new FailedPrecondition(`only ERROR or RETRY deliveries can be retried; this one is ${row.status}`);
+    if (row.status !== 'ERROR' && row.status !== 'RETRY')
+      throw new FailedPrecondition(`only ERROR or RETRY deliveries can be retried; this one is ${row.status}`);
     throw new FailedPrecondition(`manual retry cooldown: try again in ${Math.max(1, row.wait)} s`);
   }
   const n = claimed.manual_retries;

@@ -33,7 +33,10 @@ export interface OperatorDealQuery {
   page_token?: string;
 }
 
-const presentDeal = (deps: AppDeps, row: Parameters<typeof merchantDealInfo>[0] & { merchant_id: string; trader_id: string | null; requisite_id: string | null }) => ({
+const presentDeal = (
+  deps: AppDeps,
+  row: Parameters<typeof merchantDealInfo>[0] & { merchant_id: string; trader_id: string | null; requisite_id: string | null },
+) => ({
   ...merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL),
   merchant_id: row.merchant_id,
   trader_id: row.trader_id ?? '',
@@ -96,7 +99,10 @@ export async function listTradersForOperator(deps: AppDeps, q: { page_size?: num
   const scope = 'console:traders';
   const size = clampPageSize(q.page_size, 50, 200);
   const page = keysetPage(deps, scope, await listTradersPage(deps.sql, { after: cursorOf(deps, scope, q.page_token), limit: size + 1 }), size);
-  const requisites = await requisitesOf(deps.sql, page.rows.map((t) => t.id));
+  const requisites = await requisitesOf(
+    deps.sql,
+    page.rows.map((t) => t.id),
+  );
   return {
     data: page.rows.map((t) => ({
       trader_id: t.id,

@@ -48,13 +48,15 @@ export function presentAudit(row: AuditRow) {
   };
 }
 
-const isAuditCursor = (v: unknown): v is { id: string } => typeof v === 'object' && v !== null && typeof (v as { id: unknown }).id === 'string' && /^\d{1,19}$/.test((v as { id: string }).id);
+const isAuditCursor = (v: unknown): v is { id: string } =>
+  typeof v === 'object' && v !== null && typeof (v as { id: unknown }).id === 'string' && /^\d{1,19}$/.test((v as { id: string }).id);
 
 export async function listAuditPage(
   deps: AppDeps,
   q: { actor?: string; object_type?: string; object_id?: string; action?: string; from?: Date; to?: Date; page_size?: number; page_token?: string },
 ) {
-  if (q.from && q.to && q.to <= q.from) throw new InvalidArgument('to must be after from', [{ field: 'to', message: 'must be after from', code: 'invalid_value' }]);
+  if (q.from && q.to && q.to <= q.from)
+    throw new InvalidArgument('to must be after from', [{ field: 'to', message: 'must be after from', code: 'invalid_value' }]);
   const scope = `audit:${JSON.stringify([q.actor, q.object_type, q.object_id, q.action, q.from?.toISOString(), q.to?.toISOString()])}`;
   const cursor = q.page_token ? decodePageToken(deps, q.page_token, scope, isAuditCursor) : undefined;
   const size = clampPageSize(q.page_size, 50, 200);

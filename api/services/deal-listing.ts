@@ -5,7 +5,16 @@ import { csvRow } from '../../domain/csv';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
 import { PAYIN_STATUSES } from '../../domain/payin';
 import { PAYOUT_STATUSES } from '../../domain/payout';
-import { dealTotals, listDeals, pageDeals, streamDeals, turnover, type DealFilter, type DealTotalsRow, type StatusSelector } from '../../db/queries/deal-listing';
+import {
+  dealTotals,
+  listDeals,
+  pageDeals,
+  streamDeals,
+  turnover,
+  type DealFilter,
+  type DealTotalsRow,
+  type StatusSelector,
+} from '../../db/queries/deal-listing';
 import type { DealRow } from '../../db/queries/deals';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
@@ -68,7 +77,19 @@ export async function merchantDealTotals(
 
 export type { DealTotalsRow, StatusSelector };
 
-const CSV_HEADER = ['deal_id', 'deal_type', 'status', 'amount', 'currency', 'counterparty', 'received_amount', 'amount_match_status', 'payment_url', 'created_at', 'updated_at'];
+const CSV_HEADER = [
+  'deal_id',
+  'deal_type',
+  'status',
+  'amount',
+  'currency',
+  'counterparty',
+  'received_amount',
+  'amount_match_status',
+  'payment_url',
+  'created_at',
+  'updated_at',
+];
 
 /**
  * A CSV stream of every matching deal, read in batches: constant memory whatever the size. The
@@ -84,7 +105,19 @@ export async function exportMerchantDeals(deps: AppDeps, merchantId: string, q: 
     for (const row of batch) {
       const d = merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL);
       const counterparty = row.deal_type === 'PAYIN' ? row.client_id : row.target_requisite;
-      chunk += csvRow([d.deal_id, d.deal_type, d.status, d.amount, d.currency, counterparty, d.received_amount, d.amount_match_status, d.payment_url, d.created_at, d.updated_at]);
+      chunk += csvRow([
+        d.deal_id,
+        d.deal_type,
+        d.status,
+        d.amount,
+        d.currency,
+        counterparty,
+        d.received_amount,
+        d.amount_match_status,
+        d.payment_url,
+        d.created_at,
+        d.updated_at,
+      ]);
     }
     return chunk;
   };

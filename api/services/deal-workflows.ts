@@ -38,7 +38,6 @@ export async function readDeal(deps: AppDeps, dealId: string): Promise<DealRow> 
   return row;
 }
 
-
 /** What every deal create (PayIn, PayOut) hands its workflow about who asks and for what. */
 export const dealCreateBase = (
   scope: { tenantId: string; merchantId: string },
@@ -103,7 +102,13 @@ export interface Created<Row> {
  */
 export async function startThroughWorkflow<W extends Workflow>(deps: AppDeps, options: StartThrough<W>): Promise<{ replayed: boolean }> {
   try {
-    const answer = await updateWithStart<W, CreationAnswer<object>, CreationArgs>(deps, options.workflowType, options.start, options.creationUpdate, options.requestId);
+    const answer = await updateWithStart<W, CreationAnswer<object>, CreationArgs>(
+      deps,
+      options.workflowType,
+      options.start,
+      options.creationUpdate,
+      options.requestId,
+    );
     return { replayed: answer.replayed === true };
   } catch (error) {
     const mapped = unwrapUpdateFailure(error);

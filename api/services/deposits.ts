@@ -15,7 +15,14 @@ import type { SandboxDepositLimits } from '../../db/queries/sandbox';
  * and announced with p2p.finance.deposit_confirmed for a new deposit, as the chain watcher's
  * credited deposit is (the sandbox deposit stands for a chain deposit).
  */
-export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, amount: bigint, txHash: string, actor?: AuditActor, play?: SandboxDepositLimits) {
+export async function recordMerchantDeposit(
+  deps: AppDeps,
+  merchantId: string,
+  amount: bigint,
+  txHash: string,
+  actor?: AuditActor,
+  play?: SandboxDepositLimits,
+) {
   return deps.sql.begin(async (tx) => {
     const merchant = await findMerchantGate(tx, merchantId);
     if (!merchant) throw new NotFound('merchant not found');
@@ -23,7 +30,12 @@ export async function recordMerchantDeposit(deps: AppDeps, merchantId: string, a
     const { deposit, created } = await recordDeposit(tx, { merchantId, walletId: wallet.id, amount, txHash, ...(play ? { play } : {}) });
     if (created && play) await depositConfirmed(tx, deposit.id);
     if (created && actor) {
-      await insertAudit(tx, actor, { action: 'deposit.record', objectType: 'deposit', objectId: deposit.id, after: { merchant_id: merchantId, amount, tx_hash: deposit.tx_hash, status: deposit.status } });
+      await insertAudit(tx, actor, {
+        action: 'deposit.record',
+        objectType: 'deposit',
+        objectId: deposit.id,
+        after: { merchant_id: merchantId, amount, tx_hash: deposit.tx_hash, status: deposit.status },
+      });
     }
     return {
       created,

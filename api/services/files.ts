@@ -135,7 +135,13 @@ function isPlainText(bytes: Buffer): boolean {
   return !/[\u0000-\u0008\u000B\u000E-\u001F\u007F]/.test(text);
 }
 
-const TYPE_NAMES: Record<string, string> = { 'application/pdf': 'PDF', 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WEBP', 'text/plain': 'plain text' };
+const TYPE_NAMES: Record<string, string> = {
+  'application/pdf': 'PDF',
+  'image/png': 'PNG',
+  'image/jpeg': 'JPEG',
+  'image/webp': 'WEBP',
+  'text/plain': 'plain text',
+};
 /** "PDF, PNG and plain text". */
 const typeNames = (types: readonly string[]) => {
   const names = types.map((t) => TYPE_NAMES[t] ?? t);
@@ -172,7 +178,14 @@ export async function uploadFile(deps: AppDeps, owner: FileOwner, raw: unknown, 
  * Stores evidence bytes received by any route (the multipart upload above, the V1 adapter's
  * base64 proofImageBase64): the same size limit, content sniffing and storage for every caller.
  */
-export async function storeFile(deps: AppDeps, owner: FileWriter, bytes: Buffer, fileName: string, actor?: AuditActor, options: StoreOptions = {}): Promise<FileRow> {
+export async function storeFile(
+  deps: AppDeps,
+  owner: FileWriter,
+  bytes: Buffer,
+  fileName: string,
+  actor?: AuditActor,
+  options: StoreOptions = {},
+): Promise<FileRow> {
   const max = deps.config.EVIDENCE_MAX_BYTES;
   if (bytes.length === 0) throw refuse('the file is empty');
   if (bytes.length > max) throw tooLarge(max);
@@ -197,7 +210,8 @@ export async function storeFile(deps: AppDeps, owner: FileWriter, bytes: Buffer,
         size: BigInt(bytes.length),
         sha256: createHash('sha256').update(bytes).digest('hex'),
       });
-      if (actor) await insertAudit(tx, actor, { action: 'file.upload', objectType: 'file', objectId: row.id, after: { ...presentFile(row), file_name: row.file_name } });
+      if (actor)
+        await insertAudit(tx, actor, { action: 'file.upload', objectType: 'file', objectId: row.id, after: { ...presentFile(row), file_name: row.file_name } });
       await options.alsoInTransaction?.(tx, row);
       return row;
     });

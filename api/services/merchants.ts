@@ -33,8 +33,12 @@ export async function getMerchantProfile(deps: AppDeps, merchantId: string): Pro
 export async function createMerchant(deps: AppDeps, input: NewMerchant, actor?: AuditActor): Promise<MerchantProfileRow> {
   if (input.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', input.webhook_url);
   const id = await deps.sql.begin(async (tx) => {
-    const merchantId = await insertMerchant(tx, { ...input, auto_withdrawal_limit_usdt_cents: input.auto_withdrawal_limit_usdt_cents ?? deps.config.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS });
-    if (actor) await insertAudit(tx, actor, { action: 'merchant.create', objectType: 'merchant', objectId: merchantId, after: await operatorView(tx, merchantId) });
+    const merchantId = await insertMerchant(tx, {
+      ...input,
+      auto_withdrawal_limit_usdt_cents: input.auto_withdrawal_limit_usdt_cents ?? deps.config.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS,
+    });
+    if (actor)
+      await insertAudit(tx, actor, { action: 'merchant.create', objectType: 'merchant', objectId: merchantId, after: await operatorView(tx, merchantId) });
     return merchantId;
   });
   return getMerchantProfile(deps, id);
@@ -44,7 +48,15 @@ export async function createMerchant(deps: AppDeps, input: NewMerchant, actor?: 
 async function operatorView(db: Db, merchantId: string) {
   const row = await findMerchantProfile(db, merchantId);
   if (!row) return null;
-  const { usdt_available: _a, usdt_frozen: _f, api_token: _t, chain_usdt_units: _u, chain_trx_sun: _s, chain_balances_at: _c, ...rest } = row as MerchantProfileRow & Record<string, unknown>;
+  const {
+    usdt_available: _a,
+    usdt_frozen: _f,
+    api_token: _t,
+    chain_usdt_units: _u,
+    chain_trx_sun: _s,
+    chain_balances_at: _c,
+    ...rest
+  } = row as MerchantProfileRow & Record<string, unknown>;
   return rest;
 }
 
@@ -53,7 +65,8 @@ export async function replaceMerchantKeys(deps: AppDeps, merchantId: string, act
   const pair = await deps.sql.begin(async (tx) => {
     const issued = await replaceKeyPair(tx, deps.secretBox, merchantId, deps.config.MERCHANT_KEY_GRACE_PERIOD);
     // The token is public (it names the pair); the secret never reaches the trail.
-    if (issued && actor) await insertAudit(tx, actor, { action: 'merchant.keys_issue', objectType: 'merchant', objectId: merchantId, after: { token: issued.token } });
+    if (issued && actor)
+      await insertAudit(tx, actor, { action: 'merchant.keys_issue', objectType: 'merchant', objectId: merchantId, after: { token: issued.token } });
     return issued;
   });
   if (!pair) throw new NotFound('merchant not found');
@@ -74,7 +87,13 @@ function present(row: { id: string; disabled_at: Date | null } | undefined): Kil
 }
 
 /** A kill-switch move and its audit row in one transaction. */
-function killSwitchMove(deps: AppDeps, merchantId: string, action: string, actor: AuditActor | undefined, run: (tx: Db) => Promise<{ id: string; disabled_at: Date | null } | undefined>) {
+function killSwitchMove(
+  deps: AppDeps,
+  merchantId: string,
+  action: string,
+  actor: AuditActor | undefined,
+  run: (tx: Db) => Promise<{ id: string; disabled_at: Date | null } | undefined>,
+) {
   return deps.sql.begin(async (tx) => {
     const before = actor ? await lockKillSwitch(tx, merchantId) : undefined;
     const row = await run(tx);
@@ -116,14 +135,26 @@ export interface ProfilePatch {
   daily_deal_amount_limit?: bigint;
 }
 
-const TEXT_FIELDS = ['name', 'webhook_url', 'withdrawal_address', 'success_redirect_url', 'fail_redirect_url', 'checkout_brand_name', 'finance_chat_id', 'appeal_chat_id'] as const;
+const TEXT_FIELDS = [
+  'name',
+  'webhook_url',
+  'withdrawal_address',
+  'success_redirect_url',
+  'fail_redirect_url',
+  'checkout_brand_name',
+  'finance_chat_id',
+  'appeal_chat_id',
+] as const;
 const LIMIT_FIELDS = ['deal_min_amount', 'deal_max_amount', 'daily_deal_amount_limit'] as const;
 
 /**
  * The changes of the IP whitelist and the deal limits (0 removes a limit), checked against what is
  * stored (max not below min): the merchant's PATCH and the operator's use the same rule.
  */
-function accessAndLimitChanges(patch: Pick<ProfilePatch, 'ip_whitelist' | (typeof LIMIT_FIELDS)[number]>, current: { deal_min_amount: bigint | null; deal_max_amount: bigint | null }) {
+function accessAndLimitChanges(
+  patch: Pick<ProfilePatch, 'ip_whitelist' | (typeof LIMIT_FIELDS)[number]>,
+  current: { deal_min_amount: bigint | null; deal_max_amount: bigint | null },
+) {
   const changes: Record<string, unknown> = {};
   if (patch.ip_whitelist !== undefined) changes.ip_whitelist = patch.ip_whitelist;
   for (const field of LIMIT_FIELDS) {
@@ -173,14 +204,28 @@ export interface MerchantSettingsPatch {
   sandbox?: boolean;
 }
 
-const FIELDS = ['auto_withdrawal_mode', 'auto_withdrawal_limit_usdt_cents', 'rate_limit_per_minute', 'payin_fee_bps', 'payout_fee_bps', 'webhook_max_retries', 'signature_binding', 'sandbox'] as const;
+const FIELDS = [
+  'auto_withdrawal_mode',
+  'auto_withdrawal_limit_usdt_cents',
+  'rate_limit_per_minute',
+  'payin_fee_bps',
+  'payout_fee_bps',
+  'webhook_max_retries',
+  'signature_binding',
+  'sandbox',
+] as const;
 
 /** The refusal of migration 00023's trigger (SQLSTATE P0029) as the API answers it. */
 const sandboxChangeRefused = (error: unknown) =>
-  (error as { code?: string }).code === 'P0029' ? new FailedPrecondition('sandbox can only change while the merchant has no deals, withdrawals or balance history') : error;
+  (error as { code?: string }).code === 'P0029'
+    ? new FailedPrecondition('sandbox can only change while the merchant has no deals, withdrawals or balance history')
+    : error;
 
 export async function patchMerchantSettings(deps: AppDeps, merchantId: string, patch: MerchantSettingsPatch, actor?: AuditActor): Promise<MerchantProfileRow> {
-  const autoLimit = patch.auto_withdrawal_limit_usdt_cents === undefined ? undefined : autoLimitRefusal(patch.auto_withdrawal_limit_usdt_cents, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS);
+  const autoLimit =
+    patch.auto_withdrawal_limit_usdt_cents === undefined
+      ? undefined
+      : autoLimitRefusal(patch.auto_withdrawal_limit_usdt_cents, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS);
   if (autoLimit) throw new InvalidArgument(autoLimit, [{ field: 'auto_withdrawal_limit_usdt_cents', message: 'above the four-eyes amount', code: 'too_big' }]);
   const settings: Record<string, unknown> = {};
   for (const field of FIELDS) if (patch[field] !== undefined) settings[field] = patch[field];
@@ -193,7 +238,14 @@ export async function patchMerchantSettings(deps: AppDeps, merchantId: string, p
         const changes = { ...settings, ...accessAndLimitChanges(patch, current) };
         const before = actor ? await findMerchantSettingsSnapshot(tx, merchantId) : undefined;
         if (!(await updateMerchant(tx, merchantId, changes))) throw new NotFound('merchant not found');
-        if (actor) await insertAudit(tx, actor, { action: 'merchant.update_settings', objectType: 'merchant', objectId: merchantId, before, after: await findMerchantSettingsSnapshot(tx, merchantId) });
+        if (actor)
+          await insertAudit(tx, actor, {
+            action: 'merchant.update_settings',
+            objectType: 'merchant',
+            objectId: merchantId,
+            before,
+            after: await findMerchantSettingsSnapshot(tx, merchantId),
+          });
       })
       .catch((error) => {
         throw sandboxChangeRefused(error);

@@ -178,28 +178,31 @@ export async function signIn(deps: AppDeps, ctx: Context, body: { email: string;
   const started = new Date(startedMs);
   const expiresAt = sessionEnd(deps, started, started);
   const absoluteEnd = new Date(startedMs + deps.config.OPERATOR_SESSION_ABSOLUTE_SECONDS * 1000);
-  const outcome: { failed: string } | { operator: OperatorRow } = !verdict.ok ? { failed: verdict.reason } : await deps.sql.begin(async (tx) => {
-    // Under the account's lock: the credential checked is still the account's, and a code's step is still unused.
-    const current = await lockOperator(tx, operator!.id);
-    if (!current || current.credential_version !== operator!.credential_version || current.password_hash !== operator!.password_hash) return { failed: 'credential_changed' };
-    if (current.disabled_at !== null) return { failed: 'disabled' };
-    if (verdict.steps.length > 0) {
-      const step = unusedStep(verdict.steps, current.totp_last_step);
-      if (step === undefined || !(await useTotpStep(tx, current.id, step))) return { failed: 'code_reused' };
-    }
-    await insertSession(tx, {
-      id: sessionId,
-      operatorId: current.id,
-      credentialVersion: current.credential_version,
-      expiresAt,
-      ip: clientAddress(ctx),
-      userAgent: ctx.get('User-Agent'),
-      now: started,
-    });
-    await finishAttempt(tx, attempt.id, 'succeeded', '', started);
-    await insertAudit(tx, sessionActor(current, ctx), { action: 'session.sign_in', objectType: 'operator', objectId: current.id, after: { email } });
-    return { operator: current };
-  });
+  const outcome: { failed: string } | { operator: OperatorRow } = !verdict.ok
+    ? { failed: verdict.reason }
+    : await deps.sql.begin(async (tx) => {
+        // Under the account's lock: the credential checked is still the account's, and a code's step is still unused.
+        const current = await lockOperator(tx, operator!.id);
+        if (!current || current.credential_version !== operator!.credential_version || current.password_hash !== operator!.password_hash)
+          return { failed: 'credential_changed' };
+        if (current.disabled_at !== null) return { failed: 'disabled' };
+        if (verdict.steps.length > 0) {
+          const step = unusedStep(verdict.steps, current.totp_last_step);
+          if (step === undefined || !(await useTotpStep(tx, current.id, step))) return { failed: 'code_reused' };
+        }
+        await insertSession(tx, {
+          id: sessionId,
+          operatorId: current.id,
+          credentialVersion: current.credential_version,
+          expiresAt,
+          ip: clientAddress(ctx),
+          userAgent: ctx.get('User-Agent'),
+          now: started,
+        });
+        await finishAttempt(tx, attempt.id, 'succeeded', '', started);
+        await insertAudit(tx, sessionActor(current, ctx), { action: 'session.sign_in', objectType: 'operator', objectId: current.id, after: { email } });
+        return { operator: current };
+      });
   if ('failed' in outcome) {
     await deps.sql.begin(async (tx) => {
       await finishAttempt(tx, attempt.id, 'failed', outcome.failed, new Date(deps.now()));
@@ -234,7 +237,10 @@ async function confirmCredential(
 ): Promise<void> {
   const byCode = proof.confirm_code !== undefined && who.totp_secret_sealed !== null;
   if (!byCode && proof.confirm_password === undefined) {
-    const how = who.totp_secret_sealed !== null ? 'your password (confirm_password) or a current code of your authenticator (confirm_code)' : 'your password (confirm_password)';
+    const how =
+      who.totp_secret_sealed !== null
+        ? 'your password (confirm_password) or a current code of your authenticator (confirm_code)'
+        : 'your password (confirm_password)';
     throw new InvalidArgument(`confirm this change with ${how}`, [{ field: 'confirm_password', message: 'required', code: 'required' }]);
   }
   const attempt = await reserve(deps, ctx, who.email, who.id, 'confirm');
@@ -264,7 +270,10 @@ async function confirmCredential(
 }
 
 /** Who am I: the session's operator, its CSRF token and when it ends. A JWT operator gets its identity without a session. */
-export async function currentSession(deps: AppDeps, identity: { operatorId: string; role: OperatorRole; via: 'jwt' | 'session'; sessionId?: string; expiresAt?: Date }) {
+export async function currentSession(
+  deps: AppDeps,
+  identity: { operatorId: string; role: OperatorRole; via: 'jwt' | 'session'; sessionId?: string; expiresAt?: Date },
+) {
   if (identity.via !== 'session') {
     return {
       operator: { operator_id: identity.operatorId, email: '', role: identity.role, totp_enrolled: false, disabled: false, disabled_at: '', created_at: '' },
@@ -370,7 +379,8 @@ export async function updateOperatorAccount(
     }
     let sessionsEnded = 0;
     if (patch.disabled === true || patch.role !== undefined || credentialChanged) {
-      const keep = self && patch.disabled !== true && acting.sessionId ? { sessionId: acting.sessionId, credentialVersion: after.credential_version } : undefined;
+      const keep =
+        self && patch.disabled !== true && acting.sessionId ? { sessionId: acting.sessionId, credentialVersion: after.credential_version } : undefined;
       sessionsEnded = await deleteSessionsOf(tx, operatorId, keep);
     }
     await insertAudit(tx, actor, {
@@ -407,7 +417,9 @@ export async function enrollTotp(
   }
   const steps = body.code === undefined ? [] : totpSteps(body.secret, body.code, deps.now());
   if (steps.length === 0) {
-    throw new InvalidArgument('the code does not match the secret (check the authenticator clock)', [{ field: 'code', message: 'does not match', code: 'invalid_value' }]);
+    throw new InvalidArgument('the code does not match the secret (check the authenticator clock)', [
+      { field: 'code', message: 'does not match', code: 'invalid_value' },
+    ]);
   }
   await confirmCredential(deps, ctx, operator, body, actor);
   const ended = await deps.sql.begin(async (tx) => {

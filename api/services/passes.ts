@@ -49,7 +49,10 @@ export async function createPass(
       throw invalid('payment_method_id', `payment method ${body.payment_method_id} is for ${method.currency_code}, not ${currencyCode}`);
     }
     if (body.requisite_type && !method.requisite_types.includes(body.requisite_type)) {
-      throw invalid('requisite_type', `payment method ${body.payment_method_id} has no requisite type ${body.requisite_type} (it has ${method.requisite_types.join(', ')})`);
+      throw invalid(
+        'requisite_type',
+        `payment method ${body.payment_method_id} has no requisite type ${body.requisite_type} (it has ${method.requisite_types.join(', ')})`,
+      );
     }
   }
   if (body.provider_id) {

@@ -76,7 +76,12 @@ async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: Cre
   // a 409 (spec 4.6, db/queries/passes.ts). The callback_url's target check (a DNS lookup) runs
   // beside them; its verdict is taken in its place among the refusals below (a replay ignores it,
   // as it ignores the rest of the body).
-  const target = body.callback_url ? assertWebhookTarget(deps.config, 'callback_url', body.callback_url).then(() => undefined, (error: unknown) => error) : undefined;
+  const target = body.callback_url
+    ? assertWebhookTarget(deps.config, 'callback_url', body.callback_url).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+    : undefined;
   const [existing, context] = await Promise.all([
     findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key)),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method_id, currency: body.currency }),
@@ -131,12 +136,8 @@ async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: Cre
   return withSandboxTrader(deps, created);
 }
 
-const runUpdate = (
-  deps: AppDeps,
-  dealId: string,
-  send: (handle: WorkflowHandle<PayinWorkflow>) => Promise<unknown>,
-  whenClosed: (row: DealRow) => void,
-) => updateDeal<PayinWorkflow>(deps, payinWorkflowId(dealId), dealId, send, whenClosed);
+const runUpdate = (deps: AppDeps, dealId: string, send: (handle: WorkflowHandle<PayinWorkflow>) => Promise<unknown>, whenClosed: (row: DealRow) => void) =>
+  updateDeal<PayinWorkflow>(deps, payinWorkflowId(dealId), dealId, send, whenClosed);
 
 /** A refusal of PAYIN_TRANSITIONS (domain/payin.ts) as the error the API answers. */
 const refusalError = (refusal: Refusal): DomainError => domainErrorFromKind(refusal.kind, refusal.message)!;
@@ -208,14 +209,24 @@ async function operatorPayin(deps: AppDeps, dealId: string): Promise<DealRow> {
 
 export async function reconcilePayin(deps: AppDeps, dealId: string, received: bigint, actor?: AuditActor): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
-  await runUpdate(deps, row.id, (h) => h.executeUpdate(reconciliationUpdate, { args: actor ? [received.toString(), actor] : [received.toString()] }), closedRejects);
+  await runUpdate(
+    deps,
+    row.id,
+    (h) => h.executeUpdate(reconciliationUpdate, { args: actor ? [received.toString(), actor] : [received.toString()] }),
+    closedRejects,
+  );
   return readDeal(deps, row.id);
 }
 
 export async function confirmPayinByOperator(deps: AppDeps, dealId: string, actor?: AuditActor): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
   // The step writes the audit row in its transaction (the actor rides the update).
-  await runUpdate(deps, row.id, (h) => (actor ? h.executeUpdate(confirmPaymentByOperatorUpdate, { args: [actor] }) : h.executeUpdate(confirmPaymentUpdate)), closedRejects);
+  await runUpdate(
+    deps,
+    row.id,
+    (h) => (actor ? h.executeUpdate(confirmPaymentByOperatorUpdate, { args: [actor] }) : h.executeUpdate(confirmPaymentUpdate)),
+    closedRejects,
+  );
   return readDeal(deps, row.id);
 }
 

@@ -63,7 +63,15 @@ export async function startSandboxArbiter(deps: AppDeps, deal: DealRow, appealId
       typedSearchAttributes: sandboxTraderSearchAttributes({ merchantId: deal.merchant_id, dealId: deal.id }),
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ dealId: deal.id, dealType: 'PAYIN', amount: deal.amount.toString(), delaySeconds: deps.config.SANDBOX_TRADER_DELAY_SECONDS, appeal: { appealId, outcome } }],
+      args: [
+        {
+          dealId: deal.id,
+          dealType: 'PAYIN',
+          amount: deal.amount.toString(),
+          delaySeconds: deps.config.SANDBOX_TRADER_DELAY_SECONDS,
+          appeal: { appealId, outcome },
+        },
+      ],
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return;

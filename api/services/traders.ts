@@ -31,7 +31,8 @@ export async function fundTrader(deps: AppDeps, traderId: string, amount: bigint
     const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');
     const created = await creditTraderLiquidity(tx, { traderId, walletId: wallet.id, amount, txHash });
     // A repeat credits nothing and is no new action.
-    if (created && actor) await insertAudit(tx, actor, { action: 'trader.deposit', objectType: 'trader', objectId: traderId, after: { amount, tx_hash: txHash } });
+    if (created && actor)
+      await insertAudit(tx, actor, { action: 'trader.deposit', objectType: 'trader', objectId: traderId, after: { amount, tx_hash: txHash } });
     return { trader: row, created };
   });
   return { trader: await presentTrader(deps, trader), created };
@@ -62,24 +63,31 @@ export async function addRequisite(deps: AppDeps, traderId: string, input: Requi
   if (!input[needed]) throw new InvalidArgument(`${needed} is required for ${input.requisite_type} requisites`);
   const row = await deps.sql.begin(async (tx) => {
     const inserted = await insertRequisite(tx, {
-    trader_id: traderId,
-    payment_method_id: method.id,
-    requisite_type: input.requisite_type,
-    card_number: input.card_number ?? '',
-    phone_number: input.phone_number ?? '',
-    iban: input.iban ?? '',
-    holder_name: input.holder_name,
-    bank_name: input.bank_name,
-    min_amount: input.min_amount,
-    max_amount: input.max_amount,
-    daily_limit: input.daily_limit ?? null,
+      trader_id: traderId,
+      payment_method_id: method.id,
+      requisite_type: input.requisite_type,
+      card_number: input.card_number ?? '',
+      phone_number: input.phone_number ?? '',
+      iban: input.iban ?? '',
+      holder_name: input.holder_name,
+      bank_name: input.bank_name,
+      min_amount: input.min_amount,
+      max_amount: input.max_amount,
+      daily_limit: input.daily_limit ?? null,
     });
     if (actor) {
       await insertAudit(tx, actor, {
         action: 'trader.requisite_add',
         objectType: 'requisite',
         objectId: inserted.id,
-        after: { trader_id: traderId, payment_method: method.slug, requisite_type: inserted.requisite_type, bank_name: inserted.bank_name, min_amount: inserted.min_amount, max_amount: inserted.max_amount },
+        after: {
+          trader_id: traderId,
+          payment_method: method.slug,
+          requisite_type: inserted.requisite_type,
+          bank_name: inserted.bank_name,
+          min_amount: inserted.min_amount,
+          max_amount: inserted.max_amount,
+        },
       });
     }
     return inserted;

@@ -14,24 +14,20 @@ const LOOKUP_BUDGET_MS = 2_000;
 
 async function resolveAll(hostname: string): Promise<string[]> {
   const timeout = new Promise<string[]>((resolve) => setTimeout(() => resolve([]), LOOKUP_BUDGET_MS).unref());
-  const answer = lookup(hostname, { all: true, verbatim: true }).then((list) => list.map((a) => a.address)).catch(() => []);
+  const answer = lookup(hostname, { all: true, verbatim: true })
+    .then((list) => list.map((a) => a.address))
+    .catch(() => []);
   return Promise.race([answer, timeout]);
 }
 
-export async function assertWebhookTarget(
-  config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS'>,
-  field: string,
-  value: string,
-): Promise<void> {
+export async function assertWebhookTarget(config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS'>, field: string, value: string): Promise<void> {
   if (value === '') return;
   const url = new URL(value);
   if (config.NODE_ENV === 'production' && url.protocol !== 'https:') throw new InvalidArgument(`${field} must be an https URL`);
   if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) return;
   const literal = ipLiteralOf(url.hostname);
   const host = url.hostname.toLowerCase();
-  const refused = literal
-    ? isPrivateAddress(literal)
-    : host === 'localhost' || host.endsWith('.localhost') || (await resolveAll(host)).some(isPrivateAddress);
+  const refused = literal ? isPrivateAddress(literal) : host === 'localhost' || host.endsWith('.localhost') || (await resolveAll(host)).some(isPrivateAddress);
   // A name that does not resolve now is taken: the send-time guard checks the address it connects to.
   if (refused) throw new InvalidArgument(`${field} must not point at a private, loopback, link-local or reserved address`);
 }

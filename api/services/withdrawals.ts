@@ -9,7 +9,15 @@ import { Conflict, FailedPrecondition, InvalidArgument, NotFound, PermissionDeni
 import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
 import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 import { presentWithdrawal } from '../../domain/withdrawal-info';
-import { approvalCounts, approvalsRequired, approverAccountId, fourEyesRefusal, WITHDRAWAL_LIVE, WITHDRAWAL_STATUSES, withdrawalFee } from '../../domain/withdrawals';
+import {
+  approvalCounts,
+  approvalsRequired,
+  approverAccountId,
+  fourEyesRefusal,
+  WITHDRAWAL_LIVE,
+  WITHDRAWAL_STATUSES,
+  withdrawalFee,
+} from '../../domain/withdrawals';
 import type { AuditActor } from '../../domain/audit';
 import { findWithdrawalAddress } from '../../db/queries/merchants';
 import {
@@ -59,7 +67,9 @@ export function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowM
 async function profileWithdrawalAddress(deps: AppDeps, merchantId: string): Promise<string> {
   const address = await findWithdrawalAddress(deps.sql, merchantId);
   if (!address) {
-    throw new InvalidArgument('address is required (or set withdrawal_address in the profile)', [{ field: 'address', message: 'address is required', code: 'required' }]);
+    throw new InvalidArgument('address is required (or set withdrawal_address in the profile)', [
+      { field: 'address', message: 'address is required', code: 'required' },
+    ]);
   }
   const problem = tronAddressProblem(address);
   if (problem) {
@@ -154,7 +164,12 @@ export async function createMerchantWithdrawal(
     workflowType: withdrawalWorkflowType,
     creationUpdate: awaitWithdrawalCreationUpdate,
     requestId,
-    start: { workflowId, taskQueue: withdrawalTaskQueue(deps.config), args: [input], typedSearchAttributes: withdrawalSearchAttributes({ merchantId, withdrawalId }) },
+    start: {
+      workflowId,
+      taskQueue: withdrawalTaskQueue(deps.config),
+      args: [input],
+      typedSearchAttributes: withdrawalSearchAttributes({ merchantId, withdrawalId }),
+    },
   });
   const row = await readWithdrawal(deps, withdrawalId);
   return { row: callerKey ? answerKeyed(row, body, callerKey) : row, replayed };
@@ -195,7 +210,12 @@ export function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, app
   return {
     approvals: approvals
       .filter((a) => a.withdrawal_id === row.id)
-      .map((a) => ({ approver: a.approver, role: a.role, at: a.at.toISOString(), counts: approvalCounts(a.approver, accounts.get(approverAccountId(a.approver) ?? '')) })),
+      .map((a) => ({
+        approver: a.approver,
+        role: a.role,
+        at: a.at.toISOString(),
+        counts: approvalCounts(a.approver, accounts.get(approverAccountId(a.approver) ?? '')),
+      })),
     approvals_required: approvalsRequired(row.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS),
     ...presentWithdrawal(row),
     merchant_id: row.merchant_id,
@@ -214,7 +234,10 @@ export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: nu
   const statuses = knownStatuses(q.status);
   if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
   const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { merchantId: q.merchant_id, statuses, after, limit: size + 1 }), size);
-  const approvals = await listApprovals(deps.sql, page.rows.map((r) => r.id));
+  const approvals = await listApprovals(
+    deps.sql,
+    page.rows.map((r) => r.id),
+  );
   const accounts = await accountsOf(deps, approvals);
   return { data: page.rows.map((r) => presentOperatorWithdrawal(deps, r, approvals, accounts)), next_page_token: page.next_page_token };
 }
@@ -222,7 +245,12 @@ export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: nu
 const UNPROCESSED_ATTEMPTS = 5;
 
 /** An operator command as an update of the withdrawal's workflow; a closed workflow means a final state. */
-async function withdrawalCommand(deps: AppDeps, id: string, send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<unknown>, answer?: (snapshot: unknown) => void) {
+async function withdrawalCommand(
+  deps: AppDeps,
+  id: string,
+  send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<unknown>,
+  answer?: (snapshot: unknown) => void,
+) {
   const row = await readWithdrawal(deps, id);
   const handle = deps.temporal.workflow.getHandle<WithdrawalWorkflow>(withdrawalWorkflowId(row.id));
   for (let attempt = 1; ; attempt += 1) {
@@ -252,7 +280,11 @@ export async function operatorWithdrawalView(deps: AppDeps, row: WithdrawalRow) 
 }
 
 type ApproverAccounts = Awaited<ReturnType<typeof approverAccounts>>;
-const accountsOf = (deps: AppDeps, approvals: ApprovalRow[]) => approverAccounts(deps.sql, approvals.map((a) => approverAccountId(a.approver) ?? ''));
+const accountsOf = (deps: AppDeps, approvals: ApprovalRow[]) =>
+  approverAccounts(
+    deps.sql,
+    approvals.map((a) => approverAccountId(a.approver) ?? ''),
+  );
 
 /**
  * Approve: the step writes the audit row (and, above the four-eyes amount, may only record the
@@ -262,7 +294,8 @@ const accountsOf = (deps: AppDeps, approvals: ApprovalRow[]) => approverAccounts
 export async function approveWithdrawal(deps: AppDeps, id: string, operatorId: string, actor?: AuditActor): Promise<{ row: WithdrawalRow; released: boolean }> {
   // The step's own refusal, read-only here: the operator JWT never approves what needs four-eyes.
   const current = await readWithdrawal(deps, id);
-  const refusal = current.status === 'PENDING_MANUAL' ? fourEyesRefusal(current.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, actor?.kind) : undefined;
+  const refusal =
+    current.status === 'PENDING_MANUAL' ? fourEyesRefusal(current.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, actor?.kind) : undefined;
   if (refusal) throw new PermissionDenied(refusal);
   let released = true;
   const row = await withdrawalCommand(

@@ -101,7 +101,9 @@ export function v1DisputeCode(status: string): number {
 }
 
 export function disputeStatusesForCode(code: number): string[] | undefined {
-  const statuses = Object.entries(V1_DISPUTE_CODES).filter(([, c]) => c === code).map(([status]) => status);
+  const statuses = Object.entries(V1_DISPUTE_CODES)
+    .filter(([, c]) => c === code)
+    .map(([status]) => status);
   return statuses.length > 0 ? statuses : undefined;
 }
 
@@ -148,6 +150,8 @@ export function payoutStatusesForCode(code: number): string[] | undefined {
 }
 
 export function withdrawalStatusesForCode(code: number): string[] | undefined {
-  const statuses = Object.entries(V1_WITHDRAWAL_CODES).filter(([, c]) => c === code).map(([status]) => status);
+  const statuses = Object.entries(V1_WITHDRAWAL_CODES)
+    .filter(([, c]) => c === code)
+    .map(([status]) => status);
   return statuses.length > 0 ? statuses : undefined;
 }

@@ -149,7 +149,13 @@ export const disputeRoutes: RouteDef[] = [
       const q: V1ListQuery = body ?? {};
       const statuses = q.status === undefined ? undefined : (disputeStatusesForCode(q.status) ?? unknownStatus(q.status));
       const skip = q.skip ?? 0;
-      const { rows, count } = await pageMerchantAppeals(deps, merchantId, { statuses, ...creationWindow(q.startDate, q.endDate) }, skip, q.take ?? DEFAULT_TAKE);
+      const { rows, count } = await pageMerchantAppeals(
+        deps,
+        merchantId,
+        { statuses, ...creationWindow(q.startDate, q.endDate) },
+        skip,
+        q.take ?? DEFAULT_TAKE,
+      );
       return ok(listPage((await disputesOf(deps, rows)).map(disputeListItem), count, skip));
     },
   ),

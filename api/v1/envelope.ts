@@ -81,9 +81,7 @@ export const v1ErrorEnvelope: ErrorEnvelope = {
 };
 
 export const v1Envelope = (value: ZodType, name: string) =>
-  z
-    .object({ failures: z.array(failureSchema).max(0), value, isSuccess: z.literal(true), isFailure: z.literal(false) })
-    .openapi(name);
+  z.object({ failures: z.array(failureSchema).max(0), value, isSuccess: z.literal(true), isFailure: z.literal(false) }).openapi(name);
 
 export const v1ListOf = (item: ZodType) =>
   z.object({

@@ -16,8 +16,18 @@ const V1_AUTH =
   'back, 60 s forward; a signature accepted on one route is refused on another. Only merchants with api_version v1 (a v2 ' +
   'merchant correctly signed: 403).';
 registry.registerComponent('securitySchemes', 'V1Merchant', { type: 'apiKey', in: 'header', name: 'MERCHANT', description: V1_AUTH });
-registry.registerComponent('securitySchemes', 'V1Timestamp', { type: 'apiKey', in: 'header', name: 'TIMESTAMP', description: 'Unix seconds, the first payload field' });
-registry.registerComponent('securitySchemes', 'V1Signature', { type: 'apiKey', in: 'header', name: 'SIGNATURE', description: 'lowercase hex HMAC-SHA512, 128 characters' });
+registry.registerComponent('securitySchemes', 'V1Timestamp', {
+  type: 'apiKey',
+  in: 'header',
+  name: 'TIMESTAMP',
+  description: 'Unix seconds, the first payload field',
+});
+registry.registerComponent('securitySchemes', 'V1Signature', {
+  type: 'apiKey',
+  in: 'header',
+  name: 'SIGNATURE',
+  description: 'lowercase hex HMAC-SHA512, 128 characters',
+});
 
 /**
  * The legacy V1 webhooks (OpenAPI 3.1 `webhooks`): what the gateway POSTs to a V1 merchant's

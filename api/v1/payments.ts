@@ -78,7 +78,7 @@ const getDeal = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
       path,
       operationId: dealType === 'PAYIN' ? 'v1GetIncoming' : 'v1GetOutgoing',
       summary: dealType === 'PAYIN' ? 'V1: one PayIn with its numeric V1 status' : 'V1: one PayOut with its numeric V1 status',
-      description: 'Signed payload `{timestamp};{id}`. Another merchant\'s or unknown id, or a deal of the other type: 404.',
+      description: "Signed payload `{timestamp};{id}`. Another merchant's or unknown id, or a deal of the other type: 404.",
       params: s.idParams,
       response: dealType === 'PAYIN' ? s.incomingResponse : s.outgoingResponse,
       errors: [404],
@@ -119,7 +119,13 @@ const listDeals = (dealType: 'PAYIN' | 'PAYOUT', path: string) =>
         pageMerchantDeals(deps, scope.merchantId, filter, skip, q.take ?? DEFAULT_TAKE),
         catalogOf(deps, scope.tenantId),
       ]);
-      return ok(listPage(rows.map((r) => recordOf(deps, catalog, r)), count, skip));
+      return ok(
+        listPage(
+          rows.map((r) => recordOf(deps, catalog, r)),
+          count,
+          skip,
+        ),
+      );
     },
   );
 

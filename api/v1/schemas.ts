@@ -30,7 +30,10 @@ export const numericCurrency = (field: string) =>
   integerish(`${field} must be a numeric ISO 4217 code such as 643`).openapi({ type: 'integer', example: 643, description: 'ISO 4217 numeric code' });
 
 const required = (field: string, max = 255) =>
-  z.string({ error: `${field} is required` }).min(1, `${field} is required`).pipe(line(field, max));
+  z
+    .string({ error: `${field} is required` })
+    .min(1, `${field} is required`)
+    .pipe(line(field, max));
 
 /** A small non-negative integer given as a JSON integer or digit string. */
 const count = (field: string, min: number, max: number) =>
@@ -77,12 +80,13 @@ const listFilters = {
 
 export const incomingListBody = z.object({ ...listFilters, id: uuid('id').optional() }).openapi('V1IncomingListRequest');
 export const outgoingListBody = z.object(listFilters).openapi('V1OutgoingListRequest');
-export const statisticsBody = z
-  .object({ startDate: rfc3339('startDate').optional(), endDate: rfc3339('endDate').optional() })
-  .openapi('V1StatisticsRequest');
+export const statisticsBody = z.object({ startDate: rfc3339('startDate').optional(), endDate: rfc3339('endDate').optional() }).openapi('V1StatisticsRequest');
 export const banksListBody = z
   .object({
-    country: z.string().regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code').optional(),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
+      .optional(),
     bankName: line('bankName', 100).optional(),
     methodName: line('methodName', 50).optional(),
     skip: count('skip', 0, 1_000_000_000).optional(),
@@ -189,7 +193,11 @@ const webhookMeta = {
 registry.register(
   'V1WebhookIncoming',
   incomingRecord
-    .extend({ ...webhookMeta, paymentType: z.literal('incoming'), status: z.number().int().openapi({ description: 'V1 PayIn code, webhook view (REFUND_PENDING is 16)' }) })
+    .extend({
+      ...webhookMeta,
+      paymentType: z.literal('incoming'),
+      status: z.number().int().openapi({ description: 'V1 PayIn code, webhook view (REFUND_PENDING is 16)' }),
+    })
     .openapi('V1WebhookIncoming', {
       description:
         'Legacy V1 webhook of a PayIn event. Headers: MERCHANT (merchant id), TIMESTAMP (00:00:00 UTC of the send day, Unix seconds), ' +
@@ -207,7 +215,8 @@ registry.register(
 export const withdrawCreateBody = z
   .object({
     requestId: required('requestId').openapi({
-      description: 'the key of the withdrawal, unique per merchant: a repeat with the same amount and wallet answers it, another amount or wallet is 409 (stored as idempotency_key)',
+      description:
+        'the key of the withdrawal, unique per merchant: a repeat with the same amount and wallet answers it, another amount or wallet is 409 (stored as idempotency_key)',
     }),
     amount: decimalAmount('amount').openapi({ description: 'USDT, fee included, at most 2 fraction digits', example: '100.00' }),
     blockchain: z
@@ -225,7 +234,8 @@ export const withdrawCreateBody = z
     callbackUrl: httpUrl('callbackUrl').optional().openapi({ description: 'echoed in the create answer; withdrawal events go to the webhook_url' }),
   })
   .superRefine((b, ctx) => {
-    if (b.wallet === undefined && b.address === undefined) ctx.addIssue({ code: 'custom', path: ['wallet'], message: 'wallet is required', params: { code: 'required' } });
+    if (b.wallet === undefined && b.address === undefined)
+      ctx.addIssue({ code: 'custom', path: ['wallet'], message: 'wallet is required', params: { code: 'required' } });
   })
   .openapi('V1WithdrawCreate');
 

@@ -28,24 +28,28 @@ export const v1WebhookFormat: WebhookFormat = {
     if (!deal || !e.deal_type || e.currency_exponent === null) {
       return { eventId: e.event_id, eventType: e.event_type, createdAt: e.created_at.toISOString(), ...e.payload };
     }
-    return v1WebhookBody(e, {
-      id: deal.deal_id!,
-      idempotency_key: e.idempotency_key ?? '',
-      status: deal.status!,
-      amount: BigInt(deal.amount ?? '0'),
-      received_amount: BigInt(deal.received_amount || '0'),
-      amount_match_status: deal.amount_match_status ?? '',
-      has_channel: e.requisite_id !== null,
-      client_id: deal.client_id ?? '',
-      payment_url: deal.payment_url ?? '',
-      target_requisite: deal.target_requisite ?? '',
-      target_name: e.target_name ?? '',
-      method_slug: e.method_slug ?? '',
-      currency_numeric: e.currency_numeric,
-      currency_exponent: e.currency_exponent,
-      created_at: new Date(deal.created_at!),
-      updated_at: new Date(deal.updated_at!),
-    }, e.deal_type);
+    return v1WebhookBody(
+      e,
+      {
+        id: deal.deal_id!,
+        idempotency_key: e.idempotency_key ?? '',
+        status: deal.status!,
+        amount: BigInt(deal.amount ?? '0'),
+        received_amount: BigInt(deal.received_amount || '0'),
+        amount_match_status: deal.amount_match_status ?? '',
+        has_channel: e.requisite_id !== null,
+        client_id: deal.client_id ?? '',
+        payment_url: deal.payment_url ?? '',
+        target_requisite: deal.target_requisite ?? '',
+        target_name: e.target_name ?? '',
+        method_slug: e.method_slug ?? '',
+        currency_numeric: e.currency_numeric,
+        currency_exponent: e.currency_exponent,
+        created_at: new Date(deal.created_at!),
+        updated_at: new Date(deal.updated_at!),
+      },
+      e.deal_type,
+    );
   },
   // Unchanged by issue 20: the current secret alone signs the legacy envelope.
   headers: ([secret = ''], sentAt, body, e) => {

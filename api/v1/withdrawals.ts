@@ -68,8 +68,20 @@ export const withdrawalRoutes: RouteDef[] = [
       const q: V1ListQuery = body ?? {};
       const statuses = q.status === undefined ? undefined : (withdrawalStatusesForCode(q.status) ?? unknownStatus(q.status));
       const skip = q.skip ?? 0;
-      const { rows, count } = await pageMerchantWithdrawals(deps, merchantId, { statuses, ...creationWindow(q.startDate, q.endDate) }, skip, q.take ?? DEFAULT_TAKE);
-      return ok(listPage(rows.map((r) => v1Withdrawal(presentWithdrawal(r), merchantId)), count, skip));
+      const { rows, count } = await pageMerchantWithdrawals(
+        deps,
+        merchantId,
+        { statuses, ...creationWindow(q.startDate, q.endDate) },
+        skip,
+        q.take ?? DEFAULT_TAKE,
+      );
+      return ok(
+        listPage(
+          rows.map((r) => v1Withdrawal(presentWithdrawal(r), merchantId)),
+          count,
+          skip,
+        ),
+      );
     },
   ),
   defineV1Route(

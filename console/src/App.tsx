@@ -33,8 +33,7 @@ function SignIn() {
   // nobody which emails exist or have TOTP), so the operator says it: the code field is behind a toggle.
   const [withCode, setWithCode] = useState(false);
   const signIn = useMutation({
-    mutationFn: () =>
-      unwrap(api.POST('/api/v1/p2p/admin/session', { body: { email, password, ...(withCode && code ? { totp_code: code } : {}) } })),
+    mutationFn: () => unwrap(api.POST('/api/v1/p2p/admin/session', { body: { email, password, ...(withCode && code ? { totp_code: code } : {}) } })),
     onSuccess: (session) => {
       setCsrfToken(session.csrf_token);
       queryClient.setQueryData(['session'], session);

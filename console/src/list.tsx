@@ -113,7 +113,11 @@ export function DataTable<T>({ caption, columns, rows, rowKey, row, empty, class
 
 /** A paged list shown as a DataTable, with its error, loading state and pager. */
 export function PagedTable<T>({ paged, what, ...table }: { paged: Paged<T>; what: string } & Omit<DataTableProps<T>, 'rows'>) {
-  return <PagedList paged={paged} what={what}>{(rows) => <DataTable rows={rows} {...table} />}</PagedList>;
+  return (
+    <PagedList paged={paged} what={what}>
+      {(rows) => <DataTable rows={rows} {...table} />}
+    </PagedList>
+  );
 }
 
 /**

@@ -39,7 +39,19 @@ export function Loading({ what }: { what: string }) {
 }
 
 /** A modal confirmation (<dialog>: focus trapped, Escape cancels). */
-export function Confirm({ title, children, confirmLabel, onConfirm, onCancel }: { title: string; children: ReactNode; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
+export function Confirm({
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -99,7 +111,11 @@ export function Action<T>({
       <button type="button" className={className} disabled={disabled || mutation.isPending} onClick={() => (confirm ? setAsking(true) : mutation.mutate())}>
         {mutation.isPending ? `${label}…` : label}
       </button>
-      {mutation.isSuccess && <span role="status" className="done">Done</span>}
+      {mutation.isSuccess && (
+        <span role="status" className="done">
+          Done
+        </span>
+      )}
       <ErrorText error={mutation.error} />
       {asking && confirm && (
         <Confirm
@@ -135,7 +151,11 @@ export function Submit({ label, mutation, done }: { label: string; mutation: { i
       <button type="submit" className="primary" disabled={mutation.isPending}>
         {label}
       </button>
-      {mutation.isSuccess && <span role="status" className="done">{done}</span>}
+      {mutation.isSuccess && (
+        <span role="status" className="done">
+          {done}
+        </span>
+      )}
       <ErrorText error={mutation.error} />
     </>
   );

@@ -56,7 +56,10 @@ export interface AlertRow {
 const ALERT_COLUMNS = 'id, kind, deal_id, subject, message, created_at, acknowledged_at, acknowledged_by, resolved_at, resolved_by';
 
 /** One page newest first on (created_at, id) (db/queries/keyset.ts): the open alerts, or all. */
-export async function listAlertsPage(db: Db, f: { includeResolved: boolean; after?: KeysetCursor; limit: number }): Promise<(AlertRow & { cursor_ts: string })[]> {
+export async function listAlertsPage(
+  db: Db,
+  f: { includeResolved: boolean; after?: KeysetCursor; limit: number },
+): Promise<(AlertRow & { cursor_ts: string })[]> {
   return db<(AlertRow & { cursor_ts: string })[]>`
     select ${db.unsafe(ALERT_COLUMNS)}, ${cursorColumn(db)} from operator_alerts
     where ${f.includeResolved ? db`true` : db`resolved_at is null`} ${olderThan(db, f.after)}

@@ -42,12 +42,7 @@ export interface IssuedKeyPair {
  * valid (as a whole pair) for graceSeconds; 0 ends it at once. Must run in a transaction.
  * The merchant row lock serialises concurrent rotations: exactly one pair is current.
  */
-export async function replaceKeyPair(
-  tx: Db,
-  secretBox: SecretBox,
-  merchantId: string,
-  graceSeconds: number,
-): Promise<IssuedKeyPair | undefined> {
+export async function replaceKeyPair(tx: Db, secretBox: SecretBox, merchantId: string, graceSeconds: number): Promise<IssuedKeyPair | undefined> {
   const [merchant] = await tx`select id from merchants where id = ${merchantId} for no key update`;
   if (!merchant) return undefined;
   await tx`

@@ -17,8 +17,7 @@ export interface AuditRow {
 }
 
 /** JSON-safe: bigint as digit strings, Dates as ISO text (what jsonb stores). */
-const jsonOf = (value: unknown) =>
-  value === undefined ? null : JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+const jsonOf = (value: unknown) => (value === undefined ? null : JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))));
 
 /** Writes one row; the same request, action and object a second time (a retried step) writes nothing. */
 export async function insertAudit(db: Db, actor: AuditActor, entry: AuditEntry): Promise<void> {

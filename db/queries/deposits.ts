@@ -66,7 +66,13 @@ export async function recordDeposit(
   if (input.play && !world.sandbox) throw new PermissionDenied('sandbox routes are for sandbox merchants only');
   const chainId = await chainAccount(tx, world);
   await lockChainCredit(tx, chainId, input.walletId);
-  const fresh = await claimTxHash(tx, { txHash: input.txHash, ownerType: 'merchant', ownerId: input.merchantId, walletId: input.walletId, amount: input.amount });
+  const fresh = await claimTxHash(tx, {
+    txHash: input.txHash,
+    ownerType: 'merchant',
+    ownerId: input.merchantId,
+    walletId: input.walletId,
+    amount: input.amount,
+  });
   if (!fresh) {
     const [existing] = await tx<DepositRow[]>`select * from deposits where tx_hash = ${input.txHash}`;
     return { deposit: existing!, created: false };
@@ -89,7 +95,11 @@ export async function recordDeposit(
  * chain account of the world the deposit was recorded in (its `sandbox`, which migration 00026
  * keeps the merchant's: a deposit row freezes the merchant's world), once.
  */
-export async function creditRecordedDeposit(tx: Db, deposit: Pick<DepositRow, 'id' | 'merchant_id' | 'wallet_id' | 'sandbox'>, amount: bigint): Promise<boolean> {
+export async function creditRecordedDeposit(
+  tx: Db,
+  deposit: Pick<DepositRow, 'id' | 'merchant_id' | 'wallet_id' | 'sandbox'>,
+  amount: bigint,
+): Promise<boolean> {
   const chainId = await chainAccount(tx, { sandbox: deposit.sandbox, merchantId: deposit.merchant_id });
   await lockChainCredit(tx, chainId, deposit.wallet_id);
   return postDepositCredit(tx, { depositId: deposit.id, walletId: deposit.wallet_id, amount, chainId });

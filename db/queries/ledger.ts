@@ -203,4 +203,3 @@ export async function liveHoldOwners(db: Db, ids?: string[]): Promise<HoldOwner[
     union all
     select 'withdrawal', id, status from withdrawals where status = any(${WITHDRAWAL_LIVE as string[]}) ${only('id')}`;
 }
-

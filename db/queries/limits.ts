@@ -26,8 +26,6 @@ export async function checkDailyCap(tx: Db, merchantId: string, amount: bigint, 
       and status <> all(${VOLUME_EXCLUDED_STATUSES as unknown as string[]})`;
   const cap = merchant.daily_deal_amount_limit;
   if (today!.volume + amount > cap) {
-    throw new FailedPrecondition(
-      `daily deal volume limit exceeded: today's volume ${today!.volume}, requested ${amount}, daily limit ${cap}`,
-    );
+    throw new FailedPrecondition(`daily deal volume limit exceeded: today's volume ${today!.volume}, requested ${amount}, daily limit ${cap}`);
   }
 }

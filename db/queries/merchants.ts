@@ -81,11 +81,21 @@ export interface NewMerchant {
 export async function insertMerchant(tx: Db, input: NewMerchant, tenantId = DEFAULT_TENANT_ID): Promise<string> {
   const id = newId();
   await tx`
-    insert into merchants ${tx({ id, tenant_id: tenantId, ...input, checkout_brand_name: input.name },
-      'id', 'tenant_id', 'name', 'email', 'webhook_url', 'api_version', 'rate_limit_per_minute',
-      'payin_fee_bps', 'payout_fee_bps', 'checkout_brand_name',
+    insert into merchants ${tx(
+      { id, tenant_id: tenantId, ...input, checkout_brand_name: input.name },
+      'id',
+      'tenant_id',
+      'name',
+      'email',
+      'webhook_url',
+      'api_version',
+      'rate_limit_per_minute',
+      'payin_fee_bps',
+      'payout_fee_bps',
+      'checkout_brand_name',
       ...(input.auto_withdrawal_limit_usdt_cents !== undefined ? (['auto_withdrawal_limit_usdt_cents'] as const) : []),
-      ...(input.sandbox !== undefined ? (['sandbox'] as const) : []))}`;
+      ...(input.sandbox !== undefined ? (['sandbox'] as const) : []),
+    )}`;
   await ensureWallet(tx, 'merchant', id, 'USDT');
   return id;
 }

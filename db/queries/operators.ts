@@ -190,6 +190,8 @@ export async function finishAttempt(db: Db, id: string, outcome: 'failed' | 'suc
 }
 
 export async function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
-  const [row] = await db<SessionRow[]>`select id, operator_id, credential_version, created_at, last_seen_at, expires_at from operator_sessions where id = ${id}`;
+  const [row] = await db<
+    SessionRow[]
+  >`select id, operator_id, credential_version, created_at, last_seen_at, expires_at from operator_sessions where id = ${id}`;
   return row;
 }

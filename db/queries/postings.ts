@@ -67,7 +67,13 @@ export function postEscrowLock(tx: Db, deal: { dealId: string; version: bigint; 
  * 'release' (cancel, expiry, appeal rejected) or `escrow-release:v<n>` (an amount change).
  */
 export function postEscrowRelease(tx: Db, deal: { id: string; escrow_usdt: bigint }, traderWalletId: string, step: string): Promise<boolean> {
-  return postLedger(tx, { key: `deal:${deal.id}:${step}`, kind: 'escrow_release', refType: 'deal', refId: deal.id, entries: hold(traderWalletId, deal.escrow_usdt, 'release') });
+  return postLedger(tx, {
+    key: `deal:${deal.id}:${step}`,
+    kind: 'escrow_release',
+    refType: 'deal',
+    refId: deal.id,
+    entries: hold(traderWalletId, deal.escrow_usdt, 'release'),
+  });
 }
 
 /**
@@ -114,7 +120,10 @@ export async function postSettlement(
 }
 
 /** After the fee delay: pending credits become available, and the platform's fee is earned. */
-export async function postFeeDistribution(tx: Db, deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint; sandbox: boolean }): Promise<boolean> {
+export async function postFeeDistribution(
+  tx: Db,
+  deal: { id: string; merchant_id: string; escrow_usdt: bigint; fee_usdt: bigint; sandbox: boolean },
+): Promise<boolean> {
   const merchantNet = deal.escrow_usdt - deal.fee_usdt;
   const merchant = await merchantWallet(tx, deal.merchant_id);
   const platform = await platformAccount(tx, deal);
@@ -135,12 +144,24 @@ export async function postFeeDistribution(tx: Db, deal: { id: string; merchant_i
 // ---- PayOut hold (the merchant's USDT: amount_usdt + fee) ----
 
 export function postPayoutHold(tx: Db, deal: { dealId: string; walletId: string; amount: bigint }): Promise<boolean> {
-  return postLedger(tx, { key: `deal:${deal.dealId}:hold`, kind: 'payout_hold', refType: 'deal', refId: deal.dealId, entries: hold(deal.walletId, deal.amount, 'lock') });
+  return postLedger(tx, {
+    key: `deal:${deal.dealId}:hold`,
+    kind: 'payout_hold',
+    refType: 'deal',
+    refId: deal.dealId,
+    entries: hold(deal.walletId, deal.amount, 'lock'),
+  });
 }
 
 /** FAILED or EXPIRED: the hold goes back to the merchant. */
 export function postPayoutRelease(tx: Db, deal: { id: string; wallet_id: string | null; escrow_usdt: bigint }): Promise<boolean> {
-  return postLedger(tx, { key: `deal:${deal.id}:release`, kind: 'payout_hold_release', refType: 'deal', refId: deal.id, entries: hold(deal.wallet_id!, deal.escrow_usdt, 'release') });
+  return postLedger(tx, {
+    key: `deal:${deal.id}:release`,
+    kind: 'payout_hold_release',
+    refType: 'deal',
+    refId: deal.id,
+    entries: hold(deal.wallet_id!, deal.escrow_usdt, 'release'),
+  });
 }
 
 /** COMPLETED: the hold is debited; the trader is paid amount_usdt, the platform the fee. */
@@ -224,7 +245,8 @@ export async function lockChainCredit(tx: Db, chainId: string, walletId: string)
   const worlds = await lockWalletWorlds(tx, [chainId, walletId]);
   const wallet = worlds.get(walletId);
   if (wallet === undefined) throw new NotFound('wallet not found');
-  if (worlds.get(chainId) !== wallet) throw new FailedPrecondition(`a ${wallet ? 'sandbox' : 'live'} wallet cannot be credited from the other world's chain account`);
+  if (worlds.get(chainId) !== wallet)
+    throw new FailedPrecondition(`a ${wallet ? 'sandbox' : 'live'} wallet cannot be credited from the other world's chain account`);
   return wallet;
 }
 
@@ -275,5 +297,13 @@ export function postTraderTopUp(tx: Db, topUp: { txHash: string; walletId: strin
 /** The sandbox trader's play liquidity (db/queries/sandbox.ts): sandbox_chain → the trader's available, once per wallet. */
 export async function postSandboxLiquidity(tx: Db, topUp: { walletId: string; amount: bigint }): Promise<boolean> {
   const chainId = await chainAccount(tx, { sandbox: true });
-  return creditFromChain(tx, { key: `sandbox-liquidity:${topUp.walletId}`, kind: 'sandbox_liquidity', refType: 'wallet', refId: topUp.walletId, chainId, walletId: topUp.walletId, amount: topUp.amount });
+  return creditFromChain(tx, {
+    key: `sandbox-liquidity:${topUp.walletId}`,
+    kind: 'sandbox_liquidity',
+    refType: 'wallet',
+    refId: topUp.walletId,
+    chainId,
+    walletId: topUp.walletId,
+    amount: topUp.amount,
+  });
 }

@@ -31,10 +31,18 @@ export interface QueueCounts {
 export async function queueCounts(db: Db, f: { terminalDealStatuses: readonly string[]; stuckBefore: Date; fourEyesAbove: bigint }): Promise<QueueCounts> {
   const [row] = await db<
     {
-      appeals: number; appeals_oldest: Date | null; appeals_sandbox: number;
-      withdrawals: number; withdrawals_oldest: Date | null; second: number; withdrawals_sandbox: number;
-      alerts: number; alerts_oldest: Date | null; alerts_sandbox: number;
-      stuck: number; stuck_oldest: Date | null;
+      appeals: number;
+      appeals_oldest: Date | null;
+      appeals_sandbox: number;
+      withdrawals: number;
+      withdrawals_oldest: Date | null;
+      second: number;
+      withdrawals_sandbox: number;
+      alerts: number;
+      alerts_oldest: Date | null;
+      alerts_sandbox: number;
+      stuck: number;
+      stuck_oldest: Date | null;
     }[]
   >`
     with a as (

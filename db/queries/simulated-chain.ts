@@ -2,10 +2,7 @@
 import type { Db } from '../sql';
 
 /** Records a transfer once per withdrawal (a repeat counts the call) and returns its tx hash: the first one. */
-export async function acceptSimulatedTransfer(
-  db: Db,
-  t: { withdrawalId: string; txHash: string; toAddress: string; amount: bigint },
-): Promise<string> {
+export async function acceptSimulatedTransfer(db: Db, t: { withdrawalId: string; txHash: string; toAddress: string; amount: bigint }): Promise<string> {
   const [accepted] = await db<{ tx_hash: string }[]>`
     insert into simulated_chain_transfers (withdrawal_id, tx_hash, to_address, amount)
     values (${t.withdrawalId}, ${t.txHash}, ${t.toAddress}, ${t.amount})

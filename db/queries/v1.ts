@@ -37,7 +37,10 @@ export interface V1DisputeFields {
   merchant_comment: string;
 }
 
-export async function insertV1Dispute(db: Db, row: { appealId: string; receiptType: string; receiptUrl: string; description: string; clientComment: string; merchantComment: string }) {
+export async function insertV1Dispute(
+  db: Db,
+  row: { appealId: string; receiptType: string; receiptUrl: string; description: string; clientComment: string; merchantComment: string },
+) {
   await db`
     insert into v1_disputes (appeal_id, receipt_type, receipt_url, description, client_comment, merchant_comment)
     values (${row.appealId}, ${row.receiptType}, ${row.receiptUrl}, ${row.description}, ${row.clientComment}, ${row.merchantComment})

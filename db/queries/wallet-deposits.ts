@@ -31,11 +31,7 @@ export interface WalletDepositRow extends DepositRow {
   cursor_ts: string;
 }
 
-export async function listMerchantDeposits(
-  db: Db,
-  merchantId: string,
-  page: { after?: KeysetCursor; limit: number },
-): Promise<WalletDepositRow[]> {
+export async function listMerchantDeposits(db: Db, merchantId: string, page: { after?: KeysetCursor; limit: number }): Promise<WalletDepositRow[]> {
   return db<WalletDepositRow[]>`
     select *, ${cursorColumn(db)}
     from deposits

@@ -156,7 +156,11 @@ export async function insertApproval(tx: Db, a: { withdrawalId: string; approver
  * whether disabled. With `lock` (the releasing step) the rows are held FOR SHARE, so a disable or a
  * role change racing the release waits for it or is seen by it.
  */
-export async function approverAccounts(db: Db, accountIds: string[], options: { lock?: boolean } = {}): Promise<Map<string, { role: string; disabled: boolean }>> {
+export async function approverAccounts(
+  db: Db,
+  accountIds: string[],
+  options: { lock?: boolean } = {},
+): Promise<Map<string, { role: string; disabled: boolean }>> {
   const ids = [...new Set(accountIds)].filter((id) => /^[0-9a-f-]{36}$/i.test(id)).sort();
   if (ids.length === 0) return new Map();
   const rows = await db<{ id: string; role: string; disabled: boolean }[]>`

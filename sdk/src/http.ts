@@ -96,7 +96,15 @@ export function createSignedFetch(options: SignedFetchOptions): (request: Reques
     for (let attempt = 1; ; attempt += 1) {
       const headers = new Headers(request.headers);
       const signed = memory.choose(shape, Math.floor(now() / 1000), (t) => {
-        const value = signatureHeaders({ token: options.token, secret: options.secret, method: request.method, target, body: body ?? '', timestamp: t, bind: bound });
+        const value = signatureHeaders({
+          token: options.token,
+          secret: options.secret,
+          method: request.method,
+          target,
+          body: body ?? '',
+          timestamp: t,
+          bind: bound,
+        });
         return { v1: value['X-Signature']!.split(',')[1]!, headers: value };
       });
       for (const [name, value] of Object.entries(signed)) headers.set(name, value);
@@ -110,7 +118,9 @@ export function createSignedFetch(options: SignedFetchOptions): (request: Reques
       } catch (error) {
         if (request.signal?.aborted) throw error; // the caller gave up
         if (!idempotent || attempt >= retry.maxAttempts) {
-          throw new NetworkError(`${request.method} ${url.pathname}: ${error instanceof Error ? error.message : String(error)} (attempt ${attempt})`, { cause: error });
+          throw new NetworkError(`${request.method} ${url.pathname}: ${error instanceof Error ? error.message : String(error)} (attempt ${attempt})`, {
+            cause: error,
+          });
         }
         await sleep(backoffMs(attempt, retry));
         continue;

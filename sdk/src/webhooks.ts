@@ -30,7 +30,13 @@ export type WebhookEvent = components['schemas']['WebhookEvent'];
 /** Every event type this SDK knows. */
 export type WebhookEventType = WebhookEvent['type'];
 /** The event variant of one type: `WebhookEventOf<'deal.completed'>` is a DealEvent whose type is 'deal.completed'. */
-export type WebhookEventOf<T extends WebhookEventType> = WebhookEvent extends infer E ? (E extends { type: infer U } ? (T extends U ? E & { type: T } : never) : never) : never;
+export type WebhookEventOf<T extends WebhookEventType> = WebhookEvent extends infer E
+  ? E extends { type: infer U }
+    ? T extends U
+      ? E & { type: T }
+      : never
+    : never
+  : never;
 /** deal.* events (but deal.amount_changed): `deal`. */
 export type DealEvent = components['schemas']['DealEvent'];
 /** deal.amount_changed: `deal`, `old_amount`, `amount`, `amount_version`. */
@@ -46,10 +52,24 @@ export type DepositEvent = components['schemas']['DepositEvent'];
 
 /** Every known type once (a Record: the compiler refuses a missing or an unknown one). */
 const KNOWN_EVENT_TYPES: Record<WebhookEventType, true> = {
-  'deal.created': true, 'deal.escrow_locked': true, 'deal.payment_notified': true, 'deal.payment_verified': true,
-  'deal.completed': true, 'deal.expired': true, 'deal.appealed': true, 'deal.refund_pending': true, 'deal.cancelled': true,
-  'deal.failed': true, 'deal.amount_changed': true, 'appeal.opened': true, 'appeal.in_review': true, 'appeal.resolved': true,
-  'appeal.closed': true, 'appeal.reopened': true, 'appeal.message': true, 'p2p.finance.withdrawal_failed': true,
+  'deal.created': true,
+  'deal.escrow_locked': true,
+  'deal.payment_notified': true,
+  'deal.payment_verified': true,
+  'deal.completed': true,
+  'deal.expired': true,
+  'deal.appealed': true,
+  'deal.refund_pending': true,
+  'deal.cancelled': true,
+  'deal.failed': true,
+  'deal.amount_changed': true,
+  'appeal.opened': true,
+  'appeal.in_review': true,
+  'appeal.resolved': true,
+  'appeal.closed': true,
+  'appeal.reopened': true,
+  'appeal.message': true,
+  'p2p.finance.withdrawal_failed': true,
   'p2p.finance.deposit_confirmed': true,
 };
 

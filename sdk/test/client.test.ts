@@ -126,7 +126,10 @@ test('429 honours Retry-After; one beyond maxRetryAfterMs ends the retries with 
   let retryAfter = '2';
   const g = await gateway((i, _r, res) =>
     i === 0 || retryAfter === '3600'
-      ? json(res, 429, problem(429, 'RESOURCE_EXHAUSTED', 8, 'merchant rate limit exceeded (limit: 10/min)'), { 'Retry-After': retryAfter, 'X-Trace-Id': 'trace-429' })
+      ? json(res, 429, problem(429, 'RESOURCE_EXHAUSTED', 8, 'merchant rate limit exceeded (limit: 10/min)'), {
+          'Retry-After': retryAfter,
+          'X-Trace-Id': 'trace-429',
+        })
       : json(res, 200, { wallets: [] }),
   );
   t.teardown(g.close);
@@ -143,12 +146,26 @@ test('429 honours Retry-After; one beyond maxRetryAfterMs ends the retries with 
 
 test('400 is final: a typed error with status, gRPC code, title, message, field errors and trace id', async (t) => {
   const g = await gateway((_i, _r, res) =>
-    json(res, 400, problem(400, 'INVALID_ARGUMENT', 3, 'idempotency_key is required', [{ field: 'idempotency_key', message: 'idempotency_key is required', code: 'invalid_type' }]), { 'X-Trace-Id': 'trace-400' }),
+    json(
+      res,
+      400,
+      problem(400, 'INVALID_ARGUMENT', 3, 'idempotency_key is required', [
+        { field: 'idempotency_key', message: 'idempotency_key is required', code: 'invalid_type' },
+      ]),
+      { 'X-Trace-Id': 'trace-400' },
+    ),
   );
   t.teardown(g.close);
   const error = await t.throwsAsync(client(g.baseUrl, []).getDeal(DEAL.deal_id), { instanceOf: InvalidRequestError });
   t.is(g.seen.length, 1);
-  t.like(error, { status: 400, grpcCode: 3, code: 'INVALID_ARGUMENT', title: 'INVALID_ARGUMENT', message: 'idempotency_key is required', traceId: 'trace-400' });
+  t.like(error, {
+    status: 400,
+    grpcCode: 3,
+    code: 'INVALID_ARGUMENT',
+    title: 'INVALID_ARGUMENT',
+    message: 'idempotency_key is required',
+    traceId: 'trace-400',
+  });
   t.deepEqual(error.fieldErrors, [{ field: 'idempotency_key', message: 'idempotency_key is required', code: 'invalid_type' }]);
 });
 
@@ -175,17 +192,28 @@ test('a timed-out attempt is a network failure: retried, then NetworkError', asy
 
 test('signatures the gateway would refuse as repeats are never sent; GETs are never held back', async (t) => {
   const g = await gateway((_i, r, res) =>
-    r.url.endsWith('/rotate') ? json(res, 200, { token: TOKEN, secret: SECRET }) : r.method === 'POST' ? json(res, 201, { pass: {} }) : json(res, 200, { wallets: [] }),
+    r.url.endsWith('/rotate')
+      ? json(res, 200, { token: TOKEN, secret: SECRET })
+      : r.method === 'POST'
+        ? json(res, 201, { pass: {} })
+        : json(res, 200, { wallets: [] }),
   );
   t.teardown(g.close);
   const gw = client(g.baseUrl, [], { bindRequests: false, now: () => 1_800_000_000_500 });
   for (let i = 0; i < 3; i += 1) await gw.getBalance();
-  t.deepEqual(g.seen.map((r) => r.headers['x-timestamp']), ['1800000000', '1800000000', '1800000000'], 'repeats are fine on ordinary routes');
+  t.deepEqual(
+    g.seen.map((r) => r.headers['x-timestamp']),
+    ['1800000000', '1800000000', '1800000000'],
+    'repeats are fine on ordinary routes',
+  );
   t.false(String(g.seen[0]!.headers['x-signature']).includes('v2='), 'v1 only');
   // Two identical POSTs in one second: a single-use route would refuse the second.
   await gw.createPass({ amount: 1 });
   await gw.createPass({ amount: 1 });
-  t.deepEqual(g.seen.slice(3).map((r) => r.headers['x-timestamp']), ['1800000000', '1799999999']);
+  t.deepEqual(
+    g.seen.slice(3).map((r) => r.headers['x-timestamp']),
+    ['1800000000', '1799999999'],
+  );
   // An unbound rotation never carries the signature of an earlier body-less request.
   await gw.rotateApiKeys();
   t.is(g.seen[5]!.headers['x-timestamp'], '1799999999');
@@ -193,15 +221,30 @@ test('signatures the gateway would refuse as repeats are never sent; GETs are ne
   const bound = client(g.baseUrl, [], { now: () => 1_800_000_000_500 });
   await bound.getBalance();
   await bound.rotateApiKeys();
-  t.deepEqual(g.seen.slice(6).map((r) => r.headers['x-timestamp']), ['1800000000', '1800000000']);
+  t.deepEqual(
+    g.seen.slice(6).map((r) => r.headers['x-timestamp']),
+    ['1800000000', '1800000000'],
+  );
 });
 
 test('backoff: exponential with jitter, capped; Retry-After parsing; which requests are safe to repeat', (t) => {
   const options = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1000 };
-  t.is(backoffMs(1, options, () => 0), 50);
-  t.is(backoffMs(1, options, () => 1), 100);
-  t.is(backoffMs(3, options, () => 1), 400);
-  t.is(backoffMs(10, options, () => 1), 1000);
+  t.is(
+    backoffMs(1, options, () => 0),
+    50,
+  );
+  t.is(
+    backoffMs(1, options, () => 1),
+    100,
+  );
+  t.is(
+    backoffMs(3, options, () => 1),
+    400,
+  );
+  t.is(
+    backoffMs(10, options, () => 1),
+    1000,
+  );
   t.is(retryAfterMs('7'), 7000);
   t.is(retryAfterMs(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(), Date.UTC(2030, 0, 1)), 10_000);
   t.is(retryAfterMs(null), undefined);
@@ -239,7 +282,10 @@ test('allDeals walks every page until next_page_token is empty; eventFeed stops 
   const ids: string[] = [];
   for await (const deal of gw.allDeals({ deal_type: 'PAYIN' })) ids.push(deal.deal_id);
   t.deepEqual(ids, ['1', '2', '3']);
-  t.true(g.seen.every((r) => r.url.includes('deal_type=PAYIN')), 'the filter goes with every page');
+  t.true(
+    g.seen.every((r) => r.url.includes('deal_type=PAYIN')),
+    'the filter goes with every page',
+  );
 
   const feed = gw.eventFeed({ pageSize: 3, types: ['deal.created', 'deal.completed'] });
   const events: string[] = [];
@@ -302,8 +348,22 @@ test('a repeat create whose original deal has another amount throws IdempotencyM
 });
 
 test('PayOut and withdrawal creates are checked too: the recipient of a PayOut, the amount and address of a keyed withdrawal', async (t) => {
-  const payout = { ...PAYIN_DEAL, deal_type: 'PAYOUT', amount: '5000', target_requisite: '4111111111111111', target_name: 'Ann', requisite_details: { bank_name: 'Bank' } };
-  const withdrawal = { withdrawal_id: 'w', status: 'COMPLETED', currency: 'USDT', amount: '500000', address: 'TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL', idempotency_key: 'w-1' };
+  const payout = {
+    ...PAYIN_DEAL,
+    deal_type: 'PAYOUT',
+    amount: '5000',
+    target_requisite: '4111111111111111',
+    target_name: 'Ann',
+    requisite_details: { bank_name: 'Bank' },
+  };
+  const withdrawal = {
+    withdrawal_id: 'w',
+    status: 'COMPLETED',
+    currency: 'USDT',
+    amount: '500000',
+    address: 'TGgd7pXdZALo9GyT4pmF2tT6JRf7ETWVcL',
+    idempotency_key: 'w-1',
+  };
   const g = await gateway((_i, r, res) => json(res, 200, r.url.endsWith('/payout') ? { deal: payout } : withdrawal, { 'Idempotent-Replayed': 'true' }));
   t.teardown(g.close);
   const gw = client(g.baseUrl, []);
@@ -348,11 +408,7 @@ test('amounts: a number, a bigint or a digit string go out as a JSON integer; a 
   await gw.createPayin({ ...body, amount: 9007199254740993n });
   await gw.createPayin({ ...body, amount: '9223372036854775807' });
   await gw.createPass({ amount: '1500' });
-  t.deepEqual(
-    g.seen.map(sentAmount),
-    ['150000', '9007199254740993', '9223372036854775807', '1500'],
-    'a JSON integer, exact',
-  );
+  t.deepEqual(g.seen.map(sentAmount), ['150000', '9007199254740993', '9223372036854775807', '1500'], 'a JSON integer, exact');
   for (const amount of [1500.5, 2 ** 60, Number.NaN, Infinity, '1500.00', '1e5', ' 150', '', '0x10', '+5']) {
     await t.throwsAsync(gw.createPayin({ ...body, amount }), { instanceOf: TypeError }, String(amount));
   }
@@ -367,7 +423,8 @@ test('amounts: a number, a bigint or a digit string go out as a JSON integer; a 
 test('every method answers the object itself: the profile without its wrapper, the catalogs as arrays', async (t) => {
   const merchant = { id: '0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a', name: 'Shop' };
   const g = await gateway((_i, r, res) => {
-    if (r.url.endsWith('/my-merchant')) return json(res, 200, { merchant, auto_withdrawal_mode: 'MANUAL_ONLY', auto_withdrawal_effective_limit_usdt_cents: '0' });
+    if (r.url.endsWith('/my-merchant'))
+      return json(res, 200, { merchant, auto_withdrawal_mode: 'MANUAL_ONLY', auto_withdrawal_effective_limit_usdt_cents: '0' });
     return json(res, 200, { data: [{ slug: r.url.split('/').at(-1) }] });
   });
   t.teardown(g.close);
@@ -412,7 +469,11 @@ test('eventFeed: a consumer that throws part-way through a page resumes from tha
     const resumed: string[] = [];
     for await (const e of gw.eventFeed({ pageToken: feed.pageToken, pageSize: 5 })) resumed.push(e.event_id);
     t.true(ids.indexOf(resumed[0]!) <= crashed, `after a crash on ${crashAt} the resume starts at ${resumed[0]}, not after it`);
-    t.deepEqual([...new Set([...seen, ...resumed])].sort((a, b) => ids.indexOf(a) - ids.indexOf(b)), ids, 'none skipped');
+    t.deepEqual(
+      [...new Set([...seen, ...resumed])].sort((a, b) => ids.indexOf(a) - ids.indexOf(b)),
+      ids,
+      'none skipped',
+    );
   }
   // Breaking out after the 2nd event of page 2 keeps the position at page 2's start, too.
   const feed = gw.eventFeed({ pageSize: 5 });
@@ -425,7 +486,15 @@ test('eventFeed: a consumer that throws part-way through a page resumes from tha
 
 test('retryCallback with wait polls the delivery until a new attempt settled it (SUCCESS or ERROR), and gives up with CallbackWaitTimeoutError', async (t) => {
   const DEAL_ID = '5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f';
-  const delivery = { callback_id: '8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69', deal_id: DEAL_ID, event_id: 'e', event_type: 'deal.created', url: 'u', status: 'ERROR', attempts: 5 };
+  const delivery = {
+    callback_id: '8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69',
+    deal_id: DEAL_ID,
+    event_id: 'e',
+    event_type: 'deal.created',
+    url: 'u',
+    status: 'ERROR',
+    attempts: 5,
+  };
   let queued: object = delivery;
   let states: object[] = [];
   const g = await gateway((_i, r, res) => {

@@ -14,7 +14,12 @@ const now = Math.floor(Date.now() / 1000);
 
 /** The gateway's headers, computed here from the published formulas. */
 function headers(secrets: string[], t = now, payload = body) {
-  const standard = secrets.map((s) => `v1,${createHmac('sha256', Buffer.from(s.slice(6), s.includes('-') || s.includes('_') ? 'base64url' : 'base64')).update(`${id}.${t}.${payload}`).digest('base64')}`);
+  const standard = secrets.map(
+    (s) =>
+      `v1,${createHmac('sha256', Buffer.from(s.slice(6), s.includes('-') || s.includes('_') ? 'base64url' : 'base64'))
+        .update(`${id}.${t}.${payload}`)
+        .digest('base64')}`,
+  );
   const spec = secrets.map((s) => `v1=${createHmac('sha256', s).update(`${t}.${payload}`).digest('hex')}`);
   return {
     'webhook-id': id,

@@ -164,7 +164,12 @@ test('create rules: reason length and text, unknown and foreign deals 404, forei
 
   const theirFile = await signedUpload(stranger.keys, filePart(SAMPLES.text));
   const unknownFile = randomUUID();
-  await expect({ deal_id: deal.deal_id, reason: REASON, file_ids: [theirFile.body.file.file_id] }, 400, 'INVALID_ARGUMENT', new RegExp(theirFile.body.file.file_id));
+  await expect(
+    { deal_id: deal.deal_id, reason: REASON, file_ids: [theirFile.body.file.file_id] },
+    400,
+    'INVALID_ARGUMENT',
+    new RegExp(theirFile.body.file.file_id),
+  );
   await expect({ deal_id: deal.deal_id, reason: REASON, file_ids: [unknownFile] }, 400, 'INVALID_ARGUMENT', new RegExp(unknownFile));
 
   const funded = await fundedMerchant(100_000);
@@ -240,8 +245,14 @@ test('messages, listing and the arbiter view: oldest first, scoped, keyset pages
   const thread = await signed(keys, 'GET', `${APPEALS}/${a.appeal_id}/messages`);
   t.is(thread.status, 200);
   t.deepEqual(Object.keys(thread.body), ['data']);
-  t.deepEqual(thread.body.data.messages.map((m: { sender_role: string }) => m.sender_role), ['MERCHANT', 'ADMIN', 'MERCHANT']);
-  t.deepEqual(thread.body.data.messages.map((m: { message_id: string }) => m.message_id), [m1.body.data.message_id, m2.body.data.message_id, m3.body.data.message_id]);
+  t.deepEqual(
+    thread.body.data.messages.map((m: { sender_role: string }) => m.sender_role),
+    ['MERCHANT', 'ADMIN', 'MERCHANT'],
+  );
+  t.deepEqual(
+    thread.body.data.messages.map((m: { message_id: string }) => m.message_id),
+    [m1.body.data.message_id, m2.body.data.message_id, m3.body.data.message_id],
+  );
   t.true((await outboxTypes(a.deal_id)).includes('appeal.message'));
 
   // Scope: another merchant sees none of it.
@@ -254,10 +265,16 @@ test('messages, listing and the arbiter view: oldest first, scoped, keyset pages
   // Keyset pages, newest first; page_size clamps; tokens are bound to the merchant.
   const page1 = await signed(keys, 'GET', `${APPEALS}?page_size=2`);
   t.is(page1.status, 200);
-  t.deepEqual(page1.body.data.map((x: { appeal_id: string }) => x.appeal_id), [appeals[2].appeal_id, appeals[1].appeal_id]);
+  t.deepEqual(
+    page1.body.data.map((x: { appeal_id: string }) => x.appeal_id),
+    [appeals[2].appeal_id, appeals[1].appeal_id],
+  );
   t.truthy(page1.body.next_page_token);
   const page2 = await signed(keys, 'GET', `${APPEALS}?page_size=2&page_token=${page1.body.next_page_token}`);
-  t.deepEqual(page2.body.data.map((x: { appeal_id: string }) => x.appeal_id), [a.appeal_id]);
+  t.deepEqual(
+    page2.body.data.map((x: { appeal_id: string }) => x.appeal_id),
+    [a.appeal_id],
+  );
   t.is(page2.body.next_page_token, '');
   t.is((await signed(keys, 'GET', `${APPEALS}?page_size=5000`)).body.data.length, 3);
   t.is((await signed(keys, 'GET', `${APPEALS}?page_size=-1`)).status, 400);
@@ -265,12 +282,18 @@ test('messages, listing and the arbiter view: oldest first, scoped, keyset pages
   t.is(foreignToken.status, 400);
   t.is(problemDetail(foreignToken.body).message, 'invalid page_token');
   await arbiter(a.appeal_id, 'review');
-  t.deepEqual((await signed(keys, 'GET', `${APPEALS}?status=IN_REVIEW`)).body.data.map((x: { appeal_id: string }) => x.appeal_id), [a.appeal_id]);
+  t.deepEqual(
+    (await signed(keys, 'GET', `${APPEALS}?status=IN_REVIEW`)).body.data.map((x: { appeal_id: string }) => x.appeal_id),
+    [a.appeal_id],
+  );
   t.is((await signed(keys, 'GET', `${APPEALS}?status=OPEN`)).body.data.length, 2);
   // Contract 7: IN_PROGRESS (spec 4.1.4) is the same state as IN_REVIEW, for the merchant and the arbiter alike.
   const inProgress = await signed(keys, 'GET', `${APPEALS}?status=IN_PROGRESS`);
   t.is(inProgress.status, 200, inProgress.text);
-  t.deepEqual(inProgress.body.data.map((x: { appeal_id: string }) => x.appeal_id), [a.appeal_id]);
+  t.deepEqual(
+    inProgress.body.data.map((x: { appeal_id: string }) => x.appeal_id),
+    [a.appeal_id],
+  );
   t.is(inProgress.body.data[0].status, 'IN_REVIEW');
   t.is((await signed(keys, 'GET', `${APPEALS}?status=IN_PROGRESS,OPEN`)).body.data.length, 3);
   t.is((await signed(keys, 'GET', `${APPEALS}?status=IN_PROGRESS&status=IN_REVIEW`)).body.data.length, 1);
@@ -299,7 +322,7 @@ test('messages, listing and the arbiter view: oldest first, scoped, keyset pages
   for (const x of appeals) t.is((await arbiter(x.appeal_id, 'resolve', { outcome: 'REJECTED' })).status, 200);
 });
 
-test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from the parent\'s trader, COMPLETED at once; one per appeal', async (t) => {
+test("settlement of an EXPIRED deal: a new deal at today's rate, escrow from the parent's trader, COMPLETED at once; one per appeal", async (t) => {
   const { merchantId, keys } = await newMerchant({ payin_fee_bps: 100 });
   // The rate changes below: a currency of this test's own (rates are global; other files read TRY's).
   const currency = await ownCurrency({ buyMicro: 34_000_000n, sellMicro: 34_800_000n });
@@ -386,14 +409,30 @@ test('settlement of an EXPIRED deal: a new deal at today\'s rate, escrow from th
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
   const found = await eventually(async () => {
-    for await (const wf of client.workflow.list({ query: `ParentDealId = "${parent.deal_id}" AND OriginAppealId = "${appealId}" AND DealId = "${settlement.deal_id}"` })) return wf;
+    for await (const wf of client.workflow.list({
+      query: `ParentDealId = "${parent.deal_id}" AND OriginAppealId = "${appealId}" AND DealId = "${settlement.deal_id}"`,
+    }))
+      return wf;
     return undefined;
   }, 'the settlement workflow in visibility');
   t.is(found.workflowId, `settlement:${appealId}`);
   t.is(found.type, 'settlementWorkflow');
 });
 
-const DEAL_FIELDS = ['amount', 'amount_match_status', 'client_id', 'created_at', 'currency', 'deal_id', 'deal_type', 'payment_url', 'received_amount', 'status', 'target_requisite', 'updated_at'];
+const DEAL_FIELDS = [
+  'amount',
+  'amount_match_status',
+  'client_id',
+  'created_at',
+  'currency',
+  'deal_id',
+  'deal_type',
+  'payment_url',
+  'received_amount',
+  'status',
+  'target_requisite',
+  'updated_at',
+];
 const SETTLEMENT_FIELDS = [...DEAL_FIELDS, 'origin_appeal_id', 'parent_deal_id'].sort();
 
 test('settlement deals carry parent_deal_id and origin_appeal_id (answer, GET, listing, webhooks) and live outside the merchant key space', async (t) => {
@@ -444,7 +483,10 @@ test('settlement deals carry parent_deal_id and origin_appeal_id (answer, GET, l
   // The listing: settlement deals with both, every other deal without.
   const listed = (await signed(keys, 'GET', '/api/v1/p2p/merchant/deals?page_size=250')).body.data as Array<Record<string, string>>;
   t.is(listed.length, 6);
-  const settlementIds = new Map([[a.deal_id, [first.deal_id, appealA]], [b.deal_id, [second.deal_id, appealB]]]);
+  const settlementIds = new Map([
+    [a.deal_id, [first.deal_id, appealA]],
+    [b.deal_id, [second.deal_id, appealB]],
+  ]);
   for (const deal of listed) {
     const expected = settlementIds.get(deal.deal_id!);
     if (expected) t.like(deal, { parent_deal_id: expected[0], origin_appeal_id: expected[1] });

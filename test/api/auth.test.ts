@@ -1,16 +1,7 @@
 import test from 'ava';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { signatureHeader } from '../../domain/signature';
-import {
-  asOperator,
-  cabinetToken,
-  JWT_SECRET,
-  newMerchant,
-  problemDetail,
-  signed,
-  unsigned,
-  withBearer,
-} from '../helpers/api';
+import { asOperator, cabinetToken, JWT_SECRET, newMerchant, problemDetail, signed, unsigned, withBearer } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 
 const MY = '/api/v1/p2p/my-merchant';
@@ -125,7 +116,10 @@ test('concurrent rotations leave exactly one current pair', async (t) => {
   t.is(current.length, 1);
   t.true(results.some((r) => r.body.token === current[0]!.token));
   const stored = await sql`select secret_sealed from api_keys where merchant_id = ${merchantId}`;
-  t.true(stored.every((row) => !String(row.secret_sealed).includes('whsec_')), 'secrets are encrypted at rest');
+  t.true(
+    stored.every((row) => !String(row.secret_sealed).includes('whsec_')),
+    'secrets are encrypted at rest',
+  );
 });
 
 test('kill-switch: HMAC gets 403 merchant is disabled; the cabinet may read but not mutate', async (t) => {
@@ -188,8 +182,16 @@ test('operator routes: merchants get 403 admin role required, anonymous 401', as
 
 test('expired, wrongly signed and alg none JWTs get 401', async (t) => {
   const key = new TextEncoder().encode(JWT_SECRET);
-  const expired = await new SignJWT({ role: 'admin' }).setProtectedHeader({ alg: 'HS256' }).setSubject('op').setExpirationTime(Math.floor(Date.now() / 1000) - 5).sign(key);
-  const forged = await new SignJWT({ role: 'admin' }).setProtectedHeader({ alg: 'HS256' }).setSubject('op').setExpirationTime('1h').sign(new TextEncoder().encode('not-the-server-secret-at-all'));
+  const expired = await new SignJWT({ role: 'admin' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('op')
+    .setExpirationTime(Math.floor(Date.now() / 1000) - 5)
+    .sign(key);
+  const forged = await new SignJWT({ role: 'admin' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('op')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode('not-the-server-secret-at-all'));
   const none = new UnsecuredJWT({ role: 'admin' }).setSubject('op').setExpirationTime('1h').encode();
   for (const token of [expired, forged, none]) {
     expectProblem(t, await withBearer(token, 'POST', '/api/v1/p2p/admin/merchants', { name: 'x', email: 'x@example.test' }), 401, 'UNAUTHENTICATED');

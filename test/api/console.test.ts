@@ -25,7 +25,11 @@ interface Session {
 }
 
 async function rawSignIn(base: string, email: string, password: string, extra: Record<string, unknown> = {}): Promise<ApiResponse> {
-  const res = await fetch(`${base}${SESSION}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password, ...extra }) });
+  const res = await fetch(`${base}${SESSION}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password, ...extra }),
+  });
   return readResponse(res);
 }
 
@@ -83,7 +87,10 @@ test('sign in, who am I, sign out: HttpOnly SameSite=Strict cookie, a CSRF token
   const after = await asSession(op.session, 'GET', SESSION);
   t.is(after.status, 401);
   t.is(after.headers.get('content-type'), 'application/problem+json');
-  t.deepEqual((await auditOf(op.id)).map((r) => r.action), ['operator.create', 'session.sign_in', 'session.sign_out']);
+  t.deepEqual(
+    (await auditOf(op.id)).map((r) => r.action),
+    ['operator.create', 'session.sign_in', 'session.sign_out'],
+  );
 });
 
 test('a wrong password, an unknown email, a disabled account: the same 401; too many failures are 429', async (t) => {
@@ -218,8 +225,15 @@ test('support is refused on every operator route that changes something; each ro
   t.is((await asSession(arbiter.session, 'PUT', `${ADMIN}/rates/KZT`, { buy_rate_micro: 480_000_000, sell_rate_micro: 490_000_000 })).status, 403);
   t.is((await asSession(finance.session, 'POST', `${ADMIN}/deals/${randomUUID()}/confirm`, {})).status, 403);
   t.is((await asSession(arbiter.session, 'POST', `${ADMIN}/deals/${randomUUID()}/confirm`, {})).status, 404, 'the arbiter passes the role check');
-  t.is((await asSession(admin.session, 'POST', `${ADMIN}/operators`, { email: `x-${randomUUID()}@example.test`, password: 'short', role: 'support' })).status, 400);
-  const dup = await asSession(admin.session, 'POST', `${ADMIN}/operators`, { email: admin.email.toUpperCase(), password: 'long-enough-password', role: 'support' });
+  t.is(
+    (await asSession(admin.session, 'POST', `${ADMIN}/operators`, { email: `x-${randomUUID()}@example.test`, password: 'short', role: 'support' })).status,
+    400,
+  );
+  const dup = await asSession(admin.session, 'POST', `${ADMIN}/operators`, {
+    email: admin.email.toUpperCase(),
+    password: 'long-enough-password',
+    role: 'support',
+  });
   t.is(dup.status, 409, dup.text);
 });
 
@@ -246,19 +260,33 @@ test('audit: merchant settings, kill-switch and withdrawal cancel, with before/a
   t.truthy(disable.after.disabled_at);
   t.is(disable.after.kill_switch_reason, 'fraud check');
   t.is((await asOperator('POST', `/api/v1/p2p/merchant/${merchantId}/enable`)).status, 200);
-  t.deepEqual((await auditOf(merchantId)).map((r) => r.action).filter((a) => a.startsWith('merchant.')), [
-    'merchant.create', 'merchant.keys_issue', 'merchant.update_settings', 'merchant.update_settings', 'merchant.disable', 'merchant.enable',
-  ]);
+  t.deepEqual(
+    (await auditOf(merchantId)).map((r) => r.action).filter((a) => a.startsWith('merchant.')),
+    ['merchant.create', 'merchant.keys_issue', 'merchant.update_settings', 'merchant.update_settings', 'merchant.disable', 'merchant.enable'],
+  );
   // The key issue keeps the (public) token, never the secret.
   t.false(JSON.stringify(rows.find((r) => r.action === 'merchant.keys_issue')!.after).includes(keys.secret));
 
   const w = await withdraw(keys, { address: randomTronAddress(), amount: 3_000 });
   t.is(w.body.status, 'PENDING_MANUAL');
   const finance = await operator('finance');
-  const cancelled = await asSession(finance.session, 'POST', `${ADMIN}/withdrawals/${w.body.withdrawal_id}/cancel`, { reason: 'checks' }, { traceId: `${traceId}-w` });
+  const cancelled = await asSession(
+    finance.session,
+    'POST',
+    `${ADMIN}/withdrawals/${w.body.withdrawal_id}/cancel`,
+    { reason: 'checks' },
+    { traceId: `${traceId}-w` },
+  );
   t.is(cancelled.status, 200, cancelled.text);
   const [cancel] = await auditOf(w.body.withdrawal_id);
-  t.like(cancel, { action: 'withdrawal.cancel', actor_kind: 'operator_account', actor_id: finance.id, role: 'finance', object_type: 'withdrawal', request_id: `${traceId}-w` });
+  t.like(cancel, {
+    action: 'withdrawal.cancel',
+    actor_kind: 'operator_account',
+    actor_id: finance.id,
+    role: 'finance',
+    object_type: 'withdrawal',
+    request_id: `${traceId}-w`,
+  });
   t.is(cancel!.before.status, 'PENDING_MANUAL');
   t.like(cancel!.after, { status: 'CANCELLED', cancel_reason: 'checks', cancelled_by: finance.id });
   // A refused move (already cancelled) writes nothing.
@@ -269,12 +297,29 @@ test('audit: merchant settings, kill-switch and withdrawal cancel, with before/a
   const support = await operator('support');
   const page1 = await asSession(support.session, 'GET', `${ADMIN}/audit?object_type=merchant&object_id=${merchantId}&page_size=2`);
   t.is(page1.status, 200, page1.text);
-  t.deepEqual(page1.body.data.map((r: any) => r.action), ['merchant.enable', 'merchant.disable']);
-  const page2 = await asSession(support.session, 'GET', `${ADMIN}/audit?object_type=merchant&object_id=${merchantId}&page_size=2&page_token=${page1.body.next_page_token}`);
-  t.deepEqual(page2.body.data.map((r: any) => r.action), ['merchant.update_settings', 'merchant.update_settings']);
-  t.is((await asSession(support.session, 'GET', `${ADMIN}/audit?object_id=${merchantId}&page_token=${page1.body.next_page_token}`)).status, 400, 'a token of other filters');
+  t.deepEqual(
+    page1.body.data.map((r: any) => r.action),
+    ['merchant.enable', 'merchant.disable'],
+  );
+  const page2 = await asSession(
+    support.session,
+    'GET',
+    `${ADMIN}/audit?object_type=merchant&object_id=${merchantId}&page_size=2&page_token=${page1.body.next_page_token}`,
+  );
+  t.deepEqual(
+    page2.body.data.map((r: any) => r.action),
+    ['merchant.update_settings', 'merchant.update_settings'],
+  );
+  t.is(
+    (await asSession(support.session, 'GET', `${ADMIN}/audit?object_id=${merchantId}&page_token=${page1.body.next_page_token}`)).status,
+    400,
+    'a token of other filters',
+  );
   const byActor = await asOperator('GET', `${ADMIN}/audit?actor=${admin.id}&action=merchant.update_settings`);
-  t.deepEqual(byActor.body.data.map((r: any) => r.object_id), [merchantId]);
+  t.deepEqual(
+    byActor.body.data.map((r: any) => r.object_id),
+    [merchantId],
+  );
   t.is((await asOperator('GET', `${ADMIN}/audit?from=yesterday`)).status, 400);
   t.is((await asOperator('GET', `${ADMIN}/audit?from=2030-01-01T00:00:00Z&to=2029-01-01T00:00:00Z`)).status, 400);
   const none = await asOperator('GET', `${ADMIN}/audit?object_id=${merchantId}&from=2099-01-01T00:00:00Z`);
@@ -299,7 +344,10 @@ test('four-eyes: above the amount the same operator cannot give the second appro
   const first = await asSession(firstOperator.session, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {});
   t.is(first.status, 202, first.text);
   t.like(first.body, { status: 'PENDING_MANUAL', approvals_required: 2 });
-  t.deepEqual(first.body.approvals.map((a: any) => [a.approver, a.counts]), [[`operator_account:${firstOperator.id}`, true]]);
+  t.deepEqual(
+    first.body.approvals.map((a: any) => [a.approver, a.counts]),
+    [[`operator_account:${firstOperator.id}`, true]],
+  );
   t.is((await signed(keys, 'GET', `/api/v1/p2p/merchant/wallet/withdrawals/${id}`)).body.status, 'PENDING_MANUAL', 'the merchant sees no new status');
   const again = await asSession(firstOperator.session, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {});
   t.is(again.status, 409, again.text);
@@ -310,10 +358,13 @@ test('four-eyes: above the amount the same operator cannot give the second appro
   t.like(second.body, { status: 'COMPLETED', approved_by: finance.id, approvals_required: 2 });
   t.is(second.body.approvals.length, 2);
   const trail = await auditOf(id);
-  t.deepEqual(trail.map((r) => [r.action, r.actor_kind, r.after.status]), [
-    ['withdrawal.approve', 'operator_account', 'PENDING_MANUAL'],
-    ['withdrawal.approve', 'operator_account', 'APPROVED'],
-  ]);
+  t.deepEqual(
+    trail.map((r) => [r.action, r.actor_kind, r.after.status]),
+    [
+      ['withdrawal.approve', 'operator_account', 'PENDING_MANUAL'],
+      ['withdrawal.approve', 'operator_account', 'APPROVED'],
+    ],
+  );
   t.is((await sql`select count(*)::int as n from simulated_chain_transfers where withdrawal_id = ${id}`)[0]!.n, 1);
 
   const small = await withdraw(keys, { address: randomTronAddress(), amount: 900_000 });
@@ -371,8 +422,21 @@ test('TOTP: once enrolled, sign-in needs the code', async (t) => {
   t.is(start.status, 200, start.text);
   t.regex(start.body.otpauth_uri, /^otpauth:\/\/totp\//);
   const now = Date.now();
-  t.is((await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: '000000' === totpAt(start.body.secret, now) ? '111111' : '000000', confirm_password: op.password })).status, 400);
-  const done = await asSession(op.session, 'POST', `${SESSION}/totp`, { secret: start.body.secret, code: totpAt(start.body.secret, now), confirm_password: op.password });
+  t.is(
+    (
+      await asSession(op.session, 'POST', `${SESSION}/totp`, {
+        secret: start.body.secret,
+        code: '000000' === totpAt(start.body.secret, now) ? '111111' : '000000',
+        confirm_password: op.password,
+      })
+    ).status,
+    400,
+  );
+  const done = await asSession(op.session, 'POST', `${SESSION}/totp`, {
+    secret: start.body.secret,
+    code: totpAt(start.body.secret, now),
+    confirm_password: op.password,
+  });
   t.is(done.status, 200, done.text);
   const [row] = await sql<{ totp_secret_sealed: string }[]>`select totp_secret_sealed from operators where id = ${op.id}`;
   t.false(row!.totp_secret_sealed.includes(start.body.secret), 'sealed at rest');
@@ -405,7 +469,14 @@ test('a deal confirm is audited in its step (the arbiter session and the JWT ali
   t.is(confirmed.status, 200, confirmed.text);
   const rows = await auditOf(dealId);
   t.is(rows.length, 1);
-  t.like(rows[0], { action: 'deal.confirm', actor_kind: 'operator_account', actor_id: arbiter.id, role: 'arbiter', object_type: 'deal', request_id: `confirm-${dealId}` });
+  t.like(rows[0], {
+    action: 'deal.confirm',
+    actor_kind: 'operator_account',
+    actor_id: arbiter.id,
+    role: 'arbiter',
+    object_type: 'deal',
+    request_id: `confirm-${dealId}`,
+  });
   t.is(rows[0]!.before.status, 'ESCROW_LOCKED');
   t.is(rows[0]!.after.status, 'COMPLETED');
   t.is((await operatorDeal(dealId, 'confirm')).status, 400, 'a second confirm is refused');
@@ -445,10 +516,13 @@ test('alerts: finance acknowledges and resolves (audited with the change, idempo
   t.is(resolvedAgain.body.alert.resolved_by, finance.id, 'the first resolution stays');
   t.is((await ack(finance.session, ids[0]!)).body.alert.resolved_by, finance.id, 'acknowledging a resolved alert changes nothing');
   const trail = await auditOf(ids[0]!);
-  t.deepEqual(trail.map((r) => [r.action, r.actor_id, r.object_type]), [
-    ['alert.acknowledge', finance.id, 'alert'],
-    ['alert.resolve', finance.id, 'alert'],
-  ]);
+  t.deepEqual(
+    trail.map((r) => [r.action, r.actor_id, r.object_type]),
+    [
+      ['alert.acknowledge', finance.id, 'alert'],
+      ['alert.resolve', finance.id, 'alert'],
+    ],
+  );
   t.is(trail[0]!.request_id, `ack-${ids[0]}`);
   t.like(trail[0]!.before, { acknowledged_at: '' });
   t.like(trail[1]!.after, { resolved_by: finance.id });
@@ -458,7 +532,10 @@ test('alerts: finance acknowledges and resolves (audited with the change, idempo
   const all = await asSession(support.session, 'GET', `${ADMIN}/alerts?include_resolved=true&page_size=500`);
   t.is(all.status, 200, all.text);
   const mine = all.body.data.filter((a: any) => a.subject === subject);
-  t.like(mine.find((a: any) => a.alert_id === ids[1]), { resolved_by: '', acknowledged_at: '' });
+  t.like(
+    mine.find((a: any) => a.alert_id === ids[1]),
+    { resolved_by: '', acknowledged_at: '' },
+  );
   t.truthy(mine.find((a: any) => a.alert_id === ids[1]).resolved_at);
   const open = await asSession(support.session, 'GET', `${ADMIN}/alerts`);
   t.deepEqual(
@@ -499,7 +576,13 @@ test('the operator sets a merchant’s IP whitelist and deal limits by the cabin
   t.is(inverted.status, 400);
   t.regex(inverted.text, /max_below_min/);
 
-  const ok = await asSession(admin.session, 'PATCH', path, { ip_whitelist: '["203.0.113.9"]', deal_min_amount: '1000', deal_max_amount: 500000, daily_deal_amount_limit: '9007199254740993' }, { traceId: `ip-${merchantId}` });
+  const ok = await asSession(
+    admin.session,
+    'PATCH',
+    path,
+    { ip_whitelist: '["203.0.113.9"]', deal_min_amount: '1000', deal_max_amount: 500000, daily_deal_amount_limit: '9007199254740993' },
+    { traceId: `ip-${merchantId}` },
+  );
   t.is(ok.status, 200, ok.text);
   t.like(ok.body.merchant, { ip_whitelist: ['203.0.113.9'], deal_min_amount: '1000', deal_max_amount: '500000', daily_deal_amount_limit: '9007199254740993' });
   const refused = await signed(keys, 'GET', '/api/v1/p2p/my-merchant');

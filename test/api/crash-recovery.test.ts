@@ -28,7 +28,12 @@ async function holdLock(query: (tx: any) => Promise<unknown>) {
     await released;
   });
   await isLocked;
-  return { release: async () => { release(); await done; } };
+  return {
+    release: async () => {
+      release();
+      await done;
+    },
+  };
 }
 
 test('a create step blocked past its deadline never commits later: no orphan deal or escrow, and a retry works', async (t) => {
@@ -65,17 +70,26 @@ test('a deal step on a worker killed mid-step is retried by another worker after
   t.teardown(() => app.close());
   const { keys } = await newMerchant();
   const { method } = await isolatedTrader({ liquidity: 100_000 });
-  const created = await signed(keys, 'POST', `${app.url}${PAYIN}`, { idempotency_key: randomUUID(), amount: 150_000, currency: 'RUB', payment_method_id: method });
+  const created = await signed(keys, 'POST', `${app.url}${PAYIN}`, {
+    idempotency_key: randomUUID(),
+    amount: 150_000,
+    currency: 'RUB',
+    payment_method_id: method,
+  });
   t.is(created.status, 200, created.text);
   const deal = created.body.deal;
 
   // The payer presses "I paid" while the step cannot finish (its row is locked), then the worker dies.
   const lock = await holdLock((tx) => tx`select 1 from deals where id = ${deal.deal_id} for update`);
   const notify = unsigned('POST', `${app.url}/api/v1/p2p/checkout/${hashOf(deal.payment_url)}/notify-payment`);
-  await eventually(async () => {
-    const [row] = await sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%from deals%for no key update%'`;
-    return row!.n > 0;
-  }, 'the step to wait on the row', 120_000);
+  await eventually(
+    async () => {
+      const [row] = await sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%from deals%for no key update%'`;
+      return row!.n > 0;
+    },
+    'the step to wait on the row',
+    120_000,
+  );
   worker.kill('SIGKILL');
   await new Promise((resolve) => worker.once('exit', resolve));
   const killedAt = Date.now();
@@ -86,10 +100,14 @@ test('a deal step on a worker killed mid-step is retried by another worker after
   const temporal = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => temporal.connection.close());
   const replacement = `${worker.pid}@`;
-  const readyAt = await eventually(async () => {
-    const { pollers } = await temporal.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: queue }, taskQueueType: 2 });
-    return (pollers ?? []).some((p) => p.identity?.startsWith(replacement)) && Date.now();
-  }, 'the replacement worker to poll', 90_000);
+  const readyAt = await eventually(
+    async () => {
+      const { pollers } = await temporal.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: queue }, taskQueueType: 2 });
+      return (pollers ?? []).some((p) => p.identity?.startsWith(replacement)) && Date.now();
+    },
+    'the replacement worker to poll',
+    90_000,
+  );
 
   const answered = await notify;
   t.is(answered.status, 200, answered.text);

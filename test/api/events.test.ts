@@ -52,9 +52,19 @@ test('the feed lists the merchant’s events oldest first in outbox order, with 
     const walked = await walk(keys, { page_size: 2 });
     return walked.events.length >= expected ? walked : undefined;
   }, 'every event in the feed');
-  t.deepEqual(events.map((e) => e.event_id), await outboxOrder(merchantId), 'outbox order, oldest first, nothing else');
-  t.deepEqual(events.map((e) => e.type), ['deal.created', 'deal.escrow_locked', 'deal.created', 'deal.escrow_locked', 'deal.cancelled']);
-  t.deepEqual(events.map((e) => e.deal!.deal_id), [first.deal_id, first.deal_id, second.deal_id, second.deal_id, first.deal_id]);
+  t.deepEqual(
+    events.map((e) => e.event_id),
+    await outboxOrder(merchantId),
+    'outbox order, oldest first, nothing else',
+  );
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['deal.created', 'deal.escrow_locked', 'deal.created', 'deal.escrow_locked', 'deal.cancelled'],
+  );
+  t.deepEqual(
+    events.map((e) => e.deal!.deal_id),
+    [first.deal_id, first.deal_id, second.deal_id, second.deal_id, first.deal_id],
+  );
   // The same payloads as the webhooks: byte for byte, once parsed.
   const delivered = new Map(receiver.received.map((r) => [JSON.parse(r.body).event_id as string, JSON.parse(r.body)]));
   for (const e of events) t.deepEqual(e, delivered.get(e.event_id), `${e.type} as delivered`);
@@ -70,7 +80,13 @@ test('the feed lists the merchant’s events oldest first in outbox order, with 
     const walked = await walk(keys, {}, token);
     return walked.events.length >= 2 ? walked : undefined;
   }, 'the new events after the kept token');
-  t.deepEqual(resumed.events.map((e) => [e.type, e.deal!.deal_id]), [['deal.created', third.deal_id], ['deal.escrow_locked', third.deal_id]]);
+  t.deepEqual(
+    resumed.events.map((e) => [e.type, e.deal!.deal_id]),
+    [
+      ['deal.created', third.deal_id],
+      ['deal.escrow_locked', third.deal_id],
+    ],
+  );
   t.not(resumed.token, token);
 });
 
@@ -83,9 +99,16 @@ test('types filters the feed; unknown types match nothing; the token moves past 
   }, 'the escrow event');
   t.is(locked.events[0]!.deal!.deal_id, deal.deal_id);
   const both = await walk(keys, { types: 'deal.created,deal.escrow_locked' });
-  t.deepEqual(both.events.map((e) => e.type), ['deal.created', 'deal.escrow_locked']);
+  t.deepEqual(
+    both.events.map((e) => e.type),
+    ['deal.created', 'deal.escrow_locked'],
+  );
   const repeated = await signed(keys, 'GET', `${FEED}?types=deal.created&types=deal.escrow_locked`);
-  t.deepEqual((repeated.body as Page).data.map((e) => e.type), ['deal.created', 'deal.escrow_locked'], 'repeated parameters too');
+  t.deepEqual(
+    (repeated.body as Page).data.map((e) => e.type),
+    ['deal.created', 'deal.escrow_locked'],
+    'repeated parameters too',
+  );
 
   const none = await walk(keys, { types: 'no.such_type' });
   t.deepEqual(none.events, []);
@@ -153,11 +176,26 @@ test('real feed events match the schema of their variant in the WebhookEvent uni
   t.is(w.body.status, 'PENDING_MANUAL', w.text);
   t.is((await withdrawalAction(w.body.withdrawal_id, 'cancel', { reason: 'not today' })).status, 200);
 
-  const wanted = ['deal.created', 'deal.escrow_locked', 'deal.amount_changed', 'deal.appealed', 'appeal.opened', 'appeal.message', 'appeal.in_review', 'deal.cancelled', 'deal.completed', 'p2p.finance.withdrawal_failed'];
-  const events = await eventually(async () => {
-    const { events: all } = await walk(keys);
-    return wanted.every((type) => all.some((e) => e.type === type)) && all;
-  }, 'every event in the feed', 60_000);
+  const wanted = [
+    'deal.created',
+    'deal.escrow_locked',
+    'deal.amount_changed',
+    'deal.appealed',
+    'appeal.opened',
+    'appeal.message',
+    'appeal.in_review',
+    'deal.cancelled',
+    'deal.completed',
+    'p2p.finance.withdrawal_failed',
+  ];
+  const events = await eventually(
+    async () => {
+      const { events: all } = await walk(keys);
+      return wanted.every((type) => all.some((e) => e.type === type)) && all;
+    },
+    'every event in the feed',
+    60_000,
+  );
   for (const event of events) {
     t.true((EVENT_TYPES as readonly string[]).includes(event.type), event.type);
     const variant = EVENT_VARIANTS.find((v) => (v.shape.type.options as readonly string[]).includes(event.type))!;

@@ -31,7 +31,13 @@ test('bad PayIn bodies and a strict PATCH answer the documented codes, field by 
     seen.push(...Object.values(codes));
   }
   // An amount in exponent form ("1e3"): exact integers only, so it is not_integer too.
-  const exponent = await signedRaw(keys, 'POST', PAYIN, '{"idempotency_key":"k-exp","amount":1e3,"currency":"RUB","payment_method_id":"card-rub"}', 'application/json');
+  const exponent = await signedRaw(
+    keys,
+    'POST',
+    PAYIN,
+    '{"idempotency_key":"k-exp","amount":1e3,"currency":"RUB","payment_method_id":"card-rub"}',
+    'application/json',
+  );
   t.is(exponent.status, 400, exponent.text);
   const exponentCodes = codesOf(JSON.parse(exponent.text));
   t.is(exponentCodes.amount, 'not_integer', exponent.text);

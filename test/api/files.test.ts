@@ -12,7 +12,10 @@ const filesOf = async (merchantId: string) =>
   Number((await sql<{ n: number }[]>`select count(*)::int as n from evidence_files where merchant_id = ${merchantId}`)[0]!.n);
 /** Bytes without metadata (a refused upload must leave none; a concurrent upload's are orphaned only for a moment). */
 const orphanBlobs = async () =>
-  Number((await sql<{ n: number }[]>`select count(*)::int as n from evidence_blobs b where not exists (select 1 from evidence_files f where f.id = b.file_id)`)[0]!.n);
+  Number(
+    (await sql<{ n: number }[]>`select count(*)::int as n from evidence_blobs b where not exists (select 1 from evidence_files f where f.id = b.file_id)`)[0]!
+      .n,
+  );
 
 test('upload (HMAC over the raw bytes): 201 with the sniffed type, size and sha256; the owner and operators read it back, others get 404', async (t) => {
   const { merchantId, keys } = await newMerchant();
@@ -126,7 +129,10 @@ test('size cap (EVIDENCE_MAX_BYTES): a file over it is 413 whether the cap trips
   t.is(over.status, 413, over.text);
   t.regex(problemDetail(over.body).message, /larger than 1000 bytes/);
   // Far beyond the cap plus the multipart allowance: refused by the body reader before parsing.
-  const huge = await signedUpload(keys, filePart(Buffer.alloc(200_000, 'a'), 'huge.txt', 'text/plain'), `${app.url}${FILES}`).catch((error) => ({ status: -1, text: String(error) }));
+  const huge = await signedUpload(keys, filePart(Buffer.alloc(200_000, 'a'), 'huge.txt', 'text/plain'), `${app.url}${FILES}`).catch((error) => ({
+    status: -1,
+    text: String(error),
+  }));
   t.is(huge.status, 413, huge.text);
   t.is(await filesOf(merchantId), 1);
 });

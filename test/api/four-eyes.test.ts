@@ -18,12 +18,20 @@ import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/w
 const sql = testSql();
 test.after.always(() => sql.end());
 
-const asJwt = async (sub: string, method: string, path: string, body?: unknown) => withBearer(await signJwt({ sub, role: 'admin' }, JWT_SECRET), method, path, body);
+const asJwt = async (sub: string, method: string, path: string, body?: unknown) =>
+  withBearer(await signJwt({ sub, role: 'admin' }, JWT_SECRET), method, path, body);
 const approve = (s: Session, id: string) => asSession(s, 'POST', `${ADMIN}/withdrawals/${id}/approve`, {});
 const status = async (id: string) => (await sql<{ status: string }[]>`select status from withdrawals where id = ${id}`)[0]!.status;
-const approvalsOf = async (id: string) => (await sql<{ approver: string }[]>`select approver from withdrawal_approvals where withdrawal_id = ${id} order by at`).map((a) => a.approver);
-const transfers = async (id: string) => (await sql<{ n: number }[]>`select count(*)::int as n from simulated_chain_transfers where withdrawal_id = ${id}`)[0]!.n;
-const releases = async (id: string) => (await sql<{ n: number }[]>`select count(*)::int as n from audit_log where object_id = ${id} and action = 'withdrawal.approve' and after->>'status' = 'APPROVED'`)[0]!.n;
+const approvalsOf = async (id: string) =>
+  (await sql<{ approver: string }[]>`select approver from withdrawal_approvals where withdrawal_id = ${id} order by at`).map((a) => a.approver);
+const transfers = async (id: string) =>
+  (await sql<{ n: number }[]>`select count(*)::int as n from simulated_chain_transfers where withdrawal_id = ${id}`)[0]!.n;
+const releases = async (id: string) =>
+  (
+    await sql<
+      { n: number }[]
+    >`select count(*)::int as n from audit_log where object_id = ${id} and action = 'withdrawal.approve' and after->>'status' = 'APPROVED'`
+  )[0]!.n;
 
 function forbidden(t: any, res: ApiResponse) {
   t.is(res.status, 403, res.text);
@@ -77,7 +85,10 @@ test('the operator JWT never approves a four-eyes withdrawal: one sub twice, two
 
 test('an auto-withdrawal limit above the four-eyes amount is refused; a row that still holds one sends a 15,000 USDT withdrawal to the queue, not out', async (t) => {
   const { merchantId, keys } = await walletMerchant(5_000_000);
-  const refused = await asJwt('alice', 'PATCH', `${ADMIN}/merchants/${merchantId}`, { auto_withdrawal_mode: 'AUTO_UP_TO_LIMIT', auto_withdrawal_limit_usdt_cents: 2_000_000 });
+  const refused = await asJwt('alice', 'PATCH', `${ADMIN}/merchants/${merchantId}`, {
+    auto_withdrawal_mode: 'AUTO_UP_TO_LIMIT',
+    auto_withdrawal_limit_usdt_cents: 2_000_000,
+  });
   t.is(refused.status, 400, refused.text);
   t.is(refused.body.title, 'INVALID_ARGUMENT');
   t.regex(problemDetail(refused.body).message, /four-eyes/);
@@ -87,7 +98,11 @@ test('an auto-withdrawal limit above the four-eyes amount is refused; a row that
   );
   const [row] = await sql<{ limit: bigint }[]>`select auto_withdrawal_limit_usdt_cents as limit from merchants where id = ${merchantId}`;
   t.true(row!.limit <= 1_000_000n, 'nothing changed');
-  t.is((await asJwt('alice', 'PATCH', `${ADMIN}/merchants/${merchantId}`, { auto_withdrawal_limit_usdt_cents: 1_000_000 })).status, 200, 'the amount itself is allowed');
+  t.is(
+    (await asJwt('alice', 'PATCH', `${ADMIN}/merchants/${merchantId}`, { auto_withdrawal_limit_usdt_cents: 1_000_000 })).status,
+    200,
+    'the amount itself is allowed',
+  );
 
   // A limit written before the rule (or the amount lowered since): the create step still asks for four-eyes.
   await sql`update merchants set auto_withdrawal_mode = 'AUTO_UP_TO_LIMIT', auto_withdrawal_limit_usdt_cents = 2000000 where id = ${merchantId}`;
@@ -150,12 +165,25 @@ test('thirty approvals at once â€” fifteen console accounts, fifteen JWT subs â€
   ]);
   const accountAnswers = answers.slice(0, 15).map((r) => r.status);
   const jwtAnswers = answers.slice(15).map((r) => r.status);
-  t.deepEqual(jwtAnswers, Array(15).fill(403), answers.slice(15).map((r) => r.text).join(' | '));
+  t.deepEqual(
+    jwtAnswers,
+    Array(15).fill(403),
+    answers
+      .slice(15)
+      .map((r) => r.text)
+      .join(' | '),
+  );
   // Served one at a time: one records (202), one releases (200), the rest come after the release
   // (400). On a starved worker a workflow task may be retried and the first approval's update then
   // comes after the release it took part in (400 too): the answers vary, the facts below do not.
-  const shown = answers.slice(0, 15).map((r) => `${r.status} ${r.text}`).join(' | ');
-  t.true(accountAnswers.every((s) => [200, 202, 400].includes(s)), shown);
+  const shown = answers
+    .slice(0, 15)
+    .map((r) => `${r.status} ${r.text}`)
+    .join(' | ');
+  t.true(
+    accountAnswers.every((s) => [200, 202, 400].includes(s)),
+    shown,
+  );
   t.true(accountAnswers.filter((s) => s === 202).length <= 1, shown);
   t.true(accountAnswers.filter((s) => s === 200).length >= 1, shown);
   await eventually(async () => (await status(id)) === 'COMPLETED', 'completion');
@@ -163,7 +191,10 @@ test('thirty approvals at once â€” fifteen console accounts, fifteen JWT subs â€
   t.is(await releases(id), 1);
   const approvers = await approvalsOf(id);
   t.is(approvers.length, 2);
-  t.true(approvers.every((a) => a.startsWith('operator_account:')), approvers.join(', '));
+  t.true(
+    approvers.every((a) => a.startsWith('operator_account:')),
+    approvers.join(', '),
+  );
   t.is(new Set(approvers).size, 2);
   // The merchant saw one move: PENDING_MANUAL, then the broadcast.
   t.is((await signed(keys, 'GET', `/api/v1/p2p/merchant/wallet/withdrawals/${id}`)).body.status, 'COMPLETED');

@@ -39,7 +39,12 @@ test('NUL and other control characters in any text field are 400 naming the fiel
     t.is(res.status, 400, JSON.stringify(body));
   }
   const payout = await signed(keys, 'POST', '/api/v1/p2p/merchant/deals/payout', {
-    idempotency_key: randomUUID(), amount: 1000, currency: 'RUB', wallet_id: randomUUID(), target_requisite: '4111\u00001111', payment_method: 'card-rub',
+    idempotency_key: randomUUID(),
+    amount: 1000,
+    currency: 'RUB',
+    wallet_id: randomUUID(),
+    target_requisite: '4111\u00001111',
+    payment_method: 'card-rub',
   });
   t.is(payout.status, 400);
   const trader = await asOperator('POST', '/api/v1/p2p/admin/traders', { name: 'Bad\u0000Name' });
@@ -52,7 +57,11 @@ test('invalid UTF-8 and lone surrogates are refused, never replaced (two keys ca
   const { keys, merchantId } = await newMerchant();
   const lone = await signed(keys, 'POST', PAYIN, JSON.stringify(payinBody({ idempotency_key: 'k-\ud800' })));
   t.is(lone.status, 400, lone.text);
-  const bytes = Buffer.concat([Buffer.from('{"idempotency_key":"k-'), Buffer.from([0xff, 0xfe]), Buffer.from('","amount":1000,"currency":"RUB","payment_method_id":"card-rub"}')]);
+  const bytes = Buffer.concat([
+    Buffer.from('{"idempotency_key":"k-'),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from('","amount":1000,"currency":"RUB","payment_method_id":"card-rub"}'),
+  ]);
   const { hmacHeaders } = await import('../helpers/api');
   const res = await fetch(`${API_URL}${PAYIN}`, {
     method: 'POST',
@@ -66,7 +75,11 @@ test('invalid UTF-8 and lone surrogates are refused, never replaced (two keys ca
 
 test('a cabinet JWT whose merchant_id is not a UUID is 401 on every JWT route', async (t) => {
   const token = await signJwt({ sub: 'user', role: 'merchant', merchant_id: 'not-a-uuid' }, JWT_SECRET);
-  for (const [method, path] of [['GET', '/api/v1/p2p/my-merchant'], ['PATCH', '/api/v1/p2p/my-merchant'], ['POST', '/api/v1/p2p/merchant/api-keys/rotate']] as const) {
+  for (const [method, path] of [
+    ['GET', '/api/v1/p2p/my-merchant'],
+    ['PATCH', '/api/v1/p2p/my-merchant'],
+    ['POST', '/api/v1/p2p/merchant/api-keys/rotate'],
+  ] as const) {
     const res = await withBearer(token, method, path, method === 'PATCH' ? { name: 'x' } : undefined);
     t.is(res.status, 401, `${method} ${path}: ${res.text}`);
   }
@@ -89,7 +102,13 @@ test('impossible dates are 400 on the listing, turnover and both exports (never 
 test('URLs: only http(s), CR/LF refused, and private or metadata targets refused at save time', async (t) => {
   const { merchantId } = await newMerchant();
   const cabinet = await cabinetToken(merchantId);
-  for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'ftp://example.com/x', 'https://example.com/a\r\nX-Injected: 1', 'https://user:pw@example.com/']) {
+  for (const url of [
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'ftp://example.com/x',
+    'https://example.com/a\r\nX-Injected: 1',
+    'https://user:pw@example.com/',
+  ]) {
     for (const field of ['webhook_url', 'success_redirect_url']) {
       const res = await withBearer(cabinet, 'PATCH', '/api/v1/p2p/my-merchant', { [field]: url });
       t.is(res.status, 400, `${field}=${JSON.stringify(url)}: ${res.text}`);
@@ -101,11 +120,20 @@ test('URLs: only http(s), CR/LF refused, and private or metadata targets refused
   // Where private targets are not allowed (production's default), they are refused when saved.
   const strict = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: false });
   t.teardown(() => strict.close());
-  for (const url of ['http://169.254.169.254/latest/meta-data', 'http://127.0.0.1:9/x', 'http://localhost/x', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::1]/', 'http://10.0.0.5/']) {
+  for (const url of [
+    'http://169.254.169.254/latest/meta-data',
+    'http://127.0.0.1:9/x',
+    'http://localhost/x',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2002:a9fe:a9fe::1]/',
+    'http://10.0.0.5/',
+  ]) {
     const res = await withBearer(cabinet, 'PATCH', `${strict.url}/api/v1/p2p/my-merchant`, { webhook_url: url });
     t.is(res.status, 400, `${url}: ${res.text}`);
     const created = await withBearer(await (await import('../helpers/api')).operatorToken(), 'POST', `${strict.url}/api/v1/p2p/admin/merchants`, {
-      name: 'Strict', email: `strict-${randomUUID()}@example.test`, webhook_url: url,
+      name: 'Strict',
+      email: `strict-${randomUUID()}@example.test`,
+      webhook_url: url,
     });
     t.is(created.status, 400, `create ${url}`);
   }
@@ -123,7 +151,11 @@ test('content type, bodies on body-less routes, and capped error echoes', async 
   t.is(asText.status, 415);
   const none = await fetch(`${API_URL}${PAYIN}`, { method: 'POST', headers: { ...hmacHeaders(keys, raw) }, body: raw });
   t.is(none.status, 415);
-  const charset = await fetch(`${API_URL}${PAYIN}`, { method: 'POST', headers: { 'Content-Type': 'application/json; charset=utf-8', ...hmacHeaders(keys, raw) }, body: raw });
+  const charset = await fetch(`${API_URL}${PAYIN}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...hmacHeaders(keys, raw) },
+    body: raw,
+  });
   t.is(charset.status, 200);
 
   const rotate = await signed(keys, 'POST', '/api/v1/p2p/merchant/api-keys/rotate', { merchant_id: randomUUID() });
@@ -156,8 +188,19 @@ test('statuses given twice list each deal once; created_before equal to a deal c
   t.is(listed.body.data.length, 2);
   const got = await signed(keys, 'GET', `/api/v1/p2p/merchant/deals/${a.deal_id}`);
   const createdAt = got.body.deal.created_at as string;
-  const bounded = await signed(keys, 'GET', `/api/v1/p2p/merchant/deals?created_after=${encodeURIComponent(createdAt)}&created_before=${encodeURIComponent(createdAt)}`);
-  t.true(bounded.body.data.some((d: { deal_id: string }) => d.deal_id === a.deal_id), 'inclusive at the shown millisecond');
-  const turnover = await signed(keys, 'GET', `/api/v1/p2p/merchant/deals/turnover?created_after=${encodeURIComponent(createdAt)}&created_before=${encodeURIComponent(createdAt)}`);
+  const bounded = await signed(
+    keys,
+    'GET',
+    `/api/v1/p2p/merchant/deals?created_after=${encodeURIComponent(createdAt)}&created_before=${encodeURIComponent(createdAt)}`,
+  );
+  t.true(
+    bounded.body.data.some((d: { deal_id: string }) => d.deal_id === a.deal_id),
+    'inclusive at the shown millisecond',
+  );
+  const turnover = await signed(
+    keys,
+    'GET',
+    `/api/v1/p2p/merchant/deals/turnover?created_after=${encodeURIComponent(createdAt)}&created_before=${encodeURIComponent(createdAt)}`,
+  );
   t.is(turnover.body.data[0]?.count, 1);
 });

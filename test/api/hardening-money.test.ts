@@ -42,7 +42,9 @@ test('client commission: paying exactly what the page asks is a full match and c
   const third = await createPayin(keys, { amount: 100_000, payment_method_id: method, is_client_commission: true });
   await operatorDeal(third.deal_id, 'reconciliation', { received_amount: 51_250 });
   const changed = await asOperator('POST', `/api/v1/p2p/deals/${third.deal_id}/amount`, {
-    amount_fiat: 50_000, reason: 'payer sent half', idempotency_key: randomUUID(),
+    amount_fiat: 50_000,
+    reason: 'payer sent half',
+    idempotency_key: randomUUID(),
   });
   t.is(changed.status, 200, changed.text);
   t.is(changed.body.deal.amount_match_status, 'full');
@@ -79,7 +81,11 @@ test('reassigning a MATCHED payout moves it to the new trader, who is paid at co
   const credited = await sql`
     select w.owner_id from ledger_transactions t join ledger_entries e on e.transaction_id = t.id join wallets w on w.id = e.wallet_id
     where t.idempotency_key = ${`deal:${dealId}:complete`} and w.owner_type = 'trader'`;
-  t.deepEqual(credited.map((r) => r.owner_id), [other.traderId], 'only the new trader is credited');
+  t.deepEqual(
+    credited.map((r) => r.owner_id),
+    [other.traderId],
+    'only the new trader is credited',
+  );
 });
 
 test('an amount that is not an exact integer is refused with the field named, never rounded', async (t) => {

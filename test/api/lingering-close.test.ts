@@ -121,7 +121,9 @@ function isTooLarge(answer: Answer, v1: boolean | undefined): string | undefined
     const envelope = JSON.parse(answer.text) as { isFailure?: boolean };
     return answer.contentType.startsWith('application/json') && envelope.isFailure === true ? undefined : `not the V1 envelope: ${answer.text.slice(0, 200)}`;
   }
-  return answer.contentType.startsWith('application/problem+json') && /larger than/.test(answer.text) ? undefined : `not problem+json: ${answer.text.slice(0, 200)}`;
+  return answer.contentType.startsWith('application/problem+json') && /larger than/.test(answer.text)
+    ? undefined
+    : `not problem+json: ${answer.text.slice(0, 200)}`;
 }
 
 /** Sends the request `REPEATS` times and lists every answer that was not the 413 (a reset counts). */
@@ -199,7 +201,8 @@ function rawUpload(base: string, keys: KeyPair) {
   const body = 'x'.repeat(64 * 1024);
   const headers = { 'Content-Type': 'application/json', ...hmacHeaders(keys, body) };
   socket.write(
-    [`POST ${PAYIN} HTTP/1.1`, `Host: ${url.host}`, `Content-Length: ${1024 * MiB}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n') + '\r\n\r\n',
+    [`POST ${PAYIN} HTTP/1.1`, `Host: ${url.host}`, `Content-Length: ${1024 * MiB}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n') +
+      '\r\n\r\n',
   );
   return { socket, answered, closed };
 }

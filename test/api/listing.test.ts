@@ -44,7 +44,10 @@ test('the listing is a newest-first union of PayIn and PayOut, and keyset pages 
   t.is(first.status, 200);
   t.deepEqual(Object.keys(first.body).sort(), ['data', 'next_page_token']);
   t.is(first.body.data.length, 3);
-  t.deepEqual(first.body.data.map((d: { deal_id: string }) => d.deal_id), created.slice(-3).reverse());
+  t.deepEqual(
+    first.body.data.map((d: { deal_id: string }) => d.deal_id),
+    created.slice(-3).reverse(),
+  );
 
   // A new deal arrives between pages: the walk from the first token neither repeats nor skips.
   await signed(m.keys, 'POST', PAYIN, payinBody());

@@ -38,8 +38,14 @@ test('every status a probe gets from any operation is listed for it in /openapi.
       as === 'nobody'
         ? undefined
         : as === 'stranger'
-          ? op.schemes.includes('OperatorJwt') ? cabinet : operator
-          : op.schemes.includes('CabinetJwt') ? cabinet : op.schemes.includes('OperatorJwt') ? operator : undefined;
+          ? op.schemes.includes('OperatorJwt')
+            ? cabinet
+            : operator
+          : op.schemes.includes('CabinetJwt')
+            ? cabinet
+            : op.schemes.includes('OperatorJwt')
+              ? operator
+              : undefined;
     const res = await fetch(API_URL + path, {
       method: op.method,
       headers: { ...(contentType && withBody ? { 'Content-Type': contentType } : {}), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
@@ -73,7 +79,12 @@ test('every status a probe gets from any operation is listed for it in /openapi.
       }
     }
   }
-  t.log(`statuses seen: ${[...seen].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')}`);
+  t.log(
+    `statuses seen: ${[...seen]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ')}`,
+  );
   t.deepEqual(undocumented, []);
   for (const status of [200, 201, 400, 401, 403, 404, 413, 415]) t.true(seen.has(status), `the probes reached ${status}`);
 });
@@ -91,7 +102,10 @@ test('deposits: 201 then 200 on a repeat, 409 for the same tx_hash otherwise —
     await asOperator('POST', path, { merchant_id: randomUUID(), amount: 500, tx_hash: randomUUID().replace(/-/g, '').padEnd(64, '1') }),
   ].map((r) => r.status);
   t.deepEqual(answers, [201, 200, 409, 404]);
-  t.deepEqual(answers.filter((s) => !listed(paths, 'post', path).includes(s)), []);
+  t.deepEqual(
+    answers.filter((s) => !listed(paths, 'post', path).includes(s)),
+    [],
+  );
 
   const trader = await asOperator('POST', '/api/v1/p2p/admin/traders', { name: 'Statuses' });
   t.is(trader.status, 201, trader.text);
@@ -103,7 +117,10 @@ test('deposits: 201 then 200 on a repeat, 409 for the same tx_hash otherwise —
     await asOperator('POST', topUp, { amount: 701, tx_hash: topUpHash }),
   ].map((r) => r.status);
   t.deepEqual(traderAnswers, [201, 200, 409]);
-  t.deepEqual(traderAnswers.filter((s) => !listed(paths, 'post', '/api/v1/p2p/admin/traders/{trader_id}/deposits').includes(s)), []);
+  t.deepEqual(
+    traderAnswers.filter((s) => !listed(paths, 'post', '/api/v1/p2p/admin/traders/{trader_id}/deposits').includes(s)),
+    [],
+  );
 });
 
 test('the payment page answers 404 as HTML for an unknown hash, as documented', async (t) => {

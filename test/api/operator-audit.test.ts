@@ -105,7 +105,8 @@ test('PayOut moves — assign, start, reject, complete — are audited in their 
   t.is(created.body.deal.status, 'MATCHED', created.text);
   const dealId = created.body.deal.deal_id as string;
   const second = await isolatedTrader({ liquidity: 0, method });
-  const move = (s: typeof arbiter.session, id: string, action: string, body?: unknown) => asSession(s, 'POST', `${ADMIN_BASE}/deals/${id}/payout/${action}`, body);
+  const move = (s: typeof arbiter.session, id: string, action: string, body?: unknown) =>
+    asSession(s, 'POST', `${ADMIN_BASE}/deals/${id}/payout/${action}`, body);
 
   t.is((await move(support.session, dealId, 'assign', { requisite_id: second.requisiteId })).status, 403);
   t.is((await move(support.session, dealId, 'start')).status, 403);
@@ -122,7 +123,10 @@ test('PayOut moves — assign, start, reject, complete — are audited in their 
   t.like(await rowOf(t, dealId, 'payout.start', started, arbiter), { before: { status: 'MATCHED' }, after: { status: 'PROCESSING' } });
   const rejected = await move(arbiter.session, dealId, 'reject', { reason: 'wrong requisites' });
   t.is(rejected.status, 200, rejected.text);
-  t.like(await rowOf(t, dealId, 'payout.reject', rejected, arbiter), { before: { status: 'PROCESSING', failure_reason: '' }, after: { status: 'FAILED', failure_reason: 'wrong requisites' } });
+  t.like(await rowOf(t, dealId, 'payout.reject', rejected, arbiter), {
+    before: { status: 'PROCESSING', failure_reason: '' },
+    after: { status: 'FAILED', failure_reason: 'wrong requisites' },
+  });
   t.is((await move(arbiter.session, dealId, 'complete')).status, 400, 'a FAILED payout cannot complete');
   t.is((await move(arbiter.session, dealId, 'start')).status, 400);
   t.deepEqual(await actionsOf(dealId), ['payout.assign', 'payout.start', 'payout.reject']);
@@ -166,7 +170,12 @@ test('appeal moves, message and evidence upload are audited in their transaction
 
   const written = await appealMove(arbiter.session, 'messages', { body: 'Please send the bank statement.', file_ids: [fileId] });
   t.is(written.status, 200, written.text);
-  t.like((await rowOf(t, appealId, 'appeal.message', written, arbiter)).after, { message_id: written.body.data.message_id, body: 'Please send the bank statement.', file_ids: [fileId], sender_role: 'ADMIN' });
+  t.like((await rowOf(t, appealId, 'appeal.message', written, arbiter)).after, {
+    message_id: written.body.data.message_id,
+    body: 'Please send the bank statement.',
+    file_ids: [fileId],
+    sender_role: 'ADMIN',
+  });
 
   // Wrong state: close is refused while the deal waits for this appeal.
   t.is((await appealMove(arbiter.session, 'close')).status, 400);
@@ -275,7 +284,11 @@ test('the payload codec: an admin session decodes; support and arbiter sessions 
   const arbiter = await operatorAccount('arbiter');
   const plain = { metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"secret"').toString('base64') };
   const call = (s: { cookie: string; csrf: string }, action: 'encode' | 'decode', body: unknown) =>
-    fetch(`${API_URL}/codec/${action}`, { method: 'POST', headers: { Cookie: s.cookie, 'X-CSRF-Token': s.csrf, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(readResponse);
+    fetch(`${API_URL}/codec/${action}`, {
+      method: 'POST',
+      headers: { Cookie: s.cookie, 'X-CSRF-Token': s.csrf, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(readResponse);
 
   const encoded = await call(admin.session, 'encode', { payloads: [plain] });
   t.is(encoded.status, 200, encoded.text);

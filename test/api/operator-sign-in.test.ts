@@ -81,28 +81,37 @@ async function freshCode(secret: string, used: { step: number }): Promise<string
   }
 }
 
-test.serial('thirty parallel guesses from one address: ten are checked, the rest 429 before any hash; the right password after them is refused; each failure audited and kept', async (t) => {
-  const who = await account();
-  const from = address();
-  const guesses = await Promise.all(Array.from({ length: 30 }, (_, i) => signInFrom(proxied.url, from, { email: who.email, password: `wrong-password-${i}` })));
-  t.is(count(guesses, 401), 10, statuses(guesses).join(','));
-  t.is(count(guesses, 429), 20, statuses(guesses).join(','));
-  for (const refused of guesses.filter((r) => r.status === 429)) t.truthy(refused.headers.get('retry-after'));
-  const right = await signInFrom(proxied.url, from, { email: who.email, password: who.password });
-  t.is(right.status, 429, right.text);
-  t.regex(problemDetail(right.body).message, /too many failed sign-ins/);
+test.serial(
+  'thirty parallel guesses from one address: ten are checked, the rest 429 before any hash; the right password after them is refused; each failure audited and kept',
+  async (t) => {
+    const who = await account();
+    const from = address();
+    const guesses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => signInFrom(proxied.url, from, { email: who.email, password: `wrong-password-${i}` })),
+    );
+    t.is(count(guesses, 401), 10, statuses(guesses).join(','));
+    t.is(count(guesses, 429), 20, statuses(guesses).join(','));
+    for (const refused of guesses.filter((r) => r.status === 429)) t.truthy(refused.headers.get('retry-after'));
+    const right = await signInFrom(proxied.url, from, { email: who.email, password: who.password });
+    t.is(right.status, 429, right.text);
+    t.regex(problemDetail(right.body).message, /too many failed sign-ins/);
 
-  t.is(await failures(who.id), 10, 'exactly the checked guesses failed');
-  const audits = await failureAudits(who.id);
-  t.is(audits.length, 10);
-  t.true(audits.every((a) => a.actor_kind === 'anonymous' && a.actor_id === from && a.role === '' && a.after.reason === 'password' && a.after.email === who.email));
-  // From another address the account is still open (the per-email limit is higher).
-  t.is((await signInFrom(proxied.url, address(), { email: who.email, password: who.password })).status, 200);
-});
+    t.is(await failures(who.id), 10, 'exactly the checked guesses failed');
+    const audits = await failureAudits(who.id);
+    t.is(audits.length, 10);
+    t.true(
+      audits.every((a) => a.actor_kind === 'anonymous' && a.actor_id === from && a.role === '' && a.after.reason === 'password' && a.after.email === who.email),
+    );
+    // From another address the account is still open (the per-email limit is higher).
+    t.is((await signInFrom(proxied.url, address(), { email: who.email, password: who.password })).status, 200);
+  },
+);
 
 test.serial('thirty parallel guesses from thirty addresses: at most the per-email limit is checked, then even the right password is 429', async (t) => {
   const who = await account();
-  const guesses = await Promise.all(Array.from({ length: 30 }, (_, i) => signInFrom(proxied.url, address(), { email: who.email, password: `wrong-password-${i}` })));
+  const guesses = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => signInFrom(proxied.url, address(), { email: who.email, password: `wrong-password-${i}` })),
+  );
   t.is(count(guesses, 401), 20, statuses(guesses).join(','));
   t.is(count(guesses, 429), 10, statuses(guesses).join(','));
   const right = await signInFrom(proxied.url, address(), { email: who.email, password: who.password });
@@ -126,14 +135,18 @@ test('unknown emails: the same 401, limited per address before hashing, and past
   const budget = await startApp({ TRUSTED_PROXIES: ['127.0.0.1'], OPERATOR_SIGN_IN_MAX_FAILURES_PER_ADDRESS: 8, OPERATOR_SIGN_IN_UNKNOWN_HASHES: 3 });
   t.teardown(() => budget.close());
   const from = address();
-  const answers = await Promise.all(Array.from({ length: 20 }, () => signInFrom(budget.url, from, { email: `nobody-${randomUUID()}@example.test`, password: 'x' })));
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => signInFrom(budget.url, from, { email: `nobody-${randomUUID()}@example.test`, password: 'x' })),
+  );
   t.is(count(answers, 401), 8, statuses(answers).join(','));
   t.is(count(answers, 429), 12, statuses(answers).join(','));
   const known = await account();
   t.is((await signInFrom(budget.url, from, { email: known.email, password: known.password })).status, 429, 'the address is over its limit, whatever the email');
 
   // From many addresses: every answer is the one 401, but no more than the budget were hashed.
-  const spread = await Promise.all(Array.from({ length: 12 }, () => signInFrom(budget.url, address(), { email: `nobody-${randomUUID()}@example.test`, password: 'x' })));
+  const spread = await Promise.all(
+    Array.from({ length: 12 }, () => signInFrom(budget.url, address(), { email: `nobody-${randomUUID()}@example.test`, password: 'x' })),
+  );
   t.deepEqual(statuses(spread), Array(12).fill(401));
   t.deepEqual(new Set(spread.map((r) => r.text)).size, 1);
   const [unhashed] = await sql<{ n: number }[]>`
@@ -215,7 +228,11 @@ test('an admin removes an operator’s TOTP only with its own password or code; 
 
   const bare = await asSession(adminSession, 'PATCH', `${ADMIN}/operators/${who.id}`, { reset_totp: true });
   t.is(bare.status, 400, bare.text);
-  t.is((await asSession(adminSession, 'PATCH', `${ADMIN}/operators/${who.id}`, { reset_totp: true, confirm_password: who.password })).status, 400, 'the operator’s password is not the admin’s');
+  t.is(
+    (await asSession(adminSession, 'PATCH', `${ADMIN}/operators/${who.id}`, { reset_totp: true, confirm_password: who.password })).status,
+    400,
+    'the operator’s password is not the admin’s',
+  );
   t.is((await asSession(whoSession, 'GET', SESSION)).status, 200, 'nothing changed yet');
   const reset = await asSession(adminSession, 'PATCH', `${ADMIN}/operators/${who.id}`, { reset_totp: true, confirm_password: admin.password });
   t.is(reset.status, 200, reset.text);
@@ -226,7 +243,10 @@ test('an admin removes an operator’s TOTP only with its own password or code; 
   // The spec's operator JWT is the break-glass credential: no password to confirm with.
   const again = await signedIn(who);
   const secret2 = (await asSession(again, 'POST', `${SESSION}/totp`, {})).body.secret as string;
-  t.is((await asSession(again, 'POST', `${SESSION}/totp`, { secret: secret2, code: await freshCode(secret2, used), confirm_password: who.password })).status, 200);
+  t.is(
+    (await asSession(again, 'POST', `${SESSION}/totp`, { secret: secret2, code: await freshCode(secret2, used), confirm_password: who.password })).status,
+    200,
+  );
   const byJwt = await asOperator('PATCH', `${ADMIN}/operators/${who.id}`, { reset_totp: true });
   t.is(byJwt.status, 200, byJwt.text);
   t.is((await asSession(again, 'GET', SESSION)).status, 401);

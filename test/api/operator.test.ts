@@ -23,10 +23,15 @@ test('a created merchant has a provisioned USDT wallet and deposits credit it id
 test('concurrent deposits with one tx_hash credit once', async (t) => {
   const { merchantId, keys } = await newMerchant();
   const results = await Promise.all(
-    Array.from({ length: 10 }, () => asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchantId, amount: 700, tx_hash: txHashOf(`race-${merchantId}`) })),
+    Array.from({ length: 10 }, () =>
+      asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchantId, amount: 700, tx_hash: txHashOf(`race-${merchantId}`) }),
+    ),
   );
   t.is(results.filter((r) => r.status === 201).length, 1);
-  t.true(results.every((r) => r.status === 201 || r.status === 200), results.map((r) => r.status).join(','));
+  t.true(
+    results.every((r) => r.status === 201 || r.status === 200),
+    results.map((r) => r.status).join(','),
+  );
   t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).body.merchant.balance_usdt, '700');
 });
 
@@ -66,11 +71,23 @@ test('rates, traders and requisites can be bootstrapped', async (t) => {
   t.false('daily_limit' in requisite.body.requisite);
 
   const wrongType = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/requisites`, {
-    payment_method: method, requisite_type: 'SBP', phone_number: '+79000000000', holder_name: 'x', bank_name: 'y', min_amount: 1, max_amount: 2,
+    payment_method: method,
+    requisite_type: 'SBP',
+    phone_number: '+79000000000',
+    holder_name: 'x',
+    bank_name: 'y',
+    min_amount: 1,
+    max_amount: 2,
   });
   t.is(wrongType.status, 400);
   const inverted = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/requisites`, {
-    payment_method: method, requisite_type: 'BANK_CARD', card_number: '1', holder_name: 'x', bank_name: 'y', min_amount: 10, max_amount: 2,
+    payment_method: method,
+    requisite_type: 'BANK_CARD',
+    card_number: '1',
+    holder_name: 'x',
+    bank_name: 'y',
+    min_amount: 10,
+    max_amount: 2,
   });
   t.is(inverted.status, 400);
   t.is(inverted.body.errors[0].field, 'max_amount');

@@ -14,7 +14,20 @@ test.after.always(async () => {
 });
 
 const PASSES = '/api/v1/p2p/merchant/passes';
-const PASS_FIELDS = ['amount', 'created_at', 'currency_id', 'expires_at', 'merchant_id', 'pass_id', 'payment_method_id', 'provider_id', 'requisite_type', 'status', 'tenant_id', 'used_deal_id'];
+const PASS_FIELDS = [
+  'amount',
+  'created_at',
+  'currency_id',
+  'expires_at',
+  'merchant_id',
+  'pass_id',
+  'payment_method_id',
+  'provider_id',
+  'requisite_type',
+  'status',
+  'tenant_id',
+  'used_deal_id',
+];
 const RUB_ID = '10000000-0000-4000-8000-000000000643';
 
 async function methodId(slug: string): Promise<string> {
@@ -33,7 +46,16 @@ test('create and list: ACTIVE with expires_at, exactly the fields of 2.6; filter
   t.deepEqual(Object.keys(res.body), ['pass']);
   const pass = res.body.pass;
   t.deepEqual(Object.keys(pass).sort(), PASS_FIELDS);
-  t.like(pass, { merchant_id: merchantId, provider_id: traderId, amount: '150000', currency_id: RUB_ID, payment_method_id: id, requisite_type: 'BANK_CARD', status: 'ACTIVE', used_deal_id: '' });
+  t.like(pass, {
+    merchant_id: merchantId,
+    provider_id: traderId,
+    amount: '150000',
+    currency_id: RUB_ID,
+    payment_method_id: id,
+    requisite_type: 'BANK_CARD',
+    status: 'ACTIVE',
+    used_deal_id: '',
+  });
   const ttl = Date.parse(pass.expires_at) - Date.parse(pass.created_at);
   t.true(Math.abs(ttl - 86_400_000) < 5_000, `default PASS_TTL_SECONDS is a day (${ttl} ms)`);
   const bare = await createPass(keys, { amount: 5_000, currency_id: '', provider_id: '' });
@@ -58,9 +80,15 @@ test('create and list: ACTIVE with expires_at, exactly the fields of 2.6; filter
 
   const list = await signed(keys, 'GET', `${PASSES}?page_size=1`);
   t.is(list.status, 200);
-  t.deepEqual(list.body.data.map((p: { pass_id: string }) => p.pass_id), [bare.body.pass.pass_id]);
+  t.deepEqual(
+    list.body.data.map((p: { pass_id: string }) => p.pass_id),
+    [bare.body.pass.pass_id],
+  );
   const next = await signed(keys, 'GET', `${PASSES}?page_size=1&page_token=${list.body.next_page_token}`);
-  t.deepEqual(next.body.data.map((p: { pass_id: string }) => p.pass_id), [pass.pass_id]);
+  t.deepEqual(
+    next.body.data.map((p: { pass_id: string }) => p.pass_id),
+    [pass.pass_id],
+  );
   t.is(next.body.next_page_token, '');
   t.is((await signed(keys, 'GET', `${PASSES}?status=USED`)).body.data.length, 0);
   const stranger = await newMerchant();
@@ -76,7 +104,8 @@ test('a matching pass routes the deal to its provider past the cascade, once; no
   const id = await methodId(a.method);
   const otherAmount = (await createPass(keys, { amount: 99_000, provider_id: b.traderId })).body.pass;
   const otherCurrency = (await createPass(keys, { amount: 150_000, provider_id: b.traderId, currency_id: '10000000-0000-4000-8000-000000000949' })).body.pass;
-  const pass = (await createPass(keys, { amount: 150_000, currency_id: RUB_ID, payment_method_id: id, requisite_type: 'BANK_CARD', provider_id: b.traderId })).body.pass;
+  const pass = (await createPass(keys, { amount: 150_000, currency_id: RUB_ID, payment_method_id: id, requisite_type: 'BANK_CARD', provider_id: b.traderId }))
+    .body.pass;
 
   const first = await signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: a.method, payer_bank: 'alpha-bank' }));
   t.is(first.status, 200, first.text);
@@ -94,7 +123,12 @@ test('a matching pass routes the deal to its provider past the cascade, once; no
   t.is(second.status, 200);
   t.is((await dealRow(sql, second.body.deal.deal_id)).trader_id, a.traderId);
   // currency_id on the create (spec 4.1.1) must name the deal's currency.
-  const wrongCurrency = await signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: a.method, currency_id: '10000000-0000-4000-8000-000000000949' }));
+  const wrongCurrency = await signed(
+    keys,
+    'POST',
+    PAYIN,
+    payinBody({ amount: 150_000, payment_method_id: a.method, currency_id: '10000000-0000-4000-8000-000000000949' }),
+  );
   t.is(wrongCurrency.status, 400);
   t.regex(problemDetail(wrongCurrency.body).message, /is not the id of RUB/);
   t.is((await passRow(otherAmount.pass_id)).status, 'ACTIVE');
@@ -125,7 +159,9 @@ test('two creates racing for one pass: exactly one reserves it, the loser gets 4
   await gate`begin`;
   await gate`select id from passes where id = ${pass.pass_id} for update`;
   const [keyA, keyB] = [randomUUID(), randomUUID()];
-  const racing = Promise.all([keyA, keyB].map((key) => signed(keys, 'POST', PAYIN, payinBody({ idempotency_key: key, amount: 150_000, payment_method_id: method }))));
+  const racing = Promise.all(
+    [keyA, keyB].map((key) => signed(keys, 'POST', PAYIN, payinBody({ idempotency_key: key, amount: 150_000, payment_method_id: method }))),
+  );
   await eventually(async () => {
     const [waiting] = await sql<{ n: number }[]>`
       select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%update passes set status%'`;
@@ -149,7 +185,10 @@ test('two creates racing for one pass: exactly one reserves it, the loser gets 4
   // Without a gate: many concurrent creates, the pass is reserved at most once and each loser is a 409 or a cascade deal.
   const second = (await createPass(keys, { amount: 150_000, provider_id: traderId })).body.pass;
   const burst = await Promise.all(Array.from({ length: 4 }, () => signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: method }))));
-  t.true(burst.every((r) => r.status === 200 || (r.status === 409 && problemDetail(r.body).message === 'pass was concurrently reserved')), burst.map((r) => r.text).join('\n'));
+  t.true(
+    burst.every((r) => r.status === 200 || (r.status === 409 && problemDetail(r.body).message === 'pass was concurrently reserved')),
+    burst.map((r) => r.text).join('\n'),
+  );
   const reserved = await passRow(second.pass_id);
   t.is(reserved.status, 'USED');
   t.true(burst.some((r) => r.status === 200 && r.body.deal.deal_id === reserved.used_deal_id));
@@ -162,7 +201,9 @@ test('two plain simultaneous creates for one pass: one uses it, the other is 409
 
   // No gate: two ordinary signed creates sent at once, different keys, both matching the pass.
   const [keyA, keyB] = [randomUUID(), randomUUID()];
-  const results = await Promise.all([keyA, keyB].map((key) => signed(keys, 'POST', PAYIN, payinBody({ idempotency_key: key, amount: 150_000, payment_method_id: method }))));
+  const results = await Promise.all(
+    [keyA, keyB].map((key) => signed(keys, 'POST', PAYIN, payinBody({ idempotency_key: key, amount: 150_000, payment_method_id: method }))),
+  );
   t.deepEqual(results.map((r) => r.status).sort(), [200, 409], results.map((r) => r.text).join('\n'));
   const winner = results.find((r) => r.status === 200)!;
   const loser = results.find((r) => r.status === 409)!;

@@ -87,7 +87,7 @@ test('the page and its JSON are never cached, framed or indexed; the page is in 
   t.regex(asset.headers.get('cache-control') ?? '', /immutable/);
 });
 
-test('an unknown link answers a styled page in the payer\'s language, with a viewport and noindex', async (t) => {
+test("an unknown link answers a styled page in the payer's language, with a viewport and noindex", async (t) => {
   const missing = await page('0'.repeat(64), { 'Accept-Language': 'ru' });
   t.is(missing.status, 404);
   t.regex(missing.text, /<html lang="ru"/);
@@ -107,11 +107,22 @@ test('"I paid" through the checkout API answers the CheckoutView and the contrac
   t.is(notified.status, 200, notified.text);
   t.is(notified.body.status, 'PAYMENT_NOTIFIED');
   t.is(notified.headers.get('cache-control'), 'no-store');
-  t.deepEqual(notified.body.deal, { deal_id: deal.deal_id, status: 'PAYMENT_NOTIFIED', amount: notified.body.amount, currency: notified.body.currency, amount_version: '1' });
+  t.deepEqual(notified.body.deal, {
+    deal_id: deal.deal_id,
+    status: 'PAYMENT_NOTIFIED',
+    amount: notified.body.amount,
+    currency: notified.body.currency,
+    amount_version: '1',
+  });
   for (const key of ['deal_id', 'client_id', 'received_amount', 'merchant_id', 'idempotency_key']) t.false(key in notified.body, key);
   t.false(notified.text.includes('payer-secret-id'));
   const view = await checkout(hash);
-  t.deepEqual(Object.keys(notified.body).filter((k) => k !== 'deal').sort(), Object.keys(view.body).sort());
+  t.deepEqual(
+    Object.keys(notified.body)
+      .filter((k) => k !== 'deal')
+      .sort(),
+    Object.keys(view.body).sort(),
+  );
   t.not(view.body.timeline.payment_notified_at, '');
 });
 
@@ -140,7 +151,7 @@ test('the page\'s "I paid" form: 303 back to the page; the receipt and card digi
   t.deepEqual(Buffer.from(await asAdmin.arrayBuffer()), SAMPLES.png);
 
   const mine = await signed(keys, 'GET', `/api/v1/p2p/merchant/files/${fileId}`);
-  t.is(mine.status, 200, 'the merchant reads its payer\'s receipt');
+  t.is(mine.status, 200, "the merchant reads its payer's receipt");
   t.is((await signed(other.keys, 'GET', `/api/v1/p2p/merchant/files/${fileId}`)).status, 404, 'another merchant does not');
 
   const appeal = await openAppeal(keys, { deal_id: deal.deal_id, reason: 'the payer says they paid, see the receipt' });
@@ -181,7 +192,7 @@ test('a refused proof changes nothing: not an image or PDF, digits that are not 
   t.deepEqual({ ...rows }, { proofs: 0, files: 0 });
 });
 
-test('an anonymous payer\'s proofs are bounded: of 30 concurrent receipts for one deal exactly 3 are kept, the rest refused', async (t) => {
+test("an anonymous payer's proofs are bounded: of 30 concurrent receipts for one deal exactly 3 are kept, the rest refused", async (t) => {
   const { keys } = await newMerchant();
   const deal = await createPayin(keys);
   const hash = hashOf(deal.payment_url);
@@ -199,7 +210,7 @@ test('an anonymous payer\'s proofs are bounded: of 30 concurrent receipts for on
   t.false((await checkout(hash)).body.payer_proof.can_add);
 });
 
-test('a receipt beyond the evidence size cap is refused with a notice; an unknown link\'s form is 404 before its body is read', async (t) => {
+test("a receipt beyond the evidence size cap is refused with a notice; an unknown link's form is 404 before its body is read", async (t) => {
   const app = await startApp({ EVIDENCE_MAX_BYTES: 1024 });
   t.teardown(() => app.close());
   const { keys } = await newMerchant();
@@ -212,7 +223,7 @@ test('a receipt beyond the evidence size cap is refused with a notice; an unknow
   t.is(unknown.status, 404);
 });
 
-test('the page offers no cancel once the payer said they paid (its form is refused), while the checkout API keeps the spec\'s cancel', async (t) => {
+test("the page offers no cancel once the payer said they paid (its form is refused), while the checkout API keeps the spec's cancel", async (t) => {
   const { keys } = await newMerchant();
   const deal = await createPayin(keys);
   const hash = hashOf(deal.payment_url);
@@ -226,7 +237,7 @@ test('the page offers no cancel once the payer said they paid (its form is refus
   t.is(api.body.status, 'CANCELLED', 'spec 3.1: the checkout may still cancel PAYMENT_NOTIFIED');
 });
 
-test('the seed\'s requisites: banks of their own country by display name, valid phone numbers', async (t) => {
+test("the seed's requisites: banks of their own country by display name, valid phone numbers", async (t) => {
   const rows = await sql<{ slug: string; bank: string; country: string; phone: string; iban: string }[]>`
     select pm.slug, r.bank_name as bank, b.country, r.phone_number as phone, r.iban
     from requisites r join payment_methods pm on pm.id = r.payment_method_id
@@ -236,7 +247,7 @@ test('the seed\'s requisites: banks of their own country by display name, valid 
   t.true(rows.length > 0);
   const country: Record<string, string> = { 'card-rub': 'RU', 'sbp-rub': 'RU', 'card-uzs': 'UZ', 'card-kzt': 'KZ', 'iban-try': 'TR' };
   for (const row of rows) {
-    t.is(row.country, country[row.slug] ?? "?", `${row.slug} at ${row.bank}`);
+    t.is(row.country, country[row.slug] ?? '?', `${row.slug} at ${row.bank}`);
     if (row.phone) t.regex(row.phone, /^\+79\d{9}$/);
     if (row.iban) {
       const moved = row.iban.slice(4) + row.iban.slice(0, 4);

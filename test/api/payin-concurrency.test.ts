@@ -18,9 +18,7 @@ test('many concurrent creates never overbook a trader: exactly as many deals as 
   const { merchantId, keys } = await newMerchant();
   // 1500.00 RUB → 1622 USDT cents of escrow each; liquidity for exactly 5.
   const { traderId, method } = await isolatedTrader({ liquidity: 5 * 1622 + 1000 });
-  const results = await Promise.all(
-    Array.from({ length: 20 }, () => signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: method }))),
-  );
+  const results = await Promise.all(Array.from({ length: 20 }, () => signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: method }))));
   const created = results.filter((r) => r.status === 200);
   const refused = results.filter((r) => r.status === 400);
   t.is(created.length, 5, results.map((r) => r.status).join(','));
@@ -38,9 +36,7 @@ test('many concurrent creates never overbook a trader: exactly as many deals as 
 test('a requisite daily limit holds under concurrency', async (t) => {
   const { keys } = await newMerchant();
   const { method } = await isolatedTrader({ liquidity: 1_000_000, dailyLimit: 450_000 });
-  const results = await Promise.all(
-    Array.from({ length: 10 }, () => signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: method }))),
-  );
+  const results = await Promise.all(Array.from({ length: 10 }, () => signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: method }))));
   t.is(results.filter((r) => r.status === 200).length, 3, results.map((r) => r.status).join(','));
 });
 
@@ -48,7 +44,10 @@ test('payer_bank prefers a same-bank requisite', async (t) => {
   const { keys } = await newMerchant();
   const first = await isolatedTrader({ liquidity: 100_000, bank: 'alpha-bank' });
   const second = await isolatedTrader({ liquidity: 100_000, bank: 'beta-bank', method: first.method });
-  for (const [bank, trader] of [['beta-bank', second.traderId], ['alpha-bank', first.traderId]] as const) {
+  for (const [bank, trader] of [
+    ['beta-bank', second.traderId],
+    ['alpha-bank', first.traderId],
+  ] as const) {
     const res = await signed(keys, 'POST', PAYIN, payinBody({ payment_method_id: first.method, payer_bank: bank }));
     t.is(res.status, 200);
     t.is((await dealRow(sql, res.body.deal.deal_id)).trader_id, trader);
@@ -71,13 +70,20 @@ test('a refused create leaves no deal, hold or workflow, and is not cached: the 
   // deletion queue has been seen to take over two minutes on CI). Either it is gone, or what is
   // left is a closed run that made no deal — never a live workflow or a dangling deal.
   const handle = client.workflow.getHandle(`payin:${dealId}`);
-  await eventually(async () => {
-    const described = await handle.describe().then((d) => d.status.name, (error) => (error instanceof WorkflowNotFoundError ? 'gone' : 'error'));
-    if (described === 'gone') return (await client.workflow.count(`WorkflowId = "payin:${dealId}"`)).count === 0;
-    if (described !== 'COMPLETED') return false;
-    const outcome = (await handle.result().catch(() => undefined)) as { created?: boolean } | undefined;
-    return outcome?.created === false;
-  }, 'the refused run to be gone or closed without a deal', 60_000);
+  await eventually(
+    async () => {
+      const described = await handle.describe().then(
+        (d) => d.status.name,
+        (error) => (error instanceof WorkflowNotFoundError ? 'gone' : 'error'),
+      );
+      if (described === 'gone') return (await client.workflow.count(`WorkflowId = "payin:${dealId}"`)).count === 0;
+      if (described !== 'COMPLETED') return false;
+      const outcome = (await handle.result().catch(() => undefined)) as { created?: boolean } | undefined;
+      return outcome?.created === false;
+    },
+    'the refused run to be gone or closed without a deal',
+    60_000,
+  );
 
   const { asOperator } = await import('../helpers/api');
   await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: 10_000, tx_hash: txHashOf(`late-${traderId}`) });

@@ -14,7 +14,10 @@ test('a PayIn expires at payment_timeout_at (durable timer), releases the escrow
   const { keys } = await newMerchant();
   const { traderId, method } = await isolatedTrader({ liquidity: 5000 });
   const res = await signed(keys, 'POST', `${stack.url}/api/v1/p2p/merchant/deals/payin`, {
-    idempotency_key: `expiry-${Date.now()}`, amount: 150_000, currency: 'RUB', payment_method_id: method,
+    idempotency_key: `expiry-${Date.now()}`,
+    amount: 150_000,
+    currency: 'RUB',
+    payment_method_id: method,
   });
   t.is(res.status, 200, res.text);
   const deal = res.body.deal;
@@ -23,10 +26,14 @@ test('a PayIn expires at payment_timeout_at (durable timer), releases the escrow
   await asOperator('POST', `${stack.url}/api/v1/p2p/admin/deals/${deal.deal_id}/reconciliation`, { received_amount: 50_000 });
   t.is((await walletOf(sql, 'trader', traderId)).frozen, 1622n);
 
-  const expired = await eventually(async () => {
-    const got = await signed(keys, 'GET', `${stack.url}/api/v1/p2p/merchant/deals/${deal.deal_id}`);
-    return got.body.deal.status === 'EXPIRED' ? got.body.deal : undefined;
-  }, 'expiry', 120_000);
+  const expired = await eventually(
+    async () => {
+      const got = await signed(keys, 'GET', `${stack.url}/api/v1/p2p/merchant/deals/${deal.deal_id}`);
+      return got.body.deal.status === 'EXPIRED' ? got.body.deal : undefined;
+    },
+    'expiry',
+    120_000,
+  );
   t.is(expired.received_amount, '50000');
   t.is(expired.amount_match_status, 'partial');
   const wallet = await walletOf(sql, 'trader', traderId);

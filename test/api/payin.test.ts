@@ -13,7 +13,20 @@ test.after.always(async () => {
   if (report.walletMismatches.length || report.unbalancedTransactions.length) throw new Error(`ledger audit failed: ${JSON.stringify(report)}`);
 });
 
-const DEAL_FIELDS = ['amount', 'amount_match_status', 'client_id', 'created_at', 'currency', 'deal_id', 'deal_type', 'payment_url', 'received_amount', 'status', 'target_requisite', 'updated_at'];
+const DEAL_FIELDS = [
+  'amount',
+  'amount_match_status',
+  'client_id',
+  'created_at',
+  'currency',
+  'deal_id',
+  'deal_type',
+  'payment_url',
+  'received_amount',
+  'status',
+  'target_requisite',
+  'updated_at',
+];
 
 test('create answers ESCROW_LOCKED with exactly the fields of 2.1, and the trader escrow is locked', async (t) => {
   const { merchantId, keys } = await newMerchant({ payin_fee_bps: 250 });
@@ -93,7 +106,10 @@ test('idempotency: a repeat answers the current deal with 200 whatever the body;
   const { merchantId, keys } = await newMerchant();
   const key = randomUUID();
   const results = await Promise.all(Array.from({ length: 8 }, (_, i) => signed(keys, 'POST', PAYIN, payinBody({ idempotency_key: key, amount: 10_000 + i }))));
-  t.true(results.every((r) => r.status === 200), results.map((r) => `${r.status}`).join(','));
+  t.true(
+    results.every((r) => r.status === 200),
+    results.map((r) => `${r.status}`).join(','),
+  );
   const ids = new Set(results.map((r) => r.body.deal.deal_id));
   t.is(ids.size, 1);
   const [count] = await sql`select count(*)::int as n from deals where merchant_id = ${merchantId} and idempotency_key = ${key}`;
@@ -316,7 +332,8 @@ test('the deal workflow is findable in Temporal by DealId and MerchantId', async
   t.teardown(() => client.connection.close());
   const found = await eventually(async () => {
     // The deal's webhook deliveries carry DealId and MerchantId too; the deal's own run is the payinWorkflow.
-    for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}" AND MerchantId = "${merchantId}" AND WorkflowType = "payinWorkflow"` })) return wf;
+    for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}" AND MerchantId = "${merchantId}" AND WorkflowType = "payinWorkflow"` }))
+      return wf;
     return undefined;
   }, 'visibility');
   t.is(found.workflowId, `payin:${deal.deal_id}`);

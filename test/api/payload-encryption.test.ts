@@ -185,10 +185,25 @@ test('the Temporal CLI decodes a history through the codec endpoint with an oper
   t.is(payout.status, 200, payout.text);
   const cli = process.env.TEMPORAL_CLI ?? join(ROOT, '.tools', 'bin', 'temporal');
   const show = (...extra: string[]) =>
-    promisify(execFile)(cli, ['workflow', 'show', '-w', payoutWorkflowId(payout.body.deal.deal_id), '--address', config.TEMPORAL_ADDRESS, '-o', 'json', '--codec-endpoint', `${API_URL}/codec`, ...extra]);
+    promisify(execFile)(cli, [
+      'workflow',
+      'show',
+      '-w',
+      payoutWorkflowId(payout.body.deal.deal_id),
+      '--address',
+      config.TEMPORAL_ADDRESS,
+      '-o',
+      'json',
+      '--codec-endpoint',
+      `${API_URL}/codec`,
+      ...extra,
+    ]);
   const decoded = await show('--codec-auth', `Bearer ${await operatorToken()}`);
   const texts = payloadTexts(JSON.parse(decoded.stdout));
-  t.true(texts.some((text) => text.includes(m.card) && text.includes(m.holder)), 'the CLI shows the decoded input');
+  t.true(
+    texts.some((text) => text.includes(m.card) && text.includes(m.holder)),
+    'the CLI shows the decoded input',
+  );
   const refused = await show('--command-timeout', '3s').then(
     (r) => r.stdout,
     (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
@@ -224,11 +239,15 @@ test('a worker with a key refuses a plain-JSON update: an approval with a forged
   t.false(outcome.startsWith('approved'), outcome);
 
   // The worker refused to decode it: its workflow task failed on the plain payload.
-  const history = await eventually(async () => {
-    const h = await raw.workflow.getHandle(withdrawalWorkflowId(id)).fetchHistory();
-    const failed = (h.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes);
-    return failed.some((e) => /not encrypted/.test(e.workflowTaskFailedEventAttributes!.failure?.message ?? '')) ? h : undefined;
-  }, 'a workflow task failed on the plain payload', 60_000).catch(() => undefined);
+  const history = await eventually(
+    async () => {
+      const h = await raw.workflow.getHandle(withdrawalWorkflowId(id)).fetchHistory();
+      const failed = (h.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes);
+      return failed.some((e) => /not encrypted/.test(e.workflowTaskFailedEventAttributes!.failure?.message ?? '')) ? h : undefined;
+    },
+    'a workflow task failed on the plain payload',
+    60_000,
+  ).catch(() => undefined);
   const events = history?.events ?? (await raw.workflow.getHandle(withdrawalWorkflowId(id)).fetchHistory()).events ?? [];
   t.truthy(history, 'a workflow task failed on the plain payload');
   const accepted = events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId === updateId);
@@ -246,10 +265,14 @@ test('a worker with a key refuses a plain-JSON update: an approval with a forged
   // through: the refused update never entered the history. (While it is pending, the workflow's
   // other updates are refused: its workflow task is in a failed state.)
   await raw.connection.close();
-  const approved = await eventually(async () => {
-    const res = await withdrawalAction(id, 'approve');
-    return res.status === 200 ? res : undefined;
-  }, 'the operator approval after the forged update', 60_000);
+  const approved = await eventually(
+    async () => {
+      const res = await withdrawalAction(id, 'approve');
+      return res.status === 200 ? res : undefined;
+    },
+    'the operator approval after the forged update',
+    60_000,
+  );
   t.is(approved.body.status, 'COMPLETED');
   t.is(approved.body.approved_by, 'test-operator');
 });
@@ -260,7 +283,10 @@ test('a worker with a key refuses a plain-JSON signal: forged events signalled t
   const raw = await rawClient();
   const workflowId = endpointWorkflowId(randomUUID(), createHash('sha256').update(`http://127.0.0.1:9/${randomUUID()}`).digest('hex'));
   t.teardown(async () => {
-    await keyed.workflow.getHandle(workflowId).terminate('test: the stream the forged signal was sent to').catch(() => {});
+    await keyed.workflow
+      .getHandle(workflowId)
+      .terminate('test: the stream the forged signal was sent to')
+      .catch(() => {});
     await keyed.connection.close();
     await raw.connection.close();
   });
@@ -278,14 +304,21 @@ test('a worker with a key refuses a plain-JSON signal: forged events signalled t
   // …then events as plain JSON from a client without the key.
   const forged: EndpointEvent = { callbackId: randomUUID(), eventId: randomUUID(), eventType: 'deal.completed', maxAttempts: 1, lane: randomUUID() };
   await handle.signal(endpointEventsSignal, [forged]);
-  const events = await eventually(async () => {
-    const h = (await handle.fetchHistory()).events ?? [];
-    return h.some((e) => /not encrypted/.test(e.workflowTaskFailedEventAttributes?.failure?.message ?? '')) ? h : undefined;
-  }, 'a workflow task failed on the plain signal', 60_000);
+  const events = await eventually(
+    async () => {
+      const h = (await handle.fetchHistory()).events ?? [];
+      return h.some((e) => /not encrypted/.test(e.workflowTaskFailedEventAttributes?.failure?.message ?? '')) ? h : undefined;
+    },
+    'a workflow task failed on the plain signal',
+    60_000,
+  );
   t.is(events.filter((e) => e.workflowExecutionSignaledEventAttributes).length, 2, "the relay's signal and the forged one are in the history");
   // Nothing the workflow did came after it: no completed task, no activity scheduled.
   const after = events.slice(events.findLastIndex((e) => e.workflowExecutionSignaledEventAttributes) + 1);
-  t.false(after.some((e) => e.workflowTaskCompletedEventAttributes || e.activityTaskScheduledEventAttributes), 'the workflow never ran on it');
+  t.false(
+    after.some((e) => e.workflowTaskCompletedEventAttributes || e.activityTaskScheduledEventAttributes),
+    'the workflow never ran on it',
+  );
   t.is((await keyed.workflow.getHandle(workflowId).describe()).status.name, 'RUNNING');
 });
 
@@ -294,7 +327,8 @@ function payloadTexts(node: unknown, out: string[] = []): string[] {
   if (Array.isArray(node)) for (const item of node) payloadTexts(item, out);
   else if (node && typeof node === 'object') {
     const record = node as Record<string, unknown>;
-    if (typeof record.data === 'string' && record.metadata && typeof record.metadata === 'object') out.push(Buffer.from(record.data, 'base64').toString('utf8'));
+    if (typeof record.data === 'string' && record.metadata && typeof record.metadata === 'object')
+      out.push(Buffer.from(record.data, 'base64').toString('utf8'));
     for (const value of Object.values(record)) payloadTexts(value, out);
   }
   return out;

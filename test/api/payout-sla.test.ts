@@ -23,10 +23,14 @@ test('MATCHED past PAYOUT_TRANSFER_SLA_SECONDS expires with the hold returned; a
   const held = await walletOf(sql, 'merchant', merchant.merchantId);
   t.true(held.frozen > 0n);
 
-  const expired = await eventually(async () => {
-    const got = await signed(merchant.keys, 'GET', `${stack.url}/api/v1/p2p/merchant/deals/${dealId}`);
-    return got.body.deal.status === 'EXPIRED' && got.body.deal;
-  }, 'transfer SLA expiry', 120_000);
+  const expired = await eventually(
+    async () => {
+      const got = await signed(merchant.keys, 'GET', `${stack.url}/api/v1/p2p/merchant/deals/${dealId}`);
+      return got.body.deal.status === 'EXPIRED' && got.body.deal;
+    },
+    'transfer SLA expiry',
+    120_000,
+  );
   t.is(expired.status, 'EXPIRED');
   const after = await walletOf(sql, 'merchant', merchant.merchantId);
   t.deepEqual([after.available, after.frozen], [1_000_000n, 0n], 'hold returned');
@@ -51,10 +55,14 @@ test('a payout PROCESSING past PAYOUT_PROCESSING_ALERT_SECONDS keeps its hold an
   const dealId = res.body.deal.deal_id as string;
   t.is((await asOperator('POST', `${stack.url}/api/v1/p2p/admin/deals/${dealId}/payout/start`)).status, 200);
 
-  const alert = await eventually(async () => {
-    const list = await asOperator('GET', '/api/v1/p2p/admin/alerts');
-    return list.body.data.find((a: { deal_id: string }) => a.deal_id === dealId);
-  }, 'the overdue alert', 120_000);
+  const alert = await eventually(
+    async () => {
+      const list = await asOperator('GET', '/api/v1/p2p/admin/alerts');
+      return list.body.data.find((a: { deal_id: string }) => a.deal_id === dealId);
+    },
+    'the overdue alert',
+    120_000,
+  );
   t.is(alert.kind, 'payout_processing_overdue');
   t.is(alert.resolved_at, '');
   t.true((await walletOf(sql, 'merchant', merchant.merchantId)).frozen > 0n, 'the hold stays: the fiat may be on its way');
@@ -63,7 +71,10 @@ test('a payout PROCESSING past PAYOUT_PROCESSING_ALERT_SECONDS keeps its hold an
 
   await asOperator('POST', `${stack.url}/api/v1/p2p/admin/deals/${dealId}/payout/complete`);
   const open = await asOperator('GET', '/api/v1/p2p/admin/alerts');
-  t.false(open.body.data.some((a: { deal_id: string }) => a.deal_id === dealId), 'closed by the completion');
+  t.false(
+    open.body.data.some((a: { deal_id: string }) => a.deal_id === dealId),
+    'closed by the completion',
+  );
   const all = await asOperator('GET', '/api/v1/p2p/admin/alerts?include_resolved=true');
   t.not(all.body.data.find((a: { deal_id: string }) => a.deal_id === dealId)?.resolved_at, '');
 });

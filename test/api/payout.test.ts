@@ -35,9 +35,24 @@ test('create: MATCHED with the hold at the SELL rate plus fee, echoes, events; G
   t.deepEqual([wallet.available, wallet.frozen], [10_000n - 1010n, 1010n]);
   t.deepEqual(await eventsOf(sql, deal.deal_id), ['deal.created']);
   const got = await signed(m.keys, 'GET', `/api/v1/p2p/merchant/deals/${deal.deal_id}`);
-  t.deepEqual(Object.keys(got.body.deal).sort(), ['amount', 'amount_match_status', 'client_id', 'created_at', 'currency', 'deal_id', 'deal_type', 'payment_url', 'received_amount', 'status', 'target_requisite', 'updated_at']);
+  t.deepEqual(Object.keys(got.body.deal).sort(), [
+    'amount',
+    'amount_match_status',
+    'client_id',
+    'created_at',
+    'currency',
+    'deal_id',
+    'deal_type',
+    'payment_url',
+    'received_amount',
+    'status',
+    'target_requisite',
+    'updated_at',
+  ]);
   const balance = await signed(m.keys, 'GET', '/api/v1/p2p/merchant/balance');
-  t.deepEqual(balance.body, { wallets: [{ wallet_id: m.walletId, currency: 'USDT', available: '8990', frozen: '1010', total: '10000', pending_credits: '0' }] });
+  t.deepEqual(balance.body, {
+    wallets: [{ wallet_id: m.walletId, currency: 'USDT', available: '8990', frozen: '1010', total: '10000', pending_credits: '0' }],
+  });
 });
 
 test('create validations and idempotency', async (t) => {
@@ -49,7 +64,10 @@ test('create validations and idempotency', async (t) => {
     t.regex(problemDetail(res.body).message, pattern);
   };
   await expect400(m.payoutBody({ idempotency_key: undefined }), /^idempotency_key is required$/);
-  await expect400(m.payoutBody({ requisite_details: { iban: 'x', swift: 'y' } }), /swift.*allowed: iban, account_number, document_number, bank_name, phone_number/);
+  await expect400(
+    m.payoutBody({ requisite_details: { iban: 'x', swift: 'y' } }),
+    /swift.*allowed: iban, account_number, document_number, bank_name, phone_number/,
+  );
   await expect400(m.payoutBody({ payment_method: 'BANK_CARD' }), /allowed: .*card-rub/);
   await expect400(m.payoutBody({ payment_method: undefined }), /payment_method is required/);
   await expect400(m.payoutBody({ currency: 'KZT' }), /takes RUB/);
@@ -135,5 +153,4 @@ test('UNASSIGNED past the assignment SLA expires and returns the hold', async (t
   const wallet = await walletOf(sql, 'merchant', m.merchantId);
   t.deepEqual([wallet.available, wallet.frozen], [3000n, 0n]);
   t.deepEqual(await eventsOf(sql, res.body.deal.deal_id), ['deal.created', 'deal.expired']);
-
 });

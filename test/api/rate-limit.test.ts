@@ -14,9 +14,7 @@ test('the per-merchant minute limit holds across two API processes, with headers
   });
   const { keys } = await newMerchant({ rate_limit_per_minute: 5 });
   const ts = Math.floor(frozen / 1000);
-  const results = await Promise.all(
-    Array.from({ length: 12 }, (_, i) => signed(keys, 'GET', `${i % 2 ? a.url : b.url}${MY}`, undefined, ts)),
-  );
+  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => signed(keys, 'GET', `${i % 2 ? a.url : b.url}${MY}`, undefined, ts)));
   const ok = results.filter((r) => r.status === 200);
   const limited = results.filter((r) => r.status === 429);
   t.is(ok.length, 5);

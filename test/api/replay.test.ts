@@ -189,7 +189,9 @@ test('v2 binds the signature to method, path and query: moved anywhere it is 401
 test('signature_binding: set by the operator, shown in the profile; required refuses v1-only requests with a message naming v2', async (t) => {
   const { keys, merchantId } = await newMerchant();
   t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).body.merchant.signature_binding, 'optional');
-  const merchantCannot = await withBearer(await cabinetToken(merchantId), 'PATCH', `/api/v1/p2p/admin/merchants/${merchantId}`, { signature_binding: 'required' });
+  const merchantCannot = await withBearer(await cabinetToken(merchantId), 'PATCH', `/api/v1/p2p/admin/merchants/${merchantId}`, {
+    signature_binding: 'required',
+  });
   t.is(merchantCannot.status, 403);
   t.is((await asOperator('PATCH', `/api/v1/p2p/admin/merchants/${merchantId}`, { signature_binding: 'sometimes' })).status, 400);
   const patched = await asOperator('PATCH', `/api/v1/p2p/admin/merchants/${merchantId}`, { signature_binding: 'required' });

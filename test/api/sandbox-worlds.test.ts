@@ -71,7 +71,8 @@ test.serial(`8 sandbox deposits beside the operator's switch to live: the mercha
       // Refused: some deposit came first; every credited one is play money in a sandbox wallet.
       if (switched.status !== 400) failures.push(`${where}: the switch answered ${switched.status} but the merchant is still sandbox`);
       if (!end.wallet?.sandbox) failures.push(`${where}: a sandbox merchant's wallet is live`);
-      if (end.wallet && end.wallet.available !== BigInt(statuses.filter((s) => s === 201).length) * 50_000_000n) failures.push(`${where}: the balance is not the credited deposits`);
+      if (end.wallet && end.wallet.available !== BigInt(statuses.filter((s) => s === 201).length) * 50_000_000n)
+        failures.push(`${where}: the balance is not the credited deposits`);
     }
   }
   t.deepEqual(failures, []);
@@ -116,7 +117,10 @@ test.serial('30 parallel sandbox deposits against the daily cap: exactly the cap
     t.is(r.status, 400, r.text);
     t.regex(r.headers.get('content-type') ?? '', /application\/problem\+json/);
     t.is(r.body.title, 'FAILED_PRECONDITION');
-    t.regex(problemDetail(r.body).message, new RegExp(`sandbox deposit limit exceeded: deposited today \\d+, requested ${amount}, daily limit ${daily} USDT cents`));
+    t.regex(
+      problemDetail(r.body).message,
+      new RegExp(`sandbox deposit limit exceeded: deposited today \\d+, requested ${amount}, daily limit ${daily} USDT cents`),
+    );
   }
   const [wallet] = await sql<{ available: bigint }[]>`select available from wallets where owner_type = 'merchant' and owner_id = ${merchantId}`;
   t.is(wallet!.available, daily);

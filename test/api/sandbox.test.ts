@@ -43,10 +43,8 @@ async function sandboxMerchant(t: ExecutionContext, extra: Record<string, unknow
   t.teardown(() => receiver.close());
   const merchant = await newMerchant({ webhook_url: receiver.url, sandbox: true, ...extra });
   /** The verified envelopes of a deal so far. */
-  const events = (dealId: string) =>
-    receiver.received.map((r) => verified(t, r, merchant.keys.secret)).filter((e) => e.deal?.deal_id === dealId);
-  const waitFor = (dealId: string, type: string) =>
-    eventually(async () => events(dealId).find((e) => e.type === type), `${type} of ${dealId}`, 90_000);
+  const events = (dealId: string) => receiver.received.map((r) => verified(t, r, merchant.keys.secret)).filter((e) => e.deal?.deal_id === dealId);
+  const waitFor = (dealId: string, type: string) => eventually(async () => events(dealId).find((e) => e.type === type), `${type} of ${dealId}`, 90_000);
   return { ...merchant, receiver, events, waitFor };
 }
 
@@ -90,15 +88,14 @@ test('PayIn …00: the sandbox trader confirms (COMPLETED), every webhook verifi
   t.is(completed.deal.status, 'COMPLETED');
   const types = m.events(deal.deal_id).map((e) => e.type);
   // The payer's "I paid" before the trader's confirm, in the deal's order.
-  t.deepEqual(
-    types,
-    ['deal.created', 'deal.escrow_locked', 'deal.payment_notified', 'deal.payment_verified', 'deal.completed'],
-  );
+  t.deepEqual(types, ['deal.created', 'deal.escrow_locked', 'deal.payment_notified', 'deal.payment_verified', 'deal.completed']);
   t.true(m.events(deal.deal_id).every((e) => e.sandbox === true));
   t.is((await getDeal(m.keys, deal.deal_id)).status, 'COMPLETED');
   // Play money: the merchant's credit and the fee land on sandbox wallets only.
   await eventually(async () => {
-    const [w] = await sql<{ available: bigint; sandbox: boolean }[]>`select available, sandbox from wallets where owner_type = 'merchant' and owner_id = ${m.merchantId}`;
+    const [w] = await sql<
+      { available: bigint; sandbox: boolean }[]
+    >`select available, sandbox from wallets where owner_type = 'merchant' and owner_id = ${m.merchantId}`;
     return w!.available > 0n && w!.sandbox;
   }, 'fee distribution on the sandbox wallet');
   const entries = await sql<{ sandbox: boolean; system_code: string | null }[]>`
@@ -150,14 +147,23 @@ test('PayIn …33: nobody pays — EXPIRED at the payment timeout (deal.expired)
 
 test('PayOut …00 completes, …05 fails (hold returned), …33 stays UNASSIGNED and expires', async (t) => {
   const m = await sandboxMerchant(t);
-  const funded = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: m.merchantId, amount: 1_000_000, tx_hash: txHashOf(`sandbox-${m.merchantId}`) });
+  const funded = await asOperator('POST', '/api/v1/p2p/admin/deposits', {
+    merchant_id: m.merchantId,
+    amount: 1_000_000,
+    tx_hash: txHashOf(`sandbox-${m.merchantId}`),
+  });
   t.is(funded.status, 201, funded.text);
   const balance = await signed(m.keys, 'GET', '/api/v1/p2p/merchant/balance');
   const walletId = balance.body.wallets[0].wallet_id as string;
   const payout = async (amount: number) => {
     const res = await signed(m.keys, 'POST', PAYOUT, {
-      idempotency_key: randomUUID(), amount, currency: 'RUB', wallet_id: walletId,
-      target_requisite: '4111111111111111', target_name: 'Anna Recipient', payment_method: 'card-rub',
+      idempotency_key: randomUUID(),
+      amount,
+      currency: 'RUB',
+      wallet_id: walletId,
+      target_requisite: '4111111111111111',
+      target_name: 'Anna Recipient',
+      payment_method: 'card-rub',
     });
     t.is(res.status, 200, res.text);
     return res.body.deal as { deal_id: string; status: string };
@@ -200,7 +206,8 @@ test('isolation: the database refuses a cross match either way, and an operator 
   const [lw] = await sql`select id from wallets where owner_type = 'merchant' and owner_id = ${live.merchantId}`;
   await t.throwsAsync(
     sql.begin(async (tx) => {
-      const [x] = await tx`insert into ledger_transactions (id, idempotency_key, kind, ref_type, ref_id) values (${randomUUID()}, ${'mix:' + randomUUID()}, 'test', 'test', ${randomUUID()}) returning id`;
+      const [x] =
+        await tx`insert into ledger_transactions (id, idempotency_key, kind, ref_type, ref_id) values (${randomUUID()}, ${'mix:' + randomUUID()}, 'test', 'test', ${randomUUID()}) returning id`;
       await tx`insert into ledger_entries (transaction_id, wallet_id, bucket, amount) values (${x!.id}, ${sw!.id}, 'available', 1), (${x!.id}, ${lw!.id}, 'available', -1)`;
     }),
     { message: /mixes sandbox and live/ },
@@ -213,15 +220,21 @@ test('isolation: the database refuses a cross match either way, and an operator 
   const trader = await isolatedTrader({ liquidity: 0 });
   const livePayout = await signed(liveFunded.keys, 'POST', PAYOUT, liveFunded.payoutBody({ amount: 95_033 }));
   t.is(livePayout.status, 200, livePayout.text);
-  const [sandboxRequisite] = await sql`select id from requisites where trader_id = ${SANDBOX_TRADER} and payment_method_id = (select id from payment_methods where slug = 'card-rub')`;
+  const [sandboxRequisite] =
+    await sql`select id from requisites where trader_id = ${SANDBOX_TRADER} and payment_method_id = (select id from payment_methods where slug = 'card-rub')`;
   const crossed = await asOperator('POST', `/api/v1/p2p/admin/deals/${livePayout.body.deal.deal_id}/payout/assign`, { requisite_id: sandboxRequisite!.id });
   t.is(crossed.status, 400, crossed.text);
   t.regex(problemDetail(crossed.body).message, /sandbox trader takes only sandbox payouts/);
   await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: m.merchantId, amount: 1_000_000, tx_hash: txHashOf(`sandbox-x-${m.merchantId}`) });
   const balance = await signed(m.keys, 'GET', '/api/v1/p2p/merchant/balance');
   const sandboxPayout = await signed(m.keys, 'POST', PAYOUT, {
-    idempotency_key: randomUUID(), amount: 95_033, currency: 'RUB', wallet_id: balance.body.wallets[0].wallet_id,
-    target_requisite: '4111111111111111', target_name: 'Anna Recipient', payment_method: trader.method,
+    idempotency_key: randomUUID(),
+    amount: 95_033,
+    currency: 'RUB',
+    wallet_id: balance.body.wallets[0].wallet_id,
+    target_requisite: '4111111111111111',
+    target_name: 'Anna Recipient',
+    payment_method: trader.method,
   });
   t.is(sandboxPayout.status, 200, sandboxPayout.text);
   const crossed2 = await asOperator('POST', `/api/v1/p2p/admin/deals/${sandboxPayout.body.deal.deal_id}/payout/assign`, { requisite_id: trader.requisiteId });
@@ -233,7 +246,10 @@ test('withdrawals: complete on the sandbox chain; …05 fails on chain and is re
   const { randomTronAddress, withdraw } = await import('../helpers/wallet');
   const m = await sandboxMerchant(t);
   await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: m.merchantId, amount: 100_000, tx_hash: txHashOf(`sandbox-w-${m.merchantId}`) });
-  await asOperator('PATCH', `/api/v1/p2p/admin/merchants/${m.merchantId}`, { auto_withdrawal_mode: 'AUTO_UP_TO_LIMIT', auto_withdrawal_limit_usdt_cents: 100_000 });
+  await asOperator('PATCH', `/api/v1/p2p/admin/merchants/${m.merchantId}`, {
+    auto_withdrawal_mode: 'AUTO_UP_TO_LIMIT',
+    auto_withdrawal_limit_usdt_cents: 100_000,
+  });
   const ok = await withdraw(m.keys, { address: randomTronAddress(), amount: 5_000 });
   t.is(ok.status, 200, ok.text);
   t.is(ok.body.status, 'COMPLETED');
@@ -244,9 +260,14 @@ test('withdrawals: complete on the sandbox chain; …05 fails on chain and is re
     return w.body.status === 'CANCELLED' && w.body;
   }, 'the …05 withdrawal cancelled');
   t.is(failed.status, 'CANCELLED');
-  const event = await eventually(async () => m.receiver.received.map((r) => verified(t, r, m.keys.secret)).find((e) => e.type === 'p2p.finance.withdrawal_failed'), 'withdrawal_failed');
+  const event = await eventually(
+    async () => m.receiver.received.map((r) => verified(t, r, m.keys.secret)).find((e) => e.type === 'p2p.finance.withdrawal_failed'),
+    'withdrawal_failed',
+  );
   t.is(event.sandbox, true);
-  const [w] = await sql<{ available: bigint; frozen: bigint }[]>`select available, frozen from wallets where owner_type = 'merchant' and owner_id = ${m.merchantId}`;
+  const [w] = await sql<
+    { available: bigint; frozen: bigint }[]
+  >`select available, frozen from wallets where owner_type = 'merchant' and owner_id = ${m.merchantId}`;
   t.is(w!.frozen, 0n);
   t.is(w!.available, 100_000n - 5_000n);
   // The transfer went to the sandbox chain, its money to the sandbox system accounts.
@@ -259,7 +280,11 @@ test('withdrawals: complete on the sandbox chain; …05 fails on chain and is re
 test('listing rows: a sandbox merchant’s withdrawals and deposits carry sandbox: true, a live merchant’s have no such key', async (t) => {
   const { randomTronAddress, withdraw } = await import('../helpers/wallet');
   const rowsOf = async (keys: KeyPair, merchantId: string, tag: string) => {
-    const deposit = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchantId, amount: 100_000, tx_hash: txHashOf(`rows-${tag}-${merchantId}`) });
+    const deposit = await asOperator('POST', '/api/v1/p2p/admin/deposits', {
+      merchant_id: merchantId,
+      amount: 100_000,
+      tx_hash: txHashOf(`rows-${tag}-${merchantId}`),
+    });
     t.is(deposit.status, 201, deposit.text);
     await asOperator('PATCH', `/api/v1/p2p/admin/merchants/${merchantId}`, { auto_withdrawal_mode: 'MANUAL_ONLY' });
     const created = await withdraw(keys, { address: randomTronAddress(), amount: 5_000 });
@@ -324,10 +349,17 @@ test('appeals: winning_evidence → SATISFIED, losing_evidence → REJECTED by t
   for (const a of [a1, a2, a3]) t.true(a!.status === 200 || a!.status === 201, a!.text);
   t.is((await m.waitFor(win!.deal_id, 'deal.completed')).deal.status, 'COMPLETED');
   t.is((await m.waitFor(lose!.deal_id, 'deal.cancelled')).deal.status, 'CANCELLED');
-  const resolved = await eventually(async () => m.receiver.received.map((r) => verified(t, r, m.keys.secret)).filter((e) => e.type === 'appeal.resolved').length >= 2, 'two appeal.resolved');
+  const resolved = await eventually(
+    async () => m.receiver.received.map((r) => verified(t, r, m.keys.secret)).filter((e) => e.type === 'appeal.resolved').length >= 2,
+    'two appeal.resolved',
+  );
   t.truthy(resolved);
   // The arbiter took each into review and wrote before deciding.
-  const appealTypes = (appealId: string) => m.receiver.received.map((r) => verified(t, r, m.keys.secret)).filter((e) => e.appeal?.appeal_id === appealId).map((e) => e.type);
+  const appealTypes = (appealId: string) =>
+    m.receiver.received
+      .map((r) => verified(t, r, m.keys.secret))
+      .filter((e) => e.appeal?.appeal_id === appealId)
+      .map((e) => e.type);
   t.deepEqual(appealTypes(a1!.body.data.appeal_id), ['appeal.opened', 'appeal.in_review', 'appeal.message', 'appeal.resolved']);
   t.deepEqual(appealTypes(a2!.body.data.appeal_id), ['appeal.opened', 'appeal.in_review', 'appeal.message', 'appeal.resolved']);
   await new Promise((r) => setTimeout(r, 2_000));
@@ -359,8 +391,13 @@ test('advance: a …33 PayIn expires in a second, then its next timer is refused
   const balance = await signed(m.keys, 'GET', '/api/v1/p2p/merchant/balance');
   t.is(balance.body.wallets[0].available, '1000000');
   const payout = await signed(m.keys, 'POST', PAYOUT, {
-    idempotency_key: randomUUID(), amount: 95_033, currency: 'RUB', wallet_id: balance.body.wallets[0].wallet_id,
-    target_requisite: '4111111111111111', target_name: 'Anna Recipient', payment_method: 'card-rub',
+    idempotency_key: randomUUID(),
+    amount: 95_033,
+    currency: 'RUB',
+    wallet_id: balance.body.wallets[0].wallet_id,
+    target_requisite: '4111111111111111',
+    target_name: 'Anna Recipient',
+    payment_method: 'card-rub',
   });
   t.is(payout.body.deal.status, 'UNASSIGNED', payout.text);
   const sla = await advance(payout.body.deal.deal_id);
@@ -380,7 +417,9 @@ test('advance: the fee distribution of a completed sandbox PayIn fires now (FEE_
   t.is(res.status, 200, res.text);
   const dealId = res.body.deal.deal_id as string;
   await eventually(async () => (await dealRow(sql, dealId)).status === 'COMPLETED', 'completed by the sandbox trader');
-  const [before] = await sql<{ available: bigint; pending_credits: bigint }[]>`select available, pending_credits from wallets where owner_type = 'merchant' and owner_id = ${merchantId}`;
+  const [before] = await sql<
+    { available: bigint; pending_credits: bigint }[]
+  >`select available, pending_credits from wallets where owner_type = 'merchant' and owner_id = ${merchantId}`;
   t.is(before!.available, 0n);
   t.true(before!.pending_credits > 0n);
   const fired = await eventually(async () => {
@@ -388,7 +427,9 @@ test('advance: the fee distribution of a completed sandbox PayIn fires now (FEE_
     return r.status === 200 && r;
   }, 'advance of the fee distribution');
   t.is(fired.body.timer, 'fee_distribution');
-  const [after] = await sql<{ available: bigint; pending_credits: bigint }[]>`select available, pending_credits from wallets where owner_type = 'merchant' and owner_id = ${merchantId}`;
+  const [after] = await sql<
+    { available: bigint; pending_credits: bigint }[]
+  >`select available, pending_credits from wallets where owner_type = 'merchant' and owner_id = ${merchantId}`;
   t.is(after!.pending_credits, 0n);
   t.is(after!.available, before!.pending_credits);
 });
@@ -432,7 +473,12 @@ test('every webhook type is reachable from the SDK alone', async (t) => {
   // The operator's setup only: a sandbox merchant (auto withdrawals, as a merchant asks its operator) and its first key pair.
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
-  const { keys } = await newMerchant({ webhook_url: receiver.url, sandbox: true, auto_withdrawal_mode: 'AUTO_UP_TO_LIMIT', auto_withdrawal_limit_usdt_cents: 1_000_000 });
+  const { keys } = await newMerchant({
+    webhook_url: receiver.url,
+    sandbox: true,
+    auto_withdrawal_mode: 'AUTO_UP_TO_LIMIT',
+    auto_withdrawal_limit_usdt_cents: 1_000_000,
+  });
   const { randomTronAddress } = await import('../helpers/wallet');
   // From here on the SDK alone.
   const gateway = new GatewayClient({ baseUrl: API_URL, token: keys.token, secret: keys.secret });
@@ -452,7 +498,14 @@ test('every webhook type is reachable from the SDK alone', async (t) => {
     payin(150_014), // amount_changed
     payin(150_033), // expired through advance
     payin(160_033), // appealed: winning_evidence (in_review, message, resolved)
-    gateway.createPayout({ amount: 95_005, currency: 'RUB', wallet_id: wallet.wallet_id, target_requisite: '4111111111111111', target_name: 'Anna Recipient', payment_method: 'card-rub' }), // failed
+    gateway.createPayout({
+      amount: 95_005,
+      currency: 'RUB',
+      wallet_id: wallet.wallet_id,
+      target_requisite: '4111111111111111',
+      target_name: 'Anna Recipient',
+      payment_method: 'card-rub',
+    }), // failed
   ]);
   t.is((await gateway.sandbox.advance(expiring.deal_id)).deal.status, 'EXPIRED');
   await gateway.createAppeal({ deal_id: appealed.deal_id, reason: 'The payer paid: winning_evidence' });
@@ -475,19 +528,29 @@ test('every webhook type is reachable from the SDK alone', async (t) => {
   // Nothing emits deal.refund_pending (listed in the event types for the spec; no transition writes it).
   const unreachable = ['deal.refund_pending'];
   const expected = EVENT_TYPES.filter((type) => !unreachable.includes(type)).sort();
-  const types = await eventually(async () => {
-    const got = [...new Set(delivered().map((e) => e.type))].sort();
-    return expected.every((type) => got.includes(type)) ? got : undefined;
-  }, 'every type', 90_000).catch(() => [...new Set(delivered().map((e) => e.type))].sort());
+  const types = await eventually(
+    async () => {
+      const got = [...new Set(delivered().map((e) => e.type))].sort();
+      return expected.every((type) => got.includes(type)) ? got : undefined;
+    },
+    'every type',
+    90_000,
+  ).catch(() => [...new Set(delivered().map((e) => e.type))].sort());
   t.deepEqual(types, expected, `every event type but ${unreachable.join(', ')} (never emitted) reaches a sandbox merchant through the SDK alone`);
-  t.true(delivered().every((e: any) => e.sandbox === true), 'every envelope says sandbox');
+  t.true(
+    delivered().every((e: any) => e.sandbox === true),
+    'every envelope says sandbox',
+  );
   // The sandbox arbiter's moves are audited as a system actor.
   const audit = await sql<{ actor_kind: string; actor_id: string; action: string }[]>`
     select actor_kind, actor_id, action from audit_log where object_id in (${closing.appeal_id}) order by id`;
-  t.deepEqual(audit.map((r) => [r.actor_kind, r.actor_id, r.action]), [
-    ['system', 'sandbox-arbiter', 'appeal.review'],
-    ['system', 'sandbox-arbiter', 'appeal.message'],
-    ['system', 'sandbox-arbiter', 'appeal.close'],
-    ['system', 'sandbox-arbiter', 'appeal.reopen'],
-  ]);
+  t.deepEqual(
+    audit.map((r) => [r.actor_kind, r.actor_id, r.action]),
+    [
+      ['system', 'sandbox-arbiter', 'appeal.review'],
+      ['system', 'sandbox-arbiter', 'appeal.message'],
+      ['system', 'sandbox-arbiter', 'appeal.close'],
+      ['system', 'sandbox-arbiter', 'appeal.reopen'],
+    ],
+  );
 });

@@ -53,7 +53,12 @@ function partialRequest(method: string, path: string, headers: Record<string, st
     };
     socket.on('end', finish);
     socket.on('error', finish);
-    const head = [`${method} ${path} HTTP/1.1`, `Host: ${url.host}`, `Content-Length: ${contentLength}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    const head = [
+      `${method} ${path} HTTP/1.1`,
+      `Host: ${url.host}`,
+      `Content-Length: ${contentLength}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
     socket.write(`${head.join('\r\n')}\r\n\r\n`);
     socket.write(sentBytes);
   });
@@ -87,13 +92,23 @@ test('before an upload is read the rate limit is only looked at: junk signatures
   // A read that fails its signature spends one of the window's unverified reads (issue 25): after three, uploads are refused unread.
   for (let i = 0; i < 5; i += 1) {
     const upload = filePart(SAMPLES.text);
-    const res = await fetch(API_URL + FILES, { method: 'POST', headers: { 'Content-Type': upload.contentType, ...hmacHeaders(junk, upload.body) }, body: new Uint8Array(upload.body) });
+    const res = await fetch(API_URL + FILES, {
+      method: 'POST',
+      headers: { 'Content-Type': upload.contentType, ...hmacHeaders(junk, upload.body) },
+      body: new Uint8Array(upload.body),
+    });
     t.is(res.status, i < 3 ? 401 : 429, `junk upload ${i + 1}`);
   }
   // The verified requests' allowance is untouched by them.
   for (let i = 0; i < 3; i += 1) t.is((await signed(keys, 'GET', '/api/v1/p2p/merchant/balance')).status, 200, `request ${i + 1} of 3`);
   const boundary = '----exhausted';
-  const answer = await partialRequest('POST', FILES, { 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...hmacHeaders(keys, 'x') }, TEN_MIB, Buffer.from(`--${boundary}\r\n`));
+  const answer = await partialRequest(
+    'POST',
+    FILES,
+    { 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...hmacHeaders(keys, 'x') },
+    TEN_MIB,
+    Buffer.from(`--${boundary}\r\n`),
+  );
   t.is(answer.status, 429, answer.head);
   t.regex(answer.head, /\r\nConnection: close/i);
 });
@@ -112,7 +127,11 @@ test('multipart only where a file is uploaded: elsewhere 415 before the body is 
   t.regex(answer.head, /\r\nConnection: close/i);
   // A complete small multipart body on a JSON route: 415 as well, never parsed.
   const upload = filePart(SAMPLES.text);
-  const res = await fetch(API_URL + PAYIN, { method: 'POST', headers: { 'Content-Type': upload.contentType, ...hmacHeaders(keys, upload.body) }, body: new Uint8Array(upload.body) });
+  const res = await fetch(API_URL + PAYIN, {
+    method: 'POST',
+    headers: { 'Content-Type': upload.contentType, ...hmacHeaders(keys, upload.body) },
+    body: new Uint8Array(upload.body),
+  });
   t.is(res.status, 415);
   // And the upload route still takes its multipart body.
   t.is((await signedUpload(keys, filePart(SAMPLES.text))).status, 201);
@@ -121,7 +140,13 @@ test('multipart only where a file is uploaded: elsewhere 415 before the body is 
 test('a JSON body over the small limit is 413 and the connection closes; the client’s next pooled request works', async (t) => {
   const { keys } = await newMerchant();
   const big = JSON.stringify(payinBody({ description: 'x'.repeat(200_000) }));
-  const answer = await partialRequest('POST', PAYIN, { 'Content-Type': 'application/json', ...hmacHeaders(keys, big) }, Buffer.byteLength(big), Buffer.from(big.slice(0, 1000)));
+  const answer = await partialRequest(
+    'POST',
+    PAYIN,
+    { 'Content-Type': 'application/json', ...hmacHeaders(keys, big) },
+    Buffer.byteLength(big),
+    Buffer.from(big.slice(0, 1000)),
+  );
   t.is(answer.status, 413, answer.head);
   t.regex(answer.head, /\r\nConnection: close/i);
 

@@ -21,7 +21,8 @@ async function inFlight(app: App): Promise<number | undefined> {
   const match = /^unverified_upload_bytes_in_flight (\d+)$/m.exec(text);
   return match ? Number(match[1]) : undefined;
 }
-const settlesAt = (app: App, bytes: number, what: string) => eventually(async () => (await inFlight(app)) === bytes, `${what} (${bytes} bytes in flight)`, 60_000);
+const settlesAt = (app: App, bytes: number, what: string) =>
+  eventually(async () => (await inFlight(app)) === bytes, `${what} (${bytes} bytes in flight)`, 60_000);
 
 /** A text file of `size` bytes in the part named `file`. */
 const upload = (size: number) => filePart(Buffer.alloc(size, 'a'), 'evidence.txt', 'text/plain');
@@ -61,7 +62,10 @@ test('unverified uploads beyond the merchant budget are 429 + Retry-After at onc
 
   // A legitimate client's concurrent uploads within the budget are never refused.
   const concurrent = await Promise.all([90_000, 90_000, 90_000].map((size) => signedUpload(a.keys, upload(size), `${app.url}${FILES}`)));
-  t.deepEqual(concurrent.map((r) => r.status), [201, 201, 201]);
+  t.deepEqual(
+    concurrent.map((r) => r.status),
+    [201, 201, 201],
+  );
   await settlesAt(app, 0, 'released after concurrent successes');
 });
 
@@ -149,7 +153,12 @@ test('the V1 dispute (base64 proof, read before its signature) reserves its byte
     const paymentId = randomUUID();
     const timestamp = Math.floor(Date.now() / 1000);
     const body = Buffer.from(JSON.stringify({ paymentId, description: 'paid, proof attached', proofImageBase64: 'A'.repeat(proofBytes) }));
-    const headers = { 'Content-Type': 'application/json', MERCHANT: m.merchantId, TIMESTAMP: String(timestamp), SIGNATURE: v1Sign(m.keys.secret, timestamp, [paymentId]) };
+    const headers = {
+      'Content-Type': 'application/json',
+      MERCHANT: m.merchantId,
+      TIMESTAMP: String(timestamp),
+      SIGNATURE: v1Sign(m.keys.secret, timestamp, [paymentId]),
+    };
     return { body, request: () => heldRequest(app.url, '/v1/disputs/create', headers, body, 50) };
   };
   const big = dispute(50_000);

@@ -23,7 +23,8 @@ test.after.always(async () => {
 });
 
 const row = async (id: string) => (await sql`select * from withdrawals where id = ${id}`)[0]!;
-const transfers = (id: string) => sql<{ tx_hash: string; send_calls: number }[]>`select tx_hash, send_calls from simulated_chain_transfers where withdrawal_id = ${id}`;
+const transfers = (id: string) =>
+  sql<{ tx_hash: string; send_calls: number }[]>`select tx_hash, send_calls from simulated_chain_transfers where withdrawal_id = ${id}`;
 
 test.serial('a transfer the chain refuses for good is CANCELLED with the hold returned and p2p.finance.withdrawal_failed (auto and approved)', async (t) => {
   const stack = await startWalletStack({ CHAIN_SIMULATOR: 'fail' });
@@ -42,10 +43,13 @@ test.serial('a transfer the chain refuses for good is CANCELLED with the hold re
   t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [10_000n, 0n]);
   const events = await sql<{ event_type: string; payload: any }[]>`
     select event_type, payload from outbox_events where merchant_id = ${merchantId} and deal_id is null order by created_at`;
-  t.deepEqual(events.map((e) => [e.event_type, e.payload.withdrawal.status]), [
-    ['p2p.finance.withdrawal_failed', 'CANCELLED'],
-    ['p2p.finance.withdrawal_failed', 'CANCELLED'],
-  ]);
+  t.deepEqual(
+    events.map((e) => [e.event_type, e.payload.withdrawal.status]),
+    [
+      ['p2p.finance.withdrawal_failed', 'CANCELLED'],
+      ['p2p.finance.withdrawal_failed', 'CANCELLED'],
+    ],
+  );
   t.is((await transfers(auto.body.withdrawal_id)).length, 0);
 });
 
@@ -61,42 +65,60 @@ test.serial('transient chain failures are retried with backoff and the transfer 
   }, 'completion after retries');
   t.is(done.broadcast_attempts, 3);
   t.is(done.last_broadcast_error, '');
-  t.deepEqual((await transfers(done.id)).map((x) => [x.tx_hash, x.send_calls]), [[done.tx_hash, 1]]);
+  t.deepEqual(
+    (await transfers(done.id)).map((x) => [x.tx_hash, x.send_calls]),
+    [[done.tx_hash, 1]],
+  );
   t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [7_500n, 0n]);
 });
 
-test.serial('a hanging chain: the merchant gets PENDING, attempts are abandoned at the timeout and retried; the hold waits; a healthy worker finishes it', async (t) => {
-  const overrides = { WITHDRAWAL_SYNC_WAIT_SECONDS: 1, WITHDRAWAL_BROADCAST_TIMEOUT_SECONDS: 2, WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS: 2, WITHDRAWAL_BROADCAST_MAX_BACKOFF_SECONDS: 1 };
-  const stack = await startWalletStack({ ...overrides, CHAIN_SIMULATOR: 'hang' });
-  let stopped = false;
-  t.teardown(async () => {
-    if (!stopped) await stack.close();
-  });
-  const { merchantId, keys } = await walletMerchant(10_000);
-  const res = await signed(keys, 'POST', `${stack.url}${WALLET}/withdraw`, { address: randomTronAddress(), amount: 3_000 });
-  t.is(res.status, 200, res.text);
-  t.like(res.body, { status: 'PENDING', tx_hash: '' });
-  const id = res.body.withdrawal_id;
-  await eventually(async () => (await row(id)).broadcast_attempts >= 2, 'a second attempt after the timeout', 90_000);
-  t.is((await row(id)).status, 'PENDING');
-  t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [7_000n, 3_000n]);
-  t.is((await transfers(id)).length, 0);
-  const queue = await asOperator('GET', `${ADMIN}/withdrawals?merchant_id=${merchantId}`);
-  t.like(queue.body.data[0], { withdrawal_id: id, status: 'PENDING' });
-  t.true(queue.body.data[0].broadcast_attempts >= 2);
-  t.truthy(Date.parse(queue.body.data[0].broadcast_started_at));
+test.serial(
+  'a hanging chain: the merchant gets PENDING, attempts are abandoned at the timeout and retried; the hold waits; a healthy worker finishes it',
+  async (t) => {
+    const overrides = {
+      WITHDRAWAL_SYNC_WAIT_SECONDS: 1,
+      WITHDRAWAL_BROADCAST_TIMEOUT_SECONDS: 2,
+      WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS: 2,
+      WITHDRAWAL_BROADCAST_MAX_BACKOFF_SECONDS: 1,
+    };
+    const stack = await startWalletStack({ ...overrides, CHAIN_SIMULATOR: 'hang' });
+    let stopped = false;
+    t.teardown(async () => {
+      if (!stopped) await stack.close();
+    });
+    const { merchantId, keys } = await walletMerchant(10_000);
+    const res = await signed(keys, 'POST', `${stack.url}${WALLET}/withdraw`, { address: randomTronAddress(), amount: 3_000 });
+    t.is(res.status, 200, res.text);
+    t.like(res.body, { status: 'PENDING', tx_hash: '' });
+    const id = res.body.withdrawal_id;
+    await eventually(async () => (await row(id)).broadcast_attempts >= 2, 'a second attempt after the timeout', 90_000);
+    t.is((await row(id)).status, 'PENDING');
+    t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [7_000n, 3_000n]);
+    t.is((await transfers(id)).length, 0);
+    const queue = await asOperator('GET', `${ADMIN}/withdrawals?merchant_id=${merchantId}`);
+    t.like(queue.body.data[0], { withdrawal_id: id, status: 'PENDING' });
+    t.true(queue.body.data[0].broadcast_attempts >= 2);
+    t.truthy(Date.parse(queue.body.data[0].broadcast_started_at));
 
-  await stack.close();
-  stopped = true;
-  const healthy = await startWalletWorker(stack.taskQueue, { ...overrides, CHAIN_SIMULATOR: 'ok' });
-  t.teardown(() => healthy.stop());
-  const done = await eventually(async () => {
-    const r = await row(id);
-    return r.status === 'COMPLETED' && r;
-  }, 'completion by the healthy worker', 90_000);
-  t.deepEqual((await transfers(id)).map((x) => [x.tx_hash, x.send_calls]), [[done.tx_hash, 1]]);
-  t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [7_000n, 0n]);
-});
+    await stack.close();
+    stopped = true;
+    const healthy = await startWalletWorker(stack.taskQueue, { ...overrides, CHAIN_SIMULATOR: 'ok' });
+    t.teardown(() => healthy.stop());
+    const done = await eventually(
+      async () => {
+        const r = await row(id);
+        return r.status === 'COMPLETED' && r;
+      },
+      'completion by the healthy worker',
+      90_000,
+    );
+    t.deepEqual(
+      (await transfers(id)).map((x) => [x.tx_hash, x.send_calls]),
+      [[done.tx_hash, 1]],
+    );
+    t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [7_000n, 0n]);
+  },
+);
 
 test.serial('a worker process SIGKILLed after recording the intent, or after sending, never sends twice', async (t) => {
   // Worker starts and the simulator's pauses: minutes on a loaded machine; this bounds the test as a whole.
@@ -120,10 +142,14 @@ test.serial('a worker process SIGKILLed after recording the intent, or after sen
   const sent = await signed(keys, 'POST', `${app.url}${WALLET}/withdraw`, { address: randomTronAddress(), amount: 5_000 });
   t.is(sent.status, 200, sent.text);
   t.is(sent.body.status, 'PENDING');
-  await eventually(async () => {
-    if (worker.exitCode !== null) throw new Error(`the worker process exited with ${worker.exitCode}`);
-    return (await transfers(sent.body.withdrawal_id)).length === 1;
-  }, 'the transfer on chain', 300_000);
+  await eventually(
+    async () => {
+      if (worker.exitCode !== null) throw new Error(`the worker process exited with ${worker.exitCode}`);
+      return (await transfers(sent.body.withdrawal_id)).length === 1;
+    },
+    'the transfer on chain',
+    300_000,
+  );
   // B: intent recorded, not sent — its attempt is waiting before the chain call.
   const intent = await signed(keys, 'POST', `${app.url}${WALLET}/withdraw`, { address: randomTronAddress(), amount: 3_000 });
   t.is(intent.status, 200, intent.text);
@@ -137,10 +163,14 @@ test.serial('a worker process SIGKILLed after recording the intent, or after sen
   // A healthy worker finishes both, each with exactly one transfer.
   worker = startWorkerProcess(env(0));
   for (const id of [sent.body.withdrawal_id, intent.body.withdrawal_id]) {
-    const done = await eventually(async () => {
-      const r = await row(id);
-      return r.status === 'COMPLETED' && r;
-    }, `completion of ${id}`, 300_000);
+    const done = await eventually(
+      async () => {
+        const r = await row(id);
+        return r.status === 'COMPLETED' && r;
+      },
+      `completion of ${id}`,
+      300_000,
+    );
     const onChain = await transfers(id);
     t.is(onChain.length, 1);
     t.is(onChain[0]!.tx_hash, done.tx_hash);

@@ -20,8 +20,22 @@ test.after.always(async () => {
 });
 
 const WITHDRAWAL_KEYS = [
-  'address', 'amount', 'approved_at', 'cancel_reason', 'cancelled_at', 'completed_at', 'created_at', 'currency', 'fee_usdt_cents',
-  'idempotency_key', 'net_usdt_cents', 'processing', 'status', 'tx_hash', 'updated_at', 'withdrawal_id',
+  'address',
+  'amount',
+  'approved_at',
+  'cancel_reason',
+  'cancelled_at',
+  'completed_at',
+  'created_at',
+  'currency',
+  'fee_usdt_cents',
+  'idempotency_key',
+  'net_usdt_cents',
+  'processing',
+  'status',
+  'tx_hash',
+  'updated_at',
+  'withdrawal_id',
 ];
 
 function expectProblem(t: any, res: ApiResponse, status: number, title: string, message?: RegExp) {
@@ -35,7 +49,9 @@ const withdrawalRow = async (id: string) => (await sql`select * from withdrawals
 const transfersOf = (id: string) => sql<{ tx_hash: string; amount: bigint; send_calls: number; to_address: string }[]>`
   select * from simulated_chain_transfers where withdrawal_id = ${id}`;
 const withdrawalEvents = (merchantId: string) =>
-  sql<{ event_type: string; payload: any }[]>`select event_type, payload from outbox_events where merchant_id = ${merchantId} and deal_id is null order by created_at`;
+  sql<
+    { event_type: string; payload: any }[]
+  >`select event_type, payload from outbox_events where merchant_id = ${merchantId} and deal_id is null order by created_at`;
 
 test('deposit address: 404 until generated; POST generates and rotates; the profile shows trc20_address; old addresses stay attributed', async (t) => {
   const { merchantId, keys } = await newMerchant();
@@ -57,7 +73,10 @@ test('deposit address: 404 until generated; POST generates and rotates; the prof
   t.is((await signed(keys, 'GET', `${WALLET}/deposit-address`)).body.address, rotated.body.address);
   t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).body.merchant.trc20_address, rotated.body.address);
   const owned = await sql`select address from deposit_addresses where merchant_id = ${merchantId} order by derivation_index`;
-  t.deepEqual(owned.map((r) => r.address), [first.body.address, rotated.body.address]);
+  t.deepEqual(
+    owned.map((r) => r.address),
+    [first.body.address, rotated.body.address],
+  );
 
   // Concurrent rotations: each gets its own index; the current address is the newest one.
   const burst = await Promise.all(Array.from({ length: 5 }, () => signed(keys, 'POST', `${WALLET}/deposit-address`)));
@@ -88,7 +107,10 @@ test('deposits: admin deposit idempotent by tx_hash (409 on mismatch), credited 
   t.is(all.status, 200, all.text);
   t.deepEqual(Object.keys(all.body).sort(), ['data', 'next_page_token']);
   t.is(all.body.next_page_token, '');
-  t.deepEqual(all.body.data.map((d: { tx_hash: string }) => d.tx_hash), [...hashes].reverse());
+  t.deepEqual(
+    all.body.data.map((d: { tx_hash: string }) => d.tx_hash),
+    [...hashes].reverse(),
+  );
   const item = all.body.data[2];
   t.deepEqual(Object.keys(item).sort(), ['address', 'amount', 'confirmations', 'confirmed_at', 'created_at', 'currency', 'deposit_id', 'status', 'tx_hash']);
   t.like(item, { amount: '1000', currency: 'USDT', status: 'CONFIRMED', tx_hash: hashes[0], deposit_id: first.body.deposit.deposit_id });
@@ -98,7 +120,10 @@ test('deposits: admin deposit idempotent by tx_hash (409 on mismatch), credited 
   t.is(page1.body.data.length, 2);
   t.truthy(page1.body.next_page_token);
   const page2 = await signed(keys, 'GET', `${WALLET}/deposits?page_size=2&page_token=${encodeURIComponent(page1.body.next_page_token)}`);
-  t.deepEqual(page2.body.data.map((d: { tx_hash: string }) => d.tx_hash), [hashes[0]]);
+  t.deepEqual(
+    page2.body.data.map((d: { tx_hash: string }) => d.tx_hash),
+    [hashes[0]],
+  );
   t.is(page2.body.next_page_token, '');
   expectProblem(t, await signed(keys, 'GET', `${WALLET}/deposits?page_token=forged`), 400, 'INVALID_ARGUMENT', /invalid page_token/);
   const foreign = await signed(stranger.keys, 'GET', `${WALLET}/deposits?page_token=${encodeURIComponent(page1.body.next_page_token)}`);
@@ -124,7 +149,16 @@ test('auto withdrawal within the limit: COMPLETED with tx_hash at once; hold deb
   const res = await withdraw(keys, { address, amount: 5_000, idempotency_key: 'order-77' });
   t.is(res.status, 200, res.text);
   t.deepEqual(Object.keys(res.body).sort(), WITHDRAWAL_KEYS);
-  t.like(res.body, { status: 'COMPLETED', amount: '5000', fee_usdt_cents: '100', net_usdt_cents: '4900', address, currency: 'USDT', processing: 'AUTO', idempotency_key: 'order-77' });
+  t.like(res.body, {
+    status: 'COMPLETED',
+    amount: '5000',
+    fee_usdt_cents: '100',
+    net_usdt_cents: '4900',
+    address,
+    currency: 'USDT',
+    processing: 'AUTO',
+    idempotency_key: 'order-77',
+  });
   t.regex(res.body.tx_hash, /^[0-9a-f]{64}$/);
   t.truthy(Date.parse(res.body.completed_at));
   const wallet = await walletOf(sql, 'merchant', merchantId);
@@ -132,8 +166,12 @@ test('auto withdrawal within the limit: COMPLETED with tx_hash at once; hold deb
   const transfers = await transfersOf(res.body.withdrawal_id);
   t.is(transfers.length, 1);
   t.like(transfers[0], { tx_hash: res.body.tx_hash, amount: 4_900n, to_address: address, send_calls: 1 });
-  const postings = await sql`select idempotency_key from ledger_transactions where ref_type = 'withdrawal' and ref_id = ${res.body.withdrawal_id} order by created_at`;
-  t.deepEqual(postings.map((p) => p.idempotency_key), [`withdrawal:${res.body.withdrawal_id}:hold`, `withdrawal:${res.body.withdrawal_id}:complete`]);
+  const postings =
+    await sql`select idempotency_key from ledger_transactions where ref_type = 'withdrawal' and ref_id = ${res.body.withdrawal_id} order by created_at`;
+  t.deepEqual(
+    postings.map((p) => p.idempotency_key),
+    [`withdrawal:${res.body.withdrawal_id}:hold`, `withdrawal:${res.body.withdrawal_id}:complete`],
+  );
   const balance = await signed(keys, 'GET', '/api/v1/p2p/merchant/balance');
   t.like(balance.body.wallets[0], { available: '5000', frozen: '0', total: '5000' });
 
@@ -143,14 +181,18 @@ test('auto withdrawal within the limit: COMPLETED with tx_hash at once; hold deb
   const described = await client.workflow.getHandle(`withdrawal:${res.body.withdrawal_id}`).describe();
   t.is(described.type, 'withdrawalWorkflow');
   const found = await eventually(async () => {
-    for await (const w of client.workflow.list({ query: `MerchantId = "${merchantId}"` })) if (w.workflowId === `withdrawal:${res.body.withdrawal_id}`) return w;
+    for await (const w of client.workflow.list({ query: `MerchantId = "${merchantId}"` }))
+      if (w.workflowId === `withdrawal:${res.body.withdrawal_id}`) return w;
     return undefined;
   }, 'visibility by MerchantId');
   t.is(found.type, 'withdrawalWorkflow');
 
   const history = await signed(keys, 'GET', `${WALLET}/withdrawals`);
   t.is(history.status, 200);
-  t.deepEqual(history.body.data, [res.body].map((w) => ({ ...w, updated_at: history.body.data[0].updated_at })));
+  t.deepEqual(
+    history.body.data,
+    [res.body].map((w) => ({ ...w, updated_at: history.body.data[0].updated_at })),
+  );
   const one = await signed(keys, 'GET', `${WALLET}/withdrawals/${res.body.withdrawal_id}`);
   t.is(one.body.tx_hash, res.body.tx_hash);
   const stranger = await newMerchant();
@@ -172,7 +214,10 @@ test('above the limit → PENDING_MANUAL with the hold frozen; in the operator q
 
   const queue = await asOperator('GET', `${ADMIN}/withdrawals?status=PENDING_MANUAL&merchant_id=${merchantId}`);
   t.is(queue.status, 200, queue.text);
-  t.deepEqual(queue.body.data.map((w: { withdrawal_id: string }) => w.withdrawal_id), [id]);
+  t.deepEqual(
+    queue.body.data.map((w: { withdrawal_id: string }) => w.withdrawal_id),
+    [id],
+  );
   t.like(queue.body.data[0], { merchant_id: merchantId, status: 'PENDING_MANUAL', broadcast_attempts: 0 });
   t.is((await signed(keys, 'GET', `${ADMIN}/withdrawals`)).status, 403, 'HMAC on an operator route');
 
@@ -206,7 +251,10 @@ test('MANUAL_ONLY and limit 0 send everything to the queue; cancel returns the h
   expectProblem(t, await withdrawalAction(small.body.withdrawal_id, 'approve'), 400, 'FAILED_PRECONDITION', /CANCELLED/);
   t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [10_000n, 0n]);
   const events = await withdrawalEvents(merchantId);
-  t.deepEqual(events.map((e) => e.event_type), ['p2p.finance.withdrawal_failed']);
+  t.deepEqual(
+    events.map((e) => e.event_type),
+    ['p2p.finance.withdrawal_failed'],
+  );
   t.like(events[0]!.payload.withdrawal, { withdrawal_id: small.body.withdrawal_id, status: 'CANCELLED', amount: '200' });
   const delivered = await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).type === 'p2p.finance.withdrawal_failed'), 'webhook');
   const body = JSON.parse(delivered.body);
@@ -250,12 +298,18 @@ test('concurrent identical withdrawals make one withdrawal and one transfer; a l
   const { merchantId, keys } = await walletMerchant(10_000);
   const address = randomTronAddress();
   const burst = await Promise.all(Array.from({ length: 8 }, () => withdraw(keys, { address, amount: 3_000 })));
-  t.true(burst.every((r) => r.status === 200), burst.map((r) => r.text).join(' | '));
+  t.true(
+    burst.every((r) => r.status === 200),
+    burst.map((r) => r.text).join(' | '),
+  );
   t.is(new Set(burst.map((r) => r.body.withdrawal_id)).size, 1);
   const id = burst[0]!.body.withdrawal_id;
   await eventually(async () => (await withdrawalRow(id)).status === 'COMPLETED', 'completion');
   t.is((await sql`select count(*)::int as n from withdrawals where merchant_id = ${merchantId}`)[0]!.n, 1);
-  t.deepEqual((await transfersOf(id)).map((x) => x.send_calls), [1]);
+  t.deepEqual(
+    (await transfersOf(id)).map((x) => x.send_calls),
+    [1],
+  );
   t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [7_000n, 0n]);
   const repeat = await withdraw(keys, { address, amount: 3_000, idempotency_key: 'another-key' });
   t.is(repeat.body.withdrawal_id, id, 'the server-side key ignores idempotency_key');
@@ -279,7 +333,13 @@ test('concurrent identical withdrawals make one withdrawal and one transfer; a l
 
 test('insufficient balance and invalid addresses are refused with nothing moved', async (t) => {
   const { merchantId, keys } = await walletMerchant(5_000);
-  expectProblem(t, await withdraw(keys, { address: randomTronAddress(), amount: 5_001 }), 400, 'FAILED_PRECONDITION', /^insufficient balance: the withdrawal needs 5001 USDT cents, available 5000$/);
+  expectProblem(
+    t,
+    await withdraw(keys, { address: randomTronAddress(), amount: 5_001 }),
+    400,
+    'FAILED_PRECONDITION',
+    /^insufficient balance: the withdrawal needs 5001 USDT cents, available 5000$/,
+  );
   expectProblem(t, await withdraw(keys, { address: randomTronAddress(), amount: 100 }), 400, 'FAILED_PRECONDITION', /does not cover the withdrawal fee/);
   const good = randomTronAddress();
   const cases: [unknown, RegExp][] = [
@@ -330,18 +390,30 @@ test('withdrawal history: one row per withdrawal, newest first, status filter, k
   for (const amount of [1_000, 3_000, 1_500, 4_000]) made.push((await withdraw(keys, { address: randomTronAddress(), amount })).body.withdrawal_id);
   await withdrawalAction(made[1]!, 'cancel');
   const all = await signed(keys, 'GET', `${WALLET}/withdrawals`);
-  t.deepEqual(all.body.data.map((w: { withdrawal_id: string }) => w.withdrawal_id), [...made].reverse());
-  t.deepEqual(all.body.data.map((w: { status: string }) => w.status), ['PENDING_MANUAL', 'COMPLETED', 'CANCELLED', 'COMPLETED']);
+  t.deepEqual(
+    all.body.data.map((w: { withdrawal_id: string }) => w.withdrawal_id),
+    [...made].reverse(),
+  );
+  t.deepEqual(
+    all.body.data.map((w: { status: string }) => w.status),
+    ['PENDING_MANUAL', 'COMPLETED', 'CANCELLED', 'COMPLETED'],
+  );
   for (const w of all.body.data) t.deepEqual(Object.keys(w).sort(), WITHDRAWAL_KEYS);
   const pending = await signed(keys, 'GET', `${WALLET}/withdrawals?status=PENDING_MANUAL`);
-  t.deepEqual(pending.body.data.map((w: { withdrawal_id: string }) => w.withdrawal_id), [made[3]]);
+  t.deepEqual(
+    pending.body.data.map((w: { withdrawal_id: string }) => w.withdrawal_id),
+    [made[3]],
+  );
   const two = await signed(keys, 'GET', `${WALLET}/withdrawals?status=COMPLETED,CANCELLED`);
   t.is(two.body.data.length, 3);
   t.deepEqual((await signed(keys, 'GET', `${WALLET}/withdrawals?status=NOPE`)).body, { data: [], next_page_token: '' });
   const p1 = await signed(keys, 'GET', `${WALLET}/withdrawals?page_size=3`);
   t.is(p1.body.data.length, 3);
   const p2 = await signed(keys, 'GET', `${WALLET}/withdrawals?page_size=3&page_token=${encodeURIComponent(p1.body.next_page_token)}`);
-  t.deepEqual(p2.body.data.map((w: { withdrawal_id: string }) => w.withdrawal_id), [made[0]]);
+  t.deepEqual(
+    p2.body.data.map((w: { withdrawal_id: string }) => w.withdrawal_id),
+    [made[0]],
+  );
   t.is(p2.body.next_page_token, '');
   expectProblem(t, await signed(keys, 'GET', `${WALLET}/withdrawals?page_token=x.y`), 400, 'INVALID_ARGUMENT', /invalid page_token/);
   await withdrawalAction(made[3]!, 'cancel');

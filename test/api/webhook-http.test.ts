@@ -43,11 +43,19 @@ const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 test('storableText: NUL and invalid UTF-8 become U+FFFD, and the text is cut to the limit on a character boundary', (t) => {
   t.is(storableText(Buffer.from('a\0b')), 'a\uFFFDb');
   t.is(storableText('a\0b'), 'a\uFFFDb');
-  t.is(storableText(Buffer.from([0x6f, 0x6b, 0xff, 0xc3, 0x28, 0xe2, 0x82])), 'ok\uFFFD\uFFFD(\uFFFD', 'one U+FFFD per invalid sequence, a truncated one at the very end included');
+  t.is(
+    storableText(Buffer.from([0x6f, 0x6b, 0xff, 0xc3, 0x28, 0xe2, 0x82])),
+    'ok\uFFFD\uFFFD(\uFFFD',
+    'one U+FFFD per invalid sequence, a truncated one at the very end included',
+  );
   t.is(storableText('lone \uD800 surrogate'), 'lone \uFFFD surrogate');
   t.is(storableText('tab\tnew\nline\u0007'), 'tab\tnew\nline\u0007', 'other control characters are kept');
   // Cut inside a 2-, 3- and 4-byte character: the character goes, no U+FFFD takes its place.
-  for (const [char, size] of [['é', 2], ['€', 3], ['😀', 4]] as const) {
+  for (const [char, size] of [
+    ['é', 2],
+    ['€', 3],
+    ['😀', 4],
+  ] as const) {
     const text = 'a' + char.repeat(3000);
     const cut = storableText(text);
     t.is(cut, 'a' + char.repeat(Math.floor(2047 / size)));

@@ -84,14 +84,35 @@ test('a receiver that fails twice gets the same event three times; history and a
     const rows = await deliveries(merchantId);
     return rows.length === 2 && rows.every((d) => d.status === 'SUCCESS' && d.attempts >= 3);
   }, 'three attempts');
-  t.true([...seen.values()].every((n) => n >= 3), 'each event_id came at least three times, always the same id');
+  t.true(
+    [...seen.values()].every((n) => n >= 3),
+    'each event_id came at least three times, always the same id',
+  );
   const list = await signed(keys, 'GET', `/api/v1/p2p/merchant/callbacks?deal_id=${deal.deal_id}`);
   t.is(list.status, 200);
   const retried = list.body.data.find((d: { event_type: string }) => d.event_type === 'deal.created');
   t.like(retried, { deal_id: deal.deal_id, status: 'SUCCESS', http_status: 200, response_body: 'ok', url: receiver.url });
-  t.deepEqual(Object.keys(retried).sort(), ['attempts', 'callback_id', 'created_at', 'deal_id', 'event_id', 'event_type', 'http_status', 'response_body', 'status', 'updated_at', 'url']);
+  t.deepEqual(Object.keys(retried).sort(), [
+    'attempts',
+    'callback_id',
+    'created_at',
+    'deal_id',
+    'event_id',
+    'event_type',
+    'http_status',
+    'response_body',
+    'status',
+    'updated_at',
+    'url',
+  ]);
   const attempts = await sql`select status, http_status from webhook_attempts where callback_id = ${retried.callback_id} order by attempt`;
-  t.deepEqual(attempts.slice(0, 2).map((a) => [a.status, a.http_status]), [['RETRY', 503], ['RETRY', 503]]);
+  t.deepEqual(
+    attempts.slice(0, 2).map((a) => [a.status, a.http_status]),
+    [
+      ['RETRY', 503],
+      ['RETRY', 503],
+    ],
+  );
   t.deepEqual(attempts.map((a) => a.status).slice(-1), ['SUCCESS']);
   const alias = await signed(keys, 'GET', `/api/v1/p2p/callbacks?page_size=1`);
   t.is(alias.body.data.length, 1);
@@ -111,7 +132,10 @@ test('3xx is success and is not followed; a huge body is stored cut to 2048 byte
     const r = await deliveries(merchantId);
     return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
   }, 'both events');
-  t.deepEqual(rows.map((d) => d.attempts), [1, 1]);
+  t.deepEqual(
+    rows.map((d) => d.attempts),
+    [1, 1],
+  );
   t.deepEqual(rows.map((d) => d.http_status).sort(), [200, 301]);
   t.is(rows.find((d) => d.http_status === 200)!.response_body.length, 2048);
 });
@@ -125,11 +149,18 @@ test('a hanging receiver ends in ERROR after max_retries; manual retry works onc
   t.teardown(() => receiver.close());
   await sql`update merchants set webhook_max_retries = 2 where id = ${merchantId}`;
   await createPayin(keys);
-  const failed = await eventually(async () => {
-    const r = await deliveries(merchantId);
-    return r.length === 2 && r.every((d) => d.status === 'ERROR') && r;
-  }, 'ERROR after two attempts', 300_000);
-  t.true(failed.every((d) => d.attempts === 2 && d.http_status === null && /timed out/.test(d.last_error)), JSON.stringify(failed));
+  const failed = await eventually(
+    async () => {
+      const r = await deliveries(merchantId);
+      return r.length === 2 && r.every((d) => d.status === 'ERROR') && r;
+    },
+    'ERROR after two attempts',
+    300_000,
+  );
+  t.true(
+    failed.every((d) => d.attempts === 2 && d.http_status === null && /timed out/.test(d.last_error)),
+    JSON.stringify(failed),
+  );
 
   const [first, second] = failed;
   const retry = (id: string) => signed(keys, 'POST', `/api/v1/p2p/merchant/callbacks/${id}/retry`);
@@ -156,10 +187,14 @@ test('a manual retry answers the delivery queued (RETRY); GET /callbacks/{id} fo
   t.teardown(() => receiver.close());
   await sql`update merchants set webhook_max_retries = 1 where id = ${merchantId}`;
   await createPayin(keys);
-  const failed = await eventually(async () => {
-    const r = await deliveries(merchantId);
-    return r.length === 2 && r.every((d) => d.status === 'ERROR') && r;
-  }, 'both deliveries ERROR after their one attempt', 60_000);
+  const failed = await eventually(
+    async () => {
+      const r = await deliveries(merchantId);
+      return r.length === 2 && r.every((d) => d.status === 'ERROR') && r;
+    },
+    'both deliveries ERROR after their one attempt',
+    60_000,
+  );
   const [first, second] = failed;
   const one = (id: string) => signed(keys, 'GET', `/api/v1/p2p/merchant/callbacks/${id}`);
   const retry = (id: string) => signed(keys, 'POST', `/api/v1/p2p/merchant/callbacks/${id}/retry`);
@@ -173,11 +208,18 @@ test('a manual retry answers the delivery queued (RETRY); GET /callbacks/{id} fo
   t.is(accepted.status, 200, accepted.text);
   t.like(accepted.body, { callback_id: first!.id, status: 'RETRY', attempts: 1 });
   const listed = await signed(keys, 'GET', '/api/v1/p2p/merchant/callbacks');
-  t.true(['RETRY', 'ERROR'].includes(listed.body.data.find((d: { callback_id: string }) => d.callback_id === first!.id).status), 'the listing shows the same statuses');
-  const again = await eventually(async () => {
-    const res = await one(first!.id);
-    return res.body.status === 'ERROR' && res.body.attempts === 2 && res.body;
-  }, 'the failed manual attempt leaves ERROR', 60_000);
+  t.true(
+    ['RETRY', 'ERROR'].includes(listed.body.data.find((d: { callback_id: string }) => d.callback_id === first!.id).status),
+    'the listing shows the same statuses',
+  );
+  const again = await eventually(
+    async () => {
+      const res = await one(first!.id);
+      return res.body.status === 'ERROR' && res.body.attempts === 2 && res.body;
+    },
+    'the failed manual attempt leaves ERROR',
+    60_000,
+  );
   t.like(again, { http_status: 500 });
 
   // Healthy now: the retry of the other delivery is accepted, then SUCCESS.
@@ -185,10 +227,14 @@ test('a manual retry answers the delivery queued (RETRY); GET /callbacks/{id} fo
   const queued = await retry(second!.id);
   t.is(queued.status, 200, queued.text);
   t.is(queued.body.status, 'RETRY');
-  const delivered = await eventually(async () => {
-    const res = await one(second!.id);
-    return res.body.status === 'SUCCESS' && res.body;
-  }, 'the manual attempt delivered it', 60_000);
+  const delivered = await eventually(
+    async () => {
+      const res = await one(second!.id);
+      return res.body.status === 'SUCCESS' && res.body;
+    },
+    'the manual attempt delivered it',
+    60_000,
+  );
   t.like(delivered, { attempts: 2, http_status: 200, response_body: 'ok' });
 
   // One delivery, the caller's only.
@@ -327,14 +373,18 @@ test('an event relayed again after a relay crash is delivered exactly once', asy
   }, 'the endpoint stream in visibility');
   // The relay "crashed" before marking the event: the running relay finds it again and signals it again.
   await sql`update outbox_events set dispatched_at = null where id = ${eventId}`;
-  await eventually(async () => (await sql`select dispatched_at from outbox_events where id = ${eventId}`)[0]!.dispatched_at, 'the relay to take the event again');
+  await eventually(
+    async () => (await sql`select dispatched_at from outbox_events where id = ${eventId}`)[0]!.dispatched_at,
+    'the relay to take the event again',
+  );
   // A probe event after it: once it is delivered, a wrong second delivery had its chance.
   const probeId = await written('deal.completed');
   await delivered(probeId);
   const handle = client.workflow.getHandle(stream!.workflowId);
   t.is((await handle.describe()).runId, stream!.runId, 'one run took both');
   t.is(receiver.received.filter((r) => JSON.parse(r.body).event_id === eventId).length, 1, 'delivered exactly once');
-  const [attempts] = await sql`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id where d.event_id = ${eventId}`;
+  const [attempts] =
+    await sql`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id where d.event_id = ${eventId}`;
   t.is(attempts!.n, 1, 'one attempt recorded');
 });
 
@@ -349,11 +399,18 @@ test("a deal's workflow is findable in Temporal by DealId and MerchantId; its de
     for await (const wf of client.workflow.list({ query: `MerchantId = "${merchantId}"` })) runs.push(wf);
     return runs.some((r) => r.type === 'webhookEndpointWorkflow') && runs;
   }, 'the endpoint stream in visibility');
-  t.true(found.some((r) => r.workflowId.startsWith(`webhooks:endpoint:${merchantId}:`)), 'webhooks:endpoint:<merchant>:<target>');
+  t.true(
+    found.some((r) => r.workflowId.startsWith(`webhooks:endpoint:${merchantId}:`)),
+    'webhooks:endpoint:<merchant>:<target>',
+  );
   t.true(found.some((r) => r.workflowId === `payin:${deal.deal_id}`));
   const byDeal: { workflowId: string }[] = [];
   for await (const wf of client.workflow.list({ query: `DealId = "${deal.deal_id}"` })) byDeal.push(wf);
-  t.deepEqual(byDeal.map((w) => w.workflowId), [`payin:${deal.deal_id}`], 'a deal is one workflow: its own');
+  t.deepEqual(
+    byDeal.map((w) => w.workflowId),
+    [`payin:${deal.deal_id}`],
+    'a deal is one workflow: its own',
+  );
   const rows = await eventually(async () => {
     const listed = await signed(keys, 'GET', `/api/v1/p2p/merchant/callbacks?deal_id=${deal.deal_id}`);
     // Its deal.expired (the PayIn is left to time out) is not what this test is about.
@@ -364,7 +421,13 @@ test("a deal's workflow is findable in Temporal by DealId and MerchantId; its de
 });
 
 /** An endpoint stream of its own (one per test), handed events as the relay would. */
-async function endpointStream(client: Awaited<ReturnType<typeof createTemporalClient>>, merchantId: string, url: string, overrides: Record<string, unknown> = {}, taskQueue?: string) {
+async function endpointStream(
+  client: Awaited<ReturnType<typeof createTemporalClient>>,
+  merchantId: string,
+  url: string,
+  overrides: Record<string, unknown> = {},
+  taskQueue?: string,
+) {
   const config = loadConfig(process.env);
   const workflowId = `webhooks:endpoint:${merchantId}:test-${randomUUID().slice(0, 8)}`;
   const input = { merchantId, url, delaysMs: [300], attemptTimeoutMs: 10_000, idleMs: 60_000, ...overrides };
@@ -379,7 +442,7 @@ async function endpointStream(client: Awaited<ReturnType<typeof createTemporalCl
   return { workflowId, send };
 }
 
-test("endpoint stream: a deal whose event is retrying holds up only its own lane; each lane stays in outbox order", async (t) => {
+test('endpoint stream: a deal whose event is retrying holds up only its own lane; each lane stays in outbox order', async (t) => {
   const failures = new Map<string, number>();
   const ok: string[] = [];
   const receiver = await startReceiver((_, res, request) => {
@@ -440,7 +503,11 @@ test('endpoint stream: continue-as-new carries the lanes, a head in the middle o
     return runs.includes('CONTINUED_AS_NEW');
   }, 'a continue-as-new');
   const okA = ok.filter((id) => laneA.some((e) => e.eventId === id));
-  t.deepEqual(okA, laneA.map((e) => e.eventId), 'lane A in order, each once');
+  t.deepEqual(
+    okA,
+    laneA.map((e) => e.eventId),
+    'lane A in order, each once',
+  );
   // An attempt is recorded once its POST has been answered: the receiver can see the last one first.
   const callbackIds = [...laneA, ...laneB].map((e) => e.callbackId);
   await eventually(async () => {
@@ -456,7 +523,7 @@ test('endpoint stream: continue-as-new carries the lanes, a head in the middle o
   );
 });
 
-test("endpoint stream: an event that cannot be attempted at all is given up (ERROR) without holding up its lane or the others", async (t) => {
+test('endpoint stream: an event that cannot be attempted at all is given up (ERROR) without holding up its lane or the others', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const { merchantId } = await newMerchant({ webhook_url: receiver.url });
@@ -471,7 +538,12 @@ test("endpoint stream: an event that cannot be attempted at all is given up (ERR
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
   const stream = await endpointStream(client, merchantId, receiver.url, { idleMs: 1000 });
-  const handle = await stream.send([{ ...poisoned, lane: a }, { ...next, lane: a }, { ...unknown, lane: b }, { ...other, lane: b }]);
+  const handle = await stream.send([
+    { ...poisoned, lane: a },
+    { ...next, lane: a },
+    { ...unknown, lane: b },
+    { ...other, lane: b },
+  ]);
   await eventually(async () => receiver.received.length === 2, 'the two deliverable events');
   t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id).sort(), [next.eventId, other.eventId].sort());
   t.is(await handle.result(), 4, 'the stream went past both and ended normally');
@@ -504,11 +576,19 @@ test('endpoint stream: a worker SIGKILLed during a retry pause is replaced and t
     { ...first, lane: dealId },
     { ...last, lane: dealId },
   ]);
-  await eventually(async () => (await sql`select status from webhook_deliveries where id = ${first.callbackId}`)[0]?.status === 'RETRY', 'the first (failing) attempt', 60_000);
+  await eventually(
+    async () => (await sql`select status from webhook_deliveries where id = ${first.callbackId}`)[0]?.status === 'RETRY',
+    'the first (failing) attempt',
+    60_000,
+  );
   await restart(() => t.is(receiver.received.length, 1)); // inside the 3 s pause
   await eventually(async () => receiver.received.length === 3, 'the retry and the next event', 60_000);
   t.is(await handle.result(), 2, 'both events delivered, then the stream closed idle');
-  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first.eventId, first.eventId, last.eventId], 'the later event waited for the earlier one');
+  t.deepEqual(
+    receiver.received.map((r) => JSON.parse(r.body).event_id),
+    [first.eventId, first.eventId, last.eventId],
+    'the later event waited for the earlier one',
+  );
 });
 
 test('endpoint stream: a long lane continues as new with its queue, a repeated signal included — nothing lost, nothing doubled, still in order', async (t) => {
@@ -538,7 +618,10 @@ test('endpoint stream: a long lane continues as new with its queue, a repeated s
     return runs.includes('CONTINUED_AS_NEW');
   }, 'a continue-as-new in visibility');
   t.true(runs.includes('CONTINUED_AS_NEW'), JSON.stringify(runs));
-  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).event_id), [first!, ...rest].map((e) => e.eventId));
+  t.deepEqual(
+    receiver.received.map((r) => JSON.parse(r.body).event_id),
+    [first!, ...rest].map((e) => e.eventId),
+  );
   const [attempts] = await sql`select count(*)::int as n from webhook_attempts where callback_id = any(${[first!, ...rest].map((e) => e.callbackId)})`;
   t.is(attempts!.n, 4);
 });
@@ -557,19 +640,26 @@ test('a receiver answering with a NUL byte, invalid UTF-8 or long multi-byte tex
   });
   t.teardown(() => receiver.close());
   const deal = await createPayin(keys);
-  const rows = await eventually(async () => {
-    const r = await deliveries(merchantId);
-    return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
-  }, 'both events delivered and recorded', 120_000);
+  const rows = await eventually(
+    async () => {
+      const r = await deliveries(merchantId);
+      return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
+    },
+    'both events delivered and recorded',
+    120_000,
+  );
   const created = rows.find((d) => d.event_type === 'deal.created')!;
   const locked = rows.find((d) => d.event_type === 'deal.escrow_locked')!;
   t.like(created, { attempts: 2, http_status: 200, response_body: 'ok\uFFFD\uFFFD\uFFFD\uFFFD done' });
   const attempts = await sql<{ status: string; http_status: number; response_body: string }[]>`
     select status, http_status, response_body from webhook_attempts where callback_id = ${created.id} order by attempt`;
-  t.deepEqual(attempts.map((a) => ({ ...a })), [
-    { status: 'RETRY', http_status: 500, response_body: 'refused\uFFFDby the receiver' },
-    { status: 'SUCCESS', http_status: 200, response_body: 'ok\uFFFD\uFFFD\uFFFD\uFFFD done' },
-  ]);
+  t.deepEqual(
+    attempts.map((a) => ({ ...a })),
+    [
+      { status: 'RETRY', http_status: 500, response_body: 'refused\uFFFDby the receiver' },
+      { status: 'SUCCESS', http_status: 200, response_body: 'ok\uFFFD\uFFFD\uFFFD\uFFFD done' },
+    ],
+  );
   // Cut on a character boundary: the last whole é that fits, never a U+FFFD for the half of one.
   t.like(locked, { attempts: 1, http_status: 200, response_body: 'a' + 'é'.repeat(1023) });
   t.is(utf8Bytes(locked.response_body), 2047);
@@ -598,10 +688,14 @@ test('a failure to record an attempt never gives the event up: the attempt is re
   const { receiver, merchantId, keys } = await merchantWithReceiver((_, res) => res.writeHead(200).end('refused-by-the-database'));
   t.teardown(() => receiver.close());
   await createPayin(keys);
-  const rows = await eventually(async () => {
-    const r = await deliveries(merchantId);
-    return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
-  }, 'both events recorded', 120_000);
+  const rows = await eventually(
+    async () => {
+      const r = await deliveries(merchantId);
+      return r.length === 2 && r.every((d) => d.status === 'SUCCESS') && r;
+    },
+    'both events recorded',
+    120_000,
+  );
   for (const row of rows) {
     t.like(row, { attempts: 1, http_status: 200, response_body: '' });
     t.regex(row.last_error, /could not be stored/);
@@ -617,18 +711,35 @@ test('an event given up after a permanent failure ends ERROR, is listed, and a m
   await sql`insert into outbox_events (id, merchant_id, deal_id, event_type, payload)
     values (${eventId}, ${merchantId}, null, 'p2p.finance.withdrawal_failed', ${sql.json({ withdrawal: { withdrawal_id: eventId } })})`;
   const callbackId = callbackIdFor(eventId, receiver.url);
-  const row = async () => (await sql<{ status: string; attempts: number; last_error: string }[]>`select status, attempts, last_error from webhook_deliveries where id = ${callbackId}`)[0];
+  const row = async () =>
+    (
+      await sql<
+        { status: string; attempts: number; last_error: string }[]
+      >`select status, attempts, last_error from webhook_deliveries where id = ${callbackId}`
+    )[0];
   const given = await eventually(async () => (await row())?.status === 'ERROR' && row(), 'the delivery given up in ERROR', 120_000);
   t.is(given!.attempts, 0, 'nothing was sent');
   t.regex(given!.last_error, /given up/);
   t.is(receiver.received.length, 0);
   const list = await signed(keys, 'GET', '/api/v1/p2p/merchant/callbacks');
-  t.like(list.body.data.find((d: { callback_id: string }) => d.callback_id === callbackId), { status: 'ERROR', attempts: 0 });
+  t.like(
+    list.body.data.find((d: { callback_id: string }) => d.callback_id === callbackId),
+    { status: 'ERROR', attempts: 0 },
+  );
 
   // The data is repaired; the merchant retries by hand.
   const withdrawal = {
-    withdrawal_id: eventId, status: 'CANCELLED', amount: '1500', fee_usdt_cents: '100', net_usdt_cents: '1400',
-    address: 'TXYZ', tx_hash: '', idempotency_key: 'req-1', created_at: new Date().toISOString(), updated_at: new Date().toISOString(), completed_at: '',
+    withdrawal_id: eventId,
+    status: 'CANCELLED',
+    amount: '1500',
+    fee_usdt_cents: '100',
+    net_usdt_cents: '1400',
+    address: 'TXYZ',
+    tx_hash: '',
+    idempotency_key: 'req-1',
+    created_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+    completed_at: '',
   };
   await sql`update outbox_events set payload = ${sql.json({ withdrawal })} where id = ${eventId}`;
   const retry = await signed(keys, 'POST', `/api/v1/p2p/merchant/callbacks/${callbackId}/retry`);
@@ -642,10 +753,12 @@ test('an event given up after a permanent failure ends ERROR, is listed, and a m
 /** Timers a stream started: a wait (retry pause, parked or busy) shows as one. */
 async function streamTimers(client: Awaited<ReturnType<typeof createTemporalClient>>, workflowId: string): Promise<number[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  return history.events!.filter((e) => e.timerStartedEventAttributes).map((e) => {
-    const d = e.timerStartedEventAttributes!.startToFireTimeout!;
-    return Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6);
-  });
+  return history
+    .events!.filter((e) => e.timerStartedEventAttributes)
+    .map((e) => {
+      const d = e.timerStartedEventAttributes!.startToFireTimeout!;
+      return Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6);
+    });
 }
 
 /**
@@ -673,7 +786,13 @@ async function sharedHost(
   const send = async (merchant: { merchantId: string }, url: string, maxAttempts: number, delaysMs: number[]) => {
     const dealId = randomUUID();
     const event = { ...(await ownEvent(merchant.merchantId, url, 'deal.completed', dealId)), maxAttempts };
-    const stream = await endpointStream(client, merchant.merchantId, url, { delaysMs, idleMs: 0, ...(options.attemptTimeoutMs ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}) }, taskQueue);
+    const stream = await endpointStream(
+      client,
+      merchant.merchantId,
+      url,
+      { delaysMs, idleMs: 0, ...(options.attemptTimeoutMs ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}) },
+      taskQueue,
+    );
     await stream.send([{ ...event, lane: dealId }]);
     return { ...event, workflowId: stream.workflowId };
   };
@@ -691,24 +810,36 @@ test("merchants on one host: A's failing endpoint is parked, B's deliveries to t
   const config = loadConfig(process.env);
   // Enough failing deliveries of A to open its circuit (WEBHOOK_BREAKER_FAILURES consecutive failures).
   const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_BREAKER_FAILURES + 4 }, () => send(a, a.url, 3, [200])));
-  await eventually(async () => {
-    const [n] = await sql`select count(*)::int as n from webhook_attempts where callback_id = any(${aEvents.map((e) => e.callbackId)})`;
-    return n!.n >= config.WEBHOOK_BREAKER_FAILURES;
-  }, "A's failures", 120_000);
+  await eventually(
+    async () => {
+      const [n] = await sql`select count(*)::int as n from webhook_attempts where callback_id = any(${aEvents.map((e) => e.callbackId)})`;
+      return n!.n >= config.WEBHOOK_BREAKER_FAILURES;
+    },
+    "A's failures",
+    120_000,
+  );
   const bEvents = await Promise.all(Array.from({ length: 5 }, () => send(b, b.url, 3, [200])));
-  await eventually(async () => {
-    const rows = await sql`select status, attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
-    return rows.length === 5 && rows.every((r) => r.status === 'SUCCESS');
-  }, "B's deliveries", 120_000);
+  await eventually(
+    async () => {
+      const rows = await sql`select status, attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
+      return rows.length === 5 && rows.every((r) => r.status === 'SUCCESS');
+    },
+    "B's deliveries",
+    120_000,
+  );
   const bRows = await sql`select attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
   t.true(bRows.every((r) => r.attempts === 1));
   for (const e of bEvents) t.deepEqual(await streamTimers(client, e.workflowId), [], "B's stream never waited");
   t.is(receiver.received.filter((r) => r.path === '/b').length, 5);
   // A's own circuit did open: some of its streams waited longer than its 200 ms retry pauses.
-  const aTimers = await eventually(async () => {
-    const all = (await Promise.all(aEvents.map((e) => streamTimers(client, e.workflowId)))).flat();
-    return all.some((ms) => ms >= config.WEBHOOK_BREAKER_COOLDOWN_MS) && all;
-  }, "A's parked waits", 120_000);
+  const aTimers = await eventually(
+    async () => {
+      const all = (await Promise.all(aEvents.map((e) => streamTimers(client, e.workflowId)))).flat();
+      return all.some((ms) => ms >= config.WEBHOOK_BREAKER_COOLDOWN_MS) && all;
+    },
+    "A's parked waits",
+    120_000,
+  );
   t.true(aTimers.length > 0);
 });
 
@@ -737,10 +868,14 @@ test("merchants on one host: A's hanging endpoint holds at most its own in-fligh
   const aEvents = await Promise.all(Array.from({ length: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + 4 }, () => send(a, a.url, 1, [200])));
   await eventually(async () => open >= config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, "A's endpoint full", 120_000);
   const bEvents = await Promise.all(Array.from({ length: 5 }, () => send(b, b.url, 3, [200])));
-  await eventually(async () => {
-    const rows = await sql`select status, attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
-    return rows.length === 5 && rows.every((r) => r.status === 'SUCCESS' && r.attempts === 1);
-  }, "B's deliveries", 120_000);
+  await eventually(
+    async () => {
+      const rows = await sql`select status, attempts from webhook_deliveries where id = any(${bEvents.map((e) => e.callbackId)})`;
+      return rows.length === 5 && rows.every((r) => r.status === 'SUCCESS' && r.attempts === 1);
+    },
+    "B's deliveries",
+    120_000,
+  );
   for (const e of bEvents) t.deepEqual(await streamTimers(client, e.workflowId), [], "B's stream never waited");
   t.true(mostOpen <= config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, `A had ${mostOpen} POSTs in flight at once`);
   t.deepEqual(openAtB, Array(5).fill(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT), "each of B's POSTs went while A held its whole cap");

@@ -50,12 +50,20 @@ test('a deals worker and a niced webhooks worker each poll only their queue, and
   // this receiver only hears from the stream below.
   const { keys, merchantId } = await newMerchant();
   const { method } = await isolatedTrader({ liquidity: 100_000 });
-  const created = await signed(keys, 'POST', `${app.url}${PAYIN}`, { idempotency_key: randomUUID(), amount: 150_000, currency: 'RUB', payment_method_id: method });
+  const created = await signed(keys, 'POST', `${app.url}${PAYIN}`, {
+    idempotency_key: randomUUID(),
+    amount: 150_000,
+    currency: 'RUB',
+    payment_method_id: method,
+  });
   t.is(created.status, 200, created.text);
   const dealId = created.body.deal.deal_id as string;
   // ... and its events, handed to a stream on the webhook queue (as a relay would), are delivered by the webhooks worker.
   const events = await sql<{ id: string; event_type: string }[]>`select id, event_type from outbox_events where deal_id = ${dealId} order by seq`;
-  t.deepEqual(events.map((e) => e.event_type), ['deal.created', 'deal.escrow_locked']);
+  t.deepEqual(
+    events.map((e) => e.event_type),
+    ['deal.created', 'deal.escrow_locked'],
+  );
   const items = events.map((e) => ({ callbackId: callbackIdFor(e.id, receiver.url), eventId: e.id, eventType: e.event_type, maxAttempts: 5 }));
   for (const item of items) {
     await sql`insert into webhook_deliveries (id, merchant_id, deal_id, event_id, event_type, url)
@@ -69,5 +77,8 @@ test('a deals worker and a niced webhooks worker each poll only their queue, and
     signalArgs: [items.map((item) => ({ ...item, lane: dealId }))],
   });
   await eventually(async () => receiver.received.length >= 2, 'both events delivered', 120_000);
-  t.deepEqual(receiver.received.map((r) => JSON.parse(r.body).type), ['deal.created', 'deal.escrow_locked']);
+  t.deepEqual(
+    receiver.received.map((r) => JSON.parse(r.body).type),
+    ['deal.created', 'deal.escrow_locked'],
+  );
 });

@@ -28,7 +28,11 @@ const audit = (db: Db, key = randomUUID(), objectId = randomUUID()) =>
   insertAudit(db, actor(key), { action: 'test.action', objectType: 'test', objectId, before: { n: 1 }, after: { n: 2, note: 'é ü "quoted" \n line' } });
 
 /** The SQLSTATE a statement fails with ('' when it does not fail). */
-const failure = (run: () => Promise<unknown>) => run().then(() => '', (error: { code?: string }) => error.code ?? 'unknown');
+const failure = (run: () => Promise<unknown>) =>
+  run().then(
+    () => '',
+    (error: { code?: string }) => error.code ?? 'unknown',
+  );
 
 test('the app role owns nothing, has no DDL, cannot set session_replication_role, and only inserts into and reads audit_log', async (t) => {
   t.timeout(300_000);
@@ -45,10 +49,12 @@ test('the app role owns nothing, has no DDL, cannot set session_replication_role
   t.is(await failure(() => db.app`update audit_log set role = 'support'`), denied, 'UPDATE');
   t.is(await failure(() => db.app`truncate audit_log`), denied, 'TRUNCATE');
   t.is(
-    await failure(() => db.app.begin(async (tx) => {
-      await tx`set local session_replication_role = replica`;
-      await tx`delete from audit_log`;
-    })),
+    await failure(() =>
+      db.app.begin(async (tx) => {
+        await tx`set local session_replication_role = replica`;
+        await tx`delete from audit_log`;
+      }),
+    ),
     denied,
     'SET LOCAL session_replication_role = replica, then DELETE',
   );
@@ -68,7 +74,11 @@ test("the test stack's API and workers connect as the app role", async (t) => {
   t.is((await fetch(`${API_URL}/health`)).status, 200); // the API's pool has a connection open
   const roles = await sql<{ usename: string }[]>`
     select distinct usename from pg_stat_activity where datname = current_database() and usename <> current_user`;
-  t.deepEqual(roles.map((r) => r.usename), [config.DATABASE_APP_ROLE], 'nobody but the suite itself (the owner) and the app role');
+  t.deepEqual(
+    roles.map((r) => r.usename),
+    [config.DATABASE_APP_ROLE],
+    'nobody but the suite itself (the owner) and the app role',
+  );
 });
 
 test('audit rows form one hash chain under 30 concurrent inserts; a retried row is written once; the ledger check walks it', async (t) => {
@@ -88,7 +98,11 @@ test('audit rows form one hash chain under 30 concurrent inserts; a retried row 
   );
   const rows = await db.owner<{ chain_seq: bigint; request_key: string }[]>`select chain_seq, request_key from audit_log order by chain_seq`;
   t.is(rows.length, 30);
-  t.deepEqual(rows.map((r) => Number(r.chain_seq)), Array.from({ length: 30 }, (_, i) => i + 1), 'one sequence, no gap');
+  t.deepEqual(
+    rows.map((r) => Number(r.chain_seq)),
+    Array.from({ length: 30 }, (_, i) => i + 1),
+    'one sequence, no gap',
+  );
   t.is(new Set(rows.map((r) => r.request_key)).size, 30);
   const chain = await verifyAuditChain(db.app);
   t.deepEqual(chain, { rows: 30, breaks: [] });
@@ -118,18 +132,26 @@ test('a row deleted, edited or cut from the end by the owner breaks the chain an
 
   await asOwner((tx) => tx`update audit_log set role = 'support' where chain_seq = 4`);
   chain = await verifyAuditChain(db.app);
-  t.deepEqual(chain.breaks.map((b) => [b.chain_seq, b.problem]), [['4', 'content does not match its hash (edited)']]);
+  t.deepEqual(
+    chain.breaks.map((b) => [b.chain_seq, b.problem]),
+    [['4', 'content does not match its hash (edited)']],
+  );
   t.false(await ledgerCheckPasses(db.appUrl), 'an edited row fails the check');
   await asOwner((tx) => tx`update audit_log set role = 'admin' where chain_seq = 4`);
   t.deepEqual((await verifyAuditChain(db.app)).breaks, []);
 
   // Re-hashing an edited row is not enough: the next row links to the old hash.
-  await asOwner((tx) => tx`
+  await asOwner(
+    (tx) => tx`
     update audit_log set object_id = 'rewritten',
       hash = sha256(prev_hash || audit_log_content(chain_seq, id, at, actor_kind, actor_id, role, action, object_type, 'rewritten', before, after, request_id, request_key))
-    where chain_seq = 2`);
+    where chain_seq = 2`,
+  );
   chain = await verifyAuditChain(db.app);
-  t.deepEqual(chain.breaks.map((b) => [b.chain_seq, b.problem]), [['3', 'does not link to the row before it']]);
+  t.deepEqual(
+    chain.breaks.map((b) => [b.chain_seq, b.problem]),
+    [['3', 'does not link to the row before it']],
+  );
   t.false(await ledgerCheckPasses(db.appUrl));
 });
 
@@ -143,6 +165,9 @@ test('rows removed from the end leave the head ahead of the chain', async (t) =>
     await tx`delete from audit_log where chain_seq = 4`;
   });
   const chain = await verifyAuditChain(db.app);
-  t.deepEqual(chain.breaks.map((b) => b.problem), ['the head is at 4 but the last row is 3 (rows removed from the end)']);
+  t.deepEqual(
+    chain.breaks.map((b) => b.problem),
+    ['the head is at 4 but the last row is 3 (rows removed from the end)'],
+  );
   t.false(await ledgerCheckPasses(db.appUrl));
 });

@@ -29,7 +29,8 @@ test.after.always(() => sql.end());
 const { config, payins, payouts, withdrawals } = directActivities(sql);
 
 /** An attempt of the run `runId` (a fresh activity context each, as the engine gives every attempt). */
-const attemptOf = (runId: string) => new MockActivityEnvironment({ workflowExecution: { workflowId: `fence-test:${runId}`, runId }, startToCloseTimeoutMs: 60_000 });
+const attemptOf = (runId: string) =>
+  new MockActivityEnvironment({ workflowExecution: { workflowId: `fence-test:${runId}`, runId }, startToCloseTimeoutMs: 60_000 });
 
 const fenceLocks = async (id: string, granted: boolean) =>
   (
@@ -70,8 +71,18 @@ test('PayIn: an attempt queued behind an earlier attempt of its run adopts the d
   const traderWallet = (await sql<{ id: string }[]>`select id from wallets where owner_type = 'trader' and owner_id = ${trader.traderId}`)[0]!.id;
   const dealId = randomUUID();
   const input = {
-    dealId, tenantId: DEFAULT_TENANT_ID, merchantId, idempotencyKey: randomUUID(), amount: '150000', currency: 'RUB',
-    paymentMethodId: method!.id, clientId: 'payer-1', payerBank: '', description: '', callbackUrl: '', isClientCommission: false,
+    dealId,
+    tenantId: DEFAULT_TENANT_ID,
+    merchantId,
+    idempotencyKey: randomUUID(),
+    amount: '150000',
+    currency: 'RUB',
+    paymentMethodId: method!.id,
+    clientId: 'payer-1',
+    payerBank: '',
+    description: '',
+    callbackUrl: '',
+    isClientCommission: false,
     arrivedAt: new Date().toISOString(),
   };
   const [first, second] = await attemptBehindAttempt(dealId, traderWallet, () => payins.createPayinDeal(input));
@@ -89,8 +100,17 @@ test('PayOut: an attempt queued behind an earlier attempt of its run adopts the 
   const [method] = await sql<{ id: string }[]>`select id from payment_methods where slug = ${await isolatedMethod()}`; // no trader: UNASSIGNED
   const dealId = randomUUID();
   const input = {
-    dealId, tenantId: DEFAULT_TENANT_ID, merchantId: merchant.merchantId, idempotencyKey: randomUUID(), amount: '950000', currency: 'RUB',
-    paymentMethodId: method!.id, walletId: merchant.walletId, targetRequisite: '4111111111111111', targetName: 'Anna Recipient', targetBank: '',
+    dealId,
+    tenantId: DEFAULT_TENANT_ID,
+    merchantId: merchant.merchantId,
+    idempotencyKey: randomUUID(),
+    amount: '950000',
+    currency: 'RUB',
+    paymentMethodId: method!.id,
+    walletId: merchant.walletId,
+    targetRequisite: '4111111111111111',
+    targetName: 'Anna Recipient',
+    targetBank: '',
     requisiteDetails: {},
   };
   const [first, second] = await attemptBehindAttempt(dealId, merchant.walletId, () => payouts.createPayoutDeal(input));
@@ -105,8 +125,14 @@ test('withdrawal: an attempt queued behind an earlier attempt of its run adopts 
   const merchant = await fundedMerchant(5_000);
   const id = randomUUID();
   const input = {
-    withdrawalId: id, merchantId: merchant.merchantId, address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', amount: '5000', fee: '100',
-    dedupKey: id, dedupGeneration: 0, idempotencyKey: id,
+    withdrawalId: id,
+    merchantId: merchant.merchantId,
+    address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+    amount: '5000',
+    fee: '100',
+    dedupKey: id,
+    dedupGeneration: 0,
+    idempotencyKey: id,
   };
   const [first, second] = await attemptBehindAttempt(id, merchant.walletId, () => withdrawals.createWithdrawal(input));
   t.teardown(() => withdrawals.failWithdrawal(id, 'fence test').then(() => undefined));
@@ -121,9 +147,21 @@ test('the ledger check finds a hold whose object has no running workflow (what a
   const merchant = await fundedMerchant(3_000);
   const id = randomUUID();
   // The create step alone, outside any workflow run: a withdrawal and its hold that no workflow owns.
-  await withdrawals.createWithdrawal({ withdrawalId: id, merchantId: merchant.merchantId, address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', amount: '3000', fee: '100', dedupKey: id, dedupGeneration: 0, idempotencyKey: id });
+  await withdrawals.createWithdrawal({
+    withdrawalId: id,
+    merchantId: merchant.merchantId,
+    address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+    amount: '3000',
+    fee: '100',
+    dedupKey: id,
+    dedupGeneration: 0,
+    idempotencyKey: id,
+  });
   const found = (await strandedHolds(sql, temporal)).find((s) => s.id === id);
   t.like(found, { kind: 'withdrawal', status: 'PENDING', workflow: 'NOT_FOUND' });
   await withdrawals.failWithdrawal(id, 'ledger check test');
-  t.falsy((await strandedHolds(sql, temporal)).find((s) => s.id === id), 'settled: no hold left');
+  t.falsy(
+    (await strandedHolds(sql, temporal)).find((s) => s.id === id),
+    'settled: no hold left',
+  );
 });

@@ -22,7 +22,13 @@ const removedAfter = (t: ExecutionContext, id: string) => t.teardown(async () =>
 
 async function newMerchantWallet() {
   const merchantId = await insertMerchant(sql, {
-    name: 'Create fence', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0,
+    name: 'Create fence',
+    email: `${randomUUID()}@example.test`,
+    webhook_url: '',
+    api_version: 'v2',
+    rate_limit_per_minute: null,
+    payin_fee_bps: 0,
+    payout_fee_bps: 0,
   });
   const wallet = await ensureWallet(sql, 'merchant', merchantId, 'USDT');
   return { merchantId, walletId: wallet.id };
@@ -33,8 +39,17 @@ async function attempt(tx: Db, owner: { merchantId: string; walletId: string }, 
   const existing = await claimCreate<WithdrawalRow>(tx, 'withdrawals', id, run);
   if (existing) return 'adopted';
   await insertWithdrawal(tx, {
-    id, merchantId: owner.merchantId, walletId: owner.walletId, auto: true, address: 'T-fence', amount: 500n, fee: 100n,
-    dedupKey: id, dedupGeneration: 0, idempotencyKey: id, callerKey: null,
+    id,
+    merchantId: owner.merchantId,
+    walletId: owner.walletId,
+    auto: true,
+    address: 'T-fence',
+    amount: 500n,
+    fee: 100n,
+    dedupKey: id,
+    dedupGeneration: 0,
+    idempotencyKey: id,
+    callerKey: null,
   });
   return 'created';
 }
@@ -57,7 +72,10 @@ test('a run that gave its create up: a later attempt of that run is refused and 
   removedAfter(t, id);
   const [run, retry] = [randomUUID(), randomUUID()];
   t.is(await abandonCreate<WithdrawalRow>(sql, 'withdrawals', id, run), undefined, 'nothing committed: nothing to adopt');
-  await t.throwsAsync(sql.begin((tx) => attempt(tx, owner, id, run)), { instanceOf: CreateAbandoned });
+  await t.throwsAsync(
+    sql.begin((tx) => attempt(tx, owner, id, run)),
+    { instanceOf: CreateAbandoned },
+  );
   t.is(await rowOf(id), undefined, 'the late attempt wrote nothing');
   t.is(await sql.begin((tx) => attempt(tx, owner, id, retry)), 'created', 'the retry is a new run');
   t.truthy(await rowOf(id));

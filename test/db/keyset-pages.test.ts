@@ -80,7 +80,12 @@ interface Listing {
   selects?: (row: Row) => boolean;
 }
 
-const texts = (rows: Row[]) => ({ ids: rows.map((r) => r.id), ts: rows.map((r) => toText(r.us)), statuses: rows.map((r) => r.status), types: rows.map((r) => r.dealType) });
+const texts = (rows: Row[]) => ({
+  ids: rows.map((r) => r.id),
+  ts: rows.map((r) => toText(r.us)),
+  statuses: rows.map((r) => r.status),
+  types: rows.map((r) => r.dealType),
+});
 
 async function insertDeals(merchantId: string, rows: Row[]) {
   if (rows.length === 0) return;
@@ -186,7 +191,15 @@ const LISTINGS: Record<string, Listing> = {
 
 const newMerchantId = () =>
   sql.begin((tx) =>
-    insertMerchant(tx, { name: 'Keyset', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
+    insertMerchant(tx, {
+      name: 'Keyset',
+      email: `${randomUUID()}@example.test`,
+      webhook_url: '',
+      api_version: 'v2',
+      rate_limit_per_minute: null,
+      payin_fee_bps: 0,
+      payout_fee_bps: 0,
+    }),
   );
 
 /**

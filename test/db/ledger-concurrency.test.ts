@@ -33,7 +33,11 @@ const deposit = (merchantId: string, amount: number, tag: string) =>
 test('16 concurrent deposits to one merchant: all credited, none refused', async (t) => {
   const merchant = await fundedMerchant(100);
   const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => deposit(merchant.merchantId, 1_000 + i, `race-${merchant.merchantId}-${i}`)));
-  t.deepEqual(answers.map((a) => a.status), Array(16).fill(201), answers.map((a) => a.text).find((text) => !text.includes('deposit_id')));
+  t.deepEqual(
+    answers.map((a) => a.status),
+    Array(16).fill(201),
+    answers.map((a) => a.text).find((text) => !text.includes('deposit_id')),
+  );
   const expected = 100n + BigInt(Array.from({ length: 16 }, (_, i) => 1_000 + i).reduce((a, b) => a + b, 0));
   t.is((await walletOf(sql, 'merchant', merchant.merchantId)).available, expected);
 });
@@ -53,20 +57,47 @@ test('postings in opposite roles on the same wallets at once (completions, payou
   for (let i = 0; i < ROUNDS; i++) {
     for (const list of [payinIds, completedPayinIds]) {
       const dealId = randomUUID();
-      await payins.createPayinDeal({ ...base, dealId, idempotencyKey: dealId, amount: '150000', clientId: 'payer', payerBank: '', description: '', callbackUrl: '', isClientCommission: false, arrivedAt: new Date().toISOString() });
+      await payins.createPayinDeal({
+        ...base,
+        dealId,
+        idempotencyKey: dealId,
+        amount: '150000',
+        clientId: 'payer',
+        payerBank: '',
+        description: '',
+        callbackUrl: '',
+        isClientCommission: false,
+        arrivedAt: new Date().toISOString(),
+      });
       await payins.markPaymentNotified(dealId);
       list.push(dealId);
     }
     const payoutId = randomUUID();
     const payout = await payouts.createPayoutDeal({
-      ...base, dealId: payoutId, idempotencyKey: payoutId, amount: '95000', walletId: merchant.walletId, targetRequisite: '4111111111111111',
-      targetName: 'Anna Recipient', targetBank: '', requisiteDetails: {},
+      ...base,
+      dealId: payoutId,
+      idempotencyKey: payoutId,
+      amount: '95000',
+      walletId: merchant.walletId,
+      targetRequisite: '4111111111111111',
+      targetName: 'Anna Recipient',
+      targetBank: '',
+      requisiteDetails: {},
     });
     t.is(payout.status, 'MATCHED', 'matched to the isolated trader');
     await payouts.startPayout(payoutId);
     payoutIds.push(payoutId);
     const withdrawalId = randomUUID();
-    await withdrawals.createWithdrawal({ withdrawalId, merchantId: merchant.merchantId, address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', amount: '5000', fee: '100', dedupKey: withdrawalId, dedupGeneration: 0, idempotencyKey: withdrawalId });
+    await withdrawals.createWithdrawal({
+      withdrawalId,
+      merchantId: merchant.merchantId,
+      address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      amount: '5000',
+      fee: '100',
+      dedupKey: withdrawalId,
+      dedupGeneration: 0,
+      idempotencyKey: withdrawalId,
+    });
     withdrawalIds.push(withdrawalId);
   }
   // Completed ahead, so their fee distribution runs beside the rest.
@@ -79,9 +110,11 @@ test('postings in opposite roles on the same wallets at once (completions, payou
       payouts.completePayout(payoutIds[i]!),
       withdrawals.completeWithdrawal(withdrawalIds[i]!, `tx-${withdrawalIds[i]}`),
       payins.distributePayinFee(completedPayinIds[i]!),
-      deposit(merchant.merchantId, 700, `opposite-${merchant.merchantId}-${i}`).then((r) => (r.status === 201 ? r : Promise.reject(new Error(`${r.status} ${r.text}`)))),
-      asOperator('POST', `/api/v1/p2p/admin/traders/${trader.traderId}/deposits`, { amount: 900, tx_hash: txHashOf(`opposite-${trader.traderId}-${i}`) }).then((r) =>
+      deposit(merchant.merchantId, 700, `opposite-${merchant.merchantId}-${i}`).then((r) =>
         r.status === 201 ? r : Promise.reject(new Error(`${r.status} ${r.text}`)),
+      ),
+      asOperator('POST', `/api/v1/p2p/admin/traders/${trader.traderId}/deposits`, { amount: 900, tx_hash: txHashOf(`opposite-${trader.traderId}-${i}`) }).then(
+        (r) => (r.status === 201 ? r : Promise.reject(new Error(`${r.status} ${r.text}`))),
       ),
     );
   }

@@ -31,7 +31,14 @@ const PLAY_CREDIT = 'no live wallet holds a credit whose source is play money';
 
 async function merchant(tx: Db, sandbox: boolean) {
   const id = await insertMerchant(tx, {
-    name: 'Worlds', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0, sandbox,
+    name: 'Worlds',
+    email: `${randomUUID()}@example.test`,
+    webhook_url: '',
+    api_version: 'v2',
+    rate_limit_per_minute: null,
+    payin_fee_bps: 0,
+    payout_fee_bps: 0,
+    sandbox,
   });
   return { id, walletId: (await ensureWallet(tx, 'merchant', id, 'USDT')).id };
 }
@@ -98,8 +105,13 @@ test('a play deposit comes from the merchant’s own play account and is refused
       order by d.amount`;
     const live = await merchant(tx, false);
     const refused = await tx
-      .savepoint((sp) => recordDeposit(sp, { merchantId: live.id, walletId: live.walletId, amount: 1_000n, txHash: txHashOf(`worlds-c-${live.id}`), play: PLAY }))
-      .then(() => undefined, (error: Error) => error);
+      .savepoint((sp) =>
+        recordDeposit(sp, { merchantId: live.id, walletId: live.walletId, amount: 1_000n, txHash: txHashOf(`worlds-c-${live.id}`), play: PLAY }),
+      )
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
     const [credited] = await tx<{ n: number }[]>`select count(*)::int as n from deposits where merchant_id = ${live.id}`;
     return { sources, a: a.id, b: b.id, refused, credited: credited!.n };
   });
@@ -125,7 +137,10 @@ test('the play-deposit caps hold under 30 parallel deposits: per UTC day, then i
       ),
     );
     const refusals = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as Error);
-    t.true(refusals.every((e) => e.name === 'FailedPrecondition' && /sandbox deposit limit exceeded/.test(e.message)), refusals.map(String).join('; '));
+    t.true(
+      refusals.every((e) => e.name === 'FailedPrecondition' && /sandbox deposit limit exceeded/.test(e.message)),
+      refusals.map(String).join('; '),
+    );
     return results.length - refusals.length;
   };
   t.is(await round('day1'), 10, 'the daily cap: 1,000 in deposits of 100');

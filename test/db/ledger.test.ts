@@ -16,7 +16,15 @@ test.after.always(() => sql.end());
  */
 async function merchantWallet(funds = 0n) {
   const id = await sql.begin((tx) =>
-    insertMerchant(tx, { name: 'Ledger', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
+    insertMerchant(tx, {
+      name: 'Ledger',
+      email: `${randomUUID()}@example.test`,
+      webhook_url: '',
+      api_version: 'v2',
+      rate_limit_per_minute: null,
+      payin_fee_bps: 0,
+      payout_fee_bps: 0,
+    }),
   );
   const wallet = (await ensureWallet(sql, 'merchant', id, 'USDT')).id;
   if (funds > 0n) await sql.begin((tx) => recordDeposit(tx, { merchantId: id, walletId: wallet, amount: funds, txHash: txHashOf() }));
@@ -33,7 +41,10 @@ async function settleTestFigures(wallet: string) {
   if (w!.frozen === 0n && w!.pending_credits === 0n) return;
   await sql.begin((tx) =>
     postLedger(tx, {
-      key: `test:${wallet}:settle:${randomUUID()}`, kind: 'test', refType: 'wallet', refId: wallet,
+      key: `test:${wallet}:settle:${randomUUID()}`,
+      kind: 'test',
+      refType: 'wallet',
+      refId: wallet,
       entries: [
         { walletId: wallet, bucket: 'frozen', amount: -w!.frozen },
         { walletId: wallet, bucket: 'pending_credits', amount: -w!.pending_credits },
@@ -68,7 +79,9 @@ test('a posting moves figures and a retry with the same key posts nothing', asyn
 test('unbalanced postings are refused by the code and by the database', async (t) => {
   const wallet = await merchantWallet();
   await t.throwsAsync(
-    sql.begin((tx) => postLedger(tx, { key: `bad:${wallet}`, kind: 'x', refType: 'x', refId: 'x', entries: [{ walletId: wallet, bucket: 'available', amount: 5n }] })),
+    sql.begin((tx) =>
+      postLedger(tx, { key: `bad:${wallet}`, kind: 'x', refType: 'x', refId: 'x', entries: [{ walletId: wallet, bucket: 'available', amount: 5n }] }),
+    ),
     { instanceOf: UnbalancedPosting },
   );
   // Bypassing the code: the deferred trigger rejects the commit.
@@ -87,7 +100,10 @@ test('a posting that would overdraw a merchant wallet fails with insufficient ba
   const error = await t.throwsAsync(
     sql.begin((tx) =>
       postLedger(tx, {
-        key: `overdraw:${wallet}`, kind: 'hold', refType: 'wallet', refId: wallet,
+        key: `overdraw:${wallet}`,
+        kind: 'hold',
+        refType: 'wallet',
+        refId: wallet,
         entries: [
           { walletId: wallet, bucket: 'available', amount: -1n },
           { walletId: wallet, bucket: 'frozen', amount: 1n },
@@ -106,7 +122,10 @@ test('many concurrent postings across shared wallets keep figures equal to entri
     Array.from({ length: 60 }, (_, i) =>
       sql.begin((tx) =>
         postLedger(tx, {
-          key: `concurrent:${wallets[0]}:${i}`, kind: 'test', refType: 'wallet', refId: 'x',
+          key: `concurrent:${wallets[0]}:${i}`,
+          kind: 'test',
+          refType: 'wallet',
+          refId: 'x',
           entries: [
             { walletId: wallets[(i + 2) % 3]!, bucket: 'available', amount: -10n },
             { walletId: wallets[i % 3]!, bucket: 'available', amount: 7n },
@@ -133,7 +152,10 @@ test('a balanced but wrong posting passes the arithmetic audit and fails the bus
     .begin(async (tx) => {
       // A hold with no payout behind it, and a pending credit with no completed deal.
       await postLedger(tx, {
-        key: `test:${wallet}:stray`, kind: 'test', refType: 'wallet', refId: wallet,
+        key: `test:${wallet}:stray`,
+        kind: 'test',
+        refType: 'wallet',
+        refId: wallet,
         entries: [
           { walletId: chain, bucket: 'available', amount: -900n },
           { walletId: wallet, bucket: 'frozen', amount: 600n },
@@ -144,9 +166,14 @@ test('a balanced but wrong posting passes the arithmetic audit and fails the bus
       const business = await auditInvariants(tx);
       throw Object.assign(rollback, { arithmetic, business });
     })
-    .catch((error) => error as typeof rollback & { arithmetic: Awaited<ReturnType<typeof auditLedger>>; business: Awaited<ReturnType<typeof auditInvariants>> });
+    .catch(
+      (error) => error as typeof rollback & { arithmetic: Awaited<ReturnType<typeof auditLedger>>; business: Awaited<ReturnType<typeof auditInvariants>> },
+    );
   t.is(seen as Error, rollback);
-  t.false(seen.arithmetic.walletMismatches.some((m) => m.wallet_id === wallet), 'figures equal entries');
+  t.false(
+    seen.arithmetic.walletMismatches.some((m) => m.wallet_id === wallet),
+    'figures equal entries',
+  );
   const mine = seen.business.filter((v) => v.wallet_id === wallet).map((v) => [v.invariant, v.figure, v.expected]);
   t.deepEqual(mine, [
     ['merchant frozen = live holds', 600n, 0n],

@@ -76,7 +76,10 @@ test('00010: tx_hash rows take the canonical form the code claims with; live rep
     );
   }
   const uses = await sql<{ signature: string; route: string }[]>`select signature, route from signature_uses order by route`;
-  t.deepEqual(uses.map((u) => `${u.signature} ${u.route}`), ['live ', 'live POST /api/v1/p2p/merchant/passes']);
+  t.deepEqual(
+    uses.map((u) => `${u.signature} ${u.route}`),
+    ['live ', 'live POST /api/v1/p2p/merchant/passes'],
+  );
 });
 
 test('00015: relayed events keep their seq as feed position, the rest get theirs from the relay, above every earlier one', async (t) => {
@@ -93,13 +96,26 @@ test('00015: relayed events keep their seq as feed position, the rest get theirs
       values (${id}, ${merchant}, 'deal.created', ${sql.json({ n: i })}, ${i < 2 ? new Date() : null})`;
   }
   await migrateTo(sql, 99);
-  const rows = await sql<{ id: string; seq: string; feed_position: string | null }[]>`select id, seq::text, feed_position::text from outbox_events order by seq`;
-  t.deepEqual(rows.map((r) => r.feed_position), [rows[0]!.seq, rows[1]!.seq, null], 'relayed before: their seq; pending: none yet');
-  t.deepEqual((await listMerchantEvents(sql as unknown as Db, merchant, { after: 0n, limit: 10 })).rows.map((r) => r.event_id), ids.slice(0, 2), 'the feed shows what was relayed');
+  const rows = await sql<
+    { id: string; seq: string; feed_position: string | null }[]
+  >`select id, seq::text, feed_position::text from outbox_events order by seq`;
+  t.deepEqual(
+    rows.map((r) => r.feed_position),
+    [rows[0]!.seq, rows[1]!.seq, null],
+    'relayed before: their seq; pending: none yet',
+  );
+  t.deepEqual(
+    (await listMerchantEvents(sql as unknown as Db, merchant, { after: 0n, limit: 10 })).rows.map((r) => r.event_id),
+    ids.slice(0, 2),
+    'the feed shows what was relayed',
+  );
   // The relay hands the pending one on: its position comes after every earlier one.
   await markEventsDispatched(sql as unknown as Db, [ids[2]!]);
   const feed = await listMerchantEvents(sql as unknown as Db, merchant, { after: 0n, limit: 10 });
-  t.deepEqual(feed.rows.map((r) => r.event_id), ids);
+  t.deepEqual(
+    feed.rows.map((r) => r.event_id),
+    ids,
+  );
   t.true(BigInt(feed.rows[2]!.position) > BigInt(feed.rows[1]!.position));
   t.is(feed.horizon, feed.rows[2]!.position);
 });
@@ -116,6 +132,9 @@ test('00028: audit rows written before the chain are linked into it in id order;
   await sql`insert into audit_log (actor_kind, actor_id, role, action, object_type, object_id, request_id, request_key)
     values ('system', 'sandbox-arbiter', 'arbiter', 'appeal.review', 'appeal', 'a1', 'trace', 'k4')`;
   const rows = await sql<{ id: string; chain_seq: string }[]>`select id::text, chain_seq::text from audit_log order by id`;
-  t.deepEqual(rows.map((r) => r.chain_seq), ['1', '2', '3', '4']);
+  t.deepEqual(
+    rows.map((r) => r.chain_seq),
+    ['1', '2', '3', '4'],
+  );
   t.deepEqual(await verifyAuditChain(sql as unknown as Db), { rows: 4, breaks: [] });
 });

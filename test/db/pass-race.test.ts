@@ -20,12 +20,25 @@ test('arrival and reservation compare in microseconds, not milliseconds', async 
   await sql
     .begin(async (tx) => {
       const merchantId = await insertMerchant(tx, {
-        name: 'Pass race', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0,
+        name: 'Pass race',
+        email: `${randomUUID()}@example.test`,
+        webhook_url: '',
+        api_version: 'v2',
+        rate_limit_per_minute: null,
+        payin_fee_bps: 0,
+        payout_fee_bps: 0,
       });
       await tx`
         insert into passes (id, tenant_id, merchant_id, amount, status, expires_at, used_deal_id, used_at)
         values (${randomUUID()}, ${DEFAULT_TENANT_ID}, ${merchantId}, 777, 'USED', now() + interval '1 hour', ${randomUUID()}, '2026-01-01T00:00:00.123400Z')`;
-      const deal = (arrivedAt: string) => ({ merchantId, dealId: randomUUID(), amount: 777n, currencyId: randomUUID(), paymentMethodId: randomUUID(), arrivedAt });
+      const deal = (arrivedAt: string) => ({
+        merchantId,
+        dealId: randomUUID(),
+        amount: 777n,
+        currencyId: randomUUID(),
+        paymentMethodId: randomUUID(),
+        arrivedAt,
+      });
       const request = { paymentMethodId: randomUUID(), amount: 777n, escrowUsdt: 1n, payerBank: '' };
       for (const arrivedAt of ['2026-01-01T00:00:00.123900Z', '2026-01-01T00:00:00.123300Z']) {
         try {

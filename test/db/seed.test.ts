@@ -75,7 +75,15 @@ test('liquidity with no recorded deposit behind it fails the ledger check, howev
   const traderWallet = (await ensureWallet(db.owner, 'trader', trader!.id, 'USDT')).id;
   // A live merchant with a recorded deposit (the demo merchant is a sandbox one).
   const merchantId = await db.owner.begin((tx) =>
-    insertMerchant(tx, { name: 'Live shop', email: 'live@example.test', webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
+    insertMerchant(tx, {
+      name: 'Live shop',
+      email: 'live@example.test',
+      webhook_url: '',
+      api_version: 'v2',
+      rate_limit_per_minute: null,
+      payin_fee_bps: 0,
+      payout_fee_bps: 0,
+    }),
   );
   const merchantWallet = (await ensureWallet(db.owner, 'merchant', merchantId, 'USDT')).id;
   await db.owner.begin((tx) => recordDeposit(tx, { merchantId, walletId: merchantWallet, amount: 1_000n, txHash: txHashOf() }));
@@ -84,18 +92,62 @@ test('liquidity with no recorded deposit behind it fails the ledger check, howev
 
   const amount = 100_000_000n;
   const cases: [string, (tx: Db) => Promise<unknown>][] = [
-    ['a top-up posting without its recorded chain credit', (tx) =>
-      postLedger(tx, { key: `trader-deposit:${txHashOf()}`, kind: 'trader_deposit', refType: 'wallet', refId: traderWallet,
-        entries: [{ walletId: chain, bucket: 'available', amount: -amount }, { walletId: traderWallet, bucket: 'available', amount }] })],
-    ['a deposit posting that names no deposit', (tx) =>
-      postLedger(tx, { key: `deposit:${txHashOf()}`, kind: 'deposit', refType: 'deposit', refId: '00000000-0000-4000-8000-000000000000',
-        entries: [{ walletId: chain, bucket: 'available', amount: -amount }, { walletId: traderWallet, bucket: 'available', amount }] })],
-    ['a payment from the platform account', (tx) =>
-      postLedger(tx, { key: `adjustment:${txHashOf()}`, kind: 'adjustment', refType: 'wallet', refId: traderWallet,
-        entries: [{ walletId: platform, bucket: 'available', amount: -amount }, { walletId: traderWallet, bucket: 'available', amount }] })],
-    ['a transfer into a trader wallet that no deal of the trader explains', (tx) =>
-      postLedger(tx, { key: `transfer:${txHashOf()}`, kind: 'transfer', refType: 'wallet', refId: traderWallet,
-        entries: [{ walletId: merchantWallet, bucket: 'available', amount: -1n }, { walletId: traderWallet, bucket: 'available', amount: 1n }] })],
+    [
+      'a top-up posting without its recorded chain credit',
+      (tx) =>
+        postLedger(tx, {
+          key: `trader-deposit:${txHashOf()}`,
+          kind: 'trader_deposit',
+          refType: 'wallet',
+          refId: traderWallet,
+          entries: [
+            { walletId: chain, bucket: 'available', amount: -amount },
+            { walletId: traderWallet, bucket: 'available', amount },
+          ],
+        }),
+    ],
+    [
+      'a deposit posting that names no deposit',
+      (tx) =>
+        postLedger(tx, {
+          key: `deposit:${txHashOf()}`,
+          kind: 'deposit',
+          refType: 'deposit',
+          refId: '00000000-0000-4000-8000-000000000000',
+          entries: [
+            { walletId: chain, bucket: 'available', amount: -amount },
+            { walletId: traderWallet, bucket: 'available', amount },
+          ],
+        }),
+    ],
+    [
+      'a payment from the platform account',
+      (tx) =>
+        postLedger(tx, {
+          key: `adjustment:${txHashOf()}`,
+          kind: 'adjustment',
+          refType: 'wallet',
+          refId: traderWallet,
+          entries: [
+            { walletId: platform, bucket: 'available', amount: -amount },
+            { walletId: traderWallet, bucket: 'available', amount },
+          ],
+        }),
+    ],
+    [
+      'a transfer into a trader wallet that no deal of the trader explains',
+      (tx) =>
+        postLedger(tx, {
+          key: `transfer:${txHashOf()}`,
+          kind: 'transfer',
+          refType: 'wallet',
+          refId: traderWallet,
+          entries: [
+            { walletId: merchantWallet, bucket: 'available', amount: -1n },
+            { walletId: traderWallet, bucket: 'available', amount: 1n },
+          ],
+        }),
+    ],
   ];
   for (const [what, post] of cases) {
     const rollback = new Error('rollback');
@@ -104,7 +156,10 @@ test('liquidity with no recorded deposit behind it fails the ledger check, howev
         await post(tx);
         throw Object.assign(rollback, { arithmetic: await auditLedger(tx), unbacked: await unbackedLiveMoney(tx) });
       })
-      .catch((error: unknown) => error as typeof rollback & { arithmetic: Awaited<ReturnType<typeof auditLedger>>; unbacked: Awaited<ReturnType<typeof unbackedLiveMoney>> });
+      .catch(
+        (error: unknown) =>
+          error as typeof rollback & { arithmetic: Awaited<ReturnType<typeof auditLedger>>; unbacked: Awaited<ReturnType<typeof unbackedLiveMoney>> },
+      );
     t.is(seen as Error, rollback, what);
     t.deepEqual(seen.arithmetic, { walletMismatches: [], unbalancedTransactions: [] }, `${what}: balanced, so the arithmetic passes`);
     t.true(seen.unbacked.length > 0, `${what}: found as unbacked`);

@@ -33,7 +33,11 @@ test('a deadlocked transaction is run again and commits; the other commits too',
   // loaded machine has been seen to make it two (cause not pinned down); both committing once is the rule.
   t.log(`runs: ${JSON.stringify(runs)}`);
   t.true(runs.a + runs.b >= 3, 'the transaction the deadlock detector rolled back ran again');
-  t.deepEqual((await sql<{ n: number }[]>`select n from ${sql(table)} order by id`).map((r) => r.n), [2, 2], 'both committed once');
+  t.deepEqual(
+    (await sql<{ n: number }[]>`select n from ${sql(table)} order by id`).map((r) => r.n),
+    [2, 2],
+    'both committed once',
+  );
 });
 
 test('an error that is not a deadlock or serialization failure is not retried', async (t) => {

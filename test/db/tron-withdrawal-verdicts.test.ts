@@ -58,13 +58,29 @@ async function setup(t: ExecutionContext) {
   };
   const chain = tronGridChain(sql, connectTron(config), clock.now);
   const merchantId = await insertMerchant(sql, {
-    name: 'TRON verdicts', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0,
+    name: 'TRON verdicts',
+    email: `${randomUUID()}@example.test`,
+    webhook_url: '',
+    api_version: 'v2',
+    rate_limit_per_minute: null,
+    payin_fee_bps: 0,
+    payout_fee_bps: 0,
   });
   const wallet = await ensureWallet(sql, 'merchant', merchantId, 'USDT');
   const id = randomUUID();
   const to = randomTronAddress();
   await insertWithdrawal(sql, {
-    id, merchantId, walletId: wallet.id, auto: true, address: to, amount: 1_100n, fee: 100n, dedupKey: id, dedupGeneration: 0, idempotencyKey: id, callerKey: null,
+    id,
+    merchantId,
+    walletId: wallet.id,
+    auto: true,
+    address: to,
+    amount: 1_100n,
+    fee: 100n,
+    dedupKey: id,
+    dedupGeneration: 0,
+    idempotencyKey: id,
+    callerKey: null,
   });
   t.teardown(async () => {
     await sql`delete from withdrawal_transactions where withdrawal_id = ${id}`;
@@ -80,7 +96,8 @@ async function setup(t: ExecutionContext) {
     status: () => chain.transferStatus!(transfer),
     rows: () => sql`select * from withdrawal_transactions where withdrawal_id = ${id} order by attempt`,
     withdrawal: async () => (await sql`select * from withdrawals where id = ${id}`)[0]!,
-    alerts: () => sql<{ kind: string; message: string }[]>`select kind, message from operator_alerts where subject = ${id} and resolved_at is null order by created_at`,
+    alerts: () =>
+      sql<{ kind: string; message: string }[]>`select kind, message from operator_alerts where subject = ${id} and resolved_at is null order by created_at`,
     builds: () => fake.requests.filter((r) => r.path === '/wallet/triggersmartcontract').length,
   };
 }
@@ -147,7 +164,10 @@ test('a mined transaction the node answers {} for is not expired: the solidified
   s.clock.advance(POLL);
   t.like(await s.status(), { state: 'pending', txHash });
   t.like((await s.rows())[0], { status: 'BROADCAST', dead_verdict: '' });
-  t.true((await s.alerts()).some((a) => a.kind === 'withdrawal_chain_problem' && /solidified node has it/.test(a.message)), 'the lying node is alerted');
+  t.true(
+    (await s.alerts()).some((a) => a.kind === 'withdrawal_chain_problem' && /solidified node has it/.test(a.message)),
+    'the lying node is alerted',
+  );
   s.clock.advance(POLL);
   t.like(await s.status(), { state: 'pending', txHash }, 'however often it is asked');
   t.is(s.builds(), 1, 'nothing new built');

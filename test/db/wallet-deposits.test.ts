@@ -19,7 +19,15 @@ const scripted = (passes: ObservedDeposit[][]): DepositWatcher => {
 
 test('a watcher pass: attributed by address (rotated ones too), PENDING until confirmed, credited once, foreign addresses ignored, mismatches refused', async (t) => {
   const merchantId = await sql.begin((tx) =>
-    insertMerchant(tx, { name: 'Watcher', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
+    insertMerchant(tx, {
+      name: 'Watcher',
+      email: `${randomUUID()}@example.test`,
+      webhook_url: '',
+      api_version: 'v2',
+      rate_limit_per_minute: null,
+      payin_fee_bps: 0,
+      payout_fee_bps: 0,
+    }),
   );
   const old = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
   const current = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
@@ -40,25 +48,44 @@ test('a watcher pass: attributed by address (rotated ones too), PENDING until co
   const balance = async () => (await sql`select available from wallets where owner_id = ${merchantId}`)[0]!.available;
 
   const first = await runDepositWatcherPass(sql, watcher, undefined, 19);
-  t.deepEqual(first.results.map((r) => r.kind), ['recorded', 'recorded', 'not_ours']);
+  t.deepEqual(
+    first.results.map((r) => r.kind),
+    ['recorded', 'recorded', 'not_ours'],
+  );
   t.is(await balance(), 700n, 'the late deposit to the rotated address is credited; the unconfirmed one is not');
   const [pending] = await sql`select status, address from deposits where tx_hash = ${fresh}`;
   t.deepEqual({ ...pending }, { status: 'PENDING', address: current.address });
 
   const second = await runDepositWatcherPass(sql, watcher, first.cursor, 19);
-  t.deepEqual(second.results.map((r) => r.kind), ['recorded', 'recorded', 'error']);
+  t.deepEqual(
+    second.results.map((r) => r.kind),
+    ['recorded', 'recorded', 'error'],
+  );
   t.is(await balance(), 1_000n, 'confirmed once; repeats credit nothing');
   const [confirmed] = await sql`select status, confirmations, confirmed_at from deposits where tx_hash = ${fresh}`;
   t.is(confirmed!.status, 'CONFIRMED');
   t.truthy(confirmed!.confirmed_at);
-  t.is((await sql`select count(*)::int as n from ledger_transactions where idempotency_key like 'deposit:%' and ref_id in (select id::text from deposits where merchant_id = ${merchantId})`)[0]!.n, 2);
+  t.is(
+    (
+      await sql`select count(*)::int as n from ledger_transactions where idempotency_key like 'deposit:%' and ref_id in (select id::text from deposits where merchant_id = ${merchantId})`
+    )[0]!.n,
+    2,
+  );
 });
 
 test('a deposit seen PENDING already owns its tx_hash: a trader top-up with the same hash is refused', async (t) => {
   const { creditTraderLiquidity } = await import('../../db/queries/deposits');
   const { ensureWallet } = await import('../../db/queries/wallets');
   const merchantId = await sql.begin((tx) =>
-    insertMerchant(tx, { name: 'Pending', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
+    insertMerchant(tx, {
+      name: 'Pending',
+      email: `${randomUUID()}@example.test`,
+      webhook_url: '',
+      api_version: 'v2',
+      rate_limit_per_minute: null,
+      payin_fee_bps: 0,
+      payout_fee_bps: 0,
+    }),
   );
   const address = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
   const hash = txHashOf();
@@ -75,11 +102,26 @@ test('a deposit seen PENDING already owns its tx_hash: a trader top-up with the 
 test('a DROPPED deposit keeps its claim: never credited while dropped; seen on chain again it is PENDING, then CONFIRMED and credited once with one event', async (t) => {
   const { markDepositDropped } = await import('../../db/queries/chain-watch');
   const merchantId = await sql.begin((tx) =>
-    insertMerchant(tx, { name: 'Dropped', email: `${randomUUID()}@example.test`, webhook_url: '', api_version: 'v2', rate_limit_per_minute: null, payin_fee_bps: 0, payout_fee_bps: 0 }),
+    insertMerchant(tx, {
+      name: 'Dropped',
+      email: `${randomUUID()}@example.test`,
+      webhook_url: '',
+      api_version: 'v2',
+      rate_limit_per_minute: null,
+      payin_fee_bps: 0,
+      payout_fee_bps: 0,
+    }),
   );
   const address = (await sql.begin((tx) => addDepositAddress(tx, merchantId, (i) => deriver.address(i))))!;
   const hash = txHashOf();
-  const seen = (confirmations: number) => ({ txHash: hash, toAddress: address.address, amount: 500n, confirmations, chainUnits: 5_004_321n, blockAt: Date.now() });
+  const seen = (confirmations: number) => ({
+    txHash: hash,
+    toAddress: address.address,
+    amount: 500n,
+    confirmations,
+    chainUnits: 5_004_321n,
+    blockAt: Date.now(),
+  });
   await runDepositWatcherPass(sql, scripted([[seen(0)]]), undefined, 19);
   const [pending] = await sql`select id, status, chain_units from deposits where tx_hash = ${hash}`;
   t.like(pending, { status: 'PENDING', chain_units: 5_004_321n });

@@ -33,7 +33,8 @@ const SHOTS = process.env.PAYER_SCREENSHOTS ? join(process.cwd(), process.env.PA
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-const RAW_CODES = /\b(INITIALIZED|ESCROW_LOCKED|PAYMENT_NOTIFIED|PAYMENT_VERIFIED|COMPLETED|EXPIRED|APPEALED|REFUND_PENDING|SPAM_REJECTED|SOFT_DISPUTED|CANCELLED)\b/;
+const RAW_CODES =
+  /\b(INITIALIZED|ESCROW_LOCKED|PAYMENT_NOTIFIED|PAYMENT_VERIFIED|COMPLETED|EXPIRED|APPEALED|REFUND_PENDING|SPAM_REJECTED|SOFT_DISPUTED|CANCELLED)\b/;
 const spaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 
 interface Ctx {
@@ -52,7 +53,16 @@ test.before(async () => {
   mkdirSync(FAILURES, { recursive: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   slow = await startIsolatedStack({ PAYIN_TIMEOUT_SECONDS: 900 });
 });
@@ -68,7 +78,10 @@ test.beforeEach((t) => {
 });
 test.afterEach.always(async (t) => {
   if (!t.passed) {
-    const slug = t.title.replace(/^afterEach\.always hook for /, '').replace(/[^a-z0-9]+/gi, '-').slice(0, 50);
+    const slug = t.title
+      .replace(/^afterEach\.always hook for /, '')
+      .replace(/[^a-z0-9]+/gi, '-')
+      .slice(0, 50);
     for (const [i, { name, page }] of t.context.pages.entries()) {
       await page.screenshot({ path: join(FAILURES, `${slug}-${i}-${name}.png`), fullPage: true }).catch(() => undefined);
     }
@@ -101,7 +114,13 @@ async function accessible(t: ExecutionContext<Ctx>, page: Page, name: string) {
     const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
     return (result.violations as any[])
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')).join(', ')}`);
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+            .slice(0, 3)
+            .map((n: any) => n.target.join(' '))
+            .join(', ')}`,
+      );
   });
   t.deepEqual(violations, [], `axe on ${name}`);
 }

@@ -40,7 +40,16 @@ let browser: Browser;
 test.before(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 test.after.always(async () => browser?.close());
@@ -57,7 +66,10 @@ test.beforeEach((t: ExecutionContext<Ctx>) => {
 test.afterEach.always(async (t: ExecutionContext<Ctx>) => {
   if (!t.passed) {
     mkdirSync(FAILURES, { recursive: true });
-    const slug = t.title.replace(/^afterEach\.always hook for /, '').replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+    const slug = t.title
+      .replace(/^afterEach\.always hook for /, '')
+      .replace(/[^a-z0-9]+/gi, '-')
+      .slice(0, 60);
     for (const [i, { name, page }] of t.context.pages.entries()) {
       await page.screenshot({ path: join(FAILURES, `${slug}-${i}-${name}.png`), fullPage: true }).catch(() => undefined);
     }
@@ -114,8 +126,29 @@ async function visit(t: ExecutionContext<Ctx>, page: Page, path: string, heading
 
 /** The pages docs/console-pages.md shows. */
 const DOC_PAGES = new Set([
-  'signin', 'home', 'appeals', 'appeal', 'appeal-resolve-dialog', 'deal', 'deals', 'withdrawals-second', 'merchants', 'merchant', 'traders', 'alerts', 'audit', 'appeal-support',
-  'signin-totp', 'alerts-actions', 'alert-resolve-dialog', 'merchant-settings', 'traders-forms', 'deal-actions', 'deal-confirm-dialog', 'appeal-settle-dialog', 'operators',
+  'signin',
+  'home',
+  'appeals',
+  'appeal',
+  'appeal-resolve-dialog',
+  'deal',
+  'deals',
+  'withdrawals-second',
+  'merchants',
+  'merchant',
+  'traders',
+  'alerts',
+  'audit',
+  'appeal-support',
+  'signin-totp',
+  'alerts-actions',
+  'alert-resolve-dialog',
+  'merchant-settings',
+  'traders-forms',
+  'deal-actions',
+  'deal-confirm-dialog',
+  'appeal-settle-dialog',
+  'operators',
 ]);
 async function docShot(page: Page, name: string) {
   if (!DOC_SHOTS || !DOC_PAGES.has(name)) return;
@@ -131,7 +164,13 @@ async function accessible(t: ExecutionContext<Ctx>, page: Page, name: string) {
     const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
     return (result.violations as any[])
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')).join(', ')}`);
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+            .slice(0, 3)
+            .map((n: any) => n.target.join(' '))
+            .join(', ')}`,
+      );
   });
   t.deepEqual(violations, [], `axe on ${name}`);
 }
@@ -158,7 +197,9 @@ const sql = testSql();
 test.after.always(() => sql.end());
 
 const auditActions = async (objectId: string) =>
-  ((await asOperator('GET', `${ADMIN}/audit?object_id=${objectId}`)).body.data as Array<{ action: string; actor_id: string }>).map((e) => `${e.action}:${e.actor_id}`);
+  ((await asOperator('GET', `${ADMIN}/audit?object_id=${objectId}`)).body.data as Array<{ action: string; actor_id: string }>).map(
+    (e) => `${e.action}:${e.actor_id}`,
+  );
 
 test.serial('served under /console: CSP self only, no framing, immutable hashed assets, index.html for client routes', async (t) => {
   const index = await fetch(`${API_URL}/console/appeals/some-id`);
@@ -180,77 +221,87 @@ test.serial('served under /console: CSP self only, no framing, immutable hashed 
   t.is((await fetch(`${API_URL}/console/..%2f..%2fpackage.json`)).headers.get('content-type')?.startsWith('text/html'), true, 'no file outside dist');
 });
 
-test.serial('an arbiter signs in and resolves an appeal: the evidence inline, a message, SATISFIED after the confirmation; the audit log shows it', async (t) => {
-  const { keys, merchantId } = await newMerchant({ name: `Console appeals ${process.pid}` });
-  const deal = await createPayin(keys);
-  const image = await signedUpload(keys, filePart(SAMPLES.png, 'screen.png'));
-  const pdf = await signedUpload(keys, filePart(SAMPLES.pdf, 'receipt.pdf'));
-  const opened = await openAppeal(keys, { deal_id: deal.deal_id, reason: 'Paid but the deal did not complete', file_ids: [image.body.file.file_id, pdf.body.file.file_id] });
-  t.is(opened.status, 200, opened.text);
-  const appealId = opened.body.data.appeal_id as string;
+test.serial(
+  'an arbiter signs in and resolves an appeal: the evidence inline, a message, SATISFIED after the confirmation; the audit log shows it',
+  async (t) => {
+    const { keys, merchantId } = await newMerchant({ name: `Console appeals ${process.pid}` });
+    const deal = await createPayin(keys);
+    const image = await signedUpload(keys, filePart(SAMPLES.png, 'screen.png'));
+    const pdf = await signedUpload(keys, filePart(SAMPLES.pdf, 'receipt.pdf'));
+    const opened = await openAppeal(keys, {
+      deal_id: deal.deal_id,
+      reason: 'Paid but the deal did not complete',
+      file_ids: [image.body.file.file_id, pdf.body.file.file_id],
+    });
+    t.is(opened.status, 200, opened.text);
+    const appealId = opened.body.data.appeal_id as string;
 
-  const arbiter = await operator('arbiter');
-  const { page, cspViolations } = await signedIn(t, arbiter);
-  await visit(t, page, '/', 'Queues', 'home');
-  t.regex((await page.locator('[data-queue="appeals"] .count').textContent()) ?? '', /^\d+$/);
-  await visit(t, page, '/appeals', 'Appeals', 'appeals');
-  await page.getByRole('link', { name: appealId.slice(0, 8) }).click();
-  await page.getByRole('heading', { level: 1, name: /Appeal/ }).waitFor();
-  await accessible(t, page, 'appeal');
-  await docShot(page, 'appeal');
+    const arbiter = await operator('arbiter');
+    const { page, cspViolations } = await signedIn(t, arbiter);
+    await visit(t, page, '/', 'Queues', 'home');
+    t.regex((await page.locator('[data-queue="appeals"] .count').textContent()) ?? '', /^\d+$/);
+    await visit(t, page, '/appeals', 'Appeals', 'appeals');
+    await page.getByRole('link', { name: appealId.slice(0, 8) }).click();
+    await page.getByRole('heading', { level: 1, name: /Appeal/ }).waitFor();
+    await accessible(t, page, 'appeal');
+    await docShot(page, 'appeal');
 
-  // The image is shown (loaded from the files route), the PDF is a download.
-  const img = page.getByRole('img', { name: new RegExp(`Evidence ${image.body.file.file_id.slice(0, 8)}`) });
-  await img.waitFor();
-  await page.waitForFunction((id) => {
-    const el = Array.from(document.querySelectorAll("img")).find((i) => i.src.includes(id));
-    return !!el && el.complete && el.naturalWidth > 0;
-  }, image.body.file.file_id);
-  t.not(await page.getByRole('link', { name: /Download application\/pdf/ }).getAttribute('download'), null, 'the PDF is a download');
+    // The image is shown (loaded from the files route), the PDF is a download.
+    const img = page.getByRole('img', { name: new RegExp(`Evidence ${image.body.file.file_id.slice(0, 8)}`) });
+    await img.waitFor();
+    await page.waitForFunction((id) => {
+      const el = Array.from(document.querySelectorAll('img')).find((i) => i.src.includes(id));
+      return !!el && el.complete && el.naturalWidth > 0;
+    }, image.body.file.file_id);
+    t.not(await page.getByRole('link', { name: /Download application\/pdf/ }).getAttribute('download'), null, 'the PDF is a download');
 
-  // A message to the merchant.
-  await page.getByLabel('Reply to the merchant').fill('Please send the bank statement page too.');
-  await page.getByRole('button', { name: 'Send' }).click();
-  await page.locator('.chat li.mine', { hasText: 'Please send the bank statement page too.' }).waitFor();
-  const thread = await signed(keys, 'GET', `/api/v1/p2p/merchant/appeals/${appealId}/messages`);
-  t.true(thread.body.data.messages.some((m: any) => m.sender_role === 'ADMIN' && m.body === 'Please send the bank statement page too.'));
+    // A message to the merchant.
+    await page.getByLabel('Reply to the merchant').fill('Please send the bank statement page too.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.chat li.mine', { hasText: 'Please send the bank statement page too.' }).waitFor();
+    const thread = await signed(keys, 'GET', `/api/v1/p2p/merchant/appeals/${appealId}/messages`);
+    t.true(thread.body.data.messages.some((m: any) => m.sender_role === 'ADMIN' && m.body === 'Please send the bank statement page too.'));
 
-  // Resolve: the dialog first; cancelling does nothing.
-  await page.getByLabel(/SATISFIED/).check();
-  await page.getByLabel('Note').fill('The receipt matches the amount.');
-  await page.getByRole('button', { name: 'Resolve…' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Resolve as SATISFIED?' });
-  await dialog.waitFor();
-  await accessible(t, page, 'appeal-resolve-dialog');
-  await docShot(page, 'appeal-resolve-dialog');
-  await dialog.getByRole('button', { name: 'Cancel' }).click();
-  t.is(await page.getByTestId('appeal-status').textContent(), 'OPEN');
-  await page.getByRole('button', { name: 'Resolve…' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Resolve SATISFIED' }).click();
-  await page.getByTestId('appeal-status').filter({ hasText: 'RESOLVED_MERCHANT' }).waitFor();
-  const merchantView = await signed(keys, 'GET', `/api/v1/p2p/merchant/appeals/${appealId}`);
-  t.like(merchantView.body.data, { status: 'RESOLVED_MERCHANT', resolution_note: 'The receipt matches the amount.' });
+    // Resolve: the dialog first; cancelling does nothing.
+    await page.getByLabel(/SATISFIED/).check();
+    await page.getByLabel('Note').fill('The receipt matches the amount.');
+    await page.getByRole('button', { name: 'Resolve…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Resolve as SATISFIED?' });
+    await dialog.waitFor();
+    await accessible(t, page, 'appeal-resolve-dialog');
+    await docShot(page, 'appeal-resolve-dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    t.is(await page.getByTestId('appeal-status').textContent(), 'OPEN');
+    await page.getByRole('button', { name: 'Resolve…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Resolve SATISFIED' }).click();
+    await page.getByTestId('appeal-status').filter({ hasText: 'RESOLVED_MERCHANT' }).waitFor();
+    const merchantView = await signed(keys, 'GET', `/api/v1/p2p/merchant/appeals/${appealId}`);
+    t.like(merchantView.body.data, { status: 'RESOLVED_MERCHANT', resolution_note: 'The receipt matches the amount.' });
 
-  // The deal's timeline and its workflow link.
-  await page.getByRole('link', { name: deal.deal_id }).first().click();
-  await page.getByRole('heading', { level: 1, name: /Deal/ }).waitFor();
-  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
-  await accessible(t, page, 'deal');
-  await docShot(page, 'deal');
-  t.regex((await page.getByRole('link', { name: /in the Temporal UI/ }).getAttribute('href')) ?? '', new RegExp(`/namespaces/[^/]+/workflows/payin%3A${deal.deal_id}$`));
-  await visit(t, page, `/deals?merchant_id=${merchantId}`, 'Deals', 'deals');
-  await page.getByRole('button', { name: 'Search' }).click();
-  await page.getByRole('link', { name: deal.deal_id.slice(0, 8) }).waitFor();
+    // The deal's timeline and its workflow link.
+    await page.getByRole('link', { name: deal.deal_id }).first().click();
+    await page.getByRole('heading', { level: 1, name: /Deal/ }).waitFor();
+    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+    await accessible(t, page, 'deal');
+    await docShot(page, 'deal');
+    t.regex(
+      (await page.getByRole('link', { name: /in the Temporal UI/ }).getAttribute('href')) ?? '',
+      new RegExp(`/namespaces/[^/]+/workflows/payin%3A${deal.deal_id}$`),
+    );
+    await visit(t, page, `/deals?merchant_id=${merchantId}`, 'Deals', 'deals');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: deal.deal_id.slice(0, 8) }).waitFor();
 
-  // The audit log: the message and the resolution, by this arbiter.
-  await visit(t, page, '/audit', 'Audit log', 'audit');
-  await page.getByLabel('Object id').fill(appealId);
-  await page.getByRole('button', { name: 'Filter' }).click();
-  await page.locator('tr[data-action="appeal.resolve"]').waitFor();
-  await page.locator('tr[data-action="appeal.message"]').waitFor();
-  t.deepEqual((await auditActions(appealId)).sort(), [`appeal.message:${arbiter.id}`, `appeal.resolve:${arbiter.id}`]);
-  t.deepEqual(cspViolations, []);
-});
+    // The audit log: the message and the resolution, by this arbiter.
+    await visit(t, page, '/audit', 'Audit log', 'audit');
+    await page.getByLabel('Object id').fill(appealId);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.locator('tr[data-action="appeal.resolve"]').waitFor();
+    await page.locator('tr[data-action="appeal.message"]').waitFor();
+    t.deepEqual((await auditActions(appealId)).sort(), [`appeal.message:${arbiter.id}`, `appeal.resolve:${arbiter.id}`]);
+    t.deepEqual(cspViolations, []);
+  },
+);
 
 test.serial('four-eyes in the browser: the first finance operator approves and cannot give the second approval; another releases it', async (t) => {
   const { keys } = await walletMerchant(5_000_000, { auto_withdrawal_mode: 'MANUAL_ONLY' });
@@ -282,7 +333,10 @@ test.serial('four-eyes in the browser: the first finance operator approves and c
     return got.body.status !== 'PENDING_MANUAL' ? got.body.status : undefined;
   }, 'the withdrawal released');
   t.true(['APPROVED', 'COMPLETED'].includes(status));
-  t.deepEqual((await auditActions(id)).filter((e) => e.startsWith('withdrawal.approve')).sort(), [`withdrawal.approve:${first.id}`, `withdrawal.approve:${second.id}`].sort());
+  t.deepEqual(
+    (await auditActions(id)).filter((e) => e.startsWith('withdrawal.approve')).sort(),
+    [`withdrawal.approve:${first.id}`, `withdrawal.approve:${second.id}`].sort(),
+  );
 });
 
 test.serial('an admin turns a merchant’s kill-switch on: its API calls are refused; an API error is shown as the API’s text', async (t) => {
@@ -308,7 +362,10 @@ test.serial('an admin turns a merchant’s kill-switch on: its API calls are ref
   await page.getByRole('button', { name: 'Save settings' }).click();
   const error = page.getByRole('alert').filter({ hasText: /webhook_max_retries/ });
   await error.waitFor();
-  t.deepEqual((await auditActions(merchantId)).filter((e) => e.startsWith('merchant.kill_switch')), [`merchant.kill_switch_toggle:${admin.id}`]);
+  t.deepEqual(
+    (await auditActions(merchantId)).filter((e) => e.startsWith('merchant.kill_switch')),
+    [`merchant.kill_switch_toggle:${admin.id}`],
+  );
 
   await visit(t, page, '/traders', 'Traders and requisites', 'traders');
   await visit(t, page, '/alerts', 'Alerts', 'alerts');
@@ -338,7 +395,11 @@ test.serial('a support operator sees every page without an action button and is 
   const resolve = await fromBrowser(page, 'POST', `${ADMIN}/appeals/${appealId}/resolve`, { outcome: 'SATISFIED' });
   t.is(resolve.status, 403, resolve.text);
   t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).status, 200, 'nothing changed');
-  t.deepEqual((await auditActions(merchantId)).filter((e) => e.endsWith(`:${support.id}`)), [], 'nothing done, nothing audited');
+  t.deepEqual(
+    (await auditActions(merchantId)).filter((e) => e.endsWith(`:${support.id}`)),
+    [],
+    'nothing done, nothing audited',
+  );
 
   // Signing out ends the session: the console asks to sign in again.
   await page.getByRole('button', { name: 'Sign out' }).click();
@@ -357,7 +418,10 @@ test.serial('alerts: a finance operator acknowledges and then resolves an alert;
   await visit(t, page, '/alerts', 'Alerts', 'alerts-actions');
   const row = page.locator(`tr[data-alert="${alertId}"]`);
   await row.getByRole('button', { name: 'Acknowledge' }).click();
-  await row.getByTestId('acknowledged').filter({ hasText: `by ${finance.id}` }).waitFor();
+  await row
+    .getByTestId('acknowledged')
+    .filter({ hasText: `by ${finance.id}` })
+    .waitFor();
   await row.getByRole('button', { name: 'Resolve' }).click();
   await page.getByRole('dialog', { name: 'Resolve this alert?' }).waitFor();
   await accessible(t, page, 'alert-resolve-dialog');
@@ -365,45 +429,63 @@ test.serial('alerts: a finance operator acknowledges and then resolves an alert;
   await page.getByRole('dialog').getByRole('button', { name: 'Resolve alert' }).click();
   await row.waitFor({ state: 'detached' });
   await page.getByLabel('Include resolved alerts').check();
-  await row.getByTestId('resolved').filter({ hasText: `by ${finance.id}` }).waitFor();
+  await row
+    .getByTestId('resolved')
+    .filter({ hasText: `by ${finance.id}` })
+    .waitFor();
   t.deepEqual(await auditActions(alertId), [`alert.resolve:${finance.id}`, `alert.acknowledge:${finance.id}`]);
-  const [stored] = await sql<{ acknowledged_by: string; resolved_by: string }[]>`select acknowledged_by, resolved_by from operator_alerts where id = ${alertId}`;
+  const [stored] = await sql<
+    { acknowledged_by: string; resolved_by: string }[]
+  >`select acknowledged_by, resolved_by from operator_alerts where id = ${alertId}`;
   t.deepEqual(stored, { acknowledged_by: finance.id, resolved_by: finance.id });
 });
 
-test.serial('an admin sets a merchant’s IP whitelist, a deal limit above 2^53 (exact) and an auto-withdrawal limit (not above four-eyes), and the merchant’s call from elsewhere is refused', async (t) => {
-  const { keys, merchantId } = await newMerchant({ name: `Console limits ${process.pid}` });
-  const admin = await operator('admin');
-  const { page } = await signedIn(t, admin);
-  await visit(t, page, `/merchants/${merchantId}`, /Console limits/, 'merchant-settings');
-  await page.getByLabel('IP whitelist').fill('203.0.113.10\n2001:db8::10');
-  await page.getByLabel('Deal maximum (minor units)').fill('9007199254740993');
-  await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('9007199254740993');
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  // Above the four-eyes amount a limit would send out unapproved what needs two approvals.
-  await page.getByRole('alert').filter({ hasText: /must not be above the four-eyes amount/ }).waitFor();
-  await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('1000000');
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await page.getByTestId('ip-whitelist').filter({ hasText: '203.0.113.10, 2001:db8::10' }).waitFor();
-  await docShot(page, 'merchant-settings');
-  const profile = await asOperator('GET', `${ADMIN}/merchants/${merchantId}`);
-  t.like(profile.body.merchant, { ip_whitelist: ['203.0.113.10', '2001:db8::10'], deal_max_amount: '9007199254740993', auto_withdrawal_limit_usdt_cents: '1000000' });
-  const refused = await signed(keys, 'GET', '/api/v1/p2p/my-merchant');
-  t.is(refused.status, 403, refused.text);
-  t.regex(refused.text, /ip_whitelist/);
-  const [row] = ((await asOperator('GET', `${ADMIN}/audit?object_id=${merchantId}&action=merchant.update_settings`)).body.data as any[]);
-  t.is(row.actor_id, admin.id);
-  t.deepEqual([row.before.ip_whitelist, row.after.ip_whitelist], [[], ['203.0.113.10', '2001:db8::10']]);
+test.serial(
+  'an admin sets a merchant’s IP whitelist, a deal limit above 2^53 (exact) and an auto-withdrawal limit (not above four-eyes), and the merchant’s call from elsewhere is refused',
+  async (t) => {
+    const { keys, merchantId } = await newMerchant({ name: `Console limits ${process.pid}` });
+    const admin = await operator('admin');
+    const { page } = await signedIn(t, admin);
+    await visit(t, page, `/merchants/${merchantId}`, /Console limits/, 'merchant-settings');
+    await page.getByLabel('IP whitelist').fill('203.0.113.10\n2001:db8::10');
+    await page.getByLabel('Deal maximum (minor units)').fill('9007199254740993');
+    await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('9007199254740993');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    // Above the four-eyes amount a limit would send out unapproved what needs two approvals.
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /must not be above the four-eyes amount/ })
+      .waitFor();
+    await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('1000000');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByTestId('ip-whitelist').filter({ hasText: '203.0.113.10, 2001:db8::10' }).waitFor();
+    await docShot(page, 'merchant-settings');
+    const profile = await asOperator('GET', `${ADMIN}/merchants/${merchantId}`);
+    t.like(profile.body.merchant, {
+      ip_whitelist: ['203.0.113.10', '2001:db8::10'],
+      deal_max_amount: '9007199254740993',
+      auto_withdrawal_limit_usdt_cents: '1000000',
+    });
+    const refused = await signed(keys, 'GET', '/api/v1/p2p/my-merchant');
+    t.is(refused.status, 403, refused.text);
+    t.regex(refused.text, /ip_whitelist/);
+    const [row] = (await asOperator('GET', `${ADMIN}/audit?object_id=${merchantId}&action=merchant.update_settings`)).body.data as any[];
+    t.is(row.actor_id, admin.id);
+    t.deepEqual([row.before.ip_whitelist, row.after.ip_whitelist], [[], ['203.0.113.10', '2001:db8::10']]);
 
-  // The API's rule and message, shown as they are.
-  await page.getByLabel('IP whitelist').fill('not-an-address');
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await page.getByRole('alert').filter({ hasText: /ip_whitelist must list IPv4 or IPv6 addresses/ }).waitFor();
-  await page.getByLabel('IP whitelist').fill('');
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await page.getByTestId('ip-whitelist').filter({ hasText: 'any address' }).waitFor();
-  t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).status, 200);
-});
+    // The API's rule and message, shown as they are.
+    await page.getByLabel('IP whitelist').fill('not-an-address');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /ip_whitelist must list IPv4 or IPv6 addresses/ })
+      .waitFor();
+    await page.getByLabel('IP whitelist').fill('');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByTestId('ip-whitelist').filter({ hasText: 'any address' }).waitFor();
+    t.is((await signed(keys, 'GET', '/api/v1/p2p/my-merchant')).status, 200);
+  },
+);
 
 test.serial('an arbiter confirms a deal from its page, and settles an EXPIRED deal’s appeal from the console', async (t) => {
   const { keys, dealId } = await expiringDeal;
@@ -416,7 +498,10 @@ test.serial('an arbiter confirms a deal from its page, and settles an EXPIRED de
   await page.getByLabel('Amount received (minor units)').fill('0');
   await page.getByRole('button', { name: 'Record received amount…' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Record' }).click();
-  await page.getByRole('alert').filter({ hasText: /received_amount must be greater than 0/ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /received_amount must be greater than 0/ })
+    .waitFor();
   await page.getByRole('button', { name: 'Confirm payment…' }).click();
   await page.getByRole('dialog', { name: 'Confirm the payment?' }).waitFor();
   await accessible(t, page, 'deal-confirm-dialog');
@@ -475,17 +560,30 @@ test.serial('operators page: an admin creates an operator, who signs in; a role 
   await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
   await row.getByText(/^disabled /).waitFor();
   const operatorId = ((await asOperator('GET', `${ADMIN}/operators`)).body.data as any[]).find((o) => o.email === email).operator_id;
-  t.deepEqual((await auditActions(operatorId)).filter((a) => a.startsWith('operator.')), [`operator.update:${admin.id}`, `operator.update:${admin.id}`, `operator.create:${admin.id}`]);
+  t.deepEqual(
+    (await auditActions(operatorId)).filter((a) => a.startsWith('operator.')),
+    [`operator.update:${admin.id}`, `operator.update:${admin.id}`, `operator.create:${admin.id}`],
+  );
 });
 
 test.serial('TOTP at sign-in: the code field behind its toggle; without the code the one message and a hint, with it signed in', async (t) => {
   const who = await operator('finance');
   // Enroll through the API with a session of its own (as the operator would from its app).
-  const signIn = await fetch(`${API_URL}${ADMIN}/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: who.email, password: who.password }) });
+  const signIn = await fetch(`${API_URL}${ADMIN}/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email: who.email, password: who.password }),
+  });
   const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
   const csrf = ((await signIn.json()) as { csrf_token: string }).csrf_token;
   const enroll = async (body: object) =>
-    (await fetch(`${API_URL}${ADMIN}/session/totp`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<{ secret: string; enrolled: boolean }>;
+    (
+      await fetch(`${API_URL}${ADMIN}/session/totp`, {
+        method: 'POST',
+        headers: { Cookie: cookie, 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json() as Promise<{ secret: string; enrolled: boolean }>;
   const { secret } = await enroll({});
   const enrolledAt = Date.now();
   t.true((await enroll({ secret, code: totpAt(secret, enrolledAt), confirm_password: who.password })).enrolled);
@@ -511,61 +609,77 @@ test.serial('TOTP at sign-in: the code field behind its toggle; without the code
   await page.getByTestId('operator').filter({ hasText: who.email }).waitFor();
 });
 
-test.serial('your account: an operator sets up its authenticator with its password, replaces it with a present code, its other sessions end; an admin removes it with its own password', async (t) => {
-  const who = await operator('finance');
-  const elsewhere = await fetch(`${API_URL}${ADMIN}/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: who.email, password: who.password }) });
-  const elsewhereCookie = (elsewhere.headers.get('set-cookie') ?? '').split(';')[0]!;
-  const elsewhereAlive = async () => (await fetch(`${API_URL}${ADMIN}/session`, { headers: { Cookie: elsewhereCookie } })).status === 200;
-  t.true(await elsewhereAlive());
+test.serial(
+  'your account: an operator sets up its authenticator with its password, replaces it with a present code, its other sessions end; an admin removes it with its own password',
+  async (t) => {
+    const who = await operator('finance');
+    const elsewhere = await fetch(`${API_URL}${ADMIN}/session`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: who.email, password: who.password }),
+    });
+    const elsewhereCookie = (elsewhere.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const elsewhereAlive = async () => (await fetch(`${API_URL}${ADMIN}/session`, { headers: { Cookie: elsewhereCookie } })).status === 200;
+    t.true(await elsewhereAlive());
 
-  const { page } = await signedIn(t, who);
-  await visit(t, page, '/account', 'Your account', 'account');
-  await page.getByTestId('authenticator').filter({ hasText: 'No authenticator' }).waitFor();
-  await page.getByRole('button', { name: 'Set up an authenticator…' }).click();
-  const form = page.getByRole('form', { name: 'Set up the authenticator' });
-  const first = ((await form.getByTestId('totp-secret').textContent()) ?? '').trim();
-  t.regex(first, /^[A-Z2-7]{32}$/);
-  await accessible(t, page, 'account-setup');
-  await form.getByLabel('Code from the new authenticator').fill(totpAt(first, Date.now()));
-  // A session alone cannot bind an authenticator: the password is asked for, and checked.
-  await form.getByRole('button', { name: 'Set the authenticator' }).click();
-  await form.getByRole('alert').filter({ hasText: /confirm this change with your password/ }).waitFor();
-  await form.getByLabel('Your password').fill('not-my-password-at-all');
-  await form.getByRole('button', { name: 'Set the authenticator' }).click();
-  await form.getByRole('alert').filter({ hasText: /the password is not yours/ }).waitFor();
-  t.true(await elsewhereAlive(), 'nothing changed yet');
-  await form.getByLabel('Your password').fill(who.password);
-  await form.getByRole('button', { name: 'Set the authenticator' }).click();
-  await page.getByRole('status').filter({ hasText: 'Your other sessions have ended' }).waitFor();
-  await page.getByTestId('authenticator').filter({ hasText: 'Sign-in asks for a code' }).waitFor();
-  t.false(await elsewhereAlive(), 'the other session ended');
+    const { page } = await signedIn(t, who);
+    await visit(t, page, '/account', 'Your account', 'account');
+    await page.getByTestId('authenticator').filter({ hasText: 'No authenticator' }).waitFor();
+    await page.getByRole('button', { name: 'Set up an authenticator…' }).click();
+    const form = page.getByRole('form', { name: 'Set up the authenticator' });
+    const first = ((await form.getByTestId('totp-secret').textContent()) ?? '').trim();
+    t.regex(first, /^[A-Z2-7]{32}$/);
+    await accessible(t, page, 'account-setup');
+    await form.getByLabel('Code from the new authenticator').fill(totpAt(first, Date.now()));
+    // A session alone cannot bind an authenticator: the password is asked for, and checked.
+    await form.getByRole('button', { name: 'Set the authenticator' }).click();
+    await form
+      .getByRole('alert')
+      .filter({ hasText: /confirm this change with your password/ })
+      .waitFor();
+    await form.getByLabel('Your password').fill('not-my-password-at-all');
+    await form.getByRole('button', { name: 'Set the authenticator' }).click();
+    await form
+      .getByRole('alert')
+      .filter({ hasText: /the password is not yours/ })
+      .waitFor();
+    t.true(await elsewhereAlive(), 'nothing changed yet');
+    await form.getByLabel('Your password').fill(who.password);
+    await form.getByRole('button', { name: 'Set the authenticator' }).click();
+    await page.getByRole('status').filter({ hasText: 'Your other sessions have ended' }).waitFor();
+    await page.getByTestId('authenticator').filter({ hasText: 'Sign-in asks for a code' }).waitFor();
+    t.false(await elsewhereAlive(), 'the other session ended');
 
-  // Replacing it: a present code (the next step's, as the last one was used) instead of the password.
-  await page.getByRole('button', { name: 'Replace the authenticator…' }).click();
-  const second = ((await form.getByTestId('totp-secret').textContent()) ?? '').trim();
-  const later = Date.now() + 30_000;
-  await form.getByLabel('Code from the new authenticator').fill(totpAt(second, later));
-  await form.getByLabel('Code of your present authenticator').fill(totpAt(first, later));
-  await form.getByRole('button', { name: 'Replace the authenticator' }).click();
-  await page.getByRole('status').filter({ hasText: 'Authenticator set' }).waitFor();
-  t.is((await fromBrowser(page, 'GET', `${ADMIN}/session`)).status, 200, 'the session that replaced it goes on');
+    // Replacing it: a present code (the next step's, as the last one was used) instead of the password.
+    await page.getByRole('button', { name: 'Replace the authenticator…' }).click();
+    const second = ((await form.getByTestId('totp-secret').textContent()) ?? '').trim();
+    const later = Date.now() + 30_000;
+    await form.getByLabel('Code from the new authenticator').fill(totpAt(second, later));
+    await form.getByLabel('Code of your present authenticator').fill(totpAt(first, later));
+    await form.getByRole('button', { name: 'Replace the authenticator' }).click();
+    await page.getByRole('status').filter({ hasText: 'Authenticator set' }).waitFor();
+    t.is((await fromBrowser(page, 'GET', `${ADMIN}/session`)).status, 200, 'the session that replaced it goes on');
 
-  // The admin removes it, confirming with its own password.
-  const admin = await operator('admin');
-  const adminBrowser = await signedIn(t, admin);
-  await visit(t, adminBrowser.page, '/operators', 'Operators', 'operators-remove-authenticator');
-  const row = adminBrowser.page.locator(`tr[data-operator="${who.email}"]`);
-  await row.getByRole('button', { name: 'Remove authenticator' }).click();
-  const dialog = adminBrowser.page.getByRole('dialog');
-  await dialog.getByLabel('Your own password, to confirm').fill('not-the-admins-password');
-  await dialog.getByRole('button', { name: 'Remove' }).click();
-  await row.getByRole('alert').filter({ hasText: /the password is not yours/ }).waitFor();
-  await row.getByRole('button', { name: 'Remove authenticator' }).click();
-  await dialog.getByLabel('Your own password, to confirm').fill(admin.password);
-  await dialog.getByRole('button', { name: 'Remove' }).click();
-  await row.getByRole('cell', { name: 'none', exact: true }).waitFor();
-  t.is((await fromBrowser(page, 'GET', `${ADMIN}/session`)).status, 401, "the operator's sessions ended");
-});
+    // The admin removes it, confirming with its own password.
+    const admin = await operator('admin');
+    const adminBrowser = await signedIn(t, admin);
+    await visit(t, adminBrowser.page, '/operators', 'Operators', 'operators-remove-authenticator');
+    const row = adminBrowser.page.locator(`tr[data-operator="${who.email}"]`);
+    await row.getByRole('button', { name: 'Remove authenticator' }).click();
+    const dialog = adminBrowser.page.getByRole('dialog');
+    await dialog.getByLabel('Your own password, to confirm').fill('not-the-admins-password');
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await row
+      .getByRole('alert')
+      .filter({ hasText: /the password is not yours/ })
+      .waitFor();
+    await row.getByRole('button', { name: 'Remove authenticator' }).click();
+    await dialog.getByLabel('Your own password, to confirm').fill(admin.password);
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await row.getByRole('cell', { name: 'none', exact: true }).waitFor();
+    t.is((await fromBrowser(page, 'GET', `${ADMIN}/session`)).status, 401, "the operator's sessions ended");
+  },
+);
 
 test.serial('traders: an admin adds a requisite and tops a trader up from the console', async (t) => {
   const traderName = `Console trader ${process.pid}-${randomBytes(2).toString('hex')}`;
@@ -586,7 +700,10 @@ test.serial('traders: an admin adds a requisite and tops a trader up from the co
   await form.getByLabel('Minimum amount (minor units)').fill('10000');
   await form.getByLabel('Maximum amount (minor units)').fill('5000');
   await form.getByRole('button', { name: 'Add requisite' }).click();
-  await form.getByRole('alert').filter({ hasText: /max_amount must not be below min_amount/ }).waitFor();
+  await form
+    .getByRole('alert')
+    .filter({ hasText: /max_amount must not be below min_amount/ })
+    .waitFor();
   await form.getByLabel('Maximum amount (minor units)').fill('5000000');
   await form.getByRole('button', { name: 'Add requisite' }).click();
   await card.getByRole('cell', { name: '4111111111111111' }).waitFor();
@@ -600,14 +717,23 @@ test.serial('traders: an admin adds a requisite and tops a trader up from the co
   await accessible(t, page, 'traders-forms');
   await docShot(page, 'traders-forms');
   const traderId = created.body.trader.trader_id as string;
-  t.deepEqual((await auditActions(traderId)).filter((a) => a.startsWith('trader.deposit')), [`trader.deposit:${admin.id}`]);
+  t.deepEqual(
+    (await auditActions(traderId)).filter((a) => a.startsWith('trader.deposit')),
+    [`trader.deposit:${admin.id}`],
+  );
 });
 
 test('docs/console-pages.md shows the role table the server enforces', (t) => {
   const doc = readFileSync(join(process.cwd(), 'docs', 'console-pages.md'), 'utf8');
   const block = /<!-- console-roles:start -->([\s\S]*?)<!-- console-roles:end -->/.exec(doc)?.[1] ?? '';
   const rows = Object.fromEntries(
-    [...block.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.split(',').map((r) => r.trim()).sort()]),
+    [...block.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [
+      m[1]!,
+      m[2]!
+        .split(',')
+        .map((r) => r.trim())
+        .sort(),
+    ]),
   );
   const expected = Object.fromEntries(Object.entries(OPERATOR_ROUTE_ROLES).map(([op, roles]) => [op, [...roles].sort()]));
   t.deepEqual(rows, expected);

@@ -44,8 +44,7 @@ async function run(command: string, args: string[], cwd: string, env = outsideEn
 
 /** One `npm run sdk:pack` per run of this file: both tests install the same tarball (two packs would race on sdk/dist). */
 let packing: Promise<string> | undefined;
-const packOnce = () =>
-  (packing ??= run('npm', ['run', '-s', 'sdk:pack'], ROOT).then((packed) => packed.stdout.trim().split('\n').at(-1)!));
+const packOnce = () => (packing ??= run('npm', ['run', '-s', 'sdk:pack'], ROOT).then((packed) => packed.stdout.trim().split('\n').at(-1)!));
 
 /** The merchant's integration, the same code in both module systems; it prints one JSON line. */
 function integration(format: 'esm' | 'cjs'): string {
@@ -157,7 +156,16 @@ test('the packed SDK installs outside the repository and an ESM and a CommonJS i
   const entries = (await run('tar', ['-tzf', tarball], ROOT)).stdout.trim().split('\n');
   const outside = entries.filter((e) => !/^package\/(package\.json|README\.md|QUICKSTART\.md|dist\/(esm|cjs)\/.+|src\/.+\.ts)$/.test(e));
   t.deepEqual(outside, [], 'nothing but package.json, README.md, QUICKSTART.md, dist/esm, dist/cjs and src');
-  for (const needed of ['README.md', 'QUICKSTART.md', 'dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'src/index.ts']) {
+  for (const needed of [
+    'README.md',
+    'QUICKSTART.md',
+    'dist/esm/index.js',
+    'dist/esm/index.d.ts',
+    'dist/cjs/index.js',
+    'dist/cjs/index.d.ts',
+    'dist/cjs/package.json',
+    'src/index.ts',
+  ]) {
     t.true(entries.includes(`package/${needed}`), needed);
   }
 
@@ -167,7 +175,10 @@ test('the packed SDK installs outside the repository and an ESM and a CommonJS i
   t.false(dir.startsWith(`${ROOT}/`));
   cpSync(tarball, join(dir, basename(tarball)));
   const typesNode = (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@types', 'node', 'package.json'), 'utf8')) as { version: string }).version;
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'sdk-integration', private: true, devDependencies: { '@types/node': typesNode } }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'sdk-integration', private: true, devDependencies: { '@types/node': typesNode } }, null, 2)}\n`,
+  );
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${basename(tarball)}`], dir);
   const installed = join(dir, 'node_modules', '@merchant-gateway', 'sdk');
   t.true(existsSync(join(dir, 'node_modules', 'openapi-fetch', 'package.json')), 'its runtime dependency');
@@ -250,7 +261,10 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
   const doc = readFileSync(join(ROOT, 'sdk', 'QUICKSTART.md'), 'utf8');
 
   // What a merchant has: the package (the quickstart inside it) and what the gateway serves.
-  for (const [file, text] of [['QUICKSTART.md', doc], ['README.md', readFileSync(join(ROOT, 'sdk', 'README.md'), 'utf8')]] as const) {
+  for (const [file, text] of [
+    ['QUICKSTART.md', doc],
+    ['README.md', readFileSync(join(ROOT, 'sdk', 'README.md'), 'utf8')],
+  ] as const) {
     const links = [...text.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]!).filter((href) => !/^(https?:|#)/.test(href));
     for (const href of links) t.true(existsSync(join(ROOT, 'sdk', href.split('#')[0]!)), `${file} links ${href}, which the package has`);
     t.notRegex(text, /\b(spec|contract) \d|design\.md|architecture\.md|docs\//i, `${file} names no document the merchant does not have`);
@@ -286,7 +300,11 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
     WAIT_SECONDS: '90',
   };
   const exported = [...exports!.matchAll(/^export (\w+)=/gm)].map((m) => m[1]!);
-  t.deepEqual(exported.filter((name) => !(name in env)), [], 'the test sets every variable the quickstart exports');
+  t.deepEqual(
+    exported.filter((name) => !(name in env)),
+    [],
+    'the test sets every variable the quickstart exports',
+  );
 
   const runOnce = async (runEnv: Record<string, string> = env) => {
     const { stdout } = await run(process.execPath, ['quickstart.mjs'], dir, outsideEnv({ ...runEnv, WEBHOOK_PORT: String(await freePort()) }));
@@ -296,18 +314,29 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
   const first = await runOnce();
   const dealId = /^PayIn (\S+): ESCROW_LOCKED; send the payer to \S+\/pay\/\S+$/m.exec(first.join('\n'))?.[1];
   t.truthy(dealId, 'a PayIn in ESCROW_LOCKED with its payment page');
-  t.true(first.some((l) => l.startsWith(`signed in as merchant ${merchantId} (`)), 'getMyMerchant answers the profile itself');
+  t.true(
+    first.some((l) => l.startsWith(`signed in as merchant ${merchantId} (`)),
+    'getMyMerchant answers the profile itself',
+  );
   t.true(first.includes('webhook verified: deal.completed'));
   t.regex(first.join('\n'), new RegExp(`^paid: deal ${dealId} is COMPLETED \\(verified webhook [0-9a-f-]{36}\\)$`, 'm'));
   t.true(first.includes(`reconciled: the feed agrees, deal ${dealId} is completed`));
-  t.deepEqual(first.filter((l) => l.startsWith('from the feed:')), [], 'the webhook brought every event already');
+  t.deepEqual(
+    first.filter((l) => l.startsWith('from the feed:')),
+    [],
+    'the webhook brought every event already',
+  );
 
   // A second run resumes the feed from the saved position: the first deal's events are not read again.
   const position = readFileSync(join(dir, '.gateway-feed-position'), 'utf8');
   t.true(position.length > 0);
   const second = await runOnce();
   t.true(second.some((l) => /^reconciled: the feed agrees, deal \S+ is completed$/.test(l)));
-  t.deepEqual(second.filter((l) => l.startsWith('from the feed:')), [], 'nothing of the first run comes again');
+  t.deepEqual(
+    second.filter((l) => l.startsWith('from the feed:')),
+    [],
+    'nothing of the first run comes again',
+  );
   t.false(second.join('\n').includes(dealId!));
 
   const me = await withBearer(env.CABINET_TOKEN!, 'GET', '/api/v1/p2p/my-merchant');
@@ -325,7 +354,10 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
     CABINET_TOKEN: await cabinetToken(sandbox.merchantId),
   });
   t.true(third.includes('sandbox merchant: the sandbox trader pays and confirms by itself'));
-  t.false(third.some((l) => l.startsWith('development:')), 'no operator step');
+  t.false(
+    third.some((l) => l.startsWith('development:')),
+    'no operator step',
+  );
   t.regex(third.join('\n'), /^paid: deal \S+ is COMPLETED \(verified webhook [0-9a-f-]{36}\)$/m);
   t.true(third.some((l) => /^reconciled: the feed agrees, deal \S+ is completed$/.test(l)));
 });

@@ -20,7 +20,13 @@ import { WebhookFormats } from '../../domain/webhook-formats';
 export function directActivities(sql: Sql) {
   const config = loadConfig(process.env);
   // No webhook activities here: V2's format alone is enough.
-  const deps: ActivityDeps = { config, sql, log: pino({ level: 'silent' }), secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY), webhookFormats: new WebhookFormats() };
+  const deps: ActivityDeps = {
+    config,
+    sql,
+    log: pino({ level: 'silent' }),
+    secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
+    webhookFormats: new WebhookFormats(),
+  };
   return {
     config,
     payins: createPayinActivities(deps),

@@ -32,10 +32,14 @@ export async function methodIn(currency: string): Promise<{ slug: string; id: st
 
 /** The merchant's view of a deal, polled until `status`. */
 export async function dealReaches(keys: KeyPair, dealId: string, status: string, baseUrl = '', timeoutMs = 90_000) {
-  return eventually(async () => {
-    const got = await signed(keys, 'GET', `${baseUrl}/api/v1/p2p/merchant/deals/${dealId}`);
-    return got.body?.deal?.status === status ? got.body.deal : undefined;
-  }, `deal ${dealId} to be ${status}`, timeoutMs);
+  return eventually(
+    async () => {
+      const got = await signed(keys, 'GET', `${baseUrl}/api/v1/p2p/merchant/deals/${dealId}`);
+      return got.body?.deal?.status === status ? got.body.deal : undefined;
+    },
+    `deal ${dealId} to be ${status}`,
+    timeoutMs,
+  );
 }
 
 /** Temporal history of a workflow: the event types seen so far. */

@@ -66,7 +66,11 @@ export const PAYOUT = '/api/v1/p2p/merchant/deals/payout';
 export async function fundedMerchant(usdtCents: number, overrides: Record<string, unknown> = {}) {
   const { newMerchant: make } = await import('./api');
   const merchant = await make(overrides);
-  await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchant.merchantId, amount: usdtCents, tx_hash: txHashOf(`fund-${merchant.merchantId}`) });
+  await asOperator('POST', '/api/v1/p2p/admin/deposits', {
+    merchant_id: merchant.merchantId,
+    amount: usdtCents,
+    tx_hash: txHashOf(`fund-${merchant.merchantId}`),
+  });
   const balance = await signed(merchant.keys, 'GET', '/api/v1/p2p/merchant/balance');
   const walletId = balance.body.wallets[0].wallet_id as string;
   const payoutBody = (extra: Record<string, unknown> = {}) => ({

@@ -191,7 +191,16 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
         from.tokens.set(token, balance >= call.units ? balance - call.units : 0n); // an injected payer outside the test mints what it lacks
         const to = account(call.to);
         to.tokens.set(token, (to.tokens.get(token) ?? 0n) + call.units);
-        events.push({ txid: tx.txid, token, from: owner, to: call.to, value: call.units, block: block.number, timestamp: block.timestamp, index: events.length });
+        events.push({
+          txid: tx.txid,
+          token,
+          from: owner,
+          to: call.to,
+          value: call.units,
+          block: block.number,
+          timestamp: block.timestamp,
+          index: events.length,
+        });
       }
     }
     tx.receipt = receipt;
@@ -228,11 +237,27 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
       feeLimit: 30_000_000n,
       contractType: TRIGGER_SMART_CONTRACT,
       typeUrl: TRIGGER_SMART_CONTRACT_TYPE_URL,
-      trigger: { ownerAddress: addressBytes(tronAddressFromPrivateKey(key)), contractAddress: addressBytes(token), data: encodeTransferCall(input.to, input.units), callValue: 0n, callTokenValue: 0n, tokenId: 0n },
+      trigger: {
+        ownerAddress: addressBytes(tronAddressFromPrivateKey(key)),
+        contractAddress: addressBytes(token),
+        data: encodeTransferCall(input.to, input.units),
+        callValue: 0n,
+        callTokenValue: 0n,
+        tokenId: 0n,
+      },
     };
     const bytes = encodeRawData(raw);
     const txid = txidOf(bytes);
-    txs.set(txid, { txid, raw, rawDataHex: toHex(bytes), signature: [signTxid(txid, key)], injected: true, feeSun: 0n, energy: 0n, forcedReceipt: input.receipt });
+    txs.set(txid, {
+      txid,
+      raw,
+      rawDataHex: toHex(bytes),
+      signature: [signTxid(txid, key)],
+      injected: true,
+      feeSun: 0n,
+      energy: 0n,
+      forcedReceipt: input.receipt,
+    });
     pool.push(txid);
     return txid;
   }
@@ -304,7 +329,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const owner = normalizeTronAddress(String(body.owner_address ?? ''));
     const contract = normalizeTronAddress(String(body.contract_address ?? ''));
     const fail = (code: string, message: string) => ({ result: { result: false, code, message: utf8Hex(message) } });
-    if (!owner || !contract) return fail('OTHER_ERROR', 'class java.security.InvalidParameterException : owner_address isn\'t set.');
+    if (!owner || !contract) return fail('OTHER_ERROR', "class java.security.InvalidParameterException : owner_address isn't set.");
     if (!tokens.has(contract)) return fail('CONTRACT_VALIDATE_ERROR', 'No contract or not a valid smart contract');
     if (!accounts.has(owner)) return fail('CONTRACT_VALIDATE_ERROR', `account [${owner}] does not exist`);
     const selector = keccak_256(new TextEncoder().encode(String(body.function_selector ?? ''))).subarray(0, 4);
@@ -318,7 +343,14 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
       feeLimit: BigInt(Number(body.fee_limit ?? 0)),
       contractType: TRIGGER_SMART_CONTRACT,
       typeUrl: TRIGGER_SMART_CONTRACT_TYPE_URL,
-      trigger: { ownerAddress: addressBytes(owner), contractAddress: addressBytes(contract), data, callValue: BigInt(Number(body.call_value ?? 0)), callTokenValue: 0n, tokenId: 0n },
+      trigger: {
+        ownerAddress: addressBytes(owner),
+        contractAddress: addressBytes(contract),
+        data,
+        callValue: BigInt(Number(body.call_value ?? 0)),
+        callTokenValue: 0n,
+        tokenId: 0n,
+      },
     };
     const how = tamperNext;
     tamperNext = undefined;
@@ -381,7 +413,9 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     if (signatures.length !== 1 || !owner || recoverTronSigner(txid, signatures[0]!) !== owner) return refuse('SIGERROR', 'validate signature error');
     if (txs.has(txid)) return refuse('DUP_TRANSACTION_ERROR', 'dup transaction');
     if (raw.expiration <= BigInt(Date.now())) return refuse('TRANSACTION_EXPIRATION_ERROR', 'transaction expired');
-    const ref = blocks.find((b) => b.id.slice(16, 32) === toHex(raw.refBlockHash) && b.number.toString(16).padStart(16, '0').slice(12) === toHex(raw.refBlockBytes));
+    const ref = blocks.find(
+      (b) => b.id.slice(16, 32) === toHex(raw.refBlockHash) && b.number.toString(16).padStart(16, '0').slice(12) === toHex(raw.refBlockBytes),
+    );
     if (!ref) return refuse('TAPOS_ERROR', 'Tapos check error');
     if (!accounts.has(owner)) return refuse('CONTRACT_VALIDATE_ERROR', `Validate TriggerSmartContract error, no OwnerAccount.`);
     if (!tokens.has(addressFromBytes(raw.trigger.contractAddress) ?? '')) return refuse('CONTRACT_VALIDATE_ERROR', 'No contract or not a valid smart contract');
@@ -471,7 +505,8 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const contract = query.get('contract_address');
     const token = contract ? normalizeTronAddress(contract) : undefined;
     const flag = (name: string) => query.get(name) === 'true';
-    if (flag('only_confirmed') && flag('only_unconfirmed')) return { status: 400, body: { success: false, error: 'only_confirmed and only_unconfirmed cannot be combined', statusCode: 400 } };
+    if (flag('only_confirmed') && flag('only_unconfirmed'))
+      return { status: 400, body: { success: false, error: 'only_confirmed and only_unconfirmed cannot be combined', statusCode: 400 } };
     const limit = Math.min(200, Math.max(1, Number(query.get('limit') ?? 20) || 20));
     const min = Number(query.get('min_timestamp') ?? query.get('min_block_timestamp') ?? 0);
     const max = Number(query.get('max_timestamp') ?? query.get('max_block_timestamp') ?? Number.MAX_SAFE_INTEGER);
@@ -641,10 +676,24 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
       /** The next `count` requests (to `path`, when given) get `status` (429 by default), with Retry-After when given. */
       rateLimit(count: number, options: { retryAfter?: string; status?: number; body?: string; path?: string } = {}) {
         const headers: Record<string, string> = options.retryAfter === undefined ? {} : { 'retry-after': options.retryAfter };
-        faults.push({ kind: 'status', status: options.status ?? 429, body: options.body ?? '{"Error":"Too Many Requests"}', headers, path: options.path, remaining: count });
+        faults.push({
+          kind: 'status',
+          status: options.status ?? 429,
+          body: options.body ?? '{"Error":"Too Many Requests"}',
+          headers,
+          path: options.path,
+          remaining: count,
+        });
       },
       serverError(count: number, status = 503, path?: string) {
-        faults.push({ kind: 'status', status, body: '<html><body>503 Service Temporarily Unavailable</body></html>', headers: { 'content-type': 'text/html' }, path, remaining: count });
+        faults.push({
+          kind: 'status',
+          status,
+          body: '<html><body>503 Service Temporarily Unavailable</body></html>',
+          headers: { 'content-type': 'text/html' },
+          path,
+          remaining: count,
+        });
       },
       /** The next `count` answers are HTTP 200 with this (not JSON, by default) body. */
       malformed(count: number, body = '<html>this API is closed because this node is a lite fullnode</html>', path?: string) {

@@ -55,10 +55,7 @@ export async function download(headers: Record<string, string>, path: string) {
 
 /** Tiny but real files of each accepted type. */
 export const SAMPLES = {
-  png: Buffer.from(
-    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-    'base64',
-  ),
+  png: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'),
   pdf: Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n'),
   jpeg: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xd9]),
   webp: Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x1a, 0, 0, 0]), Buffer.from('WEBPVP8 '), Buffer.alloc(14)]),
@@ -120,7 +117,13 @@ export function heldRequest(baseUrl: string, path: string, headers: Record<strin
       );
       const length = Number(fields['content-length'] ?? 0);
       if (data.length < end + 4 + length) return;
-      result = { status: Number(head.slice(9, 12)), head, headers: fields, text: data.subarray(end + 4, end + 4 + length).toString('utf8'), beforeBodySent: !sent };
+      result = {
+        status: Number(head.slice(9, 12)),
+        head,
+        headers: fields,
+        text: data.subarray(end + 4, end + 4 + length).toString('utf8'),
+        beforeBodySent: !sent,
+      };
       settle();
       socket.destroy();
     });

@@ -43,7 +43,10 @@ export async function startOtlpReceiver(): Promise<{ url: string; close(): Promi
       if (!String(req.headers['content-type']).startsWith('application/json')) return void res.writeHead(415).end();
       type Attr = { key: string; value: Record<string, unknown> };
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans?: { resource?: { attributes?: Attr[] }; scopeSpans?: { spans?: (Omit<ReceivedSpan, 'service' | 'attributes'> & { attributes?: Attr[] })[] }[] }[];
+        resourceSpans?: {
+          resource?: { attributes?: Attr[] };
+          scopeSpans?: { spans?: (Omit<ReceivedSpan, 'service' | 'attributes'> & { attributes?: Attr[] })[] }[];
+        }[];
       };
       for (const rs of body.resourceSpans ?? []) {
         const service = String(valueOf(rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value) ?? '');
@@ -78,4 +81,3 @@ export async function startOtlpReceiver(): Promise<{ url: string; close(): Promi
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
-

@@ -144,7 +144,10 @@ export function ruleQueries(file: string, rules: RuleFile): { queried: QueriedMe
 export function repositoryQueries(root: string): { queried: QueriedMetric[]; recorded: string[]; files: string[] } {
   const list = (dir: string, suffix: RegExp) => {
     try {
-      return readdirSync(join(root, dir)).filter((f) => suffix.test(f)).sort().map((f) => join(dir, f));
+      return readdirSync(join(root, dir))
+        .filter((f) => suffix.test(f))
+        .sort()
+        .map((f) => join(dir, f));
     } catch {
       return [];
     }

@@ -14,9 +14,7 @@ export interface Received {
  * path), so a test can fail N times, redirect, hang or send a huge body; the receiver answers
  * every path, so several endpoints (merchants) can share one host.
  */
-export async function startReceiver(
-  respond: (index: number, res: ServerResponse, request: Received) => void = (_, res) => res.writeHead(200).end('ok'),
-) {
+export async function startReceiver(respond: (index: number, res: ServerResponse, request: Received) => void = (_, res) => res.writeHead(200).end('ok')) {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     let body = '';

@@ -11,7 +11,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { Activities } from '../../activities';
-import { AppealIdKey, DealIdKey, DealStatusKey, DealTypeKey, MerchantIdKey, OriginAppealIdKey, ParentDealIdKey } from '../../workflows/contracts/search-attributes';
+import {
+  AppealIdKey,
+  DealIdKey,
+  DealStatusKey,
+  DealTypeKey,
+  MerchantIdKey,
+  OriginAppealIdKey,
+  ParentDealIdKey,
+} from '../../workflows/contracts/search-attributes';
 
 const TEMPORAL_CLI = process.env.TEMPORAL_CLI ?? fileURLToPath(new URL('../../.tools/bin/temporal', import.meta.url));
 

@@ -26,7 +26,12 @@ const CHECK_SRC = join(ROOT, 'tools', 'compose-check');
 const CHECK_BIN = process.env.COMPOSE_CHECK_BIN ?? join(ROOT, '.tools', 'bin', 'compose-check');
 const versions = readVersions();
 
-interface Volume { type: string; source?: string; target: string; read_only?: boolean }
+interface Volume {
+  type: string;
+  source?: string;
+  target: string;
+  read_only?: boolean;
+}
 interface Service {
   image?: string;
   build?: { context: string; dockerfile: string };
@@ -78,12 +83,18 @@ test.before(async (t) => {
 const services = () => Object.entries(project.services);
 const env = (service: Service, key: string) => service.environment?.[key] ?? undefined;
 /** The gateway's API processes: built from the Dockerfile, serving HTTP on PORT with the image's default command. */
-const apiServices = () => services().filter(([, s]) => s.build && env(s, 'PORT') && !s.command?.length).map(([name]) => name);
+const apiServices = () =>
+  services()
+    .filter(([, s]) => s.build && env(s, 'PORT') && !s.command?.length)
+    .map(([name]) => name);
 
 test('docker-compose.yml validates against the Compose specification, every profile on', async (t) => {
   const result = await composeCheck(['-f', COMPOSE_FILE]);
   t.is(result.code, 0, result.stderr);
-  t.true(Object.values(project.services).some((s) => s.profiles?.includes('scale')), 'the scale profile was loaded too');
+  t.true(
+    Object.values(project.services).some((s) => s.profiles?.includes('scale')),
+    'the scale profile was loaded too',
+  );
 });
 
 test('the check fails on a compose file that breaks the specification, also in a profile-only service', async (t) => {
@@ -125,7 +136,9 @@ test('every file and folder compose mounts or builds from exists in the repo', (
 });
 
 test('every image is pinned, to the tag versions.env states (the Dockerfile too)', (t) => {
-  const pinned = Object.entries(versions).filter(([key]) => key.endsWith('_IMAGE')).map(([, image]) => image);
+  const pinned = Object.entries(versions)
+    .filter(([key]) => key.endsWith('_IMAGE'))
+    .map(([, image]) => image);
   const expected: Record<string, string> = {
     temporal: `temporalio/server:${versions.TEMPORAL_SERVER_VERSION}`,
     'temporal-ui': `temporalio/ui:${versions.TEMPORAL_UI_VERSION}`,
@@ -234,7 +247,11 @@ test('the API and workers connect as the app role; only the setup job, which mig
       t.is(url.username, owner, 'setup migrates as the owner');
       t.deepEqual(service.command, ['node', '--import', 'tsx', 'scripts/seed.ts']);
       t.is(env(service, 'DATABASE_APP_ROLE'), 'gateway_app');
-      t.is(env(service, 'DATABASE_APP_PASSWORD'), decodeURIComponent(new URL(env(project.services.api!, 'DATABASE_URL')!).password), 'and sets the password the services use');
+      t.is(
+        env(service, 'DATABASE_APP_PASSWORD'),
+        decodeURIComponent(new URL(env(project.services.api!, 'DATABASE_URL')!).password),
+        'and sets the password the services use',
+      );
       t.is(env(service, 'NODE_ENV'), 'production', 'the catalogue-only seed');
     } else {
       t.is(url.username, env(service, 'DATABASE_APP_ROLE') ?? '(none)', `${name} connects as the app role`);
@@ -262,11 +279,12 @@ test('Grafana provisions the Prometheus datasource under uid prometheus and ever
       if (key === 'datasource' && value && typeof value === 'object' && typeof value.uid === 'string') uids.add(value.uid);
       return value;
     });
-    for (const uid of uids) t.true(uid === 'prometheus' || uid.startsWith('$') || uid === '-- Grafana --' || uid === 'grafana', `${file}: datasource uid ${uid}`);
+    for (const uid of uids)
+      t.true(uid === 'prometheus' || uid.startsWith('$') || uid === '-- Grafana --' || uid === 'grafana', `${file}: datasource uid ${uid}`);
   }
 });
 
-test('the Temporal server runs with npm start\'s dynamic config and a production shard count', (t) => {
+test("the Temporal server runs with npm start's dynamic config and a production shard count", (t) => {
   const temporal = project.services.temporal!;
   t.is(env(temporal, 'NUM_HISTORY_SHARDS'), '512');
   const dynamic = temporal.volumes!.find((v) => v.source === join(ROOT, 'config', 'temporal', 'dynamic.yaml'));
@@ -278,7 +296,10 @@ test('the Temporal server runs with npm start\'s dynamic config and a production
 
 test('scale profile: two APIs, deal workers and webhook workers; nginx is the one address the APIs trust', (t) => {
   const apis = apiServices();
-  const roles = (role: string) => services().filter(([, s]) => env(s, 'WORKER_ROLE') === role).map(([n]) => n);
+  const roles = (role: string) =>
+    services()
+      .filter(([, s]) => env(s, 'WORKER_ROLE') === role)
+      .map(([n]) => n);
   t.true(apis.length >= 2, `APIs: ${apis}`);
   t.true(roles('deals').length >= 2);
   t.true(roles('webhooks').length >= 2);
@@ -298,7 +319,8 @@ test('scale profile: two APIs, deal workers and webhook workers; nginx is the on
 
   // What the API makes of it: through the proxy the client's address counts, from any other peer the header does not.
   const clientIp = clientIpResolver([proxyIp]);
-  const request = (peer: string, xff: string) => ({ socket: { remoteAddress: peer }, connection: { remoteAddress: peer }, headers: { 'x-forwarded-for': xff } }) as unknown as IncomingMessage;
+  const request = (peer: string, xff: string) =>
+    ({ socket: { remoteAddress: peer }, connection: { remoteAddress: peer }, headers: { 'x-forwarded-for': xff } }) as unknown as IncomingMessage;
   t.is(clientIp(request(proxyIp, '203.0.113.7')), '203.0.113.7');
   t.is(clientIp(request('172.29.81.1', '203.0.113.7')), '172.29.81.1');
 
@@ -310,7 +332,11 @@ test('scale profile: two APIs, deal workers and webhook workers; nginx is the on
 
 /** Runs a compose job's script on this machine with the given environment. */
 function runJob(script: string, jobEnv: Record<string, string>) {
-  const result = spawnSync('sh', [join(ROOT, 'config', 'temporal', script)], { env: { PATH: process.env.PATH, ...jobEnv }, encoding: 'utf8', timeout: 180_000 });
+  const result = spawnSync('sh', [join(ROOT, 'config', 'temporal', script)], {
+    env: { PATH: process.env.PATH, ...jobEnv },
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
   return { code: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
@@ -320,7 +346,8 @@ async function sqlTool(): Promise<{ bin: string; schema: string }> {
   const dir = process.env.TEMPORAL_SERVER_DIR ?? join(ROOT, '.tools', `temporal-server-v${server}`);
   const bin = join(dir, 'bin', 'sql');
   if (!existsSync(bin)) {
-    const install = (extra: NodeJS.ProcessEnv) => run('go', ['install', `go.temporal.io/server/cmd/tools/sql@v${server}`], { env: { ...process.env, GOBIN: dirname(bin), ...extra }, timeout: 600_000 });
+    const install = (extra: NodeJS.ProcessEnv) =>
+      run('go', ['install', `go.temporal.io/server/cmd/tools/sql@v${server}`], { env: { ...process.env, GOBIN: dirname(bin), ...extra }, timeout: 600_000 });
     await install({}).catch(() => install({ GOSUMDB: 'off' }));
   }
   const modCache = spawnSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).stdout.trim();
@@ -328,21 +355,46 @@ async function sqlTool(): Promise<{ bin: string; schema: string }> {
   return { bin, schema: existsSync(copied) ? copied : join(modCache, `go.temporal.io/server@v${server}`, 'schema', 'postgresql', 'v12') };
 }
 
-test('the schema job creates, sets up and updates Temporal\'s databases, and a second run changes nothing', async (t) => {
+test("the schema job creates, sets up and updates Temporal's databases, and a second run changes nothing", async (t) => {
   t.timeout(900_000); // builds the schema tool when npm start has not (a few minutes cold; suspends ava's global timeout)
   const { bin, schema } = await sqlTool();
   const url = new URL(process.env.DATABASE_URL!);
   const names = { main: `temporal_compose_${process.pid}`, visibility: `temporal_compose_vis_${process.pid}` };
-  const admin = postgres({ host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: 'postgres', max: 1, onnotice: () => {} });
+  const admin = postgres({
+    host: url.hostname,
+    port: Number(url.port || 5432),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: 'postgres',
+    max: 1,
+    onnotice: () => {},
+  });
   const jobEnv = {
-    POSTGRES_SEEDS: url.hostname, DB_PORT: url.port || '5432', POSTGRES_USER: decodeURIComponent(url.username),
+    POSTGRES_SEEDS: url.hostname,
+    DB_PORT: url.port || '5432',
+    POSTGRES_USER: decodeURIComponent(url.username),
     POSTGRES_PWD: decodeURIComponent(url.password) || 'unused-with-trust-auth',
-    DBNAME: names.main, VISIBILITY_DBNAME: names.visibility, SQL_TOOL: bin, SCHEMA_DIR: schema,
+    DBNAME: names.main,
+    VISIBILITY_DBNAME: names.visibility,
+    SQL_TOOL: bin,
+    SCHEMA_DIR: schema,
   };
   // The newest version of each schema directory: what update-schema must reach.
-  const newest = (kind: string) => readdirSync(join(schema, kind, 'versioned')).map((v) => v.replace(/^v/, '')).sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).pop()!;
+  const newest = (kind: string) =>
+    readdirSync(join(schema, kind, 'versioned'))
+      .map((v) => v.replace(/^v/, ''))
+      .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))
+      .pop()!;
   const versionsIn = async (database: string) => {
-    const db = postgres({ host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database, max: 1, onnotice: () => {} });
+    const db = postgres({
+      host: url.hostname,
+      port: Number(url.port || 5432),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database,
+      max: 1,
+      onnotice: () => {},
+    });
     try {
       const [row] = await db`select curr_version from schema_version`;
       const [count] = await db`select count(*)::int as n from schema_update_history`;
@@ -374,13 +426,26 @@ test('the namespace job registers the namespace, its retention and the search at
   t.timeout(300_000);
   const cli = process.env.TEMPORAL_CLI ?? join(ROOT, '.tools', 'bin', 'temporal');
   const namespace = `compose-test-${process.pid}`;
-  const jobEnv = { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_CLI: cli, NAMESPACE: namespace, RETENTION: '10d', SEARCH_ATTRIBUTES: env(project.services['temporal-namespace']!, 'SEARCH_ATTRIBUTES')!, HOME: tmpdir() };
+  const jobEnv = {
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+    TEMPORAL_CLI: cli,
+    NAMESPACE: namespace,
+    RETENTION: '10d',
+    SEARCH_ATTRIBUTES: env(project.services['temporal-namespace']!, 'SEARCH_ATTRIBUTES')!,
+    HOME: tmpdir(),
+  };
   const describe = () => {
-    const out = spawnSync(cli, ['operator', 'namespace', 'describe', '--namespace', namespace, '--address', jobEnv.TEMPORAL_ADDRESS, '-o', 'json'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tmpdir() } });
+    const out = spawnSync(cli, ['operator', 'namespace', 'describe', '--namespace', namespace, '--address', jobEnv.TEMPORAL_ADDRESS, '-o', 'json'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: tmpdir() },
+    });
     return JSON.parse(out.stdout) as { config: { workflowExecutionRetentionTtl: string } };
   };
   const attributes = () => {
-    const out = spawnSync(cli, ['operator', 'search-attribute', 'list', '--namespace', namespace, '--address', jobEnv.TEMPORAL_ADDRESS], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tmpdir() } });
+    const out = spawnSync(cli, ['operator', 'search-attribute', 'list', '--namespace', namespace, '--address', jobEnv.TEMPORAL_ADDRESS], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: tmpdir() },
+    });
     return out.stdout.split('\n').map((line) => line.trim().split(/\s+/)[0]);
   };
   for (const round of [1, 2]) {

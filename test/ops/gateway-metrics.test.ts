@@ -78,16 +78,21 @@ test.serial('a PayIn create moves the created counter and the create latency; it
   const created = { type: 'payin', world: 'live' };
   const completed = { type: 'payin', outcome: 'completed', world: 'live' };
   // Every outcome of the state tables exists before its first event.
-  for (const outcome of ['completed', 'expired', 'cancelled', 'spam_rejected']) t.notThrows(() => sample(before, 'gateway_deals_finished_total', { type: 'payin', outcome }));
+  for (const outcome of ['completed', 'expired', 'cancelled', 'spam_rejected'])
+    t.notThrows(() => sample(before, 'gateway_deals_finished_total', { type: 'payin', outcome }));
   for (const outcome of ['completed', 'failed', 'expired']) t.notThrows(() => sample(before, 'gateway_deals_finished_total', { type: 'payout', outcome }));
 
   const deal = await createPayin(keys);
   const apiAfter = await scrape(apiUrl);
   t.true(
-    sample(apiAfter, 'gateway_deal_create_duration_seconds_count', { type: 'payin' }) >= sample(apiBefore, 'gateway_deal_create_duration_seconds_count', { type: 'payin' }) + 1,
+    sample(apiAfter, 'gateway_deal_create_duration_seconds_count', { type: 'payin' }) >=
+      sample(apiBefore, 'gateway_deal_create_duration_seconds_count', { type: 'payin' }) + 1,
     'the create is timed',
   );
-  t.true(sample(apiAfter, 'gateway_deal_create_duration_seconds_sum', { type: 'payin' }) > sample(apiBefore, 'gateway_deal_create_duration_seconds_sum', { type: 'payin' }));
+  t.true(
+    sample(apiAfter, 'gateway_deal_create_duration_seconds_sum', { type: 'payin' }) >
+      sample(apiBefore, 'gateway_deal_create_duration_seconds_sum', { type: 'payin' }),
+  );
   await eventually(
     async () => sample(await scrapeWorkers(), 'gateway_deals_created_total', created) >= sample(before, 'gateway_deals_created_total', created) + 1,
     'gateway_deals_created_total to move',
@@ -143,46 +148,53 @@ test.serial('a withdrawal waiting for an operator shows in the queue gauges', as
   t.notThrows(() => sample(text, 'gateway_operator_alerts_open', { kind: 'any', world: 'live' }));
 });
 
-test.serial("a sandbox merchant's waiting withdrawal and its deal's alert count under world=\"sandbox\", never in the live gauges the alert rules read", async (t) => {
-  const sql = testSql();
-  t.teardown(() => sql.end());
-  const { merchantId, keys } = await newMerchant({ sandbox: true });
-  await merchantSettings(merchantId, { auto_withdrawal_mode: 'MANUAL_ONLY' });
-  t.is((await signed(keys, 'POST', '/api/v1/p2p/merchant/sandbox/deposits', { amount: 10_000 })).status, 201);
-  const w = await withdraw(keys, { address: randomTronAddress(), amount: 2_000 });
-  t.is(w.body.status, 'PENDING_MANUAL', w.text);
-  const id = w.body.withdrawal_id as string;
-  t.teardown(() => withdrawalAction(id, 'cancel', { reason: 'metrics test' }).then(() => undefined));
-  // Five hours old: past WithdrawalsWaitingTooLong's PENDING_MANUAL limit (4 h) if it counted as live work.
-  await sql`update withdrawals set created_at = now() - interval '5 hours' where id = ${id}`;
-  // An open alert on one of its deals (a …33 PayIn: nothing happens to it), resolved afterwards.
-  const deal = await createPayin(keys, { amount: 150_033 });
-  await sql`insert into operator_alerts (id, kind, deal_id, message) values (${randomUUID()}, 'payout_processing_overdue', ${deal.deal_id}, 'metrics test')`;
-  t.teardown(() => sql`update operator_alerts set resolved_at = now() where deal_id = ${deal.deal_id}`.then(() => undefined));
+test.serial(
+  'a sandbox merchant\'s waiting withdrawal and its deal\'s alert count under world="sandbox", never in the live gauges the alert rules read',
+  async (t) => {
+    const sql = testSql();
+    t.teardown(() => sql.end());
+    const { merchantId, keys } = await newMerchant({ sandbox: true });
+    await merchantSettings(merchantId, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+    t.is((await signed(keys, 'POST', '/api/v1/p2p/merchant/sandbox/deposits', { amount: 10_000 })).status, 201);
+    const w = await withdraw(keys, { address: randomTronAddress(), amount: 2_000 });
+    t.is(w.body.status, 'PENDING_MANUAL', w.text);
+    const id = w.body.withdrawal_id as string;
+    t.teardown(() => withdrawalAction(id, 'cancel', { reason: 'metrics test' }).then(() => undefined));
+    // Five hours old: past WithdrawalsWaitingTooLong's PENDING_MANUAL limit (4 h) if it counted as live work.
+    await sql`update withdrawals set created_at = now() - interval '5 hours' where id = ${id}`;
+    // An open alert on one of its deals (a …33 PayIn: nothing happens to it), resolved afterwards.
+    const deal = await createPayin(keys, { amount: 150_033 });
+    await sql`insert into operator_alerts (id, kind, deal_id, message) values (${randomUUID()}, 'payout_processing_overdue', ${deal.deal_id}, 'metrics test')`;
+    t.teardown(() => sql`update operator_alerts set resolved_at = now() where deal_id = ${deal.deal_id}`.then(() => undefined));
 
-  const sandbox = { status: 'PENDING_MANUAL', world: 'sandbox' };
-  const text = await eventually(
-    async () => {
-      const text = await scrapeWorkers();
-      return sample(text, 'gateway_withdrawals_oldest_waiting_age_seconds', sandbox) >= 5 * 3600 && text;
-    },
-    'gateway_withdrawals_oldest_waiting_age_seconds{status="PENDING_MANUAL",world="sandbox"} >= 5 h',
-    120_000,
-  );
-  t.true(sample(text, 'gateway_withdrawals_waiting', sandbox) >= 1);
-  // The live figures the rules read: no five-hour-old withdrawal (nothing else in the suite ages one), no play alert.
-  const [oldestLive] = await sql<{ age: number | null }[]>`
+    const sandbox = { status: 'PENDING_MANUAL', world: 'sandbox' };
+    const text = await eventually(
+      async () => {
+        const text = await scrapeWorkers();
+        return sample(text, 'gateway_withdrawals_oldest_waiting_age_seconds', sandbox) >= 5 * 3600 && text;
+      },
+      'gateway_withdrawals_oldest_waiting_age_seconds{status="PENDING_MANUAL",world="sandbox"} >= 5 h',
+      120_000,
+    );
+    t.true(sample(text, 'gateway_withdrawals_waiting', sandbox) >= 1);
+    // The live figures the rules read: no five-hour-old withdrawal (nothing else in the suite ages one), no play alert.
+    const [oldestLive] = await sql<{ age: number | null }[]>`
     select extract(epoch from now() - min(created_at))::float8 as age from withdrawals where status = 'PENDING_MANUAL' and not sandbox`;
-  t.true(sample(text, 'gateway_withdrawals_oldest_waiting_age_seconds', { status: 'PENDING_MANUAL', world: 'live' }) < 4 * 3600);
-  t.true((oldestLive!.age ?? 0) < 4 * 3600, 'no live withdrawal of the suite is that old');
-  t.true(sample(text, 'gateway_operator_alerts_open', { kind: 'payout_processing_overdue', world: 'sandbox' }) >= 1);
-  const [liveAlerts] = await sql<{ n: number }[]>`
+    t.true(sample(text, 'gateway_withdrawals_oldest_waiting_age_seconds', { status: 'PENDING_MANUAL', world: 'live' }) < 4 * 3600);
+    t.true((oldestLive!.age ?? 0) < 4 * 3600, 'no live withdrawal of the suite is that old');
+    t.true(sample(text, 'gateway_operator_alerts_open', { kind: 'payout_processing_overdue', world: 'sandbox' }) >= 1);
+    const [liveAlerts] = await sql<{ n: number }[]>`
     select count(*)::int as n from operator_alerts o left join deals d on d.id = o.deal_id
     where o.resolved_at is null and o.kind = 'payout_processing_overdue' and not coalesce(d.sandbox, false)`;
-  if (liveAlerts!.n === 0) {
-    t.throws(() => sample(text, 'gateway_operator_alerts_open', { kind: 'payout_processing_overdue', world: 'live' }), undefined, 'no live series of a kind only play work has');
-  }
-});
+    if (liveAlerts!.n === 0) {
+      t.throws(
+        () => sample(text, 'gateway_operator_alerts_open', { kind: 'payout_processing_overdue', world: 'live' }),
+        undefined,
+        'no live series of a kind only play work has',
+      );
+    }
+  },
+);
 
 test.serial('the periodic ledger check runs in a worker and reports 1 with its timestamps', async (t) => {
   const startedAt = Date.now() / 1000;
@@ -214,7 +226,9 @@ function queriedNames(text: string): string[] {
 }
 
 test('every gateway metric the dashboard and the alert rules query is served by a process of the stack', async (t) => {
-  const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/dashboards/gateway.json', import.meta.url), 'utf8')) as { panels: { targets?: { expr: string }[] }[] };
+  const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/dashboards/gateway.json', import.meta.url), 'utf8')) as {
+    panels: { targets?: { expr: string }[] }[];
+  };
   const exprs = dashboard.panels.flatMap((p) => p.targets ?? []).map((target) => target.expr);
   t.true(exprs.length >= 10, 'the dashboard has its panels');
   const rules = readFileSync(new URL('../../deploy/prometheus/rules/gateway.rules.yml', import.meta.url), 'utf8');

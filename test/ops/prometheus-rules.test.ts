@@ -18,7 +18,12 @@ const TESTS = 'deploy/prometheus/tests';
 const CONFIG = 'deploy/prometheus/prometheus.yml';
 
 const files = (dir: string, pattern: RegExp) =>
-  existsSync(join(ROOT, dir)) ? readdirSync(join(ROOT, dir)).filter((f) => pattern.test(f)).sort().map((f) => join(dir, f)) : [];
+  existsSync(join(ROOT, dir))
+    ? readdirSync(join(ROOT, dir))
+        .filter((f) => pattern.test(f))
+        .sort()
+        .map((f) => join(dir, f))
+    : [];
 
 function promtool(args: string[]) {
   const result = spawnSync(PROMTOOL, args, { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
@@ -26,7 +31,8 @@ function promtool(args: string[]) {
 }
 
 test.before(() => {
-  if (!PROMTOOL || !existsSync(PROMTOOL)) throw new Error(`promtool not found (PROMTOOL=${PROMTOOL}): run the tests with npm test, whose scripts/run.sh builds it`);
+  if (!PROMTOOL || !existsSync(PROMTOOL))
+    throw new Error(`promtool not found (PROMTOOL=${PROMTOOL}): run the tests with npm test, whose scripts/run.sh builds it`);
 });
 
 test('promtool check rules passes on every rule file', (t) => {
@@ -39,9 +45,19 @@ test('promtool check rules passes on every rule file', (t) => {
 test('every alert has a severity, a summary, a description and a runbook section that exists', (t) => {
   const operations = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
   // GitHub's anchors of the ### headings: lower case, punctuation dropped, spaces to dashes.
-  const anchors = new Set([...operations.matchAll(/^#{2,4} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-')));
+  const anchors = new Set(
+    [...operations.matchAll(/^#{2,4} (.+)$/gm)].map((m) =>
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\w\- ]/g, '')
+        .replace(/ /g, '-'),
+    ),
+  );
   for (const file of files(RULES, /\.ya?ml$/)) {
-    const doc = parse(readFileSync(join(ROOT, file), 'utf8')) as { groups: { rules: { alert?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[] }[] };
+    const doc = parse(readFileSync(join(ROOT, file), 'utf8')) as {
+      groups: { rules: { alert?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[] }[];
+    };
     for (const rule of doc.groups.flatMap((g) => g.rules).filter((r) => r.alert)) {
       const where = `${file} ${rule.alert}`;
       t.regex(rule.labels?.severity ?? '', /^(critical|warning|info)$/, where);

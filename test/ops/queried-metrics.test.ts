@@ -87,7 +87,11 @@ async function scrape(): Promise<{ names: Set<string>; histograms: Set<string> }
 
 test('the extractor finds every selected metric, through functions, aggregations, binary operators and Grafana variables', (t) => {
   t.deepEqual(
-    selectedMetrics(interpolateGrafana('histogram_quantile(0.99, sum by (le, task_queue) (rate(temporal_workflow_task_schedule_to_start_latency_bucket{namespace=~"$namespace"}[$__rate_interval]))) > 0 or on() absent(temporal_num_pollers) + {__name__="up"}')),
+    selectedMetrics(
+      interpolateGrafana(
+        'histogram_quantile(0.99, sum by (le, task_queue) (rate(temporal_workflow_task_schedule_to_start_latency_bucket{namespace=~"$namespace"}[$__rate_interval]))) > 0 or on() absent(temporal_num_pollers) + {__name__="up"}',
+      ),
+    ),
     [{ name: 'temporal_workflow_task_schedule_to_start_latency_bucket' }, { name: 'temporal_num_pollers' }, { name: 'up' }],
   );
   t.deepEqual(selectedMetrics('sum by (__name__) (rate({__name__=~"service_errors_.*"}[5m]))'), [{ pattern: 'service_errors_.*' }]);
@@ -107,10 +111,26 @@ test('a wrongly named query is reported with the file that makes it', (t) => {
   ].join('\n');
   const { names, histograms } = exposedNames(exposition);
   const dashboard = {
-    panels: [{ panels: [{ targets: [{ expr: 'histogram_quantile(0.99, sum by (le) (rate(temporal_workflow_task_schedule_to_start_latency_milliseconds_bucket[5m])))' }] }] }],
+    panels: [
+      {
+        panels: [
+          { targets: [{ expr: 'histogram_quantile(0.99, sum by (le) (rate(temporal_workflow_task_schedule_to_start_latency_milliseconds_bucket[5m])))' }] },
+        ],
+      },
+    ],
     templating: { list: [{ type: 'query', query: { query: 'label_values(temporal_num_poller, task_queue)' } }] },
   };
-  const rules = { groups: [{ rules: [{ alert: 'A', expr: 'temporal_workflow_task_schedule_to_start_latency > 1' }, { record: 'job:x:rate5m', expr: 'rate(gateway_deals_created_total[5m])' }, { alert: 'B', expr: 'job:x:rate5m > 0' }] }] };
+  const rules = {
+    groups: [
+      {
+        rules: [
+          { alert: 'A', expr: 'temporal_workflow_task_schedule_to_start_latency > 1' },
+          { record: 'job:x:rate5m', expr: 'rate(gateway_deals_created_total[5m])' },
+          { alert: 'B', expr: 'job:x:rate5m > 0' },
+        ],
+      },
+    ],
+  };
   const ruled = ruleQueries('r.yml', rules);
   const queried = [...dashboardQueries('d.json', dashboard), ...ruled.queried];
   t.deepEqual(missingMetrics(queried, names, new Set(ruled.recorded), histograms), [
@@ -119,7 +139,12 @@ test('a wrongly named query is reported with the file that makes it', (t) => {
     'temporal_workflow_task_schedule_to_start_latency_milliseconds_bucket — queried by d.json',
   ]);
   // The same queries with the names as emitted: nothing missing (a declared prom-client family counts).
-  const fixed = [...dashboardQueries('d.json', { panels: [{ targets: [{ expr: 'sum(temporal_num_pollers) + sum(rate(temporal_workflow_task_schedule_to_start_latency_bucket[5m]))' }] }] }), ...ruled.queried.slice(1)];
+  const fixed = [
+    ...dashboardQueries('d.json', {
+      panels: [{ targets: [{ expr: 'sum(temporal_num_pollers) + sum(rate(temporal_workflow_task_schedule_to_start_latency_bucket[5m]))' }] }],
+    }),
+    ...ruled.queried.slice(1),
+  ];
   t.deepEqual(missingMetrics(fixed, names, new Set(ruled.recorded), histograms), []);
 });
 
@@ -128,7 +153,12 @@ test('the Temporal dashboards are provisionable: no numeric id, a fixed uid, eve
   const files = readdirSync(dir).filter((f) => /^temporal-.*\.json$/.test(f));
   t.deepEqual(files.sort(), ['temporal-sdk.json', 'temporal-server.json']);
   for (const file of files) {
-    const d = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { id: unknown; uid: string; panels: { datasource?: { uid?: string }; targets?: { datasource?: { uid?: string } }[] }[]; templating: { list: { datasource?: { uid?: string } }[] } };
+    const d = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+      id: unknown;
+      uid: string;
+      panels: { datasource?: { uid?: string }; targets?: { datasource?: { uid?: string } }[] }[];
+      templating: { list: { datasource?: { uid?: string } }[] };
+    };
     t.is(d.id, null, file);
     t.regex(d.uid, /^temporal-/, file);
     for (const panel of d.panels.filter((p) => p.targets)) {
@@ -147,7 +177,10 @@ test('the event-only names are named by the code that emits them (and a made-up 
 
 test('every metric the dashboards and alert rules query is emitted by the running stack', async (t) => {
   t.timeout(180_000);
-  t.true(list(process.env.TEST_TEMPORAL_METRICS_URL).length === 1 && list(process.env.TEST_WORKER_SDK_METRICS_URLS).length > 0, `the stack passes every metric endpoint: ${endpoints().join(' ')}`);
+  t.true(
+    list(process.env.TEST_TEMPORAL_METRICS_URL).length === 1 && list(process.env.TEST_WORKER_SDK_METRICS_URLS).length > 0,
+    `the stack passes every metric endpoint: ${endpoints().join(' ')}`,
+  );
   const { queried, recorded, files } = repositoryQueries(ROOT);
   t.true(files.includes('deploy/grafana/dashboards/temporal-sdk.json') && files.includes('deploy/prometheus/rules/temporal.rules.yml'), files.join(' '));
 

@@ -89,10 +89,14 @@ test.before(async (t) => {
       startupMs: 0,
     };
     // Ready when both processes poll (the replica bundles its workflows first); test a) says which queues.
-    await eventually(async () => {
-      const pids = new Set([...(await pollerPids(config.TEMPORAL_TASK_QUEUE)), ...(await pollerPids(config.WEBHOOK_TASK_QUEUE))]);
-      return pids.has(ctx!.a.pid) && pids.has(b.child.pid!);
-    }, 'both worker processes to poll', 240_000);
+    await eventually(
+      async () => {
+        const pids = new Set([...(await pollerPids(config.TEMPORAL_TASK_QUEUE)), ...(await pollerPids(config.WEBHOOK_TASK_QUEUE))]);
+        return pids.has(ctx!.a.pid) && pids.has(b.child.pid!);
+      },
+      'both worker processes to poll',
+      240_000,
+    );
     ctx.startupMs = Date.now() - started;
     t.log(`stack with two workers up in ${ctx.startupMs} ms (A pid ${ctx.a.pid}, B pid ${b.child.pid})`);
   } catch (error) {
@@ -115,7 +119,11 @@ test.after.always(async () => {
 async function pollerPids(queue: string): Promise<Set<number>> {
   const pids = new Set<number>();
   for (const taskQueueType of [1, 2]) {
-    const { pollers } = await c().temporal.workflowService.describeTaskQueue({ namespace: c().config.TEMPORAL_NAMESPACE, taskQueue: { name: queue }, taskQueueType });
+    const { pollers } = await c().temporal.workflowService.describeTaskQueue({
+      namespace: c().config.TEMPORAL_NAMESPACE,
+      taskQueue: { name: queue },
+      taskQueueType,
+    });
     for (const p of pollers ?? []) pids.add(Number(p.identity?.split('@')[0]));
   }
   return pids;
@@ -236,10 +244,14 @@ test.serial('a) both worker processes poll the deals queue and the webhook queue
   const both = [a.pid, b.child.pid!].sort();
   for (const queue of [config.TEMPORAL_TASK_QUEUE, config.WEBHOOK_TASK_QUEUE]) {
     // A process polls its queues once its workers run (both of a process start together): wait a little for the second.
-    const pids = await eventually(async () => {
-      const found = [...(await pollerPids(queue))].sort();
-      return found.length >= 2 && found;
-    }, `two pollers on ${queue}`, 120_000).catch(async () => [...(await pollerPids(queue))].sort());
+    const pids = await eventually(
+      async () => {
+        const found = [...(await pollerPids(queue))].sort();
+        return found.length >= 2 && found;
+      },
+      `two pollers on ${queue}`,
+      120_000,
+    ).catch(async () => [...(await pollerPids(queue))].sort());
     t.deepEqual(pids, both, `${queue}: polled by both processes, no one else`);
   }
   // Each serves its own metrics (its own ports: replicas on one host do not collide).
@@ -257,7 +269,11 @@ test.serial('e) two deals workers keep ONE chain-watch workflow, and a deposit i
     for await (const wf of temporal.workflow.list({ query: `WorkflowType = 'chainWatchWorkflow'` })) found.push(wf);
     return found.length > 0 && found;
   }, 'the chain-watch workflow listed');
-  t.is(listed.length, 1, `one chain-watch execution ever, none started twice or terminated by a second start: ${JSON.stringify(listed.map((w) => [w.workflowId, w.status.name]))}`);
+  t.is(
+    listed.length,
+    1,
+    `one chain-watch execution ever, none started twice or terminated by a second start: ${JSON.stringify(listed.map((w) => [w.workflowId, w.status.name]))}`,
+  );
   t.is(listed[0]!.workflowId, chainWatchWorkflowId(config));
   t.is(listed[0]!.status.name, 'RUNNING');
   const watch = temporal.workflow.getHandle(chainWatchWorkflowId(config));
@@ -271,25 +287,35 @@ test.serial('e) two deals workers keep ONE chain-watch workflow, and a deposit i
   fake.chain.mine(1);
   const txHash = fake.chain.transferIn({ to: address.body.address as string, units: 12_345_678n }); // 12.345678 USDT
   const before = await watch.query(chainWatchStatusQuery);
-  const deposit = await eventually(async () => {
-    fake.chain.mine(1);
-    const [row] = await sql<{ id: string; status: string }[]>`select id, status from deposits where tx_hash = ${txHash}`;
-    return row?.status === 'CONFIRMED' && row;
-  }, 'the deposit CONFIRMED', 120_000).catch(async (error: Error) => {
+  const deposit = await eventually(
+    async () => {
+      fake.chain.mine(1);
+      const [row] = await sql<{ id: string; status: string }[]>`select id, status from deposits where tx_hash = ${txHash}`;
+      return row?.status === 'CONFIRMED' && row;
+    },
+    'the deposit CONFIRMED',
+    120_000,
+  ).catch(async (error: Error) => {
     // What the watcher did meanwhile, to tell a slow watcher from a blind one.
     const status = await watch.query(chainWatchStatusQuery).catch((e: Error) => e.message);
     const asked = fake.requests.filter((r) => r.path.includes(address.body.address as string)).length;
     const [row] = await sql`select status from deposits where tx_hash = ${txHash}`;
-    throw new Error(`${error.message}; passes before ${before.passes}, now ${JSON.stringify(status)}; node asked about the address ${asked} times; deposit ${JSON.stringify(row)}`);
+    throw new Error(
+      `${error.message}; passes before ${before.passes}, now ${JSON.stringify(status)}; node asked about the address ${asked} times; deposit ${JSON.stringify(row)}`,
+    );
   });
   // More passes run after the credit (on either worker): none credits again.
   const passes = (await watch.query(chainWatchStatusQuery)).passes;
   await eventually(async () => (await watch.query(chainWatchStatusQuery)).passes >= passes + 3 && true, 'three more watcher passes', 60_000);
   const [credits] = await sql<{ n: number }[]>`select count(*)::int as n from ledger_transactions where kind = 'deposit' and ref_id = ${deposit.id}`;
   t.is(credits!.n, 1, 'credited once');
-  const [wallet] = await sql<{ available: bigint }[]>`select available from wallets where owner_type = 'merchant' and owner_id = ${m.merchantId} and currency = 'USDT'`;
+  const [wallet] = await sql<
+    { available: bigint }[]
+  >`select available from wallets where owner_type = 'merchant' and owner_id = ${m.merchantId} and currency = 'USDT'`;
   t.is(wallet!.available, 1234n, '12.34 USDT in cents');
-  const [events] = await sql<{ n: number }[]>`select count(*)::int as n from outbox_events where merchant_id = ${m.merchantId} and event_type = 'p2p.finance.deposit_confirmed'`;
+  const [events] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from outbox_events where merchant_id = ${m.merchantId} and event_type = 'p2p.finance.deposit_confirmed'`;
   t.is(events!.n, 1);
   const running = [];
   for await (const wf of temporal.workflow.list({ query: `WorkflowType = 'chainWatchWorkflow' AND ExecutionStatus = 'Running'` })) running.push(wf.runId);
@@ -334,52 +360,65 @@ function outOfOrder(events: { id: string; deal_id: string }[], received: Receive
 
 const eventIdsOf = (received: Received[], merchantHits: (r: Received) => boolean) => received.filter(merchantHits).map((r) => String(r.headers['x-event-id']));
 
-test.serial('b, c) with both relays running, a batch of PayIns gets every event delivered exactly once, the ledger balances, and one relay is in a pass at a time', async (t) => {
-  t.timeout(300_000);
-  const { config, b, receiver } = c();
-  const path = `/batch-${randomUUID()}`;
-  const m = await merchantOn(receiver.url.replace(/\/hooks$/, path));
-  const mine = (r: Received) => r.path === path;
-  const sampler = sampleRelays(config.DATABASE_URL, b.name);
-  const started = Date.now();
-  let ids: string[];
-  let events: Awaited<ReturnType<typeof quiescent>>;
-  try {
-    ids = await payinBatch(m.keys);
-    events = await quiescent(m.merchantId, ids, () => receiver.received);
-  } finally {
-    await sampler.stop();
-  }
-  t.log(`${BATCH} PayIns created, confirmed, fee distributed and ${events.length} events delivered in ${Date.now() - started} ms`);
+test.serial(
+  'b, c) with both relays running, a batch of PayIns gets every event delivered exactly once, the ledger balances, and one relay is in a pass at a time',
+  async (t) => {
+    t.timeout(300_000);
+    const { config, b, receiver } = c();
+    const path = `/batch-${randomUUID()}`;
+    const m = await merchantOn(receiver.url.replace(/\/hooks$/, path));
+    const mine = (r: Received) => r.path === path;
+    const sampler = sampleRelays(config.DATABASE_URL, b.name);
+    const started = Date.now();
+    let ids: string[];
+    let events: Awaited<ReturnType<typeof quiescent>>;
+    try {
+      ids = await payinBatch(m.keys);
+      events = await quiescent(m.merchantId, ids, () => receiver.received);
+    } finally {
+      await sampler.stop();
+    }
+    t.log(`${BATCH} PayIns created, confirmed, fee distributed and ${events.length} events delivered in ${Date.now() - started} ms`);
 
-  // Every event of every deal reached the receiver exactly once.
-  const got = eventIdsOf(receiver.received, mine);
-  t.is(got.length, events.length, 'one POST per event, none twice');
-  t.deepEqual([...new Set(got)].sort(), events.map((e) => e.id).sort(), 'none missing, none foreign');
-  t.deepEqual(outOfOrder(events, receiver.received.filter(mine)), [], "each deal's events arrived in outbox order");
-  for (const id of ids) {
-    const types = events.filter((e) => e.deal_id === id).map((e) => e.event_type);
-    t.true(types.includes('deal.created') && types.includes('deal.completed'), `${id}: ${types.join(', ')}`);
-  }
-  t.true(await ledgerCheck(config), 'ledger check');
+    // Every event of every deal reached the receiver exactly once.
+    const got = eventIdsOf(receiver.received, mine);
+    t.is(got.length, events.length, 'one POST per event, none twice');
+    t.deepEqual([...new Set(got)].sort(), events.map((e) => e.id).sort(), 'none missing, none foreign');
+    t.deepEqual(outOfOrder(events, receiver.received.filter(mine)), [], "each deal's events arrived in outbox order");
+    for (const id of ids) {
+      const types = events.filter((e) => e.deal_id === id).map((e) => e.event_type);
+      t.true(types.includes('deal.created') && types.includes('deal.completed'), `${id}: ${types.join(', ')}`);
+    }
+    t.true(await ledgerCheck(config), 'ledger check');
 
-  // c) One relay in a pass at a time; the key held by one session at a time, only by the two workers.
-  const inPass = sampler.samples.filter((s) => s.inPass.length > 0);
-  const held = sampler.samples.filter((s) => s.holders.length > 0);
-  t.log(`relay samples: ${sampler.count()} taken, ${held.length} with the key held (A ${held.filter((s) => s.holders[0] === 'A').length}, B ${held.filter((s) => s.holders[0] === 'B').length}), ${inPass.length} inside a pass`);
-  t.deepEqual(inPass.filter((s) => s.inPass.length > 1), [], 'never two sessions inside a relay pass at once');
-  t.deepEqual(held.filter((s) => s.holders.length > 1), [], 'never two holders of the relay key');
-  t.true(inPass.length > 0 && held.length > 0, 'relay passes and the lock were observed');
-  // They take turns: both processes' relays took the key (every pass takes it, an empty one too:
-  // dozens each in a batch, so both are seen); the streams were signalled by these two only. Which
-  // of them signalled a batch is a race (a few signals per batch), so it is logged, not asserted.
-  t.deepEqual([...new Set(held.flatMap((s) => s.holders))].sort(), ['A', 'B'], 'both relays took turns with the key');
-  const signals = await relaySignals(m.merchantId);
-  const byPid = (pid: number) => signals.filter((s) => s.pid === pid).length;
-  t.log(`stream signals: ${signals.length} (A ${byPid(c().a.pid)}, B ${byPid(b.child.pid!)})`);
-  t.true(signals.length > 0);
-  t.is(byPid(c().a.pid) + byPid(b.child.pid!), signals.length, 'no one else relayed');
-});
+    // c) One relay in a pass at a time; the key held by one session at a time, only by the two workers.
+    const inPass = sampler.samples.filter((s) => s.inPass.length > 0);
+    const held = sampler.samples.filter((s) => s.holders.length > 0);
+    t.log(
+      `relay samples: ${sampler.count()} taken, ${held.length} with the key held (A ${held.filter((s) => s.holders[0] === 'A').length}, B ${held.filter((s) => s.holders[0] === 'B').length}), ${inPass.length} inside a pass`,
+    );
+    t.deepEqual(
+      inPass.filter((s) => s.inPass.length > 1),
+      [],
+      'never two sessions inside a relay pass at once',
+    );
+    t.deepEqual(
+      held.filter((s) => s.holders.length > 1),
+      [],
+      'never two holders of the relay key',
+    );
+    t.true(inPass.length > 0 && held.length > 0, 'relay passes and the lock were observed');
+    // They take turns: both processes' relays took the key (every pass takes it, an empty one too:
+    // dozens each in a batch, so both are seen); the streams were signalled by these two only. Which
+    // of them signalled a batch is a race (a few signals per batch), so it is logged, not asserted.
+    t.deepEqual([...new Set(held.flatMap((s) => s.holders))].sort(), ['A', 'B'], 'both relays took turns with the key');
+    const signals = await relaySignals(m.merchantId);
+    const byPid = (pid: number) => signals.filter((s) => s.pid === pid).length;
+    t.log(`stream signals: ${signals.length} (A ${byPid(c().a.pid)}, B ${byPid(b.child.pid!)})`);
+    t.true(signals.length > 0);
+    t.is(byPid(c().a.pid) + byPid(b.child.pid!), signals.length, 'no one else relayed');
+  },
+);
 
 test.serial('d) kill -9 one worker mid-batch: the other finishes every deal, delivers every event and relays alone', async (t) => {
   t.timeout(300_000);
@@ -408,7 +447,9 @@ test.serial('d) kill -9 one worker mid-batch: the other finishes every deal, del
     await sampler.stop();
   }
   t.true(killedAt > 0);
-  t.log(`${BATCH} PayIns with B killed after ${Math.floor(BATCH / 3)} creates: all completed and ${events.length} events delivered ${Date.now() - killedAt} ms after the kill (${Date.now() - started} ms in all)`);
+  t.log(
+    `${BATCH} PayIns with B killed after ${Math.floor(BATCH / 3)} creates: all completed and ${events.length} events delivered ${Date.now() - killedAt} ms after the kill (${Date.now() - started} ms in all)`,
+  );
 
   // Every event delivered; a repeat POST is allowed only for a delivery that was in flight at the
   // kill (its first copy arrived before it), never a second delivery made by the survivor.
@@ -438,5 +479,9 @@ test.serial('d) kill -9 one worker mid-batch: the other finishes every deal, del
   const heldAfter = sampler.samples.filter((s) => s.at > killedAt + 1_000 && s.holders.length > 0);
   t.true(heldAfter.length > 0, 'the relay key was taken after the kill');
   t.deepEqual([...new Set(heldAfter.flatMap((s) => s.holders))], ['A'], 'only the survivor took the relay key after the kill');
-  t.deepEqual(sampler.samples.filter((s) => s.inPass.length > 1 || s.holders.length > 1), [], 'one relay in a pass at a time');
+  t.deepEqual(
+    sampler.samples.filter((s) => s.inPass.length > 1 || s.holders.length > 1),
+    [],
+    'one relay in a pass at a time',
+  );
 });

@@ -104,7 +104,11 @@ test('a PayIn create is one trace, its id the X-Trace-Id: API → workflow → a
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   // One tree: one root (the API's request span), every other span's parent is in the trace.
   const roots = spans.filter((s) => !s.parentSpanId);
-  t.deepEqual(roots.map((s) => s.spanId), [found.api!.spanId], 'the request span is the one root');
+  t.deepEqual(
+    roots.map((s) => s.spanId),
+    [found.api!.spanId],
+    'the request span is the one root',
+  );
   t.true(spans.every((s) => s === found.api || byId.has(s.parentSpanId!)));
   t.true(spans.every((s) => s.traceId === traceId));
   // The chain across the boundary: each hop's span descends from the one before.
@@ -142,7 +146,9 @@ test('a PayIn create is one trace, its id the X-Trace-Id: API → workflow → a
   };
   const delivery = await eventually(
     async () => {
-      const ids = (await (await fetch(`${OTLP_URL}/traces?attribute=temporalWorkflowId&prefix=${encodeURIComponent(`webhooks:endpoint:${merchantId}:`)}`)).json()) as string[];
+      const ids = (await (
+        await fetch(`${OTLP_URL}/traces?attribute=temporalWorkflowId&prefix=${encodeURIComponent(`webhooks:endpoint:${merchantId}:`)}`)
+      ).json()) as string[];
       for (const id of ids) {
         const spans = await spansOf(id);
         for (const post of spans.filter((s) => s.name === 'POST' && s.kind === CLIENT && s.attributes['http.response.status_code'] === 204)) {
@@ -155,7 +161,8 @@ test('a PayIn create is one trace, its id the X-Trace-Id: API → workflow → a
     'a webhook POST span linked up to its trace’s root',
     300_000,
   );
-  for (const hop of ['RunActivity', 'StartActivity', 'RunWorkflow', 'SignalWithStartWorkflow', 'transaction']) t.true(delivery.chain.includes(hop), `${hop} in ${delivery.chain.join(' < ')}`);
+  for (const hop of ['RunActivity', 'StartActivity', 'RunWorkflow', 'SignalWithStartWorkflow', 'transaction'])
+    t.true(delivery.chain.includes(hop), `${hop} in ${delivery.chain.join(' < ')}`);
   t.like(delivery.post.attributes, { 'http.request.method': 'POST', 'server.address': sink.hostname, 'server.port': Number(sink.port) });
   t.false(JSON.stringify(delivery.post.attributes).includes(sink.pathname), 'the target path stays out of the span');
 });
@@ -167,7 +174,10 @@ test('an incoming trace id (32 hex) or W3C traceparent becomes the request span�
   const echoed = await unsigned('GET', '/health', undefined, { 'X-Trace-Id': own });
   t.is(echoed.headers.get('x-trace-id'), own);
   const parentTrace = '0af7651916cd43dd8448eb211c80319c';
-  const continued = await unsigned('GET', '/health', undefined, { traceparent: `00-${parentTrace}-b7ad6b7169203331-01`, 'X-Trace-Id': 'ignored-when-a-traceparent-comes' });
+  const continued = await unsigned('GET', '/health', undefined, {
+    traceparent: `00-${parentTrace}-b7ad6b7169203331-01`,
+    'X-Trace-Id': 'ignored-when-a-traceparent-comes',
+  });
   t.is(continued.headers.get('x-trace-id'), parentTrace);
   const custom = await unsigned('GET', '/health', undefined, { 'X-Trace-Id': 'caller-trace-12345' });
   t.is(custom.headers.get('x-trace-id'), 'caller-trace-12345');
@@ -206,6 +216,9 @@ function loadedAfterStart(env: NodeJS.ProcessEnv): string[] {
 test('with OTEL_EXPORTER_OTLP_ENDPOINT unset the tracing module loads no SDK and installs no interceptor; set, it does', (t) => {
   t.deepEqual(loadedAfterStart({}), []);
   const on = loadedAfterStart({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
-  t.true(on.some((f) => f.includes('sdk-trace-base')), 'the probe sees the SDK when it is loaded');
+  t.true(
+    on.some((f) => f.includes('sdk-trace-base')),
+    'the probe sees the SDK when it is loaded',
+  );
   t.true(on.some((f) => f.includes('interceptors-opentelemetry')));
 });

@@ -38,13 +38,21 @@ async function fixturesFor(a: { merchantId: string; keys: KeyPair }): Promise<Re
   const upload = await signedUpload(a.keys, filePart(SAMPLES.pdf, 'receipt.pdf', 'application/pdf'));
   if (upload.status !== 201) throw new Error(`file fixture: ${upload.status} ${upload.text}`);
   const fileId = upload.body.file.file_id as string;
-  const appeal = await signed(a.keys, 'POST', '/api/v1/p2p/merchant/appeals', { deal_id: appealed.deal_id, reason: 'the payer paid but nothing happened', file_ids: [fileId] });
+  const appeal = await signed(a.keys, 'POST', '/api/v1/p2p/merchant/appeals', {
+    deal_id: appealed.deal_id,
+    reason: 'the payer paid but nothing happened',
+    file_ids: [fileId],
+  });
   if (appeal.status !== 200) throw new Error(`appeal fixture: ${appeal.status} ${appeal.text}`);
   const appealId = appeal.body.data.appeal_id as string;
   const balance = await signed(a.keys, 'GET', '/api/v1/p2p/merchant/balance');
   const payout = await signed(a.keys, 'POST', '/api/v1/p2p/merchant/deals/payout', {
-    idempotency_key: `matrix-${a.merchantId}`, amount: 50_000, currency: 'RUB', wallet_id: balance.body.wallets[0].wallet_id,
-    target_requisite: '4111111111111111', payment_method: 'card-rub',
+    idempotency_key: `matrix-${a.merchantId}`,
+    amount: 50_000,
+    currency: 'RUB',
+    wallet_id: balance.body.wallets[0].wallet_id,
+    target_requisite: '4111111111111111',
+    payment_method: 'card-rub',
   });
   if (payout.status !== 200) throw new Error(`payout fixture: ${payout.status} ${payout.text}`);
   const payoutId = payout.body.deal.deal_id as string;
@@ -79,16 +87,13 @@ async function fixturesFor(a: { merchantId: string; keys: KeyPair }): Promise<Re
   };
 }
 
-
-test('merchant B gets 404 for every route that takes merchant A\'s id, and A\'s objects do not change', async (t) => {
+test("merchant B gets 404 for every route that takes merchant A's id, and A's objects do not change", async (t) => {
   const a = await newMerchant();
   const b = await newMerchant();
   const bCabinet = await cabinetToken(b.merchantId);
   const fixtures = await fixturesFor(a);
   const doc = await loadOperations();
-  const merchantRoutes = doc.operations.filter(
-    (op) => op.pathParams.length > 0 && (op.schemes.includes('MerchantToken') || op.schemes.includes('CabinetJwt')),
-  );
+  const merchantRoutes = doc.operations.filter((op) => op.pathParams.length > 0 && (op.schemes.includes('MerchantToken') || op.schemes.includes('CabinetJwt')));
   t.true(merchantRoutes.length >= 3, 'the document lists the merchant routes with ids');
   const missing = merchantRoutes.flatMap((op) => op.pathParams.filter((p) => !fixtures[p]).map((p) => `${op.method} ${op.path} {${p}}`));
   t.deepEqual(missing, [], 'every id a merchant route takes needs a fixture here');
@@ -124,7 +129,13 @@ test("a V1 merchant gets 404 for every V1 route that takes another merchant's id
     const key = V1_ID_FIXTURE.find(([re]) => re.test(op.path))?.[1];
     t.truthy(key, `${op.method} ${op.path} needs a fixture here`);
     if (!key) continue;
-    const res = await v1Raw(b, op.method, fillPath(op.path, { id: fixtures[key]!.id }), op.method === 'GET' ? '' : '{}', op.method === 'GET' ? undefined : 'application/json');
+    const res = await v1Raw(
+      b,
+      op.method,
+      fillPath(op.path, { id: fixtures[key]!.id }),
+      op.method === 'GET' ? '' : '{}',
+      op.method === 'GET' ? undefined : 'application/json',
+    );
     t.is(res.status, 404, `${op.method} ${op.path} as V1 merchant B: ${res.status} ${res.text.slice(0, 200)}`);
   }
   const after = Object.fromEntries(await Promise.all(Object.entries(fixtures).map(async ([k, f]) => [k, await f.state()])));
@@ -134,7 +145,9 @@ test("a V1 merchant gets 404 for every V1 route that takes another merchant's id
 test('every operator route refuses merchant HMAC pairs and cabinet JWTs (403) and missing credentials (401)', async (t) => {
   const m = await newMerchant();
   const cabinet = await cabinetToken(m.merchantId);
-  const operatorRoutes = (await loadOperations()).operations.filter((op) => op.schemes.length > 0 && op.schemes.every((s) => s === 'OperatorJwt' || s === 'OperatorSession'));
+  const operatorRoutes = (await loadOperations()).operations.filter(
+    (op) => op.schemes.length > 0 && op.schemes.every((s) => s === 'OperatorJwt' || s === 'OperatorSession'),
+  );
   t.true(operatorRoutes.length >= 10, `${operatorRoutes.length} operator routes`);
   for (const op of operatorRoutes) {
     const path = fillPath(op.path);
@@ -157,12 +170,20 @@ test("the events feed shows a merchant only its own events, and another merchant
   const feedOf = async (m: { keys: KeyPair }) =>
     eventually(async () => {
       const res = await signed(m.keys, 'GET', FEED);
-      return res.status === 200 && res.body.data.length >= 2 ? res.body as { data: Array<{ event_id: string; deal: { deal_id: string } }>; next_page_token: string } : undefined;
+      return res.status === 200 && res.body.data.length >= 2
+        ? (res.body as { data: Array<{ event_id: string; deal: { deal_id: string } }>; next_page_token: string })
+        : undefined;
     }, 'the feed');
   const aFeed = await feedOf(a);
   const bFeed = await feedOf(b);
-  t.true(aFeed.data.every((e) => e.deal.deal_id === aDeal.deal_id), "A's feed holds only A's deal");
-  t.true(bFeed.data.every((e) => e.deal.deal_id === bDeal.deal_id), "B's feed holds only B's deal");
+  t.true(
+    aFeed.data.every((e) => e.deal.deal_id === aDeal.deal_id),
+    "A's feed holds only A's deal",
+  );
+  t.true(
+    bFeed.data.every((e) => e.deal.deal_id === bDeal.deal_id),
+    "B's feed holds only B's deal",
+  );
   const ownedByB = await sql<{ id: string }[]>`select id from outbox_events where merchant_id = ${b.merchantId}`;
   t.deepEqual(bFeed.data.map((e) => e.event_id).sort(), ownedByB.map((r) => r.id).sort(), 'every event of B, none of A');
   // A's position is A's: B presenting it (signed correctly) is 400, and so is A's cabinet-free query for B.
@@ -171,5 +192,8 @@ test("the events feed shows a merchant only its own events, and another merchant
   t.regex(stolen.text, /invalid page_token/);
   const bCabinet = await withBearer(await cabinetToken(b.merchantId), 'GET', `${FEED}?merchant_id=${a.merchantId}`);
   t.is(bCabinet.status, 200);
-  t.true(bCabinet.body.data.every((e: { deal: { deal_id: string } }) => e.deal.deal_id === bDeal.deal_id), 'a merchant_id parameter changes nothing');
+  t.true(
+    bCabinet.body.data.every((e: { deal: { deal_id: string } }) => e.deal.deal_id === bDeal.deal_id),
+    'a merchant_id parameter changes nothing',
+  );
 });

@@ -49,12 +49,40 @@ async function stateOf(merchantId: string): Promise<Record<string, string>> {
 }
 
 const hostileStrings = fc.constantFrom(
-  '', ' ', 'a\u0000b', '\u0007', 'line\r\nbreak', '\ud800', '\udfff', '💳'.repeat(50), 'x'.repeat(100_000), '../../etc/passwd',
-  '%00', "' or 1=1 --", '<script>alert(1)</script>', 'javascript:alert(1)', 'http://169.254.169.254/', '0000-01-01T00:00:00Z',
-  '99999-12-31T00:00:00Z', 'NaN', '-0', '1e309', '9223372036854775808', '-9223372036854775809',
+  '',
+  ' ',
+  'a\u0000b',
+  '\u0007',
+  'line\r\nbreak',
+  '\ud800',
+  '\udfff',
+  '💳'.repeat(50),
+  'x'.repeat(100_000),
+  '../../etc/passwd',
+  '%00',
+  "' or 1=1 --",
+  '<script>alert(1)</script>',
+  'javascript:alert(1)',
+  'http://169.254.169.254/',
+  '0000-01-01T00:00:00Z',
+  '99999-12-31T00:00:00Z',
+  'NaN',
+  '-0',
+  '1e309',
+  '9223372036854775808',
+  '-9223372036854775809',
 );
 const hostileNumbers = fc.constantFrom(
-  '0', '-1', '1.5', '150000.00000000001', '1e3', '1e400', '9223372036854775807', '9223372036854775808', '-9223372036854775808', '4503599627370497',
+  '0',
+  '-1',
+  '1.5',
+  '150000.00000000001',
+  '1e3',
+  '1e400',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775808',
+  '4503599627370497',
 );
 const hostileJsonValue: fc.Arbitrary<string> = fc.oneof(
   hostileStrings.map((s) => JSON.stringify(s)),
@@ -123,7 +151,7 @@ test('fuzzing every operation of the OpenAPI document: no 5xx, problem+json erro
   await eventually(async () => {
     const rows = await sql`select status from webhook_deliveries where merchant_id = ${m.merchantId}`;
     return rows.length === 3 && rows.every((r) => r.status === 'SUCCESS');
-  }, 'the deal\'s deliveries to finish');
+  }, "the deal's deliveries to finish");
   const cabinet = await cabinetToken(m.merchantId);
   const operator = await operatorToken();
   const pathValues = { deal_id: deal.deal_id, merchant_id: randomUUID(), hash: 'f'.repeat(64), currency: 'XXX' };
@@ -133,62 +161,64 @@ test('fuzzing every operation of the OpenAPI document: no 5xx, problem+json erro
 
   // fast-check's report repeats the counterexample in full (100 kB strings): keep it readable.
   await assertShort(
-    fc.assert(fc.asyncProperty(fc.nat({ max: ops.length - 1 }), mutation, async (index, mut) => {
-      const op = ops[index]!;
-      const req = buildRequest(doc, op, mut, pathValues);
-      const isV1 = op.schemes.includes('V1Signature');
-      const merchantScoped = op.schemes.includes('MerchantToken') || op.schemes.includes('CabinetJwt') || isV1;
-      const owner = isV1 ? legacy.merchantId : m.merchantId;
-      const before = merchantScoped ? await stateOf(owner) : undefined;
-      const send = async (): Promise<{ status: number; headers: Headers; text: string }> => {
-        if (isV1) return v1Raw(legacy, op.method, req.path, req.raw, req.contentType, 10_000);
-        if (op.schemes.includes('MerchantToken')) return signedRaw(m.keys as KeyPair, op.method, req.path, req.raw, req.contentType, 10_000);
-        const token = op.schemes.includes('CabinetJwt') ? cabinet : op.schemes.includes('OperatorJwt') ? operator : undefined;
-        const r = await fetch(API_URL + req.path, {
-          method: op.method,
-          headers: { ...(req.contentType ? { 'Content-Type': req.contentType } : {}), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-          ...(op.method === 'GET' ? {} : { body: req.raw }),
-          signal: AbortSignal.timeout(10_000),
-        });
-        return { status: r.status, headers: r.headers, text: await r.text() };
-      };
-      let res: { status: number; headers: Headers; text: string };
-      try {
-        res = await send();
-      } catch (error) {
-        // A hang (the 10 s timeout) fails at once; a connection that broke instead of answering is counted.
-        const cause = (error as { cause?: { code?: string } }).cause;
-        if ((error as Error).name === 'TimeoutError' || !cause?.code) throw error;
-        resets.push(`${cause.code}: ${op.method} ${req.path.slice(0, 120)} ${JSON.stringify(mut).slice(0, 120)}`);
-        return;
-      }
-      sent += 1;
-      const label = `${op.method} ${req.path.slice(0, 120)} ${JSON.stringify(mut).slice(0, 200)} → ${res.status} ${res.text.slice(0, 200)}`;
-      if (res.status >= 500) throw new Error(`5xx: ${label}`);
-      if (!res.headers.get('x-trace-id')) throw new Error(`no X-Trace-Id: ${label}`);
-      if (res.status >= 400) {
-        refused += 1;
-        // Node's parser refuses an oversized request line before any route is known: problem+json there, V1 or not.
-        const parserLevel = res.status === 431 && (res.headers.get('content-type') ?? '').startsWith('application/problem+json');
-        if (isV1 && !parserLevel) {
-          const envelope = (() => {
-            try {
-              return JSON.parse(res.text) as { isFailure?: unknown; failures?: unknown[] };
-            } catch {
-              return undefined;
-            }
-          })();
-          if (!(res.headers.get('content-type') ?? '').startsWith('application/json') || envelope?.isFailure !== true || !envelope.failures?.length) {
-            throw new Error(`not the V1 error envelope: ${label}`);
-          }
-        } else if (!isV1 && !(res.headers.get('content-type') ?? '').startsWith('application/problem+json')) throw new Error(`not problem+json: ${label}`);
-        if (before) {
-          const after = await stateOf(owner);
-          if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error(`state changed by a refused request: ${label}`);
+    fc.assert(
+      fc.asyncProperty(fc.nat({ max: ops.length - 1 }), mutation, async (index, mut) => {
+        const op = ops[index]!;
+        const req = buildRequest(doc, op, mut, pathValues);
+        const isV1 = op.schemes.includes('V1Signature');
+        const merchantScoped = op.schemes.includes('MerchantToken') || op.schemes.includes('CabinetJwt') || isV1;
+        const owner = isV1 ? legacy.merchantId : m.merchantId;
+        const before = merchantScoped ? await stateOf(owner) : undefined;
+        const send = async (): Promise<{ status: number; headers: Headers; text: string }> => {
+          if (isV1) return v1Raw(legacy, op.method, req.path, req.raw, req.contentType, 10_000);
+          if (op.schemes.includes('MerchantToken')) return signedRaw(m.keys as KeyPair, op.method, req.path, req.raw, req.contentType, 10_000);
+          const token = op.schemes.includes('CabinetJwt') ? cabinet : op.schemes.includes('OperatorJwt') ? operator : undefined;
+          const r = await fetch(API_URL + req.path, {
+            method: op.method,
+            headers: { ...(req.contentType ? { 'Content-Type': req.contentType } : {}), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+            ...(op.method === 'GET' ? {} : { body: req.raw }),
+            signal: AbortSignal.timeout(10_000),
+          });
+          return { status: r.status, headers: r.headers, text: await r.text() };
+        };
+        let res: { status: number; headers: Headers; text: string };
+        try {
+          res = await send();
+        } catch (error) {
+          // A hang (the 10 s timeout) fails at once; a connection that broke instead of answering is counted.
+          const cause = (error as { cause?: { code?: string } }).cause;
+          if ((error as Error).name === 'TimeoutError' || !cause?.code) throw error;
+          resets.push(`${cause.code}: ${op.method} ${req.path.slice(0, 120)} ${JSON.stringify(mut).slice(0, 120)}`);
+          return;
         }
-      }
-    }),
-    { seed: SEED, numRuns: RUNS, endOnFailure: true }),
+        sent += 1;
+        const label = `${op.method} ${req.path.slice(0, 120)} ${JSON.stringify(mut).slice(0, 200)} → ${res.status} ${res.text.slice(0, 200)}`;
+        if (res.status >= 500) throw new Error(`5xx: ${label}`);
+        if (!res.headers.get('x-trace-id')) throw new Error(`no X-Trace-Id: ${label}`);
+        if (res.status >= 400) {
+          refused += 1;
+          // Node's parser refuses an oversized request line before any route is known: problem+json there, V1 or not.
+          const parserLevel = res.status === 431 && (res.headers.get('content-type') ?? '').startsWith('application/problem+json');
+          if (isV1 && !parserLevel) {
+            const envelope = (() => {
+              try {
+                return JSON.parse(res.text) as { isFailure?: unknown; failures?: unknown[] };
+              } catch {
+                return undefined;
+              }
+            })();
+            if (!(res.headers.get('content-type') ?? '').startsWith('application/json') || envelope?.isFailure !== true || !envelope.failures?.length) {
+              throw new Error(`not the V1 error envelope: ${label}`);
+            }
+          } else if (!isV1 && !(res.headers.get('content-type') ?? '').startsWith('application/problem+json')) throw new Error(`not problem+json: ${label}`);
+          if (before) {
+            const after = await stateOf(owner);
+            if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error(`state changed by a refused request: ${label}`);
+          }
+        }
+      }),
+      { seed: SEED, numRuns: RUNS, endOnFailure: true },
+    ),
   );
   t.log(`fuzz: ${sent} requests over ${ops.length} operations, ${refused} refused, 0 5xx, ${resets.length} connection resets, seed ${SEED}`);
   t.deepEqual(resets, [], 'every request got an answer, none a broken connection');

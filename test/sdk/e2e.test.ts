@@ -8,7 +8,16 @@
  */
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { GatewayClient, IdempotencyMismatchError, InvalidRequestError, NotFoundError, verifyWebhook, type Deal, type DealEvent, type WebhookEvent } from '../../sdk/src/index';
+import {
+  GatewayClient,
+  IdempotencyMismatchError,
+  InvalidRequestError,
+  NotFoundError,
+  verifyWebhook,
+  type Deal,
+  type DealEvent,
+  type WebhookEvent,
+} from '../../sdk/src/index';
 import { API_URL, newMerchant } from '../helpers/api';
 import { eventually } from '../helpers/poll';
 import { startReceiver, type Received } from '../helpers/receiver';
@@ -28,13 +37,23 @@ test('create, read, list every page, receive and verify the webhooks, reconcile 
   const { receiver, keys, gateway } = await setup();
   t.teardown(() => receiver.close());
 
-  const payin = await gateway.createPayin({ idempotency_key: `order-${randomUUID()}`, amount: 150_000, currency: 'RUB', payment_method_id: 'card-rub', client_id: 'customer-42' });
+  const payin = await gateway.createPayin({
+    idempotency_key: `order-${randomUUID()}`,
+    amount: 150_000,
+    currency: 'RUB',
+    payment_method_id: 'card-rub',
+    client_id: 'customer-42',
+  });
   t.is(payin.status, 'ESCROW_LOCKED');
   t.deepEqual(await gateway.getDeal(payin.deal_id), payin);
   const again = await gateway.createPayin({ idempotency_key: `order-${randomUUID()}`, amount: 160_000, currency: 'RUB', payment_method_id: 'card-rub' });
   t.not(again.deal_id, payin.deal_id);
   const repeat = await gateway.createPayin({ idempotency_key: 'order-fixed', amount: 170_000, currency: 'RUB', payment_method_id: 'card-rub' });
-  t.is((await gateway.createPayin({ idempotency_key: 'order-fixed', amount: '170000', currency: 'RUB', payment_method_id: 'card-rub' })).deal_id, repeat.deal_id, 'idempotent by key');
+  t.is(
+    (await gateway.createPayin({ idempotency_key: 'order-fixed', amount: '170000', currency: 'RUB', payment_method_id: 'card-rub' })).deal_id,
+    repeat.deal_id,
+    'idempotent by key',
+  );
   for (let i = 0; i < 2; i += 1) await gateway.createPayin({ amount: 100_000 + i, currency: 'RUB', payment_method_id: 'card-rub' }); // the SDK makes the keys
   const cancelled = await gateway.cancelDeal(again.deal_id, 'the customer changed their mind');
   t.is(cancelled.status, 'CANCELLED');
@@ -75,7 +94,13 @@ test('create, read, list every page, receive and verify the webhooks, reconcile 
     for await (const event of next) got.push(event);
     return got.length >= 2 ? got : undefined;
   }, 'the new events');
-  t.deepEqual(resumed.map((e) => [e.type, dealIdOf(e)]), [['deal.created', later.deal_id], ['deal.escrow_locked', later.deal_id]]);
+  t.deepEqual(
+    resumed.map((e) => [e.type, dealIdOf(e)]),
+    [
+      ['deal.created', later.deal_id],
+      ['deal.escrow_locked', later.deal_id],
+    ],
+  );
 });
 
 test('a repeat create with the same idempotency_key and another amount: IdempotencyMismatchError carrying the original deal; with the opt-out, the original deal', async (t) => {
@@ -129,7 +154,11 @@ test('the events feed against the gateway: a consumer that crashes after the 2nd
   for await (const event of gateway.eventFeed({ pageToken: feed.pageToken, pageSize: 5 })) resumed.push(event.event_id);
   t.true(all.indexOf(resumed[0]!) <= 2, `resumed at event ${all.indexOf(resumed[0]!) + 1}`);
   const seen = new Set([...handled, ...resumed]);
-  t.deepEqual(all.filter((id) => !seen.has(id)), [], 'none skipped');
+  t.deepEqual(
+    all.filter((id) => !seen.has(id)),
+    [],
+    'none skipped',
+  );
 });
 
 test('typed errors: status, gRPC code, message, field errors and trace id from problem+json', async (t) => {
@@ -138,10 +167,17 @@ test('typed errors: status, gRPC code, message, field errors and trace id from p
   const missing = await t.throwsAsync(gateway.getDeal(randomUUID()), { instanceOf: NotFoundError });
   t.like(missing, { status: 404, grpcCode: 5, code: 'NOT_FOUND' });
   t.regex(missing.traceId ?? '', /^[0-9a-f]{32}$/);
-  const invalid = await t.throwsAsync(gateway.createPayin({ amount: 150_000, currency: 'rub', payment_method_id: 'card-rub' }), { instanceOf: InvalidRequestError });
+  const invalid = await t.throwsAsync(gateway.createPayin({ amount: 150_000, currency: 'rub', payment_method_id: 'card-rub' }), {
+    instanceOf: InvalidRequestError,
+  });
   t.like(invalid, { status: 400, grpcCode: 3, code: 'INVALID_ARGUMENT' });
-  t.true(invalid.fieldErrors.some((e) => e.field === 'currency'), JSON.stringify(invalid.fieldErrors));
-  const unknownMethod = await t.throwsAsync(gateway.createPayin({ amount: 150_000, currency: 'RUB', payment_method_id: 'no-such-method' }), { instanceOf: InvalidRequestError });
+  t.true(
+    invalid.fieldErrors.some((e) => e.field === 'currency'),
+    JSON.stringify(invalid.fieldErrors),
+  );
+  const unknownMethod = await t.throwsAsync(gateway.createPayin({ amount: 150_000, currency: 'RUB', payment_method_id: 'no-such-method' }), {
+    instanceOf: InvalidRequestError,
+  });
   t.regex(unknownMethod.message, /payment_method/);
 });
 

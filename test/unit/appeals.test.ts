@@ -15,7 +15,9 @@ import {
 const MOVES: AppealMoveKind[] = ['review', 'resolve_merchant', 'resolve_trader', 'close', 'reopen'];
 
 test('the appeal table: exactly these moves are legal', (t) => {
-  const legal = APPEAL_STATUSES.flatMap((from) => MOVES.filter((m) => 'to' in appealMove(from, m)).map((m) => `${from} -${m}-> ${(appealMove(from, m) as { to: string }).to}`));
+  const legal = APPEAL_STATUSES.flatMap((from) =>
+    MOVES.filter((m) => 'to' in appealMove(from, m)).map((m) => `${from} -${m}-> ${(appealMove(from, m) as { to: string }).to}`),
+  );
   t.deepEqual(legal, [
     'OPEN -review-> IN_REVIEW',
     'OPEN -resolve_merchant-> RESOLVED_MERCHANT',

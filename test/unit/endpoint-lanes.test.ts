@@ -13,22 +13,38 @@ function clock(start = 1_000_000) {
   return { now: () => now, advance: (ms: number) => (now += ms) };
 }
 
-const event = (lane: string, n: number, maxAttempts = 5): EndpointEvent => ({ lane, callbackId: `${lane}-cb${n}`, eventId: `${lane}-ev${n}`, eventType: 'deal.created', maxAttempts });
+const event = (lane: string, n: number, maxAttempts = 5): EndpointEvent => ({
+  lane,
+  callbackId: `${lane}-cb${n}`,
+  eventId: `${lane}-ev${n}`,
+  eventType: 'deal.created',
+  maxAttempts,
+});
 const ok: AttemptOutcome = { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 200 };
 const failed: AttemptOutcome = { ok: false, permanent: false, status: 'RETRY', httpStatus: 500 };
 const lastFailed: AttemptOutcome = { ok: false, permanent: false, status: 'ERROR', httpStatus: 500 };
 const refused: AttemptOutcome = { ok: false, permanent: true, status: 'ERROR', httpStatus: 410 };
-const parked = (retryInMs: number, waitReason: AttemptOutcome['waitReason'] = 'parked'): AttemptOutcome => ({ ok: false, permanent: false, status: 'RETRY', httpStatus: 0, retryInMs, waitReason });
+const parked = (retryInMs: number, waitReason: AttemptOutcome['waitReason'] = 'parked'): AttemptOutcome => ({
+  ok: false,
+  permanent: false,
+  status: 'RETRY',
+  httpStatus: 0,
+  retryInMs,
+  waitReason,
+});
 
 test('events go to their lanes in order; a callback already taken is dropped, also when carried over from the last run', (t) => {
   const lanes = new EndpointLanes({ delaysMs: [100], seen: ['a-cb0'] });
   lanes.take([event('a', 0), event('a', 1), event('b', 1), event('a', 2), event('a', 1)]);
   t.deepEqual(lanes.startable(), ['a', 'b'], 'lanes in the order they were opened');
   t.deepEqual(lanes.head('a').event.callbackId, 'a-cb1', 'a-cb0 was taken by the last run');
-  t.deepEqual(lanes.carry().lanes.map((l) => [l.lane, l.events.map((e) => e.callbackId)]), [
-    ['a', ['a-cb1', 'a-cb2']],
-    ['b', ['b-cb1']],
-  ]);
+  t.deepEqual(
+    lanes.carry().lanes.map((l) => [l.lane, l.events.map((e) => e.callbackId)]),
+    [
+      ['a', ['a-cb1', 'a-cb2']],
+      ['b', ['b-cb1']],
+    ],
+  );
 });
 
 test('a running lane is not startable; a lane let go empty is closed; draining starts none', (t) => {
@@ -56,9 +72,15 @@ test('first attempts: a group is a lane’s first GROUP events; everything asked
   t.true(lanes.hasAsked());
   const batches = lanes.takeBatches();
   t.false(lanes.hasAsked());
-  t.deepEqual(batches.map((b) => b.groups.length), [LANES_PER_BATCH, 3]);
+  t.deepEqual(
+    batches.map((b) => b.groups.length),
+    [LANES_PER_BATCH, 3],
+  );
   t.true(batches[0]!.groups.every((g) => g.length === GROUP));
-  t.deepEqual(batches[0]!.groups[0]!.map((e) => e.callbackId), Array.from({ length: GROUP }, (_, n) => `lane0-cb${n}`));
+  t.deepEqual(
+    batches[0]!.groups[0]!.map((e) => e.callbackId),
+    Array.from({ length: GROUP }, (_, n) => `lane0-cb${n}`),
+  );
   t.true(lanes.anyRunning(), 'batches in flight');
   t.false(lanes.quiet());
   batches[0]!.settle(batches[0]!.groups.map((g) => g.map(() => ok)));
@@ -179,7 +201,11 @@ test('idle: no lane and nothing running; measured from the last busy moment (an 
 
 test('continue-as-new carries the lanes with events, a head mid-schedule with its progress, and the last SEEN_KEPT callbacks', (t) => {
   const c = clock();
-  const lanes = new EndpointLanes({ delaysMs: [100], now: c.now, carried: [{ lane: 'old', events: [event('old', 1)], retry: { attempt: 3, parked: 2, dueAt: 5 } }] });
+  const lanes = new EndpointLanes({
+    delaysMs: [100],
+    now: c.now,
+    carried: [{ lane: 'old', events: [event('old', 1)], retry: { attempt: 3, parked: 2, dueAt: 5 } }],
+  });
   t.true(lanes.inSchedule('old'));
   lanes.take(Array.from({ length: SEEN_KEPT + 10 }, (_, n) => event('x', n)));
   lanes.take([event('a', 1)]);
@@ -188,7 +214,11 @@ test('continue-as-new carries the lanes with events, a head mid-schedule with it
   lanes.take([event('done', 1)]);
   lanes.endHead('done');
   const { lanes: carried, seen } = lanes.carry();
-  t.deepEqual(carried.map((l) => l.lane), ['old', 'x', 'a'], 'the empty lane is not carried');
+  t.deepEqual(
+    carried.map((l) => l.lane),
+    ['old', 'x', 'a'],
+    'the empty lane is not carried',
+  );
   t.deepEqual(carried[0]!.retry, { attempt: 3, parked: 2, dueAt: 5 });
   t.deepEqual(carried[2]!.retry, { attempt: 2, parked: 0, dueAt: c.now() + 100 });
   t.false('retry' in carried[1]!, 'a lane whose head has not started its schedule carries none');
@@ -196,5 +226,13 @@ test('continue-as-new carries the lanes with events, a head mid-schedule with it
   t.deepEqual(seen.slice(-2), ['a-cb1', 'done-cb1'], 'the latest kept');
   const next = new EndpointLanes({ delaysMs: [100], carried, seen });
   next.take([event('a', 1), event('done', 1)]);
-  t.deepEqual(next.carry().lanes.map((l) => [l.lane, l.events.length]), [['old', 1], ['x', SEEN_KEPT + 10], ['a', 1]], 'the next run drops the repeats');
+  t.deepEqual(
+    next.carry().lanes.map((l) => [l.lane, l.events.length]),
+    [
+      ['old', 1],
+      ['x', SEEN_KEPT + 10],
+      ['a', 1],
+    ],
+    'the next run drops the repeats',
+  );
 });

@@ -31,7 +31,10 @@ test('zod errors become 400 with errors[] and the first message', (t) => {
   const problem = problemFor(toDomainError(result.error), '/deals');
   t.is(problem.status, 400);
   t.is(JSON.parse(problem.body.detail).message, 'idempotency_key is required');
-  t.deepEqual(problem.body.errors?.map((e) => e.field), ['idempotency_key', 'amount']);
+  t.deepEqual(
+    problem.body.errors?.map((e) => e.field),
+    ['idempotency_key', 'amount'],
+  );
 });
 
 test('unknown errors become an opaque 500; postgres and http errors are mapped', (t) => {
@@ -74,7 +77,11 @@ test('field errors carry only the documented codes, mapped from zod issues (issu
     [createPayinBody, { ...payin, currency_id: 'not-a-uuid' }, { currency_id: 'invalid_format' }],
     [createPayinBody, { ...payin, is_client_commission: 'yes' }, { is_client_commission: 'invalid_type' }],
     [createPayinBody, { ...payin, payment_method_id: null }, { payment_method_id: 'required' }],
-    [createPayoutBody, { ...payin, wallet_id: '00000000-0000-4000-8000-000000000000', target_requisite: '4111', payment_method: 'card-rub', requisite_details: { pin: '1' } }, { requisite_details: 'unknown_field' }],
+    [
+      createPayoutBody,
+      { ...payin, wallet_id: '00000000-0000-4000-8000-000000000000', target_requisite: '4111', payment_method: 'card-rub', requisite_details: { pin: '1' } },
+      { requisite_details: 'unknown_field' },
+    ],
     [createAppealBody, { deal_id: '00000000-0000-4000-8000-000000000000', reason: 'short' }, { reason: 'too_small' }],
     [createRequisiteBody, {}, {}],
     [patchProfileBody, { ip_whitelist: '[' }, { ip_whitelist: 'invalid_format' }],
@@ -88,12 +95,23 @@ test('field errors carry only the documented codes, mapped from zod issues (issu
       seen.add(code);
       t.true((FIELD_ERROR_CODES as readonly string[]).includes(code), `${code} is not documented (${JSON.stringify(codes)})`);
     }
-    for (const [field, code] of Object.entries(expected)) t.is(codes[field] as string | undefined, code, `${field} of ${JSON.stringify(input, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))}`);
+    for (const [field, code] of Object.entries(expected))
+      t.is(codes[field] as string | undefined, code, `${field} of ${JSON.stringify(input, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))}`);
   }
-  for (const internal of ['custom', 'invalid_union', 'unrecognized_keys', 'not_multiple_of', 'invalid_key', 'invalid_element']) t.false(seen.has(internal), internal);
+  for (const internal of ['custom', 'invalid_union', 'unrecognized_keys', 'not_multiple_of', 'invalid_key', 'invalid_element'])
+    t.false(seen.has(internal), internal);
   // Without the parsed input a missing field is only known to be of the wrong type; the code is still one of the list.
   const bare = z.object({ a: z.string(), b: z.union([z.number().int(), z.bigint()]) }).safeParse({ b: 'x' });
-  t.deepEqual(zodFieldErrors(bare.error!).map((f) => f.code), ['invalid_type', 'invalid_type']);
-  const custom = z.string().refine(() => false, 'nope').safeParse('x');
-  t.deepEqual(zodFieldErrors(custom.error!).map((f) => f.code), ['invalid_value']);
+  t.deepEqual(
+    zodFieldErrors(bare.error!).map((f) => f.code),
+    ['invalid_type', 'invalid_type'],
+  );
+  const custom = z
+    .string()
+    .refine(() => false, 'nope')
+    .safeParse('x');
+  t.deepEqual(
+    zodFieldErrors(custom.error!).map((f) => f.code),
+    ['invalid_value'],
+  );
 });

@@ -42,7 +42,11 @@ const response = (method: string, path: string, status: number): Response => {
 test('representative routes document the statuses they answer', (t) => {
   const has = (method: string, path: string, expected: number[]) => {
     const listed = statuses(method, path);
-    t.deepEqual(expected.filter((s) => !listed.includes(s)), [], `${method.toUpperCase()} ${path} lists ${listed.join(', ')}`);
+    t.deepEqual(
+      expected.filter((s) => !listed.includes(s)),
+      [],
+      `${method.toUpperCase()} ${path} lists ${listed.join(', ')}`,
+    );
   };
   has('post', '/api/v1/p2p/merchant/deals/payin', [200, 400, 401, 403, 409, 413, 415, 429, 500]);
   has('post', '/api/v1/p2p/merchant/deals/payout', [200, 400, 409]);
@@ -73,13 +77,21 @@ test('every operation lists what every route of its kind answers, and has a uniq
   for (const { spec } of allRoutes) {
     const listed = statuses(spec.method, spec.path);
     const label = `${spec.method.toUpperCase()} ${spec.path}`;
-    t.deepEqual(documentedErrors(spec).filter((s) => !listed.includes(s)), [], label);
+    t.deepEqual(
+      documentedErrors(spec).filter((s) => !listed.includes(s)),
+      [],
+      label,
+    );
     for (const s of [400, 431, 500]) t.true(listed.includes(s), `${label} lists ${s}`);
     if (spec.method !== 'get') t.true(listed.includes(413) && listed.includes(415), `${label} takes a body: 413 and 415`);
     if (spec.path.includes('{')) t.true(listed.includes(404), `${label} has path parameters: 404`);
     // A scheme of the route's own with no security requirement is public too (the payer's page forms: the hash is the credential).
     const isPublic = spec.auth === 'public' || (typeof spec.auth === 'object' && spec.auth.security.length === 0);
-    if (!isPublic) t.true([401, 403, 429].every((s) => listed.includes(s)), `${label} authenticates: 401, 403, 429`);
+    if (!isPublic)
+      t.true(
+        [401, 403, 429].every((s) => listed.includes(s)),
+        `${label} authenticates: 401, 403, 429`,
+      );
     const id = op(spec.method, spec.path).operationId!;
     t.is(id, spec.operationId, `${label}: the operationId its definition declares`);
     t.regex(id, /^[a-z][A-Za-z0-9]*$/, `${label}: lowerCamelCase`);
@@ -102,7 +114,10 @@ test('every operation lists what every route of its kind answers, and has a uniq
 
 test('every operation has a declared tag; the V1 section stays deprecated', (t) => {
   const declared = new Set(doc.tags.map((tag) => tag.name));
-  t.true(doc.tags.every((tag) => (tag.description ?? '').length > 0), 'each tag says what it groups');
+  t.true(
+    doc.tags.every((tag) => (tag.description ?? '').length > 0),
+    'each tag says what it groups',
+  );
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, o] of Object.entries(methods)) {
       t.true((o.tags ?? []).length > 0 && o.tags!.every((tag) => declared.has(tag)), `${method} ${path} tags ${o.tags}`);
@@ -137,7 +152,11 @@ test('every status a handler sets by hand (Reply, ctx.status) is documented for 
     const set = [...source.matchAll(/new Reply\(\s*(\d{3})|ctx\.status\s*=\s*(\d{3})/g)].map((m) => Number(m[1] ?? m[2]));
     seen += set.length;
     const listed = statuses(spec.method, spec.path);
-    t.deepEqual(set.filter((s) => !listed.includes(s)), [], `${spec.method.toUpperCase()} ${spec.path}`);
+    t.deepEqual(
+      set.filter((s) => !listed.includes(s)),
+      [],
+      `${spec.method.toUpperCase()} ${spec.path}`,
+    );
   }
   t.true(seen >= 4, 'the deposit repeats, the degraded health check and the payment page set statuses by hand');
 });

@@ -29,7 +29,8 @@ function argumentsOf(message: string): Record<string, string | number> {
   const values: Record<string, string | number> = {};
   const walk = (nodes: any[]) => {
     for (const node of nodes) {
-      if (node.value !== undefined && typeof node.value === 'string' && node.type !== 0) values[node.value] = node.type === 6 ? 2 : node.type === 5 ? 'other' : 'x';
+      if (node.value !== undefined && typeof node.value === 'string' && node.type !== 0)
+        values[node.value] = node.type === 6 ? 2 : node.type === 5 ? 'other' : 'x';
       for (const option of Object.values(node.options ?? {})) walk((option as { value: any[] }).value);
     }
   };
@@ -133,7 +134,12 @@ test('the timeline: created → you paid → bank confirming → done, or how th
   const stamps = { created_at: '2026-11-25T10:00:00Z', payment_notified_at: '', payment_verified_at: '', ended_at: '' };
   const states = (status: string, s = stamps) => payerTimeline(status, s).map((x) => `${x.step}:${x.state}`);
   t.deepEqual(states('ESCROW_LOCKED'), ['created:done', 'paid:current', 'confirming:todo', 'done:todo']);
-  t.deepEqual(states('PAYMENT_NOTIFIED', { ...stamps, payment_notified_at: '2026-11-25T10:05:00Z' }), ['created:done', 'paid:done', 'confirming:current', 'done:todo']);
+  t.deepEqual(states('PAYMENT_NOTIFIED', { ...stamps, payment_notified_at: '2026-11-25T10:05:00Z' }), [
+    'created:done',
+    'paid:done',
+    'confirming:current',
+    'done:todo',
+  ]);
   t.deepEqual(states('COMPLETED', { ...stamps, ended_at: '2026-11-25T10:09:00Z' }), ['created:done', 'paid:done', 'confirming:done', 'done:done']);
   t.deepEqual(states('EXPIRED', { ...stamps, ended_at: '2026-11-25T10:30:00Z' }), ['created:done', 'expired:failed']);
   t.deepEqual(states('EXPIRED', { ...stamps, payment_notified_at: '2026-11-25T10:05:00Z', ended_at: '2026-11-25T10:30:00Z' }), [
@@ -168,7 +174,16 @@ const VIEW: CheckoutView = {
   payer_proof: { receipts: 0, card_last4: '', can_add: true },
 };
 const render = (view: Partial<CheckoutView>, locale: (typeof LOCALES)[number] = 'ru') =>
-  renderPayerPage({ hash: 'a'.repeat(64), view: { ...VIEW, ...view }, locale, exponent: 2, now: new Date('2026-11-25T10:01:00Z'), assets: ASSET_URLS, confirmCancel: false, maxReceiptBytes: 10 << 20 });
+  renderPayerPage({
+    hash: 'a'.repeat(64),
+    view: { ...VIEW, ...view },
+    locale,
+    exponent: 2,
+    now: new Date('2026-11-25T10:01:00Z'),
+    assets: ASSET_URLS,
+    confirmCancel: false,
+    maxReceiptBytes: 10 << 20,
+  });
 
 test('the page escapes what merchants and traders typed, never shows a status code, and offers no script: URL as a return', (t) => {
   const html = render({});

@@ -87,7 +87,10 @@ test('TEMPORAL_PAYLOAD_KEYS: first key encrypts; bad keys, duplicate ids and the
   const a = randomBytes(32).toString('base64');
   const b = randomBytes(32).toString('base64');
   const keys = parsePayloadKeys(` new:${a} , old:${b}`);
-  t.deepEqual(keys.map((k) => k.id), ['new', 'old']);
+  t.deepEqual(
+    keys.map((k) => k.id),
+    ['new', 'old'],
+  );
   t.true(keys[0]!.key.equals(Buffer.from(a, 'base64')));
   t.throws(() => parsePayloadKeys(`k:${randomBytes(16).toString('base64')}`), { message: /32 bytes/ });
   t.throws(() => parsePayloadKeys(`k:${a},k:${b}`), { message: /distinct/ });
@@ -111,7 +114,9 @@ test('TEMPORAL_PAYLOAD_KEYS: first key encrypts; bad keys, duplicate ids and the
   t.false(prod.CODEC_LOOPBACK_WITHOUT_AUTH);
   t.throws(() => loadConfig({ ...production, TEMPORAL_PAYLOAD_KEYS: `new:${a}`, CODEC_LOOPBACK_WITHOUT_AUTH: 'true' }), { message: /development only/ });
   // Production never takes plain payloads: encryption cannot be turned off there.
-  t.throws(() => loadConfig({ ...production, TEMPORAL_PAYLOAD_KEYS: `new:${a}`, TEMPORAL_PAYLOAD_ENCRYPTION: 'false' }), { message: /TEMPORAL_PAYLOAD_ENCRYPTION=false is refused in production/ });
+  t.throws(() => loadConfig({ ...production, TEMPORAL_PAYLOAD_KEYS: `new:${a}`, TEMPORAL_PAYLOAD_ENCRYPTION: 'false' }), {
+    message: /TEMPORAL_PAYLOAD_ENCRYPTION=false is refused in production/,
+  });
   t.true(loadConfig({ NODE_ENV: 'development' }).CODEC_LOOPBACK_WITHOUT_AUTH);
   t.false(loadConfig({ NODE_ENV: 'test' }).CODEC_LOOPBACK_WITHOUT_AUTH);
 });

@@ -16,7 +16,12 @@ import { sourceStates } from '../../domain/state-machine';
 
 test('PayIn table: terminal states have no way out, targets are PayIn states, the derived lists are spec 3.1', (t) => {
   const moves = Object.keys(PAYIN_TRANSITIONS) as PayinMove[];
-  for (const status of PAYIN_TERMINAL) t.deepEqual(moves.filter((m) => payinSources(m).includes(status)), [], status);
+  for (const status of PAYIN_TERMINAL)
+    t.deepEqual(
+      moves.filter((m) => payinSources(m).includes(status)),
+      [],
+      status,
+    );
   for (const move of moves) {
     const to = PAYIN_TRANSITIONS[move].to;
     if (to) t.true(PAYIN_STATUSES.includes(to), move);
@@ -25,13 +30,26 @@ test('PayIn table: terminal states have no way out, targets are PayIn states, th
   t.deepEqual(PAYIN_AMOUNT_CHANGEABLE, ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'SOFT_DISPUTED']);
   t.deepEqual(PAYIN_CONFIRMABLE, ['ESCROW_LOCKED', 'PAYMENT_NOTIFIED']);
   t.deepEqual(PAYIN_EXPIRABLE, ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED']);
-  t.deepEqual(payinSources('reconcile'), ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED', 'APPEALED', 'REFUND_PENDING', 'SOFT_DISPUTED']);
+  t.deepEqual(payinSources('reconcile'), [
+    'INITIALIZED',
+    'ESCROW_LOCKED',
+    'PAYMENT_NOTIFIED',
+    'PAYMENT_VERIFIED',
+    'APPEALED',
+    'REFUND_PENDING',
+    'SOFT_DISPUTED',
+  ]);
   t.deepEqual(APPEAL_HOLDS_DEAL, ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED']);
 });
 
 test('PayOut table: terminal states have no way out; spec 3.2 moves', (t) => {
   const moves = Object.keys(PAYOUT_TRANSITIONS) as PayoutMove[];
-  for (const status of PAYOUT_TERMINAL) t.deepEqual(moves.filter((m) => sourceStates(PAYOUT_TRANSITIONS[m]).includes(status)), [], status);
+  for (const status of PAYOUT_TERMINAL)
+    t.deepEqual(
+      moves.filter((m) => sourceStates(PAYOUT_TRANSITIONS[m]).includes(status)),
+      [],
+      status,
+    );
   t.deepEqual([...new Set(moves.map((m) => PAYOUT_TRANSITIONS[m].to))].sort(), PAYOUT_STATUSES.filter((s) => s !== 'INITIALIZED').sort());
   t.deepEqual(sourceStates(PAYOUT_TRANSITIONS.assign), ['UNASSIGNED', 'MATCHED']);
   t.deepEqual(sourceStates(PAYOUT_TRANSITIONS.complete), ['PROCESSING']);

@@ -28,7 +28,20 @@ test('control characters and lone surrogates are found anywhere in a body, keys 
 });
 
 test('the SSRF guard covers NAT64, 6to4, Teredo, multicast, documentation and reserved ranges', (t) => {
-  for (const ip of ['64:ff9b::a9fe:a9fe', '64:ff9b::7f00:1', '2002:7f00:1::1', '2001:0:4136:e378::1', 'ff02::1', '224.0.0.1', '240.0.0.1', '255.255.255.255', '192.0.2.1', '198.51.100.1', '203.0.113.1', 'fec0::1']) {
+  for (const ip of [
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b::7f00:1',
+    '2002:7f00:1::1',
+    '2001:0:4136:e378::1',
+    'ff02::1',
+    '224.0.0.1',
+    '240.0.0.1',
+    '255.255.255.255',
+    '192.0.2.1',
+    '198.51.100.1',
+    '203.0.113.1',
+    'fec0::1',
+  ]) {
     t.true(isPrivateAddress(ip), ip);
   }
   for (const ip of ['8.8.8.8', '2606:4700:4700::1111']) t.false(isPrivateAddress(ip), ip);

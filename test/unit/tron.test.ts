@@ -129,8 +129,16 @@ test('invalid addresses are refused, each with its reason', (t) => {
   t.is(tronAddressProblem(good + 'a'), 'length');
   t.is(tronAddressProblem('T'), 'length');
   // base58 alphabet violations: 0, O, I, l, non-ASCII, spaces, a 0x prefix
-  for (const bad of ['TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDe0', 'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeO', 'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeI',
-    'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDel', 'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDé', ` ${good}`, `${good} `, '0x411a6ac17c82ad141ebc524a9ffc94965848f35279']) {
+  for (const bad of [
+    'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDe0',
+    'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeO',
+    'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeI',
+    'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDel',
+    'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDé',
+    ` ${good}`,
+    `${good} `,
+    '0x411a6ac17c82ad141ebc524a9ffc94965848f35279',
+  ]) {
     t.is(tronAddressProblem(bad), 'alphabet', bad);
   }
   // bad checksum: any single changed character
@@ -151,17 +159,22 @@ test('invalid addresses are refused, each with its reason', (t) => {
 
 test('property: any 20-byte account id round-trips; any single-character change is refused', (t) => {
   fc.assert(
-    fc.property(fc.uint8Array({ minLength: 20, maxLength: 20 }), fc.nat({ max: 32 }), fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'), (id, pos, ch) => {
-      const payload = new Uint8Array(21);
-      payload[0] = 0x41;
-      payload.set(id, 1);
-      const address = encodeTronAddress(payload);
-      if (!isTronAddress(address) || tronAddressToHex(address) !== Buffer.from(payload).toString('hex')) return false;
-      const i = pos + 1;
-      if (address[i] === ch) return true;
-      const changed = address.slice(0, i) + ch + address.slice(i + 1);
-      return !isTronAddress(changed);
-    }),
+    fc.property(
+      fc.uint8Array({ minLength: 20, maxLength: 20 }),
+      fc.nat({ max: 32 }),
+      fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'),
+      (id, pos, ch) => {
+        const payload = new Uint8Array(21);
+        payload[0] = 0x41;
+        payload.set(id, 1);
+        const address = encodeTronAddress(payload);
+        if (!isTronAddress(address) || tronAddressToHex(address) !== Buffer.from(payload).toString('hex')) return false;
+        const i = pos + 1;
+        if (address[i] === ch) return true;
+        const changed = address.slice(0, i) + ch + address.slice(i + 1);
+        return !isTronAddress(changed);
+      },
+    ),
     { numRuns: 300 },
   );
   t.pass();
@@ -193,7 +206,7 @@ test('chain settings: the simulator is the default and refused in production; tr
   t.is(tronHotWalletKey(dev), DEV_TRON_HOT_WALLET_KEY, 'outside production an unset key is the development key');
   t.throws(() => loadConfig({ CHAIN_ADAPTER: 'trongrid' }), { message: /TRON_API_URL must be set/ });
   t.throws(() => loadConfig({ CHAIN_ADAPTER: 'ethereum' }), { message: /CHAIN_ADAPTER/ });
-  t.throws(() => loadConfig({ CHAIN_ADAPTER: 'trongrid', TRON_API_URL: 'x', }), { message: /TRON_API_URL/ });
+  t.throws(() => loadConfig({ CHAIN_ADAPTER: 'trongrid', TRON_API_URL: 'x' }), { message: /TRON_API_URL/ });
   t.throws(() => loadConfig({ TRON_HOT_WALLET_KEY: 'ab'.repeat(31) }), { message: /TRON_HOT_WALLET_KEY/ });
   t.throws(() => loadConfig({ TRON_USDT_CONTRACT: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6T' }), { message: /TRON_USDT_CONTRACT/ });
 

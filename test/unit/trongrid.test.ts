@@ -41,7 +41,14 @@ async function setup(t: import('ava').ExecutionContext, options: Partial<TronGri
 
 /** Build → check → sign → broadcast, as a withdrawal does. */
 async function send(client: TronGridClient, cents: bigint, to = MERCHANT) {
-  const checked = await buildUsdtTransfer(client, { owner: HOT, usdtContract: USDT_MAINNET_CONTRACT, to, amountCents: cents, feeLimit: FEE_LIMIT, now: Date.now() });
+  const checked = await buildUsdtTransfer(client, {
+    owner: HOT,
+    usdtContract: USDT_MAINNET_CONTRACT,
+    to,
+    amountCents: cents,
+    feeLimit: FEE_LIMIT,
+    now: Date.now(),
+  });
   const body = toBroadcastTransaction(checked, signUsdtTransfer(checked, HOT_KEY));
   return { checked, body, result: await client.broadcast(body) };
 }
@@ -96,7 +103,10 @@ test('the solidified node (/walletsolidity/gettransactioninfobyid) has a receipt
   const { node: solidity } = await setup(t);
   const split = new TronGridClient({ url: node.url, solidityUrl: solidity.url, timeoutMs: 5_000 });
   t.is(await split.solidTransactionInfo(checked.txid), undefined, 'that node has not got it');
-  t.deepEqual(solidity.requests.map((r) => r.path), ['/walletsolidity/gettransactioninfobyid']);
+  t.deepEqual(
+    solidity.requests.map((r) => r.path),
+    ['/walletsolidity/gettransactioninfobyid'],
+  );
   t.like(await split.transactionInfo(checked.txid), { txid: checked.txid });
   t.is(solidity.requests.length, 1);
 });
@@ -117,7 +127,8 @@ test('tampered builds are refused before anything is signed', async (t) => {
   for (const [how, reason] of cases) {
     node.faults.tamperNextBuild(how);
     const error = await t.throwsAsync(
-      () => buildUsdtTransfer(client, { owner: HOT, usdtContract: USDT_MAINNET_CONTRACT, to: MERCHANT, amountCents: 500n, feeLimit: FEE_LIMIT, now: Date.now() }),
+      () =>
+        buildUsdtTransfer(client, { owner: HOT, usdtContract: USDT_MAINNET_CONTRACT, to: MERCHANT, amountCents: 500n, feeLimit: FEE_LIMIT, now: Date.now() }),
       { instanceOf: TronTransactionMismatch },
     );
     t.is(error?.reason, reason, `${how}: ${error?.message}`);
@@ -127,7 +138,14 @@ test('tampered builds are refused before anything is signed', async (t) => {
 
 test('the node verifies what is broadcast: a signature by another key is SIGERROR, an expired transaction is refused as expired', async (t) => {
   const { node, client } = await setup(t);
-  const checked = await buildUsdtTransfer(client, { owner: HOT, usdtContract: USDT_MAINNET_CONTRACT, to: MERCHANT, amountCents: 100n, feeLimit: FEE_LIMIT, now: Date.now() });
+  const checked = await buildUsdtTransfer(client, {
+    owner: HOT,
+    usdtContract: USDT_MAINNET_CONTRACT,
+    to: MERCHANT,
+    amountCents: 100n,
+    feeLimit: FEE_LIMIT,
+    now: Date.now(),
+  });
   const stranger = parsePrivateKey('75065f100e38d3f3b4c5c4235834ba8216de62272a4f03532c44b31a5734360a');
   const forged = toBroadcastTransaction(checked, signTxid(checked.txid, stranger));
   const sig = await t.throwsAsync(() => client.broadcast(forged), { instanceOf: TronRefused });
@@ -145,11 +163,24 @@ test('the node verifies what is broadcast: a signature by another key is SIGERRO
     feeLimit: FEE_LIMIT,
     contractType: TRIGGER_SMART_CONTRACT,
     typeUrl: TRIGGER_SMART_CONTRACT_TYPE_URL,
-    trigger: { ownerAddress: addressBytes(HOT), contractAddress: addressBytes(USDT_MAINNET_CONTRACT), data: encodeTransferCall(MERCHANT, 10_000n), callValue: 0n, callTokenValue: 0n, tokenId: 0n },
+    trigger: {
+      ownerAddress: addressBytes(HOT),
+      contractAddress: addressBytes(USDT_MAINNET_CONTRACT),
+      data: encodeTransferCall(MERCHANT, 10_000n),
+      callValue: 0n,
+      callTokenValue: 0n,
+      tokenId: 0n,
+    },
   };
   const bytes = encodeRawData(raw);
   const txid = txidOf(bytes);
-  const expired: BroadcastTransaction = { visible: false, txID: txid, raw_data: rawDataToJson(raw), raw_data_hex: toHex(bytes), signature: [signTxid(txid, HOT_KEY)] };
+  const expired: BroadcastTransaction = {
+    visible: false,
+    txID: txid,
+    raw_data: rawDataToJson(raw),
+    raw_data_hex: toHex(bytes),
+    signature: [signTxid(txid, HOT_KEY)],
+  };
   const late = await t.throwsAsync(() => client.broadcast(expired), { instanceOf: TronRefused });
   t.like(late, { code: 'TRANSACTION_EXPIRATION_ERROR', expired: true });
 });
@@ -306,9 +337,19 @@ test('answers that are not what the documentation says are TronBadAnswer (a Chai
   node.faults.malformed(1, `{"id":"${'ab'.repeat(32)}","blockNumber":1,"blockTimeStamp":1,"receipt":{"result":"SUCCESS"}}`);
   await t.throwsAsync(() => client.transactionInfo('cd'.repeat(32)), { instanceOf: TronBadAnswer, message: /about/ });
 
-  const checked = await buildUsdtTransfer(client, { owner: HOT, usdtContract: USDT_MAINNET_CONTRACT, to: MERCHANT, amountCents: 1n, feeLimit: FEE_LIMIT, now: Date.now() });
+  const checked = await buildUsdtTransfer(client, {
+    owner: HOT,
+    usdtContract: USDT_MAINNET_CONTRACT,
+    to: MERCHANT,
+    amountCents: 1n,
+    feeLimit: FEE_LIMIT,
+    now: Date.now(),
+  });
   node.faults.malformed(1, `{"result":true,"txid":"${'ef'.repeat(32)}"}`, '/wallet/broadcasttransaction');
-  await t.throwsAsync(() => client.broadcast(toBroadcastTransaction(checked, signUsdtTransfer(checked, HOT_KEY))), { instanceOf: TronBadAnswer, message: /computed txid/ });
+  await t.throwsAsync(() => client.broadcast(toBroadcastTransaction(checked, signUsdtTransfer(checked, HOT_KEY))), {
+    instanceOf: TronBadAnswer,
+    message: /computed txid/,
+  });
 
   node.faults.malformed(1, JSON.stringify({ pad: 'x'.repeat(100_000) }));
   await t.throwsAsync(() => client.nowBlock(), { instanceOf: TronBadAnswer, message: /over/ });
@@ -326,8 +367,19 @@ test('a build the node refuses is TronRefused with its decoded message; a busy n
   );
   t.like(refused, { code: 'CONTRACT_VALIDATE_ERROR', nodeMessage: 'No contract or not a valid smart contract' });
 
-  const checked = await buildUsdtTransfer(client, { owner: HOT, usdtContract: USDT_MAINNET_CONTRACT, to: MERCHANT, amountCents: 1n, feeLimit: FEE_LIMIT, now: Date.now() });
-  node.faults.malformed(1, `{"result":false,"code":"SERVER_BUSY","message":"${Buffer.from('Server busy').toString('hex')}","txid":"${checked.txid}"}`, '/wallet/broadcasttransaction');
+  const checked = await buildUsdtTransfer(client, {
+    owner: HOT,
+    usdtContract: USDT_MAINNET_CONTRACT,
+    to: MERCHANT,
+    amountCents: 1n,
+    feeLimit: FEE_LIMIT,
+    now: Date.now(),
+  });
+  node.faults.malformed(
+    1,
+    `{"result":false,"code":"SERVER_BUSY","message":"${Buffer.from('Server busy').toString('hex')}","txid":"${checked.txid}"}`,
+    '/wallet/broadcasttransaction',
+  );
   const body = toBroadcastTransaction(checked, signUsdtTransfer(checked, HOT_KEY));
   const busy = await t.throwsAsync(() => client.broadcast(body), { instanceOf: ChainUnavailable, message: /SERVER_BUSY \(Server busy\)/ });
   t.false(busy instanceof ChainRejected);

@@ -24,7 +24,9 @@ test('reservations: per merchant and in total, released once however often relea
 
 test('configuration: the merchant budget holds at least the largest upload, the total at least one merchant', (t) => {
   t.notThrows(() => loadConfig({}));
-  t.throws(() => loadConfig({ UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT: String(10 * 1024 * 1024) }), { message: /UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT must be at least the largest upload/ });
+  t.throws(() => loadConfig({ UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT: String(10 * 1024 * 1024) }), {
+    message: /UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT must be at least the largest upload/,
+  });
   t.throws(() => loadConfig({ UNVERIFIED_UPLOAD_BYTES_TOTAL: String(16 * 1024 * 1024) }), { message: /UNVERIFIED_UPLOAD_BYTES_TOTAL must be at least/ });
   t.notThrows(() => loadConfig({ EVIDENCE_MAX_BYTES: '1000000', UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT: '1065536', UNVERIFIED_UPLOAD_BYTES_TOTAL: '1065536' }));
 });

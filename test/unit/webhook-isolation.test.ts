@@ -94,7 +94,11 @@ test("waits of the endpoint's own escalate; a wait caused by other endpoints of 
     waits.push(next.waitMs);
     streak = next.streak;
   }
-  t.deepEqual(waits, [1000, 2000, 1000, 1000, 4000, 8000], 'host-busy stays flat and leaves the streak as it was; results of older workers (no reason) escalate as before');
+  t.deepEqual(
+    waits,
+    [1000, 2000, 1000, 1000, 4000, 8000],
+    'host-busy stays flat and leaves the streak as it was; results of older workers (no reason) escalate as before',
+  );
   t.is(endpointWait({ retryInMs: 5000, waitReason: 'parked' }, 30).waitMs, MAX_ENDPOINT_WAIT_MS, 'at most an hour');
   t.is(endpointWait({ retryInMs: 5000, waitReason: 'host-busy' }, 30).waitMs, 5000);
 });

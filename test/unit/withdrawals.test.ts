@@ -65,7 +65,11 @@ test('an approval counts toward four-eyes only from an enabled console account o
 
 test('the state table: terminal states have no way out, every status is reachable', (t) => {
   const moves = Object.keys(WITHDRAWAL_TRANSITIONS) as WithdrawalMove[];
-  for (const status of WITHDRAWAL_TERMINAL) t.false(moves.some((m) => canMove(status, m)), status);
+  for (const status of WITHDRAWAL_TERMINAL)
+    t.false(
+      moves.some((m) => canMove(status, m)),
+      status,
+    );
   t.deepEqual([...new Set(moves.map((m) => WITHDRAWAL_TRANSITIONS[m].to))].sort(), [...WITHDRAWAL_STATUSES].sort());
   t.false(canMove('APPROVED', 'cancel'), 'an approved withdrawal may already be on its way');
   t.false(canMove('PENDING', 'approve'));

@@ -44,14 +44,22 @@ test('every signature category: the right payload passes; a wrong secret, a stal
   const m = await fundedMerchant(100_000, { api_version: 'v1' });
   const c = v1Client(m);
   const incoming = (await c.createIncoming(incomingBody())).body.value.id as string;
-  const outgoing = (await c.createOutgoing({ payOutId: `po-${randomUUID()}`, amount: '95.00', currency: 643, paymentMethod: 'card-rub', cardNumber: '4111111111111111' })).body.value.id as string;
+  const outgoing = (
+    await c.createOutgoing({ payOutId: `po-${randomUUID()}`, amount: '95.00', currency: 643, paymentMethod: 'card-rub', cardNumber: '4111111111111111' })
+  ).body.value.id as string;
   const wd = { requestId: `wd-${randomUUID()}`, amount: '5.00', wallet: randomTronAddress() };
   const withdrawal = (await v1(m, 'POST', '/v1/merchant/withdraw', wd, [wd.requestId, wd.wallet, undefined])).body.value.id as string;
   const now = Math.floor(Date.now() / 1000);
   for (const [index, [name, method, path, body, fields]] of categories({ incoming, outgoing, withdrawal }).entries()) {
     refused(t, await v1(m, method, path, body, fields, { secret: 'whsec_not-the-secret' }), 401, /invalid merchant credentials/, `${name}, wrong secret`);
     // The secret without its whsec_ prefix is another key.
-    refused(t, await v1(m, method, path, body, fields, { secret: m.keys.secret.replace(/^whsec_/, '') }), 401, /invalid merchant credentials/, `${name}, secret without whsec_`);
+    refused(
+      t,
+      await v1(m, method, path, body, fields, { secret: m.keys.secret.replace(/^whsec_/, '') }),
+      401,
+      /invalid merchant credentials/,
+      `${name}, secret without whsec_`,
+    );
     refused(t, await v1(m, method, path, body, fields, { timestamp: now - 301 }), 401, /replay window/, `${name}, stale`);
     refused(t, await v1(m, method, path, body, fields, { timestamp: now + 120 }), 401, /future/, `${name}, future`);
     refused(t, await v1(m, method, path, body, [...fields, 'extra']), 401, /invalid merchant credentials/, `${name}, another payload`);
@@ -81,8 +89,34 @@ test('every signature category: the right payload passes; a wrong secret, a stal
   const mirrored = await v1(m, 'POST', '/v1/payments/incoming/idempotency', retry, [retry.payInId, retry.salt], { timestamp: t0 + 1 });
   t.is(mirrored.status, 200, mirrored.text);
   t.is(mirrored.body.value.id, first.body.value.id);
-  refused(t, await v1(m, 'POST', '/v1/payments/outgoing', { ...retry, payOutId: retry.payInId, cardNumber: '4111', paymentMethod: 'card-rub' }, [retry.payInId, retry.salt], { timestamp: t0 + 1 }), 401, /already used/, 'a PayIn signature replayed as a PayOut');
-  refused(t, await v1(m, 'POST', '/v1/payments/outgoing/', { ...retry, payOutId: retry.payInId, cardNumber: '4111', paymentMethod: 'card-rub' }, [retry.payInId, retry.salt], { timestamp: t0 + 1 }), 401, /already used/, 'the same, spelt with a trailing slash');
+  refused(
+    t,
+    await v1(
+      m,
+      'POST',
+      '/v1/payments/outgoing',
+      { ...retry, payOutId: retry.payInId, cardNumber: '4111', paymentMethod: 'card-rub' },
+      [retry.payInId, retry.salt],
+      { timestamp: t0 + 1 },
+    ),
+    401,
+    /already used/,
+    'a PayIn signature replayed as a PayOut',
+  );
+  refused(
+    t,
+    await v1(
+      m,
+      'POST',
+      '/v1/payments/outgoing/',
+      { ...retry, payOutId: retry.payInId, cardNumber: '4111', paymentMethod: 'card-rub' },
+      [retry.payInId, retry.salt],
+      { timestamp: t0 + 1 },
+    ),
+    401,
+    /already used/,
+    'the same, spelt with a trailing slash',
+  );
 });
 
 test('after key rotation the old pair signs V1 during the grace window, and the new one at once', async (t) => {

@@ -46,7 +46,12 @@ test('every PayIn row of section 9: GET and webhook views', (t) => {
   // Every V2 PayIn status has a code; every row of the table is exercised above.
   for (const status of PAYIN_STATUSES) t.notThrows(() => v1PayinCode({ status, amount_match_status: '', has_channel: true }, 'get'));
   for (const row of V1_PAYIN_CODES) {
-    t.true(PAYIN_EXPECTED.some(([s, m, c, g, w]) => s === row.status && g === row.get && w === row.webhook && (row.channel === undefined || row.channel === c) && (!row.match || row.match.includes(m))));
+    t.true(
+      PAYIN_EXPECTED.some(
+        ([s, m, c, g, w]) =>
+          s === row.status && g === row.get && w === row.webhook && (row.channel === undefined || row.channel === c) && (!row.match || row.match.includes(m)),
+      ),
+    );
   }
   t.throws(() => v1PayinCode({ status: 'MATCHED', amount_match_status: '', has_channel: true }, 'get'));
 });
@@ -70,12 +75,30 @@ test('withdrawal codes 1-4, 3 is sent', (t) => {
 });
 
 test('filters select the table rows of a code; unknown codes are undefined; 20 and 50 select nothing', (t) => {
-  t.deepEqual(payinRowsForCode(11)!.map((r) => r.status), ['PAYMENT_VERIFIED', 'COMPLETED']);
-  t.deepEqual(payinRowsForCode(14)!.map((r) => [r.status, r.match]), [['COMPLETED', ['overpaid']]]);
-  t.deepEqual(payinRowsForCode(31)!.map((r) => [r.status, r.channel]), [['INITIALIZED', false]]);
-  t.deepEqual(payinRowsForCode(1)!.map((r) => r.status), ['INITIALIZED', 'ESCROW_LOCKED']);
-  t.deepEqual(payinRowsForCode(16)!.map((r) => r.status), ['REFUND_PENDING']);
-  t.deepEqual(payinRowsForCode(32)!.map((r) => r.status), ['REFUND_PENDING']);
+  t.deepEqual(
+    payinRowsForCode(11)!.map((r) => r.status),
+    ['PAYMENT_VERIFIED', 'COMPLETED'],
+  );
+  t.deepEqual(
+    payinRowsForCode(14)!.map((r) => [r.status, r.match]),
+    [['COMPLETED', ['overpaid']]],
+  );
+  t.deepEqual(
+    payinRowsForCode(31)!.map((r) => [r.status, r.channel]),
+    [['INITIALIZED', false]],
+  );
+  t.deepEqual(
+    payinRowsForCode(1)!.map((r) => r.status),
+    ['INITIALIZED', 'ESCROW_LOCKED'],
+  );
+  t.deepEqual(
+    payinRowsForCode(16)!.map((r) => r.status),
+    ['REFUND_PENDING'],
+  );
+  t.deepEqual(
+    payinRowsForCode(32)!.map((r) => r.status),
+    ['REFUND_PENDING'],
+  );
   for (const unknown of [0, 3, 10, 17, 40, 99]) t.is(payinRowsForCode(unknown), undefined, String(unknown));
   t.deepEqual(payoutStatusesForCode(30), ['FAILED', 'EXPIRED']);
   t.deepEqual(payoutStatusesForCode(1), ['INITIALIZED', 'MATCHED', 'UNASSIGNED']);
@@ -123,9 +146,21 @@ const source = (over: Partial<V1DealSource> = {}): V1DealSource => ({
 
 test('V1 webhook bodies: PayOut PROCESSING is 40, FAILED and EXPIRED 30; PayIn REFUND_PENDING is 16', (t) => {
   const event = { event_id: 'e1', event_type: 'deal.failed' };
-  t.like(v1WebhookBody(event, source(), 'PAYOUT'), { status: 40, payOutId: 'order-1', amount: '950.00', currency: 643, cardNumber: '4111111111111111', paymentType: 'outgoing' });
+  t.like(v1WebhookBody(event, source(), 'PAYOUT'), {
+    status: 40,
+    payOutId: 'order-1',
+    amount: '950.00',
+    currency: 643,
+    cardNumber: '4111111111111111',
+    paymentType: 'outgoing',
+  });
   t.is(v1WebhookBody(event, source({ status: 'FAILED' }), 'PAYOUT').status, 30);
   t.is(v1WebhookBody(event, source({ status: 'EXPIRED' }), 'PAYOUT').status, 30);
-  t.like(v1WebhookBody(event, source({ status: 'REFUND_PENDING' }), 'PAYIN'), { status: 16, payInId: 'order-1', paymentType: 'incoming', eventType: 'deal.failed' });
+  t.like(v1WebhookBody(event, source({ status: 'REFUND_PENDING' }), 'PAYIN'), {
+    status: 16,
+    payInId: 'order-1',
+    paymentType: 'incoming',
+    eventType: 'deal.failed',
+  });
   t.is(startOfUtcDay(Date.parse('2026-03-04T17:05:09.123Z')), Date.parse('2026-03-04T00:00:00Z') / 1000);
 });

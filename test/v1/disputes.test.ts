@@ -12,19 +12,50 @@ const createDispute = (m: V1Merchant, body: Record<string, unknown>, options = {
 const getDispute = (m: V1Merchant, id: string) => v1(m, 'GET', `/v1/disputs/${id}`, undefined, [id]);
 const listDisputes = (m: V1Merchant, body: Record<string, unknown> = {}) => v1(m, 'POST', '/v1/disputs/list', body, []);
 
-const LIST_FIELDS = ['adminComment', 'clientComment', 'createdAt', 'description', 'disputId', 'finalizedAt', 'lastModifiedAt', 'merchantComment', 'paymentId', 'status', 'traderComment'];
+const LIST_FIELDS = [
+  'adminComment',
+  'clientComment',
+  'createdAt',
+  'description',
+  'disputId',
+  'finalizedAt',
+  'lastModifiedAt',
+  'merchantComment',
+  'paymentId',
+  'status',
+  'traderComment',
+];
 const FULL_FIELDS = [...LIST_FIELDS, 'answerFileBody', 'answerFileType', 'answerFileUrl', 'receiptFileBody', 'receiptFileType', 'receiptFileUrl'].sort();
 
 test('a V1 dispute becomes an appeal with the proof as evidence file; 17- and 11-field profiles; resolution shows through', async (t) => {
   const m = await newMerchant({ api_version: 'v1' });
   const payment = (await v1Client(m).createIncoming(incomingBody())).body.value;
   const proof = Buffer.from('Receipt 0042: 1500.50 RUB paid by card *1234 at 10:41').toString('base64');
-  const body = { paymentId: payment.id, receiptType: 'bank-receipt', description: 'Paid but the payment is still pending', clientComment: 'I paid at 10:41', comment: 'please check', proofImageBase64: proof };
+  const body = {
+    paymentId: payment.id,
+    receiptType: 'bank-receipt',
+    description: 'Paid but the payment is still pending',
+    clientComment: 'I paid at 10:41',
+    comment: 'please check',
+    proofImageBase64: proof,
+  };
   const res = await createDispute(m, body);
   t.is(res.status, 200, res.text);
   const d = res.body.value;
   t.deepEqual(Object.keys(d).sort(), FULL_FIELDS);
-  t.like(d, { paymentId: payment.id, status: 1, description: body.description, clientComment: body.clientComment, merchantComment: 'please check', traderComment: '', adminComment: '', receiptFileBody: proof, receiptFileType: 'text/plain', answerFileBody: '', finalizedAt: null });
+  t.like(d, {
+    paymentId: payment.id,
+    status: 1,
+    description: body.description,
+    clientComment: body.clientComment,
+    merchantComment: 'please check',
+    traderComment: '',
+    adminComment: '',
+    receiptFileBody: proof,
+    receiptFileType: 'text/plain',
+    answerFileBody: '',
+    finalizedAt: null,
+  });
   t.regex(d.receiptFileUrl, /^\/api\/v1\/p2p\/merchant\/files\/[0-9a-f-]{36}$/);
 
   // The same appeal through V2, with the proof as its evidence file, and the deal APPEALED (21 on V1).
@@ -50,7 +81,10 @@ test('a V1 dispute becomes an appeal with the proof as evidence file; 17- and 11
   t.is(unknown.status, 400);
   t.regex(unknown.body.failures[0].message, /unknown status code: 9/);
 
-  const resolved = await asOperator('POST', `/api/v1/p2p/admin/appeals/${d.disputId}/resolve`, { outcome: 'SATISFIED', note: 'payment found in the statement' });
+  const resolved = await asOperator('POST', `/api/v1/p2p/admin/appeals/${d.disputId}/resolve`, {
+    outcome: 'SATISFIED',
+    note: 'payment found in the statement',
+  });
   t.is(resolved.status, 200, resolved.text);
   const after = await eventually(async () => {
     const v = (await getDispute(m, d.disputId)).body.value;
@@ -78,7 +112,10 @@ test('V1 dispute input and signature: reason length, base64, unknown payment, wr
   await expect400({ description: 'short' }, /at least 10 characters/);
   await expect400({}, /at least 10 characters/);
   await expect400({ description: 'a long enough description', proofImageBase64: 'not base64!' }, /base64/);
-  await expect400({ description: 'a long enough description', proofImageBase64: Buffer.from([0, 1, 2, 3, 255, 254]).toString('base64') }, /unsupported file type/);
+  await expect400(
+    { description: 'a long enough description', proofImageBase64: Buffer.from([0, 1, 2, 3, 255, 254]).toString('base64') },
+    /unsupported file type/,
+  );
   await expect400({ description: 'a long enough description', paymentId: 'x' }, /paymentId/);
   t.is((await createDispute(m, { paymentId: randomUUID(), description: 'a long enough description' })).status, 404);
   const body = { paymentId: payment.id, description: 'a long enough description' };
@@ -134,7 +171,9 @@ test('two simultaneous V1 disputes on one payment: one opens with its proof, the
   // Each its own timestamp (so its own signature): concurrent, and never mistaken for a replay.
   const now = Math.floor(Date.now() / 1000);
   const answers = await Promise.all(
-    proofs.map((p, i) => createDispute(m, { paymentId: payment.id, description: 'the payer says it was paid', proofImageBase64: p.base64 }, { timestamp: now - i })),
+    proofs.map((p, i) =>
+      createDispute(m, { paymentId: payment.id, description: 'the payer says it was paid', proofImageBase64: p.base64 }, { timestamp: now - i }),
+    ),
   );
   const won = answers.map((res, i) => [res, proofs[i]!] as const).filter(([res]) => res.status === 200);
   t.is(won.length, 1, answers.map((r) => r.text).join('\n'));

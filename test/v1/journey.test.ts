@@ -35,7 +35,10 @@ test('a V1 merchant creates a PayIn, reads it back with numeric codes, lists it;
   const c = v1Client(m);
   const body = incomingBody();
   const created = success(t, await c.createIncoming(body));
-  t.deepEqual(Object.keys(created).sort(), ['amount', 'clientId', 'createdAt', 'currency', 'id', 'lastModifiedAt', 'method', 'payInId', 'paymentUrl', 'receivedAmount', 'status'].sort());
+  t.deepEqual(
+    Object.keys(created).sort(),
+    ['amount', 'clientId', 'createdAt', 'currency', 'id', 'lastModifiedAt', 'method', 'payInId', 'paymentUrl', 'receivedAmount', 'status'].sort(),
+  );
   t.like(created, { payInId: body.payInId, status: 1, amount: '1500.50', receivedAmount: '0.00', currency: 643, method: 'card-rub', clientId: 'payer-7' });
   t.regex(created.paymentUrl, /\/pay\/[0-9a-f]{64}$/);
 
@@ -43,7 +46,12 @@ test('a V1 merchant creates a PayIn, reads it back with numeric codes, lists it;
   const v2 = await signed(m.keys, 'GET', `/api/v1/p2p/merchant/deals/${created.id}`);
   t.like(v2.body.deal, { amount: '150050', currency: 'RUB', status: 'ESCROW_LOCKED', client_id: 'payer-7' });
   t.is(v2.headers.get('deprecation'), null, 'V2 answers carry no deprecation headers');
-  const again = await signed(m.keys, 'POST', '/api/v1/p2p/merchant/deals/payin', { idempotency_key: body.payInId, amount: 1, currency: 'RUB', payment_method_id: 'card-rub' });
+  const again = await signed(m.keys, 'POST', '/api/v1/p2p/merchant/deals/payin', {
+    idempotency_key: body.payInId,
+    amount: 1,
+    currency: 'RUB',
+    payment_method_id: 'card-rub',
+  });
   t.is(again.body.deal.deal_id, created.id);
 
   // Idempotent by payInId on every mirror; the mirrors create like the main route.
@@ -78,14 +86,29 @@ test('a V1 merchant creates a PayIn, reads it back with numeric codes, lists it;
   t.is(all.data[0].id, cancelled.id, 'newest first');
   t.is(all.next_page_token, '');
   const page = success(t, await c.listIncoming({ take: 2, skip: 1 }));
-  t.deepEqual(page.data.map((d: any) => d.id), all.data.slice(1, 3).map((d: any) => d.id));
+  t.deepEqual(
+    page.data.map((d: any) => d.id),
+    all.data.slice(1, 3).map((d: any) => d.id),
+  );
   t.is(page.next_page_token, '3');
   t.is(page.count, 5);
-  t.deepEqual(success(t, await c.listIncoming({ status: 11 })).data.map((d: any) => d.id), [created.id]);
-  t.deepEqual(success(t, await c.listIncoming({ status: '14' })).data.map((d: any) => d.id), [over.id]);
-  t.deepEqual(success(t, await c.listIncoming({ status: 1 })).data.map((d: any) => d.id), [viaNoChannel.id]);
+  t.deepEqual(
+    success(t, await c.listIncoming({ status: 11 })).data.map((d: any) => d.id),
+    [created.id],
+  );
+  t.deepEqual(
+    success(t, await c.listIncoming({ status: '14' })).data.map((d: any) => d.id),
+    [over.id],
+  );
+  t.deepEqual(
+    success(t, await c.listIncoming({ status: 1 })).data.map((d: any) => d.id),
+    [viaNoChannel.id],
+  );
   t.is(success(t, await c.listIncoming({ status: 21 })).count, 0);
-  t.deepEqual(success(t, await c.listIncoming({ id: partial.id })).data.map((d: any) => d.id), [partial.id]);
+  t.deepEqual(
+    success(t, await c.listIncoming({ id: partial.id })).data.map((d: any) => d.id),
+    [partial.id],
+  );
   t.is(success(t, await c.listIncoming({ startDate: new Date(Date.now() + 60_000).toISOString() })).count, 0);
   t.is(success(t, await c.listIncoming({ startDate: '2020-01-01T00:00:00Z', endDate: all.data[0].createdAt })).count, 5, 'endDate is inclusive');
   failure(t, await c.listIncoming({ status: 99 }), 400, 'INVALID_ARGUMENT', /unknown status code: 99/);
@@ -133,10 +156,29 @@ test('V1 input rules: numeric currency (no fallback), exact decimals, required f
 test('a V1 merchant pays out: hold from its USDT wallet, numeric codes 1 → 40 → 30, list and filters', async (t) => {
   const m = await fundedMerchant(100_000, { api_version: 'v1' });
   const c = v1Client(m);
-  const body = { payOutId: `po-${randomUUID()}`, amount: '950.00', currency: 643, paymentMethod: 'card-rub', cardNumber: '4111111111111111', fullName: 'Anna Recipient', salt: 's1' };
+  const body = {
+    payOutId: `po-${randomUUID()}`,
+    amount: '950.00',
+    currency: 643,
+    paymentMethod: 'card-rub',
+    cardNumber: '4111111111111111',
+    fullName: 'Anna Recipient',
+    salt: 's1',
+  };
   const created = success(t, await c.createOutgoing(body));
-  t.deepEqual(Object.keys(created).sort(), ['amount', 'cardNumber', 'createdAt', 'currency', 'fullName', 'id', 'lastModifiedAt', 'payOutId', 'paymentMethod', 'status'].sort());
-  t.like(created, { payOutId: body.payOutId, status: 1, amount: '950.00', currency: 643, paymentMethod: 'card-rub', cardNumber: '4111111111111111', fullName: 'Anna Recipient' });
+  t.deepEqual(
+    Object.keys(created).sort(),
+    ['amount', 'cardNumber', 'createdAt', 'currency', 'fullName', 'id', 'lastModifiedAt', 'payOutId', 'paymentMethod', 'status'].sort(),
+  );
+  t.like(created, {
+    payOutId: body.payOutId,
+    status: 1,
+    amount: '950.00',
+    currency: 643,
+    paymentMethod: 'card-rub',
+    cardNumber: '4111111111111111',
+    fullName: 'Anna Recipient',
+  });
   t.is(success(t, await c.createOutgoing({ ...body, amount: '1.00' })).id, created.id, 'idempotent by payOutId');
   const v2 = await signed(m.keys, 'GET', `/api/v1/p2p/merchant/deals/${created.id}`);
   t.like(v2.body.deal, { deal_type: 'PAYOUT', amount: '95000', currency: 'RUB', target_requisite: '4111111111111111' });
@@ -150,9 +192,18 @@ test('a V1 merchant pays out: hold from its USDT wallet, numeric codes 1 → 40 
   const second = success(t, await c.createOutgoing({ ...body, payOutId: `po-${randomUUID()}`, amount: '95' }));
   const list = success(t, await c.listOutgoing());
   t.is(list.count, 2);
-  t.deepEqual(list.data.map((d: any) => d.id), [second.id, created.id]);
-  t.deepEqual(success(t, await c.listOutgoing({ status: 30 })).data.map((d: any) => d.id), [created.id]);
-  t.deepEqual(success(t, await c.listOutgoing({ status: 1 })).data.map((d: any) => d.id), [second.id]);
+  t.deepEqual(
+    list.data.map((d: any) => d.id),
+    [second.id, created.id],
+  );
+  t.deepEqual(
+    success(t, await c.listOutgoing({ status: 30 })).data.map((d: any) => d.id),
+    [created.id],
+  );
+  t.deepEqual(
+    success(t, await c.listOutgoing({ status: 1 })).data.map((d: any) => d.id),
+    [second.id],
+  );
   t.is(success(t, await c.listOutgoing({ status: 50 })).count, 0, 'a known code no status maps to');
   failure(t, await c.listOutgoing({ status: 11 }), 400, 'INVALID_ARGUMENT', /unknown status code: 11/);
   failure(t, await c.getIncoming(created.id), 404, 'NOT_FOUND');
@@ -174,7 +225,10 @@ test('banks list: the 5-field profile with numeric currencies, filters, skip/tak
     t.true(bank.currencies.includes(643));
   }
   t.true(ru.data.some((b: any) => b.bankName === 'Sberbank' && b.methodNames.includes('SBP')));
-  t.deepEqual(success(t, await c.banks({ bankName: 'kaspi bank' })).data.map((b: any) => [b.bankName, b.currencies]), [['Kaspi Bank', [398]]]);
+  t.deepEqual(
+    success(t, await c.banks({ bankName: 'kaspi bank' })).data.map((b: any) => [b.bankName, b.currencies]),
+    [['Kaspi Bank', [398]]],
+  );
   t.true(success(t, await c.banks({ methodName: 'BANK_TRANSFER' })).data.every((b: any) => b.methodNames.includes('BANK_TRANSFER')));
   const page = success(t, await c.banks({ skip: 1, take: 1 }));
   t.is(page.data.length, 1);
@@ -185,7 +239,19 @@ test('banks list: the 5-field profile with numeric currencies, filters, skip/tak
 
 test('the OpenAPI document has the V1 section with its security schemes and error envelope', async (t) => {
   const doc = (await (await fetch(`${API_URL}/openapi.json`)).json()) as any;
-  for (const path of ['/v1/payments/incoming', '/v1/payments/incoming/idempotency', '/v1/payments/incoming/nochannel', '/v1/payments/incoming/{id}', '/v1/payments/incoming/list', '/v1/payments/incoming/statistics', '/v1/payments/outgoing', '/v1/payments/outgoing/{id}', '/v1/payments/outgoing/list', '/v1/payments/outgoing/statistics', '/v1/banks/list']) {
+  for (const path of [
+    '/v1/payments/incoming',
+    '/v1/payments/incoming/idempotency',
+    '/v1/payments/incoming/nochannel',
+    '/v1/payments/incoming/{id}',
+    '/v1/payments/incoming/list',
+    '/v1/payments/incoming/statistics',
+    '/v1/payments/outgoing',
+    '/v1/payments/outgoing/{id}',
+    '/v1/payments/outgoing/list',
+    '/v1/payments/outgoing/statistics',
+    '/v1/banks/list',
+  ]) {
     t.truthy(doc.paths[path], path);
   }
   t.truthy(doc.components.securitySchemes.V1Signature);

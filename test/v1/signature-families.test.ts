@@ -55,13 +55,22 @@ const ROUTES: V1Route[] = [
     create(`POST ${path}`, 'payin', path, ['payInId', 'salt'], { ...payin, payInId: undefined, salt: undefined }),
   ),
   create('POST /v1/payments/outgoing', 'payout', '/v1/payments/outgoing', ['payOutId', 'salt'], {
-    amount: '20000.00', currency: 643, paymentMethod: 'card-rub', cardNumber: '4000000000000002', fullName: 'Attacker',
+    amount: '20000.00',
+    currency: 643,
+    paymentMethod: 'card-rub',
+    cardNumber: '4000000000000002',
+    fullName: 'Attacker',
   }),
   create('POST /v1/merchant/withdraw', 'withdraw', '/v1/merchant/withdraw', ['requestId', 'wallet', 'salt'], { amount: '5.00' }),
   create('POST /v1/disputs/create', 'dispute', '/v1/disputs/create', ['paymentId'], { description: 'The payer paid and nobody confirmed.' }),
   ...[
-    '/v1/payments/incoming/list', '/v1/payments/outgoing/list', '/v1/merchant/withdraw/list', '/v1/disputs/list', '/v1/banks/list',
-    '/v1/payments/incoming/statistics', '/v1/payments/outgoing/statistics',
+    '/v1/payments/incoming/list',
+    '/v1/payments/outgoing/list',
+    '/v1/merchant/withdraw/list',
+    '/v1/disputs/list',
+    '/v1/banks/list',
+    '/v1/payments/incoming/statistics',
+    '/v1/payments/outgoing/statistics',
   ].map(list),
   ...['/v1/payments/incoming', '/v1/payments/outgoing', '/v1/merchant/withdraw', '/v1/disputs'].map(byId),
 ];
@@ -72,7 +81,12 @@ async function send(m: V1Merchant, route: V1Route, values: string[], headers: { 
   const raw = route.method === 'GET' ? undefined : JSON.stringify({ ...extra, ...body });
   const response = await fetch(API_URL + path, {
     method: route.method,
-    headers: { MERCHANT: m.merchantId, TIMESTAMP: String(headers.timestamp), SIGNATURE: headers.signature, ...(raw ? { 'Content-Type': 'application/json' } : {}) },
+    headers: {
+      MERCHANT: m.merchantId,
+      TIMESTAMP: String(headers.timestamp),
+      SIGNATURE: headers.signature,
+      ...(raw ? { 'Content-Type': 'application/json' } : {}),
+    },
     ...(raw ? { body: raw } : {}),
   });
   return readResponse(response);
@@ -96,7 +110,9 @@ const made = async (merchantId: string) =>
 /** Values a route may sign: short strings of letters, digits, spaces and punctuation (no ';': a field with one is refused before anything). */
 const value = fc.string({ unit: fc.constantFrom(...'abcXYZ0189 -_.:/é€'), minLength: 1, maxLength: 12 });
 const valuesFor = (route: V1Route) => (route.fields[0] === 'id' ? fc.tuple(fc.uuid()) : fc.tuple(...route.fields.map(() => value)));
-const extraFields = fc.dictionary(fc.constantFrom('amount', 'cardNumber', 'fullName', 'wallet', 'address', 'currency', 'note'), fc.oneof(value, fc.integer()), { maxKeys: 3 });
+const extraFields = fc.dictionary(fc.constantFrom('amount', 'cardNumber', 'fullName', 'wallet', 'address', 'currency', 'note'), fc.oneof(value, fc.integer()), {
+  maxKeys: 3,
+});
 
 test('headers that verified on one V1 route are refused on every route of another family, with a crafted or any body; nothing is created', async (t) => {
   t.timeout(600_000);

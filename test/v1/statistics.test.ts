@@ -83,7 +83,8 @@ test('outgoing statistics per method match the hand-computed figures', async (t)
   const m = await fundedMerchant(100_000, { api_version: 'v1', payout_fee_bps: 100 });
   const c = v1Client(m);
   const create = async (amount: string) =>
-    (await c.createOutgoing({ payOutId: `po-${randomUUID()}`, amount, currency: 643, paymentMethod: 'card-rub', cardNumber: '4111111111111111' })).body.value.id as string;
+    (await c.createOutgoing({ payOutId: `po-${randomUUID()}`, amount, currency: 643, paymentMethod: 'card-rub', cardNumber: '4111111111111111' })).body.value
+      .id as string;
   const [p1, p2] = [await create('950.00'), await create('475')];
   await create('190.00');
   const admin = '/api/v1/p2p/admin/deals';

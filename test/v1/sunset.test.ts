@@ -13,7 +13,10 @@ test('every V1 answer carries Deprecation, Sunset (HTTP-date of V1_SUNSET_AT) an
     await unsigned('DELETE', '/v1/banks/list'), // 405
     await v1(m, 'POST', '/v1/banks/list', 'x=1', [], { headers: { 'Content-Type': 'text/plain' } }), // 415 (signed: an anonymous body is 401 unread)
   ];
-  t.deepEqual(answers.map((a) => a.status), [200, 400, 401, 404, 405, 415]);
+  t.deepEqual(
+    answers.map((a) => a.status),
+    [200, 400, 401, 404, 405, 415],
+  );
   for (const a of answers) {
     t.is(a.headers.get('deprecation'), 'true');
     t.is(a.headers.get('sunset'), 'Tue, 12 Jan 2027 00:00:00 GMT');

@@ -30,13 +30,43 @@ test('V1 merchants get the legacy envelope: V1 names, numeric codes, decimal amo
   await new Promise((r) => setTimeout(r, 300));
   const bodies = receiver.received.map((r) => JSON.parse(r.body));
   t.deepEqual(bodies.map((b) => b.eventType).sort(), ['deal.completed', 'deal.created', 'deal.escrow_locked', 'deal.payment_verified']);
-  t.false(bodies.some((b) => b.eventType === 'deal.amount_changed'), 'deal.amount_changed never reaches V1 merchants');
+  t.false(
+    bodies.some((b) => b.eventType === 'deal.amount_changed'),
+    'deal.amount_changed never reaches V1 merchants',
+  );
   for (const r of receiver.received) verifyV1(t, r, m.keys.secret, m.merchantId);
 
   const byType = Object.fromEntries(bodies.map((b) => [b.eventType, b]));
   const completed = byType['deal.completed'];
-  t.deepEqual(Object.keys(completed).sort(), ['amount', 'clientId', 'createdAt', 'currency', 'eventId', 'eventType', 'id', 'lastModifiedAt', 'method', 'payInId', 'paymentType', 'paymentUrl', 'receivedAmount', 'status'].sort());
-  t.like(completed, { id: deal.id, payInId: body.payInId, paymentType: 'incoming', status: 11, amount: '1600.75', currency: 643, method: 'card-rub', clientId: 'payer-7' });
+  t.deepEqual(
+    Object.keys(completed).sort(),
+    [
+      'amount',
+      'clientId',
+      'createdAt',
+      'currency',
+      'eventId',
+      'eventType',
+      'id',
+      'lastModifiedAt',
+      'method',
+      'payInId',
+      'paymentType',
+      'paymentUrl',
+      'receivedAmount',
+      'status',
+    ].sort(),
+  );
+  t.like(completed, {
+    id: deal.id,
+    payInId: body.payInId,
+    paymentType: 'incoming',
+    status: 11,
+    amount: '1600.75',
+    currency: 643,
+    method: 'card-rub',
+    clientId: 'payer-7',
+  });
   t.like(byType['deal.created'], { status: 1, amount: '1500.50' });
   t.like(byType['deal.escrow_locked'], { status: 1 });
   t.like(byType['deal.payment_verified'], { status: 11 });
@@ -52,11 +82,29 @@ test('V1 PayOut webhooks: created with 1, rejected (FAILED) with 30; a failing r
   });
   t.teardown(() => receiver.close());
   const m = await fundedMerchant(100_000, { api_version: 'v1', webhook_url: receiver.url });
-  const created = (await v1Client(m).createOutgoing({ payOutId: `po-${randomUUID()}`, amount: '475.00', currency: '643', paymentMethod: 'card-rub', cardNumber: '2200111122223333', fullName: 'Ivan' })).body.value;
+  const created = (
+    await v1Client(m).createOutgoing({
+      payOutId: `po-${randomUUID()}`,
+      amount: '475.00',
+      currency: '643',
+      paymentMethod: 'card-rub',
+      cardNumber: '2200111122223333',
+      fullName: 'Ivan',
+    })
+  ).body.value;
   await asOperator('POST', `/api/v1/p2p/admin/deals/${created.id}/payout/start`);
   await asOperator('POST', `/api/v1/p2p/admin/deals/${created.id}/payout/reject`, { reason: 'wrong requisites' });
   const failed = await eventually(async () => receiver.received.map((r) => JSON.parse(r.body)).find((b) => b.eventType === 'deal.failed'), 'deal.failed');
-  t.like(failed, { id: created.id, paymentType: 'outgoing', status: 30, amount: '475.00', currency: 643, cardNumber: '2200111122223333', fullName: 'Ivan', paymentMethod: 'card-rub' });
+  t.like(failed, {
+    id: created.id,
+    paymentType: 'outgoing',
+    status: 30,
+    amount: '475.00',
+    currency: 643,
+    cardNumber: '2200111122223333',
+    fullName: 'Ivan',
+    paymentMethod: 'card-rub',
+  });
   const createdEvents = await eventually(async () => {
     const events = receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.eventType === 'deal.created');
     return events.length >= 2 && events;

@@ -10,7 +10,27 @@ import { v1, v1Client, type V1Merchant, type V1Options } from './v1-client';
 const sql = testSql();
 test.after.always(() => sql.end());
 
-const WITHDRAWAL_FIELDS = ['amount', 'blockchain', 'callbackUrl', 'comment', 'commissionAmount', 'createdAt', 'currency', 'exchangeRate', 'id', 'isBalanceCommission', 'lastModifiedAt', 'requestId', 'sentAmount', 'sentAt', 'status', 'transactionHash', 'userId', 'wallet', 'withdrawId'];
+const WITHDRAWAL_FIELDS = [
+  'amount',
+  'blockchain',
+  'callbackUrl',
+  'comment',
+  'commissionAmount',
+  'createdAt',
+  'currency',
+  'exchangeRate',
+  'id',
+  'isBalanceCommission',
+  'lastModifiedAt',
+  'requestId',
+  'sentAmount',
+  'sentAt',
+  'status',
+  'transactionHash',
+  'userId',
+  'wallet',
+  'withdrawId',
+];
 
 const withdraw = (m: V1Merchant, body: Record<string, unknown>, options: V1Options = {}) =>
   v1(m, 'POST', '/v1/merchant/withdraw', body, [body.requestId, body.wallet ?? body.address, body.salt], options);
@@ -27,14 +47,38 @@ async function v1WalletMerchant(cents: number, extra: Record<string, unknown> = 
 test('a V1 merchant withdraws: 19-field profile, sent (3) at once within the auto limit, idempotent by requestId, list and GET', async (t) => {
   const m = await v1WalletMerchant(20_000);
   const wallet = randomTronAddress();
-  const body = { requestId: `wd-${randomUUID()}`, amount: '50.00', blockchain: 1, wallet, comment: 'payout to cold wallet', isBalanceCommission: false, salt: 'nacl', callbackUrl: 'https://shop.example/hook' };
+  const body = {
+    requestId: `wd-${randomUUID()}`,
+    amount: '50.00',
+    blockchain: 1,
+    wallet,
+    comment: 'payout to cold wallet',
+    isBalanceCommission: false,
+    salt: 'nacl',
+    callbackUrl: 'https://shop.example/hook',
+  };
   const res = await withdraw(m, body);
   t.is(res.status, 200, res.text);
   t.true(res.body.isSuccess);
   t.is(res.headers.get('deprecation'), 'true');
   const w = res.body.value;
   t.deepEqual(Object.keys(w).sort(), WITHDRAWAL_FIELDS);
-  t.like(w, { withdrawId: w.id, userId: m.merchantId, status: 3, requestId: body.requestId, blockchain: 1, currency: 'USDT', amount: '50.00', wallet, comment: 'payout to cold wallet', isBalanceCommission: false, exchangeRate: '1', sentAmount: '49.00', commissionAmount: '1.00', callbackUrl: 'https://shop.example/hook' });
+  t.like(w, {
+    withdrawId: w.id,
+    userId: m.merchantId,
+    status: 3,
+    requestId: body.requestId,
+    blockchain: 1,
+    currency: 'USDT',
+    amount: '50.00',
+    wallet,
+    comment: 'payout to cold wallet',
+    isBalanceCommission: false,
+    exchangeRate: '1',
+    sentAmount: '49.00',
+    commissionAmount: '1.00',
+    callbackUrl: 'https://shop.example/hook',
+  });
   t.regex(w.transactionHash, /^[0-9a-f]{64}$/);
   t.truthy(Date.parse(w.sentAt));
 
@@ -58,7 +102,10 @@ test('a V1 merchant withdraws: 19-field profile, sent (3) at once within the aut
   const list = (await listWithdrawals(m)).body.value;
   t.is(list.count, 2);
   t.deepEqual(list.items, list.data);
-  t.deepEqual(list.data.map((x: any) => x.id), [viaAlias.body.value.id, w.id]);
+  t.deepEqual(
+    list.data.map((x: any) => x.id),
+    [viaAlias.body.value.id, w.id],
+  );
   t.is((await listWithdrawals(m, { status: 3, take: 1 })).body.value.next_page_token, '1');
   t.is((await listWithdrawals(m, { status: 4 })).body.value.count, 0);
   const unknown = await listWithdrawals(m, { status: 7 });
@@ -96,7 +143,10 @@ test('V1 withdraw input: TRON address validation, required wallet, exact USDT de
   const wrong = await v1(m, 'POST', '/v1/merchant/withdraw', { ...base, requestId: `wd-${randomUUID()}` }, [base.requestId, base.wallet, undefined]);
   t.is(wrong.status, 401, 'the payload names this requestId');
   t.is((await v1(m, 'POST', '/v1/merchant/withdraw', base, [base.requestId, base.wallet, undefined], { secret: 'whsec_x' })).status, 401);
-  t.is((await v1(m, 'POST', '/v1/merchant/withdraw', base, [base.requestId, base.wallet, undefined], { timestamp: Math.floor(Date.now() / 1000) - 400 })).status, 401);
+  t.is(
+    (await v1(m, 'POST', '/v1/merchant/withdraw', base, [base.requestId, base.wallet, undefined], { timestamp: Math.floor(Date.now() / 1000) - 400 })).status,
+    401,
+  );
 });
 
 test('manual queue: pending (1) → approved → sent (3); a cancelled one is 4 and reaches V1 webhooks with the legacy envelope', async (t) => {
@@ -112,8 +162,14 @@ test('manual queue: pending (1) → approved → sent (3); a cancelled one is 4 
   await eventually(async () => (await getWithdrawal(m, first.id)).body.value.status === 3, 'sent');
   t.is((await asOperator('POST', `/api/v1/p2p/admin/withdrawals/${second.id}/cancel`, { reason: 'suspicious' })).status, 200);
   t.is((await getWithdrawal(m, second.id)).body.value.status, 4);
-  t.deepEqual((await listWithdrawals(m, { status: 4 })).body.value.data.map((x: any) => x.id), [second.id]);
-  const failed = await eventually(async () => receiver.received.map((r) => JSON.parse(r.body)).find((b) => b.eventType === 'p2p.finance.withdrawal_failed'), 'withdrawal_failed webhook');
+  t.deepEqual(
+    (await listWithdrawals(m, { status: 4 })).body.value.data.map((x: any) => x.id),
+    [second.id],
+  );
+  const failed = await eventually(
+    async () => receiver.received.map((r) => JSON.parse(r.body)).find((b) => b.eventType === 'p2p.finance.withdrawal_failed'),
+    'withdrawal_failed webhook',
+  );
   t.like(failed, { paymentType: 'withdraw', id: second.id, status: 4, amount: '40.00', currency: 'USDT', userId: m.merchantId });
   t.truthy(receiver.received[0]!.headers['signature']);
 });

@@ -85,7 +85,10 @@ test('an appeal opened through its workflow takes its moves one after another', 
   const { appeals, activities } = stubs();
   await withWorker(env, activities, async (taskQueue) => {
     const appealId = randomUUID();
-    const open: AppealCommand = { kind: 'open', input: { appealId, dealId: randomUUID(), merchantId: randomUUID(), tenantId: randomUUID(), reason: 'never arrived', fileIds: [] } };
+    const open: AppealCommand = {
+      kind: 'open',
+      input: { appealId, dealId: randomUUID(), merchantId: randomUUID(), tenantId: randomUUID(), reason: 'never arrived', fileIds: [] },
+    };
     t.is((await send(taskQueue, appealId, open)).appealStatus, 'OPEN');
     const statuses: string[] = [];
     for (const kind of ['review', 'resolve_trader', 'reopen', 'close'] as AppealMoveKind[]) {

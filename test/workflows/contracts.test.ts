@@ -53,7 +53,18 @@ test('every contract names a registered workflow and its task queue; the type na
   // Running executions and their histories carry these names.
   t.deepEqual(
     contracts.map(([type]) => type),
-    ['payinWorkflow', 'payoutWorkflow', 'withdrawalWorkflow', 'appealWorkflow', 'settlementWorkflow', 'passWorkflow', 'webhookEndpointWorkflow', 'webhookManualRetryWorkflow', 'chainWatchWorkflow', 'sandboxTraderWorkflow'],
+    [
+      'payinWorkflow',
+      'payoutWorkflow',
+      'withdrawalWorkflow',
+      'appealWorkflow',
+      'settlementWorkflow',
+      'passWorkflow',
+      'webhookEndpointWorkflow',
+      'webhookManualRetryWorkflow',
+      'chainWatchWorkflow',
+      'sandboxTraderWorkflow',
+    ],
   );
   t.is(chainWatchWorkflowId(config), 'chain-watch:deals-q', 'one watcher per deployment (its deals queue)');
 });

@@ -22,10 +22,16 @@ test('recorded endpoint stream histories (lanes, retries, a parked endpoint, con
   for (const file of files) {
     const { workflowId, history } = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as { workflowId: string; history: unknown };
     // As a worker replays them with tracing off and with it on (the OpenTelemetry workflow interceptors installed).
-    for (const [bundle, label] of [[workflowBundle, 'untraced'], [tracedWorkflowBundle, 'traced']] as const) {
+    for (const [bundle, label] of [
+      [workflowBundle, 'untraced'],
+      [tracedWorkflowBundle, 'traced'],
+    ] as const) {
       // The traced worker's sink (workflow spans leave through it; not called on replay).
       const sinks: InjectedSinks<any> = label === 'traced' ? { exporter: { export: { fn: () => {} } } } : {};
-      await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: await bundle(), sinks }, proto.temporal.api.history.v1.History.fromObject(history as object), workflowId), `${file} (${label})`);
+      await t.notThrowsAsync(
+        Worker.runReplayHistory({ workflowBundle: await bundle(), sinks }, proto.temporal.api.history.v1.History.fromObject(history as object), workflowId),
+        `${file} (${label})`,
+      );
     }
   }
 });

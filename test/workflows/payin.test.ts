@@ -121,7 +121,10 @@ test('every command from every open state: accepted exactly when PAYIN_TRANSITIO
         } else {
           const refusal = payinRefusal(command.move, status, command.channel)!;
           t.deepEqual(outcome, { ok: false, kind: refusal.kind, message: refusal.message }, label);
-          t.false(calls.some((c) => c.startsWith(handle.workflowId.slice('payin:'.length))), `${label}: no activity ran`);
+          t.false(
+            calls.some((c) => c.startsWith(handle.workflowId.slice('payin:'.length))),
+            `${label}: no activity ran`,
+          );
         }
         await handle.terminate().catch(() => undefined); // a cancelled deal's run has ended
       }),
@@ -130,7 +133,10 @@ test('every command from every open state: accepted exactly when PAYIN_TRANSITIO
   // A few of the table's refusals, word for word (the API answers them).
   t.is(payinRefusal('notify_payment', 'PAYMENT_NOTIFIED')!.message, 'payment was already notified; do not retry');
   t.deepEqual(payinRefusal('cancel', 'COMPLETED', 'checkout'), { kind: 'CONFLICT', message: 'deal is COMPLETED; it can no longer be cancelled' });
-  t.deepEqual(payinRefusal('cancel', 'PAYMENT_VERIFIED', 'checkout'), { kind: 'INVALID_ARGUMENT', message: 'deal is PAYMENT_VERIFIED; it can no longer be cancelled' });
+  t.deepEqual(payinRefusal('cancel', 'PAYMENT_VERIFIED', 'checkout'), {
+    kind: 'INVALID_ARGUMENT',
+    message: 'deal is PAYMENT_VERIFIED; it can no longer be cancelled',
+  });
   t.deepEqual(payinRefusal('confirm_payment', 'APPEALED'), { kind: 'FAILED_PRECONDITION', message: 'deal is APPEALED; receipt cannot be confirmed' });
 });
 

@@ -75,7 +75,11 @@ test('every operator command from every open state: accepted exactly when PAYOUT
     await Promise.all(
       open.flatMap((status) =>
         COMMANDS.map(async ({ move, send }) => {
-          const handle = await startDeal(taskQueue, deals, { status, assignDeadlineAt: inAnHour(), transferDeadlineAt: status === 'MATCHED' ? inAnHour() : '' });
+          const handle = await startDeal(taskQueue, deals, {
+            status,
+            assignDeadlineAt: inAnHour(),
+            transferDeadlineAt: status === 'MATCHED' ? inAnHour() : '',
+          });
           const outcome = await outcomeOf(send(handle));
           const label = `${move} from ${status}`;
           if (allowsFrom(PAYOUT_TRANSITIONS[move], status)) {
@@ -83,7 +87,10 @@ test('every operator command from every open state: accepted exactly when PAYOUT
           } else {
             t.deepEqual(outcome, { ok: false, kind: 'FAILED_PRECONDITION', message: `payout is ${status}` }, label);
             t.deepEqual(outcome, { ok: false, ...payoutRefusal(move, status)! }, label);
-            t.false(calls.some((c) => c.startsWith(handle.workflowId.slice('payout:'.length))), `${label}: no activity ran`);
+            t.false(
+              calls.some((c) => c.startsWith(handle.workflowId.slice('payout:'.length))),
+              `${label}: no activity ran`,
+            );
           }
           await handle.terminate().catch(() => undefined); // completed and failed payouts have ended
         }),

@@ -106,14 +106,20 @@ async function recordWithdrawals(env: TestWorkflowEnvironment) {
     await manual.result();
     await save('withdrawal-manual-approved-completed', manual);
 
-    const refused = await start({ status: 'PENDING', broadcasts: [ApplicationFailure.nonRetryable('the network refused the transfer', 'FAILED_PRECONDITION')] });
+    const refused = await start({
+      status: 'PENDING',
+      broadcasts: [ApplicationFailure.nonRetryable('the network refused the transfer', 'FAILED_PRECONDITION')],
+    });
     await refused.result();
     await save('withdrawal-refused-cancelled', refused);
 
     const inFlight = await start({ status: 'PENDING', broadcasts: ['hang'] });
     await eventually(async () => {
       const events = (await inFlight.fetchHistory()).events ?? [];
-      return events.some((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) && events.at(-1)?.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED;
+      return (
+        events.some((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) &&
+        events.at(-1)?.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
+      );
     }, 'the broadcast in flight');
     await save('withdrawal-broadcast-in-flight', inFlight);
     await inFlight.terminate('recorded');

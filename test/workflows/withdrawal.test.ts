@@ -96,7 +96,10 @@ test('approve and cancel from every open state: accepted exactly when WITHDRAWAL
           } else {
             t.deepEqual(outcome, { ok: false, kind: 'FAILED_PRECONDITION', message: `withdrawal is ${status}` }, label);
             t.deepEqual(outcome, { ok: false, ...withdrawalRefusal(move, status)! }, label);
-            t.false(calls.some((c) => c.startsWith(`${id} `)), `${label}: no activity ran`);
+            t.false(
+              calls.some((c) => c.startsWith(`${id} `)),
+              `${label}: no activity ran`,
+            );
           }
           // Whatever broadcasts goes out now; the run ends COMPLETED (or CANCELLED after a cancel).
           gate(id).release({ txHash: `tx-${id}` });
@@ -158,9 +161,20 @@ test('a submitted transfer (checkInMs) is confirmed on timers: pending → dead 
     t.deepEqual(rows.get(okId), { status: 'COMPLETED', txHash: `tx-${okId}-2` });
     t.deepEqual(
       calls.filter((c) => c.startsWith(okId)).map((c) => c.split(' ')[1]),
-      ['broadcastWithdrawal', 'checkWithdrawalTransfer', 'checkWithdrawalTransfer', 'broadcastWithdrawal', 'checkWithdrawalTransfer', 'checkWithdrawalTransfer', 'completeWithdrawal'],
+      [
+        'broadcastWithdrawal',
+        'checkWithdrawalTransfer',
+        'checkWithdrawalTransfer',
+        'broadcastWithdrawal',
+        'checkWithdrawalTransfer',
+        'checkWithdrawalTransfer',
+        'completeWithdrawal',
+      ],
     );
-    t.deepEqual(calls.filter((c) => c.startsWith(deadId)).map((c) => c.split(' ')[1]), ['broadcastWithdrawal', 'checkWithdrawalTransfer', 'failWithdrawal']);
+    t.deepEqual(
+      calls.filter((c) => c.startsWith(deadId)).map((c) => c.split(' ')[1]),
+      ['broadcastWithdrawal', 'checkWithdrawalTransfer', 'failWithdrawal'],
+    );
   });
 });
 

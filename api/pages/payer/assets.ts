@@ -25,4 +25,8 @@ export const PAYER_ASSETS: Readonly<Record<string, Asset>> = {
 
 /** Served under the names the page has always used (api/routes/checkout/page.ts). */
 const url = (path: string, name: string) => `/pay/assets/${path}?v=${PAYER_ASSETS[name]!.version}`;
-export const ASSET_URLS: AssetUrls = { script: url('checkout.js', 'payer.js'), style: url('checkout.css', 'payer.css'), icon: url('favicon.svg', 'favicon.svg') };
+export const ASSET_URLS: AssetUrls = {
+  script: url('checkout.js', 'payer.js'),
+  style: url('checkout.css', 'payer.css'),
+  icon: url('favicon.svg', 'favicon.svg'),
+};

@@ -21,7 +21,10 @@ const formatDecimal = (format: Intl.NumberFormat, decimal: string) => format.for
 export function formatMoney(locale: Locale, minor: string | bigint, currency: string, exponent = 2): string {
   const options = { minimumFractionDigits: exponent, maximumFractionDigits: exponent };
   try {
-    return formatDecimal(new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'narrowSymbol', ...options }), minorToDecimal(minor, exponent));
+    return formatDecimal(
+      new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'narrowSymbol', ...options }),
+      minorToDecimal(minor, exponent),
+    );
   } catch {
     // Not an ISO 4217 code (a catalogue of one's own): the number and the code.
     return `${formatDecimal(new Intl.NumberFormat(locale, options), minorToDecimal(minor, exponent))} ${currency}`;
@@ -33,7 +36,10 @@ export function plainAmount(locale: Locale, minor: string | bigint, exponent = 2
   const decimal = minorToDecimal(minor, exponent);
   const whole = !decimal.includes('.') || /\.0+$/.test(decimal);
   const digits = whole ? 0 : exponent;
-  return formatDecimal(new Intl.NumberFormat(locale, { useGrouping: false, minimumFractionDigits: digits, maximumFractionDigits: digits }), whole ? decimal.replace(/\.0+$/, '') : decimal);
+  return formatDecimal(
+    new Intl.NumberFormat(locale, { useGrouping: false, minimumFractionDigits: digits, maximumFractionDigits: digits }),
+    whole ? decimal.replace(/\.0+$/, '') : decimal,
+  );
 }
 
 /** A file size limit in the page's language ("10 MB"). */

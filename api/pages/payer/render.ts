@@ -4,13 +4,33 @@
  * here: POST/redirect/GET); the script (assets/payer.js) adds polling, copy buttons, the cancel
  * dialog and live updates by fetching this same HTML. No inline script or style (the CSP).
  */
-import { payerMayCancel, payerMayNotify, payerPollStops, payerReturnsAutomatically, payerScreenOf, payerTimeline, type PayerScreen } from '../../../domain/payer-page';
+import {
+  payerMayCancel,
+  payerMayNotify,
+  payerPollStops,
+  payerReturnsAutomatically,
+  payerScreenOf,
+  payerTimeline,
+  type PayerScreen,
+} from '../../../domain/payer-page';
 import type { CheckoutView } from '../../services/checkout-view';
-import { formatClock, formatDateTime, formatMoney, formatPhone, formatSize, groupCard, groupIban, plainAmount, plainIban, plainPhone, digitsOnly, zoneOf } from './format';
+import {
+  formatClock,
+  formatDateTime,
+  formatMoney,
+  formatPhone,
+  formatSize,
+  groupCard,
+  groupIban,
+  plainAmount,
+  plainIban,
+  plainPhone,
+  digitsOnly,
+  zoneOf,
+} from './format';
 import { LOCALE_NAMES, LOCALES, translator, type Locale, type MessageKey, type Translate } from './i18n';
 
-export const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const e = escapeHtml;
 
 /** The page's notices after an action (the `notice` of the redirect): a fixed set, never free text. */
@@ -94,12 +114,26 @@ function requisites(c: Ctx, copyable: boolean): string {
     `<div class="row"><dt>${e(label)}</dt><dd><span class="value"${id ? ` id="${id}"` : ''}>${value}</span>${extra}</dd></div>`;
   if (v.card_number) {
     const label = t('field.card');
-    rows.push(row(label, `<span class="mono nowrap">${e(groupCard(v.card_number))}</span>`, copyable ? copyButton(c, digitsOnly(v.card_number), label) : '', 'requisite'));
+    rows.push(
+      row(
+        label,
+        `<span class="mono nowrap">${e(groupCard(v.card_number))}</span>`,
+        copyable ? copyButton(c, digitsOnly(v.card_number), label) : '',
+        'requisite',
+      ),
+    );
   }
   if (v.phone_number) {
     const label = t('field.phone');
     const plain = plainPhone(v.phone_number);
-    rows.push(row(label, `<a class="mono nowrap" href="tel:${e(plain)}">${e(formatPhone(v.phone_number))}</a>`, copyable ? copyButton(c, plain, label) : '', 'requisite'));
+    rows.push(
+      row(
+        label,
+        `<a class="mono nowrap" href="tel:${e(plain)}">${e(formatPhone(v.phone_number))}</a>`,
+        copyable ? copyButton(c, plain, label) : '',
+        'requisite',
+      ),
+    );
   }
   if (v.iban) {
     const label = t('field.iban');
@@ -235,7 +269,8 @@ function payScreen(c: Ctx): string {
     parts.push(
       m.confirmCancel
         ? cancelConfirmation(c, true)
-        : `<a class="text-button" id="cancel" href="${c.base}?confirm=cancel&amp;lang=${e(m.locale)}">${e(t('cancel.link'))}</a>` + cancelConfirmation(c, false),
+        : `<a class="text-button" id="cancel" href="${c.base}?confirm=cancel&amp;lang=${e(m.locale)}">${e(t('cancel.link'))}</a>` +
+            cancelConfirmation(c, false),
     );
   }
   return parts.join('');
@@ -383,8 +418,7 @@ export const stateKey = (v: CheckoutView) => [v.status, v.amount_version, v.paye
 function languageSwitcher(c: Ctx): string {
   const { m, t } = c;
   const links = LOCALES.map(
-    (l) =>
-      `<li><a href="${c.base}?lang=${l}" lang="${l}" hreflang="${l}"${l === m.locale ? ' aria-current="true"' : ''}>${e(LOCALE_NAMES[l])}</a></li>`,
+    (l) => `<li><a href="${c.base}?lang=${l}" lang="${l}" hreflang="${l}"${l === m.locale ? ' aria-current="true"' : ''}>${e(LOCALE_NAMES[l])}</a></li>`,
   ).join('');
   return (
     `<details class="lang"><summary><span class="sr-only">${e(t('lang.label'))}: </span>${e(LOCALE_NAMES[m.locale])}</summary>` +

@@ -37,10 +37,21 @@ const inStep = (action: string) => ({ action, objectType: 'appeal', by: 'service
 const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>
   defineRoute(
     {
-      method: 'post', path: `/appeals/{appeal_id}/${kind}`, operationId: MOVE_OPERATION[kind], auth: 'operator', summary, description, tags, params: appealParams, response: appealResponse, errors: [404],
+      method: 'post',
+      path: `/appeals/{appeal_id}/${kind}`,
+      operationId: MOVE_OPERATION[kind],
+      auth: 'operator',
+      summary,
+      description,
+      tags,
+      params: appealParams,
+      response: appealResponse,
+      errors: [404],
       audit: inStep(`appeal.${kind}`),
     },
-    async ({ params, identity, actor }, deps) => ({ data: appealView(await moveAppealByOperator(deps, params.appeal_id, kind, operatorIdOf(identity), actor)) }),
+    async ({ params, identity, actor }, deps) => ({
+      data: appealView(await moveAppealByOperator(deps, params.appeal_id, kind, operatorIdOf(identity), actor)),
+    }),
   );
 
 export const appealRoutes = [
@@ -116,7 +127,11 @@ export const appealRoutes = [
     'Close the appeal: OPEN, IN_REVIEW, REOPENED, RESOLVED_* → CLOSED',
     'Refused (400) while the deal is APPEALED: an appeal that holds a live deal must be resolved, so the escrow never stays locked without an owner.',
   ),
-  move('reopen', 'Reopen: RESOLVED_MERCHANT, RESOLVED_TRADER or CLOSED → REOPENED', 'The deal keeps its (terminal) status; resolved_at is emptied until the next resolution.'),
+  move(
+    'reopen',
+    'Reopen: RESOLVED_MERCHANT, RESOLVED_TRADER or CLOSED → REOPENED',
+    'The deal keeps its (terminal) status; resolved_at is emptied until the next resolution.',
+  ),
   defineRoute(
     {
       method: 'post',
@@ -171,6 +186,8 @@ export const appealP2pRoutes = [
       errors: [404, 409],
       audit: inStep('appeal.settlement'),
     },
-    async ({ params, body, identity, actor }, deps) => ({ deal: present(deps, await settleAppeal(deps, params.appeal_id, body, operatorIdOf(identity), actor)) }),
+    async ({ params, body, identity, actor }, deps) => ({
+      deal: present(deps, await settleAppeal(deps, params.appeal_id, body, operatorIdOf(identity), actor)),
+    }),
   ),
 ];

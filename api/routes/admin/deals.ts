@@ -14,7 +14,18 @@ const inStep = (action: string) => ({ action, objectType: 'deal', by: 'service' 
 
 const payoutAction = (action: string, operationId: string, summary: string, run: (deps: AppDeps, dealId: string, actor?: AuditActor) => Promise<DealRow>) =>
   defineRoute(
-    { method: 'post', path: `/deals/{deal_id}/payout/${action}`, operationId, auth: 'operator', summary, tags, params: dealParams, response: operatorDealResponse, errors: [404], audit: inStep(`payout.${action}`) },
+    {
+      method: 'post',
+      path: `/deals/{deal_id}/payout/${action}`,
+      operationId,
+      auth: 'operator',
+      summary,
+      tags,
+      params: dealParams,
+      response: operatorDealResponse,
+      errors: [404],
+      audit: inStep(`payout.${action}`),
+    },
     async ({ params, actor }, deps) => ({ deal: presentForOperator(deps, await run(deps, params.deal_id, actor)) }),
   );
 

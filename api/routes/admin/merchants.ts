@@ -25,7 +25,15 @@ export const operatorMerchantResponse = z
 const killSwitch = (path: string, operationId: string, summary: string) =>
   defineRoute(
     {
-      method: 'post', path, operationId, auth: 'operator', summary, tags, params: merchantParams, response: killSwitchResponse, errors: [404],
+      method: 'post',
+      path,
+      operationId,
+      auth: 'operator',
+      summary,
+      tags,
+      params: merchantParams,
+      response: killSwitchResponse,
+      errors: [404],
       audit: { action: 'merchant.kill_switch_toggle', objectType: 'merchant', by: 'service' },
     },
     ({ params, actor }, deps) => toggleKillSwitch(deps, params.merchant_id, actor),
@@ -46,16 +54,20 @@ export const merchantRoutes = [
       audit: { action: 'merchant.create', objectType: 'merchant', by: 'service' },
     },
     async ({ body, actor }, deps) => {
-      const row = await createMerchant(deps, {
-        name: body.name,
-        email: body.email,
-        webhook_url: body.webhook_url ?? '',
-        api_version: body.api_version ?? 'v2',
-        rate_limit_per_minute: body.rate_limit_per_minute ?? null,
-        payin_fee_bps: body.payin_fee_bps ?? 0,
-        payout_fee_bps: body.payout_fee_bps ?? 0,
-        sandbox: body.sandbox ?? false,
-      }, actor);
+      const row = await createMerchant(
+        deps,
+        {
+          name: body.name,
+          email: body.email,
+          webhook_url: body.webhook_url ?? '',
+          api_version: body.api_version ?? 'v2',
+          rate_limit_per_minute: body.rate_limit_per_minute ?? null,
+          payin_fee_bps: body.payin_fee_bps ?? 0,
+          payout_fee_bps: body.payout_fee_bps ?? 0,
+          sandbox: body.sandbox ?? false,
+        },
+        actor,
+      );
       return { merchant: presentMerchant(row) };
     },
   ),
@@ -66,7 +78,8 @@ export const merchantRoutes = [
       path: '/merchants/{merchant_id}',
       operationId: 'adminUpdateMerchant',
       auth: 'operator',
-      summary: 'Merchant settings by the operator: auto-withdrawal mode and limit, rate limit, fees, webhook retries, signature binding, IP whitelist, deal limits',
+      summary:
+        'Merchant settings by the operator: auto-withdrawal mode and limit, rate limit, fees, webhook retries, signature binding, IP whitelist, deal limits',
       description:
         'The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them. ' +
         'ip_whitelist and the deal limits are the ones the merchant also sets in its cabinet (same rules). Audited with before and after.',

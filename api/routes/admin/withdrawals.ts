@@ -1,10 +1,16 @@
 /** The withdrawal queue (contract 4, 7): list, approve, cancel. */
 import { defineRoute, Reply } from '../../route';
-import { cancelWithdrawalBody, operatorWithdrawalListQuery, operatorWithdrawalListResponse, operatorWithdrawalSchema, withdrawalParams } from '../../schemas/withdrawals';
+import {
+  cancelWithdrawalBody,
+  operatorWithdrawalListQuery,
+  operatorWithdrawalListResponse,
+  operatorWithdrawalSchema,
+  withdrawalParams,
+} from '../../schemas/withdrawals';
 import { approveWithdrawal, cancelWithdrawal, listOperatorWithdrawals, operatorWithdrawalView } from '../../services/withdrawals';
 
 const tags = ['Operator: withdrawals'];
-const operatorId = (identity: { kind: string; operatorId?: string }) => (identity.kind === 'operator' ? identity.operatorId ?? '' : '');
+const operatorId = (identity: { kind: string; operatorId?: string }) => (identity.kind === 'operator' ? (identity.operatorId ?? '') : '');
 
 export const withdrawalRoutes = [
   defineRoute(

@@ -147,14 +147,19 @@ const formField = (description: string) => z.string().optional().openapi({ descr
 const paidForm = z
   .object({
     amount_version: formField('the amount_version the payer saw; "I paid" for an amount changed since is refused (notice=amount_changed)'),
-    receipt: z.string().optional().openapi({ type: 'string', format: 'binary', description: 'optional receipt: JPEG, PNG, WEBP or PDF up to EVIDENCE_MAX_BYTES' }),
+    receipt: z
+      .string()
+      .optional()
+      .openapi({ type: 'string', format: 'binary', description: 'optional receipt: JPEG, PNG, WEBP or PDF up to EVIDENCE_MAX_BYTES' }),
     card_last4: formField('optional: the last 4 digits of the card paid with'),
     lang: formField('the page language to return to'),
   })
   .openapi('PayerPaidForm');
 const proofForm = paidForm.omit({ amount_version: true }).openapi('PayerProofForm');
 const langForm = z.object({ lang: formField('the page language to return to') }).openapi('PayerPageForm');
-const seenForm = z.object({ version: formField('the amount_version the payer acknowledges'), lang: formField('the page language to return to') }).openapi('PayerAmountSeenForm');
+const seenForm = z
+  .object({ version: formField('the amount_version the payer acknowledges'), lang: formField('the page language to return to') })
+  .openapi('PayerAmountSeenForm');
 
 const action = (path: string, operationId: string, summary: string, description: string, form: z.ZodType) => ({
   method: 'post' as const,
@@ -172,14 +177,17 @@ const action = (path: string, operationId: string, summary: string, description:
 
 /** A static file of the page under /pay/assets/: cached for a year under its versioned URL (?v=, assets.ts), briefly without. */
 const asset = (path: string, file: string, operationId: string, summary: string, contentType: string) =>
-  defineRoute({ method: 'get', path: `/assets/${path}`, operationId, auth: 'public', summary, tags, responseContentType: contentType }, (_input, _deps, ctx) => {
-    const content = PAYER_ASSETS[file]!;
-    ctx.type = content.type;
-    ctx.set('Cache-Control', ctx.query.v === content.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.body = content.body;
-    return undefined;
-  });
+  defineRoute(
+    { method: 'get', path: `/assets/${path}`, operationId, auth: 'public', summary, tags, responseContentType: contentType },
+    (_input, _deps, ctx) => {
+      const content = PAYER_ASSETS[file]!;
+      ctx.type = content.type;
+      ctx.set('Cache-Control', ctx.query.v === content.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.body = content.body;
+      return undefined;
+    },
+  );
 
 export const pageRoutes = [
   defineRoute(
@@ -228,7 +236,7 @@ export const pageRoutes = [
     action(
       'receipt',
       'payerPageProof',
-      "The payer's proof after \"I paid\": a receipt and/or the card's last 4 digits",
+      'The payer\'s proof after "I paid": a receipt and/or the card\'s last 4 digits',
       'Taken while the deal is not COMPLETED or SPAM_REJECTED (an expired deal included: a late payer says so), a few per deal.',
       proofForm,
     ),
@@ -245,7 +253,7 @@ export const pageRoutes = [
       'cancel',
       'payerPageCancel',
       'The payer confirmed the cancel on the page',
-      "The same cancel as POST /api/v1/p2p/checkout/{hash}/cancel, offered only before the payer said they paid.",
+      'The same cancel as POST /api/v1/p2p/checkout/{hash}/cancel, offered only before the payer said they paid.',
       langForm,
     ),
     (_input, deps, ctx) =>

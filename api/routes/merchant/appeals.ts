@@ -13,7 +13,16 @@ import {
   messageResponse,
   messagesResponse,
 } from '../../schemas/appeals';
-import { appealView, createAppeal, getMerchantAppeal, listAppealPage, moveAppealByOperator, postMessage, presentMessage, threadOf } from '../../services/appeals';
+import {
+  appealView,
+  createAppeal,
+  getMerchantAppeal,
+  listAppealPage,
+  moveAppealByOperator,
+  postMessage,
+  presentMessage,
+  threadOf,
+} from '../../services/appeals';
 import { sandboxReopenOnRequest } from '../../services/sandbox';
 import { payerProofOfDeal } from '../../services/payer-proof';
 
@@ -21,7 +30,11 @@ const tags = ['Appeals'];
 
 const senderOf = (identity: Identity) => {
   const scope = merchantOf(identity);
-  return { role: 'MERCHANT' as const, id: identity.kind === 'merchant' ? `${identity.via}:${identity.subject}` : scope.merchantId, owner: { kind: 'merchant' as const, merchantId: scope.merchantId } };
+  return {
+    role: 'MERCHANT' as const,
+    id: identity.kind === 'merchant' ? `${identity.via}:${identity.subject}` : scope.merchantId,
+    owner: { kind: 'merchant' as const, merchantId: scope.merchantId },
+  };
 };
 
 export const appealRoutes = [
@@ -109,7 +122,9 @@ export const appealRoutes = [
     async ({ identity, params, body }, deps) => {
       const found = await getMerchantAppeal(deps, merchantOf(identity), params.appeal_id);
       // Sandbox (issue 29): `reopen_please` on a CLOSED sandbox appeal — the sandbox arbiter reopens it first.
-      const appeal = await sandboxReopenOnRequest(deps, found, body.body, (id, operatorId, actor) => moveAppealByOperator(deps, id, 'reopen', operatorId, actor));
+      const appeal = await sandboxReopenOnRequest(deps, found, body.body, (id, operatorId, actor) =>
+        moveAppealByOperator(deps, id, 'reopen', operatorId, actor),
+      );
       return { data: presentMessage(await postMessage(deps, appeal, senderOf(identity), body)) };
     },
   ),

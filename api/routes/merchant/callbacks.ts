@@ -62,7 +62,7 @@ export const callbackRoutes = [
       summary: 'Retry a delivery in ERROR or RETRY now (one attempt); at most once per CALLBACK_RETRY_COOLDOWN_SECONDS',
       description:
         'The answer says the retry was accepted: the delivery as it is now, queued for its attempt — status RETRY (an ' +
-        'attempt is coming), whatever it was before. It is not the attempt\'s outcome: follow the delivery with ' +
+        "attempt is coming), whatever it was before. It is not the attempt's outcome: follow the delivery with " +
         'GET /callbacks/{callback_id} (getCallback) until it is SUCCESS, or ERROR again if the attempt failed and no ' +
         'automatic attempts are left (a delivery that was RETRY stays RETRY for its automatic schedule). ' +
         'Other statuses and a retry within the cooldown are 400 FAILED_PRECONDITION; unknown or foreign ids 404. ' +

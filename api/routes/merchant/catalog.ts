@@ -17,9 +17,7 @@ const methodSchema = z
     status: z.string(),
   })
   .openapi('PaymentMethod');
-const bankSchema = z
-  .object({ bank_name: z.string(), display_name: z.string(), country: z.string(), methods: z.array(z.string()) })
-  .openapi('Bank');
+const bankSchema = z.object({ bank_name: z.string(), display_name: z.string(), country: z.string(), methods: z.array(z.string()) }).openapi('Bank');
 const currencySchema = z
   .object({ id: z.string().uuid(), code: z.string(), name: z.string() })
   .openapi('Currency', { description: 'id (UUID), ISO 4217 alphabetic code and display name' });
@@ -38,7 +36,9 @@ export const catalogRoutes = [
     },
     async ({ identity }, deps) => {
       const rows = await listPaymentMethods(deps, merchantOf(identity).tenantId, 'ACTIVE');
-      return { data: rows.map((m) => ({ id: m.id, slug: m.slug, name: m.name, requisite_types: m.requisite_types, currency_code: m.currency_code, status: m.status })) };
+      return {
+        data: rows.map((m) => ({ id: m.id, slug: m.slug, name: m.name, requisite_types: m.requisite_types, currency_code: m.currency_code, status: m.status })),
+      };
     },
   ),
   defineRoute(
@@ -51,8 +51,14 @@ export const catalogRoutes = [
       summary: 'ACTIVE banks, optionally by country (ISO 3166-1 alpha-2) and currency (ISO 4217)',
       tags,
       query: z.object({
-        country: z.string().regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code').optional(),
-        currency: z.string().regex(/^[A-Za-z]{3,5}$/, 'currency must be an ISO 4217 code').optional(),
+        country: z
+          .string()
+          .regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
+          .optional(),
+        currency: z
+          .string()
+          .regex(/^[A-Za-z]{3,5}$/, 'currency must be an ISO 4217 code')
+          .optional(),
       }),
       response: z.object({ data: z.array(bankSchema) }),
     },

@@ -66,7 +66,7 @@ registry.registerWebhook({
     'X-Signature `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (the HMAC key is the secret string as ' +
     'issued; Stripe-compatible), and Standard Webhooks (standardwebhooks.com): webhook-signature `v1,<base64 ' +
     'HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` where the key is the bytes the secret encodes ' +
-    '(`whsec_` + base64; the standardwebhooks libraries take the secret as issued). During a key rotation\'s grace window ' +
+    "(`whsec_` + base64; the standardwebhooks libraries take the secret as issued). During a key rotation's grace window " +
     'the new and the old secret both sign: two v1= entries in X-Signature, two space-separated signatures in ' +
     'webhook-signature, the new first. Verify within 5 minutes of the timestamp, compare in constant time, and process ' +
     'each event_id once (delivery is at least once). The merchant SDK (verifyWebhook) checks both.',
@@ -91,7 +91,14 @@ registry.registerWebhook({
             event_id: '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60',
             type: 'deal.completed',
             created_at: '2026-11-22T10:06:00.000Z',
-            deal: { ...EXAMPLE_DEAL, status: 'COMPLETED', received_amount: '150000', amount_match_status: 'full', updated_at: '2026-11-22T10:06:00.000Z', amount_version: '1' },
+            deal: {
+              ...EXAMPLE_DEAL,
+              status: 'COMPLETED',
+              received_amount: '150000',
+              amount_match_status: 'full',
+              updated_at: '2026-11-22T10:06:00.000Z',
+              amount_version: '1',
+            },
           },
         },
       },

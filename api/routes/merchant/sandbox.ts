@@ -26,7 +26,8 @@ const advanceResponse = z
   .object({
     deal: dealSchema,
     timer: z.enum(['payment_timeout', 'fee_distribution', 'assign_sla', 'transfer_sla', 'processing_alert']).openapi({
-      description: 'the timer that fired: a PayIn’s payment timeout (→ EXPIRED) or fee distribution; a PayOut’s assignment SLA (UNASSIGNED → EXPIRED), transfer SLA (MATCHED → EXPIRED) or processing alert',
+      description:
+        'the timer that fired: a PayIn’s payment timeout (→ EXPIRED) or fee distribution; a PayOut’s assignment SLA (UNASSIGNED → EXPIRED), transfer SLA (MATCHED → EXPIRED) or processing alert',
     }),
   })
   .openapi('SandboxAdvanceResponse');
@@ -34,7 +35,9 @@ const advanceResponse = z
 const sandboxDepositBody = z
   .object({
     amount: creditAmount('amount'),
-    idempotency_key: line('idempotency_key', 255).optional().openapi({ description: 'a repeat with the same key answers the first deposit (200); absent: every call credits' }),
+    idempotency_key: line('idempotency_key', 255)
+      .optional()
+      .openapi({ description: 'a repeat with the same key answers the first deposit (200); absent: every call credits' }),
   })
   .openapi('SandboxDepositRequest');
 
@@ -58,9 +61,19 @@ export const sandboxRoutes = [
       example: {
         response: {
           deal: {
-            deal_id: '5b0c7a52-3d1e-5f4a-9b8c-2e6d1f0a7c43', status: 'EXPIRED', amount: '150033', currency: 'RUB',
-            created_at: '2026-11-25T10:00:00.000Z', client_id: 'payer-1', deal_type: 'PAYIN', updated_at: '2026-11-25T10:00:02.000Z',
-            payment_url: 'https://pay.example/pay/' + 'a'.repeat(64), target_requisite: '', received_amount: '0', amount_match_status: '', sandbox: true,
+            deal_id: '5b0c7a52-3d1e-5f4a-9b8c-2e6d1f0a7c43',
+            status: 'EXPIRED',
+            amount: '150033',
+            currency: 'RUB',
+            created_at: '2026-11-25T10:00:00.000Z',
+            client_id: 'payer-1',
+            deal_type: 'PAYIN',
+            updated_at: '2026-11-25T10:00:02.000Z',
+            payment_url: 'https://pay.example/pay/' + 'a'.repeat(64),
+            target_requisite: '',
+            received_amount: '0',
+            amount_match_status: '',
+            sandbox: true,
           },
           timer: 'payment_timeout',
         },
@@ -95,8 +108,14 @@ export const sandboxRoutes = [
         request: { amount: 1000000, idempotency_key: 'top-up-1' },
         response: {
           deposit: {
-            deposit_id: '0e7d1f3a-4b2c-4d5e-8f6a-7b8c9d0e1f2a', merchant_id: '6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', wallet_id: '7b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e',
-            amount: '1000000', currency: 'USDT', tx_hash: 'b'.repeat(64), status: 'CONFIRMED', created_at: '2026-11-25T10:00:00.000Z',
+            deposit_id: '0e7d1f3a-4b2c-4d5e-8f6a-7b8c9d0e1f2a',
+            merchant_id: '6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+            wallet_id: '7b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e',
+            amount: '1000000',
+            currency: 'USDT',
+            tx_hash: 'b'.repeat(64),
+            status: 'CONFIRMED',
+            created_at: '2026-11-25T10:00:00.000Z',
           },
         },
       },

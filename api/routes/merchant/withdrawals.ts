@@ -1,7 +1,15 @@
 /** The merchant's USDT withdrawals (spec 4.2): the fee quote, withdraw, the history. */
 import { defineRoute, IDEMPOTENT_REPLAYED_HEADER, markReplayed } from '../../route';
 import { merchantOf } from '../../auth/authenticate';
-import { feeQuery, feeQuoteResponse, withdrawalListQuery, withdrawalListResponse, withdrawalParams, withdrawalSchema, withdrawBody } from '../../schemas/withdrawals';
+import {
+  feeQuery,
+  feeQuoteResponse,
+  withdrawalListQuery,
+  withdrawalListResponse,
+  withdrawalParams,
+  withdrawalSchema,
+  withdrawBody,
+} from '../../schemas/withdrawals';
 import { createMerchantWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
 import { presentWithdrawal } from '../../../domain/withdrawal-info';
 import { EXAMPLES } from '../../schemas/examples';

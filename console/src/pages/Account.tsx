@@ -47,7 +47,9 @@ export function Account() {
         {session.operator.email} <span className="badge">{session.operator.role}</span>
       </p>
       <h2>Authenticator</h2>
-      <p data-testid="authenticator">{enrolled ? 'Sign-in asks for a code of your authenticator.' : 'No authenticator: sign-in asks only for your password.'}</p>
+      <p data-testid="authenticator">
+        {enrolled ? 'Sign-in asks for a code of your authenticator.' : 'No authenticator: sign-in asks only for your password.'}
+      </p>
       {confirm.isSuccess && (
         <p role="status" className="done">
           Authenticator set. Your other sessions have ended; sign-in asks for its code from now on (each code once).
@@ -72,12 +74,21 @@ export function Account() {
           <Field label="Code from the new authenticator">
             <input inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" required value={code} onChange={(e) => setCode(e.target.value.trim())} />
           </Field>
-          <Field label="Your password" hint={enrolled ? 'Or, instead, a current code of the authenticator you have now.' : 'Proves it is you, not only this browser.'}>
+          <Field
+            label="Your password"
+            hint={enrolled ? 'Or, instead, a current code of the authenticator you have now.' : 'Proves it is you, not only this browser.'}
+          >
             <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
           </Field>
           {enrolled && (
             <Field label="Code of your present authenticator">
-              <input inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" value={currentCode} onChange={(e) => setCurrentCode(e.target.value.trim())} />
+              <input
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                pattern="\d{6}"
+                value={currentCode}
+                onChange={(e) => setCurrentCode(e.target.value.trim())}
+              />
             </Field>
           )}
           <Submit label={enrolled ? 'Replace the authenticator' : 'Set the authenticator'} mutation={confirm} done="Done" />

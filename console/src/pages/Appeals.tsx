@@ -69,7 +69,10 @@ export function AppealDetail({ id }: { id: string }) {
         <Link to="/appeals">← Appeals</Link>
       </p>
       <h1>
-        Appeal {a.appeal_id.slice(0, 8)} <span className="badge" data-testid="appeal-status">{a.status}</span>
+        Appeal {a.appeal_id.slice(0, 8)}{' '}
+        <span className="badge" data-testid="appeal-status">
+          {a.status}
+        </span>
       </h1>
       <dl>
         <dt>Reason</dt>
@@ -219,7 +222,9 @@ function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: strin
   const queryClient = useQueryClient();
   const resolve = useMutation({
     mutationFn: () =>
-      unwrap(api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/resolve', { params: { path: { appeal_id: appealId } }, body: { outcome, ...(note ? { note } : {}) } })),
+      unwrap(
+        api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/resolve', { params: { path: { appeal_id: appealId } }, body: { outcome, ...(note ? { note } : {}) } }),
+      ),
     onSuccess: () => queryClient.invalidateQueries(),
   });
   return (
@@ -234,10 +239,12 @@ function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: strin
       <fieldset>
         <legend>Resolution</legend>
         <label>
-          <input type="radio" name="outcome" value="SATISFIED" checked={outcome === 'SATISFIED'} onChange={() => setOutcome('SATISFIED')} /> SATISFIED (the merchant is right)
+          <input type="radio" name="outcome" value="SATISFIED" checked={outcome === 'SATISFIED'} onChange={() => setOutcome('SATISFIED')} /> SATISFIED (the
+          merchant is right)
         </label>
         <label>
-          <input type="radio" name="outcome" value="REJECTED" checked={outcome === 'REJECTED'} onChange={() => setOutcome('REJECTED')} /> REJECTED (the trader is right)
+          <input type="radio" name="outcome" value="REJECTED" checked={outcome === 'REJECTED'} onChange={() => setOutcome('REJECTED')} /> REJECTED (the trader
+          is right)
         </label>
       </fieldset>
       <Field label="Note">

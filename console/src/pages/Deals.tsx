@@ -220,7 +220,16 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
   const path = { params: { path: { deal_id: d.deal_id } } };
   const at = (move: OperatorMove) => moves.includes(move);
   const shown = moves.length > 0;
-  const anyRole = ['adminConfirmDeal', 'adminCompleteDeal', 'adminReconcileDeal', 'changeDealAmount', 'adminStartPayout', 'adminCompletePayout', 'adminRejectPayout', 'adminAssignPayout'] as const;
+  const anyRole = [
+    'adminConfirmDeal',
+    'adminCompleteDeal',
+    'adminReconcileDeal',
+    'changeDealAmount',
+    'adminStartPayout',
+    'adminCompletePayout',
+    'adminRejectPayout',
+    'adminAssignPayout',
+  ] as const;
   if (!shown || !anyRole.some((op) => can(op))) return null;
   const amountText = (digits: string) => (/^\d+$/.test(digits.trim()) ? `${money(digits.trim())} ${d.currency}` : digits);
   return (
@@ -283,7 +292,14 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
                   text: `The amount goes from ${money(d.amount)} ${d.currency} to ${amountText(amount)} (a new amount version); the escrow is recreated and the merchant notified.`,
                   label: 'Change amount',
                 }}
-                run={() => unwrap(api.POST('/api/v1/p2p/deals/{deal_id}/amount', { ...path, body: { amount_fiat: int64(amount), reason: amountReason, idempotency_key: amountKey } }))}
+                run={() =>
+                  unwrap(
+                    api.POST('/api/v1/p2p/deals/{deal_id}/amount', {
+                      ...path,
+                      body: { amount_fiat: int64(amount), reason: amountReason, idempotency_key: amountKey },
+                    }),
+                  )
+                }
               />
             </div>
           )}
@@ -303,7 +319,11 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
               op="adminCompletePayout"
               label="Complete transfer…"
               className="primary"
-              confirm={{ title: 'Complete the payout?', text: 'The transfer succeeded: the deal is COMPLETED and the merchant’s hold is debited.', label: 'Complete' }}
+              confirm={{
+                title: 'Complete the payout?',
+                text: 'The transfer succeeded: the deal is COMPLETED and the merchant’s hold is debited.',
+                label: 'Complete',
+              }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/complete', path))}
             />
           )}
@@ -329,7 +349,11 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
               <Action
                 op="adminAssignPayout"
                 label="Assign…"
-                confirm={{ title: 'Assign the payout?', text: `The payout is MATCHED to requisite ${requisite || '?'}; a new transfer window starts.`, label: 'Assign' }}
+                confirm={{
+                  title: 'Assign the payout?',
+                  text: `The payout is MATCHED to requisite ${requisite || '?'}; a new transfer window starts.`,
+                  label: 'Assign',
+                }}
                 run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/assign', { ...path, body: { requisite_id: requisite } }))}
               />
             </div>

@@ -17,7 +17,9 @@ export function Home() {
       title: 'Withdrawals waiting for approval',
       queue: q.withdrawals_waiting,
       to: '/withdrawals',
-      extra: [`${q.withdrawals_waiting.awaiting_second_approval} awaiting a second approval`, sandbox(q.withdrawals_waiting.sandbox_count)].filter(Boolean).join('; '),
+      extra: [`${q.withdrawals_waiting.awaiting_second_approval} awaiting a second approval`, sandbox(q.withdrawals_waiting.sandbox_count)]
+        .filter(Boolean)
+        .join('; '),
     },
     { id: 'alerts', title: 'Open alerts', queue: q.open_alerts, to: '/alerts', extra: sandbox(q.open_alerts.sandbox_count) },
     { id: 'stuck', title: 'Deals stuck past the SLA', queue: q.stuck_deals, to: '/deals', extra: `SLA ${age(q.stuck_deals.sla_seconds)}` },

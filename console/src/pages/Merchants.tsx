@@ -51,7 +51,10 @@ export function Merchants() {
 export function MerchantDetail({ id }: { id: string }) {
   const can = useCan();
   const [keys, setKeys] = useState<Schemas['KeyPair'] | undefined>();
-  const merchant = useQuery({ queryKey: ['merchant', id], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/merchants/{merchant_id}', { params: { path: { merchant_id: id } } })) });
+  const merchant = useQuery({
+    queryKey: ['merchant', id],
+    queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/merchants/{merchant_id}', { params: { path: { merchant_id: id } } })),
+  });
   if (merchant.isPending) return <Loading what="the merchant" />;
   if (merchant.error)
     return (
@@ -69,7 +72,12 @@ export function MerchantDetail({ id }: { id: string }) {
         <Link to="/merchants">← Merchants</Link>
       </p>
       <h1>
-        {m.name} {m.kill_switch && <span className="badge danger" data-testid="kill-switch-on">kill-switch ON</span>}
+        {m.name}{' '}
+        {m.kill_switch && (
+          <span className="badge danger" data-testid="kill-switch-on">
+            kill-switch ON
+          </span>
+        )}
       </h1>
       <section aria-labelledby="profile-h">
         <h2 id="profile-h">Profile</h2>
@@ -130,7 +138,11 @@ export function MerchantDetail({ id }: { id: string }) {
         <Action
           op="issueApiKeys"
           label="Rotate keys"
-          confirm={{ title: 'Issue a new key pair?', text: 'The merchant’s current pair stays valid for the grace period, then stops working. The new secret is shown once.', label: 'Rotate' }}
+          confirm={{
+            title: 'Issue a new key pair?',
+            text: 'The merchant’s current pair stays valid for the grace period, then stops working. The new secret is shown once.',
+            label: 'Rotate',
+          }}
           run={() => unwrap(api.POST('/api/v1/p2p/merchant/api-keys', { body: { merchant_id: id } }))}
           onDone={setKeys}
         />
@@ -202,7 +214,9 @@ function Settings({ m }: { m: OperatorMerchant }) {
           body: {
             ...(changed('auto_withdrawal_mode') ? { auto_withdrawal_mode: form.auto_withdrawal_mode } : {}),
             ...(changed('auto_withdrawal_limit_usdt_cents') ? { auto_withdrawal_limit_usdt_cents: int64(form.auto_withdrawal_limit_usdt_cents) } : {}),
-            ...(changed('rate_limit_per_minute') ? { rate_limit_per_minute: form.rate_limit_per_minute === '' ? null : small(form.rate_limit_per_minute) } : {}),
+            ...(changed('rate_limit_per_minute')
+              ? { rate_limit_per_minute: form.rate_limit_per_minute === '' ? null : small(form.rate_limit_per_minute) }
+              : {}),
             ...(changed('payin_fee_bps') ? { payin_fee_bps: small(form.payin_fee_bps) } : {}),
             ...(changed('payout_fee_bps') ? { payout_fee_bps: small(form.payout_fee_bps) } : {}),
             ...(changed('webhook_max_retries') ? { webhook_max_retries: small(form.webhook_max_retries) } : {}),

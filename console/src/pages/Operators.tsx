@@ -16,8 +16,8 @@ export function Operators() {
     <>
       <h1>Operators</h1>
       <p className="muted">
-        Disabling an account, changing its role, setting a new password or removing its authenticator ends its sessions at once (removing
-        an authenticator asks for your own password). No one can disable or demote themselves.
+        Disabling an account, changing its role, setting a new password or removing its authenticator ends its sessions at once (removing an authenticator asks
+        for your own password). No one can disable or demote themselves.
       </p>
       <CreateOperator />
       <Loaded query={list} what="operators">
@@ -104,7 +104,11 @@ function OperatorRow({ o }: { o: Operator }) {
             op="adminUpdateOperator"
             label="Change role"
             disabled={role === o.role}
-            confirm={{ title: `Make ${o.email} ${role}?`, text: `The role goes from ${o.role} to ${role}; the account's sessions end now.`, label: 'Change role' }}
+            confirm={{
+              title: `Make ${o.email} ${role}?`,
+              text: `The role goes from ${o.role} to ${role}; the account's sessions end now.`,
+              label: 'Change role',
+            }}
             run={update({ role })}
           />
         </div>
@@ -115,7 +119,12 @@ function OperatorRow({ o }: { o: Operator }) {
       <td>
         <div className="deal-actions">
           {o.disabled ? (
-            <Action op="adminUpdateOperator" label="Enable" confirm={{ title: `Enable ${o.email}?`, text: 'The account may sign in again.', label: 'Enable' }} run={update({ disabled: false })} />
+            <Action
+              op="adminUpdateOperator"
+              label="Enable"
+              confirm={{ title: `Enable ${o.email}?`, text: 'The account may sign in again.', label: 'Enable' }}
+              run={update({ disabled: false })}
+            />
           ) : (
             <Action
               op="adminUpdateOperator"
@@ -153,7 +162,11 @@ function OperatorRow({ o }: { o: Operator }) {
               op="adminUpdateOperator"
               label="Set password"
               disabled={!password}
-              confirm={{ title: `Set a new password for ${o.email}?`, text: "The account's sessions end now; it signs in with the new password.", label: 'Set password' }}
+              confirm={{
+                title: `Set a new password for ${o.email}?`,
+                text: "The account's sessions end now; it signs in with the new password.",
+                label: 'Set password',
+              }}
               run={update({ password })}
               onDone={() => setPassword('')}
             />

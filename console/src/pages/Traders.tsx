@@ -16,7 +16,12 @@ export function Traders() {
         <Field label="New trader's name">
           <input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
         </Field>
-        <Action op="adminCreateTrader" label="Create trader" run={() => unwrap(api.POST('/api/v1/p2p/admin/traders', { body: { name } }))} onDone={() => setName('')} />
+        <Action
+          op="adminCreateTrader"
+          label="Create trader"
+          run={() => unwrap(api.POST('/api/v1/p2p/admin/traders', { body: { name } }))}
+          onDone={() => setName('')}
+        />
       </div>
       <PagedList paged={traders} what="traders">
         {(list) => (
@@ -73,11 +78,21 @@ type RequisiteType = (typeof REQUISITE_TYPES)[number];
 /** Adds a requisite (card, phone or IBAN) to a trader; amounts in minor units, sent as their digits. */
 function AddRequisite({ traderId, name }: { traderId: string; name: string }) {
   const queryClient = useQueryClient();
-  const empty = { payment_method: '', requisite_type: 'BANK_CARD' as RequisiteType, number: '', holder_name: '', bank_name: '', min_amount: '', max_amount: '', daily_limit: '' };
+  const empty = {
+    payment_method: '',
+    requisite_type: 'BANK_CARD' as RequisiteType,
+    number: '',
+    holder_name: '',
+    bank_name: '',
+    min_amount: '',
+    max_amount: '',
+    daily_limit: '',
+  };
   const [form, setForm] = useState(empty);
   const add = useMutation({
     mutationFn: () => {
-      const numberField = form.requisite_type === 'SBP' || form.requisite_type === 'SIM' ? 'phone_number' : form.requisite_type === 'BANK_TRANSFER' ? 'iban' : 'card_number';
+      const numberField =
+        form.requisite_type === 'SBP' || form.requisite_type === 'SIM' ? 'phone_number' : form.requisite_type === 'BANK_TRANSFER' ? 'iban' : 'card_number';
       return unwrap(
         api.POST('/api/v1/p2p/admin/traders/{trader_id}/requisites', {
           params: { path: { trader_id: traderId } },
@@ -168,8 +183,19 @@ function TopUp({ traderId, name }: { traderId: string; name: string }) {
             op="adminCreateTraderDeposit"
             label="Top up…"
             className="primary"
-            confirm={{ title: `Top up ${name}?`, text: `${/^\d+$/.test(amount.trim()) ? money(amount.trim()) : '?'} USDT is credited to the trader's available balance.`, label: 'Top up' }}
-            run={() => unwrap(api.POST('/api/v1/p2p/admin/traders/{trader_id}/deposits', { params: { path: { trader_id: traderId } }, body: { amount: int64(amount), tx_hash: txHash } }))}
+            confirm={{
+              title: `Top up ${name}?`,
+              text: `${/^\d+$/.test(amount.trim()) ? money(amount.trim()) : '?'} USDT is credited to the trader's available balance.`,
+              label: 'Top up',
+            }}
+            run={() =>
+              unwrap(
+                api.POST('/api/v1/p2p/admin/traders/{trader_id}/deposits', {
+                  params: { path: { trader_id: traderId } },
+                  body: { amount: int64(amount), tx_hash: txHash },
+                }),
+              )
+            }
             onDone={() => {
               setAmount('');
               setTxHash('');

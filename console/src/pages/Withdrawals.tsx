@@ -16,8 +16,8 @@ export function Withdrawals() {
     <>
       <h1>Withdrawals</h1>
       <p className="muted">
-        Above the four-eyes amount a withdrawal needs two approvals by two different console accounts (the operator JWT cannot approve
-        it); the first approver cannot give the second, and an approver disabled since no longer counts.
+        Above the four-eyes amount a withdrawal needs two approvals by two different console accounts (the operator JWT cannot approve it); the first approver
+        cannot give the second, and an approver disabled since no longer counts.
       </p>
       <StatusMerchantFilter
         label="Filter withdrawals"

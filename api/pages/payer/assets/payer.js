@@ -30,7 +30,9 @@
   function say(text) {
     if (!live || !text) return;
     live.textContent = '';
-    setTimeout(() => { live.textContent = text; }, 60);
+    setTimeout(() => {
+      live.textContent = text;
+    }, 60);
   }
 
   function setOffline(offline) {
@@ -154,7 +156,9 @@
         return;
       }
       const buttons = form.querySelectorAll('button[type="submit"]');
-      buttons.forEach((b) => { b.disabled = true; });
+      buttons.forEach((b) => {
+        b.disabled = true;
+      });
       const dialog = form.closest('dialog');
       try {
         const res = await fetch(form.action, { method: 'POST', body: new FormData(form), headers: { Accept: 'text/html' } });
@@ -170,7 +174,9 @@
         }
       } catch (error) {
         if (dialog && dialog.open) dialog.close();
-        buttons.forEach((b) => { b.disabled = false; });
+        buttons.forEach((b) => {
+          b.disabled = false;
+        });
         showError(body.dataset.msgError);
         setOffline(!navigator.onLine);
       }

@@ -97,7 +97,7 @@ const en = {
   'return.stay': 'Stay on this page',
   'return.none': 'You can close this page now.',
 
-  'offline': 'No connection. The page will update when you are back online.',
+  offline: 'No connection. The page will update when you are back online.',
   'error.generic': 'Something went wrong. Please try again.',
   'error.tooLarge': 'The file is too large. The limit is {size}.',
 

@@ -21,7 +21,8 @@ const tr: Catalogue = {
   'screen.paid.text': '{brand}, {amount} tutarındaki ödemenizi aldı. Teşekkürler!',
   'screen.expired.title': 'Ödeme süresi doldu',
   'screen.expired.text': 'Bu ödeme zamanında tamamlanmadı. Artık bu bilgilere para göndermeyin.',
-  'screen.expired.paidLate': 'Zaten ödediniz mi? Endişelenmeyin, paranız kaybolmaz. Dekontunuzu aşağıdan gönderin ve {brand} ile iletişime geçip ödeme referansınızı iletin.',
+  'screen.expired.paidLate':
+    'Zaten ödediniz mi? Endişelenmeyin, paranız kaybolmaz. Dekontunuzu aşağıdan gönderin ve {brand} ile iletişime geçip ödeme referansınızı iletin.',
   'screen.expired.notPaid': 'Henüz ödemediyseniz {brand} üzerinden yeni bir ödeme başlatın.',
   'screen.cancelled.title': 'Ödeme iptal edildi',
   'screen.cancelled.text': 'Bu ödeme iptal edildi. Bunun için para göndermeyin.',
@@ -61,7 +62,8 @@ const tr: Catalogue = {
   'proof.last4': 'Ödeme yaptığınız kartın son 4 hanesi',
   'proof.last4Hint': 'Yalnızca son 4 hane; kart numarasının tamamını asla girmeyin.',
   'proof.send': 'Gönder',
-  'proof.sent': '{receipts, plural, =0 {Dekont gönderilmedi} one {Dekont gönderildi} other {# dekont gönderildi}}{last4, select, none {} other {, kartın son 4 hanesi {last4}}}.',
+  'proof.sent':
+    '{receipts, plural, =0 {Dekont gönderilmedi} one {Dekont gönderildi} other {# dekont gönderildi}}{last4, select, none {} other {, kartın son 4 hanesi {last4}}}.',
   'proof.full': 'Kanıtınız alındı. Buraya daha fazla ekleme yapılamaz.',
 
   'cancel.link': 'Ödemeyi iptal et',
@@ -95,7 +97,7 @@ const tr: Catalogue = {
   'return.stay': 'Bu sayfada kal',
   'return.none': 'Artık bu sayfayı kapatabilirsiniz.',
 
-  'offline': 'Bağlantı yok. İnternet geri geldiğinde sayfa yenilenecek.',
+  offline: 'Bağlantı yok. İnternet geri geldiğinde sayfa yenilenecek.',
   'error.generic': 'Bir şeyler ters gitti. Lütfen tekrar deneyin.',
   'error.tooLarge': 'Dosya çok büyük. Sınır: {size}.',
 

@@ -21,7 +21,8 @@ const uzLatn: Catalogue = {
   'screen.paid.text': '{brand} sizning {amount} miqdoridagi toʻlovingizni qabul qildi. Rahmat!',
   'screen.expired.title': 'Toʻlov vaqti tugadi',
   'screen.expired.text': 'Bu toʻlov oʻz vaqtida yakunlanmadi. Endi bu rekvizitlarga pul oʻtkazmang.',
-  'screen.expired.paidLate': 'Toʻlab boʻldingizmi? Xavotir olmang: pulingiz yoʻqolmaydi. Quyida chekni yuboring va {brand} bilan bogʻlanib, toʻlov raqamini ayting.',
+  'screen.expired.paidLate':
+    'Toʻlab boʻldingizmi? Xavotir olmang: pulingiz yoʻqolmaydi. Quyida chekni yuboring va {brand} bilan bogʻlanib, toʻlov raqamini ayting.',
   'screen.expired.notPaid': 'Agar hali toʻlamagan boʻlsangiz, {brand} saytida yangi toʻlovni boshlang.',
   'screen.cancelled.title': 'Toʻlov bekor qilindi',
   'screen.cancelled.text': 'Bu toʻlov bekor qilindi. U uchun pul oʻtkazmang.',
@@ -61,7 +62,8 @@ const uzLatn: Catalogue = {
   'proof.last4': 'Toʻlov qilingan kartaning oxirgi 4 raqami',
   'proof.last4Hint': 'Faqat oxirgi 4 raqam — hech qachon karta raqamini toʻliq kiritmang.',
   'proof.send': 'Yuborish',
-  'proof.sent': '{receipts, plural, =0 {Chek yuborilmagan} one {Chek yuborildi} other {# ta chek yuborildi}}{last4, select, none {} other {, karta oxiri {last4}}}.',
+  'proof.sent':
+    '{receipts, plural, =0 {Chek yuborilmagan} one {Chek yuborildi} other {# ta chek yuborildi}}{last4, select, none {} other {, karta oxiri {last4}}}.',
   'proof.full': 'Tasdiqlovingiz qabul qilindi. Bu yerga boshqa narsa qoʻshib boʻlmaydi.',
 
   'cancel.link': 'Toʻlovni bekor qilish',
@@ -95,7 +97,7 @@ const uzLatn: Catalogue = {
   'return.stay': 'Shu sahifada qolish',
   'return.none': 'Endi bu sahifani yopishingiz mumkin.',
 
-  'offline': 'Internet aloqasi yoʻq. Aloqa tiklangach, sahifa yangilanadi.',
+  offline: 'Internet aloqasi yoʻq. Aloqa tiklangach, sahifa yangilanadi.',
   'error.generic': 'Nimadir xato ketdi. Qaytadan urinib koʻring.',
   'error.tooLarge': 'Fayl juda katta. Eng koʻpi — {size}.',
 
