@@ -292,10 +292,10 @@ const accountsOf = (deps: AppDeps, approvals: ApprovalRow[]) =>
  * concurrent second approval may already have moved on).
  */
 export async function approveWithdrawal(deps: AppDeps, id: string, operatorId: string, actor?: AuditActor): Promise<{ row: WithdrawalRow; released: boolean }> {
-  // The step's own refusal, read-only here: the operator JWT never approves what needs four-eyes.
+  // The step's own refusal, read-only here: the operator JWT never approves what needs four-eyes —
+  // whatever the withdrawal's state, so the JWT's answer does not depend on a race with the release.
   const current = await readWithdrawal(deps, id);
-  const refusal =
-    current.status === 'PENDING_MANUAL' ? fourEyesRefusal(current.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, actor?.kind) : undefined;
+  const refusal = fourEyesRefusal(current.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS, actor?.kind);
   if (refusal) throw new PermissionDenied(refusal);
   let released = true;
   const row = await withdrawalCommand(
