@@ -17,7 +17,9 @@ export async function ensureDatabase(url: string): Promise<void> {
     const [row] = await sql`select 1 as one from pg_database where datname = ${name}`;
     if (!row) {
       await sql.unsafe(`create database "${name}"`).catch((error: { code?: string }) => {
-        if (error.code !== '42P04') throw error; // created concurrently
+        // Created concurrently: Postgres says so as duplicate_database, or, when both creates passed
+        // its own check, as a unique violation of pg_database's name index.
+        if (error.code !== '42P04' && error.code !== '23505') throw error;
       });
     }
   } finally {
