@@ -3,6 +3,7 @@
  * an older gateway left, then migrated to the end — as a deploy would.
  */
 import test from 'ava';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,8 @@ const MIGRATIONS = fileURLToPath(new URL('../../db/migrations', import.meta.url)
 
 async function scratchDatabase() {
   const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/gateway_migrations_${process.pid}_${Date.now()}`;
+  // A random part: two tests of this file start in the same millisecond.
+  url.pathname = `/gateway_migrations_${process.pid}_${randomBytes(6).toString('hex')}`;
   await ensureDatabase(url.toString());
   const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
   const drop = async () => {

@@ -12,7 +12,8 @@ import { prepareDatabase } from '../../scripts/database';
  */
 export async function scratchDatabase(label: string, mode: SeedMode) {
   const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/gateway_${label}_${process.pid}_${Date.now()}`;
+  // A random part too: two tests of one file start in the same millisecond.
+  url.pathname = `/gateway_${label}_${process.pid}_${randomBytes(6).toString('hex')}`;
   const ownerUrl = url.toString();
   const seeded = await prepareDatabase(ownerUrl, randomBytes(32).toString('base64'), 'http://127.0.0.1:9/unused', { mode });
   const owner: Sql = createSql(ownerUrl, { max: 2 });
