@@ -569,7 +569,8 @@ test.serial('a worker process SIGKILLed after storing a transaction, or after br
       return rows.length === 1 && fake.chain.transaction(rows[0]!.txid)?.pooled && rows;
     },
     'A broadcast',
-    240_000,
+    // Includes the new worker process's cold start (bundling its workflows): minutes under a CPU burner.
+    480_000,
   );
   // B: stored, its broadcast on the wire when the worker dies (the node holds it: never answered, never applied).
   fake.faults.hold(1, '/wallet/broadcasttransaction');

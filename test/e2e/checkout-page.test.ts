@@ -277,6 +277,8 @@ test('an amount changed by an operator reaches an open page within one poll, wit
   await page.waitForFunction(() => document.querySelector('#screen')?.getAttribute('data-screen') === 'paid', undefined, { timeout: 20_000 });
   const heading = (await page.textContent('h1')) ?? '';
   t.is(heading, 'Оплата получена');
+  // Focus moves after the new screen is swapped in: wait for it (a loaded machine is slow to get there).
+  await page.waitForFunction(() => document.activeElement?.id === 'screen-title', undefined, { timeout: 60_000 }).catch(() => undefined);
   t.is(await page.evaluate(() => document.activeElement?.id), 'screen-title');
   await page.waitForFunction((h) => document.querySelector('#live')?.textContent === h, heading);
   t.true(await page.isVisible('#return-none'), 'no return URL: the branded close message');
@@ -333,6 +335,8 @@ test('cancel asks first; "No" keeps the payment; "Yes" cancels, announces and fo
   await page.click('#cancel-confirm');
   await page.waitForFunction(() => document.querySelector('#screen')?.getAttribute('data-screen') === 'cancelled');
   t.is((await checkout(hashOf(deal.payment_url))).body.status, 'CANCELLED');
+  // Focus moves after the new screen is swapped in: wait for it (a loaded machine is slow to get there).
+  await page.waitForFunction(() => document.activeElement?.id === 'screen-title', undefined, { timeout: 60_000 }).catch(() => undefined);
   t.is(await page.evaluate(() => document.activeElement?.id), 'screen-title');
   const heading = (await page.textContent('h1')) ?? '';
   await page.waitForFunction((h) => document.querySelector('#live')?.textContent === h, heading);
