@@ -48,7 +48,7 @@ export interface PostResult {
 }
 
 function guardedLookup(allowPrivate: boolean) {
-  return (hostname: string, options: { all?: boolean }, callback: (...args: any[]) => void) => {
+  return (hostname: string, options: { all?: boolean }, callback: (error: Error | null, address?: string | LookupAddress[], family?: number) => void) => {
     dnsLookup(hostname, { all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error);
       const safe = allowPrivate ? addresses : addresses.filter((a) => !isPrivateAddress(a.address));

@@ -434,12 +434,9 @@ test('advance: the fee distribution of a completed sandbox PayIn fires now (FEE_
   t.is(after!.available, before!.pending_credits);
 });
 
-test('the deal workflow starts its sandbox trader itself: a …00 PayIn completes when the API does not start it', async (t) => {
-  const { startIsolatedStack } = await import('../helpers/worker');
-  const stack = await startIsolatedStack({ SANDBOX_TRADER_API_START: false });
-  t.teardown(() => stack.close());
+test('the deal workflow starts its sandbox trader itself (the API starts none): a …00 PayIn completes', async (t) => {
   const { keys } = await newMerchant({ sandbox: true });
-  const res = await signed(keys, 'POST', `${stack.url}${PAYIN}`, payinBody({ amount: 150_000 }));
+  const res = await signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000 }));
   t.is(res.status, 200, res.text);
   const dealId = res.body.deal.deal_id as string;
   await eventually(async () => (await dealRow(sql, dealId)).status === 'COMPLETED', 'completed by the sandbox trader');

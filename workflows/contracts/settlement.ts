@@ -32,8 +32,8 @@ export interface SettlementRequest {
   receivedAmountOverride: string | null;
   reason: string;
   operatorId: string;
-  /** Who sent it (issue 28.4), audited in the step; absent from older senders. */
-  actor?: AuditActor;
+  /** Who sent it: the step writes its audit row in the settlement's transaction. */
+  actor: AuditActor;
 }
 
 export interface SettlementWorkflowInput {
