@@ -1,5 +1,5 @@
 /**
- * Settlement of an EXPIRED deal (spec 4.1.4, 2.9): PAYIN_TRANSITIONS.settle (domain/payin.ts).
+ * Settlement of an EXPIRED deal: PAYIN_TRANSITIONS.settle (domain/payin.ts).
  * One settlement deal per appeal; the same idempotency_key answers it again, another is 409.
  */
 import type { ActivityDeps } from './deps';
@@ -145,7 +145,7 @@ export function createSettlementActivities(deps: ActivityDeps) {
           const { status, discriminator } = SETTLEMENT_EVENT_STATUS[type]!;
           await moves.event(tx, { ...deal, status }, type, discriminator);
         }
-        // The operator's settlement and its audit row in one transaction (issue 28.4).
+        // The operator's settlement and its audit row in one transaction.
         if (req.actor) {
           await insertAudit(tx, req.actor, {
             action: 'appeal.settlement',

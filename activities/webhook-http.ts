@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import { tracing } from '../config/tracing';
 import { isPrivateAddress } from '../domain/net-guard';
 
-/** Spec 2.10: the stored response_body is at most this many bytes (of UTF-8). */
+/** The stored response_body is at most this many bytes (of UTF-8). */
 export const RESPONSE_BODY_LIMIT = 2048;
 
 /**

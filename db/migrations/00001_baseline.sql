@@ -313,7 +313,7 @@ create table deals (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );
--- One deal per merchant, type and key (spec 4.8). Settlement deals live outside the merchant's key
+-- One deal per merchant, type and key. Settlement deals live outside the merchant's key
 -- space: a PayIn the merchant made under `settlement:<appeal_id>` neither blocks that appeal's
 -- settlement nor is answered by it.
 create unique index deals_merchant_key on deals (merchant_id, deal_type, idempotency_key) where origin_appeal_id is null;
@@ -327,7 +327,7 @@ create index deals_listing_by_status on deals (merchant_id, deal_type, status, c
 create index deals_daily_volume on deals (merchant_id, created_at) include (amount, status);
 create index deals_requisite_day on deals (requisite_id, created_at) where requisite_id is not null;
 
--- Append-only record of operator amount changes (spec 2.9, 4.1.3).
+-- Append-only record of operator amount changes.
 create table deal_amount_changes (
   id uuid primary key,
   deal_id uuid not null references deals(id),
@@ -376,7 +376,7 @@ begin
   insert into abandoned_creates (run_id, subject_id) values (p_run, p_subject) on conflict do nothing;
 end $$;
 
--- Whitelist passes (spec 2.6, 3.4, 4.6). Empty filters are NULL (match anything).
+-- Whitelist passes. Empty filters are NULL (match anything).
 create table passes (
   id uuid primary key,
   tenant_id uuid not null references tenants(id),
@@ -443,7 +443,7 @@ end $$;
 create trigger outbox_events_notify after insert on outbox_events for each statement execute function outbox_notify();
 
 -- Webhook delivery: one row per (event, target) and one per attempt. A stored receiver answer is
--- at most 2048 bytes of UTF-8 (spec 2.10), cut on a character boundary by the delivery activity.
+-- at most 2048 bytes of UTF-8, cut on a character boundary by the delivery activity.
 create table webhook_deliveries (
   id uuid primary key,                      -- callback_id
   merchant_id uuid not null references merchants(id),
@@ -656,7 +656,7 @@ create table evidence_blobs (
   created_at timestamptz not null default now()
 );
 
--- One appeal per deal (spec 4.5: a repeat appeal is 400 FAILED_PRECONDITION), backed by the unique index.
+-- One appeal per deal (a repeat appeal is 400 FAILED_PRECONDITION), backed by the unique index.
 create table appeals (
   id uuid primary key,
   tenant_id uuid not null references tenants(id),
@@ -697,7 +697,7 @@ create index appeal_messages_thread on appeal_messages (appeal_id, seq);
 -- "Is this file attached to a message of one of my appeals?" (a merchant may read the arbiter's files).
 create index appeal_messages_files on appeal_messages using gin (file_ids);
 
--- One settlement per appeal (spec 2.9); the deal row also carries origin_appeal_id (unique).
+-- One settlement per appeal; the deal row also carries origin_appeal_id (unique).
 create table appeal_settlements (
   appeal_id uuid primary key references appeals(id),
   deal_id uuid not null unique references deals(id),

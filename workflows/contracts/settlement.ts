@@ -1,5 +1,5 @@
 /**
- * The settlement workflow's wire protocol (spec 4.1.4, 2.9): one per appeal, id
+ * The settlement workflow's wire protocol: one per appeal, id
  * `settlement:<appeal_id>`, started by Update-With-Start. Its create step makes the settlement
  * deal (escrow hold → verified → COMPLETED in one transaction); then the fee distribution delay.
  */

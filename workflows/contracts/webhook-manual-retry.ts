@@ -1,5 +1,5 @@
 /**
- * The manual retry's contract (spec 4.7): one run per retry, `webhook:<callback_id>:manual:<n>`,
+ * The manual retry's contract: one run per retry, `webhook:<callback_id>:manual:<n>`,
  * on the webhook task queue, making exactly one attempt now.
  */
 import { webhooksTaskQueue } from './task-queues';
