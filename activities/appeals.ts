@@ -1,10 +1,11 @@
 /**
- * Appeal steps (issue 9), the moves of APPEAL_TRANSITIONS (domain/appeals.ts) and what they do to
- * the deal (PAYIN_TRANSITIONS' open_appeal, appeal_rejected, appeal_satisfied). Each is one
- * Postgres transaction that locks the deal, then the appeal (always in that order), checks the
- * move against the tables, moves the appeal, the deal and the money together and writes their
- * outbox events. A retried step of the same command (same appeal id / command id) answers the
- * committed result.
+ * Appeal steps, the moves of APPEAL_TRANSITIONS (domain/appeals.ts) and what they do to the deal
+ * (PAYIN_TRANSITIONS' open_appeal, appeal_rejected, appeal_satisfied), as the deal's or the
+ * appeal's workflow decided them. Each is one Postgres transaction that locks the deal, then the
+ * appeal (always in that order), checks the move against the same tables again (a safety net for
+ * what changed since the workflow decided), moves the appeal, the deal and the money together and
+ * writes their outbox events. A retried step of the same command (same appeal id / command id)
+ * answers the committed result.
  */
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
@@ -15,6 +16,7 @@ import {
   appealMove,
   appealOpenRefusal,
   appealView,
+  liveDealRefusal,
   resolutionNote,
   resolveMove,
   terminalResolutionProblem,
@@ -23,14 +25,23 @@ import {
 import { dealEventPayload } from '../domain/deal-info';
 import { PAYIN_TRANSITIONS, type PayinStatus } from '../domain/payin';
 import { allowsFrom } from '../domain/state-machine';
-import { findAppealOfDeal, findSettlement, insertAppeal, lockDealAndAppeal, setAppealStatus, type AppealChanges, type AppealRow } from '../db/queries/appeals';
-import { lockDeal, type DealRow } from '../db/queries/deals';
+import {
+  findAppeal,
+  findAppealOfDeal,
+  findSettlement,
+  insertAppeal,
+  lockDealAndAppeal,
+  setAppealStatus,
+  type AppealChanges,
+  type AppealRow,
+} from '../db/queries/appeals';
+import { findDeal, lockDeal, type DealRow } from '../db/queries/deals';
 import { writeOutboxEvent } from '../db/queries/outbox';
 import { postEscrowRelease, postPayinCompletion } from '../db/queries/postings';
-import { dealSteps } from './deal-steps';
+import { dealMoves } from './deal-moves';
 import { payinSnapshot } from './snapshots';
 import type { AppealMoveResult, OpenAppealInput, ResolveAppealInput } from '../workflows/contracts/payin';
-import type { AppealMoveInput } from '../workflows/contracts/appeal';
+import type { AppealMoveInput, AppealState } from '../workflows/contracts/appeal';
 import type { AuditActor } from '../domain/audit';
 import { insertAudit } from '../db/queries/audit';
 import { auditedAppeal } from './audit-views';
@@ -47,7 +58,7 @@ async function lockedAppeal(tx: Db, appealId: string): Promise<{ deal: DealRow; 
 
 export function createAppealActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
-  const steps = dealSteps(deps);
+  const moves = dealMoves(deps);
 
   const appealEvent = (tx: Db, appeal: AppealRow, deal: DealRow) =>
     writeOutboxEvent(tx, {
@@ -70,15 +81,29 @@ export function createAppealActivities(deps: ActivityDeps) {
     return updated;
   }
 
-  /** An operator's appeal move, audited in its transaction (none without an actor: an older sender). */
-  async function auditAppeal(tx: Db, actor: AuditActor | undefined, action: string, before: [AppealRow, DealRow], after: [AppealRow, DealRow]) {
-    if (!actor) return;
+  /** An operator's appeal move, audited in its transaction. */
+  async function auditAppeal(tx: Db, actor: AuditActor, action: string, before: [AppealRow, DealRow], after: [AppealRow, DealRow]) {
     await insertAudit(tx, actor, { action, objectType: 'appeal', objectId: after[0].id, before: auditedAppeal(...before), after: auditedAppeal(...after) });
   }
 
   return {
     /**
-     * Opens an appeal (spec 4.5, contract 7). A live deal is held: APPEALED, deal.appealed, no
+     * What the appeal's workflow decides a command on: the appeal (by id; for an open, the deal's
+     * appeal) and its deal, read without locks — the move's step checks again under them.
+     */
+    async readAppealState(appealId: string, dealId?: string): Promise<AppealState> {
+      const appeal = dealId ? await findAppealOfDeal(sql, dealId) : await findAppeal(sql, appealId);
+      const dealOf = dealId ?? appeal?.deal_id;
+      const deal = dealOf ? await findDeal(sql, dealOf) : undefined;
+      const settled = appeal ? (await findSettlement(sql, appeal.id)) !== undefined : false;
+      return {
+        ...(deal ? { dealStatus: deal.status } : {}),
+        ...(appeal ? { appeal: { id: appeal.id, status: appeal.status, outcome: appeal.outcome, lastCommandId: appeal.last_command_id, settled } } : {}),
+      };
+    },
+
+    /**
+     * Opens an appeal. A live deal is held: APPEALED, deal.appealed, no
      * longer expirable, escrow stays locked. EXPIRED and COMPLETED deals stay as they are.
      */
     async openAppeal(input: OpenAppealInput, owner: StepOwner): Promise<AppealMoveResult> {
@@ -91,7 +116,8 @@ export function createAppealActivities(deps: ActivityDeps) {
         const refused = appealOpenRefusal(deal.status, existing);
         if (refused) throw new FailedPrecondition(refused);
         const holds = APPEAL_HOLDS_DEAL.includes(deal.status as PayinStatus);
-        if (holds && owner !== 'deal') throw new FailedPrecondition(`deal is ${deal.status}; a live deal is appealed through its own workflow`);
+        const live = owner === 'appeal' ? liveDealRefusal('open', deal.status) : undefined;
+        if (live) throw new FailedPrecondition(live);
         let appeal: AppealRow;
         try {
           appeal = await insertAppeal(tx, {
@@ -107,14 +133,14 @@ export function createAppealActivities(deps: ActivityDeps) {
           if ((error as { code?: string }).code === '23505') throw new FailedPrecondition('an appeal was already opened for this deal');
           throw error;
         }
-        const after = holds ? await steps.applyMove(tx, deal, PAYIN_TRANSITIONS.open_appeal) : deal;
+        const after = holds ? await moves.applyMove(tx, deal, PAYIN_TRANSITIONS.open_appeal) : deal;
         await appealEvent(tx, appeal, after);
         return result(appeal, after);
       });
     },
 
     /**
-     * The arbiter's resolution (contract 4). On an APPEALED deal it moves the money: REJECTED →
+     * The arbiter's resolution. On an APPEALED deal it moves the money: REJECTED →
      * CANCELLED with the escrow back to the trader (deal.cancelled); SATISFIED → COMPLETED through
      * the normal completion path (pending credit, fee distribution later; deal.completed). On a
      * terminal deal it records the decision, which must agree with the deal's final money.
@@ -129,14 +155,15 @@ export function createAppealActivities(deps: ActivityDeps) {
         const dealMove = input.outcome === 'REJECTED' ? PAYIN_TRANSITIONS.appeal_rejected : PAYIN_TRANSITIONS.appeal_satisfied;
         let after = deal;
         if (allowsFrom(dealMove, deal.status)) {
-          if (owner !== 'deal') throw new FailedPrecondition(`deal is ${deal.status}; its resolution runs in the deal workflow`);
-          const traderWallet = await steps.walletOf(tx, 'trader', deal.trader_id!);
+          const live = owner === 'appeal' ? liveDealRefusal(resolveMove(input.outcome), deal.status) : undefined;
+          if (live) throw new FailedPrecondition(live);
+          const traderWallet = await moves.walletOf(tx, 'trader', deal.trader_id!);
           if (input.outcome === 'REJECTED') {
             await postEscrowRelease(tx, deal, traderWallet, 'release');
-            after = await steps.applyMove(tx, deal, dealMove, { cancel_reason: `appeal ${appeal.id} rejected` });
+            after = await moves.applyMove(tx, deal, dealMove, { cancel_reason: `appeal ${appeal.id} rejected` });
           } else {
             await postPayinCompletion(tx, deal, traderWallet);
-            after = await steps.applyMove(tx, deal, dealMove);
+            after = await moves.applyMove(tx, deal, dealMove);
           }
         } else {
           const problem = terminalResolutionProblem({
@@ -165,9 +192,8 @@ export function createAppealActivities(deps: ActivityDeps) {
         if (appeal.last_command_id === input.commandId) return result(appeal, deal);
         const move = appealMove(appeal.status, input.kind);
         if ('refused' in move) throw new FailedPrecondition(move.refused);
-        if (input.kind === 'close' && deal.status === 'APPEALED') {
-          throw new FailedPrecondition('the deal is APPEALED and waits for this appeal: resolve it (SATISFIED or REJECTED) instead of closing it');
-        }
+        const live = liveDealRefusal(input.kind, deal.status);
+        if (live) throw new FailedPrecondition(live);
         const moved = await moveAppealRow(tx, appeal, deal, move.to, input.commandId, { reopened: input.kind === 'reopen' });
         await auditAppeal(tx, input.actor, `appeal.${input.kind}`, [appeal, deal], [moved, deal]);
         return result(moved, deal);

@@ -1,6 +1,6 @@
 /**
- * What the audit trail keeps of a deal or an appeal before and after an operator's move (issue
- * 28.4): the fields the move may change, money as bigint (stored as digit strings).
+ * What the audit trail keeps of a deal or an appeal before and after an operator's move: the
+ * fields the move may change, money as bigint (stored as digit strings).
  */
 import type { AppealRow } from '../db/queries/appeals';
 import type { DealRow } from '../db/queries/deals';

@@ -8,10 +8,10 @@ import { withActivityDeadline } from './deadline';
  * error kind, so the same kind reaches the HTTP response through the workflow at once, instead
  * of after every retry.
  */
-export function withBusinessFailures<T extends Record<string, (...args: any[]) => Promise<unknown>>>(activities: T): T {
+export function withBusinessFailures<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
   const wrapped: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(activities)) {
-    wrapped[name] = async (...args: unknown[]) => {
+    wrapped[name] = async (...args: never[]) => {
       try {
         return await withActivityDeadline(() => fn(...args));
       } catch (error) {

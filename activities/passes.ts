@@ -1,4 +1,4 @@
-/** Pass steps (spec 3.4): the expiry its workflow runs at expires_at. */
+/** Pass steps: the expiry its workflow runs at expires_at. */
 import type { ActivityDeps } from './deps';
 import { expirePass } from '../db/queries/passes';
 

@@ -1,15 +1,15 @@
 /**
- * PayIn steps, the moves of PAYIN_TRANSITIONS (domain/payin.ts). Each is one Postgres transaction
- * that checks the deal's current status under a row lock, moves money through keyed ledger
- * postings (db/queries/postings.ts) and writes its outbox event, so an activity retry after a
- * commit is a no-op that returns the same snapshot.
+ * PayIn steps, the moves of PAYIN_TRANSITIONS (domain/payin.ts) that the deal's workflow decided.
+ * Each is one Postgres transaction that checks the deal's status again under a row lock (a safety
+ * net), moves money through keyed ledger postings (db/queries/postings.ts) and writes its outbox
+ * event, so an activity retry after a commit is a no-op that returns the same snapshot.
  */
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
-import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
+import { domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { newCheckoutHash, newId } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
-import { amountMatch, amountToPay, blocksAutocompletion, PAYIN_TRANSITIONS, payinMoney, payinRefusal } from '../domain/payin';
+import { amountChangeRefusal, amountMatch, amountToPay, blocksAutocompletion, PAYIN_TRANSITIONS, payinMoney, payinRefusal } from '../domain/payin';
 import { allowsFrom } from '../domain/state-machine';
 import { currencyExponent } from '../db/queries/catalog';
 import { applyAmountChange, findAmountChange, insertDeal, lockDeal, recordReceivedAmount, type DealRow } from '../db/queries/deals';
@@ -20,19 +20,17 @@ import { claimRequisite } from '../db/queries/matching';
 import { claimThroughPass } from '../db/queries/passes';
 import { postEscrowLock, postEscrowRelease, postFeeDistribution, postPayinCompletion } from '../db/queries/postings';
 import { currentWorkflowRun } from './deadline';
-import { dealSteps, quoteNewDeal } from './deal-steps';
+import { dealMoves, quoteNewDeal } from './deal-moves';
 import { payinSnapshot } from './snapshots';
 import type { CreatePayinInput, PayinSnapshot } from '../workflows/contracts/payin';
 import type { AuditActor } from '../domain/audit';
 import { insertAudit } from '../db/queries/audit';
 import { auditedDeal } from './audit-views';
 
-/** What the audit trail keeps of a deal's move. */
-
 export function createPayinActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
-  const steps = dealSteps(deps);
-  const traderWallet = (tx: Db, row: DealRow) => steps.walletOf(tx, 'trader', row.trader_id!);
+  const moves = dealMoves(deps);
+  const traderWallet = (tx: Db, row: DealRow) => moves.walletOf(tx, 'trader', row.trader_id!);
 
   /** Returns the escrow to the trader: frozen → available. */
   const releaseEscrow = async (tx: Db, row: DealRow, step: string) => {
@@ -56,10 +54,10 @@ export function createPayinActivities(deps: ActivityDeps) {
           amount,
           escrowUsdt: money.escrow,
           payerBank: input.payerBank,
-          // Issue 29: a sandbox merchant's deal goes to the sandbox trader only (db/queries/matching.ts).
+          // A sandbox merchant's deal goes to the sandbox trader only (db/queries/matching.ts).
           sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYIN' as const } : undefined,
         };
-        // Spec 3.4 / 4.6: a matching pass of the merchant routes the deal past the cascade (db/queries/passes.ts).
+        // A matching pass of the merchant routes the deal past the cascade (db/queries/passes.ts).
         const passDeal = {
           merchantId: input.merchantId,
           dealId: input.dealId,
@@ -99,7 +97,7 @@ export function createPayinActivities(deps: ActivityDeps) {
           paymentTimeoutSeconds: config.PAYIN_TIMEOUT_SECONDS,
         });
         await postEscrowLock(tx, { dealId: row.id, version: 1n, traderWalletId: match.trader_wallet_id, amount: money.escrow });
-        await steps.events(tx, [
+        await moves.events(tx, [
           [{ ...row, status: 'INITIALIZED' }, 'deal.created', 'created'],
           [row, 'deal.escrow_locked', 'ESCROW_LOCKED'],
         ]);
@@ -107,23 +105,26 @@ export function createPayinActivities(deps: ActivityDeps) {
       });
     },
 
-    /** The run gives its create up (db/queries/create-fence.ts): the deal's snapshot if an attempt committed it, else null. */
-    async findPayinSnapshot(dealId: string): Promise<PayinSnapshot | null> {
+    /**
+     * The run gives its create up (db/queries/create-fence.ts): writes the run's tombstone, so no
+     * attempt of the create can commit after it, and answers the deal's snapshot if one did, else null.
+     */
+    async abandonPayinCreate(dealId: string): Promise<PayinSnapshot | null> {
       const row = await abandonCreate<DealRow>(sql, 'deals', dealId, currentWorkflowRun());
       return row ? payinSnapshot(row) : null;
     },
 
     async markPaymentNotified(dealId: string): Promise<PayinSnapshot> {
-      return payinSnapshot(await steps.transition(dealId, PAYIN_TRANSITIONS.notify_payment, async () => {}));
+      return payinSnapshot(await moves.transition(dealId, PAYIN_TRANSITIONS.notify_payment, async () => {}));
     },
 
     /**
-     * The trader confirmed receipt (contract 4): PAYMENT_VERIFIED and, unless the reconciliation
-     * blocks autocompletion (partial, overpaid), COMPLETED with the escrow settled — both moves and
-     * their events in one transaction, one step (issue 21). A retry after the commit finds the
-     * deal moved and answers it.
+     * The trader confirmed receipt: PAYMENT_VERIFIED and, unless the reconciliation blocks
+     * autocompletion (partial, overpaid), COMPLETED with the escrow settled — both moves and their
+     * events in one transaction, one step. A retry after the commit finds the deal moved and
+     * answers it.
      */
-    async confirmPayin(dealId: string, actor?: AuditActor): Promise<PayinSnapshot> {
+    async confirmPayin(dealId: string, actor: AuditActor): Promise<PayinSnapshot> {
       return sql.begin(async (tx) => {
         let row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
@@ -132,22 +133,26 @@ export function createPayinActivities(deps: ActivityDeps) {
         const before = auditedDeal(row);
         if (row.status !== confirm.to) {
           if (!allowsFrom(confirm, row.status)) throw new FailedPrecondition(`deal is ${row.status}; cannot move to ${confirm.to}`);
-          row = await steps.applyMove(tx, row, confirm);
+          row = await moves.applyMove(tx, row, confirm);
         }
         if (!blocksAutocompletion(row.amount_match_status)) {
           await postPayinCompletion(tx, row, await traderWallet(tx, row));
-          row = await steps.applyMove(tx, row, complete);
+          row = await moves.applyMove(tx, row, complete);
         }
-        // The operator's confirmation and its audit row in one transaction (a retry writes it once).
-        if (actor) await insertAudit(tx, actor, { action: 'deal.confirm', objectType: 'deal', objectId: dealId, before, after: auditedDeal(row) });
+        // The confirmation and its audit row in one transaction (a retry writes it once).
+        await insertAudit(tx, actor, { action: 'deal.confirm', objectType: 'deal', objectId: dealId, before, after: auditedDeal(row) });
         return payinSnapshot(row);
       });
     },
 
-    /** Escrow settles: the trader's frozen USDT becomes the merchant's pending credit and the platform's pending fee. */
+    /**
+     * Escrow settles: the trader's frozen USDT becomes the merchant's pending credit and the
+     * platform's pending fee. Without an actor it is the workflow's own move (a full
+     * reconciliation releasing a blocked completion): no audit row of its own.
+     */
     async completePayin(dealId: string, actor?: AuditActor): Promise<PayinSnapshot> {
       return payinSnapshot(
-        await steps.transition(
+        await moves.transition(
           dealId,
           PAYIN_TRANSITIONS.complete,
           async (tx, row) => {
@@ -159,12 +164,12 @@ export function createPayinActivities(deps: ActivityDeps) {
     },
 
     async expirePayin(dealId: string): Promise<PayinSnapshot> {
-      return payinSnapshot(await steps.transition(dealId, PAYIN_TRANSITIONS.expire, (tx, row) => releaseEscrow(tx, row, 'release')));
+      return payinSnapshot(await moves.transition(dealId, PAYIN_TRANSITIONS.expire, (tx, row) => releaseEscrow(tx, row, 'release')));
     },
 
     async cancelPayin(dealId: string, reason: string): Promise<PayinSnapshot> {
       return payinSnapshot(
-        await steps.transition(dealId, PAYIN_TRANSITIONS.cancel, async (tx, row) => {
+        await moves.transition(dealId, PAYIN_TRANSITIONS.cancel, async (tx, row) => {
           await releaseEscrow(tx, row, 'release');
           return { cancel_reason: reason };
         }),
@@ -176,7 +181,7 @@ export function createPayinActivities(deps: ActivityDeps) {
      * asked to pay — with the operator's audit row in the same transaction (a retry of the same
      * request writes it once).
      */
-    async recordReconciliation(dealId: string, receivedAmount: string, actor?: AuditActor): Promise<PayinSnapshot> {
+    async recordReconciliation(dealId: string, receivedAmount: string, actor: AuditActor): Promise<PayinSnapshot> {
       return sql.begin(async (tx) => {
         const row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
@@ -184,7 +189,7 @@ export function createPayinActivities(deps: ActivityDeps) {
         if (refusal) throw new FailedPrecondition(refusal.message);
         const received = BigInt(receivedAmount);
         const updated = await recordReceivedAmount(tx, dealId, received, amountMatch(amountToPay(row), received));
-        await steps.auditDeal(tx, { actor, action: 'deal.reconcile' }, row, updated);
+        await moves.auditDeal(tx, { actor, action: 'deal.reconcile' }, row, updated);
         return payinSnapshot(updated);
       });
     },
@@ -193,15 +198,15 @@ export function createPayinActivities(deps: ActivityDeps) {
     async distributePayinFee(dealId: string): Promise<void> {
       await sql.begin(async (tx) => {
         const row = await lockDeal(tx, dealId);
-        if (!row || row.status !== 'COMPLETED') throw new FailedPrecondition('only a completed deal distributes its fee');
+        if (row?.status !== 'COMPLETED') throw new FailedPrecondition('only a completed deal distributes its fee');
         await postFeeDistribution(tx, row);
       });
     },
 
     /**
-     * Operator amount change (spec 4.1.3), in one transaction: amount_usdt at the deal's own
-     * rate, the escrow hold of the old version released and one for the new version locked,
-     * amount_version + 1, an audit row and deal.amount_changed. Same key + same amount replays.
+     * Operator amount change, in one transaction: amount_usdt at the deal's own rate, the escrow
+     * hold of the old version released and one for the new version locked, amount_version + 1, an
+     * audit row and deal.amount_changed. Same key + same amount replays.
      */
     async changePayinAmount(input: {
       dealId: string;
@@ -210,24 +215,20 @@ export function createPayinActivities(deps: ActivityDeps) {
       idempotencyKey: string;
       expectedAmountVersion: string;
       operatorId: string;
-      /** The operator's request (issue 28.4): its audit row is written with the change. */
-      actor?: AuditActor;
+      /** Who asked: its audit row is written with the change. */
+      actor: AuditActor;
     }): Promise<{ snapshot: PayinSnapshot; replayed: boolean }> {
       return sql.begin(async (tx) => {
         const row = await lockDeal(tx, input.dealId);
         if (!row) throw new NotFound('deal not found');
         const newAmount = BigInt(input.newAmount);
         const previous = await findAmountChange(tx, row.id, input.idempotencyKey);
-        if (previous) {
-          if (previous.new_amount !== newAmount) throw new Conflict('idempotency_key was already used with another amount');
-          return { snapshot: payinSnapshot(row), replayed: true };
-        }
-        const refusal = payinRefusal('change_amount', row.status);
-        if (refusal) throw new FailedPrecondition(refusal.message);
-        const expected = BigInt(input.expectedAmountVersion);
-        if (expected !== 0n && expected !== row.amount_version) {
-          throw new Conflict(`stale expected_amount_version ${expected}: the current amount_version is ${row.amount_version}`);
-        }
+        const refusal = amountChangeRefusal(
+          { status: row.status, amountVersion: row.amount_version },
+          { newAmount, expectedVersion: BigInt(input.expectedAmountVersion), previousAmount: previous?.new_amount },
+        );
+        if (refusal) throw domainErrorFromKind(refusal.kind, refusal.message)!;
+        if (previous) return { snapshot: payinSnapshot(row), replayed: true };
         const exponent = await currencyExponent(tx, row.tenant_id, row.currency);
         const newUsdt = fiatToUsdtCents(newAmount, exponent!, row.exchange_rate_micro);
         if (newUsdt <= 0n) throw new InvalidArgument('amount_fiat is too small: it converts to 0 USDT cents');
@@ -249,20 +250,18 @@ export function createPayinActivities(deps: ActivityDeps) {
           version,
           amountMatchStatus: row.amount_match_status === '' ? '' : amountMatch(amountToPay({ ...row, amount: newAmount }), row.received_amount),
         });
-        await steps.event(tx, updated, 'deal.amount_changed', version.toString(), {
+        await moves.event(tx, updated, 'deal.amount_changed', version.toString(), {
           old_amount: row.amount.toString(),
           amount: newAmount.toString(),
           amount_version: version.toString(),
         });
-        if (input.actor) {
-          await insertAudit(tx, input.actor, {
-            action: 'deal.amount_change',
-            objectType: 'deal',
-            objectId: row.id,
-            before: auditedDeal(row),
-            after: { ...auditedDeal(updated), reason: input.reason, idempotency_key: input.idempotencyKey },
-          });
-        }
+        await insertAudit(tx, input.actor, {
+          action: 'deal.amount_change',
+          objectType: 'deal',
+          objectId: row.id,
+          before: auditedDeal(row),
+          after: { ...auditedDeal(updated), reason: input.reason, idempotency_key: input.idempotencyKey },
+        });
         return { snapshot: payinSnapshot(updated), replayed: false };
       });
     },

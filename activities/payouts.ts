@@ -21,12 +21,12 @@ import { postPayoutCompletion, postPayoutHold, postPayoutRelease } from '../db/q
 import { findRequisite } from '../db/queries/traders';
 import { lockAvailable } from '../db/queries/wallets';
 import type { CreatePayoutInput, PayoutSnapshot } from '../workflows/contracts/payout';
-import { dealSteps, quoteNewDeal } from './deal-steps';
+import { dealMoves, quoteNewDeal } from './deal-moves';
 import { payoutSnapshot } from './snapshots';
 
 export function createPayoutActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
-  const steps = dealSteps(deps);
+  const moves = dealMoves(deps);
 
   return {
     /** Hold, synchronous auto-matching and the deal row in one transaction. */
@@ -80,7 +80,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             ...(match ? { transferSlaSeconds: config.PAYOUT_TRANSFER_SLA_SECONDS } : {}),
           });
           await postPayoutHold(tx, { dealId: row.id, walletId: input.walletId, amount: hold });
-          await steps.events(
+          await moves.events(
             tx,
             created.events.map((type) => [row, type, 'created'] as [typeof row, EventType, string]),
           );
@@ -94,8 +94,11 @@ export function createPayoutActivities(deps: ActivityDeps) {
         });
     },
 
-    /** The run gives its create up (db/queries/create-fence.ts): the deal's snapshot if an attempt committed it, else null. */
-    async findPayoutSnapshot(dealId: string): Promise<PayoutSnapshot | null> {
+    /**
+     * The run gives its create up (db/queries/create-fence.ts): writes the run's tombstone, so no
+     * attempt of the create can commit after it, and answers the deal's snapshot if one did, else null.
+     */
+    async abandonPayoutCreate(dealId: string): Promise<PayoutSnapshot | null> {
       const row = await abandonCreate<DealRow>(sql, 'deals', dealId, currentWorkflowRun());
       return row ? payoutSnapshot(row) : null;
     },
@@ -126,49 +129,49 @@ export function createPayoutActivities(deps: ActivityDeps) {
      * trader, with a new transfer window. A retry after commit finds it already done. The
      * operator's audit row is written in the same transaction.
      */
-    async assignPayout(dealId: string, requisiteId: string, actor?: AuditActor): Promise<PayoutSnapshot> {
+    async assignPayout(dealId: string, requisiteId: string, actor: AuditActor): Promise<PayoutSnapshot> {
       return sql.begin(async (tx) => {
         const row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
         const requisite = await findRequisite(tx, requisiteId);
-        if (!requisite || requisite.status !== 'ACTIVE') throw new InvalidArgument('requisite_id must be an ACTIVE requisite');
+        if (requisite?.status !== 'ACTIVE') throw new InvalidArgument('requisite_id must be an ACTIVE requisite');
         if (row.payment_method_id !== requisite.payment_method_id) {
           throw new InvalidArgument('the requisite is for another payment method than the payout');
         }
-        // Issue 29: a sandbox payout only ever goes to the sandbox trader, a live one never does.
+        // A sandbox payout only ever goes to the sandbox trader, a live one never does.
         if (requisite.sandbox !== row.sandbox)
           throw new InvalidArgument(row.sandbox ? 'a sandbox payout can only go to the sandbox trader' : 'the sandbox trader takes only sandbox payouts');
         if (row.status === 'MATCHED' && row.requisite_id === requisite.id) return payoutSnapshot(row);
         const refusal = payoutRefusal('assign', row.status);
         if (refusal) throw new FailedPrecondition(refusal.message);
         const updated = await matchPayoutDeal(tx, dealId, { requisiteId: requisite.id, traderId: requisite.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS);
-        await steps.auditDeal(tx, { actor, action: 'payout.assign' }, row, updated);
+        await moves.auditDeal(tx, { actor, action: 'payout.assign' }, row, updated);
         return payoutSnapshot(updated);
       });
     },
 
-    // The operator's moves (issue 28.4): with an actor, the audit row is written in the move's transaction.
-    async startPayout(dealId: string, actor?: AuditActor): Promise<PayoutSnapshot> {
-      return payoutSnapshot(await steps.transition(dealId, PAYOUT_TRANSITIONS.start, async () => {}, { actor, action: 'payout.start' }));
+    // The operator's moves: the audit row is written in the move's transaction.
+    async startPayout(dealId: string, actor: AuditActor): Promise<PayoutSnapshot> {
+      return payoutSnapshot(await moves.transition(dealId, PAYOUT_TRANSITIONS.start, async () => {}, { actor, action: 'payout.start' }));
     },
 
-    async completePayout(dealId: string, actor?: AuditActor): Promise<PayoutSnapshot> {
+    async completePayout(dealId: string, actor: AuditActor): Promise<PayoutSnapshot> {
       return payoutSnapshot(
-        await steps.transition(
+        await moves.transition(
           dealId,
           PAYOUT_TRANSITIONS.complete,
           async (tx, row) => {
             await resolveDealAlerts(tx, row.id);
-            await postPayoutCompletion(tx, row, await steps.walletOf(tx, 'trader', row.trader_id!));
+            await postPayoutCompletion(tx, row, await moves.walletOf(tx, 'trader', row.trader_id!));
           },
           { actor, action: 'payout.complete' },
         ),
       );
     },
 
-    async failPayout(dealId: string, reason: string, actor?: AuditActor): Promise<PayoutSnapshot> {
+    async failPayout(dealId: string, reason: string, actor: AuditActor): Promise<PayoutSnapshot> {
       return payoutSnapshot(
-        await steps.transition(
+        await moves.transition(
           dealId,
           PAYOUT_TRANSITIONS.fail,
           async (tx, row) => {
@@ -183,7 +186,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
 
     async expirePayout(dealId: string): Promise<PayoutSnapshot> {
       return payoutSnapshot(
-        await steps.transition(dealId, PAYOUT_TRANSITIONS.expire_unassigned, async (tx, row) => {
+        await moves.transition(dealId, PAYOUT_TRANSITIONS.expire_unassigned, async (tx, row) => {
           await postPayoutRelease(tx, row);
         }),
       );
@@ -192,7 +195,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
     /** The transfer SLA ran out before the trader started: EXPIRED, hold returned (the workflow checked the deadline). */
     async expireMatchedPayout(dealId: string): Promise<PayoutSnapshot> {
       return payoutSnapshot(
-        await steps.transition(dealId, PAYOUT_TRANSITIONS.expire_matched, async (tx, row) => {
+        await moves.transition(dealId, PAYOUT_TRANSITIONS.expire_matched, async (tx, row) => {
           await postPayoutRelease(tx, row);
         }),
       );

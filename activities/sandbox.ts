@@ -1,15 +1,16 @@
 /**
- * The sandbox trader's hands (issue 29): each move is the update an operator's or trader's call
- * sends to the deal's workflow (api/routes/admin/deals.ts, the merchant's cancel), sent with the
- * worker's Temporal client. The deal workflow decides as for anyone: a move it refuses ('refused')
- * ends the sandbox trader's script. Idempotent: a retried move finds the deal moved and is refused.
+ * The sandbox trader's hands: each move is the update an operator's or trader's call sends to the
+ * deal's workflow (api/routes/admin/deals.ts, the merchant's cancel), sent with the worker's
+ * Temporal client and audited as the system actor it is. The deal workflow decides as for anyone:
+ * a move it refuses ('refused') ends the sandbox trader's script. Idempotent: a retried move finds
+ * the deal moved and is refused.
  */
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { startSandboxTraderRun } from '../temporal/sandbox-trader';
-import { findAppeal } from '../db/queries/appeals';
+import { findAppeal, lockAppeal } from '../db/queries/appeals';
 import { writeAppealMessage } from '../db/queries/appeal-messages';
 import { findDeal } from '../db/queries/deals';
-import { sandboxArbiterActor } from '../domain/audit';
+import { type AuditActor, sandboxArbiterActor } from '../domain/audit';
 import { uuidV5 } from '../domain/ids';
 import {
   appealCommandUpdate,
@@ -21,7 +22,6 @@ import {
   type AppealWorkflow,
 } from '../workflows/contracts/appeal';
 import { acceptsMessages } from '../domain/appeals';
-import type { AppealRow } from '../db/queries/appeals';
 import type { ActivityDeps } from './deps';
 import {
   cancelUpdate,
@@ -35,13 +35,26 @@ import {
 import { completePayoutUpdate, payoutWorkflowId, rejectPayoutUpdate, startPayoutUpdate } from '../workflows/contracts/payout';
 import type { SandboxMove, SandboxMoveResult } from '../workflows/contracts/sandbox-trader';
 
-/** Who the sandbox trader is in the deal's records (the amount change's operator_id). */
-export const SANDBOX_TRADER_ACTOR = 'sandbox-trader';
-/** Who resolved a sandbox appeal. */
-export const SANDBOX_ARBITER_ACTOR = 'sandbox-arbiter';
+/** Who the sandbox trader is in the deal's records (the amount change's operator_id, the audit rows of its moves). */
+const SANDBOX_TRADER_ACTOR = 'sandbox-trader';
+/** Who resolved a sandbox appeal: the sandbox trader in the arbiter's part. */
+const SANDBOX_ARBITER_ACTOR = 'sandbox-arbiter';
 const SANDBOX_COMMAND_NAMESPACE = 'c4a7e0f2-6b1d-4f3a-9e58-0d2b7c9a1e64';
 /** As api/services/appeals.ts: a run of an appeal workflow ends after this long without commands. */
 const APPEAL_RUN_IDLE_SECONDS = 60;
+
+/**
+ * The sandbox trader as the actor of its deal moves: a system actor in the role the operator routes
+ * of those moves require (arbiter). One request key per deal and move, so a retried move writes
+ * its audit row once.
+ */
+const sandboxTraderActor = (dealId: string, move: SandboxMove['kind']): AuditActor => ({
+  kind: 'system',
+  id: SANDBOX_TRADER_ACTOR,
+  role: 'arbiter',
+  requestId: `sandbox-trader:${dealId}:${move}`,
+  requestKey: `sandbox-trader:${dealId}:${move}`,
+});
 
 /** One command id per appeal and move, so a retried activity answers the committed move. */
 const arbiterCommandId = (appealId: string, move: string) =>
@@ -64,16 +77,16 @@ async function appealCommand(deps: ActivityDeps, temporal: Client, appealId: str
 }
 
 /**
- * The sandbox arbiter's review, close or reopen: the appeal workflow's command the admin routes
- * send (moveAppealByOperator), audited as the system actor.
+ * The arbiter's review, close or reopen: the appeal workflow's command the admin routes send
+ * (moveAppealByOperator), audited as the system actor.
  */
-export async function moveAsArbiter(deps: ActivityDeps, temporal: Client, appealId: string, kind: 'review' | 'close' | 'reopen', key: string = kind) {
+async function moveAsArbiter(deps: ActivityDeps, temporal: Client, appealId: string, kind: 'review' | 'close' | 'reopen', key: string = kind) {
   const commandId = arbiterCommandId(appealId, key);
   await appealCommand(deps, temporal, appealId, { kind, appealId, operatorId: SANDBOX_ARBITER_ACTOR, commandId, actor: sandboxArbiterActor(commandId) });
 }
 
 /**
- * The sandbox arbiter's resolution, routed as the operator's resolve route routes it
+ * The arbiter's resolution, routed as the operator's resolve route routes it
  * (api/services/appeals.ts resolveAppealByOperator): an update of the deal's workflow while the
  * deal is APPEALED, else a command of the appeal's workflow. One command id per appeal, so a
  * retried activity answers the committed resolution.
@@ -83,7 +96,7 @@ async function resolveAsArbiter(deps: ActivityDeps, temporal: Client, dealId: st
   const input: ResolveAppealInput = {
     appealId: appeal.appealId,
     outcome: appeal.outcome,
-    note: 'resolved by the sandbox arbiter (evidence text)',
+    note: 'resolved by the sandbox trader as arbiter (evidence text)',
     operatorId: SANDBOX_ARBITER_ACTOR,
     commandId,
     actor: sandboxArbiterActor(commandId),
@@ -102,14 +115,14 @@ async function resolveAsArbiter(deps: ActivityDeps, temporal: Client, dealId: st
 }
 
 /**
- * The sandbox arbiter's message (appeal.message): the writer the admin message route uses
+ * The arbiter's message (appeal.message): the writer the admin message route uses
  * (db/queries/appeal-messages.ts), one message id per appeal, audited as the system actor. A
  * CLOSED appeal takes no message (as for an operator): the move is refused.
  */
 async function messageAsArbiter(deps: ActivityDeps, appealId: string, body: string): Promise<SandboxMoveResult> {
   const id = arbiterCommandId(appealId, 'message');
   return deps.sql.begin(async (tx) => {
-    const [appeal] = await tx<AppealRow[]>`select * from appeals where id = ${appealId} for update`;
+    const appeal = await lockAppeal(tx, appealId);
     if (!appeal || !acceptsMessages(appeal.status)) return 'refused' as const;
     await writeAppealMessage(
       tx,
@@ -125,11 +138,11 @@ async function messageAsArbiter(deps: ActivityDeps, appealId: string, body: stri
 export function createSandboxActivities(deps: ActivityDeps) {
   return {
     /**
-     * The deal workflow's own start of its sandbox trader, right after a successful create: an API
-     * that dies between the create and its own start cannot leave the deal without its trader.
-     * Idempotent (startSandboxTraderRun); a live deal is a no-op.
+     * Starts the deal's sandbox trader, right after a successful create, from the deal's own
+     * workflow (so nothing outside the run can leave the deal without one). Idempotent
+     * (startSandboxTraderRun); a live deal is a no-op.
      */
-    async ensureSandboxTrader(dealId: string, _dealType: 'PAYIN' | 'PAYOUT'): Promise<void> {
+    async startSandboxTrader(dealId: string): Promise<void> {
       const temporal = deps.temporal;
       if (!temporal) throw new Error('the sandbox trader needs the worker’s Temporal client');
       const row = await findDeal(deps.sql, dealId);
@@ -147,7 +160,7 @@ export function createSandboxActivities(deps: ActivityDeps) {
             await deal.executeUpdate(notifyPaymentUpdate);
             break;
           case 'payin_confirm':
-            await deal.executeUpdate(confirmPaymentUpdate);
+            await deal.executeUpdate(confirmPaymentUpdate, { args: [sandboxTraderActor(dealId, move.kind)] });
             break;
           case 'payin_reject':
             await deal.executeUpdate(cancelUpdate, { args: ['merchant', 'the sandbox trader rejected the payment'] });
@@ -161,18 +174,19 @@ export function createSandboxActivities(deps: ActivityDeps) {
                   idempotencyKey: `sandbox-trader:${dealId}`,
                   expectedAmountVersion: '0',
                   operatorId: SANDBOX_TRADER_ACTOR,
+                  actor: sandboxTraderActor(dealId, move.kind),
                 },
               ],
             });
             break;
           case 'payout_start':
-            await deal.executeUpdate(startPayoutUpdate);
+            await deal.executeUpdate(startPayoutUpdate, { args: [sandboxTraderActor(dealId, move.kind)] });
             break;
           case 'payout_complete':
-            await deal.executeUpdate(completePayoutUpdate);
+            await deal.executeUpdate(completePayoutUpdate, { args: [sandboxTraderActor(dealId, move.kind)] });
             break;
           case 'payout_reject':
-            await deal.executeUpdate(rejectPayoutUpdate, { args: ['the sandbox trader rejected the payout'] });
+            await deal.executeUpdate(rejectPayoutUpdate, { args: ['the sandbox trader rejected the payout', sandboxTraderActor(dealId, move.kind)] });
             break;
           case 'appeal_resolve':
             await resolveAsArbiter(deps, temporal, dealId, move);

@@ -1,5 +1,5 @@
 /**
- * Settlement of an EXPIRED deal (spec 4.1.4, 2.9): PAYIN_TRANSITIONS.settle (domain/payin.ts).
+ * Settlement of an EXPIRED deal: PAYIN_TRANSITIONS.settle (domain/payin.ts).
  * One settlement deal per appeal; the same idempotency_key answers it again, another is 409.
  */
 import type { ActivityDeps } from './deps';
@@ -13,7 +13,7 @@ import { findSettlement, insertSettlement, lockDealAndAppeal, type AppealRow } f
 import { findNewDealTerms } from '../db/queries/catalog';
 import { findDeal, insertDeal, type DealRow } from '../db/queries/deals';
 import { postSettlement } from '../db/queries/postings';
-import { dealSteps } from './deal-steps';
+import { dealMoves } from './deal-moves';
 import { insertAudit } from '../db/queries/audit';
 import { auditedAppeal, auditedDeal } from './audit-views';
 import type { SettlementRequest, SettlementResult } from '../workflows/contracts/settlement';
@@ -103,7 +103,7 @@ function insertSettlementDeal(
 
 export function createSettlementActivities(deps: ActivityDeps) {
   const { sql } = deps;
-  const steps = dealSteps(deps);
+  const moves = dealMoves(deps);
 
   return {
     /**
@@ -135,7 +135,7 @@ export function createSettlementActivities(deps: ActivityDeps) {
           reason: req.reason,
           operatorId: req.operatorId,
         });
-        await postSettlement(tx, deal, await steps.walletOf(tx, 'trader', parent.trader_id!)).catch((error: unknown) => {
+        await postSettlement(tx, deal, await moves.walletOf(tx, 'trader', parent.trader_id!)).catch((error: unknown) => {
           if (!(error instanceof FailedPrecondition)) throw error;
           throw new FailedPrecondition(
             `insufficient balance: the expired deal's trader has less than ${terms.money.escrow} USDT cents available to back the settlement`,
@@ -143,9 +143,9 @@ export function createSettlementActivities(deps: ActivityDeps) {
         });
         for (const type of PAYIN_TRANSITIONS.settle.events) {
           const { status, discriminator } = SETTLEMENT_EVENT_STATUS[type]!;
-          await steps.event(tx, { ...deal, status }, type, discriminator);
+          await moves.event(tx, { ...deal, status }, type, discriminator);
         }
-        // The operator's settlement and its audit row in one transaction (issue 28.4).
+        // The operator's settlement and its audit row in one transaction.
         if (req.actor) {
           await insertAudit(tx, req.actor, {
             action: 'appeal.settlement',

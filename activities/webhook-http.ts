@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import { tracing } from '../config/tracing';
 import { isPrivateAddress } from '../domain/net-guard';
 
-/** Spec 2.10: the stored response_body is at most this many bytes (of UTF-8). */
+/** The stored response_body is at most this many bytes (of UTF-8). */
 export const RESPONSE_BODY_LIMIT = 2048;
 
 /**
@@ -48,7 +48,7 @@ export interface PostResult {
 }
 
 function guardedLookup(allowPrivate: boolean) {
-  return (hostname: string, options: { all?: boolean }, callback: (...args: any[]) => void) => {
+  return (hostname: string, options: { all?: boolean }, callback: (error: Error | null, address?: string | LookupAddress[], family?: number) => void) => {
     dnsLookup(hostname, { all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error);
       const safe = allowPrivate ? addresses : addresses.filter((a) => !isPrivateAddress(a.address));

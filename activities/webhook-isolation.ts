@@ -61,7 +61,10 @@ export class WebhookGate {
 
   private state(endpoint: string): EndpointState {
     let s = this.endpoints.get(endpoint);
-    if (!s) this.endpoints.set(endpoint, (s = { inFlight: 0, failures: 0, openUntil: 0, probing: false }));
+    if (!s) {
+      s = { inFlight: 0, failures: 0, openUntil: 0, probing: false };
+      this.endpoints.set(endpoint, s);
+    }
     return s;
   }
 

@@ -64,7 +64,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
   const { sql } = deps;
   const transferOf = (row: WithdrawalRow) => ({ withdrawalId: row.id, toAddress: row.address, amount: row.net });
   /**
-   * Issue 29: a sandbox merchant's withdrawal goes to the sandbox chain, never to the configured
+   * A sandbox merchant's withdrawal goes to the sandbox chain, never to the configured
    * one — by the withdrawal's own world, fixed at its insert (its existence freezes the merchant's).
    */
   const chainFor = async (row: WithdrawalRow): Promise<ChainAdapter> =>
@@ -163,8 +163,11 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       });
     },
 
-    /** The run gives its create up (db/queries/create-fence.ts): the withdrawal's snapshot if an attempt committed it, else null. */
-    async findWithdrawalSnapshot(id: string): Promise<WithdrawalSnapshot | null> {
+    /**
+     * The run gives its create up (db/queries/create-fence.ts): writes the run's tombstone, so no
+     * attempt of the create can commit after it, and answers the withdrawal's snapshot if one did, else null.
+     */
+    async abandonWithdrawalCreate(id: string): Promise<WithdrawalSnapshot | null> {
       const row = await abandonCreate<WithdrawalRow>(sql, 'withdrawals', id, currentWorkflowRun());
       return row ? withdrawalSnapshotOf(row) : null;
     },
@@ -179,18 +182,18 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
      * approver twice is 409 — unless it is this step's own retry (same request), which answers as
      * before.
      */
-    async approveWithdrawal(id: string, operatorId: string, actor?: AuditActor): Promise<WithdrawalSnapshot> {
+    async approveWithdrawal(id: string, operatorId: string, actor: AuditActor): Promise<WithdrawalSnapshot> {
       const gate = async (tx: Db, row: WithdrawalRow): Promise<WithdrawalSnapshot | undefined> => {
         const threshold = deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS;
         const required = approvalsRequired(row.amount, threshold);
-        const refusal = fourEyesRefusal(row.amount, threshold, actor?.kind);
+        const refusal = fourEyesRefusal(row.amount, threshold, actor.kind);
         if (refusal) throw new PermissionDenied(refusal);
-        const approver = actor ? approverOf(actor) : `operator:${operatorId}`;
+        const approver = approverOf(actor);
         const approvals = await listApprovals(tx, [id]);
         const mine = approvals.find((a) => a.approver === approver);
-        if (mine && actor && mine.request_key === actor.requestKey) return withdrawalSnapshotOf(row);
+        if (mine && mine.request_key === actor.requestKey) return withdrawalSnapshotOf(row);
         if (mine) throw new Conflict('this operator already approved the withdrawal: the second approval must come from another operator (four-eyes)');
-        await insertApproval(tx, { withdrawalId: id, approver, role: actor?.role ?? 'admin', requestKey: actor?.requestKey ?? '' });
+        await insertApproval(tx, { withdrawalId: id, approver, role: actor.role, requestKey: actor.requestKey });
         if (required === 1) return undefined;
         const all = [...approvals.map((a) => a.approver), approver];
         const accounts = await approverAccounts(
@@ -200,22 +203,20 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
         );
         const counting = all.filter((a) => approvalCounts(a, accounts.get(approverAccountId(a) ?? '')));
         if (counting.length >= required) return undefined;
-        if (actor) {
-          const view = await auditView(tx, row);
-          await insertAudit(tx, actor, {
-            action: 'withdrawal.approve',
-            objectType: 'withdrawal',
-            objectId: id,
-            before: { ...view, approvals: approvals.map((a) => a.approver) },
-            after: { ...view, approvals_required: required, approvals_counting: counting },
-          });
-        }
+        const view = await auditView(tx, row);
+        await insertAudit(tx, actor, {
+          action: 'withdrawal.approve',
+          objectType: 'withdrawal',
+          objectId: id,
+          before: { ...view, approvals: approvals.map((a) => a.approver) },
+          after: { ...view, approvals_required: required, approvals_counting: counting },
+        });
         return withdrawalSnapshotOf(row);
       };
       return move(id, 'approve', async () => ({ approved_by: operatorId, approved_at: new Date() }), { actor, action: 'withdrawal.approve', gate });
     },
 
-    async cancelWithdrawal(id: string, reason: string, operatorId: string, actor?: AuditActor): Promise<WithdrawalSnapshot> {
+    async cancelWithdrawal(id: string, reason: string, operatorId: string, actor: AuditActor): Promise<WithdrawalSnapshot> {
       return move(
         id,
         'cancel',

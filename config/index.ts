@@ -178,11 +178,6 @@ function schemaFor(nodeEnv: string) {
     /** Issue 29: how long the sandbox trader (and the sandbox arbiter) takes before it acts on a sandbox deal. */
     SANDBOX_TRADER_DELAY_SECONDS: seconds(3),
     /**
-     * Whether the API also starts a sandbox deal's trader after the create (a duplicate of the deal
-     * workflow's own start, which is what guarantees it). Off only in tests that prove the workflow's start.
-     */
-    SANDBOX_TRADER_API_START: bool(true),
-    /**
      * Caps of one sandbox merchant's play deposits (POST /sandbox/deposits and an operator's
      * recorded deposits to it), USDT cents: per UTC day and over its whole life. Above them a
      * deposit is 400 FAILED_PRECONDITION. The total bounds the merchant's play-money account

@@ -109,6 +109,20 @@ export function appealOpenRefusal(dealStatus: string, existing: { id: string; st
   return undefined;
 }
 
+/**
+ * Why the appeal's own workflow may not run a command on this deal (undefined: it may): a live
+ * deal's appeal is opened and resolved by the deal's workflow, which moves the deal with it, and
+ * an appeal that holds its deal (APPEALED) is resolved, never closed.
+ */
+export function liveDealRefusal(command: 'open' | AppealMoveKind, dealStatus: string): string | undefined {
+  if (command === 'open' && APPEAL_HOLDS_DEAL.includes(dealStatus as PayinStatus))
+    return `deal is ${dealStatus}; a live deal is appealed through its own workflow`;
+  if (dealStatus !== 'APPEALED') return undefined;
+  if (command === 'resolve_merchant' || command === 'resolve_trader') return `deal is ${dealStatus}; its resolution runs in the deal workflow`;
+  if (command === 'close') return 'the deal is APPEALED and waits for this appeal: resolve it (SATISFIED or REJECTED) instead of closing it';
+  return undefined;
+}
+
 /** Minimum length of an appeal reason (spec 8), counted in characters after trimming. */
 export const APPEAL_REASON_MIN = 10;
 

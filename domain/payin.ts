@@ -127,6 +127,27 @@ export function payinRefusal(move: PayinMove, status: string, channel: CancelCha
   }
 }
 
+/**
+ * Whether an operator's amount change may run (undefined) or is refused. `previousAmount` is the
+ * amount an earlier change under the same idempotency key set: the same amount again is answered
+ * as that change (a replay, whatever the deal's status now), another amount is a conflict. The
+ * deal's workflow decides with it; the change's step checks again under the row lock.
+ */
+export function amountChangeRefusal(
+  deal: { status: string; amountVersion: bigint },
+  change: { newAmount: bigint; expectedVersion: bigint; previousAmount?: bigint | undefined },
+): Refusal | undefined {
+  if (change.previousAmount !== undefined) {
+    return change.previousAmount === change.newAmount ? undefined : { kind: 'CONFLICT', message: 'idempotency_key was already used with another amount' };
+  }
+  const refusal = payinRefusal('change_amount', deal.status);
+  if (refusal) return refusal;
+  if (change.expectedVersion !== 0n && change.expectedVersion !== deal.amountVersion) {
+    return { kind: 'CONFLICT', message: `stale expected_amount_version ${change.expectedVersion}: the current amount_version is ${deal.amountVersion}` };
+  }
+  return undefined;
+}
+
 /** How the received amount compares with the deal's (reconciliation); '' until a received amount is known. */
 export const AMOUNT_MATCHES = ['', 'full', 'partial', 'overpaid'] as const;
 export type AmountMatch = (typeof AMOUNT_MATCHES)[number];

@@ -1,7 +1,4 @@
-/**
- * Starting a sandbox deal's trader (issue 29, docs/sandbox.md), shared by the deal workflow's own
- * start (activities/sandbox.ts ensureSandboxTrader) and the API's duplicate (api/services/sandbox.ts).
- */
+/** Starting a sandbox deal's trader (docs/sandbox.md): the step the deal's own workflow runs after its create (activities/sandbox.ts). */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { isPayinTerminal, type PayinStatus } from '../domain/payin';
@@ -27,8 +24,7 @@ export interface SandboxTraderDeal {
 /**
  * Starts a sandbox deal's trader (`sandbox-trader:<deal_id>`), once per deal: a running run is
  * joined, an ended one is not started again (WorkflowExecutionAlreadyStartedError is success). A
- * live deal, or one already ended, needs none. Shared by the deal workflow's own start
- * (ensureSandboxTrader) and the API's duplicate after the create (api/services/sandbox.ts).
+ * live deal, or one already ended, needs none.
  */
 export async function startSandboxTraderRun(temporal: Client, config: Config, row: SandboxTraderDeal): Promise<void> {
   if (!row.sandbox) return;

@@ -6,6 +6,7 @@
  * activity interceptors continue it around each activity, so its SQL and webhook POST spans join.
  */
 import type { ClientInterceptors } from '@temporalio/client';
+import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
 import { tracing } from '../config/tracing';
 
@@ -17,7 +18,7 @@ export async function tracingClientInterceptors(): Promise<ClientInterceptors | 
 }
 
 /** The worker's activity interceptors and the workflow spans' sink (undefined when tracing is off). */
-export async function tracingWorkerOptions(): Promise<{ interceptors: WorkerInterceptors; sinks: InjectedSinks<any> } | undefined> {
+export async function tracingWorkerOptions(): Promise<{ interceptors: WorkerInterceptors; sinks: InjectedSinks<OpenTelemetrySinks> } | undefined> {
   const on = tracing();
   if (!on) return undefined;
   const { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } = await import(

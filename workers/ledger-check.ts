@@ -44,7 +44,7 @@ export async function strandedHolds(sql: Db, temporal: Client): Promise<(HoldOwn
   for (let i = 0; i < owners.length; i += 16) {
     const batch = owners.slice(i, i + 16);
     const states = await Promise.all(batch.map((o) => workflowState(temporal, workflowIdOf[o.kind](o.id))));
-    batch.forEach((o, j) => states[j] !== 'RUNNING' && closed.push({ ...o, workflow: states[j]! }));
+    for (const [j, o] of batch.entries()) if (states[j] !== 'RUNNING') closed.push({ ...o, workflow: states[j]! });
   }
   if (closed.length === 0) return [];
   const still = new Set(

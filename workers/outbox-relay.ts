@@ -33,7 +33,7 @@ import {
 
 const BATCH = 100;
 
-/** Spec 6: the deal's callback_url for a PayIn when set, else the merchant's webhook_url. */
+/** The deal's callback_url for a PayIn when set, else the merchant's webhook_url. */
 export function webhookTarget(e: Pick<PendingEvent, 'webhook_url' | 'callback_url' | 'deal_type'>): string {
   return (e.deal_type === 'PAYIN' && e.callback_url) || e.webhook_url;
 }
@@ -77,7 +77,7 @@ async function relayOutboxEvents(deps: RelayDeps): Promise<PendingEvent[]> {
     if (!(await takeRelayTurn(tx))) return [];
     const events = await lockPendingEvents(tx, BATCH);
     // The merchant's webhook format says which events it receives (V2-only events such as
-    // deal.amount_changed never reach a format without them, spec 6, 9): no delivery for the rest.
+    // deal.amount_changed never reach a format without them): no delivery for the rest.
     const deliveries = events
       .map((e) => ({ e, url: webhookTarget(e) }))
       .filter(({ e, url }) => url && deps.webhookFormats.of(e.api_version).receives(e.event_type))

@@ -1,6 +1,7 @@
 /**
  * The workflows' proxies of their steps (the activities of activities/, called from workflow
- * code). Not to be confused with activities/deal-steps.ts, the activities' own helpers.
+ * code: in workflows, a "step" is an activity call; activities/deal-moves.ts is what the deal
+ * steps share inside the activities.
  */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -24,7 +25,7 @@ export const stepActivities = (timeouts: StepTimeouts = {}) =>
 /**
  * The deal workflows' steps (PayIn, PayOut, withdrawal): local activities, run by the worker that
  * holds the workflow task — the update or timer that needs a step is answered in that one task,
- * with no activity task to schedule, dispatch and complete on the server (issue 21). A step on a
+ * with no activity task to schedule, dispatch and complete on the server. A step on a
  * worker that dies is retried once the workflow task times out (10 s) instead of after `stepMs`.
  */
 export const localStepActivities = (timeouts: StepTimeouts = {}) =>

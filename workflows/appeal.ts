@@ -1,17 +1,37 @@
 /**
- * The appeal's own workflow (issue 9), id `appeal:<appeal_id>`: it runs the appeal moves that do
- * not move a live deal — review, close, reopen, and opening or resolving while the deal is
- * terminal (EXPIRED: the settlement path; COMPLETED) — one at a time, each one activity
- * transaction checked against the table of domain/appeals.ts. Commands arrive by
- * Update-With-Start; a run ends after `idleSeconds` without commands and the next command starts
- * a new run of the same id, so the appeal's history is its list of runs in the Temporal UI.
+ * The appeal's own workflow, id `appeal:<appeal_id>`: it runs the appeal moves that do not move a
+ * live deal — review, close, reopen, and opening or resolving while the deal is terminal (EXPIRED:
+ * the settlement path; COMPLETED) — one at a time. Each command is decided here against the table
+ * of domain/appeals.ts on the appeal and deal as they are (readAppealState), then carried out by
+ * its step in one transaction. Commands arrive by Update-With-Start; a run ends after
+ * `idleSeconds` without commands and the next command starts a new run of the same id, so the
+ * appeal's history is its list of runs in the Temporal UI.
  */
 import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
+import { appealMove, appealOpenRefusal, liveDealRefusal, resolveMove, terminalResolutionProblem } from '../domain/appeals';
 import { steps } from './activity-proxies';
-import { appealCommandUpdate, type AppealCommand, type AppealWorkflowInput } from './contracts/appeal';
+import { type AppealCommand, type AppealState, type AppealWorkflowInput, appealCommandUpdate } from './contracts/appeal';
 import type { AppealMoveResult } from './contracts/payin';
-import { businessFailure } from './failures';
+import { businessFailure, rejected } from './failures';
 import { serialQueue } from './serial';
+
+/** Why the command is refused (undefined: its step runs — a repeat of a committed command answers that command's result). */
+function appealCommandRefusal(command: AppealCommand, { appeal, dealStatus }: AppealState): string | undefined {
+  // No deal, no appeal: the step answers 404.
+  if (dealStatus === undefined) return undefined;
+  if (command.kind === 'open') {
+    if (appeal?.id === command.input.appealId) return undefined;
+    return appealOpenRefusal(dealStatus, appeal) ?? liveDealRefusal('open', dealStatus);
+  }
+  if (!appeal) return undefined;
+  if (appeal.lastCommandId === (command.kind === 'resolve' ? command.input.commandId : command.commandId)) return undefined;
+  const kind = command.kind === 'resolve' ? resolveMove(command.input.outcome) : command.kind;
+  const move = appealMove(appeal.status, kind);
+  if ('refused' in move) return move.refused;
+  const live = liveDealRefusal(kind, dealStatus);
+  if (live || command.kind !== 'resolve') return live;
+  return terminalResolutionProblem({ dealStatus, outcome: command.input.outcome, settled: appeal.settled, previousOutcome: appeal.outcome });
+}
 
 export async function appealWorkflow(input: AppealWorkflowInput): Promise<{ commands: number }> {
   const serial = serialQueue();
@@ -38,6 +58,9 @@ export async function appealWorkflow(input: AppealWorkflowInput): Promise<{ comm
     commands += 1;
     return serial(async () => {
       try {
+        const state = await steps.readAppealState(input.appealId, command.kind === 'open' ? command.input.dealId : undefined);
+        const refusal = appealCommandRefusal(command, state);
+        if (refusal) throw rejected('FAILED_PRECONDITION', refusal);
         return await run(command);
       } catch (error) {
         throw businessFailure(error);

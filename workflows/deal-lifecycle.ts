@@ -1,12 +1,11 @@
 /**
- * What the deal workflows (PayIn, PayOut, withdrawal) share: the snapshot they keep — answered by
- * their status query; its final status in the DealStatus search attribute — the create step their
- * creation update waits for, and commands that wait for the creation, run one at a time and keep
- * their refusal's kind. Each workflow file then reads like its state table.
+ * What the deal-like workflows (PayIn, PayOut, withdrawal) share: the snapshot they keep —
+ * answered by the status query; its final status in the DealStatus search attribute — the create
+ * step the creation update waits for, and commands that wait for the creation, run one at a time
+ * and keep their refusal's kind. Each workflow file then reads like its state table.
  */
-import type { CreationAnswer, CreationArgs, DealOutcome } from './contracts/outcome';
-import type { QueryDefinition, UpdateDefinition } from '@temporalio/common';
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { awaitCreationUpdate, type DealOutcome, type DealLikeSnapshot, statusQuery } from './contracts/deal-like';
 import type { Refusal } from '../domain/state-machine';
 import { DealStatusKey } from './contracts/search-attributes';
 import { businessFailure, isBusinessFailure, rejected } from './failures';
@@ -31,11 +30,9 @@ export async function createOrAdopt<S>(create: () => Promise<S>, giveUp: () => P
   }
 }
 
-export function dealLifecycle<S extends { status: string }>(options: {
-  statusQuery: QueryDefinition<S | undefined>;
-  creationUpdate: UpdateDefinition<CreationAnswer<S>, CreationArgs>;
+export function dealLifecycle<S extends DealLikeSnapshot>(options: {
   /** The request that started the run (its input's requestId): its creation update is the one that is not a replay. */
-  requestId?: string | undefined;
+  requestId: string;
   /** The refusal of a command when the create step made nothing. */
   notFound: string;
   /** What the creation update answers once the deal exists (default: the snapshot). */
@@ -52,8 +49,8 @@ export function dealLifecycle<S extends { status: string }>(options: {
   const current = (): S => snapshot!;
   /**
    * DealStatus is the deal's final status, written when it ends: one visibility write per deal
-   * instead of one per move (issue 21); a live deal is found by DealId or MerchantId and reports
-   * its status by the status query.
+   * instead of one per move; a live deal is found by DealId or MerchantId and reports its status
+   * by the status query.
    */
   const apply = (next: S): S => {
     if (next.status !== snapshot?.status && options.terminal.includes(next.status)) {
@@ -80,13 +77,13 @@ export function dealLifecycle<S extends { status: string }>(options: {
       }
     });
 
-  setHandler(options.statusQuery, () => snapshot);
-  setHandler(options.creationUpdate, async (requestId?: string) => {
+  setHandler(statusQuery, () => snapshot);
+  setHandler(awaitCreationUpdate, async (requestId) => {
     await condition(settled);
     if (creationFailure) throw creationFailure;
     const answer = options.creationAnswer ? await options.creationAnswer(current()) : current();
-    // Spec 4.8 made visible (Idempotent-Replayed): only the request whose input started this run made the object.
-    return requestId === undefined ? answer : { ...answer, replayed: requestId !== options.requestId };
+    // The Idempotent-Replayed header: only the request whose input started this run made the object.
+    return { ...answer, replayed: requestId !== options.requestId };
   });
 
   return {

@@ -121,7 +121,7 @@ export class EndpointLanes {
       batches.push({
         groups: asked.map((a) => a.group),
         settle: (outcomes) => {
-          asked.forEach((a, i) => a.answer(outcomes ? (outcomes[i] ?? []) : undefined));
+          for (const [i, a] of asked.entries()) a.answer(outcomes ? (outcomes[i] ?? []) : undefined);
           this.#batchesInFlight -= 1;
         },
       });

@@ -1,5 +1,5 @@
 /**
- * A pass's life (spec 3.4): created ACTIVE; a PayIn create may reserve it (USED) any time before
+ * A pass's life: created ACTIVE; a PayIn create may reserve it (USED) any time before
  * expires_at; at expires_at a durable timer moves whatever is still ACTIVE to EXPIRED.
  */
 import { sleep } from '@temporalio/workflow';

@@ -1,46 +1,42 @@
 /**
- * One workflow per PayIn deal (spec 3.1), the moves of PAYIN_TRANSITIONS (domain/payin.ts). It
- * creates the deal (matching + escrow) and then owns every state change: payer notify,
- * reconciliation, trader confirm, operator complete, cancel, amount change, appeals, expiry at
- * payment_timeout_at (a durable timer) and, after COMPLETED, the fee distribution delay.
- * Activities do the I/O; this file only decides.
+ * One workflow per PayIn deal, the moves of PAYIN_TRANSITIONS (domain/payin.ts). It creates the
+ * deal (matching + escrow) and then owns every state change: payer notify, reconciliation, trader
+ * confirm, operator complete, cancel, amount change, appeals, expiry at payment_timeout_at (a
+ * durable timer) and, after COMPLETED, the fee distribution delay. This file decides whether
+ * each move is allowed (the state tables of domain/); the activities do the I/O.
  */
-import { condition, patched, setHandler } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
+import { type AppealStatus, appealMove, appealOpenRefusal, resolveMove } from '../domain/appeals';
+import { amountChangeRefusal, isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
+import type { Refusal } from '../domain/state-machine';
 import { creationActivities, localStepActivities } from './activity-proxies';
-import { isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
 import {
-  awaitCreationUpdate,
+  type AppealMoveResult,
   cancelUpdate,
   changeAmountUpdate,
-  completeHandlerUpdate,
-  confirmPaymentHandlerUpdate,
+  completeUpdate,
+  confirmPaymentUpdate,
   notifyPaymentUpdate,
   openAppealUpdate,
+  type PayinOutcome,
+  type PayinSnapshot,
+  type PayinWorkflowInput,
   reconciliationUpdate,
   resolveAppealUpdate,
-  statusQuery,
-  type PayinOutcome,
-  type PayinWorkflowInput,
 } from './contracts/payin';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 import { sandboxClock } from './sandbox-clock';
+
+const refusedWith = (message: string): Refusal => ({ kind: 'FAILED_PRECONDITION', message });
 
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
   const steps = localStepActivities(input.timeouts);
   const creation = creationActivities(input.timeouts);
-  const deal = dealLifecycle({
-    statusQuery,
-    creationUpdate: awaitCreationUpdate,
-    requestId: input.requestId,
-    notFound: 'deal not found',
-    terminal: PAYIN_TERMINAL,
-  });
+  const deal = dealLifecycle<PayinSnapshot>({ requestId: input.requestId, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
   const { apply, current, serial } = deal;
-  // Issue 29.3: a sandbox deal's timers can be fired now (advanceTimer).
+  // A sandbox deal's timers can be fired now (advanceTimer).
   const clock = sandboxClock({ sandbox: () => current()?.sandbox === true, status: () => current()?.status ?? '' });
-  /** A command whose own checks (in its activity) decide. */
-  const unchecked = () => undefined;
 
   setHandler(notifyPaymentUpdate, () =>
     deal.command(
@@ -59,14 +55,14 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
       },
     ),
   );
-  setHandler(confirmPaymentHandlerUpdate, (actor) =>
+  setHandler(confirmPaymentUpdate, (actor) =>
     deal.command(
       (d) => payinRefusal('confirm_payment', d.status),
       // One step: verified and, unless partial / overpaid (an operator decides), completed.
       async () => apply(await steps.confirmPayin(dealId, actor)),
     ),
   );
-  setHandler(completeHandlerUpdate, (actor) =>
+  setHandler(completeUpdate, (actor) =>
     deal.command(
       (d) => payinRefusal('complete', d.status),
       async () => apply(await steps.completePayin(dealId, actor)),
@@ -79,41 +75,79 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
       async (d) => (d.status === 'CANCELLED' ? d : apply(await steps.cancelPayin(dealId, reason))),
     ),
   );
+
+  /** The amount of each change this deal made, by its idempotency key: a repeat is answered, not run again. */
+  const amountChanges = new Map<string, bigint>();
   setHandler(changeAmountUpdate, (change) =>
-    deal.command(unchecked, async () => {
-      const result = await steps.changePayinAmount({ dealId, newAmount: change.amountFiat, ...change });
-      apply(result.snapshot);
-      return result;
-    }),
+    deal.command(
+      (d) =>
+        amountChangeRefusal(
+          { status: d.status, amountVersion: BigInt(d.amountVersion) },
+          {
+            newAmount: BigInt(change.amountFiat),
+            expectedVersion: BigInt(change.expectedAmountVersion),
+            previousAmount: amountChanges.get(change.idempotencyKey),
+          },
+        ),
+      async (d) => {
+        if (amountChanges.has(change.idempotencyKey)) return { snapshot: d, replayed: true };
+        const result = await steps.changePayinAmount({ dealId, newAmount: change.amountFiat, ...change });
+        amountChanges.set(change.idempotencyKey, BigInt(change.amountFiat));
+        apply(result.snapshot);
+        return result;
+      },
+    ),
   );
 
-  // Appeals (issue 9): opening one holds a live deal in APPEALED; the resolution ends it.
-  setHandler(openAppealUpdate, (appeal) =>
-    deal.command(unchecked, async () => {
-      const result = await steps.openAppeal(appeal, 'deal');
-      apply(result.deal);
-      return result;
-    }),
+  // Appeals: opening one holds a live deal in APPEALED; its resolution ends the deal. While the
+  // deal is APPEALED its appeal is unresolved (the appeal's own workflow neither resolves nor
+  // closes it then), so the deal's status and the appeal this run opened decide each command.
+  let appeal: { appealId: string; status: AppealStatus } | undefined;
+  /** The answer of each appeal command this run ran (by appeal id for an open, command id for a resolution): a repeat gets it again. */
+  const appealAnswers = new Map<string, AppealMoveResult>();
+  const appealStep = async (key: string, step: () => Promise<AppealMoveResult>) => {
+    const answered = appealAnswers.get(key);
+    if (answered) return answered;
+    const result = await step();
+    appealAnswers.set(key, result);
+    appeal = { appealId: result.appealId, status: result.appealStatus as AppealStatus };
+    apply(result.deal);
+    return result;
+  };
+  setHandler(openAppealUpdate, (opened) =>
+    deal.command(
+      (d) => {
+        if (appealAnswers.has(opened.appealId)) return undefined;
+        const refused = appealOpenRefusal(d.status, appeal && { id: appeal.appealId, status: appeal.status });
+        return refused ? refusedWith(refused) : undefined;
+      },
+      () => appealStep(opened.appealId, () => steps.openAppeal(opened, 'deal')),
+    ),
   );
   setHandler(resolveAppealUpdate, (resolution) =>
-    deal.command(unchecked, async () => {
-      const result = await steps.resolveAppeal(resolution, 'deal');
-      apply(result.deal);
-      return result;
-    }),
+    deal.command(
+      (d) => {
+        if (appealAnswers.has(resolution.commandId)) return undefined;
+        const dealMove = resolution.outcome === 'REJECTED' ? 'appeal_rejected' : 'appeal_satisfied';
+        if (!payinRefusal(dealMove, d.status)) return undefined;
+        // Not APPEALED: the appeal this run held was resolved already, or the deal's appeal is the appeal workflow's.
+        const move = appeal && appealMove(appeal.status, resolveMove(resolution.outcome));
+        return refusedWith(move && 'refused' in move ? move.refused : `deal is ${d.status}; its appeal is resolved through the appeal's workflow`);
+      },
+      () => appealStep(resolution.commandId, () => steps.resolveAppeal(resolution, 'deal')),
+    ),
   );
 
   const refused = await deal.create(() =>
     createOrAdopt(
       () => creation.createPayinDeal(input.create),
-      () => steps.findPayinSnapshot(dealId),
+      () => steps.abandonPayinCreate(dealId),
     ),
   );
   if (refused) return refused;
-  // Issue 29: the deal's own workflow makes sure its sandbox trader runs (idempotent; the API's
-  // start after the create is a duplicate), so an API crash in between cannot leave it without one.
-  // Older histories replay without the step.
-  if (current().sandbox && patched('sandbox-trader-from-deal')) await steps.ensureSandboxTrader(dealId, 'PAYIN');
+  // The deal's own workflow starts its sandbox trader (idempotent), so nothing outside the run
+  // (an API that dies after the create) can leave a sandbox deal without one.
+  if (current().sandbox) await steps.startSandboxTrader(dealId);
 
   // Live until a terminal state; at payment_timeout_at whatever is still expirable expires.
   const untilTimeout = Math.max(0, Date.parse(current().paymentTimeoutAt) - Date.now());

@@ -1,7 +1,7 @@
 /**
- * A deal workflow's timers, advanceable for sandbox deals (issue 29.3). The workflow waits through
- * `wait(timer, done, ms)` instead of `condition(done, ms)`: the same timer command (old histories
- * replay unchanged: without an advance update in them the flag is never set), plus a flag checked
+ * A deal workflow's timers, advanceable for sandbox deals. The workflow waits through
+ * `wait(timer, done, ms)` instead of `condition(done, ms)`: the same timer command (a deal that
+ * is never advanced runs exactly as with `condition`), plus a flag checked
  * beside it that the `advanceTimer` update sets. The update answers once what the timer's end
  * does has run (the workflow's next wait began, or it ended).
  */

@@ -1,13 +1,15 @@
 /**
- * The sandbox trader (issue 29, docs/sandbox.md): one short run per sandbox deal that waits a few
- * seconds and then does what the amount's last two digits say (domain/sandbox.ts) — through the
- * deal workflow's own updates, sent by an activity as the operator routes send them; it never
- * writes a deal. A move the deal no longer allows (the merchant cancelled, the payer paid late)
- * ends the run: the deal's own rules decide, as for a real trader.
+ * The sandbox trader (docs/sandbox.md): one short run per sandbox deal that waits a few seconds
+ * and then does what the amount's last two digits say (domain/sandbox.ts) — through the deal
+ * workflow's own updates, sent by an activity as the operator routes send them; it never writes a
+ * deal. A move the deal no longer allows (the merchant cancelled, the payer paid late) ends the
+ * run: the deal's own rules decide, as for a real trader. A run on an appeal of a sandbox deal
+ * plays the arbiter's part instead: review, a message in the thread, then the decision the
+ * appeal's text asks for.
  */
-import { patched, sleep } from '@temporalio/workflow';
-import { stepActivities } from './activity-proxies';
+import { sleep } from '@temporalio/workflow';
 import { sandboxArbiterMessage, sandboxPayinScenario, sandboxPayoutScenario, sandboxReceivedAmount } from '../domain/sandbox';
+import { stepActivities } from './activity-proxies';
 import type { SandboxMove, SandboxTraderInput, SandboxTraderOutcome } from './contracts/sandbox-trader';
 
 export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<SandboxTraderOutcome> {
@@ -27,26 +29,21 @@ export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<
   if (input.appeal) {
     const { appealId, outcome } = input.appeal;
     const decision: SandboxMove = outcome === 'CLOSED' ? { kind: 'appeal_close', appealId } : { kind: 'appeal_resolve', appealId, outcome };
-    // Runs started before the arbiter reviewed and wrote (issue 29 follow-up) replay their one move.
-    const reviews = patched('sandbox-arbiter-reviews');
-    await play(
-      reviews ? [{ kind: 'appeal_review', appealId }, { kind: 'appeal_message', appealId, body: sandboxArbiterMessage(outcome) }, decision] : [decision],
-    );
+    await play([{ kind: 'appeal_review', appealId }, { kind: 'appeal_message', appealId, body: sandboxArbiterMessage(outcome) }, decision]);
     return { moves };
   }
   const amount = BigInt(input.amount);
-  // The payer's "I paid" before the trader acts (deal.payment_notified); older runs replay without it.
-  const payerNotifies = (): SandboxMove[] => (patched('sandbox-payer-notifies') ? [{ kind: 'payin_notify' }] : []);
   if (input.dealType === 'PAYIN') {
     switch (sandboxPayinScenario(amount)) {
       case 'complete':
-        await play([...payerNotifies(), { kind: 'payin_confirm' }]);
+        // The payer's "I paid" (deal.payment_notified) before the trader confirms.
+        await play([{ kind: 'payin_notify' }, { kind: 'payin_confirm' }]);
         break;
       case 'reject':
         await play([{ kind: 'payin_reject' }]);
         break;
       case 'change_amount':
-        await play([...payerNotifies(), { kind: 'payin_change_amount', amount: sandboxReceivedAmount(amount).toString() }, { kind: 'payin_confirm' }]);
+        await play([{ kind: 'payin_notify' }, { kind: 'payin_change_amount', amount: sandboxReceivedAmount(amount).toString() }, { kind: 'payin_confirm' }]);
         break;
       default:
         // …33 (nobody pays) and unlisted endings: the trader does nothing; the deal's timer decides.

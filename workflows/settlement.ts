@@ -1,5 +1,5 @@
 /**
- * Settlement of an expired deal (spec 4.1.4, 2.9), id `settlement:<appeal_id>`. The create step
+ * Settlement of an expired deal, id `settlement:<appeal_id>`. The create step
  * (Update-With-Start) makes the settlement deal — escrow hold on the parent's trader, verified,
  * COMPLETED — in one transaction; the run then waits FEE_DISTRIBUTION_DELAY_SECONDS and moves the
  * merchant's pending credit to available like any completed PayIn. Later requests are answered

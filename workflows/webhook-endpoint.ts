@@ -1,6 +1,6 @@
 /**
  * One delivery stream per merchant endpoint (contracts/webhook-endpoint.ts), what the outbox
- * relay signals since issue 21. It keeps a lane per deal:
+ * relay signals. It keeps a lane per deal:
  *
  *   - a lane delivers its deal's events in outbox order, each to its end (SUCCESS or ERROR)
  *     before the next: its first attempt, then WEBHOOK_RETRY_DELAYS up to the merchant's

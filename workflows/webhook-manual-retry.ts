@@ -1,5 +1,5 @@
 /**
- * A manual retry (spec 4.7): a run of its own making exactly one attempt now (attempt key
+ * A manual retry: a run of its own making exactly one attempt now (attempt key
  * `manual:<n>`); an attempt after a success changes nothing.
  */
 import { proxyActivities } from '@temporalio/workflow';

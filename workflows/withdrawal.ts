@@ -23,9 +23,7 @@ import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from 
 import { creationActivities, localStepActivities } from './activity-proxies';
 import {
   approveWithdrawalUpdate,
-  awaitWithdrawalCreationUpdate,
   cancelWithdrawalUpdate,
-  withdrawalStatusQuery,
   type WithdrawalOutcome,
   type WithdrawalSnapshot,
   type WithdrawalWorkflowInput,
@@ -51,9 +49,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     if (input.syncWaitMs > 0) await condition(() => submitted || !WITHDRAWAL_BROADCASTING.includes(withdrawal.current().status), input.syncWaitMs);
     return withdrawal.current();
   };
-  const withdrawal = dealLifecycle({
-    statusQuery: withdrawalStatusQuery,
-    creationUpdate: awaitWithdrawalCreationUpdate,
+  const withdrawal = dealLifecycle<WithdrawalSnapshot>({
     requestId: input.requestId,
     notFound: 'withdrawal not found',
     terminal: WITHDRAWAL_TERMINAL,
@@ -82,7 +78,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   const refused = await withdrawal.create(() =>
     createOrAdopt(
       () => creation.createWithdrawal(input.create),
-      () => steps.findWithdrawalSnapshot(id),
+      () => steps.abandonWithdrawalCreate(id),
     ),
   );
   if (refused) return refused;

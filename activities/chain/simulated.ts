@@ -25,7 +25,7 @@ function aborted(signal: AbortSignal | undefined): Promise<never> {
 }
 
 /**
- * The sandbox chain (issue 29): where a sandbox merchant's withdrawals go, whatever CHAIN_ADAPTER
+ * The sandbox chain: where a sandbox merchant's withdrawals go, whatever CHAIN_ADAPTER
  * says — play money never reaches a real network. The simulator without faults, except that a
  * withdrawal whose amount ends in 05 is refused for good (cancelled and refunded, docs/sandbox.md).
  */

@@ -107,7 +107,7 @@ export function tronGridChain(sql: Sql, tron: Tron, now: () => number = Date.now
   async function buildAndStore(t: ChainTransfer, attempt: number, signal?: AbortSignal): Promise<WithdrawalTransactionRow> {
     await preflight(t, signal);
     const at = now();
-    let checked;
+    let checked: Awaited<ReturnType<typeof buildUsdtTransfer>>;
     try {
       checked = await buildUsdtTransfer(client, expected(t, config.TRON_FEE_LIMIT_SUN, at), signal);
     } catch (error) {

@@ -101,8 +101,16 @@ const TRANSIENT_BROADCAST_CODES = new Set(['SERVER_BUSY', 'NO_CONNECTION', 'NOT_
 // ---------------------------------------------------------------------------------------------
 const int = z.bigint();
 const hex = (bytes?: number) => z.string().regex(bytes === undefined ? /^(?:[0-9a-fA-F]{2})*$/ : new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`));
-const txid = z.string().transform((s, ctx) => canonicalTxHash(s) ?? (ctx.addIssue({ code: 'custom', message: 'not a txid' }), z.NEVER));
-const address = z.string().transform((s, ctx) => normalizeTronAddress(s) ?? (ctx.addIssue({ code: 'custom', message: `not a TRON address: ${s}` }), z.NEVER));
+/** A string the parser turns into its canonical form, or refuses with `message`. */
+const canonical = (parse: (s: string) => string | undefined, message: (s: string) => string) =>
+  z.string().transform((s, ctx) => {
+    const parsed = parse(s);
+    if (parsed !== undefined) return parsed;
+    ctx.addIssue({ code: 'custom', message: message(s) });
+    return z.NEVER;
+  });
+const txid = canonical(canonicalTxHash, () => 'not a txid');
+const address = canonical(normalizeTronAddress, (s) => `not a TRON address: ${s}`);
 const digits = z
   .string()
   .regex(/^\d{1,78}$/)

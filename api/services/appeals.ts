@@ -62,8 +62,8 @@ import {
   type SettlementResult,
   type SettlementWorkflow,
 } from '../../workflows/contracts/settlement';
-import { readDeal, unwrapUpdateFailure, updateWithStart } from './deal-workflows';
-import { startSandboxArbiter } from './sandbox';
+import { operatorActor, readDeal, unwrapUpdateFailure, updateWithStart } from './deal-workflows';
+import { startSandboxTraderOnAppeal } from './sandbox';
 import { presentFile, requireOwnFiles, type FileOwner } from './files';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import type { MerchantScope } from './payins';
@@ -155,7 +155,7 @@ export async function createAppeal(deps: AppDeps, scope: MerchantScope, body: { 
     ? await runDealMove(deps, deal.id, (h) => h.executeUpdate(openAppealUpdate, { args: [input] }))
     : undefined;
   if (!viaDeal) await runAppealCommand(deps, { id: input.appealId, merchantId: scope.merchantId, dealId: deal.id }, { kind: 'open', input });
-  await startSandboxArbiter(deps, deal, input.appealId, body.reason);
+  await startSandboxTraderOnAppeal(deps, deal, input.appealId, body.reason);
   return (await findAppeal(deps.sql, input.appealId))!;
 }
 
@@ -254,7 +254,7 @@ export async function moveAppealByOperator(
   await runAppealCommand(
     deps,
     { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id },
-    { kind, appealId: appeal.id, operatorId, commandId: newId(), ...(actor ? { actor } : {}) },
+    { kind, appealId: appeal.id, operatorId, commandId: newId(), actor: operatorActor(actor) },
   );
   return (await findAppeal(deps.sql, appeal.id))!;
 }
@@ -266,7 +266,7 @@ export async function moveAppealByOperator(
 export async function resolveAppealByOperator(deps: AppDeps, appealId: string, outcome: AppealOutcome, note: string, operatorId: string, actor?: AuditActor) {
   const appeal = await operatorAppeal(deps, appealId);
   const deal = await readDeal(deps, appeal.deal_id);
-  const input: ResolveAppealInput = { appealId: appeal.id, outcome, note: note.trim(), operatorId, commandId: newId(), ...(actor ? { actor } : {}) };
+  const input: ResolveAppealInput = { appealId: appeal.id, outcome, note: note.trim(), operatorId, commandId: newId(), actor: operatorActor(actor) };
   const viaDeal = deal.status === 'APPEALED' ? await runDealMove(deps, deal.id, (h) => h.executeUpdate(resolveAppealUpdate, { args: [input] })) : undefined;
   if (!viaDeal) await runAppealCommand(deps, { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id }, { kind: 'resolve', input });
   return { appeal: (await findAppeal(deps.sql, appeal.id))!, deal: await readDeal(deps, appeal.deal_id) };
@@ -295,7 +295,7 @@ export async function settleAppeal(
     receivedAmountOverride: body.received_amount_override !== undefined ? body.received_amount_override.toString() : null,
     reason: (body.reason ?? '').trim(),
     operatorId,
-    ...(actor ? { actor } : {}),
+    actor: operatorActor(actor),
   };
   await withRetries(() =>
     updateWithStart<SettlementWorkflow, SettlementResult, [SettlementRequest]>(

@@ -11,9 +11,10 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@temporalio/common';
 import type { AppDeps } from '../deps';
-import { DomainError, FailedPrecondition, NotFound, TooManyInFlight, domainErrorFromKind } from '../../domain/errors';
+import type { AuditActor } from '../../domain/audit';
+import { DomainError, FailedPrecondition, NotFound, PermissionDenied, TooManyInFlight, domainErrorFromKind } from '../../domain/errors';
 import { findDeal, type DealRow } from '../../db/queries/deals';
-import type { CreationAnswer, CreationArgs, DealOutcome } from '../../workflows/contracts/outcome';
+import { awaitCreationUpdate, type CreationAnswer, type DealLikeSnapshot, type DealOutcome } from '../../workflows/contracts/deal-like';
 
 /**
  * The server's answer to an update that a workflow task completed without processing (many
@@ -30,6 +31,15 @@ export function unwrapUpdateFailure(error: unknown): unknown {
     return domainErrorFromKind(error.cause.type, error.cause.message) ?? error;
   }
   return error;
+}
+
+/**
+ * Who makes an operator's move, as its step audits it. Every operator route has an actor
+ * (api/mount.ts); a move without one is refused rather than left unaudited.
+ */
+export function operatorActor(actor: AuditActor | undefined): AuditActor {
+  if (!actor) throw new PermissionDenied('operator identity required');
+  return actor;
 }
 
 export async function readDeal(deps: AppDeps, dealId: string): Promise<DealRow> {
@@ -78,7 +88,6 @@ interface StartThrough<W extends Workflow> {
   workflowType: string;
   /** Id, task queue, search attributes and input, from the workflow's contract. */
   start: WorkflowStartOptions<W>;
-  creationUpdate: UpdateDefinition<CreationAnswer<object>, CreationArgs>;
   /** This request's id (randomUUID()), also put in the workflow's input as `requestId`: see startThroughWorkflow. */
   requestId: string;
 }
@@ -102,14 +111,14 @@ export interface Created<Row> {
  */
 export async function startThroughWorkflow<W extends Workflow>(deps: AppDeps, options: StartThrough<W>): Promise<{ replayed: boolean }> {
   try {
-    const answer = await updateWithStart<W, CreationAnswer<object>, CreationArgs>(
+    const answer = await updateWithStart<W, CreationAnswer<DealLikeSnapshot>, [string]>(
       deps,
       options.workflowType,
       options.start,
-      options.creationUpdate,
+      awaitCreationUpdate,
       options.requestId,
     );
-    return { replayed: answer.replayed === true };
+    return { replayed: answer.replayed };
   } catch (error) {
     const mapped = unwrapUpdateFailure(error);
     if (mapped instanceof DomainError) void removeRefusedRun(deps, options.start.workflowId);

@@ -200,7 +200,7 @@ export interface MerchantSettingsPatch {
   deal_min_amount?: bigint;
   deal_max_amount?: bigint;
   daily_deal_amount_limit?: bigint;
-  /** Only while the merchant has no deals, withdrawals or ledger entries (migration 00023 owns the rule). */
+  /** Only while the merchant has no deals, withdrawals or ledger entries (the baseline's `merchants_sandbox_change` trigger owns the rule). */
   sandbox?: boolean;
 }
 
@@ -215,7 +215,7 @@ const FIELDS = [
   'sandbox',
 ] as const;
 
-/** The refusal of migration 00023's trigger (SQLSTATE P0029) as the API answers it. */
+/** The refusal of the `merchants_sandbox_change` trigger (SQLSTATE P0029) as the API answers it. */
 const sandboxChangeRefused = (error: unknown) =>
   (error as { code?: string }).code === 'P0029'
     ? new FailedPrecondition('sandbox can only change while the merchant has no deals, withdrawals or balance history')

@@ -9,8 +9,17 @@ import { findCreated } from '../../db/queries/create-fence';
 import { assertWebhookTarget } from './webhook-target';
 import { DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { randomUUID } from 'node:crypto';
-import { closedRejects, createThroughWorkflow, timedCreate, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
-import { withSandboxTrader } from './sandbox';
+import {
+  closedRejects,
+  createThroughWorkflow,
+  timedCreate,
+  dealCreateBase,
+  operatorActor,
+  readDeal,
+  stepTimeouts,
+  updateDeal,
+  type Created,
+} from './deal-workflows';
 import { checkDealBounds } from '../../domain/limits';
 import { dealIdFor } from '../../domain/ids';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
@@ -20,12 +29,9 @@ import { checkPaymentMethod } from '../../domain/payment-method';
 import { findAmountChange, findCheckout, findDeal, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreateContext } from '../../db/queries/merchants';
 import {
-  awaitCreationUpdate,
   cancelUpdate,
   changeAmountUpdate,
-  completeByOperatorUpdate,
   completeUpdate,
-  confirmPaymentByOperatorUpdate,
   confirmPaymentUpdate,
   notifyPaymentUpdate,
   payinSearchAttributes,
@@ -86,7 +92,7 @@ async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: Cre
     findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYIN', body.idempotency_key)),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method_id, currency: body.currency }),
   ]);
-  if (existing) return withSandboxTrader(deps, { row: existing, replayed: true });
+  if (existing) return { row: existing, replayed: true };
   const arrivedAt = context.arrived_at;
 
   const method = checkPaymentMethod(context.method, context.allowed_slugs, body.payment_method_id, body.currency, 'payment_method_id');
@@ -109,7 +115,6 @@ async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: Cre
   const created = await createThroughWorkflow<PayinWorkflow>(deps, {
     workflowType: payinWorkflowType,
     dealId,
-    creationUpdate: awaitCreationUpdate,
     requestId,
     start: {
       workflowId: payinWorkflowId(dealId),
@@ -133,7 +138,7 @@ async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: Cre
       ],
     },
   });
-  return withSandboxTrader(deps, created);
+  return created;
 }
 
 const runUpdate = (deps: AppDeps, dealId: string, send: (handle: WorkflowHandle<PayinWorkflow>) => Promise<unknown>, whenClosed: (row: DealRow) => void) =>
@@ -205,45 +210,39 @@ async function operatorPayin(deps: AppDeps, dealId: string): Promise<DealRow> {
   return row;
 }
 
-// The operator's moves carry the actor (api/mount.ts) into the step, which audits them in its transaction (issue 28.4).
+// The operator's moves carry the actor (api/mount.ts) into the step, which audits them in its transaction.
 
 export async function reconcilePayin(deps: AppDeps, dealId: string, received: bigint, actor?: AuditActor): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
-  await runUpdate(
-    deps,
-    row.id,
-    (h) => h.executeUpdate(reconciliationUpdate, { args: actor ? [received.toString(), actor] : [received.toString()] }),
-    closedRejects,
-  );
+  await runUpdate(deps, row.id, (h) => h.executeUpdate(reconciliationUpdate, { args: [received.toString(), operatorActor(actor)] }), closedRejects);
   return readDeal(deps, row.id);
 }
 
 export async function confirmPayinByOperator(deps: AppDeps, dealId: string, actor?: AuditActor): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
   // The step writes the audit row in its transaction (the actor rides the update).
-  await runUpdate(
-    deps,
-    row.id,
-    (h) => (actor ? h.executeUpdate(confirmPaymentByOperatorUpdate, { args: [actor] }) : h.executeUpdate(confirmPaymentUpdate)),
-    closedRejects,
-  );
+  await runUpdate(deps, row.id, (h) => h.executeUpdate(confirmPaymentUpdate, { args: [operatorActor(actor)] }), closedRejects);
   return readDeal(deps, row.id);
 }
 
 export async function completePayinByOperator(deps: AppDeps, dealId: string, actor?: AuditActor): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
-  await runUpdate(deps, row.id, (h) => (actor ? h.executeUpdate(completeByOperatorUpdate, { args: [actor] }) : h.executeUpdate(completeUpdate)), closedRejects);
+  await runUpdate(deps, row.id, (h) => h.executeUpdate(completeUpdate, { args: [operatorActor(actor)] }), closedRejects);
   return readDeal(deps, row.id);
 }
 
-export async function changePayinAmountByOperator(deps: AppDeps, dealId: string, change: ChangeAmountInput): Promise<DealRow> {
+export async function changePayinAmountByOperator(
+  deps: AppDeps,
+  dealId: string,
+  change: Omit<ChangeAmountInput, 'actor'> & { actor?: AuditActor | undefined },
+): Promise<DealRow> {
   const row = await operatorPayin(deps, dealId);
   if (isPayinTerminal(row.status as PayinStatus)) {
     // Replays of a change made before the deal ended still answer; anything else is refused.
     const previous = await findAmountChange(deps.sql, row.id, change.idempotencyKey);
     if (previous && previous.new_amount === BigInt(change.amountFiat)) return row;
   }
-  await runUpdate(deps, row.id, (h) => h.executeUpdate(changeAmountUpdate, { args: [change] }), closedRejects);
+  await runUpdate(deps, row.id, (h) => h.executeUpdate(changeAmountUpdate, { args: [{ ...change, actor: operatorActor(change.actor) }] }), closedRejects);
   return readDeal(deps, row.id);
 }
 

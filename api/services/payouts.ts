@@ -12,21 +12,27 @@ import { checkDealBounds } from '../../domain/limits';
 import { findCreateContext } from '../../db/queries/merchants';
 import {
   assignPayoutUpdate,
-  awaitPayoutCreationUpdate,
-  completePayoutByOperatorUpdate,
   completePayoutUpdate,
   payoutSearchAttributes,
   payoutTaskQueue,
   payoutWorkflowId,
   payoutWorkflowType,
   rejectPayoutUpdate,
-  startPayoutByOperatorUpdate,
   startPayoutUpdate,
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
 import { randomUUID } from 'node:crypto';
-import { closedRejects, createThroughWorkflow, timedCreate, dealCreateBase, readDeal, stepTimeouts, updateDeal, type Created } from './deal-workflows';
-import { withSandboxTrader } from './sandbox';
+import {
+  closedRejects,
+  createThroughWorkflow,
+  timedCreate,
+  dealCreateBase,
+  operatorActor,
+  readDeal,
+  stepTimeouts,
+  updateDeal,
+  type Created,
+} from './deal-workflows';
 import { checkPaymentMethod } from '../../domain/payment-method';
 import type { MerchantScope } from './payins';
 
@@ -54,7 +60,7 @@ async function createPayoutUntimed(deps: AppDeps, scope: MerchantScope, body: Cr
     walletsOf(deps.sql, 'merchant', scope.merchantId),
     findCreateContext(deps.sql, { tenantId: scope.tenantId, merchantId: scope.merchantId, method: body.payment_method, currency: body.currency }),
   ]);
-  if (existing) return withSandboxTrader(deps, { row: existing, replayed: true });
+  if (existing) return { row: existing, replayed: true };
   if (heldByOther) throw payoutKeyTaken();
 
   const wallet = wallets.find((w) => w.id === body.wallet_id && w.currency === 'USDT');
@@ -73,7 +79,6 @@ async function createPayoutUntimed(deps: AppDeps, scope: MerchantScope, body: Cr
   const created = await createThroughWorkflow<PayoutWorkflow>(deps, {
     workflowType: payoutWorkflowType,
     dealId,
-    creationUpdate: awaitPayoutCreationUpdate,
     requestId,
     start: {
       workflowId: payoutWorkflowId(dealId),
@@ -97,7 +102,7 @@ async function createPayoutUntimed(deps: AppDeps, scope: MerchantScope, body: Cr
       ],
     },
   });
-  return withSandboxTrader(deps, created);
+  return created;
 }
 
 async function operatorPayout(deps: AppDeps, dealId: string): Promise<DealRow> {
@@ -112,12 +117,12 @@ async function payoutCommand(deps: AppDeps, dealId: string, send: (h: WorkflowHa
   return readDeal(deps, row.id);
 }
 
-// The operator's moves carry the actor (api/mount.ts) into the step, which audits them in its transaction (issue 28.4).
+// The operator's moves carry the actor (api/mount.ts) into the step, which audits them in its transaction.
 export const startPayout = (deps: AppDeps, dealId: string, actor?: AuditActor) =>
-  payoutCommand(deps, dealId, (h) => (actor ? h.executeUpdate(startPayoutByOperatorUpdate, { args: [actor] }) : h.executeUpdate(startPayoutUpdate)));
+  payoutCommand(deps, dealId, (h) => h.executeUpdate(startPayoutUpdate, { args: [operatorActor(actor)] }));
 export const completePayout = (deps: AppDeps, dealId: string, actor?: AuditActor) =>
-  payoutCommand(deps, dealId, (h) => (actor ? h.executeUpdate(completePayoutByOperatorUpdate, { args: [actor] }) : h.executeUpdate(completePayoutUpdate)));
+  payoutCommand(deps, dealId, (h) => h.executeUpdate(completePayoutUpdate, { args: [operatorActor(actor)] }));
 export const rejectPayout = (deps: AppDeps, dealId: string, reason: string, actor?: AuditActor) =>
-  payoutCommand(deps, dealId, (h) => h.executeUpdate(rejectPayoutUpdate, { args: actor ? [reason, actor] : [reason] }));
+  payoutCommand(deps, dealId, (h) => h.executeUpdate(rejectPayoutUpdate, { args: [reason, operatorActor(actor)] }));
 export const assignPayout = (deps: AppDeps, dealId: string, requisiteId: string, actor?: AuditActor) =>
-  payoutCommand(deps, dealId, (h) => h.executeUpdate(assignPayoutUpdate, { args: actor ? [requisiteId, actor] : [requisiteId] }));
+  payoutCommand(deps, dealId, (h) => h.executeUpdate(assignPayoutUpdate, { args: [requisiteId, operatorActor(actor)] }));

@@ -1,9 +1,7 @@
 /**
- * Sandbox merchants (issue 29, docs/sandbox.md): the API's part. A sandbox deal's trader
+ * Sandbox merchants (docs/sandbox.md): the API's part. A sandbox deal's trader
  * (`sandbox-trader:<deal_id>`) is started by the deal's own workflow right after its create
- * (activities/sandbox.ts ensureSandboxTrader); the API starts it too after the create and on every
- * replay of it — a harmless duplicate (once per deal: a running run is joined, a finished one is
- * not started again) that also covers deals whose workflows predate the workflow's start.
+ * (activities/sandbox.ts startSandboxTrader); the API starts the trader's run on an appeal.
  */
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
@@ -17,48 +15,32 @@ import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { unwrapUpdateFailure } from './deal-workflows';
 import { recordMerchantDeposit } from './deposits';
-import { startSandboxTraderRun } from '../../temporal/sandbox-trader';
 import type { AppDeps } from '../deps';
 import type { DealRow } from '../../db/queries/deals';
 import { SANDBOX_REOPEN_REQUEST, sandboxAppealOutcome } from '../../domain/sandbox';
 import {
   advanceTimerUpdate,
   type AdvanceResult,
-  sandboxArbiterWorkflowId,
+  sandboxTraderAppealWorkflowId,
   sandboxTraderSearchAttributes,
   sandboxTraderTaskQueue,
   sandboxTraderWorkflowType,
   type SandboxTraderWorkflow,
 } from '../../workflows/contracts/sandbox-trader';
 
-/** A created (or replayed) deal, its sandbox trader started first when it is a sandbox deal. */
-export async function withSandboxTrader<T extends { row: DealRow }>(deps: AppDeps, created: T): Promise<T> {
-  await startSandboxTrader(deps, created.row);
-  return created;
-}
-
 /**
- * The API's start, a harmless duplicate of the deal workflow's own (ensureSandboxTrader, the one
- * that guarantees the trader): idempotent per deal; SANDBOX_TRADER_API_START=false (tests) skips it.
- */
-export async function startSandboxTrader(deps: AppDeps, row: DealRow): Promise<void> {
-  if (!deps.config.SANDBOX_TRADER_API_START) return;
-  await startSandboxTraderRun(deps.temporal, deps.config, row);
-}
-
-/**
- * The sandbox arbiter (issue 29): an appeal on a sandbox deal whose text says `winning_evidence`
+ * The sandbox trader on an appeal: an appeal on a sandbox deal whose text says `winning_evidence`
  * (SATISFIED), `losing_evidence` (REJECTED) or `closing_evidence` (closed) is taken into review,
  * written to and then resolved or closed within seconds by a run of the sandbox trader's workflow
- * (`sandbox-arbiter:<appeal_id>`) through the operator's paths; any other appeal waits for a human
- * arbiter, as a live one does.
+ * in the arbiter's part (`sandbox-trader:appeal:<appeal_id>`) through the operator's paths; any
+ * other appeal waits for a human arbiter, as a live one does.
  */
-export async function startSandboxArbiter(deps: AppDeps, deal: DealRow, appealId: string, text: string): Promise<void> {
+export async function startSandboxTraderOnAppeal(deps: AppDeps, deal: DealRow, appealId: string, text: string): Promise<void> {
   const outcome = deal.sandbox ? sandboxAppealOutcome(text) : undefined;
   if (!outcome) return;
   try {
     await deps.temporal.workflow.start<SandboxTraderWorkflow>(sandboxTraderWorkflowType, {
-      workflowId: sandboxArbiterWorkflowId(appealId),
+      workflowId: sandboxTraderAppealWorkflowId(appealId),
       taskQueue: sandboxTraderTaskQueue(deps.config),
       typedSearchAttributes: sandboxTraderSearchAttributes({ merchantId: deal.merchant_id, dealId: deal.id }),
       workflowIdConflictPolicy: 'USE_EXISTING',

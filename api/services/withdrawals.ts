@@ -33,7 +33,6 @@ import {
 } from '../../db/queries/withdrawals';
 import {
   approveWithdrawalUpdate,
-  awaitWithdrawalCreationUpdate,
   cancelWithdrawalUpdate,
   withdrawalSearchAttributes,
   withdrawalTaskQueue,
@@ -43,7 +42,7 @@ import {
   type WithdrawalWorkflowInput,
 } from '../../workflows/contracts/withdrawal';
 import { randomUUID } from 'node:crypto';
-import { isUnprocessedUpdate, startThroughWorkflow, stepTimeouts, unwrapUpdateFailure, type Created } from './deal-workflows';
+import { isUnprocessedUpdate, operatorActor, startThroughWorkflow, stepTimeouts, unwrapUpdateFailure, type Created } from './deal-workflows';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** The fee rule of the README's Wallet section, with the current configuration. */
@@ -162,7 +161,6 @@ export async function createMerchantWithdrawal(
   // id: they join one workflow, one withdrawal; the first request's input makes it.
   const { replayed } = await startThroughWorkflow<WithdrawalWorkflow>(deps, {
     workflowType: withdrawalWorkflowType,
-    creationUpdate: awaitWithdrawalCreationUpdate,
     requestId,
     start: {
       workflowId,
@@ -301,11 +299,11 @@ export async function approveWithdrawal(deps: AppDeps, id: string, operatorId: s
   const row = await withdrawalCommand(
     deps,
     id,
-    (h) => h.executeUpdate(approveWithdrawalUpdate, { args: actor ? [operatorId, actor] : [operatorId] }),
+    (h) => h.executeUpdate(approveWithdrawalUpdate, { args: [operatorId, operatorActor(actor)] }),
     (snapshot) => (released = (snapshot as { status?: string } | undefined)?.status !== 'PENDING_MANUAL'),
   );
   return { row, released };
 }
 
 export const cancelWithdrawal = (deps: AppDeps, id: string, reason: string, operatorId: string, actor?: AuditActor) =>
-  withdrawalCommand(deps, id, (h) => h.executeUpdate(cancelWithdrawalUpdate, { args: actor ? [reason, operatorId, actor] : [reason, operatorId] }));
+  withdrawalCommand(deps, id, (h) => h.executeUpdate(cancelWithdrawalUpdate, { args: [reason, operatorId, operatorActor(actor)] }));

@@ -1,5 +1,5 @@
 /**
- * The audit trail's hash chain (migration 00028), walked by the ledger check. Each row's hash is
+ * The audit trail's hash chain (db/migrations/00001_baseline.sql), walked by the ledger check. Each row's hash is
  * recomputed here from its stored fields — the same canonical bytes the insert trigger hashed,
  * built in TypeScript so that nothing of the database's own functions is trusted — and linked to
  * the hash of the row before it. A deleted row breaks the sequence or the link; an edited one no

@@ -1,4 +1,4 @@
-/** The audit trail (migration 00021): append-only rows, written in the transaction of their effect. */
+/** The audit trail (db/migrations/00001_baseline.sql): append-only rows, written in the transaction of their effect. */
 import type { AuditActor, AuditEntry } from '../../domain/audit';
 import type { Db } from '../sql';
 

@@ -1,5 +1,5 @@
 /**
- * The create fence (migration 00017): a create step that its workflow run gave up on can never
+ * The create fence (db/migrations/00001_baseline.sql): a create step that its workflow run gave up on can never
  * commit afterwards. activities/deadline.ts bounds every attempt by its own deadline, but that
  * deadline is counted from when the worker's event loop ran the attempt, which on a starved
  * worker is later than when the engine started (and timed out) the local activity: a last

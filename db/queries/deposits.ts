@@ -92,7 +92,7 @@ export async function recordDeposit(
 
 /**
  * The credit of a deposit recorded earlier (a PENDING chain deposit that became final): from the
- * chain account of the world the deposit was recorded in (its `sandbox`, which migration 00026
+ * chain account of the world the deposit was recorded in (its `sandbox`, which the baseline
  * keeps the merchant's: a deposit row freezes the merchant's world), once.
  */
 export async function creditRecordedDeposit(

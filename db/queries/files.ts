@@ -5,7 +5,7 @@ export interface FileRow {
   owner_type: 'merchant' | 'operator' | 'payer';
   merchant_id: string | null;
   operator_id: string | null;
-  /** A payer's receipt: the deal whose page it came from (migration 00029). */
+  /** A payer's receipt: the deal whose page it came from. */
   deal_id: string | null;
   file_name: string;
   content_type: string;

@@ -19,7 +19,7 @@ export interface MatchRequest {
   requisiteType?: string;
   /**
    * The merchant's world (issue 29): a sandbox deal is matched only to the tenant's sandbox
-   * trader, a live one never to it (the deals trigger of migration 00023 backs this).
+   * trader, a live one never to it (the `deals_sandbox` trigger backs this).
    */
   sandbox?: { tenantId: string; dealType: 'PAYIN' | 'PAYOUT' } | undefined;
 }

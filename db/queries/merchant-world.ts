@@ -3,7 +3,7 @@
  * merchant's row that the operator's world switch conflicts with (docs/reliability.md, "Worlds").
  *
  * The switch (PATCH /admin/merchants/{id} `sandbox`) updates the row, which takes FOR NO KEY
- * UPDATE on it, and migration 00026's trigger then refuses it when the merchant has any money
+ * UPDATE on it, and the `merchants_sandbox_change` trigger then refuses it when the merchant has any money
  * history. A write that can be the merchant's first money — a deposit of any kind, a deal or a
  * withdrawal create — takes FOR SHARE on the row first and keeps it to its commit: FOR SHARE
  * conflicts with the switch's lock but not with another FOR SHARE, so such writes of one merchant

@@ -1,4 +1,4 @@
-/** Operator accounts, their sessions and sign-in attempts (migrations 00021, 00027). */
+/** Operator accounts, their sessions and sign-in attempts. */
 import type { Db } from '../sql';
 
 export interface OperatorRow {

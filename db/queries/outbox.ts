@@ -84,7 +84,7 @@ export function lockPendingEvents(tx: Db, limit: number): Promise<PendingEvent[]
  * Marks a relay batch dispatched and gives its events their feed positions, in seq order, after
  * the largest given so far. Runs in the relay's transaction, under its advisory lock: one turn at
  * a time, each committed before the next begins, so positions become visible in order (the feed
- * never skips one, which seq alone cannot promise: migration 00015). An event handed on again
+ * never skips one, which seq alone cannot promise: outbox_events.feed_position). An event handed on again
  * (a dispatch undone by hand) keeps the position it had; positions need not be dense.
  */
 export async function markEventsDispatched(tx: Db, eventIds: string[]): Promise<void> {

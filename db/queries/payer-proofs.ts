@@ -1,4 +1,4 @@
-/** The payer's proofs of payment from the hosted page (migration 00029): a slot per submission, a few per deal. */
+/** The payer's proofs of payment from the hosted page (payer_proofs): a slot per submission, a few per deal. */
 import type { Db } from '../sql';
 
 export interface PayerProofRow {

@@ -45,7 +45,7 @@ export async function ensureSystemWallet(db: Db, code: SystemCode, currency: str
   return row!.id;
 }
 
-/** The code of a sandbox merchant's own play-money account (migration 00026). */
+/** The code of a sandbox merchant's own play-money account (the `wallets_system_owner` check). */
 export const MERCHANT_PLAY_ACCOUNT = 'sandbox_merchant_chain';
 
 /**

@@ -92,7 +92,7 @@ export async function settleWithdrawalTransaction(
  * One receipt check's verdict that the live transaction is dead. Answers since when the same
  * verdict has stood (`at` on its first sighting, the earlier time when a previous check saw it
  * too), or undefined when the transaction is no longer live. The caller takes the verdict only
- * once it has stood for a poll (migration 00019).
+ * once it has stood for a poll (`dead_verdict`, `dead_seen_at`).
  */
 export async function noteDeadVerdict(db: Db, txid: string, verdict: DeadVerdict, at: Date): Promise<Date | undefined> {
   const [row] = await db<{ dead_seen_at: Date }[]>`

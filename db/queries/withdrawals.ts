@@ -132,7 +132,7 @@ export async function pageWithdrawals(db: Db, f: WithdrawalSelection, skip: numb
   return { rows: [...rows], count: total!.count };
 }
 
-// ---- Four-eyes approvals (migration 00021) ----
+// ---- Four-eyes approvals (withdrawal_approvals) ----
 
 export interface ApprovalRow {
   withdrawal_id: string;

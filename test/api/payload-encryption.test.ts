@@ -10,7 +10,8 @@ import { loadConfig } from '../../config';
 import { createTemporalClient } from '../../temporal/client';
 import { payloadCodec } from '../../temporal/payload-codec';
 import { temporalConnectionOptions } from '../../temporal/connection';
-import { payinWorkflowId, statusQuery } from '../../workflows/contracts/payin';
+import { statusQuery } from '../../workflows/contracts/deal-like';
+import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { approveWithdrawalUpdate, withdrawalWorkflowId } from '../../workflows/contracts/withdrawal';
 import {

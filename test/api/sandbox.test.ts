@@ -434,12 +434,9 @@ test('advance: the fee distribution of a completed sandbox PayIn fires now (FEE_
   t.is(after!.available, before!.pending_credits);
 });
 
-test('the deal workflow starts its sandbox trader itself: a …00 PayIn completes when the API does not start it', async (t) => {
-  const { startIsolatedStack } = await import('../helpers/worker');
-  const stack = await startIsolatedStack({ SANDBOX_TRADER_API_START: false });
-  t.teardown(() => stack.close());
+test('the deal workflow starts its sandbox trader itself (the API starts none): a …00 PayIn completes, the trader’s confirm audited as the system actor it is', async (t) => {
   const { keys } = await newMerchant({ sandbox: true });
-  const res = await signed(keys, 'POST', `${stack.url}${PAYIN}`, payinBody({ amount: 150_000 }));
+  const res = await signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000 }));
   t.is(res.status, 200, res.text);
   const dealId = res.body.deal.deal_id as string;
   await eventually(async () => (await dealRow(sql, dealId)).status === 'COMPLETED', 'completed by the sandbox trader');
@@ -449,6 +446,13 @@ test('the deal workflow starts its sandbox trader itself: a …00 PayIn complete
   t.teardown(() => temporal.connection.close());
   const run = await temporal.workflow.getHandle(`sandbox-trader:${dealId}`).describe();
   t.is(run.type, 'sandboxTraderWorkflow');
+  // Its confirm goes through the operator's door, with who made it: one audit row, in the move's transaction.
+  const audit = await sql<{ actor_kind: string; actor_id: string; role: string; action: string }[]>`
+    select actor_kind, actor_id, role, action from audit_log where object_type = 'deal' and object_id = ${dealId} order by id`;
+  t.deepEqual(
+    audit.map((r) => [r.actor_kind, r.actor_id, r.role, r.action]),
+    [['system', 'sandbox-trader', 'arbiter', 'deal.confirm']],
+  );
 });
 
 test('advance and sandbox deposits are refused for a live merchant (403), and a live deal’s workflow refuses the update itself', async (t) => {

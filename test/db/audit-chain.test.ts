@@ -2,7 +2,7 @@
  * The audit trail cannot be rewritten by the gateway (docs/operations.md, "Database roles"): the
  * API and workers connect as the app role, which may only insert into and read audit_log — no
  * UPDATE, DELETE or TRUNCATE, not even with session_replication_role = replica (which it may not
- * set), no DDL — and every row is linked into one hash chain (migration 00028) that the ledger
+ * set), no DDL — and every row is linked into one hash chain (db/migrations/00001_baseline.sql) that the ledger
  * check walks, so what only the owner can still do (the test does it as the owner) is found.
  * The tampering happens in a database of its own (test/helpers/scratch-database.ts); the stack's
  * own processes are checked to run as the app role.

@@ -1,5 +1,5 @@
 /**
- * The create fence (migration 00017, db/queries/create-fence.ts): once a workflow run has given
+ * The create fence (db/migrations/00001_baseline.sql, db/queries/create-fence.ts): once a workflow run has given
  * its create up, no attempt of that run commits — not one that comes later, not one that was
  * waiting for the fence — and a row an attempt committed before is adopted. A retry (a new run
  * with the same id) is not affected.

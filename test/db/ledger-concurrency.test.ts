@@ -21,6 +21,7 @@ import { fundedMerchant, isolatedTrader, walletOf } from '../helpers/deals';
 import { testSql } from '../helpers/app';
 import { directActivities } from '../helpers/activities';
 import { txHashOf } from '../helpers/tx-hash';
+import { testActor } from '../helpers/workflow-env';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -85,7 +86,7 @@ test('postings in opposite roles on the same wallets at once (completions, payou
       requisiteDetails: {},
     });
     t.is(payout.status, 'MATCHED', 'matched to the isolated trader');
-    await payouts.startPayout(payoutId);
+    await payouts.startPayout(payoutId, testActor());
     payoutIds.push(payoutId);
     const withdrawalId = randomUUID();
     await withdrawals.createWithdrawal({
@@ -101,13 +102,13 @@ test('postings in opposite roles on the same wallets at once (completions, payou
     withdrawalIds.push(withdrawalId);
   }
   // Completed ahead, so their fee distribution runs beside the rest.
-  for (const id of completedPayinIds) await payins.confirmPayin(id);
+  for (const id of completedPayinIds) await payins.confirmPayin(id, testActor());
 
   const moves: Promise<unknown>[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     moves.push(
-      payins.confirmPayin(payinIds[i]!),
-      payouts.completePayout(payoutIds[i]!),
+      payins.confirmPayin(payinIds[i]!, testActor()),
+      payouts.completePayout(payoutIds[i]!, testActor()),
       withdrawals.completeWithdrawal(withdrawalIds[i]!, `tx-${withdrawalIds[i]}`),
       payins.distributePayinFee(completedPayinIds[i]!),
       deposit(merchant.merchantId, 700, `opposite-${merchant.merchantId}-${i}`).then((r) =>

@@ -11,6 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { Activities } from '../../activities';
+import type { AuditActor } from '../../domain/audit';
 import {
   AppealIdKey,
   DealIdKey,
@@ -83,3 +84,6 @@ export async function outcomeOf<T>(update: Promise<T>): Promise<{ ok: true; valu
 export const refusedByActivity = (kind: string, message: string) => ApplicationFailure.nonRetryable(message, kind);
 
 export const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+
+/** An operator as the actor of a move sent in a test: each call its own request (its own audit row where a step writes one). */
+export const testActor = (): AuditActor => ({ kind: 'operator_jwt', id: 'test-operator', role: 'admin', requestId: 'test', requestKey: randomUUID() });

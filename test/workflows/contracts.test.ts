@@ -1,11 +1,14 @@
 /**
  * Each workflow's contract names the workflow the bundle registers, with the signature the
- * workflow has (checked by the compiler below), and the task queue it runs on.
+ * workflow has (checked by the compiler below), and the task queue it runs on; each message name
+ * of the wire has one definition.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import test from 'ava';
 import * as workflows from '../../workflows';
 import { loadConfig } from '../../config';
 import { appealTaskQueue, appealWorkflowType, type AppealWorkflow } from '../../workflows/contracts/appeal';
+import { awaitCreationUpdate, statusQuery } from '../../workflows/contracts/deal-like';
 import { chainWatchTaskQueue, chainWatchWorkflowId, chainWatchWorkflowType, type ChainWatchWorkflow } from '../../workflows/contracts/chain-watch';
 import { passTaskQueue, passWorkflowType, type PassWorkflow } from '../../workflows/contracts/pass';
 import { payinTaskQueue, payinWorkflowType, type PayinWorkflow } from '../../workflows/contracts/payin';
@@ -67,4 +70,32 @@ test('every contract names a registered workflow and its task queue; the type na
     ],
   );
   t.is(chainWatchWorkflowId(config), 'chain-watch:deals-q', 'one watcher per deployment (its deals queue)');
+});
+
+const CONTRACTS = new URL('../../workflows/contracts/', import.meta.url);
+
+/** Every signal, update and query the contracts define: [wire name, file]. */
+function wireNames(): [string, string][] {
+  return readdirSync(CONTRACTS)
+    .filter((f) => f.endsWith('.ts'))
+    .flatMap((file) =>
+      [...readFileSync(new URL(file, CONTRACTS), 'utf8').matchAll(/\bdefine(?:Update|Query|Signal)\b[^;]*?\(\s*'([^']+)'\s*\)/g)].map((m): [string, string] => [
+        m[1]!,
+        file,
+      ]),
+    );
+}
+
+test('each wire name (signal, update, query) has one definition; the deal-like questions are asked by one name on every deal-like workflow', (t) => {
+  const names = wireNames();
+  t.true(names.length >= 20, `${names.length} message definitions found`);
+  const repeated = names.filter(([name], i) => names.findIndex(([other]) => other === name) !== i);
+  t.deepEqual(repeated, [], 'defined more than once');
+  // PayIn, PayOut and withdrawal are asked for their creation and their snapshot alike (deal-like.ts).
+  t.is(awaitCreationUpdate.name, 'awaitCreation');
+  t.is(statusQuery.name, 'status');
+  t.deepEqual(
+    names.filter(([name]) => /creation$|^(payout|withdrawal|payin)status$/i.test(name)),
+    [['awaitCreation', 'deal-like.ts']],
+  );
 });

@@ -21,8 +21,9 @@ import {
   type PayoutSnapshot,
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
+import { statusQuery } from '../../workflows/contracts/deal-like';
 import { eventually } from '../helpers/poll';
-import { inAnHour, outcomeOf, withWorker, workflowEnvironment } from '../helpers/workflow-env';
+import { inAnHour, outcomeOf, testActor, withWorker, workflowEnvironment } from '../helpers/workflow-env';
 
 const env = await workflowEnvironment();
 test.after.always(() => env.teardown());
@@ -38,7 +39,7 @@ function stubs() {
   };
   const activities: Partial<Activities> = {
     createPayoutDeal: async (input: CreatePayoutInput) => deals.get(input.dealId)!,
-    findPayoutSnapshot: async (dealId: string) => deals.get(dealId) ?? null,
+    abandonPayoutCreate: async (dealId: string) => deals.get(dealId) ?? null,
     assignPayout: async (dealId: string) => move('assignPayout', dealId, 'MATCHED', { transferDeadlineAt: inAnHour() }),
     matchPayout: async (dealId: string) => move('matchPayout', dealId, 'MATCHED', { transferDeadlineAt: inAnHour() }),
     startPayout: async (dealId: string) => move('startPayout', dealId, 'PROCESSING'),
@@ -57,15 +58,15 @@ function startDeal(taskQueue: string, deals: Map<string, PayoutSnapshot>, snapsh
   return env.client.workflow.start<PayoutWorkflow>(payoutWorkflowType, {
     workflowId: payoutWorkflowId(dealId),
     taskQueue,
-    args: [{ create: { dealId } as CreatePayoutInput, retryMatchSeconds, timeouts: { stepMs: 2000, createMs: 2000 } }],
+    args: [{ requestId: randomUUID(), create: { dealId } as CreatePayoutInput, retryMatchSeconds, timeouts: { stepMs: 2000, createMs: 2000 } }],
   });
 }
 
 const COMMANDS: { move: PayoutMove; send: (h: WorkflowHandle<PayoutWorkflow>) => Promise<PayoutSnapshot> }[] = [
-  { move: 'assign', send: (h) => h.executeUpdate(assignPayoutUpdate, { args: [randomUUID()] }) },
-  { move: 'start', send: (h) => h.executeUpdate(startPayoutUpdate) },
-  { move: 'complete', send: (h) => h.executeUpdate(completePayoutUpdate) },
-  { move: 'fail', send: (h) => h.executeUpdate(rejectPayoutUpdate, { args: ['wrong requisites'] }) },
+  { move: 'assign', send: (h) => h.executeUpdate(assignPayoutUpdate, { args: [randomUUID(), testActor()] }) },
+  { move: 'start', send: (h) => h.executeUpdate(startPayoutUpdate, { args: [testActor()] }) },
+  { move: 'complete', send: (h) => h.executeUpdate(completePayoutUpdate, { args: [testActor()] }) },
+  { move: 'fail', send: (h) => h.executeUpdate(rejectPayoutUpdate, { args: ['wrong requisites', testActor()] }) },
 ];
 
 test('every operator command from every open state: accepted exactly when PAYOUT_TRANSITIONS allows it, else refused', async (t) => {
@@ -113,8 +114,10 @@ test('timed moves: UNASSIGNED re-matches, and expires at the assignment SLA; MAT
     // Re-matched: MATCHED with a transfer window; the trader starts and completes it.
     const rematchedId = rematched.workflowId.slice('payout:'.length);
     await eventually(async () => calls.includes(`${rematchedId} matchPayout`), 'the re-match');
-    t.is((await rematched.executeUpdate(startPayoutUpdate)).status, 'PROCESSING');
-    t.is((await rematched.executeUpdate(completePayoutUpdate)).status, 'COMPLETED');
+    t.is((await rematched.executeUpdate(startPayoutUpdate, { args: [testActor()] })).status, 'PROCESSING');
+    t.is((await rematched.executeUpdate(completePayoutUpdate, { args: [testActor()] })).status, 'COMPLETED');
+    // Asked as every deal-like workflow is asked (contracts/deal-like.ts).
+    t.like(await rematched.query(statusQuery), { status: 'COMPLETED' });
     t.deepEqual(await rematched.result(), { created: true, status: 'COMPLETED' });
   });
 });

@@ -13,15 +13,15 @@ import { canMove, WITHDRAWAL_TRANSITIONS, withdrawalRefusal, type WithdrawalMove
 import {
   approveWithdrawalUpdate,
   cancelWithdrawalUpdate,
-  withdrawalStatusQuery,
   withdrawalWorkflowId,
   withdrawalWorkflowType,
   type CreateWithdrawalInput,
   type WithdrawalSnapshot,
   type WithdrawalWorkflow,
 } from '../../workflows/contracts/withdrawal';
+import { statusQuery } from '../../workflows/contracts/deal-like';
 import { eventually } from '../helpers/poll';
-import { outcomeOf, refusedByActivity, withWorker, workflowEnvironment } from '../helpers/workflow-env';
+import { outcomeOf, refusedByActivity, testActor, withWorker, workflowEnvironment } from '../helpers/workflow-env';
 
 const env = await workflowEnvironment();
 test.after.always(() => env.teardown());
@@ -65,6 +65,7 @@ function startWithdrawal(taskQueue: string, rows: Map<string, WithdrawalSnapshot
     taskQueue,
     args: [
       {
+        requestId: randomUUID(),
         create: { withdrawalId } as CreateWithdrawalInput,
         syncWaitMs: 0,
         timeouts: { stepMs: 2000, createMs: 2000 },
@@ -75,8 +76,8 @@ function startWithdrawal(taskQueue: string, rows: Map<string, WithdrawalSnapshot
 }
 
 const COMMANDS: { move: WithdrawalMove; send: (h: WorkflowHandle<WithdrawalWorkflow>) => Promise<WithdrawalSnapshot> }[] = [
-  { move: 'approve', send: (h) => h.executeUpdate(approveWithdrawalUpdate, { args: ['operator'] }) },
-  { move: 'cancel', send: (h) => h.executeUpdate(cancelWithdrawalUpdate, { args: ['no', 'operator'] }) },
+  { move: 'approve', send: (h) => h.executeUpdate(approveWithdrawalUpdate, { args: ['operator', testActor()] }) },
+  { move: 'cancel', send: (h) => h.executeUpdate(cancelWithdrawalUpdate, { args: ['no', 'operator', testActor()] }) },
 ];
 
 test('approve and cancel from every open state: accepted exactly when WITHDRAWAL_TRANSITIONS allows them, else refused', async (t) => {
@@ -123,7 +124,7 @@ test('the broadcast: sent → COMPLETED with its hash; refused for good → CANC
     t.deepEqual(await sent.result(), { created: true, status: 'COMPLETED' });
     t.deepEqual(await refused.result(), { created: true, status: 'CANCELLED' });
     await eventually(async () => rows.get(sentId)?.txHash === 'abc', 'the hash');
-    t.deepEqual(await sent.query(withdrawalStatusQuery), { status: 'COMPLETED', txHash: 'abc' });
+    t.deepEqual(await sent.query(statusQuery), { status: 'COMPLETED', txHash: 'abc' });
   });
 });
 
@@ -186,8 +187,8 @@ test('a create step that fails for an infrastructure reason is given up through 
     createWithdrawal: async () => {
       throw new Error('connection terminated unexpectedly');
     },
-    findWithdrawalSnapshot: async (id: string) => {
-      calls.push(`${id} findWithdrawalSnapshot`);
+    abandonWithdrawalCreate: async (id: string) => {
+      calls.push(`${id} abandonWithdrawalCreate`);
       return rows.get(id) ?? null;
     },
   };
@@ -200,6 +201,6 @@ test('a create step that fails for an infrastructure reason is given up through 
     gate(adoptedId).release({ txHash: 'adopted' });
     t.deepEqual(await adopted.result(), { created: true, status: 'COMPLETED' }, 'the committed withdrawal is adopted and carried on');
     t.like(await none.result(), { created: false });
-    t.true(calls.includes(`${adoptedId} findWithdrawalSnapshot`) && calls.includes(`${noneId} findWithdrawalSnapshot`));
+    t.true(calls.includes(`${adoptedId} abandonWithdrawalCreate`) && calls.includes(`${noneId} abandonWithdrawalCreate`));
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The appeal workflow's wire protocol (issue 9). Appeal moves that do not move a live deal —
+ * The appeal workflow's wire protocol. Appeal moves that do not move a live deal —
  * review, close, reopen, and open / resolve while the deal is terminal — run here, one run per
  * burst of commands (id `appeal:<appeal_id>`, started by Update-With-Start). Moves of a live
  * (APPEALED) deal run in the deal's own workflow (contracts/payin.ts).
@@ -7,6 +7,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
 import type { AppealMoveResult, OpenAppealInput, ResolveAppealInput } from './payin';
+import type { AppealOutcome, AppealStatus } from '../../domain/appeals';
 import type { AuditActor } from '../../domain/audit';
 import { AppealIdKey, DealIdKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
@@ -35,8 +36,8 @@ export type AppealCommand =
       appealId: string;
       operatorId: string;
       commandId: string;
-      /** Who sent it (issue 28.4), audited in the step; absent from older senders. */
-      actor?: AuditActor;
+      /** Who sent it: the step writes its audit row in the move's transaction. */
+      actor: AuditActor;
     };
 
 /** The moveAppeal step's input: review, close or reopen of this appeal. */
@@ -45,7 +46,18 @@ export interface AppealMoveInput {
   kind: 'review' | 'close' | 'reopen';
   operatorId: string;
   commandId: string;
-  actor?: AuditActor;
+  actor: AuditActor;
+}
+
+/**
+ * What the appeal workflow decides a command on, read by the readAppealState step without locks
+ * (the move's step checks again under them).
+ */
+export interface AppealState {
+  /** The deal's status; absent when there is no such deal (the move's step answers 404). */
+  dealStatus?: string;
+  /** The appeal: by its id, or for an open the deal's appeal if it has one. */
+  appeal?: { id: string; status: AppealStatus; outcome: AppealOutcome | null; lastCommandId: string | null; settled: boolean };
 }
 
 export const appealCommandUpdate = defineUpdate<AppealMoveResult, [AppealCommand]>('appealCommand');

@@ -1,4 +1,4 @@
-/** The pass expiry workflow's contract (issue 9): id `pass:<pass_id>`, sleeps until expires_at, then ACTIVE → EXPIRED. */
+/** The pass expiry workflow's contract: id `pass:<pass_id>`, sleeps until expires_at, then ACTIVE → EXPIRED. */
 import type { SearchAttributePair } from '@temporalio/common';
 import { MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';

@@ -1,11 +1,12 @@
 /**
  * The PayIn workflow's contract: its type name and signature, task queue, id scheme, search
- * attributes, input and messages, shared by the workflow and the API. Names are a wire protocol
- * (running executions and their histories carry them): never rename a shipped one.
+ * attributes, input and messages, shared by the workflow and the API; its creation update and
+ * status query are every deal-like workflow's (contracts/deal-like.ts). Names are a wire protocol
+ * (running executions and their histories carry them): once shipped, a name stays.
  */
-import type { CreationAnswer, CreationArgs, DealOutcome, StartedByRequest } from './outcome';
+import type { DealOutcome, StartedByRequest } from './deal-like';
 import type { SearchAttributePair } from '@temporalio/common';
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineUpdate } from '@temporalio/workflow';
 import type { AmountMatch, CancelChannel, PayinStatus } from '../../domain/payin';
 import type { AuditActor } from '../../domain/audit';
 import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
@@ -42,7 +43,7 @@ export interface CreatePayinInput {
   /**
    * When the create request arrived (RFC 3339 with microseconds, Postgres's clock): a pass matching
    * the deal that was reserved after this instant makes the create 409 `pass was concurrently
-   * reserved` (spec 4.6).
+   * reserved`.
    */
   arrivedAt: string;
 }
@@ -61,7 +62,7 @@ export interface PayinSnapshot {
   amountMatchStatus: AmountMatch;
   /** RFC 3339; the durable expiry timer fires then. */
   paymentTimeoutAt: string;
-  /** Issue 29: set on a sandbox merchant's deal (its timers can be advanced). */
+  /** Set on a sandbox merchant's deal (its timers can be advanced); absent on a live one. */
   sandbox?: boolean;
 }
 
@@ -71,33 +72,27 @@ export interface ChangeAmountInput {
   idempotencyKey: string;
   expectedAmountVersion: string;
   operatorId: string;
-  /** Who sent it (issue 28.4), audited in the step; absent from older senders. */
-  actor?: AuditActor;
+  /** Who sent it: the step writes its audit row in the change's transaction. */
+  actor: AuditActor;
 }
 
 export type { CancelChannel };
 
-/** Resolves once the create step ran: the deal's snapshot, or the reason no deal was made. */
-export const awaitCreationUpdate = defineUpdate<CreationAnswer<PayinSnapshot>, CreationArgs>('awaitCreation');
+/** The payer's "I paid" (the checkout page). */
 export const notifyPaymentUpdate = defineUpdate<PayinSnapshot>('notifyPayment');
-/** `actor` (issue 28.4: audited in the step) came later: optional, so updates of older senders still apply. */
-export const reconciliationUpdate = defineUpdate<PayinSnapshot, [receivedAmount: string, actor?: AuditActor]>('reconciliation');
-export const confirmPaymentUpdate = defineUpdate<PayinSnapshot>('confirmPayment');
 /**
- * The same update (one wire name) with the operator who sent it (issue 28), audited in the step:
- * the API sends it with the actor; the workflow handles it with or without (older senders).
+ * An operator's moves, each with who sent it: the step writes the audit row in the move's
+ * transaction (the sandbox trader sends its system actor through the same doors).
  */
-export const confirmPaymentByOperatorUpdate = defineUpdate<PayinSnapshot, [actor: AuditActor]>('confirmPayment');
-export const confirmPaymentHandlerUpdate = defineUpdate<PayinSnapshot, [actor?: AuditActor]>('confirmPayment');
-export const completeUpdate = defineUpdate<PayinSnapshot>('complete');
-/** The operator's completion with its actor (as confirmPayment): the API sends this one, the workflow handles both. */
-export const completeByOperatorUpdate = defineUpdate<PayinSnapshot, [actor: AuditActor]>('complete');
-export const completeHandlerUpdate = defineUpdate<PayinSnapshot, [actor?: AuditActor]>('complete');
+export const reconciliationUpdate = defineUpdate<PayinSnapshot, [receivedAmount: string, actor: AuditActor]>('reconciliation');
+/** The trader's confirmation of receipt: verified and, unless the reconciliation blocks it, completed in one step. */
+export const confirmPaymentUpdate = defineUpdate<PayinSnapshot, [actor: AuditActor]>('confirmPayment');
+export const completeUpdate = defineUpdate<PayinSnapshot, [actor: AuditActor]>('complete');
+/** The merchant's (API) or the payer's (checkout) cancel. */
 export const cancelUpdate = defineUpdate<PayinSnapshot, [channel: CancelChannel, reason: string]>('cancel');
 export const changeAmountUpdate = defineUpdate<{ snapshot: PayinSnapshot; replayed: boolean }, [ChangeAmountInput]>('changeAmount');
-export const statusQuery = defineQuery<PayinSnapshot | undefined>('status');
 
-// ---- Appeals on a live deal (issue 9): the deal side of an appeal is a move of this workflow ----
+// ---- Appeals on a live deal: the deal side of an appeal is a move of this workflow ----
 
 export interface OpenAppealInput {
   /** Chosen by the API; also the id of the command, so a retried step answers without a second appeal. */
@@ -116,8 +111,8 @@ export interface ResolveAppealInput {
   operatorId: string;
   /** One per API call: a retried step of the same call answers the committed result. */
   commandId: string;
-  /** Who sent it (issue 28.4), audited in the step; absent from older senders. */
-  actor?: AuditActor;
+  /** Who sent it: the step writes its audit row in the resolution's transaction. */
+  actor: AuditActor;
 }
 
 export interface AppealMoveResult {
@@ -129,5 +124,5 @@ export interface AppealMoveResult {
 
 /** Opens the appeal; a live deal goes to APPEALED (deal.appealed) and stops being expirable. */
 export const openAppealUpdate = defineUpdate<AppealMoveResult, [OpenAppealInput]>('openAppeal');
-/** The arbiter's resolution: REJECTED → CANCELLED (escrow back to the trader), SATISFIED → COMPLETED. */
+/** An arbiter's resolution: REJECTED → CANCELLED (escrow back to the trader), SATISFIED → COMPLETED. */
 export const resolveAppealUpdate = defineUpdate<AppealMoveResult, [ResolveAppealInput]>('resolveAppeal');

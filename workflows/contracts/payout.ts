@@ -1,7 +1,7 @@
-/** The PayOut workflow's contract (as contracts/payin.ts). Names are a wire protocol: never rename a shipped one. */
-import type { CreationAnswer, CreationArgs, DealOutcome, StartedByRequest } from './outcome';
+/** The PayOut workflow's contract (as contracts/payin.ts). Names are a wire protocol: once shipped, a name stays. */
 import type { SearchAttributePair } from '@temporalio/common';
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineUpdate } from '@temporalio/workflow';
+import type { DealOutcome, StartedByRequest } from './deal-like';
 import type { AuditActor } from '../../domain/audit';
 import type { PayoutStatus } from '../../domain/payout';
 import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
@@ -48,23 +48,15 @@ export interface PayoutSnapshot {
   assignDeadlineAt: string;
   /** RFC 3339: a MATCHED payout whose trader has not started expires then (PAYOUT_TRANSFER_SLA_SECONDS after matching). */
   transferDeadlineAt?: string;
-  /** Issue 29: set on a sandbox merchant's deal (its timers can be advanced). */
+  /** Set on a sandbox merchant's deal (its timers can be advanced); absent on a live one. */
   sandbox?: boolean;
 }
 
-export const awaitPayoutCreationUpdate = defineUpdate<CreationAnswer<PayoutSnapshot>, CreationArgs>('awaitPayoutCreation');
 /**
- * The operator's moves. `actor` (who, role, request: audited in the step, issue 28.4) came later:
- * optional, so updates sent without it (an older API) still apply. The argument-less moves have a
- * definition per side under one wire name (as confirmPayment): the API sends `…ByOperator` with
- * the actor, the workflow handles `…Handler` with or without.
+ * The operator's moves, each with who sent it: the step writes the audit row in the move's
+ * transaction (the sandbox trader sends its system actor through the same doors).
  */
-export const assignPayoutUpdate = defineUpdate<PayoutSnapshot, [requisiteId: string, actor?: AuditActor]>('assignPayout');
-export const startPayoutUpdate = defineUpdate<PayoutSnapshot>('startPayout');
-export const startPayoutByOperatorUpdate = defineUpdate<PayoutSnapshot, [actor: AuditActor]>('startPayout');
-export const startPayoutHandlerUpdate = defineUpdate<PayoutSnapshot, [actor?: AuditActor]>('startPayout');
-export const completePayoutUpdate = defineUpdate<PayoutSnapshot>('completePayout');
-export const completePayoutByOperatorUpdate = defineUpdate<PayoutSnapshot, [actor: AuditActor]>('completePayout');
-export const completePayoutHandlerUpdate = defineUpdate<PayoutSnapshot, [actor?: AuditActor]>('completePayout');
-export const rejectPayoutUpdate = defineUpdate<PayoutSnapshot, [reason: string, actor?: AuditActor]>('rejectPayout');
-export const payoutStatusQuery = defineQuery<PayoutSnapshot | undefined>('payoutStatus');
+export const assignPayoutUpdate = defineUpdate<PayoutSnapshot, [requisiteId: string, actor: AuditActor]>('assignPayout');
+export const startPayoutUpdate = defineUpdate<PayoutSnapshot, [actor: AuditActor]>('startPayout');
+export const completePayoutUpdate = defineUpdate<PayoutSnapshot, [actor: AuditActor]>('completePayout');
+export const rejectPayoutUpdate = defineUpdate<PayoutSnapshot, [reason: string, actor: AuditActor]>('rejectPayout');

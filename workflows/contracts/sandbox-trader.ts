@@ -1,7 +1,8 @@
 /**
- * The sandbox trader's contract (issue 29): one run per sandbox deal, id `sandbox-trader:<deal_id>`,
- * on the deals task queue. It plays the trader (and, for appeals, the arbiter) of a sandbox
- * merchant's deal through the same doors a real one uses: the deal workflow's updates.
+ * The sandbox trader's contract: one run per sandbox deal, id `sandbox-trader:<deal_id>`, on the
+ * deals task queue. It plays the trader of a sandbox merchant's deal through the same doors a real
+ * one uses — the deal workflow's updates — and, in a run of its own per appeal
+ * (`sandbox-trader:appeal:<appeal_id>`), the arbiter of the deal's appeal.
  */
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
@@ -12,8 +13,8 @@ export const sandboxTraderWorkflowType = 'sandboxTraderWorkflow';
 export type SandboxTraderWorkflow = (input: SandboxTraderInput) => Promise<SandboxTraderOutcome>;
 export const sandboxTraderTaskQueue = dealsTaskQueue;
 export const sandboxTraderWorkflowId = (dealId: string) => `sandbox-trader:${dealId}`;
-/** The sandbox arbiter of one appeal (the same workflow type, another id). */
-export const sandboxArbiterWorkflowId = (appealId: string) => `sandbox-arbiter:${appealId}`;
+/** The sandbox trader's run on one appeal of a sandbox deal, where it plays the arbiter (the same workflow type). */
+export const sandboxTraderAppealWorkflowId = (appealId: string) => `sandbox-trader:appeal:${appealId}`;
 export const sandboxTraderSearchAttributes = (deal: { merchantId: string; dealId: string }): SearchAttributePair[] => [
   { key: MerchantIdKey, value: deal.merchantId },
   { key: DealIdKey, value: deal.dealId },
@@ -26,7 +27,7 @@ export interface SandboxTraderInput {
   amount: string;
   /** How long the trader takes before it acts. */
   delaySeconds: number;
-  /** Set for the sandbox arbiter: the appeal and what it does with it (resolve SATISFIED / REJECTED, or close). */
+  /** Set for a run on an appeal: the appeal and what the trader, as its arbiter, does with it (resolve SATISFIED / REJECTED, or close). */
   appeal?: { appealId: string; outcome: 'SATISFIED' | 'REJECTED' | 'CLOSED' };
 }
 
@@ -41,10 +42,10 @@ export type SandboxMove =
   | { kind: 'payout_complete' }
   | { kind: 'payout_reject' }
   | { kind: 'appeal_resolve'; appealId: string; outcome: 'SATISFIED' | 'REJECTED' }
-  /** The arbiter's review (→ IN_REVIEW) and close (→ CLOSED): the appeal workflow's commands, as the admin routes send them. */
+  /** As the arbiter: review (→ IN_REVIEW) and close (→ CLOSED), the appeal workflow's commands as the admin routes send them. */
   | { kind: 'appeal_review'; appealId: string }
   | { kind: 'appeal_close'; appealId: string }
-  /** The arbiter's message in the appeal's thread (appeal.message), as the admin message route writes it. */
+  /** As the arbiter: a message in the appeal's thread (appeal.message), as the admin message route writes it. */
   | { kind: 'appeal_message'; appealId: string; body: string };
 
 /** 'done', or 'refused' when the deal no longer allows the move (e.g. the merchant cancelled first). */
@@ -54,7 +55,7 @@ export interface SandboxTraderOutcome {
   moves: { kind: SandboxMove['kind']; result: SandboxMoveResult }[];
 }
 
-// ---- Time, without waiting (issue 29.3): an update the PayIn and PayOut workflows handle ----
+// ---- Time, without waiting: an update the PayIn and PayOut workflows handle ----
 
 /** The timer a deal is waiting on, which `advanceTimer` fires now. */
 export type DealTimer = 'payment_timeout' | 'fee_distribution' | 'assign_sla' | 'transfer_sla' | 'processing_alert';
@@ -69,7 +70,6 @@ export interface AdvanceResult {
 /**
  * Fires the deal's current timer now (POST /sandbox/deals/{deal_id}/advance): the workflow stops
  * waiting and does what the timer's end does (expire, distribute the fee, raise the alert), then
- * answers. Sandbox deals only; refused (FAILED_PRECONDITION) when no timer is running. A deal
- * workflow's wire name: never rename.
+ * answers. Sandbox deals only; refused (FAILED_PRECONDITION) when no timer is running.
  */
 export const advanceTimerUpdate = defineUpdate<AdvanceResult>('advanceTimer');

@@ -9,7 +9,7 @@ export const MerchantIdKey = defineSearchAttributeKey('MerchantId', 'KEYWORD');
 export const DealIdKey = defineSearchAttributeKey('DealId', 'KEYWORD');
 export const DealTypeKey = defineSearchAttributeKey('DealType', 'KEYWORD');
 export const DealStatusKey = defineSearchAttributeKey('DealStatus', 'KEYWORD');
-/** Settlement deals (issue 9): the expired parent and the appeal they settle; appeal workflows carry AppealId. */
+/** Settlement deals: the expired parent and the appeal they settle; appeal workflows carry AppealId. */
 export const ParentDealIdKey = defineSearchAttributeKey('ParentDealId', 'KEYWORD');
 export const OriginAppealIdKey = defineSearchAttributeKey('OriginAppealId', 'KEYWORD');
 export const AppealIdKey = defineSearchAttributeKey('AppealId', 'KEYWORD');

@@ -1,5 +1,5 @@
 /**
- * The settlement workflow's wire protocol (spec 4.1.4, 2.9): one per appeal, id
+ * The settlement workflow's wire protocol: one per appeal, id
  * `settlement:<appeal_id>`, started by Update-With-Start. Its create step makes the settlement
  * deal (escrow hold → verified → COMPLETED in one transaction); then the fee distribution delay.
  */
@@ -32,8 +32,8 @@ export interface SettlementRequest {
   receivedAmountOverride: string | null;
   reason: string;
   operatorId: string;
-  /** Who sent it (issue 28.4), audited in the step; absent from older senders. */
-  actor?: AuditActor;
+  /** Who sent it: the step writes its audit row in the settlement's transaction. */
+  actor: AuditActor;
 }
 
 export interface SettlementWorkflowInput {

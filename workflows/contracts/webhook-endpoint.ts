@@ -1,5 +1,5 @@
 /**
- * The endpoint stream's contract (issue 21): one long-lived workflow per merchant endpoint
+ * The endpoint stream's contract: one long-lived workflow per merchant endpoint
  * (merchant + target URL), `webhooks:endpoint:<merchant>:<sha256(url)[0:16]>`, Signal-With-Start
  * by the outbox relay on the webhook task queue. It keeps a lane per deal: each deal's events are
  * delivered in outbox order, each to its end before the next, while the lanes of different deals

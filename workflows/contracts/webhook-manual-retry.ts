@@ -1,5 +1,5 @@
 /**
- * The manual retry's contract (spec 4.7): one run per retry, `webhook:<callback_id>:manual:<n>`,
+ * The manual retry's contract: one run per retry, `webhook:<callback_id>:manual:<n>`,
  * on the webhook task queue, making exactly one attempt now.
  */
 import { webhooksTaskQueue } from './task-queues';
@@ -21,9 +21,8 @@ export interface ManualRetryInput {
   /**
    * The delivery was ERROR when the retry was claimed (the claim queued it as RETRY): no automatic
    * run is left to decide, so a failed attempt — or a run that could not make one — ends it ERROR.
-   * Absent in runs started before issue 27: false.
    */
-  afterError?: boolean;
+  afterError: boolean;
 }
 
 /** Manual retries are runs of their own, so they never race the automatic run's last moments. */

@@ -1,7 +1,7 @@
-/** The withdrawal workflow's contract (as contracts/payin.ts). Names are a wire protocol: never rename a shipped one. */
-import type { CreationAnswer, CreationArgs, DealOutcome, StartedByRequest } from './outcome';
+/** The withdrawal workflow's contract (as contracts/payin.ts). Names are a wire protocol: once shipped, a name stays. */
 import type { SearchAttributePair } from '@temporalio/common';
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineUpdate } from '@temporalio/workflow';
+import type { DealOutcome, StartedByRequest } from './deal-like';
 import type { WithdrawalStatus } from '../../domain/withdrawals';
 import type { AuditActor } from '../../domain/audit';
 import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
@@ -51,11 +51,9 @@ export interface WithdrawalSnapshot {
   txHash: string;
 }
 
-export const awaitWithdrawalCreationUpdate = defineUpdate<CreationAnswer<WithdrawalSnapshot>, CreationArgs>('awaitWithdrawalCreation');
 /**
- * The operator's approve and cancel. `actor` (who, role, request — for the audit row and
- * four-eyes) came later: optional, so updates sent without it (an older API) still apply.
+ * The operator's approve and cancel, with who sent it: the step writes the audit row and counts
+ * the approval toward four-eyes by it.
  */
-export const approveWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [operatorId: string, actor?: AuditActor]>('approveWithdrawal');
-export const cancelWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [reason: string, operatorId: string, actor?: AuditActor]>('cancelWithdrawal');
-export const withdrawalStatusQuery = defineQuery<WithdrawalSnapshot | undefined>('withdrawalStatus');
+export const approveWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [operatorId: string, actor: AuditActor]>('approveWithdrawal');
+export const cancelWithdrawalUpdate = defineUpdate<WithdrawalSnapshot, [reason: string, operatorId: string, actor: AuditActor]>('cancelWithdrawal');

@@ -1,4 +1,9 @@
-/** What every deal step shares: a locked status check against the state table, the move, and its outbox event, in one transaction. */
+/**
+ * How the deal steps write a deal's move: the locked status check against the state table (a
+ * safety net: the deal's workflow decided the move), the new status, its outbox events and the
+ * operator's audit row, in one transaction. (The workflows call their activities "steps",
+ * workflows/activity-proxies.ts; this module is what those steps share.)
+ */
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
@@ -15,13 +20,13 @@ import { insertAudit } from '../db/queries/audit';
 import type { AuditActor } from '../domain/audit';
 import { auditedDeal } from './audit-views';
 
-/** An operator's move: its audit row is written in the move's transaction (issue 28.4). */
+/** An operator's move: its audit row is written in the move's transaction. */
 export interface StepAudit {
   actor: AuditActor | undefined;
   action: string;
 }
 
-export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>) {
+export function dealMoves({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>) {
   /** A deal event as the outbox holds it; `discriminator` makes its id unique per occurrence (the status, 'created', a version). */
   const outboxEvent = (row: DealRow, type: EventType, discriminator: string | number, extra: Record<string, unknown> = {}) => ({
     merchantId: row.merchant_id,
@@ -59,7 +64,7 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
   async function transition(
     dealId: string,
     move: Transition<string>,
-    effects: (tx: Db, row: DealRow) => Promise<StepChanges | void>,
+    effects: (tx: Db, row: DealRow) => Promise<StepChanges> | Promise<void>,
     audit?: StepAudit,
   ): Promise<DealRow> {
     return sql.begin(async (tx) => {
@@ -73,7 +78,7 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
     });
   }
 
-  /** The audit row of an operator's move of a deal (none without an actor: a timer, the payer, an older sender). */
+  /** The audit row of an operator's move of a deal (none without an actor: the workflow's own moves — a timer, a full reconciliation's completion — and the payer's). */
   async function auditDeal(tx: Db, audit: StepAudit | undefined, before: DealRow, after: DealRow) {
     if (audit?.actor)
       await insertAudit(tx, audit.actor, {
@@ -91,7 +96,7 @@ export function dealSteps({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
 }
 
 /**
- * What a new deal is worth, fixed at creation (contract 3): the merchant's fees, the currency and
+ * What a new deal is worth, fixed at creation: the merchant's fees, the currency and
  * its rate now — a PayIn at the BUY rate, a PayOut at the SELL rate — and the amount in USDT cents.
  */
 export async function quoteNewDeal(tx: Db, input: { tenantId: string; merchantId: string; currency: string; amount: string }, side: 'buy' | 'sell') {
