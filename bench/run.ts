@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { signJwt } from '../api/auth/jwt';
-import { signatureHeader } from '../domain/signature';
+import { signatureHeader } from '../domain/crypto/signature';
 import { startEphemeralStack } from '../scripts/ephemeral-stack';
 import { childPids, onInterrupt, startNode, waitForWorkers } from '../scripts/stack';
 import { cpuSeconds, loadAverage, postgresBackends, printResult, runLoad, runOpenLoop, type LoadResult } from './load';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import proxyaddr from 'proxy-addr';
-import { isTronAddress, TronAddressDeriver } from '../domain/tron';
-import { parsePrivateKey, USDT_MAINNET_CONTRACT } from '../domain/tron-tx';
+import { isTronAddress, TronAddressDeriver } from '../domain/tron/address';
+import { parsePrivateKey, USDT_MAINNET_CONTRACT } from '../domain/tron/transaction';
 
 export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me';
 /** A fixed 32-byte key for development only; production refuses to start with it. */

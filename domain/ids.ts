@@ -5,7 +5,7 @@ export const newId = (): string => randomUUID();
 export const newApiToken = (): string => randomBytes(32).toString('hex');
 /**
  * Signing secret: `whsec_` + standard base64 of 32 random bytes — the Standard Webhooks form,
- * which its libraries take as issued (domain/standard-webhooks.ts). The spec's HMACs (request
+ * which its libraries take as issued (domain/crypto/standard-webhooks.ts). The spec's HMACs (request
  * signatures, X-Signature, V1) key on the whole string, prefix included, as before. Secrets
  * issued before issue 20 were base64url (`-`, `_`); they keep working until their next rotation.
  */

@@ -6,7 +6,7 @@
  * appeal — so restarts do not pile disputes up.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { signatureHeader } from '../domain/signature';
+import { signatureHeader } from '../domain/crypto/signature';
 
 /** A 96×64 PNG drawn as a receipt: the evidence image the console previews inline. */
 const RECEIPT_PNG = Buffer.from(

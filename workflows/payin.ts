@@ -1,14 +1,14 @@
 /**
- * One workflow per PayIn deal, the moves of PAYIN_TRANSITIONS (domain/payin.ts). It creates the
+ * One workflow per PayIn deal, the moves of PAYIN_TRANSITIONS (domain/state/payin.ts). It creates the
  * deal (matching + escrow) and then owns every state change: payer notify, reconciliation, trader
  * confirm, operator complete, cancel, amount change, appeals, expiry at payment_timeout_at (a
  * durable timer) and, after COMPLETED, the fee distribution delay. This file decides whether
  * each move is allowed (the state tables of domain/); the activities do the I/O.
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { type AppealStatus, appealMove, appealOpenRefusal, resolveMove } from '../domain/appeals';
-import { amountChangeRefusal, isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
-import type { Refusal } from '../domain/state-machine';
+import { type AppealStatus, appealMove, appealOpenRefusal, resolveMove } from '../domain/state/appeals';
+import { amountChangeRefusal, isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/state/payin';
+import type { Refusal } from '../domain/state/state-machine';
 import { creationActivities, localStepActivities } from './activity-proxies';
 import {
   type AppealMoveResult,

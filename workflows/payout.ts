@@ -1,11 +1,11 @@
 /**
- * One workflow per PayOut deal (PAYOUT_TRANSITIONS, domain/payout.ts): created MATCHED or UNASSIGNED with the merchant's
+ * One workflow per PayOut deal (PAYOUT_TRANSITIONS, domain/state/payout.ts): created MATCHED or UNASSIGNED with the merchant's
  * hold; UNASSIGNED re-matches every PAYOUT_RETRY_MATCH_SECONDS until the assignment SLA, then
  * EXPIRED (hold returned); MATCHED → PROCESSING → COMPLETED (hold debited) or FAILED (returned);
  * a MATCHED payout not started within PAYOUT_TRANSFER_SLA_SECONDS EXPIRES (hold returned).
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/payout';
+import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/state/payout';
 import { creationActivities, localStepActivities } from './activity-proxies';
 import {
   assignPayoutUpdate,
@@ -28,7 +28,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   // A sandbox payout's timers can be fired now (advanceTimer).
   const clock = sandboxClock({ sandbox: () => current()?.sandbox === true, status: () => current()?.status ?? '' });
 
-  // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts); the
+  // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/state/payout.ts); the
   // operator's actor rides to the step, which audits the move.
   setHandler(assignPayoutUpdate, (requisiteId, actor) =>
     deal.command(

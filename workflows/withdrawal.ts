@@ -1,5 +1,5 @@
 /**
- * One workflow per withdrawal (`withdrawal:<id>`), reading like the table in domain/withdrawals.ts:
+ * One workflow per withdrawal (`withdrawal:<id>`), reading like the table in domain/state/withdrawals.ts:
  *
  *   create  → PENDING (amount ≤ the merchant's effective auto limit) or PENDING_MANUAL (queue)
  *   PENDING_MANUAL → approve → APPROVED          PENDING_MANUAL → cancel → CANCELLED (refund, event)
@@ -19,7 +19,7 @@
  */
 import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/withdrawals';
+import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/state/withdrawals';
 import { creationActivities, localStepActivities } from './activity-proxies';
 import {
   approveWithdrawalUpdate,
@@ -57,7 +57,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   });
   const { apply, current, serial } = withdrawal;
 
-  // The operator's moves of the table in domain/withdrawals.ts; any other source state is refused.
+  // The operator's moves of the table in domain/state/withdrawals.ts; any other source state is refused.
   // An approval may leave it PENDING_MANUAL (four-eyes: the step recorded the first of two).
   setHandler(approveWithdrawalUpdate, async (operatorId, actor) => {
     await withdrawal.command(

@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/sql';
 import { claimSignature, pruneSignatureUses } from '../../db/queries/signature-uses';
 import { Unauthenticated } from '../../domain/errors';
-import { REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
+import { REPLAY_WINDOW_PAST_SECONDS } from '../../domain/crypto/signature';
 
 /**
  * The replay rule for V2 HMAC requests (issue 17). The spec's signed string is `<t>.<raw body>`:

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
 import { int64Body, int64String, pageSize, timestamp, uuid } from './common';
-import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/appeals';
+import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/state/appeals';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;

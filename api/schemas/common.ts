@@ -3,7 +3,7 @@ import '../openapi';
 import { FIELD_ERROR_CODES, FIELD_ERROR_MEANINGS, type FieldErrorCode } from '../../domain/errors';
 import { INT64_MAX } from '../../domain/money';
 import { textProblem } from '../../domain/text';
-import { canonicalTxHash } from '../../domain/tron';
+import { canonicalTxHash } from '../../domain/tron/address';
 
 /** int64 in a request body: a JSON integer (kept exact as bigint by the body parser). */
 export const int64Body = (field: string) =>

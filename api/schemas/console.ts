@@ -1,7 +1,7 @@
 /** The operator console's API (issue 28): sessions, accounts, the audit trail, the queues. */
 import { z } from 'zod';
 import { OPERATOR_ROLES } from '../../domain/operator-roles';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/passwords';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/crypto/passwords';
 import { line, pageSize, rfc3339, timestamp, uuid } from './common';
 
 const email = z.string().trim().toLowerCase().email('email must be an email address').max(254);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { httpUrl, int64String, line, lineRule, positiveAmount, text, textRule, timestamp, uuid } from './common';
-import { AMOUNT_MATCHES, PAYIN_STATUSES, type PayinStatus } from '../../domain/payin';
-import { PAYOUT_STATUSES, type PayoutStatus } from '../../domain/payout';
+import { AMOUNT_MATCHES, PAYIN_STATUSES, type PayinStatus } from '../../domain/state/payin';
+import { PAYOUT_STATUSES, type PayoutStatus } from '../../domain/state/payout';
 
-/** Every status a deal can have: the PayIn table's and the PayOut table's (domain/payin.ts, domain/payout.ts), once each. */
+/** Every status a deal can have: the PayIn table's and the PayOut table's (domain/state/payin.ts, domain/state/payout.ts), once each. */
 export const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [PayinStatus | PayoutStatus, ...(PayinStatus | PayoutStatus)[]];
 const dealStatus = z.enum(DEAL_STATUSES).openapi({
   description: `PayIn: ${PAYIN_STATUSES.join(', ')}. PayOut: ${PAYOUT_STATUSES.join(', ')}. New statuses may be added without notice.`,

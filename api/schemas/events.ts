@@ -13,7 +13,7 @@ import {
   DEPOSIT_EVENT_TYPES,
   EVENT_TYPES,
   WITHDRAWAL_EVENT_TYPES,
-} from '../../domain/event-types';
+} from '../../domain/events/event-types';
 import { repeated } from './listing';
 
 const EVENT_NOTE =

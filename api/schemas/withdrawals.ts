@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { int64String, positiveAmount, timestamp, uuid } from './common';
 import { INT64_MAX } from '../../domain/money';
-import { WITHDRAWAL_STATUSES } from '../../domain/withdrawals';
+import { WITHDRAWAL_STATUSES } from '../../domain/state/withdrawals';
 import { pageQuery, tronAddress } from './wallet';
 
 /** A positive int64 in a query string: digits only, never rounded (1.5 is refused). */

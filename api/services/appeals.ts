@@ -17,9 +17,9 @@ import {
   appealView,
   settledAppealDeal,
   type AppealOutcome,
-} from '../../domain/appeals';
+} from '../../domain/state/appeals';
 import { newId, uuidV5 } from '../../domain/ids';
-import type { PayinStatus } from '../../domain/payin';
+import type { PayinStatus } from '../../domain/state/payin';
 import {
   findAppeal,
   findAppealOfDeal,

@@ -1,5 +1,5 @@
-import { amountToPay, isPayinTerminal, type PayinStatus } from '../../domain/payin';
-import { PAYER_PROOFS_PER_DEAL, payerProofAccepted, payerReference, type DealStamps } from '../../domain/payer-page';
+import { amountToPay, isPayinTerminal, type PayinStatus } from '../../domain/state/payin';
+import { PAYER_PROOFS_PER_DEAL, payerProofAccepted, payerReference, type DealStamps } from '../../domain/state/payer-page';
 import { findAmountAtVersion, type CheckoutRow } from '../../db/queries/deals';
 import type { AppDeps } from '../deps';
 

@@ -1,14 +1,14 @@
 /** The operator console's reads (issue 28.1): merchants, deals across merchants with their timeline, traders. */
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
-import { merchantDealInfo } from '../../domain/deal-info';
+import { merchantDealInfo } from '../../domain/records/deal-info';
 import { findDeal } from '../../db/queries/deals';
 import { dealEvents, dealWebhookAttempts, listMerchantsPage, listOperatorDeals, listTradersPage, requisitesOf } from '../../db/queries/console-reads';
 import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import { getMerchantProfile, presentMerchantForOperator } from './merchants';
-import { operatorMovesFor } from '../../domain/operator-deal-moves';
+import { operatorMovesFor } from '../../domain/state/operator-deal-moves';
 import { payerProofView } from './payer-proof';
 
 export async function listMerchantsForOperator(deps: AppDeps, q: { search?: string; page_size?: number; page_token?: string }) {

@@ -1,8 +1,8 @@
 /** The console's home (queue counts and ages) and the audit trail's listing (issue 28.3, 28.4). */
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
-import { PAYIN_TERMINAL } from '../../domain/payin';
-import { PAYOUT_TERMINAL } from '../../domain/payout';
+import { PAYIN_TERMINAL } from '../../domain/state/payin';
+import { PAYOUT_TERMINAL } from '../../domain/state/payout';
 import { listAudit, type AuditRow } from '../../db/queries/audit';
 import { queueCounts, type QueueCount } from '../../db/queries/queues';
 import { clampPageSize, decodePageToken, encodePageToken } from './page-token';

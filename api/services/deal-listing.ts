@@ -2,9 +2,9 @@ import { Readable } from 'node:stream';
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
 import { csvRow } from '../../domain/csv';
-import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
-import { PAYIN_STATUSES } from '../../domain/payin';
-import { PAYOUT_STATUSES } from '../../domain/payout';
+import { merchantDealInfo, type MerchantDealInfo } from '../../domain/records/deal-info';
+import { PAYIN_STATUSES } from '../../domain/state/payin';
+import { PAYOUT_STATUSES } from '../../domain/state/payout';
 import {
   dealTotals,
   listDeals,

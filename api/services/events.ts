@@ -6,7 +6,7 @@
  * so resuming from it later answers only what came after.
  */
 import type { AppDeps } from '../deps';
-import { v2Envelope } from '../../domain/webhook-envelope';
+import { v2Envelope } from '../../domain/events/webhook-envelope';
 import { listMerchantEvents } from '../../db/queries/outbox';
 import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
 

@@ -5,7 +5,7 @@
 import type { AppDeps } from '../deps';
 import { assertWebhookTarget } from './webhook-target';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
-import { autoLimitRefusal, effectiveAutoLimit } from '../../domain/withdrawals';
+import { autoLimitRefusal, effectiveAutoLimit } from '../../domain/state/withdrawals';
 import {
   findMerchantProfile,
   findMerchantSettingsSnapshot,

@@ -22,9 +22,9 @@ import {
 } from './deal-workflows';
 import { checkDealBounds } from '../../domain/limits';
 import { dealIdFor } from '../../domain/ids';
-import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
-import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/payin';
-import type { Refusal } from '../../domain/state-machine';
+import { merchantDealInfo, type MerchantDealInfo } from '../../domain/records/deal-info';
+import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/state/payin';
+import type { Refusal } from '../../domain/state/state-machine';
 import { checkPaymentMethod } from '../../domain/payment-method';
 import { findAmountChange, findCheckout, findDeal, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreateContext } from '../../db/queries/merchants';
@@ -144,7 +144,7 @@ async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: Cre
 const runUpdate = (deps: AppDeps, dealId: string, send: (handle: WorkflowHandle<PayinWorkflow>) => Promise<unknown>, whenClosed: (row: DealRow) => void) =>
   updateDeal<PayinWorkflow>(deps, payinWorkflowId(dealId), dealId, send, whenClosed);
 
-/** A refusal of PAYIN_TRANSITIONS (domain/payin.ts) as the error the API answers. */
+/** A refusal of PAYIN_TRANSITIONS (domain/state/payin.ts) as the error the API answers. */
 const refusalError = (refusal: Refusal): DomainError => domainErrorFromKind(refusal.kind, refusal.message)!;
 
 export async function getMerchantDeal(deps: AppDeps, scope: MerchantScope, dealId: string): Promise<DealRow> {

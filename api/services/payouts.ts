@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps';
 import type { AuditActor } from '../../domain/audit';
 import { findCreated } from '../../db/queries/create-fence';
 import { InvalidArgument, NotFound } from '../../domain/errors';
-import { payoutKeyTaken } from '../../domain/payout';
+import { payoutKeyTaken } from '../../domain/state/payout';
 import { dealIdFor } from '../../domain/ids';
 import { findDeal, payoutKeyHeldByOther, type DealRow } from '../../db/queries/deals';
 import { walletsOf } from '../../db/queries/wallets';

@@ -6,9 +6,9 @@
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { Conflict, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied } from '../../domain/errors';
-import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
+import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron/address';
 import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
-import { presentWithdrawal } from '../../domain/withdrawal-info';
+import { presentWithdrawal } from '../../domain/records/withdrawal-info';
 import {
   approvalCounts,
   approvalsRequired,
@@ -17,7 +17,7 @@ import {
   WITHDRAWAL_LIVE,
   WITHDRAWAL_STATUSES,
   withdrawalFee,
-} from '../../domain/withdrawals';
+} from '../../domain/state/withdrawals';
 import type { AuditActor } from '../../domain/audit';
 import { findWithdrawalAddress } from '../../db/queries/merchants';
 import {

@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { InvalidArgument, PermissionDenied, Unauthenticated } from '../../domain/errors';
-import { checkTimestamp, REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
+import { checkTimestamp, REPLAY_WINDOW_PAST_SECONDS } from '../../domain/crypto/signature';
 import { findV1Keys } from '../../db/queries/v1';
 import { claimSignatureFamily } from '../../db/queries/signature-uses';
 import { admitMerchant } from '../auth/admit';

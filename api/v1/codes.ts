@@ -3,9 +3,9 @@
  * V1 answer (GET, lists), every V1 list filter and every V1 webhook (./webhooks.ts, through the
  * worker's webhook format registry) reads these rows, nothing else. Pure code.
  */
-import type { PayinStatus } from '../../domain/payin';
-import type { PayoutStatus } from '../../domain/payout';
-import type { WithdrawalStatus } from '../../domain/withdrawals';
+import type { PayinStatus } from '../../domain/state/payin';
+import type { PayoutStatus } from '../../domain/state/payout';
+import type { WithdrawalStatus } from '../../domain/state/withdrawals';
 
 /** Where a code is shown: GET and list answers, or webhooks (REFUND_PENDING differs: 32 vs 16). */
 export type V1View = 'get' | 'webhook';
@@ -70,7 +70,7 @@ export const V1_PAYOUT_SILENT_CODES: readonly number[] = [20, 50];
 
 /**
  * Spec 9, V1 withdrawal codes 1–4 (3 is the sent state), one per withdrawal status
- * (domain/withdrawals.ts): 1 waiting (PENDING, PENDING_MANUAL), 2 approved and being sent,
+ * (domain/state/withdrawals.ts): 1 waiting (PENDING, PENDING_MANUAL), 2 approved and being sent,
  * 3 sent, 4 cancelled (by an operator, or refused by the chain).
  */
 export const V1_WITHDRAWAL_CODES: Record<WithdrawalStatus, 1 | 2 | 3 | 4> = {

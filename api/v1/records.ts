@@ -98,7 +98,7 @@ export function startOfUtcDay(nowMs: number): number {
   return Math.floor(nowMs / 86_400_000) * 86_400;
 }
 
-/** A withdrawal as V2 presents it (domain/withdrawal-info.ts presentWithdrawal; also the webhook payload's `withdrawal`). */
+/** A withdrawal as V2 presents it (domain/records/withdrawal-info.ts presentWithdrawal; also the webhook payload's `withdrawal`). */
 export interface PresentedWithdrawal {
   withdrawal_id: string;
   status: string;

@@ -1,12 +1,12 @@
 /**
  * The legacy V1 webhook format (spec 5.5, 6, 9), registered for api_version v1 through the
- * adapter list (api/adapters.ts → workers/main.ts → domain/webhook-formats.ts): the same events
+ * adapter list (api/adapters.ts → workers/main.ts → domain/events/webhook-formats.ts): the same events
  * as V2 but the V2-only ones, through the same delivery workflows, with V1's body and headers.
  * Pure: the delivery activity calls it with the stored event and the send time.
  */
 import { createHmac } from 'node:crypto';
-import { DEPOSIT_CONFIRMED_EVENT } from '../../domain/deposit-info';
-import type { WebhookFormat } from '../../domain/webhook-formats';
+import { DEPOSIT_CONFIRMED_EVENT } from '../../domain/records/deposit-info';
+import type { WebhookFormat } from '../../domain/events/webhook-formats';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from './records';
 
 /** Events V1 has no form for: deal.amount_changed and the deposit events are V2-only (spec 6, 9). */

@@ -5,7 +5,7 @@
 import { InvalidArgument } from '../../domain/errors';
 import { withdrawalStatusesForCode } from './codes';
 import { v1Withdrawal } from './records';
-import { presentWithdrawal } from '../../domain/withdrawal-info';
+import { presentWithdrawal } from '../../domain/records/withdrawal-info';
 import { merchantOf } from '../auth/authenticate';
 import type { RouteDef } from '../route';
 import { createMerchantWithdrawal, getMerchantWithdrawal, pageMerchantWithdrawals } from '../services/withdrawals';

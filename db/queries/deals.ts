@@ -1,5 +1,5 @@
 import type { Db } from '../sql';
-import type { AmountMatch } from '../../domain/payin';
+import type { AmountMatch } from '../../domain/state/payin';
 
 export interface DealRow {
   id: string;

@@ -1,6 +1,6 @@
 import type { Db } from '../sql';
 import { Conflict, InvalidArgument, PermissionDenied } from '../../domain/errors';
-import { canonicalTxHash } from '../../domain/tron';
+import { canonicalTxHash } from '../../domain/tron/address';
 import { newId } from '../../domain/ids';
 import { resolveAlerts } from './alerts';
 import { lockMerchantWorld } from './merchant-world';

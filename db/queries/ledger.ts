@@ -1,9 +1,9 @@
 import type { Db } from '../sql';
 import { FailedPrecondition } from '../../domain/errors';
 import { newId } from '../../domain/ids';
-import { PAYIN_TERMINAL } from '../../domain/payin';
-import { PAYOUT_TERMINAL } from '../../domain/payout';
-import { WITHDRAWAL_LIVE } from '../../domain/withdrawals';
+import { PAYIN_TERMINAL } from '../../domain/state/payin';
+import { PAYOUT_TERMINAL } from '../../domain/state/payout';
+import { WITHDRAWAL_LIVE } from '../../domain/state/withdrawals';
 
 export type Bucket = 'available' | 'frozen' | 'pending_credits';
 
@@ -130,7 +130,7 @@ export const MERCHANT_HOLD_SOURCES: string[] = [
   // Live PayOuts hold amount_usdt + fee.
   `select wallet_id, escrow_usdt as amount from deals
    where deal_type = 'PAYOUT' and status not in (${sqlList(PAYOUT_TERMINAL)}) and wallet_id is not null`,
-  // Live withdrawals (domain/withdrawals.ts WITHDRAWAL_LIVE) hold their amount.
+  // Live withdrawals (domain/state/withdrawals.ts WITHDRAWAL_LIVE) hold their amount.
   `select wallet_id, amount from withdrawals where status in (${sqlList(WITHDRAWAL_LIVE)})`,
 ];
 

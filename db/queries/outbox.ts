@@ -1,5 +1,5 @@
 import type { Db } from '../sql';
-import type { EventType } from '../../domain/event-types';
+import type { EventType } from '../../domain/events/event-types';
 import { eventIdFor } from '../../domain/ids';
 
 export interface OutboxEvent {
@@ -8,7 +8,7 @@ export interface OutboxEvent {
   dealId: string | null;
   /** What the event id is derived from, with the type and discriminator: the deal unless given (a withdrawal's id). */
   subjectId?: string;
-  /** One of the listed types (domain/event-types.ts): an unlisted type cannot be written. */
+  /** One of the listed types (domain/events/event-types.ts): an unlisted type cannot be written. */
   type: EventType;
   /** Makes the event id unique per occurrence (e.g. the amount version); retries reuse it. */
   discriminator: string | number;

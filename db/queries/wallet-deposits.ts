@@ -9,9 +9,9 @@
  */
 import type { Db } from '../sql';
 import { Conflict, InvalidArgument } from '../../domain/errors';
-import { canonicalTxHash } from '../../domain/tron';
+import { canonicalTxHash } from '../../domain/tron/address';
 import { newId } from '../../domain/ids';
-import { DEPOSIT_CONFIRMED_EVENT, presentDeposit } from '../../domain/deposit-info';
+import { DEPOSIT_CONFIRMED_EVENT, presentDeposit } from '../../domain/records/deposit-info';
 import { claimTxHash, creditRecordedDeposit, recordDeposit, type DepositRow } from './deposits';
 import { writeOutboxEvent } from './outbox';
 import { depositAddressOwner } from './deposit-addresses';

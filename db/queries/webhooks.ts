@@ -4,7 +4,7 @@
  * what an attempt needs and records its outcome; the merchant reads the history and asks for a
  * manual retry (spec 4.7).
  */
-import type { WebhookEvent } from '../../domain/webhook-formats';
+import type { WebhookEvent } from '../../domain/events/webhook-formats';
 import type { Db } from '../sql';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
@@ -18,7 +18,7 @@ export async function insertDeliveries(db: Db, deliveries: { callbackId: string;
     on conflict do nothing`;
 }
 
-/** An event as its webhook format renders it (domain/webhook-formats.ts), with its merchant's api_version. */
+/** An event as its webhook format renders it (domain/events/webhook-formats.ts), with its merchant's api_version. */
 export interface DeliveryEventRow extends WebhookEvent {
   api_version: 'v1' | 'v2';
 }

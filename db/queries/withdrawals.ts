@@ -1,5 +1,5 @@
 import type { Db } from '../sql';
-import type { WithdrawalRecord } from '../../domain/withdrawal-info';
+import type { WithdrawalRecord } from '../../domain/records/withdrawal-info';
 import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 /** The whole row: what merchants see (WithdrawalRecord) plus what only the system and operators use. */

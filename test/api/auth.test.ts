@@ -1,6 +1,6 @@
 import test from 'ava';
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { signatureHeader } from '../../domain/signature';
+import { signatureHeader } from '../../domain/crypto/signature';
 import { asOperator, cabinetToken, JWT_SECRET, newMerchant, problemDetail, signed, unsigned, withBearer } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 

@@ -416,7 +416,7 @@ test('queues: appeals, withdrawals waiting (and for a second approval), open ale
 });
 
 test('TOTP: once enrolled, sign-in needs the code', async (t) => {
-  const { totpAt, TOTP_STEP_SECONDS } = await import('../../domain/totp');
+  const { totpAt, TOTP_STEP_SECONDS } = await import('../../domain/crypto/totp');
   const op = await operator('arbiter');
   const start = await asSession(op.session, 'POST', `${SESSION}/totp`, {});
   t.is(start.status, 200, start.text);

@@ -151,7 +151,7 @@ test('the feed answers the cabinet as well; bad tokens and a merchant under the 
 
 test('real feed events match the schema of their variant in the WebhookEvent union (issue 27.4)', async (t) => {
   const { EVENT_VARIANTS, webhookEventSchema } = await import('../../api/schemas/events');
-  const { EVENT_TYPES } = await import('../../domain/event-types');
+  const { EVENT_TYPES } = await import('../../domain/events/event-types');
   const { openAppeal, arbiter } = await import('../helpers/appeals');
   const { changeAmount } = await import('../helpers/deals');
   const { randomTronAddress, walletMerchant, withdraw, withdrawalAction } = await import('../helpers/wallet');

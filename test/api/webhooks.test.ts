@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig, type Config } from '../../config';
 import { createTemporalClient } from '../../temporal/client';
-import { parseSignatureHeader, signatureMatches } from '../../domain/signature';
+import { parseSignatureHeader, signatureMatches } from '../../domain/crypto/signature';
 import { callbackIdFor } from '../../domain/ids';
 import { asOperator, newMerchant, signed, type KeyPair } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';

@@ -18,7 +18,7 @@ import { API_URL, asOperator, newMerchant, signed } from '../helpers/api';
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { dealReaches, openAppeal } from '../helpers/appeals';
 import { testSql } from '../helpers/app';
-import { totpAt } from '../../domain/totp';
+import { totpAt } from '../../domain/crypto/totp';
 import { filePart, SAMPLES, signedUpload } from '../helpers/multipart';
 import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
 import { eventually } from '../helpers/poll';

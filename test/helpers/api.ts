@@ -1,5 +1,5 @@
 import { signJwt } from '../../api/auth/jwt';
-import { computeSignature, signatureHeader, type SignedRequest } from '../../domain/signature';
+import { computeSignature, signatureHeader, type SignedRequest } from '../../domain/crypto/signature';
 
 export const API_URL = process.env.TEST_API_URL ?? '';
 /** The stack API's Prometheus endpoint, on its own port (METRICS_PORT); API_URL + /metrics is 404. */

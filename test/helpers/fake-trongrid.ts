@@ -41,8 +41,8 @@ import {
   txidOf,
   USDT_MAINNET_CONTRACT,
   type TronRawData,
-} from '../../domain/tron-tx';
-import { tronAddressFromPrivateKey } from '../../domain/tron';
+} from '../../domain/tron/transaction';
+import { tronAddressFromPrivateKey } from '../../domain/tron/address';
 
 export type Tamper = 'recipient' | 'amount' | 'contract' | 'selector' | 'owner' | 'fee_limit' | 'call_value' | 'expired' | 'extra_field';
 export type ReceiptResult = 'SUCCESS' | 'OUT_OF_ENERGY' | 'REVERT';

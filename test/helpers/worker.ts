@@ -7,7 +7,7 @@ import { createActivities } from '../../activities';
 import { adapterWebhookFormats } from '../../api/adapters';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
-import { SecretBox } from '../../domain/secret-box';
+import { SecretBox } from '../../domain/crypto/secret-box';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { temporalDataConverter } from '../../temporal/payload-codec';
 import { ensureChainWatch } from '../../workers/chain-watch';

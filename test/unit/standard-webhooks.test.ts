@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { newSigningSecret } from '../../domain/ids';
-import { parseSignatureHeader, signatureMatches, webhookSignatureHeader } from '../../domain/signature';
-import { standardWebhooksHeaders, standardWebhooksKey, toStandardWebhooksSecret } from '../../domain/standard-webhooks';
+import { parseSignatureHeader, signatureMatches, webhookSignatureHeader } from '../../domain/crypto/signature';
+import { standardWebhooksHeaders, standardWebhooksKey, toStandardWebhooksSecret } from '../../domain/crypto/standard-webhooks';
 
 const body = JSON.stringify({ event_id: '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60', type: 'deal.completed', deal: { amount: '150000' } });
 const id = '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { APPEAL_ACTIVE, APPEAL_HOLDS_DEAL, APPEAL_TRANSITIONS } from '../../domain/appeals';
+import { APPEAL_ACTIVE, APPEAL_HOLDS_DEAL, APPEAL_TRANSITIONS } from '../../domain/state/appeals';
 import {
   PAYIN_AMOUNT_CHANGEABLE,
   PAYIN_CANCELLABLE,
@@ -10,9 +10,9 @@ import {
   PAYIN_TRANSITIONS,
   payinSources,
   type PayinMove,
-} from '../../domain/payin';
-import { PAYOUT_STATUSES, PAYOUT_TERMINAL, PAYOUT_TRANSITIONS, type PayoutMove } from '../../domain/payout';
-import { sourceStates } from '../../domain/state-machine';
+} from '../../domain/state/payin';
+import { PAYOUT_STATUSES, PAYOUT_TERMINAL, PAYOUT_TRANSITIONS, type PayoutMove } from '../../domain/state/payout';
+import { sourceStates } from '../../domain/state/state-machine';
 
 test('PayIn table: terminal states have no way out, targets are PayIn states, the derived lists are spec 3.1', (t) => {
   const moves = Object.keys(PAYIN_TRANSITIONS) as PayinMove[];

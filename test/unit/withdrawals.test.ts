@@ -12,7 +12,7 @@ import {
   WITHDRAWAL_TRANSITIONS,
   withdrawalFee,
   type WithdrawalMove,
-} from '../../domain/withdrawals';
+} from '../../domain/state/withdrawals';
 import { withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 
 const FOUR_EYES = 1_000_000n;

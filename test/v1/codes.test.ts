@@ -10,9 +10,9 @@ import {
   v1WithdrawalCode,
   withdrawalStatusesForCode,
 } from '../../api/v1/codes';
-import { PAYIN_STATUSES } from '../../domain/payin';
-import { PAYOUT_STATUSES } from '../../domain/payout';
-import { WITHDRAWAL_STATUSES } from '../../domain/withdrawals';
+import { PAYIN_STATUSES } from '../../domain/state/payin';
+import { PAYOUT_STATUSES } from '../../domain/state/payout';
+import { WITHDRAWAL_STATUSES } from '../../domain/state/withdrawals';
 import { decimalToMinor, minorToDecimal } from '../../domain/money';
 import { startOfUtcDay, v1WebhookBody, type V1DealSource } from '../../api/v1/records';
 

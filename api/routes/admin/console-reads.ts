@@ -3,7 +3,7 @@
  * across merchants with their timeline (events, webhook attempts, the workflow in the Temporal
  * UI), traders with their requisites. Every role may read them (domain/operator-roles.ts).
  */
-import { OPERATOR_DEAL_MOVES } from '../../../domain/operator-deal-moves';
+import { OPERATOR_DEAL_MOVES } from '../../../domain/state/operator-deal-moves';
 import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { int64String, line, pageSize, rfc3339, timestamp, uuid } from '../../schemas/common';

@@ -11,7 +11,7 @@ import {
   withdrawBody,
 } from '../../schemas/withdrawals';
 import { createMerchantWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
-import { presentWithdrawal } from '../../../domain/withdrawal-info';
+import { presentWithdrawal } from '../../../domain/records/withdrawal-info';
 import { EXAMPLES } from '../../schemas/examples';
 
 const tags = ['Wallet'];

@@ -1,5 +1,5 @@
 /** PayIn (OrderStatus) states and the money of a deal; pure, shared by workflows and activities. */
-import { feeFromBps } from './money';
+import { feeFromBps } from '../money';
 import { allowsFrom, sourceStates, type Refusal, type Transition } from './state-machine';
 
 export const PAYIN_STATUSES = [

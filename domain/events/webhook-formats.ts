@@ -6,8 +6,8 @@
  * which events to deliver (workers/outbox-relay.ts), the delivery activity how to render them
  * (activities/webhooks.ts). Pure code: no I/O, no clock (the send time is passed in).
  */
-import { webhookSignatureHeader } from './signature';
-import { standardWebhooksHeaders } from './standard-webhooks';
+import { webhookSignatureHeader } from '../crypto/signature';
+import { standardWebhooksHeaders } from '../crypto/standard-webhooks';
 import { v2Envelope, type StoredEvent } from './webhook-envelope';
 
 /** A stored event as a format renders it: the event, its merchant, and its deal when it has one. */
@@ -36,7 +36,7 @@ export interface WebhookFormat {
 
 /**
  * Contract 5: { event_id, type, created_at, deal, … }, Stripe-style signature over the send time,
- * and the same delivery signed per Standard Webhooks (domain/standard-webhooks.ts). During a
+ * and the same delivery signed per Standard Webhooks (domain/crypto/standard-webhooks.ts). During a
  * rotation's grace window both secrets sign both schemes. Every event is delivered.
  */
 export const V2_WEBHOOK_FORMAT: WebhookFormat = {

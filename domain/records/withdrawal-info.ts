@@ -1,5 +1,5 @@
 /** A withdrawal as merchants and operators see it; int64 as digit strings, unset times as empty strings. */
-import type { WithdrawalStatus } from './withdrawals';
+import type { WithdrawalStatus } from '../state/withdrawals';
 
 /** The fields of a withdrawal row that merchants see (db/queries/withdrawals.ts WithdrawalRow has them all). */
 export interface WithdrawalRecord {

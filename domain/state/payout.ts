@@ -1,5 +1,5 @@
 /** PayOut (PayOutStatus) states and their table, spec 3.2. */
-import { Conflict } from './errors';
+import { Conflict } from '../errors';
 import { allowsFrom, sourceStates, type Refusal, type Transition } from './state-machine';
 
 export const PAYOUT_STATUSES = ['INITIALIZED', 'MATCHED', 'UNASSIGNED', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;

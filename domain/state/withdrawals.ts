@@ -2,8 +2,8 @@
  * USDT (TRC-20) withdrawals: statuses, the state machine as a table, the fee rule, the
  * auto-processing rule. Pure code: the workflow imports it (ids and keys are in withdrawal-ids.ts).
  */
-import { feeFromBps } from './money';
-import { OPERATOR_ROUTE_ROLES } from './operator-roles';
+import { feeFromBps } from '../money';
+import { OPERATOR_ROUTE_ROLES } from '../operator-roles';
 import { allowsFrom, type Refusal, type Transition } from './state-machine';
 
 /**

@@ -2,8 +2,8 @@
  * Appeals (spec 3.3, 4.5, 4.1.4; contract 7) as a table: the states, the legal moves, and the
  * rules that tie a resolution to the deal's money. Pure; shared by workflows, activities and the API.
  */
-import { Conflict } from './errors';
-import type { AppealEventType } from './event-types';
+import { Conflict } from '../errors';
+import type { AppealEventType } from '../events/event-types';
 import { PAYIN_TRANSITIONS, type PayinStatus } from './payin';
 import { allowsFrom, sourceStates, type Transition } from './state-machine';
 
@@ -24,7 +24,7 @@ const RESOLVED: readonly AppealStatus[] = ['RESOLVED_MERCHANT', 'RESOLVED_TRADER
  * The appeal state machine (spec 3.3, contract 7): every legal move, its source states, its
  * target and event. Anything not in the table is 400 FAILED_PRECONDITION (appealMove).
  * IN_PROGRESS of spec 4.1.4 is IN_REVIEW. What a move does to the deal is PAYIN_TRANSITIONS'
- * open_appeal / appeal_rejected / appeal_satisfied (domain/payin.ts).
+ * open_appeal / appeal_rejected / appeal_satisfied (domain/state/payin.ts).
  */
 export const APPEAL_TRANSITIONS: Readonly<Record<AppealMove, Transition<AppealStatus>>> = {
   /** One appeal per deal, on a PayIn in any state but APPEAL_REFUSED_DEAL_STATUSES. */

@@ -1,5 +1,5 @@
 /** A deposit as merchants see it (GET /wallet/deposits, the p2p.finance.deposit_confirmed webhook); unset times are empty strings. */
-import type { EventType } from './event-types';
+import type { EventType } from '../events/event-types';
 
 export const DEPOSIT_CONFIRMED_EVENT = 'p2p.finance.deposit_confirmed' satisfies EventType;
 
