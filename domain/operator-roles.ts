@@ -31,7 +31,7 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   // The console's home and the audit trail.
   adminGetQueues: READ,
   adminListAudit: READ,
-  // The console's reads (api/routes/admin/console-reads.ts).
+  // The console's reads of merchants, deals and traders (api/routes/admin/merchants.ts, deals.ts, traders.ts).
   adminListMerchants: READ,
   adminGetMerchant: READ,
   adminSearchDeals: READ,

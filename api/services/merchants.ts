@@ -10,6 +10,7 @@ import {
   findMerchantProfile,
   findMerchantSettingsSnapshot,
   insertMerchant,
+  listMerchantsPage,
   lockKillSwitch,
   lockMerchantLimits,
   setMerchantDisabled,
@@ -23,6 +24,7 @@ import { presentMerchant } from '../schemas/merchant';
 import type { AuditActor } from '../../domain/audit';
 import { insertAudit } from '../../db/queries/audit';
 import type { Db } from '../../db/sql';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 export async function getMerchantProfile(deps: AppDeps, merchantId: string): Promise<MerchantProfileRow> {
   const row = await findMerchantProfile(deps.sql, merchantId);
@@ -267,4 +269,17 @@ export function presentMerchantForOperator(row: MerchantProfileRow & { webhook_m
     payout_fee_bps: row.payout_fee_bps,
     webhook_max_retries: row.webhook_max_retries ?? 5,
   };
+}
+
+/** The operator console's list of merchants, newest first, optionally matching a name, email or id. */
+export async function listMerchantsForOperator(deps: AppDeps, q: { search?: string; page_size?: number; page_token?: string }) {
+  const scope = `console:merchants:${q.search ?? ''}`;
+  const size = clampPageSize(q.page_size, 50, 200);
+  const rows = await listMerchantsPage(deps.sql, { search: q.search, after: cursorOf(deps, scope, q.page_token), limit: size + 1 });
+  const page = keysetPage(deps, scope, rows, size);
+  return { data: page.rows.map((row) => presentMerchantForOperator(row)), next_page_token: page.next_page_token };
+}
+
+export async function getMerchantForOperator(deps: AppDeps, merchantId: string) {
+  return { merchant: presentMerchantForOperator(await getMerchantProfile(deps, merchantId)) };
 }

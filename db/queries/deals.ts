@@ -1,5 +1,6 @@
 import type { Db } from '../sql';
 import type { AmountMatch } from '../../domain/state/payin';
+import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 export interface DealRow {
   id: string;
@@ -260,4 +261,26 @@ export async function applyAmountChange(tx: Db, row: DealRow, change: AmountChan
       escrow_usdt = ${change.escrowUsdt}, amount_version = ${change.version}, amount_match_status = ${change.amountMatchStatus}, updated_at = now()
     where id = ${row.id} returning *`;
   return updated!;
+}
+
+export interface OperatorDealFilter {
+  dealId?: string;
+  merchantId?: string;
+  status?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+/** Deals of every merchant for the operator's search, newest first (keyset pages). */
+export async function listOperatorDeals(db: Db, f: OperatorDealFilter, limit: number, after?: KeysetCursor) {
+  return db<(DealRow & { cursor_ts: string })[]>`
+    select *, ${cursorColumn(db)} from deals
+    where true
+      ${f.dealId ? db`and id = ${f.dealId}` : db``}
+      ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
+      ${f.status ? db`and status = ${f.status}` : db``}
+      ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
+      ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
+      ${olderThan(db, after)}
+    order by ${newestFirst(db)} limit ${limit}`;
 }

@@ -2,6 +2,7 @@ import type { Db } from '../sql';
 import type { PaymentMethodRow } from './catalog';
 import { newId, UUID_RE } from '../../domain/ids';
 import { ensureWallet } from './wallets';
+import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 export const DEFAULT_TENANT_ID = '00000000-0000-4000-8000-000000000001';
 
@@ -237,4 +238,19 @@ export async function lockKillSwitch(db: Db, merchantId: string) {
   const [row] = await db<{ disabled_at: Date | null; kill_switch_reason: string }[]>`
     select disabled_at, kill_switch_reason from merchants where id = ${merchantId} for no key update`;
   return row;
+}
+
+/** Merchants for the operator, newest first (keyset pages, db/queries/keyset.ts), optionally matching a name, email or id. */
+export async function listMerchantsPage(db: Db, f: { search?: string; after?: KeysetCursor; limit: number }) {
+  const like = f.search ? `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  return db<(MerchantProfileRow & { cursor_ts: string })[]>`
+    select m.*, ${cursorColumn(db)},
+      coalesce((select w.available from wallets w where w.owner_type = 'merchant' and w.owner_id = m.id and w.currency = 'USDT'), 0)::bigint as usdt_available,
+      coalesce((select w.frozen from wallets w where w.owner_type = 'merchant' and w.owner_id = m.id and w.currency = 'USDT'), 0)::bigint as usdt_frozen,
+      (select token from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as api_token
+    from merchants m
+    where true
+      ${like ? db`and (m.name ilike ${like} or m.email ilike ${like} or m.id::text = ${f.search!})` : db``}
+      ${olderThan(db, f.after)}
+    order by ${newestFirst(db)} limit ${f.limit}`;
 }

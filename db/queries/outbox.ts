@@ -138,3 +138,18 @@ export async function listMerchantEvents(
     rows: rows.filter((r): r is FeedEventRow & { horizon: string } => r.position != null).map(({ horizon: _h, ...r }) => r),
   };
 }
+
+export interface DealEventRow {
+  id: string;
+  event_type: string;
+  payload: unknown;
+  created_at: Date;
+  dispatched_at: Date | null;
+}
+
+/** A deal's events, oldest first (at most 500). */
+export function dealEvents(db: Db, dealId: string) {
+  return db<DealEventRow[]>`
+    select id, event_type, payload, created_at, dispatched_at from outbox_events
+    where deal_id = ${dealId} order by created_at, seq limit 500`;
+}

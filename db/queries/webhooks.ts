@@ -190,3 +190,28 @@ export async function manualRetryState(db: Db, merchantId: string, deliveryId: s
     from webhook_deliveries where id = ${deliveryId} and merchant_id = ${merchantId}`;
   return row;
 }
+
+export interface DealAttemptRow {
+  callback_id: string;
+  event_id: string;
+  event_type: string;
+  url: string;
+  delivery_status: string;
+  attempt: number | null;
+  status: string | null;
+  http_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  at: Date;
+}
+
+/** Every webhook delivery of a deal and each of its attempts, oldest first (a delivery not yet tried appears once, attempt null). */
+export function dealWebhookAttempts(db: Db, dealId: string) {
+  return db<DealAttemptRow[]>`
+    select d.id as callback_id, d.event_id, d.event_type, d.url, d.status as delivery_status,
+      a.attempt, a.status, a.http_status, a.duration_ms, a.error, coalesce(a.created_at, d.created_at) as at
+    from webhook_deliveries d
+    left join webhook_attempts a on a.callback_id = d.id
+    where d.merchant_id = (select merchant_id from deals where id = ${dealId}) and d.deal_id = ${dealId}
+    order by at, a.attempt nulls first limit 1000`;
+}

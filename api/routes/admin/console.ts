@@ -18,7 +18,8 @@ import {
   totpResponse,
   updateOperatorBody,
 } from '../../schemas/console';
-import { consoleQueues, listAuditPage } from '../../services/console';
+import { listAuditPage } from '../../services/audit';
+import { consoleQueues } from '../../services/queues';
 import {
   createOperatorAccount,
   currentSession,
