@@ -33,7 +33,7 @@ import { businessFailure } from './failures';
 
 export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalOutcome> {
   const id = input.create.withdrawalId;
-  const steps = localStepActivities(input.timeouts);
+  const localSteps = localStepActivities(input.timeouts);
   const creation = creationActivities(input.timeouts);
 
   const chain = proxyActivities<Activities>({
@@ -62,14 +62,14 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   setHandler(approveWithdrawalUpdate, async (operatorId, actor) => {
     await withdrawal.command(
       (w) => withdrawalRefusal('approve', w.status),
-      async () => apply(await steps.approveWithdrawal(id, operatorId, actor)),
+      async () => apply(await localSteps.approveWithdrawal(id, operatorId, actor)),
     );
     return settledOrCurrent();
   });
   setHandler(cancelWithdrawalUpdate, (reason, operatorId, actor) =>
     withdrawal.command(
       (w) => withdrawalRefusal('cancel', w.status),
-      async () => apply(await steps.cancelWithdrawal(id, reason, operatorId, actor)),
+      async () => apply(await localSteps.cancelWithdrawal(id, reason, operatorId, actor)),
     ),
   );
 
@@ -78,7 +78,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   const refused = await withdrawal.create(() =>
     createOrAdopt(
       () => creation.createWithdrawal(input.create),
-      () => steps.abandonWithdrawalCreate(id),
+      () => localSteps.abandonWithdrawalCreate(id),
     ),
   );
   if (refused) return refused;
@@ -124,7 +124,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   if (WITHDRAWAL_BROADCASTING.includes(current().status)) {
     const outcome = await sendAndConfirm();
     await serial(async () => {
-      apply('txHash' in outcome ? await steps.completeWithdrawal(id, outcome.txHash) : await steps.failWithdrawal(id, outcome.refused));
+      apply('txHash' in outcome ? await localSteps.completeWithdrawal(id, outcome.txHash) : await localSteps.failWithdrawal(id, outcome.refused));
     });
   }
 

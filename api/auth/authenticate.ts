@@ -218,6 +218,14 @@ async function identify(ctx: Context, mode: RouteAuth, deps: AppDeps, options: A
   return identity;
 }
 
+/** The operator an operator route's identity is (its authentication let no one else in). */
+export type OperatorIdentity = Extract<Identity, { kind: 'operator' }>;
+
+export function operatorOf(identity: Identity): OperatorIdentity {
+  if (identity.kind !== 'operator') throw new PermissionDenied('operator identity required');
+  return identity;
+}
+
 export function merchantOf(identity: Identity): { merchantId: string; tenantId: string } {
   if (identity.kind !== 'merchant') throw new PermissionDenied('merchant identity required');
   return identity;

@@ -3,7 +3,7 @@
  * the audit trail and the queues of the home page. docs/console.md says how a console uses them.
  */
 import { defineRoute } from '../../route';
-import type { Identity } from '../../auth/authenticate';
+import { operatorOf } from '../../auth/authenticate';
 import {
   auditListResponse,
   auditQuery,
@@ -34,10 +34,6 @@ import { PermissionDenied } from '../../../domain/errors';
 import type { AuditActor } from '../../../domain/audit';
 
 const tags = ['Operator: console'];
-const operatorOf = (identity: Identity) => {
-  if (identity.kind !== 'operator') throw new PermissionDenied('operator identity required');
-  return identity;
-};
 const actorOf = (actor: AuditActor | undefined) => {
   if (!actor) throw new PermissionDenied('operator identity required');
   return actor;

@@ -1,6 +1,7 @@
 /** The operator's commands on deals (contract 4, spec 4.1.3): PayOut moves, PayIn reconciliation and confirmation, amount changes. */
 import { z } from 'zod';
 import { OPERATOR_DEAL_MOVES } from '../../../domain/state/operator-deal-moves';
+import { operatorOf } from '../../auth/authenticate';
 import { defineRoute } from '../../route';
 import { line, pageSize, pageToken, rfc3339, timestamp, uuid } from '../../schemas/common';
 import type { AppDeps } from '../../deps';
@@ -216,7 +217,7 @@ export const dealP2pRoutes = [
         reason: body.reason,
         idempotencyKey: body.idempotency_key,
         expectedAmountVersion: (body.expected_amount_version ?? 0n).toString(),
-        operatorId: identity.kind === 'operator' ? identity.operatorId : 'unknown',
+        operatorId: operatorOf(identity).operatorId,
         ...(actor ? { actor } : {}),
       });
       return { deal: presentForOperator(deps, row), amount_version: row.amount_version.toString(), amount_usdt: row.amount_usdt.toString() };
