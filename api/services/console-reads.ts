@@ -1,4 +1,4 @@
-/** The operator console's reads (issue 28.1): merchants, deals across merchants with their timeline, traders. */
+/** The operator console's reads: merchants, deals across merchants with their timeline, traders. */
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { merchantDealInfo } from '../../domain/deal-info';

@@ -1,4 +1,4 @@
-/** The console's home (queue counts and ages) and the audit trail's listing (issue 28.3, 28.4). */
+/** The console's home (queue counts and ages) and the audit trail's listing. */
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
 import { PAYIN_TERMINAL } from '../../domain/payin';

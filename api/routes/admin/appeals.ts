@@ -31,7 +31,7 @@ const tags = ['Operator: appeals'];
 const operatorIdOf = (identity: Identity) => (identity.kind === 'operator' ? identity.operatorId : 'unknown');
 
 const MOVE_OPERATION = { review: 'adminReviewAppeal', close: 'adminCloseAppeal', reopen: 'adminReopenAppeal' } as const;
-/** Appeal moves are audited in their step's transaction: the actor rides the command (issue 28.4). */
+/** Appeal moves are audited in their step's transaction: the actor rides the command. */
 const inStep = (action: string) => ({ action, objectType: 'appeal', by: 'service' as const });
 
 const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>

@@ -1,5 +1,5 @@
 /**
- * The operator console's reads (issue 28.1) beside the spec's operator routes: merchants, deals
+ * The operator console's reads beside the spec's operator routes: merchants, deals
  * across merchants with their timeline (events, webhook attempts, the workflow in the Temporal
  * UI), traders with their requisites. Every role may read them (domain/operator-roles.ts).
  */

@@ -1,4 +1,4 @@
-/** The operator's commands on deals (contract 4, spec 4.1.3): PayOut moves, PayIn reconciliation and confirmation, amount changes. */
+/** The operator's commands on deals: PayOut moves, PayIn reconciliation and confirmation, amount changes. */
 import { defineRoute } from '../../route';
 import type { AppDeps } from '../../deps';
 import type { AuditActor } from '../../../domain/audit';
@@ -9,7 +9,7 @@ import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOpe
 
 const tags = ['Operator: deals'];
 
-/** Deal moves are audited in their step's transaction: the actor rides the workflow update (issue 28.4). */
+/** Deal moves are audited in their step's transaction: the actor rides the workflow update. */
 const inStep = (action: string) => ({ action, objectType: 'deal', by: 'service' as const });
 
 const payoutAction = (action: string, operationId: string, summary: string, run: (deps: AppDeps, dealId: string, actor?: AuditActor) => Promise<DealRow>) =>

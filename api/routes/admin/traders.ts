@@ -1,4 +1,4 @@
-/** Traders (contract 3): create, top up their USDT liquidity, add requisites. */
+/** Traders: create, top up their USDT liquidity, add requisites. */
 import { defineRoute, Reply } from '../../route';
 import { createRequisiteBody, createTraderBody, requisiteResponse, traderLiquidityBody, traderParams, traderResponse } from '../../schemas/traders';
 import { addRequisite, createTrader, fundTrader } from '../../services/traders';
