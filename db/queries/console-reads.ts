@@ -1,5 +1,5 @@
 /**
- * What the operator console reads beside the spec's routes (issue 28.1): merchants, deals across
+ * What the operator console reads beside the spec's routes: merchants, deals across
  * merchants, a deal's events and webhook attempts, traders with their requisites. Keyset pages
  * newest first (db/queries/keyset.ts).
  */
