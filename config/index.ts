@@ -274,7 +274,7 @@ function schemaFor(nodeEnv: string) {
     CHAIN_SIMULATOR: z.enum(['ok', 'fail', 'flaky', 'hang']).default('ok'),
     /** Simulated network latency before and after the transfer is accepted, ms. */
     CHAIN_SIMULATOR_LATENCY_MS: z.coerce.number().int().min(0).default(0),
-    // The TRON network (CHAIN_ADAPTER=trongrid, issue 19; docs/tron.md).
+    // The TRON network (CHAIN_ADAPTER=trongrid; docs/tron.md).
     /** TronGrid (https://api.trongrid.io) or an own node's HTTP API (with a TronGrid-style /v1 indexer). Required with trongrid. */
     TRON_API_URL: optionalText().pipe(z.string().url().optional()),
     /**
@@ -374,7 +374,7 @@ function schemaFor(nodeEnv: string) {
     LINGERING_CLOSE_IDLE_MS: z.coerce.number().int().min(1).default(5_000),
     /** Whitelist passes: an ACTIVE pass expires this long after its creation. */
     PASS_TTL_SECONDS: seconds(86_400),
-    // The operator console (issue 28): accounts, sessions, four-eyes (docs/console.md).
+    // The operator console: accounts, sessions, four-eyes (docs/console.md).
     /** A console session ends after this long without a request (idle timeout). */
     OPERATOR_SESSION_IDLE_SECONDS: z.coerce.number().int().min(1).default(1800),
     /** …and this long after sign-in whatever happens (absolute timeout). */
