@@ -122,7 +122,7 @@ test('a matching pass routes the deal to its provider past the cascade, once; no
   const second = await signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: a.method, payer_bank: 'alpha-bank' }));
   t.is(second.status, 200);
   t.is((await dealRow(sql, second.body.deal.deal_id)).trader_id, a.traderId);
-  // currency_id on the create (spec 4.1.1) must name the deal's currency.
+  // currency_id on the PayIn create must name the deal's currency.
   const wrongCurrency = await signed(
     keys,
     'POST',

@@ -1,5 +1,5 @@
 /**
- * Issue 17, the replay rule: a client signing exactly as spec 5.1 says (the current second, v1
+ * The replay rule: a client signing exactly as the spec's signing rule says (the current second, v1
  * over `<t>.<raw body>`, the same headers for every body-less request of that second) is never
  * refused; a key rotation refuses a signature any request carried before; single-use routes
  * refuse a second use on the same route; the opt-in request-bound v2 cannot be moved to another
