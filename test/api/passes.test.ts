@@ -37,7 +37,7 @@ async function methodId(slug: string): Promise<string> {
 const createPass = (keys: KeyPair, body: Record<string, unknown>, base = '') => signed(keys, 'POST', `${base}${PASSES}`, body);
 const passRow = async (passId: string) => (await sql`select * from passes where id = ${passId}`)[0]!;
 
-test('create and list: ACTIVE with expires_at, exactly the fields of 2.6; filters are checked; listing is scoped and paginated', async (t) => {
+test('create and list: ACTIVE with expires_at, exactly the fields of a pass; filters are checked; listing is scoped and paginated', async (t) => {
   const { merchantId, keys } = await newMerchant();
   const { traderId, method } = await isolatedTrader({ liquidity: 10_000 });
   const id = await methodId(method);

@@ -24,7 +24,7 @@ const send = (path: string, method: string, headers: Record<string, string>, bod
 
 const keyCount = async (merchantId: string) => (await sql`select count(*)::int as n from api_keys where merchant_id = ${merchantId}`)[0]!.n as number;
 
-/** One set of spec-5.1 headers for every body-less request of one second, as a Stripe-style signer makes them. */
+/** One set of v1 headers (the spec's signing rule) for every body-less request of one second, as a Stripe-style signer makes them. */
 const bodyless = (keys: KeyPair, t = now()) => hmacHeaders(keys, '', t);
 
 test('a spec client: body-less requests of one second share their headers, on any route, repeats included', async (t) => {

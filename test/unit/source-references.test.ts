@@ -17,11 +17,11 @@ const SOURCE = /\.(?:ts|tsx|js|mjs|cjs|sql|sh|ya?ml|go|tmpl|conf)$|(?:^|\/)Docke
 const GENERATED = /(?:^|\/)generated\//;
 
 /** A pointer into the issue tracker. `#N` only as a word of its own, so `&#39;` or `'#7'` pass. */
-const ISSUE: RegExp[] = [/\bissues?\s*#?\d+/i, /(?<=^|[\s(\[])#\d+(?=$|[\s),.:\]])/m, /\brounds?\s+\d+\b/i, /\bitems?\s+\d+(?:\.\d+)*\b/i];
+const ISSUE: RegExp[] = [/\bissues?[\s#-]*\d+/i, /(?<=^|[\s(\[])#\d+(?=$|[\s),.:\]])/m, /\brounds?\s+\d+\b/i, /\bitems?\s+\d+(?:\.\d+)*\b/i];
 /** A numbered section of a document that lives outside the repository (the spec, its contract). */
-const SPEC_SECTION: RegExp[] = [/\b(?:spec(?:ification)?|contract)s?\s*§?\s*\d+(?:\.\d+)*\b/i, /§\s*\d/];
+const SPEC_SECTION: RegExp[] = [/\b(?:spec(?:ification)?|contract)s?[\s-]*§?\s*\d+(?:\.\d+)*\b/i, /§\s*\d/];
 /** In source, "section 9" is the spec's too: a comment names a document's part by its title. */
-const SECTION = /\bsections?\s+\d+(?:\.\d+)*\b/i;
+const SECTION = /\bsections?[\s-]+\d+(?:\.\d+)*\b/i;
 
 function tracked(): string[] {
   return execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
@@ -44,9 +44,11 @@ const docs = () => tracked().filter((f) => f.endsWith('.md'));
 
 test('the rule sees what it is meant to see, and only that', (t) => {
   const hits = (line: string, patterns: RegExp[]) => patterns.some((p) => p.test(line));
-  for (const line of ['// Issue 29: the world', '(issue 28.4)', 'see #35.', '(#35)', 'round 4 moved it', 'Issue 25, item 5:']) t.true(hits(line, ISSUE), line);
+  for (const line of ['// Issue 29: the world', '(issue 28.4)', 'see #35.', '(#35)', 'round 4 moved it', 'Issue 25, item 5:', 'issue-17'])
+    t.true(hits(line, ISSUE), line);
   for (const line of ["'&#39;'", "description: 'Order #7'", 'color: #333;', 'rounded to 2', 'the 3 items']) t.false(hits(line, ISSUE), line);
-  for (const line of ['(spec 3.1)', 'contract 7:', 'Spec 4.1.1.', '§5.1', 'contract §1', 'specs 2.1']) t.true(hits(line, SPEC_SECTION), line);
+  for (const line of ['(spec 3.1)', 'contract 7:', 'Spec 4.1.1.', '§5.1', 'contract §1', 'specs 2.1', 'spec-5.1 headers'])
+    t.true(hits(line, SPEC_SECTION), line);
   for (const line of ['the spec says', 'OpenAPI 3.1 `webhooks`', 'the contract of the route', 'specified 3 times']) t.false(hits(line, SPEC_SECTION), line);
   t.true(SECTION.test('every PayIn row of section 9'));
   t.true(sources().includes('test/unit/source-references.test.ts'));
