@@ -207,6 +207,15 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     tx.block = block.number;
   }
 
+  /**
+   * A real node dates a new transaction's expiry from its newest block, which on a live chain is at
+   * most a block interval (3 s) old. Here blocks come only when a test mines, so the head can be
+   * minutes old on a loaded machine: the fake dates from the head as a live chain would have it.
+   */
+  function liveHeadTime(h: { timestamp: number }): number {
+    return Math.max(h.timestamp, Date.now() - 3_000);
+  }
+
   /** Mines `count` blocks; the first takes every pooled transaction that has not expired. */
   function mine(count = 1) {
     for (let i = 0; i < count; i++) {
@@ -232,7 +241,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const raw: TronRawData = {
       refBlockBytes: hexToBytes(h.number.toString(16).padStart(16, '0').slice(12)),
       refBlockHash: hexToBytes(h.id.slice(16, 32)),
-      expiration: BigInt(h.timestamp + 60_000),
+      expiration: BigInt(liveHeadTime(h) + 60_000),
       timestamp: BigInt(Date.now()),
       feeLimit: 30_000_000n,
       contractType: TRIGGER_SMART_CONTRACT,
@@ -338,7 +347,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const raw: TronRawData = {
       refBlockBytes: hexToBytes(h.number.toString(16).padStart(16, '0').slice(12)),
       refBlockHash: hexToBytes(h.id.slice(16, 32)),
-      expiration: BigInt(h.timestamp + 60_000),
+      expiration: BigInt(liveHeadTime(h) + 60_000),
       timestamp: BigInt(Date.now()),
       feeLimit: BigInt(Number(body.fee_limit ?? 0)),
       contractType: TRIGGER_SMART_CONTRACT,
