@@ -563,7 +563,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     for (const h of hanging) h.close();
   },
   /**
-   * The engine-action budget of one PayIn lifecycle (issue 21): BENCH_LIFECYCLES (5) sequential
+   * The engine-action budget of one PayIn lifecycle (docs/performance.md): BENCH_LIFECYCLES (5) sequential
    * create → notify → confirm → COMPLETED with webhooks on and fee distribution; then, per
    * lifecycle, every workflow it started and what each history holds, and — with SQL_STATS_DIR
    * set — the gateway's statements (round trips) by process.

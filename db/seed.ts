@@ -174,7 +174,7 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
       rate_limit_per_minute: null,
       payin_fee_bps: 250,
       payout_fee_bps: 150,
-      // Issue 29: the demo merchant is a sandbox merchant — its deals go to the sandbox trader,
+      // The demo merchant is a sandbox merchant — its deals go to the sandbox trader,
       // driven by the amount (docs/sandbox.md), so a first session sees a deal complete unaided.
       sandbox: true,
     }));

@@ -1,7 +1,7 @@
 /**
  * npm run call -- METHOD PATH [JSON body]: one request signed with the demo merchant's pair
  * (MERCHANT_TOKEN / MERCHANT_SECRET override it). Prints the status, the trace id and the body.
- * It signs both schemes: v1 (spec 5.1) and the request-bound v2 over method, path and query as
+ * It signs both schemes: v1 (the spec's, over `<t>.<raw body>`) and the request-bound v2 over method, path and query as
  * sent (domain/crypto/signature.ts), so it also works for a merchant whose signature_binding is required.
  */
 import { readdirSync, readFileSync } from 'node:fs';

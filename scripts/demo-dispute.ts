@@ -53,7 +53,7 @@ export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ a
   const open = await signedFetch(apiUrl, pair, 'GET', '/api/v1/p2p/merchant/appeals?status=OPEN,IN_REVIEW,REOPENED&page_size=1');
   if (open.data.length > 0) return { appealId: open.data[0].appeal_id as string, created: false };
 
-  // The demo merchant is a sandbox merchant (issue 29): an amount ending in 33 is one nobody pays, so the sandbox
+  // The demo merchant is a sandbox merchant: an amount ending in 33 is one nobody pays, so the sandbox
   // trader leaves the deal alone and the appeal holds it for a human arbiter (docs/sandbox.md).
   const { deal } = await signedFetch(
     apiUrl,

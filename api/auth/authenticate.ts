@@ -90,7 +90,7 @@ function isBodyless(ctx: Context): boolean {
 }
 
 /**
- * Spec 5.1 plus the request-bound v2 scheme (domain/crypto/signature.ts). Order: headers and window,
+ * The merchant API's HMAC signature (v1 over `<t>.<raw body>`) plus the request-bound v2 scheme (domain/crypto/signature.ts). Order: headers and window,
  * the key pair (401), the signatures (401; a v2 present must verify; a merchant whose
  * signature_binding is 'required' must send one), the replay rule (401), then the merchant's
  * gates: kill-switch, ip_whitelist (403), rate limit (429). Upload routes pass the gates before

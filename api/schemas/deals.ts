@@ -62,7 +62,7 @@ const idempotencyKey = z
   .max(255, 'idempotency_key is at most 255 characters')
   .superRefine(lineRule('idempotency_key'));
 
-/** Spec 4.1.1. idempotency_key comes first so its message wins when several fields are wrong. */
+/** The PayIn create's body. idempotency_key comes first so its message wins when several fields are wrong. */
 export const createPayinBody = z
   .object({
     idempotency_key: idempotencyKey,
@@ -185,7 +185,7 @@ export const checkoutParams = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/
 
 const REQUISITE_DETAIL_KEYS = ['iban', 'account_number', 'document_number', 'bank_name', 'phone_number'];
 
-/** Spec 4.1.2. */
+/** The PayOut create's body. */
 export const createPayoutBody = z
   .object({
     idempotency_key: idempotencyKey,

@@ -1,4 +1,4 @@
-/** The V2 event envelope (contract 5) as the events feed lists it and webhooks POST it. */
+/** The V2 event envelope as the events feed lists it and webhooks POST it. */
 import { z } from 'zod';
 import { int64String, pageSize, timestamp } from './common';
 import { dealSchema } from './deals';
@@ -22,7 +22,7 @@ const EVENT_NOTE =
 
 export const EVENT_TYPES_DESCRIPTION = `${EVENT_TYPES.join(', ')}. ${EVENT_NOTE}`;
 
-/** What every event carries, whatever its type (contract 5). */
+/** What every event carries, whatever its type. */
 const envelope = {
   event_id: z.string().uuid().openapi({ description: 'stable across retries and in the feed: the key to process an event once' }),
   created_at: timestamp.openapi({ description: 'when the event happened (written to the outbox)' }),

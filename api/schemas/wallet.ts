@@ -1,4 +1,4 @@
-/** The merchant's USDT wallet (spec 4.2): the balance, TRON addresses, deposits (as listed and as an operator records them). */
+/** The merchant's USDT wallet: the balance, TRON addresses, deposits (as listed and as an operator records them). */
 import { z } from 'zod';
 import { creditAmount, int64String, pageSize, timestamp, txHash, uuid } from './common';
 import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron/address';

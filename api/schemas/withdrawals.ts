@@ -1,4 +1,4 @@
-/** USDT withdrawals (spec 4.2; contract 4, 7): the fee quote, withdraw, the history and the operator's queue. */
+/** USDT withdrawals: the fee quote, withdraw, the history and the operator's queue. */
 import { z } from 'zod';
 import { int64String, positiveAmount, timestamp, uuid } from './common';
 import { INT64_MAX } from '../../domain/money';

@@ -30,7 +30,7 @@ export interface CheckoutView {
 
 const iso = (at: Date | null | undefined) => at?.toISOString() ?? '';
 
-/** CheckoutView (spec 2.8): requisite fields by type; sensitive fields are empty in terminal states. */
+/** CheckoutView: requisite fields by type; sensitive fields are empty in terminal states. */
 export function checkoutView(row: CheckoutRow): CheckoutView {
   const terminal = isPayinTerminal(row.status as PayinStatus);
   const open = !terminal;

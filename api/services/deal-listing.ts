@@ -30,7 +30,7 @@ export interface FilterInput {
   created_before?: Date;
 }
 
-/** Spec 4.1 edge rules: unknown deal_type or only unknown statuses select nothing (200, empty). */
+/** The listing's edge rules: unknown deal_type or only unknown statuses select nothing (200, empty). */
 function toFilter(merchantId: string, q: FilterInput): DealFilter | undefined {
   if (q.deal_type !== undefined && q.deal_type !== 'PAYIN' && q.deal_type !== 'PAYOUT') return undefined;
   const statuses = q.statuses?.filter((s) => KNOWN_STATUSES.has(s));

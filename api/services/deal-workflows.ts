@@ -93,7 +93,7 @@ interface StartThrough<W extends Workflow> {
 }
 
 /**
- * What a create answers besides its object: whether it is a replay (spec 4.8, the
+ * What a create answers besides its object: whether it is a replay (idempotency by key, the
  * Idempotent-Replayed header) — true when an earlier request with the same key made the object
  * (answered from Postgres, or this request joined the run another request started).
  */

@@ -1,5 +1,5 @@
 /**
- * Merchants (spec 2.2, 4.3; contract 3): create, the profile the merchant reads and patches, the
+ * Merchants: create, the profile the merchant reads and patches, the
  * operator-only settings, the kill-switch, key pairs.
  */
 import type { AppDeps } from '../deps';
@@ -79,7 +79,7 @@ export async function replaceMerchantKeys(deps: AppDeps, merchantId: string, act
 export interface KillSwitchState {
   merchant_id: string;
   disabled: boolean;
-  /** RFC 3339 while the switch is on; null once cleared (spec 3.4: clearing nullifies it). */
+  /** RFC 3339 while the switch is on; null once cleared (clearing the switch nullifies it). */
   disabled_at: string | null;
 }
 
@@ -173,7 +173,7 @@ function accessAndLimitChanges(
   return changes;
 }
 
-/** PATCH my-merchant (spec 4.3): one row update under a lock, so min/max are checked against what is stored. */
+/** PATCH my-merchant: one row update under a lock, so min/max are checked against what is stored. */
 export async function patchProfile(deps: AppDeps, merchantId: string, patch: ProfilePatch): Promise<MerchantProfileRow> {
   if (patch.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', patch.webhook_url);
   await deps.sql.begin(async (tx) => {
@@ -187,7 +187,7 @@ export async function patchProfile(deps: AppDeps, merchantId: string, patch: Pro
   return getMerchantProfile(deps, merchantId);
 }
 
-// ---- Operator-only settings (contract 3: PATCH /admin/merchants/{merchant_id}) ----
+// ---- Operator-only settings (PATCH /admin/merchants/{merchant_id}) ----
 
 export interface MerchantSettingsPatch {
   auto_withdrawal_mode?: 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';

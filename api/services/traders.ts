@@ -1,4 +1,4 @@
-/** Traders (contract 3): create one with its USDT liquidity wallet, top it up, add requisites. */
+/** Traders: create one with its USDT liquidity wallet, top it up, add requisites. */
 import type { AppDeps } from '../deps';
 import { InvalidArgument, NotFound } from '../../domain/errors';
 import { findPaymentMethod } from '../../db/queries/catalog';

@@ -1,4 +1,4 @@
-/** The merchant's wallet (spec 4.2): its balances, deposit addresses and deposit history. */
+/** The merchant's wallet: its balances, deposit addresses and deposit history. */
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { TronAddressDeriver } from '../../domain/tron/address';

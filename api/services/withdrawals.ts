@@ -1,5 +1,5 @@
 /**
- * USDT withdrawals (spec 4.2, 3.4; contract 4, 7): quote, create through the withdrawal's
+ * USDT withdrawals: quote, create through the withdrawal's
  * workflow (Update-With-Start) — keyed server-side (V2) or by an explicit caller key (V1
  * requestId) — operator approve/cancel as updates, listings from Postgres.
  */
@@ -102,7 +102,7 @@ function answerKeyed(row: WithdrawalRow, body: { address: string; amount: bigint
 }
 
 /**
- * Creates a withdrawal through its workflow. Without a caller key (V2, spec 4.2) idempotency is
+ * Creates a withdrawal through its workflow. Without a caller key (V2) idempotency is
  * server-side: the key is derived from (merchant, address, amount, fee) and an identical repeat
  * answers the withdrawal that still holds it. With one (the V1 adapter's requestId) the
  * withdrawal is the one of (merchant, key) — unique in the table, and its id (so its workflow

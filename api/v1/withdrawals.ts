@@ -1,5 +1,5 @@
 /**
- * V1 withdrawals (spec 4.9): withdraw, list and get as translation only — the V2 withdrawal
+ * V1 withdrawals: withdraw, list and get as translation only — the V2 withdrawal
  * service (its fee, hold, auto/manual rule and workflow), keyed by the V1 requestId.
  */
 import { InvalidArgument } from '../../domain/errors';

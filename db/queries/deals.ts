@@ -7,7 +7,7 @@ export interface DealRow {
   tenant_id: string;
   merchant_id: string;
   deal_type: 'PAYIN' | 'PAYOUT';
-  /** Issue 29: the merchant's world, copied at insert (migration 00023). */
+  /** The merchant's world, copied at insert (the `deals_sandbox` trigger). */
   sandbox: boolean;
   status: string;
   idempotency_key: string;
@@ -163,7 +163,7 @@ export interface NewDeal {
   targetBank?: string;
   requisiteDetails?: Record<string, string>;
   walletId?: string | null;
-  /** A settlement deal's fields (spec 4.1.4). */
+  /** A settlement deal's fields (the new deal that settles an EXPIRED one). */
   receivedAmount?: bigint;
   amountMatchStatus?: AmountMatch;
   parentDealId?: string | null;
@@ -229,7 +229,7 @@ export async function recordReceivedAmount(tx: Db, dealId: string, received: big
   return updated!;
 }
 
-/** The amount a change under this key set, if that key was used on the deal (spec 4.1.3 replays). */
+/** The amount a change under this key set, if that key was used on the deal (a repeated amount change answers the first). */
 export async function findAmountChange(db: Db, dealId: string, idempotencyKey: string): Promise<{ new_amount: bigint } | undefined> {
   const [row] = await db<{ new_amount: bigint }[]>`
     select new_amount from deal_amount_changes where deal_id = ${dealId} and idempotency_key = ${idempotencyKey}`;

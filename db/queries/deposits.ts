@@ -16,7 +16,7 @@ export interface DepositRow {
   tx_hash: string;
   status: string;
   created_at: Date;
-  /** Issue 29: the merchant's world at insert (migration 00025). */
+  /** The merchant's world at insert (the `deposits_sandbox` trigger). */
   sandbox: boolean;
 }
 

@@ -35,7 +35,7 @@ export interface MerchantRow {
   auto_withdrawal_mode: string;
   auto_withdrawal_limit_usdt_cents: bigint;
   signature_binding: 'optional' | 'required';
-  /** Issue 29: a sandbox merchant (play money, the sandbox trader). */
+  /** A sandbox merchant (play money, the sandbox trader). */
   sandbox: boolean;
   created_at: Date;
   updated_at: Date;
@@ -72,9 +72,9 @@ export interface NewMerchant {
   rate_limit_per_minute: number | null;
   payin_fee_bps: number;
   payout_fee_bps: number;
-  /** Contract 7: new merchants start in AUTO_UP_TO_LIMIT with AUTO_WITHDRAWAL_LIMIT_USDT_CENTS (column default otherwise). */
+  /** New merchants start in AUTO_UP_TO_LIMIT with AUTO_WITHDRAWAL_LIMIT_USDT_CENTS (column default otherwise). */
   auto_withdrawal_limit_usdt_cents?: bigint;
-  /** Issue 29: a sandbox merchant (its wallet is made sandbox with it, migration 00023). */
+  /** A sandbox merchant (its wallet is made sandbox with it: the `wallets_sandbox` trigger). */
   sandbox?: boolean;
 }
 
@@ -162,7 +162,7 @@ export interface CreateContext {
 }
 
 /**
- * What a deal create checks before it starts the workflow, in one round trip (issue 21): the
+ * What a deal create checks before it starts the workflow, in one round trip: the
  * merchant's limits and webhook setup, the payment method, the currency's id and the arrival stamp.
  */
 export async function findCreateContext(db: Db, q: { tenantId: string; merchantId: string; method: string; currency: string }): Promise<CreateContext> {
@@ -214,7 +214,7 @@ export async function findWithdrawalAddress(db: Db, merchantId: string): Promise
   return row?.withdrawal_address ?? '';
 }
 
-/** The merchant's auto-withdrawal mode and limit (contract 7). */
+/** The merchant's auto-withdrawal mode and limit. */
 export async function findWithdrawalSettings(
   db: Db,
   merchantId: string,

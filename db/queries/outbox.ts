@@ -60,7 +60,7 @@ export interface PendingEvent {
   webhook_url: string;
   callback_url: string | null;
   deal_type: string | null;
-  /** The deal's world (issue 29); null for an event of no deal. */
+  /** The deal's world (sandbox or live); null for an event of no deal. */
   sandbox: boolean | null;
 }
 

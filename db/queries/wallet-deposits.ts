@@ -56,7 +56,7 @@ export interface ObservedDeposit {
 
 export type IntakeResult = { kind: 'not_ours' } | { kind: 'recorded'; deposit: DepositRow; credited: boolean };
 
-/** The deposit became CONFIRMED (credited): the merchant's event, in the same transaction (also the sandbox deposit's, issue 29). */
+/** The deposit became CONFIRMED (credited): the merchant's event, in the same transaction (also the sandbox deposit's). */
 export async function depositConfirmed(tx: Db, depositId: string): Promise<DepositRow> {
   const [row] = await tx<WalletDepositRow[]>`select *, '' as cursor_ts from deposits where id = ${depositId}`;
   await writeOutboxEvent(tx, {

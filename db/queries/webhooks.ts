@@ -2,7 +2,7 @@
  * Webhook deliveries and their attempts: one delivery record per event × target (its callback id),
  * one attempt row per HTTP attempt. The relay creates the records, the delivery activity reads
  * what an attempt needs and records its outcome; the merchant reads the history and asks for a
- * manual retry (spec 4.7).
+ * manual retry.
  */
 import type { WebhookEvent } from '../../domain/events/webhook-formats';
 import type { Db } from '../sql';
@@ -126,7 +126,7 @@ export async function giveUpDelivery(db: Db, callbackId: string, lastError: stri
     where id = ${callbackId} and status in ('PENDING', 'RETRY')`;
 }
 
-// The merchant's view (spec 4.7).
+// The merchant's view: its deliveries and their attempts.
 
 export interface DeliveryRow {
   id: string;

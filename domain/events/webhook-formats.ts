@@ -1,6 +1,6 @@
 /**
  * Webhook wire formats, chosen per merchant `api_version`: which events a merchant receives, and
- * the body and headers of a delivery, built from the stored event. V2's format (contract 5) is
+ * the body and headers of a delivery, built from the stored event. V2's format is
  * built in and is the default; an API adapter beside V2 (api/adapters.ts) brings its own, and the
  * worker process fills its registry from that list at startup (workers/main.ts, adapterWebhookFormats). The relay asks it
  * which events to deliver (workers/outbox-relay.ts), the delivery activity how to render them
@@ -35,7 +35,7 @@ export interface WebhookFormat {
 }
 
 /**
- * Contract 5: { event_id, type, created_at, deal, … }, Stripe-style signature over the send time,
+ * V2: { event_id, type, created_at, deal, … }, Stripe-style signature over the send time,
  * and the same delivery signed per Standard Webhooks (domain/crypto/standard-webhooks.ts). During a
  * rotation's grace window both secrets sign both schemes. Every event is delivered.
  */

@@ -95,7 +95,7 @@ export function autoLimitRefusal(limit: bigint, fourEyesAbove: bigint): string |
 
 export type AutoWithdrawalMode = 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
 
-/** Contract 7: the merchant's limit under AUTO_UP_TO_LIMIT, 0 under MANUAL_ONLY. */
+/** The merchant's limit under AUTO_UP_TO_LIMIT, 0 under MANUAL_ONLY. */
 export function effectiveAutoLimit(mode: string, limit: bigint): bigint {
   return mode === 'AUTO_UP_TO_LIMIT' ? limit : 0n;
 }

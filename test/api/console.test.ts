@@ -1,5 +1,5 @@
 /**
- * The operator console's server side (issue 28.2, 28.3, 28.4): accounts and sessions (cookie,
+ * The operator console's server side: accounts and sessions (cookie,
  * CSRF, timeouts), the role table, the audit trail (in the effect's transaction, append-only),
  * four-eyes withdrawal approval, the queues.
  */

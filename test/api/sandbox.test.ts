@@ -1,5 +1,5 @@
 /**
- * Issue 29: sandbox merchants on the real stack — the amount table end to end (webhooks received
+ * Sandbox merchants on the real stack — the amount table end to end (webhooks received
  * by a real local receiver and verified), isolation both ways, and the ledger clean.
  */
 import test, { type ExecutionContext } from 'ava';

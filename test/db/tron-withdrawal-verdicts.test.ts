@@ -1,5 +1,5 @@
 /**
- * A TRON withdrawal's transaction is judged dead only on a verdict that holds (issue 25, item 4;
+ * A TRON withdrawal's transaction is judged dead only on a verdict that holds (docs/reliability.md;
  * activities/chain/tron-withdrawals.ts): the adapter itself, on the test database, against the fake
  * TronGrid made to lie, with a clock of our own the test moves (no real wait for an expiry).
  *

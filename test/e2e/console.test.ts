@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * The operator console (issue 28.1, 28.5) in Debian's Chromium against the real stack: sign in,
+ * The operator console in Debian's Chromium against the real stack: sign in,
  * resolve an appeal with evidence and a message, approve a withdrawal with four-eyes (the same
  * operator refused), kill-switch a merchant and see its API calls refused, a support operator
  * sees no action buttons and is refused by the API too, the audit log shows each step; axe-core

@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 5: API and workers are stateless replicas. A stack of its own (database,
+ * API and workers are stateless replicas. A stack of its own (database,
  * in-memory Temporal, API) with TWO worker processes of role `all`, both running the outbox relay,
  * on a TRON network (the fake TronGrid): both poll every queue; a batch of PayIns gets every event
  * to a real receiver exactly once and the ledger balances; the relays take turns under their

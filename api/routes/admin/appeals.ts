@@ -30,7 +30,7 @@ import { present } from '../../services/payins';
 const tags = ['Operator: appeals'];
 
 const MOVE_OPERATION = { review: 'adminReviewAppeal', close: 'adminCloseAppeal', reopen: 'adminReopenAppeal' } as const;
-/** Appeal moves are audited in their step's transaction: the actor rides the command (issue 28.4). */
+/** Appeal moves are audited in their step's transaction: the actor rides the command. */
 const inStep = (action: string) => ({ action, objectType: 'appeal', by: 'service' as const });
 
 const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>

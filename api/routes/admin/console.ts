@@ -1,5 +1,5 @@
 /**
- * The operator console's own API (issue 28): sign-in and the session, operator accounts (admin),
+ * The operator console's own API: sign-in and the session, operator accounts (admin),
  * the audit trail and the queues of the home page. docs/console.md says how a console uses them.
  */
 import { defineRoute } from '../../route';

@@ -1,4 +1,4 @@
-/** The operator's commands on deals (contract 4, spec 4.1.3): PayOut moves, PayIn reconciliation and confirmation, amount changes. */
+/** The operator's commands on deals: PayOut moves, PayIn reconciliation and confirmation, amount changes. */
 import { z } from 'zod';
 import { OPERATOR_DEAL_MOVES } from '../../../domain/state/operator-deal-moves';
 import { operatorOf } from '../../auth/authenticate';
@@ -28,7 +28,7 @@ const consoleTags = ['Operator: console'];
 
 const consoleDeal = dealSchema.extend({ merchant_id: z.string().uuid(), trader_id: z.string(), requisite_id: z.string() }).openapi('ConsoleDeal');
 
-/** Deal moves are audited in their step's transaction: the actor rides the workflow update (issue 28.4). */
+/** Deal moves are audited in their step's transaction: the actor rides the workflow update. */
 const inStep = (action: string) => ({ action, objectType: 'deal', by: 'service' as const });
 
 const payoutAction = (action: string, operationId: string, summary: string, run: (deps: AppDeps, dealId: string, actor?: AuditActor) => Promise<DealRow>) =>

@@ -1,4 +1,4 @@
-/** The operator's API under /api/v1/p2p/admin (contract 3, 4): one file per aggregate. */
+/** The operator's API under /api/v1/p2p/admin (what it manages and the moves it makes): one file per aggregate. */
 import { routeGroup } from '../../route';
 import { alertRoutes } from './alerts';
 import { consoleRoutes } from './console';

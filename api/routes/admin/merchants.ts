@@ -1,4 +1,4 @@
-/** Merchants as the operator manages them (contract 3): create, settings, the kill-switch. */
+/** Merchants as the operator manages them: create, settings, the kill-switch. */
 import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { emptyObject, int64String, line, pageSize, pageToken, uuid } from '../../schemas/common';

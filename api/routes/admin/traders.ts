@@ -1,4 +1,4 @@
-/** Traders (contract 3): create, top up their USDT liquidity, add requisites. */
+/** Traders: create, top up their USDT liquidity, add requisites. */
 import { z } from 'zod';
 import { defineRoute, Reply } from '../../route';
 import { int64String, pageSize, pageToken, timestamp } from '../../schemas/common';

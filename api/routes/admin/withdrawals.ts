@@ -1,4 +1,4 @@
-/** The withdrawal queue (contract 4, 7): list, approve, cancel. */
+/** The withdrawal queue: list, approve, cancel. */
 import { operatorOf } from '../../auth/authenticate';
 import { defineRoute, Reply } from '../../route';
 import {

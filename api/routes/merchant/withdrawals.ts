@@ -1,4 +1,4 @@
-/** The merchant's USDT withdrawals (spec 4.2): the fee quote, withdraw, the history. */
+/** The merchant's USDT withdrawals: the fee quote, withdraw, the history. */
 import { defineRoute, IDEMPOTENT_REPLAYED_HEADER, markReplayed } from '../../route';
 import { merchantOf } from '../../auth/authenticate';
 import {
