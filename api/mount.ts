@@ -63,6 +63,7 @@ export function actorOf(identity: Identity, ctx: Context): AuditActor | undefine
     role: identity.role,
     requestId: String(ctx.state.traceId ?? ''),
     requestKey: randomUUID(),
+    ...(identity.credential ? { credential: identity.credential } : {}),
   };
 }
 

@@ -24,10 +24,10 @@ export async function insertAudit(db: Db, actor: AuditActor, entry: AuditEntry):
   const before = jsonOf(entry.before);
   const after = jsonOf(entry.after);
   await db`
-    insert into audit_log (actor_kind, actor_id, role, action, object_type, object_id, before, after, request_id, request_key)
+    insert into audit_log (actor_kind, actor_id, role, action, object_type, object_id, before, after, request_id, request_key, actor_credential)
     values (${actor.kind}, ${actor.id}, ${actor.role}, ${entry.action}, ${entry.objectType}, ${entry.objectId},
             ${before === null ? null : db.json(before)}, ${after === null ? null : db.json(after)},
-            ${actor.requestId}, ${actor.requestKey})
+            ${actor.requestId}, ${actor.requestKey}, ${actor.credential ?? null})
     on conflict (request_key, action, object_type, object_id) do nothing`;
 }
 
