@@ -6,7 +6,10 @@ import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { merchantDealInfo } from '../../domain/records/deal-info';
 import { operatorMovesFor } from '../../domain/state/operator-deal-moves';
-import { findDeal, listOperatorDeals } from '../../db/queries/deals';
+import { exportFileName } from '../../domain/csv';
+import type { IdPrefix } from '../../domain/ids';
+import { findOperatorDeal, listOperatorDeals, streamOperatorDeals, type OperatorDealFilter, type OperatorDealRow } from '../../db/queries/deals';
+import { csvExport } from './csv-export';
 import { dealEvents } from '../../db/queries/outbox';
 import { dealWebhookAttempts } from '../../db/queries/webhooks';
 import { payinWorkflowId } from '../../workflows/contracts/payin';
@@ -15,41 +18,91 @@ import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import { payerProofView } from './payer-proof';
 
 export interface OperatorDealQuery {
-  deal_id?: string;
-  merchant_id?: string;
+  deal_id?: IdPrefix;
+  merchant_id?: IdPrefix;
   status?: string;
   created_after?: Date;
   created_before?: Date;
-  page_size?: number;
-  page_token?: string;
 }
 
-const presentDeal = (
-  deps: AppDeps,
-  row: Parameters<typeof merchantDealInfo>[0] & { merchant_id: string; trader_id: string | null; requisite_id: string | null },
-) => ({
-  ...merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL),
-  merchant_id: row.merchant_id,
-  trader_id: row.trader_id ?? '',
-  requisite_id: row.requisite_id ?? '',
+const filterOf = (q: OperatorDealQuery): OperatorDealFilter => ({
+  dealId: q.deal_id,
+  merchantId: q.merchant_id,
+  status: q.status,
+  createdAfter: q.created_after,
+  createdBefore: q.created_before,
 });
 
-export async function searchDeals(deps: AppDeps, q: OperatorDealQuery) {
-  const scope = `console:deals:${[q.deal_id, q.merchant_id, q.status, q.created_after?.toISOString(), q.created_before?.toISOString()].join('|')}`;
+/** The filters as text: the page token's scope and the export's file name. */
+const filterText = (q: OperatorDealQuery) => ({
+  deal: q.deal_id?.prefix,
+  merchant: q.merchant_id?.prefix,
+  status: q.status,
+  from: q.created_after?.toISOString(),
+  to: q.created_before?.toISOString(),
+});
+
+/** "BANK_CARD ·· 1234, Ivan P., Sber": the trader's requisite without its whole number. */
+const requisiteSummary = (row: OperatorDealRow) => {
+  if (!row.requisite_type) return '';
+  const tail = row.requisite_card_tail ?? row.requisite_phone_tail;
+  return [`${row.requisite_type}${tail ? ` ·· ${tail}` : ''}`, row.requisite_holder, row.requisite_bank].filter(Boolean).join(', ');
+};
+
+const presentDeal = (deps: AppDeps, row: OperatorDealRow) => ({
+  ...merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL),
+  merchant_id: row.merchant_id,
+  merchant_name: row.merchant_name,
+  trader_id: row.trader_id ?? '',
+  trader_name: row.trader_name ?? '',
+  requisite_id: row.requisite_id ?? '',
+  requisite_summary: requisiteSummary(row),
+  appeal_id: row.appeal_id ?? '',
+  target_name: row.deal_type === 'PAYOUT' ? row.target_name : '',
+  target_bank: row.deal_type === 'PAYOUT' ? row.target_bank : '',
+});
+
+export async function searchDeals(deps: AppDeps, q: OperatorDealQuery & { page_size?: number; page_token?: string }) {
+  const scope = `console:deals:${JSON.stringify(filterText(q))}`;
   const size = clampPageSize(q.page_size, 50, 200);
-  const rows = await listOperatorDeals(
-    deps.sql,
-    { dealId: q.deal_id, merchantId: q.merchant_id, status: q.status, createdAfter: q.created_after, createdBefore: q.created_before },
-    size + 1,
-    cursorOf(deps, scope, q.page_token),
-  );
+  const rows = await listOperatorDeals(deps.sql, filterOf(q), size + 1, cursorOf(deps, scope, q.page_token));
   const page = keysetPage(deps, scope, rows, size);
   return { data: page.rows.map((row) => presentDeal(deps, row)), next_page_token: page.next_page_token };
 }
 
+const DEAL_CSV = [
+  'deal_id',
+  'deal_type',
+  'status',
+  'amount',
+  'currency',
+  'merchant_id',
+  'merchant_name',
+  'trader_id',
+  'trader_name',
+  'client_id',
+  'target_requisite',
+  'received_amount',
+  'amount_match_status',
+  'appeal_id',
+  'parent_deal_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** Every deal the list's filters select, as CSV (amounts in minor units, as the API answers them). */
+export async function exportDeals(deps: AppDeps, q: OperatorDealQuery) {
+  return csvExport(exportFileName('deals', filterText(q)), DEAL_CSV, streamOperatorDeals(deps.sql, filterOf(q)), (batch) =>
+    batch.map((row) => {
+      const d = presentDeal(deps, row);
+      return DEAL_CSV.map((column) => String(d[column as keyof typeof d] ?? ''));
+    }),
+  );
+}
+
 /** A deal with its timeline: the events it emitted and every webhook attempt, and its workflow in the Temporal UI. */
 export async function dealTimeline(deps: AppDeps, dealId: string) {
-  const row = await findDeal(deps.sql, dealId);
+  const row = await findOperatorDeal(deps.sql, dealId);
   if (!row) throw new NotFound('deal not found');
   const [events, attempts, payerProof] = await Promise.all([dealEvents(deps.sql, dealId), dealWebhookAttempts(deps.sql, dealId), payerProofView(deps, row)]);
   const workflowId = row.deal_type === 'PAYIN' ? payinWorkflowId(dealId) : payoutWorkflowId(dealId);

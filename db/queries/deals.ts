@@ -1,6 +1,8 @@
 import type { Db } from '../sql';
 import type { AmountMatch } from '../../domain/state/payin';
+import type { IdPrefix } from '../../domain/ids';
 import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { uuidIn } from './id-prefix';
 
 export interface DealRow {
   id: string;
@@ -264,23 +266,64 @@ export async function applyAmountChange(tx: Db, row: DealRow, change: AmountChan
 }
 
 export interface OperatorDealFilter {
-  dealId?: string;
-  merchantId?: string;
+  /** A whole id or its start (domain/ids.ts). */
+  dealId?: IdPrefix;
+  merchantId?: IdPrefix;
   status?: string;
   createdAfter?: Date;
   createdBefore?: Date;
 }
 
-/** Deals of every merchant for the operator's search, newest first (keyset pages). */
+/** A deal as the operator reads it: the row with the names of its merchant and trader and its appeal, if any. */
+export type OperatorDealRow = DealRow & {
+  merchant_name: string;
+  trader_name: string | null;
+  appeal_id: string | null;
+  requisite_type: string | null;
+  requisite_card_tail: string | null;
+  requisite_phone_tail: string | null;
+  requisite_holder: string | null;
+  requisite_bank: string | null;
+};
+
+function operatorDealWhere(db: Db, f: OperatorDealFilter, after?: KeysetCursor) {
+  return db`
+    true
+    ${f.dealId ? db`and ${uuidIn(db, 'id', f.dealId)}` : db``}
+    ${f.merchantId ? db`and ${uuidIn(db, 'merchant_id', f.merchantId)}` : db``}
+    ${f.status ? db`and status = ${f.status}` : db``}
+    ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
+    ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
+    ${olderThan(db, after)}`;
+}
+
+/** The names beside deals already selected (`d`): joined after the page is cut, so the listing stays one ordered range. */
+const withNames = (db: Db, selected: ReturnType<Db>) => db`
+  select d.*, m.name as merchant_name, t.name as trader_name, a.id as appeal_id,
+    r.requisite_type, r.card_tail as requisite_card_tail, r.phone_tail as requisite_phone_tail,
+    r.holder_name as requisite_holder, r.bank_name as requisite_bank
+  from (${selected}) d
+  join merchants m on m.id = d.merchant_id
+  left join traders t on t.id = d.trader_id
+  left join requisites r on r.id = d.requisite_id
+  left join appeals a on a.deal_id = d.id
+  order by d.created_at desc, d.id desc`;
+
+/** Deals of every merchant for the operator's search, newest first (keyset pages), with names. */
 export async function listOperatorDeals(db: Db, f: OperatorDealFilter, limit: number, after?: KeysetCursor) {
-  return db<(DealRow & { cursor_ts: string })[]>`
-    select *, ${cursorColumn(db)} from deals
-    where true
-      ${f.dealId ? db`and id = ${f.dealId}` : db``}
-      ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
-      ${f.status ? db`and status = ${f.status}` : db``}
-      ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
-      ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
-      ${olderThan(db, after)}
-    order by ${newestFirst(db)} limit ${limit}`;
+  return db<(OperatorDealRow & { cursor_ts: string })[]>`${withNames(
+    db,
+    db`select *, ${cursorColumn(db)} from deals where ${operatorDealWhere(db, f, after)} order by ${newestFirst(db)} limit ${limit}`,
+  )}`;
+}
+
+/** The same selection, every row, as a cursor of batches (the CSV export, in constant memory). */
+export function streamOperatorDeals(db: Db, f: OperatorDealFilter, batchSize = 500) {
+  return db<OperatorDealRow[]>`${withNames(db, db`select * from deals where ${operatorDealWhere(db, f)}`)}`.cursor(batchSize);
+}
+
+/** One deal as the operator reads it, with names. */
+export async function findOperatorDeal(db: Db, dealId: string): Promise<OperatorDealRow | undefined> {
+  const [row] = await db<OperatorDealRow[]>`${withNames(db, db`select * from deals where id = ${dealId}`)}`;
+  return row;
 }

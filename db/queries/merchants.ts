@@ -254,3 +254,11 @@ export async function listMerchantsPage(db: Db, f: { search?: string; after?: Ke
       ${olderThan(db, f.after)}
     order by ${newestFirst(db)} limit ${f.limit}`;
 }
+
+/** The names of these merchants, by id (the operator's lists show names, not ids). */
+export async function merchantNames(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)].filter(Boolean);
+  if (unique.length === 0) return new Map();
+  const rows = await db<{ id: string; name: string }[]>`select id, name from merchants where id = any(${unique}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
