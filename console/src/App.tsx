@@ -14,6 +14,7 @@ import { Alerts } from './pages/Alerts';
 import { Audit } from './pages/Audit';
 import { Operators } from './pages/Operators';
 import { Account } from './pages/Account';
+import { SearchBox, SearchResults } from './pages/Search';
 
 export function App() {
   const session = useSession();
@@ -112,6 +113,7 @@ function Shell() {
             </Link>
           ))}
         </nav>
+        <SearchBox />
         <span className="who">
           <span data-testid="operator">{session.operator.email}</span> <span className="role">{session.operator.role}</span>
           {can('adminDeleteSession') && (
@@ -154,6 +156,8 @@ function Page() {
       return <Operators />;
     case 'account':
       return <Account />;
+    case 'search':
+      return <SearchResults />;
     default:
       return (
         <>

@@ -164,9 +164,9 @@ export function TextFilter({ label, ...input }: { label: string } & InputHTMLAtt
 }
 
 /** The queues' filter (appeals, withdrawals): a status ('' = any) and a merchant id, applied as they change. */
-export function useStatusMerchantFilter<S extends string>(initial: S | '') {
+export function useStatusMerchantFilter<S extends string>(initial: S | '', initialMerchant = '') {
   const [status, setStatus] = useState<S | ''>(initial);
-  const [merchant, setMerchant] = useState('');
+  const [merchant, setMerchant] = useState(initialMerchant);
   const query: { status?: S[]; merchant_id?: string } = { ...(status ? { status: [status] } : {}), ...(merchant ? { merchant_id: merchant } : {}) };
   return { status, setStatus, merchant, setMerchant, query };
 }
@@ -193,7 +193,12 @@ export function StatusMerchantFilter<S extends string>({
           ))}
         </select>
       </Field>
-      <TextFilter label="Merchant id" value={filter.merchant} onChange={(e) => filter.setMerchant(e.target.value.trim())} />
+      <TextFilter
+        label="Merchant id"
+        placeholder="whole or first 8 characters"
+        value={filter.merchant}
+        onChange={(e) => filter.setMerchant(e.target.value.trim())}
+      />
     </FilterForm>
   );
 }

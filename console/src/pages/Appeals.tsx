@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap } from '../api';
 import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
+import { ExportCsv, IdLink, Named } from '../names';
 import { Link } from '../router';
 import { useCan } from '../session';
 import { Action, Confirm, ErrorText, Field, Loading, money, Submit, when } from '../ui';
@@ -18,6 +19,9 @@ export function Appeals() {
     <>
       <h1>Appeals</h1>
       <StatusMerchantFilter label="Filter appeals" statuses={STATUSES} filter={filter} />
+      <div className="list-actions">
+        <ExportCsv op="adminExportAppeals" path="/appeals/export" query={filter.query} />
+      </div>
       <PagedTable
         paged={appeals}
         what="appeals"
@@ -27,13 +31,15 @@ export function Appeals() {
         row={(a) => (
           <tr>
             <td>
-              <Link to={`/appeals/${a.appeal_id}`}>{a.appeal_id.slice(0, 8)}</Link>
+              <IdLink kind="appeal" id={a.appeal_id} />
             </td>
             <td>
               <span className="badge">{a.status}</span>
             </td>
             <td>{a.reason}</td>
-            <td className="mono">{a.merchant_id.slice(0, 8)}</td>
+            <td>
+              <Named kind="merchant" id={a.merchant_id} name={a.merchant_name} />
+            </td>
             <td>{when(a.updated_at)}</td>
           </tr>
         )}
@@ -78,7 +84,9 @@ export function AppealDetail({ id }: { id: string }) {
         <dt>Reason</dt>
         <dd>{a.reason}</dd>
         <dt>Merchant</dt>
-        <dd className="mono">{a.merchant_id}</dd>
+        <dd>
+          <Named kind="merchant" id={a.merchant_id} name={a.merchant_name} />
+        </dd>
         <dt>Opened</dt>
         <dd>{when(a.created_at)}</dd>
         {a.outcome && (
@@ -93,7 +101,7 @@ export function AppealDetail({ id }: { id: string }) {
           <>
             <dt>Settlement deal</dt>
             <dd>
-              <Link to={`/deals/${a.settlement_deal_id}`}>{a.settlement_deal_id}</Link>
+              <IdLink kind="deal" id={a.settlement_deal_id} full />
             </dd>
           </>
         )}
@@ -104,7 +112,7 @@ export function AppealDetail({ id }: { id: string }) {
         <dl>
           <dt>Deal</dt>
           <dd>
-            <Link to={`/deals/${a.deal.deal_id}`}>{a.deal.deal_id}</Link>
+            <IdLink kind="deal" id={a.deal.deal_id} full />
           </dd>
           <dt>Type</dt>
           <dd>{a.deal.deal_type}</dd>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
 import { DataTable, FilterForm, PagedTable, TextFilter, useFilterForm, usePagedList } from '../list';
+import { ExportCsv, Fact, IdLink, Named } from '../names';
 import { Link, navigate, useRoute } from '../router';
 import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, when } from '../ui';
@@ -17,43 +18,48 @@ export function Deals() {
   });
   const { filter } = filters;
   const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+  // The list and its export take the same filters.
+  const query = {
+    deal_id: filter.deal_id || undefined,
+    merchant_id: filter.merchant_id || undefined,
+    status: filter.status || undefined,
+    created_after: toIso(filter.from),
+    created_before: toIso(filter.to),
+  };
   const deals = usePagedList(['deals', filter], (page_token) =>
-    unwrap(
-      api.GET('/api/v1/p2p/admin/deals', {
-        params: {
-          query: {
-            page_size: 25,
-            page_token,
-            deal_id: filter.deal_id || undefined,
-            merchant_id: filter.merchant_id || undefined,
-            status: filter.status || undefined,
-            created_after: toIso(filter.from),
-            created_before: toIso(filter.to),
-          },
-        },
-      }),
-    ),
+    unwrap(api.GET('/api/v1/p2p/admin/deals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
   return (
     <>
       <h1>Deals</h1>
       <FilterForm label="Search deals" submit="Search" onApply={filters.apply}>
-        <TextFilter label="Deal id" {...filters.input('deal_id')} />
-        <TextFilter label="Merchant id" {...filters.input('merchant_id')} />
+        <TextFilter label="Deal id" {...filters.input('deal_id')} placeholder="whole or first 8 characters" />
+        <TextFilter label="Merchant id" {...filters.input('merchant_id')} placeholder="whole or first 8 characters" />
         <TextFilter label="Status" {...filters.input('status')} placeholder="e.g. COMPLETED" />
         <TextFilter label="Created from" type="datetime-local" {...filters.input('from')} />
         <TextFilter label="Created to" type="datetime-local" {...filters.input('to')} />
       </FilterForm>
+      <div className="list-actions">
+        <ExportCsv op="adminExportDeals" path="/deals/export" query={query} />
+      </div>
       <PagedTable
         paged={deals}
         what="deals"
         caption="Deals, newest first"
-        columns={['Deal', 'Type', 'Status', 'Amount', 'Merchant', 'Created']}
+        columns={['Deal', 'Type', 'Status', 'Amount', 'Merchant', 'Trader', 'Created']}
         rowKey={(d) => d.deal_id}
         row={(d) => (
           <tr>
             <td>
-              <Link to={`/deals/${d.deal_id}`}>{d.deal_id.slice(0, 8)}</Link>
+              <IdLink kind="deal" id={d.deal_id} />
+              {d.appeal_id && (
+                <>
+                  {' '}
+                  <Link to={`/appeals/${d.appeal_id}`} className="badge">
+                    appeal
+                  </Link>
+                </>
+              )}
               {d.sandbox ? (
                 <>
                   {' '}
@@ -69,8 +75,9 @@ export function Deals() {
               {money(d.amount)} {d.currency}
             </td>
             <td>
-              <Link to={`/merchants/${d.merchant_id}`}>{d.merchant_id.slice(0, 8)}</Link>
+              <Named kind="merchant" id={d.merchant_id} name={d.merchant_name} />
             </td>
+            <td>{d.trader_id ? <Named kind="trader" id={d.trader_id} name={d.trader_name} /> : <span className="muted">unassigned</span>}</td>
             <td>{when(d.created_at)}</td>
           </tr>
         )}
@@ -106,7 +113,9 @@ export function DealDetail({ id }: { id: string }) {
       </h1>
       <dl>
         <dt>Deal id</dt>
-        <dd className="mono">{d.deal_id}</dd>
+        <dd>
+          <IdLink kind="deal" id={d.deal_id} full />
+        </dd>
         <dt>Type</dt>
         <dd>{d.deal_type}</dd>
         <dt>Amount</dt>
@@ -115,10 +124,35 @@ export function DealDetail({ id }: { id: string }) {
         </dd>
         <dt>Merchant</dt>
         <dd>
-          <Link to={`/merchants/${d.merchant_id}`}>{d.merchant_id}</Link>
+          <Named kind="merchant" id={d.merchant_id} name={d.merchant_name} />
         </dd>
-        <dt>Trader / requisite</dt>
-        <dd className="mono">{d.trader_id ? `${d.trader_id} / ${d.requisite_id}` : 'unassigned'}</dd>
+        <dt>Trader</dt>
+        <dd>{d.trader_id ? <Named kind="trader" id={d.trader_id} name={d.trader_name} /> : 'unassigned'}</dd>
+        <Fact label="Trader's requisite">
+          {d.requisite_id && (
+            <>
+              {d.requisite_summary} <IdLink kind="requisite" id={d.requisite_id} />
+            </>
+          )}
+        </Fact>
+        {d.deal_type === 'PAYOUT' && (
+          <>
+            <dt>Recipient</dt>
+            <dd data-testid="recipient">
+              <span className="mono">{d.target_requisite}</span>
+              {d.target_name && ` · ${d.target_name}`}
+              {d.target_bank && ` · ${d.target_bank}`}
+            </dd>
+          </>
+        )}
+        <Fact label="Appeal">{d.appeal_id && <IdLink kind="appeal" id={d.appeal_id} />}</Fact>
+        <Fact label="Settles">
+          {d.parent_deal_id && (
+            <>
+              the expired deal <IdLink kind="deal" id={d.parent_deal_id} /> under appeal <IdLink kind="appeal" id={d.origin_appeal_id ?? ''} />
+            </>
+          )}
+        </Fact>
         <dt>Created / updated</dt>
         <dd>
           {when(d.created_at)} / {when(d.updated_at)}

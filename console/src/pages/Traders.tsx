@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, int64, unwrap } from '../api';
 import { DataTable, PagedList, usePagedList } from '../list';
+import { IdLink } from '../names';
 import { useCan } from '../session';
 import { Action, Field, money, Submit, when } from '../ui';
 
@@ -27,12 +28,13 @@ export function Traders() {
         {(list) => (
           <>
             {list.map((t) => (
-              <section key={t.trader_id} className="card wide" aria-label={`Trader ${t.name}`}>
+              <section key={t.trader_id} id={`trader-${t.trader_id}`} className="card wide" aria-label={`Trader ${t.name}`}>
                 <h2>
                   {t.name} <span className="badge">{t.status}</span>
                 </h2>
                 <p>
-                  <span className="mono">{t.trader_id}</span> · balance {money(t.balance_usdt)} USDT, frozen {money(t.frozen_usdt)} · since {when(t.created_at)}
+                  <IdLink kind="trader" id={t.trader_id} full /> · balance {money(t.balance_usdt)} USDT, frozen {money(t.frozen_usdt)} · since{' '}
+                  {when(t.created_at)}
                 </p>
                 <DataTable
                   caption={`Requisites of ${t.name}`}

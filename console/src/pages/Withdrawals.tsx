@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api';
 import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
+import { ExportCsv, IdLink, Named } from '../names';
+import { Link, useRoute } from '../router';
 import { useSession } from '../session';
 import { Action, Field, money, when } from '../ui';
 
@@ -8,9 +10,17 @@ const STATUSES = ['PENDING_MANUAL', 'PENDING', 'APPROVED', 'COMPLETED', 'CANCELL
 type Status = Exclude<(typeof STATUSES)[number], ''>;
 
 export function Withdrawals() {
-  const filter = useStatusMerchantFilter<Status>('PENDING_MANUAL');
-  const withdrawals = usePagedList(['withdrawals', filter.status, filter.merchant], (page_token) =>
-    unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...filter.query } } })),
+  const { search } = useRoute();
+  // A link to one withdrawal (from the audit log, the search) opens the queue filtered to it, any status.
+  const withdrawalId = search.get('withdrawal_id') ?? '';
+  const status = search.get('status');
+  const filter = useStatusMerchantFilter<Status>(
+    status !== null && STATUSES.includes(status as Status) ? (status as Status | '') : 'PENDING_MANUAL',
+    search.get('merchant_id') ?? '',
+  );
+  const query = { ...filter.query, ...(withdrawalId ? { withdrawal_id: withdrawalId } : {}) };
+  const withdrawals = usePagedList(['withdrawals', filter.status, filter.merchant, withdrawalId], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
   return (
     <>
@@ -25,6 +35,14 @@ export function Withdrawals() {
         filter={filter}
         optionLabel={(s) => (s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s || 'any')}
       />
+      <div className="list-actions">
+        {withdrawalId && (
+          <span>
+            Only withdrawal <span className="mono">{withdrawalId.slice(0, 8)}</span> <Link to="/withdrawals">Show all</Link>
+          </span>
+        )}
+        <ExportCsv op="adminExportWithdrawals" path="/withdrawals/export" query={query} />
+      </div>
       <PagedTable
         paged={withdrawals}
         what="withdrawals"
@@ -50,18 +68,34 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
   const [reason, setReason] = useState('');
   return (
     <tr data-withdrawal={w.withdrawal_id}>
-      <td className="mono">{w.withdrawal_id.slice(0, 8)}</td>
-      <td className="mono">{w.merchant_id?.slice(0, 8)}</td>
+      <td>
+        <IdLink kind="withdrawal" id={w.withdrawal_id} />
+      </td>
+      <td>
+        <Named kind="merchant" id={w.merchant_id} name={w.merchant_name} />
+      </td>
       <td className="num">{money(w.amount)}</td>
       <td className="mono">{w.address}</td>
       <td>
         <span className="badge">{w.status}</span>
+        {w.tx_hash && (
+          <div className="tx" data-testid="tx-hash">
+            Transaction <span className="mono">{w.tx_hash}</span>
+          </div>
+        )}
+        {w.approved_by_name && <div className="muted">approved by {w.approved_by_name}</div>}
+        {w.cancelled_by_name && (
+          <div className="muted">
+            cancelled by {w.cancelled_by_name}
+            {w.cancel_reason && `: ${w.cancel_reason}`}
+          </div>
+        )}
       </td>
       <td data-testid="approvals">
         {counting} of {required}
         {approvals.map((a) => (
           <div key={a.approver} className="muted">
-            {a.approver.split(':')[1]?.slice(0, 8)} ({a.role}) {when(a.at)}
+            {a.approver_name} ({a.role}) {when(a.at)}
             {!a.counts && required > 1 && ' — no longer counts (disabled, role changed, or not a console account)'}
           </div>
         ))}
