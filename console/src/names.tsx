@@ -49,7 +49,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   };
   return (
     <>
-      <button type="button" className="copy" aria-label={label} title={label} onClick={copy}>
+      <button type="button" className="copy" aria-label={label} title={`${label}: the whole id`} onClick={copy}>
         ⧉
       </button>
       {copied && (
@@ -77,7 +77,7 @@ export function Named({ kind, id, name, link = true }: { kind: ObjectKind; id: s
   return (
     <span className="named">
       {to ? <Link to={to}>{text}</Link> : text}
-      <CopyButton text={id} label={`Copy the ${kind} id ${shortId(id)}`} />
+      <CopyButton text={id} label={`Copy ${kind} ${shortId(id)}`} />
     </span>
   );
 }
@@ -94,7 +94,7 @@ export function IdLink({ kind, id, full }: { kind: string; id: string; full?: bo
   return (
     <span className="named">
       {to ? <Link to={to}>{text}</Link> : text}
-      <CopyButton text={id} label={`Copy the ${kind} id ${shortId(id)}`} />
+      <CopyButton text={id} label={`Copy ${kind} ${shortId(id)}`} />
     </span>
   );
 }

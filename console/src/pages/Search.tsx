@@ -39,7 +39,7 @@ export function SearchBox() {
         maxLength={200}
         autoComplete="off"
       />
-      <button type="submit">Search</button>
+      <button type="submit">Find</button>
     </form>
   );
 }
