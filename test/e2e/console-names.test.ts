@@ -133,7 +133,7 @@ test('a short id finds its deal: the deal filter and the search box take the 8 c
   const short = d.dealId.slice(0, 8);
 
   await page.goto(`${API_URL}/console/deals`);
-  await settled(t, page, 'Deals', 'deals');
+  await settled(t, page, 'Deals', 'deals-short-id');
   await page.getByLabel('Deal id').fill(short);
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   const row = page.locator('tbody tr').filter({ hasText: short });
@@ -162,7 +162,7 @@ test('a short id finds its deal: the deal filter and the search box take the 8 c
     'its appeal, through its deal id',
   );
   await found.getByRole('link', { name: short }).click();
-  await settled(t, page, new RegExp(`^Deal ${short}`), 'deal');
+  await settled(t, page, new RegExp(`^Deal ${short}`), 'deal-names');
   t.is(await page.getByRole('link', { name: d.merchantName }).count(), 1);
   t.is(
     await page
@@ -211,7 +211,7 @@ test('the audit log shows who acted (email, role, session), the object by name a
   t.is(changed, 200);
 
   await page.goto(`${API_URL}/console/audit?object_id=${merchantId.slice(0, 8)}&action=merchant.update_settings`);
-  await settled(t, page, 'Audit log', 'audit');
+  await settled(t, page, 'Audit log', 'audit-diff');
   const row = page.locator('tr[data-action="merchant.update_settings"]').first();
   await row.waitFor();
   const actor = row.getByTestId('actor');
