@@ -50,7 +50,10 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   return (
     <>
       <button type="button" className="copy" aria-label={label} title={`${label}: the whole id`} onClick={copy}>
-        ⧉
+        <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+          <rect x="5" y="5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" strokeWidth="1.5" />
+          <path d="M11 5V3.5A1.5 1.5 0 0 0 9.5 2h-6A1.5 1.5 0 0 0 2 3.5v6A1.5 1.5 0 0 0 3.5 11H5" fill="none" stroke="currentColor" strokeWidth="1.5" />
+        </svg>
       </button>
       {copied && (
         <span role="status" className="copied">
