@@ -69,8 +69,10 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
  * one, its whole id on hover and behind a copy button.
  */
 export function Named({ kind, id, name, link = true }: { kind: ObjectKind; id: string; name?: string; link?: boolean }) {
+  const can = useCan();
   if (!id) return <span className="muted">—</span>;
-  const to = link ? objectPath(kind, id) : undefined;
+  // The operators page is the admin's: for other roles an operator is named, not linked.
+  const to = link && (kind !== 'operator' || can('adminListOperators')) ? objectPath(kind, id) : undefined;
   const shown = name?.trim() ? name : shortId(id);
   const text = (
     <span title={`${kind} ${id}`} className={name?.trim() ? 'name' : 'mono'} data-id={id}>
