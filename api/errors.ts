@@ -48,7 +48,7 @@ const ABSENT = Symbol('absent');
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let value: unknown = root;
   for (const key of path) {
-    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, key)) return ABSENT;
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return ABSENT;
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { z, type ZodType } from 'zod';
+import type { z, ZodType } from 'zod';
+import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { registry } from './openapi';
 import { problemSchema } from './schemas/common';
 import type { AuthMode, Identity, RouteAuth } from './auth/authenticate';
@@ -10,6 +11,8 @@ import type { AuditActor } from '../domain/audit';
 import { OPERATOR_ROUTE_ROLES } from '../domain/operator-roles';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** What the OpenAPI registry takes as path or query parameters: an object schema. */
+type RouteParameter = NonNullable<RouteConfig['request']>['params'];
 
 export interface RouteInput<P, Q, B> {
   params: P;
@@ -149,7 +152,8 @@ export class Reply {
 
 export interface RouteDef {
   spec: RouteSpec<ZodType, ZodType, ZodType>;
-  handler: Handler<any, any, any>;
+  /** Called with what the route's own schemas parsed (api/mount.ts), so its input types hold. */
+  handler: Handler<unknown, unknown, unknown>;
 }
 
 const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
@@ -203,7 +207,10 @@ const ERROR_MEANING: Record<number, ErrorMeaning> = {
  */
 export function documentedErrors(spec: Pick<RouteSpec<ZodType, ZodType, ZodType>, 'method' | 'path' | 'auth' | 'errors'>): number[] {
   const statuses = new Set([400, 431, 500, ...authErrorsOf(spec.auth), ...(spec.errors ?? [])]);
-  if (spec.method !== 'get') [413, 415].forEach((s) => statuses.add(s));
+  if (spec.method !== 'get') {
+    statuses.add(413);
+    statuses.add(415);
+  }
   if (/\{[^}]+\}/.test(spec.path)) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);
 }
@@ -245,19 +252,19 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
   spec: RouteSpec<P, Q, B>,
   handler: Handler<z.output<P>, z.output<Q>, z.output<B>>,
 ): RouteDef {
-  return { spec: spec as unknown as RouteSpec<ZodType, ZodType, ZodType>, handler };
+  return { spec: spec as unknown as RouteSpec<ZodType, ZodType, ZodType>, handler: handler as Handler<unknown, unknown, unknown> };
 }
 
 function registerRoute(spec: RouteDef['spec']): void {
   const status = spec.status ?? 200;
   const headers = spec.responseHeaders ? { headers: spec.responseHeaders } : {};
-  const success = (description: string) =>
+  const success = (description: string): ResponseConfig =>
     spec.responseContentType
       ? { description, ...headers, content: { [spec.responseContentType]: { schema: { type: 'string' } } } }
       : spec.response
         ? { description, ...headers, content: { 'application/json': { schema: spec.response } } }
         : { description, ...headers };
-  const responses: Record<string, object> = { [status]: success(spec.responseDescription ?? (status === 201 ? 'Created' : 'OK')) };
+  const responses: RouteConfig['responses'] = { [status]: success(spec.responseDescription ?? (status === 201 ? 'Created' : 'OK')) };
   const answerExample = spec.example?.response;
   if (answerExample !== undefined && spec.response && !spec.responseContentType) {
     (responses[status] as { content: Record<string, object> }).content['application/json'] = { schema: spec.response, example: answerExample };
@@ -285,8 +292,8 @@ function registerRoute(spec: RouteDef['spec']): void {
     ...(spec.auth === 'operator' ? { 'x-roles': [...(OPERATOR_ROUTE_ROLES[operationId] ?? [])] } : {}),
     security: securityOf(spec.auth),
     request: {
-      ...(spec.params ? { params: spec.params as any } : {}),
-      ...(spec.query ? { query: spec.query as any } : {}),
+      ...(spec.params ? { params: spec.params as RouteParameter } : {}),
+      ...(spec.query ? { query: spec.query as RouteParameter } : {}),
       ...(spec.body
         ? {
             body: {
@@ -299,7 +306,7 @@ function registerRoute(spec: RouteDef['spec']): void {
         : {}),
       ...(spec.multipartBody ? { body: { required: true, content: { 'multipart/form-data': { schema: spec.multipartBody } } } } : {}),
     },
-    responses: responses as any,
+    responses,
   });
 }
 
@@ -316,7 +323,7 @@ export interface RouteGroup {
  */
 export function routeGroup(prefix: string, defs: RouteDef[]): RouteGroup {
   const routes = defs.map(({ spec, handler }) => ({ spec: { ...spec, path: `${prefix}${spec.path}` }, handler }));
-  routes.forEach((route) => registerRoute(route.spec));
+  for (const route of routes) registerRoute(route.spec);
   return { prefix, routes };
 }
 

@@ -151,7 +151,7 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
         // +7 900 000-00-01: a Russian mobile number of 11 digits.
         phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
         iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
-        holder_name: t.name.replace('Demo trader ', '') + ' Holder',
+        holder_name: `${t.name.replace('Demo trader ', '')} Holder`,
         bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
         min_amount: 100n,
         max_amount: 100_000_000n,

@@ -4,8 +4,10 @@ import { tracing } from '../config/tracing';
 import { tracedSql } from './tracing';
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
+/** A transaction: what a query function takes when it needs one (a savepoint, a lock held to the commit). */
+export type Tx = postgres.TransactionSql<{ bigint: bigint }>;
 /** A pool or a transaction: query functions accept either. */
-export type Db = Sql | postgres.TransactionSql<{ bigint: bigint }>;
+export type Db = Sql | Tx;
 
 export function createSql(url: string, options: { max?: number } = {}): Sql {
   const sql = postgres(url, {

@@ -45,7 +45,7 @@ function secure(ctx: Context) {
 
 /** The file below dist a path names, or undefined (outside dist, a folder, missing). */
 function fileOf(dist: string, relative: string): string | undefined {
-  const path = resolve(dist, '.' + sep + decodeURIComponent(relative));
+  const path = resolve(dist, `.${sep}${decodeURIComponent(relative)}`);
   if (path !== dist && !path.startsWith(dist + sep)) return undefined;
   try {
     return statSync(path).isFile() ? path : undefined;

@@ -1,20 +1,15 @@
 import { z } from 'zod';
 import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
-import { int64Body, int64String, pageSize, timestamp, uuid } from './common';
+import { int64Body, int64String, pageSize, textRule, timestamp, uuid } from './common';
 import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/appeals';
-
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Free text of appeals and messages: line breaks and tabs are fine, other control characters (NUL …) are not. */
 const text = (field: string, max: number) =>
   z
     .string({ error: `${field} is required` })
     .max(max, `${field} is at most ${max} characters`)
-    .refine((v) => !CONTROL.test(v), { message: `${field} contains a control character`, params: { code: 'invalid_string' } })
-    .refine((v) => !LONE_SURROGATE.test(v), { message: `${field} contains an invalid unicode sequence`, params: { code: 'invalid_string' } });
+    .superRefine(textRule(field, false));
 
 const fileIds = z
   .array(uuid('file_ids[]'), { error: 'file_ids must be an array of file ids' })

@@ -119,8 +119,7 @@ function tooLarge(maxBytes: number) {
 
 /** A display name only (never a path): control characters and path parts dropped, at most 200 characters. */
 function cleanName(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  return (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001F\u007F-\u009F]/g, '').slice(0, 200);
+  return (name.split(/[\\/]/).pop() ?? '').replace(/\p{Cc}/gu, '').slice(0, 200);
 }
 
 /** Text is accepted when it is valid UTF-8 without control characters other than tab, LF, CR and FF. */
@@ -131,8 +130,7 @@ function isPlainText(bytes: Buffer): boolean {
   } catch {
     return false;
   }
-  // eslint-disable-next-line no-control-regex
-  return !/[\u0000-\u0008\u000B\u000E-\u001F\u007F]/.test(text);
+  return !/(?![\t\n\f\r])\p{Cc}/u.test(text);
 }
 
 const TYPE_NAMES: Record<string, string> = {

@@ -7,7 +7,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { findCreated } from '../../db/queries/create-fence';
 import { assertWebhookTarget } from './webhook-target';
-import { DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { type DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { randomUUID } from 'node:crypto';
 import {
   closedRejects,
@@ -206,7 +206,7 @@ export async function notifyCheckoutRow(deps: AppDeps, row: CheckoutRow): Promis
 
 async function operatorPayin(deps: AppDeps, dealId: string): Promise<DealRow> {
   const row = await findDeal(deps.sql, dealId);
-  if (!row || row.deal_type !== 'PAYIN') throw new NotFound('deal not found');
+  if (row?.deal_type !== 'PAYIN') throw new NotFound('deal not found');
   return row;
 }
 

@@ -3,7 +3,10 @@ import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from
 
 export const BASE = '/console';
 const listeners = new Set<() => void>();
-window.addEventListener('popstate', () => listeners.forEach((l) => l()));
+const notify = () => {
+  for (const l of listeners) l();
+};
+window.addEventListener('popstate', notify);
 
 const subscribe = (listener: () => void) => {
   listeners.add(listener);
@@ -22,7 +25,7 @@ export function navigate(to: string, replace = false) {
   const url = BASE + (to.startsWith('/') ? to : `/${to}`);
   if (replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
-  listeners.forEach((l) => l());
+  notify();
   window.scrollTo(0, 0);
 }
 

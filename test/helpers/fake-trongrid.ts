@@ -43,6 +43,7 @@ import {
   type TronRawData,
 } from '../../domain/tron-tx';
 import { tronAddressFromPrivateKey } from '../../domain/tron';
+import type { Json } from './api';
 
 export type Tamper = 'recipient' | 'amount' | 'contract' | 'selector' | 'owner' | 'fee_limit' | 'call_value' | 'expired' | 'extra_field';
 export type ReceiptResult = 'SUCCESS' | 'OUT_OF_ENERGY' | 'REVERT';
@@ -147,7 +148,10 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
 
   const account = (address: string) => {
     let a = accounts.get(address);
-    if (!a) accounts.set(address, (a = { trxSun: 0n, tokens: new Map(), createTime: Date.now() }));
+    if (!a) {
+      a = { trxSun: 0n, tokens: new Map(), createTime: Date.now() };
+      accounts.set(address, a);
+    }
     return a;
   };
   const head = () => blocks[blocks.length - 1]!;
@@ -363,7 +367,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
 
   /** The node's own JsonFormat.merge of raw_data, for the one contract type the wallet sends. */
   function rawFromJson(json: unknown): TronRawData {
-    const r = json as Record<string, any>;
+    const r = json as Record<string, Json>;
     const c = r.contract?.[0];
     const v = c?.parameter?.value;
     const hexField = (x: unknown) => {

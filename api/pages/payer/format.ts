@@ -11,7 +11,7 @@ export function minorToDecimal(minor: string | bigint, exponent: number): string
   const negative = text.startsWith('-');
   const digits = (negative ? text.slice(1) : text).padStart(exponent + 1, '0');
   const whole = digits.slice(0, digits.length - exponent);
-  return `${negative ? '-' : ''}${whole}${exponent > 0 ? '.' + digits.slice(-exponent) : ''}`;
+  return `${negative ? '-' : ''}${whole}${exponent > 0 ? `.${digits.slice(-exponent)}` : ''}`;
 }
 
 // Intl formats an exact decimal string (no rounding through a double); the types know only numbers.

@@ -328,7 +328,7 @@ function finalScreen(c: Ctx, screen: PayerScreen): string {
         returnBlock(c, v.fail_redirect_url, true)
       );
     default:
-      return `<p class="lead">${e(t('screen.declined.text', { brand }))}</p>` + reference(c) + returnBlock(c, v.fail_redirect_url, true);
+      return `<p class="lead">${e(t('screen.declined.text', { brand }))}</p>${reference(c)}${returnBlock(c, v.fail_redirect_url, true)}`;
   }
 }
 
