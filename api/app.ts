@@ -168,7 +168,7 @@ export function answerClientErrors(server: Server): Server {
  * a connection for the server's hint minus 1 s) meets the same race. 65 s outlasts both, and Node
  * announces it (`Keep-Alive: timeout=65`), so clients drop their side first.
  */
-export const KEEP_ALIVE_MS = 65_000;
+const KEEP_ALIVE_MS = 65_000;
 
 export function keepIdleConnections(server: Server): Server {
   server.keepAliveTimeout = KEEP_ALIVE_MS;

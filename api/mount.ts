@@ -55,7 +55,7 @@ const routeKeyOf = (spec: RouteDef['spec'], ctx: Context) =>
   `${ctx.method} ${spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(ctx.params?.[name] ?? '').toLowerCase())}`;
 
 /** The actor of an operator request: who, with which role, under which request (no secrets). */
-export function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
+function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
   if (identity.kind !== 'operator') return undefined;
   return {
     kind: identity.via === 'session' ? 'operator_account' : 'operator_jwt',

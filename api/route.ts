@@ -1,5 +1,4 @@
 import type { Context } from 'koa';
-import type Router from '@koa/router';
 import type { z, ZodType } from 'zod';
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { registry } from './openapi';
@@ -14,7 +13,7 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** What the OpenAPI registry takes as path or query parameters: an object schema. */
 type RouteParameter = NonNullable<RouteConfig['request']>['params'];
 
-export interface RouteInput<P, Q, B> {
+interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
@@ -29,14 +28,14 @@ export interface RouteInput<P, Q, B> {
  * step its update drives (the actor rides the update), writes the row in the transaction of the
  * effect — never the request pipeline after the effect (issue 28.4).
  */
-export interface RouteAudit {
+interface RouteAudit {
   action: string;
   objectType: string;
   by: 'service';
 }
 
 /** What a status means, the same on every route that answers it (the problem's detail says the rest). */
-export interface ErrorMeaning {
+interface ErrorMeaning {
   name: string;
   description: string;
 }
@@ -127,7 +126,7 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
 export type Handler<P, Q, B> = (input: RouteInput<P, Q, B>, deps: AppDeps, ctx: Context) => Promise<unknown> | unknown;
 
 /** The header of an answer to a create that is idempotent by key (Stripe's name, spec 4.8 made visible). */
-export const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
+const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
 
 /** How IDEMPOTENT_REPLAYED is documented on the create operations (RouteSpec.responseHeaders). */
 export const IDEMPOTENT_REPLAYED_HEADER = {
@@ -328,4 +327,3 @@ export function routeGroup(prefix: string, defs: RouteDef[]): RouteGroup {
 }
 
 export const koaPath = (openApiPath: string) => openApiPath.replace(/\{([^}]+)\}/g, ':$1');
-export type { Router };

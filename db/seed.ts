@@ -62,7 +62,7 @@ const TRADERS = [
 /** 100,000,000 USDT in cents per demo trader: hundreds of concurrent deals at the maximum still match. */
 const TRADER_LIQUIDITY = 10_000_000_000n;
 
-export const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
+const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
 /** The first console account (role admin), made once; its password is printed only then. */
 export const SEED_ADMIN_EMAIL = 'admin@gateway.local';
 const SEED_ADMIN_ID = '40000000-0000-4000-8000-000000000001';

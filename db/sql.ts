@@ -25,9 +25,9 @@ export function createSql(url: string, options: { max?: number } = {}): Sql {
 /** SQLSTATEs of a transaction Postgres rolled back to resolve a conflict: running it again may pass. */
 const RETRYABLE = new Set(['40P01' /* deadlock_detected */, '40001' /* serialization_failure */]);
 /** Attempts of one transaction in all; waits between them grow (5, 10, 20, 40 ms) with jitter. */
-export const TRANSACTION_ATTEMPTS = 5;
+const TRANSACTION_ATTEMPTS = 5;
 
-export const isRetryableTransactionError = (error: unknown) => RETRYABLE.has((error as { code?: string } | null)?.code ?? '');
+const isRetryableTransactionError = (error: unknown) => RETRYABLE.has((error as { code?: string } | null)?.code ?? '');
 
 /**
  * `sql.begin` that runs the transaction again when Postgres rolled it back for a deadlock or a

@@ -21,7 +21,7 @@ const TABLE_RE = /\b(?:from|into|update|join)\s+([a-z_][a-z0-9_]*)/i;
 const FUNCTION_RE = /^\s*select\s+(?:\*\s+from\s+)?([a-z_][a-z0-9_]*)\s*\(/i;
 
 /** `SELECT deals`: the statement's operation and first table (or called function), from its text. */
-export function summarize(text: string): { name: string; operation: string; table?: string } {
+function summarize(text: string): { name: string; operation: string; table?: string } {
   const operation = (KEYWORD_RE.exec(text)?.[1] ?? 'sql').toUpperCase();
   const table = FUNCTION_RE.exec(text)?.[1] ?? TABLE_RE.exec(text)?.[1];
   return { name: table ? `${operation} ${table.toLowerCase()}` : operation, operation, ...(table ? { table: table.toLowerCase() } : {}) };

@@ -50,7 +50,7 @@ export interface FieldError {
   code: FieldErrorCode;
 }
 
-export const ERROR_KINDS = [
+const ERROR_KINDS = [
   'INVALID_ARGUMENT',
   'FAILED_PRECONDITION',
   'UNAUTHENTICATED',

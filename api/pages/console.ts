@@ -9,7 +9,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context, Middleware } from 'koa';
 
-export const CONSOLE_DIST = resolve(fileURLToPath(new URL('../../console/dist', import.meta.url)));
+const CONSOLE_DIST = resolve(fileURLToPath(new URL('../../console/dist', import.meta.url)));
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -23,7 +23,7 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
-import { int64Body, int64String, pageSize, textRule, timestamp, uuid } from './common';
+import { int64Body, pageSize, textRule, timestamp, uuid } from './common';
 import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/appeals';
 
 /** Free text of appeals and messages: line breaks and tabs are fine, other control characters (NUL …) are not. */
@@ -63,7 +63,7 @@ export const messageSchema = z
 
 export const appealResponse = z.object({ data: appealSchema }).openapi('AppealResponse');
 /** GET of one appeal: the appeal with one field more, what the deal's payer sent from the payment page. */
-export const appealDetailSchema = appealSchema.extend({ payer_proof: payerProofSchema }).openapi('AppealDetail');
+const appealDetailSchema = appealSchema.extend({ payer_proof: payerProofSchema }).openapi('AppealDetail');
 export const appealDetailResponse = z.object({ data: appealDetailSchema }).openapi('AppealDetailResponse');
 export const messageResponse = z.object({ data: messageSchema }).openapi('AppealMessageResponse');
 export const messagesResponse = z.object({ data: z.object({ messages: z.array(messageSchema) }) }).openapi('AppealMessagesResponse');
@@ -98,7 +98,7 @@ export const adminListAppealsQuery = listAppealsQuery.extend({
   merchant_id: uuid('merchant_id').optional().openapi({ description: 'only this merchant’s appeals' }),
 });
 
-export const adminAppealSchema = appealSchema
+const adminAppealSchema = appealSchema
   .extend({
     merchant_id: z.string().uuid(),
     outcome: z.string().openapi({ description: 'SATISFIED, REJECTED, or empty before the first resolution' }),
@@ -141,5 +141,3 @@ export const settlementBody = z
     params: { code: 'required' },
   })
   .openapi('SettlementRequest');
-
-export { int64String };

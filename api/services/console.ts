@@ -32,7 +32,7 @@ export async function consoleQueues(deps: AppDeps) {
   };
 }
 
-export function presentAudit(row: AuditRow) {
+function presentAudit(row: AuditRow) {
   return {
     id: row.id.toString(),
     at: row.at.toISOString(),

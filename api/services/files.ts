@@ -33,12 +33,12 @@ export interface StoreOptions {
   alsoInTransaction?: (tx: Db, row: FileRow) => Promise<void>;
 }
 
-export const storageOf = (deps: AppDeps): FileStorage => deps.fileStorage ?? postgresFileStorage(deps.sql);
+const storageOf = (deps: AppDeps): FileStorage => deps.fileStorage ?? postgresFileStorage(deps.sql);
 
 const refuse = (message: string) => new InvalidArgument(message, [{ field: PART_NAME, message, code: 'invalid_file' }]);
 
 /** Parses the one `file` part out of a complete multipart body; any other file part, a truncated body or no file is 400. */
-export async function parseUpload(raw: Buffer, contentType: string, maxBytes: number): Promise<{ bytes: Buffer; fileName: string }> {
+async function parseUpload(raw: Buffer, contentType: string, maxBytes: number): Promise<{ bytes: Buffer; fileName: string }> {
   const { file } = await parseMultipart(raw, contentType, maxBytes, PART_NAME);
   if (!file) throw refuse(`no file: send it as multipart/form-data in the part named "${PART_NAME}"`);
   return file;
@@ -147,7 +147,7 @@ const typeNames = (types: readonly string[]) => {
 };
 
 /** The content type from the bytes themselves; undefined when it is none of the allowed ones. */
-export async function sniffType(bytes: Buffer): Promise<string | undefined> {
+async function sniffType(bytes: Buffer): Promise<string | undefined> {
   const detected = await fileTypeFromBuffer(bytes);
   if (detected) return SNIFFED[detected.ext];
   return isPlainText(bytes) ? 'text/plain' : undefined;

@@ -41,7 +41,6 @@ import {
   reconciliationUpdate,
   type CancelChannel,
   type ChangeAmountInput,
-  type PayinSnapshot,
   type PayinWorkflow,
 } from '../../workflows/contracts/payin';
 
@@ -245,5 +244,3 @@ export async function changePayinAmountByOperator(
   await runUpdate(deps, row.id, (h) => h.executeUpdate(changeAmountUpdate, { args: [{ ...change, actor: operatorActor(change.actor) }] }), closedRejects);
   return readDeal(deps, row.id);
 }
-
-export type { PayinSnapshot };

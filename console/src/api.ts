@@ -27,7 +27,7 @@ const csrf: Middleware = {
  * replaces by the digits.
  */
 const INT_MARK = `int64-${Math.random().toString(36).slice(2)}:`;
-export function jsonBody(body: unknown): string {
+function jsonBody(body: unknown): string {
   return JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? `${INT_MARK}${value.toString()}` : value)).replace(
     new RegExp(`"${INT_MARK}(-?\\d+)"`, 'g'),
     '$1',
@@ -56,7 +56,7 @@ export class ApiError extends Error {
 }
 
 /** The problem's message: detail is `{ code, message }` as JSON text; field errors are appended. */
-export function problemMessage(status: number, error: unknown): string {
+function problemMessage(status: number, error: unknown): string {
   if (error && typeof error === 'object') {
     const problem = error as { title?: string; detail?: string; errors?: { field: string; message: string }[] };
     let message = problem.title ?? `HTTP ${status}`;

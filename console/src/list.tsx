@@ -8,7 +8,7 @@ import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { ErrorText, Field, Loading } from './ui';
 
 /** Keyset paging with the API's tokens: the token of the page shown, and the way back. */
-export function usePages(resetKey: string) {
+function usePages(resetKey: string) {
   const [tokens, setTokens] = useState<string[]>(['']);
   // A new filter starts at its first page in the same render, so no request goes out with the old filter's token.
   const [pagedKey, setPagedKey] = useState(resetKey);
@@ -25,7 +25,7 @@ export function usePages(resetKey: string) {
   };
 }
 
-export function Pager({ pages, nextToken }: { pages: ReturnType<typeof usePages>; nextToken: string | undefined }) {
+function Pager({ pages, nextToken }: { pages: ReturnType<typeof usePages>; nextToken: string | undefined }) {
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" onClick={pages.previous} disabled={pages.page <= 1}>

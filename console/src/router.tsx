@@ -1,7 +1,7 @@
 /** A small history router under /console: the path is the state; links push, back/forward pop. */
 import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
-export const BASE = '/console';
+const BASE = '/console';
 const listeners = new Set<() => void>();
 const notify = () => {
   for (const l of listeners) l();

@@ -93,7 +93,7 @@ interface TransferEvent {
   index: number;
 }
 
-export interface Request {
+interface Request {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
@@ -111,7 +111,7 @@ const utf8Hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
 export const addressFor = (name: string) => tronAddressFromPrivateKey(sha256(new TextEncoder().encode(`fake-trongrid:${name}`)));
 
 export const FAKE_USDT: Token = { address: addressFor('counterfeit-usdt'), symbol: 'USDT', name: 'Tether USD', decimals: 6 };
-export const USDT: Token = { address: USDT_MAINNET_CONTRACT, symbol: 'USDT', name: 'Tether USD', decimals: 6 };
+const USDT: Token = { address: USDT_MAINNET_CONTRACT, symbol: 'USDT', name: 'Tether USD', decimals: 6 };
 
 export interface FakeTronGridOptions {
   /** Blocks on top of a transaction's block before it counts as confirmed (solidified). Default 2. */

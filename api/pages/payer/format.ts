@@ -6,7 +6,7 @@
 import type { Locale } from './i18n';
 
 /** A minor-unit integer string as an exact decimal string ("150000", 2 → "1500.00"). */
-export function minorToDecimal(minor: string | bigint, exponent: number): string {
+function minorToDecimal(minor: string | bigint, exponent: number): string {
   const text = minor.toString();
   const negative = text.startsWith('-');
   const digits = (negative ? text.slice(1) : text).padStart(exponent + 1, '0');

@@ -11,7 +11,7 @@ import { sandboxTableMarkdown } from '../../../domain/sandbox';
 
 const tags = ['Sandbox'];
 
-export const SANDBOX_DESCRIPTION =
+const SANDBOX_DESCRIPTION =
   "A sandbox merchant's deals go to the built-in sandbox trader, which acts after a few seconds as the last two digits of " +
   'the amount in minor units say:\n\n' +
   sandboxTableMarkdown() +
