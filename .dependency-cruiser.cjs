@@ -20,9 +20,26 @@ module.exports = {
     {
       name: 'domain-is-pure',
       severity: 'error',
-      comment: 'domain/ is pure code both sides import: money, ids, errors, state tables. It imports nothing of the layers.',
+      comment:
+        'domain/ is pure code both sides import: money, ids, errors, the state tables (state/), crypto/, tron/, events/, records/. It imports nothing of the layers.',
       from: { path: '^domain/' },
       to: { path: '^(api|activities|workflows|workers|temporal|db|config|scripts|bench)/' },
+    },
+    {
+      name: 'state-tables-run-in-the-workflow-sandbox',
+      severity: 'error',
+      comment:
+        'domain/state/ holds the state tables the workflows decide by, so it runs inside the workflow sandbox: no Node module, ' +
+        'and nothing of domain/crypto/ or domain/tron/ (which are built on node:crypto and the chain libraries).',
+      from: { path: '^domain/state/' },
+      to: { path: '^domain/(crypto|tron)/' },
+    },
+    {
+      name: 'state-tables-import-no-node-module',
+      severity: 'error',
+      comment: 'domain/state/ runs inside the workflow sandbox, where Node modules are not available.',
+      from: { path: '^domain/state/' },
+      to: { dependencyTypes: ['core'] },
     },
     {
       name: 'workflows-are-deterministic',

@@ -1,5 +1,5 @@
 /**
- * Appeal steps, the moves of APPEAL_TRANSITIONS (domain/appeals.ts) and what they do to the deal
+ * Appeal steps, the moves of APPEAL_TRANSITIONS (domain/state/appeals.ts) and what they do to the deal
  * (PAYIN_TRANSITIONS' open_appeal, appeal_rejected, appeal_satisfied), as the deal's or the
  * appeal's workflow decided them. Each is one Postgres transaction that locks the deal, then the
  * appeal (always in that order), checks the move against the same tables again (a safety net for
@@ -21,10 +21,10 @@ import {
   resolveMove,
   terminalResolutionProblem,
   type AppealStatus,
-} from '../domain/appeals';
-import { dealEventPayload } from '../domain/deal-info';
-import { PAYIN_TRANSITIONS, type PayinStatus } from '../domain/payin';
-import { allowsFrom } from '../domain/state-machine';
+} from '../domain/state/appeals';
+import { dealEventPayload } from '../domain/records/deal-info';
+import { PAYIN_TRANSITIONS, type PayinStatus } from '../domain/state/payin';
+import { allowsFrom } from '../domain/state/state-machine';
 import {
   findAppeal,
   findAppealOfDeal,

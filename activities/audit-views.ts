@@ -4,7 +4,7 @@
  */
 import type { AppealRow } from '../db/queries/appeals';
 import type { DealRow } from '../db/queries/deals';
-import { appealView } from '../domain/appeals';
+import { appealView } from '../domain/state/appeals';
 
 export const auditedDeal = (row: DealRow) => ({
   status: row.status,

@@ -10,9 +10,9 @@ import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors'
 import { fiatToUsdtCents } from '../domain/money';
 import { checkDealBounds } from '../domain/limits';
 import { findNewDealTerms } from '../db/queries/catalog';
-import { dealEventPayload } from '../domain/deal-info';
-import type { EventType } from '../domain/event-types';
-import { allowsFrom, type Transition } from '../domain/state-machine';
+import { dealEventPayload } from '../domain/records/deal-info';
+import type { EventType } from '../domain/events/event-types';
+import { allowsFrom, type Transition } from '../domain/state/state-machine';
 import { lockDeal, setDealStatus, type DealRow, type StepChanges } from '../db/queries/deals';
 import { writeOutboxEvents } from '../db/queries/outbox';
 import { ensureWallet } from '../db/queries/wallets';
@@ -56,7 +56,7 @@ export function dealMoves({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
   }
 
   /**
-   * A move of the deal's table (domain/payin.ts, domain/payout.ts) with its side effects and
+   * A move of the deal's table (domain/state/payin.ts, domain/state/payout.ts) with its side effects and
    * event. When the deal is already in the move's target (a retry after commit) nothing changes
    * and the row is returned; from any state but the move's sources it is refused. An operator's
    * move (`audit` with an actor) writes its audit row, before and after, in the same transaction.

@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { WorkerMetrics } from '../config/metrics';
 import type { Sql } from '../db/sql';
-import type { SecretBox } from '../domain/secret-box';
-import type { WebhookFormats } from '../domain/webhook-formats';
+import type { SecretBox } from '../domain/crypto/secret-box';
+import type { WebhookFormats } from '../domain/events/webhook-formats';
 
 /** What every activity is built around (createActivities): injected, no module-level clients. */
 export interface ActivityDeps {

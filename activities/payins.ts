@@ -1,5 +1,5 @@
 /**
- * PayIn steps, the moves of PAYIN_TRANSITIONS (domain/payin.ts) that the deal's workflow decided.
+ * PayIn steps, the moves of PAYIN_TRANSITIONS (domain/state/payin.ts) that the deal's workflow decided.
  * Each is one Postgres transaction that checks the deal's status again under a row lock (a safety
  * net), moves money through keyed ledger postings (db/queries/postings.ts) and writes its outbox
  * event, so an activity retry after a commit is a no-op that returns the same snapshot.
@@ -9,8 +9,8 @@ import type { Db } from '../db/sql';
 import { domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { newCheckoutHash, newId } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
-import { amountChangeRefusal, amountMatch, amountToPay, blocksAutocompletion, PAYIN_TRANSITIONS, payinMoney, payinRefusal } from '../domain/payin';
-import { allowsFrom } from '../domain/state-machine';
+import { amountChangeRefusal, amountMatch, amountToPay, blocksAutocompletion, PAYIN_TRANSITIONS, payinMoney, payinRefusal } from '../domain/state/payin';
+import { allowsFrom } from '../domain/state/state-machine';
 import { currencyExponent } from '../db/queries/catalog';
 import { applyAmountChange, findAmountChange, insertDeal, lockDeal, recordReceivedAmount, type DealRow } from '../db/queries/deals';
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';

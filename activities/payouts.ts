@@ -1,5 +1,5 @@
 /**
- * PayOut steps, the moves of PAYOUT_TRANSITIONS (domain/payout.ts). The merchant's USDT hold
+ * PayOut steps, the moves of PAYOUT_TRANSITIONS (domain/state/payout.ts). The merchant's USDT hold
  * (amount_usdt at the SELL rate plus the payout fee) moves available → frozen at creation;
  * COMPLETED debits it (the trader is paid amount_usdt, the platform the fee); FAILED and EXPIRED
  * return it. One transaction per step, keyed postings (db/queries/postings.ts).
@@ -8,8 +8,8 @@ import type { ActivityDeps } from './deps';
 import type { AuditActor } from '../domain/audit';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import { feeFromBps } from '../domain/money';
-import type { EventType } from '../domain/event-types';
-import { PAYOUT_TRANSITIONS, payoutKeyTaken, payoutRefusal, payoutSources } from '../domain/payout';
+import type { EventType } from '../domain/events/event-types';
+import { PAYOUT_TRANSITIONS, payoutKeyTaken, payoutRefusal, payoutSources } from '../domain/state/payout';
 import { raiseOverduePayoutAlert, resolveDealAlerts } from '../db/queries/alerts';
 import { insertDeal, lockDeal, matchPayoutDeal, type DealRow } from '../db/queries/deals';
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';

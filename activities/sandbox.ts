@@ -21,7 +21,7 @@ import {
   type AppealCommand,
   type AppealWorkflow,
 } from '../workflows/contracts/appeal';
-import { acceptsMessages } from '../domain/appeals';
+import { acceptsMessages } from '../domain/state/appeals';
 import type { ActivityDeps } from './deps';
 import {
   cancelUpdate,

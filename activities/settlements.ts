@@ -1,14 +1,14 @@
 /**
- * Settlement of an EXPIRED deal: PAYIN_TRANSITIONS.settle (domain/payin.ts).
+ * Settlement of an EXPIRED deal: PAYIN_TRANSITIONS.settle (domain/state/payin.ts).
  * One settlement deal per appeal; the same idempotency_key answers it again, another is 409.
  */
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
-import { APPEAL_ACTIVE, settledAppealDeal } from '../domain/appeals';
+import { APPEAL_ACTIVE, settledAppealDeal } from '../domain/state/appeals';
 import { newCheckoutHash } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
-import { PAYIN_TRANSITIONS, payinMoney } from '../domain/payin';
+import { PAYIN_TRANSITIONS, payinMoney } from '../domain/state/payin';
 import { findSettlement, insertSettlement, lockDealAndAppeal, type AppealRow } from '../db/queries/appeals';
 import { findNewDealTerms } from '../db/queries/catalog';
 import { findDeal, insertDeal, type DealRow } from '../db/queries/deals';

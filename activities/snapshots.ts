@@ -1,7 +1,7 @@
 /** The snapshots a deal's workflow keeps, read from the deal's row (money as strings, times as RFC 3339). */
 import type { DealRow } from '../db/queries/deals';
-import type { PayinStatus } from '../domain/payin';
-import type { PayoutStatus } from '../domain/payout';
+import type { PayinStatus } from '../domain/state/payin';
+import type { PayoutStatus } from '../domain/state/payout';
 import type { PayinSnapshot } from '../workflows/contracts/payin';
 import type { PayoutSnapshot } from '../workflows/contracts/payout';
 

@@ -1,6 +1,6 @@
 /**
  * Webhook delivery steps. The body and the signer are chosen per merchant API version from the
- * worker's webhook formats (domain/webhook-formats.ts): V2's envelope unless an
+ * worker's webhook formats (domain/events/webhook-formats.ts): V2's envelope unless an
  * adapter registered another for that api_version (api/adapters.ts).
  */
 import type { ActivityDeps } from './deps';

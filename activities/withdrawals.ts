@@ -1,5 +1,5 @@
 /**
- * Withdrawal steps (domain/withdrawals.ts). Each is one transaction with keyed ledger postings
+ * Withdrawal steps (domain/state/withdrawals.ts). Each is one transaction with keyed ledger postings
  * (withdrawal:<id>:hold | :complete | :release), idempotent under retries: a step that finds the
  * withdrawal already where it leads answers the current state.
  */
@@ -17,7 +17,7 @@ import {
   WITHDRAWAL_BROADCASTING,
   WITHDRAWAL_TRANSITIONS,
   type WithdrawalMove,
-} from '../domain/withdrawals';
+} from '../domain/state/withdrawals';
 import { approverOf, type AuditActor } from '../domain/audit';
 import { insertAudit } from '../db/queries/audit';
 import { findWithdrawalSettings } from '../db/queries/merchants';
@@ -40,7 +40,7 @@ import {
   updateWithdrawal,
   type WithdrawalRow,
 } from '../db/queries/withdrawals';
-import { presentWithdrawal } from '../domain/withdrawal-info';
+import { presentWithdrawal } from '../domain/records/withdrawal-info';
 import type { CreateWithdrawalInput, WithdrawalSnapshot } from '../workflows/contracts/withdrawal';
 import { resolveAlerts } from '../db/queries/alerts';
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
@@ -79,7 +79,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
   });
 
   /**
-   * A move of the table in domain/withdrawals.ts: locked status check, effects, event — and, for
+   * A move of the table in domain/state/withdrawals.ts: locked status check, effects, event — and, for
    * an operator's move, its audit row — in one transaction. `gate` may answer first (a four-eyes
    * approval that only records itself).
    */

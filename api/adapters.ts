@@ -6,13 +6,13 @@
  * translates, and the layer lint lets nothing else import it: retiring one is deleting its folder,
  * its queries module and its line here.
  */
-import { WebhookFormats, type WebhookFormat } from '../domain/webhook-formats';
+import { WebhookFormats, type WebhookFormat } from '../domain/events/webhook-formats';
 import type { ApiPart } from './mount';
 
 interface ApiAdapter {
   /** Its routes and middleware, mounted before V2's (each adapter claims a path prefix of its own). */
   api(): Promise<ApiPart>;
-  /** The webhook formats of its merchants, by api_version (domain/webhook-formats.ts). */
+  /** The webhook formats of its merchants, by api_version (domain/events/webhook-formats.ts). */
   webhookFormats?(): Promise<WebhookFormat[]>;
 }
 

@@ -61,7 +61,7 @@ function announcesBody(ctx: Context): boolean {
 }
 
 /**
- * What a route may receive (issue 17): every route reads at most SMALL_BODY_BYTES of JSON, and
+ * What a route may receive: every route reads at most SMALL_BODY_BYTES of JSON, and
  * only after its caller's identity is known far enough not to cost the server a large read;
  * only upload routes take multipart/form-data, up to their own cap, and read it only after the
  * merchant's token, kill-switch, ip_whitelist and rate limit have passed (api/auth/authenticate.ts).

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ApiMetrics } from '../config/metrics';
 import type { Sql } from '../db/sql';
-import type { SecretBox } from '../domain/secret-box';
+import type { SecretBox } from '../domain/crypto/secret-box';
 import type { FileStorage } from './services/file-storage';
 import type { UploadBudget } from './auth/upload-budget';
 import type { PasswordHashGate } from './auth/password-hashes';

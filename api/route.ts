@@ -26,7 +26,7 @@ interface RouteInput<P, Q, B> {
  * How an operator route that changes something is audited (docs/console.md, "Audit"): the
  * action's name and object type. `by: 'service'` is the only way: its service, or the workflow
  * step its update drives (the actor rides the update), writes the row in the transaction of the
- * effect — never the request pipeline after the effect (issue 28.4).
+ * effect — never the request pipeline after the effect.
  */
 interface RouteAudit {
   action: string;
@@ -125,7 +125,7 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
 
 export type Handler<P, Q, B> = (input: RouteInput<P, Q, B>, deps: AppDeps, ctx: Context) => Promise<unknown> | unknown;
 
-/** The header of an answer to a create that is idempotent by key (Stripe's name, spec 4.8 made visible). */
+/** The header of an answer to a create that is idempotent by key (Stripe's name: the merchant API's idempotency by key, made visible). */
 const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
 
 /** How IDEMPOTENT_REPLAYED is documented on the create operations (RouteSpec.responseHeaders). */

@@ -5,7 +5,7 @@ import { createLogger } from '../config/logger';
 import { startTracing } from '../config/tracing';
 import { appRoleFindings } from '../db/roles';
 import { createSql } from '../db/sql';
-import { SecretBox } from '../domain/secret-box';
+import { SecretBox } from '../domain/crypto/secret-box';
 import { createTemporalClient } from '../temporal/client';
 import { answerClientErrors, createApp, keepIdleConnections } from './app';
 import { sweepRateLimitWindows } from './auth/rate-limit';

@@ -1,5 +1,5 @@
 /**
- * npm run chaos [-- --short]: fault injection under load (issue 13). Starts its own stack with a
+ * npm run chaos [-- --short]: fault injection under load (docs/reliability.md). Starts its own stack with a
  * file-backed Temporal (history survives a kill), drives a bounded mixed load — PayIns to every
  * end state (completed, cancelled, expired, appealed and resolved), PayOuts (completed,
  * rejected), withdrawals, webhooks to receivers that sometimes fail or hang — and SIGKILLs the
@@ -24,8 +24,8 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { signJwt } from '../api/auth/jwt';
 import { loadConfig } from '../config';
-import { signatureHeader } from '../domain/signature';
-import { encodeTronAddress } from '../domain/tron';
+import { signatureHeader } from '../domain/crypto/signature';
+import { encodeTronAddress } from '../domain/tron/address';
 import { createTemporalClient } from '../temporal/client';
 import { prepareDatabase } from '../scripts/database';
 import { ledgerCheck } from '../scripts/ledger-check';
@@ -150,7 +150,7 @@ async function call(what: string, method: string, path: string, init: { body?: u
   const raw = init.body === undefined ? '' : JSON.stringify(init.body);
   const headers: Record<string, string> = raw ? { 'Content-Type': 'application/json' } : {};
   if (init.pair) {
-    // Signed as spec 5.1 says, with the current second: a signature is accepted on any route (api/auth/replay.ts).
+    // Signed as the spec's signing rule says, with the current second: a signature is accepted on any route (api/auth/replay.ts).
     const t = Math.floor(Date.now() / 1000);
     Object.assign(headers, { 'X-Merchant-Token': init.pair.token, 'X-Timestamp': String(t), 'X-Signature': signatureHeader(init.pair.secret, t, raw) });
   }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { signJwt } from '../api/auth/jwt';
-import { signatureHeader } from '../domain/signature';
+import { signatureHeader } from '../domain/crypto/signature';
 import { startEphemeralStack } from '../scripts/ephemeral-stack';
 import { childPids, onInterrupt, startNode, waitForWorkers } from '../scripts/stack';
 import { cpuSeconds, loadAverage, postgresBackends, printResult, runLoad, runOpenLoop, type LoadResult } from './load';
@@ -570,7 +570,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     for (const h of hanging) h.close();
   },
   /**
-   * The engine-action budget of one PayIn lifecycle (issue 21): BENCH_LIFECYCLES (5) sequential
+   * The engine-action budget of one PayIn lifecycle (docs/performance.md): BENCH_LIFECYCLES (5) sequential
    * create → notify → confirm → COMPLETED with webhooks on and fee distribution; then, per
    * lifecycle, every workflow it started and what each history holds, and — with SQL_STATS_DIR
    * set — the gateway's statements (round trips) by process.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import proxyaddr from 'proxy-addr';
-import { isTronAddress, TronAddressDeriver } from '../domain/tron';
-import { parsePrivateKey, USDT_MAINNET_CONTRACT } from '../domain/tron-tx';
+import { isTronAddress, TronAddressDeriver } from '../domain/tron/address';
+import { parsePrivateKey, USDT_MAINNET_CONTRACT } from '../domain/tron/transaction';
 
 export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me';
 /** A fixed 32-byte key for development only; production refuses to start with it. */
@@ -175,7 +175,7 @@ function schemaFor(nodeEnv: string) {
     /** A payout PROCESSING this long raises an operator alert (the hold stays: the fiat may be on its way); 0 = never. */
     PAYOUT_PROCESSING_ALERT_SECONDS: seconds(3600),
     FEE_DISTRIBUTION_DELAY_SECONDS: seconds(60),
-    /** Issue 29: how long the sandbox trader (and the sandbox arbiter) takes before it acts on a sandbox deal. */
+    /** How long the sandbox trader (and the sandbox arbiter) takes before it acts on a sandbox deal. */
     SANDBOX_TRADER_DELAY_SECONDS: seconds(3),
     /**
      * Caps of one sandbox merchant's play deposits (POST /sandbox/deposits and an operator's
@@ -193,7 +193,7 @@ function schemaFor(nodeEnv: string) {
     DEAL_CREATE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     OUTBOX_POLL_MS: z.coerce.number().int().min(50).default(1000),
-    /** After a wake, the relay waits this long for more commits before it hands events on: under load one pass (one signal, one stream task) carries many deals' events (issue 21). 0: at once. */
+    /** After a wake, the relay waits this long for more commits before it hands events on: under load one pass (one signal, one stream task) carries many deals' events. 0: at once. */
     OUTBOX_COALESCE_MS: z.coerce.number().int().min(0).max(1000).default(25),
     /**
      * What this worker process polls: `all` (deals and webhook deliveries), `deals` or `webhooks`.
@@ -245,7 +245,7 @@ function schemaFor(nodeEnv: string) {
     TRUSTED_PROXIES: parsedText('', parseTrustedProxies),
     /** Replaced by TRUSTED_PROXIES: it believed X-Forwarded-For from any peer. Kept only to refuse it with a clear message. */
     TRUST_PROXY: bool(false),
-    // Wallet (issue 10): deposit addresses, withdrawal fee, auto-withdrawal, the chain adapter.
+    // Wallet: deposit addresses, withdrawal fee, auto-withdrawal, the chain adapter.
     /** Hex seed of the deposit-address HD wallet (m/44'/195'/0'/0/<index>); ignored when WALLET_XPUB is set. */
     WALLET_HD_SEED: z
       .string()
@@ -274,7 +274,7 @@ function schemaFor(nodeEnv: string) {
     CHAIN_SIMULATOR: z.enum(['ok', 'fail', 'flaky', 'hang']).default('ok'),
     /** Simulated network latency before and after the transfer is accepted, ms. */
     CHAIN_SIMULATOR_LATENCY_MS: z.coerce.number().int().min(0).default(0),
-    // The TRON network (CHAIN_ADAPTER=trongrid, issue 19; docs/tron.md).
+    // The TRON network (CHAIN_ADAPTER=trongrid; docs/tron.md).
     /** TronGrid (https://api.trongrid.io) or an own node's HTTP API (with a TronGrid-style /v1 indexer). Required with trongrid. */
     TRON_API_URL: optionalText().pipe(z.string().url().optional()),
     /**
@@ -336,7 +336,7 @@ function schemaFor(nodeEnv: string) {
     TRON_FAILED_RETRY_MS: z.coerce.number().int().min(0).default(300_000),
     /** Transactions of one withdrawal that may die (failed receipt, or expired off chain) before it is CANCELLED and its hold returned. */
     TRON_WITHDRAWAL_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
-    /** Evidence files (issue 9): largest accepted upload in bytes. */
+    /** Evidence files: largest accepted upload in bytes. */
     EVIDENCE_MAX_BYTES: z.coerce
       .number()
       .int()
@@ -372,9 +372,9 @@ function schemaFor(nodeEnv: string) {
     LINGERING_CLOSE_MAX_MS: z.coerce.number().int().min(0).default(30_000),
     /** …and how long it waits for the client's next bytes (nginx's lingering_timeout). */
     LINGERING_CLOSE_IDLE_MS: z.coerce.number().int().min(1).default(5_000),
-    /** Whitelist passes (spec 4.6): an ACTIVE pass expires this long after its creation. */
+    /** Whitelist passes: an ACTIVE pass expires this long after its creation. */
     PASS_TTL_SECONDS: seconds(86_400),
-    // The operator console (issue 28): accounts, sessions, four-eyes (docs/console.md).
+    // The operator console: accounts, sessions, four-eyes (docs/console.md).
     /** A console session ends after this long without a request (idle timeout). */
     OPERATOR_SESSION_IDLE_SECONDS: z.coerce.number().int().min(1).default(1800),
     /** …and this long after sign-in whatever happens (absolute timeout). */

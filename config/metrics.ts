@@ -7,9 +7,9 @@
  * alert kind — never a merchant, deal, URL or address.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { PAYIN_TERMINAL, PAYIN_TRANSITIONS } from '../domain/payin';
-import { PAYOUT_TERMINAL, PAYOUT_TRANSITIONS } from '../domain/payout';
-import type { Transition } from '../domain/state-machine';
+import { PAYIN_TERMINAL, PAYIN_TRANSITIONS } from '../domain/state/payin';
+import { PAYOUT_TERMINAL, PAYOUT_TRANSITIONS } from '../domain/state/payout';
+import type { Transition } from '../domain/state/state-machine';
 
 const DEAL_TYPES = ['payin', 'payout'] as const;
 export type DealTypeLabel = (typeof DEAL_TYPES)[number];
@@ -17,12 +17,12 @@ const WORLDS = ['live', 'sandbox'] as const;
 /** The circuit of a webhook endpoint when an attempt went (activities/webhook-isolation.ts). */
 const CIRCUIT_STATES = ['closed', 'half_open', 'open'] as const;
 const WEBHOOK_OUTCOMES = ['success', 'failure'] as const;
-/** The withdrawal states that wait for someone (domain/withdrawals.ts: the live ones). */
+/** The withdrawal states that wait for someone (domain/state/withdrawals.ts: the live ones). */
 const WAITING_WITHDRAWAL_STATUSES = ['PENDING', 'PENDING_MANUAL', 'APPROVED'] as const;
 
 const lower = (s: string) => s.toLowerCase();
 
-/** The final states of each deal type, as outcome labels (domain/payin.ts, domain/payout.ts). */
+/** The final states of each deal type, as outcome labels (domain/state/payin.ts, domain/state/payout.ts). */
 const DEAL_OUTCOMES: Record<DealTypeLabel, readonly string[]> = {
   payin: PAYIN_TERMINAL.map(lower),
   payout: PAYOUT_TERMINAL.map(lower),

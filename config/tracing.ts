@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry tracing (issue 30): on only when OTEL_EXPORTER_OTLP_ENDPOINT is set. Off, nothing
+ * OpenTelemetry tracing: on only when OTEL_EXPORTER_OTLP_ENDPOINT is set. Off, nothing
  * of the SDK is loaded (every import below is `import type` or a dynamic import inside
  * startTracing) and `tracing()` answers undefined, which is the one check the traced places make:
  * when it is undefined they install no interceptor, no SQL wrapper and no middleware of their own.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db, Sql } from './sql';
-import type { SecretBox } from '../domain/secret-box';
+import type { SecretBox } from '../domain/crypto/secret-box';
 import { replaceKeyPair } from './queries/api-keys';
 import { upsertRate } from './queries/catalog';
 import { creditTraderLiquidity, recordDeposit } from './queries/deposits';
@@ -9,7 +9,7 @@ import { insertRequisite } from './queries/traders';
 import { ensureSandboxRequisites } from './queries/sandbox';
 import { ensureWallet } from './queries/wallets';
 import { insertOperator } from './queries/operators';
-import { generatePassword, hashPassword } from '../domain/passwords';
+import { generatePassword, hashPassword } from '../domain/crypto/passwords';
 
 /** Stable ids make the seed idempotent and the demo data recognisable across restarts. */
 const CURRENCIES = [
@@ -174,7 +174,7 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
       rate_limit_per_minute: null,
       payin_fee_bps: 250,
       payout_fee_bps: 150,
-      // Issue 29: the demo merchant is a sandbox merchant — its deals go to the sandbox trader,
+      // The demo merchant is a sandbox merchant — its deals go to the sandbox trader,
       // driven by the amount (docs/sandbox.md), so a first session sees a deal complete unaided.
       sandbox: true,
     }));

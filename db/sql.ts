@@ -33,7 +33,7 @@ const isRetryableTransactionError = (error: unknown) => RETRYABLE.has((error as 
  * `sql.begin` that runs the transaction again when Postgres rolled it back for a deadlock or a
  * serialization failure, up to TRANSACTION_ATTEMPTS times, before anything answers: the lock
  * order (docs/reliability.md, "Locks") makes those rare, and this keeps the rare one from
- * reaching a caller as a 500 (issue 25). Every transaction body may therefore run more than
+ * reaching a caller as a 500. Every transaction body may therefore run more than
  * once: it does nothing outside its transaction that cannot be repeated (the outbox relay's
  * signals are idempotent; nothing else leaves it).
  */

@@ -1,5 +1,5 @@
 /**
- * SQL spans (issue 30). postgres.js has no OpenTelemetry instrumentation, so with tracing on
+ * SQL spans. postgres.js has no OpenTelemetry instrumentation, so with tracing on
  * createSql (db/sql.ts) wraps the pool in this proxy: each statement sent gets a client span, each
  * transaction (`sql.begin`, one span per attempt of db/sql.ts's retry) a span its statements are
  * children of. A span names the statement by its operation and table (`SELECT deals`, `SELECT

@@ -1,5 +1,5 @@
 /**
- * The audit trail (issue 28.4): who did what to which object, before and after, under which
+ * The audit trail: who did what to which object, before and after, under which
  * request. The actor travels from the API into workflow updates and activities (no secrets: ids,
  * role, the request's trace id and key), so the row is written in the transaction of the effect.
  */
@@ -33,7 +33,7 @@ export interface AuditEntry {
 export const approverOf = (actor: Pick<AuditActor, 'kind' | 'id'>) => `${actor.kind}:${actor.id}`;
 
 /**
- * The sandbox arbiter (issue 29) as an audit actor: a system actor in the arbiter's role. One
+ * The sandbox arbiter as an audit actor: a system actor in the arbiter's role. One
  * request key per action (`key`), so a retried step writes its row once.
  */
 export const sandboxArbiterActor = (key: string): AuditActor => ({

@@ -1,4 +1,4 @@
-/** Per-merchant deal limits (spec 8) as pure rules; the daily cap needs the day's volume (db/queries/limits.ts). */
+/** Per-merchant deal limits as pure rules; the daily cap needs the day's volume (db/queries/limits.ts). */
 import { InvalidArgument } from './errors';
 
 export interface DealBounds {
@@ -6,7 +6,7 @@ export interface DealBounds {
   deal_max_amount: bigint | null;
 }
 
-/** Per-deal bounds (spec 8): 400 INVALID_ARGUMENT. */
+/** Per-deal bounds: 400 INVALID_ARGUMENT. */
 export function checkDealBounds(limits: DealBounds, amount: bigint): void {
   if (limits.deal_min_amount !== null && amount < limits.deal_min_amount) {
     throw new InvalidArgument(`amount ${amount} is below the merchant minimum ${limits.deal_min_amount}`);

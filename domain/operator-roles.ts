@@ -1,5 +1,5 @@
 /**
- * Operator roles (issue 28.2) and the one table of what each may call: every operator route, by
+ * Operator roles and the one table of what each may call: every operator route, by
  * its operationId, with the roles allowed. The API checks every operator request against it
  * (api/mount.ts) — a console session and the spec's operator JWT alike (the JWT is `admin`) —
  * and the OpenAPI document shows it per route (x-roles), so the console can hide what a role
@@ -31,7 +31,7 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   // The console's home and the audit trail.
   adminGetQueues: READ,
   adminListAudit: READ,
-  // The console's reads (api/routes/admin/console-reads.ts).
+  // The console's reads of merchants, deals and traders (api/routes/admin/merchants.ts, deals.ts, traders.ts).
   adminListMerchants: READ,
   adminGetMerchant: READ,
   adminSearchDeals: READ,

@@ -1,4 +1,4 @@
-/** The payment method a deal create names (spec 4.1, 4.4): a pure check of what the create read. */
+/** The payment method a deal create names, against the tenant's catalog: a pure check of what the create read. */
 import { InvalidArgument } from './errors';
 
 export interface NamedPaymentMethod {

@@ -1,5 +1,5 @@
 /**
- * Sandbox merchants (issue 29): what the built-in sandbox trader does with a deal, read from the
+ * Sandbox merchants: what the built-in sandbox trader does with a deal, read from the
  * last two digits of its amount in minor units (docs/sandbox.md has the table). Pure: the matcher
  * (db/queries/matching.ts), the sandbox trader's workflow and the docs read the same table. Only
  * a sandbox merchant's deals ever reach it: a live merchant's amounts mean nothing.

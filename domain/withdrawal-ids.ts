@@ -1,5 +1,5 @@
 /**
- * Server-side withdrawal idempotency (spec 4.2): the key is derived from (merchant, address,
+ * Server-side withdrawal idempotency (V2's create names no key): the key is derived from (merchant, address,
  * amount, current fee); the withdrawal id from the key and its generation, so concurrent identical
  * requests address the same workflow id and the same primary key.
  */

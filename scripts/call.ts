@@ -1,12 +1,12 @@
 /**
  * npm run call -- METHOD PATH [JSON body]: one request signed with the demo merchant's pair
  * (MERCHANT_TOKEN / MERCHANT_SECRET override it). Prints the status, the trace id and the body.
- * It signs both schemes: v1 (spec 5.1) and the request-bound v2 over method, path and query as
- * sent (domain/signature.ts), so it also works for a merchant whose signature_binding is required.
+ * It signs both schemes: v1 (the spec's, over `<t>.<raw body>`) and the request-bound v2 over method, path and query as
+ * sent (domain/crypto/signature.ts), so it also works for a merchant whose signature_binding is required.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { signatureHeader } from '../domain/signature';
+import { signatureHeader } from '../domain/crypto/signature';
 import { DATA_DIR } from './stack';
 
 const [method = 'GET', path = '/api/v1/p2p/my-merchant', body = ''] = process.argv.slice(2);

@@ -2,7 +2,7 @@ import { ensureDatabase, migrate } from '../db/migrate';
 import { appDatabaseUrl, DEFAULT_APP_ROLE, grantAppRole } from '../db/roles';
 import { seed, type SeedMode, type SeedResult } from '../db/seed';
 import { createSql } from '../db/sql';
-import { SecretBox } from '../domain/secret-box';
+import { SecretBox } from '../domain/crypto/secret-box';
 import { say } from './stack';
 
 export interface PrepareOptions {

@@ -6,7 +6,7 @@
  * appeal — so restarts do not pile disputes up.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { signatureHeader } from '../domain/signature';
+import { signatureHeader } from '../domain/crypto/signature';
 
 /** A 96×64 PNG drawn as a receipt: the evidence image the console previews inline. */
 const RECEIPT_PNG = Buffer.from(
@@ -67,7 +67,7 @@ export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ a
   const [waiting] = open.data;
   if (waiting) return { appealId: waiting.appeal_id, created: false };
 
-  // The demo merchant is a sandbox merchant (issue 29): an amount ending in 33 is one nobody pays, so the sandbox
+  // The demo merchant is a sandbox merchant: an amount ending in 33 is one nobody pays, so the sandbox
   // trader leaves the deal alone and the appeal holds it for a human arbiter (docs/sandbox.md).
   const { deal } = await signedFetch<{ deal: { deal_id: string } }>(
     apiUrl,

@@ -2,7 +2,7 @@
  * npm run ledger:check: every wallet's figures equal the sum of its ledger entries, every ledger
  * transaction balances, and the business invariants hold (auditInvariants: frozen = live holds,
  * pending_credits = undistributed credits), and every live hold belongs to an object whose
- * workflow is running (a hold with no workflow is never released: issue 25), live money comes
+ * workflow is running (a hold with no workflow is never released), live money comes
  * only from recorded deposits (db/queries/ledger-backing.ts) and the audit trail's hash chain is
  * unbroken (db/queries/audit-chain.ts). Exits 1 and lists the differences otherwise. Uses DATABASE_URL and the Temporal settings (TEMPORAL_ADDRESS …).
  */

@@ -1,8 +1,8 @@
 /** Starting a sandbox deal's trader (docs/sandbox.md): the step the deal's own workflow runs after its create (activities/sandbox.ts). */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
-import { isPayinTerminal, type PayinStatus } from '../domain/payin';
-import { isPayoutTerminal, type PayoutStatus } from '../domain/payout';
+import { isPayinTerminal, type PayinStatus } from '../domain/state/payin';
+import { isPayoutTerminal, type PayoutStatus } from '../domain/state/payout';
 import {
   sandboxTraderSearchAttributes,
   sandboxTraderTaskQueue,

@@ -10,8 +10,8 @@ import { tronHotWalletKey, type Config } from '../config';
 import { dbGauges, type DbGaugeValues } from '../config/metrics';
 import { readGaugeRow } from '../db/queries/metrics';
 import type { Sql } from '../db/sql';
-import { tronAddressFromPrivateKey } from '../domain/tron';
-import { parsePrivateKey, USDT_UNITS_PER_CENT } from '../domain/tron-tx';
+import { tronAddressFromPrivateKey } from '../domain/tron/address';
+import { parsePrivateKey, USDT_UNITS_PER_CENT } from '../domain/tron/transaction';
 
 /** Scrapes within this long share one read (Prometheus scrapes every 15 s or so). */
 const DB_GAUGE_CACHE_MS = 10_000;

@@ -6,7 +6,7 @@ import { createLogger } from '../config/logger';
 import { startTracing } from '../config/tracing';
 import { appRoleFindings } from '../db/roles';
 import { createSql } from '../db/sql';
-import { SecretBox } from '../domain/secret-box';
+import { SecretBox } from '../domain/crypto/secret-box';
 import { createActivities } from '../activities';
 import { adapterWebhookFormats } from '../api/adapters';
 import { Client } from '@temporalio/client';

@@ -16,7 +16,7 @@ import type { Config } from '../config';
 import { DEAL_FINISH_EVENTS, type WorkerMetrics } from '../config/metrics';
 import type { Sql } from '../db/sql';
 import { callbackIdFor } from '../domain/ids';
-import type { WebhookFormats } from '../domain/webhook-formats';
+import type { WebhookFormats } from '../domain/events/webhook-formats';
 import { lockPendingEvents, markEventsDispatched, takeRelayTurn, type PendingEvent } from '../db/queries/outbox';
 import { insertDeliveries } from '../db/queries/webhooks';
 import { attemptTimeoutMs } from '../workflows/contracts/webhook-attempts';

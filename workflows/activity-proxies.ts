@@ -1,7 +1,9 @@
 /**
- * The workflows' proxies of their steps (the activities of activities/, called from workflow
- * code: in workflows, a "step" is an activity call; activities/deal-moves.ts is what the deal
- * steps share inside the activities.
+ * The workflows' proxies of their steps (a step is an activity call; activities/deal-moves.ts is
+ * what the deal steps share inside the activities). Two kinds, each with its own name at the call:
+ * `steps`, activities on the task queue (appeal, settlement, pass and sandbox trader workflows),
+ * and `localSteps`, local activities run by the worker that holds the workflow task (PayIn,
+ * PayOut, withdrawal), with `creation` for their create step.
  */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -16,7 +18,7 @@ const DEFAULT_CREATE_MS = 10_000;
  * commit. The deadline is short on purpose: a step handed to a worker that is then killed is
  * retried elsewhere after `stepMs`, not minutes later.
  */
-export const stepActivities = (timeouts: StepTimeouts = {}) =>
+const stepActivities = (timeouts: StepTimeouts = {}) =>
   proxyActivities<Activities>({
     startToCloseTimeout: timeouts.stepMs ?? DEFAULT_STEP_MS,
     retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },

@@ -2,13 +2,13 @@
  * The appeal's own workflow, id `appeal:<appeal_id>`: it runs the appeal moves that do not move a
  * live deal — review, close, reopen, and opening or resolving while the deal is terminal (EXPIRED:
  * the settlement path; COMPLETED) — one at a time. Each command is decided here against the table
- * of domain/appeals.ts on the appeal and deal as they are (readAppealState), then carried out by
+ * of domain/state/appeals.ts on the appeal and deal as they are (readAppealState), then carried out by
  * its step in one transaction. Commands arrive by Update-With-Start; a run ends after
  * `idleSeconds` without commands and the next command starts a new run of the same id, so the
  * appeal's history is its list of runs in the Temporal UI.
  */
 import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
-import { appealMove, appealOpenRefusal, liveDealRefusal, resolveMove, terminalResolutionProblem } from '../domain/appeals';
+import { appealMove, appealOpenRefusal, liveDealRefusal, resolveMove, terminalResolutionProblem } from '../domain/state/appeals';
 import { steps } from './activity-proxies';
 import { type AppealCommand, type AppealState, type AppealWorkflowInput, appealCommandUpdate } from './contracts/appeal';
 import type { AppealMoveResult } from './contracts/payin';

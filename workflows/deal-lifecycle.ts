@@ -6,7 +6,7 @@
  */
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { awaitCreationUpdate, type DealOutcome, type DealLikeSnapshot, statusQuery } from './contracts/deal-like';
-import type { Refusal } from '../domain/state-machine';
+import type { Refusal } from '../domain/state/state-machine';
 import { DealStatusKey } from './contracts/search-attributes';
 import { businessFailure, isBusinessFailure, rejected } from './failures';
 import { serialQueue } from './serial';

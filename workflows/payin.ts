@@ -1,14 +1,14 @@
 /**
- * One workflow per PayIn deal, the moves of PAYIN_TRANSITIONS (domain/payin.ts). It creates the
+ * One workflow per PayIn deal, the moves of PAYIN_TRANSITIONS (domain/state/payin.ts). It creates the
  * deal (matching + escrow) and then owns every state change: payer notify, reconciliation, trader
  * confirm, operator complete, cancel, amount change, appeals, expiry at payment_timeout_at (a
  * durable timer) and, after COMPLETED, the fee distribution delay. This file decides whether
  * each move is allowed (the state tables of domain/); the activities do the I/O.
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { type AppealStatus, appealMove, appealOpenRefusal, resolveMove } from '../domain/appeals';
-import { amountChangeRefusal, isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/payin';
-import type { Refusal } from '../domain/state-machine';
+import { type AppealStatus, appealMove, appealOpenRefusal, resolveMove } from '../domain/state/appeals';
+import { amountChangeRefusal, isPayinTerminal, PAYIN_EXPIRABLE, PAYIN_TERMINAL, payinRefusal } from '../domain/state/payin';
+import type { Refusal } from '../domain/state/state-machine';
 import { creationActivities, localStepActivities } from './activity-proxies';
 import {
   type AppealMoveResult,
@@ -31,7 +31,7 @@ const refusedWith = (message: string): Refusal => ({ kind: 'FAILED_PRECONDITION'
 
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOutcome> {
   const dealId = input.create.dealId;
-  const steps = localStepActivities(input.timeouts);
+  const localSteps = localStepActivities(input.timeouts);
   const creation = creationActivities(input.timeouts);
   const deal = dealLifecycle<PayinSnapshot>({ requestId: input.requestId, notFound: 'deal not found', terminal: PAYIN_TERMINAL });
   const { apply, current, serial } = deal;
@@ -41,16 +41,16 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
   setHandler(notifyPaymentUpdate, () =>
     deal.command(
       (d) => payinRefusal('notify_payment', d.status),
-      async () => apply(await steps.markPaymentNotified(dealId)),
+      async () => apply(await localSteps.markPaymentNotified(dealId)),
     ),
   );
   setHandler(reconciliationUpdate, (receivedAmount, actor) =>
     deal.command(
       (d) => payinRefusal('reconcile', d.status),
       async () => {
-        const next = apply(await steps.recordReconciliation(dealId, receivedAmount, actor));
+        const next = apply(await localSteps.recordReconciliation(dealId, receivedAmount, actor));
         // A full match reported after the trader's confirmation releases the blocked autocompletion.
-        if (next.status === 'PAYMENT_VERIFIED' && next.amountMatchStatus === 'full') return apply(await steps.completePayin(dealId));
+        if (next.status === 'PAYMENT_VERIFIED' && next.amountMatchStatus === 'full') return apply(await localSteps.completePayin(dealId));
         return next;
       },
     ),
@@ -59,20 +59,20 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
     deal.command(
       (d) => payinRefusal('confirm_payment', d.status),
       // One step: verified and, unless partial / overpaid (an operator decides), completed.
-      async () => apply(await steps.confirmPayin(dealId, actor)),
+      async () => apply(await localSteps.confirmPayin(dealId, actor)),
     ),
   );
   setHandler(completeUpdate, (actor) =>
     deal.command(
       (d) => payinRefusal('complete', d.status),
-      async () => apply(await steps.completePayin(dealId, actor)),
+      async () => apply(await localSteps.completePayin(dealId, actor)),
     ),
   );
   setHandler(cancelUpdate, (channel, reason) =>
     deal.command(
       // CANCELLED again answers the deal: no second transition.
       (d) => (d.status === 'CANCELLED' ? undefined : payinRefusal('cancel', d.status, channel)),
-      async (d) => (d.status === 'CANCELLED' ? d : apply(await steps.cancelPayin(dealId, reason))),
+      async (d) => (d.status === 'CANCELLED' ? d : apply(await localSteps.cancelPayin(dealId, reason))),
     ),
   );
 
@@ -91,7 +91,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
         ),
       async (d) => {
         if (amountChanges.has(change.idempotencyKey)) return { snapshot: d, replayed: true };
-        const result = await steps.changePayinAmount({ dealId, newAmount: change.amountFiat, ...change });
+        const result = await localSteps.changePayinAmount({ dealId, newAmount: change.amountFiat, ...change });
         amountChanges.set(change.idempotencyKey, BigInt(change.amountFiat));
         apply(result.snapshot);
         return result;
@@ -121,7 +121,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
         const refused = appealOpenRefusal(d.status, appeal && { id: appeal.appealId, status: appeal.status });
         return refused ? refusedWith(refused) : undefined;
       },
-      () => appealStep(opened.appealId, () => steps.openAppeal(opened, 'deal')),
+      () => appealStep(opened.appealId, () => localSteps.openAppeal(opened, 'deal')),
     ),
   );
   setHandler(resolveAppealUpdate, (resolution) =>
@@ -134,27 +134,27 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
         const move = appeal && appealMove(appeal.status, resolveMove(resolution.outcome));
         return refusedWith(move && 'refused' in move ? move.refused : `deal is ${d.status}; its appeal is resolved through the appeal's workflow`);
       },
-      () => appealStep(resolution.commandId, () => steps.resolveAppeal(resolution, 'deal')),
+      () => appealStep(resolution.commandId, () => localSteps.resolveAppeal(resolution, 'deal')),
     ),
   );
 
   const refused = await deal.create(() =>
     createOrAdopt(
       () => creation.createPayinDeal(input.create),
-      () => steps.abandonPayinCreate(dealId),
+      () => localSteps.abandonPayinCreate(dealId),
     ),
   );
   if (refused) return refused;
   // The deal's own workflow starts its sandbox trader (idempotent), so nothing outside the run
   // (an API that dies after the create) can leave a sandbox deal without one.
-  if (current().sandbox) await steps.startSandboxTrader(dealId);
+  if (current().sandbox) await localSteps.startSandboxTrader(dealId);
 
   // Live until a terminal state; at payment_timeout_at whatever is still expirable expires.
   const untilTimeout = Math.max(0, Date.parse(current().paymentTimeoutAt) - Date.now());
   const endedInTime = (await clock.wait('payment_timeout', () => isPayinTerminal(current().status), untilTimeout)) === 'done';
   if (!endedInTime) {
     await serial(async () => {
-      if (PAYIN_EXPIRABLE.includes(current().status)) apply(await steps.expirePayin(dealId));
+      if (PAYIN_EXPIRABLE.includes(current().status)) apply(await localSteps.expirePayin(dealId));
     });
   }
   // APPEALED is not expirable: the deal waits for the arbiter's resolution (resolveAppealUpdate).
@@ -162,7 +162,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
 
   if (current().status === 'COMPLETED') {
     await clock.sleep('fee_distribution', input.feeDistributionDelaySeconds * 1000);
-    await steps.distributePayinFee(dealId);
+    await localSteps.distributePayinFee(dealId);
   }
   clock.end();
   return deal.finish();

@@ -1,11 +1,11 @@
 /**
- * One workflow per PayOut deal (PAYOUT_TRANSITIONS, domain/payout.ts): created MATCHED or UNASSIGNED with the merchant's
+ * One workflow per PayOut deal (PAYOUT_TRANSITIONS, domain/state/payout.ts): created MATCHED or UNASSIGNED with the merchant's
  * hold; UNASSIGNED re-matches every PAYOUT_RETRY_MATCH_SECONDS until the assignment SLA, then
  * EXPIRED (hold returned); MATCHED → PROCESSING → COMPLETED (hold debited) or FAILED (returned);
  * a MATCHED payout not started within PAYOUT_TRANSFER_SLA_SECONDS EXPIRES (hold returned).
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/payout';
+import { isPayoutTerminal, PAYOUT_TERMINAL, payoutRefusal } from '../domain/state/payout';
 import { creationActivities, localStepActivities } from './activity-proxies';
 import {
   assignPayoutUpdate,
@@ -21,61 +21,61 @@ import { sandboxClock } from './sandbox-clock';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const dealId = input.create.dealId;
-  const steps = localStepActivities(input.timeouts);
+  const localSteps = localStepActivities(input.timeouts);
   const creation = creationActivities(input.timeouts);
   const deal = dealLifecycle<PayoutSnapshot>({ requestId: input.requestId, notFound: 'deal not found', terminal: PAYOUT_TERMINAL });
   const { apply, current, serial } = deal;
   // A sandbox payout's timers can be fired now (advanceTimer).
   const clock = sandboxClock({ sandbox: () => current()?.sandbox === true, status: () => current()?.status ?? '' });
 
-  // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/payout.ts); the
+  // The operator's commands, each checked against PAYOUT_TRANSITIONS (domain/state/payout.ts); the
   // operator's actor rides to the step, which audits the move.
   setHandler(assignPayoutUpdate, (requisiteId, actor) =>
     deal.command(
       (d) => payoutRefusal('assign', d.status),
-      async () => apply(await steps.assignPayout(dealId, requisiteId, actor)),
+      async () => apply(await localSteps.assignPayout(dealId, requisiteId, actor)),
     ),
   );
   setHandler(startPayoutUpdate, (actor) =>
     deal.command(
       (d) => payoutRefusal('start', d.status),
-      async () => apply(await steps.startPayout(dealId, actor)),
+      async () => apply(await localSteps.startPayout(dealId, actor)),
     ),
   );
   setHandler(completePayoutUpdate, (actor) =>
     deal.command(
       (d) => payoutRefusal('complete', d.status),
-      async () => apply(await steps.completePayout(dealId, actor)),
+      async () => apply(await localSteps.completePayout(dealId, actor)),
     ),
   );
   setHandler(rejectPayoutUpdate, (reason, actor) =>
     deal.command(
       (d) => payoutRefusal('fail', d.status),
-      async () => apply(await steps.failPayout(dealId, reason, actor)),
+      async () => apply(await localSteps.failPayout(dealId, reason, actor)),
     ),
   );
 
   const refused = await deal.create(() =>
     createOrAdopt(
       () => creation.createPayoutDeal(input.create),
-      () => steps.abandonPayoutCreate(dealId),
+      () => localSteps.abandonPayoutCreate(dealId),
     ),
   );
   if (refused) return refused;
   // The deal's own workflow starts its sandbox trader (idempotent), so nothing outside the run
   // (an API that dies after the create) can leave a sandbox deal without one.
-  if (current().sandbox) await steps.startSandboxTrader(dealId);
+  if (current().sandbox) await localSteps.startSandboxTrader(dealId);
 
   // The timed moves. A command accepted before a deadline runs before the expiry: both go through `serial`.
   /** The assignment SLA ran out: a payout still UNASSIGNED expires (hold returned). */
   const expireUnassigned = () =>
     serial(async () => {
-      if (!payoutRefusal('expire_unassigned', current().status)) apply(await steps.expirePayout(dealId));
+      if (!payoutRefusal('expire_unassigned', current().status)) apply(await localSteps.expirePayout(dealId));
     });
   /** The transfer window ending at `deadline` ran out: a payout still MATCHED in that window expires (hold returned). */
   const expireMatched = (deadline: string) =>
     serial(async () => {
-      if (!payoutRefusal('expire_matched', current().status) && current().transferDeadlineAt === deadline) apply(await steps.expireMatchedPayout(dealId));
+      if (!payoutRefusal('expire_matched', current().status) && current().transferDeadlineAt === deadline) apply(await localSteps.expireMatchedPayout(dealId));
     });
   /** Whether a wait for `deadline` (ms) ended with the deadline reached: already past, fired by advanceTimer, or run out. */
   const reached = (woke: 'past' | 'done' | 'elapsed' | 'advanced', deadline: number) =>
@@ -83,7 +83,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   /** Another look for a free trader. */
   const rematch = () =>
     serial(async () => {
-      if (!payoutRefusal('match', current().status)) apply(await steps.matchPayout(dealId));
+      if (!payoutRefusal('match', current().status)) apply(await localSteps.matchPayout(dealId));
     });
 
   // Until a terminal state:
@@ -109,7 +109,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       if (reached(woke, Date.parse(deadline))) await expireMatched(deadline);
     } else if (d.status === 'PROCESSING' && !alerted && input.processingAlertSeconds) {
       const finished = (await clock.wait('processing_alert', () => current().status !== 'PROCESSING', input.processingAlertSeconds * 1000)) === 'done';
-      if (!finished) await steps.flagOverduePayout(dealId);
+      if (!finished) await localSteps.flagOverduePayout(dealId);
       alerted = true;
     } else {
       await condition(() => current().status !== d.status || current().transferDeadlineAt !== d.transferDeadlineAt);

@@ -9,11 +9,10 @@
  */
 import { sleep } from '@temporalio/workflow';
 import { sandboxArbiterMessage, sandboxPayinScenario, sandboxPayoutScenario, sandboxReceivedAmount } from '../domain/sandbox';
-import { stepActivities } from './activity-proxies';
+import { steps } from './activity-proxies';
 import type { SandboxMove, SandboxTraderInput, SandboxTraderOutcome } from './contracts/sandbox-trader';
 
 export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<SandboxTraderOutcome> {
-  const steps = stepActivities();
   const moves: SandboxTraderOutcome['moves'] = [];
   /** Each move in turn; the first refused one ends the script. */
   const play = async (script: SandboxMove[]) => {

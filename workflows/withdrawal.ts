@@ -1,5 +1,5 @@
 /**
- * One workflow per withdrawal (`withdrawal:<id>`), reading like the table in domain/withdrawals.ts:
+ * One workflow per withdrawal (`withdrawal:<id>`), reading like the table in domain/state/withdrawals.ts:
  *
  *   create  → PENDING (amount ≤ the merchant's effective auto limit) or PENDING_MANUAL (queue)
  *   PENDING_MANUAL → approve → APPROVED          PENDING_MANUAL → cancel → CANCELLED (refund, event)
@@ -19,7 +19,7 @@
  */
 import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/withdrawals';
+import { WITHDRAWAL_BROADCASTING, WITHDRAWAL_TERMINAL, withdrawalRefusal } from '../domain/state/withdrawals';
 import { creationActivities, localStepActivities } from './activity-proxies';
 import {
   approveWithdrawalUpdate,
@@ -33,7 +33,7 @@ import { businessFailure } from './failures';
 
 export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalOutcome> {
   const id = input.create.withdrawalId;
-  const steps = localStepActivities(input.timeouts);
+  const localSteps = localStepActivities(input.timeouts);
   const creation = creationActivities(input.timeouts);
 
   const chain = proxyActivities<Activities>({
@@ -57,19 +57,19 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   });
   const { apply, current, serial } = withdrawal;
 
-  // The operator's moves of the table in domain/withdrawals.ts; any other source state is refused.
+  // The operator's moves of the table in domain/state/withdrawals.ts; any other source state is refused.
   // An approval may leave it PENDING_MANUAL (four-eyes: the step recorded the first of two).
   setHandler(approveWithdrawalUpdate, async (operatorId, actor) => {
     await withdrawal.command(
       (w) => withdrawalRefusal('approve', w.status),
-      async () => apply(await steps.approveWithdrawal(id, operatorId, actor)),
+      async () => apply(await localSteps.approveWithdrawal(id, operatorId, actor)),
     );
     return settledOrCurrent();
   });
   setHandler(cancelWithdrawalUpdate, (reason, operatorId, actor) =>
     withdrawal.command(
       (w) => withdrawalRefusal('cancel', w.status),
-      async () => apply(await steps.cancelWithdrawal(id, reason, operatorId, actor)),
+      async () => apply(await localSteps.cancelWithdrawal(id, reason, operatorId, actor)),
     ),
   );
 
@@ -78,7 +78,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   const refused = await withdrawal.create(() =>
     createOrAdopt(
       () => creation.createWithdrawal(input.create),
-      () => steps.abandonWithdrawalCreate(id),
+      () => localSteps.abandonWithdrawalCreate(id),
     ),
   );
   if (refused) return refused;
@@ -124,7 +124,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   if (WITHDRAWAL_BROADCASTING.includes(current().status)) {
     const outcome = await sendAndConfirm();
     await serial(async () => {
-      apply('txHash' in outcome ? await steps.completeWithdrawal(id, outcome.txHash) : await steps.failWithdrawal(id, outcome.refused));
+      apply('txHash' in outcome ? await localSteps.completeWithdrawal(id, outcome.txHash) : await localSteps.failWithdrawal(id, outcome.refused));
     });
   }
 

@@ -35,7 +35,7 @@ import {
 } from '../../db/queries/chain-watch';
 import { ingestObservedDeposit, type WalletDepositRow } from '../../db/queries/wallet-deposits';
 import { DomainError } from '../../domain/errors';
-import { USDT_DECIMALS, USDT_UNITS_PER_CENT } from '../../domain/tron-tx';
+import { USDT_DECIMALS, USDT_UNITS_PER_CENT } from '../../domain/tron/transaction';
 import { trc20TransfersIn, type Trc20Query, type Trc20Transfer, type TronTransactionInfo } from './trongrid';
 import { raiseLowTrxAlert, type Tron } from './tron';
 import type { ChainWatchPassResult } from '../../workflows/contracts/chain-watch';

@@ -53,7 +53,7 @@ import {
   toBroadcastTransaction,
   TronTransactionMismatch,
   type ExpectedUsdtTransfer,
-} from '../../domain/tron-tx';
+} from '../../domain/tron/transaction';
 import { ChainUnavailable, type ChainAdapter, type ChainTransfer, type SentTransfer, type TransferStatus } from './adapter';
 import { buildUsdtTransfer, TronRefused, type TronTransactionInfo } from './trongrid';
 import { raiseLowTrxAlert, TRON_BLOCK_MS, trxText, type Tron } from './tron';

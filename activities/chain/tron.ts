@@ -6,8 +6,8 @@
 import { tronHotWalletKey, type Config } from '../../config';
 import { raiseAlert } from '../../db/queries/alerts';
 import type { Db } from '../../db/sql';
-import { tronAddressFromPrivateKey } from '../../domain/tron';
-import { parsePrivateKey } from '../../domain/tron-tx';
+import { tronAddressFromPrivateKey } from '../../domain/tron/address';
+import { parsePrivateKey } from '../../domain/tron/transaction';
 import { TronGridClient } from './trongrid';
 
 /** A TRON block every 3 s: how long `confirmations` blocks take. */

@@ -15,7 +15,7 @@
  *
  * Every answer is parsed without losing int64 precision and validated with zod; nothing from the
  * node is used unchecked (a transaction it builds is checked byte for byte by
- * domain/tron-tx.ts before anything signs it).
+ * domain/tron/transaction.ts before anything signs it).
  *
  * Failures. ChainUnavailable (retry later; the same request is safe to repeat) for: network
  * errors, timeouts, 5xx, 429 beyond the retries here, any other unexpected status, and answers
@@ -26,7 +26,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseLossless } from 'lossless-json';
 import { z } from 'zod';
-import { canonicalTxHash, isTronAddress, tronAddressToHex } from '../../domain/tron';
+import { canonicalTxHash, isTronAddress, tronAddressToHex } from '../../domain/tron/address';
 import {
   checkUsdtTransfer,
   encodeTransferParameters,
@@ -36,7 +36,7 @@ import {
   toHex,
   type BroadcastTransaction,
   type CheckedUsdtTransfer,
-} from '../../domain/tron-tx';
+} from '../../domain/tron/transaction';
 import { ChainRejected, ChainUnavailable } from './adapter';
 
 export interface TronGridOptions {
@@ -594,7 +594,7 @@ export class TronGridClient {
 
 /**
  * Build → check: asks the node for transfer(to, amountCents) from the hot wallet and returns it
- * only if the bytes say exactly that (domain/tron-tx.ts checkUsdtTransfer; a node that returns
+ * only if the bytes say exactly that (domain/tron/transaction.ts checkUsdtTransfer; a node that returns
  * anything else gets a TronTransactionMismatch, never a signature).
  */
 export async function buildUsdtTransfer(

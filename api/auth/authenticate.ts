@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { PermissionDenied, Unauthenticated } from '../../domain/errors';
-import { boundSignatureMatches, checkTimestamp, computeSignature, parseSignatureHeader, signatureMatches } from '../../domain/signature';
+import { boundSignatureMatches, checkTimestamp, computeSignature, parseSignatureHeader, signatureMatches } from '../../domain/crypto/signature';
 import { rememberSignature, type SingleUse } from './replay';
 import { findKeyForAuth, findMerchantGate } from '../../db/queries/api-keys';
 import type { AppDeps } from '../deps';
@@ -89,7 +89,7 @@ function isBodyless(ctx: Context): boolean {
 }
 
 /**
- * Spec 5.1 plus the request-bound v2 scheme (domain/signature.ts). Order: headers and window,
+ * The merchant API's HMAC signature (v1 over `<t>.<raw body>`) plus the request-bound v2 scheme (domain/crypto/signature.ts). Order: headers and window,
  * the key pair (401), the signatures (401; a v2 present must verify; a merchant whose
  * signature_binding is 'required' must send one), the replay rule (401), then the merchant's
  * gates: kill-switch, ip_whitelist (403), rate limit (429). Upload routes pass the gates before
@@ -214,6 +214,14 @@ async function identify(ctx: Context, mode: RouteAuth, deps: AppDeps, options: A
     if (mode === 'hmac') throw new Unauthenticated('merchant HMAC signature required');
   }
   await options.readBody();
+  return identity;
+}
+
+/** The operator an operator route's identity is (its authentication let no one else in). */
+export type OperatorIdentity = Extract<Identity, { kind: 'operator' }>;
+
+export function operatorOf(identity: Identity): OperatorIdentity {
+  if (identity.kind !== 'operator') throw new PermissionDenied('operator identity required');
   return identity;
 }
 

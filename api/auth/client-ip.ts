@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
 
 /**
- * The client's address for ip_whitelist (issue 17). X-Forwarded-For counts only when the socket
+ * The client's address for ip_whitelist. X-Forwarded-For counts only when the socket
  * peer is one of TRUSTED_PROXIES; it is then walked from the right over trusted hops, and the
  * first untrusted entry is the client (proxy-addr, as Express does). A direct connection can
  * therefore never claim an address by writing the header itself.

@@ -1,5 +1,5 @@
 /**
- * Console sessions (issue 28.2): an HttpOnly, SameSite=Strict cookie holding a random token; the
+ * Console sessions: an HttpOnly, SameSite=Strict cookie holding a random token; the
  * table keeps only its sha256 (operator_sessions.id). Every request that is not a GET/HEAD must
  * carry X-CSRF-Token: the HMAC of the session id under a key derived from the server's secrets
  * (a synchronizer token nothing stores; sign-in and GET /admin/session answer it). A session ends

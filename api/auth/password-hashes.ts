@@ -1,5 +1,5 @@
 /**
- * The operator password hashes this API process runs: scrypt (domain/passwords.ts) takes 32 MiB
+ * The operator password hashes this API process runs: scrypt (domain/crypto/passwords.ts) takes 32 MiB
  * and a thread of libuv's pool for ~0.1 s, and that pool also reads files (the console's static
  * pages) and resolves names. Without a bound, a flood of sign-ins filled the pool and a static
  * page took 35 s. Every hash therefore runs under a semaphore of OPERATOR_PASSWORD_HASHES_AT_ONCE
@@ -9,7 +9,7 @@
  */
 import { Sema } from 'async-sema';
 import { TooManyInFlight } from '../../domain/errors';
-import { decoyHash, hashPassword, verifyPassword } from '../../domain/passwords';
+import { decoyHash, hashPassword, verifyPassword } from '../../domain/crypto/passwords';
 
 export interface PasswordHashLimits {
   atOnce: number;

@@ -1,12 +1,12 @@
 import type { Sql } from '../../db/sql';
 import { claimSignature, pruneSignatureUses } from '../../db/queries/signature-uses';
 import { Unauthenticated } from '../../domain/errors';
-import { REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
+import { REPLAY_WINDOW_PAST_SECONDS } from '../../domain/crypto/signature';
 
 /**
- * The replay rule for V2 HMAC requests (issue 17). The spec's signed string is `<t>.<raw body>`:
+ * The replay rule for V2 HMAC requests. The spec's signed string is `<t>.<raw body>`:
  * it does not name the route, so two body-less requests of one second carry one signature, and
- * a client signing exactly as spec 5.1 says (Stripe-style signers, the spec's own retry advice)
+ * a client signing exactly as the spec's signing rule says (Stripe-style signers, the spec's own retry advice)
  * sends such sequences all the time. So a valid signature is accepted on ANY route within its
  * window, repeats included — with two exceptions, the routes where a repeat would do harm:
  *

@@ -1,5 +1,5 @@
 /**
- * Unverified uploads (issue 25): a body whose signature can only be checked once it has been
+ * Unverified uploads: a body whose signature can only be checked once it has been
  * read — a merchant HMAC upload, the V1 dispute with its base64 proof image — is read on the
  * strength of a public token. This module is the one owner of what such a read may cost:
  *

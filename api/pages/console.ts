@@ -1,5 +1,5 @@
 /**
- * The operator console (console/, issue 28.1) served under /console: the files `vite build` wrote
+ * The operator console (console/) served under /console: the files `vite build` wrote
  * to console/dist, with their content types; hashed files under /console/assets/ cached as
  * immutable; every other path below /console answers index.html (the app's own routes). A
  * Content-Security-Policy allowing only this origin (no inline script, no framing) on each answer.

@@ -1,5 +1,5 @@
 /**
- * Evidence file routes (contract 7): upload as multipart/form-data (part `file`), read back by
+ * Evidence file routes: upload as multipart/form-data (part `file`), read back by
  * id — as merchant/files.ts (HMAC or cabinet JWT) and admin/files.ts (operators) mount them.
  */
 import type { Context } from 'koa';

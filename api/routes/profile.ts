@@ -1,4 +1,4 @@
-/** The merchant's own profile (spec 2.2, 4.3), at /api/v1/p2p/my-merchant. */
+/** The merchant's own profile, at /api/v1/p2p/my-merchant. */
 import { defineRoute } from '../route';
 import { merchantOf } from '../auth/authenticate';
 import { myMerchantResponse, presentMyMerchant } from '../schemas/merchant';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
 import { int64Body, pageSize, textRule, timestamp, uuid } from './common';
-import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/appeals';
+import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/state/appeals';
 
 /** Free text of appeals and messages: line breaks and tabs are fine, other control characters (NUL …) are not. */
 const text = (field: string, max: number) =>

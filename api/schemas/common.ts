@@ -3,7 +3,7 @@ import '../openapi';
 import { FIELD_ERROR_CODES, FIELD_ERROR_MEANINGS, type FieldErrorCode } from '../../domain/errors';
 import { INT64_MAX } from '../../domain/money';
 import { textProblem } from '../../domain/text';
-import { canonicalTxHash } from '../../domain/tron';
+import { canonicalTxHash } from '../../domain/tron/address';
 
 /** int64 in a request body: a JSON integer (kept exact as bigint by the body parser). */
 export const int64Body = (field: string) =>
@@ -166,3 +166,6 @@ export const pageSize = (max: number, fallback: number) =>
     .min(0, 'page_size must not be negative')
     .optional()
     .openapi({ type: 'integer', description: `default ${fallback}; values above ${max} are clamped to ${max}` });
+
+/** A keyset page's cursor in a listing's query: next_page_token of the page before, valid with the same filters. */
+export const pageToken = z.string().optional().openapi({ description: 'opaque cursor from next_page_token (valid with the same filters)' });

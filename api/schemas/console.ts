@@ -1,7 +1,7 @@
-/** The operator console's API (issue 28): sessions, accounts, the audit trail, the queues. */
+/** The operator console's API: sessions, accounts, the audit trail, the queues. */
 import { z } from 'zod';
 import { OPERATOR_ROLES } from '../../domain/operator-roles';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/passwords';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/crypto/passwords';
 import { line, pageSize, rfc3339, timestamp, uuid } from './common';
 
 const email = z.string().trim().toLowerCase().email('email must be an email address').max(254);
@@ -132,7 +132,7 @@ const queue = z.object({
   oldest_at: z.string().openapi({ description: "RFC 3339, '' when empty" }),
   oldest_age_seconds: z.number().int(),
 });
-/** Issue 29: count, oldest_at and oldest_age_seconds are the live world's; a sandbox merchant's waiting items only in sandbox_count. */
+/** count, oldest_at and oldest_age_seconds are the live world's; a sandbox merchant's waiting items only in sandbox_count. */
 const worldQueue = queue.extend({
   sandbox_count: z.number().int().openapi({ description: "addition: how many of a sandbox merchant's wait here (play money: never in count)" }),
 });

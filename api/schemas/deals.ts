@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { httpUrl, int64String, line, lineRule, positiveAmount, text, textRule, timestamp, uuid } from './common';
-import { AMOUNT_MATCHES, PAYIN_STATUSES, type PayinStatus } from '../../domain/payin';
-import { PAYOUT_STATUSES, REQUISITE_DETAIL_KEYS, type PayoutStatus } from '../../domain/payout';
+import { AMOUNT_MATCHES, PAYIN_STATUSES, type PayinStatus } from '../../domain/state/payin';
+import { PAYOUT_STATUSES, REQUISITE_DETAIL_KEYS, type PayoutStatus } from '../../domain/state/payout';
 
-/** Every status a deal can have: the PayIn table's and the PayOut table's (domain/payin.ts, domain/payout.ts), once each. */
+/** Every status a deal can have: the PayIn table's and the PayOut table's (domain/state/payin.ts, domain/state/payout.ts), once each. */
 const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [PayinStatus | PayoutStatus, ...(PayinStatus | PayoutStatus)[]];
 const dealStatus = z.enum(DEAL_STATUSES).openapi({
   description: `PayIn: ${PAYIN_STATUSES.join(', ')}. PayOut: ${PAYOUT_STATUSES.join(', ')}. New statuses may be added without notice.`,
@@ -62,7 +62,7 @@ const idempotencyKey = z
   .max(255, 'idempotency_key is at most 255 characters')
   .superRefine(lineRule('idempotency_key'));
 
-/** Spec 4.1.1. idempotency_key comes first so its message wins when several fields are wrong. */
+/** The PayIn create's body. idempotency_key comes first so its message wins when several fields are wrong. */
 export const createPayinBody = z
   .object({
     idempotency_key: idempotencyKey,
@@ -183,7 +183,7 @@ export const payerProofSchema = z
 
 export const checkoutParams = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'unknown checkout') });
 
-/** Spec 4.1.2. */
+/** The PayOut create's body. */
 export const createPayoutBody = z
   .object({
     idempotency_key: idempotencyKey,

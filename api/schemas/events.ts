@@ -1,4 +1,4 @@
-/** The V2 event envelope (contract 5) as the events feed lists it and webhooks POST it. */
+/** The V2 event envelope as the events feed lists it and webhooks POST it. */
 import { z } from 'zod';
 import { int64String, pageSize, timestamp } from './common';
 import { dealSchema } from './deals';
@@ -12,14 +12,14 @@ import {
   DEAL_EVENT_TYPES,
   DEPOSIT_EVENT_TYPES,
   WITHDRAWAL_EVENT_TYPES,
-} from '../../domain/event-types';
+} from '../../domain/events/event-types';
 import { repeated } from './listing';
 
 const EVENT_NOTE =
   'New types are added without notice: clients must ignore the types they do not know, and fields are added ' +
   'without notice too (int64 values are strings).';
 
-/** What every event carries, whatever its type (contract 5). */
+/** What every event carries, whatever its type. */
 const envelope = {
   event_id: z.string().uuid().openapi({ description: 'stable across retries and in the feed: the key to process an event once' }),
   created_at: timestamp.openapi({ description: 'when the event happened (written to the outbox)' }),

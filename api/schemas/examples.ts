@@ -119,7 +119,7 @@ const WITHDRAWAL = {
   cancelled_at: '',
 };
 
-/** The profile (spec 2.2) of the merchant the other examples belong to. */
+/** The profile of the merchant the other examples belong to. */
 const MY_MERCHANT = {
   merchant: {
     id: '0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a',

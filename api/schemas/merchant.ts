@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { accessAndLimitFields } from './profile';
 import { httpUrl, int64Body, int64String, lineRule, timestamp, uuid } from './common';
 import type { MerchantProfileRow } from '../../db/queries/merchants';
-import { USDT_UNITS_PER_CENT } from '../../domain/tron-tx';
+import { USDT_UNITS_PER_CENT } from '../../domain/tron/transaction';
 
 export const merchantSchema = z
   .object({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { INT64_MAX } from '../../domain/money';
 import { httpUrl, line, lineRule } from './common';
 
-/** A limit in PATCH: integer or digit string; 0 removes it, > 0 sets it (spec 4.3). */
+/** A limit in PATCH: integer or digit string; 0 removes it, > 0 sets it. */
 const limit = (field: string) =>
   z
     .union([z.number().int(), z.bigint(), z.string().regex(/^\d+$/, `${field} must be a non-negative integer or digit string`)], {
@@ -20,7 +20,7 @@ const limit = (field: string) =>
 
 const url = (field: string) => z.union([z.literal(''), httpUrl(field)], { error: `${field} must be an absolute http or https URL` });
 
-/** ip_whitelist travels as a JSON array inside a string (spec 2.2); a plain array is accepted too. */
+/** ip_whitelist travels as a JSON array inside a string (the profile's wire form); a plain array is accepted too. */
 const ipWhitelist = z
   .union([z.string(), z.array(z.string())])
   .transform((value, ctx) => {

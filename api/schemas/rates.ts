@@ -1,4 +1,4 @@
-/** Exchange rates (contract 3): micro-units of fiat per 1 USDT. */
+/** Exchange rates: micro-units of fiat per 1 USDT. */
 import { z } from 'zod';
 import { int64String, positiveAmount, timestamp } from './common';
 

@@ -1,4 +1,4 @@
-/** Traders and their requisites (contract 3). */
+/** Traders and their requisites, as the operator creates them. */
 import { z } from 'zod';
 import { creditAmount, int64String, line, lineRule, positiveAmount, timestamp, txHash, uuid } from './common';
 

@@ -1,7 +1,7 @@
-/** The merchant's USDT wallet (spec 4.2): the balance, TRON addresses, deposits (as listed and as an operator records them). */
+/** The merchant's USDT wallet: the balance, TRON addresses, deposits (as listed and as an operator records them). */
 import { z } from 'zod';
 import { creditAmount, int64String, pageSize, timestamp, txHash, uuid } from './common';
-import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
+import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron/address';
 
 /** A mainnet TRON Base58Check address ('T' + 33 base58 characters, version 0x41, valid checksum). */
 export const tronAddress = z

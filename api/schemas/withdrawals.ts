@@ -1,8 +1,8 @@
-/** USDT withdrawals (spec 4.2; contract 4, 7): the fee quote, withdraw, the history and the operator's queue. */
+/** USDT withdrawals: the fee quote, withdraw, the history and the operator's queue. */
 import { z } from 'zod';
 import { int64String, positiveAmount, timestamp, uuid } from './common';
 import { INT64_MAX } from '../../domain/money';
-import { WITHDRAWAL_STATUSES } from '../../domain/withdrawals';
+import { WITHDRAWAL_STATUSES } from '../../domain/state/withdrawals';
 import { pageQuery, tronAddress } from './wallet';
 
 /** A positive int64 in a query string: digits only, never rounded (1.5 is refused). */

@@ -1,5 +1,5 @@
 /**
- * Appeals (issue 9): validate against Postgres, then hand every move to the workflow that owns
+ * Appeals: validate against Postgres, then hand every move to the workflow that owns
  * it — the deal's own workflow while the appeal holds a live deal (open → APPEALED, resolution),
  * the appeal's workflow otherwise (review, close, reopen; open and resolve on a terminal deal),
  * the settlement workflow for a settlement — and read the result back from Postgres.
@@ -17,9 +17,9 @@ import {
   appealView,
   settledAppealDeal,
   type AppealOutcome,
-} from '../../domain/appeals';
+} from '../../domain/state/appeals';
 import { newId, uuidV5 } from '../../domain/ids';
-import type { PayinStatus } from '../../domain/payin';
+import type { PayinStatus } from '../../domain/state/payin';
 import {
   findAppeal,
   findAppealOfDeal,
@@ -165,7 +165,7 @@ export async function getMerchantAppeal(deps: AppDeps, scope: MerchantScope, app
   return row;
 }
 
-/** Other names of a state that the filters accept (contract 7). */
+/** Other names of a state that the filters accept. */
 const APPEAL_STATUS_ALIASES: Readonly<Record<string, string>> = { IN_PROGRESS: 'IN_REVIEW' };
 
 /** Keyset pages like the deal listing: default 20, clamped to 100, signed tokens bound to the scope. */
@@ -175,7 +175,7 @@ export async function listAppealPage(
   q: { status?: string[]; page_size?: number; page_token?: string },
 ): Promise<{ rows: AppealRow[]; next_page_token: string }> {
   const after = cursorOf(deps, scope.tokenScope, q.page_token);
-  // Contract 7: IN_PROGRESS (spec 4.1.4) is the same state as IN_REVIEW, so the filter selects IN_REVIEW appeals.
+  // IN_PROGRESS, the settlement rule's name for it, is the same state as IN_REVIEW, so the filter selects IN_REVIEW appeals.
   const statuses = q.status?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s).filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
   if (q.status && q.status.length > 0 && statuses!.length === 0) return { rows: [], next_page_token: '' };
   const size = clampPageSize(q.page_size, APPEALS_PAGE_DEFAULT, APPEALS_PAGE_MAX);
@@ -260,7 +260,7 @@ export async function moveAppealByOperator(
 }
 
 /**
- * Resolution (contract 4). While the appeal holds the deal (APPEALED) it is an Update of the deal's
+ * Resolution. While the appeal holds the deal (APPEALED) it is an Update of the deal's
  * workflow, which moves the money; on a terminal deal the appeal's workflow records it.
  */
 export async function resolveAppealByOperator(deps: AppDeps, appealId: string, outcome: AppealOutcome, note: string, operatorId: string, actor?: AuditActor) {
@@ -273,7 +273,7 @@ export async function resolveAppealByOperator(deps: AppDeps, appealId: string, o
 }
 
 /**
- * Settlement of an EXPIRED deal (spec 4.1.4) in its own workflow. A repeat with the same
+ * Settlement of an EXPIRED deal in its own workflow. A repeat with the same
  * idempotency_key answers the same settlement deal; another key for a settled appeal is 409.
  */
 export async function settleAppeal(

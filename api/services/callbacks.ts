@@ -1,4 +1,4 @@
-/** Webhook deliveries as the merchant sees them (spec 4.7): the history, the manual retry. */
+/** Webhook deliveries as the merchant sees them: the history, the manual retry. */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { FailedPrecondition, NotFound } from '../../domain/errors';
@@ -37,7 +37,7 @@ export async function listCallbacks(deps: AppDeps, merchantId: string, q: { deal
 }
 
 /**
- * Manual retry (spec 4.7): only ERROR or RETRY deliveries, at most once per cooldown. Each one is
+ * Manual retry: only ERROR or RETRY deliveries, at most once per cooldown. Each one is
  * a run of its own (webhook:<id>:manual:<n>) making one attempt now; an automatic run still
  * pausing finds the delivery SUCCESS afterwards and sends nothing more.
  */
@@ -78,7 +78,7 @@ export async function retryCallback(deps: AppDeps, merchantId: string, callbackI
   return present(claimed);
 }
 
-/** One delivery of the merchant (spec 4.7), e.g. to follow a manual retry; foreign and unknown ids are 404. */
+/** One delivery of the merchant, e.g. to follow a manual retry; foreign and unknown ids are 404. */
 export async function getCallback(deps: AppDeps, merchantId: string, callbackId: string) {
   const row = await findMerchantDelivery(deps.sql, merchantId, callbackId);
   if (!row) throw new NotFound('callback not found');

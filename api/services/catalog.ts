@@ -1,4 +1,4 @@
-/** The tenant's catalogs (spec 4.4): payment methods, currencies and banks, for V2 and the V1 adapter alike. */
+/** The tenant's catalogs: payment methods, currencies and banks, for V2 and the V1 adapter alike. */
 import type { AppDeps } from '../deps';
 import * as catalog from '../../db/queries/catalog';
 import type { BankFilter, BankRow, PaymentMethodRow, TenantCurrencyRow } from '../../db/queries/catalog';

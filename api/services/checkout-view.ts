@@ -1,5 +1,5 @@
-import { amountToPay, isPayinTerminal, type PayinStatus } from '../../domain/payin';
-import { PAYER_PROOFS_PER_DEAL, payerProofAccepted, payerReference, type DealStamps } from '../../domain/payer-page';
+import { amountToPay, isPayinTerminal, type PayinStatus } from '../../domain/state/payin';
+import { PAYER_PROOFS_PER_DEAL, payerProofAccepted, payerReference, type DealStamps } from '../../domain/state/payer-page';
 import { findAmountAtVersion, type CheckoutRow } from '../../db/queries/deals';
 import type { AppDeps } from '../deps';
 
@@ -30,7 +30,7 @@ export interface CheckoutView {
 
 const iso = (at: Date | null | undefined) => at?.toISOString() ?? '';
 
-/** CheckoutView (spec 2.8): requisite fields by type; sensitive fields are empty in terminal states. */
+/** CheckoutView: requisite fields by type; sensitive fields are empty in terminal states. */
 export function checkoutView(row: CheckoutRow): CheckoutView {
   const terminal = isPayinTerminal(row.status as PayinStatus);
   const open = !terminal;

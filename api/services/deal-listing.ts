@@ -2,9 +2,9 @@ import { Readable } from 'node:stream';
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
 import { csvRow } from '../../domain/csv';
-import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
-import { PAYIN_STATUSES } from '../../domain/payin';
-import { PAYOUT_STATUSES } from '../../domain/payout';
+import { merchantDealInfo, type MerchantDealInfo } from '../../domain/records/deal-info';
+import { PAYIN_STATUSES } from '../../domain/state/payin';
+import { PAYOUT_STATUSES } from '../../domain/state/payout';
 import {
   dealTotals,
   listDeals,
@@ -30,7 +30,7 @@ export interface FilterInput {
   created_before?: Date;
 }
 
-/** Spec 4.1 edge rules: unknown deal_type or only unknown statuses select nothing (200, empty). */
+/** The listing's edge rules: unknown deal_type or only unknown statuses select nothing (200, empty). */
 function toFilter(merchantId: string, q: FilterInput): DealFilter | undefined {
   if (q.deal_type !== undefined && q.deal_type !== 'PAYIN' && q.deal_type !== 'PAYOUT') return undefined;
   const statuses = q.statuses?.filter((s) => KNOWN_STATUSES.has(s));

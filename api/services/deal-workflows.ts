@@ -3,8 +3,10 @@
  * deal and withdrawal creates, appeal commands, settlements), and updating a live deal.
  */
 import {
+  ServiceError,
   WithStartWorkflowOperation,
   WorkflowNotFoundError,
+  isGrpcServiceError,
   WorkflowUpdateFailedError,
   type WorkflowHandle,
   type WorkflowStartOptions,
@@ -16,13 +18,21 @@ import { DomainError, FailedPrecondition, NotFound, PermissionDenied, TooManyInF
 import { findDeal, type DealRow } from '../../db/queries/deals';
 import { awaitCreationUpdate, type CreationAnswer, type DealLikeSnapshot, type DealOutcome } from '../../workflows/contracts/deal-like';
 
+/** gRPC FAILED_PRECONDITION: the server's code for "the run cannot take an update right now". */
+const FAILED_PRECONDITION = 9;
+
 /**
- * The server's answer to an update that a workflow task completed without processing (many
- * concurrent updates on one run, a worker that failed the task): nothing of it was accepted, and
- * sending it again is safe for a step keyed by its request.
+ * The server's answer to an update that no workflow task accepted: a task completed without
+ * processing it (many concurrent updates on one run), or the run's last task failed and awaits its
+ * retry (a starved worker, a task past its deadline). Nothing of it was accepted, and sending it
+ * again is safe for a step keyed by its request.
  */
 export const isUnprocessedUpdate = (error: unknown): boolean =>
-  error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === 'UnprocessedUpdate';
+  (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === 'UnprocessedUpdate') ||
+  (error instanceof ServiceError &&
+    isGrpcServiceError(error.cause) &&
+    error.cause.code === FAILED_PRECONDITION &&
+    /workflow task in failed state/i.test(error.cause.details));
 
 /** Maps a failed update back to the DomainError it carries (its kind travels as the failure type). */
 export function unwrapUpdateFailure(error: unknown): unknown {
@@ -93,7 +103,7 @@ interface StartThrough<W extends Workflow> {
 }
 
 /**
- * What a create answers besides its object: whether it is a replay (spec 4.8, the
+ * What a create answers besides its object: whether it is a replay (idempotency by key, the
  * Idempotent-Replayed header) — true when an earlier request with the same key made the object
  * (answered from Postgres, or this request joined the run another request started).
  */

@@ -1,4 +1,4 @@
-/** Merchant deposits recorded by an operator (contract 3), idempotent by tx_hash. */
+/** Merchant deposits recorded by an operator, idempotent by tx_hash. */
 import { depositConfirmed } from '../../db/queries/wallet-deposits';
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';

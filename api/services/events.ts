@@ -1,12 +1,12 @@
 /**
- * The merchant's events feed (issue 20): every event the gateway emitted for the merchant, oldest
+ * The merchant's events feed: every event the gateway emitted for the merchant, oldest
  * first in outbox order, in the V2 webhook envelope — so a merchant whose endpoint was down can
  * reconcile what it missed by itself. Pages are `{ data, next_page_token }`; unlike a listing the
  * token is never empty: the last page's token marks where the merchant stands and stays valid,
  * so resuming from it later answers only what came after.
  */
 import type { AppDeps } from '../deps';
-import { v2Envelope } from '../../domain/webhook-envelope';
+import { v2Envelope } from '../../domain/events/webhook-envelope';
 import { listMerchantEvents } from '../../db/queries/outbox';
 import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
 

@@ -1,5 +1,5 @@
 /**
- * Evidence files (issue 9; contract 7): a multipart upload is parsed by @fastify/busboy from
+ * Evidence files: a multipart upload is parsed by @fastify/busboy from
  * the raw bytes the body middleware kept (the HMAC was verified over exactly those bytes), its
  * type is sniffed from the content (file-type), never taken from the part's header, and the
  * bytes go to the FileStorage. Every refusal happens before anything is stored.
@@ -195,7 +195,7 @@ export async function storeFile(
   const storage = storageOf(deps);
   await storage.put(id, bytes);
   try {
-    // The file row and, for an operator, its audit row: one transaction (issue 28.4).
+    // The file row and, for an operator, its audit row: one transaction.
     return await deps.sql.begin(async (tx) => {
       const row = await insertFile(tx, {
         id,

@@ -1,15 +1,16 @@
 /**
- * Merchants (spec 2.2, 4.3; contract 3): create, the profile the merchant reads and patches, the
+ * Merchants: create, the profile the merchant reads and patches, the
  * operator-only settings, the kill-switch, key pairs.
  */
 import type { AppDeps } from '../deps';
 import { assertWebhookTarget } from './webhook-target';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
-import { autoLimitRefusal, effectiveAutoLimit } from '../../domain/withdrawals';
+import { autoLimitRefusal, effectiveAutoLimit } from '../../domain/state/withdrawals';
 import {
   findMerchantProfile,
   findMerchantSettingsSnapshot,
   insertMerchant,
+  listMerchantsPage,
   lockKillSwitch,
   lockMerchantLimits,
   setMerchantDisabled,
@@ -23,6 +24,7 @@ import { presentMerchant } from '../schemas/merchant';
 import type { AuditActor } from '../../domain/audit';
 import { insertAudit } from '../../db/queries/audit';
 import type { Db } from '../../db/sql';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 export async function getMerchantProfile(deps: AppDeps, merchantId: string): Promise<MerchantProfileRow> {
   const row = await findMerchantProfile(deps.sql, merchantId);
@@ -77,7 +79,7 @@ export async function replaceMerchantKeys(deps: AppDeps, merchantId: string, act
 export interface KillSwitchState {
   merchant_id: string;
   disabled: boolean;
-  /** RFC 3339 while the switch is on; null once cleared (spec 3.4: clearing nullifies it). */
+  /** RFC 3339 while the switch is on; null once cleared (clearing the switch nullifies it). */
   disabled_at: string | null;
 }
 
@@ -171,7 +173,7 @@ function accessAndLimitChanges(
   return changes;
 }
 
-/** PATCH my-merchant (spec 4.3): one row update under a lock, so min/max are checked against what is stored. */
+/** PATCH my-merchant: one row update under a lock, so min/max are checked against what is stored. */
 export async function patchProfile(deps: AppDeps, merchantId: string, patch: ProfilePatch): Promise<MerchantProfileRow> {
   if (patch.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', patch.webhook_url);
   await deps.sql.begin(async (tx) => {
@@ -185,7 +187,7 @@ export async function patchProfile(deps: AppDeps, merchantId: string, patch: Pro
   return getMerchantProfile(deps, merchantId);
 }
 
-// ---- Operator-only settings (contract 3: PATCH /admin/merchants/{merchant_id}) ----
+// ---- Operator-only settings (PATCH /admin/merchants/{merchant_id}) ----
 
 export interface MerchantSettingsPatch {
   auto_withdrawal_mode?: 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
@@ -267,4 +269,17 @@ export function presentMerchantForOperator(row: MerchantProfileRow & { webhook_m
     payout_fee_bps: row.payout_fee_bps,
     webhook_max_retries: row.webhook_max_retries ?? 5,
   };
+}
+
+/** The operator console's list of merchants, newest first, optionally matching a name, email or id. */
+export async function listMerchantsForOperator(deps: AppDeps, q: { search?: string; page_size?: number; page_token?: string }) {
+  const scope = `console:merchants:${q.search ?? ''}`;
+  const size = clampPageSize(q.page_size, 50, 200);
+  const rows = await listMerchantsPage(deps.sql, { search: q.search, after: cursorOf(deps, scope, q.page_token), limit: size + 1 });
+  const page = keysetPage(deps, scope, rows, size);
+  return { data: page.rows.map((row) => presentMerchantForOperator(row)), next_page_token: page.next_page_token };
+}
+
+export async function getMerchantForOperator(deps: AppDeps, merchantId: string) {
+  return { merchant: presentMerchantForOperator(await getMerchantProfile(deps, merchantId)) };
 }

@@ -21,7 +21,7 @@ import type { AuditActor } from '../../domain/audit';
 import { Conflict, DomainError, InvalidArgument, NotFound, TooManyInFlight, Unauthenticated } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import { isOperatorRole, type OperatorRole } from '../../domain/operator-roles';
-import { newTotpSecret, otpauthUri, totpSteps, unusedStep } from '../../domain/totp';
+import { newTotpSecret, otpauthUri, totpSteps, unusedStep } from '../../domain/crypto/totp';
 import { insertAudit } from '../../db/queries/audit';
 import {
   bumpCredentialVersion,

@@ -1,4 +1,4 @@
-/** Whitelist passes (spec 2.6, 3.4, 4.6): created ACTIVE with a TTL, reserved by PayIn matching, expired by their workflow. */
+/** Whitelist passes: created ACTIVE with a TTL, reserved by PayIn matching, expired by their workflow. */
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
 import { newId } from '../../domain/ids';

@@ -6,7 +6,7 @@
  */
 import type { AppDeps } from '../deps';
 import { FailedPrecondition, InvalidArgument } from '../../domain/errors';
-import { PAYER_PROOFS_PER_DEAL, payerProofAccepted, payerReference } from '../../domain/payer-page';
+import { PAYER_PROOFS_PER_DEAL, payerProofAccepted, payerReference } from '../../domain/state/payer-page';
 import type { CheckoutRow } from '../../db/queries/deals';
 import { claimPayerProofSlot, payerProofsOf } from '../../db/queries/payer-proofs';
 import { findDeal } from '../../db/queries/deals';

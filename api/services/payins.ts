@@ -22,9 +22,9 @@ import {
 } from './deal-workflows';
 import { checkDealBounds } from '../../domain/limits';
 import { dealIdFor } from '../../domain/ids';
-import { merchantDealInfo, type MerchantDealInfo } from '../../domain/deal-info';
-import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/payin';
-import type { Refusal } from '../../domain/state-machine';
+import { merchantDealInfo, type MerchantDealInfo } from '../../domain/records/deal-info';
+import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/state/payin';
+import type { Refusal } from '../../domain/state/state-machine';
 import { checkPaymentMethod } from '../../domain/payment-method';
 import { findAmountChange, findCheckout, findDeal, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
 import { findCreateContext } from '../../db/queries/merchants';
@@ -75,10 +75,10 @@ export const createPayin = (deps: AppDeps, scope: MerchantScope, body: CreatePay
   timedCreate(deps, 'payin', () => createPayinUntimed(deps, scope, body));
 
 async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: CreatePayinRequest): Promise<Created<DealRow>> {
-  // Spec 4.8: a known key answers the deal as it is now, whatever the new body says. Beside it, in
-  // one round trip, what the create checks (issue 21) and the arrival stamp (Postgres's clock)
+  // Idempotency by key: a known key answers the deal as it is now, whatever the new body says. Beside it, in
+  // one round trip, what the create checks and the arrival stamp (Postgres's clock)
   // that goes to the create step: a pass matching this deal that another deal reserved after it is
-  // a 409 (spec 4.6, db/queries/passes.ts). The callback_url's target check (a DNS lookup) runs
+  // a 409 (the pass race rule, db/queries/passes.ts). The callback_url's target check (a DNS lookup) runs
   // beside them; its verdict is taken in its place among the refusals below (a replay ignores it,
   // as it ignores the rest of the body).
   const target = body.callback_url
@@ -95,7 +95,7 @@ async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: Cre
   const arrivedAt = context.arrived_at;
 
   const method = checkPaymentMethod(context.method, context.allowed_slugs, body.payment_method_id, body.currency, 'payment_method_id');
-  // Pass matching (spec 4.1.1) uses the id of `currency`; a currency_id naming another currency is refused, not ignored.
+  // Pass matching uses the id of `currency`; a currency_id naming another currency is refused, not ignored.
   if (body.currency_id && context.currency_id !== body.currency_id.toLowerCase()) {
     throw new InvalidArgument(`currency_id ${body.currency_id} is not the id of ${body.currency}`);
   }
@@ -143,7 +143,7 @@ async function createPayinUntimed(deps: AppDeps, scope: MerchantScope, body: Cre
 const runUpdate = (deps: AppDeps, dealId: string, send: (handle: WorkflowHandle<PayinWorkflow>) => Promise<unknown>, whenClosed: (row: DealRow) => void) =>
   updateDeal<PayinWorkflow>(deps, payinWorkflowId(dealId), dealId, send, whenClosed);
 
-/** A refusal of PAYIN_TRANSITIONS (domain/payin.ts) as the error the API answers. */
+/** A refusal of PAYIN_TRANSITIONS (domain/state/payin.ts) as the error the API answers. */
 const refusalError = (refusal: Refusal): DomainError => domainErrorFromKind(refusal.kind, refusal.message)!;
 
 export async function getMerchantDeal(deps: AppDeps, scope: MerchantScope, dealId: string): Promise<DealRow> {
@@ -152,7 +152,7 @@ export async function getMerchantDeal(deps: AppDeps, scope: MerchantScope, dealI
   return row;
 }
 
-/** Merchant cancel (spec 4.1): PayOut, foreign and unknown ids are 404; CANCELLED again is 200. */
+/** Merchant cancel: PayOut, foreign and unknown ids are 404; CANCELLED again is 200. */
 export async function cancelMerchantPayin(deps: AppDeps, scope: MerchantScope, dealId: string, reason: string): Promise<DealRow> {
   const row = await getMerchantDeal(deps, scope, dealId);
   if (row.deal_type !== 'PAYIN') throw new NotFound('deal not found');
@@ -201,7 +201,7 @@ export async function notifyCheckoutRow(deps: AppDeps, row: CheckoutRow): Promis
   await runUpdate(deps, row.id, (h) => h.executeUpdate(notifyPaymentUpdate), closedRejects);
 }
 
-// ---- Operator actions on a PayIn (contract 4) ----
+// ---- Operator actions on a PayIn ----
 
 async function operatorPayin(deps: AppDeps, dealId: string): Promise<DealRow> {
   const row = await findDeal(deps.sql, dealId);

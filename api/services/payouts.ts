@@ -1,10 +1,10 @@
-/** PayOut commands (spec 4.1.2, 3.2): validate, then create through or update the deal's workflow. */
+/** PayOut commands: validate, then create through or update the deal's workflow. */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import type { AuditActor } from '../../domain/audit';
 import { findCreated } from '../../db/queries/create-fence';
 import { InvalidArgument, NotFound } from '../../domain/errors';
-import { payoutKeyTaken } from '../../domain/payout';
+import { payoutKeyTaken } from '../../domain/state/payout';
 import { dealIdFor } from '../../domain/ids';
 import { findDeal, payoutKeyHeldByOther, type DealRow } from '../../db/queries/deals';
 import { walletsOf } from '../../db/queries/wallets';
@@ -53,7 +53,7 @@ export const createPayout = (deps: AppDeps, scope: MerchantScope, body: CreatePa
   timedCreate(deps, 'payout', () => createPayoutUntimed(deps, scope, body));
 
 async function createPayoutUntimed(deps: AppDeps, scope: MerchantScope, body: CreatePayoutRequest): Promise<Created<DealRow>> {
-  // What the create checks, read side by side (issue 21); the refusals keep their order.
+  // What the create checks, read side by side (one round trip); the refusals keep their order.
   const [existing, heldByOther, wallets, context] = await Promise.all([
     findCreated<DealRow>(deps.sql, 'deals', dealIdFor(scope.merchantId, 'PAYOUT', body.idempotency_key)),
     payoutKeyHeldByOther(deps.sql, scope.tenantId, scope.merchantId, body.idempotency_key),

@@ -1,4 +1,4 @@
-/** Exchange rates (contract 3): the BUY and SELL rate of a fiat currency, micro-units of fiat per 1 USDT. */
+/** Exchange rates: the BUY and SELL rate of a fiat currency, micro-units of fiat per 1 USDT. */
 import type { AppDeps } from '../deps';
 import { InvalidArgument, NotFound } from '../../domain/errors';
 import { findCurrency, lockRate, upsertRate } from '../../db/queries/catalog';

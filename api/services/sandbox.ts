@@ -87,7 +87,7 @@ async function requireSandboxMerchant(deps: AppDeps, merchantId: string): Promis
 }
 
 /**
- * POST /sandbox/deals/{deal_id}/advance (issue 29.3): the deal's workflow fires its current timer
+ * POST /sandbox/deals/{deal_id}/advance: the deal's workflow fires its current timer
  * now (advanceTimer) — the payment timeout, the payout's assignment or transfer SLA, the processing
  * alert or the fee distribution — and answers once that ran; the deal as it then is.
  */
@@ -108,7 +108,7 @@ export async function advanceSandboxDeal(deps: AppDeps, merchantId: string, deal
 }
 
 /**
- * POST /sandbox/deposits (issue 29.3): play USDT credited through the deposit path an operator's
+ * POST /sandbox/deposits: play USDT credited through the deposit path an operator's
  * recorded deposit takes (recordDeposit: chain_credits, the deposit row, the keyed posting — from
  * the merchant's own play-money account) and announced as a chain deposit is
  * (p2p.finance.deposit_confirmed). The tx hash is derived from the merchant and the

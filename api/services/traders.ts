@@ -1,13 +1,14 @@
-/** Traders (contract 3): create one with its USDT liquidity wallet, top it up, add requisites. */
+/** Traders: create one with its USDT liquidity wallet, top it up, add requisites. */
 import type { AppDeps } from '../deps';
 import { InvalidArgument, NotFound } from '../../domain/errors';
 import { findPaymentMethod } from '../../db/queries/catalog';
 import { creditTraderLiquidity } from '../../db/queries/deposits';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
-import { findTrader, insertRequisite, insertTrader } from '../../db/queries/traders';
+import { findTrader, insertRequisite, insertTrader, listTradersPage, requisitesOf } from '../../db/queries/traders';
 import { ensureWallet } from '../../db/queries/wallets';
 import { insertAudit } from '../../db/queries/audit';
 import type { AuditActor } from '../../domain/audit';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 async function presentTrader(deps: AppDeps, trader: { id: string; name: string; status: string; created_at: Date }) {
   const wallet = await ensureWallet(deps.sql, 'trader', trader.id, 'USDT');
@@ -107,5 +108,43 @@ export async function addRequisite(deps: AppDeps, traderId: string, input: Requi
     ...(row.daily_limit !== null ? { daily_limit: row.daily_limit.toString() } : {}),
     status: row.status,
     created_at: row.created_at.toISOString(),
+  };
+}
+
+/** The operator console's list of traders with their balances and requisites, newest first. */
+export async function listTradersForOperator(deps: AppDeps, q: { page_size?: number; page_token?: string }) {
+  const scope = 'console:traders';
+  const size = clampPageSize(q.page_size, 50, 200);
+  const page = keysetPage(deps, scope, await listTradersPage(deps.sql, { after: cursorOf(deps, scope, q.page_token), limit: size + 1 }), size);
+  const requisites = await requisitesOf(
+    deps.sql,
+    page.rows.map((t) => t.id),
+  );
+  return {
+    data: page.rows.map((t) => ({
+      trader_id: t.id,
+      name: t.name,
+      status: t.status,
+      balance_usdt: t.available.toString(),
+      frozen_usdt: t.frozen.toString(),
+      created_at: t.created_at.toISOString(),
+      requisites: requisites
+        .filter((r) => r.trader_id === t.id)
+        .map((r) => ({
+          requisite_id: r.id,
+          payment_method: r.payment_method,
+          requisite_type: r.requisite_type,
+          card_number: r.card_number,
+          phone_number: r.phone_number,
+          iban: r.iban,
+          holder_name: r.holder_name,
+          bank_name: r.bank_name,
+          min_amount: r.min_amount.toString(),
+          max_amount: r.max_amount.toString(),
+          daily_limit: r.daily_limit === null ? '' : r.daily_limit.toString(),
+          status: r.status,
+        })),
+    })),
+    next_page_token: page.next_page_token,
   };
 }

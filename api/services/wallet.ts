@@ -1,10 +1,10 @@
-/** The merchant's wallet (spec 4.2): its balances, deposit addresses and deposit history. */
+/** The merchant's wallet: its balances, deposit addresses and deposit history. */
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
-import { TronAddressDeriver } from '../../domain/tron';
+import { TronAddressDeriver } from '../../domain/tron/address';
 import { addDepositAddress, currentDepositAddress } from '../../db/queries/deposit-addresses';
 import { listMerchantDeposits } from '../../db/queries/wallet-deposits';
-import { presentDeposit } from '../../domain/deposit-info';
+import { presentDeposit } from '../../domain/records/deposit-info';
 import { walletsOf } from '../../db/queries/wallets';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 

@@ -1,14 +1,14 @@
 /**
- * USDT withdrawals (spec 4.2, 3.4; contract 4, 7): quote, create through the withdrawal's
+ * USDT withdrawals: quote, create through the withdrawal's
  * workflow (Update-With-Start) — keyed server-side (V2) or by an explicit caller key (V1
  * requestId) — operator approve/cancel as updates, listings from Postgres.
  */
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { Conflict, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied } from '../../domain/errors';
-import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron';
+import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron/address';
 import { callerKeyedDedupKey, callerKeyedWithdrawalId, withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
-import { presentWithdrawal } from '../../domain/withdrawal-info';
+import { presentWithdrawal } from '../../domain/records/withdrawal-info';
 import {
   approvalCounts,
   approvalsRequired,
@@ -17,7 +17,7 @@ import {
   WITHDRAWAL_LIVE,
   WITHDRAWAL_STATUSES,
   withdrawalFee,
-} from '../../domain/withdrawals';
+} from '../../domain/state/withdrawals';
 import type { AuditActor } from '../../domain/audit';
 import { findWithdrawalAddress } from '../../db/queries/merchants';
 import {
@@ -102,7 +102,7 @@ function answerKeyed(row: WithdrawalRow, body: { address: string; amount: bigint
 }
 
 /**
- * Creates a withdrawal through its workflow. Without a caller key (V2, spec 4.2) idempotency is
+ * Creates a withdrawal through its workflow. Without a caller key (V2) idempotency is
  * server-side: the key is derived from (merchant, address, amount, fee) and an identical repeat
  * answers the withdrawal that still holds it. With one (the V1 adapter's requestId) the
  * withdrawal is the one of (merchant, key) — unique in the table, and its id (so its workflow

@@ -1,5 +1,5 @@
 /**
- * Legacy V1 authentication (spec 5.5, contract 7): headers MERCHANT (merchant id), TIMESTAMP
+ * Legacy V1 authentication: headers MERCHANT (merchant id), TIMESTAMP
  * (Unix seconds) and SIGNATURE = lowercase hex HMAC-SHA512, keyed with the merchant's secret
  * string exactly as issued (`whsec_` included), over `{timestamp};{field};…` — the fields each
  * route names (api/v1/route.ts, defineV1Route), none of which may contain ';'. A signature serves
@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { InvalidArgument, PermissionDenied, Unauthenticated } from '../../domain/errors';
-import { checkTimestamp, REPLAY_WINDOW_PAST_SECONDS } from '../../domain/signature';
+import { checkTimestamp, REPLAY_WINDOW_PAST_SECONDS } from '../../domain/crypto/signature';
 import { findV1Keys } from '../../db/queries/v1';
 import { claimSignatureFamily } from '../../db/queries/signature-uses';
 import { admitMerchant } from '../auth/admit';
@@ -33,7 +33,7 @@ function fieldText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The separator of the signed string (spec 5.5): no field that enters the string may contain it. */
+/** The separator of the signed string: no field that enters the string may contain it. */
 const V1_SEPARATOR = ';';
 
 function v1SignedPayload(timestamp: string, fields: unknown[]): string {
@@ -65,7 +65,7 @@ function signedFields(fields: Record<string, unknown>): string[] {
 
 /**
  * Every V1 route belongs to one family, and a signature belongs to the family it was first used
- * in: the headers of one kind of request never authenticate another kind (issue 25). V1 signs
+ * in: the headers of one kind of request never authenticate another kind. V1 signs
  * no amount, card, address or reason, so without this a captured create's headers would create
  * another kind of payment, and a captured read's would open a dispute. The families:
  *

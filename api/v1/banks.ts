@@ -1,4 +1,4 @@
-/** V1 banks list (spec 4.9): the V2 bank catalog, its currencies as ISO 4217 numeric codes, in skip/take pages. */
+/** V1 banks list: the V2 bank catalog, its currencies as ISO 4217 numeric codes, in skip/take pages. */
 import { merchantOf } from '../auth/authenticate';
 import type { RouteDef } from '../route';
 import { listBanks, listCurrencies } from '../services/catalog';

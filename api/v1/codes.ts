@@ -1,11 +1,11 @@
 /**
- * The V1 status codes of spec section 9, as tables: one row per (V2 status, condition). Every
+ * The V1 status codes of the legacy API, as tables: one row per (V2 status, condition). Every
  * V1 answer (GET, lists), every V1 list filter and every V1 webhook (./webhooks.ts, through the
  * worker's webhook format registry) reads these rows, nothing else. Pure code.
  */
-import type { PayinStatus } from '../../domain/payin';
-import type { PayoutStatus } from '../../domain/payout';
-import type { WithdrawalStatus } from '../../domain/withdrawals';
+import type { PayinStatus } from '../../domain/state/payin';
+import type { PayoutStatus } from '../../domain/state/payout';
+import type { WithdrawalStatus } from '../../domain/state/withdrawals';
 
 /** Where a code is shown: GET and list answers, or webhooks (REFUND_PENDING differs: 32 vs 16). */
 export type V1View = 'get' | 'webhook';
@@ -29,7 +29,7 @@ export interface PayinCodeRow {
   webhook: number;
 }
 
-/** Spec 9, V1 PayIn status codes. */
+/** V1 PayIn status codes. */
 export const V1_PAYIN_CODES: readonly PayinCodeRow[] = [
   { status: 'INITIALIZED', channel: true, get: 1, webhook: 1 },
   { status: 'INITIALIZED', channel: false, get: 31, webhook: 31 },
@@ -52,7 +52,7 @@ export interface PayoutCodeRow {
   code: number;
 }
 
-/** Spec 9, V1 PayOut status codes (the same in answers and webhooks). */
+/** V1 PayOut status codes (the same in answers and webhooks). */
 export const V1_PAYOUT_CODES: readonly PayoutCodeRow[] = [
   { status: 'INITIALIZED', code: 1 },
   { status: 'MATCHED', code: 1 },
@@ -69,8 +69,8 @@ export const V1_PAYOUT_CODES: readonly PayoutCodeRow[] = [
 const V1_PAYOUT_SILENT_CODES: readonly number[] = [20, 50];
 
 /**
- * Spec 9, V1 withdrawal codes 1–4 (3 is the sent state), one per withdrawal status
- * (domain/withdrawals.ts): 1 waiting (PENDING, PENDING_MANUAL), 2 approved and being sent,
+ * V1 withdrawal codes 1–4 (3 is the sent state), one per withdrawal status
+ * (domain/state/withdrawals.ts): 1 waiting (PENDING, PENDING_MANUAL), 2 approved and being sent,
  * 3 sent, 4 cancelled (by an operator, or refused by the chain).
  */
 export const V1_WITHDRAWAL_CODES: Record<WithdrawalStatus, 1 | 2 | 3 | 4> = {
@@ -82,8 +82,8 @@ export const V1_WITHDRAWAL_CODES: Record<WithdrawalStatus, 1 | 2 | 3 | 4> = {
 };
 
 /**
- * V1 dispute codes. Section 9 gives none, yet V1 list filters are numeric: one code per appeal
- * status (spec 3.3), in the order an appeal moves.
+ * V1 dispute codes. The legacy API's code table gives none, yet V1 list filters are numeric: one code per appeal
+ * status (APPEAL_TRANSITIONS), in the order an appeal moves.
  */
 const V1_DISPUTE_CODES: Record<string, number> = {
   OPEN: 1,

@@ -1,5 +1,5 @@
 /**
- * Spec 9: every /v1/ answer, errors included, carries Deprecation, Sunset (HTTP-date of
+ * Every /v1/ answer, errors included, carries Deprecation, Sunset (HTTP-date of
  * V1_SUNSET_AT) and Link rel="successor-version"; from V1_SUNSET_AT on every /v1/ request is
  * 410 Gone. Errors of /v1/ are rendered in the V1 envelope. Each V1 call is counted per merchant.
  */

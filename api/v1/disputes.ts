@@ -1,5 +1,5 @@
 /**
- * V1 disputes (spec 4.9): a V1 dispute is a V2 appeal on a PayIn. Create, list and get go
+ * V1 disputes: a V1 dispute is a V2 appeal on a PayIn. Create, list and get go
  * through the appeal service; the fields V1 sends beyond an appeal (receipt type and URL,
  * description, client and merchant comments) are kept in V1's one table of its own,
  * v1_disputes (db/queries/v1.ts), to be echoed back.

@@ -1,5 +1,5 @@
 /**
- * V1 wire shapes (spec 4.9): every answer is `{ failures, value, isSuccess, isFailure }`.
+ * V1 wire shapes: every answer is `{ failures, value, isSuccess, isFailure }`.
  * Errors keep the HTTP status of the one error table (api/errors.ts) and carry the same
  * envelope with `isFailure: true`, `value: null` and the problem in `failures`.
  */

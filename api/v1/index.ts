@@ -1,5 +1,5 @@
 /**
- * The legacy V1 API (spec 4.9, 5.5, 9) as one part of the API: every /v1/ request — a route or
+ * The legacy V1 API as one part of the API: every /v1/ request — a route or
  * not — passes the deprecation middleware (headers, V1 error envelope, 410 after the sunset, the
  * per-merchant count), then V1's own router, nested under /v1. Its routes only translate: they
  * call the V2 services. The adapter list, api/adapters.ts, is the one module that loads it (and,

@@ -1,5 +1,5 @@
 /**
- * V1 payments (spec 4.9): PayIns ("incoming") and PayOuts ("outgoing") — create, get, list and
+ * V1 payments: PayIns ("incoming") and PayOuts ("outgoing") — create, get, list and
  * statistics — as translation only: the V1 request becomes the call the V2 route makes
  * (createPayin, createPayout, getMerchantDeal, the deal listing), its answer the V1 envelope.
  */

@@ -85,7 +85,7 @@ export function v1Outgoing(d: V1DealSource): V1Outgoing {
 }
 
 /**
- * The legacy V1 webhook body (spec 5.5, 6, 9): the deal's V1 record with the webhook view of
+ * The legacy V1 webhook body: the deal's V1 record with the webhook view of
  * the status code, plus the event's id and V2 event name and which record it is.
  */
 export function v1WebhookBody(event: { event_id: string; event_type: string }, deal: V1DealSource, dealType: 'PAYIN' | 'PAYOUT') {
@@ -98,7 +98,7 @@ export function startOfUtcDay(nowMs: number): number {
   return Math.floor(nowMs / 86_400_000) * 86_400;
 }
 
-/** A withdrawal as V2 presents it (domain/withdrawal-info.ts presentWithdrawal; also the webhook payload's `withdrawal`). */
+/** A withdrawal as V2 presents it (domain/records/withdrawal-info.ts presentWithdrawal; also the webhook payload's `withdrawal`). */
 export interface PresentedWithdrawal {
   withdrawal_id: string;
   status: string;
@@ -114,7 +114,7 @@ export interface PresentedWithdrawal {
 }
 
 /**
- * The 19-field V1 withdrawal profile (spec 4.9), translated from the V2 record: amounts are USDT
+ * The 19-field V1 withdrawal profile, translated from the V2 record: amounts are USDT
  * decimals (amount includes the fee, sentAmount is what went on chain), blockchain is 1 (TRON,
  * the only chain), exchangeRate "1" (USDT to USDT), isBalanceCommission false (the fee is always
  * inside the amount). comment and callbackUrl have no V2 field: they are echoed on create only.

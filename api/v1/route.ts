@@ -23,7 +23,7 @@ export type V1RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodType>
 > & {
   /** What the route does, after the V1 preamble. */
   description: string;
-  /** The fields of the signed payload after `{timestamp}` (spec 5.5), by name in their order, read from the raw request. */
+  /** The fields of the signed payload after `{timestamp}`, by name in their order, read from the raw request. */
   signs: V1Payload;
   /** The kind of request the route's signatures belong to: never accepted by a route of another family (api/v1/auth.ts). */
   family: V1Family;

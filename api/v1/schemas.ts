@@ -1,4 +1,4 @@
-/** zod schemas of the V1 wire (spec 4.9): validation at the edge, and the V1 part of the OpenAPI document. */
+/** zod schemas of the V1 wire: validation at the edge, and the V1 part of the OpenAPI document. */
 import { z } from 'zod';
 import { registry } from '../openapi';
 import { httpUrl, line, rfc3339, text, uuid } from '../schemas/common';
@@ -186,7 +186,7 @@ const webhookMeta = {
   eventType: z.string().openapi({ example: 'deal.completed', description: 'the V2 event name (deal.amount_changed is never sent to V1 merchants)' }),
 };
 /**
- * The legacy V1 webhook bodies (spec 5.5, 6, 9), documented as components: POSTed to the
+ * The legacy V1 webhook bodies, documented as components: POSTed to the
  * merchant's webhook_url with headers MERCHANT, TIMESTAMP (start of the current UTC day, Unix
  * seconds) and SIGNATURE = hex HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>").
  */
@@ -211,7 +211,7 @@ registry.register(
     .openapi('V1WebhookOutgoing', { description: 'Legacy V1 webhook of a PayOut event (30 for FAILED and EXPIRED); headers as V1WebhookIncoming.' }),
 );
 
-/** Spec 4.9 withdraw body. `wallet` is required, `address` its alias (`wallet` wins); both are checked as mainnet TRON addresses. */
+/** The V1 withdraw body. `wallet` is required, `address` its alias (`wallet` wins); both are checked as mainnet TRON addresses. */
 export const withdrawCreateBody = z
   .object({
     requestId: required('requestId').openapi({
@@ -268,7 +268,7 @@ const withdrawalRecord = z
 export const withdrawalResponse = v1Envelope(withdrawalRecord, 'V1WithdrawalResponse');
 export const withdrawalListResponse = v1Envelope(v1ListOf(withdrawalRecord), 'V1WithdrawalList');
 
-/** Spec 4.9 dispute create: the fields are echoed back; `comment` is the legacy alias of merchantComment, `proofImageBase64` becomes an evidence file. */
+/** The V1 dispute create: the fields are echoed back; `comment` is the legacy alias of merchantComment, `proofImageBase64` becomes an evidence file. */
 export const disputeCreateBody = z
   .object({
     paymentId: uuid('paymentId').openapi({ description: 'the PayIn (deal id) the dispute is about' }),

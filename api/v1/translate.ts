@@ -6,7 +6,7 @@
  * the routes read first and hand in.
  */
 import { InvalidArgument } from '../../domain/errors';
-import type { MerchantDealInfo } from '../../domain/deal-info';
+import type { MerchantDealInfo } from '../../domain/records/deal-info';
 import { decimalToMinor, minorToDecimal } from '../../domain/money';
 import type { DealRow } from '../../db/queries/deals';
 import type { PaymentMethodRow, TenantCurrencyRow } from '../services/catalog';

@@ -1,19 +1,19 @@
 /**
- * The legacy V1 webhook format (spec 5.5, 6, 9), registered for api_version v1 through the
- * adapter list (api/adapters.ts → workers/main.ts → domain/webhook-formats.ts): the same events
+ * The legacy V1 webhook format, registered for api_version v1 through the
+ * adapter list (api/adapters.ts → workers/main.ts → domain/events/webhook-formats.ts): the same events
  * as V2 but the V2-only ones, through the same delivery workflows, with V1's body and headers.
  * Pure: the delivery activity calls it with the stored event and the send time.
  */
 import { createHmac } from 'node:crypto';
-import { DEPOSIT_CONFIRMED_EVENT } from '../../domain/deposit-info';
-import type { WebhookFormat } from '../../domain/webhook-formats';
+import { DEPOSIT_CONFIRMED_EVENT } from '../../domain/records/deposit-info';
+import type { WebhookFormat } from '../../domain/events/webhook-formats';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from './records';
 
-/** Events V1 has no form for: deal.amount_changed and the deposit events are V2-only (spec 6, 9). */
+/** Events V1 has no form for: deal.amount_changed and the deposit events are V2-only. */
 const V2_ONLY_EVENTS = new Set(['deal.amount_changed', DEPOSIT_CONFIRMED_EVENT]);
 
 /**
- * Spec 5.5, 6, 9: the deal's V1 record (numeric status codes of the webhook view, decimal
+ * The deal's V1 record (numeric status codes of the webhook view, decimal
  * amounts, V1 names) plus eventId, eventType and paymentType; headers MERCHANT, TIMESTAMP (the
  * start of the current UTC day) and SIGNATURE = hex HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>").
  * The status and amounts are the event's (its payload), not the deal's current ones.
@@ -51,7 +51,7 @@ export const v1WebhookFormat: WebhookFormat = {
       e.deal_type,
     );
   },
-  // Unchanged by issue 20: the current secret alone signs the legacy envelope.
+  // The current secret alone signs the legacy envelope, even in a rotation's grace window (V2 signs with both).
   headers: ([secret = ''], sentAt, body, e) => {
     const timestamp = startOfUtcDay(sentAt * 1000);
     return {

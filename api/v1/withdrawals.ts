@@ -1,11 +1,11 @@
 /**
- * V1 withdrawals (spec 4.9): withdraw, list and get as translation only — the V2 withdrawal
+ * V1 withdrawals: withdraw, list and get as translation only — the V2 withdrawal
  * service (its fee, hold, auto/manual rule and workflow), keyed by the V1 requestId.
  */
 import { InvalidArgument } from '../../domain/errors';
 import { withdrawalStatusesForCode } from './codes';
 import { v1Withdrawal } from './records';
-import { presentWithdrawal } from '../../domain/withdrawal-info';
+import { presentWithdrawal } from '../../domain/records/withdrawal-info';
 import { merchantOf } from '../auth/authenticate';
 import type { RouteDef } from '../route';
 import { createMerchantWithdrawal, getMerchantWithdrawal, pageMerchantWithdrawals } from '../services/withdrawals';

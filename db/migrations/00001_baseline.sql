@@ -249,7 +249,7 @@ create constraint trigger ledger_entries_balance after insert on ledger_entries
 
 -- One chain transaction credits one wallet once: merchant deposits and trader top-ups share this
 -- namespace, so a tx_hash can never be credited to both. tx_hash is canonical (64 hex, lower
--- case: domain/tron.ts canonicalTxHash).
+-- case: domain/tron/address.ts canonicalTxHash).
 create table chain_credits (
   tx_hash text primary key,
   owner_type text not null check (owner_type in ('merchant', 'trader')),
@@ -723,7 +723,7 @@ create table v1_disputes (
 -- submission. An anonymous payer holds only the page's link, so a deal takes a few submissions
 -- and no more: each claims the next slot, and the primary key makes two concurrent submissions
 -- claiming the same slot one winner (the loser reads the slots again). The bound is
--- PAYER_PROOFS_PER_DEAL of domain/payer-page.ts.
+-- PAYER_PROOFS_PER_DEAL of domain/state/payer-page.ts.
 create table payer_proofs (
   deal_id uuid not null references deals(id),
   slot smallint not null check (slot between 1 and 3),
@@ -738,7 +738,7 @@ create table payer_proofs (
 -- Operators: accounts, sessions, sign-in attempts, alerts, four-eyes approvals
 -- ---------------------------------------------------------------------------------------------
 
--- An operator signs in with email + password (scrypt, domain/passwords.ts) and, when enrolled, a
+-- An operator signs in with email + password (scrypt, domain/crypto/passwords.ts) and, when enrolled, a
 -- TOTP code (its secret sealed with the secret box, like merchant secrets). Roles: docs/console.md.
 create table operators (
   id uuid primary key,

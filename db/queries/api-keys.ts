@@ -1,6 +1,6 @@
 import type { Db } from '../sql';
 import { newApiToken, newId, newSigningSecret } from '../../domain/ids';
-import type { SecretBox } from '../../domain/secret-box';
+import type { SecretBox } from '../../domain/crypto/secret-box';
 
 export interface AuthKeyRow {
   key_id: string;

@@ -6,8 +6,8 @@
  */
 import type { Db } from '../sql';
 import type { AuditActor } from '../../domain/audit';
-import { appealView } from '../../domain/appeals';
-import { dealEventPayload } from '../../domain/deal-info';
+import { appealView } from '../../domain/state/appeals';
+import { dealEventPayload } from '../../domain/records/deal-info';
 import { insertMessage, type AppealRow, type MessageRow } from './appeals';
 import { insertAudit } from './audit';
 import { findDeal } from './deals';

@@ -1,5 +1,5 @@
 import type { Db } from '../sql';
-import type { AppealOutcome, AppealStatus } from '../../domain/appeals';
+import type { AppealOutcome, AppealStatus } from '../../domain/state/appeals';
 import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
 import { lockDeal, type DealRow } from './deals';
 

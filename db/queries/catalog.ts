@@ -119,7 +119,7 @@ export interface NewDealTerms {
   currency_exponent: number | null;
   buy_rate_micro: bigint | null;
   sell_rate_micro: bigint | null;
-  /** Whether the merchant is a sandbox merchant (issue 29); null when there is no such merchant. */
+  /** Whether the merchant is a sandbox merchant; null when there is no such merchant. */
   sandbox: boolean | null;
 }
 

@@ -38,8 +38,8 @@ export const findCreated = <Row extends object>(db: Db, table: FencedTable, id: 
  * The row is read by a statement of its own, after the claim: under READ COMMITTED a statement
  * sees what was committed when it started, so a read joined to the claim would carry a snapshot
  * from before the lock wait and miss the row of the earlier attempt of the same run it queued
- * behind — which then created again, failed its business checks against that attempt's hold,
- * and left the deal or withdrawal and its hold with no workflow (issue 25). The two statements
+ * behind — and create again, fail its business checks against that attempt's hold, and leave
+ * the deal or withdrawal and its hold with no workflow (docs/decisions/0004-create-fence-reads-after-claim.md). The two statements
  * are sent together (pipelined, one round trip); the server runs the read after the claim.
  */
 export async function claimCreate<Row extends object>(tx: Db, table: FencedTable, id: string, runId: string | undefined): Promise<Row | undefined> {

@@ -1,6 +1,6 @@
 import type { Db } from '../sql';
 import type { DealRow } from './deals';
-import { VOLUME_EXCLUDED_STATUSES } from '../../domain/payout';
+import { VOLUME_EXCLUDED_STATUSES } from '../../domain/state/payout';
 import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 /** A status, optionally narrowed: COMPLETED by reconciliation result, INITIALIZED by whether a requisite was assigned. */

@@ -1,12 +1,13 @@
 import type { Db } from '../sql';
-import type { AmountMatch } from '../../domain/payin';
+import type { AmountMatch } from '../../domain/state/payin';
+import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 export interface DealRow {
   id: string;
   tenant_id: string;
   merchant_id: string;
   deal_type: 'PAYIN' | 'PAYOUT';
-  /** Issue 29: the merchant's world, copied at insert (migration 00023). */
+  /** The merchant's world, copied at insert (the `deals_sandbox` trigger). */
   sandbox: boolean;
   status: string;
   idempotency_key: string;
@@ -162,7 +163,7 @@ export interface NewDeal {
   targetBank?: string;
   requisiteDetails?: Record<string, string>;
   walletId?: string | null;
-  /** A settlement deal's fields (spec 4.1.4). */
+  /** A settlement deal's fields (the new deal that settles an EXPIRED one). */
   receivedAmount?: bigint;
   amountMatchStatus?: AmountMatch;
   parentDealId?: string | null;
@@ -228,7 +229,7 @@ export async function recordReceivedAmount(tx: Db, dealId: string, received: big
   return updated!;
 }
 
-/** The amount a change under this key set, if that key was used on the deal (spec 4.1.3 replays). */
+/** The amount a change under this key set, if that key was used on the deal (a repeated amount change answers the first). */
 export async function findAmountChange(db: Db, dealId: string, idempotencyKey: string): Promise<{ new_amount: bigint } | undefined> {
   const [row] = await db<{ new_amount: bigint }[]>`
     select new_amount from deal_amount_changes where deal_id = ${dealId} and idempotency_key = ${idempotencyKey}`;
@@ -260,4 +261,26 @@ export async function applyAmountChange(tx: Db, row: DealRow, change: AmountChan
       escrow_usdt = ${change.escrowUsdt}, amount_version = ${change.version}, amount_match_status = ${change.amountMatchStatus}, updated_at = now()
     where id = ${row.id} returning *`;
   return updated!;
+}
+
+export interface OperatorDealFilter {
+  dealId?: string;
+  merchantId?: string;
+  status?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+/** Deals of every merchant for the operator's search, newest first (keyset pages). */
+export async function listOperatorDeals(db: Db, f: OperatorDealFilter, limit: number, after?: KeysetCursor) {
+  return db<(DealRow & { cursor_ts: string })[]>`
+    select *, ${cursorColumn(db)} from deals
+    where true
+      ${f.dealId ? db`and id = ${f.dealId}` : db``}
+      ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
+      ${f.status ? db`and status = ${f.status}` : db``}
+      ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
+      ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
+      ${olderThan(db, after)}
+    order by ${newestFirst(db)} limit ${limit}`;
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../sql';
 import { Conflict, InvalidArgument, PermissionDenied } from '../../domain/errors';
-import { canonicalTxHash } from '../../domain/tron';
+import { canonicalTxHash } from '../../domain/tron/address';
 import { newId } from '../../domain/ids';
 import { resolveAlerts } from './alerts';
 import { lockMerchantWorld } from './merchant-world';
@@ -16,7 +16,7 @@ export interface DepositRow {
   tx_hash: string;
   status: string;
   created_at: Date;
-  /** Issue 29: the merchant's world at insert (migration 00025). */
+  /** The merchant's world at insert (the `deposits_sandbox` trigger). */
   sandbox: boolean;
 }
 

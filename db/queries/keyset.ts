@@ -10,9 +10,8 @@
  * stores (cursor_ts, UTC text), never a JS Date, which holds milliseconds. And the cursor goes
  * back to Postgres as *text*: a parameter the server types as timestamptz (`$1::timestamptz`) is
  * serialised by postgres.js through `new Date(value)`, which silently drops the microseconds, so
- * the comparison started at the millisecond's beginning and skipped the rows of the same
- * millisecond that sort after the cursor (issue 17: the first deal of page 2, 39 µs older than
- * the last deal of page 1, was never listed).
+ * the comparison would start at the millisecond's beginning and skip the rows of the same
+ * millisecond that sort after the cursor (docs/decisions/0003-keyset-cursor-as-text.md).
  */
 import type { Db } from '../sql';
 

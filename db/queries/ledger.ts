@@ -1,9 +1,9 @@
 import type { Db } from '../sql';
 import { FailedPrecondition } from '../../domain/errors';
 import { newId } from '../../domain/ids';
-import { PAYIN_TERMINAL } from '../../domain/payin';
-import { PAYOUT_TERMINAL } from '../../domain/payout';
-import { WITHDRAWAL_LIVE } from '../../domain/withdrawals';
+import { PAYIN_TERMINAL } from '../../domain/state/payin';
+import { PAYOUT_TERMINAL } from '../../domain/state/payout';
+import { WITHDRAWAL_LIVE } from '../../domain/state/withdrawals';
 
 type Bucket = 'available' | 'frozen' | 'pending_credits';
 
@@ -35,8 +35,9 @@ export class UnbalancedPosting extends Error {}
  * The lock is FOR NO KEY UPDATE, the one an UPDATE of the figures takes anyway, and the one
  * every row lock of the gateway takes (docs/reliability.md, "Locks"): it does not conflict with
  * the KEY SHARE lock a foreign-key insert takes on the wallet it references (a deposit's or a
- * chain credit's row, a deal's wallet_id). With FOR UPDATE, two deposits to one wallet each held
- * KEY SHARE from their own insert and each waited for the other to let go: a deadlock (issue 25).
+ * chain credit's row, a deal's wallet_id). With FOR UPDATE, two deposits to one wallet would each
+ * hold KEY SHARE from their own insert and wait for the other to let go: a deadlock
+ * (docs/decisions/0005-row-locks-for-no-key-update.md).
  * A transaction that posts more than once locks all its wallets first (lockWallets), so it too
  * takes them in the one global order.
  */
@@ -130,7 +131,7 @@ const MERCHANT_HOLD_SOURCES: string[] = [
   // Live PayOuts hold amount_usdt + fee.
   `select wallet_id, escrow_usdt as amount from deals
    where deal_type = 'PAYOUT' and status not in (${sqlList(PAYOUT_TERMINAL)}) and wallet_id is not null`,
-  // Live withdrawals (domain/withdrawals.ts WITHDRAWAL_LIVE) hold their amount.
+  // Live withdrawals (domain/state/withdrawals.ts WITHDRAWAL_LIVE) hold their amount.
   `select wallet_id, amount from withdrawals where status in (${sqlList(WITHDRAWAL_LIVE)})`,
 ];
 
@@ -164,14 +165,14 @@ export async function auditInvariants(db: Db): Promise<InvariantViolation[]> {
       w.pending_credits as figure, coalesce(e.total, 0)::bigint as expected
     from wallets w left join expected e on e.merchant_id = w.owner_id
     where w.owner_type = 'merchant' and w.currency = 'USDT' and w.pending_credits <> coalesce(e.total, 0)`;
-  // Per world (issue 29): the live platform account holds the live deals' fees, the sandbox one the sandbox deals'.
+  // Per world: the live platform account holds the live deals' fees, the sandbox one the sandbox deals'.
   const platformPending = await db<InvariantViolation[]>`
     with expected as (select sandbox, coalesce(sum(fee_usdt), 0)::bigint as total from (${undistributed}) u group by sandbox)
     select 'platform pending_credits = undistributed fees' as invariant, w.id as wallet_id, '' as owner_id,
       w.pending_credits as figure, coalesce(e.total, 0)::bigint as expected
     from wallets w left join expected e on e.sandbox = w.sandbox
     where w.owner_type = 'system' and w.system_code in ('platform_fees', 'sandbox_platform_fees') and w.pending_credits <> coalesce(e.total, 0)`;
-  // Issue 29: no ledger transaction moves money between a sandbox wallet and a live one (migration 00023 refuses it too).
+  // No ledger transaction moves money between a sandbox wallet and a live one (the `ledger_entries_one_world` trigger refuses it too).
   const mixedWorlds = await db<InvariantViolation[]>`
     select 'no transaction mixes sandbox and live wallets' as invariant, min(e.wallet_id::text) as wallet_id, e.transaction_id::text as owner_id,
       count(distinct w.sandbox)::bigint as figure, 1::bigint as expected

@@ -1,7 +1,7 @@
 import type { Db } from '../sql';
 import { FailedPrecondition } from '../../domain/errors';
 import type { DealBounds } from '../../domain/limits';
-import { VOLUME_EXCLUDED_STATUSES } from '../../domain/payout';
+import { VOLUME_EXCLUDED_STATUSES } from '../../domain/state/payout';
 
 interface MerchantLimits extends DealBounds {
   daily_deal_amount_limit: bigint | null;

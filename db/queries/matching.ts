@@ -18,7 +18,7 @@ export interface MatchRequest {
   traderId?: string;
   requisiteType?: string;
   /**
-   * The merchant's world (issue 29): a sandbox deal is matched only to the tenant's sandbox
+   * The merchant's world: a sandbox deal is matched only to the tenant's sandbox
    * trader, a live one never to it (the `deals_sandbox` trigger backs this).
    */
   sandbox?: { tenantId: string; dealType: 'PAYIN' | 'PAYOUT' } | undefined;

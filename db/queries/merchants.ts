@@ -2,6 +2,7 @@ import type { Db } from '../sql';
 import type { PaymentMethodRow } from './catalog';
 import { newId, UUID_RE } from '../../domain/ids';
 import { ensureWallet } from './wallets';
+import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 export const DEFAULT_TENANT_ID = '00000000-0000-4000-8000-000000000001';
 
@@ -34,7 +35,7 @@ interface MerchantRow {
   auto_withdrawal_mode: string;
   auto_withdrawal_limit_usdt_cents: bigint;
   signature_binding: 'optional' | 'required';
-  /** Issue 29: a sandbox merchant (play money, the sandbox trader). */
+  /** A sandbox merchant (play money, the sandbox trader). */
   sandbox: boolean;
   created_at: Date;
   updated_at: Date;
@@ -71,9 +72,9 @@ export interface NewMerchant {
   rate_limit_per_minute: number | null;
   payin_fee_bps: number;
   payout_fee_bps: number;
-  /** Contract 7: new merchants start in AUTO_UP_TO_LIMIT with AUTO_WITHDRAWAL_LIMIT_USDT_CENTS (column default otherwise). */
+  /** New merchants start in AUTO_UP_TO_LIMIT with AUTO_WITHDRAWAL_LIMIT_USDT_CENTS (column default otherwise). */
   auto_withdrawal_limit_usdt_cents?: bigint;
-  /** Issue 29: a sandbox merchant (its wallet is made sandbox with it, migration 00023). */
+  /** A sandbox merchant (its wallet is made sandbox with it: the `wallets_sandbox` trigger). */
   sandbox?: boolean;
 }
 
@@ -161,7 +162,7 @@ export interface CreateContext {
 }
 
 /**
- * What a deal create checks before it starts the workflow, in one round trip (issue 21): the
+ * What a deal create checks before it starts the workflow, in one round trip: the
  * merchant's limits and webhook setup, the payment method, the currency's id and the arrival stamp.
  */
 export async function findCreateContext(db: Db, q: { tenantId: string; merchantId: string; method: string; currency: string }): Promise<CreateContext> {
@@ -213,7 +214,7 @@ export async function findWithdrawalAddress(db: Db, merchantId: string): Promise
   return row?.withdrawal_address ?? '';
 }
 
-/** The merchant's auto-withdrawal mode and limit (contract 7). */
+/** The merchant's auto-withdrawal mode and limit. */
 export async function findWithdrawalSettings(
   db: Db,
   merchantId: string,
@@ -237,4 +238,19 @@ export async function lockKillSwitch(db: Db, merchantId: string) {
   const [row] = await db<{ disabled_at: Date | null; kill_switch_reason: string }[]>`
     select disabled_at, kill_switch_reason from merchants where id = ${merchantId} for no key update`;
   return row;
+}
+
+/** Merchants for the operator, newest first (keyset pages, db/queries/keyset.ts), optionally matching a name, email or id. */
+export async function listMerchantsPage(db: Db, f: { search?: string; after?: KeysetCursor; limit: number }) {
+  const like = f.search ? `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  return db<(MerchantProfileRow & { cursor_ts: string })[]>`
+    select m.*, ${cursorColumn(db)},
+      coalesce((select w.available from wallets w where w.owner_type = 'merchant' and w.owner_id = m.id and w.currency = 'USDT'), 0)::bigint as usdt_available,
+      coalesce((select w.frozen from wallets w where w.owner_type = 'merchant' and w.owner_id = m.id and w.currency = 'USDT'), 0)::bigint as usdt_frozen,
+      (select token from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as api_token
+    from merchants m
+    where true
+      ${like ? db`and (m.name ilike ${like} or m.email ilike ${like} or m.id::text = ${f.search!})` : db``}
+      ${olderThan(db, f.after)}
+    order by ${newestFirst(db)} limit ${f.limit}`;
 }

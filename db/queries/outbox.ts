@@ -1,5 +1,5 @@
 import type { Db } from '../sql';
-import type { EventType } from '../../domain/event-types';
+import type { EventType } from '../../domain/events/event-types';
 import { eventIdFor } from '../../domain/ids';
 
 export interface OutboxEvent {
@@ -8,7 +8,7 @@ export interface OutboxEvent {
   dealId: string | null;
   /** What the event id is derived from, with the type and discriminator: the deal unless given (a withdrawal's id). */
   subjectId?: string;
-  /** One of the listed types (domain/event-types.ts): an unlisted type cannot be written. */
+  /** One of the listed types (domain/events/event-types.ts): an unlisted type cannot be written. */
   type: EventType;
   /** Makes the event id unique per occurrence (e.g. the amount version); retries reuse it. */
   discriminator: string | number;
@@ -60,7 +60,7 @@ export interface PendingEvent {
   webhook_url: string;
   callback_url: string | null;
   deal_type: string | null;
-  /** The deal's world (issue 29); null for an event of no deal. */
+  /** The deal's world (sandbox or live); null for an event of no deal. */
   sandbox: boolean | null;
 }
 
@@ -137,4 +137,19 @@ export async function listMerchantEvents(
     horizon: rows[0]?.horizon ?? '0',
     rows: rows.filter((r): r is FeedEventRow & { horizon: string } => r.position != null).map(({ horizon: _h, ...r }) => r),
   };
+}
+
+export interface DealEventRow {
+  id: string;
+  event_type: string;
+  payload: unknown;
+  created_at: Date;
+  dispatched_at: Date | null;
+}
+
+/** A deal's events, oldest first (at most 500). */
+export function dealEvents(db: Db, dealId: string) {
+  return db<DealEventRow[]>`
+    select id, event_type, payload, created_at, dispatched_at from outbox_events
+    where deal_id = ${dealId} order by created_at, seq limit 500`;
 }

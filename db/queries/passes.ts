@@ -62,7 +62,7 @@ export interface PassDeal {
 }
 
 /**
- * Spec 3.4 / 4.6, inside the PayIn's creating transaction: an ACTIVE, unexpired pass of the
+ * The whitelist pass rule, inside the PayIn's creating transaction: an ACTIVE, unexpired pass of the
  * merchant whose non-empty fields (amount, currency_id, payment_method_id) match the deal is
  * reserved for it (USED, used_deal_id, used_at) and routes it to a requisite of the pass's
  * provider and requisite type, bypassing the cascade.

@@ -29,7 +29,7 @@
  * transaction (chainAccount, platformAccount) and passed in, never re-read from a wallet's flag
  * between statements (docs/reliability.md, "Worlds").
  *
- * A settlement deal (spec 4.1.4) is an escrow lock (version 1) on the parent's trader followed by
+ * A settlement deal (the new deal that settles an EXPIRED one) is an escrow lock (version 1) on the parent's trader followed by
  * the PayIn completion, under the settlement deal's own id (postSettlement: its three wallets
  * locked first, in id order).
  */
@@ -103,7 +103,7 @@ export async function postPayinCompletion(
 }
 
 /**
- * A settlement deal's money (spec 4.1.4): its escrow locked on the parent's trader, then the
+ * A settlement deal's money: its escrow locked on the parent's trader, then the
  * completion — two postings, so the trader's, the merchant's and the platform's wallets are
  * locked first, in id order (lockWallets). A trader short of USDT fails the first posting
  * (FailedPrecondition 'insufficient balance').

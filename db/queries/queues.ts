@@ -1,4 +1,4 @@
-/** The console's home (issue 28.3): what waits for an operator, how many and since when. */
+/** The console's home: what waits for an operator, how many and since when. */
 import type { Db } from '../sql';
 
 export interface QueueCount {
@@ -8,7 +8,7 @@ export interface QueueCount {
 }
 
 /**
- * Issue 29: `count` and `oldest` are the live world's; a sandbox merchant's items that wait for an
+ * `count` and `oldest` are the live world's; a sandbox merchant's items that wait for an
  * operator (an appeal without the sandbox arbiter's words, a withdrawal above the auto limit, an
  * alert on a sandbox deal) are counted apart in `sandbox`, never in the live figures.
  */

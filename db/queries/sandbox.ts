@@ -1,5 +1,5 @@
 /**
- * The built-in sandbox trader (issue 29): one per tenant, marked sandbox, with a requisite for
+ * The built-in sandbox trader: one per tenant, marked sandbox, with a requisite for
  * every payment method a sandbox deal asks for and play USDT from the tenant-wide sandbox_chain account.
  * Made on first use (and by the seed), idempotently: stable ids, `on conflict do nothing`, a keyed
  * posting. Only sandbox deals reach it (db/queries/matching.ts; the baseline's world triggers make any other

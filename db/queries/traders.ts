@@ -1,6 +1,7 @@
 import type { Db } from '../sql';
 import { newId } from '../../domain/ids';
 import { ensureWallet } from './wallets';
+import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 export async function insertTrader(tx: Db, tenantId: string, name: string) {
   const id = newId();
@@ -57,4 +58,23 @@ export async function findRequisite(
     select r.id, r.trader_id, r.payment_method_id, r.status, t.sandbox from requisites r join traders t on t.id = r.trader_id
     where r.id = ${requisiteId}`;
   return row;
+}
+
+/** Traders with their USDT balances for the operator, newest first (keyset pages). */
+export async function listTradersPage(db: Db, f: { after?: KeysetCursor; limit: number }) {
+  return db<{ id: string; name: string; status: string; created_at: Date; cursor_ts: string; available: bigint; frozen: bigint }[]>`
+    select t.id, t.name, t.status, t.created_at, ${cursorColumn(db)},
+      coalesce((select w.available from wallets w where w.owner_type = 'trader' and w.owner_id = t.id and w.currency = 'USDT'), 0)::bigint as available,
+      coalesce((select w.frozen from wallets w where w.owner_type = 'trader' and w.owner_id = t.id and w.currency = 'USDT'), 0)::bigint as frozen
+    from traders t
+    where true ${olderThan(db, f.after)}
+    order by ${newestFirst(db)} limit ${f.limit}`;
+}
+
+export function requisitesOf(db: Db, traderIds: string[]) {
+  if (traderIds.length === 0) return Promise.resolve([] as (RequisiteRow & { payment_method: string })[]);
+  return db<(RequisiteRow & { payment_method: string })[]>`
+    select r.*, coalesce(p.slug, '') as payment_method from requisites r
+    left join payment_methods p on p.id = r.payment_method_id
+    where r.trader_id = any(${traderIds}) order by r.created_at`;
 }

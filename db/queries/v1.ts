@@ -14,7 +14,7 @@ export interface V1KeyRow extends AuthKeyRow {
 }
 
 /**
- * V1 requests name the merchant, not a token (spec 5.5): every pair of the merchant that may
+ * V1 requests name the merchant, not a token (the V1 headers): every pair of the merchant that may
  * still sign — the current one and superseded ones inside their grace window — with the
  * merchant fields authentication needs.
  */

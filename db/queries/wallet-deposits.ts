@@ -9,9 +9,9 @@
  */
 import type { Db } from '../sql';
 import { Conflict, InvalidArgument } from '../../domain/errors';
-import { canonicalTxHash } from '../../domain/tron';
+import { canonicalTxHash } from '../../domain/tron/address';
 import { newId } from '../../domain/ids';
-import { DEPOSIT_CONFIRMED_EVENT, presentDeposit } from '../../domain/deposit-info';
+import { DEPOSIT_CONFIRMED_EVENT, presentDeposit } from '../../domain/records/deposit-info';
 import { claimTxHash, creditRecordedDeposit, recordDeposit, type DepositRow } from './deposits';
 import { writeOutboxEvent } from './outbox';
 import { depositAddressOwner } from './deposit-addresses';
@@ -56,7 +56,7 @@ export interface ObservedDeposit {
 
 export type IntakeResult = { kind: 'not_ours' } | { kind: 'recorded'; deposit: DepositRow; credited: boolean };
 
-/** The deposit became CONFIRMED (credited): the merchant's event, in the same transaction (also the sandbox deposit's, issue 29). */
+/** The deposit became CONFIRMED (credited): the merchant's event, in the same transaction (also the sandbox deposit's). */
 export async function depositConfirmed(tx: Db, depositId: string): Promise<DepositRow> {
   const [row] = await tx<WalletDepositRow[]>`select *, '' as cursor_ts from deposits where id = ${depositId}`;
   await writeOutboxEvent(tx, {

@@ -2,9 +2,9 @@
  * Webhook deliveries and their attempts: one delivery record per event × target (its callback id),
  * one attempt row per HTTP attempt. The relay creates the records, the delivery activity reads
  * what an attempt needs and records its outcome; the merchant reads the history and asks for a
- * manual retry (spec 4.7).
+ * manual retry.
  */
-import type { WebhookEvent } from '../../domain/webhook-formats';
+import type { WebhookEvent } from '../../domain/events/webhook-formats';
 import type { Db } from '../sql';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
@@ -18,7 +18,7 @@ export async function insertDeliveries(db: Db, deliveries: { callbackId: string;
     on conflict do nothing`;
 }
 
-/** An event as its webhook format renders it (domain/webhook-formats.ts), with its merchant's api_version. */
+/** An event as its webhook format renders it (domain/events/webhook-formats.ts), with its merchant's api_version. */
 interface DeliveryEventRow extends WebhookEvent {
   api_version: 'v1' | 'v2';
 }
@@ -126,7 +126,7 @@ export async function giveUpDelivery(db: Db, callbackId: string, lastError: stri
     where id = ${callbackId} and status in ('PENDING', 'RETRY')`;
 }
 
-// The merchant's view (spec 4.7).
+// The merchant's view: its deliveries and their attempts.
 
 export interface DeliveryRow {
   id: string;
@@ -189,4 +189,29 @@ export async function manualRetryState(db: Db, merchantId: string, deliveryId: s
     select status, ceil(extract(epoch from (last_manual_retry_at + make_interval(secs => ${cooldownSeconds}) - now())))::int as wait
     from webhook_deliveries where id = ${deliveryId} and merchant_id = ${merchantId}`;
   return row;
+}
+
+export interface DealAttemptRow {
+  callback_id: string;
+  event_id: string;
+  event_type: string;
+  url: string;
+  delivery_status: string;
+  attempt: number | null;
+  status: string | null;
+  http_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  at: Date;
+}
+
+/** Every webhook delivery of a deal and each of its attempts, oldest first (a delivery not yet tried appears once, attempt null). */
+export function dealWebhookAttempts(db: Db, dealId: string) {
+  return db<DealAttemptRow[]>`
+    select d.id as callback_id, d.event_id, d.event_type, d.url, d.status as delivery_status,
+      a.attempt, a.status, a.http_status, a.duration_ms, a.error, coalesce(a.created_at, d.created_at) as at
+    from webhook_deliveries d
+    left join webhook_attempts a on a.callback_id = d.id
+    where d.merchant_id = (select merchant_id from deals where id = ${dealId}) and d.deal_id = ${dealId}
+    order by at, a.attempt nulls first limit 1000`;
 }

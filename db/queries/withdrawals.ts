@@ -1,5 +1,5 @@
 import type { Db } from '../sql';
-import type { WithdrawalRecord } from '../../domain/withdrawal-info';
+import type { WithdrawalRecord } from '../../domain/records/withdrawal-info';
 import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 /** The whole row: what merchants see (WithdrawalRecord) plus what only the system and operators use. */
@@ -15,7 +15,7 @@ export interface WithdrawalRow extends WithdrawalRecord {
   last_broadcast_error: string;
   approved_by: string;
   cancelled_by: string;
-  /** Issue 29: the merchant's world at insert (migration 00025); the world of every posting of the withdrawal. */
+  /** The merchant's world at insert (the `withdrawals_sandbox` trigger); the world of every posting of the withdrawal. */
   sandbox: boolean;
 }
 

@@ -71,7 +71,7 @@ function client(baseUrl: string, sleeps: number[], extra: Partial<GatewayClientO
   return new GatewayClient({ baseUrl, token: TOKEN, secret: SECRET, sleep: async (ms) => void sleeps.push(ms), ...extra });
 }
 
-/** What the gateway checks (spec 5.1 and the request-bound v2), recomputed here independently. */
+/** What the gateway checks (v1 over `<t>.<raw body>` and the request-bound v2), recomputed here independently. */
 function verifies(r: Seen): boolean {
   const header = String(r.headers['x-signature']);
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
@@ -307,7 +307,7 @@ test('the client refuses a malformed token at once', (t) => {
   t.throws(() => new GatewayClient({ baseUrl: 'http://x', token: 'nope', secret: SECRET }), { instanceOf: TypeError });
 });
 
-// ---- Issue 27: idempotency without surprises, amounts, answers as objects, the feed, retry waits ----
+// ---- Idempotency without surprises, amounts, answers as objects, the feed, retry waits ----
 
 const PAYIN_DEAL = { ...DEAL, amount: '170000', currency: 'RUB', client_id: 'customer-42', deal_type: 'PAYIN', target_requisite: '' };
 

@@ -287,7 +287,7 @@ test('messages, listing and the arbiter view: oldest first, scoped, keyset pages
     [a.appeal_id],
   );
   t.is((await signed(keys, 'GET', `${APPEALS}?status=OPEN`)).body.data.length, 2);
-  // Contract 7: IN_PROGRESS (spec 4.1.4) is the same state as IN_REVIEW, for the merchant and the arbiter alike.
+  // IN_PROGRESS, the settlement rule's name, is the same state as IN_REVIEW, for the merchant and the arbiter alike.
   const inProgress = await signed(keys, 'GET', `${APPEALS}?status=IN_PROGRESS`);
   t.is(inProgress.status, 200, inProgress.text);
   t.deepEqual(
@@ -367,7 +367,7 @@ test("settlement of an EXPIRED deal: a new deal at today's rate, escrow from the
   const replay = await settle(appealId, { idempotency_key: winningKey });
   t.is(replay.status, 200);
   t.is(replay.body.deal.deal_id, settlement.deal_id);
-  // A UUID key is one key whatever its case (issue 17): upper-cased it is the same replay, never 409.
+  // A UUID key is one key whatever its case: upper-cased it is the same replay, never 409.
   const shouted = await settle(appealId, { idempotency_key: winningKey.toUpperCase() });
   t.is(shouted.status, 200, shouted.text);
   t.is(shouted.body.deal.deal_id, settlement.deal_id);
@@ -537,7 +537,7 @@ test('settlement refusals (409): a live parent, nothing received, an appeal no l
   const closed = await settle(closedAppeal, {});
   t.is(closed.status, 409);
   t.regex(problemDetail(closed.body).message, /CLOSED/);
-  // Reopened, it may be settled again (spec 4.1.4: OPEN, IN_PROGRESS or REOPENED).
+  // Reopened, it may be settled again (a settlement needs OPEN, IN_PROGRESS or REOPENED).
   t.is((await arbiter(closedAppeal, 'reopen')).status, 200);
   t.is((await arbiter(closedAppeal, 'review')).body.data.status, 'IN_REVIEW');
   const afterReopen = await settle(closedAppeal, {});

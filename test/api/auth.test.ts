@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { signatureHeader } from '../../domain/signature';
+import { signatureHeader } from '../../domain/crypto/signature';
 import { asOperator, cabinetToken, JWT_SECRET, newMerchant, problemDetail, signed, unsigned, withBearer, type ApiResponse } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 
@@ -18,7 +18,7 @@ function expectProblem(t: ExecutionContext, res: ApiResponse, status: number, ti
   else if (message) t.is(problemDetail(res.body).message, message);
 }
 
-test('signed GET my-merchant answers the profile of spec 2.2', async (t) => {
+test('signed GET my-merchant answers the merchant profile', async (t) => {
   const { merchantId, keys } = await newMerchant({ name: 'Profile Shop' });
   const res = await signed(keys, 'GET', MY);
   t.is(res.status, 200, res.text);
@@ -35,7 +35,7 @@ test('signed GET my-merchant answers the profile of spec 2.2', async (t) => {
   t.false('deal_min_amount' in m);
   t.false('daily_deal_amount_limit' in m);
   t.false(JSON.stringify(res.body).includes(keys.secret));
-  t.is(res.body.auto_withdrawal_mode, 'AUTO_UP_TO_LIMIT'); // contract 7: new merchants start auto up to AUTO_WITHDRAWAL_LIMIT_USDT_CENTS
+  t.is(res.body.auto_withdrawal_mode, 'AUTO_UP_TO_LIMIT'); // new merchants start auto up to AUTO_WITHDRAWAL_LIMIT_USDT_CENTS
   t.is(res.body.auto_withdrawal_effective_limit_usdt_cents, '100000');
   t.truthy(res.headers.get('x-ratelimit-limit'));
 });

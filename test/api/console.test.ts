@@ -1,5 +1,5 @@
 /**
- * The operator console's server side (issue 28.2, 28.3, 28.4): accounts and sessions (cookie,
+ * The operator console's server side: accounts and sessions (cookie,
  * CSRF, timeouts), the role table, the audit trail (in the effect's transaction, append-only),
  * four-eyes withdrawal approval, the queues.
  */
@@ -423,7 +423,7 @@ test('queues: appeals, withdrawals waiting (and for a second approval), open ale
 });
 
 test('TOTP: once enrolled, sign-in needs the code', async (t) => {
-  const { totpAt, TOTP_STEP_SECONDS } = await import('../../domain/totp');
+  const { totpAt, TOTP_STEP_SECONDS } = await import('../../domain/crypto/totp');
   const op = await operator('arbiter');
   const start = await asSession(op.session, 'POST', `${SESSION}/totp`, {});
   t.is(start.status, 200, start.text);

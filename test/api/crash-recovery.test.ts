@@ -1,5 +1,5 @@
 /**
- * Issue 8, crash recovery: a create attempt that outlives its deadline can never commit (no
+ * Crash recovery: a create attempt that outlives its deadline can never commit (no
  * orphan escrow), and a deal step on a worker that is SIGKILLed is retried elsewhere after the
  * short step deadline, not after minutes.
  */

@@ -1,5 +1,5 @@
 /**
- * The merchant's events feed (issue 20): GET /api/v1/p2p/merchant/events lists every event of the
+ * The merchant's events feed: GET /api/v1/p2p/merchant/events lists every event of the
  * merchant oldest first in outbox order, with the very payloads its webhooks carried; the last
  * page's next_page_token is never empty and resumes after the events emitted since.
  */
@@ -149,9 +149,9 @@ test('the feed answers the cabinet as well; bad tokens and a merchant under the 
   t.is((await withBearer(await cabinetToken(merchantId), 'GET', FEED)).status, 403, 'the cabinet reads only its profile while disabled');
 });
 
-test('real feed events match the schema of their variant in the WebhookEvent union (issue 27.4)', async (t) => {
+test('real feed events match the schema of their variant in the WebhookEvent union', async (t) => {
   const { EVENT_VARIANTS, webhookEventSchema } = await import('../../api/schemas/events');
-  const { EVENT_TYPES } = await import('../../domain/event-types');
+  const { EVENT_TYPES } = await import('../../domain/events/event-types');
   const { openAppeal, arbiter } = await import('../helpers/appeals');
   const { changeAmount } = await import('../helpers/deals');
   const { randomTronAddress, walletMerchant, withdraw, withdrawalAction } = await import('../helpers/wallet');

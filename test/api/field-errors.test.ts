@@ -1,5 +1,5 @@
 /**
- * Issue 27.6: problem+json field errors carry the stable codes of domain/errors.ts
+ * Problem+json field errors carry the stable codes of domain/errors.ts
  * (FIELD_ERROR_CODES), never a validation library's internal names, on real routes.
  */
 import test from 'ava';

@@ -8,7 +8,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { signJwt } from '../../api/auth/jwt';
-import { hashPassword } from '../../domain/passwords';
+import { hashPassword } from '../../domain/crypto/passwords';
 import { JWT_SECRET, problemDetail, signed, withBearer, type ApiResponse } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { asSession, signIn, type Session } from '../helpers/operator-session';

@@ -1,5 +1,5 @@
 /**
- * Issue 8, hostile input: control characters and bad Unicode, JWT claims, impossible dates,
+ * Hostile input: control characters and bad Unicode, JWT claims, impossible dates,
  * URL schemes and private targets, content types, bodies where none is taken, error echo caps,
  * duplicate status filters, inclusive bounds at the shown precision.
  */

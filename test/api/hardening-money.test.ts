@@ -1,5 +1,5 @@
 /**
- * Issue 8, money: client commission reconciliation, real reassignment of a MATCHED payout,
+ * Hardening, money: client commission reconciliation, real reassignment of a MATCHED payout,
  * decimal amounts refused, one tx_hash namespace for merchant and trader credits.
  */
 import { randomUUID } from 'node:crypto';

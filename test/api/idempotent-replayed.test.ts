@@ -1,8 +1,8 @@
 /**
- * Issue 27.2: every answer to a create that is idempotent by key says whether it is a replay
+ * Every answer to a create that is idempotent by key says whether it is a replay
  * (Idempotent-Replayed, Stripe's header): `false` for the request that made the object, `true`
- * for every later (or concurrent, joining) request with the same key — whose body is ignored
- * (spec 4.8).
+ * for every later (or concurrent, joining) request with the same key — whose body is ignored,
+ * as idempotency by key says.
  */
 import { randomUUID } from 'node:crypto';
 import test from 'ava';

@@ -99,7 +99,8 @@ test('edge rules: unknown filters give an empty page; bad tokens give 400 invali
 
 test('walking next_page_token over 251 deals made in bursts of 25 (same and µs-apart created_at) lists each deal once, in order', async (t) => {
   const { merchantId, keys } = await newMerchant();
-  // Issue 17: page 2 lost its first deal, 39 µs older than the last deal of page 1. Here each
+  // The case of docs/decisions/0003-keyset-cursor-as-text.md: page 2 lost its first deal, 39 µs
+  // older than the last deal of page 1. Here each
   // burst of 25 lands in one millisecond, 39 µs apart, some sharing a microsecond, some 1 µs
   // apart; with page_size=100 the last deal of page 1 (i = 151) and the first of page 2 (i = 150)
   // are 39 µs apart in one millisecond, as in the report.

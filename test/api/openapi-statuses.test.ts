@@ -1,5 +1,5 @@
 /**
- * What the server really answers is what /openapi.json says it answers (issue 17). Every
+ * What the server really answers is what /openapi.json says it answers. Every
  * operation of the served document is probed — without credentials, with credentials and a
  * valid-looking request (unknown ids), with a body of the wrong media type and with one too
  * large — and every status that comes back must be listed for that operation. Then a few

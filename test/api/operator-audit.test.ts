@@ -1,5 +1,5 @@
 /**
- * Issue 28.4: every operator action is audited in the transaction of its effect — the step the
+ * Every operator action is audited in the transaction of its effect — the step the
  * workflow update drives (deal, payout and appeal moves, settlement), or the service's own
  * transaction (appeal message, evidence upload): who, role, what, object, before/after and the
  * request id (the X-Trace-Id of the answer). One row even when the step runs twice (a retry of

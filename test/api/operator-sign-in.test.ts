@@ -11,8 +11,8 @@
 import test from 'ava';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { loadConfig } from '../../config';
-import { SecretBox } from '../../domain/secret-box';
-import { newTotpSecret, totpAt, TOTP_STEP_SECONDS } from '../../domain/totp';
+import { SecretBox } from '../../domain/crypto/secret-box';
+import { newTotpSecret, totpAt, TOTP_STEP_SECONDS } from '../../domain/crypto/totp';
 import { API_URL, asOperator, problemDetail, readResponse, type ApiResponse, type Json } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 import { ADMIN_BASE as ADMIN } from '../helpers/operator-session';

@@ -102,7 +102,7 @@ test('merchant create validates its body', async (t) => {
   t.is(v1.body.merchant.api_version, 'v1');
 });
 
-test('kill-switch result: disabled_at is set when the switch goes on and null (not "") when it is cleared (spec 3.4)', async (t) => {
+test('kill-switch result: disabled_at is set when the switch goes on and null (not "") when it is cleared', async (t) => {
   const { merchantId } = await newMerchant();
   const toggle = (path: string) => asOperator('POST', path);
   const on = await toggle(`/api/v1/p2p/merchants/${merchantId}/kill-switch`);
@@ -116,7 +116,7 @@ test('kill-switch result: disabled_at is set when the switch goes on and null (n
   t.true('disabled_at' in off.body, 'the field stays in the answer');
   t.is(off.body.disabled_at, null);
 
-  // disable / activate report the result too; enable answers {} (spec 4.3) and clears it; a toggle after it turns it on again.
+  // disable / activate report the result too; enable answers {} and clears it; a toggle after it turns it on again.
   const disabled = await asOperator('POST', `/api/v1/p2p/merchant/${merchantId}/disable`, { reason: 'review' });
   t.true(Number.isFinite(Date.parse(disabled.body.disabled_at)));
   const enabled = await asOperator('POST', `/api/v1/p2p/merchant/${merchantId}/enable`, {});

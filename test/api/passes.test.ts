@@ -37,7 +37,7 @@ async function methodId(slug: string): Promise<string> {
 const createPass = (keys: KeyPair, body: Record<string, unknown>, base = '') => signed(keys, 'POST', `${base}${PASSES}`, body);
 const passRow = async (passId: string) => (await sql`select * from passes where id = ${passId}`)[0]!;
 
-test('create and list: ACTIVE with expires_at, exactly the fields of 2.6; filters are checked; listing is scoped and paginated', async (t) => {
+test('create and list: ACTIVE with expires_at, exactly the fields of a pass; filters are checked; listing is scoped and paginated', async (t) => {
   const { merchantId, keys } = await newMerchant();
   const { traderId, method } = await isolatedTrader({ liquidity: 10_000 });
   const id = await methodId(method);
@@ -122,7 +122,7 @@ test('a matching pass routes the deal to its provider past the cascade, once; no
   const second = await signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, payment_method_id: a.method, payer_bank: 'alpha-bank' }));
   t.is(second.status, 200);
   t.is((await dealRow(sql, second.body.deal.deal_id)).trader_id, a.traderId);
-  // currency_id on the create (spec 4.1.1) must name the deal's currency.
+  // currency_id on the PayIn create must name the deal's currency.
   const wrongCurrency = await signed(
     keys,
     'POST',

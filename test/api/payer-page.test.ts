@@ -234,7 +234,7 @@ test("the page offers no cancel once the payer said they paid (its form is refus
   t.is((await form(hash, 'cancel', [field('lang', 'en')])).notice, 'not_allowed');
   t.is((await checkout(hash)).body.status, 'PAYMENT_NOTIFIED');
   const api = await checkout(hash, 'cancel');
-  t.is(api.body.status, 'CANCELLED', 'spec 3.1: the checkout may still cancel PAYMENT_NOTIFIED');
+  t.is(api.body.status, 'CANCELLED', 'the PayIn table lets the checkout cancel PAYMENT_NOTIFIED');
 });
 
 test("the seed's requisites: banks of their own country by display name, valid phone numbers", async (t) => {

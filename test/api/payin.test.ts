@@ -28,7 +28,7 @@ const DEAL_FIELDS = [
   'updated_at',
 ];
 
-test('create answers ESCROW_LOCKED with exactly the fields of 2.1, and the trader escrow is locked', async (t) => {
+test('create answers ESCROW_LOCKED with exactly the fields of MerchantDealInfo, and the trader escrow is locked', async (t) => {
   const { merchantId, keys } = await newMerchant({ payin_fee_bps: 250 });
   const res = await signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000, client_id: 'c-42' }));
   t.is(res.status, 200, res.text);

@@ -1,5 +1,5 @@
 /**
- * Issue 8: a MATCHED payout whose trader never starts expires at the transfer SLA with its hold
+ * A MATCHED payout whose trader never starts expires at the transfer SLA with its hold
  * returned; an overdue PROCESSING payout keeps its hold and raises an operator alert.
  */
 import test from 'ava';

@@ -17,7 +17,7 @@ test.after.always(async () => {
 const payoutAction = (dealId: string, action: 'start' | 'complete' | 'reject' | 'assign', body?: unknown) =>
   asOperator('POST', `/api/v1/p2p/admin/deals/${dealId}/payout/${action}`, body);
 
-test('create: MATCHED with the hold at the SELL rate plus fee, echoes, events; GET shows 2.1 fields', async (t) => {
+test('create: MATCHED with the hold at the SELL rate plus fee, echoes, events; GET shows the fields of MerchantDealInfo', async (t) => {
   const m = await fundedMerchant(10_000, { payout_fee_bps: 100 });
   const res = await signed(m.keys, 'POST', PAYOUT, m.payoutBody({ requisite_details: { iban: 'DE89370400440532013000', bank_name: 'Sber' } }));
   t.is(res.status, 200, res.text);

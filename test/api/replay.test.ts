@@ -1,5 +1,5 @@
 /**
- * Issue 17, the replay rule: a client signing exactly as spec 5.1 says (the current second, v1
+ * The replay rule: a client signing exactly as the spec's signing rule says (the current second, v1
  * over `<t>.<raw body>`, the same headers for every body-less request of that second) is never
  * refused; a key rotation refuses a signature any request carried before; single-use routes
  * refuse a second use on the same route; the opt-in request-bound v2 cannot be moved to another
@@ -24,7 +24,7 @@ const send = (path: string, method: string, headers: Record<string, string>, bod
 
 const keyCount = async (merchantId: string) => (await sql`select count(*)::int as n from api_keys where merchant_id = ${merchantId}`)[0]!.n as number;
 
-/** One set of spec-5.1 headers for every body-less request of one second, as a Stripe-style signer makes them. */
+/** One set of v1 headers (the spec's signing rule) for every body-less request of one second, as a Stripe-style signer makes them. */
 const bodyless = (keys: KeyPair, t = now()) => hmacHeaders(keys, '', t);
 
 test('a spec client: body-less requests of one second share their headers, on any route, repeats included', async (t) => {

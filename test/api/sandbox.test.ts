@@ -1,5 +1,5 @@
 /**
- * Issue 29: sandbox merchants on the real stack — the amount table end to end (webhooks received
+ * Sandbox merchants on the real stack — the amount table end to end (webhooks received
  * by a real local receiver and verified), isolation both ways, and the ledger clean.
  */
 import test, { type ExecutionContext } from 'ava';
@@ -9,8 +9,8 @@ import { auditInvariants, auditLedger } from '../../db/queries/ledger';
 import { auditWorlds } from '../../db/queries/ledger-worlds';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { sandboxTraderId } from '../../db/queries/sandbox';
-import { EVENT_TYPES } from '../../domain/event-types';
-import { parseSignatureHeader, signatureMatches } from '../../domain/signature';
+import { EVENT_TYPES } from '../../domain/events/event-types';
+import { parseSignatureHeader, signatureMatches } from '../../domain/crypto/signature';
 import { GatewayClient, verifyWebhook, type WebhookEventOf, type WebhookEventType } from '../../sdk/src/index';
 import { API_URL, asOperator, newMerchant, problemDetail, signed, type KeyPair, type Json } from '../helpers/api';
 import { testSql } from '../helpers/app';

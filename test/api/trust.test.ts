@@ -1,5 +1,5 @@
 /**
- * Issue 17, section 4 (input, transport, identity): bodies are read only after the caller passed
+ * Input, transport, identity: bodies are read only after the caller passed
  * its gates and only multipart where a file is uploaded; an answer that leaves a body unread
  * closes the connection; tx_hash and UUIDs have one canonical form; a kill-switched merchant's
  * cabinet reads its profile and nothing else; paths match case-sensitively.
@@ -89,7 +89,7 @@ test('before an upload is read the rate limit is only looked at: junk signatures
   // Early in a minute, so the window cannot turn over between the requests.
   if (new Date().getUTCSeconds() > 50) await new Promise((r) => setTimeout(r, (61 - new Date().getUTCSeconds()) * 1000));
   const junk = { token: keys.token, secret: 'whsec_not-the-secret' };
-  // A read that fails its signature spends one of the window's unverified reads (issue 25): after three, uploads are refused unread.
+  // A read that fails its signature spends one of the window's unverified reads: after three, uploads are refused unread.
   for (let i = 0; i < 5; i += 1) {
     const upload = filePart(SAMPLES.text);
     const res = await fetch(API_URL + FILES, {

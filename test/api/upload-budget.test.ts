@@ -1,5 +1,5 @@
 /**
- * Issue 25, item 5: an upload is read on a public token, before its signature can be checked. The
+ * An upload is read on a public token, before its signature can be checked. The
  * bytes of such reads in flight are capped per merchant and in total (429 + Retry-After at once,
  * unread), released however the request ends, and a read that does not verify spends one of the
  * token's unverified reads of the minute — never a verified request's allowance

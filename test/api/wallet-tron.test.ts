@@ -16,8 +16,8 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../config';
 import { auditLedger } from '../../db/queries/ledger';
-import { decodeTransferCall, fromHex, parsePrivateKey, recoverTronSigner, USDT_MAINNET_CONTRACT } from '../../domain/tron-tx';
-import { tronAddressFromPrivateKey } from '../../domain/tron';
+import { decodeTransferCall, fromHex, parsePrivateKey, recoverTronSigner, USDT_MAINNET_CONTRACT } from '../../domain/tron/transaction';
+import { tronAddressFromPrivateKey } from '../../domain/tron/address';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { temporalDataConverter } from '../../temporal/payload-codec';
 import { chainWatchStatusQuery, chainWatchWorkflowId } from '../../workflows/contracts/chain-watch';
@@ -536,9 +536,7 @@ test.serial('a worker process SIGKILLed after storing a transaction, or after br
   t.teardown(() => fake.close());
   fake.chain.fund(HOT, { trxSun: 100_000_000n, usdtUnits: 1_000_000_000n });
   const taskQueue = `wallet-tron-kill-${randomUUID()}`;
-  // The production heartbeat: a shorter one is missed under a CPU burner (signing blocks the worker's
-  // event loop for seconds), and every broadcast attempt then times out before it reaches the node.
-  const settings = tronSettings(fake, { WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS: 10 });
+  const settings = tronSettings(fake, { WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS: 2 });
   const env = Object.fromEntries(
     Object.entries({ ...settings, TEMPORAL_TASK_QUEUE: taskQueue, WEBHOOK_TASK_QUEUE: `${taskQueue}-webhooks`, OUTBOX_RELAY: 'false' }).map(([k, v]) => [
       k,

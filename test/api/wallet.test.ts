@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { loadConfig } from '../../config';
 import { randomUUID } from 'node:crypto';
 import { auditLedger } from '../../db/queries/ledger';
-import { isTronAddress } from '../../domain/tron';
+import { isTronAddress } from '../../domain/tron/address';
 import { createTemporalClient } from '../../temporal/client';
 import { asOperator, cabinetToken, newMerchant, problemDetail, signed, withBearer, type ApiResponse, type Json } from '../helpers/api';
 import { testSql } from '../helpers/app';

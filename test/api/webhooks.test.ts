@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig, type Config } from '../../config';
 import { createTemporalClient } from '../../temporal/client';
-import { parseSignatureHeader, signatureMatches } from '../../domain/signature';
+import { parseSignatureHeader, signatureMatches } from '../../domain/crypto/signature';
 import { callbackIdFor } from '../../domain/ids';
 import { asOperator, newMerchant, signed, type KeyPair } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
@@ -181,7 +181,7 @@ test('a hanging receiver ends in ERROR after max_retries; manual retry works onc
   t.is((await signed(stranger.keys, 'POST', `/api/v1/p2p/merchant/callbacks/${first!.id}/retry`)).status, 404);
 });
 
-test('a manual retry answers the delivery queued (RETRY); GET /callbacks/{id} follows it to ERROR or SUCCESS (issue 27.5)', async (t) => {
+test('a manual retry answers the delivery queued (RETRY); GET /callbacks/{id} follows it to ERROR or SUCCESS', async (t) => {
   let healthy = false;
   const { receiver, merchantId, keys } = await merchantWithReceiver((_, res) => res.writeHead(healthy ? 200 : 500).end(healthy ? 'ok' : 'down'));
   t.teardown(() => receiver.close());

@@ -1,5 +1,5 @@
 /**
- * Issue 12, isolation: `npm start` runs deal work and webhook deliveries as two worker processes
+ * Isolation: `npm start` runs deal work and webhook deliveries as two worker processes
  * (WORKER_ROLE), the delivery one at a lower OS priority (WORKER_NICE). Each polls only its own
  * task queue, and together they serve a deal and its deliveries.
  */

@@ -1,5 +1,5 @@
 /**
- * The create fence, attempt behind attempt (issue 25): on a starved worker a second attempt of
+ * The create fence, attempt behind attempt (docs/decisions/0004-create-fence-reads-after-claim.md): on a starved worker a second attempt of
  * the same workflow run can queue on the fence behind the first. Once the first commits its deal
  * (or withdrawal) and hold, the second must adopt that row — not create again, fail on the
  * first's hold ("insufficient balance", "no trader available") and let the run answer "not

@@ -1,5 +1,5 @@
 /**
- * Concurrent money movements never deadlock (issue 25): every transaction that moves money locks
+ * Concurrent money movements never deadlock (docs/decisions/0005-row-locks-for-no-key-update.md): every transaction that moves money locks
  * the wallets it will touch in one global order, with the lock it needs, before anything else
  * takes a weaker lock on them; what still fails with a deadlock or a serialization error is
  * retried before any answer.

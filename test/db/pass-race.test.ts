@@ -1,5 +1,5 @@
 /**
- * The pass race rule at microsecond precision (issue 17): a PayIn is 409 `pass was concurrently
+ * The pass race rule at microsecond precision: a PayIn is 409 `pass was concurrently
  * reserved` only when a matching pass was reserved at or after the request arrived — a pass
  * reserved 500 µs before (the same millisecond) is simply gone, and the deal takes the cascade.
  */

@@ -14,7 +14,7 @@ import { insertMerchant } from '../../db/queries/merchants';
 import { ensureSystemWallet, ensureWallet } from '../../db/queries/wallets';
 import { seed } from '../../db/seed';
 import type { Db } from '../../db/sql';
-import { SecretBox } from '../../domain/secret-box';
+import { SecretBox } from '../../domain/crypto/secret-box';
 import { ledgerCheck } from '../../scripts/ledger-check';
 import { scratchDatabase } from '../helpers/scratch-database';
 import { txHashOf } from '../helpers/tx-hash';

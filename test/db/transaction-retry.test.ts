@@ -1,6 +1,6 @@
 /**
  * A transaction Postgres rolls back for a deadlock or a serialization failure runs again before
- * anything answers (db/sql.ts, issue 25): two transactions locking two rows in opposite orders
+ * anything answers (db/sql.ts): two transactions locking two rows in opposite orders
  * deadlock once, and both still commit. A business error is not retried.
  */
 import test from 'ava';

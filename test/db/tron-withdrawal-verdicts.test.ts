@@ -1,5 +1,5 @@
 /**
- * A TRON withdrawal's transaction is judged dead only on a verdict that holds (issue 25, item 4;
+ * A TRON withdrawal's transaction is judged dead only on a verdict that holds (docs/reliability.md;
  * activities/chain/tron-withdrawals.ts): the adapter itself, on the test database, against the fake
  * TronGrid made to lie, with a clock of our own the test moves (no real wait for an expiry).
  *
@@ -17,8 +17,8 @@ import { loadConfig, type Config } from '../../config';
 import { insertMerchant } from '../../db/queries/merchants';
 import { ensureWallet } from '../../db/queries/wallets';
 import { insertWithdrawal } from '../../db/queries/withdrawals';
-import { parsePrivateKey } from '../../domain/tron-tx';
-import { tronAddressFromPrivateKey } from '../../domain/tron';
+import { parsePrivateKey } from '../../domain/tron/transaction';
+import { tronAddressFromPrivateKey } from '../../domain/tron/address';
 import { testSql } from '../helpers/app';
 import { startFakeTronGrid } from '../helpers/fake-trongrid';
 import { randomTronAddress } from '../helpers/wallet';

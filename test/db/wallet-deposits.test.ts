@@ -5,7 +5,7 @@ import { runDepositWatcherPass, type DepositWatcher } from '../helpers/deposit-w
 import { addDepositAddress } from '../../db/queries/deposit-addresses';
 import { insertMerchant } from '../../db/queries/merchants';
 import { DEV_WALLET_HD_SEED } from '../../config';
-import { TronAddressDeriver } from '../../domain/tron';
+import { TronAddressDeriver } from '../../domain/tron/address';
 import { testSql } from '../helpers/app';
 import { randomTronAddress, txHashOf } from '../helpers/wallet';
 

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * The operator console (issue 28.1, 28.5) in Debian's Chromium against the real stack: sign in,
+ * The operator console in Debian's Chromium against the real stack: sign in,
  * resolve an appeal with evidence and a message, approve a withdrawal with four-eyes (the same
  * operator refused), kill-switch a merchant and see its API calls refused, a support operator
  * sees no action buttons and is refused by the API too, the audit log shows each step; axe-core
@@ -17,7 +17,7 @@ import { API_URL, asOperator, newMerchant, signed, type Json } from '../helpers/
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { dealReaches, openAppeal } from '../helpers/appeals';
 import { testSql } from '../helpers/app';
-import { totpAt } from '../../domain/totp';
+import { totpAt } from '../../domain/crypto/totp';
 import { filePart, SAMPLES, signedUpload } from '../helpers/multipart';
 import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
 import { eventually } from '../helpers/poll';

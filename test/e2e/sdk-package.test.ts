@@ -1,5 +1,5 @@
 /**
- * The SDK as a merchant gets it (issue 27.1): `npm run sdk:pack` makes the tarball, npm installs
+ * The SDK as a merchant gets it: `npm run sdk:pack` makes the tarball, npm installs
  * it into a fresh project outside the repository (os.tmpdir()), and a small integration, once as
  * ES modules (import) and once as CommonJS (require), is typechecked under `strict` (module
  * nodenext, no DOM lib, the package's own .d.ts files checked too) with the repository's
@@ -274,7 +274,7 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
     t.notRegex(readFileSync(join(ROOT, 'sdk', 'src', file), 'utf8'), /\b(spec|contract) \d|\bissue \d|design\.md|architecture\.md/i, `src/${file}`);
   }
 
-  // Section 1's shell steps, with the tarball's real path; npm reads the cache first.
+  // The quickstart's shell steps ("What you need"), with the tarball's real path; npm reads the cache first.
   const [exports, steps] = fencedBlocks(doc, 'bash');
   const program = fencedBlocks(doc, 'js').join('\n');
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'quickstart-')));
@@ -289,7 +289,7 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
   for (const command of commands.slice(0, 2)) await run('bash', ['-c', command.replace('/path/to/merchant-gateway-sdk-0.1.0.tgz', tarball)], dir, npmEnv);
   writeFileSync(join(dir, 'quickstart.mjs'), program);
 
-  // The environment section 1 exports, for a merchant of the test stack whose webhook_url is elsewhere.
+  // The environment "What you need" exports, for a merchant of the test stack whose webhook_url is elsewhere.
   const { merchantId, keys } = await newMerchant();
   const env: Record<string, string> = {
     GATEWAY_URL: API_URL,
@@ -340,7 +340,7 @@ test('the quickstart, run as written in a fresh directory, reaches a verified we
   t.false(second.join('\n').includes(dealId!));
 
   const me = await withBearer(env.CABINET_TOKEN!, 'GET', '/api/v1/p2p/my-merchant');
-  t.regex(me.body.merchant.webhook_url as string, /^http:\/\/127\.0\.0\.1:\d+\/webhooks$/, 'section 3 set the webhook_url with the cabinet token');
+  t.regex(me.body.merchant.webhook_url as string, /^http:\/\/127\.0\.0\.1:\d+\/webhooks$/, '"Receive webhooks" set the webhook_url with the cabinet token');
 
   // A sandbox merchant (npm start's demo merchant is one) needs no operator: the sandbox trader
   // pays and confirms the …00 PayIn by itself, and the same program reaches the same end.

@@ -14,8 +14,8 @@ import { createPayoutActivities } from '../../activities/payouts';
 import { createSettlementActivities } from '../../activities/settlements';
 import { createWithdrawalActivities } from '../../activities/withdrawals';
 import type { Sql } from '../../db/sql';
-import { SecretBox } from '../../domain/secret-box';
-import { WebhookFormats } from '../../domain/webhook-formats';
+import { SecretBox } from '../../domain/crypto/secret-box';
+import { WebhookFormats } from '../../domain/events/webhook-formats';
 
 export function directActivities(sql: Sql) {
   const config = loadConfig(process.env);

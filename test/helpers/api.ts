@@ -1,5 +1,5 @@
 import { signJwt } from '../../api/auth/jwt';
-import { computeSignature, signatureHeader, type SignedRequest } from '../../domain/signature';
+import { computeSignature, signatureHeader, type SignedRequest } from '../../domain/crypto/signature';
 
 export const API_URL = process.env.TEST_API_URL ?? '';
 /** The stack API's Prometheus endpoint, on its own port (METRICS_PORT); API_URL + /metrics is 404. */
@@ -55,7 +55,7 @@ export async function readResponse(response: Response): Promise<ApiResponse> {
 const encode = (body: unknown) => (body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
 
 /**
- * Headers for a raw request, signed exactly as spec 5.1 says: the current second, v1 over
+ * Headers for a raw request, signed exactly as the spec's signing rule says: the current second, v1 over
  * `<t>.<raw body>`; with `bind`, also the request-bound v2 (method, path and query as sent).
  */
 export function hmacHeaders(pair: KeyPair, rawBody: string | Buffer, timestamp = Math.floor(Date.now() / 1000), bind?: SignedRequest) {
@@ -98,7 +98,7 @@ function spentTimestamp(pair: KeyPair, method: string, path: string, raw: string
   }
 }
 
-/** A request signed with a merchant key pair (spec 5.1). */
+/** A request signed with a merchant key pair (v1 over `<t>.<raw body>`). */
 export function signed(pair: KeyPair, method: string, path: string, body?: unknown, timestamp?: number) {
   const raw = encode(body);
   const t = timestamp ?? spentTimestamp(pair, method, path, raw ?? '');

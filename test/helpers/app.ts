@@ -8,7 +8,7 @@ import { startApiMetricsServerOnFreePort } from '../../api/metrics-server';
 import { PasswordHashGate } from '../../api/auth/password-hashes';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
-import { SecretBox } from '../../domain/secret-box';
+import { SecretBox } from '../../domain/crypto/secret-box';
 import { createTemporalClient } from '../../temporal/client';
 
 /**

@@ -41,8 +41,8 @@ import {
   txidOf,
   USDT_MAINNET_CONTRACT,
   type TronRawData,
-} from '../../domain/tron-tx';
-import { tronAddressFromPrivateKey } from '../../domain/tron';
+} from '../../domain/tron/transaction';
+import { tronAddressFromPrivateKey } from '../../domain/tron/address';
 import type { Json } from './api';
 
 export type Tamper = 'recipient' | 'amount' | 'contract' | 'selector' | 'owner' | 'fee_limit' | 'call_value' | 'expired' | 'extra_field';
@@ -211,6 +211,15 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     tx.block = block.number;
   }
 
+  /**
+   * A real node dates a new transaction's expiry from its newest block, which on a live chain is at
+   * most a block interval (3 s) old. Here blocks come only when a test mines, so the head can be
+   * minutes old on a loaded machine: the fake dates from the head as a live chain would have it.
+   */
+  function liveHeadTime(h: { timestamp: number }): number {
+    return Math.max(h.timestamp, Date.now() - 3_000);
+  }
+
   /** Mines `count` blocks; the first takes every pooled transaction that has not expired. */
   function mine(count = 1) {
     for (let i = 0; i < count; i++) {
@@ -236,7 +245,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const raw: TronRawData = {
       refBlockBytes: hexToBytes(h.number.toString(16).padStart(16, '0').slice(12)),
       refBlockHash: hexToBytes(h.id.slice(16, 32)),
-      expiration: BigInt(h.timestamp + 60_000),
+      expiration: BigInt(liveHeadTime(h) + 60_000),
       timestamp: BigInt(Date.now()),
       feeLimit: 30_000_000n,
       contractType: TRIGGER_SMART_CONTRACT,
@@ -342,7 +351,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const raw: TronRawData = {
       refBlockBytes: hexToBytes(h.number.toString(16).padStart(16, '0').slice(12)),
       refBlockHash: hexToBytes(h.id.slice(16, 32)),
-      expiration: BigInt(h.timestamp + 60_000),
+      expiration: BigInt(liveHeadTime(h) + 60_000),
       timestamp: BigInt(Date.now()),
       feeLimit: BigInt(Number(body.fee_limit ?? 0)),
       contractType: TRIGGER_SMART_CONTRACT,

@@ -38,7 +38,7 @@ async function send(url: string, headers: Record<string, string>, body: Buffer, 
   return readResponse(response);
 }
 
-/** A multipart request signed with the merchant pair over the raw bytes of the body (spec 5.1). */
+/** A multipart request signed with the merchant pair over the raw bytes of the body. */
 export function signedUpload(keys: KeyPair, upload: { body: Buffer; contentType: string }, path = FILES) {
   return send(path, hmacHeaders(keys, upload.body as unknown as string), upload.body, upload.contentType);
 }

@@ -5,7 +5,7 @@ export { txHashOf };
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Runtime, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Config } from '../../config';
-import { encodeTronAddress } from '../../domain/tron';
+import { encodeTronAddress } from '../../domain/tron/address';
 import { asOperator, newMerchant, signed, type KeyPair } from './api';
 import { startApp } from './app';
 import { startWorker } from './worker';

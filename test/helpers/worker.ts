@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
@@ -7,7 +9,7 @@ import { createActivities } from '../../activities';
 import { adapterWebhookFormats } from '../../api/adapters';
 import { loadConfig, type Config } from '../../config';
 import { createSql } from '../../db/sql';
-import { SecretBox } from '../../domain/secret-box';
+import { SecretBox } from '../../domain/crypto/secret-box';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { temporalDataConverter } from '../../temporal/payload-codec';
 import { ensureChainWatch } from '../../workers/chain-watch';
@@ -16,7 +18,12 @@ import { appEnv, startApp } from './app';
 /** The real worker entrypoint as a child process (to be killed with SIGKILL), with env overrides. */
 export function startWorkerProcess(env: Record<string, string>): ChildProcess {
   const entry = fileURLToPath(new URL('../../workers/main.ts', import.meta.url));
-  return spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...appEnv(), LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+  // Its warnings and errors go to .data/logs/test-worker-process.log (appended by every such process),
+  // where a test that waited in vain for it can be explained.
+  const logs = fileURLToPath(new URL('../../.data/logs', import.meta.url));
+  mkdirSync(logs, { recursive: true });
+  const log = openSync(join(logs, 'test-worker-process.log'), 'a');
+  return spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...appEnv(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', log, log] });
 }
 
 /** A worker in this process on the given task queue (no relay), to stop and restart at will. */

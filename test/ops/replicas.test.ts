@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 5: API and workers are stateless replicas. A stack of its own (database,
+ * API and workers are stateless replicas. A stack of its own (database,
  * in-memory Temporal, API) with TWO worker processes of role `all`, both running the outbox relay,
  * on a TRON network (the fake TronGrid): both poll every queue; a batch of PayIns gets every event
  * to a real receiver exactly once and the ledger balances; the relays take turns under their
@@ -14,8 +14,8 @@ import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../../config';
-import { parsePrivateKey } from '../../domain/tron-tx';
-import { tronAddressFromPrivateKey } from '../../domain/tron';
+import { parsePrivateKey } from '../../domain/tron/transaction';
+import { tronAddressFromPrivateKey } from '../../domain/tron/address';
 import { createSql, type Sql } from '../../db/sql';
 import { createTemporalClient } from '../../temporal/client';
 import { chainWatchStatusQuery, chainWatchWorkflowId } from '../../workflows/contracts/chain-watch';

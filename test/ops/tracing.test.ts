@@ -1,5 +1,5 @@
 /**
- * Traces across the Temporal boundary (issue 30), on a traced stack of this file's own (the suite's
+ * Traces across the Temporal boundary, on a traced stack of this file's own (the suite's
  * stack runs untraced, as production does by default): its processes export to an in-process OTLP
  * receiver. One PayIn create is one trace whose id is the answer's X-Trace-Id: the API's request
  * span → UpdateWithStart → RunWorkflow → the create step's StartActivity/RunActivity → its SQL,

@@ -1,5 +1,5 @@
 /**
- * The cross-merchant matrix (issue 13), generated from the served OpenAPI document — the route
+ * The cross-merchant matrix, generated from the served OpenAPI document — the route
  * table itself — so a new route cannot be forgotten:
  *   - every merchant route that takes an id: merchant B using merchant A's object gets 404 and
  *     A's object is unchanged; a route whose id has no fixture here fails the test by name;

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every operation in the served OpenAPI document (issue 13), correctly
+ * Property-based fuzzing of every operation in the served OpenAPI document, correctly
  * authenticated so the input reaches validation. Reproducible: FUZZ_SEED (default 20261122)
  * and FUZZ_RUNS (default 300 here; `npm run fuzz` runs 5,000). Properties of every answer:
  *   - never a 5xx, never a hang (10 s), never a connection reset instead of an answer (counted
@@ -143,7 +143,7 @@ test('fuzzing every operation of the OpenAPI document: no 5xx, problem+json erro
   const doc = await loadOperations();
   const ops = doc.operations.filter((op) => !op.path.startsWith('/pay/'));
   const m = await newMerchant();
-  // V1 routes (spec 4.9) serve only api_version v1 merchants: they get a merchant of their own.
+  // V1 routes serve only api_version v1 merchants: they get a merchant of their own.
   const legacy = await newMerchant({ api_version: 'v1' });
   const deal = await createPayin(m.keys);
   // Quiescent state first: a terminal deal (no timer will move it) whose deliveries have finished.

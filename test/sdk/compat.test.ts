@@ -8,8 +8,8 @@ import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { signatureHeaders, verifyWebhook, WebhookVerificationError } from '../../sdk/src/index';
 import { newSigningSecret } from '../../domain/ids';
-import { boundSignatureMatches, parseSignatureHeader, signatureMatches, webhookSignatureHeader } from '../../domain/signature';
-import { standardWebhooksHeaders } from '../../domain/standard-webhooks';
+import { boundSignatureMatches, parseSignatureHeader, signatureMatches, webhookSignatureHeader } from '../../domain/crypto/signature';
+import { standardWebhooksHeaders } from '../../domain/crypto/standard-webhooks';
 
 const body = JSON.stringify({ event_id: '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60', type: 'deal.created', deal: { amount: '150000' } });
 const id = '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60';

@@ -1,5 +1,5 @@
 /**
- * The merchant's side of an integration through the SDK alone, against the real stack (issue 20):
+ * The merchant's side of an integration through the SDK alone, against the real stack:
  * create a PayIn, read it, walk every page of the listing, receive the deal's webhooks on a local
  * receiver and verify them with the SDK, reconcile from the events feed and resume it, typed
  * errors, and a key rotation with both secrets verifying during the grace window. Only the

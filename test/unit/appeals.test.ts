@@ -10,7 +10,7 @@ import {
   terminalResolutionProblem,
   type AppealMoveKind,
   type AppealStatus,
-} from '../../domain/appeals';
+} from '../../domain/state/appeals';
 
 const MOVES: AppealMoveKind[] = ['review', 'resolve_merchant', 'resolve_trader', 'close', 'reopen'];
 

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
-import { approvalsRequired } from '../../domain/withdrawals';
-import { hashPassword, verifyPassword } from '../../domain/passwords';
-import { base32Decode, base32Encode, hotp } from '../../domain/totp';
+import { approvalsRequired } from '../../domain/state/withdrawals';
+import { hashPassword, verifyPassword } from '../../domain/crypto/passwords';
+import { base32Decode, base32Encode, hotp } from '../../domain/crypto/totp';
 
 test('docs/console.md shows the role table of domain/operator-roles.ts, row for row', (t) => {
   const doc = readFileSync(new URL('../../docs/console.md', import.meta.url), 'utf8');

@@ -47,7 +47,7 @@ test('unknown errors become an opaque 500; postgres and http errors are mapped',
   t.is(problemFor(toDomainError(Object.assign(new Error('request entity too large'), { status: 413 })), '/x').status, 413);
 });
 
-test('field errors carry only the documented codes, mapped from zod issues (issue 27.6)', async (t) => {
+test('field errors carry only the documented codes, mapped from zod issues', async (t) => {
   const { FIELD_ERROR_CODES } = await import('../../domain/errors');
   const { invalidInput, zodFieldErrors } = await import('../../api/errors');
   const { parseJsonBody } = await import('../../api/body');

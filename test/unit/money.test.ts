@@ -11,7 +11,7 @@ test('half-even rounding', (t) => {
   t.throws(() => divRoundHalfEven(1n, 0n));
 });
 
-test('fiat to USDT cents per contract 3', (t) => {
+test('fiat to USDT cents at a rate in micro-units of fiat per USDT', (t) => {
   // 1,500.00 RUB at 92.5 RUB/USDT = 16.216216… USDT → 1622 cents
   t.is(fiatToUsdtCents(150_000n, 2, 92_500_000n), 1622n);
   // 925.00 RUB at 92.5 = exactly 10 USDT

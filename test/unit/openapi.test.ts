@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document lists every status an operation answers (issue 17): the statuses of
+ * The OpenAPI document lists every status an operation answers: the statuses of
  * representative routes, the ones defineRoute adds to every route of a kind, and — read from
  * the handlers themselves — every status a handler sets by hand (a Reply, ctx.status).
  */
@@ -126,7 +126,7 @@ test('every operation has a declared tag; the V1 section stays deprecated', (t) 
   }
 });
 
-/** Operations issue 19 reshapes (the TRON wallet, withdrawals, the profile): their examples come with that work. */
+/** Merchant operations allowed to show no example yet (operationIds); none today. */
 const EXAMPLES_LATER = new Set<string>();
 
 test('every merchant operation shows an example of its JSON request and answer', (t) => {
@@ -161,7 +161,7 @@ test('every status a handler sets by hand (Reply, ctx.status) is documented for 
   t.true(seen >= 4, 'the deposit repeats, the degraded health check and the payment page set statuses by hand');
 });
 
-test('the document served at /docs names no document a merchant does not have (issue 27.3): the rule itself, never "spec 4.1" or "contract 5"', (t) => {
+test('the document served at /docs names no document a merchant does not have: the rule itself, never a section number of the spec or its contract', (t) => {
   const naming = /\b(spec|contract)\b\s*(\d|merchant-api)|\bsection \d|\.md\b|\bissue \d+|the spec\b|spec's\b/i;
   const found: string[] = [];
   const walk = (value: unknown, path: string): void => {

@@ -1,5 +1,5 @@
 /**
- * Issue 28.4: every operator route that changes something names the action its service or
+ * Every operator route that changes something names the action its service or
  * workflow step audits in the effect's transaction (`by: 'service'`, api/route.ts); the request
  * pipeline writes none. A new operator route without it fails here.
  */

@@ -1,7 +1,7 @@
-/** The operator moves a deal's state allows (domain/operator-deal-moves.ts), read from the PayIn and PayOut state tables. */
+/** The operator moves a deal's state allows (domain/state/operator-deal-moves.ts), read from the PayIn and PayOut state tables. */
 import test from 'ava';
-import { operatorMovesFor } from '../../domain/operator-deal-moves';
-import { PAYIN_STATUSES, isPayinTerminal, type PayinStatus } from '../../domain/payin';
+import { operatorMovesFor } from '../../domain/state/operator-deal-moves';
+import { PAYIN_STATUSES, isPayinTerminal, type PayinStatus } from '../../domain/state/payin';
 
 test('PayIn: the moves each state allows, none on a terminal deal', (t) => {
   t.deepEqual(operatorMovesFor('PAYIN', 'ESCROW_LOCKED'), ['confirm', 'reconcile', 'change_amount']);

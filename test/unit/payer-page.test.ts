@@ -5,8 +5,8 @@
  */
 import test from 'ava';
 import { IntlMessageFormat } from 'intl-messageformat';
-import { PAYIN_STATUSES } from '../../domain/payin';
-import { PAYER_SCREENS, payerMayCancel, payerMayNotify, payerPollStops, payerReference, payerTimeline } from '../../domain/payer-page';
+import { PAYIN_STATUSES } from '../../domain/state/payin';
+import { PAYER_SCREENS, payerMayCancel, payerMayNotify, payerPollStops, payerReference, payerTimeline } from '../../domain/state/payer-page';
 import { CATALOGUES, fromAcceptLanguage, LOCALES, matchLocale, negotiateLocale, translator } from '../../api/pages/payer/i18n';
 import en from '../../api/pages/payer/messages/en';
 import { formatMoney, formatPhone, groupCard, groupIban, plainAmount, plainIban, plainPhone } from '../../api/pages/payer/format';

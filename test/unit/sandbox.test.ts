@@ -1,4 +1,4 @@
-/** Issue 29: the sandbox arbiter's words (closing_evidence contains losing_evidence: it is read first). */
+/** The sandbox arbiter's words (closing_evidence contains losing_evidence: it is read first). */
 import test from 'ava';
 import { sandboxAppealOutcome } from '../../domain/sandbox';
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { SecretBox } from '../../domain/secret-box';
+import { SecretBox } from '../../domain/crypto/secret-box';
 
 test('sealed secrets open only with the same key and row binding', (t) => {
   const box = new SecretBox(randomBytes(32).toString('base64'));

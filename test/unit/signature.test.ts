@@ -9,7 +9,7 @@ import {
   parseSignatureHeader,
   signatureHeader,
   signatureMatches,
-} from '../../domain/signature';
+} from '../../domain/crypto/signature';
 import { newSigningSecret } from '../../domain/ids';
 
 const stripe = new Stripe('sk_test_unused_for_offline_signing');

@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks beside the spec's X-Signature (issue 20), checked by the `standardwebhooks`
+ * Standard Webhooks beside the spec's X-Signature, checked by the `standardwebhooks`
  * library itself, constructed with the signing secret exactly as the gateway issues it.
  */
 import test from 'ava';
@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { newSigningSecret } from '../../domain/ids';
-import { parseSignatureHeader, signatureMatches, webhookSignatureHeader } from '../../domain/signature';
-import { standardWebhooksHeaders, standardWebhooksKey, toStandardWebhooksSecret } from '../../domain/standard-webhooks';
+import { parseSignatureHeader, signatureMatches, webhookSignatureHeader } from '../../domain/crypto/signature';
+import { standardWebhooksHeaders, standardWebhooksKey, toStandardWebhooksSecret } from '../../domain/crypto/standard-webhooks';
 
 const body = JSON.stringify({ event_id: '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60', type: 'deal.completed', deal: { amount: '150000' } });
 const id = '7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60';
@@ -61,7 +61,7 @@ test('X-Signature during a rotation: one v1 per secret, the new first; Stripe ac
   t.is(webhookSignatureHeader([current], ts, body), `t=${ts},v1=${parsed.v1[0]}`, 'outside a rotation: the spec header exactly');
 });
 
-test('a secret issued before issue 20 (base64url) signs with the same random bytes; converted, the library verifies it', (t) => {
+test('a base64url secret (the older form) signs with the same random bytes; converted, the library verifies it', (t) => {
   // An old secret with a character the library refuses (- or _ after the prefix; the prefix has one).
   let old = '';
   while (!/[-_]/.test(old.slice(6))) old = `whsec_${randomBytes(32).toString('base64url')}`;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { APPEAL_ACTIVE, APPEAL_HOLDS_DEAL, APPEAL_TRANSITIONS } from '../../domain/appeals';
+import { APPEAL_ACTIVE, APPEAL_HOLDS_DEAL, APPEAL_TRANSITIONS } from '../../domain/state/appeals';
 import {
   PAYIN_AMOUNT_CHANGEABLE,
   PAYIN_CANCELLABLE,
@@ -10,11 +10,11 @@ import {
   PAYIN_TRANSITIONS,
   payinSources,
   type PayinMove,
-} from '../../domain/payin';
-import { PAYOUT_STATUSES, PAYOUT_TERMINAL, PAYOUT_TRANSITIONS, type PayoutMove } from '../../domain/payout';
-import { sourceStates } from '../../domain/state-machine';
+} from '../../domain/state/payin';
+import { PAYOUT_STATUSES, PAYOUT_TERMINAL, PAYOUT_TRANSITIONS, type PayoutMove } from '../../domain/state/payout';
+import { sourceStates } from '../../domain/state/state-machine';
 
-test('PayIn table: terminal states have no way out, targets are PayIn states, the derived lists are spec 3.1', (t) => {
+test('PayIn table: terminal states have no way out, targets are PayIn states, the derived lists are as the spec lists them', (t) => {
   const moves = Object.keys(PAYIN_TRANSITIONS) as PayinMove[];
   for (const status of PAYIN_TERMINAL)
     t.deepEqual(
@@ -42,7 +42,7 @@ test('PayIn table: terminal states have no way out, targets are PayIn states, th
   t.deepEqual(APPEAL_HOLDS_DEAL, ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED']);
 });
 
-test('PayOut table: terminal states have no way out; spec 3.2 moves', (t) => {
+test('PayOut table: terminal states have no way out; the moves of the spec', (t) => {
   const moves = Object.keys(PAYOUT_TRANSITIONS) as PayoutMove[];
   for (const status of PAYOUT_TERMINAL)
     t.deepEqual(

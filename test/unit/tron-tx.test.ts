@@ -1,7 +1,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { tronAddressFromPrivateKey, tronAddressToHex } from '../../domain/tron';
+import { tronAddressFromPrivateKey, tronAddressToHex } from '../../domain/tron/address';
 import {
   addressBytes,
   centsToUsdtUnits,
@@ -27,7 +27,7 @@ import {
   type ExpectedUsdtTransfer,
   type TransferMismatchReason,
   type TronRawData,
-} from '../../domain/tron-tx';
+} from '../../domain/tron/transaction';
 
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
 /** A protobuf varint as hex (for hand-made malformed bytes). */

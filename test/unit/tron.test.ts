@@ -14,7 +14,7 @@ import {
   tronAddressFromPublicKey,
   tronAddressProblem,
   tronAddressToHex,
-} from '../../domain/tron';
+} from '../../domain/tron/address';
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s, 'hex'));
 const bip39Seed = (mnemonic: string) => pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512').toString('hex');

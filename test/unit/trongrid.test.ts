@@ -21,8 +21,8 @@ import {
   type BroadcastTransaction,
   type TransferMismatchReason,
   type TronRawData,
-} from '../../domain/tron-tx';
-import { tronAddressFromPrivateKey } from '../../domain/tron';
+} from '../../domain/tron/transaction';
+import { tronAddressFromPrivateKey } from '../../domain/tron/address';
 import { addressFor, FAKE_USDT, startFakeTronGrid, type Tamper } from '../helpers/fake-trongrid';
 
 const HOT_KEY = parsePrivateKey('2d8f68944bdbfbc0769542fba8fc2d2a3de67393334471624364c7006da2aa54');

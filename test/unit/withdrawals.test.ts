@@ -12,7 +12,7 @@ import {
   WITHDRAWAL_TRANSITIONS,
   withdrawalFee,
   type WithdrawalMove,
-} from '../../domain/withdrawals';
+} from '../../domain/state/withdrawals';
 import { withdrawalDedupKey, withdrawalIdFor } from '../../domain/withdrawal-ids';
 
 const FOUR_EYES = 1_000_000n;
@@ -30,7 +30,7 @@ test('fee rule: flat plus bps half-even; fee + net = amount', (t) => {
   );
 });
 
-test('auto rule (contract 7): amount ≤ effective limit; MANUAL_ONLY and limit 0 mean all manual', (t) => {
+test('auto rule: amount ≤ effective limit; MANUAL_ONLY and limit 0 mean all manual', (t) => {
   t.is(effectiveAutoLimit('AUTO_UP_TO_LIMIT', 500n), 500n);
   t.is(effectiveAutoLimit('MANUAL_ONLY', 500n), 0n);
   t.true(isAutoProcessed(500n, 'AUTO_UP_TO_LIMIT', 500n, FOUR_EYES));

@@ -9,7 +9,7 @@ import { incomingBody, v1, v1Client } from './v1-client';
 const sql = testSql();
 test.after.always(() => sql.end());
 
-/** Every signature category of spec 5.5 plus the documented ones: [name, method, path, body, signed fields]. */
+/** Every V1 signature category plus the documented ones: [name, method, path, body, signed fields]. */
 function categories(ids: { incoming: string; outgoing: string; withdrawal: string }) {
   const wd = { requestId: `wd-${randomUUID()}`, amount: '10.00', address: randomTronAddress(), salt: 'w' };
   const payin = incomingBody();
@@ -78,7 +78,7 @@ test('every signature category: the right payload passes; a wrong secret, a stal
   refused(t, await v1(m, 'POST', '/v1/banks/list', {}, [], { headers: { SIGNATURE: 'abc' } }), 401, /malformed/, 'short signature');
   refused(t, await v1(m, 'POST', '/v1/banks/list', {}, [], { merchantId: 'not-a-uuid' }), 401, /invalid merchant credentials/, 'bad merchant id');
   refused(t, await v1(m, 'POST', '/v1/banks/list', {}, [], { merchantId: randomUUID() }), 401, /invalid merchant credentials/, 'unknown merchant');
-  // A V1 signature is accepted on any V1 route of its family within its window, repeats included (issue 17, 25): the reads are one family.
+  // A V1 signature is accepted on any V1 route of its family within its window, repeats included: the reads are one family.
   const t0 = now - 200;
   t.is((await v1(m, 'POST', '/v1/payments/incoming/list', {}, [], { timestamp: t0 })).status, 200);
   t.is((await v1(m, 'POST', '/v1/payments/incoming/list', { take: 1 }, [], { timestamp: t0 })).status, 200, 'the same route may repeat');

@@ -10,13 +10,13 @@ import {
   v1WithdrawalCode,
   withdrawalStatusesForCode,
 } from '../../api/v1/codes';
-import { PAYIN_STATUSES } from '../../domain/payin';
-import { PAYOUT_STATUSES } from '../../domain/payout';
-import { WITHDRAWAL_STATUSES } from '../../domain/withdrawals';
+import { PAYIN_STATUSES } from '../../domain/state/payin';
+import { PAYOUT_STATUSES } from '../../domain/state/payout';
+import { WITHDRAWAL_STATUSES } from '../../domain/state/withdrawals';
 import { decimalToMinor, minorToDecimal } from '../../domain/money';
 import { startOfUtcDay, v1WebhookBody, type V1DealSource } from '../../api/v1/records';
 
-/** Spec 9 written out by hand, row by row: [V2 status, amount_match_status, has_channel, GET code, webhook code]. */
+/** The legacy API's code table written out by hand, row by row: [V2 status, amount_match_status, has_channel, GET code, webhook code]. */
 const PAYIN_EXPECTED: Array<[string, string, boolean, number, number]> = [
   ['INITIALIZED', '', true, 1, 1],
   ['INITIALIZED', '', false, 31, 31],
@@ -37,7 +37,7 @@ const PAYIN_EXPECTED: Array<[string, string, boolean, number, number]> = [
   ['REFUND_PENDING', '', true, 32, 16],
 ];
 
-test('every PayIn row of section 9: GET and webhook views', (t) => {
+test('every PayIn row of the code table: GET and webhook views', (t) => {
   for (const [status, match, channel, get, webhook] of PAYIN_EXPECTED) {
     const facts = { status, amount_match_status: match, has_channel: channel };
     t.is(v1PayinCode(facts, 'get'), get, `${status}/${match}/${channel} GET`);
@@ -56,7 +56,7 @@ test('every PayIn row of section 9: GET and webhook views', (t) => {
   t.throws(() => v1PayinCode({ status: 'MATCHED', amount_match_status: '', has_channel: true }, 'get'));
 });
 
-test('every PayOut row of section 9 (40 PROCESSING, 30 FAILED and EXPIRED), answers and webhooks alike', (t) => {
+test('every PayOut row of the code table (40 PROCESSING, 30 FAILED and EXPIRED), answers and webhooks alike', (t) => {
   const expected: Record<string, number> = { INITIALIZED: 1, MATCHED: 1, UNASSIGNED: 1, PROCESSING: 40, COMPLETED: 10, FAILED: 30, EXPIRED: 30 };
   for (const status of PAYOUT_STATUSES) t.is(v1PayoutCode(status), expected[status]!, status);
   t.is(V1_PAYOUT_CODES.length, Object.keys(expected).length);

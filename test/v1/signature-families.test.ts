@@ -1,5 +1,5 @@
 /**
- * A captured V1 header opens no other door (issue 25): V1 signs `;`-joined fields and no amount,
+ * A captured V1 header opens no other door: V1 signs `;`-joined fields and no amount,
  * card, address or reason, so (1) no signed field may contain ';' (the string of one request
  * could otherwise be spelt as another's), and (2) a signature belongs to the family of the route
  * it was first used on — PayIn create, PayOut create, withdraw, dispute, reads — and is refused

@@ -82,7 +82,7 @@ export const incomingBody = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-/** The payload fields each V1 create route signs after the timestamp (spec 5.5); GET by id signs its id; the rest nothing. */
+/** The payload fields each V1 create route signs after the timestamp; GET by id signs its id; the rest nothing. */
 const CREATE_FIELDS: Array<[RegExp, string[]]> = [
   [/^\/v1\/payments\/incoming(?:\/idempotency|\/nochannel)?$/, ['payInId', 'salt']],
   [/^\/v1\/payments\/outgoing$/, ['payOutId', 'salt']],

@@ -1,5 +1,5 @@
 /**
- * APPEAL_TRANSITIONS (domain/appeals.ts) through the appeal workflow, with stub activities that
+ * APPEAL_TRANSITIONS (domain/state/appeals.ts) through the appeal workflow, with stub activities that
  * keep the appeal and its deal in memory and move them without checking anything: the workflow
  * decides each command on the appeal and deal as readAppealState reads them. From every status,
  * every arbiter move is accepted exactly when the table allows it, else refused with its kind and
@@ -19,8 +19,8 @@ import {
   terminalResolutionProblem,
   type AppealMoveKind,
   type AppealStatus,
-} from '../../domain/appeals';
-import { allowsFrom } from '../../domain/state-machine';
+} from '../../domain/state/appeals';
+import { allowsFrom } from '../../domain/state/state-machine';
 import { appealCommandUpdate, appealWorkflowId, appealWorkflowType, type AppealCommand, type AppealWorkflow } from '../../workflows/contracts/appeal';
 import type { AppealMoveResult, PayinSnapshot } from '../../workflows/contracts/payin';
 import { outcomeOf, testActor, withWorker, workflowEnvironment } from '../helpers/workflow-env';

@@ -1,5 +1,5 @@
 /**
- * PAYIN_TRANSITIONS (domain/payin.ts) on the PayIn workflow, with stub activities: from every
+ * PAYIN_TRANSITIONS (domain/state/payin.ts) on the PayIn workflow, with stub activities: from every
  * state the workflow lives in, each command is accepted exactly when the table lists the state as
  * a source, and refused otherwise — by the workflow, with the table's kind and message, before any
  * step runs; the payment timeout expires exactly the expirable states.
@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { allowsFrom } from '../../domain/state-machine';
-import { PAYIN_EXPIRABLE, PAYIN_STATUSES, PAYIN_TRANSITIONS, payinRefusal, type PayinMove, type PayinStatus } from '../../domain/payin';
-import { APPEAL_HOLDS_DEAL, appealOpenRefusal } from '../../domain/appeals';
+import { allowsFrom } from '../../domain/state/state-machine';
+import { PAYIN_EXPIRABLE, PAYIN_STATUSES, PAYIN_TRANSITIONS, payinRefusal, type PayinMove, type PayinStatus } from '../../domain/state/payin';
+import { APPEAL_HOLDS_DEAL, appealOpenRefusal } from '../../domain/state/appeals';
 import type { Activities } from '../../activities';
 import {
   cancelUpdate,

@@ -1,5 +1,5 @@
 /**
- * PAYOUT_TRANSITIONS (domain/payout.ts) on the PayOut workflow, with stub activities: the
+ * PAYOUT_TRANSITIONS (domain/state/payout.ts) on the PayOut workflow, with stub activities: the
  * operator's commands from every state the workflow lives in (accepted exactly where the table
  * allows them, else `payout is <status>`), and the timed moves (re-match, assignment SLA,
  * transfer SLA).
@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Activities } from '../../activities';
-import { PAYOUT_STATUSES, PAYOUT_TRANSITIONS, isPayoutTerminal, payoutRefusal, type PayoutMove, type PayoutStatus } from '../../domain/payout';
-import { allowsFrom } from '../../domain/state-machine';
+import { PAYOUT_STATUSES, PAYOUT_TRANSITIONS, isPayoutTerminal, payoutRefusal, type PayoutMove, type PayoutStatus } from '../../domain/state/payout';
+import { allowsFrom } from '../../domain/state/state-machine';
 import {
   assignPayoutUpdate,
   completePayoutUpdate,

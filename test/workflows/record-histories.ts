@@ -17,11 +17,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { Activities } from '../../activities';
 import type { TransferStatus } from '../../activities/chain';
-import { APPEAL_TRANSITIONS, resolveMove, type AppealMoveKind, type AppealStatus } from '../../domain/appeals';
+import { APPEAL_TRANSITIONS, resolveMove, type AppealMoveKind, type AppealStatus } from '../../domain/state/appeals';
 import type { AuditActor } from '../../domain/audit';
-import type { PayinStatus } from '../../domain/payin';
-import type { PayoutStatus } from '../../domain/payout';
-import type { WithdrawalStatus } from '../../domain/withdrawals';
+import type { PayinStatus } from '../../domain/state/payin';
+import type { PayoutStatus } from '../../domain/state/payout';
+import type { WithdrawalStatus } from '../../domain/state/withdrawals';
 import { appealCommandUpdate, appealWorkflowId, appealWorkflowType, type AppealCommand, type AppealWorkflow } from '../../workflows/contracts/appeal';
 import { awaitCreationUpdate, statusQuery } from '../../workflows/contracts/deal-like';
 import {

@@ -1,5 +1,5 @@
 /**
- * WITHDRAWAL_TRANSITIONS (domain/withdrawals.ts) on the withdrawal workflow, with stub
+ * WITHDRAWAL_TRANSITIONS (domain/state/withdrawals.ts) on the withdrawal workflow, with stub
  * activities: approve and cancel from every state the workflow lives in (accepted exactly where
  * the table allows them, else `withdrawal is <status>`), then the broadcast's two ends.
  */
@@ -8,8 +8,8 @@ import test from 'ava';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Activities } from '../../activities';
 import type { TransferStatus } from '../../activities/chain';
-import { allowsFrom } from '../../domain/state-machine';
-import { canMove, WITHDRAWAL_TRANSITIONS, withdrawalRefusal, type WithdrawalMove, type WithdrawalStatus } from '../../domain/withdrawals';
+import { allowsFrom } from '../../domain/state/state-machine';
+import { canMove, WITHDRAWAL_TRANSITIONS, withdrawalRefusal, type WithdrawalMove, type WithdrawalStatus } from '../../domain/state/withdrawals';
 import {
   approveWithdrawalUpdate,
   cancelWithdrawalUpdate,

@@ -7,7 +7,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
 import type { AppealMoveResult, OpenAppealInput, ResolveAppealInput } from './payin';
-import type { AppealOutcome, AppealStatus } from '../../domain/appeals';
+import type { AppealOutcome, AppealStatus } from '../../domain/state/appeals';
 import type { AuditActor } from '../../domain/audit';
 import { AppealIdKey, DealIdKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';

@@ -7,7 +7,7 @@
 import type { DealOutcome, StartedByRequest } from './deal-like';
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
-import type { AmountMatch, CancelChannel, PayinStatus } from '../../domain/payin';
+import type { AmountMatch, CancelChannel, PayinStatus } from '../../domain/state/payin';
 import type { AuditActor } from '../../domain/audit';
 import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';

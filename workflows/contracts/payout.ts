@@ -3,7 +3,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
 import type { DealOutcome, StartedByRequest } from './deal-like';
 import type { AuditActor } from '../../domain/audit';
-import type { PayoutStatus } from '../../domain/payout';
+import type { PayoutStatus } from '../../domain/state/payout';
 import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';
 import type { StepTimeouts } from './timeouts';

@@ -2,7 +2,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
 import type { DealOutcome, StartedByRequest } from './deal-like';
-import type { WithdrawalStatus } from '../../domain/withdrawals';
+import type { WithdrawalStatus } from '../../domain/state/withdrawals';
 import type { AuditActor } from '../../domain/audit';
 import { DealIdKey, DealTypeKey, MerchantIdKey } from './search-attributes';
 import { dealsTaskQueue } from './task-queues';

@@ -1,5 +1,5 @@
 /**
- * The payer's page as HTML: one screen per state (domain/payer-page.ts), in the payer's language,
+ * The payer's page as HTML: one screen per state (domain/state/payer-page.ts), in the payer's language,
  * everything escaped. It works as plain forms (each posts to its action and is redirected back
  * here: POST/redirect/GET); the script (assets/payer.js) adds polling, copy buttons, the cancel
  * dialog and live updates by fetching this same HTML. No inline script or style (the CSP).
@@ -12,7 +12,7 @@ import {
   payerScreenOf,
   payerTimeline,
   type PayerScreen,
-} from '../../../domain/payer-page';
+} from '../../../domain/state/payer-page';
 import type { CheckoutView } from '../../services/checkout-view';
 import {
   formatClock,

@@ -1,6 +1,6 @@
 /** The arbiter (operator JWT): the appeal queue, the conversation, the moves, the resolution and settlement. */
 import { defineRoute } from '../../route';
-import type { Identity } from '../../auth/authenticate';
+import { operatorOf } from '../../auth/authenticate';
 import { dealResponse } from '../../schemas/deals';
 import {
   adminAppealListResponse,
@@ -28,10 +28,9 @@ import {
 import { present } from '../../services/payins';
 
 const tags = ['Operator: appeals'];
-const operatorIdOf = (identity: Identity) => (identity.kind === 'operator' ? identity.operatorId : 'unknown');
 
 const MOVE_OPERATION = { review: 'adminReviewAppeal', close: 'adminCloseAppeal', reopen: 'adminReopenAppeal' } as const;
-/** Appeal moves are audited in their step's transaction: the actor rides the command (issue 28.4). */
+/** Appeal moves are audited in their step's transaction: the actor rides the command. */
 const inStep = (action: string) => ({ action, objectType: 'appeal', by: 'service' as const });
 
 const move = (kind: 'review' | 'close' | 'reopen', summary: string, description: string) =>
@@ -50,7 +49,7 @@ const move = (kind: 'review' | 'close' | 'reopen', summary: string, description:
       audit: inStep(`appeal.${kind}`),
     },
     async ({ params, identity, actor }, deps) => ({
-      data: appealView(await moveAppealByOperator(deps, params.appeal_id, kind, operatorIdOf(identity), actor)),
+      data: appealView(await moveAppealByOperator(deps, params.appeal_id, kind, operatorOf(identity).operatorId, actor)),
     }),
   );
 
@@ -117,7 +116,7 @@ export const appealRoutes = [
     },
     async ({ params, body, identity, actor }, deps) => {
       const appeal = await operatorAppeal(deps, params.appeal_id);
-      const operatorId = operatorIdOf(identity);
+      const operatorId = operatorOf(identity).operatorId;
       return { data: presentMessage(await postMessage(deps, appeal, { role: 'ADMIN', id: operatorId, owner: { kind: 'operator', operatorId } }, body, actor)) };
     },
   ),
@@ -155,7 +154,7 @@ export const appealRoutes = [
       audit: inStep('appeal.resolve'),
     },
     async ({ params, body, identity, actor }, deps) => {
-      const r = await resolveAppealByOperator(deps, params.appeal_id, body.outcome, body.note ?? '', operatorIdOf(identity), actor);
+      const r = await resolveAppealByOperator(deps, params.appeal_id, body.outcome, body.note ?? '', operatorOf(identity).operatorId, actor);
       return { deal: present(deps, r.deal), data: appealView(r.appeal) };
     },
   ),
@@ -187,7 +186,7 @@ export const appealP2pRoutes = [
       audit: inStep('appeal.settlement'),
     },
     async ({ params, body, identity, actor }, deps) => ({
-      deal: present(deps, await settleAppeal(deps, params.appeal_id, body, operatorIdOf(identity), actor)),
+      deal: present(deps, await settleAppeal(deps, params.appeal_id, body, operatorOf(identity).operatorId, actor)),
     }),
   ),
 ];

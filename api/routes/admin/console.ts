@@ -1,9 +1,9 @@
 /**
- * The operator console's own API (issue 28): sign-in and the session, operator accounts (admin),
+ * The operator console's own API: sign-in and the session, operator accounts (admin),
  * the audit trail and the queues of the home page. docs/console.md says how a console uses them.
  */
 import { defineRoute } from '../../route';
-import type { Identity } from '../../auth/authenticate';
+import { operatorOf } from '../../auth/authenticate';
 import {
   auditListResponse,
   auditQuery,
@@ -18,7 +18,8 @@ import {
   totpResponse,
   updateOperatorBody,
 } from '../../schemas/console';
-import { consoleQueues, listAuditPage } from '../../services/console';
+import { listAuditPage } from '../../services/audit';
+import { consoleQueues } from '../../services/queues';
 import {
   createOperatorAccount,
   currentSession,
@@ -33,10 +34,6 @@ import { PermissionDenied } from '../../../domain/errors';
 import type { AuditActor } from '../../../domain/audit';
 
 const tags = ['Operator: console'];
-const operatorOf = (identity: Identity) => {
-  if (identity.kind !== 'operator') throw new PermissionDenied('operator identity required');
-  return identity;
-};
 const actorOf = (actor: AuditActor | undefined) => {
   if (!actor) throw new PermissionDenied('operator identity required');
   return actor;

@@ -1,15 +1,34 @@
-/** The operator's commands on deals (contract 4, spec 4.1.3): PayOut moves, PayIn reconciliation and confirmation, amount changes. */
+/** The operator's commands on deals: PayOut moves, PayIn reconciliation and confirmation, amount changes. */
+import { z } from 'zod';
+import { OPERATOR_DEAL_MOVES } from '../../../domain/state/operator-deal-moves';
+import { operatorOf } from '../../auth/authenticate';
 import { defineRoute } from '../../route';
+import { line, pageSize, pageToken, rfc3339, timestamp, uuid } from '../../schemas/common';
 import type { AppDeps } from '../../deps';
 import type { AuditActor } from '../../../domain/audit';
 import type { DealRow } from '../../../db/queries/deals';
-import { amountChangeBody, amountChangeResponse, assignBody, dealParams, operatorDealResponse, reconciliationBody, rejectBody } from '../../schemas/deals';
+import {
+  amountChangeBody,
+  amountChangeResponse,
+  assignBody,
+  dealParams,
+  dealSchema,
+  operatorDealResponse,
+  payerProofSchema,
+  reconciliationBody,
+  rejectBody,
+} from '../../schemas/deals';
+import { dealTimeline, searchDeals } from '../../services/deals';
 import { assignPayout, completePayout, rejectPayout, startPayout } from '../../services/payouts';
 import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOperator, presentForOperator, reconcilePayin } from '../../services/payins';
 
 const tags = ['Operator: deals'];
+/** The console's reads of this aggregate keep the console's tag in the API document. */
+const consoleTags = ['Operator: console'];
 
-/** Deal moves are audited in their step's transaction: the actor rides the workflow update (issue 28.4). */
+const consoleDeal = dealSchema.extend({ merchant_id: z.string().uuid(), trader_id: z.string(), requisite_id: z.string() }).openapi('ConsoleDeal');
+
+/** Deal moves are audited in their step's transaction: the actor rides the workflow update. */
 const inStep = (action: string) => ({ action, objectType: 'deal', by: 'service' as const });
 
 const payoutAction = (action: string, operationId: string, summary: string, run: (deps: AppDeps, dealId: string, actor?: AuditActor) => Promise<DealRow>) =>
@@ -30,6 +49,67 @@ const payoutAction = (action: string, operationId: string, summary: string, run:
   );
 
 export const dealRoutes = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/deals',
+      operationId: 'adminSearchDeals',
+      auth: 'operator',
+      summary: 'Deals of every merchant, newest first: by id, merchant, status and creation time',
+      tags: consoleTags,
+      query: z.object({
+        deal_id: uuid('deal_id').optional(),
+        merchant_id: uuid('merchant_id').optional(),
+        status: line('status', 64).optional(),
+        created_after: rfc3339('created_after').optional().openapi({ description: 'inclusive' }),
+        created_before: rfc3339('created_before').optional().openapi({ description: 'inclusive' }),
+        page_size: pageSize(200, 50),
+        page_token: pageToken,
+      }),
+      response: z.object({ data: z.array(consoleDeal), next_page_token: z.string() }).openapi('ConsoleDealList'),
+    },
+    ({ query }, deps) => searchDeals(deps, query),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/deals/{deal_id}',
+      operationId: 'adminGetDealTimeline',
+      auth: 'operator',
+      summary: "A deal with its timeline: its events, every webhook attempt, and its workflow's link in the Temporal UI",
+      description: 'workflow.ui_url is built from TEMPORAL_UI_URL and TEMPORAL_NAMESPACE; empty when TEMPORAL_UI_URL is empty.',
+      tags: consoleTags,
+      params: dealParams,
+      response: z
+        .object({
+          deal: consoleDeal,
+          workflow: z.object({ workflow_id: z.string(), namespace: z.string(), ui_url: z.string() }),
+          operator_moves: z.array(z.enum(OPERATOR_DEAL_MOVES)).openapi({
+            description: "the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these",
+          }),
+          payer_proof: payerProofSchema,
+          events: z.array(z.object({ event_id: z.string(), event_type: z.string(), created_at: timestamp, dispatched_at: z.string(), payload: z.unknown() })),
+          webhook_attempts: z.array(
+            z.object({
+              callback_id: z.string(),
+              event_id: z.string(),
+              event_type: z.string(),
+              url: z.string(),
+              delivery_status: z.string(),
+              attempt: z.number().int().openapi({ description: '0: not tried yet' }),
+              status: z.string(),
+              http_status: z.number().int(),
+              duration_ms: z.number().int(),
+              error: z.string(),
+              at: timestamp,
+            }),
+          ),
+        })
+        .openapi('ConsoleDealTimeline'),
+      errors: [404],
+    },
+    ({ params }, deps) => dealTimeline(deps, params.deal_id),
+  ),
   payoutAction('start', 'adminStartPayout', 'The trader starts the transfer: MATCHED → PROCESSING', startPayout),
   payoutAction('complete', 'adminCompletePayout', 'The transfer succeeded: PROCESSING → COMPLETED (hold debited)', completePayout),
   defineRoute(
@@ -137,7 +217,7 @@ export const dealP2pRoutes = [
         reason: body.reason,
         idempotencyKey: body.idempotency_key,
         expectedAmountVersion: (body.expected_amount_version ?? 0n).toString(),
-        operatorId: identity.kind === 'operator' ? identity.operatorId : 'unknown',
+        operatorId: operatorOf(identity).operatorId,
         ...(actor ? { actor } : {}),
       });
       return { deal: presentForOperator(deps, row), amount_version: row.amount_version.toString(), amount_usdt: row.amount_usdt.toString() };

@@ -1,4 +1,4 @@
-/** Merchant deposits recorded by the operator (contract 3), standing in for the chain watcher. */
+/** Merchant deposits recorded by the operator, standing in for the chain watcher. */
 import { defineRoute, Reply } from '../../route';
 import { depositBody, depositResponse } from '../../schemas/wallet';
 import { recordMerchantDeposit } from '../../services/deposits';

@@ -1,4 +1,4 @@
-/** The arbiter's evidence files (contract 7): upload for admin messages, download any. */
+/** The arbiter's evidence files: upload for admin messages, download any. */
 import { downloadRoute, uploadRoute } from '../files';
 
 export const fileRoutes = [

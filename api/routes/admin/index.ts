@@ -1,8 +1,7 @@
-/** The operator's API under /api/v1/p2p/admin (contract 3, 4): one file per aggregate. */
+/** The operator's API under /api/v1/p2p/admin (what it manages and the moves it makes): one file per aggregate. */
 import { routeGroup } from '../../route';
 import { alertRoutes } from './alerts';
 import { consoleRoutes } from './console';
-import { consoleReadRoutes } from './console-reads';
 import { appealP2pRoutes, appealRoutes } from './appeals';
 import { dealP2pRoutes, dealRoutes } from './deals';
 import { depositRoutes } from './deposits';
@@ -14,7 +13,6 @@ import { withdrawalRoutes } from './withdrawals';
 
 export const adminGroup = routeGroup('/api/v1/p2p/admin', [
   ...consoleRoutes,
-  ...consoleReadRoutes,
   ...merchantRoutes,
   ...depositRoutes,
   ...rateRoutes,

@@ -1,14 +1,24 @@
-/** Merchants as the operator manages them (contract 3): create, settings, the kill-switch. */
+/** Merchants as the operator manages them: create, settings, the kill-switch. */
 import { z } from 'zod';
 import { defineRoute } from '../../route';
-import { emptyObject, int64String, uuid } from '../../schemas/common';
+import { emptyObject, int64String, line, pageSize, pageToken, uuid } from '../../schemas/common';
 import { createMerchantBody, disableBody, killSwitchResponse, merchantSchema, merchantSettingsBody, presentMerchant } from '../../schemas/merchant';
-import { createMerchant, patchMerchantSettings, presentMerchantForOperator, setKillSwitch, toggleKillSwitch } from '../../services/merchants';
+import {
+  createMerchant,
+  getMerchantForOperator,
+  listMerchantsForOperator,
+  patchMerchantSettings,
+  presentMerchantForOperator,
+  setKillSwitch,
+  toggleKillSwitch,
+} from '../../services/merchants';
 
 const merchantParams = z.object({ merchant_id: uuid('merchant_id') });
 const tags = ['Operator'];
+/** The console's reads of this aggregate keep the console's tag in the API document. */
+const consoleTags = ['Operator: console'];
 
-export const operatorMerchantResponse = z
+const operatorMerchantResponse = z
   .object({
     merchant: merchantSchema.extend({
       auto_withdrawal_mode: z.enum(['AUTO_UP_TO_LIMIT', 'MANUAL_ONLY']),
@@ -40,6 +50,33 @@ const killSwitch = (path: string, operationId: string, summary: string) =>
   );
 
 export const merchantRoutes = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/merchants',
+      operationId: 'adminListMerchants',
+      auth: 'operator',
+      summary: 'Merchants, newest first, optionally matching a name, email or id',
+      tags: consoleTags,
+      query: z.object({ search: line('search', 200).optional(), page_size: pageSize(200, 50), page_token: pageToken }),
+      response: z.object({ data: z.array(operatorMerchantResponse.shape.merchant), next_page_token: z.string() }).openapi('OperatorMerchantList'),
+    },
+    ({ query }, deps) => listMerchantsForOperator(deps, query),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/merchants/{merchant_id}',
+      operationId: 'adminGetMerchant',
+      auth: 'operator',
+      summary: "A merchant's profile, limits and settings as the operator sees them",
+      tags: consoleTags,
+      params: merchantParams,
+      response: operatorMerchantResponse,
+      errors: [404],
+    },
+    ({ params }, deps) => getMerchantForOperator(deps, params.merchant_id),
+  ),
   defineRoute(
     {
       method: 'post',

@@ -1,4 +1,4 @@
-/** Exchange rates (contract 3): the BUY and SELL rate of a fiat currency against USDT. */
+/** Exchange rates: the BUY and SELL rate of a fiat currency against USDT. */
 import { defineRoute } from '../../route';
 import { rateBody, rateParams, rateResponse } from '../../schemas/rates';
 import { setRate } from '../../services/rates';

@@ -1,11 +1,59 @@
-/** Traders (contract 3): create, top up their USDT liquidity, add requisites. */
+/** Traders: create, top up their USDT liquidity, add requisites. */
+import { z } from 'zod';
 import { defineRoute, Reply } from '../../route';
-import { createRequisiteBody, createTraderBody, requisiteResponse, traderLiquidityBody, traderParams, traderResponse } from '../../schemas/traders';
-import { addRequisite, createTrader, fundTrader } from '../../services/traders';
+import { int64String, pageSize, pageToken, timestamp } from '../../schemas/common';
+import {
+  createRequisiteBody,
+  createTraderBody,
+  requisiteFields,
+  requisiteResponse,
+  traderLiquidityBody,
+  traderParams,
+  traderResponse,
+} from '../../schemas/traders';
+import { addRequisite, createTrader, fundTrader, listTradersForOperator } from '../../services/traders';
 
 const tags = ['Operator'];
+/** The console's reads of this aggregate keep the console's tag in the API document. */
+const consoleTags = ['Operator: console'];
 
 export const traderRoutes = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/traders',
+      operationId: 'adminListTraders',
+      auth: 'operator',
+      summary: 'Traders, newest first, each with its USDT balance and requisites',
+      tags: consoleTags,
+      query: z.object({ page_size: pageSize(200, 50), page_token: pageToken }),
+      response: z
+        .object({
+          data: z.array(
+            z.object({
+              trader_id: z.string(),
+              name: z.string(),
+              status: z.string(),
+              balance_usdt: int64String,
+              frozen_usdt: int64String,
+              created_at: timestamp,
+              requisites: z.array(
+                z.object({
+                  requisite_id: z.string(),
+                  payment_method: z.string(),
+                  ...requisiteFields,
+                  daily_limit: z.string(),
+                  status: z.string(),
+                }),
+              ),
+            }),
+          ),
+          next_page_token: z.string(),
+        })
+        .openapi('ConsoleTraderList'),
+    },
+    ({ query }, deps) => listTradersForOperator(deps, query),
+  ),
   defineRoute(
     {
       method: 'post',

@@ -1,4 +1,5 @@
-/** The withdrawal queue (contract 4, 7): list, approve, cancel. */
+/** The withdrawal queue: list, approve, cancel. */
+import { operatorOf } from '../../auth/authenticate';
 import { defineRoute, Reply } from '../../route';
 import {
   cancelWithdrawalBody,
@@ -10,7 +11,6 @@ import {
 import { approveWithdrawal, cancelWithdrawal, listOperatorWithdrawals, operatorWithdrawalView } from '../../services/withdrawals';
 
 const tags = ['Operator: withdrawals'];
-const operatorId = (identity: { kind: string; operatorId?: string }) => (identity.kind === 'operator' ? (identity.operatorId ?? '') : '');
 
 export const withdrawalRoutes = [
   defineRoute(
@@ -50,7 +50,7 @@ export const withdrawalRoutes = [
       audit: { action: 'withdrawal.approve', objectType: 'withdrawal', by: 'service' },
     },
     async ({ params, identity, actor }, deps) => {
-      const { row, released } = await approveWithdrawal(deps, params.withdrawal_id, operatorId(identity), actor);
+      const { row, released } = await approveWithdrawal(deps, params.withdrawal_id, operatorOf(identity).operatorId, actor);
       const view = await operatorWithdrawalView(deps, row);
       return released ? view : new Reply(202, view);
     },
@@ -72,6 +72,6 @@ export const withdrawalRoutes = [
       audit: { action: 'withdrawal.cancel', objectType: 'withdrawal', by: 'service' },
     },
     async ({ params, body, identity, actor }, deps) =>
-      operatorWithdrawalView(deps, await cancelWithdrawal(deps, params.withdrawal_id, body?.reason ?? '', operatorId(identity), actor)),
+      operatorWithdrawalView(deps, await cancelWithdrawal(deps, params.withdrawal_id, body?.reason ?? '', operatorOf(identity).operatorId, actor)),
   ),
 ];

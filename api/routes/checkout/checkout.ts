@@ -1,5 +1,5 @@
 /**
- * The payer's checkout API (spec 4.1.1, contract 6), by the deal's checkout hash: the view, cancel,
+ * The payer's checkout API, by the deal's checkout hash: the view, cancel,
  * "I paid" — each answering the CheckoutView ("I paid" with the deal's id and status beside it, never the merchant's deal), none of it cached,
  * framed or indexed.
  */

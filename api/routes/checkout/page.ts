@@ -8,7 +8,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { DomainError, FailedPrecondition, InvalidArgument, NotFound } from '../../../domain/errors';
-import { payerMayCancel, payerMayNotify, payerScreenOf } from '../../../domain/payer-page';
+import { payerMayCancel, payerMayNotify, payerScreenOf } from '../../../domain/state/payer-page';
 import type { CheckoutRow } from '../../../db/queries/deals';
 import type { AppDeps } from '../../deps';
 import { defineRoute } from '../../route';

@@ -1,4 +1,4 @@
-/** The merchant's key pair (spec 5.1): issued by an operator, rotated by the merchant. */
+/** The merchant's key pair (it signs every request): issued by an operator, rotated by the merchant. */
 import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';

@@ -1,4 +1,4 @@
-/** Merchant appeals (spec 4.5, contract 7): single objects under `data`, unlike the deal endpoints. */
+/** Merchant appeals: single objects under `data`, unlike the deal endpoints. */
 import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf, type Identity } from '../../auth/authenticate';
@@ -121,7 +121,7 @@ export const appealRoutes = [
     },
     async ({ identity, params, body }, deps) => {
       const found = await getMerchantAppeal(deps, merchantOf(identity), params.appeal_id);
-      // Sandbox (issue 29): `reopen_please` on a CLOSED sandbox appeal — the sandbox arbiter reopens it first.
+      // Sandbox: `reopen_please` on a CLOSED sandbox appeal — the sandbox arbiter reopens it first.
       const appeal = await sandboxReopenOnRequest(deps, found, body.body, (id, operatorId, actor) =>
         moveAppealByOperator(deps, id, 'reopen', operatorId, actor),
       );

@@ -1,4 +1,4 @@
-/** The merchant's webhook deliveries (spec 4.7): the history and the manual retry. */
+/** The merchant's webhook deliveries: the history and the manual retry. */
 import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';

@@ -1,4 +1,4 @@
-/** The tenant's catalogs as the merchant sees them (spec 4.4): payment methods, banks, currencies. */
+/** The tenant's catalogs as the merchant sees them: payment methods, banks, currencies. */
 import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';

@@ -1,4 +1,4 @@
-/** The merchant's deal listing (spec 4.1): keyset pages, the CSV export, the daily turnover. */
+/** The merchant's deal listing: keyset pages, the CSV export, the daily turnover. */
 import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';

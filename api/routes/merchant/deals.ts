@@ -1,4 +1,4 @@
-/** The merchant's deals (spec 4.1): PayIn and PayOut create, one deal, cancel. */
+/** The merchant's deals: PayIn and PayOut create, one deal, cancel. */
 import { defineRoute, IDEMPOTENT_REPLAYED_HEADER, markReplayed } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';

@@ -1,4 +1,4 @@
-/** The merchant's events feed (issue 20): what its webhooks carried, to read again or reconcile from. */
+/** The merchant's events feed: what its webhooks carried, to read again or reconcile from. */
 import { z } from 'zod';
 import { registry } from '../../openapi';
 import { defineRoute } from '../../route';

@@ -1,4 +1,4 @@
-/** The merchant's evidence files (contract 7): upload, and download its own and the arbiter's. */
+/** The merchant's evidence files: upload, and download its own and the arbiter's. */
 import { downloadRoute, uploadRoute } from '../files';
 
 export const fileRoutes = [

@@ -1,5 +1,5 @@
 /**
- * The merchant's API under /api/v1/p2p/merchant (spec 4): one file per aggregate, tried in this
+ * The merchant's API under /api/v1/p2p/merchant: one file per aggregate, tried in this
  * order — the listing's literal paths (/deals/export, /deals/turnover) before /deals/{deal_id}.
  */
 import { routeGroup } from '../../route';

@@ -1,4 +1,4 @@
-/** Whitelist passes (spec 4.6). */
+/** Whitelist passes: create, list, one pass. */
 import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';

@@ -1,4 +1,4 @@
-/** Sandbox merchants (issue 29, docs/sandbox.md): time without waiting, and play money. Signed like every call; sandbox merchants only. */
+/** Sandbox merchants (docs/sandbox.md): time without waiting, and play money. Signed like every call; sandbox merchants only. */
 import { z } from 'zod';
 import { defineRoute, Reply } from '../../route';
 import { merchantOf } from '../../auth/authenticate';

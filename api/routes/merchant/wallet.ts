@@ -1,4 +1,4 @@
-/** The merchant's USDT wallet (spec 4.2): the balance, the TRC-20 deposit address and the deposits to it. */
+/** The merchant's USDT wallet: the balance, the TRC-20 deposit address and the deposits to it. */
 import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';

@@ -1,4 +1,4 @@
-/** The merchant's USDT withdrawals (spec 4.2): the fee quote, withdraw, the history. */
+/** The merchant's USDT withdrawals: the fee quote, withdraw, the history. */
 import { defineRoute, IDEMPOTENT_REPLAYED_HEADER, markReplayed } from '../../route';
 import { merchantOf } from '../../auth/authenticate';
 import {
@@ -11,7 +11,7 @@ import {
   withdrawBody,
 } from '../../schemas/withdrawals';
 import { createMerchantWithdrawal, getMerchantWithdrawal, listMerchantWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
-import { presentWithdrawal } from '../../../domain/withdrawal-info';
+import { presentWithdrawal } from '../../../domain/records/withdrawal-info';
 import { EXAMPLES } from '../../schemas/examples';
 
 const tags = ['Wallet'];

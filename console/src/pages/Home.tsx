@@ -8,7 +8,7 @@ export function Home() {
   if (queues.isPending) return <Loading what="the queues" />;
   if (queues.error) return <ErrorText error={queues.error} />;
   const q = queues.data;
-  // Issue 29: the counts are the live world's; a sandbox merchant's waiting items are named apart.
+  // The counts are the live world's; a sandbox merchant's waiting items are named apart.
   const sandbox = (n: number) => (n > 0 ? `and ${n} of sandbox merchants (play money)` : '');
   const cards = [
     { id: 'appeals', title: 'Appeals waiting for an arbiter', queue: q.appeals_waiting, to: '/appeals', extra: sandbox(q.appeals_waiting.sandbox_count) },

@@ -166,61 +166,6 @@ export interface paths {
         patch: operations["adminUpdateMerchant"];
         trace?: never;
     };
-    "/api/v1/p2p/admin/deals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Deals of every merchant, newest first: by id, merchant, status and creation time */
-        get: operations["adminSearchDeals"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/p2p/admin/deals/{deal_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A deal with its timeline: its events, every webhook attempt, and its workflow's link in the Temporal UI
-         * @description workflow.ui_url is built from TEMPORAL_UI_URL and TEMPORAL_NAMESPACE; empty when TEMPORAL_UI_URL is empty.
-         */
-        get: operations["adminGetDealTimeline"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/p2p/admin/traders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Traders, newest first, each with its USDT balance and requisites */
-        get: operations["adminListTraders"];
-        put?: never;
-        /** Create a trader with a USDT liquidity wallet */
-        post: operations["adminCreateTrader"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/p2p/admin/merchants/{merchant_id}/kill-switch": {
         parameters: {
             query?: never;
@@ -269,6 +214,24 @@ export interface paths {
         /** Set the BUY and SELL rate of a fiat currency (micro-units of fiat per 1 USDT) */
         put: operations["adminSetRate"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Traders, newest first, each with its USDT balance and requisites */
+        get: operations["adminListTraders"];
+        put?: never;
+        /** Create a trader with a USDT liquidity wallet */
+        post: operations["adminCreateTrader"];
         delete?: never;
         options?: never;
         head?: never;
@@ -366,6 +329,43 @@ export interface paths {
          * @description Idempotent: an alert resolved already (by an operator or by the gateway) is answered as it is. A condition that persists may raise a new alert of the same kind and subject.
          */
         post: operations["adminResolveAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deals of every merchant, newest first: by id, merchant, status and creation time */
+        get: operations["adminSearchDeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/deals/{deal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deal with its timeline: its events, every webhook attempt, and its workflow's link in the Temporal UI
+         * @description workflow.ui_url is built from TEMPORAL_UI_URL and TEMPORAL_NAMESPACE; empty when TEMPORAL_UI_URL is empty.
+         */
+        get: operations["adminGetDealTimeline"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2931,130 +2931,6 @@ export interface components {
                 webhook_max_retries: number;
             };
         };
-        ConsoleDealList: {
-            data: components["schemas"]["ConsoleDeal"][];
-            next_page_token: string;
-        };
-        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
-        ConsoleDeal: components["schemas"]["MerchantDealInfo"] & {
-            /** Format: uuid */
-            merchant_id: string;
-            trader_id: string;
-            requisite_id: string;
-        };
-        ConsoleDealTimeline: {
-            deal: components["schemas"]["ConsoleDeal"];
-            workflow: {
-                workflow_id: string;
-                namespace: string;
-                ui_url: string;
-            };
-            /** @description the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these */
-            operator_moves: ("confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign")[];
-            payer_proof: components["schemas"]["PayerProof"];
-            events: {
-                event_id: string;
-                event_type: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                created_at: string;
-                dispatched_at: string;
-                payload?: unknown;
-            }[];
-            webhook_attempts: {
-                callback_id: string;
-                event_id: string;
-                event_type: string;
-                url: string;
-                delivery_status: string;
-                /** @description 0: not tried yet */
-                attempt: number;
-                status: string;
-                http_status: number;
-                duration_ms: number;
-                error: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                at: string;
-            }[];
-        };
-        /** @description The payer's proof of payment sent from the hosted page: receipts (image or PDF) and the card's last 4 digits. */
-        PayerProof: {
-            /** @description the payment reference shown to the payer; '' for a deal without a payment page */
-            reference: string;
-            /** @description the last 4 digits of the card the payer said they paid with (the latest given); '' if none */
-            card_last4: string;
-            receipts: {
-                /**
-                 * Format: uuid
-                 * @description download with GET /files/{file_id} (merchant) or /admin/files/{file_id} (operator)
-                 */
-                file_id: string;
-                content_type: string;
-                /**
-                 * Format: int64
-                 * @example 150000
-                 */
-                size: string;
-                file_name: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                created_at: string;
-            }[];
-            /** @description RFC 3339 of the latest submission; '' if none */
-            submitted_at: string;
-        };
-        ConsoleTraderList: {
-            data: {
-                trader_id: string;
-                name: string;
-                status: string;
-                /**
-                 * Format: int64
-                 * @example 150000
-                 */
-                balance_usdt: string;
-                /**
-                 * Format: int64
-                 * @example 150000
-                 */
-                frozen_usdt: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                created_at: string;
-                requisites: {
-                    requisite_id: string;
-                    payment_method: string;
-                    requisite_type: string;
-                    card_number: string;
-                    phone_number: string;
-                    iban: string;
-                    holder_name: string;
-                    bank_name: string;
-                    /**
-                     * Format: int64
-                     * @example 150000
-                     */
-                    min_amount: string;
-                    /**
-                     * Format: int64
-                     * @example 150000
-                     */
-                    max_amount: string;
-                    daily_limit: string;
-                    status: string;
-                }[];
-            }[];
-            next_page_token: string;
-        };
         CreateMerchantRequest: {
             name: string;
             /** Format: email */
@@ -3169,6 +3045,51 @@ export interface components {
             /** Format: int64 */
             sell_rate_micro: number;
         };
+        ConsoleTraderList: {
+            data: {
+                trader_id: string;
+                name: string;
+                status: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                balance_usdt: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                frozen_usdt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                requisites: {
+                    requisite_id: string;
+                    payment_method: string;
+                    requisite_type: string;
+                    card_number: string;
+                    phone_number: string;
+                    iban: string;
+                    holder_name: string;
+                    bank_name: string;
+                    /**
+                     * Format: int64
+                     * @example 150000
+                     */
+                    min_amount: string;
+                    /**
+                     * Format: int64
+                     * @example 150000
+                     */
+                    max_amount: string;
+                    daily_limit: string;
+                    status: string;
+                }[];
+            }[];
+            next_page_token: string;
+        };
         TraderResponse: {
             trader: components["schemas"]["Trader"];
         };
@@ -3277,6 +3198,85 @@ export interface components {
         };
         OperatorAlertResult: {
             alert: components["schemas"]["OperatorAlert"];
+        };
+        ConsoleDealList: {
+            data: components["schemas"]["ConsoleDeal"][];
+            next_page_token: string;
+        };
+        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
+        ConsoleDeal: components["schemas"]["MerchantDealInfo"] & {
+            /** Format: uuid */
+            merchant_id: string;
+            trader_id: string;
+            requisite_id: string;
+        };
+        ConsoleDealTimeline: {
+            deal: components["schemas"]["ConsoleDeal"];
+            workflow: {
+                workflow_id: string;
+                namespace: string;
+                ui_url: string;
+            };
+            /** @description the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these */
+            operator_moves: ("confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign")[];
+            payer_proof: components["schemas"]["PayerProof"];
+            events: {
+                event_id: string;
+                event_type: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                dispatched_at: string;
+                payload?: unknown;
+            }[];
+            webhook_attempts: {
+                callback_id: string;
+                event_id: string;
+                event_type: string;
+                url: string;
+                delivery_status: string;
+                /** @description 0: not tried yet */
+                attempt: number;
+                status: string;
+                http_status: number;
+                duration_ms: number;
+                error: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                at: string;
+            }[];
+        };
+        /** @description The payer's proof of payment sent from the hosted page: receipts (image or PDF) and the card's last 4 digits. */
+        PayerProof: {
+            /** @description the payment reference shown to the payer; '' for a deal without a payment page */
+            reference: string;
+            /** @description the last 4 digits of the card the payer said they paid with (the latest given); '' if none */
+            card_last4: string;
+            receipts: {
+                /**
+                 * Format: uuid
+                 * @description download with GET /files/{file_id} (merchant) or /admin/files/{file_id} (operator)
+                 */
+                file_id: string;
+                content_type: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                size: string;
+                file_name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+            }[];
+            /** @description RFC 3339 of the latest submission; '' if none */
+            submitted_at: string;
         };
         OperatorDealResponse: {
             /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
@@ -5001,136 +5001,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    adminSearchDeals: {
-        parameters: {
-            query?: {
-                deal_id?: string;
-                merchant_id?: string;
-                status?: string;
-                /** @description inclusive */
-                created_after?: string;
-                /** @description inclusive */
-                created_before?: string;
-                /** @description default 50; values above 200 are clamped to 200 */
-                page_size?: number;
-                /** @description opaque cursor from next_page_token (valid with the same filters) */
-                page_token?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleDealList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    adminGetDealTimeline: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                deal_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleDealTimeline"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    adminListTraders: {
-        parameters: {
-            query?: {
-                /** @description default 50; values above 200 are clamped to 200 */
-                page_size?: number;
-                /** @description opaque cursor from next_page_token (valid with the same filters) */
-                page_token?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleTraderList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    adminCreateTrader: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateTraderRequest"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TraderResponse"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
     adminToggleKillSwitch: {
         parameters: {
             query?: never;
@@ -5233,6 +5103,69 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListTraders: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleTraderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminCreateTrader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTraderRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -5409,6 +5342,73 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminSearchDeals: {
+        parameters: {
+            query?: {
+                deal_id?: string;
+                merchant_id?: string;
+                status?: string;
+                /** @description inclusive */
+                created_after?: string;
+                /** @description inclusive */
+                created_before?: string;
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleDealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetDealTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleDealTimeline"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -1,9 +1,9 @@
 /**
- * Every event type the gateway emits (contract 5, spec 6 and 9), by family: the one list the
+ * Every event type the gateway emits, by family: the one list the
  * outbox writers are typed by (db/queries/outbox.ts OutboxEvent.type), the state tables name
  * (Transition.events) and the OpenAPI WebhookEvent union documents (api/schemas/events.ts). A new
  * type is added here first, or it cannot be written. Clients must ignore types they do not know:
- * new ones are added without notice (spec 9).
+ * new ones are added without notice.
  */
 
 /** deal.* events: the deal as it was when the event happened (`deal`, with amount_version). */
@@ -23,7 +23,7 @@ export const DEAL_EVENT_TYPES = [
 /** The operator's amount change: the deal, and old_amount, amount and amount_version besides. */
 export const DEAL_AMOUNT_EVENT_TYPES = ['deal.amount_changed'] as const;
 
-/** appeal.* events (an addition: spec 6 shows none): the appeal, and its deal. */
+/** appeal.* events (an addition: the spec's event list has none): the appeal, and its deal. */
 export const APPEAL_EVENT_TYPES = ['appeal.opened', 'appeal.in_review', 'appeal.resolved', 'appeal.closed', 'appeal.reopened'] as const;
 
 /** A message in an appeal: the appeal, the message and the deal. */

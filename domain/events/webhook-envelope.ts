@@ -1,5 +1,5 @@
 /**
- * The V2 event envelope (contract 5): what a webhook POSTs and what the events feed lists —
+ * The V2 event envelope: what a webhook POSTs and what the events feed lists —
  * `{ event_id, type, created_at, …payload }`, the payload's object under its own key (`deal`,
  * `appeal`, `withdrawal` …; `deal.amount_changed` adds `old_amount`, `amount`, `amount_version`).
  */

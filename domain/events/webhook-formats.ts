@@ -1,13 +1,13 @@
 /**
  * Webhook wire formats, chosen per merchant `api_version`: which events a merchant receives, and
- * the body and headers of a delivery, built from the stored event. V2's format (contract 5) is
+ * the body and headers of a delivery, built from the stored event. V2's format is
  * built in and is the default; an API adapter beside V2 (api/adapters.ts) brings its own, and the
  * worker process fills its registry from that list at startup (workers/main.ts, adapterWebhookFormats). The relay asks it
  * which events to deliver (workers/outbox-relay.ts), the delivery activity how to render them
  * (activities/webhooks.ts). Pure code: no I/O, no clock (the send time is passed in).
  */
-import { webhookSignatureHeader } from './signature';
-import { standardWebhooksHeaders } from './standard-webhooks';
+import { webhookSignatureHeader } from '../crypto/signature';
+import { standardWebhooksHeaders } from '../crypto/standard-webhooks';
 import { v2Envelope, type StoredEvent } from './webhook-envelope';
 
 /** A stored event as a format renders it: the event, its merchant, and its deal when it has one. */
@@ -35,8 +35,8 @@ export interface WebhookFormat {
 }
 
 /**
- * Contract 5: { event_id, type, created_at, deal, … }, Stripe-style signature over the send time,
- * and the same delivery signed per Standard Webhooks (domain/standard-webhooks.ts). During a
+ * V2: { event_id, type, created_at, deal, … }, Stripe-style signature over the send time,
+ * and the same delivery signed per Standard Webhooks (domain/crypto/standard-webhooks.ts). During a
  * rotation's grace window both secrets sign both schemes. Every event is delivered.
  */
 const V2_WEBHOOK_FORMAT: WebhookFormat = {

@@ -1,5 +1,5 @@
-/** PayOut (PayOutStatus) states and their table, spec 3.2. */
-import { Conflict } from './errors';
+/** PayOut (PayOutStatus) states and their table. */
+import { Conflict } from '../errors';
 import { allowsFrom, sourceStates, type Refusal, type Transition } from './state-machine';
 
 export const PAYOUT_STATUSES = ['INITIALIZED', 'MATCHED', 'UNASSIGNED', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
@@ -13,7 +13,7 @@ export type PayoutMove = 'create_matched' | 'create_unassigned' | 'match' | 'ass
 const HOLD_RETURNED = "hold returned: the merchant's frozen → available";
 
 /**
- * The PayOut state machine (spec 3.2, with the transfer SLA and the operator's assignment). The
+ * The PayOut state machine (the spec's, with the transfer SLA and the operator's assignment). The
  * merchant's hold (amount_usdt + fee) is taken at the create and either debited or returned.
  * Anything else is refused (400 FAILED_PRECONDITION `payout is <status>`).
  */
@@ -45,14 +45,14 @@ export function payoutRefusal(move: PayoutMove, status: string): Refusal | undef
   return allowsFrom(PAYOUT_TRANSITIONS[move], status) ? undefined : { kind: 'FAILED_PRECONDITION', message: `payout is ${status}` };
 }
 
-/** Statuses whose volume does not count toward the daily cap (spec 8). */
+/** Statuses whose volume does not count toward the daily cap. */
 export const VOLUME_EXCLUDED_STATUSES = ['EXPIRED', 'SPAM_REJECTED', 'FAILED'] as const;
 
-/** Keys allowed in requisite_details (spec 4.1.2). */
+/** Keys allowed in requisite_details of a PayOut create. */
 export const REQUISITE_DETAIL_KEYS = ['iban', 'account_number', 'document_number', 'bank_name', 'phone_number'] as const;
 
 /**
- * PayOut keys are unique per tenant (spec 4.8, contract 3): a key another merchant of the tenant
+ * PayOut keys are unique per tenant: a key another merchant of the tenant
  * holds is refused. The create step owns the rule (the unique index deals_payout_key_tenant); the
  * API refuses the same way beforehand from a read.
  */

@@ -11,9 +11,9 @@
  * bytes are the key (the `standardwebhooks` libraries decode it exactly so). During a key
  * rotation's grace window the new and the old secret both sign, space-separated, the new first.
  *
- * Secrets issued before issue 20 are `whsec_` + base64url (with `-` and `_`, which the libraries'
- * decoder refuses): their bytes are read in that alphabet, so they sign with the same random
- * bytes — a receiver converts such a secret once (`whsec_` + standard base64 of the same bytes,
+ * A secret of `whsec_` + base64url (with `-` and `_`, which the libraries' decoder refuses;
+ * docs/decisions/0006-signing-secrets-in-standard-base64.md) is read in that alphabet, so it signs
+ * with the same random bytes — a receiver converts such a secret once (`whsec_` + standard base64 of the same bytes,
  * toStandardWebhooksSecret) or rotates to get a new one. Anything else (a secret not made by the
  * gateway) keys the HMAC with its whole string as UTF-8.
  */

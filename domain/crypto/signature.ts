@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * The V2 HMAC scheme (spec 5.1, contract 2), byte-compatible with Stripe's webhook signatures:
+ * The V2 HMAC scheme, byte-compatible with Stripe's webhook signatures:
  * X-Signature: t=<unix seconds>,v1=<hex hmac-sha256(secret, "<t>.<raw body>")>.
  * The HMAC key is the secret string exactly as issued (whsec_ prefix included).
  *
@@ -34,8 +34,8 @@ export function signatureHeader(secret: string, timestamp: number, body: string 
 /**
  * X-Signature of an outgoing V2 webhook: `t=<t>,v1=<sig>` with one v1 per secret, the current
  * secret first. During a key rotation's grace window the old secret signs too (as Stripe does
- * while an endpoint secret rolls): spec 5.4.4's "signed with the new secret from the moment of
- * rotation" holds, and a receiver still configured with the old secret keeps verifying until it
+ * while an endpoint secret rolls): the spec's rotation rule, "signed with the new secret from the
+ * moment of rotation", holds, and a receiver still configured with the old secret keeps verifying until it
  * switches. Verifiers (Stripe's included) accept a header when any v1 matches.
  */
 export function webhookSignatureHeader(secrets: string[], timestamp: number, body: string | Buffer): string {

@@ -1,9 +1,9 @@
 /**
- * Appeals (spec 3.3, 4.5, 4.1.4; contract 7) as a table: the states, the legal moves, and the
+ * Appeals as a table: the states, the legal moves, and the
  * rules that tie a resolution to the deal's money. Pure; shared by workflows, activities and the API.
  */
-import { Conflict } from './errors';
-import type { AppealEventType } from './event-types';
+import { Conflict } from '../errors';
+import type { AppealEventType } from '../events/event-types';
 import { PAYIN_TRANSITIONS, type PayinStatus } from './payin';
 import { allowsFrom, sourceStates, type Transition } from './state-machine';
 
@@ -21,10 +21,10 @@ const ANY_ACTIVE: readonly AppealStatus[] = ['OPEN', 'IN_REVIEW', 'REOPENED'];
 const RESOLVED: readonly AppealStatus[] = ['RESOLVED_MERCHANT', 'RESOLVED_TRADER'];
 
 /**
- * The appeal state machine (spec 3.3, contract 7): every legal move, its source states, its
+ * The appeal state machine: every legal move, its source states, its
  * target and event. Anything not in the table is 400 FAILED_PRECONDITION (appealMove).
- * IN_PROGRESS of spec 4.1.4 is IN_REVIEW. What a move does to the deal is PAYIN_TRANSITIONS'
- * open_appeal / appeal_rejected / appeal_satisfied (domain/payin.ts).
+ * IN_PROGRESS, the settlement rule's name, is IN_REVIEW. What a move does to the deal is PAYIN_TRANSITIONS'
+ * open_appeal / appeal_rejected / appeal_satisfied (domain/state/payin.ts).
  */
 export const APPEAL_TRANSITIONS: Readonly<Record<AppealMove, Transition<AppealStatus>>> = {
   /** One appeal per deal, on a PayIn in any state but APPEAL_REFUSED_DEAL_STATUSES. */
@@ -80,13 +80,13 @@ const MOVE_VERBS: Record<AppealMoveKind, string> = {
   reopen: 'be reopened',
 };
 
-/** An appeal that still waits for the arbiter (spec 4.1.4: settlement needs OPEN, IN_PROGRESS or REOPENED). */
+/** An appeal that still waits for the arbiter (a settlement needs OPEN, IN_PROGRESS or REOPENED). */
 export const APPEAL_ACTIVE: readonly AppealStatus[] = sourceStates(APPEAL_TRANSITIONS.resolve_merchant);
 
 /** Messages are accepted until the appeal is CLOSED (a reopen lets the conversation go on). */
 export const acceptsMessages = (s: AppealStatus) => s !== 'CLOSED';
 
-/** Contract 7: appeals on a PayIn in any state but these. */
+/** Appeals are opened on a PayIn in any state but these. */
 const APPEAL_REFUSED_DEAL_STATUSES: readonly PayinStatus[] = ['CANCELLED', 'SPAM_REJECTED'];
 
 /**
@@ -122,7 +122,7 @@ export function liveDealRefusal(command: 'open' | AppealMoveKind, dealStatus: st
   return undefined;
 }
 
-/** Minimum length of an appeal reason (spec 8), counted in characters after trimming. */
+/** Minimum length of an appeal reason, counted in characters after trimming. */
 export const APPEAL_REASON_MIN = 10;
 
 export interface TerminalResolutionContext {
@@ -162,14 +162,14 @@ export function terminalResolutionProblem(c: TerminalResolutionContext): string 
   return undefined;
 }
 
-/** What resolution_note says: the operator's note, plus the settlement deal when there is one (spec 3.3). */
+/** What resolution_note says: the operator's note, plus the settlement deal when there is one. */
 export function resolutionNote(note: string, settlementDealId: string | null): string {
   if (!settlementDealId) return note;
   const link = `settlement deal ${settlementDealId}`;
   return note ? `${note}\n${link}` : link;
 }
 
-/** Event types of the appeal family (an addition: spec 6 shows no appeal events). */
+/** Event types of the appeal family (an addition: the spec's event list has no appeal events). */
 export const APPEAL_EVENT_BY_STATUS: Record<AppealStatus, AppealEventType> = {
   OPEN: 'appeal.opened',
   IN_REVIEW: 'appeal.in_review',
@@ -191,7 +191,7 @@ export interface AppealSource {
   resolved_at: Date | null;
 }
 
-/** The appeal of spec 2.5 (plus file_ids); resolved_at is empty until resolved. */
+/** The spec's appeal object (plus file_ids); resolved_at is empty until resolved. */
 export function appealView(row: AppealSource) {
   return {
     appeal_id: row.id,
@@ -207,7 +207,7 @@ export function appealView(row: AppealSource) {
 }
 
 /**
- * A settlement request for an appeal already settled (spec 2.9): the same idempotency_key is
+ * A settlement request for an appeal already settled: the same idempotency_key is
  * answered with its deal (the id returned), another is 409. The settlement step owns the rule
  * (under the appeal's lock); the API answers a repeat from a read with the same function.
  */

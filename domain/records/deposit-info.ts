@@ -1,5 +1,5 @@
 /** A deposit as merchants see it (GET /wallet/deposits, the p2p.finance.deposit_confirmed webhook); unset times are empty strings. */
-import type { EventType } from './event-types';
+import type { EventType } from '../events/event-types';
 
 export const DEPOSIT_CONFIRMED_EVENT = 'p2p.finance.deposit_confirmed' satisfies EventType;
 
@@ -19,7 +19,7 @@ export interface DepositRecord {
   confirmations: number;
   created_at: Date;
   confirmed_at: Date | null;
-  /** Issue 29: the merchant's world at insert (migration 00025). */
+  /** The merchant's world at insert (the `deposits_sandbox` trigger). */
   sandbox?: boolean;
 }
 
@@ -35,7 +35,7 @@ export function presentDeposit(r: DepositRecord) {
     created_at: r.created_at.toISOString(),
     // Operator-recorded deposits are final when recorded: their confirmation time is their creation.
     confirmed_at: (r.confirmed_at ?? (r.status === 'CONFIRMED' ? r.created_at : null))?.toISOString() ?? '',
-    // Issue 29: on a sandbox merchant's deposits only (a live merchant's keep exactly these fields).
+    // On a sandbox merchant's deposits only (a live merchant's keep exactly these fields).
     ...(r.sandbox ? { sandbox: true as const } : {}),
   };
 }

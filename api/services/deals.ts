@@ -1,27 +1,18 @@
-/** The operator console's reads (issue 28.1): merchants, deals across merchants with their timeline, traders. */
+/**
+ * Deals as the operator reads them: the search across merchants and a deal's timeline (its events,
+ * every webhook attempt, its workflow in the Temporal UI, the moves its state allows).
+ */
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
-import { merchantDealInfo } from '../../domain/deal-info';
-import { findDeal } from '../../db/queries/deals';
-import { dealEvents, dealWebhookAttempts, listMerchantsPage, listOperatorDeals, listTradersPage, requisitesOf } from '../../db/queries/console-reads';
+import { merchantDealInfo } from '../../domain/records/deal-info';
+import { operatorMovesFor } from '../../domain/state/operator-deal-moves';
+import { findDeal, listOperatorDeals } from '../../db/queries/deals';
+import { dealEvents } from '../../db/queries/outbox';
+import { dealWebhookAttempts } from '../../db/queries/webhooks';
 import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
-import { getMerchantProfile, presentMerchantForOperator } from './merchants';
-import { operatorMovesFor } from '../../domain/operator-deal-moves';
 import { payerProofView } from './payer-proof';
-
-export async function listMerchantsForOperator(deps: AppDeps, q: { search?: string; page_size?: number; page_token?: string }) {
-  const scope = `console:merchants:${q.search ?? ''}`;
-  const size = clampPageSize(q.page_size, 50, 200);
-  const rows = await listMerchantsPage(deps.sql, { search: q.search, after: cursorOf(deps, scope, q.page_token), limit: size + 1 });
-  const page = keysetPage(deps, scope, rows, size);
-  return { data: page.rows.map((row) => presentMerchantForOperator(row)), next_page_token: page.next_page_token };
-}
-
-export async function getMerchantForOperator(deps: AppDeps, merchantId: string) {
-  return { merchant: presentMerchantForOperator(await getMerchantProfile(deps, merchantId)) };
-}
 
 export interface OperatorDealQuery {
   deal_id?: string;
@@ -92,42 +83,5 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       error: a.error ?? '',
       at: a.at.toISOString(),
     })),
-  };
-}
-
-export async function listTradersForOperator(deps: AppDeps, q: { page_size?: number; page_token?: string }) {
-  const scope = 'console:traders';
-  const size = clampPageSize(q.page_size, 50, 200);
-  const page = keysetPage(deps, scope, await listTradersPage(deps.sql, { after: cursorOf(deps, scope, q.page_token), limit: size + 1 }), size);
-  const requisites = await requisitesOf(
-    deps.sql,
-    page.rows.map((t) => t.id),
-  );
-  return {
-    data: page.rows.map((t) => ({
-      trader_id: t.id,
-      name: t.name,
-      status: t.status,
-      balance_usdt: t.available.toString(),
-      frozen_usdt: t.frozen.toString(),
-      created_at: t.created_at.toISOString(),
-      requisites: requisites
-        .filter((r) => r.trader_id === t.id)
-        .map((r) => ({
-          requisite_id: r.id,
-          payment_method: r.payment_method,
-          requisite_type: r.requisite_type,
-          card_number: r.card_number,
-          phone_number: r.phone_number,
-          iban: r.iban,
-          holder_name: r.holder_name,
-          bank_name: r.bank_name,
-          min_amount: r.min_amount.toString(),
-          max_amount: r.max_amount.toString(),
-          daily_limit: r.daily_limit === null ? '' : r.daily_limit.toString(),
-          status: r.status,
-        })),
-    })),
-    next_page_token: page.next_page_token,
   };
 }

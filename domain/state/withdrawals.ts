@@ -2,8 +2,8 @@
  * USDT (TRC-20) withdrawals: statuses, the state machine as a table, the fee rule, the
  * auto-processing rule. Pure code: the workflow imports it (ids and keys are in withdrawal-ids.ts).
  */
-import { feeFromBps } from './money';
-import { OPERATOR_ROUTE_ROLES } from './operator-roles';
+import { feeFromBps } from '../money';
+import { OPERATOR_ROUTE_ROLES } from '../operator-roles';
 import { allowsFrom, type Refusal, type Transition } from './state-machine';
 
 /**
@@ -92,7 +92,7 @@ export function autoLimitRefusal(limit: bigint, fourEyesAbove: bigint): string |
     : undefined;
 }
 
-/** Contract 7: the merchant's limit under AUTO_UP_TO_LIMIT, 0 under MANUAL_ONLY. */
+/** The merchant's limit under AUTO_UP_TO_LIMIT, 0 under MANUAL_ONLY. */
 export function effectiveAutoLimit(mode: string, limit: bigint): bigint {
   return mode === 'AUTO_UP_TO_LIMIT' ? limit : 0n;
 }

@@ -92,7 +92,7 @@ export function tronAddressToHex(address: string): string {
  * an extended public key of that account (preferred in production) or an HD seed (hex).
  */
 /**
- * A TRON transaction id in its one canonical form: 64 hex digits, lower case (issue 17). The
+ * A TRON transaction id in its one canonical form: 64 hex digits, lower case. The
  * same id written with capitals, surrounding spaces or a 0x prefix is the same transaction and
  * must claim the same credit; anything else is not a transaction id (undefined).
  */

@@ -1,5 +1,5 @@
 /** A withdrawal as merchants and operators see it; int64 as digit strings, unset times as empty strings. */
-import type { WithdrawalStatus } from './withdrawals';
+import type { WithdrawalStatus } from '../state/withdrawals';
 
 /** The fields of a withdrawal row that merchants see (db/queries/withdrawals.ts WithdrawalRow has them all). */
 export interface WithdrawalRecord {
@@ -18,7 +18,7 @@ export interface WithdrawalRecord {
   approved_at: Date | null;
   completed_at: Date | null;
   cancelled_at: Date | null;
-  /** Issue 29: the merchant's world at insert (migration 00025). */
+  /** The merchant's world at insert (the `withdrawals_sandbox` trigger). */
   sandbox?: boolean;
 }
 
@@ -41,7 +41,7 @@ export function presentWithdrawal(row: WithdrawalRecord) {
     approved_at: row.approved_at?.toISOString() ?? '',
     completed_at: row.completed_at?.toISOString() ?? '',
     cancelled_at: row.cancelled_at?.toISOString() ?? '',
-    // Issue 29: on a sandbox merchant's withdrawals only (a live merchant's keep exactly these fields).
+    // On a sandbox merchant's withdrawals only (a live merchant's keep exactly these fields).
     ...(row.sandbox ? { sandbox: true as const } : {}),
   };
 }

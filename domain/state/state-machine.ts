@@ -1,7 +1,7 @@
-import type { EventType } from './event-types';
+import type { EventType } from '../events/event-types';
 
 /**
- * A state machine as a table (the shape of domain/withdrawals.ts): every legal move with its
+ * A state machine as a table (the shape of domain/state/withdrawals.ts): every legal move with its
  * source states, its target, the events it writes and its money. Workflow guards, the activities'
  * locked status checks and the API's refusals all read the same row.
  */

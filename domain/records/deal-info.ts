@@ -1,8 +1,8 @@
 /**
- * MerchantDealInfo (spec 2.1): exactly these fields, int64 as strings — plus, on settlement deals
- * only, the additional attributes of spec 2.1 / 2.9 `parent_deal_id` (the EXPIRED original) and
- * `origin_appeal_id` (the appeal that settled it). Ordinary deals omit both keys (an additive
- * field set, spec 9), so their objects keep exactly the fields of 2.1.
+ * MerchantDealInfo: exactly these fields, int64 as strings — plus, on settlement deals only, the
+ * additional attributes `parent_deal_id` (the EXPIRED original) and `origin_appeal_id` (the
+ * appeal that settled it). Ordinary deals omit both keys (clients ignore fields they do not
+ * know), so their objects keep exactly the spec's deal fields.
  */
 export interface MerchantDealInfo {
   deal_id: string;
@@ -19,7 +19,7 @@ export interface MerchantDealInfo {
   amount_match_status: string;
   parent_deal_id?: string;
   origin_appeal_id?: string;
-  /** Issue 29: on a sandbox merchant's deals only (a live merchant's keep exactly the fields of 2.1). */
+  /** On a sandbox merchant's deals only (a live merchant's keep exactly the spec's deal fields). */
   sandbox?: true;
 }
 
@@ -39,7 +39,7 @@ export interface DealInfoSource {
   /** Set on settlement deals only; absent from narrow reads (the CSV stream), which do not show them. */
   parent_deal_id?: string | null;
   origin_appeal_id?: string | null;
-  /** Issue 29: the merchant's world; absent from narrow reads. */
+  /** The merchant's world; absent from narrow reads. */
   sandbox?: boolean;
 }
 
@@ -63,7 +63,7 @@ export function merchantDealInfo(row: DealInfoSource, checkoutBaseUrl: string): 
   };
 }
 
-/** The webhook/outbox payload of contract 5: the deal plus its amount_version. */
+/** The webhook/outbox payload of a deal event: the deal plus its amount_version. */
 export function dealEventPayload(row: DealInfoSource & { amount_version: bigint }, checkoutBaseUrl: string) {
   return { deal: { ...merchantDealInfo(row, checkoutBaseUrl), amount_version: row.amount_version.toString() } };
 }

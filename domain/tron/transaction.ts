@@ -29,7 +29,7 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { encodeTronAddress, isTronAddress, TRON_MAINNET_PREFIX, tronAddressFromPrivateKey, tronAddressFromPublicKey, tronAddressToHex } from './tron';
+import { encodeTronAddress, isTronAddress, TRON_MAINNET_PREFIX, tronAddressFromPrivateKey, tronAddressFromPublicKey, tronAddressToHex } from './address';
 
 /** Tether USD on TRON mainnet (the default of TRON_USDT_CONTRACT). */
 export const USDT_MAINNET_CONTRACT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';

@@ -1,36 +1,8 @@
-/** The console's home (queue counts and ages) and the audit trail's listing (issue 28.3, 28.4). */
+/** The audit trail as operators read it: newest first, filtered by actor, object, action and time. */
 import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
-import { PAYIN_TERMINAL } from '../../domain/payin';
-import { PAYOUT_TERMINAL } from '../../domain/payout';
 import { listAudit, type AuditRow } from '../../db/queries/audit';
-import { queueCounts, type QueueCount } from '../../db/queries/queues';
 import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
-
-export async function consoleQueues(deps: AppDeps) {
-  const nowMs = deps.now();
-  const counts = await queueCounts(deps.sql, {
-    terminalDealStatuses: [...new Set([...PAYIN_TERMINAL, ...PAYOUT_TERMINAL])],
-    stuckBefore: new Date(nowMs - deps.config.DEAL_STUCK_SLA_SECONDS * 1000),
-    fourEyesAbove: deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS,
-  });
-  const present = (q: QueueCount) => ({
-    count: q.count,
-    oldest_at: q.oldest?.toISOString() ?? '',
-    oldest_age_seconds: q.oldest ? Math.max(0, Math.floor((nowMs - q.oldest.getTime()) / 1000)) : 0,
-  });
-  return {
-    appeals_waiting: { ...present(counts.appeals), sandbox_count: counts.appeals.sandbox },
-    withdrawals_waiting: {
-      ...present(counts.withdrawals),
-      awaiting_second_approval: counts.withdrawals.awaiting_second_approval,
-      sandbox_count: counts.withdrawals.sandbox,
-    },
-    open_alerts: { ...present(counts.alerts), sandbox_count: counts.alerts.sandbox },
-    stuck_deals: { ...present(counts.stuck_deals), sla_seconds: deps.config.DEAL_STUCK_SLA_SECONDS },
-    generated_at: new Date(nowMs).toISOString(),
-  };
-}
 
 function presentAudit(row: AuditRow) {
   return {

@@ -1,5 +1,5 @@
 /**
- * What the payer's page shows for a PayIn, derived from the deal's state table (domain/payin.ts):
+ * What the payer's page shows for a PayIn, derived from the deal's state table (domain/state/payin.ts):
  * one screen per state, which of the payer's moves the page offers, when its poll stops, and how
  * much proof an anonymous payer may send. Pure: the page (api/pages/payer/) and the services read it.
  */

@@ -1,5 +1,5 @@
 /** PayIn (OrderStatus) states and the money of a deal; pure, shared by workflows and activities. */
-import { feeFromBps } from './money';
+import { feeFromBps } from '../money';
 import { allowsFrom, sourceStates, type Refusal, type Transition } from './state-machine';
 
 export const PAYIN_STATUSES = [
@@ -39,7 +39,7 @@ export type PayinMove =
 const COMPLETION_MONEY = 'trader frozen −escrow; merchant pending_credits +net; platform pending_credits +fee (available after the fee delay)';
 
 /**
- * The PayIn state machine (spec 3.1, appeals of 3.3): every legal move, its source states, its
+ * The PayIn state machine (with the moves an appeal makes): every legal move, its source states, its
  * target and events. Anything else is refused (see payinRefusal). workflows/payin.ts guards its
  * commands with it, the activities check the locked row against it, the API refuses with it.
  */
@@ -56,14 +56,14 @@ export const PAYIN_TRANSITIONS: Readonly<Record<PayinMove, Transition<PayinStatu
     events: ['deal.expired'],
     money: 'escrow released: trader frozen → available',
   },
-  /** Spec 3.1: cancel is legal before payment confirmation (CANCELLED again answers the deal, no second move). */
+  /** Cancel is legal before payment confirmation (CANCELLED again answers the deal, no second move). */
   cancel: {
     from: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED'],
     to: 'CANCELLED',
     events: ['deal.cancelled'],
     money: 'escrow released: trader frozen → available',
   },
-  /** Spec 3.1 / 4.1.3: the amount may change until it is authorised (PAYMENT_VERIFIED); amount_version + 1. */
+  /** The amount may change until it is authorised (PAYMENT_VERIFIED); amount_version + 1. */
   change_amount: {
     from: ['INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'SOFT_DISPUTED'],
     events: ['deal.amount_changed'],
@@ -80,7 +80,7 @@ export const PAYIN_TRANSITIONS: Readonly<Record<PayinMove, Transition<PayinStatu
   },
   appeal_rejected: { from: ['APPEALED'], to: 'CANCELLED', events: ['deal.cancelled'], money: 'escrow released: trader frozen → available' },
   appeal_satisfied: { from: ['APPEALED'], to: 'COMPLETED', events: ['deal.completed'], money: COMPLETION_MONEY },
-  /** Spec 4.1.4: the settlement of an EXPIRED deal is a new deal, completed in its create step. */
+  /** The settlement of an EXPIRED deal is a new deal, completed in its create step. */
   settle: {
     from: [null],
     to: 'COMPLETED',
@@ -116,7 +116,7 @@ export function payinRefusal(move: PayinMove, status: string, channel: CancelCha
     case 'change_amount':
       return refused(`deal is ${status}; the amount can no longer change`);
     case 'cancel': {
-      // Spec 3.1: an illegal cancel is 400, except that the checkout gets 409 for a terminal deal.
+      // An illegal cancel is 400, except that the checkout gets 409 for a terminal deal.
       const terminal = channel === 'checkout' && isPayinTerminal(status as PayinStatus);
       return refused(`deal is ${status}; it can no longer be cancelled`, terminal ? 'CONFLICT' : 'INVALID_ARGUMENT');
     }
