@@ -110,6 +110,12 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   openWhileDisabled?: boolean;
   /** Documented as deprecated. */
   deprecated?: boolean;
+  /**
+   * A POST whose repeat cannot act twice (a create keyed by its idempotency_key, a cancel whose
+   * repeat on CANCELLED answers 200): documented as `x-idempotent: true`, which the SDK reads to
+   * send it again after a 5xx or a network failure.
+   */
+  idempotent?: boolean;
   /** Headers of the success answers (and `replies`), documented: e.g. IDEMPOTENT_REPLAYED_HEADER. */
   responseHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** Operator routes that change something: how the action reaches the audit trail. */
@@ -288,6 +294,7 @@ function registerRoute(spec: RouteDef['spec']): void {
     description: spec.description,
     tags: spec.tags,
     ...(spec.deprecated ? { deprecated: true } : {}),
+    ...(spec.idempotent ? { 'x-idempotent': true } : {}),
     ...(spec.auth === 'operator' ? { 'x-roles': [...(OPERATOR_ROUTE_ROLES[operationId] ?? [])] } : {}),
     security: securityOf(spec.auth),
     request: {
