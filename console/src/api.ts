@@ -1,10 +1,12 @@
 /**
- * The one client of the console: openapi-fetch typed by the gateway's own OpenAPI document
- * (the SDK's sdk/src/generated/openapi.ts, written by `npm run sdk:generate`: one file for both). Same-origin cookie session; every
- * request but GET/HEAD carries the session's CSRF token.
+ * The one client of the console: openapi-fetch typed by the gateway's own OpenAPI document, the
+ * types the SDK package exports as `@merchant-gateway/sdk/openapi` (written by
+ * `npm run sdk:generate`: one set of types for both; the console's tsconfig reads them from the
+ * SDK's source, so no SDK build comes first). Same-origin cookie session; every request but
+ * GET/HEAD carries the session's CSRF token.
  */
+import type { components, paths } from '@merchant-gateway/sdk/openapi';
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from '../../sdk/src/generated/openapi';
 
 export type Schemas = components['schemas'];
 
@@ -35,11 +37,10 @@ function jsonBody(body: unknown): string {
 }
 
 /** An int64 amount for a request body from the digits an operator typed (minor units); never parseFloat. */
-export function int64(digits: string): number {
+export function int64(digits: string): bigint {
   const trimmed = digits.trim();
   if (!/^-?\d+$/.test(trimmed)) throw new ApiError(400, `"${digits}" is not a whole number of minor units`);
-  // The generated types say number (JSON integer); the value is a bigint, written as its digits by jsonBody.
-  return BigInt(trimmed) as unknown as number;
+  return BigInt(trimmed);
 }
 
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin', bodySerializer: jsonBody });
