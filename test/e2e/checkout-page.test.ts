@@ -347,6 +347,35 @@ test('cancel asks first; "No" keeps the payment; "Yes" cancels, announces and fo
   t.deepEqual(t.context.csp, []);
 });
 
+test('a cancel whose answer arrives after the poll already showed the result keeps the focus on the result', async (t) => {
+  t.timeout(4 * 60_000);
+  const { keys } = await shop('Almaty Cards');
+  const deal = await slowPayin(keys);
+  const context = await newContext(t);
+  const page = await open(t, context, `${pageUrl(deal)}?lang=ru`, 'cancel-late-answer');
+  // The cancel reaches the server at once; its answer is held until the poll has swapped in the result.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/cancel', async (route) => {
+    const response = await route.fetch();
+    await held;
+    await route.fulfill({ response });
+  });
+  await page.click('#cancel');
+  await page.click('#cancel-confirm');
+  await page.waitForFunction(() => document.querySelector('#screen')?.getAttribute('data-screen') === 'cancelled', undefined, { timeout: 120_000 });
+  await page.waitForFunction(() => document.activeElement?.id === 'screen-title', undefined, { timeout: 60_000 });
+  const answered = page.waitForResponse((r) => r.url().endsWith('/cancel'));
+  release();
+  await answered;
+  // The form's answer swaps in the same screen again: the focus stays on its heading.
+  await page.waitForTimeout(1_000);
+  t.is(await page.evaluate(() => document.activeElement?.id), 'screen-title');
+  t.is((await checkout(hashOf(deal.payment_url))).body.status, 'CANCELLED');
+});
+
 test('the poll backs off while nothing changes, pauses while the tab is hidden, stops where people decide, and says when the connection is gone', async (t) => {
   t.timeout(4 * 60_000);
   const { keys } = await shop('Tashkent Tea');

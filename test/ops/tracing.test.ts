@@ -41,6 +41,8 @@ test.before(async (t) => {
     OTEL_EXPORTER_OTLP_ENDPOINT: OTLP_URL,
     // A short batch delay, so a test's spans arrive soon.
     OTEL_BSP_SCHEDULE_DELAY: '200',
+    // The in-process receiver shares the test's CPU: an export may wait for it longer than 10 s.
+    OTEL_EXPORTER_OTLP_TIMEOUT: '60000',
     OUTBOX_POLL_MS: '200',
     WEBHOOK_STREAM_IDLE_SECONDS: '5',
   });
@@ -183,10 +185,16 @@ test('an incoming trace id (32 hex) or W3C traceparent becomes the request spanâ
   const custom = await unsigned('GET', '/health', undefined, { 'X-Trace-Id': 'caller-trace-12345' });
   t.is(custom.headers.get('x-trace-id'), 'caller-trace-12345');
 
+  // A batch exporter drops a batch its receiver did not take in time (a loaded machine): the same
+  // two requests are sent again until their spans arrive; the ids under test are the same each time.
   const [ownSpans, continuedSpans] = await eventually(
     async () => {
       const both = await Promise.all([spansOf(own), spansOf(parentTrace)]);
-      return both.every((spans) => spans.some((s) => s.name === 'GET /health')) && both;
+      if (both.every((spans) => spans.some((s) => s.name === 'GET /health'))) return both;
+      await unsigned('GET', '/health', undefined, { 'X-Trace-Id': own });
+      await unsigned('GET', '/health', undefined, { traceparent: `00-${parentTrace}-b7ad6b7169203331-01` });
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      return undefined;
     },
     'the /health spans',
     180_000,

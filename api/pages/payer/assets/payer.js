@@ -91,6 +91,9 @@
     const next = doc.getElementById('screen');
     if (!next) return;
     const before = screen.dataset.screen;
+    // The same screen swapped in again (a poll and a form's answer both bring it) must not drop the
+    // focus to the body: what had it gets it back in the new copy.
+    const focused = screen.contains(document.activeElement) && document.activeElement.id ? document.activeElement.id : '';
     const adopted = document.adoptNode(next);
     screen.replaceWith(adopted);
     screen = adopted;
@@ -100,7 +103,11 @@
     if (before !== screen.dataset.screen) {
       say(heading ? heading.textContent : document.title);
       // After the task that closed a dialog (its close returns focus to what opened it, now gone).
-      if (heading && (screen.dataset.final === 'true' || screen.dataset.poll === 'stop')) setTimeout(() => heading.focus(), 0);
+      // Looked up when it runs: another swap may have replaced this heading meanwhile.
+      if (heading && (screen.dataset.final === 'true' || screen.dataset.poll === 'stop')) setTimeout(() => document.getElementById('screen-title')?.focus(), 0);
+    } else if (focused) {
+      const again = document.getElementById(focused);
+      if (again) again.focus();
     }
     if (screen.dataset.poll === 'stop') stopped = true;
   }
