@@ -29,7 +29,7 @@ function amountTerms(q: string): Pick<SearchTerms, 'amount' | 'amountMinor'> & {
 }
 
 /** Everything `q` can be. */
-export function searchTerms(q: string): SearchTerms & { usdtCents?: bigint; address?: string } {
+function searchTerms(q: string): SearchTerms & { usdtCents?: bigint; address?: string } {
   const text = q.trim();
   const id = idPrefix(text);
   // A tail as people write it: "1234", "*1234", "…1234", "•• 1234".

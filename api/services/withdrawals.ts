@@ -62,7 +62,7 @@ export function quoteWithdrawal(deps: AppDeps, amount: bigint) {
  * live (its hold is frozen), and once COMPLETED for WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS after
  * its creation. A CANCELLED one sent nothing and returned its hold, so it releases the key.
  */
-export function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowMs: number, windowSeconds: number): boolean {
+function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowMs: number, windowSeconds: number): boolean {
   if (WITHDRAWAL_LIVE.includes(row.status)) return true;
   return row.status === 'COMPLETED' && nowMs - row.created_at.getTime() < windowSeconds * 1000;
 }
@@ -221,7 +221,7 @@ const whoOf = (names: WithdrawalNames, who: string) => {
 };
 
 /** The operator's view: the merchant's plus the queue's facts and the four-eyes approvals collected so far (and whether each counts now). */
-export function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals: ApprovalRow[], accounts: ApproverAccounts, names: WithdrawalNames) {
+function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals: ApprovalRow[], accounts: ApproverAccounts, names: WithdrawalNames) {
   return {
     approvals: approvals
       .filter((a) => a.withdrawal_id === row.id)

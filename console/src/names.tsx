@@ -8,12 +8,12 @@ import { Link } from './router';
 import { useCan, type OperationId } from './session';
 
 /** The first 8 hex digits: what lists show of an id, and what every id filter and the search accept. */
-export const shortId = (id: string) => id.slice(0, 8);
+const shortId = (id: string) => id.slice(0, 8);
 
 export type ObjectKind = 'deal' | 'appeal' | 'withdrawal' | 'merchant' | 'trader' | 'operator' | 'alert';
 
 /** The console page of an object, by the kind the API names it with (an audit row's object_type). */
-export function objectPath(kind: string, id: string): string | undefined {
+function objectPath(kind: string, id: string): string | undefined {
   if (!id) return undefined;
   switch (kind) {
     case 'deal':
@@ -36,7 +36,7 @@ export function objectPath(kind: string, id: string): string | undefined {
 }
 
 /** Copies `text` to the clipboard; says so next to the button (role="status"). */
-export function CopyButton({ text, label }: { text: string; label: string }) {
+function CopyButton({ text, label }: { text: string; label: string }) {
   const [copied, setCopied] = useState<'yes' | 'no' | ''>('');
   const copy = async () => {
     try {

@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../sql';
 
-export const GENESIS_HASH = Buffer.alloc(32);
+const GENESIS_HASH = Buffer.alloc(32);
 
-export interface AuditChainBreak {
+interface AuditChainBreak {
   chain_seq: string;
   id: string;
   problem: string;
@@ -49,7 +49,7 @@ const field = (value: string | null) => (value === null ? '-' : `${Buffer.byteLe
  * The canonical content of a row, as the insert trigger builds it (audit_log_content, then the
  * credential's field when the row has one: a row without it hashes what it always did).
  */
-export function auditRowContent(row: Omit<ChainRow, 'prev_hash' | 'hash' | 'actor_credential'> & { actor_credential?: string | null }): Buffer {
+function auditRowContent(row: Omit<ChainRow, 'prev_hash' | 'hash' | 'actor_credential'> & { actor_credential?: string | null }): Buffer {
   return Buffer.from(
     [
       row.chain_seq,
@@ -72,7 +72,7 @@ export function auditRowContent(row: Omit<ChainRow, 'prev_hash' | 'hash' | 'acto
   );
 }
 
-export const chainHash = (prev: Buffer, content: Buffer) => createHash('sha256').update(prev).update(content).digest();
+const chainHash = (prev: Buffer, content: Buffer) => createHash('sha256').update(prev).update(content).digest();
 
 /** At most this many breaks are listed (the first one is what matters; the count says the rest). */
 const MAX_LISTED = 50;

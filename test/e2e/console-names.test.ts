@@ -10,19 +10,18 @@ import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { parse } from 'csv-parse/sync';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant } from '../helpers/api';
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { openAppeal } from '../helpers/appeals';
 import { testSql } from '../helpers/app';
+import { seriousViolations } from '../helpers/axe';
 import { ADMIN } from '../helpers/wallet';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FAILURES = join(process.cwd(), '.data', 'console-screenshots');
 const DOC_SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(process.cwd(), process.env.CONSOLE_SCREENSHOTS) : undefined;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const BROWSER_WAIT_MS = 120_000;
 
 type Role = 'arbiter' | 'finance' | 'support' | 'admin';
@@ -85,11 +84,7 @@ async function settled(t: ExecutionContext<Ctx>, page: Page, heading: string | R
   t.context.pages.push({ name, page });
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (result.violations as any[]).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-  });
+  const violations = await seriousViolations(page);
   t.deepEqual(violations, [], `axe on ${name}`);
   if (DOC_SHOTS) {
     mkdirSync(DOC_SHOTS, { recursive: true });

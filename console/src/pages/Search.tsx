@@ -26,21 +26,23 @@ export function SearchBox() {
     if (text) navigate(`/search?q=${encodeURIComponent(text)}`);
   };
   return (
-    <form className="search" role="search" aria-label="Search the console" onSubmit={submit}>
-      <label htmlFor="console-search" className="sr-only">
-        Search by id, name, email, client id, amount, card or phone tail
-      </label>
-      <input
-        id="console-search"
-        type="search"
-        value={q}
-        onChange={(e) => setQ(e.target.value)}
-        placeholder="Id, name, email, amount, card tail…"
-        maxLength={200}
-        autoComplete="off"
-      />
-      <button type="submit">Find</button>
-    </form>
+    <search>
+      <form className="search" aria-label="Search the console" onSubmit={submit}>
+        <label htmlFor="console-search" className="sr-only">
+          Search by id, name, email, client id, amount, card or phone tail
+        </label>
+        <input
+          id="console-search"
+          type="search"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+          placeholder="Id, name, email, amount, card tail…"
+          maxLength={200}
+          autoComplete="off"
+        />
+        <button type="submit">Find</button>
+      </form>
+    </search>
   );
 }
 
