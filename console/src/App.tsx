@@ -1,9 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, setCsrfToken, unwrap } from './api';
 import { Link, navigate, useRoute } from './router';
 import { useCan, useRoleTable, useSession } from './session';
 import { ErrorText, Field, Loading } from './ui';
+import { focusHeadingWhenShown } from './focus';
 import { Home } from './pages/Home';
 import { AppealDetail, Appeals } from './pages/Appeals';
 import { Withdrawals } from './pages/Withdrawals';
@@ -14,6 +15,7 @@ import { Alerts } from './pages/Alerts';
 import { Audit } from './pages/Audit';
 import { Operators } from './pages/Operators';
 import { Account } from './pages/Account';
+import { Text } from './text';
 
 export function App() {
   const session = useSession();
@@ -88,6 +90,15 @@ function Shell() {
   const session = useSession().data!;
   const queryClient = useQueryClient();
   const can = useCan();
+  const { path } = useRoute();
+  // A new page (not a new filter of the same one) takes the focus to its heading, as a page load
+  // would start a screen reader there; the first page of a visit keeps the skip link first.
+  const firstPath = useRef(path);
+  useEffect(() => {
+    if (path === firstPath.current) return;
+    firstPath.current = '';
+    return focusHeadingWhenShown();
+  }, [path]);
   const signOut = useMutation({
     mutationFn: () => unwrap(api.DELETE('/api/v1/p2p/admin/session')),
     onSuccess: () => {
@@ -113,7 +124,10 @@ function Shell() {
           ))}
         </nav>
         <span className="who">
-          <span data-testid="operator">{session.operator.email}</span> <span className="role">{session.operator.role}</span>
+          <span data-testid="operator">
+            <Text value={session.operator.email} />
+          </span>{' '}
+          <span className="role">{session.operator.role}</span>
           {can('adminDeleteSession') && (
             <button type="button" onClick={() => signOut.mutate()}>
               Sign out

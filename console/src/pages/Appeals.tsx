@@ -5,6 +5,7 @@ import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter
 import { Link } from '../router';
 import { useCan } from '../session';
 import { Action, Confirm, ErrorText, Field, Loading, money, Submit, when } from '../ui';
+import { Text } from '../text';
 
 const STATUSES = ['', 'OPEN', 'IN_REVIEW', 'REOPENED', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED'] as const;
 type AppealStatus = Exclude<(typeof STATUSES)[number], ''>;
@@ -32,7 +33,9 @@ export function Appeals() {
             <td>
               <span className="badge">{a.status}</span>
             </td>
-            <td>{a.reason}</td>
+            <td>
+              <Text value={a.reason} />
+            </td>
             <td className="mono">{a.merchant_id.slice(0, 8)}</td>
             <td>{when(a.updated_at)}</td>
           </tr>
@@ -76,7 +79,9 @@ export function AppealDetail({ id }: { id: string }) {
       </h1>
       <dl>
         <dt>Reason</dt>
-        <dd>{a.reason}</dd>
+        <dd>
+          <Text value={a.reason} />
+        </dd>
         <dt>Merchant</dt>
         <dd className="mono">{a.merchant_id}</dd>
         <dt>Opened</dt>
@@ -86,7 +91,9 @@ export function AppealDetail({ id }: { id: string }) {
             <dt>Outcome</dt>
             <dd>{a.outcome}</dd>
             <dt>Resolution note</dt>
-            <dd>{a.resolution_note}</dd>
+            <dd>
+              <Text value={a.resolution_note} />
+            </dd>
           </>
         )}
         {a.settlement_deal_id && (
@@ -148,7 +155,9 @@ export function AppealDetail({ id }: { id: string }) {
               <p className="meta">
                 {m.sender_role === 'ADMIN' ? 'Operator' : 'Merchant'} · {when(m.created_at)}
               </p>
-              <p>{m.body}</p>
+              <p>
+                <Text value={m.body} />
+              </p>
               {m.file_ids.map((fid) => (
                 <a key={fid} href={fileUrl(fid)} download>
                   Attachment {files.get(fid)?.content_type ?? fid.slice(0, 8)}

@@ -5,6 +5,7 @@ import { DataTable, FilterForm, PagedTable, TextFilter, useFilterForm, usePagedL
 import { Link, navigate, useRoute } from '../router';
 import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, when } from '../ui';
+import { Text } from '../text';
 
 export function Deals() {
   const { search } = useRoute();
@@ -193,7 +194,7 @@ function PayerProof({ proof }: { proof: Schemas['PayerProof'] }) {
             : proof.receipts.map((r) => (
                 <span key={r.file_id}>
                   <a href={fileUrl(r.file_id)} target="_blank" rel="noreferrer">
-                    {r.file_name || r.file_id.slice(0, 8)} ({r.content_type}, {Math.ceil(Number(r.size) / 1024)} KB)
+                    {r.file_name ? <Text value={r.file_name} /> : r.file_id.slice(0, 8)} ({r.content_type}, {Math.ceil(Number(r.size) / 1024)} KB)
                   </a>{' '}
                   {when(r.created_at)}{' '}
                 </span>

@@ -5,6 +5,7 @@ import { FilterForm, PagedTable, TextFilter, usePagedList } from '../list';
 import { Link } from '../router';
 import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, Submit, when } from '../ui';
+import { Text } from '../text';
 
 export function Merchants() {
   const [search, setSearch] = useState('');
@@ -27,7 +28,9 @@ export function Merchants() {
         row={(m) => (
           <tr>
             <td>
-              <Link to={`/merchants/${m.id}`}>{m.name}</Link>
+              <Link to={`/merchants/${m.id}`}>
+                <Text value={m.name} title={m.id} />
+              </Link>
               {m.sandbox ? (
                 <>
                   {' '}
@@ -35,7 +38,9 @@ export function Merchants() {
                 </>
               ) : null}
             </td>
-            <td>{m.email}</td>
+            <td>
+              <Text value={m.email} />
+            </td>
             <td>{m.status}</td>
             <td>{m.kill_switch ? <span className="badge danger">ON</span> : 'off'}</td>
             <td className="num">{money(m.balance_usdt)}</td>
@@ -72,7 +77,7 @@ export function MerchantDetail({ id }: { id: string }) {
         <Link to="/merchants">← Merchants</Link>
       </p>
       <h1>
-        {m.name}{' '}
+        <Text value={m.name} title={m.id} />{' '}
         {m.kill_switch && (
           <span className="badge danger" data-testid="kill-switch-on">
             kill-switch ON
@@ -85,7 +90,9 @@ export function MerchantDetail({ id }: { id: string }) {
           <dt>Merchant id</dt>
           <dd className="mono">{m.id}</dd>
           <dt>Email</dt>
-          <dd>{m.email}</dd>
+          <dd>
+            <Text value={m.email} />
+          </dd>
           <dt>Status</dt>
           <dd>
             {m.status} (moderation {m.moderation_status})
@@ -116,7 +123,15 @@ export function MerchantDetail({ id }: { id: string }) {
       </section>
       <section aria-labelledby="switch-h">
         <h2 id="switch-h">Kill-switch</h2>
-        <p>{m.kill_switch ? `ON: every API call of the merchant is refused. ${m.kill_switch_reason}` : 'Off: the merchant’s API calls are served.'}</p>
+        <p>
+          {m.kill_switch ? (
+            <>
+              ON: every API call of the merchant is refused. <Text value={m.kill_switch_reason} />
+            </>
+          ) : (
+            'Off: the merchant’s API calls are served.'
+          )}
+        </p>
         <Action
           op="adminToggleKillSwitch"
           label={m.kill_switch ? 'Turn the kill-switch off' : 'Turn the kill-switch on'}
