@@ -5,7 +5,7 @@
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { merchantDealInfo } from '../../domain/records/deal-info';
-import { operatorMovesFor } from '../../domain/state/operator-deal-moves';
+import { operatorMoveOutcomes, operatorMovesFor } from '../../domain/state/operator-deal-moves';
 import { findDeal, listOperatorDeals } from '../../db/queries/deals';
 import { dealEvents } from '../../db/queries/outbox';
 import { dealWebhookAttempts } from '../../db/queries/webhooks';
@@ -62,6 +62,7 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       ui_url: ui ? `${ui}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}` : '',
     },
     operator_moves: operatorMovesFor(row.deal_type, row.status),
+    move_outcomes: operatorMoveOutcomes(row),
     payer_proof: payerProof,
     events: events.map((e) => ({
       event_id: e.id,

@@ -137,3 +137,17 @@ export function Submit({ label, mutation, done }: { label: string; mutation: { i
     </>
   );
 }
+
+/**
+ * One line of a dialog's promise: what an object's status will be after the move, as the API
+ * answered it from the state table ("becomes X", or "stays X" when the move leaves it).
+ * data-after carries the status, so a test can hold it against the move's real outcome.
+ */
+export function StatusAfter({ subject, now, after, kind }: { subject: ReactNode; now: string; after: string; kind: string }) {
+  return (
+    <span className="status-after" data-after={after} data-kind={kind}>
+      {subject} {after === now ? 'stays' : 'becomes'} <strong>{after}</strong>
+      {after === now ? '' : ` (now ${now})`}
+    </span>
+  );
+}

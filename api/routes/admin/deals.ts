@@ -87,6 +87,19 @@ export const dealRoutes = [
           operator_moves: z.array(z.enum(OPERATOR_DEAL_MOVES)).openapi({
             description: "the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these",
           }),
+          move_outcomes: z
+            .array(
+              z.object({
+                move: z.enum(OPERATOR_DEAL_MOVES),
+                status_after: z.string().openapi({ description: "the deal's status after the move (its status now when the move leaves it)" }),
+                status_after_full_match: z.string().openapi({
+                  description: "reconcile: the status after when the recorded amount is full_match_amount (a verified deal then completes); '' for other moves",
+                }),
+                full_match_amount: z.string().openapi({ description: "reconcile: the full amount to pay, minor units; '' for other moves" }),
+                money: z.string().openapi({ description: 'what happens to the money, as the state table says it' }),
+              }),
+            )
+            .openapi({ description: 'what each move of operator_moves does, from the same state tables (the console words its confirmation from it)' }),
           payer_proof: payerProofSchema,
           events: z.array(z.object({ event_id: z.string(), event_type: z.string(), created_at: timestamp, dispatched_at: z.string(), payload: z.unknown() })),
           webhook_attempts: z.array(

@@ -4,7 +4,7 @@ import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
 import { DataTable, FilterForm, PagedTable, TextFilter, useFilterForm, usePagedList } from '../list';
 import { Link, navigate, useRoute } from '../router';
 import { useCan } from '../session';
-import { Action, ErrorText, Field, Loading, money, when } from '../ui';
+import { Action, ErrorText, Field, Loading, money, StatusAfter, when } from '../ui';
 import { Text } from '../text';
 
 export function Deals() {
@@ -98,7 +98,7 @@ export function DealDetail({ id }: { id: string }) {
         <ErrorText error={deal.error} />
       </>
     );
-  const { deal: d, workflow, events, webhook_attempts: attempts, operator_moves: moves, payer_proof: proof } = deal.data;
+  const { deal: d, workflow, events, webhook_attempts: attempts, move_outcomes: outcomes, payer_proof: proof } = deal.data;
   return (
     <>
       {back}
@@ -135,7 +135,7 @@ export function DealDetail({ id }: { id: string }) {
           )}
         </dd>
       </dl>
-      <DealActions d={d} moves={moves} />
+      <DealActions d={d} outcomes={outcomes} />
       {d.deal_type === 'PAYIN' && <PayerProof proof={proof} />}
       <section aria-labelledby="events-h">
         <h2 id="events-h">Events</h2>
@@ -208,9 +208,25 @@ function PayerProof({ proof }: { proof: Schemas['PayerProof'] }) {
 type ConsoleDeal = Schemas['ConsoleDeal'];
 
 type OperatorMove = Schemas['ConsoleDealTimeline']['operator_moves'][number];
+type MoveOutcome = Schemas['ConsoleDealTimeline']['move_outcomes'][number];
 
-/** The operator moves the deal's state allows now, as the API answers them (from the state tables); the API refuses any other. */
-function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMove[] }) {
+/** A move's promise: the deal's status after it and the money, both as the API answered them from the state table. */
+function Outcome({ d, after, money: what }: { d: ConsoleDeal; after: string; money: string }) {
+  return (
+    <>
+      <p>
+        <StatusAfter subject="The deal" now={d.status} after={after} kind="deal" />.
+      </p>
+      <p className="muted">Money: {what}.</p>
+    </>
+  );
+}
+
+/**
+ * The operator moves the deal's state allows now, as the API answers them (from the state tables),
+ * each confirmed with what it will do; the API refuses any other.
+ */
+function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveOutcome[] }) {
   const can = useCan();
   const [received, setReceived] = useState('');
   const [amount, setAmount] = useState('');
@@ -219,8 +235,29 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
   const [rejectReason, setRejectReason] = useState('');
   const [requisite, setRequisite] = useState('');
   const path = { params: { path: { deal_id: d.deal_id } } };
-  const at = (move: OperatorMove) => moves.includes(move);
-  const shown = moves.length > 0;
+  const outcome = (move: OperatorMove) => outcomes.find((o) => o.move === move);
+  const at = (move: OperatorMove) => outcome(move) !== undefined;
+  const shown = outcomes.length > 0;
+  const promise = (move: OperatorMove) => {
+    const o = outcome(move)!;
+    return <Outcome d={d} after={o.status_after} money={o.money} />;
+  };
+  // What recording this amount does: the full amount to pay may complete a verified deal; any other amount leaves it.
+  const reconciled = (digits: string) => {
+    const o = outcome('reconcile');
+    if (!o) return null;
+    const full = /^\d+$/.test(digits.trim()) && BigInt(digits.trim()) === BigInt(o.full_match_amount || '-1');
+    return (
+      <>
+        <Outcome d={d} after={full ? o.status_after_full_match : o.status_after} money={o.money} />
+        <p className="muted">
+          {full
+            ? 'It is the full amount to pay.'
+            : `The full amount to pay is ${money(o.full_match_amount)} ${d.currency}; a partial or overpaid amount blocks the automatic completion.`}
+        </p>
+      </>
+    );
+  };
   const anyRole = [
     'adminConfirmDeal',
     'adminCompleteDeal',
@@ -245,7 +282,17 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
               className="primary"
               confirm={{
                 title: 'Confirm the payment?',
-                text: `The trader's receipt of ${money(d.amount)} ${d.currency} is confirmed: the deal becomes PAYMENT_VERIFIED, then COMPLETED unless the reconciliation was partial or overpaid.`,
+                text: (
+                  <>
+                    <p>
+                      The trader's receipt of {money(d.amount)} {d.currency} is confirmed
+                      {outcome('confirm')?.status_after === 'PAYMENT_VERIFIED'
+                        ? '; the recorded amount (partial or overpaid) blocks the automatic completion, so an operator completes it later.'
+                        : ' and the deal completes in the same step.'}
+                    </p>
+                    {promise('confirm')}
+                  </>
+                ),
                 label: 'Confirm payment',
               }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/confirm', path))}
@@ -256,7 +303,7 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
               op="adminCompleteDeal"
               label="Complete…"
               className="primary"
-              confirm={{ title: 'Complete the deal?', text: 'The deal is COMPLETED: the escrow is debited and the merchant credited.', label: 'Complete' }}
+              confirm={{ title: 'Complete the deal?', text: promise('complete'), label: 'Complete' }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/complete', path))}
             />
           )}
@@ -270,7 +317,14 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
                 label="Record received amount…"
                 confirm={{
                   title: 'Record the received amount?',
-                  text: `The payer paid ${amountText(received)} (the deal asks ${money(d.amount)} ${d.currency}); a partial or overpaid amount blocks the automatic completion.`,
+                  text: (
+                    <>
+                      <p>
+                        The payer paid {amountText(received)} (the deal asks {money(d.amount)} {d.currency}).
+                      </p>
+                      {reconciled(received)}
+                    </>
+                  ),
                   label: 'Record',
                 }}
                 run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/reconciliation', { ...path, body: { received_amount: int64(received) } }))}
@@ -290,7 +344,14 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
                 label="Change amount…"
                 confirm={{
                   title: 'Change the deal amount?',
-                  text: `The amount goes from ${money(d.amount)} ${d.currency} to ${amountText(amount)} (a new amount version); the escrow is recreated and the merchant notified.`,
+                  text: (
+                    <>
+                      <p>
+                        The amount goes from {money(d.amount)} {d.currency} to {amountText(amount)} (a new amount version); the merchant is notified.
+                      </p>
+                      {promise('change_amount')}
+                    </>
+                  ),
                   label: 'Change amount',
                 }}
                 run={() =>
@@ -311,7 +372,7 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
             <Action
               op="adminStartPayout"
               label="Start transfer…"
-              confirm={{ title: 'Start the transfer?', text: 'The trader starts the transfer: MATCHED → PROCESSING.', label: 'Start' }}
+              confirm={{ title: 'Start the transfer?', text: promise('payout_start'), label: 'Start' }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/start', path))}
             />
           )}
@@ -322,7 +383,7 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
               className="primary"
               confirm={{
                 title: 'Complete the payout?',
-                text: 'The transfer succeeded: the deal is COMPLETED and the merchant’s hold is debited.',
+                text: promise('payout_complete'),
                 label: 'Complete',
               }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/complete', path))}
@@ -337,7 +398,7 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
                 op="adminRejectPayout"
                 label="Reject transfer…"
                 className="danger"
-                confirm={{ title: 'Reject the payout?', text: 'The transfer failed: the deal is FAILED and the merchant’s hold is returned.', label: 'Reject' }}
+                confirm={{ title: 'Reject the payout?', text: promise('payout_reject'), label: 'Reject' }}
                 run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/reject', { ...path, body: { reason: rejectReason } }))}
               />
             </div>
@@ -352,7 +413,12 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
                 label="Assign…"
                 confirm={{
                   title: 'Assign the payout?',
-                  text: `The payout is MATCHED to requisite ${requisite || '?'}; a new transfer window starts.`,
+                  text: (
+                    <>
+                      <p>The payout goes to requisite {requisite || '?'}; a new transfer window starts.</p>
+                      {promise('payout_assign')}
+                    </>
+                  ),
                   label: 'Assign',
                 }}
                 run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/assign', { ...path, body: { requisite_id: requisite } }))}

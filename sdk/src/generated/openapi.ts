@@ -3219,6 +3219,19 @@ export interface components {
             };
             /** @description the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these */
             operator_moves: ("confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign")[];
+            /** @description what each move of operator_moves does, from the same state tables (the console words its confirmation from it) */
+            move_outcomes: {
+                /** @enum {string} */
+                move: "confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign";
+                /** @description the deal's status after the move (its status now when the move leaves it) */
+                status_after: string;
+                /** @description reconcile: the status after when the recorded amount is full_match_amount (a verified deal then completes); '' for other moves */
+                status_after_full_match: string;
+                /** @description reconcile: the full amount to pay, minor units; '' for other moves */
+                full_match_amount: string;
+                /** @description what happens to the money, as the state table says it */
+                money: string;
+            }[];
             payer_proof: components["schemas"]["PayerProof"];
             events: {
                 event_id: string;
@@ -3380,6 +3393,28 @@ export interface components {
             messages: components["schemas"]["AppealMessage"][];
             /** @description every file attached to the appeal or its messages */
             files: components["schemas"]["EvidenceFile"][];
+            /** @description every arbiter move with what it will do, from the state tables the appeal's and the deal's workflows decide with */
+            moves: components["schemas"]["AppealMovePreview"][];
+        };
+        AppealMovePreview: {
+            /** @enum {string} */
+            move: "review" | "close" | "reopen" | "resolve_satisfied" | "resolve_rejected" | "settle";
+            /** @description whether the move can run now (the console offers only these) */
+            offered: boolean;
+            /** @description why it cannot run now ('' when offered): the workflow's own message */
+            refusal: string;
+            /**
+             * @description a move that must run first to make this one possible ('' when none)
+             * @enum {string}
+             */
+            first: "" | "review" | "close" | "reopen" | "resolve_satisfied" | "resolve_rejected" | "settle";
+            appeal_status_after: string;
+            /** @description the deal's status after the move (its status now when the move leaves it) */
+            deal_status_after: string;
+            /** @description the status of the deal the move makes (settle); '' when it makes none */
+            new_deal_status_after: string;
+            /** @description what happens to the money, as the state table says it */
+            money: string;
         };
         AppealMessageResponse: {
             data: components["schemas"]["AppealMessage"];
