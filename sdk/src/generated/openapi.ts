@@ -342,7 +342,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deals of every merchant, newest first: by id, merchant, status and creation time */
+        /**
+         * Deals of every merchant: by id, merchant, statuses, type and creation time, in the order asked (newest first by default)
+         * @description Keyset pages in every order: next_page_token serves the same filter and sort only. Times are UTC (RFC 3339; an offset is honoured).
+         */
         get: operations["adminSearchDeals"];
         put?: never;
         post?: never;
@@ -5387,7 +5390,11 @@ export interface operations {
             query?: {
                 deal_id?: string;
                 merchant_id?: string;
-                status?: string;
+                /** @description any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated */
+                status?: ("INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED")[];
+                deal_type?: "PAYIN" | "PAYOUT";
+                /** @description the order: created_at or amount, ascending, or descending with a leading "-" (default -created_at: newest first) */
+                sort?: "-created_at" | "created_at" | "-amount" | "amount";
                 /** @description inclusive */
                 created_after?: string;
                 /** @description inclusive */
