@@ -1,9 +1,9 @@
 /**
  * The scaffolding of the console's list pages: a filter form, a query paged with the API's
- * tokens, its error and loading states, a table with a (screen-reader) caption and header row,
- * and the pager.
+ * tokens, its error and loading states, a table with a (screen-reader) caption and header row —
+ * sortable where the API sorts, and shown as one card per row at phone width — and the pager.
  */
-import { Fragment, useEffect, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { Fragment, useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { ErrorText, Field, Loading } from './ui';
 
@@ -73,7 +73,11 @@ export function PagedList<T>({ paged, what, children }: { paged: Paged<T>; what:
   );
 }
 
-/** A table: optional caption (for screen readers only), a header row of `columns`, a row per item, `empty` in one row when none. */
+/**
+ * A table: optional caption (for screen readers only), a header row of `columns`, a row per item,
+ * `empty` in one row when none. `sort` makes the named columns sortable: each column's key for the
+ * API ascending, the current order ("-key" descending), and what to do on a click.
+ */
 type DataTableProps<T> = {
   caption?: ReactNode;
   columns: readonly string[];
@@ -82,19 +86,65 @@ type DataTableProps<T> = {
   row: (item: T) => ReactNode;
   empty?: string;
   className?: string;
+  sort?: { columns: Readonly<Record<string, string>>; current: string; onSort: (order: string) => void };
 };
 
-export function DataTable<T>({ caption, columns, rows, rowKey, row, empty, className }: DataTableProps<T>) {
+/**
+ * At phone width the stylesheet shows each row as a card, every cell under its column's name: the
+ * names go on the cells as data-label, kept up to date as rows come and go.
+ */
+function useCellLabels() {
+  const ref = useRef<HTMLTableElement>(null);
+  useEffect(() => {
+    const table = ref.current;
+    if (!table) return;
+    const label = () => {
+      const names = Array.from(table.tHead?.rows[0]?.cells ?? [], (th) => th.dataset.name ?? th.textContent ?? '');
+      for (const body of Array.from(table.tBodies))
+        for (const tr of Array.from(body.rows)) {
+          if (tr.cells.length === 1 && tr.cells[0]!.colSpan > 1) continue;
+          Array.from(tr.cells).forEach((cell, i) => {
+            if (names[i] !== undefined && cell.dataset.label !== names[i]) cell.dataset.label = names[i];
+          });
+        }
+    };
+    label();
+    const observer = new MutationObserver(label);
+    observer.observe(table, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, []);
+  return ref;
+}
+
+export function DataTable<T>({ caption, columns, rows, rowKey, row, empty, className, sort }: DataTableProps<T>) {
+  const ref = useCellLabels();
   return (
-    <table className={className}>
+    <table ref={ref} className={['cards-on-phone', className].filter(Boolean).join(' ')}>
       {caption && <caption className="sr-only">{caption}</caption>}
       <thead>
         <tr>
-          {columns.map((column) => (
-            <th key={column} scope="col">
-              {column}
-            </th>
-          ))}
+          {columns.map((column) => {
+            const key = sort?.columns[column];
+            if (!sort || !key)
+              return (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              );
+            const direction = sort.current === key ? 'ascending' : sort.current === `-${key}` ? 'descending' : undefined;
+            return (
+              <th key={column} scope="col" aria-sort={direction ?? 'none'} data-name={column}>
+                <button
+                  type="button"
+                  className="sort"
+                  onClick={() => sort.onSort(direction === 'descending' ? key : `-${key}`)}
+                  aria-label={`${column}: sort ${direction === 'descending' ? 'ascending' : 'descending'}`}
+                >
+                  {column} <span aria-hidden="true">{direction === 'ascending' ? '▲' : direction === 'descending' ? '▼' : '↕'}</span>
+                </button>
+              </th>
+            );
+          })}
         </tr>
       </thead>
       <tbody>

@@ -1,24 +1,30 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
-import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
+import { PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
+import { APPEAL_STATUSES, type AppealStatus } from '../../../domain/state/appeals';
 import { Link } from '../router';
 import { useCan } from '../session';
 import { Action, Confirm, ErrorText, Field, Loading, money, StatusAfter, Submit, when } from '../ui';
 import { Text } from '../text';
 
-const STATUSES = ['', 'OPEN', 'IN_REVIEW', 'REOPENED', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED'] as const;
-type AppealStatus = Exclude<(typeof STATUSES)[number], ''>;
+const FILTERS: FilterSpec[] = [
+  { key: 'status', label: 'Status', kind: 'select', options: APPEAL_STATUSES },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text' },
+];
 
 export function Appeals() {
-  const filter = useStatusMerchantFilter<AppealStatus>('');
-  const appeals = usePagedList(['appeals', filter.status, filter.merchant], (page_token) =>
-    unwrap(api.GET('/api/v1/p2p/admin/appeals', { params: { query: { page_size: 25, page_token, ...filter.query } } })),
+  const filters = useUrlFilters();
+  const status = filters.get('status') as AppealStatus | '';
+  const query = { ...(status ? { status: [status] } : {}), merchant_id: filters.get('merchant_id') || undefined };
+  const appeals = usePagedList(['appeals', query], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/appeals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
   return (
     <>
       <h1>Appeals</h1>
-      <StatusMerchantFilter label="Filter appeals" statuses={STATUSES} filter={filter} />
+      <FilterBar label="Filter appeals" specs={FILTERS} filters={filters} view="appeals" />
       <PagedTable
         paged={appeals}
         what="appeals"

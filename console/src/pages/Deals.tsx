@@ -1,58 +1,60 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
-import { DataTable, FilterForm, PagedTable, TextFilter, useFilterForm, usePagedList } from '../list';
-import { Link, navigate, useRoute } from '../router';
+import { DataTable, PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
+import { PAYIN_STATUSES } from '../../../domain/state/payin';
+import { PAYOUT_STATUSES } from '../../../domain/state/payout';
+import type { operations } from '../../../sdk/src/generated/openapi';
+import { Link, navigate } from '../router';
 import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, StatusAfter, when } from '../ui';
 import { Text } from '../text';
 
+/** The statuses a deal can have: the PayIn and PayOut state tables'. */
+const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])];
+type DealStatus = (typeof DEAL_STATUSES)[number];
+type DealSort = NonNullable<operations['adminSearchDeals']['parameters']['query']>['sort'];
+
+const FILTERS: FilterSpec[] = [
+  { key: 'deal_id', label: 'Deal id', kind: 'text' },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text' },
+  { key: 'status', label: 'Status', kind: 'multi', options: DEAL_STATUSES },
+  { key: 'deal_type', label: 'Type', kind: 'select', options: ['PAYIN', 'PAYOUT'] },
+  { key: 'from', label: 'Created from', kind: 'datetime' },
+  { key: 'to', label: 'Created to', kind: 'datetime' },
+];
+
 export function Deals() {
-  const { search } = useRoute();
-  const filters = useFilterForm({
-    deal_id: search.get('deal_id') ?? '',
-    merchant_id: search.get('merchant_id') ?? '',
-    status: search.get('status') ?? '',
-    from: '',
-    to: '',
-  });
-  const { filter } = filters;
-  const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
-  const deals = usePagedList(['deals', filter], (page_token) =>
-    unwrap(
-      api.GET('/api/v1/p2p/admin/deals', {
-        params: {
-          query: {
-            page_size: 25,
-            page_token,
-            deal_id: filter.deal_id || undefined,
-            merchant_id: filter.merchant_id || undefined,
-            status: filter.status || undefined,
-            created_after: toIso(filter.from),
-            created_before: toIso(filter.to),
-          },
-        },
-      }),
-    ),
+  const filters = useUrlFilters();
+  const statuses = filters.all('status').filter((s): s is DealStatus => (DEAL_STATUSES as readonly string[]).includes(s));
+  const type = filters.get('deal_type') as 'PAYIN' | 'PAYOUT' | '';
+  const sort: NonNullable<DealSort> = (filters.get('sort') || '-created_at') as NonNullable<DealSort>;
+  const query = {
+    deal_id: filters.get('deal_id') || undefined,
+    merchant_id: filters.get('merchant_id') || undefined,
+    status: statuses.length ? statuses : undefined,
+    deal_type: type || undefined,
+    created_after: filters.get('from') || undefined,
+    created_before: filters.get('to') || undefined,
+    sort,
+  };
+  const deals = usePagedList(['deals', query], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/deals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
   return (
     <>
       <h1>Deals</h1>
-      <FilterForm label="Search deals" submit="Search" onApply={filters.apply}>
-        <TextFilter label="Deal id" {...filters.input('deal_id')} />
-        <TextFilter label="Merchant id" {...filters.input('merchant_id')} />
-        <TextFilter label="Status" {...filters.input('status')} placeholder="e.g. COMPLETED" />
-        <TextFilter label="Created from" type="datetime-local" {...filters.input('from')} />
-        <TextFilter label="Created to" type="datetime-local" {...filters.input('to')} />
-      </FilterForm>
+      <FilterBar label="Filter deals" specs={FILTERS} filters={filters} view="deals" />
       <PagedTable
         paged={deals}
         what="deals"
-        caption="Deals, newest first"
+        caption="Deals"
         columns={['Deal', 'Type', 'Status', 'Amount', 'Merchant', 'Created']}
+        sort={{ columns: { Amount: 'amount', Created: 'created_at' }, current: sort, onSort: (order) => filters.set('sort', order) }}
         rowKey={(d) => d.deal_id}
         row={(d) => (
-          <tr>
+          <tr data-deal={d.deal_id}>
             <td>
               <Link to={`/deals/${d.deal_id}`}>{d.deal_id.slice(0, 8)}</Link>
               {d.sandbox ? (

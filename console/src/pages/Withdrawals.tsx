@@ -1,16 +1,29 @@
 import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api';
-import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
+import { PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
+import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from '../../../domain/state/withdrawals';
 import { useSession } from '../session';
 import { Action, Field, money, when } from '../ui';
 
-const STATUSES = ['PENDING_MANUAL', 'PENDING', 'APPROVED', 'COMPLETED', 'CANCELLED', ''] as const;
-type Status = Exclude<(typeof STATUSES)[number], ''>;
+const FILTERS: FilterSpec[] = [
+  {
+    key: 'status',
+    label: 'Status',
+    kind: 'select',
+    options: WITHDRAWAL_STATUSES,
+    optionLabel: (s) => (s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s),
+  },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text' },
+];
 
 export function Withdrawals() {
-  const filter = useStatusMerchantFilter<Status>('PENDING_MANUAL');
-  const withdrawals = usePagedList(['withdrawals', filter.status, filter.merchant], (page_token) =>
-    unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...filter.query } } })),
+  // The queue opens on what waits for an operator; "any" is kept in the URL as an empty status.
+  const filters = useUrlFilters({ status: 'PENDING_MANUAL' });
+  const status = filters.get('status') as WithdrawalStatus | '';
+  const query = { ...(status ? { status: [status] } : {}), merchant_id: filters.get('merchant_id') || undefined };
+  const withdrawals = usePagedList(['withdrawals', query], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
   return (
     <>
@@ -19,12 +32,7 @@ export function Withdrawals() {
         Above the four-eyes amount a withdrawal needs two approvals by two different console accounts (the operator JWT cannot approve it); the first approver
         cannot give the second, and an approver disabled since no longer counts.
       </p>
-      <StatusMerchantFilter
-        label="Filter withdrawals"
-        statuses={STATUSES}
-        filter={filter}
-        optionLabel={(s) => (s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s || 'any')}
-      />
+      <FilterBar label="Filter withdrawals" specs={FILTERS} filters={filters} view="withdrawals" />
       <PagedTable
         paged={withdrawals}
         what="withdrawals"
