@@ -86,19 +86,27 @@ const NAV: Array<[string, string]> = [
   ['/account', 'Your account'],
 ];
 
-function Shell() {
-  const session = useSession().data!;
-  const queryClient = useQueryClient();
-  const can = useCan();
+/**
+ * A new page (not a new filter of the same one) takes the focus to its heading, as a page load
+ * would start a screen reader there; the first page of a visit keeps the skip link first. A
+ * component of its own: it follows the route, and must not re-render the shell (which reads the
+ * session) on a navigation that signing out makes.
+ */
+function FocusOnNavigation() {
   const { path } = useRoute();
-  // A new page (not a new filter of the same one) takes the focus to its heading, as a page load
-  // would start a screen reader there; the first page of a visit keeps the skip link first.
   const firstPath = useRef(path);
   useEffect(() => {
     if (path === firstPath.current) return;
     firstPath.current = '';
     return focusHeadingWhenShown();
   }, [path]);
+  return null;
+}
+
+function Shell() {
+  const session = useSession().data!;
+  const queryClient = useQueryClient();
+  const can = useCan();
   const signOut = useMutation({
     mutationFn: () => unwrap(api.DELETE('/api/v1/p2p/admin/session')),
     onSuccess: () => {
@@ -111,6 +119,7 @@ function Shell() {
   });
   return (
     <>
+      <FocusOnNavigation />
       <a className="skip" href="#main">
         Skip to content
       </a>

@@ -6,7 +6,8 @@ import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
 import { APPEAL_STATUSES, type AppealStatus } from '../../../domain/state/appeals';
 import { Link } from '../router';
 import { useCan } from '../session';
-import { Action, Confirm, ErrorText, Field, Loading, money, StatusAfter, Submit, when } from '../ui';
+import { Action, Confirm, ErrorText, Field, Loading, StatusAfter, Submit, when } from '../ui';
+import { Money, MoneyInput, useFormatMoney, useToMinor } from '../money';
 import { Text } from '../text';
 
 const FILTERS: FilterSpec[] = [
@@ -131,7 +132,7 @@ export function AppealDetail({ id }: { id: string }) {
           </dd>
           <dt>Amount</dt>
           <dd>
-            {money(a.deal.amount)} {a.deal.currency} (received {money(a.deal.received_amount)})
+            <Money minor={a.deal.amount} currency={a.deal.currency} /> (received <Money minor={a.deal.received_amount} currency={a.deal.currency} />)
           </dd>
           <dt>Created</dt>
           <dd>{when(a.deal.created_at)}</dd>
@@ -355,21 +356,38 @@ function Settle({ appeal, preview, then }: { appeal: AdminAppeal; preview: Appea
   const [override, setOverride] = useState('');
   const [reason, setReason] = useState('');
   const [key] = useState(() => crypto.randomUUID());
+  const format = useFormatMoney();
+  const toMinor = useToMinor(currency);
   const run = () =>
     unwrap(
       api.POST('/api/v1/p2p/appeals/{appeal_id}/settlement', {
         params: { path: { appeal_id: appeal.appeal_id } },
-        body: { idempotency_key: key, ...(override ? { received_amount_override: int64(override) } : {}), ...(reason ? { reason } : {}) },
+        body: {
+          idempotency_key: key,
+          ...(override.trim() ? { received_amount_override: int64(toMinor(override, 'the received amount')) } : {}),
+          ...(reason ? { reason } : {}),
+        },
       }),
     );
-  const amount = override ? (/^\d+$/.test(override) ? money(override) : override) : money(received);
+  let amount = format(received, currency);
+  if (override.trim()) {
+    try {
+      amount = format(toMinor(override), currency);
+    } catch (error) {
+      amount = `“${override}” (${(error as Error).message})`;
+    }
+  }
   return (
     <div className="settle">
       <h3>Settlement of the expired deal</h3>
       {then && <p>To resolve SATISFIED, settle the expired deal first: the settlement is what credits the merchant.</p>}
-      <Field label="Received amount override (minor units)" hint={`Default: the received amount, ${money(received)} ${currency}. An override needs a reason.`}>
-        <input inputMode="numeric" pattern="\d*" value={override} onChange={(e) => setOverride(e.target.value.trim())} />
-      </Field>
+      <MoneyInput
+        label="Received amount override"
+        currency={currency}
+        value={override}
+        onChange={setOverride}
+        hint={`Default: the received amount, ${format(received, currency)}. An override needs a reason.`}
+      />
       <Field label="Reason">
         <input value={reason} maxLength={1000} onChange={(e) => setReason(e.target.value)} />
       </Field>
@@ -380,9 +398,7 @@ function Settle({ appeal, preview, then }: { appeal: AdminAppeal; preview: Appea
           title: 'Create the settlement deal?',
           text: (
             <>
-              <p>
-                A settlement deal for {amount} {currency} is created and completed; the merchant is credited. One settlement per appeal.
-              </p>
+              <p>A settlement deal for {amount} is created and completed; the merchant is credited. One settlement per appeal.</p>
               <MovePromise appeal={appeal} preview={preview} />
               {then && <p>Then SATISFIED can be resolved.</p>}
             </>

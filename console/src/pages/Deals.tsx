@@ -8,7 +8,8 @@ import { PAYOUT_STATUSES } from '../../../domain/state/payout';
 import type { operations } from '../../../sdk/src/generated/openapi';
 import { Link, navigate } from '../router';
 import { useCan } from '../session';
-import { Action, ErrorText, Field, Loading, money, StatusAfter, when } from '../ui';
+import { Action, ErrorText, Field, Loading, StatusAfter, when } from '../ui';
+import { Money, MoneyInput, useFormatMoney, useToMinor } from '../money';
 import { Text } from '../text';
 
 /** The statuses a deal can have: the PayIn and PayOut state tables'. */
@@ -69,7 +70,7 @@ export function Deals() {
               <span className="badge">{d.status}</span>
             </td>
             <td className="num">
-              {money(d.amount)} {d.currency}
+              <Money minor={d.amount} currency={d.currency} />
             </td>
             <td>
               <Link to={`/merchants/${d.merchant_id}`}>{d.merchant_id.slice(0, 8)}</Link>
@@ -114,7 +115,8 @@ export function DealDetail({ id }: { id: string }) {
         <dd>{d.deal_type}</dd>
         <dt>Amount</dt>
         <dd>
-          {money(d.amount)} {d.currency} (received {money(d.received_amount)}, {d.amount_match_status || 'not reconciled'})
+          <Money minor={d.amount} currency={d.currency} /> (received <Money minor={d.received_amount} currency={d.currency} />,{' '}
+          {d.amount_match_status || 'not reconciled'})
         </dd>
         <dt>Merchant</dt>
         <dd>
@@ -237,6 +239,16 @@ function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveO
   const [rejectReason, setRejectReason] = useState('');
   const [requisite, setRequisite] = useState('');
   const path = { params: { path: { deal_id: d.deal_id } } };
+  const format = useFormatMoney();
+  const toMinor = useToMinor(d.currency);
+  /** The minor units of what the operator typed, or undefined while it is not an amount. */
+  const minorOf = (text: string) => {
+    try {
+      return toMinor(text);
+    } catch {
+      return undefined;
+    }
+  };
   const outcome = (move: OperatorMove) => outcomes.find((o) => o.move === move);
   const at = (move: OperatorMove) => outcome(move) !== undefined;
   const shown = outcomes.length > 0;
@@ -245,17 +257,18 @@ function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveO
     return <Outcome d={d} after={o.status_after} money={o.money} />;
   };
   // What recording this amount does: the full amount to pay may complete a verified deal; any other amount leaves it.
-  const reconciled = (digits: string) => {
+  const reconciled = (text: string) => {
     const o = outcome('reconcile');
     if (!o) return null;
-    const full = /^\d+$/.test(digits.trim()) && BigInt(digits.trim()) === BigInt(o.full_match_amount || '-1');
+    const minor = minorOf(text);
+    const full = minor !== undefined && minor === o.full_match_amount;
     return (
       <>
         <Outcome d={d} after={full ? o.status_after_full_match : o.status_after} money={o.money} />
         <p className="muted">
           {full
             ? 'It is the full amount to pay.'
-            : `The full amount to pay is ${money(o.full_match_amount)} ${d.currency}; a partial or overpaid amount blocks the automatic completion.`}
+            : `The full amount to pay is ${format(o.full_match_amount, d.currency)}; a partial or overpaid amount blocks the automatic completion.`}
         </p>
       </>
     );
@@ -271,7 +284,10 @@ function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveO
     'adminAssignPayout',
   ] as const;
   if (!shown || !anyRole.some((op) => can(op))) return null;
-  const amountText = (digits: string) => (/^\d+$/.test(digits.trim()) ? `${money(digits.trim())} ${d.currency}` : digits);
+  const amountText = (text: string) => {
+    const minor = minorOf(text);
+    return minor === undefined ? `“${text}” (not an amount)` : format(minor, d.currency);
+  };
   return (
     <section aria-labelledby="deal-actions-h">
       <h2 id="deal-actions-h">Actions</h2>
@@ -287,7 +303,7 @@ function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveO
                 text: (
                   <>
                     <p>
-                      The trader's receipt of {money(d.amount)} {d.currency} is confirmed
+                      The trader's receipt of {format(d.amount, d.currency)} is confirmed
                       {outcome('confirm')?.status_after === 'PAYMENT_VERIFIED'
                         ? '; the recorded amount (partial or overpaid) blocks the automatic completion, so an operator completes it later.'
                         : ' and the deal completes in the same step.'}
@@ -311,9 +327,7 @@ function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveO
           )}
           {at('reconcile') && can('adminReconcileDeal') && (
             <div className="inline-form">
-              <Field label="Amount received (minor units)">
-                <input inputMode="numeric" value={received} onChange={(e) => setReceived(e.target.value.trim())} />
-              </Field>
+              <MoneyInput label="Amount received" currency={d.currency} value={received} onChange={setReceived} />
               <Action
                 op="adminReconcileDeal"
                 label="Record received amount…"
@@ -322,22 +336,27 @@ function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveO
                   text: (
                     <>
                       <p>
-                        The payer paid {amountText(received)} (the deal asks {money(d.amount)} {d.currency}).
+                        The payer paid {amountText(received)} (the deal asks {format(d.amount, d.currency)}).
                       </p>
                       {reconciled(received)}
                     </>
                   ),
                   label: 'Record',
                 }}
-                run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/reconciliation', { ...path, body: { received_amount: int64(received) } }))}
+                run={() =>
+                  unwrap(
+                    api.POST('/api/v1/p2p/admin/deals/{deal_id}/reconciliation', {
+                      ...path,
+                      body: { received_amount: int64(toMinor(received, 'the amount received')) },
+                    }),
+                  )
+                }
               />
             </div>
           )}
           {at('change_amount') && can('changeDealAmount') && (
             <div className="inline-form">
-              <Field label="New amount (minor units)">
-                <input inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value.trim())} />
-              </Field>
+              <MoneyInput label="New amount" currency={d.currency} value={amount} onChange={setAmount} />
               <Field label="Reason for the change">
                 <input maxLength={1000} value={amountReason} onChange={(e) => setAmountReason(e.target.value)} />
               </Field>
@@ -349,7 +368,7 @@ function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveO
                   text: (
                     <>
                       <p>
-                        The amount goes from {money(d.amount)} {d.currency} to {amountText(amount)} (a new amount version); the merchant is notified.
+                        The amount goes from {format(d.amount, d.currency)} to {amountText(amount)} (a new amount version); the merchant is notified.
                       </p>
                       {promise('change_amount')}
                     </>
@@ -360,7 +379,7 @@ function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveO
                   unwrap(
                     api.POST('/api/v1/p2p/deals/{deal_id}/amount', {
                       ...path,
-                      body: { amount_fiat: int64(amount), reason: amountReason, idempotency_key: amountKey },
+                      body: { amount_fiat: int64(toMinor(amount, 'the new amount')), reason: amountReason, idempotency_key: amountKey },
                     }),
                   )
                 }

@@ -4,6 +4,7 @@ import { api, int64, unwrap } from '../api';
 import { DataTable, PagedList, usePagedList } from '../list';
 import { useCan } from '../session';
 import { Action, Field, money, Submit, when } from '../ui';
+import { MoneyInput, useFormatMoney, useToMinor } from '../money';
 import { plainText, Text } from '../text';
 
 export function Traders() {
@@ -170,6 +171,14 @@ function AddRequisite({ traderId, name }: { traderId: string; name: string }) {
 /** Tops up a trader's USDT liquidity from a chain transaction (idempotent by tx_hash). */
 function TopUp({ traderId, name }: { traderId: string; name: string }) {
   const [amount, setAmount] = useState('');
+  const format = useFormatMoney();
+  const toMinor = useToMinor('USDT');
+  let amountText = '?';
+  try {
+    amountText = format(toMinor(amount), 'USDT');
+  } catch {
+    // Not an amount yet: the field says why; the action refuses with the same message.
+  }
   const [txHash, setTxHash] = useState('');
   return (
     <details>
@@ -177,9 +186,7 @@ function TopUp({ traderId, name }: { traderId: string; name: string }) {
         Top up <Text value={name} />
       </summary>
       <div className="grid">
-        <Field label="Amount (USDT cents)">
-          <input inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} />
-        </Field>
+        <MoneyInput label="Amount" currency="USDT" value={amount} onChange={setAmount} />
         <Field label="Transaction id" hint="The TRON transaction (64 hex characters); the same id credits once.">
           <input value={txHash} onChange={(e) => setTxHash(e.target.value.trim())} />
         </Field>
@@ -190,14 +197,14 @@ function TopUp({ traderId, name }: { traderId: string; name: string }) {
             className="primary"
             confirm={{
               title: `Top up ${plainText(name)}?`,
-              text: `${/^\d+$/.test(amount.trim()) ? money(amount.trim()) : '?'} USDT is credited to the trader's available balance.`,
+              text: `${amountText} is credited to the trader's available balance.`,
               label: 'Top up',
             }}
             run={() =>
               unwrap(
                 api.POST('/api/v1/p2p/admin/traders/{trader_id}/deposits', {
                   params: { path: { trader_id: traderId } },
-                  body: { amount: int64(amount), tx_hash: txHash },
+                  body: { amount: int64(toMinor(amount, 'the amount')), tx_hash: txHash },
                 }),
               )
             }
