@@ -326,9 +326,6 @@ create index deals_listing_by_status on deals (merchant_id, deal_type, status, c
 -- Today's volume for the daily cap; a requisite's daily usage.
 create index deals_daily_volume on deals (merchant_id, created_at) include (amount, status);
 create index deals_requisite_day on deals (requisite_id, created_at) where requisite_id is not null;
--- The operator's search across merchants, in each order it sorts by (read forwards or backwards).
-create index deals_operator_by_created on deals (created_at, id);
-create index deals_operator_by_amount on deals (amount, id);
 
 -- Append-only record of operator amount changes.
 create table deal_amount_changes (
