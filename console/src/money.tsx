@@ -8,32 +8,10 @@
 import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from './api';
+import { formatMinor, parseMajor } from './amounts';
 import { Field } from './ui';
 
-/** Minor units (digit string) → "1 500.00" at the exponent. */
-export function formatMinor(minor: string | undefined, exponent: number): string {
-  if (minor === undefined || minor === '') return '';
-  const negative = minor.startsWith('-');
-  const digits = (negative ? minor.slice(1) : minor).padStart(exponent + 1, '0');
-  const whole = digits.slice(0, digits.length - exponent).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
-  return `${negative ? '-' : ''}${whole}${exponent > 0 ? `.${digits.slice(-exponent)}` : ''}`;
-}
-
-/**
- * "1 500,5" at exponent 2 → "150050". Spaces group thousands; one "." or "," separates the
- * decimals, at most `exponent` of them. Anything else is refused with a message that says why.
- */
-export function parseMajor(text: string, exponent: number, what = 'the amount'): string {
-  const compact = text.replace(/[\s\u00A0\u2009\u202F_']/g, '');
-  if (compact === '') throw new ApiError(400, `${what} is empty`);
-  const match = /^(\d+)(?:[.,](\d*))?$/.exec(compact);
-  if (!match) throw new ApiError(400, `"${text}" is not an amount: digits, and one "." or "," before the decimals`);
-  const [, whole = '', fraction = ''] = match;
-  if (fraction.length > exponent) {
-    throw new ApiError(400, exponent === 0 ? `${what} takes no decimals` : `${what} takes at most ${exponent} decimal${exponent === 1 ? '' : 's'}`);
-  }
-  return BigInt(whole + fraction.padEnd(exponent, '0')).toString();
-}
+export { formatMinor, parseMajor };
 
 export type Currency = { code: string; exponent: number };
 

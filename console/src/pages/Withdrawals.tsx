@@ -2,9 +2,9 @@ import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api';
 import { PagedTable, usePagedList } from '../list';
 import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
-import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from '../../../domain/state/withdrawals';
+import { WITHDRAWAL_STATUSES, WITHDRAWAL_TRANSITIONS, type WithdrawalStatus } from '../../../domain/state/withdrawals';
 import { useSession } from '../session';
-import { Action, Field, money, when } from '../ui';
+import { Action, Field, money, StatusAfter, when } from '../ui';
 
 const FILTERS: FilterSpec[] = [
   {
@@ -88,9 +88,28 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
                 confirm={{
                   title: 'Approve this withdrawal?',
                   text:
-                    required > counting + 1
-                      ? `${money(w.amount)} USDT to ${w.address}. This is the first of ${required} approvals; another operator must approve too.`
-                      : `${money(w.amount)} USDT to ${w.address} is sent on chain.`,
+                    required > counting + 1 ? (
+                      <>
+                        <p>
+                          {money(w.amount)} USDT to <span className="mono">{w.address}</span>. This is approval {counting + 1} of {required}; another operator
+                          must approve too.
+                        </p>
+                        <p>
+                          <StatusAfter subject="The withdrawal" now={w.status} after={w.status} kind="withdrawal" />.
+                        </p>
+                      </>
+                    ) : (
+                      <>
+                        <p>
+                          {money(w.amount)} USDT to <span className="mono">{w.address}</span> is sent on chain.
+                        </p>
+                        <p>
+                          <StatusAfter subject="The withdrawal" now={w.status} after={WITHDRAWAL_TRANSITIONS.approve.to!} kind="withdrawal" />, then{' '}
+                          {WITHDRAWAL_TRANSITIONS.broadcast_sent.to} once the transfer is sent.
+                        </p>
+                        <p className="muted">Money: {WITHDRAWAL_TRANSITIONS.broadcast_sent.money}.</p>
+                      </>
+                    ),
                   label: 'Approve',
                 }}
                 run={() => unwrap(api.POST('/api/v1/p2p/admin/withdrawals/{withdrawal_id}/approve', path))}
@@ -102,7 +121,20 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
             <Action
               op="adminCancelWithdrawal"
               label="Cancel withdrawal"
-              confirm={{ title: 'Cancel this withdrawal?', text: 'The amount returns to the merchant’s balance.', label: 'Cancel withdrawal' }}
+              confirm={{
+                title: 'Cancel this withdrawal?',
+                text: (
+                  <>
+                    <p>
+                      <StatusAfter subject="The withdrawal" now={w.status} after={WITHDRAWAL_TRANSITIONS.cancel.to!} kind="withdrawal" />; the amount returns to
+                      the merchant’s balance.
+                    </p>
+                    <p className="muted">Money: {WITHDRAWAL_TRANSITIONS.cancel.money}.</p>
+                  </>
+                ),
+                label: 'Cancel withdrawal',
+                tone: 'danger',
+              }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/withdrawals/{withdrawal_id}/cancel', { ...path, body: reason ? { reason } : {} }))}
             />
           </div>
