@@ -248,7 +248,7 @@ test.serial(
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Deals' }).waitFor();
     await eventually(async () => ((await shown()).join() === ids[1] ? true : undefined), 'the same deal after a reload');
-    t.is(await page.getByLabel(/^Created from/).inputValue(), '2031-03-01T11:00:00');
+    t.regex(await page.getByLabel(/^Created from/).inputValue(), /^2031-03-01T11:00(:00)?$/);
     await page.getByRole('link', { name: ids[1]!.slice(0, 8) }).click();
     await page.getByRole('heading', { level: 1, name: /Deal/ }).waitFor();
     await page.goBack();
