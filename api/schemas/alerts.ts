@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { pageSize, timestamp, uuid } from './common';
 
-export const alertSchema = z
+const alertSchema = z
   .object({
     alert_id: z.string().uuid(),
     kind: z.string().openapi({ example: 'payout_processing_overdue' }),

@@ -44,14 +44,14 @@ import {
 import { clearSessionCookie, csrfTokenOf, newSessionToken, sessionEnd, sessionIdOf, setSessionCookie } from '../auth/operator-session';
 
 /** The one answer of every failed sign-in: no telling an unknown email from a wrong password or code. */
-export const SIGN_IN_REFUSED = 'invalid email, password or code';
+const SIGN_IN_REFUSED = 'invalid email, password or code';
 
 /** Too many failed sign-ins: 429 with Retry-After, like the merchant rate limit. */
 class TooManySignIns extends DomainError {
   readonly kind = 'RATE_LIMITED' as const;
 }
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export function presentOperator(row: OperatorRow) {
   return {

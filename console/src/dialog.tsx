@@ -7,7 +7,7 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { returnFocus } from './focus';
 
-export function Dialog({
+function Dialog({
   title,
   children,
   footer,

@@ -9,7 +9,7 @@ import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { setSearch, useRoute, Link } from './router';
 import { Field } from './ui';
 
-export const DEBOUNCE_MS = 400;
+const DEBOUNCE_MS = 400;
 
 export type FilterSpec =
   | { key: string; label: string; kind: 'text'; placeholder?: string; hint?: string }
@@ -42,7 +42,7 @@ export function useUrlFilters(defaults: Record<string, string> = {}) {
 export type UrlFilters = ReturnType<typeof useUrlFilters>;
 
 /** A value that follows `value` once it has stopped changing for `ms`. */
-export function useDebounced<T>(value: T, ms = DEBOUNCE_MS): T {
+function useDebounced<T>(value: T, ms = DEBOUNCE_MS): T {
   const [settled, setSettled] = useState(value);
   useEffect(() => {
     const timer = setTimeout(() => setSettled(value), ms);
@@ -61,11 +61,11 @@ function TextFilterField({ spec, filters }: { spec: Extract<FilterSpec, { kind: 
   useEffect(() => {
     if (!typed.current) setText(current);
   }, [current]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the URL is written when the debounced text settles, not on every render that brings a new `filters`.
   useEffect(() => {
     if (!typed.current) return;
     typed.current = false;
     filters.set(spec.key, settled.trim());
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [settled]);
   return (
     <Field label={spec.label} hint={spec.hint}>
@@ -147,6 +147,30 @@ function MultiField({ spec, filters }: { spec: Extract<FilterSpec, { kind: 'mult
   );
 }
 
+function FilterField({ spec, filters }: { spec: FilterSpec; filters: UrlFilters }) {
+  switch (spec.kind) {
+    case 'text':
+      return <TextFilterField spec={spec} filters={filters} />;
+    case 'datetime':
+      return <DateTimeField spec={spec} filters={filters} />;
+    case 'multi':
+      return <MultiField spec={spec} filters={filters} />;
+    default:
+      return (
+        <Field label={spec.label}>
+          <select value={filters.get(spec.key)} onChange={(e) => filters.set(spec.key, e.target.value)}>
+            <option value="">{spec.anyLabel ?? 'any'}</option>
+            {spec.options.map((option) => (
+              <option key={option} value={option}>
+                {spec.optionLabel ? spec.optionLabel(option) : option}
+              </option>
+            ))}
+          </select>
+        </Field>
+      );
+  }
+}
+
 /** The filter bar: each spec as its field, a reset, and the saved views of this page. */
 export function FilterBar({
   label,
@@ -164,30 +188,10 @@ export function FilterBar({
   const { path } = useRoute();
   return (
     <div className="filter-bar">
-      <form className="filters" role="search" aria-label={label} onSubmit={(e) => e.preventDefault()}>
-        {specs.map((spec) => {
-          switch (spec.kind) {
-            case 'text':
-              return <TextFilterField key={spec.key} spec={spec} filters={filters} />;
-            case 'datetime':
-              return <DateTimeField key={spec.key} spec={spec} filters={filters} />;
-            case 'multi':
-              return <MultiField key={spec.key} spec={spec} filters={filters} />;
-            case 'select':
-              return (
-                <Field key={spec.key} label={spec.label}>
-                  <select value={filters.get(spec.key)} onChange={(e) => filters.set(spec.key, e.target.value)}>
-                    <option value="">{spec.anyLabel ?? 'any'}</option>
-                    {spec.options.map((option) => (
-                      <option key={option} value={option}>
-                        {spec.optionLabel ? spec.optionLabel(option) : option}
-                      </option>
-                    ))}
-                  </select>
-                </Field>
-              );
-          }
-        })}
+      <form className="filters" aria-label={label} onSubmit={(e) => e.preventDefault()}>
+        {specs.map((spec) => (
+          <FilterField key={spec.key} spec={spec} filters={filters} />
+        ))}
         {children}
         {filters.search.toString() && (
           <Link to={path} className="reset">

@@ -5,7 +5,7 @@
  */
 
 /** Focuses the page's main heading (or the main region while none is shown yet). */
-export function focusHeading(): boolean {
+function focusHeading(): boolean {
   const target = document.querySelector<HTMLElement>('main h1') ?? document.querySelector<HTMLElement>('main');
   if (!target) return false;
   if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');

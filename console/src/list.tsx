@@ -8,9 +8,14 @@ import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { ErrorText, Field, Loading } from './ui';
 
 /** Keyset paging with the API's tokens: the token of the page shown, and the way back. */
-export function usePages(resetKey: string) {
+function usePages(resetKey: string) {
   const [tokens, setTokens] = useState<string[]>(['']);
-  useEffect(() => setTokens(['']), [resetKey]);
+  // A new filter starts at its first page in the same render, so no request goes out with the old filter's token.
+  const [pagedKey, setPagedKey] = useState(resetKey);
+  if (pagedKey !== resetKey) {
+    setPagedKey(resetKey);
+    setTokens(['']);
+  }
   const token = tokens[tokens.length - 1] ?? '';
   return {
     token: token || undefined,
@@ -20,7 +25,7 @@ export function usePages(resetKey: string) {
   };
 }
 
-export function Pager({ pages, nextToken }: { pages: ReturnType<typeof usePages>; nextToken: string | undefined }) {
+function Pager({ pages, nextToken }: { pages: ReturnType<typeof usePages>; nextToken: string | undefined }) {
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" onClick={pages.previous} disabled={pages.page <= 1}>
@@ -190,60 +195,11 @@ export function FilterForm({ label, submit, onApply, children }: { label: string
   );
 }
 
-/** Filter fields edited in a form (trimmed as typed) and applied on submit: `input(key)` binds one text field. */
-export function useFilterForm<F extends Record<string, string>>(initial: F) {
-  const [form, setForm] = useState(initial);
-  const [filter, setFilter] = useState(initial);
-  const input = (key: keyof F) => ({
-    value: form[key],
-    onChange: (e: { target: { value: string } }) => {
-      const value = e.target.value.trim();
-      setForm((f) => ({ ...f, [key]: value }));
-    },
-  });
-  return { filter, input, apply: () => setFilter({ ...form }) };
-}
-
 /** A labelled text field of a filter form. */
 export function TextFilter({ label, ...input }: { label: string } & InputHTMLAttributes<HTMLInputElement>) {
   return (
     <Field label={label}>
       <input {...input} />
     </Field>
-  );
-}
-
-/** The queues' filter (appeals, withdrawals): a status ('' = any) and a merchant id, applied as they change. */
-export function useStatusMerchantFilter<S extends string>(initial: S | '') {
-  const [status, setStatus] = useState<S | ''>(initial);
-  const [merchant, setMerchant] = useState('');
-  const query: { status?: S[]; merchant_id?: string } = { ...(status ? { status: [status] } : {}), ...(merchant ? { merchant_id: merchant } : {}) };
-  return { status, setStatus, merchant, setMerchant, query };
-}
-
-export function StatusMerchantFilter<S extends string>({
-  label,
-  statuses,
-  filter,
-  optionLabel = (s) => s || 'any',
-}: {
-  label: string;
-  statuses: readonly (S | '')[];
-  filter: ReturnType<typeof useStatusMerchantFilter<S>>;
-  optionLabel?: (status: S | '') => string;
-}) {
-  return (
-    <FilterForm label={label}>
-      <Field label="Status">
-        <select value={filter.status} onChange={(e) => filter.setStatus(e.target.value as S | '')}>
-          {statuses.map((s) => (
-            <option key={s} value={s}>
-              {optionLabel(s)}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <TextFilter label="Merchant id" value={filter.merchant} onChange={(e) => filter.setMerchant(e.target.value.trim())} />
-    </FilterForm>
   );
 }

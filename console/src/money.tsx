@@ -13,9 +13,7 @@ import { Field } from './ui';
 
 export { formatMinor, parseMajor };
 
-export type Currency = { code: string; exponent: number };
-
-export function useCurrencies() {
+function useCurrencies() {
   return useQuery({
     queryKey: ['currencies'],
     queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/currencies')),

@@ -31,7 +31,7 @@ export function plainText(value: string | null | undefined): string {
 }
 
 /** Whether the text holds a bidirectional control character. */
-export const hasBidiControls = (value: string | null | undefined) => new RegExp(BIDI.source).test(value ?? '');
+const hasBidiControls = (value: string | null | undefined) => new RegExp(BIDI.source).test(value ?? '');
 
 /**
  * Text as shown: isolated, each control character as a marked-up marker (and a title saying why).

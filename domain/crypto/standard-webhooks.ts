@@ -35,7 +35,7 @@ export function standardWebhooksKey(secret: string): Buffer {
 export const toStandardWebhooksSecret = (secret: string): string => `${PREFIX}${standardWebhooksKey(secret).toString('base64')}`;
 
 /** One signature of the scheme: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`. */
-export function standardSignature(secret: string, msgId: string, timestamp: number, body: string | Buffer): string {
+function standardSignature(secret: string, msgId: string, timestamp: number, body: string | Buffer): string {
   const mac = createHmac('sha256', standardWebhooksKey(secret)).update(`${msgId}.${timestamp}.`).update(body).digest('base64');
   return `v1,${mac}`;
 }

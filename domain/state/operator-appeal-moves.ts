@@ -20,7 +20,7 @@ import {
 import { PAYIN_TRANSITIONS, payinRefusal } from './payin';
 
 export const OPERATOR_APPEAL_MOVES = ['review', 'close', 'reopen', 'resolve_satisfied', 'resolve_rejected', 'settle'] as const;
-export type OperatorAppealMove = (typeof OPERATOR_APPEAL_MOVES)[number];
+type OperatorAppealMove = (typeof OPERATOR_APPEAL_MOVES)[number];
 
 export interface AppealMovePreview {
   move: OperatorAppealMove;

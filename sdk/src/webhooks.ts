@@ -74,7 +74,7 @@ const KNOWN_EVENT_TYPES: Record<WebhookEventType, true> = {
 };
 
 /** Whether this SDK knows the event's type; events of newer types are to be ignored. */
-export const isKnownEventType = (event: { type: string }): event is WebhookEvent => Object.prototype.hasOwnProperty.call(KNOWN_EVENT_TYPES, event.type);
+export const isKnownEventType = (event: { type: string }): event is WebhookEvent => Object.hasOwn(KNOWN_EVENT_TYPES, event.type);
 
 export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 

@@ -331,9 +331,9 @@ test.serial(
     const { page } = await signedIn(t, 'admin');
     // The name as typed would read "exe.png"; it shows the override as a marker, and the page holds no U+202E.
     await open(page, `/merchants/${bidi.merchantId}`, /gnp\.exe/);
-    const heading = (await page.getByRole('heading', { level: 1 }).innerText()).trim();
+    const heading = ((await page.getByRole('heading', { level: 1 }).textContent()) ?? '').trim();
     t.true(heading.startsWith('[RLO]gnp.exe'), heading);
-    t.false((await page.locator('main').innerText()).includes('\u202E'));
+    t.false(((await page.locator('main').textContent()) ?? '').includes('\u202E'));
     await docShot(page, 'merchant-bidi');
 
     // Navigation takes the focus to the new page's heading.

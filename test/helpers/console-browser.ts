@@ -2,20 +2,18 @@
 /**
  * The operator console in Chromium for the browser tests of test/e2e/console-*.test.ts: a browser,
  * console accounts of each role, a signed-in context (any viewport and time zone), axe-core's
- * serious and critical findings, and a call made from the signed-in page itself.
+ * serious and critical findings (axe.ts), and a call made from the signed-in page itself.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { API_URL, asOperator } from './api';
 import { ADMIN } from './wallet';
+import { seriousViolations } from './axe';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** How long a page waits for an element or a state: a bound for a wait gone wrong, far above what a loaded machine takes. */
-export const BROWSER_WAIT_MS = 120_000;
+const BROWSER_WAIT_MS = 120_000;
 
 export type Role = 'arbiter' | 'finance' | 'support' | 'admin';
 export type Operator = { id: string; email: string; password: string; role: Role };
@@ -71,22 +69,7 @@ export async function signedInContext(
 export const settled = (page: Page) => page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
 
 /** axe-core on the page as it is: its serious and critical violations, one line each. */
-export async function axeViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
-  await page.evaluate(AXE);
-  return page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (result.violations as any[])
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-            .slice(0, 3)
-            .map((n: any) => n.target.join(' '))
-            .join(', ')}`,
-      );
-  });
-}
+export const axeViolations = seriousViolations;
 
 /** How far the page reaches beyond the viewport sideways (0: no sideways scrolling). */
 export const overflowX = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

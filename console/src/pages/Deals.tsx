@@ -5,7 +5,7 @@ import { DataTable, PagedTable, usePagedList } from '../list';
 import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
 import { PAYIN_STATUSES } from '../../../domain/state/payin';
 import { PAYOUT_STATUSES } from '../../../domain/state/payout';
-import type { operations } from '../../../sdk/src/generated/openapi';
+import type { operations } from '@merchant-gateway/sdk/openapi';
 import { Link, navigate } from '../router';
 import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, StatusAfter, when } from '../ui';
@@ -89,7 +89,13 @@ export function DealDetail({ id }: { id: string }) {
   if (deal.isPending) return <Loading what="the deal" />;
   const back = (
     <p>
-      <a href="/console/deals" onClick={(e) => (e.preventDefault(), navigate('/deals'))}>
+      <a
+        href="/console/deals"
+        onClick={(e) => {
+          e.preventDefault();
+          navigate('/deals');
+        }}
+      >
         ← Deals
       </a>
     </p>
