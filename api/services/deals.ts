@@ -5,42 +5,65 @@
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { merchantDealInfo } from '../../domain/records/deal-info';
-import { operatorMovesFor } from '../../domain/state/operator-deal-moves';
+import { operatorMoveOutcomes, operatorMovesFor } from '../../domain/state/operator-deal-moves';
 import { exportFileName } from '../../domain/csv';
 import type { IdPrefix } from '../../domain/ids';
-import { findOperatorDeal, listOperatorDeals, streamOperatorDeals, type OperatorDealFilter, type OperatorDealRow } from '../../db/queries/deals';
+import {
+  findOperatorDeal,
+  listOperatorDeals,
+  streamOperatorDeals,
+  type OperatorDealFilter,
+  type OperatorDealRow,
+  type OperatorDealSort,
+  type SortCursor,
+} from '../../db/queries/deals';
+import { CURSOR_TS_PATTERN } from '../../db/queries/keyset';
 import { csvExport } from './csv-export';
 import { dealEvents } from '../../db/queries/outbox';
 import { dealWebhookAttempts } from '../../db/queries/webhooks';
 import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
-import { clampPageSize, cursorOf, keysetPage } from './page-token';
+import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
 import { payerProofView } from './payer-proof';
+
+export { OPERATOR_DEAL_SORTS } from '../../db/queries/deals';
 
 export interface OperatorDealQuery {
   deal_id?: IdPrefix;
   merchant_id?: IdPrefix;
-  status?: string;
+  status?: string[];
+  deal_type?: 'PAYIN' | 'PAYOUT';
   created_after?: Date;
   created_before?: Date;
+  sort?: OperatorDealSort;
 }
 
 const filterOf = (q: OperatorDealQuery): OperatorDealFilter => ({
   dealId: q.deal_id,
   merchantId: q.merchant_id,
-  status: q.status,
+  statuses: q.status,
+  dealType: q.deal_type,
   createdAfter: q.created_after,
   createdBefore: q.created_before,
 });
 
-/** The filters as text: the page token's scope and the export's file name. */
+/** The filters and order as text: the page token's scope and the export's file name (the default order unsaid). */
 const filterText = (q: OperatorDealQuery) => ({
   deal: q.deal_id?.prefix,
   merchant: q.merchant_id?.prefix,
-  status: q.status,
+  status: q.status?.join(','),
+  type: q.deal_type,
   from: q.created_after?.toISOString(),
   to: q.created_before?.toISOString(),
+  sort: q.sort === '-created_at' ? undefined : q.sort,
 });
+
+const isSortCursor = (value: unknown): value is SortCursor =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as SortCursor).value === 'string' &&
+  (/^-?\d{1,19}$/.test((value as SortCursor).value) || CURSOR_TS_PATTERN.test((value as SortCursor).value)) &&
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test((value as SortCursor).id);
 
 /** "BANK_CARD ·· 1234, Ivan P., Sber": the trader's requisite without its whole number. */
 const requisiteSummary = (row: OperatorDealRow) => {
@@ -63,11 +86,16 @@ const presentDeal = (deps: AppDeps, row: OperatorDealRow) => ({
 });
 
 export async function searchDeals(deps: AppDeps, q: OperatorDealQuery & { page_size?: number; page_token?: string }) {
-  const scope = `console:deals:${JSON.stringify(filterText(q))}`;
+  const sort = q.sort ?? '-created_at';
+  // A page token serves the filter and order it was made for (signed for them), no other.
+  const scope = `console:deals:${JSON.stringify(filterText({ ...q, sort }))}`;
   const size = clampPageSize(q.page_size, 50, 200);
-  const rows = await listOperatorDeals(deps.sql, filterOf(q), size + 1, cursorOf(deps, scope, q.page_token));
-  const page = keysetPage(deps, scope, rows, size);
-  return { data: page.rows.map((row) => presentDeal(deps, row)), next_page_token: page.next_page_token };
+  const after = q.page_token ? decodePageToken(deps, q.page_token, scope, isSortCursor) : undefined;
+  const rows = await listOperatorDeals(deps.sql, filterOf(q), size + 1, sort, after);
+  const page = rows.slice(0, size);
+  const last = page[page.length - 1];
+  const next = rows.length > size && last ? encodePageToken(deps, { value: last.sort_value, id: last.id } satisfies SortCursor, scope) : '';
+  return { data: page.map((row) => presentDeal(deps, row)), next_page_token: next };
 }
 
 const DEAL_CSV = [
@@ -92,7 +120,8 @@ const DEAL_CSV = [
 
 /** Every deal the list's filters select, as CSV (amounts in minor units, as the API answers them). */
 export async function exportDeals(deps: AppDeps, q: OperatorDealQuery) {
-  return csvExport(exportFileName('deals', filterText(q)), DEAL_CSV, streamOperatorDeals(deps.sql, filterOf(q)), (batch) =>
+  const sort = q.sort ?? '-created_at';
+  return csvExport(exportFileName('deals', filterText({ ...q, sort })), DEAL_CSV, streamOperatorDeals(deps.sql, filterOf(q), sort), (batch) =>
     batch.map((row) => {
       const d = presentDeal(deps, row);
       return DEAL_CSV.map((column) => String(d[column as keyof typeof d] ?? ''));
@@ -115,6 +144,7 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       ui_url: ui ? `${ui}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}` : '',
     },
     operator_moves: operatorMovesFor(row.deal_type, row.status),
+    move_outcomes: operatorMoveOutcomes(row),
     payer_proof: payerProof,
     events: events.map((e) => ({
       event_id: e.id,

@@ -6,6 +6,7 @@
 import { useState, type ReactNode } from 'react';
 import { Link } from './router';
 import { useCan, type OperationId } from './session';
+import { Text } from './text';
 
 /** The first 8 hex digits: what lists show of an id, and what every id filter and the search accept. */
 const shortId = (id: string) => id.slice(0, 8);
@@ -73,12 +74,9 @@ export function Named({ kind, id, name, link = true }: { kind: ObjectKind; id: s
   if (!id) return <span className="muted">—</span>;
   // The operators page is the admin's: for other roles an operator is named, not linked.
   const to = link && (kind !== 'operator' || can('adminListOperators')) ? objectPath(kind, id) : undefined;
-  const shown = name?.trim() ? name : shortId(id);
-  const text = (
-    <span title={`${kind} ${id}`} className={name?.trim() ? 'name' : 'mono'} data-id={id}>
-      {shown}
-    </span>
-  );
+  const named = !!name?.trim();
+  // Text: a name is someone else's text, so its bidirectional controls show as markers.
+  const text = <Text value={named ? name : shortId(id)} title={`${kind} ${id}`} className={named ? 'name' : 'mono'} />;
   return (
     <span className="named">
       {to ? <Link to={to}>{text}</Link> : text}
@@ -156,10 +154,16 @@ function DiffTable({ rows, hasBefore = true }: { rows: Array<[string, string, st
         {rows.map(([key, old, now]) => (
           <tr key={key}>
             <th scope="row" className="mono">
-              {key}
+              <Text value={key} />
             </th>
-            {hasBefore && <td className="before">{old}</td>}
-            <td className="after">{now}</td>
+            {hasBefore && (
+              <td className="before">
+                <Text value={old} />
+              </td>
+            )}
+            <td className="after">
+              <Text value={now} />
+            </td>
           </tr>
         ))}
       </tbody>

@@ -1,7 +1,7 @@
 import type { Db } from '../sql';
 import type { AmountMatch } from '../../domain/state/payin';
 import type { IdPrefix } from '../../domain/ids';
-import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { justAfter, NEWEST_FIRST } from './keyset';
 import { uuidIn } from './id-prefix';
 
 export interface DealRow {
@@ -269,7 +269,9 @@ export interface OperatorDealFilter {
   /** A whole id or its start (domain/ids.ts). */
   dealId?: IdPrefix;
   merchantId?: IdPrefix;
-  status?: string;
+  /** Any of these statuses (absent or empty: any). */
+  statuses?: string[];
+  dealType?: 'PAYIN' | 'PAYOUT';
   createdAfter?: Date;
   createdBefore?: Date;
 }
@@ -286,19 +288,43 @@ export type OperatorDealRow = DealRow & {
   requisite_bank: string | null;
 };
 
-function operatorDealWhere(db: Db, f: OperatorDealFilter, after?: KeysetCursor) {
+/** The orders the operator's search sorts by: a column, `-` for descending; each is a keyset on (column, id). */
+export const OPERATOR_DEAL_SORTS = ['-created_at', 'created_at', '-amount', 'amount'] as const;
+export type OperatorDealSort = (typeof OPERATOR_DEAL_SORTS)[number];
+
+/** Where a page of a sorted search starts: after the last row's sort value (created_at as microsecond text, or the amount's digits) and id. */
+export interface SortCursor {
+  value: string;
+  id: string;
+}
+
+const SORT_SQL: Record<OperatorDealSort, { column: 'created_at' | 'amount'; direction: 'asc' | 'desc'; after: '<' | '>' }> = {
+  '-created_at': { column: 'created_at', direction: 'desc', after: '<' },
+  created_at: { column: 'created_at', direction: 'asc', after: '>' },
+  '-amount': { column: 'amount', direction: 'desc', after: '<' },
+  amount: { column: 'amount', direction: 'asc', after: '>' },
+};
+
+/** The ORDER BY of a sort, its columns qualified by `table` when given (the names' join has ids of its own). */
+const orderOf = (db: Db, sort: OperatorDealSort, table = '') => {
+  const by = SORT_SQL[sort];
+  const order = sort === '-created_at' && !table ? NEWEST_FIRST : `${table}${by.column} ${by.direction}, ${table}id ${by.direction}`;
+  return db.unsafe(order);
+};
+
+function operatorDealWhere(db: Db, f: OperatorDealFilter) {
   return db`
     true
     ${f.dealId ? db`and ${uuidIn(db, 'id', f.dealId)}` : db``}
     ${f.merchantId ? db`and ${uuidIn(db, 'merchant_id', f.merchantId)}` : db``}
-    ${f.status ? db`and status = ${f.status}` : db``}
+    ${f.statuses?.length ? db`and status = any(${f.statuses})` : db``}
+    ${f.dealType ? db`and deal_type = ${f.dealType}` : db``}
     ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
-    ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
-    ${olderThan(db, after)}`;
+    ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}`;
 }
 
 /** The names beside deals already selected (`d`): joined after the page is cut, so the listing stays one ordered range. */
-const withNames = (db: Db, selected: ReturnType<Db>) => db`
+const withNames = (db: Db, selected: ReturnType<Db>, sort: OperatorDealSort) => db`
   select d.*, m.name as merchant_name, t.name as trader_name, a.id as appeal_id,
     r.requisite_type, r.card_tail as requisite_card_tail, r.phone_tail as requisite_phone_tail,
     r.holder_name as requisite_holder, r.bank_name as requisite_bank
@@ -307,23 +333,38 @@ const withNames = (db: Db, selected: ReturnType<Db>) => db`
   left join traders t on t.id = d.trader_id
   left join requisites r on r.id = d.requisite_id
   left join appeals a on a.deal_id = d.id
-  order by d.created_at desc, d.id desc`;
+  order by ${orderOf(db, sort, 'd.')}`;
 
-/** Deals of every merchant for the operator's search, newest first (keyset pages), with names. */
-export async function listOperatorDeals(db: Db, f: OperatorDealFilter, limit: number, after?: KeysetCursor) {
-  return db<(OperatorDealRow & { cursor_ts: string })[]>`${withNames(
+/**
+ * Deals of every merchant for the operator's search, with names, in one of OPERATOR_DEAL_SORTS
+ * (keyset pages: `sort_value` is the row's value of the sort column as text — created_at in UTC
+ * with its microseconds, as keyset.ts's cursor and for the same reason — and goes back to
+ * Postgres as text).
+ */
+export async function listOperatorDeals(db: Db, f: OperatorDealFilter, limit: number, sort: OperatorDealSort = '-created_at', after?: SortCursor) {
+  const by = SORT_SQL[sort];
+  const value = db.unsafe(
+    by.column === 'created_at' ? `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sort_value` : 'amount::text as sort_value',
+  );
+  const continuation = !after
+    ? db``
+    : by.column === 'created_at'
+      ? db`and (created_at, id) ${db.unsafe(by.after)} (${after.value}::text::timestamptz, ${after.id}::uuid)`
+      : db`and (amount, id) ${db.unsafe(by.after)} (${after.value}::bigint, ${after.id}::uuid)`;
+  return db<(OperatorDealRow & { sort_value: string })[]>`${withNames(
     db,
-    db`select *, ${cursorColumn(db)} from deals where ${operatorDealWhere(db, f, after)} order by ${newestFirst(db)} limit ${limit}`,
+    db`select *, ${value} from deals where ${operatorDealWhere(db, f)} ${continuation} order by ${orderOf(db, sort)} limit ${limit}`,
+    sort,
   )}`;
 }
 
-/** The same selection, every row, as a cursor of batches (the CSV export, in constant memory). */
-export function streamOperatorDeals(db: Db, f: OperatorDealFilter, batchSize = 500) {
-  return db<OperatorDealRow[]>`${withNames(db, db`select * from deals where ${operatorDealWhere(db, f)}`)}`.cursor(batchSize);
+/** The same selection in the same order, every row, as a cursor of batches (the CSV export, in constant memory). */
+export function streamOperatorDeals(db: Db, f: OperatorDealFilter, sort: OperatorDealSort = '-created_at', batchSize = 500) {
+  return db<OperatorDealRow[]>`${withNames(db, db`select * from deals where ${operatorDealWhere(db, f)}`, sort)}`.cursor(batchSize);
 }
 
 /** One deal as the operator reads it, with names. */
 export async function findOperatorDeal(db: Db, dealId: string): Promise<OperatorDealRow | undefined> {
-  const [row] = await db<OperatorDealRow[]>`${withNames(db, db`select * from deals where id = ${dealId}`)}`;
+  const [row] = await db<OperatorDealRow[]>`${withNames(db, db`select * from deals where id = ${dealId}`, '-created_at')}`;
   return row;
 }

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { OPERATOR_DEAL_MOVES } from '../../../domain/state/operator-deal-moves';
 import { operatorOf } from '../../auth/authenticate';
 import { defineRoute, sendCsv } from '../../route';
-import { idOrPrefix, line, pageSize, pageToken, rfc3339, timestamp } from '../../schemas/common';
+import { idOrPrefix, pageSize, pageToken, rfc3339, timestamp } from '../../schemas/common';
+import { repeated } from '../../schemas/listing';
+import { PAYIN_STATUSES } from '../../../domain/state/payin';
+import { PAYOUT_STATUSES } from '../../../domain/state/payout';
 import type { AppDeps } from '../../deps';
 import type { AuditActor } from '../../../domain/audit';
 import type { DealRow } from '../../../db/queries/deals';
@@ -18,11 +21,13 @@ import {
   reconciliationBody,
   rejectBody,
 } from '../../schemas/deals';
-import { dealTimeline, exportDeals, searchDeals } from '../../services/deals';
+import { dealTimeline, exportDeals, OPERATOR_DEAL_SORTS, searchDeals } from '../../services/deals';
 import { assignPayout, completePayout, rejectPayout, startPayout } from '../../services/payouts';
 import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOperator, presentForOperator, reconcilePayin } from '../../services/payins';
 
 const tags = ['Operator: deals'];
+/** Every deal status, PayIn's and PayOut's (the state tables'). */
+const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [string, ...string[]];
 /** The console's reads of this aggregate keep the console's tag in the API document. */
 const consoleTags = ['Operator: console'];
 
@@ -44,7 +49,19 @@ const consoleDeal = dealSchema
 const dealFilters = z.object({
   deal_id: idOrPrefix('deal_id').optional(),
   merchant_id: idOrPrefix('merchant_id').optional(),
-  status: line('status', 64).optional(),
+  status: repeated
+    .pipe(z.array(z.enum(DEAL_STATUSES, { error: `status must be one of ${DEAL_STATUSES.join(', ')}` })))
+    .optional()
+    .openapi({
+      type: 'array',
+      items: { type: 'string', enum: [...DEAL_STATUSES] },
+      description: 'any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated',
+    }),
+  deal_type: z.enum(['PAYIN', 'PAYOUT']).optional(),
+  sort: z
+    .enum(OPERATOR_DEAL_SORTS)
+    .default('-created_at')
+    .openapi({ description: 'the order: created_at or amount, ascending, or descending with a leading "-" (default -created_at: newest first)' }),
   created_after: rfc3339('created_after').optional().openapi({ description: 'inclusive' }),
   created_before: rfc3339('created_before').optional().openapi({ description: 'inclusive' }),
 });
@@ -76,7 +93,9 @@ export const dealRoutes = [
       path: '/deals',
       operationId: 'adminSearchDeals',
       auth: 'operator',
-      summary: 'Deals of every merchant, newest first, with their merchant, trader and appeal: by id or its start, merchant, status and creation time',
+      summary:
+        'Deals of every merchant with their merchant, trader and appeal: by id or its start, merchant, statuses, type and creation time, in the order asked (newest first by default)',
+      description: 'Keyset pages in every order: next_page_token serves the same filter and sort only. Times are UTC (RFC 3339; an offset is honoured).',
       tags: consoleTags,
       query: dealFilters.extend({ page_size: pageSize(200, 50), page_token: pageToken }),
       response: z.object({ data: z.array(consoleDeal), next_page_token: z.string() }).openapi('ConsoleDealList'),
@@ -89,9 +108,9 @@ export const dealRoutes = [
       path: '/deals/export',
       operationId: 'adminExportDeals',
       auth: 'operator',
-      summary: "CSV of every deal the list's filters select, newest first; the file is named for the filters",
+      summary: "CSV of every deal the list's filters select, in the list's order; the file is named for the filters",
       description:
-        'The filters of GET /deals (ids or their starts, status, creation window), no paging: the whole selection, streamed in ' +
+        'The filters and sort of GET /deals (ids or their starts, statuses, type, creation window), no paging: the whole selection, streamed in ' +
         'constant memory. Columns: ' +
         'deal_id, deal_type, status, amount, currency, merchant_id, merchant_name, trader_id, trader_name, client_id, ' +
         'target_requisite, received_amount, amount_match_status, appeal_id, parent_deal_id, created_at, updated_at (amounts in ' +
@@ -119,6 +138,19 @@ export const dealRoutes = [
           operator_moves: z.array(z.enum(OPERATOR_DEAL_MOVES)).openapi({
             description: "the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these",
           }),
+          move_outcomes: z
+            .array(
+              z.object({
+                move: z.enum(OPERATOR_DEAL_MOVES),
+                status_after: z.string().openapi({ description: "the deal's status after the move (its status now when the move leaves it)" }),
+                status_after_full_match: z.string().openapi({
+                  description: "reconcile: the status after when the recorded amount is full_match_amount (a verified deal then completes); '' for other moves",
+                }),
+                full_match_amount: z.string().openapi({ description: "reconcile: the full amount to pay, minor units; '' for other moves" }),
+                money: z.string().openapi({ description: 'what happens to the money, as the state table says it' }),
+              }),
+            )
+            .openapi({ description: 'what each move of operator_moves does, from the same state tables (the console words its confirmation from it)' }),
           payer_proof: payerProofSchema,
           events: z.array(z.object({ event_id: z.string(), event_type: z.string(), created_at: timestamp, dispatched_at: z.string(), payload: z.unknown() })),
           webhook_attempts: z.array(

@@ -3,6 +3,7 @@ import { api, unwrap, type Schemas } from '../api';
 import { PagedTable, usePagedList } from '../list';
 import { Link } from '../router';
 import { Action, when } from '../ui';
+import { plainText, Text } from '../text';
 
 export function Alerts() {
   const [all, setAll] = useState(false);
@@ -37,7 +38,9 @@ function AlertRow({ a }: { a: Schemas['OperatorAlert'] }) {
     <tr data-alert={a.alert_id}>
       <td>{when(a.created_at)}</td>
       <td>{a.kind}</td>
-      <td>{a.message}</td>
+      <td>
+        <Text value={a.message} />
+      </td>
       <td>{a.deal_id ? <Link to={`/deals/${a.deal_id}`}>{a.deal_id.slice(0, 8)}</Link> : <span className="mono">{a.subject}</span>}</td>
       <td data-testid="acknowledged">{a.acknowledged_at ? `${when(a.acknowledged_at)} by ${a.acknowledged_by}` : '—'}</td>
       <td data-testid="resolved">{a.resolved_at ? `${when(a.resolved_at)}${a.resolved_by ? ` by ${a.resolved_by}` : ' (by the gateway)'}` : 'open'}</td>
@@ -51,7 +54,7 @@ function AlertRow({ a }: { a: Schemas['OperatorAlert'] }) {
             label="Resolve"
             confirm={{
               title: 'Resolve this alert?',
-              text: `“${a.message}” is marked resolved by you. If the condition persists, the gateway raises a new alert.`,
+              text: `“${plainText(a.message)}” is marked resolved by you. If the condition persists, the gateway raises a new alert.`,
               label: 'Resolve alert',
             }}
             run={() => unwrap(api.POST('/api/v1/p2p/admin/alerts/{alert_id}/resolve', path))}

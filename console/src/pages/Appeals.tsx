@@ -1,26 +1,34 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, fileUrl, int64, unwrap } from '../api';
-import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
+import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
+import { PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
 import { ExportCsv, IdLink, Named } from '../names';
+import { APPEAL_STATUSES, type AppealStatus } from '../../../domain/state/appeals';
 import { Link } from '../router';
 import { useCan } from '../session';
-import { Action, Confirm, ErrorText, Field, Loading, money, Submit, when } from '../ui';
+import { Action, Confirm, ErrorText, Field, Loading, StatusAfter, Submit, when } from '../ui';
+import { Money, MoneyInput, useFormatMoney, useToMinor } from '../money';
+import { Text } from '../text';
 
-const STATUSES = ['', 'OPEN', 'IN_REVIEW', 'REOPENED', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED'] as const;
-type AppealStatus = Exclude<(typeof STATUSES)[number], ''>;
+const FILTERS: FilterSpec[] = [
+  { key: 'status', label: 'Status', kind: 'select', options: APPEAL_STATUSES },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text', placeholder: 'whole or first 8 characters' },
+];
 
 export function Appeals() {
-  const filter = useStatusMerchantFilter<AppealStatus>('');
-  const appeals = usePagedList(['appeals', filter.status, filter.merchant], (page_token) =>
-    unwrap(api.GET('/api/v1/p2p/admin/appeals', { params: { query: { page_size: 25, page_token, ...filter.query } } })),
+  const filters = useUrlFilters();
+  const status = filters.get('status') as AppealStatus | '';
+  const query = { ...(status ? { status: [status] } : {}), merchant_id: filters.get('merchant_id') || undefined };
+  const appeals = usePagedList(['appeals', query], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/appeals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
   return (
     <>
       <h1>Appeals</h1>
-      <StatusMerchantFilter label="Filter appeals" statuses={STATUSES} filter={filter} />
+      <FilterBar label="Filter appeals" specs={FILTERS} filters={filters} view="appeals" />
       <div className="list-actions">
-        <ExportCsv op="adminExportAppeals" path="/appeals/export" query={filter.query} />
+        <ExportCsv op="adminExportAppeals" path="/appeals/export" query={query} />
       </div>
       <PagedTable
         paged={appeals}
@@ -36,7 +44,9 @@ export function Appeals() {
             <td>
               <span className="badge">{a.status}</span>
             </td>
-            <td>{a.reason}</td>
+            <td>
+              <Text value={a.reason} />
+            </td>
             <td>
               <Named kind="merchant" id={a.merchant_id} name={a.merchant_name} />
             </td>
@@ -67,8 +77,12 @@ export function AppealDetail({ id }: { id: string }) {
     );
   const a = appeal.data.data;
   const files = new Map(a.files.map((f) => [f.file_id, f]));
-  const open = a.status === 'OPEN' || a.status === 'IN_REVIEW' || a.status === 'REOPENED';
   const path = { params: { path: { appeal_id: id } } };
+  // The moves the API offers now, each with what it does (from the appeal's and the deal's state tables).
+  const move = (name: AppealMove['move']) => a.moves.find((m) => m.move === name)!;
+  const offered = (name: AppealMove['move']) => move(name).offered;
+  const resolvable = offered('resolve_satisfied') || offered('resolve_rejected');
+  const settleFirst = move('resolve_satisfied').first === 'settle';
   return (
     <>
       <p>
@@ -82,7 +96,9 @@ export function AppealDetail({ id }: { id: string }) {
       </h1>
       <dl>
         <dt>Reason</dt>
-        <dd>{a.reason}</dd>
+        <dd>
+          <Text value={a.reason} />
+        </dd>
         <dt>Merchant</dt>
         <dd>
           <Named kind="merchant" id={a.merchant_id} name={a.merchant_name} />
@@ -94,7 +110,9 @@ export function AppealDetail({ id }: { id: string }) {
             <dt>Outcome</dt>
             <dd>{a.outcome}</dd>
             <dt>Resolution note</dt>
-            <dd>{a.resolution_note}</dd>
+            <dd>
+              <Text value={a.resolution_note} />
+            </dd>
           </>
         )}
         {a.settlement_deal_id && (
@@ -122,7 +140,7 @@ export function AppealDetail({ id }: { id: string }) {
           </dd>
           <dt>Amount</dt>
           <dd>
-            {money(a.deal.amount)} {a.deal.currency} (received {money(a.deal.received_amount)})
+            <Money minor={a.deal.amount} currency={a.deal.currency} /> (received <Money minor={a.deal.received_amount} currency={a.deal.currency} />)
           </dd>
           <dt>Created</dt>
           <dd>{when(a.deal.created_at)}</dd>
@@ -156,7 +174,9 @@ export function AppealDetail({ id }: { id: string }) {
               <p className="meta">
                 {m.sender_role === 'ADMIN' ? 'Operator' : 'Merchant'} · {when(m.created_at)}
               </p>
-              <p>{m.body}</p>
+              <p>
+                <Text value={m.body} />
+              </p>
               {m.file_ids.map((fid) => (
                 <a key={fid} href={fileUrl(fid)} download>
                   Attachment {files.get(fid)?.content_type ?? fid.slice(0, 8)}
@@ -172,23 +192,43 @@ export function AppealDetail({ id }: { id: string }) {
       <section aria-labelledby="actions-h">
         <h2 id="actions-h">Actions</h2>
         <div className="actions">
-          {a.status !== 'IN_REVIEW' && open && (
+          {offered('review') && (
             <Action op="adminReviewAppeal" label="Take into review" run={() => unwrap(api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/review', path))} />
           )}
-          {!open && a.status !== 'CLOSED' && (
-            <Action op="adminReopenAppeal" label="Reopen" run={() => unwrap(api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/reopen', path))} />
+          {offered('reopen') && (
+            <Action
+              op="adminReopenAppeal"
+              label="Reopen"
+              confirm={{
+                title: 'Reopen this appeal?',
+                text: <MovePromise appeal={a} preview={move('reopen')} />,
+                label: 'Reopen',
+              }}
+              run={() => unwrap(api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/reopen', path))}
+            />
           )}
-          {a.status !== 'CLOSED' && (
+          {offered('close') && (
             <Action
               op="adminCloseAppeal"
               label="Close"
-              confirm={{ title: 'Close this appeal?', text: 'The appeal is closed without a resolution.', label: 'Close appeal' }}
+              confirm={{
+                title: 'Close this appeal?',
+                text: (
+                  <>
+                    <p>The appeal is closed without a resolution.</p>
+                    <MovePromise appeal={a} preview={move('close')} />
+                  </>
+                ),
+                label: 'Close appeal',
+              }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/close', path))}
             />
           )}
         </div>
-        {open && can('adminResolveAppeal') && <Resolve appealId={id} dealStatus={a.deal.status} />}
-        {can('settleAppeal') && a.deal.status === 'EXPIRED' && !a.settlement_deal_id && <Settle appealId={id} received={a.deal.received_amount} />}
+        {!offered('close') && move('close').refusal && resolvable && <p className="muted">Close is not offered: {move('close').refusal}.</p>}
+        {/* Where the API requires the settlement before SATISFIED, the settlement comes first. */}
+        {can('settleAppeal') && offered('settle') && <Settle appeal={a} preview={move('settle')} then={settleFirst ? 'resolve_satisfied' : undefined} />}
+        {resolvable && can('adminResolveAppeal') && <Resolve appeal={a} satisfied={move('resolve_satisfied')} rejected={move('resolve_rejected')} />}
       </section>
     </>
   );
@@ -223,15 +263,49 @@ function Reply({ appealId }: { appealId: string }) {
   );
 }
 
-function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: string }) {
-  const [outcome, setOutcome] = useState<'SATISFIED' | 'REJECTED'>('SATISFIED');
+type AdminAppeal = Schemas['AdminAppeal'];
+type AppealMove = AdminAppeal['moves'][number];
+
+/** What a move does to the appeal, the deal and the money, as the API answered it from the state tables. */
+function MovePromise({ appeal, preview }: { appeal: AdminAppeal; preview: AppealMove }) {
+  return (
+    <>
+      <p>
+        <StatusAfter subject="The appeal" now={appeal.status} after={preview.appeal_status_after} kind="appeal" />;{' '}
+        <StatusAfter subject="the deal" now={appeal.deal.status} after={preview.deal_status_after} kind="deal" />
+        {preview.new_deal_status_after && (
+          <>
+            ; a new settlement deal is made and becomes{' '}
+            <strong className="status-after" data-after={preview.new_deal_status_after} data-kind="new-deal">
+              {preview.new_deal_status_after}
+            </strong>
+          </>
+        )}
+        .
+      </p>
+      <p className="muted">Money: {preview.money}.</p>
+    </>
+  );
+}
+
+const OUTCOME_LABEL = { SATISFIED: 'SATISFIED (the merchant is right)', REJECTED: 'REJECTED (the trader is right)' } as const;
+
+/** The resolution: only the outcomes the API offers now; the other one says why not (and what must come first). */
+function Resolve({ appeal, satisfied, rejected }: { appeal: AdminAppeal; satisfied: AppealMove; rejected: AppealMove }) {
+  const previews = { SATISFIED: satisfied, REJECTED: rejected };
+  const choices = (['SATISFIED', 'REJECTED'] as const).filter((o) => previews[o].offered);
+  const [picked, setOutcome] = useState<'SATISFIED' | 'REJECTED'>(choices[0] ?? 'REJECTED');
+  const outcome = previews[picked].offered ? picked : (choices[0] ?? picked);
   const [note, setNote] = useState('');
   const [asking, setAsking] = useState(false);
   const queryClient = useQueryClient();
   const resolve = useMutation({
     mutationFn: () =>
       unwrap(
-        api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/resolve', { params: { path: { appeal_id: appealId } }, body: { outcome, ...(note ? { note } : {}) } }),
+        api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/resolve', {
+          params: { path: { appeal_id: appeal.appeal_id } },
+          body: { outcome, ...(note ? { note } : {}) },
+        }),
       ),
     onSuccess: () => queryClient.invalidateQueries(),
   });
@@ -246,14 +320,19 @@ function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: strin
     >
       <fieldset>
         <legend>Resolution</legend>
-        <label>
-          <input type="radio" name="outcome" value="SATISFIED" checked={outcome === 'SATISFIED'} onChange={() => setOutcome('SATISFIED')} /> SATISFIED (the
-          merchant is right)
-        </label>
-        <label>
-          <input type="radio" name="outcome" value="REJECTED" checked={outcome === 'REJECTED'} onChange={() => setOutcome('REJECTED')} /> REJECTED (the trader
-          is right)
-        </label>
+        {choices.map((o) => (
+          <label key={o}>
+            <input type="radio" name="outcome" value={o} checked={outcome === o} onChange={() => setOutcome(o)} /> {OUTCOME_LABEL[o]}
+          </label>
+        ))}
+        {(['SATISFIED', 'REJECTED'] as const)
+          .filter((o) => !previews[o].offered)
+          .map((o) => (
+            <p key={o} className="muted" data-testid={`not-offered-${o}`}>
+              {o} is not possible now: {previews[o].refusal}
+              {previews[o].first === 'settle' && ' — the settlement form above does that first.'}
+            </p>
+          ))}
       </fieldset>
       <Field label="Note">
         <textarea rows={2} maxLength={4000} value={note} onChange={(e) => setNote(e.target.value)} />
@@ -263,41 +342,60 @@ function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: strin
         <Confirm
           title={`Resolve as ${outcome}?`}
           confirmLabel={`Resolve ${outcome}`}
+          tone={outcome === 'REJECTED' ? 'danger' : 'primary'}
           onCancel={() => setAsking(false)}
           onConfirm={() => {
             setAsking(false);
             resolve.mutate();
           }}
         >
-          <p>
-            {outcome === 'SATISFIED'
-              ? `The merchant's claim is upheld: the deal (now ${dealStatus}) is completed in the merchant's favour and the ledger moves accordingly.`
-              : `The claim is rejected: the deal stays as it is (${dealStatus}).`}{' '}
-            The merchant is notified. This cannot be undone (only reopened).
-          </p>
+          <p>{outcome === 'SATISFIED' ? "The merchant's claim is upheld." : "The merchant's claim is rejected."}</p>
+          <MovePromise appeal={appeal} preview={previews[outcome]} />
+          <p>The merchant is notified. This cannot be undone (only reopened).</p>
         </Confirm>
       )}
     </form>
   );
 }
 
-function Settle({ appealId, received }: { appealId: string; received: string }) {
+function Settle({ appeal, preview, then }: { appeal: AdminAppeal; preview: AppealMove; then?: 'resolve_satisfied' }) {
+  const received = appeal.deal.received_amount;
+  const currency = appeal.deal.currency;
   const [override, setOverride] = useState('');
   const [reason, setReason] = useState('');
   const [key] = useState(() => crypto.randomUUID());
+  const format = useFormatMoney();
+  const toMinor = useToMinor(currency);
   const run = () =>
     unwrap(
       api.POST('/api/v1/p2p/appeals/{appeal_id}/settlement', {
-        params: { path: { appeal_id: appealId } },
-        body: { idempotency_key: key, ...(override ? { received_amount_override: int64(override) } : {}), ...(reason ? { reason } : {}) },
+        params: { path: { appeal_id: appeal.appeal_id } },
+        body: {
+          idempotency_key: key,
+          ...(override.trim() ? { received_amount_override: int64(toMinor(override, 'the received amount')) } : {}),
+          ...(reason ? { reason } : {}),
+        },
       }),
     );
+  let amount = format(received, currency);
+  if (override.trim()) {
+    try {
+      amount = format(toMinor(override), currency);
+    } catch (error) {
+      amount = `“${override}” (${(error as Error).message})`;
+    }
+  }
   return (
     <div className="settle">
       <h3>Settlement of the expired deal</h3>
-      <Field label="Received amount override (minor units)" hint={`Default: the received amount, ${money(received)}. An override needs a reason.`}>
-        <input inputMode="numeric" pattern="\d*" value={override} onChange={(e) => setOverride(e.target.value.trim())} />
-      </Field>
+      {then && <p>To resolve SATISFIED, settle the expired deal first: the settlement is what credits the merchant.</p>}
+      <MoneyInput
+        label="Received amount override"
+        currency={currency}
+        value={override}
+        onChange={setOverride}
+        hint={`Default: the received amount, ${format(received, currency)}. An override needs a reason.`}
+      />
       <Field label="Reason">
         <input value={reason} maxLength={1000} onChange={(e) => setReason(e.target.value)} />
       </Field>
@@ -306,7 +404,13 @@ function Settle({ appealId, received }: { appealId: string; received: string }) 
         label="Settle…"
         confirm={{
           title: 'Create the settlement deal?',
-          text: `A settlement deal is created for ${override ? (/^\d+$/.test(override) ? money(override) : override) : money(received)} and completed; the merchant is credited. One settlement per appeal.`,
+          text: (
+            <>
+              <p>A settlement deal for {amount} is created and completed; the merchant is credited. One settlement per appeal.</p>
+              <MovePromise appeal={appeal} preview={preview} />
+              {then && <p>Then SATISFIED can be resolved.</p>}
+            </>
+          ),
           label: 'Settle',
         }}
         run={run}

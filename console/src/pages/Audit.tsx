@@ -1,23 +1,25 @@
 import { api, unwrap, type Schemas } from '../api';
-import { FilterForm, PagedTable, TextFilter, useFilterForm, usePagedList } from '../list';
+import { PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
 import { AuditDiff, ExportCsv, IdLink, Named, type ObjectKind } from '../names';
-import { useRoute } from '../router';
+import { Text } from '../text';
 import { when } from '../ui';
 
 type Entry = Schemas['AuditEntry'];
 
 const NAMED_KINDS: readonly string[] = ['merchant', 'trader', 'operator'];
 
+const FILTERS: FilterSpec[] = [
+  { key: 'actor', label: 'Actor id', kind: 'text', placeholder: 'account id (or its start) or JWT sub' },
+  { key: 'credential', label: 'Session or token', kind: 'text', placeholder: 'session:… or jwt:…' },
+  { key: 'action', label: 'Action', kind: 'text', placeholder: 'e.g. withdrawal.approve' },
+  { key: 'object_type', label: 'Object type', kind: 'text' },
+  { key: 'object_id', label: 'Object id', kind: 'text', placeholder: 'whole or first 8 characters' },
+];
+
 export function Audit() {
-  const { search } = useRoute();
-  const filters = useFilterForm({
-    actor: search.get('actor') ?? '',
-    credential: search.get('credential') ?? '',
-    action: search.get('action') ?? '',
-    object_type: search.get('object_type') ?? '',
-    object_id: search.get('object_id') ?? '',
-  });
-  const { filter } = filters;
+  const filters = useUrlFilters();
+  const filter = Object.fromEntries(FILTERS.map((f) => [f.key, filters.get(f.key)]));
   const query = Object.fromEntries(Object.entries(filter).filter(([, v]) => v));
   const entries = usePagedList(['audit', filter], (page_token) =>
     unwrap(api.GET('/api/v1/p2p/admin/audit', { params: { query: { page_size: 50, page_token, ...query } } })),
@@ -25,13 +27,7 @@ export function Audit() {
   return (
     <>
       <h1>Audit log</h1>
-      <FilterForm label="Filter the audit log" submit="Filter" onApply={filters.apply}>
-        <TextFilter label="Actor id" {...filters.input('actor')} placeholder="account id (or its start) or JWT sub" />
-        <TextFilter label="Session or token" {...filters.input('credential')} placeholder="session:… or jwt:…" />
-        <TextFilter label="Action" {...filters.input('action')} placeholder="e.g. withdrawal.approve" />
-        <TextFilter label="Object type" {...filters.input('object_type')} />
-        <TextFilter label="Object id" {...filters.input('object_id')} placeholder="whole or first 8 characters" />
-      </FilterForm>
+      <FilterBar label="Filter the audit log" specs={FILTERS} filters={filters} view="audit" />
       <div className="list-actions">
         <ExportCsv op="adminExportAudit" path="/audit/export" query={query} />
       </div>
@@ -78,7 +74,7 @@ function Actor({ e }: { e: Entry }) {
       {e.actor_kind === 'operator_account' ? (
         <Named kind="operator" id={e.actor_id} name={e.actor_email || e.actor_name} />
       ) : (
-        <span title={`${e.actor_kind} ${e.actor_id}`}>{e.actor_name}</span>
+        <Text value={e.actor_name} title={`${e.actor_kind} ${e.actor_id}`} />
       )}
       {e.role && (
         <>

@@ -5,6 +5,7 @@ import { api, unwrap, type Schemas } from '../api';
 import { DataTable, Loaded } from '../list';
 import { useSession } from '../session';
 import { Action, Field, Submit, when } from '../ui';
+import { plainText, Text } from '../text';
 
 const ROLES = ['arbiter', 'finance', 'support', 'admin'] as const;
 type Role = (typeof ROLES)[number];
@@ -78,7 +79,7 @@ function CreateOperator() {
       <Field label="Role">
         <RoleSelect role={role} onChange={setRole} />
       </Field>
-      <Submit label="Create operator" mutation={create} done={`Created ${create.data?.operator.email}`} />
+      <Submit label="Create operator" mutation={create} done={`Created ${plainText(create.data?.operator.email)}`} />
     </form>
   );
 }
@@ -93,11 +94,11 @@ function OperatorRow({ o }: { o: Operator }) {
   return (
     <tr data-operator={o.email} id={`operator-${o.operator_id}`}>
       <td>
-        {o.email} {me && <span className="badge">you</span>}
+        <Text value={o.email} title={o.operator_id} /> {me && <span className="badge">you</span>}
       </td>
       <td>
         <div className="inline-form">
-          <Field label={`Role of ${o.email}`} hideLabel>
+          <Field label={`Role of ${plainText(o.email)}`} hideLabel>
             <RoleSelect role={role} onChange={setRole} />
           </Field>
           <Action
@@ -105,7 +106,7 @@ function OperatorRow({ o }: { o: Operator }) {
             label="Change role"
             disabled={role === o.role}
             confirm={{
-              title: `Make ${o.email} ${role}?`,
+              title: `Make ${plainText(o.email)} ${role}?`,
               text: `The role goes from ${o.role} to ${role}; the account's sessions end now.`,
               label: 'Change role',
             }}
@@ -122,7 +123,7 @@ function OperatorRow({ o }: { o: Operator }) {
             <Action
               op="adminUpdateOperator"
               label="Enable"
-              confirm={{ title: `Enable ${o.email}?`, text: 'The account may sign in again.', label: 'Enable' }}
+              confirm={{ title: `Enable ${plainText(o.email)}?`, text: 'The account may sign in again.', label: 'Enable' }}
               run={update({ disabled: false })}
             />
           ) : (
@@ -130,7 +131,7 @@ function OperatorRow({ o }: { o: Operator }) {
               op="adminUpdateOperator"
               label="Disable"
               className="danger"
-              confirm={{ title: `Disable ${o.email}?`, text: 'The account cannot sign in, and its sessions end now.', label: 'Disable' }}
+              confirm={{ title: `Disable ${plainText(o.email)}?`, text: 'The account cannot sign in, and its sessions end now.', label: 'Disable' }}
               run={update({ disabled: true })}
             />
           )}
@@ -139,7 +140,7 @@ function OperatorRow({ o }: { o: Operator }) {
               op="adminUpdateOperator"
               label="Remove authenticator"
               confirm={{
-                title: `Remove ${o.email}'s authenticator?`,
+                title: `Remove ${plainText(o.email)}'s authenticator?`,
                 text: (
                   <>
                     <p>Sign-in needs only the password until the operator enrolls a new one; the account's sessions end now.</p>
@@ -155,7 +156,7 @@ function OperatorRow({ o }: { o: Operator }) {
             />
           )}
           <div className="inline-form">
-            <Field label={`New password for ${o.email}`} hideLabel>
+            <Field label={`New password for ${plainText(o.email)}`} hideLabel>
               <input type="password" autoComplete="new-password" placeholder="New password" value={password} onChange={(e) => setPassword(e.target.value)} />
             </Field>
             <Action
@@ -163,7 +164,7 @@ function OperatorRow({ o }: { o: Operator }) {
               label="Set password"
               disabled={!password}
               confirm={{
-                title: `Set a new password for ${o.email}?`,
+                title: `Set a new password for ${plainText(o.email)}?`,
                 text: "The account's sessions end now; it signs in with the new password.",
                 label: 'Set password',
               }}

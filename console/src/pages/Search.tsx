@@ -11,6 +11,7 @@ import { Loaded } from '../list';
 import { IdLink, Named } from '../names';
 import { navigate, useRoute } from '../router';
 import { useCan } from '../session';
+import { Text } from '../text';
 import { money, when } from '../ui';
 
 export function SearchBox() {
@@ -59,7 +60,9 @@ export function SearchResults() {
   });
   return (
     <div className="search-results">
-      <h1>Search: {q}</h1>
+      <h1>
+        Search: <Text value={q} />
+      </h1>
       {!q.trim() ? (
         <p>Type an id (or its first characters), a name, an email, a client id, an amount or the last four digits of a card or phone in the box above.</p>
       ) : (
@@ -125,7 +128,7 @@ function Groups({ r }: { r: Result }) {
           <ul>
             {r.merchants.map((m) => (
               <li key={m.merchant_id}>
-                <Named kind="merchant" id={m.merchant_id} name={m.name} /> {m.email} · {m.status} <Matched why={m.matched} />
+                <Named kind="merchant" id={m.merchant_id} name={m.name} /> <Text value={m.email} /> · {m.status} <Matched why={m.matched} />
               </li>
             ))}
           </ul>

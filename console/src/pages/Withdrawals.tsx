@@ -1,25 +1,37 @@
 import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api';
-import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
+import { PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
 import { ExportCsv, IdLink, Named } from '../names';
-import { Link, useRoute } from '../router';
+import { Link } from '../router';
+import { approverAccountId, WITHDRAWAL_STATUSES, WITHDRAWAL_TRANSITIONS, type WithdrawalStatus } from '../../../domain/state/withdrawals';
+import { Text } from '../text';
 import { useSession } from '../session';
-import { Action, Field, money, when } from '../ui';
+import { Action, Field, money, StatusAfter, when } from '../ui';
 
-const STATUSES = ['PENDING_MANUAL', 'PENDING', 'APPROVED', 'COMPLETED', 'CANCELLED', ''] as const;
-type Status = Exclude<(typeof STATUSES)[number], ''>;
+const FILTERS: FilterSpec[] = [
+  {
+    key: 'status',
+    label: 'Status',
+    kind: 'select',
+    options: WITHDRAWAL_STATUSES,
+    optionLabel: (s) => (s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s),
+  },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text', placeholder: 'whole or first 8 characters' },
+];
 
 export function Withdrawals() {
-  const { search } = useRoute();
+  // The queue opens on what waits for an operator; "any" is kept in the URL as an empty status.
+  const filters = useUrlFilters({ status: 'PENDING_MANUAL' });
+  const status = filters.get('status') as WithdrawalStatus | '';
   // A link to one withdrawal (from the audit log, the search) opens the queue filtered to it, any status.
-  const withdrawalId = search.get('withdrawal_id') ?? '';
-  const status = search.get('status');
-  const filter = useStatusMerchantFilter<Status>(
-    status !== null && STATUSES.includes(status as Status) ? (status as Status | '') : 'PENDING_MANUAL',
-    search.get('merchant_id') ?? '',
-  );
-  const query = { ...filter.query, ...(withdrawalId ? { withdrawal_id: withdrawalId } : {}) };
-  const withdrawals = usePagedList(['withdrawals', filter.status, filter.merchant, withdrawalId], (page_token) =>
+  const withdrawalId = filters.get('withdrawal_id');
+  const query = {
+    ...(status ? { status: [status] } : {}),
+    merchant_id: filters.get('merchant_id') || undefined,
+    ...(withdrawalId ? { withdrawal_id: withdrawalId } : {}),
+  };
+  const withdrawals = usePagedList(['withdrawals', query], (page_token) =>
     unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
   return (
@@ -29,12 +41,7 @@ export function Withdrawals() {
         Above the four-eyes amount a withdrawal needs two approvals by two different console accounts (the operator JWT cannot approve it); the first approver
         cannot give the second, and an approver disabled since no longer counts.
       </p>
-      <StatusMerchantFilter
-        label="Filter withdrawals"
-        statuses={STATUSES}
-        filter={filter}
-        optionLabel={(s) => (s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s || 'any')}
-      />
+      <FilterBar label="Filter withdrawals" specs={FILTERS} filters={filters} view="withdrawals" />
       <div className="list-actions">
         {withdrawalId && (
           <span>
@@ -54,6 +61,17 @@ export function Withdrawals() {
       />
     </>
   );
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Who approved or cancelled: a console account by its email (the API's name for it), linked with
+ * its id on hover; an operator JWT's subject or the gateway as the API names them.
+ */
+function Person({ who, name }: { who: string; name: string }) {
+  const account = approverAccountId(who) ?? (UUID.test(who) ? who : undefined);
+  return account && name !== who ? <Named kind="operator" id={account} name={name} /> : <Text value={name} />;
 }
 
 function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
@@ -83,11 +101,19 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
             Transaction <span className="mono">{w.tx_hash}</span>
           </div>
         )}
-        {w.approved_by_name && <div className="muted">approved by {w.approved_by_name}</div>}
+        {w.approved_by_name && (
+          <div className="muted">
+            approved by <Person who={w.approved_by} name={w.approved_by_name} />
+          </div>
+        )}
         {w.cancelled_by_name && (
           <div className="muted">
-            cancelled by {w.cancelled_by_name}
-            {w.cancel_reason && `: ${w.cancel_reason}`}
+            cancelled by <Person who={w.cancelled_by} name={w.cancelled_by_name} />
+            {w.cancel_reason && (
+              <>
+                : <Text value={w.cancel_reason} />
+              </>
+            )}
           </div>
         )}
       </td>
@@ -95,7 +121,7 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
         {counting} of {required}
         {approvals.map((a) => (
           <div key={a.approver} className="muted">
-            {a.approver_name} ({a.role}) {when(a.at)}
+            <Person who={a.approver} name={a.approver_name} /> ({a.role}) {when(a.at)}
             {!a.counts && required > 1 && ' — no longer counts (disabled, role changed, or not a console account)'}
           </div>
         ))}
@@ -114,9 +140,28 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
                 confirm={{
                   title: 'Approve this withdrawal?',
                   text:
-                    required > counting + 1
-                      ? `${money(w.amount)} USDT to ${w.address}. This is the first of ${required} approvals; another operator must approve too.`
-                      : `${money(w.amount)} USDT to ${w.address} is sent on chain.`,
+                    required > counting + 1 ? (
+                      <>
+                        <p>
+                          {money(w.amount)} USDT to <span className="mono">{w.address}</span>. This is approval {counting + 1} of {required}; another operator
+                          must approve too.
+                        </p>
+                        <p>
+                          <StatusAfter subject="The withdrawal" now={w.status} after={w.status} kind="withdrawal" />.
+                        </p>
+                      </>
+                    ) : (
+                      <>
+                        <p>
+                          {money(w.amount)} USDT to <span className="mono">{w.address}</span> is sent on chain.
+                        </p>
+                        <p>
+                          <StatusAfter subject="The withdrawal" now={w.status} after={WITHDRAWAL_TRANSITIONS.approve.to!} kind="withdrawal" />, then{' '}
+                          {WITHDRAWAL_TRANSITIONS.broadcast_sent.to} once the transfer is sent.
+                        </p>
+                        <p className="muted">Money: {WITHDRAWAL_TRANSITIONS.broadcast_sent.money}.</p>
+                      </>
+                    ),
                   label: 'Approve',
                 }}
                 run={() => unwrap(api.POST('/api/v1/p2p/admin/withdrawals/{withdrawal_id}/approve', path))}
@@ -128,7 +173,20 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
             <Action
               op="adminCancelWithdrawal"
               label="Cancel withdrawal"
-              confirm={{ title: 'Cancel this withdrawal?', text: 'The amount returns to the merchant’s balance.', label: 'Cancel withdrawal' }}
+              confirm={{
+                title: 'Cancel this withdrawal?',
+                text: (
+                  <>
+                    <p>
+                      <StatusAfter subject="The withdrawal" now={w.status} after={WITHDRAWAL_TRANSITIONS.cancel.to!} kind="withdrawal" />; the amount returns to
+                      the merchant’s balance.
+                    </p>
+                    <p className="muted">Money: {WITHDRAWAL_TRANSITIONS.cancel.money}.</p>
+                  </>
+                ),
+                label: 'Cancel withdrawal',
+                tone: 'danger',
+              }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/withdrawals/{withdrawal_id}/cancel', { ...path, body: reason ? { reason } : {} }))}
             />
           </div>

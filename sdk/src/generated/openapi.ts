@@ -243,6 +243,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/admin/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's currencies (USDT among them) with their exponents: how many minor units make a major one
+         * @description The console enters and shows amounts in major units with their currency by these exponents.
+         */
+        get: operations["adminListCurrencies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/admin/rates/{currency}": {
         parameters: {
             query?: never;
@@ -382,7 +402,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deals of every merchant, newest first, with their merchant, trader and appeal: by id or its start, merchant, status and creation time */
+        /**
+         * Deals of every merchant with their merchant, trader and appeal: by id or its start, merchant, statuses, type and creation time, in the order asked (newest first by default)
+         * @description Keyset pages in every order: next_page_token serves the same filter and sort only. Times are UTC (RFC 3339; an offset is honoured).
+         */
         get: operations["adminSearchDeals"];
         put?: never;
         post?: never;
@@ -400,8 +423,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * CSV of every deal the list's filters select, newest first; the file is named for the filters
-         * @description The filters of GET /deals (ids or their starts, status, creation window), no paging: the whole selection, streamed in constant memory. Columns: deal_id, deal_type, status, amount, currency, merchant_id, merchant_name, trader_id, trader_name, client_id, target_requisite, received_amount, amount_match_status, appeal_id, parent_deal_id, created_at, updated_at (amounts in minor units). RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.
+         * CSV of every deal the list's filters select, in the list's order; the file is named for the filters
+         * @description The filters and sort of GET /deals (ids or their starts, statuses, type, creation window), no paging: the whole selection, streamed in constant memory. Columns: deal_id, deal_type, status, amount, currency, merchant_id, merchant_name, trader_id, trader_name, client_id, target_requisite, received_amount, amount_match_status, appeal_id, parent_deal_id, created_at, updated_at (amounts in minor units). RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.
          */
         get: operations["adminExportDeals"];
         put?: never;
@@ -3224,6 +3247,14 @@ export interface components {
             /** @description TRON transaction id; stored as 64 lower-case hex characters */
             tx_hash: string;
         };
+        CurrencyList: {
+            data: {
+                code: string;
+                name: string;
+                exponent: number;
+                status: string;
+            }[];
+        };
         RateResponse: {
             rate: {
                 currency: string;
@@ -3435,6 +3466,19 @@ export interface components {
             };
             /** @description the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these */
             operator_moves: ("confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign")[];
+            /** @description what each move of operator_moves does, from the same state tables (the console words its confirmation from it) */
+            move_outcomes: {
+                /** @enum {string} */
+                move: "confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign";
+                /** @description the deal's status after the move (its status now when the move leaves it) */
+                status_after: string;
+                /** @description reconcile: the status after when the recorded amount is full_match_amount (a verified deal then completes); '' for other moves */
+                status_after_full_match: string;
+                /** @description reconcile: the full amount to pay, minor units; '' for other moves */
+                full_match_amount: string;
+                /** @description what happens to the money, as the state table says it */
+                money: string;
+            }[];
             payer_proof: components["schemas"]["PayerProof"];
             events: {
                 event_id: string;
@@ -3605,6 +3649,28 @@ export interface components {
             messages: components["schemas"]["AppealMessage"][];
             /** @description every file attached to the appeal or its messages */
             files: components["schemas"]["EvidenceFile"][];
+            /** @description every arbiter move with what it will do, from the state tables the appeal's and the deal's workflows decide with */
+            moves: components["schemas"]["AppealMovePreview"][];
+        };
+        AppealMovePreview: {
+            /** @enum {string} */
+            move: "review" | "close" | "reopen" | "resolve_satisfied" | "resolve_rejected" | "settle";
+            /** @description whether the move can run now (the console offers only these) */
+            offered: boolean;
+            /** @description why it cannot run now ('' when offered): the workflow's own message */
+            refusal: string;
+            /**
+             * @description a move that must run first to make this one possible ('' when none)
+             * @enum {string}
+             */
+            first: "" | "review" | "close" | "reopen" | "resolve_satisfied" | "resolve_rejected" | "settle";
+            appeal_status_after: string;
+            /** @description the deal's status after the move (its status now when the move leaves it) */
+            deal_status_after: string;
+            /** @description the status of the deal the move makes (settle); '' when it makes none */
+            new_deal_status_after: string;
+            /** @description what happens to the money, as the state table says it */
+            money: string;
         };
         AppealMessageResponse: {
             data: components["schemas"]["AppealMessage"];
@@ -5372,6 +5438,32 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    adminListCurrencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     adminSetRate: {
         parameters: {
             query?: never;
@@ -5651,7 +5743,11 @@ export interface operations {
                 deal_id?: string;
                 /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
                 merchant_id?: string;
-                status?: string;
+                /** @description any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated */
+                status?: ("INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED")[];
+                deal_type?: "PAYIN" | "PAYOUT";
+                /** @description the order: created_at or amount, ascending, or descending with a leading "-" (default -created_at: newest first) */
+                sort?: "-created_at" | "created_at" | "-amount" | "amount";
                 /** @description inclusive */
                 created_after?: string;
                 /** @description inclusive */
@@ -5691,7 +5787,11 @@ export interface operations {
                 deal_id?: string;
                 /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
                 merchant_id?: string;
-                status?: string;
+                /** @description any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated */
+                status?: ("INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED")[];
+                deal_type?: "PAYIN" | "PAYOUT";
+                /** @description the order: created_at or amount, ascending, or descending with a leading "-" (default -created_at: newest first) */
+                sort?: "-created_at" | "created_at" | "-amount" | "amount";
                 /** @description inclusive */
                 created_after?: string;
                 /** @description inclusive */
