@@ -55,7 +55,7 @@ const filterText = (q: OperatorDealQuery) => ({
   type: q.deal_type,
   from: q.created_after?.toISOString(),
   to: q.created_before?.toISOString(),
-  sort: q.sort === '-created_at' ? undefined : q.sort,
+  sort: q.sort === '-created_at' || !q.sort ? undefined : q.sort.startsWith('-') ? `${q.sort.slice(1)}-desc` : q.sort,
 });
 
 const isSortCursor = (value: unknown): value is SortCursor =>
