@@ -74,6 +74,12 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminReopenAppeal: ARBITER,
   adminResolveAppeal: ARBITER,
   settleAppeal: ARBITER,
+  // The appeal as a case: who works on it, its papers (arbiter); every role sees who may take one.
+  adminListAppealAssignees: READ,
+  adminAssignAppeal: ARBITER,
+  adminUnassignAppeal: ARBITER,
+  adminTakeAppeal: ARBITER,
+  adminAttachAppealFiles: ARBITER,
   adminUploadFile: ARBITER,
   adminDownloadFile: READ,
   // Deal moves (arbiter).

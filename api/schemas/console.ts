@@ -141,6 +141,14 @@ export const queuesResponse = z
     appeals_waiting: worldQueue.openapi({
       description: "appeals OPEN or REOPENED: waiting for an arbiter (age since their last change); live merchants' (sandbox ones in sandbox_count)",
     }),
+    appeals_overdue: queue.extend({ sla_seconds: z.number().int() }).openapi({
+      description:
+        'live appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by (opening or reopening + APPEAL_RESPONSE_SLA_SECONDS); oldest_at is the earliest missed deadline and oldest_age_seconds how long ago it passed',
+    }),
+    appeals_assigned_to_me: z
+      .number()
+      .int()
+      .openapi({ description: 'appeals still waiting for an answer assigned to the asking console account (0 for the operator JWT)' }),
     withdrawals_waiting: worldQueue.extend({ awaiting_second_approval: z.number().int() }).openapi({
       description:
         "withdrawals PENDING_MANUAL of live merchants; of them, those above the four-eyes amount with one approval (sandbox merchants' in sandbox_count)",

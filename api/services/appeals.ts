@@ -171,7 +171,7 @@ const APPEAL_STATUS_ALIASES: Readonly<Record<string, string>> = { IN_PROGRESS: '
 /** Keyset pages like the deal listing: default 20, clamped to 100, signed tokens bound to the scope. */
 export async function listAppealPage(
   deps: AppDeps,
-  scope: { merchantId?: string; tokenScope: string },
+  scope: { merchantId?: string; assignee?: string; overdueAt?: Date; oldest?: boolean; tokenScope: string },
   q: { status?: string[]; page_size?: number; page_token?: string },
 ): Promise<{ rows: AppealRow[]; next_page_token: string }> {
   const after = cursorOf(deps, scope.tokenScope, q.page_token);
@@ -179,7 +179,13 @@ export async function listAppealPage(
   const statuses = q.status?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s).filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
   if (q.status && q.status.length > 0 && statuses!.length === 0) return { rows: [], next_page_token: '' };
   const size = clampPageSize(q.page_size, APPEALS_PAGE_DEFAULT, APPEALS_PAGE_MAX);
-  return keysetPage(deps, scope.tokenScope, await listAppeals(deps.sql, { merchantId: scope.merchantId, statuses }, size + 1, after), size);
+  const selection = {
+    merchantId: scope.merchantId,
+    statuses,
+    ...(scope.assignee ? { assignee: scope.assignee } : {}),
+    ...(scope.overdueAt ? { overdueAt: scope.overdueAt } : {}),
+  };
+  return keysetPage(deps, scope.tokenScope, await listAppeals(deps.sql, selection, size + 1, after, scope.oldest ?? false), size);
 }
 
 /** The merchant's appeals in offset pages, newest first (the V1 dispute list): by status and creation window; `count` is every match. */

@@ -6,8 +6,13 @@ import {
   adminAppealListResponse,
   adminAppealResponse,
   adminListAppealsQuery,
+  appealAssigneesResponse,
+  appealCaseResponse,
   appealParams,
   appealResponse,
+  assignAppealBody,
+  attachFilesBody,
+  attachmentsResponse,
   messageBody,
   messageResponse,
   resolveBody,
@@ -26,6 +31,14 @@ import {
   settleAppeal,
 } from '../../services/appeals';
 import { present } from '../../services/payins';
+import { appealAssignees, appealAttachments, attachFiles, presentCase, setAssignee, takeAppeal } from '../../services/appeal-cases';
+import { PermissionDenied } from '../../../domain/errors';
+import type { AuditActor } from '../../../domain/audit';
+
+const actorOf = (actor: AuditActor | undefined) => {
+  if (!actor) throw new PermissionDenied('operator identity required');
+  return actor;
+};
 
 const tags = ['Operator: appeals'];
 
@@ -53,6 +66,38 @@ const move = (kind: 'review' | 'close' | 'reopen', summary: string, description:
     }),
   );
 
+const caseAnswer = (nowMs: number, row: Awaited<ReturnType<typeof setAssignee>>) => ({
+  data: { ...appealView(row), merchant_id: row.merchant_id, ...presentCase(row, nowMs) },
+});
+
+const assignment = (kind: 'assign' | 'unassign' | 'take', summary: string, description: string) =>
+  defineRoute(
+    {
+      method: 'post',
+      path: `/appeals/{appeal_id}/${kind}`,
+      operationId: ASSIGN_OPERATION[kind],
+      auth: 'operator',
+      summary,
+      description,
+      tags,
+      params: appealParams,
+      ...(kind === 'assign' ? { body: assignAppealBody } : {}),
+      response: appealCaseResponse,
+      errors: kind === 'assign' ? [404, 400] : [404],
+      audit: { action: kind === 'unassign' ? 'appeal.unassign' : 'appeal.assign', objectType: 'appeal', by: 'service' as const },
+    },
+    async ({ params, body, identity, actor }, deps) => {
+      const who = actorOf(actor);
+      const row =
+        kind === 'take'
+          ? await takeAppeal(deps, params.appeal_id, operatorOf(identity), who)
+          : await setAssignee(deps, params.appeal_id, kind === 'assign' ? (body as { operator_id: string }).operator_id : null, who);
+      return caseAnswer(deps.now(), row);
+    },
+  );
+
+const ASSIGN_OPERATION = { assign: 'adminAssignAppeal', unassign: 'adminUnassignAppeal', take: 'adminTakeAppeal' } as const;
+
 export const appealRoutes = [
   defineRoute(
     {
@@ -60,15 +105,37 @@ export const appealRoutes = [
       path: '/appeals',
       operationId: 'adminListAppeals',
       auth: 'operator',
-      summary: 'The appeal queue, newest first; filters status and merchant_id',
-      description: 'page_size default 20, clamped to 100; keyset page_token.',
+      summary: 'The appeal queue, newest (or oldest) first; filters status, merchant_id, assignee (me, none, an account) and overdue',
+      description:
+        'page_size default 20, clamped to 100; keyset page_token (valid with the same filters and sort). Each appeal carries its ' +
+        'case: respond_by, overdue, assignee_id.',
       tags,
       query: adminListAppealsQuery,
       response: adminAppealListResponse,
     },
-    async ({ query }, deps) => {
-      const page = await listAppealPage(deps, { merchantId: query.merchant_id, tokenScope: `admin-appeals:${query.merchant_id ?? '*'}` }, query);
-      return { data: page.rows.map((r) => ({ ...appealView(r), merchant_id: r.merchant_id })), next_page_token: page.next_page_token };
+    async ({ query, identity }, deps) => {
+      const operator = operatorOf(identity);
+      // "me" is a console account; the operator JWT has none, so no appeal is its.
+      const assignee = query.assignee === 'me' ? (operator.via === 'session' ? operator.operatorId : undefined) : query.assignee;
+      if (query.assignee === 'me' && assignee === undefined) return { data: [], next_page_token: '' };
+      const overdue = query.overdue === 'true';
+      const oldest = query.sort === 'oldest';
+      const page = await listAppealPage(
+        deps,
+        {
+          merchantId: query.merchant_id,
+          ...(assignee ? { assignee } : {}),
+          ...(overdue ? { overdueAt: new Date(deps.now()) } : {}),
+          oldest,
+          tokenScope: `admin-appeals:${query.merchant_id ?? '*'}:${assignee ?? '*'}:${overdue}:${oldest ? 'oldest' : 'newest'}`,
+        },
+        query,
+      );
+      const now = deps.now();
+      return {
+        data: page.rows.map((r) => ({ ...appealView(r), merchant_id: r.merchant_id, ...presentCase(r, now) })),
+        next_page_token: page.next_page_token,
+      };
     },
   ),
   defineRoute(
@@ -89,6 +156,8 @@ export const appealRoutes = [
         data: {
           ...appealView(v.appeal),
           merchant_id: v.appeal.merchant_id,
+          ...presentCase(v.appeal, deps.now()),
+          attachments: await appealAttachments(deps, v.appeal.id),
           outcome: v.appeal.outcome ?? '',
           deal_status_at_open: v.appeal.deal_status_at_open,
           settlement_deal_id: v.settlementDealId,
@@ -157,6 +226,51 @@ export const appealRoutes = [
       const r = await resolveAppealByOperator(deps, params.appeal_id, body.outcome, body.note ?? '', operatorOf(identity).operatorId, actor);
       return { deal: present(deps, r.deal), data: appealView(r.appeal) };
     },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/appeal-assignees',
+      operationId: 'adminListAppealAssignees',
+      auth: 'operator',
+      summary: 'Who an appeal may be assigned to: enabled console accounts whose role may resolve appeals, by email',
+      tags,
+      response: appealAssigneesResponse,
+    },
+    async (_input, deps) => ({ data: await appealAssignees(deps) }),
+  ),
+  assignment(
+    'assign',
+    'Assign the appeal to an operator account (it appears in that account’s "mine" queue)',
+    'The account must be enabled and of a role that may resolve appeals (arbiter, admin), else 400. Assigning the present ' +
+      'assignee again changes nothing. Audited (appeal.assign, before/after). The appeal’s status does not move.',
+  ),
+  assignment('unassign', 'Leave the appeal to nobody (back to the unassigned queue)', 'Audited (appeal.unassign); nobody assigned already changes nothing.'),
+  assignment(
+    'take',
+    'Take the appeal: the signed-in console account becomes its assignee',
+    'A console session only: the operator JWT names no account (403; assign the appeal to an account instead). Audited (appeal.assign).',
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/appeals/{appeal_id}/attachments',
+      operationId: 'adminAttachAppealFiles',
+      auth: 'operator',
+      summary: 'Attach operator uploads to the appeal as the case’s papers (operators only)',
+      description:
+        'file_ids are files uploaded with POST /api/v1/p2p/admin/files (another id is 400 naming it). The merchant does not ' +
+        'see them (an operator’s file reaches the merchant only attached to a message). A file attached already stays as it ' +
+        'was. Audited (appeal.attach). Answers every attachment of the appeal.',
+      tags,
+      params: appealParams,
+      body: attachFilesBody,
+      status: 201,
+      response: attachmentsResponse,
+      errors: [404],
+      audit: { action: 'appeal.attach', objectType: 'appeal', by: 'service' },
+    },
+    async ({ params, body, actor }, deps) => ({ data: await attachFiles(deps, params.appeal_id, body, actorOf(actor)) }),
   ),
 ];
 

@@ -196,6 +196,9 @@ export const consoleRoutes = [
       tags,
       response: queuesResponse,
     },
-    (_input, deps) => consoleQueues(deps),
+    ({ identity }, deps) => {
+      const operator = operatorOf(identity);
+      return consoleQueues(deps, operator.via === 'session' ? operator.operatorId : undefined);
+    },
   ),
 ];
