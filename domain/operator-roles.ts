@@ -38,9 +38,13 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminGetDealTimeline: READ,
   adminListTraders: READ,
   // Operators (admin).
+  adminChangeOwnPassword: ['arbiter', 'finance', 'support', 'admin'],
   adminListOperators: ADMIN,
   adminCreateOperator: ADMIN,
   adminUpdateOperator: ADMIN,
+  adminInviteOperator: ADMIN,
+  adminListInvitations: ADMIN,
+  adminRevokeInvitation: ADMIN,
   // Merchants, keys, the kill-switch (admin).
   adminCreateMerchant: ADMIN,
   adminUpdateMerchant: ADMIN,
@@ -60,11 +64,15 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminListWithdrawals: READ,
   adminApproveWithdrawal: FINANCE,
   adminCancelWithdrawal: FINANCE,
+  // Bulk: the single action once per object, so the single action's roles.
+  adminBulkApproveWithdrawals: FINANCE,
+  adminBulkCancelWithdrawals: FINANCE,
   // Alerts: every role reads; finance (chain, deposits, withdrawals: most kinds) and admin
   // acknowledge and resolve. A deal's alert resolves by itself when the arbiter moves the deal.
   adminListAlerts: READ,
   adminAcknowledgeAlert: FINANCE,
   adminResolveAlert: FINANCE,
+  adminBulkResolveAlerts: FINANCE,
   // Appeals and evidence (arbiter).
   adminListAppeals: READ,
   adminGetAppeal: READ,
@@ -92,6 +100,14 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminCompleteDeal: ARBITER,
   changeDealAmount: ARBITER,
 };
+
+/**
+ * What an account that must set up an authenticator (an invited one) may call before it has:
+ * read its session, set up TOTP, sign out. Everything else is 403 ENROLMENT_REQUIRED.
+ */
+export const ENROLMENT_OPERATIONS: readonly string[] = ['adminGetSession', 'adminEnrollTotp', 'adminDeleteSession'];
+export const ENROLMENT_REQUIRED =
+  'this account must set up an authenticator before anything else: POST /api/v1/p2p/admin/session/totp (the console asks for it after sign-in)';
 
 /**
  * The Temporal payload codec (api/codec.ts, no route of this table: Temporal's own protocol). It

@@ -35,6 +35,8 @@ export type Identity =
       email?: string;
       sessionId?: string;
       expiresAt?: Date;
+      /** A session of an account that must set up an authenticator first (api/mount.ts lets it do only that). */
+      enrolmentPending?: boolean;
     };
 
 export interface AuthOptions {

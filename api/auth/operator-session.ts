@@ -81,6 +81,8 @@ export interface SessionIdentity {
   email: string;
   sessionId: string;
   expiresAt: Date;
+  /** The account must set up an authenticator first: only ENROLMENT_OPERATIONS are open to it (api/mount.ts). */
+  enrolmentPending: boolean;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -100,5 +102,14 @@ export async function authenticateSession(ctx: Context, deps: AppDeps, token: st
   }
   const expiresAt = sessionEnd(deps, session.created_at, now);
   await touchSession(deps.sql, id, now, expiresAt);
-  return { kind: 'operator', operatorId: session.operator_id, role: session.role, via: 'session', email: session.email, sessionId: id, expiresAt };
+  return {
+    kind: 'operator',
+    operatorId: session.operator_id,
+    role: session.role,
+    via: 'session',
+    email: session.email,
+    sessionId: id,
+    expiresAt,
+    enrolmentPending: session.enrolment_pending,
+  };
 }
