@@ -30,6 +30,7 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminEnrollTotp: ['arbiter', 'finance', 'support', 'admin'],
   // The console's home and the audit trail.
   adminGetQueues: READ,
+  adminListNotifications: READ,
   adminListAudit: READ,
   // The console's reads of merchants, deals and traders (api/routes/admin/merchants.ts, deals.ts, traders.ts).
   adminListMerchants: READ,

@@ -7,12 +7,14 @@ import { dealP2pRoutes, dealRoutes } from './deals';
 import { depositRoutes } from './deposits';
 import { fileRoutes } from './files';
 import { merchantP2pRoutes, merchantRoutes } from './merchants';
+import { notificationRoutes } from './notifications';
 import { rateRoutes } from './rates';
 import { traderRoutes } from './traders';
 import { withdrawalRoutes } from './withdrawals';
 
 export const adminGroup = routeGroup('/api/v1/p2p/admin', [
   ...consoleRoutes,
+  ...notificationRoutes,
   ...merchantRoutes,
   ...depositRoutes,
   ...rateRoutes,
