@@ -30,7 +30,9 @@ async function liveAppeal() {
 }
 
 const auditOf = (appealId: string, action: string) =>
-  sql<{ actor_id: string; before: any; after: any }[]>`select actor_id, before, after from audit_log where object_id = ${appealId} and action = ${action} order by id`;
+  sql<
+    { actor_id: string; before: any; after: any }[]
+  >`select actor_id, before, after from audit_log where object_id = ${appealId} and action = ${action} order by id`;
 
 test('the response deadline: opening + the SLA, overdue once past it (the home counts it, the overdue queue lists it), a reopening sets a new one', async (t) => {
   const { appealId } = await liveAppeal();

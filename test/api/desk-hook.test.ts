@@ -25,7 +25,12 @@ test('a desk event reaches the hook signed, once taken; a refused attempt is tri
   const receiver = await startReceiver((i, res) => res.writeHead(i === 0 ? 503 : 204).end());
   t.teardown(() => receiver.close());
   const queue = `desk-hook-${process.pid}-${Date.now()}`;
-  const worker = await startWorker(queue, { DESK_HOOK_URL: receiver.url, DESK_HOOK_SECRET: SECRET, WEBHOOK_TASK_QUEUE: queue, CONSOLE_BASE_URL: 'https://desk.example' });
+  const worker = await startWorker(queue, {
+    DESK_HOOK_URL: receiver.url,
+    DESK_HOOK_SECRET: SECRET,
+    WEBHOOK_TASK_QUEUE: queue,
+    CONSOLE_BASE_URL: 'https://desk.example',
+  });
   t.teardown(() => worker.stop());
 
   // An alert raised: the trigger writes its desk event in the same transaction.
@@ -34,7 +39,10 @@ test('a desk event reaches the hook signed, once taken; a refused attempt is tri
   const [event] = await sql<{ id: bigint }[]>`select id from desk_events where object_id = ${alertId}`;
   t.truthy(event, 'the alert made a desk event');
   // The stack's relay (no hook there) stamps it handed on, sending nothing.
-  await eventually(async () => (await sql`select 1 from desk_events where id = ${event!.id} and dispatched_at is not null`).length === 1, 'the relay to take it');
+  await eventually(
+    async () => (await sql`select 1 from desk_events where id = ${event!.id} and dispatched_at is not null`).length === 1,
+    'the relay to take it',
+  );
 
   const client = await createTemporalClient(loadConfig(appEnv()));
   t.teardown(() => client.connection.close());

@@ -21,7 +21,10 @@ const password = () => `pw-${randomBytes(12).toString('base64url')}`;
 const tokenOf = (url: string) => url.split('#token=')[1]!;
 const post = async (path: string, body: unknown) =>
   readResponse(await fetch(`${API_URL}${ADMIN_BASE}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }));
-const sessionOf = (res: Awaited<ReturnType<typeof post>>): Session => ({ cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: res.body.csrf_token });
+const sessionOf = (res: Awaited<ReturnType<typeof post>>): Session => ({
+  cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!,
+  csrf: res.body.csrf_token,
+});
 
 test('an invitation: the link to the admin and the mailbox, the invitee sets a password and is signed in, may only enrol until it has; the link works once', async (t) => {
   const address = email();
@@ -39,7 +42,9 @@ test('an invitation: the link to the admin and the mailbox, the invitee sets a p
     .find((m) => m.to === address);
   t.is(mail?.link, invited.body.invite_url);
   // The audit row never holds the link.
-  const [audit] = await sql<{ after: any }[]>`select after from audit_log where action = 'operator.invite' and object_id = ${invited.body.invitation.invitation_id}`;
+  const [audit] = await sql<
+    { after: any }[]
+  >`select after from audit_log where action = 'operator.invite' and object_id = ${invited.body.invitation.invitation_id}`;
   t.false(JSON.stringify(audit!.after).includes(token));
   t.true((await asOperator('GET', `${ADMIN_BASE}/operators/invitations`)).body.data.some((i: any) => i.email === address));
 
