@@ -1,31 +1,64 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap } from '../api';
+import type { paths } from '../../../sdk/src/generated/openapi';
 import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
-import { Link } from '../router';
+import { Link, navigate, useRoute } from '../router';
 import { useCan } from '../session';
 import { Action, Confirm, ErrorText, Field, Loading, money, Submit, when } from '../ui';
+import { CaseSection } from './AppealCase';
 
 const STATUSES = ['', 'OPEN', 'IN_REVIEW', 'REOPENED', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED'] as const;
 type AppealStatus = Exclude<(typeof STATUSES)[number], ''>;
 
+type AppealQuery = NonNullable<paths['/api/v1/p2p/admin/appeals']['get']['parameters']['query']>;
+/** The appeals that still wait for an answer: their deadline runs. */
+const WAITING = ['OPEN', 'IN_REVIEW', 'REOPENED'];
+/** The desk's queues of appeals (the `queue` of the URL): what each asks the API for. */
+const QUEUES: Record<'newest' | 'oldest' | 'mine' | 'unassigned' | 'overdue', { label: string; query: AppealQuery }> = {
+  newest: { label: 'All, newest first', query: {} },
+  oldest: { label: 'Waiting, oldest first', query: { sort: 'oldest', status: WAITING } },
+  mine: { label: 'Assigned to me, oldest first', query: { sort: 'oldest', assignee: 'me', status: WAITING } },
+  unassigned: { label: 'Nobody’s, oldest first', query: { sort: 'oldest', assignee: 'none', status: WAITING } },
+  overdue: { label: 'Past their deadline, oldest first', query: { sort: 'oldest', overdue: 'true' } },
+};
+type QueueName = keyof typeof QUEUES;
+const isQueue = (v: string | null): v is QueueName => v !== null && v in QUEUES;
+
 export function Appeals() {
   const filter = useStatusMerchantFilter<AppealStatus>('');
-  const appeals = usePagedList(['appeals', filter.status, filter.merchant], (page_token) =>
-    unwrap(api.GET('/api/v1/p2p/admin/appeals', { params: { query: { page_size: 25, page_token, ...filter.query } } })),
+  const { search } = useRoute();
+  const wanted = search.get('queue');
+  const queue: QueueName = isQueue(wanted) ? wanted : 'newest';
+  const assignees = useAssignees();
+  const appeals = usePagedList(['appeals', queue, filter.status, filter.merchant], (page_token) =>
+    unwrap(
+      api.GET('/api/v1/p2p/admin/appeals', {
+        params: { query: { page_size: 25, page_token, ...QUEUES[queue].query, ...filter.query } },
+      }),
+    ),
   );
   return (
     <>
       <h1>Appeals</h1>
+      <Field label="Queue">
+        <select value={queue} onChange={(e) => navigate(`/appeals${e.target.value === 'newest' ? '' : `?queue=${e.target.value}`}`, true)}>
+          {Object.entries(QUEUES).map(([name, q]) => (
+            <option key={name} value={name}>
+              {q.label}
+            </option>
+          ))}
+        </select>
+      </Field>
       <StatusMerchantFilter label="Filter appeals" statuses={STATUSES} filter={filter} />
       <PagedTable
         paged={appeals}
         what="appeals"
-        caption="Appeals, newest first"
-        columns={['Appeal', 'Status', 'Reason', 'Merchant', 'Updated']}
+        caption={`Appeals: ${QUEUES[queue].label}`}
+        columns={['Appeal', 'Status', 'Reason', 'Merchant', 'Respond by', 'Assignee', 'Updated']}
         rowKey={(a) => a.appeal_id}
         row={(a) => (
-          <tr>
+          <tr data-appeal={a.appeal_id}>
             <td>
               <Link to={`/appeals/${a.appeal_id}`}>{a.appeal_id.slice(0, 8)}</Link>
             </td>
@@ -34,6 +67,10 @@ export function Appeals() {
             </td>
             <td>{a.reason}</td>
             <td className="mono">{a.merchant_id.slice(0, 8)}</td>
+            <td>
+              {when(a.respond_by)} {a.overdue && <span className="badge danger">overdue</span>}
+            </td>
+            <td>{a.assignee_id ? (assignees.get(a.assignee_id) ?? a.assignee_id.slice(0, 8)) : '—'}</td>
             <td>{when(a.updated_at)}</td>
           </tr>
         )}
@@ -43,11 +80,19 @@ export function Appeals() {
   );
 }
 
+/** The accounts an appeal may be assigned to: id → email. */
+function useAssignees(): Map<string, string> {
+  const list = useQuery({ queryKey: ['appeal-assignees'], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/appeal-assignees')), staleTime: 60_000 });
+  return new Map((list.data?.data ?? []).map((o) => [o.operator_id, o.email]));
+}
+
 export function AppealDetail({ id }: { id: string }) {
   const can = useCan();
   const appeal = useQuery({
     queryKey: ['appeal', id],
     queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/appeals/{appeal_id}', { params: { path: { appeal_id: id } } })),
+    // The merchant may write meanwhile: the conversation is read again while the page is open.
+    refetchInterval: 10_000,
   });
   if (appeal.isPending) return <Loading what="the appeal" />;
   if (appeal.error)
@@ -98,6 +143,8 @@ export function AppealDetail({ id }: { id: string }) {
           </>
         )}
       </dl>
+
+      <CaseSection appeal={a} />
 
       <section aria-labelledby="deal-h">
         <h2 id="deal-h">The deal</h2>
