@@ -133,8 +133,8 @@ test.serial(
     const results = a.page.getByTestId('bulk-results');
     await results.waitFor();
     const summary = (await results.textContent()) ?? '';
-  t.regex(summary, /1 approved and sent/);
-  t.regex(summary, /2 approved, awaiting a second approval/);
+    t.regex(summary, /1 approved and sent/);
+    t.regex(summary, /2 approved, awaiting a second approval/);
     await docShot(a.page, 'withdrawals-bulk-results');
     for (const id of big) {
       const [row] = await sql<{ status: string }[]>`select status from withdrawals where id = ${id}`;

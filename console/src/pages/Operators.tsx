@@ -19,12 +19,14 @@ export function Operators() {
         Disabling an account, changing its role, setting a new password or removing its authenticator ends its sessions at once (removing an authenticator asks
         for your own password). No one can disable or demote themselves.
       </p>
+      <h2>Invite an operator</h2>
       <InviteOperator />
       <Invitations />
-      <details className="create">
-        <summary>Create an account with a password instead</summary>
-        <CreateOperator />
-      </details>
+      <h2>Or create an account with a password</h2>
+      <p className="muted">
+        For an account you hand over yourself: its password is yours to pass on, and it signs in without an authenticator until it sets one up.
+      </p>
+      <CreateOperator />
       <Loaded query={list} what="operators">
         {(operators) => (
           <DataTable
