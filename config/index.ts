@@ -456,6 +456,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.data.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS > parsed.data.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS) {
     throw new Error('invalid configuration:\n  AUTO_WITHDRAWAL_LIMIT_USDT_CENTS must not be above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS');
   }
+  if (parsed.data.DESK_HOOK_URL !== undefined && !/^https?:\/\/[^/]/.test(parsed.data.DESK_HOOK_URL)) {
+    throw new Error('invalid configuration:\n  DESK_HOOK_URL must be an http(s) URL');
+  }
   if (parsed.data.DESK_HOOK_URL !== undefined && parsed.data.DESK_HOOK_SECRET === undefined) {
     throw new Error('invalid configuration:\n  DESK_HOOK_SECRET must be set with DESK_HOOK_URL (the hook signs every POST)');
   }
