@@ -74,6 +74,7 @@ export function Notifications() {
               {items.map((n) => (
                 <li key={n.id} className={BigInt(n.id) > BigInt(seen || '0') ? 'unseen' : undefined} data-notification={n.kind}>
                   <Link to={pathOf(n)}>{n.text}</Link>
+                  <br />
                   <span className="muted">{when(n.created_at)}</span>
                 </li>
               ))}

@@ -15,6 +15,7 @@ import { testSql } from '../helpers/app';
 import { createPayin, isolatedTrader } from '../helpers/deals';
 import { openAppeal } from '../helpers/appeals';
 import { eventually } from '../helpers/poll';
+import { SAMPLES } from '../helpers/multipart';
 import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
 import {
   accessible,
@@ -80,6 +81,12 @@ test.serial('an overdue appeal shows on the home and in the overdue queue; the a
   t.is(await page.getByTestId('assignee').textContent(), 'nobody');
   await page.getByRole('button', { name: 'Take it' }).click();
   await page.getByTestId('assignee').filter({ hasText: arbiter.email }).waitFor();
+  // A paper of the case: uploaded as the operator's file, attached with a note.
+  await page.getByLabel(/^File/).setInputFiles({ name: 'bank-statement.pdf', mimeType: 'application/pdf', buffer: SAMPLES.pdf });
+  await page.getByLabel('What it is').fill('Bank statement of the day');
+  await page.getByRole('button', { name: 'Attach', exact: true }).click();
+  await page.getByTestId('attachments').getByRole('link', { name: 'Bank statement of the day' }).waitFor();
+  t.is((await sql`select 1 from appeal_attachments where appeal_id = ${appealId}`).length, 1);
   await accessible(t, page, 'appeal-case');
   await docShot(page, 'appeal-case');
   const [assigned] = await sql<{ assignee_id: string }[]>`select assignee_id from appeals where id = ${appealId}`;
@@ -123,7 +130,7 @@ test.serial(
     await visit(t, a.page, '/withdrawals', 'Withdrawals', 'withdrawals-bulk');
     for (const id of [...big, small]) await a.page.getByLabel(`Select withdrawal ${id.slice(0, 8)}`).check();
     t.is(await a.page.getByTestId('selected-count').textContent(), '3');
-    await a.page.getByRole('button', { name: 'Approve selected…' }).click();
+    await a.page.getByRole('button', { name: 'Approve selected' }).click();
     const dialog = a.page.getByRole('dialog', { name: 'Approve 3 withdrawals?' });
     await dialog.waitFor();
     t.regex((await dialog.textContent()) ?? '', /records only your approval and waits for a second operator/);
@@ -135,7 +142,6 @@ test.serial(
     const summary = (await results.textContent()) ?? '';
     t.regex(summary, /1 approved and sent/);
     t.regex(summary, /2 approved, awaiting a second approval/);
-    await docShot(a.page, 'withdrawals-bulk-results');
     for (const id of big) {
       const [row] = await sql<{ status: string }[]>`select status from withdrawals where id = ${id}`;
       t.is(row!.status, 'PENDING_MANUAL', 'one operator released nothing above the amount');
@@ -145,10 +151,12 @@ test.serial(
       );
       await a.page.locator(`tr[data-withdrawal="${id}"]`).getByText('You approved; a second operator must approve.').waitFor();
     }
+    await a.page.getByRole('button', { name: 'Approve selected', exact: true }).waitFor();
+    await docShot(a.page, 'withdrawals-bulk-results');
 
     // The same operator again, in bulk: refused for each, nothing recorded twice.
     for (const id of big) await a.page.getByLabel(`Select withdrawal ${id.slice(0, 8)}`).check();
-    await a.page.getByRole('button', { name: 'Approve selected…' }).click();
+    await a.page.getByRole('button', { name: 'Approve selected' }).click();
     await a.page.getByRole('dialog').getByRole('button', { name: 'Approve each' }).click();
     await a.page.getByTestId('bulk-results').filter({ hasText: '2 refused' }).waitFor();
     for (const id of big) t.is((await sql`select 1 from withdrawal_approvals where withdrawal_id = ${id}`).length, 1);
@@ -160,7 +168,7 @@ test.serial(
       t.regex((await row.getByTestId('approvals').textContent()) ?? '', /^1 of 2/);
       await b.page.getByLabel(`Select withdrawal ${id.slice(0, 8)}`).check();
     }
-    await b.page.getByRole('button', { name: 'Approve selected…' }).click();
+    await b.page.getByRole('button', { name: 'Approve selected' }).click();
     await b.page.getByRole('dialog').getByRole('button', { name: 'Approve each' }).click();
     await b.page.getByTestId('bulk-results').filter({ hasText: '2 approved and sent' }).waitFor();
     for (const id of big) {

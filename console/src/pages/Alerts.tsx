@@ -42,7 +42,7 @@ export function Alerts() {
           </p>
           <Action
             op="adminBulkResolveAlerts"
-            label="Resolve selected…"
+            label="Resolve selected"
             disabled={n === 0}
             confirm={{
               title: `Resolve ${n} alert${n === 1 ? '' : 's'}?`,

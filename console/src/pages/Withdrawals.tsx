@@ -71,7 +71,7 @@ function BulkBar({ selection }: { selection: ReturnType<typeof useSelection> }) 
       <div className="actions">
         <Action
           op="adminBulkApproveWithdrawals"
-          label="Approve selected…"
+          label="Approve selected"
           className="primary"
           disabled={n === 0}
           confirm={{
@@ -87,7 +87,7 @@ function BulkBar({ selection }: { selection: ReturnType<typeof useSelection> }) 
         </Field>
         <Action
           op="adminBulkCancelWithdrawals"
-          label="Cancel selected…"
+          label="Cancel selected"
           disabled={n === 0}
           confirm={{
             title: `Cancel ${n} withdrawal${n === 1 ? '' : 's'}?`,
