@@ -68,7 +68,7 @@ module.exports = {
         'adapters beside V2, whose webhook formats the worker registers at startup (workers/main.ts). That list is the one place ' +
         'that names the adapters, for both processes, so that retiring one is deleting its folder and its line there.',
       from: { path: '^workers/' },
-      to: { path: '^api/', pathNot: '^api/adapters\.ts$' },
+      to: { path: '^api/', pathNot: '^api/adapters\\.ts$' },
     },
     {
       name: 'db-is-the-bottom',

@@ -15,7 +15,7 @@ const deadlines = new AsyncLocalStorage<number>();
 /** Kept free at the end of an attempt for the COMMIT and the answer to reach the worker. */
 const MARGIN_MS = 500;
 
-export class DeadlinePassed extends Error {
+class DeadlinePassed extends Error {
   constructor() {
     super('the activity deadline passed before the transaction could commit; rolled back');
   }

@@ -35,7 +35,7 @@ export function storableText(input: Uint8Array | string, limit = RESPONSE_BODY_L
   return text.slice(0, end);
 }
 
-export class BlockedTarget extends Error {}
+class BlockedTarget extends Error {}
 
 export interface PostResult {
   status?: number;

@@ -34,10 +34,10 @@ export interface Target {
   host: string;
 }
 
-export type WaitReason = 'parked' | 'busy' | 'host-busy';
+type WaitReason = 'parked' | 'busy' | 'host-busy';
 
 /** The endpoint's circuit when a POST was admitted: closed, half_open (the one probe), open (a manual retry forced through). */
-export type Circuit = 'closed' | 'half_open' | 'open';
+type Circuit = 'closed' | 'half_open' | 'open';
 
 export type Admission =
   | { admitted: true; circuit: Circuit; release: (ok: boolean | undefined) => void }
@@ -166,7 +166,7 @@ export function targetHost(url: string): string {
 }
 
 /** One merchant's endpoints on one host: what the looser cap counts (never across merchants). */
-export function hostKey(merchantId: string, url: string): string {
+function hostKey(merchantId: string, url: string): string {
   return `${merchantId} ${targetHost(url)}`;
 }
 

@@ -47,7 +47,7 @@ import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { currentWorkflowRun } from './deadline';
 import { ChainRejected, type ChainAdapter, type SentTransfer, type TransferStatus } from './chain';
 
-export const withdrawalSnapshotOf = (row: WithdrawalRow): WithdrawalSnapshot => ({ status: row.status, txHash: row.tx_hash });
+const withdrawalSnapshotOf = (row: WithdrawalRow): WithdrawalSnapshot => ({ status: row.status, txHash: row.tx_hash });
 
 /** Runs `body` while heartbeating every second: a worker that dies mid-call is noticed at the heartbeat timeout. */
 async function heartbeating<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T> {

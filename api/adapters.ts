@@ -9,14 +9,14 @@
 import { WebhookFormats, type WebhookFormat } from '../domain/events/webhook-formats';
 import type { ApiPart } from './mount';
 
-export interface ApiAdapter {
+interface ApiAdapter {
   /** Its routes and middleware, mounted before V2's (each adapter claims a path prefix of its own). */
   api(): Promise<ApiPart>;
   /** The webhook formats of its merchants, by api_version (domain/events/webhook-formats.ts). */
   webhookFormats?(): Promise<WebhookFormat[]>;
 }
 
-export const ADAPTERS: ApiAdapter[] = [
+const ADAPTERS: ApiAdapter[] = [
   { api: async () => (await import('./v1')).v1Api, webhookFormats: async () => [(await import('./v1/webhooks')).v1WebhookFormat] }, // legacy V1, docs/v1.md
 ];
 

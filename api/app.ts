@@ -34,61 +34,48 @@ export const allRoutes = API.flatMap((part) => part.routes);
 
 const TRACE_ID_RE = /^[A-Za-z0-9._-]{8,128}$/;
 
-function traceMiddleware(deps: AppDeps, httpDuration: Histogram<string>) {
-  return async (ctx: Context, next: Next) => {
-    const incoming = ctx.get('X-Trace-Id');
-    const traceId = TRACE_ID_RE.test(incoming) ? incoming : randomBytes(16).toString('hex');
-    ctx.state.traceId = traceId;
-    ctx.state.log = deps.log;
-    ctx.set('X-Trace-Id', traceId);
-    const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // The matched route pattern, never the raw path: paths can carry checkout hashes.
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, ms / 1000);
-      deps.log.info(
-        { traceId, method: ctx.method, route, status: ctx.status, ms: Math.round(ms * 10) / 10, merchantId: ctx.state.identity?.merchantId },
-        'request',
-      );
-    }
-  };
-}
-
 /**
- * traceMiddleware with tracing on (config/tracing.ts): the request's span has the request's trace
- * id. A valid W3C `traceparent` makes the span its child and X-Trace-Id its trace id; an incoming
- * X-Trace-Id that is a trace id (32 hex) becomes the span's; without either the span's new trace
- * id is the X-Trace-Id. An incoming X-Trace-Id of another form is still echoed and logged (callers
- * rely on it) and rides the span as `gateway.request_id`; the span then has a trace id of its own.
- * Attributes: method, matched route pattern and status only — never the path (checkout hashes),
- * the query, headers or body.
+ * Every request's trace id (X-Trace-Id, echoed), its duration metric and its log line, by the
+ * matched route pattern — never the raw path: paths can carry checkout hashes.
+ *
+ * With tracing on (config/tracing.ts) the request also gets a server span with the request's
+ * trace id. A valid W3C `traceparent` makes the span its child and X-Trace-Id its trace id; an
+ * incoming X-Trace-Id that is a trace id (32 hex) becomes the span's; without either the span's
+ * new trace id is the X-Trace-Id. An incoming X-Trace-Id of another form is still echoed and
+ * logged (callers rely on it) and rides the span as `gateway.request_id`; the span then has a
+ * trace id of its own. Attributes: method, matched route pattern and status only — never the
+ * path, the query, headers or body. With tracing off no span is started and nothing of
+ * OpenTelemetry is called.
  */
-function tracedMiddleware(deps: AppDeps, httpDuration: Histogram<string>, traces: Tracing) {
-  const { api } = traces;
+function traceMiddleware(deps: AppDeps, httpDuration: Histogram<string>, traces: Tracing | undefined) {
   return async (ctx: Context, next: Next) => {
     const incoming = ctx.get('X-Trace-Id');
-    const { span, context, continued } = traces.startServerSpan(ctx.method, { traceparent: ctx.get('traceparent'), traceId: incoming });
-    const spanTraceId = span.spanContext().traceId;
-    const ownId = !continued && TRACE_ID_RE.test(incoming) && !OTEL_TRACE_ID_RE.test(incoming.toLowerCase());
-    const traceId = ownId ? incoming : spanTraceId;
-    if (ownId) span.setAttribute('gateway.request_id', incoming);
+    const server = traces && { api: traces.api, ...traces.startServerSpan(ctx.method, { traceparent: ctx.get('traceparent'), traceId: incoming }) };
+    let traceId: string;
+    if (server) {
+      const ownId = !server.continued && TRACE_ID_RE.test(incoming) && !OTEL_TRACE_ID_RE.test(incoming.toLowerCase());
+      traceId = ownId ? incoming : server.span.spanContext().traceId;
+      if (ownId) server.span.setAttribute('gateway.request_id', incoming);
+    } else {
+      traceId = TRACE_ID_RE.test(incoming) ? incoming : randomBytes(16).toString('hex');
+    }
     ctx.state.traceId = traceId;
     ctx.state.log = deps.log;
     ctx.set('X-Trace-Id', traceId);
     const started = process.hrtime.bigint();
     try {
-      await api.context.with(context, next);
+      await (server ? server.api.context.with(server.context, next) : next());
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, ms / 1000);
-      span.updateName(`${ctx.method} ${route}`);
-      span.setAttributes({ 'http.request.method': ctx.method, 'http.route': route, 'http.response.status_code': ctx.status });
-      if (ctx.status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR });
-      span.end();
+      if (server) {
+        const { span, api } = server;
+        span.updateName(`${ctx.method} ${route}`);
+        span.setAttributes({ 'http.request.method': ctx.method, 'http.route': route, 'http.response.status_code': ctx.status });
+        if (ctx.status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR });
+        span.end();
+      }
       deps.log.info(
         { traceId, method: ctx.method, route, status: ctx.status, ms: Math.round(ms * 10) / 10, merchantId: ctx.state.identity?.merchantId },
         'request',
@@ -168,7 +155,7 @@ export function answerClientErrors(server: Server): Server {
  * a connection for the server's hint minus 1 s) meets the same race. 65 s outlasts both, and Node
  * announces it (`Keep-Alive: timeout=65`), so clients drop their side first.
  */
-export const KEEP_ALIVE_MS = 65_000;
+const KEEP_ALIVE_MS = 65_000;
 
 export function keepIdleConnections(server: Server): Server {
   server.keepAliveTimeout = KEEP_ALIVE_MS;
@@ -209,9 +196,8 @@ export function createApp(given: AppDeps, metrics: Registry = new Registry()): K
   const docs = docsRouter();
   const codec = codecRouter(deps);
 
-  // Chosen once here: with tracing off (the default) the request pipeline is the untraced one.
-  const traces = tracing();
-  app.use(traces ? tracedMiddleware(deps, httpDuration, traces) : traceMiddleware(deps, httpDuration));
+  // Read once here: with tracing off (the default) the middleware starts no span.
+  app.use(traceMiddleware(deps, httpDuration, tracing()));
   app.use(closeUnreadBodies(lingeringCloseOf(deps.config)));
   app.use((ctx, next) => {
     ctx.state.clientIp = clientIp(ctx.req);

@@ -55,7 +55,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const isMultipart = (ctx: Context) => /^multipart\/form-data\b/i.test(ctx.get('Content-Type'));
 
 /** Whether the request announces a body at all (a length above 0, or chunked framing). */
-export function announcesBody(ctx: Context): boolean {
+function announcesBody(ctx: Context): boolean {
   const { headers } = ctx.req;
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? '0') > 0;
 }
@@ -93,7 +93,7 @@ class UnsupportedMediaType extends InvalidArgument {
  * credentials is 401 whatever it sends): a multipart body only where a file is uploaded, and an
  * upload only as multipart (415 otherwise, the body left unread; the answer closes the connection).
  */
-export function checkBodyType(ctx: Context, rule: BodyRule): void {
+function checkBodyType(ctx: Context, rule: BodyRule): void {
   if (!announcesBody(ctx) || ['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) return;
   if (rule.multipart && !isMultipart(ctx)) {
     throw new UnsupportedMediaType('this operation takes multipart/form-data with the file in the part named "file"');

@@ -48,7 +48,7 @@ const ABSENT = Symbol('absent');
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let value: unknown = root;
   for (const key of path) {
-    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, key)) return ABSENT;
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return ABSENT;
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
@@ -67,7 +67,7 @@ const expectsInteger = (issue: z.core.$ZodIssue): boolean =>
  * missing field (`required`) from one of the wrong type, and a fraction from another non-integer.
  * Custom refinements name their code in `params.code`; without one they are `invalid_value`.
  */
-export function fieldErrorCode(issue: z.core.$ZodIssue, input: unknown = ABSENT): FieldErrorCode {
+function fieldErrorCode(issue: z.core.$ZodIssue, input: unknown = ABSENT): FieldErrorCode {
   const value = input === ABSENT ? ABSENT : valueAt(input, issue.path);
   const missing = input !== ABSENT && (value === ABSENT || value === undefined || value === null);
   switch (issue.code) {

@@ -4,10 +4,10 @@
  * path and query text, parse params, query and body with the route's schemas, run the handler,
  * answer with its result.
  */
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Registry } from 'prom-client';
-import Router from '@koa/router';
-import { type ZodType } from 'zod';
+import Router, { type RouterMiddleware } from '@koa/router';
+import type { ZodType } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgument, PermissionDenied } from '../domain/errors';
 import type { AuditActor } from '../domain/audit';
@@ -55,7 +55,7 @@ const routeKeyOf = (spec: RouteDef['spec'], ctx: Context) =>
   `${ctx.method} ${spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(ctx.params?.[name] ?? '').toLowerCase())}`;
 
 /** The actor of an operator request: who, with which role, under which request (no secrets). */
-export function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
+function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
   if (identity.kind !== 'operator') return undefined;
   return {
     kind: identity.via === 'session' ? 'operator_account' : 'operator_jwt',
@@ -139,6 +139,6 @@ export function routerOf(groups: RouteGroup[], deps: AppDeps): Router {
  */
 export interface ApiPart {
   routes: RouteDef[];
-  // Koa's and the router's context types differ only in what the router adds.
-  middleware(deps: AppDeps, metrics: Registry): Array<Middleware<any, any>>;
+  // The router's middleware, typed with what the router adds to the context; plain middleware fits too.
+  middleware(deps: AppDeps, metrics: Registry): RouterMiddleware[];
 }

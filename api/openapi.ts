@@ -45,7 +45,7 @@ registry.registerComponent('securitySchemes', 'OperatorSession', {
  * here (`operation-tag-defined` in redocly.yaml), so a generator groups methods by them. An API
  * adapter beside V2 (api/adapters.ts) adds its own after these (registerTag).
  */
-export const TAGS: Array<{ name: string; description: string }> = [
+const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Deals', description: 'PayIn and PayOut deals: create, read, cancel, list, export, turnover' },
   { name: 'Events', description: "The merchant's events feed: every event its webhooks carried, oldest first, resumable" },
   { name: 'Webhooks', description: 'Webhook delivery history and manual retry' },

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import type Router from '@koa/router';
-import { z, type ZodType } from 'zod';
+import type { z, ZodType } from 'zod';
+import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { registry } from './openapi';
 import { problemSchema } from './schemas/common';
 import type { AuthMode, Identity, RouteAuth } from './auth/authenticate';
@@ -10,8 +10,10 @@ import type { AuditActor } from '../domain/audit';
 import { OPERATOR_ROUTE_ROLES } from '../domain/operator-roles';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** What the OpenAPI registry takes as path or query parameters: an object schema. */
+type RouteParameter = NonNullable<RouteConfig['request']>['params'];
 
-export interface RouteInput<P, Q, B> {
+interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
@@ -26,14 +28,14 @@ export interface RouteInput<P, Q, B> {
  * step its update drives (the actor rides the update), writes the row in the transaction of the
  * effect — never the request pipeline after the effect.
  */
-export interface RouteAudit {
+interface RouteAudit {
   action: string;
   objectType: string;
   by: 'service';
 }
 
 /** What a status means, the same on every route that answers it (the problem's detail says the rest). */
-export interface ErrorMeaning {
+interface ErrorMeaning {
   name: string;
   description: string;
 }
@@ -108,6 +110,12 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
   openWhileDisabled?: boolean;
   /** Documented as deprecated. */
   deprecated?: boolean;
+  /**
+   * A POST whose repeat cannot act twice (a create keyed by its idempotency_key, a cancel whose
+   * repeat on CANCELLED answers 200): documented as `x-idempotent: true`, which the SDK reads to
+   * send it again after a 5xx or a network failure.
+   */
+  idempotent?: boolean;
   /** Headers of the success answers (and `replies`), documented: e.g. IDEMPOTENT_REPLAYED_HEADER. */
   responseHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** Operator routes that change something: how the action reaches the audit trail. */
@@ -124,7 +132,7 @@ export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodTy
 export type Handler<P, Q, B> = (input: RouteInput<P, Q, B>, deps: AppDeps, ctx: Context) => Promise<unknown> | unknown;
 
 /** The header of an answer to a create that is idempotent by key (Stripe's name: the merchant API's idempotency by key, made visible). */
-export const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
+const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
 
 /** How IDEMPOTENT_REPLAYED is documented on the create operations (RouteSpec.responseHeaders). */
 export const IDEMPOTENT_REPLAYED_HEADER = {
@@ -149,7 +157,8 @@ export class Reply {
 
 export interface RouteDef {
   spec: RouteSpec<ZodType, ZodType, ZodType>;
-  handler: Handler<any, any, any>;
+  /** Called with what the route's own schemas parsed (api/mount.ts), so its input types hold. */
+  handler: Handler<unknown, unknown, unknown>;
 }
 
 const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
@@ -203,7 +212,10 @@ const ERROR_MEANING: Record<number, ErrorMeaning> = {
  */
 export function documentedErrors(spec: Pick<RouteSpec<ZodType, ZodType, ZodType>, 'method' | 'path' | 'auth' | 'errors'>): number[] {
   const statuses = new Set([400, 431, 500, ...authErrorsOf(spec.auth), ...(spec.errors ?? [])]);
-  if (spec.method !== 'get') [413, 415].forEach((s) => statuses.add(s));
+  if (spec.method !== 'get') {
+    statuses.add(413);
+    statuses.add(415);
+  }
   if (/\{[^}]+\}/.test(spec.path)) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);
 }
@@ -245,19 +257,19 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
   spec: RouteSpec<P, Q, B>,
   handler: Handler<z.output<P>, z.output<Q>, z.output<B>>,
 ): RouteDef {
-  return { spec: spec as unknown as RouteSpec<ZodType, ZodType, ZodType>, handler };
+  return { spec: spec as unknown as RouteSpec<ZodType, ZodType, ZodType>, handler: handler as Handler<unknown, unknown, unknown> };
 }
 
 function registerRoute(spec: RouteDef['spec']): void {
   const status = spec.status ?? 200;
   const headers = spec.responseHeaders ? { headers: spec.responseHeaders } : {};
-  const success = (description: string) =>
+  const success = (description: string): ResponseConfig =>
     spec.responseContentType
       ? { description, ...headers, content: { [spec.responseContentType]: { schema: { type: 'string' } } } }
       : spec.response
         ? { description, ...headers, content: { 'application/json': { schema: spec.response } } }
         : { description, ...headers };
-  const responses: Record<string, object> = { [status]: success(spec.responseDescription ?? (status === 201 ? 'Created' : 'OK')) };
+  const responses: RouteConfig['responses'] = { [status]: success(spec.responseDescription ?? (status === 201 ? 'Created' : 'OK')) };
   const answerExample = spec.example?.response;
   if (answerExample !== undefined && spec.response && !spec.responseContentType) {
     (responses[status] as { content: Record<string, object> }).content['application/json'] = { schema: spec.response, example: answerExample };
@@ -282,11 +294,12 @@ function registerRoute(spec: RouteDef['spec']): void {
     description: spec.description,
     tags: spec.tags,
     ...(spec.deprecated ? { deprecated: true } : {}),
+    ...(spec.idempotent ? { 'x-idempotent': true } : {}),
     ...(spec.auth === 'operator' ? { 'x-roles': [...(OPERATOR_ROUTE_ROLES[operationId] ?? [])] } : {}),
     security: securityOf(spec.auth),
     request: {
-      ...(spec.params ? { params: spec.params as any } : {}),
-      ...(spec.query ? { query: spec.query as any } : {}),
+      ...(spec.params ? { params: spec.params as RouteParameter } : {}),
+      ...(spec.query ? { query: spec.query as RouteParameter } : {}),
       ...(spec.body
         ? {
             body: {
@@ -299,7 +312,7 @@ function registerRoute(spec: RouteDef['spec']): void {
         : {}),
       ...(spec.multipartBody ? { body: { required: true, content: { 'multipart/form-data': { schema: spec.multipartBody } } } } : {}),
     },
-    responses: responses as any,
+    responses,
   });
 }
 
@@ -316,9 +329,8 @@ export interface RouteGroup {
  */
 export function routeGroup(prefix: string, defs: RouteDef[]): RouteGroup {
   const routes = defs.map(({ spec, handler }) => ({ spec: { ...spec, path: `${prefix}${spec.path}` }, handler }));
-  routes.forEach((route) => registerRoute(route.spec));
+  for (const route of routes) registerRoute(route.spec);
   return { prefix, routes };
 }
 
 export const koaPath = (openApiPath: string) => openApiPath.replace(/\{([^}]+)\}/g, ':$1');
-export type { Router };

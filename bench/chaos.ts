@@ -89,8 +89,12 @@ const config = loadConfig(env);
 const children: Partial<Record<'worker' | 'api', ChildProcess>> = {};
 const start = {
   temporal: () => startTemporal({ port: temporalPort, dbFile: temporalDb }),
-  worker: async () => void (children.worker = startNode('chaos-worker', 'workers/main.ts', env, { quiet: true })),
-  api: async () => void (children.api = startNode('chaos-api', 'api/server.ts', env, { quiet: true })),
+  worker: async () => {
+    children.worker = startNode('chaos-worker', 'workers/main.ts', env, { quiet: true });
+  },
+  api: async () => {
+    children.api = startNode('chaos-api', 'api/server.ts', env, { quiet: true });
+  },
 };
 function kill(which: 'worker' | 'api' | 'temporal') {
   if (which === 'temporal') spawnSync('pkill', ['-KILL', '-f', temporalDb]);
@@ -116,7 +120,10 @@ function receiver(behaviour: 'ok' | 'flaky' | 'hang') {
     req.on('end', () => {
       const id = String(req.headers['x-event-id'] ?? '');
       const first = !firstSeen.has(id);
-      if (first) firstSeen.set(id, (events += 1));
+      if (first) {
+        events += 1;
+        firstSeen.set(id, events);
+      }
       const n = firstSeen.get(id)!;
       if (first && behaviour === 'flaky' && n % 3 === 0) return void res.writeHead(503).end('try again');
       if (first && behaviour === 'hang' && n % 5 === 0) return; // never answers: the attempt times out
@@ -152,7 +159,7 @@ async function call(what: string, method: string, path: string, init: { body?: u
     const res = await fetch(api + path, { method, headers, ...(raw ? { body: raw } : {}), signal: AbortSignal.timeout(30_000) });
     const text = await res.text();
     statuses.push({ at: Date.now(), status: res.status, what });
-    return { status: res.status, body: text ? (JSON.parse(text) as any) : undefined };
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
   } catch {
     statuses.push({ at: Date.now(), status: 0, what }); // refused connection or timeout: a fault window
     await sleep(250); // do not spin while the API is down

@@ -58,14 +58,18 @@ onInterrupt(() => stack.teardown());
 const api = stack.apiUrl;
 const operator = await signJwt({ sub: 'bench', role: 'admin' }, stack.env.JWT_SECRET!);
 
-async function operatorPost(path: string, body: unknown) {
+type CreatedMerchant = { merchant: { id: string } };
+type KeyPair = { token: string; secret: string };
+
+/** An operator's POST; the caller names the answer's shape it reads. */
+async function operatorPost<T = unknown>(path: string, body: unknown): Promise<T> {
   const response = await fetch(api + path, {
     method: 'POST',
     headers: { Authorization: `Bearer ${operator}`, 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return response.json() as Promise<any>;
+  return (await response.json()) as T;
 }
 
 // The bench merchant's webhooks go to a fast local receiver, as a working merchant's would.
@@ -81,14 +85,14 @@ const benchSink = await (async () => {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`;
 })();
 
-const merchant = await operatorPost('/api/v1/p2p/admin/merchants', {
+const merchant = await operatorPost<CreatedMerchant>('/api/v1/p2p/admin/merchants', {
   name: 'Bench merchant',
   email: `bench-${Date.now()}@example.test`,
   webhook_url: benchSink,
   rate_limit_per_minute: 1_000_000,
   payin_fee_bps: 250,
 });
-const keys = (await operatorPost('/api/v1/p2p/merchant/api-keys', { merchant_id: merchant.merchant.id })) as { token: string; secret: string };
+const keys = await operatorPost<KeyPair>('/api/v1/p2p/merchant/api-keys', { merchant_id: merchant.merchant.id });
 
 function signedFetch(method: string, path: string, body = '') {
   const t = Math.floor(Date.now() / 1000);
@@ -131,18 +135,14 @@ async function pendingCredits(): Promise<bigint> {
   return BigInt(body.merchant.balance_usdt);
 }
 
-async function operatorPostRaw(path: string, body: unknown) {
-  return operatorPost(path, body);
-}
-
 /** A second merchant for the 1M-deal scenarios, so the other scenarios' rows do not mix in. */
 async function bulkMerchant(rows: number) {
-  const created = await operatorPostRaw('/api/v1/p2p/admin/merchants', {
+  const created = await operatorPost<CreatedMerchant>('/api/v1/p2p/admin/merchants', {
     name: 'Bulk merchant',
     email: `bulk-${Date.now()}@example.test`,
     rate_limit_per_minute: 1_000_000,
   });
-  const bulkKeys = (await operatorPostRaw('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id })) as { token: string; secret: string };
+  const bulkKeys = await operatorPost<KeyPair>('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id });
   const { createSql } = await import('../db/sql');
   // As the owner, as the bench's own statements all are: ANALYZE is the owner's (the app role's is skipped).
   const sql = createSql(stack.ownerDatabaseUrl, { max: 1 });
@@ -186,17 +186,24 @@ async function startSink(mode: 'fast' | 'hang') {
   server.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hooks`, received: () => count, close: () => (server.closeAllConnections(), server.close()) };
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received: () => count,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 async function merchantWithWebhook(url: string) {
-  const created = await operatorPost('/api/v1/p2p/admin/merchants', {
+  const created = await operatorPost<CreatedMerchant>('/api/v1/p2p/admin/merchants', {
     name: 'Webhook bench',
     email: `wh-${Date.now()}-${Math.random()}@example.test`,
     webhook_url: url,
     rate_limit_per_minute: 1_000_000,
   });
-  return (await operatorPost('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id })) as { token: string; secret: string };
+  return await operatorPost<KeyPair>('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id });
 }
 
 function createPayinAs(pair: { token: string; secret: string }) {
@@ -669,8 +676,11 @@ const scenarios: Record<string, () => Promise<void>> = {
     // Fee distribution (delay 0 here) then moves every net credit to available: time the drain.
     const ended = Date.now();
     const expected = before + BigInt(completedLifecycles) * 1581n; // 1622 − 2.5 % fee (41), warm-up included
-    let now = before;
-    while (Date.now() - ended < 120_000 && (now = await pendingCredits()) < expected) await new Promise((r) => setTimeout(r, 200));
+    let now = await pendingCredits();
+    while (Date.now() - ended < 120_000 && now < expected) {
+      await new Promise((r) => setTimeout(r, 200));
+      now = await pendingCredits();
+    }
     console.log(`  all net credits available ${Date.now() - ended} ms after the last completion (balance ${now}, expected ≥ ${expected})`);
   },
 };

@@ -5,9 +5,9 @@ import { parsePrivateKey, USDT_MAINNET_CONTRACT } from '../domain/tron/transacti
 
 export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me';
 /** A fixed 32-byte key for development only; production refuses to start with it. */
-export const DEV_SECRETS_KEY = Buffer.from('dev-secrets-key-never-in-prod-32').toString('base64');
+const DEV_SECRETS_KEY = Buffer.from('dev-secrets-key-never-in-prod-32').toString('base64');
 /** The development key of Temporal payloads (id `dev`); production refuses to encrypt with it. */
-export const DEV_PAYLOAD_KEY = Buffer.from('dev-payloads-key-never-in-prod32').toString('base64');
+const DEV_PAYLOAD_KEY = Buffer.from('dev-payloads-key-never-in-prod32').toString('base64');
 export const DEV_PAYLOAD_KEYS = `dev:${DEV_PAYLOAD_KEY}`;
 
 export interface PayloadKey {
@@ -39,7 +39,7 @@ export function parsePayloadKeys(text: string): PayloadKey[] {
 }
 
 /** TRUSTED_PROXIES: "10.0.0.1, 10.1.0.0/16, loopback" — each must be an address, a CIDR or a proxy-addr name. */
-export function parseTrustedProxies(text: string): string[] {
+function parseTrustedProxies(text: string): string[] {
   const list = text
     .split(',')
     .map((part) => part.trim())
@@ -93,7 +93,7 @@ const bool = (fallback: boolean) =>
     .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1'));
 
 /** Parses "5s,30s,5m,15m,1h" into milliseconds. */
-export function parseDurations(text: string): number[] {
+function parseDurations(text: string): number[] {
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   return text
     .split(',')

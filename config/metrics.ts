@@ -11,20 +11,19 @@ import { PAYIN_TERMINAL, PAYIN_TRANSITIONS } from '../domain/state/payin';
 import { PAYOUT_TERMINAL, PAYOUT_TRANSITIONS } from '../domain/state/payout';
 import type { Transition } from '../domain/state/state-machine';
 
-export const DEAL_TYPES = ['payin', 'payout'] as const;
+const DEAL_TYPES = ['payin', 'payout'] as const;
 export type DealTypeLabel = (typeof DEAL_TYPES)[number];
-export const WORLDS = ['live', 'sandbox'] as const;
+const WORLDS = ['live', 'sandbox'] as const;
 /** The circuit of a webhook endpoint when an attempt went (activities/webhook-isolation.ts). */
-export const CIRCUIT_STATES = ['closed', 'half_open', 'open'] as const;
-export type CircuitState = (typeof CIRCUIT_STATES)[number];
-export const WEBHOOK_OUTCOMES = ['success', 'failure'] as const;
+const CIRCUIT_STATES = ['closed', 'half_open', 'open'] as const;
+const WEBHOOK_OUTCOMES = ['success', 'failure'] as const;
 /** The withdrawal states that wait for someone (domain/state/withdrawals.ts: the live ones). */
-export const WAITING_WITHDRAWAL_STATUSES = ['PENDING', 'PENDING_MANUAL', 'APPROVED'] as const;
+const WAITING_WITHDRAWAL_STATUSES = ['PENDING', 'PENDING_MANUAL', 'APPROVED'] as const;
 
 const lower = (s: string) => s.toLowerCase();
 
 /** The final states of each deal type, as outcome labels (domain/state/payin.ts, domain/state/payout.ts). */
-export const DEAL_OUTCOMES: Record<DealTypeLabel, readonly string[]> = {
+const DEAL_OUTCOMES: Record<DealTypeLabel, readonly string[]> = {
   payin: PAYIN_TERMINAL.map(lower),
   payout: PAYOUT_TERMINAL.map(lower),
 };
@@ -183,7 +182,7 @@ export function workerMetrics(registry: Registry) {
 }
 export type WorkerMetrics = ReturnType<typeof workerMetrics>;
 
-export type WorldLabel = (typeof WORLDS)[number];
+type WorldLabel = (typeof WORLDS)[number];
 
 /** What workers/db-gauges.ts reads from Postgres in one statement. */
 export interface DbGaugeValues {

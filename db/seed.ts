@@ -62,7 +62,7 @@ const TRADERS = [
 /** 100,000,000 USDT in cents per demo trader: hundreds of concurrent deals at the maximum still match. */
 const TRADER_LIQUIDITY = 10_000_000_000n;
 
-export const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
+const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
 /** The first console account (role admin), made once; its password is printed only then. */
 export const SEED_ADMIN_EMAIL = 'admin@gateway.local';
 const SEED_ADMIN_ID = '40000000-0000-4000-8000-000000000001';
@@ -151,7 +151,7 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
         // +7 900 000-00-01: a Russian mobile number of 11 digits.
         phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
         iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
-        holder_name: t.name.replace('Demo trader ', '') + ' Holder',
+        holder_name: `${t.name.replace('Demo trader ', '')} Holder`,
         bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
         min_amount: 100n,
         max_amount: 100_000_000n,

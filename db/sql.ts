@@ -4,8 +4,10 @@ import { tracing } from '../config/tracing';
 import { tracedSql } from './tracing';
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
+/** A transaction: what a query function takes when it needs one (a savepoint, a lock held to the commit). */
+export type Tx = postgres.TransactionSql<{ bigint: bigint }>;
 /** A pool or a transaction: query functions accept either. */
-export type Db = Sql | postgres.TransactionSql<{ bigint: bigint }>;
+export type Db = Sql | Tx;
 
 export function createSql(url: string, options: { max?: number } = {}): Sql {
   const sql = postgres(url, {
@@ -23,9 +25,9 @@ export function createSql(url: string, options: { max?: number } = {}): Sql {
 /** SQLSTATEs of a transaction Postgres rolled back to resolve a conflict: running it again may pass. */
 const RETRYABLE = new Set(['40P01' /* deadlock_detected */, '40001' /* serialization_failure */]);
 /** Attempts of one transaction in all; waits between them grow (5, 10, 20, 40 ms) with jitter. */
-export const TRANSACTION_ATTEMPTS = 5;
+const TRANSACTION_ATTEMPTS = 5;
 
-export const isRetryableTransactionError = (error: unknown) => RETRYABLE.has((error as { code?: string } | null)?.code ?? '');
+const isRetryableTransactionError = (error: unknown) => RETRYABLE.has((error as { code?: string } | null)?.code ?? '');
 
 /**
  * `sql.begin` that runs the transaction again when Postgres rolled it back for a deadlock or a

@@ -9,7 +9,10 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { Tracing } from '../config/tracing';
 
-type AnyFn = (...args: any[]) => any;
+/** Any function: what the proxy wraps (the pool, a transaction, a savepoint). */
+type AnyFn = (...args: never[]) => unknown;
+/** A function the proxy calls with the arguments it was given, whatever they are. */
+type Forward = (...args: unknown[]) => unknown;
 type Query = Promise<unknown> & { handle?: () => unknown };
 
 const summaries = new WeakMap<object, { name: string; operation: string; table?: string }>();
@@ -18,7 +21,7 @@ const TABLE_RE = /\b(?:from|into|update|join)\s+([a-z_][a-z0-9_]*)/i;
 const FUNCTION_RE = /^\s*select\s+(?:\*\s+from\s+)?([a-z_][a-z0-9_]*)\s*\(/i;
 
 /** `SELECT deals`: the statement's operation and first table (or called function), from its text. */
-export function summarize(text: string): { name: string; operation: string; table?: string } {
+function summarize(text: string): { name: string; operation: string; table?: string } {
   const operation = (KEYWORD_RE.exec(text)?.[1] ?? 'sql').toUpperCase();
   const table = FUNCTION_RE.exec(text)?.[1] ?? TABLE_RE.exec(text)?.[1];
   return { name: table ? `${operation} ${table.toLowerCase()}` : operation, operation, ...(table ? { table: table.toLowerCase() } : {}) };
@@ -26,7 +29,10 @@ export function summarize(text: string): { name: string; operation: string; tabl
 
 function summaryOf(strings: TemplateStringsArray) {
   let summary = summaries.get(strings);
-  if (!summary) summaries.set(strings, (summary = summarize(strings.join('$'))));
+  if (!summary) {
+    summary = summarize(strings.join('$'));
+    summaries.set(strings, summary);
+  }
   return summary;
 }
 
@@ -65,7 +71,7 @@ export function tracedSql<T extends AnyFn>(sql: T, traces: Tracing): T {
           },
         );
       }
-      return (handle as AnyFn).apply(this, args);
+      return (handle as Forward).apply(this, args);
     };
     return query;
   };
@@ -79,17 +85,17 @@ export function tracedSql<T extends AnyFn>(sql: T, traces: Tracing): T {
       get(fn, property, receiver) {
         const value = Reflect.get(fn, property, receiver);
         if (property === 'unsafe') {
-          return (text: string, ...rest: unknown[]) => instrument((value as AnyFn).call(fn, text, ...rest), summarize(String(text)));
+          return (text: string, ...rest: unknown[]) => instrument((value as Forward).call(fn, text, ...rest) as Query, summarize(String(text)));
         }
         if (property === 'begin' || property === 'savepoint') {
           return (...args: unknown[]) => {
-            const body = args.pop() as AnyFn;
+            const body = args.pop() as Forward;
             return tracer.startActiveSpan(
               property === 'begin' ? 'transaction' : 'savepoint',
               { kind: api.SpanKind.CLIENT, attributes: attributes({ operation: property === 'begin' ? 'BEGIN' : 'SAVEPOINT' }) },
               async (span) => {
                 try {
-                  return await (value as AnyFn).call(fn, ...args, (tx: AnyFn) => body(wrap(tx)));
+                  return await (value as Forward).call(fn, ...args, (tx: Forward) => body(wrap(tx)));
                 } catch (error) {
                   failed(span, error);
                   throw error;

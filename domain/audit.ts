@@ -32,13 +32,6 @@ export interface AuditEntry {
 /** Who approved, as withdrawal_approvals names them: an account and a JWT subject never count as one another. */
 export const approverOf = (actor: Pick<AuditActor, 'kind' | 'id'>) => `${actor.kind}:${actor.id}`;
 
-export const isAuditActor = (value: unknown): value is AuditActor =>
-  typeof value === 'object' &&
-  value !== null &&
-  ((value as AuditActor).kind === 'operator_account' || (value as AuditActor).kind === 'operator_jwt' || (value as AuditActor).kind === 'system') &&
-  typeof (value as AuditActor).id === 'string' &&
-  typeof (value as AuditActor).requestKey === 'string';
-
 /**
  * The sandbox arbiter as an audit actor: a system actor in the arbiter's role. One
  * request key per action (`key`), so a retried step writes its row once.

@@ -1,6 +1,6 @@
 /** RFC 4180 CSV cells, with spreadsheet formula injection neutralised (OWASP): a cell that starts
  * with =, +, -, @, tab or CR is prefixed with a single quote. */
-export function csvCell(value: string): string {
+function csvCell(value: string): string {
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }

@@ -42,8 +42,7 @@ export const FIELD_ERROR_MEANINGS = {
 
 export type FieldErrorCode = keyof typeof FIELD_ERROR_MEANINGS;
 export const FIELD_ERROR_CODES = Object.keys(FIELD_ERROR_MEANINGS) as [FieldErrorCode, ...FieldErrorCode[]];
-export const isFieldErrorCode = (code: unknown): code is FieldErrorCode =>
-  typeof code === 'string' && Object.prototype.hasOwnProperty.call(FIELD_ERROR_MEANINGS, code);
+export const isFieldErrorCode = (code: unknown): code is FieldErrorCode => typeof code === 'string' && Object.hasOwn(FIELD_ERROR_MEANINGS, code);
 
 export interface FieldError {
   field: string;
@@ -51,7 +50,7 @@ export interface FieldError {
   code: FieldErrorCode;
 }
 
-export const ERROR_KINDS = [
+const ERROR_KINDS = [
   'INVALID_ARGUMENT',
   'FAILED_PRECONDITION',
   'UNAUTHENTICATED',

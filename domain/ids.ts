@@ -5,9 +5,8 @@ export const newId = (): string => randomUUID();
 export const newApiToken = (): string => randomBytes(32).toString('hex');
 /**
  * Signing secret: `whsec_` + standard base64 of 32 random bytes — the Standard Webhooks form,
- * which its libraries take as issued (domain/crypto/standard-webhooks.ts). The spec's HMACs (request
- * signatures, X-Signature, V1) key on the whole string, prefix included. A base64url secret
- * (`-`, `_`) keeps working until its next rotation (domain/crypto/standard-webhooks.ts).
+ * which its libraries take as issued (domain/crypto/standard-webhooks.ts). The merchant API's HMACs
+ * (request signatures, X-Signature, V1) key on the whole string, prefix included.
  */
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 /** Checkout hash in payment_url: 64 hex characters. */

@@ -4,7 +4,7 @@
  */
 
 export const INT64_MAX = 9_223_372_036_854_775_807n;
-export const INT64_MIN = -9_223_372_036_854_775_808n;
+const INT64_MIN = -9_223_372_036_854_775_808n;
 const RATE_SCALE = 1_000_000n;
 const BPS_SCALE = 10_000n;
 /** USDT is kept in cents (exponent 2). */
@@ -40,7 +40,7 @@ export function feeFromBps(amount: bigint, bps: number): bigint {
   return divRoundHalfEven(amount * BigInt(bps), BPS_SCALE);
 }
 
-export function isInt64(value: bigint): boolean {
+function isInt64(value: bigint): boolean {
   return value >= INT64_MIN && value <= INT64_MAX;
 }
 

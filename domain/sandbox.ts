@@ -31,20 +31,20 @@ export type SandboxPayoutScenario =
 export type SandboxWithdrawalScenario = 'complete' | 'fail';
 
 /** The last two digits of an amount in minor units (0–99). */
-export const amountEnding = (amount: bigint): number => Number(((amount % 100n) + 100n) % 100n);
+const amountEnding = (amount: bigint): number => Number(((amount % 100n) + 100n) % 100n);
 
 /**
  * What the last two digits of a sandbox deal's amount make the sandbox trader do (docs/sandbox.md
  * has the same table for merchants); an ending not listed: nothing ('none').
  */
-export const SANDBOX_PAYIN_ENDINGS: Readonly<Record<number, Exclude<SandboxPayinScenario, 'none'>>> = {
+const SANDBOX_PAYIN_ENDINGS: Readonly<Record<number, Exclude<SandboxPayinScenario, 'none'>>> = {
   0: 'complete',
   5: 'reject',
   33: 'expire',
   14: 'change_amount',
   51: 'no_requisite',
 };
-export const SANDBOX_PAYOUT_ENDINGS: Readonly<Record<number, Exclude<SandboxPayoutScenario, 'none'>>> = {
+const SANDBOX_PAYOUT_ENDINGS: Readonly<Record<number, Exclude<SandboxPayoutScenario, 'none'>>> = {
   0: 'complete',
   5: 'reject',
   33: 'unassigned',
@@ -74,9 +74,9 @@ export const sandboxReceivedAmount = (amount: bigint): bigint => {
  * (closing_evidence; appeal.closed — an appeal whose deal is terminal: a held, APPEALED deal waits
  * for a resolution and its close is refused, as for a human arbiter).
  */
-export const SANDBOX_WINNING_EVIDENCE = 'winning_evidence';
-export const SANDBOX_LOSING_EVIDENCE = 'losing_evidence';
-export const SANDBOX_CLOSING_EVIDENCE = 'closing_evidence';
+const SANDBOX_WINNING_EVIDENCE = 'winning_evidence';
+const SANDBOX_LOSING_EVIDENCE = 'losing_evidence';
+const SANDBOX_CLOSING_EVIDENCE = 'closing_evidence';
 /** A merchant's message with this text on a CLOSED sandbox appeal: the sandbox arbiter reopens it first (appeal.reopened). */
 export const SANDBOX_REOPEN_REQUEST = 'reopen_please';
 export type SandboxAppealOutcome = 'SATISFIED' | 'REJECTED' | 'CLOSED';
@@ -92,7 +92,7 @@ export const sandboxArbiterMessage = (outcome: SandboxAppealOutcome): string =>
   `Sandbox arbiter: the evidence was reviewed; the appeal will be ${outcome === 'CLOSED' ? 'closed' : `resolved ${outcome}`}.`;
 
 /** The table as docs/sandbox.md and the OpenAPI description show it. */
-export const SANDBOX_TABLE = [
+const SANDBOX_TABLE = [
   ['PayIn', '…00', 'the payer reports the payment (deal.payment_notified), then the trader confirms after a few seconds', 'COMPLETED'],
   ['PayIn', '…05', 'the trader rejects the payment', 'CANCELLED'],
   ['PayIn', '…33', 'nobody pays', 'EXPIRED at the payment timeout'],

@@ -4,10 +4,9 @@
  * names, ids, URLs) refuse tab, LF and CR as well.
  */
 
-// eslint-disable-next-line no-control-regex
-const UNSAFE_ANYWHERE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
-// eslint-disable-next-line no-control-regex
-const UNSAFE_IN_LINE = /[\u0000-\u001F\u007F-\u009F]/;
+// \p{Cc} is exactly C0, DEL and C1 (U+0000–U+001F, U+007F–U+009F).
+const UNSAFE_ANYWHERE = /(?![\t\n\r])\p{Cc}/u;
+const UNSAFE_IN_LINE = /\p{Cc}/u;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export type TextProblem = 'a control character' | 'an invalid unicode sequence';

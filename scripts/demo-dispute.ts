@@ -20,7 +20,15 @@ interface Pair {
   secret: string;
 }
 
-async function signedFetch(apiUrl: string, pair: Pair, method: string, path: string, body: Buffer | string = '', contentType = 'application/json') {
+/** A signed call; the caller names the answer's shape it reads. */
+async function signedFetch<T>(
+  apiUrl: string,
+  pair: Pair,
+  method: string,
+  path: string,
+  body: Buffer | string = '',
+  contentType = 'application/json',
+): Promise<T> {
   const url = new URL(path, apiUrl);
   const t = Math.floor(Date.now() / 1000);
   const response = await fetch(url, {
@@ -35,7 +43,7 @@ async function signedFetch(apiUrl: string, pair: Pair, method: string, path: str
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as Record<string, any>;
+  return JSON.parse(text) as T;
 }
 
 function filePart(data: Buffer, filename: string, contentType: string) {
@@ -50,12 +58,18 @@ function filePart(data: Buffer, filename: string, contentType: string) {
 
 /** The demo merchant's open appeal, made now when it has none; its id. */
 export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ appealId: string; created: boolean }> {
-  const open = await signedFetch(apiUrl, pair, 'GET', '/api/v1/p2p/merchant/appeals?status=OPEN,IN_REVIEW,REOPENED&page_size=1');
-  if (open.data.length > 0) return { appealId: open.data[0].appeal_id as string, created: false };
+  const open = await signedFetch<{ data: { appeal_id: string }[] }>(
+    apiUrl,
+    pair,
+    'GET',
+    '/api/v1/p2p/merchant/appeals?status=OPEN,IN_REVIEW,REOPENED&page_size=1',
+  );
+  const [waiting] = open.data;
+  if (waiting) return { appealId: waiting.appeal_id, created: false };
 
   // The demo merchant is a sandbox merchant: an amount ending in 33 is one nobody pays, so the sandbox
   // trader leaves the deal alone and the appeal holds it for a human arbiter (docs/sandbox.md).
-  const { deal } = await signedFetch(
+  const { deal } = await signedFetch<{ deal: { deal_id: string } }>(
     apiUrl,
     pair,
     'POST',
@@ -74,9 +88,10 @@ export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ a
     [Buffer.from(STATEMENT), 'statement.txt', 'text/plain'],
   ] as const) {
     const part = filePart(data, name, type);
-    fileIds.push((await signedFetch(apiUrl, pair, 'POST', '/api/v1/p2p/merchant/files', part.body, part.contentType)).file.file_id as string);
+    const uploaded = await signedFetch<{ file: { file_id: string } }>(apiUrl, pair, 'POST', '/api/v1/p2p/merchant/files', part.body, part.contentType);
+    fileIds.push(uploaded.file.file_id);
   }
-  const appeal = await signedFetch(
+  const appeal = await signedFetch<{ data: { appeal_id: string } }>(
     apiUrl,
     pair,
     'POST',
@@ -87,5 +102,5 @@ export async function ensureDemoDispute(apiUrl: string, pair: Pair): Promise<{ a
       file_ids: fileIds,
     }),
   );
-  return { appealId: appeal.data.appeal_id as string, created: true };
+  return { appealId: appeal.data.appeal_id, created: true };
 }

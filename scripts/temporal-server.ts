@@ -11,10 +11,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { Connection } from '@temporalio/client';
-import type Long from 'long';
+import type { google } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../workflows/contracts/search-attributes';
 import { DATA_DIR, portIsFree, ROOT, say, startProcess, temporalAnswers, waitFor, withDatabase } from './stack';
 import { version } from './versions';
+
+/** protobufjs types int64 fields as Long; it takes a number as well. */
+type ProtoSeconds = NonNullable<google.protobuf.IDuration['seconds']>;
 
 // Go module versions (v-prefixed) of the pins in versions.env, which docker-compose.yml's images match.
 export const TEMPORAL_SERVER_VERSION = `v${version('TEMPORAL_SERVER_VERSION')}`;
@@ -105,7 +108,10 @@ async function registerNamespace(address: string, namespace: string) {
   const connection = await Connection.connect({ address });
   try {
     try {
-      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: (3 * 24 * 3600) as unknown as Long } });
+      await connection.workflowService.registerNamespace({
+        namespace,
+        workflowExecutionRetentionPeriod: { seconds: (3 * 24 * 3600) as unknown as ProtoSeconds },
+      });
       say(`registered the Temporal namespace ${namespace}`);
     } catch (error) {
       if (!/already exists|AlreadyExists/i.test(String((error as Error).message))) throw error;

@@ -10,7 +10,7 @@ const ProtoPayload = proto.temporal.api.common.v1.Payload;
 /** The metadata of an encrypted payload: the encoding, the key it was sealed with, the format. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
-export const CIPHER_METADATA = 'encryption-cipher';
+const CIPHER_METADATA = 'encryption-cipher';
 const CIPHER = 'AES256GCM-v1';
 
 const IV_BYTES = 12;

@@ -14,7 +14,7 @@ import { tronAddressFromPrivateKey } from '../domain/tron/address';
 import { parsePrivateKey, USDT_UNITS_PER_CENT } from '../domain/tron/transaction';
 
 /** Scrapes within this long share one read (Prometheus scrapes every 15 s or so). */
-export const DB_GAUGE_CACHE_MS = 10_000;
+const DB_GAUGE_CACHE_MS = 10_000;
 /** A scrape must answer quickly: a slower read is cut and the last values stay. */
 const STATEMENT_TIMEOUT_MS = 2_000;
 

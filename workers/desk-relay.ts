@@ -25,7 +25,7 @@ const BATCH = 50;
 type DeskRelayDeps = { sql: Sql; client: Client; config: Config };
 
 /** One pass: the events not yet handed on, each to its delivery run; how many were handed on. */
-export async function relayDeskEvents(deps: DeskRelayDeps): Promise<number> {
+async function relayDeskEvents(deps: DeskRelayDeps): Promise<number> {
   return deps.sql.begin(async (tx) => {
     const events = await lockUndispatchedDeskEvents(tx, BATCH);
     if (deps.config.DESK_HOOK_URL) {

@@ -91,7 +91,7 @@ const LEDGER_CHECK_LOCK = 0x6c6564676572;
 const STATEMENT_TIMEOUT_MS = 30_000;
 
 /** One periodic turn: false when another worker holds the turn (nothing measured). */
-export async function runLedgerCheckTurn(deps: { sql: Sql; temporal: Client; log: Logger; metrics: WorkerMetrics }): Promise<boolean> {
+async function runLedgerCheckTurn(deps: { sql: Sql; temporal: Client; log: Logger; metrics: WorkerMetrics }): Promise<boolean> {
   const started = performance.now();
   // A reserved connection: the session lock and the check's statements share it.
   const conn = await deps.sql.reserve();

@@ -34,7 +34,7 @@ import {
 const BATCH = 100;
 
 /** The deal's callback_url for a PayIn when set, else the merchant's webhook_url. */
-export function webhookTarget(e: Pick<PendingEvent, 'webhook_url' | 'callback_url' | 'deal_type'>): string {
+function webhookTarget(e: Pick<PendingEvent, 'webhook_url' | 'callback_url' | 'deal_type'>): string {
   return (e.deal_type === 'PAYIN' && e.callback_url) || e.webhook_url;
 }
 
@@ -64,7 +64,7 @@ function countDealEvents(metrics: WorkerMetrics, events: PendingEvent[]): void {
   }
 }
 
-export async function relayOutboxBatch(deps: RelayDeps): Promise<number> {
+async function relayOutboxBatch(deps: RelayDeps): Promise<number> {
   const events = await relayOutboxEvents(deps);
   if (deps.metrics) countDealEvents(deps.metrics, events);
   return events.length;

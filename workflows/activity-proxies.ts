@@ -9,8 +9,8 @@ import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StepTimeouts } from './contracts/timeouts';
 
-export const DEFAULT_STEP_MS = 5_000;
-export const DEFAULT_CREATE_MS = 10_000;
+const DEFAULT_STEP_MS = 5_000;
+const DEFAULT_CREATE_MS = 10_000;
 
 /**
  * Steps as activities (appeal, settlement and pass workflows): one transaction each (bounded by

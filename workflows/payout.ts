@@ -67,19 +67,31 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   if (current().sandbox) await localSteps.startSandboxTrader(dealId);
 
   // The timed moves. A command accepted before a deadline runs before the expiry: both go through `serial`.
-  /** The assignment SLA ran out: a payout still UNASSIGNED expires (hold returned). */
-  const expireUnassigned = () =>
-    serial(async () => {
-      if (!payoutRefusal('expire_unassigned', current().status)) apply(await localSteps.expirePayout(dealId));
+  /**
+   * One expiry window (the assignment SLA of an UNASSIGNED payout, the transfer window of a
+   * MATCHED one): waits until `deadline` — or `wakeAfterMs`, if sooner — unless the payout leaves
+   * the window first. At the deadline (run out, or fired by advanceTimer) a payout still in the
+   * window expires through its step (hold returned). 'deadline' when the deadline was reached,
+   * else how the wait ended: 'elapsed' is a wake before it.
+   */
+  const expireAtDeadline = async (window: {
+    timer: 'assign_sla' | 'transfer_sla';
+    deadline: string;
+    inWindow: () => boolean;
+    move: 'expire_unassigned' | 'expire_matched';
+    expire: () => Promise<PayoutSnapshot>;
+    wakeAfterMs?: number;
+  }): Promise<'deadline' | 'done' | 'elapsed'> => {
+    const deadline = Date.parse(window.deadline);
+    const left = deadline - Date.now();
+    const woke = left <= 0 ? 'past' : await clock.wait(window.timer, () => !window.inWindow(), Math.min(left, window.wakeAfterMs ?? left));
+    const reached = woke === 'past' || woke === 'advanced' || (woke === 'elapsed' && Date.now() >= deadline);
+    if (!reached) return woke === 'done' ? 'done' : 'elapsed';
+    await serial(async () => {
+      if (!payoutRefusal(window.move, current().status) && window.inWindow()) apply(await window.expire());
     });
-  /** The transfer window ending at `deadline` ran out: a payout still MATCHED in that window expires (hold returned). */
-  const expireMatched = (deadline: string) =>
-    serial(async () => {
-      if (!payoutRefusal('expire_matched', current().status) && current().transferDeadlineAt === deadline) apply(await localSteps.expireMatchedPayout(dealId));
-    });
-  /** Whether a wait for `deadline` (ms) ended with the deadline reached: already past, fired by advanceTimer, or run out. */
-  const reached = (woke: 'past' | 'done' | 'elapsed' | 'advanced', deadline: number) =>
-    woke === 'past' || woke === 'advanced' || (woke === 'elapsed' && Date.now() >= deadline);
+    return 'deadline';
+  };
   /** Another look for a free trader. */
   const rematch = () =>
     serial(async () => {
@@ -96,17 +108,24 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   while (!isPayoutTerminal(current().status)) {
     const d = current();
     if (d.status === 'UNASSIGNED') {
-      const deadline = Date.parse(d.assignDeadlineAt);
-      const left = deadline - Date.now();
-      const woke = left <= 0 ? 'past' : await clock.wait('assign_sla', () => current().status !== 'UNASSIGNED', Math.min(left, input.retryMatchSeconds * 1000));
-      if (reached(woke, deadline)) await expireUnassigned();
-      else if (woke === 'elapsed') await rematch();
+      const ended = await expireAtDeadline({
+        timer: 'assign_sla',
+        deadline: d.assignDeadlineAt,
+        inWindow: () => current().status === 'UNASSIGNED',
+        move: 'expire_unassigned',
+        expire: () => localSteps.expirePayout(dealId),
+        wakeAfterMs: input.retryMatchSeconds * 1000,
+      });
+      if (ended === 'elapsed') await rematch();
     } else if (d.status === 'MATCHED' && d.transferDeadlineAt) {
       const deadline = d.transferDeadlineAt;
-      const left = Date.parse(deadline) - Date.now();
-      const woke =
-        left <= 0 ? 'past' : await clock.wait('transfer_sla', () => current().status !== 'MATCHED' || current().transferDeadlineAt !== deadline, left);
-      if (reached(woke, Date.parse(deadline))) await expireMatched(deadline);
+      await expireAtDeadline({
+        timer: 'transfer_sla',
+        deadline,
+        inWindow: () => current().status === 'MATCHED' && current().transferDeadlineAt === deadline,
+        move: 'expire_matched',
+        expire: () => localSteps.expireMatchedPayout(dealId),
+      });
     } else if (d.status === 'PROCESSING' && !alerted && input.processingAlertSeconds) {
       const finished = (await clock.wait('processing_alert', () => current().status !== 'PROCESSING', input.processingAlertSeconds * 1000)) === 'done';
       if (!finished) await localSteps.flagOverduePayout(dealId);

@@ -27,5 +27,5 @@ export function createChain(config: ChainConfig, sql: Sql, log: Logger): Chain {
   }
 }
 
-export type { ChainAdapter, ChainTransfer, SentTransfer, TransferStatus } from './adapter';
-export { ChainRejected, ChainUnavailable } from './adapter';
+export type { ChainAdapter, SentTransfer, TransferStatus } from './adapter';
+export { ChainRejected } from './adapter';

@@ -16,8 +16,7 @@ import { ChainRejected, ChainUnavailable, type ChainAdapter, type ChainTransfer 
 
 export type SimulatorMode = 'ok' | 'fail' | 'flaky' | 'hang';
 
-export const simulatedTxHash = (t: ChainTransfer) =>
-  createHash('sha256').update(`sim-tron\u0000${t.withdrawalId}\u0000${t.toAddress}\u0000${t.amount}`).digest('hex');
+const simulatedTxHash = (t: ChainTransfer) => createHash('sha256').update(`sim-tron\u0000${t.withdrawalId}\u0000${t.toAddress}\u0000${t.amount}`).digest('hex');
 
 /** Never answers; gives up only when the caller aborts. */
 function aborted(signal: AbortSignal | undefined): Promise<never> {

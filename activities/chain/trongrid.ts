@@ -249,14 +249,14 @@ export interface TronTransactionInfo {
   logs: TronLog[];
 }
 
-export interface TronLog {
+interface TronLog {
   address: string;
   topics: string[];
   data: string;
 }
 
 /** keccak-256("Transfer(address,address,uint256)"): topic 0 of every TRC-20 transfer. */
-export const TRANSFER_EVENT_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const TRANSFER_EVENT_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
 /**
  * The TRC-20 Transfer events of `contract` in a receipt: recipient ('T…') and value (smallest

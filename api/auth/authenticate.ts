@@ -77,10 +77,9 @@ export interface AuthScheme {
 
 export type RouteAuth = AuthMode | AuthScheme;
 
-export const ADMIN_REQUIRED = 'admin role required';
-export const V2_REQUIRED =
+const ADMIN_REQUIRED = 'admin role required';
+const V2_REQUIRED =
   'this merchant requires request-bound signatures: X-Signature must carry v2=<hex hmac-sha256 of "<t>.<METHOD>.<path and query>.<raw body>">';
-export { MERCHANT_DISABLED };
 
 /** The body is empty or an empty JSON object: a key rotation (body-less) could carry the same v1 signature. */
 function isBodyless(ctx: Context): boolean {

@@ -14,6 +14,6 @@ export function clientIpResolver(trustedProxies: string[]): (req: IncomingMessag
 }
 
 /** IPv4 peers on a dual-stack socket arrive as ::ffff:a.b.c.d; the whitelist holds a.b.c.d. */
-export function normaliseIp(ip: string): string {
+function normaliseIp(ip: string): string {
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }

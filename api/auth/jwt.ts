@@ -3,7 +3,7 @@ import { Unauthenticated } from '../../domain/errors';
 import { textProblem } from '../../domain/text';
 import { UUID_RE } from '../../domain/ids';
 
-export type JwtRole = 'merchant' | 'admin' | 'platform_admin' | 'trader';
+type JwtRole = 'merchant' | 'admin' | 'platform_admin' | 'trader';
 
 export interface JwtClaims {
   sub: string;

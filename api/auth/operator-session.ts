@@ -13,9 +13,9 @@ import { isOperatorRole, type OperatorRole } from '../../domain/operator-roles';
 import { findLiveSession, touchSession } from '../../db/queries/operators';
 import type { AppDeps } from '../deps';
 
-export const SESSION_COOKIE = 'gw_operator';
-export const CSRF_HEADER = 'X-CSRF-Token';
-export const CSRF_REFUSED =
+const SESSION_COOKIE = 'gw_operator';
+const CSRF_HEADER = 'X-CSRF-Token';
+const CSRF_REFUSED =
   'a console request that changes something needs the X-CSRF-Token header of its session (answered by sign-in and GET /api/v1/p2p/admin/session)';
 
 export const sessionIdOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -41,7 +41,7 @@ export function sessionEnd(deps: Pick<AppDeps, 'config'>, createdAt: Date, now: 
 }
 
 /** The cookie's attributes: HttpOnly, SameSite=Strict, Path=/, Secure on https or in production (OPERATOR_COOKIE_SECURE). */
-export function cookieSecure(ctx: Context, deps: Pick<AppDeps, 'config'>): boolean {
+function cookieSecure(ctx: Context, deps: Pick<AppDeps, 'config'>): boolean {
   const mode = deps.config.OPERATOR_COOKIE_SECURE;
   if (mode !== 'auto') return mode === 'always';
   return deps.config.NODE_ENV === 'production' || ctx.protocol === 'https';

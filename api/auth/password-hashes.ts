@@ -16,7 +16,7 @@ export interface PasswordHashLimits {
   queue: number;
 }
 
-export const HASHES_BUSY = 'too many sign-ins are being checked at this moment; try again in a few seconds';
+const HASHES_BUSY = 'too many sign-ins are being checked at this moment; try again in a few seconds';
 
 export class PasswordHashGate {
   readonly #slots: Sema;

@@ -9,7 +9,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context, Middleware } from 'koa';
 
-export const CONSOLE_DIST = resolve(fileURLToPath(new URL('../../console/dist', import.meta.url)));
+const CONSOLE_DIST = resolve(fileURLToPath(new URL('../../console/dist', import.meta.url)));
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -23,7 +23,7 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
@@ -45,7 +45,7 @@ function secure(ctx: Context) {
 
 /** The file below dist a path names, or undefined (outside dist, a folder, missing). */
 function fileOf(dist: string, relative: string): string | undefined {
-  const path = resolve(dist, '.' + sep + decodeURIComponent(relative));
+  const path = resolve(dist, `.${sep}${decodeURIComponent(relative)}`);
   if (path !== dist && !path.startsWith(dist + sep)) return undefined;
   try {
     return statSync(path).isFile() ? path : undefined;

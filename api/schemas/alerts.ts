@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { pageSize, timestamp, uuid } from './common';
 import { bulkIds, bulkResult } from './bulk';
 
-export const alertSchema = z
+const alertSchema = z
   .object({
     alert_id: z.string().uuid(),
     kind: z.string().openapi({ example: 'payout_processing_overdue' }),

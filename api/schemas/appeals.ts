@@ -1,20 +1,15 @@
 import { z } from 'zod';
 import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
-import { int64Body, int64String, pageSize, timestamp, uuid } from './common';
+import { int64Body, pageSize, textRule, timestamp, uuid } from './common';
 import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/state/appeals';
-
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Free text of appeals and messages: line breaks and tabs are fine, other control characters (NUL …) are not. */
 const text = (field: string, max: number) =>
   z
     .string({ error: `${field} is required` })
     .max(max, `${field} is at most ${max} characters`)
-    .refine((v) => !CONTROL.test(v), { message: `${field} contains a control character`, params: { code: 'invalid_string' } })
-    .refine((v) => !LONE_SURROGATE.test(v), { message: `${field} contains an invalid unicode sequence`, params: { code: 'invalid_string' } });
+    .superRefine(textRule(field, false));
 
 const fileIds = z
   .array(uuid('file_ids[]'), { error: 'file_ids must be an array of file ids' })
@@ -68,7 +63,7 @@ export const messageSchema = z
 
 export const appealResponse = z.object({ data: appealSchema }).openapi('AppealResponse');
 /** GET of one appeal: the appeal with one field more, what the deal's payer sent from the payment page. */
-export const appealDetailSchema = appealSchema.extend({ payer_proof: payerProofSchema }).openapi('AppealDetail');
+const appealDetailSchema = appealSchema.extend({ payer_proof: payerProofSchema }).openapi('AppealDetail');
 export const appealDetailResponse = z.object({ data: appealDetailSchema }).openapi('AppealDetailResponse');
 export const messageResponse = z.object({ data: messageSchema }).openapi('AppealMessageResponse');
 export const messagesResponse = z.object({ data: z.object({ messages: z.array(messageSchema) }) }).openapi('AppealMessagesResponse');
@@ -123,7 +118,7 @@ const caseFields = {
   assigned_at: z.string().openapi({ description: "RFC 3339; '' when nobody is assigned" }),
 };
 
-export const attachmentSchema = z
+const attachmentSchema = z
   .object({
     file_id: z.string().uuid(),
     note: z.string(),
@@ -132,7 +127,7 @@ export const attachmentSchema = z
   })
   .openapi('AppealAttachment');
 
-export const adminAppealSchema = appealSchema
+const adminAppealSchema = appealSchema
   .extend({
     merchant_id: z.string().uuid(),
     ...caseFields,
@@ -204,5 +199,3 @@ export const settlementBody = z
     params: { code: 'required' },
   })
   .openapi('SettlementRequest');
-
-export { int64String };

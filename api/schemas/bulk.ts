@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { uuid } from './common';
 
 /** Objects of one bulk request at most (a console page of them). */
-export const BULK_MAX_ITEMS = 100;
+const BULK_MAX_ITEMS = 100;
 
 /** A bulk action's ids: one to BULK_MAX_ITEMS, each a UUID (repeats count once). */
 export const bulkIds = (field: string) =>

@@ -24,7 +24,7 @@ export const positiveAmount = (field: string) =>
  * the sums the ledger keeps (wallet figures, the chain account) stay far inside int64 — an
  * int64-sized deposit would make the next sum overflow.
  */
-export const MAX_CREDIT_CENTS = 10n ** 15n;
+const MAX_CREDIT_CENTS = 10n ** 15n;
 export const creditAmount = (field: string) =>
   positiveAmount(field)
     .refine((v) => v <= MAX_CREDIT_CENTS, { message: `${field} is at most ${MAX_CREDIT_CENTS} USDT cents`, params: { code: 'too_big' } })
@@ -69,7 +69,7 @@ export const txHash = (field: string) =>
 export const timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
 
 /** A field error of a 400: which field, why (for people), and a stable code (for programs). */
-export const fieldErrorSchema = z
+const fieldErrorSchema = z
   .object({
     field: z.string().openapi({ description: 'the request field at fault, a dotted path (`requisite_details.iban`); `(body)` for the body as a whole' }),
     message: z.string().openapi({ description: 'for people; may change' }),

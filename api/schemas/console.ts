@@ -27,7 +27,7 @@ export const signInBody = z
   .strict()
   .openapi('OperatorSignIn');
 
-export const operatorSchema = z
+const operatorSchema = z
   .object({
     operator_id: z.string(),
     email: z.string(),
@@ -92,7 +92,7 @@ export const ownPasswordResponse = z
   .openapi('OperatorOwnPasswordResult');
 
 export const inviteOperatorBody = z.object({ email, role }).strict().openapi('OperatorInvite');
-export const invitationSchema = z
+const invitationSchema = z
   .object({
     invitation_id: z.string().uuid(),
     email: z.string(),
@@ -160,7 +160,7 @@ export const auditQuery = z.object({
   page_token: z.string().optional().openapi({ description: 'opaque cursor from next_page_token' }),
 });
 
-export const auditEntrySchema = z
+const auditEntrySchema = z
   .object({
     id: z.string().openapi({ description: 'int64 as a digit string; newer entries have larger ids' }),
     at: timestamp,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { httpUrl, int64String, line, lineRule, positiveAmount, text, textRule, timestamp, uuid } from './common';
 import { AMOUNT_MATCHES, PAYIN_STATUSES, type PayinStatus } from '../../domain/state/payin';
-import { PAYOUT_STATUSES, type PayoutStatus } from '../../domain/state/payout';
+import { PAYOUT_STATUSES, REQUISITE_DETAIL_KEYS, type PayoutStatus } from '../../domain/state/payout';
 
 /** Every status a deal can have: the PayIn table's and the PayOut table's (domain/state/payin.ts, domain/state/payout.ts), once each. */
-export const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [PayinStatus | PayoutStatus, ...(PayinStatus | PayoutStatus)[]];
+const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [PayinStatus | PayoutStatus, ...(PayinStatus | PayoutStatus)[]];
 const dealStatus = z.enum(DEAL_STATUSES).openapi({
   description: `PayIn: ${PAYIN_STATUSES.join(', ')}. PayOut: ${PAYOUT_STATUSES.join(', ')}. New statuses may be added without notice.`,
 });
@@ -183,8 +183,6 @@ export const payerProofSchema = z
 
 export const checkoutParams = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'unknown checkout') });
 
-const REQUISITE_DETAIL_KEYS = ['iban', 'account_number', 'document_number', 'bank_name', 'phone_number'];
-
 /** The PayOut create's body. */
 export const createPayoutBody = z
   .object({
@@ -203,7 +201,7 @@ export const createPayoutBody = z
     requisite_details: z
       .record(z.string(), z.string({ error: 'requisite_details values must be strings' }).max(200).superRefine(lineRule('requisite_details')))
       .superRefine((details, ctx) => {
-        const unknown = Object.keys(details).filter((k) => !REQUISITE_DETAIL_KEYS.includes(k));
+        const unknown = Object.keys(details).filter((k) => !(REQUISITE_DETAIL_KEYS as readonly string[]).includes(k));
         if (unknown.length > 0) {
           ctx.addIssue({
             code: 'custom',

@@ -11,7 +11,6 @@ import {
   DEAL_AMOUNT_EVENT_TYPES,
   DEAL_EVENT_TYPES,
   DEPOSIT_EVENT_TYPES,
-  EVENT_TYPES,
   WITHDRAWAL_EVENT_TYPES,
 } from '../../domain/events/event-types';
 import { repeated } from './listing';
@@ -19,8 +18,6 @@ import { repeated } from './listing';
 const EVENT_NOTE =
   'New types are added without notice: clients must ignore the types they do not know, and fields are added ' +
   'without notice too (int64 values are strings).';
-
-export const EVENT_TYPES_DESCRIPTION = `${EVENT_TYPES.join(', ')}. ${EVENT_NOTE}`;
 
 /** What every event carries, whatever its type. */
 const envelope = {
@@ -33,18 +30,18 @@ const envelope = {
 };
 
 /** The deal as it was when the event happened. */
-export const eventDealSchema = dealSchema
+const eventDealSchema = dealSchema
   .extend({ amount_version: int64String.openapi({ description: 'the deal amount version; +1 on each operator amount change' }) })
   .openapi('EventDeal', { description: 'The deal as it was when the event happened (MerchantDealInfo and its amount_version).' });
 
 const typeOf = <T extends readonly [string, ...string[]]>(types: T) => z.enum(types).openapi({ description: `one of ${types.join(', ')}` });
 
-export const dealEventSchema = z
+const dealEventSchema = z
   .object({ ...envelope, type: typeOf(DEAL_EVENT_TYPES), deal: eventDealSchema })
   .passthrough()
   .openapi('DealEvent', { description: 'deal.* events (but deal.amount_changed): the deal as it was when the event happened.' });
 
-export const dealAmountChangedEventSchema = z
+const dealAmountChangedEventSchema = z
   .object({
     ...envelope,
     type: typeOf(DEAL_AMOUNT_EVENT_TYPES),
@@ -56,7 +53,7 @@ export const dealAmountChangedEventSchema = z
   .passthrough()
   .openapi('DealAmountChangedEvent', { description: "deal.amount_changed: an operator changed the deal's amount (never sent to V1 merchants)." });
 
-export const appealEventSchema = z
+const appealEventSchema = z
   .object({
     ...envelope,
     type: typeOf(APPEAL_EVENT_TYPES),
@@ -66,7 +63,7 @@ export const appealEventSchema = z
   .passthrough()
   .openapi('AppealEvent', { description: 'appeal.* events (but appeal.message): the appeal as GET /appeals/{appeal_id} shows it.' });
 
-export const appealMessageEventSchema = z
+const appealMessageEventSchema = z
   .object({
     ...envelope,
     type: typeOf(APPEAL_MESSAGE_EVENT_TYPES),
@@ -77,12 +74,12 @@ export const appealMessageEventSchema = z
   .passthrough()
   .openapi('AppealMessageEvent', { description: 'appeal.message: a new message in an appeal.' });
 
-export const withdrawalEventSchema = z
+const withdrawalEventSchema = z
   .object({ ...envelope, type: typeOf(WITHDRAWAL_EVENT_TYPES), withdrawal: withdrawalSchema })
   .passthrough()
   .openapi('WithdrawalEvent', { description: 'p2p.finance.withdrawal_* events: the withdrawal.' });
 
-export const depositEventSchema = z
+const depositEventSchema = z
   .object({ ...envelope, type: typeOf(DEPOSIT_EVENT_TYPES), deposit: depositSchema })
   .passthrough()
   .openapi('DepositEvent', { description: 'p2p.finance.deposit_confirmed: a TRON deposit was credited (never sent to V1 merchants).' });

@@ -12,7 +12,7 @@ export const notificationsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'at most this many, newest first (default 20, at most 100)' }),
 });
 
-export const notificationSchema = z
+const notificationSchema = z
   .object({
     id: z.string().openapi({ description: 'int64 as digits; newer notifications have larger ids' }),
     kind: z.enum(['appeal.opened', 'appeal.reopened', 'withdrawal.waiting', 'alert.raised']),

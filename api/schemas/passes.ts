@@ -26,7 +26,7 @@ export const createPassBody = z
   })
   .openapi('CreatePassRequest');
 
-export const passSchema = z
+const passSchema = z
   .object({
     pass_id: z.string().uuid(),
     tenant_id: z.string().uuid(),

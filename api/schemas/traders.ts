@@ -6,7 +6,7 @@ export const REQUISITE_TYPES = ['BANK_CARD', 'SBP', 'BANK_TRANSFER', 'E_WALLET',
 export const createTraderBody = z
   .object({ name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200).superRefine(lineRule('name')) })
   .openapi('CreateTraderRequest');
-export const traderSchema = z
+const traderSchema = z
   .object({ trader_id: z.string().uuid(), name: z.string(), status: z.string(), wallet_id: z.string().uuid(), created_at: timestamp })
   .openapi('Trader');
 export const traderResponse = z.object({ trader: traderSchema }).openapi('TraderResponse');

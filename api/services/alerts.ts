@@ -12,7 +12,7 @@ import { insertAudit } from '../../db/queries/audit';
 import type { Db } from '../../db/sql';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
-export function presentAlert(r: AlertRow) {
+function presentAlert(r: AlertRow) {
   return {
     alert_id: r.id,
     kind: r.kind,

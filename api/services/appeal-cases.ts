@@ -29,7 +29,7 @@ export function presentCase(row: AppealRow, nowMs: number) {
   };
 }
 
-export const presentAttachment = (a: AttachmentRow) => ({
+const presentAttachment = (a: AttachmentRow) => ({
   file_id: a.file_id,
   note: a.note,
   attached_by: a.attached_by,

@@ -68,14 +68,14 @@ import { presentFile, requireOwnFiles, type FileOwner } from './files';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import type { MerchantScope } from './payins';
 
-export const APPEALS_PAGE_DEFAULT = 20;
-export const APPEALS_PAGE_MAX = 100;
+const APPEALS_PAGE_DEFAULT = 20;
+const APPEALS_PAGE_MAX = 100;
 /** A run of an appeal workflow ends after this long without commands. */
 const APPEAL_RUN_IDLE_SECONDS = 60;
 const SETTLEMENT_NAMESPACE = '9d2f64c1-6a0e-4c8b-b7f3-41e5a2d08c6b';
 
 /** The settlement deal of an appeal: one id per appeal, so concurrent requests address one deal. */
-export const settlementDealIdFor = (appealId: string) => uuidV5(`settlement\u0000${appealId}`, SETTLEMENT_NAMESPACE);
+const settlementDealIdFor = (appealId: string) => uuidV5(`settlement\u0000${appealId}`, SETTLEMENT_NAMESPACE);
 
 export { presentMessage };
 

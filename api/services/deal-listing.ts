@@ -18,8 +18,8 @@ import {
 import type { DealRow } from '../../db/queries/deals';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
-export const PAGE_SIZE_DEFAULT = 50;
-export const PAGE_SIZE_MAX = 250;
+const PAGE_SIZE_DEFAULT = 50;
+const PAGE_SIZE_MAX = 250;
 const TURNOVER_MAX_DAYS = 92;
 const KNOWN_STATUSES = new Set<string>([...PAYIN_STATUSES, ...PAYOUT_STATUSES]);
 

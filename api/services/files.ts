@@ -33,12 +33,12 @@ export interface StoreOptions {
   alsoInTransaction?: (tx: Db, row: FileRow) => Promise<void>;
 }
 
-export const storageOf = (deps: AppDeps): FileStorage => deps.fileStorage ?? postgresFileStorage(deps.sql);
+const storageOf = (deps: AppDeps): FileStorage => deps.fileStorage ?? postgresFileStorage(deps.sql);
 
 const refuse = (message: string) => new InvalidArgument(message, [{ field: PART_NAME, message, code: 'invalid_file' }]);
 
 /** Parses the one `file` part out of a complete multipart body; any other file part, a truncated body or no file is 400. */
-export async function parseUpload(raw: Buffer, contentType: string, maxBytes: number): Promise<{ bytes: Buffer; fileName: string }> {
+async function parseUpload(raw: Buffer, contentType: string, maxBytes: number): Promise<{ bytes: Buffer; fileName: string }> {
   const { file } = await parseMultipart(raw, contentType, maxBytes, PART_NAME);
   if (!file) throw refuse(`no file: send it as multipart/form-data in the part named "${PART_NAME}"`);
   return file;
@@ -119,8 +119,7 @@ function tooLarge(maxBytes: number) {
 
 /** A display name only (never a path): control characters and path parts dropped, at most 200 characters. */
 function cleanName(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  return (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001F\u007F-\u009F]/g, '').slice(0, 200);
+  return (name.split(/[\\/]/).pop() ?? '').replace(/\p{Cc}/gu, '').slice(0, 200);
 }
 
 /** Text is accepted when it is valid UTF-8 without control characters other than tab, LF, CR and FF. */
@@ -131,8 +130,7 @@ function isPlainText(bytes: Buffer): boolean {
   } catch {
     return false;
   }
-  // eslint-disable-next-line no-control-regex
-  return !/[\u0000-\u0008\u000B\u000E-\u001F\u007F]/.test(text);
+  return !/(?![\t\n\f\r])\p{Cc}/u.test(text);
 }
 
 const TYPE_NAMES: Record<string, string> = {
@@ -149,7 +147,7 @@ const typeNames = (types: readonly string[]) => {
 };
 
 /** The content type from the bytes themselves; undefined when it is none of the allowed ones. */
-export async function sniffType(bytes: Buffer): Promise<string | undefined> {
+async function sniffType(bytes: Buffer): Promise<string | undefined> {
   const detected = await fileTypeFromBuffer(bytes);
   if (detected) return SNIFFED[detected.ext];
   return isPlainText(bytes) ? 'text/plain' : undefined;

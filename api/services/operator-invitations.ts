@@ -37,7 +37,7 @@ import { clientAddress, normalizeEmail, presentOperator, sessionAnswer } from '.
 
 const tokenHashOf = (token: string) => createHash('sha256').update(`operator-invitation:${token}`).digest('hex');
 
-export function presentInvitation(row: InvitationRow, nowMs: number) {
+function presentInvitation(row: InvitationRow, nowMs: number) {
   return {
     invitation_id: row.id,
     email: row.email,
@@ -50,7 +50,7 @@ export function presentInvitation(row: InvitationRow, nowMs: number) {
 }
 
 /** Where the console is reached from outside, and the page an invitation's link opens (the token in the fragment: never sent to a server or a log). */
-export const invitationUrl = (deps: Pick<AppDeps, 'config'>, token: string) =>
+const invitationUrl = (deps: Pick<AppDeps, 'config'>, token: string) =>
   `${(deps.config.CONSOLE_BASE_URL ?? deps.config.CHECKOUT_BASE_URL).replace(/\/+$/, '')}/console/invitation#token=${token}`;
 
 /** The development mailbox: one JSON line per e-mail that would have been sent. A failure to write it costs nothing but the line. */

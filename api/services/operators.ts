@@ -45,7 +45,7 @@ import {
 import { clearSessionCookie, csrfTokenOf, newSessionToken, sessionEnd, sessionIdOf, setSessionCookie } from '../auth/operator-session';
 
 /** The one answer of every failed sign-in: no telling an unknown email from a wrong password or code. */
-export const SIGN_IN_REFUSED = 'invalid email, password or code';
+const SIGN_IN_REFUSED = 'invalid email, password or code';
 
 /** Too many failed sign-ins: 429 with Retry-After, like the merchant rate limit. */
 class TooManySignIns extends DomainError {

@@ -4,13 +4,11 @@ import { InvalidArgument } from '../../domain/errors';
 import { isKeysetCursor, type KeysetCursor } from '../../db/queries/keyset';
 import type { AppDeps } from '../deps';
 
-export { isKeysetCursor, type KeysetCursor };
-
 /**
  * Opaque, tamper-evident page tokens: base64url(JSON payload) + "." + HMAC-SHA256 over it and
  * the merchant id, keyed from the server's secrets key. Anything else is 400 `invalid page_token`.
  */
-export class PageTokens {
+class PageTokens {
   private readonly key: Buffer;
 
   constructor(secretsKeyBase64: string) {

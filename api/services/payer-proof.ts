@@ -13,7 +13,7 @@ import { findDeal } from '../../db/queries/deals';
 import { storeFile } from './files';
 
 /** What a receipt may be: a photo or screenshot, or a bank's PDF. */
-export const RECEIPT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'application/pdf'] as const;
+const RECEIPT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'application/pdf'] as const;
 
 export interface PayerProofInput {
   receipt?: { bytes: Buffer; fileName: string };
@@ -21,7 +21,7 @@ export interface PayerProofInput {
   cardLast4?: string;
 }
 
-export const CARD_LAST4 = /^[0-9]{4}$/;
+const CARD_LAST4 = /^[0-9]{4}$/;
 
 /** The deal has all the proofs it takes. */
 export class ProofLimitReached extends FailedPrecondition {
@@ -47,7 +47,7 @@ const limitReached = () => new ProofLimitReached();
  * Refusals of a proof that need no storage: checked before anything is stored (and before "I
  * paid" is sent with it), so a refused proof changes nothing.
  */
-export function checkPayerProof(row: Pick<CheckoutRow, 'status' | 'proof_count'>, input: PayerProofInput): void {
+function checkPayerProof(row: Pick<CheckoutRow, 'status' | 'proof_count'>, input: PayerProofInput): void {
   if (input.cardLast4 !== undefined && !CARD_LAST4.test(input.cardLast4)) throw new CardDigitsInvalid();
   if (!input.receipt && input.cardLast4 === undefined) throw new ProofMissing();
   if (!payerProofAccepted(row.status)) throw new FailedPrecondition(`deal is ${row.status}; proof of payment is no longer taken`);

@@ -7,7 +7,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import { findCreated } from '../../db/queries/create-fence';
 import { assertWebhookTarget } from './webhook-target';
-import { DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { type DomainError, domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
 import { randomUUID } from 'node:crypto';
 import {
   closedRejects,
@@ -41,7 +41,6 @@ import {
   reconciliationUpdate,
   type CancelChannel,
   type ChangeAmountInput,
-  type PayinSnapshot,
   type PayinWorkflow,
 } from '../../workflows/contracts/payin';
 
@@ -206,7 +205,7 @@ export async function notifyCheckoutRow(deps: AppDeps, row: CheckoutRow): Promis
 
 async function operatorPayin(deps: AppDeps, dealId: string): Promise<DealRow> {
   const row = await findDeal(deps.sql, dealId);
-  if (!row || row.deal_type !== 'PAYIN') throw new NotFound('deal not found');
+  if (row?.deal_type !== 'PAYIN') throw new NotFound('deal not found');
   return row;
 }
 
@@ -245,5 +244,3 @@ export async function changePayinAmountByOperator(
   await runUpdate(deps, row.id, (h) => h.executeUpdate(changeAmountUpdate, { args: [{ ...change, actor: operatorActor(change.actor) }] }), closedRejects);
   return readDeal(deps, row.id);
 }
-
-export type { PayinSnapshot };

@@ -107,7 +107,7 @@ async function createPayoutUntimed(deps: AppDeps, scope: MerchantScope, body: Cr
 
 async function operatorPayout(deps: AppDeps, dealId: string): Promise<DealRow> {
   const row = await findDeal(deps.sql, dealId);
-  if (!row || row.deal_type !== 'PAYOUT') throw new NotFound('deal not found');
+  if (row?.deal_type !== 'PAYOUT') throw new NotFound('deal not found');
   return row;
 }
 

@@ -123,7 +123,7 @@ export async function sandboxDeposit(deps: AppDeps, merchantId: string, amount: 
 }
 
 /** The caps of a sandbox merchant's play deposits, from the settings. */
-export const sandboxDepositLimits = (config: AppDeps['config']) => ({
+const sandboxDepositLimits = (config: AppDeps['config']) => ({
   daily: config.SANDBOX_DEPOSIT_DAILY_LIMIT_USDT_CENTS,
   total: config.SANDBOX_DEPOSIT_TOTAL_LIMIT_USDT_CENTS,
 });

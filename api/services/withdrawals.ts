@@ -57,7 +57,7 @@ export function quoteWithdrawal(deps: AppDeps, amount: bigint) {
  * live (its hold is frozen), and once COMPLETED for WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS after
  * its creation. A CANCELLED one sent nothing and returned its hold, so it releases the key.
  */
-export function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowMs: number, windowSeconds: number): boolean {
+function holdsKey(row: Pick<WithdrawalRow, 'status' | 'created_at'>, nowMs: number, windowSeconds: number): boolean {
   if (WITHDRAWAL_LIVE.includes(row.status)) return true;
   return row.status === 'COMPLETED' && nowMs - row.created_at.getTime() < windowSeconds * 1000;
 }
@@ -204,7 +204,7 @@ export async function pageMerchantWithdrawals(
 }
 
 /** The operator's view: the merchant's plus the queue's facts and the four-eyes approvals collected so far (and whether each counts now). */
-export function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals: ApprovalRow[], accounts: ApproverAccounts) {
+function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals: ApprovalRow[], accounts: ApproverAccounts) {
   return {
     approvals: approvals
       .filter((a) => a.withdrawal_id === row.id)

@@ -23,7 +23,7 @@ import type { AppDeps } from '../deps';
  */
 export type V1Payload = (raw: { body: Record<string, unknown>; params: Record<string, string> }) => Record<string, unknown>;
 
-export const V2_MERCHANT_ON_V1 = 'this merchant uses API v2 (api_version v2); V1 routes serve only merchants with api_version v1';
+const V2_MERCHANT_ON_V1 = 'this merchant uses API v2 (api_version v2); V1 routes serve only merchants with api_version v1';
 
 /** A payload field as the client wrote it: strings verbatim, integers in digits, absent as ''. */
 function fieldText(value: unknown): string {
@@ -34,13 +34,13 @@ function fieldText(value: unknown): string {
 }
 
 /** The separator of the signed string: no field that enters the string may contain it. */
-export const V1_SEPARATOR = ';';
+const V1_SEPARATOR = ';';
 
-export function v1SignedPayload(timestamp: string, fields: unknown[]): string {
+function v1SignedPayload(timestamp: string, fields: unknown[]): string {
   return [timestamp, ...fields.map(fieldText)].join(V1_SEPARATOR);
 }
 
-export function v1Signature(secret: string, payload: string): string {
+function v1Signature(secret: string, payload: string): string {
   return createHmac('sha512', secret).update(payload).digest('hex');
 }
 

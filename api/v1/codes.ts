@@ -66,7 +66,7 @@ export const V1_PAYOUT_CODES: readonly PayoutCodeRow[] = [
  * PayOut codes V1 defines but the gateway never emits: 20 (legacy) and 50 (a transfer stage no
  * V2 status stands for). As list filters they are known codes that select nothing.
  */
-export const V1_PAYOUT_SILENT_CODES: readonly number[] = [20, 50];
+const V1_PAYOUT_SILENT_CODES: readonly number[] = [20, 50];
 
 /**
  * V1 withdrawal codes 1–4 (3 is the sent state), one per withdrawal status
@@ -85,7 +85,7 @@ export const V1_WITHDRAWAL_CODES: Record<WithdrawalStatus, 1 | 2 | 3 | 4> = {
  * V1 dispute codes. The legacy API's code table gives none, yet V1 list filters are numeric: one code per appeal
  * status (APPEAL_TRANSITIONS), in the order an appeal moves.
  */
-export const V1_DISPUTE_CODES: Record<string, number> = {
+const V1_DISPUTE_CODES: Record<string, number> = {
   OPEN: 1,
   IN_REVIEW: 2,
   REOPENED: 3,

@@ -12,7 +12,7 @@ import { renderV1Problem } from './envelope';
 export const isV1Path = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
 /** Where V1 clients are sent: the API document, whose V2 part succeeds V1. */
-export const SUCCESSOR_LINK = '</docs>; rel="successor-version", </openapi.json>; rel="service-desc"';
+const SUCCESSOR_LINK = '</docs>; rel="successor-version", </openapi.json>; rel="service-desc"';
 
 /** Who still calls V1, per merchant: registered in the API's metrics. */
 function v1Calls(metrics: Registry): Counter<'merchant_id'> {

@@ -97,7 +97,7 @@ export const disputeRoutes: RouteDef[] = [
     async ({ identity, body }, deps) => {
       const scope = merchantOf(identity);
       const merchantComment = body.merchantComment ?? body.comment ?? '';
-      const reasonText = [body.description, merchantComment, body.clientComment].filter((v) => v && v.trim()).join('\n');
+      const reasonText = [body.description, merchantComment, body.clientComment].filter((v) => v?.trim()).join('\n');
       const reason = createAppealBody.shape.reason.safeParse(reasonText);
       if (!reason.success) {
         const message = 'description, merchantComment or clientComment must state the reason, at least 10 characters together';
@@ -111,7 +111,7 @@ export const disputeRoutes: RouteDef[] = [
         const bytes = Buffer.from(body.proofImageBase64.replace(/^data:[^,]*,/, ''), 'base64');
         fileIds.push((await storeFile(deps, { kind: 'merchant', merchantId: scope.merchantId }, bytes, 'proofImageBase64')).id);
       }
-      let appeal;
+      let appeal: AppealRow;
       try {
         appeal = await createAppeal(deps, scope, { deal_id: body.paymentId, reason: reason.data, file_ids: fileIds });
       } catch (error) {

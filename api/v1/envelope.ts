@@ -54,7 +54,7 @@ const failureSchema = z.object({
   field: z.string().optional(),
 });
 
-export const v1ErrorSchema = z
+const v1ErrorSchema = z
   .object({
     failures: z.array(failureSchema).min(1),
     value: z.null(),

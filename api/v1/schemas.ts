@@ -6,7 +6,7 @@ import { tronAddress } from '../schemas/wallet';
 import { v1Envelope, v1ListOf } from './envelope';
 
 /** A V1 amount: a decimal string ("1500.50"); a JSON integer is taken as its digits. Converted by the currency's exponent later. */
-export const decimalAmount = (field: string) =>
+const decimalAmount = (field: string) =>
   z
     .union([z.string(), z.number().int(), z.bigint()], { error: `${field} must be a decimal string such as "1500.50"` })
     .transform((v) => String(v))
@@ -26,7 +26,7 @@ const integerish = (message: string, maxDigits = 9) =>
   });
 
 /** ISO 4217 numeric code (643 for RUB), as a JSON integer or a digit string. */
-export const numericCurrency = (field: string) =>
+const numericCurrency = (field: string) =>
   integerish(`${field} must be a numeric ISO 4217 code such as 643`).openapi({ type: 'integer', example: 643, description: 'ISO 4217 numeric code' });
 
 const required = (field: string, max = 255) =>
@@ -96,7 +96,7 @@ export const banksListBody = z
 
 export const idParams = z.object({ id: uuid('id') });
 
-export const incomingRecord = z
+const incomingRecord = z
   .object({
     id: z.string().uuid(),
     payInId: z.string(),
@@ -112,7 +112,7 @@ export const incomingRecord = z
   })
   .openapi('V1Incoming');
 
-export const outgoingRecord = z
+const outgoingRecord = z
   .object({
     id: z.string().uuid(),
     payOutId: z.string(),
@@ -127,7 +127,7 @@ export const outgoingRecord = z
   })
   .openapi('V1Outgoing');
 
-export const incomingStatistics = z
+const incomingStatistics = z
   .object({
     method: z.string(),
     conversionPercent: z.string().openapi({ example: '66.67', description: 'paid / all × 100, two decimals' }),
@@ -146,7 +146,7 @@ export const incomingStatistics = z
   })
   .openapi('V1IncomingStatistics');
 
-export const outgoingStatistics = z
+const outgoingStatistics = z
   .object({
     method: z.string(),
     conversionPercent: z.string(),
@@ -163,7 +163,7 @@ export const outgoingStatistics = z
   })
   .openapi('V1OutgoingStatistics');
 
-export const bankRecord = z
+const bankRecord = z
   .object({
     id: z.string().uuid(),
     country: z.string(),
@@ -241,7 +241,7 @@ export const withdrawCreateBody = z
 
 export const withdrawListBody = z.object(listFilters).openapi('V1WithdrawListRequest');
 
-export const withdrawalRecord = z
+const withdrawalRecord = z
   .object({
     id: z.string().uuid(),
     withdrawId: z.string().uuid(),
@@ -301,8 +301,8 @@ const disputeListFields = {
   lastModifiedAt: z.string(),
   finalizedAt: z.string().nullable(),
 };
-export const disputeListRecord = z.object(disputeListFields).openapi('V1DisputeListItem');
-export const disputeRecord = z
+const disputeListRecord = z.object(disputeListFields).openapi('V1DisputeListItem');
+const disputeRecord = z
   .object({
     ...disputeListFields,
     receiptFileBody: z.string().openapi({ description: 'base64 of the receipt file; empty when none' }),

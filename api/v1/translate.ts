@@ -134,7 +134,10 @@ export function statisticsLines(totals: DealTotalsRow[], catalog: V1Catalog): Me
     if (!currency) continue;
     const key = `${t.method}\u0000${currency.numeric_code}\u0000${currency.exponent}`;
     let line = lines.get(key);
-    if (!line) lines.set(key, (line = { method: t.method, currency, count: 0, amount: 0n, byStatus: new Map() }));
+    if (!line) {
+      line = { method: t.method, currency, count: 0, amount: 0n, byStatus: new Map() };
+      lines.set(key, line);
+    }
     const sums = line.byStatus.get(t.status) ?? { count: 0, amount: 0n, escrowUsdt: 0n, feeUsdt: 0n };
     line.byStatus.set(t.status, {
       count: sums.count + t.count,

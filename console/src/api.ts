@@ -1,10 +1,12 @@
 /**
- * The one client of the console: openapi-fetch typed by the gateway's own OpenAPI document
- * (the SDK's sdk/src/generated/openapi.ts, written by `npm run sdk:generate`: one file for both). Same-origin cookie session; every
- * request but GET/HEAD carries the session's CSRF token.
+ * The one client of the console: openapi-fetch typed by the gateway's own OpenAPI document, the
+ * types the SDK package exports as `@merchant-gateway/sdk/openapi` (written by
+ * `npm run sdk:generate`: one set of types for both; the console's tsconfig reads them from the
+ * SDK's source, so no SDK build comes first). Same-origin cookie session; every request but
+ * GET/HEAD carries the session's CSRF token.
  */
+import type { components, paths } from '@merchant-gateway/sdk/openapi';
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from '../../sdk/src/generated/openapi';
 
 export type Schemas = components['schemas'];
 
@@ -27,7 +29,7 @@ const csrf: Middleware = {
  * replaces by the digits.
  */
 const INT_MARK = `int64-${Math.random().toString(36).slice(2)}:`;
-export function jsonBody(body: unknown): string {
+function jsonBody(body: unknown): string {
   return JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? `${INT_MARK}${value.toString()}` : value)).replace(
     new RegExp(`"${INT_MARK}(-?\\d+)"`, 'g'),
     '$1',
@@ -35,11 +37,10 @@ export function jsonBody(body: unknown): string {
 }
 
 /** An int64 amount for a request body from the digits an operator typed (minor units); never parseFloat. */
-export function int64(digits: string): number {
+export function int64(digits: string): bigint {
   const trimmed = digits.trim();
   if (!/^-?\d+$/.test(trimmed)) throw new ApiError(400, `"${digits}" is not a whole number of minor units`);
-  // The generated types say number (JSON integer); the value is a bigint, written as its digits by jsonBody.
-  return BigInt(trimmed) as unknown as number;
+  return BigInt(trimmed);
 }
 
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin', bodySerializer: jsonBody });
@@ -56,7 +57,7 @@ export class ApiError extends Error {
 }
 
 /** The problem's message: detail is `{ code, message }` as JSON text; field errors are appended. */
-export function problemMessage(status: number, error: unknown): string {
+function problemMessage(status: number, error: unknown): string {
   if (error && typeof error === 'object') {
     const problem = error as { title?: string; detail?: string; errors?: { field: string; message: string }[] };
     let message = problem.title ?? `HTTP ${status}`;

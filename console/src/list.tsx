@@ -3,14 +3,19 @@
  * tokens, its error and loading states, a table with a (screen-reader) caption and header row,
  * and the pager.
  */
-import { Fragment, useEffect, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { Fragment, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { ErrorText, Field, Loading } from './ui';
 
 /** Keyset paging with the API's tokens: the token of the page shown, and the way back. */
-export function usePages(resetKey: string) {
+function usePages(resetKey: string) {
   const [tokens, setTokens] = useState<string[]>(['']);
-  useEffect(() => setTokens(['']), [resetKey]);
+  // A new filter starts at its first page in the same render, so no request goes out with the old filter's token.
+  const [pagedKey, setPagedKey] = useState(resetKey);
+  if (pagedKey !== resetKey) {
+    setPagedKey(resetKey);
+    setTokens(['']);
+  }
   const token = tokens[tokens.length - 1] ?? '';
   return {
     token: token || undefined,
@@ -20,7 +25,7 @@ export function usePages(resetKey: string) {
   };
 }
 
-export function Pager({ pages, nextToken }: { pages: ReturnType<typeof usePages>; nextToken: string | undefined }) {
+function Pager({ pages, nextToken }: { pages: ReturnType<typeof usePages>; nextToken: string | undefined }) {
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" onClick={pages.previous} disabled={pages.page <= 1}>

@@ -1,9 +1,12 @@
 /** A small history router under /console: the path is the state; links push, back/forward pop. */
 import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
-export const BASE = '/console';
+const BASE = '/console';
 const listeners = new Set<() => void>();
-window.addEventListener('popstate', () => listeners.forEach((l) => l()));
+const notify = () => {
+  for (const l of listeners) l();
+};
+window.addEventListener('popstate', notify);
 
 const subscribe = (listener: () => void) => {
   listeners.add(listener);
@@ -22,7 +25,7 @@ export function navigate(to: string, replace = false) {
   const url = BASE + (to.startsWith('/') ? to : `/${to}`);
   if (replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
-  listeners.forEach((l) => l());
+  notify();
   window.scrollTo(0, 0);
 }
 

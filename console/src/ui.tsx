@@ -15,7 +15,7 @@ export function money(minor: string | undefined, exponent = 2): string {
 export function when(iso: string | undefined): string {
   if (!iso) return '';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 }
 
 export function age(seconds: number): string {
@@ -136,6 +136,7 @@ export function Action<T>({
 
 export function Field({ label, children, hint, hideLabel }: { label: string; children: ReactNode; hint?: string; hideLabel?: boolean }) {
   return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control is `children`: every caller passes its input, select or textarea
     <label className="field">
       <span className={hideLabel ? 'sr-only' : undefined}>{label}</span>
       {children}

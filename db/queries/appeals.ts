@@ -150,7 +150,7 @@ export async function findSettlement(db: Db, appealId: string): Promise<Settleme
 // ---- Appeal steps (the activities) ----
 
 /** The deal an appeal belongs to, read without a lock (the step locks the deal first, then the appeal). */
-export async function appealDealId(db: Db, appealId: string): Promise<string | undefined> {
+async function appealDealId(db: Db, appealId: string): Promise<string | undefined> {
   const [row] = await db<{ deal_id: string }[]>`select deal_id from appeals where id = ${appealId}`;
   return row?.deal_id;
 }

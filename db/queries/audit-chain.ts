@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../sql';
 
-export const GENESIS_HASH = Buffer.alloc(32);
+const GENESIS_HASH = Buffer.alloc(32);
 
-export interface AuditChainBreak {
+interface AuditChainBreak {
   chain_seq: string;
   id: string;
   problem: string;
@@ -44,7 +44,7 @@ interface ChainRow {
 const field = (value: string | null) => (value === null ? '-' : `${Buffer.byteLength(value, 'utf8')}:${value}`);
 
 /** The canonical content of a row, as the insert trigger builds it (audit_log_content). */
-export function auditRowContent(row: Omit<ChainRow, 'prev_hash' | 'hash'>): Buffer {
+function auditRowContent(row: Omit<ChainRow, 'prev_hash' | 'hash'>): Buffer {
   return Buffer.from(
     [
       row.chain_seq,
@@ -67,7 +67,7 @@ export function auditRowContent(row: Omit<ChainRow, 'prev_hash' | 'hash'>): Buff
   );
 }
 
-export const chainHash = (prev: Buffer, content: Buffer) => createHash('sha256').update(prev).update(content).digest();
+const chainHash = (prev: Buffer, content: Buffer) => createHash('sha256').update(prev).update(content).digest();
 
 /** At most this many breaks are listed (the first one is what matters; the count says the rest). */
 const MAX_LISTED = 50;

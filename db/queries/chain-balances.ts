@@ -1,13 +1,6 @@
 /** On-chain balances read from the TRON node, cached with their age (the profile's trc20_* fields, the hot wallet). */
 import type { Db } from '../sql';
 
-export interface ChainBalanceRow {
-  address: string;
-  usdt_units: bigint;
-  trx_sun: bigint;
-  refreshed_at: Date;
-}
-
 export async function saveChainBalance(db: Db, b: { address: string; usdtUnits: bigint; trxSun: bigint }): Promise<void> {
   await db`
     insert into chain_balances (address, usdt_units, trx_sun, refreshed_at)

@@ -6,8 +6,8 @@
  */
 import type { Db } from '../sql';
 
-export const DESK_EVENT_KINDS = ['appeal.opened', 'appeal.reopened', 'withdrawal.waiting', 'alert.raised'] as const;
-export type DeskEventKind = (typeof DESK_EVENT_KINDS)[number];
+const DESK_EVENT_KINDS = ['appeal.opened', 'appeal.reopened', 'withdrawal.waiting', 'alert.raised'] as const;
+type DeskEventKind = (typeof DESK_EVENT_KINDS)[number];
 
 export interface DeskEventRow {
   id: bigint;

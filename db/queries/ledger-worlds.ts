@@ -19,7 +19,7 @@ import type { Db } from '../sql';
 import type { InvariantViolation } from './ledger';
 
 /** The ledger kinds that are play money by definition (db/queries/postings.ts). */
-export const PLAY_KINDS = ['sandbox_deposit', 'sandbox_liquidity'] as const;
+const PLAY_KINDS = ['sandbox_deposit', 'sandbox_liquidity'] as const;
 
 export async function auditWorlds(db: Db): Promise<InvariantViolation[]> {
   const playCredits = await db<InvariantViolation[]>`

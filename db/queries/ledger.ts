@@ -5,7 +5,7 @@ import { PAYIN_TERMINAL } from '../../domain/state/payin';
 import { PAYOUT_TERMINAL } from '../../domain/state/payout';
 import { WITHDRAWAL_LIVE } from '../../domain/state/withdrawals';
 
-export type Bucket = 'available' | 'frozen' | 'pending_credits';
+type Bucket = 'available' | 'frozen' | 'pending_credits';
 
 export interface LedgerEntry {
   walletId: string;
@@ -127,7 +127,7 @@ const sqlList = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).j
  *   - a merchant's `pending_credits` = the net credit of their COMPLETED PayIns whose fee has
  *     not been distributed yet, and the platform's = the fees of those deals.
  */
-export const MERCHANT_HOLD_SOURCES: string[] = [
+const MERCHANT_HOLD_SOURCES: string[] = [
   // Live PayOuts hold amount_usdt + fee.
   `select wallet_id, escrow_usdt as amount from deals
    where deal_type = 'PAYOUT' and status not in (${sqlList(PAYOUT_TERMINAL)}) and wallet_id is not null`,

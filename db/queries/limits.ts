@@ -3,7 +3,7 @@ import { FailedPrecondition } from '../../domain/errors';
 import type { DealBounds } from '../../domain/limits';
 import { VOLUME_EXCLUDED_STATUSES } from '../../domain/state/payout';
 
-export interface MerchantLimits extends DealBounds {
+interface MerchantLimits extends DealBounds {
   daily_deal_amount_limit: bigint | null;
 }
 

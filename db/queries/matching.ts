@@ -1,4 +1,4 @@
-import type { Db } from '../sql';
+import type { Tx } from '../sql';
 import { sandboxTraderTakes } from '../../domain/sandbox';
 import { ensureSandboxRequisite } from './sandbox';
 
@@ -42,7 +42,7 @@ class DoesNotFit extends Error {}
  * traders; only if every candidate is busy does a second pass wait for one. Each candidate is
  * tried inside a savepoint, so the locks of one that does not fit are released at once.
  */
-export async function claimRequisite(tx: Db, req: MatchRequest): Promise<MatchedRequisite | undefined> {
+export async function claimRequisite(tx: Tx, req: MatchRequest): Promise<MatchedRequisite | undefined> {
   if (req.sandbox) {
     // The sandbox trader takes every sandbox deal but those the amount table refuses (domain/sandbox.ts).
     if (!sandboxTraderTakes(req.sandbox.dealType, req.amount)) return undefined;
@@ -69,10 +69,10 @@ export async function claimRequisite(tx: Db, req: MatchRequest): Promise<Matched
   return undefined;
 }
 
-async function tryCandidate(tx: Db, candidate: Candidate, req: MatchRequest, wait: boolean): Promise<MatchedRequisite | undefined> {
+async function tryCandidate(tx: Tx, candidate: Candidate, req: MatchRequest, wait: boolean): Promise<MatchedRequisite | undefined> {
   const lockMode = wait ? tx`for no key update` : tx`for no key update skip locked`;
   try {
-    return await (tx as any).savepoint(async (sp: Db) => {
+    return await tx.savepoint(async (sp) => {
       if (candidate.daily_limit !== null) {
         const [requisite] = await sp`select id from requisites where id = ${candidate.id} and status = 'ACTIVE' ${lockMode}`;
         if (!requisite) throw new DoesNotFit();

@@ -6,7 +6,7 @@ import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyse
 
 export const DEFAULT_TENANT_ID = '00000000-0000-4000-8000-000000000001';
 
-export interface MerchantRow {
+interface MerchantRow {
   id: string;
   tenant_id: string;
   name: string;
@@ -140,7 +140,7 @@ export async function toggleMerchantDisabled(db: Db, merchantId: string) {
   return row;
 }
 
-export interface CreatePreconditions {
+interface CreatePreconditions {
   deal_min_amount: bigint | null;
   deal_max_amount: bigint | null;
   daily_deal_amount_limit: bigint | null;

@@ -13,7 +13,7 @@
  */
 import { limitTransaction, type Sql } from '../sql';
 
-export type World = 'live' | 'sandbox';
+type World = 'live' | 'sandbox';
 
 export interface GaugeRow {
   withdrawals: { status: string; world: World; count: number; oldest_age_seconds: number }[];

@@ -1,4 +1,4 @@
-import type { Db } from '../sql';
+import type { Db, Tx } from '../sql';
 import { Conflict } from '../../domain/errors';
 import { claimRequisite, type MatchedRequisite, type MatchRequest } from './matching';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
@@ -77,7 +77,7 @@ export interface PassDeal {
  *   limit), the reservation is rolled back with its savepoint: the pass stays ACTIVE for a later
  *   deal and this deal goes through the normal cascade (undefined).
  */
-export async function claimThroughPass(tx: Db, deal: PassDeal, request: MatchRequest): Promise<MatchedRequisite | undefined> {
+export async function claimThroughPass(tx: Tx, deal: PassDeal, request: MatchRequest): Promise<MatchedRequisite | undefined> {
   const matching = () => tx`
     merchant_id = ${deal.merchantId} and amount = ${deal.amount}
       and (currency_id is null or currency_id = ${deal.currencyId})
@@ -90,7 +90,7 @@ export async function claimThroughPass(tx: Db, deal: PassDeal, request: MatchReq
   let lostRace = false;
   for (const candidate of candidates) {
     try {
-      const outcome = await (tx as any).savepoint(async (sp: Db) => {
+      const outcome = await tx.savepoint(async (sp) => {
         const [pass] = await sp<PassRow[]>`
           update passes set status = 'USED', used_deal_id = ${deal.dealId}, used_at = clock_timestamp(), updated_at = now()
           where id = ${candidate.id} and status = 'ACTIVE' and expires_at > now()

@@ -1,7 +1,7 @@
 /** The payer's proofs of payment from the hosted page (payer_proofs): a slot per submission, a few per deal. */
 import type { Db } from '../sql';
 
-export interface PayerProofRow {
+interface PayerProofRow {
   deal_id: string;
   slot: number;
   file_id: string | null;

@@ -12,7 +12,7 @@ export interface QueueCount {
  * operator (an appeal without the sandbox arbiter's words, a withdrawal above the auto limit, an
  * alert on a sandbox deal) are counted apart in `sandbox`, never in the live figures.
  */
-export interface WorldQueueCount extends QueueCount {
+interface WorldQueueCount extends QueueCount {
   sandbox: number;
 }
 

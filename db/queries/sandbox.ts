@@ -14,17 +14,17 @@ import { ensureWallet } from './wallets';
 const SANDBOX_NAMESPACE = '8d3b9a4e-29a1-4c55-b0d2-6e1f7a3c5d29';
 /** The sandbox trader of a tenant: the same id in every deployment. */
 export const sandboxTraderId = (tenantId: string) => uuidV5(`sandbox-trader\u0000${tenantId}`, SANDBOX_NAMESPACE);
-export const sandboxRequisiteId = (tenantId: string, paymentMethodId: string) =>
+const sandboxRequisiteId = (tenantId: string, paymentMethodId: string) =>
   uuidV5(`sandbox-requisite\u0000${tenantId}\u0000${paymentMethodId}`, SANDBOX_NAMESPACE);
 /**
  * Play liquidity, once: 10^13 USDT in cents. PayIns take escrow from it and PayOuts pay into it;
  * the completed PayIn volume of every sandbox merchant of the tenant would have to exceed it.
  */
-export const SANDBOX_TRADER_LIQUIDITY = 1_000_000_000_000_000n;
+const SANDBOX_TRADER_LIQUIDITY = 1_000_000_000_000_000n;
 const MAX_AMOUNT = 999_999_999_999_999n;
 
 /** The sandbox trader, its wallet and liquidity (idempotent); answers the trader's id. */
-export async function ensureSandboxTrader(tx: Db, tenantId: string): Promise<string> {
+async function ensureSandboxTrader(tx: Db, tenantId: string): Promise<string> {
   const traderId = sandboxTraderId(tenantId);
   const [exists] = await tx`select 1 from traders where id = ${traderId}`;
   if (!exists) {

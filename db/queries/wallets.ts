@@ -46,7 +46,7 @@ export async function ensureSystemWallet(db: Db, code: SystemCode, currency: str
 }
 
 /** The code of a sandbox merchant's own play-money account (the `wallets_system_owner` check). */
-export const MERCHANT_PLAY_ACCOUNT = 'sandbox_merchant_chain';
+const MERCHANT_PLAY_ACCOUNT = 'sandbox_merchant_chain';
 
 /**
  * A sandbox merchant's own play-money account: its play deposits come from it and its
@@ -54,7 +54,7 @@ export const MERCHANT_PLAY_ACCOUNT = 'sandbox_merchant_chain';
  * no shared account runs towards the bigint limit. A system wallet (it may go negative), sandbox
  * by its code, owned by the merchant.
  */
-export async function ensurePlayAccount(db: Db, merchantId: string, currency: string): Promise<string> {
+async function ensurePlayAccount(db: Db, merchantId: string, currency: string): Promise<string> {
   const find = () => db<{ id: string }[]>`
     select id from wallets where owner_type = 'system' and owner_id = ${merchantId} and currency = ${currency}`;
   const [existing] = await find();

@@ -19,7 +19,7 @@ export async function insertDeliveries(db: Db, deliveries: { callbackId: string;
 }
 
 /** An event as its webhook format renders it (domain/events/webhook-formats.ts), with its merchant's api_version. */
-export interface DeliveryEventRow extends WebhookEvent {
+interface DeliveryEventRow extends WebhookEvent {
   api_version: 'v1' | 'v2';
 }
 

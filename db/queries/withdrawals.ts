@@ -87,7 +87,7 @@ export async function recordBroadcastError(db: Db, id: string, message: string):
   await db`update withdrawals set last_broadcast_error = ${message} where id = ${id}`;
 }
 
-export type WithdrawalCursor = KeysetCursor;
+type WithdrawalCursor = KeysetCursor;
 
 /** Which withdrawals a listing selects: one merchant's or all, by status, by creation window (inclusive). */
 export interface WithdrawalSelection {

@@ -9,7 +9,7 @@ const scrypt = (password: string, salt: Buffer, length: number, options: ScryptO
   new Promise<Buffer>((resolve, reject) => scryptCallback(password, salt, length, options, (error, key) => (error ? reject(error) : resolve(key))));
 
 /** N = 2^15, r = 8, p = 1 (32 MiB, ~50–100 ms): OWASP's scrypt minimum is N = 2^17 at r = 8 with p = 1, or 2^15 with more cost elsewhere; kept at 2^15 for the 2-core boxes this runs on. */
-export const SCRYPT_PARAMS = { logN: 15, r: 8, p: 1 } as const;
+const SCRYPT_PARAMS = { logN: 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 const maxmemFor = (logN: number, r: number) => 256 * r * 2 ** logN + 1024 * 1024;
 

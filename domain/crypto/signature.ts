@@ -103,7 +103,7 @@ export function boundSignatureMatches(secret: string, parsed: ParsedSignature, r
 }
 
 export const REPLAY_WINDOW_PAST_SECONDS = 300;
-export const REPLAY_WINDOW_FUTURE_SECONDS = 60;
+const REPLAY_WINDOW_FUTURE_SECONDS = 60;
 
 export type TimestampCheck = 'ok' | 'too_old' | 'too_new';
 

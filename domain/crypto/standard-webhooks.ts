@@ -11,31 +11,22 @@
  * bytes are the key (the `standardwebhooks` libraries decode it exactly so). During a key
  * rotation's grace window the new and the old secret both sign, space-separated, the new first.
  *
- * A secret of `whsec_` + base64url (with `-` and `_`, which the libraries' decoder refuses;
- * docs/decisions/0006-signing-secrets-in-standard-base64.md) is read in that alphabet, so it signs
- * with the same random bytes — a receiver converts such a secret once (`whsec_` + standard base64 of the same bytes,
- * toStandardWebhooksSecret) or rotates to get a new one. Anything else (a secret not made by the
- * gateway) keys the HMAC with its whole string as UTF-8.
+ * Anything else (a secret not made by the gateway) keys the HMAC with its whole string as UTF-8.
  */
 import { createHmac } from 'node:crypto';
 
 const PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** The HMAC key a signing secret stands for in the Standard Webhooks scheme. */
 export function standardWebhooksKey(secret: string): Buffer {
   const body = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
   if (body.length > 0 && BASE64.test(body) && body.length % 4 === 0) return Buffer.from(body, 'base64');
-  if (body.length > 0 && BASE64URL.test(body)) return Buffer.from(body, 'base64url');
   return Buffer.from(secret, 'utf8');
 }
 
-/** The secret in the form the standardwebhooks libraries take: `whsec_` + standard base64 of its key. */
-export const toStandardWebhooksSecret = (secret: string): string => `${PREFIX}${standardWebhooksKey(secret).toString('base64')}`;
-
 /** One signature of the scheme: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`. */
-export function standardSignature(secret: string, msgId: string, timestamp: number, body: string | Buffer): string {
+function standardSignature(secret: string, msgId: string, timestamp: number, body: string | Buffer): string {
   const mac = createHmac('sha256', standardWebhooksKey(secret)).update(`${msgId}.${timestamp}.`).update(body).digest('base64');
   return `v1,${mac}`;
 }

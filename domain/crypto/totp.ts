@@ -55,7 +55,7 @@ export function hotp(secret: Buffer, counter: number): string {
 export const totpAt = (secretBase32: string, nowMs: number) => hotp(base32Decode(secretBase32), Math.floor(nowMs / 1000 / TOTP_STEP_SECONDS));
 
 /** The time step of `nowMs`. */
-export const totpStepAt = (nowMs: number) => Math.floor(nowMs / 1000 / TOTP_STEP_SECONDS);
+const totpStepAt = (nowMs: number) => Math.floor(nowMs / 1000 / TOTP_STEP_SECONDS);
 
 /**
  * The time steps whose code `code` is, among the current step and one either side (clock drift),
@@ -77,11 +77,6 @@ export function totpSteps(secretBase32: string, code: string, nowMs: number): nu
 /** The first of `steps` later than `lastUsed` (null: none used yet), or undefined: the code was used already. */
 export const unusedStep = (steps: number[], lastUsed: number | bigint | null): number | undefined =>
   steps.find((s) => lastUsed === null || BigInt(s) > BigInt(lastUsed));
-
-/** Accepts the code of the current step or of one step either side (clock drift). */
-export function verifyTotp(secretBase32: string, code: string, nowMs: number): boolean {
-  return totpSteps(secretBase32, code, nowMs).length > 0;
-}
 
 export const newTotpSecret = () => base32Encode(randomBytes(20));
 

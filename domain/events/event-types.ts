@@ -45,7 +45,4 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
-export type DealEventType = (typeof DEAL_EVENT_TYPES)[number] | (typeof DEAL_AMOUNT_EVENT_TYPES)[number];
 export type AppealEventType = (typeof APPEAL_EVENT_TYPES)[number] | (typeof APPEAL_MESSAGE_EVENT_TYPES)[number];
-
-export const isEventType = (type: string): type is EventType => (EVENT_TYPES as readonly string[]).includes(type);

@@ -39,7 +39,7 @@ export interface WebhookFormat {
  * and the same delivery signed per Standard Webhooks (domain/crypto/standard-webhooks.ts). During a
  * rotation's grace window both secrets sign both schemes. Every event is delivered.
  */
-export const V2_WEBHOOK_FORMAT: WebhookFormat = {
+const V2_WEBHOOK_FORMAT: WebhookFormat = {
   apiVersion: 'v2',
   receives: () => true,
   body: v2Envelope,

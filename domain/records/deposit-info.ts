@@ -8,7 +8,7 @@ export const DEPOSIT_CONFIRMED_EVENT = 'p2p.finance.deposit_confirmed' satisfies
  * CONFIRMED  final (solidified, receipt SUCCESS): the amount was credited to `available`, once
  * DROPPED    seen, then gone from the chain before it was final: never credited
  */
-export type DepositStatus = 'PENDING' | 'CONFIRMED' | 'DROPPED';
+type DepositStatus = 'PENDING' | 'CONFIRMED' | 'DROPPED';
 
 export interface DepositRecord {
   id: string;

@@ -10,7 +10,7 @@ import { allowsFrom, sourceStates, type Transition } from './state-machine';
 export const APPEAL_STATUSES = ['OPEN', 'IN_REVIEW', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED', 'REOPENED'] as const;
 export type AppealStatus = (typeof APPEAL_STATUSES)[number];
 
-export const APPEAL_OUTCOMES = ['SATISFIED', 'REJECTED'] as const;
+const APPEAL_OUTCOMES = ['SATISFIED', 'REJECTED'] as const;
 export type AppealOutcome = (typeof APPEAL_OUTCOMES)[number];
 
 export type AppealMoveKind = 'review' | 'resolve_merchant' | 'resolve_trader' | 'close' | 'reopen';
@@ -82,13 +82,12 @@ const MOVE_VERBS: Record<AppealMoveKind, string> = {
 
 /** An appeal that still waits for the arbiter (a settlement needs OPEN, IN_PROGRESS or REOPENED). */
 export const APPEAL_ACTIVE: readonly AppealStatus[] = sourceStates(APPEAL_TRANSITIONS.resolve_merchant);
-export const SETTLEABLE_APPEAL: readonly AppealStatus[] = APPEAL_ACTIVE;
 
 /** Messages are accepted until the appeal is CLOSED (a reopen lets the conversation go on). */
 export const acceptsMessages = (s: AppealStatus) => s !== 'CLOSED';
 
 /** Appeals are opened on a PayIn in any state but these. */
-export const APPEAL_REFUSED_DEAL_STATUSES: readonly PayinStatus[] = ['CANCELLED', 'SPAM_REJECTED'];
+const APPEAL_REFUSED_DEAL_STATUSES: readonly PayinStatus[] = ['CANCELLED', 'SPAM_REJECTED'];
 
 /**
  * Opening an appeal on a live deal holds it: the deal goes to APPEALED and waits for the
@@ -206,7 +205,6 @@ export function appealView(row: AppealSource) {
     resolved_at: row.resolved_at ? row.resolved_at.toISOString() : '',
   };
 }
-export type AppealView = ReturnType<typeof appealView>;
 
 /**
  * A settlement request for an appeal already settled: the same idempotency_key is

@@ -65,7 +65,7 @@ export function payerReference(checkoutHash: string): string {
   return `${head.slice(0, 5)}-${head.slice(5)}`;
 }
 
-export type TimelineState = 'done' | 'current' | 'todo' | 'failed';
+type TimelineState = 'done' | 'current' | 'todo' | 'failed';
 export interface TimelineStep {
   step: 'created' | 'paid' | 'confirming' | 'done' | 'expired' | 'cancelled' | 'review';
   state: TimelineState;

@@ -85,7 +85,7 @@ export const PAYIN_TRANSITIONS: Readonly<Record<PayinMove, Transition<PayinStatu
     from: [null],
     to: 'COMPLETED',
     events: ['deal.created', 'deal.escrow_locked', 'deal.payment_verified', 'deal.completed'],
-    money: "escrow lock on the parent's trader, then the completion: " + COMPLETION_MONEY,
+    money: `escrow lock on the parent's trader, then the completion: ${COMPLETION_MONEY}`,
   },
 };
 

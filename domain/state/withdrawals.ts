@@ -19,7 +19,6 @@ export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
 /** Statuses whose amount is still held (frozen) on the merchant's wallet. */
 export const WITHDRAWAL_LIVE: readonly WithdrawalStatus[] = ['PENDING', 'PENDING_MANUAL', 'APPROVED'];
 export const WITHDRAWAL_TERMINAL: readonly WithdrawalStatus[] = ['COMPLETED', 'CANCELLED'];
-export const isWithdrawalTerminal = (s: WithdrawalStatus) => WITHDRAWAL_TERMINAL.includes(s);
 /** Statuses in which the workflow broadcasts the transfer. */
 export const WITHDRAWAL_BROADCASTING: readonly WithdrawalStatus[] = ['PENDING', 'APPROVED'];
 
@@ -53,7 +52,7 @@ export function withdrawalRefusal(move: WithdrawalMove, status: WithdrawalStatus
 export const approvalsRequired = (amount: bigint, fourEyesAbove: bigint): number => (amount > fourEyesAbove ? 2 : 1);
 
 /** The roles that may approve: those of the approve route in the role table. */
-export const WITHDRAWAL_APPROVER_ROLES = OPERATOR_ROUTE_ROLES.adminApproveWithdrawal ?? [];
+const WITHDRAWAL_APPROVER_ROLES = OPERATOR_ROUTE_ROLES.adminApproveWithdrawal ?? [];
 
 /** The approver name (withdrawal_approvals.approver) of a console account: `operator_account:<id>`. */
 const ACCOUNT_APPROVER = 'operator_account:';
@@ -71,7 +70,7 @@ export function approvalCounts(approver: string, account: { role: string; disabl
   return (WITHDRAWAL_APPROVER_ROLES as readonly string[]).includes(account.role);
 }
 
-export const FOUR_EYES_NEEDS_ACCOUNTS =
+const FOUR_EYES_NEEDS_ACCOUNTS =
   'a withdrawal above the four-eyes amount is released by two console accounts; an approval with the operator JWT does not count (sign in to the console)';
 
 /**
@@ -92,8 +91,6 @@ export function autoLimitRefusal(limit: bigint, fourEyesAbove: bigint): string |
     ? `auto_withdrawal_limit_usdt_cents must not be above the four-eyes amount (${fourEyesAbove} USDT cents): larger withdrawals need two approvals`
     : undefined;
 }
-
-export type AutoWithdrawalMode = 'AUTO_UP_TO_LIMIT' | 'MANUAL_ONLY';
 
 /** The merchant's limit under AUTO_UP_TO_LIMIT, 0 under MANUAL_ONLY. */
 export function effectiveAutoLimit(mode: string, limit: bigint): bigint {

@@ -21,10 +21,8 @@ import { HDKey } from '@scure/bip32';
 /** Mainnet address version byte; every mainnet address therefore starts with 'T'. */
 export const TRON_MAINNET_PREFIX = 0x41;
 /** BIP44 coin type of TRON (SLIP-0044). */
-export const TRON_COIN_TYPE = 195;
+const TRON_COIN_TYPE = 195;
 export const TRON_ACCOUNT_PATH = `m/44'/${TRON_COIN_TYPE}'/0'`;
-/** External chain (0) under the account: deposit address <index> is m/44'/195'/0'/0/<index>. */
-export const depositPath = (index: number) => `${TRON_ACCOUNT_PATH}/0/${index}`;
 
 const base58check = createBase58check(sha256);
 const BASE58_ALPHABET = /^[1-9A-HJ-NP-Za-km-z]+$/;

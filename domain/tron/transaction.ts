@@ -34,13 +34,13 @@ import { encodeTronAddress, isTronAddress, TRON_MAINNET_PREFIX, tronAddressFromP
 /** Tether USD on TRON mainnet (the default of TRON_USDT_CONTRACT). */
 export const USDT_MAINNET_CONTRACT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 /** keccak-256("transfer(address,uint256)")[0..4]. */
-export const TRANSFER_SELECTOR = 'a9059cbb';
+const TRANSFER_SELECTOR = 'a9059cbb';
 export const TRANSFER_FUNCTION = 'transfer(address,uint256)';
 /** Transaction.Contract.ContractType.TriggerSmartContract. */
 export const TRIGGER_SMART_CONTRACT = 31;
 export const TRIGGER_SMART_CONTRACT_TYPE_URL = 'type.googleapis.com/protocol.TriggerSmartContract';
 /** A node refuses an expiration more than 24 h after the transaction's reference block. */
-export const MAX_TRANSACTION_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const MAX_TRANSACTION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Units. USDT on TRON has 6 decimals (1 USDT = 1 000 000 units); the gateway keeps USDT in cents
@@ -214,7 +214,7 @@ const varintField = (field: number, value: bigint) => (value === 0n ? new Uint8A
 const bytesField = (field: number, value: Uint8Array) =>
   value.length === 0 ? new Uint8Array(0) : concat([encodeVarint(BigInt((field << 3) | LENGTH_DELIMITED)), encodeVarint(BigInt(value.length)), value]);
 
-export interface TriggerSmartContract {
+interface TriggerSmartContract {
   ownerAddress: Uint8Array;
   contractAddress: Uint8Array;
   data: Uint8Array;

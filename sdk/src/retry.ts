@@ -1,12 +1,15 @@
 /**
  * When and how long to retry: 4xx answers are final except 408 and 429;
  * 5xx answers and network failures are retried — with the same idempotency key (the same body)
- * and a fresh signature — when the request is safe to repeat: a GET, a deal create (its
- * idempotency_key makes a repeat answer the first deal), a cancel (a repeat on CANCELLED answers
- * 200), a withdrawal carrying an idempotency_key. 408 and 429 say the gateway did not act, so
- * they are retried for every request. Pauses grow exponentially with jitter; a Retry-After is
- * honoured (waited at least) up to maxRetryAfterMs.
+ * and a fresh signature — when the request is safe to repeat: a GET, an operation the gateway's
+ * OpenAPI document marks `x-idempotent: true` (a deal create, whose idempotency_key makes a repeat
+ * answer the first deal; a cancel, whose repeat on CANCELLED answers 200), a withdrawal carrying
+ * an idempotency_key. 408 and 429 say the gateway did not act, so they are retried for every
+ * request. Pauses grow exponentially with jitter; a Retry-After is honoured (waited at least) up
+ * to maxRetryAfterMs.
  */
+import { IDEMPOTENT_OPERATIONS } from './generated/idempotent.js';
+
 export interface RetryOptions {
   /** Attempts in all, the first one included (default 3; 1 turns retries off). */
   maxAttempts?: number;
@@ -19,17 +22,31 @@ export interface RetryOptions {
 
 export const DEFAULT_RETRY: Required<RetryOptions> = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
 
-/** POSTs whose repeat cannot act twice. */
-const IDEMPOTENT_POSTS = [/\/deals\/payin$/, /\/deals\/payout$/, /\/deals\/[^/]+\/cancel$/];
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The operations whose repeat cannot act twice, as patterns of a request's path: a `{parameter}`
+ * of the document's path is one segment; anchored at the end only, so a base URL with a path of
+ * its own (a proxy's prefix) still matches.
+ */
+const IDEMPOTENT = IDEMPOTENT_OPERATIONS.map(({ method, path }) => ({
+  method,
+  path: new RegExp(
+    `${path
+      .split(/\{[^}]+\}/)
+      .map(escapeRegExp)
+      .join('[^/]+')}$`,
+  ),
+}));
+/** The withdrawal: the one POST the SDK repeats only when the merchant sent it with an idempotency_key. */
 const WITHDRAW = /\/wallet\/withdraw$/;
 
 /** Safe to send again after a 5xx or a network failure? */
 export function isIdempotent(method: string, path: string, body: Uint8Array | undefined): boolean {
   const m = method.toUpperCase();
   if (m === 'GET' || m === 'HEAD' || m === 'OPTIONS') return true;
-  if (m !== 'POST') return false;
-  if (IDEMPOTENT_POSTS.some((re) => re.test(path))) return true;
-  if (WITHDRAW.test(path) && body) {
+  if (IDEMPOTENT.some((operation) => operation.method === m && operation.path.test(path))) return true;
+  if (m === 'POST' && WITHDRAW.test(path) && body) {
     try {
       const parsed: unknown = JSON.parse(new TextDecoder().decode(body));
       return typeof (parsed as { idempotency_key?: unknown }).idempotency_key === 'string' && (parsed as { idempotency_key: string }).idempotency_key !== '';

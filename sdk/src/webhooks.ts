@@ -74,7 +74,7 @@ const KNOWN_EVENT_TYPES: Record<WebhookEventType, true> = {
 };
 
 /** Whether this SDK knows the event's type; events of newer types are to be ignored. */
-export const isKnownEventType = (event: { type: string }): event is WebhookEvent => Object.prototype.hasOwnProperty.call(KNOWN_EVENT_TYPES, event.type);
+export const isKnownEventType = (event: { type: string }): event is WebhookEvent => Object.hasOwn(KNOWN_EVENT_TYPES, event.type);
 
 export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
@@ -101,16 +101,11 @@ function header(headers: HeaderBag, name: string): string | undefined {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-/**
- * The HMAC key of the Standard Webhooks scheme: the bytes after `whsec_`, base64 (a secret issued
- * before Standard Webhooks support is base64url: the same bytes, read in that alphabet).
- */
+/** The HMAC key of the Standard Webhooks scheme: the bytes after `whsec_`, base64 (a secret in another form: its whole string). */
 export function standardWebhooksKey(secret: string): Buffer {
   const body = secret.startsWith('whsec_') ? secret.slice(6) : secret;
   if (body.length > 0 && BASE64.test(body) && body.length % 4 === 0) return Buffer.from(body, 'base64');
-  if (body.length > 0 && BASE64URL.test(body)) return Buffer.from(body, 'base64url');
   return Buffer.from(secret, 'utf8');
 }
 

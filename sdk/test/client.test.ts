@@ -506,7 +506,13 @@ test('retryCallback with wait polls the delivery until a new attempt settled it 
   t.teardown(g.close);
   let clock = 1_800_000_000_000;
   const sleeps: number[] = [];
-  const gw = client(g.baseUrl, [], { now: () => clock, sleep: async (ms) => void (sleeps.push(ms), (clock += ms)) });
+  const gw = client(g.baseUrl, [], {
+    now: () => clock,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock += ms;
+    },
+  });
 
   // Not asked to wait: the queued delivery as answered.
   states = [{}];

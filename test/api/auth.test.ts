@@ -1,13 +1,13 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { signatureHeader } from '../../domain/crypto/signature';
-import { asOperator, cabinetToken, JWT_SECRET, newMerchant, problemDetail, signed, unsigned, withBearer } from '../helpers/api';
+import { asOperator, cabinetToken, JWT_SECRET, newMerchant, problemDetail, signed, unsigned, withBearer, type ApiResponse } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 
 const MY = '/api/v1/p2p/my-merchant';
 const ROTATE = '/api/v1/p2p/merchant/api-keys/rotate';
 
-function expectProblem(t: any, res: any, status: number, title: string, message?: string | RegExp) {
+function expectProblem(t: ExecutionContext, res: ApiResponse, status: number, title: string, message?: string | RegExp) {
   t.is(res.status, status, res.text);
   t.is(res.headers.get('content-type'), 'application/problem+json');
   t.truthy(res.headers.get('x-trace-id'));

@@ -7,7 +7,7 @@
 import test from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hashPassword } from '../../domain/crypto/passwords';
-import { asOperator } from '../helpers/api';
+import { asOperator, type Json } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { asSession, signIn, type Session } from '../helpers/operator-session';
 import { eventually } from '../helpers/poll';
@@ -53,13 +53,13 @@ test('bulk approve keeps four-eyes per withdrawal: thirty parallel bulk approval
   for (const res of first) {
     t.is(res.status, 200, res.text);
     t.deepEqual(
-      res.body.results.map((r: any) => r.id),
+      res.body.results.map((r: Json) => r.id),
       ids,
       'one result per id, in order',
     );
   }
   for (const id of big) {
-    const answers = first.map((res) => res.body.results.find((r: any) => r.id === id));
+    const answers = first.map((res) => res.body.results.find((r: Json) => r.id === id));
     t.is(answers.filter((r) => r.status === 202 && r.outcome === 'approval_recorded').length, 1, `${id}: one approval recorded`);
     t.is(answers.filter((r) => r.status === 409 && r.outcome === 'refused').length, 29, `${id}: the same account again is 409`);
     t.is(await status(id), 'PENDING_MANUAL', 'one operator released nothing');
@@ -67,7 +67,7 @@ test('bulk approve keeps four-eyes per withdrawal: thirty parallel bulk approval
     t.is(await audits(id, 'withdrawal.approve'), 1, 'one audited action per object');
   }
   // The small one needs one approval: released by exactly one of the thirty.
-  const smallAnswers = first.map((res) => res.body.results.find((r: any) => r.id === small));
+  const smallAnswers = first.map((res) => res.body.results.find((r: Json) => r.id === small));
   t.is(smallAnswers.filter((r) => r.status === 200 && r.outcome === 'released').length, 1);
   t.true(smallAnswers.every((r) => r.status === 200 || (r.status === 400 && r.outcome === 'refused')));
   await eventually(async () => (await transfers(small)) === 1, 'the small withdrawal sent once');
@@ -75,7 +75,7 @@ test('bulk approve keeps four-eyes per withdrawal: thirty parallel bulk approval
   // Fifteen bulk approvals by each operator at once: Bob's release each big one exactly once.
   const second = await Promise.all(Array.from({ length: 30 }, (_, i) => bulkApprove((i % 2 ? alice : bob)!.session, big)));
   for (const id of big) {
-    const answers = second.map((res) => res.body.results.find((r: any) => r.id === id));
+    const answers = second.map((res) => res.body.results.find((r: Json) => r.id === id));
     t.is(answers.filter((r) => r.status === 200 && r.outcome === 'released').length, 1, `${id}: released once`);
     t.deepEqual(await approvalsOf(id), [`operator_account:${alice!.id}`, `operator_account:${bob!.id}`].sort());
     await eventually(async () => ['APPROVED', 'COMPLETED'].includes(await status(id)), `${id} released`);
@@ -98,7 +98,7 @@ test('bulk cancel: each withdrawal cancelled by the cancel action (audited), an 
   const res = await asOperator('POST', `${ADMIN}/withdrawals/bulk-cancel`, { withdrawal_ids: [a, b, a, unknown], reason: 'duplicate requests' });
   t.is(res.status, 200, res.text);
   t.deepEqual(
-    res.body.results.map((r: any) => [r.id, r.status, r.outcome]),
+    res.body.results.map((r: Json) => [r.id, r.status, r.outcome]),
     [
       [a, 200, 'cancelled'],
       [b, 200, 'cancelled'],
@@ -121,7 +121,7 @@ test('bulk resolve of alerts: each resolved with its own audit row; one resolved
   const res = await asOperator('POST', `${ADMIN}/alerts/bulk-resolve`, { alert_ids: [...ids, randomUUID()] });
   t.is(res.status, 200, res.text);
   t.deepEqual(
-    res.body.results.map((r: any) => [r.status, r.outcome]),
+    res.body.results.map((r: Json) => [r.status, r.outcome]),
     [
       [200, 'resolved'],
       [200, 'resolved'],
@@ -131,7 +131,7 @@ test('bulk resolve of alerts: each resolved with its own audit row; one resolved
   for (const id of ids) t.is(await audits(id, 'alert.resolve'), 1);
   const again = await asOperator('POST', `${ADMIN}/alerts/bulk-resolve`, { alert_ids: ids });
   t.deepEqual(
-    again.body.results.map((r: any) => r.outcome),
+    again.body.results.map((r: Json) => r.outcome),
     ['resolved', 'resolved'],
   );
   for (const id of ids) t.is(await audits(id, 'alert.resolve'), 1, 'nothing written twice');

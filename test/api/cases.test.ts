@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { loadConfig } from '../../config';
-import { asOperator, newMerchant, operatorToken, problemDetail, signed } from '../helpers/api';
+import { asOperator, newMerchant, operatorToken, problemDetail, signed, type Json } from '../helpers/api';
 import { appEnv, testSql } from '../helpers/app';
 import { createPayin, isolatedTrader } from '../helpers/deals';
 import { ADMIN_APPEALS, arbiter, openAppeal } from '../helpers/appeals';
@@ -31,7 +31,7 @@ async function liveAppeal() {
 
 const auditOf = (appealId: string, action: string) =>
   sql<
-    { actor_id: string; before: any; after: any }[]
+    { actor_id: string; before: Json; after: Json }[]
   >`select actor_id, before, after from audit_log where object_id = ${appealId} and action = ${action} order by id`;
 
 test('the response deadline: opening + the SLA, overdue once past it (the home counts it, the overdue queue lists it), a reopening sets a new one', async (t) => {
@@ -54,10 +54,10 @@ test('the response deadline: opening + the SLA, overdue once past it (the home c
   const overdue = await asOperator('GET', `${ADMIN_APPEALS}?overdue=true&page_size=100`);
   t.is(overdue.status, 200, overdue.text);
   t.true(
-    overdue.body.data.some((x: any) => x.appeal_id === appealId && x.overdue),
+    overdue.body.data.some((x: Json) => x.appeal_id === appealId && x.overdue),
     'the overdue queue lists it',
   );
-  t.true(overdue.body.data.every((x: any) => x.overdue));
+  t.true(overdue.body.data.every((x: Json) => x.overdue));
 
   // Resolved: no longer waiting, so no longer overdue; reopened: a new deadline runs from now.
   t.is((await arbiter(appealId, 'resolve', { outcome: 'REJECTED', note: 'no payment seen' })).status, 200);
@@ -73,9 +73,9 @@ test('the response deadline: opening + the SLA, overdue once past it (the home c
   t.deepEqual(kinds, ['appeal.opened', 'appeal.reopened']);
   const notes = await asOperator('GET', `${ADMIN_BASE}/notifications?limit=100`);
   t.is(notes.status, 200, notes.text);
-  t.true(notes.body.data.some((n: any) => n.object_id === appealId && n.kind === 'appeal.opened' && n.text.includes(REASON)));
+  t.true(notes.body.data.some((n: Json) => n.object_id === appealId && n.kind === 'appeal.opened' && n.text.includes(REASON)));
   const newer = await asOperator('GET', `${ADMIN_BASE}/notifications?after=${notes.body.latest_id}`);
-  t.true(newer.body.data.every((n: any) => BigInt(n.id) > BigInt(notes.body.latest_id)));
+  t.true(newer.body.data.every((n: Json) => BigInt(n.id) > BigInt(notes.body.latest_id)));
 });
 
 test('a sandbox merchant’s appeal is no desk event (play money)', async (t) => {
@@ -99,8 +99,8 @@ test('the assignee: take, assign, unassign — each audited, none a move; "mine"
   t.is((await auditOf(appealId, 'appeal.assign')).length, 1, 'taking it again changes nothing and writes no row');
 
   const mine = (s: typeof alice.session) => asSession(s, 'GET', `${ADMIN_APPEALS}?assignee=me&page_size=100`);
-  t.true((await mine(alice.session)).body.data.some((x: any) => x.appeal_id === appealId));
-  t.false((await mine(bob.session)).body.data.some((x: any) => x.appeal_id === appealId));
+  t.true((await mine(alice.session)).body.data.some((x: Json) => x.appeal_id === appealId));
+  t.false((await mine(bob.session)).body.data.some((x: Json) => x.appeal_id === appealId));
   t.deepEqual((await asOperator('GET', `${ADMIN_APPEALS}?assignee=me`)).body.data, [], 'the operator JWT has no appeal of its own');
 
   const refused = await asSession(alice.session, 'POST', `${ADMIN_APPEALS}/${appealId}/assign`, { operator_id: support.id });
@@ -113,13 +113,13 @@ test('the assignee: take, assign, unassign — each audited, none a move; "mine"
   const assigned = await asOperator('POST', `${ADMIN_APPEALS}/${appealId}/assign`, { operator_id: bob.id });
   t.is(assigned.status, 200, assigned.text);
   t.is(assigned.body.data.assignee_id, bob.id);
-  t.true((await mine(bob.session)).body.data.some((x: any) => x.appeal_id === appealId));
-  t.true((await asOperator('GET', `${ADMIN_APPEALS}?assignee=${bob.id}`)).body.data.some((x: any) => x.appeal_id === appealId));
+  t.true((await mine(bob.session)).body.data.some((x: Json) => x.appeal_id === appealId));
+  t.true((await asOperator('GET', `${ADMIN_APPEALS}?assignee=${bob.id}`)).body.data.some((x: Json) => x.appeal_id === appealId));
 
   const unassigned = await asSession(bob.session, 'POST', `${ADMIN_APPEALS}/${appealId}/unassign`);
   t.is(unassigned.status, 200, unassigned.text);
   t.is(unassigned.body.data.assignee_id, '');
-  t.true((await asOperator('GET', `${ADMIN_APPEALS}?assignee=none&page_size=100`)).body.data.some((x: any) => x.appeal_id === appealId));
+  t.true((await asOperator('GET', `${ADMIN_APPEALS}?assignee=none&page_size=100`)).body.data.some((x: Json) => x.appeal_id === appealId));
 
   const assigns = await auditOf(appealId, 'appeal.assign');
   t.deepEqual(
@@ -137,8 +137,8 @@ test('the assignee: take, assign, unassign — each audited, none a move; "mine"
   t.is((await asOperator('GET', `${ADMIN_APPEALS}/${appealId}`)).body.data.status, 'OPEN', 'the appeal did not move');
   const assignees = await asSession(support.session, 'GET', `${ADMIN_BASE}/appeal-assignees`);
   t.is(assignees.status, 200);
-  t.true(assignees.body.data.some((o: any) => o.operator_id === alice.id));
-  t.false(assignees.body.data.some((o: any) => o.operator_id === support.id));
+  t.true(assignees.body.data.some((o: Json) => o.operator_id === alice.id));
+  t.false(assignees.body.data.some((o: Json) => o.operator_id === support.id));
 });
 
 test('oldest first: the queue pages from its oldest case forward, tokens keep the order', async (t) => {
@@ -153,18 +153,18 @@ test('oldest first: the queue pages from its oldest case forward, tokens keep th
   const first = await asOperator('GET', queue);
   t.is(first.status, 200, first.text);
   t.deepEqual(
-    first.body.data.map((x: any) => x.appeal_id),
+    first.body.data.map((x: Json) => x.appeal_id),
     made.slice(0, 2),
   );
   const next = await asOperator('GET', `${queue}&page_token=${encodeURIComponent(first.body.next_page_token)}`);
   t.deepEqual(
-    next.body.data.map((x: any) => x.appeal_id),
+    next.body.data.map((x: Json) => x.appeal_id),
     made.slice(2),
   );
   t.is(next.body.next_page_token, '');
   const newest = await asOperator('GET', `${ADMIN_APPEALS}?merchant_id=${merchantId}&page_size=3`);
   t.deepEqual(
-    newest.body.data.map((x: any) => x.appeal_id),
+    newest.body.data.map((x: Json) => x.appeal_id),
     [...made].reverse(),
   );
   const mixed = await asOperator('GET', `${ADMIN_APPEALS}?merchant_id=${merchantId}&page_size=2&page_token=${encodeURIComponent(first.body.next_page_token)}`);
@@ -184,7 +184,7 @@ test('operator attachments: uploads of operators attached to the case (audited),
   t.is((await auditOf(appealId, 'appeal.attach')).length, 1);
   const detail = (await asOperator('GET', `${ADMIN_APPEALS}/${appealId}`)).body.data;
   t.deepEqual(
-    detail.attachments.map((x: any) => x.file_id),
+    detail.attachments.map((x: Json) => x.file_id),
     [fileId],
   );
 

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { API_URL, asOperator, newMerchant, operatorToken, readResponse, signed, type ApiResponse } from '../helpers/api';
+import { API_URL, asOperator, newMerchant, operatorToken, readResponse, signed, type ApiResponse, type Json } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 import { eventually } from '../helpers/poll';
 import { ADMIN, deposit, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
@@ -17,11 +17,18 @@ test.after.always(() => sql.end());
 
 const SESSION = `${ADMIN}/session`;
 
+/** An alert as the listing answers it, the fields these tests read. */
+interface Alert {
+  alert_id: string;
+  subject: string;
+  resolved_at: string;
+}
+
 interface Session {
   cookie: string;
   csrf: string;
   setCookie: string;
-  body: any;
+  body: Json;
 }
 
 async function rawSignIn(base: string, email: string, password: string, extra: Record<string, unknown> = {}): Promise<ApiResponse> {
@@ -62,7 +69,7 @@ async function operator(role: 'arbiter' | 'finance' | 'support' | 'admin') {
 }
 
 const auditOf = (objectId: string) =>
-  sql<{ actor_kind: string; actor_id: string; role: string; action: string; object_type: string; before: any; after: any; request_id: string }[]>`
+  sql<{ actor_kind: string; actor_id: string; role: string; action: string; object_type: string; before: Json; after: Json; request_id: string }[]>`
     select * from audit_log where object_id = ${objectId} order by id`;
 
 test('sign in, who am I, sign out: HttpOnly SameSite=Strict cookie, a CSRF token, the session gone after sign-out', async (t) => {
@@ -169,16 +176,16 @@ test('CSRF: a missing or wrong X-CSRF-Token is 403 and changes nothing', async (
   // With its own token it goes through, audited as the account.
   const ok = await asSession(op.session, 'PUT', rates, { buy_rate_micro: 34_100_000, sell_rate_micro: 34_900_000 });
   t.is(ok.status, 200, ok.text);
-  const [row] = await sql<any[]>`select * from audit_log where object_type = 'rate' and object_id = ${currency} order by id desc limit 1`;
+  const [row] = await sql<{ after: Json }[]>`select * from audit_log where object_type = 'rate' and object_id = ${currency} order by id desc limit 1`;
   t.like(row, { actor_kind: 'operator_account', actor_id: op.id, role: 'finance', action: 'rate.set' });
-  t.deepEqual(row.after, { buy_rate_micro: '34100000', sell_rate_micro: '34900000' });
+  t.deepEqual(row!.after, { buy_rate_micro: '34100000', sell_rate_micro: '34900000' });
 });
 
 test('the role table covers every operator route, GETs only for support, and the OpenAPI document shows it', async (t) => {
   const doc = await (await fetch(`${API_URL}/openapi.json`)).json();
   const operations: Array<{ id: string; method: string; path: string; roles: string[] }> = [];
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(item)) {
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(item)) {
       if ((op.security ?? []).some((s: object) => 'OperatorJwt' in s)) operations.push({ id: op.operationId, method, path, roles: op['x-roles'] });
     }
   }
@@ -195,8 +202,8 @@ test('support is refused on every operator route that changes something; each ro
   const doc = await (await fetch(`${API_URL}/openapi.json`)).json();
   const auditBefore = (await sql`select count(*)::int as n from audit_log where actor_id = ${support.id}`)[0]!.n;
   let refused = 0;
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(item)) {
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(item)) {
       if (!(op.security ?? []).some((s: object) => 'OperatorJwt' in s) || method === 'get') continue;
       if (['adminDeleteSession', 'adminEnrollTotp', 'adminChangeOwnPassword'].includes(op.operationId)) continue;
       const concrete = path.replace(/\{currency\}/, 'RUB').replace(/\{[^}]+\}/g, () => randomUUID());
@@ -298,7 +305,7 @@ test('audit: merchant settings, kill-switch and withdrawal cancel, with before/a
   const page1 = await asSession(support.session, 'GET', `${ADMIN}/audit?object_type=merchant&object_id=${merchantId}&page_size=2`);
   t.is(page1.status, 200, page1.text);
   t.deepEqual(
-    page1.body.data.map((r: any) => r.action),
+    page1.body.data.map((r: { action: string }) => r.action),
     ['merchant.enable', 'merchant.disable'],
   );
   const page2 = await asSession(
@@ -307,7 +314,7 @@ test('audit: merchant settings, kill-switch and withdrawal cancel, with before/a
     `${ADMIN}/audit?object_type=merchant&object_id=${merchantId}&page_size=2&page_token=${page1.body.next_page_token}`,
   );
   t.deepEqual(
-    page2.body.data.map((r: any) => r.action),
+    page2.body.data.map((r: { action: string }) => r.action),
     ['merchant.update_settings', 'merchant.update_settings'],
   );
   t.is(
@@ -317,7 +324,7 @@ test('audit: merchant settings, kill-switch and withdrawal cancel, with before/a
   );
   const byActor = await asOperator('GET', `${ADMIN}/audit?actor=${admin.id}&action=merchant.update_settings`);
   t.deepEqual(
-    byActor.body.data.map((r: any) => r.object_id),
+    byActor.body.data.map((r: { object_id: string }) => r.object_id),
     [merchantId],
   );
   t.is((await asOperator('GET', `${ADMIN}/audit?from=yesterday`)).status, 400);
@@ -345,7 +352,7 @@ test('four-eyes: above the amount the same operator cannot give the second appro
   t.is(first.status, 202, first.text);
   t.like(first.body, { status: 'PENDING_MANUAL', approvals_required: 2 });
   t.deepEqual(
-    first.body.approvals.map((a: any) => [a.approver, a.counts]),
+    first.body.approvals.map((a: { approver: string; counts: boolean }) => [a.approver, a.counts]),
     [[`operator_account:${firstOperator.id}`, true]],
   );
   t.is((await signed(keys, 'GET', `/api/v1/p2p/merchant/wallet/withdrawals/${id}`)).body.status, 'PENDING_MANUAL', 'the merchant sees no new status');
@@ -531,15 +538,15 @@ test('alerts: finance acknowledges and resolves (audited with the change, idempo
   await resolveAlerts(sql, subject, 'console_test_1');
   const all = await asSession(support.session, 'GET', `${ADMIN}/alerts?include_resolved=true&page_size=500`);
   t.is(all.status, 200, all.text);
-  const mine = all.body.data.filter((a: any) => a.subject === subject);
+  const mine: Alert[] = all.body.data.filter((a: Alert) => a.subject === subject);
   t.like(
-    mine.find((a: any) => a.alert_id === ids[1]),
+    mine.find((a) => a.alert_id === ids[1]),
     { resolved_by: '', acknowledged_at: '' },
   );
-  t.truthy(mine.find((a: any) => a.alert_id === ids[1]).resolved_at);
+  t.truthy(mine.find((a) => a.alert_id === ids[1])?.resolved_at);
   const open = await asSession(support.session, 'GET', `${ADMIN}/alerts`);
   t.deepEqual(
-    open.body.data.filter((a: any) => a.subject === subject).map((a: any) => a.alert_id),
+    open.body.data.filter((a: Alert) => a.subject === subject).map((a: Alert) => a.alert_id),
     [ids[2]],
     'the open listing (no parameters, as before) holds only the open one',
   );
@@ -551,7 +558,7 @@ test('alerts: finance acknowledges and resolves (audited with the change, idempo
   const p2 = await asSession(support.session, 'GET', `${ADMIN}/alerts?include_resolved=true&page_size=2&page_token=${p1.body.next_page_token}`);
   t.is(p2.status, 200, p2.text);
   t.true(p2.body.data.length >= 1);
-  t.false(p2.body.data.some((a: any) => p1.body.data.some((b: any) => b.alert_id === a.alert_id)));
+  t.false(p2.body.data.some((a: Alert) => p1.body.data.some((b: Alert) => b.alert_id === a.alert_id)));
   t.true(Date.parse(p2.body.data[0].created_at) <= Date.parse(p1.body.data[1].created_at));
   t.is((await asSession(support.session, 'GET', `${ADMIN}/alerts?page_size=2&page_token=${p1.body.next_page_token}`)).status, 400, 'a token of another filter');
   await resolveAlerts(sql, subject);

@@ -12,12 +12,13 @@ import { eventually } from '../helpers/poll';
 import { startIsolatedStack, startWorkerProcess } from '../helpers/worker';
 import { loadConfig } from '../../config';
 import { createTemporalClient } from '../../temporal/client';
+import type { Tx } from '../../db/sql';
 
 const sql = testSql();
 test.after.always(() => sql.end());
 
 /** Holds a row lock from another connection until release() is called. */
-async function holdLock(query: (tx: any) => Promise<unknown>) {
+async function holdLock(query: (tx: Tx) => Promise<unknown>) {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let locked!: () => void;

@@ -5,6 +5,7 @@
  * own, has the hook configured (the shared stack's has none: its relay stamps events unsent).
  */
 import test from 'ava';
+import type { Json } from '../helpers/api';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../config';
@@ -61,7 +62,7 @@ test('a desk event reaches the hook signed, once taken; a refused attempt is tri
     'webhook-id': String(taken!.headers['webhook-id']),
     'webhook-timestamp': String(taken!.headers['webhook-timestamp']),
     'webhook-signature': String(taken!.headers['webhook-signature']),
-  }) as Record<string, any>;
+  }) as Record<string, Json>;
   t.is(taken!.headers['webhook-id'], `desk_${event!.id}`);
   t.like(payload, {
     id: `desk_${event!.id}`,

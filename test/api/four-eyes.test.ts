@@ -5,7 +5,7 @@
  * limit above the four-eyes amount is refused, and a row that still holds one does not send such
  * a withdrawal out unapproved.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { signJwt } from '../../api/auth/jwt';
 import { hashPassword } from '../../domain/crypto/passwords';
@@ -33,7 +33,7 @@ const releases = async (id: string) =>
     >`select count(*)::int as n from audit_log where object_id = ${id} and action = 'withdrawal.approve' and after->>'status' = 'APPROVED'`
   )[0]!.n;
 
-function forbidden(t: any, res: ApiResponse) {
+function forbidden(t: ExecutionContext, res: ApiResponse) {
   t.is(res.status, 403, res.text);
   t.regex(problemDetail(res.body).message, /two console accounts/);
 }

@@ -10,7 +10,7 @@ import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
 import { auditLedger } from '../../db/queries/ledger';
 import type { AuditActor } from '../../domain/audit';
-import { API_URL, asOperator, newMerchant, readResponse, signed, type ApiResponse } from '../helpers/api';
+import { API_URL, asOperator, newMerchant, readResponse, signed, type ApiResponse, type Json } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { directActivities } from '../helpers/activities';
 import { dealReaches, methodIn, openAppeal } from '../helpers/appeals';
@@ -32,8 +32,8 @@ interface AuditRow {
   action: string;
   object_type: string;
   object_id: string;
-  before: any;
-  after: any;
+  before: Json;
+  after: Json;
   request_id: string;
 }
 const auditOf = (objectId: string) => sql<AuditRow[]>`select * from audit_log where object_id = ${objectId} order by id`;

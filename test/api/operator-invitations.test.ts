@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../config';
 import { totpAt } from '../../domain/crypto/totp';
-import { asOperator, problemDetail, readResponse, API_URL } from '../helpers/api';
+import { asOperator, problemDetail, readResponse, API_URL, type Json } from '../helpers/api';
 import { appEnv, testSql } from '../helpers/app';
 import { ADMIN_BASE, asSession, operatorAccount, signIn, type Session } from '../helpers/operator-session';
 
@@ -43,10 +43,10 @@ test('an invitation: the link to the admin and the mailbox, the invitee sets a p
   t.is(mail?.link, invited.body.invite_url);
   // The audit row never holds the link.
   const [audit] = await sql<
-    { after: any }[]
+    { after: Json }[]
   >`select after from audit_log where action = 'operator.invite' and object_id = ${invited.body.invitation.invitation_id}`;
   t.false(JSON.stringify(audit!.after).includes(token));
-  t.true((await asOperator('GET', `${ADMIN_BASE}/operators/invitations`)).body.data.some((i: any) => i.email === address));
+  t.true((await asOperator('GET', `${ADMIN_BASE}/operators/invitations`)).body.data.some((i: Json) => i.email === address));
 
   const checked = await post('/invitation/check', { token });
   t.is(checked.status, 200, checked.text);
@@ -103,7 +103,7 @@ test('an invitation expires; a newer one withdraws the older; a withdrawn one is
   t.is(expired.status, 400, expired.text);
   t.regex(problemDetail(expired.body).message, /expired/);
   t.is((await sql`select id from operators where email = ${address}`).length, 0);
-  t.true((await asOperator('GET', `${ADMIN_BASE}/operators/invitations`)).body.data.some((i: any) => i.email === address && i.expired));
+  t.true((await asOperator('GET', `${ADMIN_BASE}/operators/invitations`)).body.data.some((i: Json) => i.email === address && i.expired));
 
   const third = await asOperator('POST', `${ADMIN_BASE}/operators/invitations`, { email: address, role: 'arbiter' });
   const revoked = await asOperator('POST', `${ADMIN_BASE}/operators/invitations/${third.body.invitation.invitation_id}/revoke`);
@@ -136,11 +136,11 @@ test('one’s own password change: the present password (or a code) proves it, t
   t.is((await asSession(here, 'GET', `${ADMIN_BASE}/session`)).status, 200, 'this one stays');
   await t.throwsAsync(() => signIn(row!.email, old));
   await signIn(row!.email, fresh);
-  const [audit] = await sql<{ after: any }[]>`select after from audit_log where action = 'operator.password_change' and object_id = ${account.id}`;
+  const [audit] = await sql<{ after: Json }[]>`select after from audit_log where action = 'operator.password_change' and object_id = ${account.id}`;
   t.is(audit!.after.sessions_ended, 1);
   t.is((await asOperator('POST', `${ADMIN_BASE}/session/password`, { new_password: fresh, confirm_password: fresh })).status, 403, 'the JWT has no password');
 
-  const listed = (await asOperator('GET', `${ADMIN_BASE}/operators`)).body.data.find((o: any) => o.operator_id === account.id);
+  const listed = (await asOperator('GET', `${ADMIN_BASE}/operators`)).body.data.find((o: Json) => o.operator_id === account.id);
   t.truthy(Date.parse(listed.last_sign_in_at));
   t.is(listed.last_sign_in_address, '127.0.0.1');
 });

@@ -13,7 +13,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { loadConfig } from '../../config';
 import { SecretBox } from '../../domain/crypto/secret-box';
 import { newTotpSecret, totpAt, TOTP_STEP_SECONDS } from '../../domain/crypto/totp';
-import { API_URL, asOperator, problemDetail, readResponse, type ApiResponse } from '../helpers/api';
+import { API_URL, asOperator, problemDetail, readResponse, type ApiResponse, type Json } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 import { ADMIN_BASE as ADMIN } from '../helpers/operator-session';
 
@@ -64,7 +64,7 @@ async function signedIn(who: { email: string; password: string }, extra: Record<
 const failures = async (operatorId: string) =>
   (await sql<{ n: number }[]>`select count(*)::int as n from operator_sign_in_attempts where operator_id = ${operatorId} and outcome = 'failed'`)[0]!.n;
 const failureAudits = async (operatorId: string) =>
-  sql<{ actor_kind: string; actor_id: string; role: string; after: any }[]>`
+  sql<{ actor_kind: string; actor_id: string; role: string; after: Json }[]>`
     select actor_kind, actor_id, role, after from audit_log where object_id = ${operatorId} and action = 'session.sign_in_failed' order by id`;
 const statuses = (answers: ApiResponse[]) => answers.map((r) => r.status);
 const count = (answers: ApiResponse[], status: number) => answers.filter((r) => r.status === status).length;

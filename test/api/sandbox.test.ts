@@ -11,8 +11,8 @@ import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { sandboxTraderId } from '../../db/queries/sandbox';
 import { EVENT_TYPES } from '../../domain/events/event-types';
 import { parseSignatureHeader, signatureMatches } from '../../domain/crypto/signature';
-import { GatewayClient, verifyWebhook } from '../../sdk/src/index';
-import { API_URL, asOperator, newMerchant, problemDetail, signed, type KeyPair } from '../helpers/api';
+import { GatewayClient, verifyWebhook, type WebhookEventOf, type WebhookEventType } from '../../sdk/src/index';
+import { API_URL, asOperator, newMerchant, problemDetail, signed, type KeyPair, type Json } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { createPayin, dealRow, fundedMerchant, isolatedTrader, operatorDeal, PAYIN, payinBody, PAYOUT } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
@@ -35,7 +35,7 @@ function verified(t: ExecutionContext, r: Received, secret: string) {
   const header = String(r.headers['x-signature']);
   t.true(signatureMatches(secret, parseSignatureHeader(header)!, r.body), 'X-Signature verifies');
   t.notThrows(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>), 'Standard Webhooks verifies');
-  return JSON.parse(r.body) as Record<string, any>;
+  return JSON.parse(r.body) as Record<string, Json>;
 }
 
 async function sandboxMerchant(t: ExecutionContext, extra: Record<string, unknown> = {}) {
@@ -78,7 +78,7 @@ test('PayIn …00: the sandbox trader confirms (COMPLETED), every webhook verifi
   const m = await sandboxMerchant(t, { payin_fee_bps: 250 });
   const deal = await createPayin(m.keys, { amount: 150_000 });
   t.is(deal.status, 'ESCROW_LOCKED');
-  t.is((deal as any).sandbox, true);
+  t.is((deal as { sandbox?: boolean }).sandbox, true);
   const row = await dealRow(sql, deal.deal_id);
   t.is(row.trader_id, SANDBOX_TRADER);
   t.true(row.sandbox);
@@ -183,7 +183,7 @@ test('isolation: a live merchant’s magic amounts do nothing, and its deals nev
   const { keys } = await newMerchant();
   const [reject, noRequisite] = await Promise.all([createPayin(keys, { amount: 150_005 }), createPayin(keys, { amount: 150_051 })]);
   t.is(noRequisite.status, 'ESCROW_LOCKED');
-  t.is((noRequisite as any).sandbox, undefined);
+  t.is((noRequisite as { sandbox?: boolean }).sandbox, undefined);
   await new Promise((r) => setTimeout(r, 3_000)); // well past the sandbox trader's delay
   t.is((await getDeal(keys, reject.deal_id)).status, 'ESCROW_LOCKED');
   const row = await dealRow(sql, reject.deal_id);
@@ -207,7 +207,7 @@ test('isolation: the database refuses a cross match either way, and an operator 
   await t.throwsAsync(
     sql.begin(async (tx) => {
       const [x] =
-        await tx`insert into ledger_transactions (id, idempotency_key, kind, ref_type, ref_id) values (${randomUUID()}, ${'mix:' + randomUUID()}, 'test', 'test', ${randomUUID()}) returning id`;
+        await tx`insert into ledger_transactions (id, idempotency_key, kind, ref_type, ref_id) values (${randomUUID()}, ${`mix:${randomUUID()}`}, 'test', 'test', ${randomUUID()}) returning id`;
       await tx`insert into ledger_entries (transaction_id, wallet_id, bucket, amount) values (${x!.id}, ${sw!.id}, 'available', 1), (${x!.id}, ${lw!.id}, 'available', -1)`;
     }),
     { message: /mixes sandbox and live/ },
@@ -325,7 +325,7 @@ test('operator queues: a sandbox merchant’s waiting withdrawals, appeals and a
   t.false('sandbox_count' in queues.body.stuck_deals);
   // In one snapshot, the live figures are exactly the live merchants' items, the sandbox ones the others' (other tests run beside this one).
   await sql.begin('isolation level repeatable read', async (tx) => {
-    const counts = await queueCounts(tx as any, {
+    const counts = await queueCounts(tx, {
       terminalDealStatuses: ['COMPLETED'],
       stuckBefore: new Date(),
       fourEyesAbove: 0n,
@@ -475,7 +475,7 @@ test('advance and sandbox deposits are refused for a live merchant (403), and a 
   const temporal = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => temporal.connection.close());
   const error = await t.throwsAsync(temporal.workflow.getHandle(`payin:${deal.deal_id}`).executeUpdate(advanceTimerUpdate));
-  t.regex(String((error as any).cause?.message ?? error?.message), /sandbox deals only/);
+  t.regex(String((error?.cause as Error | undefined)?.message ?? error?.message), /sandbox deals only/);
   t.is((await getDeal(keys, deal.deal_id)).status, 'ESCROW_LOCKED');
 });
 
@@ -495,8 +495,8 @@ test('every webhook type is reachable from the SDK alone', async (t) => {
   /** Every delivery so far, verified by the SDK. */
   const delivered = () => receiver.received.map((r) => verifyWebhook(r.body, r.headers as Record<string, string>, keys.secret));
   const payin = (amount: number) => gateway.createPayin({ amount, currency: 'RUB', payment_method_id: 'card-rub' });
-  const seen = (type: string, pick: (e: any) => boolean = () => true) =>
-    eventually(async () => delivered().find((e: any) => e.type === type && pick(e)), type, 90_000);
+  const seen = <T extends WebhookEventType>(type: T, pick: (e: WebhookEventOf<T>) => boolean = () => true) =>
+    eventually(async () => delivered().find((e): e is WebhookEventOf<T> => e.type === type && pick(e as WebhookEventOf<T>)), type, 90_000);
 
   // Play money first (p2p.finance.deposit_confirmed), for the PayOut and the withdrawals.
   await gateway.sandbox.deposit(500_000, { idempotencyKey: `every-type-${randomUUID()}` });
@@ -531,7 +531,7 @@ test('every webhook type is reachable from the SDK alone', async (t) => {
   await seen('deal.cancelled', (e) => e.deal.deal_id === rejected.deal_id);
   await seen('deal.amount_changed', (e) => e.deal.deal_id === changed.deal_id);
   await seen('deal.failed', (e) => e.deal.deal_id === payout.deal_id);
-  await seen('appeal.resolved', (e) => e.deal.deal_id === appealed.deal_id);
+  await seen('appeal.resolved', (e) => e.deal?.deal_id === appealed.deal_id);
   await seen('appeal.reopened', (e) => e.appeal.appeal_id === closing.appeal_id);
   await seen('p2p.finance.withdrawal_failed');
 
@@ -548,7 +548,7 @@ test('every webhook type is reachable from the SDK alone', async (t) => {
   ).catch(() => [...new Set(delivered().map((e) => e.type))].sort());
   t.deepEqual(types, expected, `every event type but ${unreachable.join(', ')} (never emitted) reaches a sandbox merchant through the SDK alone`);
   t.true(
-    delivered().every((e: any) => e.sandbox === true),
+    delivered().every((e) => e.sandbox === true),
     'every envelope says sandbox',
   );
   // The sandbox arbiter's moves are audited as a system actor.

@@ -33,7 +33,7 @@ function refusedUnread(t: import('ava').ExecutionContext, answer: RawAnswer, mes
   t.is(answer.status, 429, answer.head);
   t.true(answer.beforeBodySent, 'answered before the client sent its body: nothing was read');
   t.true(retryAfter(Number(answer.headers['retry-after'])), `Retry-After: ${answer.headers['retry-after']}`);
-  t.is(answer.headers['connection'], 'close');
+  t.is(answer.headers.connection, 'close');
   const problem = JSON.parse(answer.text);
   t.is(problem.title, 'RESOURCE_EXHAUSTED');
   t.regex(problemDetail(problem).message, message);

@@ -7,7 +7,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { auditLedger } from '../../db/queries/ledger';
-import { asOperator, signed } from '../helpers/api';
+import { asOperator, signed, type Json } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 import { walletOf } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
@@ -41,7 +41,7 @@ test.serial('a transfer the chain refuses for good is CANCELLED with the hold re
   t.like(approved.body, { status: 'CANCELLED', cancelled_by: 'chain', broadcast_attempts: 1 });
   t.regex(approved.body.last_broadcast_error, /refused/);
   t.deepEqual(await walletOf(sql, 'merchant', merchantId).then((w) => [w.available, w.frozen]), [10_000n, 0n]);
-  const events = await sql<{ event_type: string; payload: any }[]>`
+  const events = await sql<{ event_type: string; payload: Json }[]>`
     select event_type, payload from outbox_events where merchant_id = ${merchantId} and deal_id is null order by created_at`;
   t.deepEqual(
     events.map((e) => [e.event_type, e.payload.withdrawal.status]),

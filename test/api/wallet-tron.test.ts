@@ -21,7 +21,7 @@ import { tronAddressFromPrivateKey } from '../../domain/tron/address';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { temporalDataConverter } from '../../temporal/payload-codec';
 import { chainWatchStatusQuery, chainWatchWorkflowId } from '../../workflows/contracts/chain-watch';
-import { asOperator, signed, type KeyPair } from '../helpers/api';
+import { asOperator, signed, type KeyPair, type Json } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 import { walletOf } from '../helpers/deals';
 import { addressFor, FAKE_USDT, startFakeTronGrid, type FakeTronGrid, type Token } from '../helpers/fake-trongrid';
@@ -109,14 +109,14 @@ async function merchantWithAddress(stack: Stack, usdtCents = 0, overrides: Recor
   return { ...m, address: res.body.address as string };
 }
 
-const depositsOf = async (stack: Stack, keys: KeyPair) => (await signed(keys, 'GET', `${stack.url}${WALLET}/deposits`)).body.data as Record<string, any>[];
+const depositsOf = async (stack: Stack, keys: KeyPair) => (await signed(keys, 'GET', `${stack.url}${WALLET}/deposits`)).body.data as Record<string, Json>[];
 const depositRow = async (txHash: string) => (await sql`select * from deposits where tx_hash = ${txHash}`)[0];
 const creditsOf = async (merchantId: string) =>
   (
     await sql`select count(*)::int as n from ledger_transactions where kind = 'deposit' and ref_id in (select id::text from deposits where merchant_id = ${merchantId})`
   )[0]!.n as number;
 const depositEvents = async (merchantId: string) =>
-  (await sql<{ payload: any }[]>`select payload from outbox_events where merchant_id = ${merchantId} and event_type = 'p2p.finance.deposit_confirmed'`).map(
+  (await sql<{ payload: Json }[]>`select payload from outbox_events where merchant_id = ${merchantId} and event_type = 'p2p.finance.deposit_confirmed'`).map(
     (e) => e.payload.deposit,
   );
 const withdrawalRow = async (id: string) => (await sql`select * from withdrawals where id = ${id}`)[0]!;

@@ -1,10 +1,10 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { loadConfig } from '../../config';
 import { randomUUID } from 'node:crypto';
 import { auditLedger } from '../../db/queries/ledger';
 import { isTronAddress } from '../../domain/tron/address';
 import { createTemporalClient } from '../../temporal/client';
-import { asOperator, cabinetToken, newMerchant, problemDetail, signed, withBearer, type ApiResponse } from '../helpers/api';
+import { asOperator, cabinetToken, newMerchant, problemDetail, signed, withBearer, type ApiResponse, type Json } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { walletOf } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
@@ -38,7 +38,7 @@ const WITHDRAWAL_KEYS = [
   'withdrawal_id',
 ];
 
-function expectProblem(t: any, res: ApiResponse, status: number, title: string, message?: RegExp) {
+function expectProblem(t: ExecutionContext, res: ApiResponse, status: number, title: string, message?: RegExp) {
   t.is(res.status, status, res.text);
   t.is(res.headers.get('content-type'), 'application/problem+json');
   t.is(res.body.title, title, res.text);
@@ -50,7 +50,7 @@ const transfersOf = (id: string) => sql<{ tx_hash: string; amount: bigint; send_
   select * from simulated_chain_transfers where withdrawal_id = ${id}`;
 const withdrawalEvents = (merchantId: string) =>
   sql<
-    { event_type: string; payload: any }[]
+    { event_type: string; payload: Json }[]
   >`select event_type, payload from outbox_events where merchant_id = ${merchantId} and deal_id is null order by created_at`;
 
 test('deposit address: 404 until generated; POST generates and rotates; the profile shows trc20_address; old addresses stay attributed', async (t) => {

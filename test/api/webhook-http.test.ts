@@ -56,9 +56,9 @@ test('storableText: NUL and invalid UTF-8 become U+FFFD, and the text is cut to 
     ['€', 3],
     ['😀', 4],
   ] as const) {
-    const text = 'a' + char.repeat(3000);
+    const text = `a${char.repeat(3000)}`;
     const cut = storableText(text);
-    t.is(cut, 'a' + char.repeat(Math.floor(2047 / size)));
+    t.is(cut, `a${char.repeat(Math.floor(2047 / size))}`);
     t.true(bytes(cut) <= RESPONSE_BODY_LIMIT && bytes(cut) > RESPONSE_BODY_LIMIT - size);
     t.is(storableText(Buffer.from(text).subarray(0, RESPONSE_BODY_LIMIT), RESPONSE_BODY_LIMIT, true), cut, 'the first 2048 bytes of a longer answer');
   }
@@ -71,17 +71,17 @@ test('storableText: NUL and invalid UTF-8 become U+FFFD, and the text is cut to 
 test('a receiver answering NUL bytes, invalid UTF-8 or long multi-byte text: the body is storable text of at most 2048 bytes', async (t) => {
   const answers = [
     Buffer.concat([Buffer.from('a\0'), Buffer.from([0xff, 0xfe]), Buffer.from('z')]),
-    Buffer.from('a' + '😀'.repeat(1000)),
-    Buffer.from('a' + 'é'.repeat(2000)),
+    Buffer.from(`a${'😀'.repeat(1000)}`),
+    Buffer.from(`a${'é'.repeat(2000)}`),
   ];
   const receiver = await startReceiver((i, res) => res.writeHead(200).end(answers[i]));
   t.teardown(() => receiver.close());
   const post = () => postWebhook(receiver.url, '{}', {}, { timeoutMs: 1000, allowPrivate: true });
   t.is((await post()).body, 'a\uFFFD\uFFFD\uFFFDz');
   const emoji = await post();
-  t.is(emoji.body, 'a' + '😀'.repeat(511));
+  t.is(emoji.body, `a${'😀'.repeat(511)}`);
   t.is(bytes(emoji.body), 2045);
   const accented = await post();
-  t.is(accented.body, 'a' + 'é'.repeat(1023));
+  t.is(accented.body, `a${'é'.repeat(1023)}`);
   t.is(bytes(accented.body), 2047);
 });

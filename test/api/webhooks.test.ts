@@ -17,7 +17,7 @@ const sql = testSql();
 test.after.always(() => sql.end());
 const stripe = new Stripe('sk_test_offline_only');
 
-function verifyBoth(t: any, r: Received, secret: string) {
+function verifyBoth(t: ExecutionContext, r: Received, secret: string) {
   const header = String(r.headers['x-signature']);
   t.is(String(r.headers['x-timestamp']), String(parseSignatureHeader(header)!.timestamp));
   t.true(signatureMatches(secret, parseSignatureHeader(header)!, r.body), 'our verifier');
@@ -634,7 +634,7 @@ test('a receiver answering with a NUL byte, invalid UTF-8 or long multi-byte tex
     const body = JSON.parse(request.body);
     const n = (tries.get(body.event_id) ?? 0) + 1;
     tries.set(body.event_id, n);
-    if (body.type !== 'deal.created') return res.writeHead(200).end('a' + 'é'.repeat(2000)); // 4001 bytes: byte 2048 is inside an é
+    if (body.type !== 'deal.created') return res.writeHead(200).end(`a${'é'.repeat(2000)}`); // 4001 bytes: byte 2048 is inside an é
     if (n === 1) return res.writeHead(500).end(Buffer.from('refused\0by the receiver'));
     res.writeHead(200).end(Buffer.concat([Buffer.from('ok\0'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(' done')]));
   });
@@ -661,7 +661,7 @@ test('a receiver answering with a NUL byte, invalid UTF-8 or long multi-byte tex
     ],
   );
   // Cut on a character boundary: the last whole é that fits, never a U+FFFD for the half of one.
-  t.like(locked, { attempts: 1, http_status: 200, response_body: 'a' + 'é'.repeat(1023) });
+  t.like(locked, { attempts: 1, http_status: 200, response_body: `a${'é'.repeat(1023)}` });
   t.is(utf8Bytes(locked.response_body), 2047);
   const list = await signed(keys, 'GET', `/api/v1/p2p/merchant/callbacks?deal_id=${deal.deal_id}`);
   t.is(list.status, 200);

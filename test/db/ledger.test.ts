@@ -88,7 +88,7 @@ test('unbalanced postings are refused by the code and by the database', async (t
   await t.throwsAsync(
     sql.begin(async (tx) => {
       const id = randomUUID();
-      await tx`insert into ledger_transactions (id, idempotency_key, kind, ref_type, ref_id) values (${id}, ${'raw:' + id}, 'x', 'x', 'x')`;
+      await tx`insert into ledger_transactions (id, idempotency_key, kind, ref_type, ref_id) values (${id}, ${`raw:${id}`}, 'x', 'x', 'x')`;
       await tx`insert into ledger_entries (transaction_id, wallet_id, bucket, amount) values (${id}, ${wallet}, 'available', 5)`;
     }),
     { message: /does not balance/ },
@@ -112,7 +112,7 @@ test('a posting that would overdraw a merchant wallet fails with insufficient ba
     ),
   );
   t.is(error!.message, 'insufficient balance');
-  const [tx] = await sql`select count(*)::int as n from ledger_transactions where idempotency_key = ${'overdraw:' + wallet}`;
+  const [tx] = await sql`select count(*)::int as n from ledger_transactions where idempotency_key = ${`overdraw:${wallet}`}`;
   t.is(tx!.n, 0);
 });
 

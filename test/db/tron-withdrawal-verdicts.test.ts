@@ -53,8 +53,12 @@ async function setup(t: ExecutionContext) {
   let at: number | undefined;
   const clock = {
     now: () => at ?? Date.now(),
-    set: (ms: number) => void (at = ms),
-    advance: (ms: number) => void (at = (at ?? Date.now()) + ms),
+    set: (ms: number) => {
+      at = ms;
+    },
+    advance: (ms: number) => {
+      at = (at ?? Date.now()) + ms;
+    },
   };
   const chain = tronGridChain(sql, connectTron(config), clock.now);
   const merchantId = await insertMerchant(sql, {

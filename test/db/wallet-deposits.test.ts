@@ -1,6 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { runDepositWatcherPass, type DepositWatcher, type ObservedDeposit } from '../../activities/chain/deposit-watcher';
+import type { ObservedDeposit } from '../../db/queries/wallet-deposits';
+import { runDepositWatcherPass, type DepositWatcher } from '../helpers/deposit-watcher';
 import { addDepositAddress } from '../../db/queries/deposit-addresses';
 import { insertMerchant } from '../../db/queries/merchants';
 import { DEV_WALLET_HD_SEED } from '../../config';

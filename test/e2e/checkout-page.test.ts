@@ -10,10 +10,9 @@
  * PAYER_SCREENSHOTS=<dir> (npm run payer:screenshots) writes each state's PNG there for docs/.
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant, signed, type KeyPair } from '../helpers/api';
@@ -21,6 +20,7 @@ import { testSql } from '../helpers/app';
 import { changeAmount, checkout, createPayin, hashOf, operatorDeal, payinBody, PAYIN } from '../helpers/deals';
 import { dealReaches, openAppeal } from '../helpers/appeals';
 import { eventually } from '../helpers/poll';
+import { seriousViolations } from '../helpers/axe';
 import { startIsolatedStack } from '../helpers/worker';
 import { SAMPLES } from '../helpers/multipart';
 import { LOCALES, translator, type Locale } from '../../api/pages/payer/i18n';
@@ -30,9 +30,16 @@ import type { MessageKey } from '../../api/pages/payer/messages/en';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FAILURES = join(process.cwd(), '.data', 'payer-screenshots');
 const SHOTS = process.env.PAYER_SCREENSHOTS ? join(process.cwd(), process.env.PAYER_SCREENSHOTS) : undefined;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
+
+declare global {
+  interface Window {
+    /** Set by a test in the page: still there after a swap means the page did not reload. */
+    __sameDocument?: boolean;
+  }
+}
+
 const RAW_CODES =
   /\b(INITIALIZED|ESCROW_LOCKED|PAYMENT_NOTIFIED|PAYMENT_VERIFIED|COMPLETED|EXPIRED|APPEALED|REFUND_PENDING|SPAM_REJECTED|SOFT_DISPUTED|CANCELLED)\b/;
 const spaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
@@ -108,21 +115,7 @@ async function open(t: ExecutionContext<Ctx>, context: BrowserContext, url: stri
 }
 
 async function accessible(t: ExecutionContext<Ctx>, page: Page, name: string) {
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (result.violations as any[])
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-            .slice(0, 3)
-            .map((n: any) => n.target.join(' '))
-            .join(', ')}`,
-      );
-  });
-  t.deepEqual(violations, [], `axe on ${name}`);
+  t.deepEqual(await seriousViolations(page), [], `axe on ${name}`);
 }
 
 async function shot(page: Page, name: string) {
@@ -219,6 +212,7 @@ test.serial('every state in every language, at phone and desktop size: plain wor
         const amount = state === 'amountChanged' ? '160000' : '150000';
         const title = tr(TITLES[state]!, { amount: formatMoney(locale, amount, 'RUB') });
         t.is(spaces((await page.textContent('h1')) ?? ''), spaces(title), name);
+        // biome-ignore lint/performance/useDomNodeTextContent: the check is about what the payer sees, which is the rendered text, not the hidden nodes'
         const text = await page.evaluate(() => document.body.innerText);
         t.false(RAW_CODES.test(text), `${name}: a status code is shown`);
         if (state === 'pay') {
@@ -247,14 +241,14 @@ test('an amount changed by an operator reaches an open page within one poll, wit
   const deal = await slowPayin(keys);
   const context = await newContext(t);
   const page = await open(t, context, `${pageUrl(deal)}?lang=ru`, 'amount-change');
-  await page.evaluate(() => ((window as any).__sameDocument = true));
+  await page.evaluate(() => (window.__sameDocument = true));
   t.is(spaces((await page.textContent('#amount')) ?? ''), '1 500,00 ₽');
   const changedAt = Date.now();
   t.is((await changeAmount(deal.deal_id, { amount_fiat: 160_000, expected_amount_version: 1 })).status, 200);
   await page.waitForFunction(() => /1\s600,00/.test(document.querySelector('#amount')?.textContent ?? ''), undefined, { timeout: 15_000 });
   const seenAfter = Date.now() - changedAt;
   t.true(seenAfter < 12_000, `the new amount was shown ${seenAfter} ms after the change (polls every 3 s at first)`);
-  t.true(await page.evaluate(() => (window as any).__sameDocument === true), 'no reload');
+  t.true(await page.evaluate(() => window.__sameDocument === true), 'no reload');
   t.regex(spaces((await page.textContent('#amount-changed')) ?? ''), /1 500,00 ₽.*1 600,00 ₽/);
   t.true(await page.isDisabled('#paid'), '"I paid" waits for the acknowledgement');
   await accessible(t, page, 'amount-changed');
@@ -267,7 +261,7 @@ test('an amount changed by an operator reaches an open page within one poll, wit
   await page.fill('#card_last4', '4417');
   await page.click('#paid');
   await page.waitForFunction(() => document.querySelector('#screen')?.getAttribute('data-screen') === 'checking');
-  t.true(await page.evaluate(() => (window as any).__sameDocument === true), 'still no reload');
+  t.true(await page.evaluate(() => window.__sameDocument === true), 'still no reload');
   t.false(await page.isVisible('#cancel'), 'no cancel once the payer said they paid');
   t.regex((await page.textContent('#proof-sent')) ?? '', /4417/);
   t.is((await checkout(hashOf(deal.payment_url))).body.status, 'PAYMENT_NOTIFIED');

@@ -12,9 +12,8 @@ import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { API_URL, asOperator, newMerchant, signed } from '../helpers/api';
+import { API_URL, asOperator, newMerchant, signed, type Json } from '../helpers/api';
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { dealReaches, openAppeal } from '../helpers/appeals';
 import { testSql } from '../helpers/app';
@@ -22,12 +21,12 @@ import { totpAt } from '../../domain/crypto/totp';
 import { filePart, SAMPLES, signedUpload } from '../helpers/multipart';
 import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
 import { eventually } from '../helpers/poll';
+import { seriousViolations } from '../helpers/axe';
 import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FAILURES = join(process.cwd(), '.data', 'console-screenshots');
 const DOC_SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(process.cwd(), process.env.CONSOLE_SCREENSHOTS) : undefined;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 type Role = 'arbiter' | 'finance' | 'support' | 'admin';
 interface Ctx {
@@ -158,21 +157,7 @@ async function docShot(page: Page, name: string) {
 
 /** axe-core on the page as it is: no serious or critical violation. */
 async function accessible(t: ExecutionContext<Ctx>, page: Page, name: string) {
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (result.violations as any[])
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-            .slice(0, 3)
-            .map((n: any) => n.target.join(' '))
-            .join(', ')}`,
-      );
-  });
-  t.deepEqual(violations, [], `axe on ${name}`);
+  t.deepEqual(await seriousViolations(page), [], `axe on ${name}`);
 }
 
 /** A call from the signed-in browser itself (its cookie and CSRF token): what the API answers this operator. */
@@ -260,7 +245,11 @@ test.serial(
     await page.getByRole('button', { name: 'Send' }).click();
     await page.locator('.chat li.mine', { hasText: 'Please send the bank statement page too.' }).waitFor();
     const thread = await signed(keys, 'GET', `/api/v1/p2p/merchant/appeals/${appealId}/messages`);
-    t.true(thread.body.data.messages.some((m: any) => m.sender_role === 'ADMIN' && m.body === 'Please send the bank statement page too.'));
+    t.true(
+      thread.body.data.messages.some(
+        (m: { sender_role: string; body: string }) => m.sender_role === 'ADMIN' && m.body === 'Please send the bank statement page too.',
+      ),
+    );
 
     // Resolve: the dialog first; cancelling does nothing.
     await page.getByLabel(/SATISFIED/).check();
@@ -469,9 +458,13 @@ test.serial(
     const refused = await signed(keys, 'GET', '/api/v1/p2p/my-merchant');
     t.is(refused.status, 403, refused.text);
     t.regex(refused.text, /ip_whitelist/);
-    const [row] = (await asOperator('GET', `${ADMIN}/audit?object_id=${merchantId}&action=merchant.update_settings`)).body.data as any[];
-    t.is(row.actor_id, admin.id);
-    t.deepEqual([row.before.ip_whitelist, row.after.ip_whitelist], [[], ['203.0.113.10', '2001:db8::10']]);
+    const [row] = (await asOperator('GET', `${ADMIN}/audit?object_id=${merchantId}&action=merchant.update_settings`)).body.data as {
+      actor_id: string;
+      before: Json;
+      after: Json;
+    }[];
+    t.is(row!.actor_id, admin.id);
+    t.deepEqual([row!.before.ip_whitelist, row!.after.ip_whitelist], [[], ['203.0.113.10', '2001:db8::10']]);
 
     // The API's rule and message, shown as they are.
     await page.getByLabel('IP whitelist').fill('not-an-address');
@@ -559,7 +552,8 @@ test.serial('operators page: an admin creates an operator, who signs in; a role 
   await row.getByRole('button', { name: 'Disable' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
   await row.getByText(/^disabled /).waitFor();
-  const operatorId = ((await asOperator('GET', `${ADMIN}/operators`)).body.data as any[]).find((o) => o.email === email).operator_id;
+  const operators = (await asOperator('GET', `${ADMIN}/operators`)).body.data as { email: string; operator_id: string }[];
+  const operatorId = operators.find((o) => o.email === email)!.operator_id;
   t.deepEqual(
     (await auditActions(operatorId)).filter((a) => a.startsWith('operator.')),
     [`operator.update:${admin.id}`, `operator.update:${admin.id}`, `operator.create:${admin.id}`],

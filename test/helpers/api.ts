@@ -11,7 +11,16 @@ export interface KeyPair {
   secret: string;
 }
 
-export interface ApiResponse<T = any> {
+/**
+ * JSON as a test reads it: an answer, a jsonb column, a request to a fake. A test checks its shape
+ * with its assertions (t.like, t.deepEqual; the contract tests check every answer against the
+ * OpenAPI document), so the type is left open here rather than restating the document's schemas
+ * in every test.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the tests' one open type: the shape of JSON is what their assertions check
+export type Json = any;
+
+export interface ApiResponse<T = Json> {
   status: number;
   headers: Headers;
   body: T;

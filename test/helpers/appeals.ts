@@ -23,7 +23,7 @@ export async function methodIn(currency: string): Promise<{ slug: string; id: st
   const sql = createSql(process.env.DATABASE_URL!, { max: 1 });
   try {
     await sql`insert into payment_methods (id, tenant_id, slug, name, currency_code, requisite_types)
-      values (${id}, ${DEFAULT_TENANT_ID}, ${slug}, ${'Isolated ' + slug}, ${currency}, ${['BANK_CARD', 'SBP']})`;
+      values (${id}, ${DEFAULT_TENANT_ID}, ${slug}, ${`Isolated ${slug}`}, ${currency}, ${['BANK_CARD', 'SBP']})`;
   } finally {
     await sql.end();
   }

@@ -7,20 +7,19 @@
  * docs show.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { totpAt } from '../../domain/crypto/totp';
 import { API_URL, asOperator } from './api';
+import { seriousViolations } from './axe';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FAILURES = join(process.cwd(), '.data', 'console-screenshots');
 const DOC_SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(process.cwd(), process.env.CONSOLE_SCREENSHOTS) : undefined;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** How long a page waits for an element or a state: a bound for a wait gone wrong, far above what a loaded machine takes. */
-export const BROWSER_WAIT_MS = 120_000;
+const BROWSER_WAIT_MS = 120_000;
 
 export type Role = 'arbiter' | 'finance' | 'support' | 'admin';
 export interface BrowserCtx {
@@ -123,19 +122,5 @@ export async function docShot(page: Page, name: string) {
 
 /** axe-core on the page as it is: no serious or critical violation. */
 export async function accessible(t: ExecutionContext<BrowserCtx>, page: Page, name: string) {
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (result.violations as any[])
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-            .slice(0, 3)
-            .map((n: any) => n.target.join(' '))
-            .join(', ')}`,
-      );
-  });
-  t.deepEqual(violations, [], `axe on ${name}`);
+  t.deepEqual(await seriousViolations(page), [], `axe on ${name}`);
 }

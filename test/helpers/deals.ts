@@ -53,7 +53,7 @@ export async function isolatedMethod(): Promise<string> {
   const sql = createSql(process.env.DATABASE_URL!, { max: 1 });
   try {
     await sql`insert into payment_methods (id, tenant_id, slug, name, currency_code, requisite_types)
-      values (${randomUUID()}, ${DEFAULT_TENANT_ID}, ${method}, ${'Isolated ' + method}, 'RUB', ${['BANK_CARD']})`;
+      values (${randomUUID()}, ${DEFAULT_TENANT_ID}, ${method}, ${`Isolated ${method}`}, 'RUB', ${['BANK_CARD']})`;
   } finally {
     await sql.end();
   }

@@ -43,6 +43,7 @@ import {
   type TronRawData,
 } from '../../domain/tron/transaction';
 import { tronAddressFromPrivateKey } from '../../domain/tron/address';
+import type { Json } from './api';
 
 export type Tamper = 'recipient' | 'amount' | 'contract' | 'selector' | 'owner' | 'fee_limit' | 'call_value' | 'expired' | 'extra_field';
 export type ReceiptResult = 'SUCCESS' | 'OUT_OF_ENERGY' | 'REVERT';
@@ -92,7 +93,7 @@ interface TransferEvent {
   index: number;
 }
 
-export interface Request {
+interface Request {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
@@ -110,7 +111,7 @@ const utf8Hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
 export const addressFor = (name: string) => tronAddressFromPrivateKey(sha256(new TextEncoder().encode(`fake-trongrid:${name}`)));
 
 export const FAKE_USDT: Token = { address: addressFor('counterfeit-usdt'), symbol: 'USDT', name: 'Tether USD', decimals: 6 };
-export const USDT: Token = { address: USDT_MAINNET_CONTRACT, symbol: 'USDT', name: 'Tether USD', decimals: 6 };
+const USDT: Token = { address: USDT_MAINNET_CONTRACT, symbol: 'USDT', name: 'Tether USD', decimals: 6 };
 
 export interface FakeTronGridOptions {
   /** Blocks on top of a transaction's block before it counts as confirmed (solidified). Default 2. */
@@ -147,7 +148,10 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
 
   const account = (address: string) => {
     let a = accounts.get(address);
-    if (!a) accounts.set(address, (a = { trxSun: 0n, tokens: new Map(), createTime: Date.now() }));
+    if (!a) {
+      a = { trxSun: 0n, tokens: new Map(), createTime: Date.now() };
+      accounts.set(address, a);
+    }
     return a;
   };
   const head = () => blocks[blocks.length - 1]!;
@@ -372,7 +376,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
 
   /** The node's own JsonFormat.merge of raw_data, for the one contract type the wallet sends. */
   function rawFromJson(json: unknown): TronRawData {
-    const r = json as Record<string, any>;
+    const r = json as Record<string, Json>;
     const c = r.contract?.[0];
     const v = c?.parameter?.value;
     const hexField = (x: unknown) => {

@@ -40,9 +40,16 @@ export interface ApiDocument {
   resolve: (schema: JsonSchema | undefined) => JsonSchema | undefined;
 }
 
+/** The parts of an operation of the document these helpers read. */
+interface OperationObject {
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+  security?: Record<string, string[]>[];
+  parameters?: { in: string; name: string; schema?: JsonSchema }[];
+}
+
 export async function loadOperations(base = ''): Promise<ApiDocument> {
   const doc = (await unsigned('GET', `${base}/openapi.json`)).body as {
-    paths: Record<string, Record<string, any>>;
+    paths: Record<string, Record<string, OperationObject>>;
     components?: { schemas?: Record<string, JsonSchema> };
   };
   const resolve = (schema: JsonSchema | undefined): JsonSchema | undefined => {
@@ -58,10 +65,10 @@ export async function loadOperations(base = ''): Promise<ApiDocument> {
       operations.push({
         method: method.toUpperCase(),
         path,
-        schemes: (op.security ?? []).flatMap((s: Record<string, string[]>) => Object.keys(s)),
-        pathParams: (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name),
-        queryParams: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => ({ name: p.name, schema: resolve(p.schema) ?? {} })),
-        body: bodyType ? resolve(content[bodyType].schema) : undefined,
+        schemes: (op.security ?? []).flatMap((s) => Object.keys(s)),
+        pathParams: (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name),
+        queryParams: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: resolve(p.schema) ?? {} })),
+        body: bodyType ? resolve(content[bodyType]?.schema) : undefined,
         bodyType,
       });
     }
@@ -95,7 +102,7 @@ export function exemplar(doc: ApiDocument, schema: JsonSchema | undefined, depth
       if (s.format === 'date-time') return new Date().toISOString();
       if (s.format === 'uri' || s.format === 'url') return 'https://example.com/hook';
       if (s.format === 'email') return `probe-${randomUUID().slice(0, 8)}@example.com`;
-      return 'probe-value-' + randomUUID().slice(0, 8);
+      return `probe-value-${randomUUID().slice(0, 8)}`;
     default:
       return undefined;
   }

@@ -22,7 +22,7 @@ export interface ReceivedSpan {
 export async function startOtlpReceiver(): Promise<{ url: string; close(): Promise<void> }> {
   const MAX_TRACES = 5000;
   const traces = new Map<string, ReceivedSpan[]>();
-  const valueOf = (v: Record<string, unknown> | undefined): unknown => (v ? Object.values(v)[0] : undefined);
+  const attributeValue = (v: Record<string, unknown> | undefined): unknown => (v ? Object.values(v)[0] : undefined);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -49,7 +49,7 @@ export async function startOtlpReceiver(): Promise<{ url: string; close(): Promi
         }[];
       };
       for (const rs of body.resourceSpans ?? []) {
-        const service = String(valueOf(rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value) ?? '');
+        const service = String(attributeValue(rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value) ?? '');
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
             const span: ReceivedSpan = {
@@ -59,7 +59,7 @@ export async function startOtlpReceiver(): Promise<{ url: string; close(): Promi
               name: s.name,
               kind: s.kind,
               service,
-              attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, valueOf(a.value)])),
+              attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, attributeValue(a.value)])),
             };
             const list = traces.get(span.traceId) ?? [];
             if (list.length === 0) {

@@ -48,7 +48,7 @@ export const withdrawalAction = (id: string, action: 'approve' | 'cancel', body?
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** One workflow bundle for every in-process worker of a test file (bundling is the slow part). */
-export const workflowBundle = () =>
+const workflowBundle = () =>
   (bundle ??= bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)), logger: undefined }));
 
 let runtimeInstalled = false;

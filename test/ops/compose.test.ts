@@ -18,6 +18,7 @@ import postgres from 'postgres';
 import { clientIpResolver } from '../../api/auth/client-ip';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contracts/search-attributes';
 import { readVersions } from '../../scripts/versions';
+import type { Json } from '../helpers/api';
 
 const run = promisify(execFile);
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -67,7 +68,7 @@ async function composeCheck(args: string[]): Promise<{ code: number; stdout: str
 }
 
 let project: Project;
-async function yamlFile(path: string): Promise<any> {
+async function yamlFile(path: string): Promise<Json> {
   const result = await composeCheck(['yaml', path]);
   if (result.code !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout);
@@ -105,7 +106,7 @@ test('the check fails on a compose file that breaks the specification, also in a
       ['unknown key', original.replace('  cpu_shares: 256', '  cpu_sharez: 256'), /cpu_sharez/],
       ['wrong condition', original.replace('condition: service_healthy', 'condition: healthy'), /condition/],
       // The proxy exists only in the scale profile: a check without every profile on would miss this.
-      ['profile-only dependency', original.replace(/(  proxy:\n(?:.*\n)*?    depends_on:\n)      api:/, '$1      api-3:'), /api-3/],
+      ['profile-only dependency', original.replace(/( {2}proxy:\n(?:.*\n)*? {4}depends_on:\n) {6}api:/, '$1      api-3:'), /api-3/],
     ];
     for (const [what, text, message] of cases) {
       t.not(text, original, `${what}: the test's edit applies`);
@@ -126,7 +127,7 @@ test('every file and folder compose mounts or builds from exists in the repo', (
     for (const volume of service.volumes ?? []) {
       if (volume.type !== 'bind') continue;
       binds++;
-      t.true(volume.source!.startsWith(ROOT + '/'), `${name}: ${volume.source} is inside the repo`);
+      t.true(volume.source!.startsWith(`${ROOT}/`), `${name}: ${volume.source} is inside the repo`);
       t.true(existsSync(volume.source!), `${name}: ${volume.source} exists`);
       t.true(volume.read_only, `${name}: ${volume.target} is mounted read-only`);
     }
@@ -194,7 +195,7 @@ test('Prometheus scrapes every metrics port compose configures, and only those',
   t.true(wanted.size >= 11, `found the metric ports: ${[...wanted].join(' ')}`);
 
   const scraped = new Set<string>();
-  for (const job of config.scrape_configs as any[]) {
+  for (const job of config.scrape_configs) {
     for (const sc of job.static_configs ?? []) for (const target of sc.targets) scraped.add(target);
     for (const sd of job.dns_sd_configs ?? []) {
       t.is(sd.type, 'A', `${job.job_name}: A records of the compose service names`);

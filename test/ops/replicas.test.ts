@@ -347,7 +347,10 @@ async function payinBatch(keys: KeyPair, onCreated?: (n: number) => void) {
 /** Deals whose events first reached the receiver out of outbox order (events: the merchant's, in seq order). */
 function outOfOrder(events: { id: string; deal_id: string }[], received: Received[]): string[] {
   const first = new Map<string, number>();
-  received.forEach((r, i) => first.has(String(r.headers['x-event-id'])) || first.set(String(r.headers['x-event-id']), i));
+  received.forEach((r, i) => {
+    const id = String(r.headers['x-event-id']);
+    if (!first.has(id)) first.set(id, i);
+  });
   const bad = new Set<string>();
   const last = new Map<string, number>();
   for (const e of events) {

@@ -142,7 +142,8 @@ test('a PayIn create is one trace, its id the X-Trace-Id: API → workflow → a
     for (let at = span; at.parentSpanId; ) {
       const parent = byId.get(at.parentSpanId);
       if (!parent) return [];
-      chain.push((at = parent));
+      at = parent;
+      chain.push(at);
     }
     return chain;
   };

@@ -17,7 +17,7 @@ const SOURCE = /\.(?:ts|tsx|js|mjs|cjs|sql|sh|ya?ml|go|tmpl|conf)$|(?:^|\/)Docke
 const GENERATED = /(?:^|\/)generated\//;
 
 /** A pointer into the issue tracker. `#N` only as a word of its own, so `&#39;` or `'#7'` pass. */
-const ISSUE: RegExp[] = [/\bissues?[\s#-]*\d+/i, /(?<=^|[\s(\[])#\d+(?=$|[\s),.:\]])/m, /\brounds?\s+\d+\b/i, /\bitems?\s+\d+(?:\.\d+)*\b/i];
+const ISSUE: RegExp[] = [/\bissues?[\s#-]*\d+/i, /(?<=^|[\s([])#\d+(?=$|[\s),.:\]])/m, /\brounds?\s+\d+\b/i, /\bitems?\s+\d+(?:\.\d+)*\b/i];
 /** A numbered section of a document that lives outside the repository (the spec, its contract). */
 const SPEC_SECTION: RegExp[] = [/\b(?:spec(?:ification)?|contract)s?[\s-]*§?\s*\d+(?:\.\d+)*\b/i, /§\s*\d/];
 /** In source, "section 9" is the spec's too: a comment names a document's part by its title. */

@@ -182,7 +182,7 @@ test('a signature over another txid, a flipped bit or a bad v does not recover t
   t.not(recoverTronSigner(SIGNATURE_VECTORS[1]!.txid, v.signature), v.address);
   const flipped = (Number.parseInt(v.signature[10]!, 16) ^ 1).toString(16);
   t.not(recoverTronSigner(v.txid, v.signature.slice(0, 10) + flipped + v.signature.slice(11)), v.address);
-  t.is(recoverTronSigner(v.txid, v.signature.slice(0, 128) + '05'), undefined);
+  t.is(recoverTronSigner(v.txid, `${v.signature.slice(0, 128)}05`), undefined);
   t.is(recoverTronSigner(v.txid, 'zz'), undefined);
   t.throws(() => parsePrivateKey('00'.repeat(32)), { instanceOf: RangeError });
   t.throws(() => parsePrivateKey('ff'.repeat(32)), { instanceOf: RangeError });
@@ -306,7 +306,7 @@ test('property: whatever bytes a node returns, an accepted transaction pays exac
     fc.property(fc.nat(base.length - 1), fc.integer({ min: 1, max: 255 }), (at, xor) => {
       const mutated = Uint8Array.from(base);
       mutated[at]! ^= xor;
-      let checked;
+      let checked: ReturnType<typeof checkUsdtTransfer>;
       try {
         checked = checkUsdtTransfer(toHex(mutated), expected);
       } catch (error) {

@@ -126,7 +126,7 @@ test('invalid addresses are refused, each with its reason', (t) => {
   t.is(tronAddressProblem(''), 'empty');
   // wrong length
   t.is(tronAddressProblem(good.slice(0, 33)), 'length');
-  t.is(tronAddressProblem(good + 'a'), 'length');
+  t.is(tronAddressProblem(`${good}a`), 'length');
   t.is(tronAddressProblem('T'), 'length');
   // base58 alphabet violations: 0, O, I, l, non-ASCII, spaces, a 0x prefix
   for (const bad of [
@@ -154,7 +154,7 @@ test('invalid addresses are refused, each with its reason', (t) => {
   // a TRON testnet-style 0xa0 payload is not even the right length
   t.not(tronAddressProblem(check.encode(hex('a01a6ac17c82ad141ebc524a9ffc94965848f35279'))), undefined);
   // a valid checksum over the wrong payload length
-  t.is(tronAddressProblem(check.encode(hex('41' + '11'.repeat(21)))), 'length');
+  t.is(tronAddressProblem(check.encode(hex(`41${'11'.repeat(21)}`))), 'length');
 });
 
 test('property: any 20-byte account id round-trips; any single-character change is refused', (t) => {

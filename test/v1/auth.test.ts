@@ -1,10 +1,10 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
-import { asOperator, hmacHeaders, newMerchant, signed, unsigned } from '../helpers/api';
+import { asOperator, hmacHeaders, newMerchant, signed, unsigned, type ApiResponse } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { fundedMerchant } from '../helpers/deals';
 import { randomTronAddress } from '../helpers/wallet';
-import { incomingBody, v1, v1Client, type V1Merchant } from './v1-client';
+import { incomingBody, v1, v1Client } from './v1-client';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -32,7 +32,7 @@ function categories(ids: { incoming: string; outgoing: string; withdrawal: strin
   ] as Array<[string, 'GET' | 'POST', string, Record<string, unknown> | undefined, unknown[]]>;
 }
 
-function refused(t: any, res: { status: number; body: any; headers: Headers; text: string }, status: number, message: RegExp, label: string) {
+function refused(t: ExecutionContext, res: ApiResponse, status: number, message: RegExp, label: string) {
   t.is(res.status, status, `${label}: ${res.text}`);
   t.like(res.body, { value: null, isSuccess: false, isFailure: true }, label);
   t.regex(res.body.failures[0].message, message, label);
@@ -171,5 +171,3 @@ test('kill-switch, ip_whitelist and rate limit apply to V1 exactly as to V2', as
   t.is(limited!.headers.get('x-ratelimit-limit'), '1');
   t.truthy(limited!.headers.get('retry-after'));
 });
-
-export type { V1Merchant };

@@ -1,18 +1,25 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
-import { API_METRICS_URL, API_URL, asOperator, newMerchant, signed } from '../helpers/api';
+import { API_METRICS_URL, API_URL, asOperator, newMerchant, signed, type ApiResponse, type Json } from '../helpers/api';
 import { fundedMerchant, operatorDeal } from '../helpers/deals';
 import { incomingBody, v1, v1Client } from './v1-client';
 
 const ADMIN = '/api/v1/p2p/admin';
 
-function deprecated(t: any, res: { headers: Headers }) {
+/** A bank of V1's list, the fields these tests read. */
+interface V1Bank {
+  bankName: string;
+  currencies: number[];
+  methodNames: string[];
+}
+
+function deprecated(t: ExecutionContext, res: { headers: Headers }) {
   t.is(res.headers.get('deprecation'), 'true');
   t.is(res.headers.get('sunset'), 'Tue, 12 Jan 2027 00:00:00 GMT');
   t.regex(res.headers.get('link') ?? '', /<\/docs>; rel="successor-version"/);
 }
 
-function success(t: any, res: { status: number; body: any; headers: Headers; text: string }, status = 200) {
+function success(t: ExecutionContext, res: ApiResponse, status = 200) {
   t.is(res.status, status, res.text);
   t.deepEqual(res.body.failures, []);
   t.true(res.body.isSuccess);
@@ -21,7 +28,7 @@ function success(t: any, res: { status: number; body: any; headers: Headers; tex
   return res.body.value;
 }
 
-function failure(t: any, res: { status: number; body: any; headers: Headers; text: string }, status: number, code: string, message?: RegExp) {
+function failure(t: ExecutionContext, res: ApiResponse, status: number, code: string, message?: RegExp) {
   t.is(res.status, status, res.text);
   t.regex(res.headers.get('content-type') ?? '', /^application\/json/);
   t.like(res.body, { value: null, isSuccess: false, isFailure: true, status });
@@ -87,26 +94,26 @@ test('a V1 merchant creates a PayIn, reads it back with numeric codes, lists it;
   t.is(all.next_page_token, '');
   const page = success(t, await c.listIncoming({ take: 2, skip: 1 }));
   t.deepEqual(
-    page.data.map((d: any) => d.id),
-    all.data.slice(1, 3).map((d: any) => d.id),
+    page.data.map((d: { id: string }) => d.id),
+    all.data.slice(1, 3).map((d: { id: string }) => d.id),
   );
   t.is(page.next_page_token, '3');
   t.is(page.count, 5);
   t.deepEqual(
-    success(t, await c.listIncoming({ status: 11 })).data.map((d: any) => d.id),
+    success(t, await c.listIncoming({ status: 11 })).data.map((d: { id: string }) => d.id),
     [created.id],
   );
   t.deepEqual(
-    success(t, await c.listIncoming({ status: '14' })).data.map((d: any) => d.id),
+    success(t, await c.listIncoming({ status: '14' })).data.map((d: { id: string }) => d.id),
     [over.id],
   );
   t.deepEqual(
-    success(t, await c.listIncoming({ status: 1 })).data.map((d: any) => d.id),
+    success(t, await c.listIncoming({ status: 1 })).data.map((d: { id: string }) => d.id),
     [viaNoChannel.id],
   );
   t.is(success(t, await c.listIncoming({ status: 21 })).count, 0);
   t.deepEqual(
-    success(t, await c.listIncoming({ id: partial.id })).data.map((d: any) => d.id),
+    success(t, await c.listIncoming({ id: partial.id })).data.map((d: { id: string }) => d.id),
     [partial.id],
   );
   t.is(success(t, await c.listIncoming({ startDate: new Date(Date.now() + 60_000).toISOString() })).count, 0);
@@ -193,15 +200,15 @@ test('a V1 merchant pays out: hold from its USDT wallet, numeric codes 1 → 40 
   const list = success(t, await c.listOutgoing());
   t.is(list.count, 2);
   t.deepEqual(
-    list.data.map((d: any) => d.id),
+    list.data.map((d: { id: string }) => d.id),
     [second.id, created.id],
   );
   t.deepEqual(
-    success(t, await c.listOutgoing({ status: 30 })).data.map((d: any) => d.id),
+    success(t, await c.listOutgoing({ status: 30 })).data.map((d: { id: string }) => d.id),
     [created.id],
   );
   t.deepEqual(
-    success(t, await c.listOutgoing({ status: 1 })).data.map((d: any) => d.id),
+    success(t, await c.listOutgoing({ status: 1 })).data.map((d: { id: string }) => d.id),
     [second.id],
   );
   t.is(success(t, await c.listOutgoing({ status: 50 })).count, 0, 'a known code no status maps to');
@@ -224,12 +231,12 @@ test('banks list: the 5-field profile with numeric currencies, filters, skip/tak
     t.is(bank.country, 'RU');
     t.true(bank.currencies.includes(643));
   }
-  t.true(ru.data.some((b: any) => b.bankName === 'Sberbank' && b.methodNames.includes('SBP')));
+  t.true(ru.data.some((b: V1Bank) => b.bankName === 'Sberbank' && b.methodNames.includes('SBP')));
   t.deepEqual(
-    success(t, await c.banks({ bankName: 'kaspi bank' })).data.map((b: any) => [b.bankName, b.currencies]),
+    success(t, await c.banks({ bankName: 'kaspi bank' })).data.map((b: V1Bank) => [b.bankName, b.currencies]),
     [['Kaspi Bank', [398]]],
   );
-  t.true(success(t, await c.banks({ methodName: 'BANK_TRANSFER' })).data.every((b: any) => b.methodNames.includes('BANK_TRANSFER')));
+  t.true(success(t, await c.banks({ methodName: 'BANK_TRANSFER' })).data.every((b: V1Bank) => b.methodNames.includes('BANK_TRANSFER')));
   const page = success(t, await c.banks({ skip: 1, take: 1 }));
   t.is(page.data.length, 1);
   t.is(page.data[0].id, all.data[1].id);
@@ -238,7 +245,7 @@ test('banks list: the 5-field profile with numeric currencies, filters, skip/tak
 });
 
 test('the OpenAPI document has the V1 section with its security schemes and error envelope', async (t) => {
-  const doc = (await (await fetch(`${API_URL}/openapi.json`)).json()) as any;
+  const doc = (await (await fetch(`${API_URL}/openapi.json`)).json()) as Json;
   for (const path of [
     '/v1/payments/incoming',
     '/v1/payments/incoming/idempotency',

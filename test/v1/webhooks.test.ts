@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createHmac, randomUUID } from 'node:crypto';
 import { asOperator, newMerchant } from '../helpers/api';
 import { changeAmount, fundedMerchant, operatorDeal } from '../helpers/deals';
@@ -7,14 +7,14 @@ import { startReceiver, type Received } from '../helpers/receiver';
 import { incomingBody, v1Client } from './v1-client';
 
 /** The test's own check of the V1 webhook signature: HMAC-SHA512(secret, "<start of UTC day>;<raw body>"). */
-function verifyV1(t: any, r: Received, secret: string, merchantId: string) {
-  const timestamp = Number(r.headers['timestamp']);
+function verifyV1(t: ExecutionContext, r: Received, secret: string, merchantId: string) {
+  const timestamp = Number(r.headers.timestamp);
   const startOfDay = (ms: number) => Math.floor(ms / 86_400_000) * 86_400;
   t.true([startOfDay(r.at), startOfDay(r.at - 60_000)].includes(timestamp), 'TIMESTAMP is the start of the current UTC day');
   t.is(timestamp % 86_400, 0);
   const expected = createHmac('sha512', secret).update(`${timestamp};${r.body}`).digest('hex');
-  t.is(r.headers['signature'], expected);
-  t.is(r.headers['merchant'], merchantId);
+  t.is(r.headers.signature, expected);
+  t.is(r.headers.merchant, merchantId);
   t.falsy(r.headers['x-signature'], 'no V2 signature');
 }
 

@@ -5,7 +5,7 @@ import { deposit, merchantSettings, randomTronAddress } from '../helpers/wallet'
 import { startReceiver } from '../helpers/receiver';
 import { eventually } from '../helpers/poll';
 import { testSql } from '../helpers/app';
-import { v1, v1Client, type V1Merchant, type V1Options } from './v1-client';
+import { v1, type V1Merchant, type V1Options } from './v1-client';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -103,7 +103,7 @@ test('a V1 merchant withdraws: 19-field profile, sent (3) at once within the aut
   t.is(list.count, 2);
   t.deepEqual(list.items, list.data);
   t.deepEqual(
-    list.data.map((x: any) => x.id),
+    list.data.map((x: { id: string }) => x.id),
     [viaAlias.body.value.id, w.id],
   );
   t.is((await listWithdrawals(m, { status: 3, take: 1 })).body.value.next_page_token, '1');
@@ -163,7 +163,7 @@ test('manual queue: pending (1) → approved → sent (3); a cancelled one is 4 
   t.is((await asOperator('POST', `/api/v1/p2p/admin/withdrawals/${second.id}/cancel`, { reason: 'suspicious' })).status, 200);
   t.is((await getWithdrawal(m, second.id)).body.value.status, 4);
   t.deepEqual(
-    (await listWithdrawals(m, { status: 4 })).body.value.data.map((x: any) => x.id),
+    (await listWithdrawals(m, { status: 4 })).body.value.data.map((x: { id: string }) => x.id),
     [second.id],
   );
   const failed = await eventually(
@@ -171,7 +171,7 @@ test('manual queue: pending (1) → approved → sent (3); a cancelled one is 4 
     'withdrawal_failed webhook',
   );
   t.like(failed, { paymentType: 'withdraw', id: second.id, status: 4, amount: '40.00', currency: 'USDT', userId: m.merchantId });
-  t.truthy(receiver.received[0]!.headers['signature']);
+  t.truthy(receiver.received[0]!.headers.signature);
 });
 
 /** The ledger postings of the merchant's withdrawals, by kind. */
@@ -246,5 +246,3 @@ test('V1 withdraw: concurrent first requests with one requestId make exactly one
   });
   t.deepEqual(await withdrawalPostings(m.merchantId), { withdrawal_hold: 1, withdrawal_complete: 1 });
 });
-
-export { v1Client };

@@ -6,12 +6,12 @@
 import type { Locale } from './i18n';
 
 /** A minor-unit integer string as an exact decimal string ("150000", 2 → "1500.00"). */
-export function minorToDecimal(minor: string | bigint, exponent: number): string {
+function minorToDecimal(minor: string | bigint, exponent: number): string {
   const text = minor.toString();
   const negative = text.startsWith('-');
   const digits = (negative ? text.slice(1) : text).padStart(exponent + 1, '0');
   const whole = digits.slice(0, digits.length - exponent);
-  return `${negative ? '-' : ''}${whole}${exponent > 0 ? '.' + digits.slice(-exponent) : ''}`;
+  return `${negative ? '-' : ''}${whole}${exponent > 0 ? `.${digits.slice(-exponent)}` : ''}`;
 }
 
 // Intl formats an exact decimal string (no rounding through a double); the types know only numbers.

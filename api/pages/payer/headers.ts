@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import type { Locale } from './i18n';
 
-export const PAYER_CSP = [
+const PAYER_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

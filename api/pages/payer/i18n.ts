@@ -14,7 +14,7 @@ import uzLatn from './messages/uz-Latn';
 
 export const LOCALES = ['en', 'ru', 'uz-Latn', 'uz-Cyrl', 'kk', 'tr'] as const;
 export type Locale = (typeof LOCALES)[number];
-export const DEFAULT_LOCALE: Locale = 'en';
+const DEFAULT_LOCALE: Locale = 'en';
 
 export const CATALOGUES: Readonly<Record<Locale, Catalogue>> = { en, ru, 'uz-Latn': uzLatn, 'uz-Cyrl': uzCyrl, kk, tr };
 
@@ -73,7 +73,7 @@ export function negotiateLocale(sources: LocaleSources): Locale {
   );
 }
 
-export type Values = Record<string, string | number>;
+type Values = Record<string, string | number>;
 export type Translate = (key: MessageKey, values?: Values) => string;
 
 const compiled = new Map<string, IntlMessageFormat>();

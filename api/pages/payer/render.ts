@@ -30,11 +30,11 @@ import {
 } from './format';
 import { LOCALE_NAMES, LOCALES, translator, type Locale, type MessageKey, type Translate } from './i18n';
 
-export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const e = escapeHtml;
 
 /** The page's notices after an action (the `notice` of the redirect): a fixed set, never free text. */
-export const NOTICES = ['not_allowed', 'amount_changed', 'proof_saved', 'proof_limit', 'proof_type', 'proof_missing', 'last4', 'too_large', 'error'] as const;
+const NOTICES = ['not_allowed', 'amount_changed', 'proof_saved', 'proof_limit', 'proof_type', 'proof_missing', 'last4', 'too_large', 'error'] as const;
 export type Notice = (typeof NOTICES)[number];
 export const isNotice = (value: unknown): value is Notice => typeof value === 'string' && (NOTICES as readonly string[]).includes(value);
 
@@ -64,7 +64,7 @@ export interface PayerPageModel {
 
 const RECEIPT_ACCEPT = 'image/jpeg,image/png,image/webp,application/pdf';
 /** Seconds before a final screen returns the payer to the shop. */
-export const RETURN_SECONDS = 10;
+const RETURN_SECONDS = 10;
 
 const TITLES: Record<PayerScreen, MessageKey> = {
   preparing: 'screen.preparing.title',
@@ -328,7 +328,7 @@ function finalScreen(c: Ctx, screen: PayerScreen): string {
         returnBlock(c, v.fail_redirect_url, true)
       );
     default:
-      return `<p class="lead">${e(t('screen.declined.text', { brand }))}</p>` + reference(c) + returnBlock(c, v.fail_redirect_url, true);
+      return `<p class="lead">${e(t('screen.declined.text', { brand }))}</p>${reference(c)}${returnBlock(c, v.fail_redirect_url, true)}`;
   }
 }
 
@@ -413,7 +413,7 @@ function screenHtml(c: Ctx, screen: PayerScreen, heading: string, title: string)
 }
 
 /** What the script compares between polls: a change of any of these re-renders the screen. */
-export const stateKey = (v: CheckoutView) => [v.status, v.amount_version, v.payer_proof.receipts, v.payer_proof.card_last4, v.payer_proof.can_add].join('|');
+const stateKey = (v: CheckoutView) => [v.status, v.amount_version, v.payer_proof.receipts, v.payer_proof.card_last4, v.payer_proof.can_add].join('|');
 
 function languageSwitcher(c: Ctx): string {
   const { m, t } = c;

@@ -11,7 +11,7 @@ import { sandboxTableMarkdown } from '../../../domain/sandbox';
 
 const tags = ['Sandbox'];
 
-export const SANDBOX_DESCRIPTION =
+const SANDBOX_DESCRIPTION =
   "A sandbox merchant's deals go to the built-in sandbox trader, which acts after a few seconds as the last two digits of " +
   'the amount in minor units say:\n\n' +
   sandboxTableMarkdown() +
@@ -69,7 +69,7 @@ export const sandboxRoutes = [
             client_id: 'payer-1',
             deal_type: 'PAYIN',
             updated_at: '2026-11-25T10:00:02.000Z',
-            payment_url: 'https://pay.example/pay/' + 'a'.repeat(64),
+            payment_url: `https://pay.example/pay/${'a'.repeat(64)}`,
             target_requisite: '',
             received_amount: '0',
             amount_match_status: '',

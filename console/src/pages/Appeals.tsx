@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap } from '../api';
-import type { paths } from '../../../sdk/src/generated/openapi';
+import type { paths } from '@merchant-gateway/sdk/openapi';
 import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
 import { Link, navigate, useRoute } from '../router';
 import { useCan } from '../session';

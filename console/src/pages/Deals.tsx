@@ -85,7 +85,13 @@ export function DealDetail({ id }: { id: string }) {
   if (deal.isPending) return <Loading what="the deal" />;
   const back = (
     <p>
-      <a href="/console/deals" onClick={(e) => (e.preventDefault(), navigate('/deals'))}>
+      <a
+        href="/console/deals"
+        onClick={(e) => {
+          e.preventDefault();
+          navigate('/deals');
+        }}
+      >
         ← Deals
       </a>
     </p>

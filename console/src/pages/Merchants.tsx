@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, int64, unwrap, type Schemas } from '../api';
+import { ApiError, api, int64, unwrap, type Schemas } from '../api';
 import { FilterForm, PagedTable, TextFilter, usePagedList } from '../list';
 import { Link, navigate } from '../router';
 import { useCan } from '../session';
@@ -257,7 +257,11 @@ function Settings({ m }: { m: OperatorMerchant }) {
   const save = useMutation({
     mutationFn: () => {
       const changed = (key: keyof typeof form) => form[key] !== initial[key];
-      const small = (value: string) => (/^\d+$/.test(value.trim()) ? Number(value.trim()) : (value as unknown as number));
+      const small = (field: string, value: string) => {
+        const trimmed = value.trim();
+        if (!/^\d+$/.test(trimmed)) throw new ApiError(400, `${field} must be a whole number`);
+        return Number(trimmed);
+      };
       const limit = (value: string) => (value.trim() === '' ? '0' : value.trim());
       return unwrap(
         api.PATCH('/api/v1/p2p/admin/merchants/{merchant_id}', {
@@ -266,11 +270,11 @@ function Settings({ m }: { m: OperatorMerchant }) {
             ...(changed('auto_withdrawal_mode') ? { auto_withdrawal_mode: form.auto_withdrawal_mode } : {}),
             ...(changed('auto_withdrawal_limit_usdt_cents') ? { auto_withdrawal_limit_usdt_cents: int64(form.auto_withdrawal_limit_usdt_cents) } : {}),
             ...(changed('rate_limit_per_minute')
-              ? { rate_limit_per_minute: form.rate_limit_per_minute === '' ? null : small(form.rate_limit_per_minute) }
+              ? { rate_limit_per_minute: form.rate_limit_per_minute === '' ? null : small('rate_limit_per_minute', form.rate_limit_per_minute) }
               : {}),
-            ...(changed('payin_fee_bps') ? { payin_fee_bps: small(form.payin_fee_bps) } : {}),
-            ...(changed('payout_fee_bps') ? { payout_fee_bps: small(form.payout_fee_bps) } : {}),
-            ...(changed('webhook_max_retries') ? { webhook_max_retries: small(form.webhook_max_retries) } : {}),
+            ...(changed('payin_fee_bps') ? { payin_fee_bps: small('payin_fee_bps', form.payin_fee_bps) } : {}),
+            ...(changed('payout_fee_bps') ? { payout_fee_bps: small('payout_fee_bps', form.payout_fee_bps) } : {}),
+            ...(changed('webhook_max_retries') ? { webhook_max_retries: small('webhook_max_retries', form.webhook_max_retries) } : {}),
             ...(changed('signature_binding') ? { signature_binding: form.signature_binding } : {}),
             // The API takes the whitelist as a JSON array in a string (the cabinet's format); [] = any address.
             ...(changed('ip_whitelist') ? { ip_whitelist: JSON.stringify(form.ip_whitelist.split(/[\s,]+/).filter(Boolean)) } : {}),

@@ -3350,7 +3350,7 @@ export interface components {
              * Format: int64
              * @description USDT cents, ≥ 0
              */
-            auto_withdrawal_limit_usdt_cents?: number;
+            auto_withdrawal_limit_usdt_cents?: number | bigint;
             rate_limit_per_minute?: number | null;
             payin_fee_bps?: number;
             payout_fee_bps?: number;
@@ -3362,9 +3362,9 @@ export interface components {
             signature_binding?: "optional" | "required";
             /** @example ["203.0.113.7"] */
             ip_whitelist?: string;
-            deal_min_amount?: number | string;
-            deal_max_amount?: number | string;
-            daily_deal_amount_limit?: number | string;
+            deal_min_amount?: (number | bigint) | string;
+            deal_max_amount?: (number | bigint) | string;
+            daily_deal_amount_limit?: (number | bigint) | string;
             /** @description addition: make the merchant a sandbox (or live) merchant; 400 FAILED_PRECONDITION once it has deals, withdrawals or balance history */
             sandbox?: boolean;
         };
@@ -3401,7 +3401,7 @@ export interface components {
             /** Format: uuid */
             merchant_id: string;
             /** Format: int64 */
-            amount: number;
+            amount: number | bigint;
             /** @description TRON transaction id; stored as 64 lower-case hex characters */
             tx_hash: string;
         };
@@ -3427,9 +3427,9 @@ export interface components {
         };
         PutRateRequest: {
             /** Format: int64 */
-            buy_rate_micro: number;
+            buy_rate_micro: number | bigint;
             /** Format: int64 */
-            sell_rate_micro: number;
+            sell_rate_micro: number | bigint;
         };
         ConsoleTraderList: {
             data: {
@@ -3497,7 +3497,7 @@ export interface components {
         };
         TraderLiquidityRequest: {
             /** Format: int64 */
-            amount: number;
+            amount: number | bigint;
             /** @description TRON transaction id; stored as 64 lower-case hex characters */
             tx_hash: string;
         };
@@ -3548,11 +3548,11 @@ export interface components {
             holder_name: string;
             bank_name: string;
             /** Format: int64 */
-            min_amount: number;
+            min_amount: number | bigint;
             /** Format: int64 */
-            max_amount: number;
+            max_amount: number | bigint;
             /** Format: int64 */
-            daily_limit?: number;
+            daily_limit?: number | bigint;
         };
         OperatorAlerts: {
             data: components["schemas"]["OperatorAlert"][];
@@ -3698,7 +3698,7 @@ export interface components {
         };
         ReconciliationRequest: {
             /** Format: int64 */
-            received_amount: number;
+            received_amount: number | bigint;
         };
         OperatorWithdrawalList: {
             data: components["schemas"]["OperatorWithdrawal"][];
@@ -4104,7 +4104,7 @@ export interface components {
         CreatePayinRequest: {
             idempotency_key: string;
             /** Format: int64 */
-            amount: number;
+            amount: number | bigint;
             currency: string;
             payment_method_id: string;
             client_id?: string;
@@ -4128,7 +4128,7 @@ export interface components {
         CreatePayoutRequest: {
             idempotency_key: string;
             /** Format: int64 */
-            amount: number;
+            amount: number | bigint;
             currency: string;
             /** Format: uuid */
             wallet_id: string;
@@ -4253,7 +4253,7 @@ export interface components {
              * Format: int64
              * @description USDT cents, including the fee
              */
-            amount: number;
+            amount: number | bigint;
             /** @description accepted and echoed, not required and not used for de-duplication: the server derives the key from (merchant, address, amount, current fee) */
             idempotency_key?: string;
         };
@@ -4322,7 +4322,7 @@ export interface components {
         };
         CreatePassRequest: {
             /** Format: int64 */
-            amount: number;
+            amount: number | bigint;
             /**
              * Format: uuid
              * @description empty or absent: any
@@ -4358,7 +4358,7 @@ export interface components {
         };
         SandboxDepositRequest: {
             /** Format: int64 */
-            amount: number;
+            amount: number | bigint;
             /** @description a repeat with the same key answers the first deposit (200); absent: every call credits */
             idempotency_key?: string;
         };
@@ -4394,9 +4394,9 @@ export interface components {
             appeal_chat_id?: string;
             /** @example ["203.0.113.7"] */
             ip_whitelist?: string;
-            deal_min_amount?: number | string;
-            deal_max_amount?: number | string;
-            daily_deal_amount_limit?: number | string;
+            deal_min_amount?: (number | bigint) | string;
+            deal_max_amount?: (number | bigint) | string;
+            daily_deal_amount_limit?: (number | bigint) | string;
         };
         Empty: Record<string, never>;
         DisableMerchantRequest: {
@@ -4417,19 +4417,19 @@ export interface components {
         };
         AmountChangeRequest: {
             /** Format: int64 */
-            amount_fiat: number;
+            amount_fiat: number | bigint;
             reason: string;
             /** Format: uuid */
             idempotency_key: string;
             /** Format: int64 */
-            expected_amount_version?: number;
+            expected_amount_version?: number | bigint;
         };
         SettlementRequest: {
             /**
              * Format: int64
              * @description default: the expired deal's received_amount; needs a reason
              */
-            received_amount_override?: number;
+            received_amount_override?: number | bigint;
             reason?: string;
             /** Format: uuid */
             idempotency_key: string;

@@ -4,14 +4,15 @@
 // buttons, the cancel dialog, the countdowns, the offline banner and the return to the shop. Every
 // form still works without it (POST, then a redirect back to the page).
 (() => {
+  // biome-ignore lint/suspicious/noRedundantUseStrict: the page loads this file as a classic script (not a module), where the directive is what makes it strict
   'use strict';
   const body = document.body;
   let screen = document.getElementById('screen');
-  if (!screen || !screen.dataset.hash) return;
+  if (!screen?.dataset.hash) return;
   const hash = screen.dataset.hash;
   const lang = body.dataset.lang || 'en';
-  const api = '/api/v1/p2p/checkout/' + hash;
-  const pageUrl = '/pay/' + hash;
+  const api = `/api/v1/p2p/checkout/${hash}`;
+  const pageUrl = `/pay/${hash}`;
   const live = document.getElementById('live');
   const offlineBanner = document.getElementById('offline');
 
@@ -80,8 +81,8 @@
   }
 
   async function refresh(url) {
-    const res = await fetch(url || pageUrl + '?lang=' + encodeURIComponent(lang), { cache: 'no-store', headers: { Accept: 'text/html' } });
-    if (!res.ok) throw new Error('page ' + res.status);
+    const res = await fetch(url || `${pageUrl}?lang=${encodeURIComponent(lang)}`, { cache: 'no-store', headers: { Accept: 'text/html' } });
+    if (!res.ok) throw new Error(`page ${res.status}`);
     swap(await res.text());
   }
 
@@ -158,7 +159,7 @@
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const file = form.querySelector('input[type="file"]');
-      if (file && file.files && file.files[0] && file.files[0].size > Number(file.dataset.maxBytes)) {
+      if (file?.files?.[0] && file.files[0].size > Number(file.dataset.maxBytes)) {
         showError(body.dataset.msgTooLarge);
         return;
       }
@@ -169,8 +170,8 @@
       const dialog = form.closest('dialog');
       try {
         const res = await fetch(form.action, { method: 'POST', body: new FormData(form), headers: { Accept: 'text/html' } });
-        if (!res.ok) throw new Error('action ' + res.status);
-        if (dialog && dialog.open) dialog.close();
+        if (!res.ok) throw new Error(`action ${res.status}`);
+        if (dialog?.open) dialog.close();
         swap(await res.text());
         history.replaceState(null, '', pageUrl);
         const notice = document.getElementById('notice');
@@ -179,8 +180,8 @@
           delay = BASE;
           schedule(delay);
         }
-      } catch (error) {
-        if (dialog && dialog.open) dialog.close();
+      } catch {
+        if (dialog?.open) dialog.close();
         buttons.forEach((b) => {
           b.disabled = false;
         });
@@ -200,13 +201,13 @@
       const keep = document.getElementById('cancel-keep');
       if (keep) keep.focus();
     });
-    dialog.querySelectorAll('[data-close]').forEach((b) => b.addEventListener('click', () => dialog.close()));
+    for (const b of dialog.querySelectorAll('[data-close]')) b.addEventListener('click', () => dialog.close());
     dialog.addEventListener('close', () => {
       if (link.isConnected) link.focus();
     });
   }
 
-  const clock = (seconds) => Math.floor(seconds / 60) + ':' + String(seconds % 60).padStart(2, '0');
+  const clock = (seconds) => `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 
   function every(ms, fn) {
     fn();
@@ -262,7 +263,7 @@
   }
 
   function enhance() {
-    clocks.forEach((id) => clearInterval(id));
+    for (const id of clocks) clearInterval(id);
     clocks = [];
     screen.querySelectorAll('button.copy[data-copy]').forEach(enhanceCopy);
     screen.querySelectorAll('form[data-enhance]').forEach(enhanceForm);

@@ -1,15 +1,13 @@
 /**
- * The chain watcher seam: a watcher reports what it saw, the intake (ingestObservedDeposit)
- * attributes transfers by receiving address (rotated addresses included), keeps them PENDING until
- * the required confirmations, then credits them once. On TRON the chain-watch workflow's pass
- * (tron-deposits.ts) feeds the intake itself (with receipts and DROPPED); this generic pass over a
- * DepositWatcher is what other sources (and the intake's tests) use. With the simulator, the
- * operator's POST /admin/deposits stands in for a watcher.
+ * A scripted deposit watcher for the intake's tests: a watcher reports what it saw, the intake
+ * (ingestObservedDeposit) attributes transfers by receiving address (rotated addresses included),
+ * keeps them PENDING until the required confirmations, then credits them once. In the gateway the
+ * chain-watch workflow's pass (activities/chain/tron-deposits.ts) feeds the intake itself, with
+ * receipts and DROPPED; with the simulator the operator's POST /admin/deposits stands in for a
+ * watcher.
  */
 import type { Sql } from '../../db/sql';
 import { ingestObservedDeposit, type IntakeResult, type ObservedDeposit } from '../../db/queries/wallet-deposits';
-
-export type { ObservedDeposit } from '../../db/queries/wallet-deposits';
 
 export interface DepositWatcher {
   /** USDT TRC-20 transfers to the gateway's addresses seen since `cursor` (opaque: a block number, an event fingerprint). */
