@@ -5,7 +5,7 @@
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
-import { APPEAL_ACTIVE, settledAppealDeal } from '../domain/state/appeals';
+import { settledAppealDeal, settlementRefusal } from '../domain/state/appeals';
 import { newCheckoutHash } from '../domain/ids';
 import { fiatToUsdtCents } from '../domain/money';
 import { PAYIN_TRANSITIONS, payinMoney } from '../domain/state/payin';
@@ -30,10 +30,8 @@ type Parent = DealRow;
 
 /** Why the appeal cannot be settled now (409), or the fiat amount the settlement deal is for. */
 function settlementAmount(parent: Parent, appeal: AppealRow, req: SettlementRequest): bigint {
-  if (parent.status !== 'EXPIRED') throw new Conflict(`the appealed deal is ${parent.status}; only an EXPIRED deal can be settled`);
-  if (!APPEAL_ACTIVE.includes(appeal.status)) {
-    throw new Conflict(`appeal is ${appeal.status}; a settlement needs it OPEN, IN_REVIEW (IN_PROGRESS) or REOPENED`);
-  }
+  const refused = settlementRefusal(parent.status, appeal.status);
+  if (refused) throw new Conflict(refused);
   const amount = req.receivedAmountOverride !== null ? BigInt(req.receivedAmountOverride) : parent.received_amount;
   if (amount <= 0n) {
     throw new Conflict('the expired deal has no received_amount: nothing was reported received; send received_amount_override with a reason');

@@ -62,6 +62,7 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   // Money (finance).
   adminCreateDeposit: FINANCE,
   adminSetRate: FINANCE,
+  adminListCurrencies: READ,
   adminListWithdrawals: READ,
   adminApproveWithdrawal: FINANCE,
   adminCancelWithdrawal: FINANCE,

@@ -8,7 +8,7 @@
  * appeal's history is its list of runs in the Temporal UI.
  */
 import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
-import { appealMove, appealOpenRefusal, liveDealRefusal, resolveMove, terminalResolutionProblem } from '../domain/state/appeals';
+import { appealCommandProblem, appealOpenRefusal, liveDealRefusal, resolveMove } from '../domain/state/appeals';
 import { steps } from './activity-proxies';
 import { type AppealCommand, type AppealState, type AppealWorkflowInput, appealCommandUpdate } from './contracts/appeal';
 import type { AppealMoveResult } from './contracts/payin';
@@ -25,12 +25,9 @@ function appealCommandRefusal(command: AppealCommand, { appeal, dealStatus }: Ap
   }
   if (!appeal) return undefined;
   if (appeal.lastCommandId === (command.kind === 'resolve' ? command.input.commandId : command.commandId)) return undefined;
-  const kind = command.kind === 'resolve' ? resolveMove(command.input.outcome) : command.kind;
-  const move = appealMove(appeal.status, kind);
-  if ('refused' in move) return move.refused;
-  const live = liveDealRefusal(kind, dealStatus);
-  if (live || command.kind !== 'resolve') return live;
-  return terminalResolutionProblem({ dealStatus, outcome: command.input.outcome, settled: appeal.settled, previousOutcome: appeal.outcome });
+  const situation = { appealStatus: appeal.status, dealStatus, settled: appeal.settled, outcome: appeal.outcome };
+  if (command.kind !== 'resolve') return appealCommandProblem(command.kind, situation);
+  return appealCommandProblem(resolveMove(command.input.outcome), situation, command.input.outcome);
 }
 
 export async function appealWorkflow(input: AppealWorkflowInput): Promise<{ commands: number }> {

@@ -3,6 +3,7 @@ import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
 import { int64Body, pageSize, textRule, timestamp, uuid } from './common';
 import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/state/appeals';
+import { OPERATOR_APPEAL_MOVES } from '../../domain/state/operator-appeal-moves';
 
 /** Free text of appeals and messages: line breaks and tabs are fine, other control characters (NUL …) are not. */
 const text = (field: string, max: number) =>
@@ -140,6 +141,22 @@ const adminAppealSchema = appealSchema
     deal: dealSchema,
     messages: z.array(messageSchema),
     files: z.array(fileSchema).openapi({ description: 'every file attached to the appeal or its messages' }),
+    moves: z
+      .array(
+        z
+          .object({
+            move: z.enum(OPERATOR_APPEAL_MOVES),
+            offered: z.boolean().openapi({ description: 'whether the move can run now (the console offers only these)' }),
+            refusal: z.string().openapi({ description: "why it cannot run now ('' when offered): the workflow's own message" }),
+            first: z.enum(['', ...OPERATOR_APPEAL_MOVES]).openapi({ description: "a move that must run first to make this one possible ('' when none)" }),
+            appeal_status_after: z.string(),
+            deal_status_after: z.string().openapi({ description: "the deal's status after the move (its status now when the move leaves it)" }),
+            new_deal_status_after: z.string().openapi({ description: "the status of the deal the move makes (settle); '' when it makes none" }),
+            money: z.string().openapi({ description: 'what happens to the money, as the state table says it' }),
+          })
+          .openapi('AppealMovePreview'),
+      )
+      .openapi({ description: "every arbiter move with what it will do, from the state tables the appeal's and the deal's workflows decide with" }),
   })
   .openapi('AdminAppeal');
 

@@ -67,6 +67,7 @@ import { startSandboxTraderOnAppeal } from './sandbox';
 import { presentFile, requireOwnFiles, type FileOwner } from './files';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import type { MerchantScope } from './payins';
+import { operatorAppealMoves } from '../../domain/state/operator-appeal-moves';
 
 const APPEALS_PAGE_DEFAULT = 20;
 const APPEALS_PAGE_MAX = 100;
@@ -245,7 +246,10 @@ export async function adminAppealView(deps: AppDeps, appeal: AppealRow) {
     findSettlement(deps.sql, appeal.id),
   ]);
   const files = await filesByIds(deps.sql, [...new Set([...appeal.file_ids, ...messages.flatMap((m) => m.file_ids)])]);
-  return { appeal, deal, messages, settlementDealId: settlement?.deal_id ?? '', files: files.map(presentFile) };
+  const settlementDealId = settlement?.deal_id ?? '';
+  // What each arbiter move would do now, decided as the workflows decide it.
+  const moves = operatorAppealMoves({ appealStatus: appeal.status, dealStatus: deal.status, settled: settlementDealId !== '', outcome: appeal.outcome });
+  return { appeal, deal, messages, settlementDealId, files: files.map(presentFile), moves };
 }
 
 /** review, close, reopen: the appeal alone moves, in the appeal's workflow (whose step audits it with `actor`). */

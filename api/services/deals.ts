@@ -5,24 +5,36 @@
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { merchantDealInfo } from '../../domain/records/deal-info';
-import { operatorMovesFor } from '../../domain/state/operator-deal-moves';
-import { findDeal, listOperatorDeals } from '../../db/queries/deals';
+import { operatorMoveOutcomes, operatorMovesFor } from '../../domain/state/operator-deal-moves';
+import { findDeal, listOperatorDeals, type OperatorDealSort, type SortCursor } from '../../db/queries/deals';
+import { CURSOR_TS_PATTERN } from '../../db/queries/keyset';
 import { dealEvents } from '../../db/queries/outbox';
 import { dealWebhookAttempts } from '../../db/queries/webhooks';
 import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
-import { clampPageSize, cursorOf, keysetPage } from './page-token';
+import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
 import { payerProofView } from './payer-proof';
+
+export { OPERATOR_DEAL_SORTS } from '../../db/queries/deals';
 
 export interface OperatorDealQuery {
   deal_id?: string;
   merchant_id?: string;
-  status?: string;
+  status?: string[];
+  deal_type?: 'PAYIN' | 'PAYOUT';
   created_after?: Date;
   created_before?: Date;
+  sort?: OperatorDealSort;
   page_size?: number;
   page_token?: string;
 }
+
+const isSortCursor = (value: unknown): value is SortCursor =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as SortCursor).value === 'string' &&
+  (/^-?\d{1,19}$/.test((value as SortCursor).value) || CURSOR_TS_PATTERN.test((value as SortCursor).value)) &&
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test((value as SortCursor).id);
 
 const presentDeal = (
   deps: AppDeps,
@@ -35,16 +47,29 @@ const presentDeal = (
 });
 
 export async function searchDeals(deps: AppDeps, q: OperatorDealQuery) {
-  const scope = `console:deals:${[q.deal_id, q.merchant_id, q.status, q.created_after?.toISOString(), q.created_before?.toISOString()].join('|')}`;
+  const sort = q.sort ?? '-created_at';
+  // A page token serves the filter and order it was made for (signed for them), no other.
+  const scope = `console:deals:${[q.deal_id, q.merchant_id, q.status?.join(','), q.deal_type, q.created_after?.toISOString(), q.created_before?.toISOString(), sort].join('|')}`;
   const size = clampPageSize(q.page_size, 50, 200);
+  const after = q.page_token ? decodePageToken(deps, q.page_token, scope, isSortCursor) : undefined;
   const rows = await listOperatorDeals(
     deps.sql,
-    { dealId: q.deal_id, merchantId: q.merchant_id, status: q.status, createdAfter: q.created_after, createdBefore: q.created_before },
+    {
+      dealId: q.deal_id,
+      merchantId: q.merchant_id,
+      statuses: q.status,
+      dealType: q.deal_type,
+      createdAfter: q.created_after,
+      createdBefore: q.created_before,
+    },
     size + 1,
-    cursorOf(deps, scope, q.page_token),
+    sort,
+    after,
   );
-  const page = keysetPage(deps, scope, rows, size);
-  return { data: page.rows.map((row) => presentDeal(deps, row)), next_page_token: page.next_page_token };
+  const page = rows.slice(0, size);
+  const last = page[page.length - 1];
+  const next = rows.length > size && last ? encodePageToken(deps, { value: last.sort_value, id: last.id } satisfies SortCursor, scope) : '';
+  return { data: page.map((row) => presentDeal(deps, row)), next_page_token: next };
 }
 
 /** A deal with its timeline: the events it emitted and every webhook attempt, and its workflow in the Temporal UI. */
@@ -62,6 +87,7 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       ui_url: ui ? `${ui}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}` : '',
     },
     operator_moves: operatorMovesFor(row.deal_type, row.status),
+    move_outcomes: operatorMoveOutcomes(row),
     payer_proof: payerProof,
     events: events.map((e) => ({
       event_id: e.id,

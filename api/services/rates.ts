@@ -1,7 +1,7 @@
 /** Exchange rates: the BUY and SELL rate of a fiat currency, micro-units of fiat per 1 USDT. */
 import type { AppDeps } from '../deps';
 import { InvalidArgument, NotFound } from '../../domain/errors';
-import { findCurrency, lockRate, upsertRate } from '../../db/queries/catalog';
+import { findCurrency, listCurrencies, lockRate, upsertRate } from '../../db/queries/catalog';
 import { insertAudit } from '../../db/queries/audit';
 import type { AuditActor } from '../../domain/audit';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
@@ -30,4 +30,10 @@ export async function setRate(deps: AppDeps, currency: string, buyMicro: bigint,
     sell_rate_micro: row.sell_rate_micro.toString(),
     updated_at: row.updated_at.toISOString(),
   };
+}
+
+/** The tenant's currencies, every status (a deal keeps its currency after it is deactivated). */
+export async function listTenantCurrencies(deps: AppDeps) {
+  const rows = await listCurrencies(deps.sql, DEFAULT_TENANT_ID);
+  return rows.map((r) => ({ code: r.code, name: r.name, exponent: r.exponent, status: r.status }));
 }

@@ -1,9 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, setCsrfToken, unwrap } from './api';
 import { Link, navigate, useRoute } from './router';
 import { useCan, useRoleTable, useSession } from './session';
 import { ErrorText, Field, Loading } from './ui';
+import { focusHeadingWhenShown } from './focus';
 import { Home } from './pages/Home';
 import { AppealDetail, Appeals } from './pages/Appeals';
 import { Withdrawals } from './pages/Withdrawals';
@@ -16,6 +17,7 @@ import { Operators } from './pages/Operators';
 import { Account } from './pages/Account';
 import { EnrolAuthenticator, Invitation } from './pages/Invitation';
 import { Notifications } from './notifications';
+import { Text } from './text';
 
 export function App() {
   const session = useSession();
@@ -114,12 +116,30 @@ const NAV: Array<[string, string]> = [
   ['/account', 'Your account'],
 ];
 
+/**
+ * A new page (not a new filter of the same one) takes the focus to its heading, as a page load
+ * would start a screen reader there; the first page of a visit keeps the skip link first. A
+ * component of its own: it follows the route, and must not re-render the shell (which reads the
+ * session) on a navigation that signing out makes.
+ */
+function FocusOnNavigation() {
+  const { path } = useRoute();
+  const firstPath = useRef(path);
+  useEffect(() => {
+    if (path === firstPath.current) return;
+    firstPath.current = '';
+    return focusHeadingWhenShown();
+  }, [path]);
+  return null;
+}
+
 function Shell() {
   const session = useSession().data!;
   const can = useCan();
   const signOut = useSignOut();
   return (
     <>
+      <FocusOnNavigation />
       <a className="skip" href="#main">
         Skip to content
       </a>
@@ -134,7 +154,10 @@ function Shell() {
         </nav>
         {can('adminListNotifications') && <Notifications />}
         <span className="who">
-          <span data-testid="operator">{session.operator.email}</span> <span className="role">{session.operator.role}</span>
+          <span data-testid="operator">
+            <Text value={session.operator.email} />
+          </span>{' '}
+          <span className="role">{session.operator.role}</span>
           {can('adminDeleteSession') && (
             <button type="button" onClick={() => signOut.mutate()}>
               Sign out

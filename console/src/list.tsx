@@ -1,9 +1,9 @@
 /**
  * The scaffolding of the console's list pages: a filter form, a query paged with the API's
- * tokens, its error and loading states, a table with a (screen-reader) caption and header row,
- * and the pager.
+ * tokens, its error and loading states, a table with a (screen-reader) caption and header row —
+ * sortable where the API sorts, and shown as one card per row at phone width — and the pager.
  */
-import { Fragment, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { Fragment, useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { ErrorText, Field, Loading } from './ui';
 
@@ -83,7 +83,11 @@ export function PagedList<T>({ paged, what, children }: { paged: Paged<T>; what:
   );
 }
 
-/** A table: optional caption (for screen readers only), a header row of `columns`, a row per item, `empty` in one row when none. */
+/**
+ * A table: optional caption (for screen readers only), a header row of `columns`, a row per item,
+ * `empty` in one row when none. `sort` makes the named columns sortable: each column's key for the
+ * API ascending, the current order ("-key" descending), and what to do on a click.
+ */
 type DataTableProps<T> = {
   caption?: ReactNode;
   columns: readonly string[];
@@ -92,19 +96,65 @@ type DataTableProps<T> = {
   row: (item: T) => ReactNode;
   empty?: string;
   className?: string;
+  sort?: { columns: Readonly<Record<string, string>>; current: string; onSort: (order: string) => void };
 };
 
-export function DataTable<T>({ caption, columns, rows, rowKey, row, empty, className }: DataTableProps<T>) {
+/**
+ * At phone width the stylesheet shows each row as a card, every cell under its column's name: the
+ * names go on the cells as data-label, kept up to date as rows come and go.
+ */
+function useCellLabels() {
+  const ref = useRef<HTMLTableElement>(null);
+  useEffect(() => {
+    const table = ref.current;
+    if (!table) return;
+    const label = () => {
+      const names = Array.from(table.tHead?.rows[0]?.cells ?? [], (th) => th.dataset.name ?? th.textContent ?? '');
+      for (const body of Array.from(table.tBodies))
+        for (const tr of Array.from(body.rows)) {
+          if (tr.cells.length === 1 && tr.cells[0]!.colSpan > 1) continue;
+          Array.from(tr.cells).forEach((cell, i) => {
+            if (names[i] !== undefined && cell.dataset.label !== names[i]) cell.dataset.label = names[i];
+          });
+        }
+    };
+    label();
+    const observer = new MutationObserver(label);
+    observer.observe(table, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, []);
+  return ref;
+}
+
+export function DataTable<T>({ caption, columns, rows, rowKey, row, empty, className, sort }: DataTableProps<T>) {
+  const ref = useCellLabels();
   return (
-    <table className={className}>
+    <table ref={ref} className={['cards-on-phone', className].filter(Boolean).join(' ')}>
       {caption && <caption className="sr-only">{caption}</caption>}
       <thead>
         <tr>
-          {columns.map((column) => (
-            <th key={column} scope="col">
-              {column}
-            </th>
-          ))}
+          {columns.map((column) => {
+            const key = sort?.columns[column];
+            if (!sort || !key)
+              return (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              );
+            const direction = sort.current === key ? 'ascending' : sort.current === `-${key}` ? 'descending' : undefined;
+            return (
+              <th key={column} scope="col" aria-sort={direction ?? 'none'} data-name={column}>
+                <button
+                  type="button"
+                  className="sort"
+                  onClick={() => sort.onSort(direction === 'descending' ? key : `-${key}`)}
+                  aria-label={`${column}: sort ${direction === 'descending' ? 'ascending' : 'descending'}`}
+                >
+                  {column} <span aria-hidden="true">{direction === 'ascending' ? '▲' : direction === 'descending' ? '▼' : '↕'}</span>
+                </button>
+              </th>
+            );
+          })}
         </tr>
       </thead>
       <tbody>
@@ -150,60 +200,11 @@ export function FilterForm({ label, submit, onApply, children }: { label: string
   );
 }
 
-/** Filter fields edited in a form (trimmed as typed) and applied on submit: `input(key)` binds one text field. */
-export function useFilterForm<F extends Record<string, string>>(initial: F) {
-  const [form, setForm] = useState(initial);
-  const [filter, setFilter] = useState(initial);
-  const input = (key: keyof F) => ({
-    value: form[key],
-    onChange: (e: { target: { value: string } }) => {
-      const value = e.target.value.trim();
-      setForm((f) => ({ ...f, [key]: value }));
-    },
-  });
-  return { filter, input, apply: () => setFilter({ ...form }) };
-}
-
 /** A labelled text field of a filter form. */
 export function TextFilter({ label, ...input }: { label: string } & InputHTMLAttributes<HTMLInputElement>) {
   return (
     <Field label={label}>
       <input {...input} />
     </Field>
-  );
-}
-
-/** The queues' filter (appeals, withdrawals): a status ('' = any) and a merchant id, applied as they change. */
-export function useStatusMerchantFilter<S extends string>(initial: S | '') {
-  const [status, setStatus] = useState<S | ''>(initial);
-  const [merchant, setMerchant] = useState('');
-  const query: { status?: S[]; merchant_id?: string } = { ...(status ? { status: [status] } : {}), ...(merchant ? { merchant_id: merchant } : {}) };
-  return { status, setStatus, merchant, setMerchant, query };
-}
-
-export function StatusMerchantFilter<S extends string>({
-  label,
-  statuses,
-  filter,
-  optionLabel = (s) => s || 'any',
-}: {
-  label: string;
-  statuses: readonly (S | '')[];
-  filter: ReturnType<typeof useStatusMerchantFilter<S>>;
-  optionLabel?: (status: S | '') => string;
-}) {
-  return (
-    <FilterForm label={label}>
-      <Field label="Status">
-        <select value={filter.status} onChange={(e) => filter.setStatus(e.target.value as S | '')}>
-          {statuses.map((s) => (
-            <option key={s} value={s}>
-              {optionLabel(s)}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <TextFilter label="Merchant id" value={filter.merchant} onChange={(e) => filter.setMerchant(e.target.value.trim())} />
-    </FilterForm>
   );
 }

@@ -10,6 +10,7 @@ import { api, unwrap, type Schemas } from './api';
 import { Link } from './router';
 import { useSession } from './session';
 import { when } from './ui';
+import { Text } from './text';
 
 /** How often the console asks for new work (and the home its counts). */
 export const POLL_MS = 15_000;
@@ -74,7 +75,9 @@ export function Notifications() {
             <ul onClick={() => setOpen(false)}>
               {items.map((n) => (
                 <li key={n.id} className={BigInt(n.id) > BigInt(seen || '0') ? 'unseen' : undefined} data-notification={n.kind}>
-                  <Link to={pathOf(n)}>{n.text}</Link>
+                  <Link to={pathOf(n)}>
+                    <Text value={n.text} />
+                  </Link>
                   <br />
                   <span className="muted">{when(n.created_at)}</span>
                 </li>

@@ -29,6 +29,18 @@ export function navigate(to: string, replace = false) {
   window.scrollTo(0, 0);
 }
 
+/**
+ * Replaces the query of the current page (a filter changed): no new history entry, no scroll, so
+ * back still leaves the list with the filter it had and a reload shows the same.
+ */
+export function setSearch(params: URLSearchParams) {
+  const query = params.toString();
+  const url = window.location.pathname + (query ? `?${query}` : '');
+  if (url === window.location.pathname + window.location.search) return;
+  window.history.replaceState(null, '', url);
+  for (const listener of listeners) listener();
+}
+
 export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTMLAnchorElement>) {
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;

@@ -1,7 +1,11 @@
 /** Small shared pieces: money, times, errors, a confirmation dialog, an action button, a labelled field (lists and paging: list.tsx). */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Confirm } from './dialog';
+import { recoverFocus } from './focus';
 import { useCan, type OperationId } from './session';
+
+export { Confirm } from './dialog';
 
 /** Minor units (digit string) → "1 500.00". */
 export function money(minor: string | undefined, exponent = 2): string {
@@ -38,45 +42,11 @@ export function Loading({ what }: { what: string }) {
   return <p aria-busy="true">Loading {what}…</p>;
 }
 
-/** A modal confirmation (<dialog>: focus trapped, Escape cancels). */
-export function Confirm({
-  title,
-  children,
-  confirmLabel,
-  onConfirm,
-  onCancel,
-}: {
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  onConfirm: () => void;
-  onCancel: () => void;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
-  return (
-    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={onCancel}>
-      <h2 id="confirm-title">{title}</h2>
-      <div>{children}</div>
-      <div className="actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="button" className="primary" onClick={onConfirm}>
-          {confirmLabel}
-        </button>
-      </div>
-    </dialog>
-  );
-}
-
 /**
  * A button for one operation: hidden when the role may not call it (the server's table), an
- * optional confirmation, the API's message when refused, every query refreshed when done.
+ * optional confirmation, the API's message when refused, every query refreshed when done. While
+ * the call runs the button is aria-disabled, not disabled, so the focus the dialog gave back stays
+ * on it; when the refreshed page no longer shows it, focus goes to the heading.
  */
 export function Action<T>({
   op,
@@ -90,7 +60,7 @@ export function Action<T>({
   op: OperationId;
   label: string;
   run: () => Promise<T>;
-  confirm?: { title: string; text: ReactNode; label: string };
+  confirm?: { title: string; text: ReactNode; label: string; tone?: 'primary' | 'danger' };
   onDone?: (result: T) => void;
   disabled?: boolean;
   className?: string;
@@ -103,12 +73,18 @@ export function Action<T>({
     onSuccess: async (result) => {
       onDone?.(result);
       await queryClient.invalidateQueries();
+      recoverFocus();
     },
   });
   if (!can(op)) return null;
+  const start = () => {
+    if (mutation.isPending) return;
+    if (confirm) setAsking(true);
+    else mutation.mutate();
+  };
   return (
     <span className="action">
-      <button type="button" className={className} disabled={disabled || mutation.isPending} onClick={() => (confirm ? setAsking(true) : mutation.mutate())}>
+      <button type="button" className={className} disabled={disabled} aria-disabled={mutation.isPending || undefined} onClick={start}>
         {mutation.isPending ? `${label}…` : label}
       </button>
       {mutation.isSuccess && (
@@ -121,6 +97,7 @@ export function Action<T>({
         <Confirm
           title={confirm.title}
           confirmLabel={confirm.label}
+          tone={confirm.tone ?? (className === 'danger' ? 'danger' : 'primary')}
           onCancel={() => setAsking(false)}
           onConfirm={() => {
             setAsking(false);
@@ -159,5 +136,19 @@ export function Submit({ label, mutation, done }: { label: string; mutation: { i
       )}
       <ErrorText error={mutation.error} />
     </>
+  );
+}
+
+/**
+ * One line of a dialog's promise: what an object's status will be after the move, as the API
+ * answered it from the state table ("becomes X", or "stays X" when the move leaves it).
+ * data-after carries the status, so a test can hold it against the move's real outcome.
+ */
+export function StatusAfter({ subject, now, after, kind }: { subject: ReactNode; now: string; after: string; kind: string }) {
+  return (
+    <span className="status-after" data-after={after} data-kind={kind}>
+      {subject} {after === now ? 'stays' : 'becomes'} <strong>{after}</strong>
+      {after === now ? '' : ` (now ${now})`}
+    </span>
   );
 }

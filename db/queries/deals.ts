@@ -1,6 +1,6 @@
 import type { Db } from '../sql';
 import type { AmountMatch } from '../../domain/state/payin';
-import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { justAfter, NEWEST_FIRST } from './keyset';
 
 export interface DealRow {
   id: string;
@@ -266,21 +266,54 @@ export async function applyAmountChange(tx: Db, row: DealRow, change: AmountChan
 export interface OperatorDealFilter {
   dealId?: string;
   merchantId?: string;
-  status?: string;
+  /** Any of these statuses (absent or empty: any). */
+  statuses?: string[];
+  dealType?: 'PAYIN' | 'PAYOUT';
   createdAfter?: Date;
   createdBefore?: Date;
 }
 
-/** Deals of every merchant for the operator's search, newest first (keyset pages). */
-export async function listOperatorDeals(db: Db, f: OperatorDealFilter, limit: number, after?: KeysetCursor) {
-  return db<(DealRow & { cursor_ts: string })[]>`
-    select *, ${cursorColumn(db)} from deals
+/** The orders the operator's search sorts by: a column, `-` for descending; each is a keyset on (column, id). */
+export const OPERATOR_DEAL_SORTS = ['-created_at', 'created_at', '-amount', 'amount'] as const;
+export type OperatorDealSort = (typeof OPERATOR_DEAL_SORTS)[number];
+
+/** Where a page of a sorted search starts: after the last row's sort value (created_at as microsecond text, or the amount's digits) and id. */
+export interface SortCursor {
+  value: string;
+  id: string;
+}
+
+const SORT_SQL: Record<OperatorDealSort, { column: 'created_at' | 'amount'; order: string; after: '<' | '>' }> = {
+  '-created_at': { column: 'created_at', order: NEWEST_FIRST, after: '<' },
+  created_at: { column: 'created_at', order: 'created_at asc, id asc', after: '>' },
+  '-amount': { column: 'amount', order: 'amount desc, id desc', after: '<' },
+  amount: { column: 'amount', order: 'amount asc, id asc', after: '>' },
+};
+
+/**
+ * Deals of every merchant for the operator's search, in one of OPERATOR_DEAL_SORTS (keyset pages:
+ * `sort_value` is the row's value of the sort column as text — created_at in UTC with its
+ * microseconds, as keyset.ts's cursor and for the same reason — and goes back to Postgres as text).
+ */
+export async function listOperatorDeals(db: Db, f: OperatorDealFilter, limit: number, sort: OperatorDealSort = '-created_at', after?: SortCursor) {
+  const by = SORT_SQL[sort];
+  const value = db.unsafe(
+    by.column === 'created_at' ? `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sort_value` : 'amount::text as sort_value',
+  );
+  const continuation = !after
+    ? db``
+    : by.column === 'created_at'
+      ? db`and (created_at, id) ${db.unsafe(by.after)} (${after.value}::text::timestamptz, ${after.id}::uuid)`
+      : db`and (amount, id) ${db.unsafe(by.after)} (${after.value}::bigint, ${after.id}::uuid)`;
+  return db<(DealRow & { sort_value: string })[]>`
+    select *, ${value} from deals
     where true
       ${f.dealId ? db`and id = ${f.dealId}` : db``}
       ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
-      ${f.status ? db`and status = ${f.status}` : db``}
+      ${f.statuses?.length ? db`and status = any(${f.statuses})` : db``}
+      ${f.dealType ? db`and deal_type = ${f.dealType}` : db``}
       ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
       ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
-      ${olderThan(db, after)}
-    order by ${newestFirst(db)} limit ${limit}`;
+      ${continuation}
+    order by ${db.unsafe(by.order)} limit ${limit}`;
 }

@@ -21,7 +21,7 @@ export interface KeysetCursor {
   id: string;
 }
 
-const CURSOR_TS_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+export const CURSOR_TS_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** A cursor as produced by cursorColumn (the check a decoded page token must pass). */
 export const isKeysetCursor = (value: unknown): value is KeysetCursor =>
@@ -36,7 +36,7 @@ export const isKeysetCursor = (value: unknown): value is KeysetCursor =>
 export const cursorColumn = (db: Db) => db.unsafe(`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts`);
 
 /** The ORDER BY of every keyset listing; olderThan is its exact continuation. */
-const NEWEST_FIRST = 'created_at desc, id desc';
+export const NEWEST_FIRST = 'created_at desc, id desc';
 export const newestFirst = (db: Db) => db.unsafe(NEWEST_FIRST);
 
 /** The ORDER BY of a queue read oldest first; newerThan is its exact continuation. */

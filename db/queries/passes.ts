@@ -58,7 +58,7 @@ export interface PassDeal {
   currencyId: string;
   paymentMethodId: string;
   /** arrivalStamp() taken when the create request arrived; absent (older workflow inputs): no arrival check. */
-  arrivedAt?: string | undefined;
+  arrivedAt: string;
 }
 
 /**
@@ -110,7 +110,7 @@ export async function claimThroughPass(tx: Tx, deal: PassDeal, request: MatchReq
       if (!(error instanceof Unroutable)) throw error;
     }
   }
-  if (!lostRace && deal.arrivedAt) {
+  if (!lostRace) {
     const [reservedSince] = await tx`
       select 1 from passes
       where ${matching()} and status = 'USED' and used_at >= ${deal.arrivedAt}::text::timestamptz and used_deal_id <> ${deal.dealId}

@@ -145,10 +145,10 @@ export interface TerminalResolutionContext {
  *   SATISFIED completed the deal.
  */
 export function terminalResolutionProblem(c: TerminalResolutionContext): string | undefined {
+  if (resolutionNeedsSettlement(c)) {
+    return 'the deal is EXPIRED: settle it first (POST /api/v1/p2p/appeals/{appeal_id}/settlement), then resolve SATISFIED';
+  }
   if (c.dealStatus === 'EXPIRED') {
-    if (c.outcome === 'SATISFIED' && !c.settled) {
-      return 'the deal is EXPIRED: settle it first (POST /api/v1/p2p/appeals/{appeal_id}/settlement), then resolve SATISFIED';
-    }
     if (c.outcome === 'REJECTED' && c.settled) return 'a settlement deal was made for this appeal; it can only be resolved SATISFIED';
     return undefined;
   }
@@ -159,6 +159,39 @@ export function terminalResolutionProblem(c: TerminalResolutionContext): string 
     return 'this appeal completed the deal; it can only be resolved SATISFIED';
   }
   if (c.dealStatus === 'SPAM_REJECTED' && c.outcome === 'SATISFIED') return 'the deal is SPAM_REJECTED; it can only be resolved REJECTED';
+  return undefined;
+}
+
+/** SATISFIED on an EXPIRED deal waits for the settlement, which is what credits the merchant. */
+export const resolutionNeedsSettlement = (c: Pick<TerminalResolutionContext, 'dealStatus' | 'outcome' | 'settled'>) =>
+  c.dealStatus === 'EXPIRED' && c.outcome === 'SATISFIED' && !c.settled;
+
+/** The appeal and its deal as a command of the appeal's workflow is decided on. */
+export interface AppealSituation {
+  appealStatus: AppealStatus;
+  dealStatus: string;
+  /** A settlement deal was made for this appeal. */
+  settled: boolean;
+  /** The appeal's recorded outcome (an earlier resolution's, before a reopen), if any. */
+  outcome: AppealOutcome | null;
+}
+
+/**
+ * Why the appeal's workflow refuses an arbiter's command (undefined: its step runs): the appeal's
+ * table, then the live-deal rule, then — for a resolution — the terminal deal's money.
+ */
+export function appealCommandProblem(kind: AppealMoveKind, s: AppealSituation, outcome?: AppealOutcome): string | undefined {
+  const move = appealMove(s.appealStatus, kind);
+  if ('refused' in move) return move.refused;
+  const live = liveDealRefusal(kind, s.dealStatus);
+  if (live || outcome === undefined) return live;
+  return terminalResolutionProblem({ dealStatus: s.dealStatus, outcome, settled: s.settled, previousOutcome: s.outcome });
+}
+
+/** Why an appeal's deal cannot be settled now (409; undefined: it can): an EXPIRED deal, an appeal still waiting for the arbiter. */
+export function settlementRefusal(dealStatus: string, appealStatus: AppealStatus): string | undefined {
+  if (dealStatus !== 'EXPIRED') return `the appealed deal is ${dealStatus}; only an EXPIRED deal can be settled`;
+  if (!APPEAL_ACTIVE.includes(appealStatus)) return `appeal is ${appealStatus}; a settlement needs it OPEN, IN_REVIEW (IN_PROGRESS) or REOPENED`;
   return undefined;
 }
 

@@ -9,7 +9,7 @@ import { newMerchant, signed, unsigned } from '../helpers/api';
 import { startApp, testSql } from '../helpers/app';
 import { hashOf, isolatedTrader, PAYIN, walletOf } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
-import { startIsolatedStack, startWorkerProcess } from '../helpers/worker';
+import { pollingBy, startIsolatedStack, startWorkerProcess } from '../helpers/worker';
 import { loadConfig } from '../../config';
 import { createTemporalClient } from '../../temporal/client';
 import type { Tx } from '../../db/sql';
@@ -100,15 +100,7 @@ test('a deal step on a worker killed mid-step is retried by another worker after
   // it polls the activity queue, or from the kill if that is later.
   const temporal = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => temporal.connection.close());
-  const replacement = `${worker.pid}@`;
-  const readyAt = await eventually(
-    async () => {
-      const { pollers } = await temporal.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: queue }, taskQueueType: 2 });
-      return (pollers ?? []).some((p) => p.identity?.startsWith(replacement)) && Date.now();
-    },
-    'the replacement worker to poll',
-    90_000,
-  );
+  const readyAt = await pollingBy(temporal, queue, worker.pid, 2);
 
   const answered = await notify;
   t.is(answered.status, 200, answered.text);

@@ -27,7 +27,7 @@ import { walletOf } from '../helpers/deals';
 import { addressFor, FAKE_USDT, startFakeTronGrid, type FakeTronGrid, type Token } from '../helpers/fake-trongrid';
 import { eventually } from '../helpers/poll';
 import { startReceiver } from '../helpers/receiver';
-import { startWorkerProcess } from '../helpers/worker';
+import { WORKER_COLD_START_MS, startWorkerProcess } from '../helpers/worker';
 import { ADMIN, randomTronAddress, startWalletStack, startWalletWorker, WALLET, walletMerchant } from '../helpers/wallet';
 
 const sql = testSql();
@@ -532,7 +532,9 @@ test.serial('a worker process SIGKILLed after storing a transaction, or after br
   // Two worker starts and two chain round trips: minutes on a loaded machine. Every wait below is
   // on a condition, with a deadline far above what it takes; this bounds the test as a whole.
   t.timeout(15 * 60_000);
-  const fake = await startFakeTronGrid({ confirmations: 2 });
+  // A transaction outlives the test's slowest restart: a worker back after its transaction expired
+  // rightly builds a new one, and the question here is whether it reuses one that can still land.
+  const fake = await startFakeTronGrid({ confirmations: 2, lifetimeMs: 20 * 60_000 });
   t.teardown(() => fake.close());
   fake.chain.fund(HOT, { trxSun: 100_000_000n, usdtUnits: 1_000_000_000n });
   const taskQueue = `wallet-tron-kill-${randomUUID()}`;
@@ -570,7 +572,7 @@ test.serial('a worker process SIGKILLed after storing a transaction, or after br
     },
     'A broadcast',
     // Includes the new worker process's cold start (bundling its workflows): minutes under a CPU burner.
-    480_000,
+    WORKER_COLD_START_MS,
   );
   // B: stored, its broadcast on the wire when the worker dies (the node holds it: never answered, never applied).
   fake.faults.hold(1, '/wallet/broadcasttransaction');

@@ -11,7 +11,7 @@ import { startApp, testSql } from '../helpers/app';
 import { createPayin, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startReceiver, type Received } from '../helpers/receiver';
-import { startWorker, startWorkerProcess } from '../helpers/worker';
+import { pollingBy, startWorker, startWorkerProcess } from '../helpers/worker';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -319,11 +319,13 @@ async function killScenario(t: ExecutionContext, prefix: string) {
   t.teardown(() => void worker.kill('SIGKILL'));
   const client = await createTemporalClient(loadConfig(process.env));
   t.teardown(() => client.connection.close());
+  await pollingBy(client, taskQueue, worker.pid);
   const restart = async (between?: () => void) => {
     worker.kill('SIGKILL'); // dies without any chance to clean up
     await new Promise((resolve) => worker.once('exit', resolve));
     between?.();
     worker = startWorkerProcess(env);
+    await pollingBy(client, taskQueue, worker.pid);
   };
   return { receiver, merchantId, dealId, first, last, taskQueue, client, restart };
 }

@@ -11,7 +11,7 @@ import { startApp, testSql } from '../helpers/app';
 import { isolatedTrader, PAYIN } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startReceiver } from '../helpers/receiver';
-import { startWorkerProcess } from '../helpers/worker';
+import { pollingBy, startWorkerProcess } from '../helpers/worker';
 import { loadConfig } from '../../config';
 import { callbackIdFor } from '../../domain/ids';
 import { createTemporalClient } from '../../temporal/client';
@@ -35,7 +35,7 @@ test('a deals worker and a niced webhooks worker each poll only their queue, and
     const { pollers: found } = await temporal.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name }, taskQueueType: 1 });
     return (found ?? []).map((p) => Number(p.identity?.split('@')[0]));
   };
-  await eventually(async () => (await pollers(queue)).length > 0 && (await pollers(`${queue}-webhooks`)).length > 0, 'both workers to poll', 90_000);
+  await Promise.all([pollingBy(temporal, queue, deals.pid), pollingBy(temporal, `${queue}-webhooks`, webhooks.pid)]);
   t.deepEqual([...new Set(await pollers(queue))], [deals.pid], 'the deal queue is polled by the deals worker only');
   t.deepEqual([...new Set(await pollers(`${queue}-webhooks`))], [webhooks.pid], 'the webhook queue by the webhooks worker only');
   t.is(niceOf(webhooks.pid!), 10, 'the delivery worker yields the CPU');

@@ -23,8 +23,8 @@ import {
   consoleOperator,
   docShot,
   freshPage,
-  launchChromium,
-  settled,
+  launchBrowser,
+  headingSettled,
   signedIn,
   visit,
   type BrowserCtx,
@@ -33,7 +33,7 @@ import {
 const test = anyTest as TestFn<BrowserCtx>;
 let browser: Browser;
 test.before(async () => {
-  browser = await launchChromium();
+  browser = await launchBrowser();
 });
 test.after.always(async () => browser?.close());
 test.beforeEach((t) => {
@@ -68,7 +68,7 @@ test.serial('an overdue appeal shows on the home and in the overdue queue; the a
   t.true(Number(await card.locator('.count').textContent()) >= 1);
   t.regex((await card.textContent()) ?? '', /most overdue by/);
   await card.getByRole('link', { name: 'Appeals past their deadline' }).click();
-  await settled(page, 'Appeals');
+  await headingSettled(page, 'Appeals');
   const row = page.locator(`tr[data-appeal="${appealId}"]`);
   await row.waitFor();
   t.regex((await row.textContent()) ?? '', /overdue/);
@@ -76,7 +76,7 @@ test.serial('an overdue appeal shows on the home and in the overdue queue; the a
   await docShot(page, 'appeals-overdue');
 
   await row.getByRole('link', { name: appealId.slice(0, 8) }).click();
-  await settled(page, /Appeal/);
+  await headingSettled(page, /Appeal/);
   t.regex((await page.getByTestId('respond-by').textContent()) ?? '', /overdue/);
   t.is(await page.getByTestId('assignee').textContent(), 'nobody');
   await page.getByRole('button', { name: 'Take it' }).click();
@@ -109,7 +109,7 @@ test.serial('an overdue appeal shows on the home and in the overdue queue; the a
   await docShot(page, 'notifications');
   await item.click();
   await page.waitForURL(`**/console/appeals/${fresh.body.data.appeal_id}`);
-  await settled(page, /Appeal/);
+  await headingSettled(page, /Appeal/);
   t.deepEqual(cspViolations, []);
 });
 
@@ -200,7 +200,7 @@ test.serial('an invitation: the admin invites, the link → a password → the a
   // The invitee, in a browser of its own.
   const { page, cspViolations } = await freshPage(t, browser, 'invitation');
   await page.goto(link.replace(/^https?:\/\/[^/]+/, API_URL));
-  await settled(page, 'Your operator account');
+  await headingSettled(page, 'Your operator account');
   await page.getByTestId('invited-email').filter({ hasText: email }).waitFor();
   await accessible(t, page, 'invitation');
   await docShot(page, 'invitation');
@@ -210,7 +210,7 @@ test.serial('an invitation: the admin invites, the link → a password → the a
   await page.getByRole('button', { name: 'Create my account' }).click();
 
   // Signed in, but nothing before an authenticator.
-  await settled(page, 'Set up your authenticator');
+  await headingSettled(page, 'Set up your authenticator');
   t.is(await page.getByRole('navigation', { name: 'Sections' }).count(), 0);
   await accessible(t, page, 'enrol');
   await page.getByRole('button', { name: 'Set up an authenticator…' }).click();
@@ -220,7 +220,7 @@ test.serial('an invitation: the admin invites, the link → a password → the a
   await docShot(page, 'enrol');
   await page.getByRole('button', { name: 'Set the authenticator' }).click();
   await page.getByTestId('operator').filter({ hasText: email }).waitFor();
-  await settled(page, 'Queues');
+  await headingSettled(page, 'Queues');
   t.is(page.url(), `${API_URL}/console/`, 'the link is gone from the address bar');
 
   // The same link again: used.
@@ -243,7 +243,7 @@ test.serial('an invitation: the admin invites, the link → a password → the a
 
   // The admin's list shows the account's last sign-in.
   await a.page.reload();
-  await settled(a.page, 'Operators');
+  await headingSettled(a.page, 'Operators');
   const row = a.page.locator(`tr[data-operator="${email}"]`);
   t.regex((await row.getByTestId('last-sign-in').textContent()) ?? '', /UTC from /);
   t.deepEqual(cspViolations, []);
@@ -262,7 +262,7 @@ test.serial('an admin creates a merchant from its form; its page opens', async (
   await accessible(t, page, 'merchants-create-form');
   await docShot(page, 'merchants-create');
   await page.getByRole('button', { name: 'Create merchant' }).click();
-  await settled(page, new RegExp(name));
+  await headingSettled(page, new RegExp(name));
   const made = await asOperator('GET', `${ADMIN}/merchants?search=${encodeURIComponent(name)}`);
   t.is(made.body.data[0]?.name, name);
 });

@@ -278,13 +278,12 @@ test.serial(
       new RegExp(`/namespaces/[^/]+/workflows/payin%3A${deal.deal_id}$`),
     );
     await visit(t, page, `/deals?merchant_id=${merchantId}`, 'Deals', 'deals');
-    await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('link', { name: deal.deal_id.slice(0, 8) }).waitFor();
 
     // The audit log: the message and the resolution, by this arbiter.
     await visit(t, page, '/audit', 'Audit log', 'audit');
     await page.getByLabel('Object id').fill(appealId);
-    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByLabel('Object id').press('Enter');
     await page.locator('tr[data-action="appeal.resolve"]').waitFor();
     await page.locator('tr[data-action="appeal.message"]').waitFor();
     t.deepEqual((await auditActions(appealId)).sort(), [`appeal.message:${arbiter.id}`, `appeal.resolve:${arbiter.id}`]);
@@ -437,15 +436,15 @@ test.serial(
     const { page } = await signedIn(t, admin);
     await visit(t, page, `/merchants/${merchantId}`, /Console limits/, 'merchant-settings');
     await page.getByLabel('IP whitelist').fill('203.0.113.10\n2001:db8::10');
-    await page.getByLabel('Deal maximum (minor units)').fill('9007199254740993');
-    await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('9007199254740993');
+    await page.getByLabel('Deal maximum (in the deal’s currency)').fill('90071992547409.93');
+    await page.getByLabel('Auto-withdrawal limit (USDT)').fill('90071992547409.93');
     await page.getByRole('button', { name: 'Save settings' }).click();
     // Above the four-eyes amount a limit would send out unapproved what needs two approvals.
     await page
       .getByRole('alert')
       .filter({ hasText: /must not be above the four-eyes amount/ })
       .waitFor();
-    await page.getByLabel('Auto-withdrawal limit (USDT cents)').fill('1000000');
+    await page.getByLabel('Auto-withdrawal limit (USDT)').fill('10000');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByTestId('ip-whitelist').filter({ hasText: '203.0.113.10, 2001:db8::10' }).waitFor();
     await docShot(page, 'merchant-settings');
@@ -488,7 +487,7 @@ test.serial('an arbiter confirms a deal from its page, and settles an EXPIRED de
   const { page } = await signedIn(t, arbiter);
   await visit(t, page, `/deals/${live.deal_id}`, /Deal/, 'deal-actions');
   // A refused move shows the API's text.
-  await page.getByLabel('Amount received (minor units)').fill('0');
+  await page.getByLabel('Amount received (RUB)').fill('0');
   await page.getByRole('button', { name: 'Record received amount…' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Record' }).click();
   await page
@@ -509,7 +508,7 @@ test.serial('an arbiter confirms a deal from its page, and settles an EXPIRED de
   t.is(opened.status, 200, opened.text);
   const appealId = opened.body.data.appeal_id as string;
   await visit(t, page, `/appeals/${appealId}`, /Appeal/, 'appeal-settle');
-  await page.getByLabel('Received amount override (minor units)').fill('120000');
+  await page.getByLabel('Received amount override (RUB)').fill('1200');
   await page.getByLabel('Reason', { exact: true }).fill('Bank statement shows 1 200.00 RUB after the timeout');
   await page.getByRole('button', { name: 'Settle…' }).click();
   await page.getByRole('dialog', { name: 'Create the settlement deal?' }).getByText('1 200.00').waitFor();
@@ -702,7 +701,7 @@ test.serial('traders: an admin adds a requisite and tops a trader up from the co
   await form.getByRole('button', { name: 'Add requisite' }).click();
   await card.getByRole('cell', { name: '4111111111111111' }).waitFor();
   await card.getByText(`Top up ${traderName}`).click();
-  await card.getByLabel('Amount (USDT cents)').fill('250000');
+  await card.getByLabel('Amount (USDT)').fill('2500');
   await card.getByLabel('Transaction id').fill(randomBytes(32).toString('hex'));
   await card.getByRole('button', { name: 'Top up…' }).click();
   await page.getByRole('dialog').getByText('2 500.00 USDT').waitFor();

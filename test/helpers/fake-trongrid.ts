@@ -121,10 +121,13 @@ export interface FakeTronGridOptions {
   /** Energy cost of a TRC-20 transfer, in sun burnt from the owner's TRX. Default 13 TRX. */
   transferFeeSun?: bigint;
   tokens?: Token[];
+  /** How long a transaction the node builds stays valid, from its head. Default 60 s, as TronGrid's. */
+  lifetimeMs?: number;
 }
 
 export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
   const confirmations = options.confirmations ?? 2;
+  const lifetimeMs = options.lifetimeMs ?? 60_000;
   const transferFeeSun = options.transferFeeSun ?? 13_000_000n;
   const tokens = new Map<string, Token>([USDT, FAKE_USDT, ...(options.tokens ?? [])].map((t) => [t.address, t]));
   const accounts = new Map<string, Account>();
@@ -245,7 +248,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const raw: TronRawData = {
       refBlockBytes: hexToBytes(h.number.toString(16).padStart(16, '0').slice(12)),
       refBlockHash: hexToBytes(h.id.slice(16, 32)),
-      expiration: BigInt(liveHeadTime(h) + 60_000),
+      expiration: BigInt(liveHeadTime(h) + lifetimeMs),
       timestamp: BigInt(Date.now()),
       feeLimit: 30_000_000n,
       contractType: TRIGGER_SMART_CONTRACT,
@@ -351,7 +354,7 @@ export async function startFakeTronGrid(options: FakeTronGridOptions = {}) {
     const raw: TronRawData = {
       refBlockBytes: hexToBytes(h.number.toString(16).padStart(16, '0').slice(12)),
       refBlockHash: hexToBytes(h.id.slice(16, 32)),
-      expiration: BigInt(liveHeadTime(h) + 60_000),
+      expiration: BigInt(liveHeadTime(h) + lifetimeMs),
       timestamp: BigInt(Date.now()),
       feeLimit: BigInt(Number(body.fee_limit ?? 0)),
       contractType: TRIGGER_SMART_CONTRACT,

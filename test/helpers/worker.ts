@@ -3,6 +3,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
+import { eventually } from './poll';
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../../activities';
@@ -24,6 +25,28 @@ export function startWorkerProcess(env: Record<string, string>): ChildProcess {
   mkdirSync(logs, { recursive: true });
   const log = openSync(join(logs, 'test-worker-process.log'), 'a');
   return spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...appEnv(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', log, log] });
+}
+
+/**
+ * The bound on a worker process's cold start (loading, bundling its workflows, connecting): seconds
+ * on an idle machine, minutes under a CPU burner. Only a wait that has gone wrong reaches it.
+ */
+export const WORKER_COLD_START_MS = 480_000;
+
+/**
+ * Waits until the worker process `pid` polls `taskQueue` (1: workflow tasks, 2: activity tasks) and
+ * answers when. Matched by pid: a killed predecessor stays in the server's poller list for a while.
+ */
+export async function pollingBy(client: Client, taskQueue: string, pid: number | undefined, taskQueueType: 1 | 2 = 1): Promise<number> {
+  const identity = `${pid}@`;
+  return eventually(
+    async () => {
+      const { pollers } = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: taskQueue }, taskQueueType });
+      return (pollers ?? []).some((p) => p.identity?.startsWith(identity)) && Date.now();
+    },
+    `worker process ${pid} to poll ${taskQueue}`,
+    WORKER_COLD_START_MS,
+  );
 }
 
 /** A worker in this process on the given task queue (no relay), to stop and restart at will. */

@@ -164,6 +164,7 @@ export const appealRoutes = [
           deal: present(deps, v.deal),
           messages: v.messages.map(presentMessage),
           files: v.files,
+          moves: v.moves,
         },
       };
     },

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { OPERATOR_DEAL_MOVES } from '../../../domain/state/operator-deal-moves';
 import { operatorOf } from '../../auth/authenticate';
 import { defineRoute } from '../../route';
-import { line, pageSize, pageToken, rfc3339, timestamp, uuid } from '../../schemas/common';
+import { pageSize, pageToken, rfc3339, timestamp, uuid } from '../../schemas/common';
+import { repeated } from '../../schemas/listing';
+import { PAYIN_STATUSES } from '../../../domain/state/payin';
+import { PAYOUT_STATUSES } from '../../../domain/state/payout';
 import type { AppDeps } from '../../deps';
 import type { AuditActor } from '../../../domain/audit';
 import type { DealRow } from '../../../db/queries/deals';
@@ -18,11 +21,13 @@ import {
   reconciliationBody,
   rejectBody,
 } from '../../schemas/deals';
-import { dealTimeline, searchDeals } from '../../services/deals';
+import { dealTimeline, OPERATOR_DEAL_SORTS, searchDeals } from '../../services/deals';
 import { assignPayout, completePayout, rejectPayout, startPayout } from '../../services/payouts';
 import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOperator, presentForOperator, reconcilePayin } from '../../services/payins';
 
 const tags = ['Operator: deals'];
+/** Every deal status, PayIn's and PayOut's (the state tables'). */
+const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [string, ...string[]];
 /** The console's reads of this aggregate keep the console's tag in the API document. */
 const consoleTags = ['Operator: console'];
 
@@ -55,12 +60,25 @@ export const dealRoutes = [
       path: '/deals',
       operationId: 'adminSearchDeals',
       auth: 'operator',
-      summary: 'Deals of every merchant, newest first: by id, merchant, status and creation time',
+      summary: 'Deals of every merchant: by id, merchant, statuses, type and creation time, in the order asked (newest first by default)',
+      description: 'Keyset pages in every order: next_page_token serves the same filter and sort only. Times are UTC (RFC 3339; an offset is honoured).',
       tags: consoleTags,
       query: z.object({
         deal_id: uuid('deal_id').optional(),
         merchant_id: uuid('merchant_id').optional(),
-        status: line('status', 64).optional(),
+        status: repeated
+          .pipe(z.array(z.enum(DEAL_STATUSES, { error: `status must be one of ${DEAL_STATUSES.join(', ')}` })))
+          .optional()
+          .openapi({
+            type: 'array',
+            items: { type: 'string', enum: [...DEAL_STATUSES] },
+            description: 'any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated',
+          }),
+        deal_type: z.enum(['PAYIN', 'PAYOUT']).optional(),
+        sort: z
+          .enum(OPERATOR_DEAL_SORTS)
+          .default('-created_at')
+          .openapi({ description: 'the order: created_at or amount, ascending, or descending with a leading "-" (default -created_at: newest first)' }),
         created_after: rfc3339('created_after').optional().openapi({ description: 'inclusive' }),
         created_before: rfc3339('created_before').optional().openapi({ description: 'inclusive' }),
         page_size: pageSize(200, 50),
@@ -87,6 +105,19 @@ export const dealRoutes = [
           operator_moves: z.array(z.enum(OPERATOR_DEAL_MOVES)).openapi({
             description: "the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these",
           }),
+          move_outcomes: z
+            .array(
+              z.object({
+                move: z.enum(OPERATOR_DEAL_MOVES),
+                status_after: z.string().openapi({ description: "the deal's status after the move (its status now when the move leaves it)" }),
+                status_after_full_match: z.string().openapi({
+                  description: "reconcile: the status after when the recorded amount is full_match_amount (a verified deal then completes); '' for other moves",
+                }),
+                full_match_amount: z.string().openapi({ description: "reconcile: the full amount to pay, minor units; '' for other moves" }),
+                money: z.string().openapi({ description: 'what happens to the money, as the state table says it' }),
+              }),
+            )
+            .openapi({ description: 'what each move of operator_moves does, from the same state tables (the console words its confirmation from it)' }),
           payer_proof: payerProofSchema,
           events: z.array(z.object({ event_id: z.string(), event_type: z.string(), created_at: timestamp, dispatched_at: z.string(), payload: z.unknown() })),
           webhook_attempts: z.array(

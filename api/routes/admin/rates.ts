@@ -1,11 +1,29 @@
-/** Exchange rates: the BUY and SELL rate of a fiat currency against USDT. */
+/** Currencies and exchange rates: the tenant's currencies, the BUY and SELL rate of a fiat currency against USDT. */
+import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { rateBody, rateParams, rateResponse } from '../../schemas/rates';
-import { setRate } from '../../services/rates';
+import { listTenantCurrencies, setRate } from '../../services/rates';
 
 const tags = ['Operator'];
 
 export const rateRoutes = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/currencies',
+      operationId: 'adminListCurrencies',
+      auth: 'operator',
+      summary: "The tenant's currencies (USDT among them) with their exponents: how many minor units make a major one",
+      description: 'The console enters and shows amounts in major units with their currency by these exponents.',
+      tags,
+      response: z
+        .object({
+          data: z.array(z.object({ code: z.string(), name: z.string(), exponent: z.number().int().min(0).max(4), status: z.string() })),
+        })
+        .openapi('CurrencyList'),
+    },
+    async (_input, deps) => ({ data: await listTenantCurrencies(deps) }),
+  ),
   defineRoute(
     {
       method: 'put',

@@ -8,6 +8,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api';
 import { useSession } from '../session';
 import { ErrorText, Field, Submit } from '../ui';
+import { Text } from '../text';
 
 export function Account() {
   const session = useSession().data!;
@@ -15,7 +16,7 @@ export function Account() {
     <>
       <h1>Your account</h1>
       <p>
-        {session.operator.email} <span className="badge">{session.operator.role}</span>
+        <Text value={session.operator.email} /> <span className="badge">{session.operator.role}</span>
       </p>
       <h2>Password</h2>
       <ChangePassword enrolled={session.operator.totp_enrolled} />

@@ -6,6 +6,7 @@ import { Action, when } from '../ui';
 import { useCan } from '../session';
 import { BulkResults, SelectBox, useSelection, type BulkResult } from '../bulk';
 import { POLL_MS } from '../notifications';
+import { plainText, Text } from '../text';
 
 export function Alerts() {
   const can = useCan();
@@ -82,7 +83,9 @@ function AlertRow({ a, selection }: { a: Schemas['OperatorAlert']; selection: Re
       </td>
       <td>{when(a.created_at)}</td>
       <td>{a.kind}</td>
-      <td>{a.message}</td>
+      <td>
+        <Text value={a.message} />
+      </td>
       <td>{a.deal_id ? <Link to={`/deals/${a.deal_id}`}>{a.deal_id.slice(0, 8)}</Link> : <span className="mono">{a.subject}</span>}</td>
       <td data-testid="acknowledged">{a.acknowledged_at ? `${when(a.acknowledged_at)} by ${a.acknowledged_by}` : '—'}</td>
       <td data-testid="resolved">{a.resolved_at ? `${when(a.resolved_at)}${a.resolved_by ? ` by ${a.resolved_by}` : ' (by the gateway)'}` : 'open'}</td>
@@ -96,7 +99,7 @@ function AlertRow({ a, selection }: { a: Schemas['OperatorAlert']; selection: Re
             label="Resolve"
             confirm={{
               title: 'Resolve this alert?',
-              text: `“${a.message}” is marked resolved by you. If the condition persists, the gateway raises a new alert.`,
+              text: `“${plainText(a.message)}” is marked resolved by you. If the condition persists, the gateway raises a new alert.`,
               label: 'Resolve alert',
             }}
             run={() => unwrap(api.POST('/api/v1/p2p/admin/alerts/{alert_id}/resolve', path))}

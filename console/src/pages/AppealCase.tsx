@@ -7,6 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, fileUrl, unwrap, type Schemas } from '../api';
 import { useCan, useSession } from '../session';
 import { Action, Field, Submit, when } from '../ui';
+import { plainText, Text } from '../text';
 
 export function CaseSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
   const can = useCan();
@@ -27,7 +28,15 @@ export function CaseSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
           {when(appeal.respond_by)} {appeal.overdue && <span className="badge danger">overdue</span>}
         </dd>
         <dt>Assignee</dt>
-        <dd data-testid="assignee">{appeal.assignee_id ? `${emailOf(appeal.assignee_id)} (since ${when(appeal.assigned_at)})` : 'nobody'}</dd>
+        <dd data-testid="assignee">
+          {appeal.assignee_id ? (
+            <>
+              <Text value={emailOf(appeal.assignee_id)} title={appeal.assignee_id} /> (since {when(appeal.assigned_at)})
+            </>
+          ) : (
+            'nobody'
+          )}
+        </dd>
       </dl>
       <div className="actions">
         {hasAccount && appeal.assignee_id !== me && (
@@ -43,7 +52,7 @@ export function CaseSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
                 <option value="">choose an operator…</option>
                 {(assignees.data?.data ?? []).map((o) => (
                   <option key={o.operator_id} value={o.operator_id}>
-                    {o.email} ({o.role})
+                    {plainText(o.email)} ({o.role})
                   </option>
                 ))}
               </select>
@@ -67,7 +76,7 @@ export function CaseSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
           {appeal.attachments.map((f) => (
             <li key={f.file_id}>
               <a href={fileUrl(f.file_id)} download>
-                {f.note || `File ${f.file_id.slice(0, 8)}`}
+                {f.note ? <Text value={f.note} /> : `File ${f.file_id.slice(0, 8)}`}
               </a>{' '}
               <span className="muted">
                 by {f.attached_by.split(':')[1]?.slice(0, 8) ?? f.attached_by} · {when(f.created_at)}

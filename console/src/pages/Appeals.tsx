@@ -1,15 +1,16 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, fileUrl, int64, unwrap } from '../api';
+import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
+import { PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
+import { APPEAL_STATUSES, type AppealStatus } from '../../../domain/state/appeals';
+import { Link } from '../router';
 import type { paths } from '@merchant-gateway/sdk/openapi';
-import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
-import { Link, navigate, useRoute } from '../router';
 import { useCan } from '../session';
-import { Action, Confirm, ErrorText, Field, Loading, money, Submit, when } from '../ui';
+import { Action, Confirm, ErrorText, Field, Loading, StatusAfter, Submit, when } from '../ui';
+import { Money, MoneyInput, useFormatMoney, useToMinor } from '../money';
+import { Text } from '../text';
 import { CaseSection } from './AppealCase';
-
-const STATUSES = ['', 'OPEN', 'IN_REVIEW', 'REOPENED', 'RESOLVED_MERCHANT', 'RESOLVED_TRADER', 'CLOSED'] as const;
-type AppealStatus = Exclude<(typeof STATUSES)[number], ''>;
 
 type AppealQuery = NonNullable<paths['/api/v1/p2p/admin/appeals']['get']['parameters']['query']>;
 /** The appeals that still wait for an answer: their deadline runs. */
@@ -25,32 +26,34 @@ const QUEUES: Record<'newest' | 'oldest' | 'mine' | 'unassigned' | 'overdue', { 
 type QueueName = keyof typeof QUEUES;
 const isQueue = (v: string | null): v is QueueName => v !== null && v in QUEUES;
 
+const FILTERS: FilterSpec[] = [
+  {
+    key: 'queue',
+    label: 'Queue',
+    kind: 'select',
+    options: ['oldest', 'mine', 'unassigned', 'overdue'],
+    anyLabel: QUEUES.newest.label,
+    optionLabel: (v) => (isQueue(v) ? QUEUES[v].label : v),
+  },
+  { key: 'status', label: 'Status', kind: 'select', options: APPEAL_STATUSES },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text' },
+];
+
 export function Appeals() {
-  const filter = useStatusMerchantFilter<AppealStatus>('');
-  const { search } = useRoute();
-  const wanted = search.get('queue');
+  const filters = useUrlFilters();
+  const wanted = filters.get('queue');
   const queue: QueueName = isQueue(wanted) ? wanted : 'newest';
+  const status = filters.get('status') as AppealStatus | '';
+  // A status chosen narrows the queue's own (a waiting queue asks for the waiting statuses).
+  const query: AppealQuery = { ...QUEUES[queue].query, ...(status ? { status: [status] } : {}), merchant_id: filters.get('merchant_id') || undefined };
   const assignees = useAssignees();
-  const appeals = usePagedList(['appeals', queue, filter.status, filter.merchant], (page_token) =>
-    unwrap(
-      api.GET('/api/v1/p2p/admin/appeals', {
-        params: { query: { page_size: 25, page_token, ...QUEUES[queue].query, ...filter.query } },
-      }),
-    ),
+  const appeals = usePagedList(['appeals', query], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/appeals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
   return (
     <>
       <h1>Appeals</h1>
-      <Field label="Queue">
-        <select value={queue} onChange={(e) => navigate(`/appeals${e.target.value === 'newest' ? '' : `?queue=${e.target.value}`}`, true)}>
-          {Object.entries(QUEUES).map(([name, q]) => (
-            <option key={name} value={name}>
-              {q.label}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <StatusMerchantFilter label="Filter appeals" statuses={STATUSES} filter={filter} />
+      <FilterBar label="Filter appeals" specs={FILTERS} filters={filters} view="appeals" />
       <PagedTable
         paged={appeals}
         what="appeals"
@@ -65,12 +68,14 @@ export function Appeals() {
             <td>
               <span className="badge">{a.status}</span>
             </td>
-            <td>{a.reason}</td>
+            <td>
+              <Text value={a.reason} />
+            </td>
             <td className="mono">{a.merchant_id.slice(0, 8)}</td>
             <td>
               {when(a.respond_by)} {a.overdue && <span className="badge danger">overdue</span>}
             </td>
-            <td>{a.assignee_id ? (assignees.get(a.assignee_id) ?? a.assignee_id.slice(0, 8)) : '—'}</td>
+            <td>{a.assignee_id ? <Text value={assignees.get(a.assignee_id) ?? a.assignee_id.slice(0, 8)} title={a.assignee_id} /> : '—'}</td>
             <td>{when(a.updated_at)}</td>
           </tr>
         )}
@@ -106,8 +111,12 @@ export function AppealDetail({ id }: { id: string }) {
     );
   const a = appeal.data.data;
   const files = new Map(a.files.map((f) => [f.file_id, f]));
-  const open = a.status === 'OPEN' || a.status === 'IN_REVIEW' || a.status === 'REOPENED';
   const path = { params: { path: { appeal_id: id } } };
+  // The moves the API offers now, each with what it does (from the appeal's and the deal's state tables).
+  const move = (name: AppealMove['move']) => a.moves.find((m) => m.move === name)!;
+  const offered = (name: AppealMove['move']) => move(name).offered;
+  const resolvable = offered('resolve_satisfied') || offered('resolve_rejected');
+  const settleFirst = move('resolve_satisfied').first === 'settle';
   return (
     <>
       <p>
@@ -121,7 +130,9 @@ export function AppealDetail({ id }: { id: string }) {
       </h1>
       <dl>
         <dt>Reason</dt>
-        <dd>{a.reason}</dd>
+        <dd>
+          <Text value={a.reason} />
+        </dd>
         <dt>Merchant</dt>
         <dd className="mono">{a.merchant_id}</dd>
         <dt>Opened</dt>
@@ -131,7 +142,9 @@ export function AppealDetail({ id }: { id: string }) {
             <dt>Outcome</dt>
             <dd>{a.outcome}</dd>
             <dt>Resolution note</dt>
-            <dd>{a.resolution_note}</dd>
+            <dd>
+              <Text value={a.resolution_note} />
+            </dd>
           </>
         )}
         {a.settlement_deal_id && (
@@ -161,7 +174,7 @@ export function AppealDetail({ id }: { id: string }) {
           </dd>
           <dt>Amount</dt>
           <dd>
-            {money(a.deal.amount)} {a.deal.currency} (received {money(a.deal.received_amount)})
+            <Money minor={a.deal.amount} currency={a.deal.currency} /> (received <Money minor={a.deal.received_amount} currency={a.deal.currency} />)
           </dd>
           <dt>Created</dt>
           <dd>{when(a.deal.created_at)}</dd>
@@ -195,7 +208,9 @@ export function AppealDetail({ id }: { id: string }) {
               <p className="meta">
                 {m.sender_role === 'ADMIN' ? 'Operator' : 'Merchant'} · {when(m.created_at)}
               </p>
-              <p>{m.body}</p>
+              <p>
+                <Text value={m.body} />
+              </p>
               {m.file_ids.map((fid) => (
                 <a key={fid} href={fileUrl(fid)} download>
                   Attachment {files.get(fid)?.content_type ?? fid.slice(0, 8)}
@@ -211,23 +226,43 @@ export function AppealDetail({ id }: { id: string }) {
       <section aria-labelledby="actions-h">
         <h2 id="actions-h">Actions</h2>
         <div className="actions">
-          {a.status !== 'IN_REVIEW' && open && (
+          {offered('review') && (
             <Action op="adminReviewAppeal" label="Take into review" run={() => unwrap(api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/review', path))} />
           )}
-          {!open && a.status !== 'CLOSED' && (
-            <Action op="adminReopenAppeal" label="Reopen" run={() => unwrap(api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/reopen', path))} />
+          {offered('reopen') && (
+            <Action
+              op="adminReopenAppeal"
+              label="Reopen"
+              confirm={{
+                title: 'Reopen this appeal?',
+                text: <MovePromise appeal={a} preview={move('reopen')} />,
+                label: 'Reopen',
+              }}
+              run={() => unwrap(api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/reopen', path))}
+            />
           )}
-          {a.status !== 'CLOSED' && (
+          {offered('close') && (
             <Action
               op="adminCloseAppeal"
               label="Close"
-              confirm={{ title: 'Close this appeal?', text: 'The appeal is closed without a resolution.', label: 'Close appeal' }}
+              confirm={{
+                title: 'Close this appeal?',
+                text: (
+                  <>
+                    <p>The appeal is closed without a resolution.</p>
+                    <MovePromise appeal={a} preview={move('close')} />
+                  </>
+                ),
+                label: 'Close appeal',
+              }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/close', path))}
             />
           )}
         </div>
-        {open && can('adminResolveAppeal') && <Resolve appealId={id} dealStatus={a.deal.status} />}
-        {can('settleAppeal') && a.deal.status === 'EXPIRED' && !a.settlement_deal_id && <Settle appealId={id} received={a.deal.received_amount} />}
+        {!offered('close') && move('close').refusal && resolvable && <p className="muted">Close is not offered: {move('close').refusal}.</p>}
+        {/* Where the API requires the settlement before SATISFIED, the settlement comes first. */}
+        {can('settleAppeal') && offered('settle') && <Settle appeal={a} preview={move('settle')} then={settleFirst ? 'resolve_satisfied' : undefined} />}
+        {resolvable && can('adminResolveAppeal') && <Resolve appeal={a} satisfied={move('resolve_satisfied')} rejected={move('resolve_rejected')} />}
       </section>
     </>
   );
@@ -262,15 +297,49 @@ function Reply({ appealId }: { appealId: string }) {
   );
 }
 
-function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: string }) {
-  const [outcome, setOutcome] = useState<'SATISFIED' | 'REJECTED'>('SATISFIED');
+type AdminAppeal = Schemas['AdminAppeal'];
+type AppealMove = AdminAppeal['moves'][number];
+
+/** What a move does to the appeal, the deal and the money, as the API answered it from the state tables. */
+function MovePromise({ appeal, preview }: { appeal: AdminAppeal; preview: AppealMove }) {
+  return (
+    <>
+      <p>
+        <StatusAfter subject="The appeal" now={appeal.status} after={preview.appeal_status_after} kind="appeal" />;{' '}
+        <StatusAfter subject="the deal" now={appeal.deal.status} after={preview.deal_status_after} kind="deal" />
+        {preview.new_deal_status_after && (
+          <>
+            ; a new settlement deal is made and becomes{' '}
+            <strong className="status-after" data-after={preview.new_deal_status_after} data-kind="new-deal">
+              {preview.new_deal_status_after}
+            </strong>
+          </>
+        )}
+        .
+      </p>
+      <p className="muted">Money: {preview.money}.</p>
+    </>
+  );
+}
+
+const OUTCOME_LABEL = { SATISFIED: 'SATISFIED (the merchant is right)', REJECTED: 'REJECTED (the trader is right)' } as const;
+
+/** The resolution: only the outcomes the API offers now; the other one says why not (and what must come first). */
+function Resolve({ appeal, satisfied, rejected }: { appeal: AdminAppeal; satisfied: AppealMove; rejected: AppealMove }) {
+  const previews = { SATISFIED: satisfied, REJECTED: rejected };
+  const choices = (['SATISFIED', 'REJECTED'] as const).filter((o) => previews[o].offered);
+  const [picked, setOutcome] = useState<'SATISFIED' | 'REJECTED'>(choices[0] ?? 'REJECTED');
+  const outcome = previews[picked].offered ? picked : (choices[0] ?? picked);
   const [note, setNote] = useState('');
   const [asking, setAsking] = useState(false);
   const queryClient = useQueryClient();
   const resolve = useMutation({
     mutationFn: () =>
       unwrap(
-        api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/resolve', { params: { path: { appeal_id: appealId } }, body: { outcome, ...(note ? { note } : {}) } }),
+        api.POST('/api/v1/p2p/admin/appeals/{appeal_id}/resolve', {
+          params: { path: { appeal_id: appeal.appeal_id } },
+          body: { outcome, ...(note ? { note } : {}) },
+        }),
       ),
     onSuccess: () => queryClient.invalidateQueries(),
   });
@@ -285,14 +354,19 @@ function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: strin
     >
       <fieldset>
         <legend>Resolution</legend>
-        <label>
-          <input type="radio" name="outcome" value="SATISFIED" checked={outcome === 'SATISFIED'} onChange={() => setOutcome('SATISFIED')} /> SATISFIED (the
-          merchant is right)
-        </label>
-        <label>
-          <input type="radio" name="outcome" value="REJECTED" checked={outcome === 'REJECTED'} onChange={() => setOutcome('REJECTED')} /> REJECTED (the trader
-          is right)
-        </label>
+        {choices.map((o) => (
+          <label key={o}>
+            <input type="radio" name="outcome" value={o} checked={outcome === o} onChange={() => setOutcome(o)} /> {OUTCOME_LABEL[o]}
+          </label>
+        ))}
+        {(['SATISFIED', 'REJECTED'] as const)
+          .filter((o) => !previews[o].offered)
+          .map((o) => (
+            <p key={o} className="muted" data-testid={`not-offered-${o}`}>
+              {o} is not possible now: {previews[o].refusal}
+              {previews[o].first === 'settle' && ' — the settlement form above does that first.'}
+            </p>
+          ))}
       </fieldset>
       <Field label="Note">
         <textarea rows={2} maxLength={4000} value={note} onChange={(e) => setNote(e.target.value)} />
@@ -302,41 +376,60 @@ function Resolve({ appealId, dealStatus }: { appealId: string; dealStatus: strin
         <Confirm
           title={`Resolve as ${outcome}?`}
           confirmLabel={`Resolve ${outcome}`}
+          tone={outcome === 'REJECTED' ? 'danger' : 'primary'}
           onCancel={() => setAsking(false)}
           onConfirm={() => {
             setAsking(false);
             resolve.mutate();
           }}
         >
-          <p>
-            {outcome === 'SATISFIED'
-              ? `The merchant's claim is upheld: the deal (now ${dealStatus}) is completed in the merchant's favour and the ledger moves accordingly.`
-              : `The claim is rejected: the deal stays as it is (${dealStatus}).`}{' '}
-            The merchant is notified. This cannot be undone (only reopened).
-          </p>
+          <p>{outcome === 'SATISFIED' ? "The merchant's claim is upheld." : "The merchant's claim is rejected."}</p>
+          <MovePromise appeal={appeal} preview={previews[outcome]} />
+          <p>The merchant is notified. This cannot be undone (only reopened).</p>
         </Confirm>
       )}
     </form>
   );
 }
 
-function Settle({ appealId, received }: { appealId: string; received: string }) {
+function Settle({ appeal, preview, then }: { appeal: AdminAppeal; preview: AppealMove; then?: 'resolve_satisfied' }) {
+  const received = appeal.deal.received_amount;
+  const currency = appeal.deal.currency;
   const [override, setOverride] = useState('');
   const [reason, setReason] = useState('');
   const [key] = useState(() => crypto.randomUUID());
+  const format = useFormatMoney();
+  const toMinor = useToMinor(currency);
   const run = () =>
     unwrap(
       api.POST('/api/v1/p2p/appeals/{appeal_id}/settlement', {
-        params: { path: { appeal_id: appealId } },
-        body: { idempotency_key: key, ...(override ? { received_amount_override: int64(override) } : {}), ...(reason ? { reason } : {}) },
+        params: { path: { appeal_id: appeal.appeal_id } },
+        body: {
+          idempotency_key: key,
+          ...(override.trim() ? { received_amount_override: int64(toMinor(override, 'the received amount')) } : {}),
+          ...(reason ? { reason } : {}),
+        },
       }),
     );
+  let amount = format(received, currency);
+  if (override.trim()) {
+    try {
+      amount = format(toMinor(override), currency);
+    } catch (error) {
+      amount = `“${override}” (${(error as Error).message})`;
+    }
+  }
   return (
     <div className="settle">
       <h3>Settlement of the expired deal</h3>
-      <Field label="Received amount override (minor units)" hint={`Default: the received amount, ${money(received)}. An override needs a reason.`}>
-        <input inputMode="numeric" pattern="\d*" value={override} onChange={(e) => setOverride(e.target.value.trim())} />
-      </Field>
+      {then && <p>To resolve SATISFIED, settle the expired deal first: the settlement is what credits the merchant.</p>}
+      <MoneyInput
+        label="Received amount override"
+        currency={currency}
+        value={override}
+        onChange={setOverride}
+        hint={`Default: the received amount, ${format(received, currency)}. An override needs a reason.`}
+      />
       <Field label="Reason">
         <input value={reason} maxLength={1000} onChange={(e) => setReason(e.target.value)} />
       </Field>
@@ -345,7 +438,13 @@ function Settle({ appealId, received }: { appealId: string; received: string }) 
         label="Settle…"
         confirm={{
           title: 'Create the settlement deal?',
-          text: `A settlement deal is created for ${override ? (/^\d+$/.test(override) ? money(override) : override) : money(received)} and completed; the merchant is credited. One settlement per appeal.`,
+          text: (
+            <>
+              <p>A settlement deal for {amount} is created and completed; the merchant is credited. One settlement per appeal.</p>
+              <MovePromise appeal={appeal} preview={preview} />
+              {then && <p>Then SATISFIED can be resolved.</p>}
+            </>
+          ),
           label: 'Settle',
         }}
         run={run}

@@ -1,10 +1,18 @@
 import { api, unwrap } from '../api';
-import { FilterForm, PagedTable, TextFilter, useFilterForm, usePagedList } from '../list';
+import { PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
 import { when } from '../ui';
 
+const FILTERS: FilterSpec[] = [
+  { key: 'actor', label: 'Actor id', kind: 'text' },
+  { key: 'action', label: 'Action', kind: 'text', placeholder: 'e.g. withdrawal.approve' },
+  { key: 'object_type', label: 'Object type', kind: 'text' },
+  { key: 'object_id', label: 'Object id', kind: 'text' },
+];
+
 export function Audit() {
-  const filters = useFilterForm({ actor: '', action: '', object_type: '', object_id: '' });
-  const { filter } = filters;
+  const filters = useUrlFilters();
+  const filter = Object.fromEntries(FILTERS.map((f) => [f.key, filters.get(f.key)]));
   const entries = usePagedList(['audit', filter], (page_token) =>
     unwrap(
       api.GET('/api/v1/p2p/admin/audit', {
@@ -15,12 +23,7 @@ export function Audit() {
   return (
     <>
       <h1>Audit log</h1>
-      <FilterForm label="Filter the audit log" submit="Filter" onApply={filters.apply}>
-        <TextFilter label="Actor id" {...filters.input('actor')} />
-        <TextFilter label="Action" {...filters.input('action')} placeholder="e.g. withdrawal.approve" />
-        <TextFilter label="Object type" {...filters.input('object_type')} />
-        <TextFilter label="Object id" {...filters.input('object_id')} />
-      </FilterForm>
+      <FilterBar label="Filter the audit log" specs={FILTERS} filters={filters} view="audit" />
       <PagedTable
         paged={entries}
         what="the audit log"

@@ -1,57 +1,61 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
-import { DataTable, FilterForm, PagedTable, TextFilter, useFilterForm, usePagedList } from '../list';
-import { Link, navigate, useRoute } from '../router';
+import { DataTable, PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
+import { PAYIN_STATUSES } from '../../../domain/state/payin';
+import { PAYOUT_STATUSES } from '../../../domain/state/payout';
+import type { operations } from '@merchant-gateway/sdk/openapi';
+import { Link, navigate } from '../router';
 import { useCan } from '../session';
-import { Action, ErrorText, Field, Loading, money, when } from '../ui';
+import { Action, ErrorText, Field, Loading, StatusAfter, when } from '../ui';
+import { Money, MoneyInput, useFormatMoney, useToMinor } from '../money';
+import { Text } from '../text';
+
+/** The statuses a deal can have: the PayIn and PayOut state tables'. */
+const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])];
+type DealStatus = (typeof DEAL_STATUSES)[number];
+type DealSort = NonNullable<operations['adminSearchDeals']['parameters']['query']>['sort'];
+
+const FILTERS: FilterSpec[] = [
+  { key: 'deal_id', label: 'Deal id', kind: 'text' },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text' },
+  { key: 'status', label: 'Status', kind: 'multi', options: DEAL_STATUSES },
+  { key: 'deal_type', label: 'Type', kind: 'select', options: ['PAYIN', 'PAYOUT'] },
+  { key: 'from', label: 'Created from', kind: 'datetime' },
+  { key: 'to', label: 'Created to', kind: 'datetime' },
+];
 
 export function Deals() {
-  const { search } = useRoute();
-  const filters = useFilterForm({
-    deal_id: search.get('deal_id') ?? '',
-    merchant_id: search.get('merchant_id') ?? '',
-    status: search.get('status') ?? '',
-    from: '',
-    to: '',
-  });
-  const { filter } = filters;
-  const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
-  const deals = usePagedList(['deals', filter], (page_token) =>
-    unwrap(
-      api.GET('/api/v1/p2p/admin/deals', {
-        params: {
-          query: {
-            page_size: 25,
-            page_token,
-            deal_id: filter.deal_id || undefined,
-            merchant_id: filter.merchant_id || undefined,
-            status: filter.status || undefined,
-            created_after: toIso(filter.from),
-            created_before: toIso(filter.to),
-          },
-        },
-      }),
-    ),
+  const filters = useUrlFilters();
+  const statuses = filters.all('status').filter((s): s is DealStatus => (DEAL_STATUSES as readonly string[]).includes(s));
+  const type = filters.get('deal_type') as 'PAYIN' | 'PAYOUT' | '';
+  const sort: NonNullable<DealSort> = (filters.get('sort') || '-created_at') as NonNullable<DealSort>;
+  const query = {
+    deal_id: filters.get('deal_id') || undefined,
+    merchant_id: filters.get('merchant_id') || undefined,
+    status: statuses.length ? statuses : undefined,
+    deal_type: type || undefined,
+    created_after: filters.get('from') || undefined,
+    created_before: filters.get('to') || undefined,
+    sort,
+  };
+  const deals = usePagedList(['deals', query], (page_token) =>
+    unwrap(api.GET('/api/v1/p2p/admin/deals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
   return (
     <>
       <h1>Deals</h1>
-      <FilterForm label="Search deals" submit="Search" onApply={filters.apply}>
-        <TextFilter label="Deal id" {...filters.input('deal_id')} />
-        <TextFilter label="Merchant id" {...filters.input('merchant_id')} />
-        <TextFilter label="Status" {...filters.input('status')} placeholder="e.g. COMPLETED" />
-        <TextFilter label="Created from" type="datetime-local" {...filters.input('from')} />
-        <TextFilter label="Created to" type="datetime-local" {...filters.input('to')} />
-      </FilterForm>
+      <FilterBar label="Filter deals" specs={FILTERS} filters={filters} view="deals" />
       <PagedTable
         paged={deals}
         what="deals"
-        caption="Deals, newest first"
+        caption="Deals"
         columns={['Deal', 'Type', 'Status', 'Amount', 'Merchant', 'Created']}
+        sort={{ columns: { Amount: 'amount', Created: 'created_at' }, current: sort, onSort: (order) => filters.set('sort', order) }}
         rowKey={(d) => d.deal_id}
         row={(d) => (
-          <tr>
+          <tr data-deal={d.deal_id}>
             <td>
               <Link to={`/deals/${d.deal_id}`}>{d.deal_id.slice(0, 8)}</Link>
               {d.sandbox ? (
@@ -66,7 +70,7 @@ export function Deals() {
               <span className="badge">{d.status}</span>
             </td>
             <td className="num">
-              {money(d.amount)} {d.currency}
+              <Money minor={d.amount} currency={d.currency} />
             </td>
             <td>
               <Link to={`/merchants/${d.merchant_id}`}>{d.merchant_id.slice(0, 8)}</Link>
@@ -103,7 +107,7 @@ export function DealDetail({ id }: { id: string }) {
         <ErrorText error={deal.error} />
       </>
     );
-  const { deal: d, workflow, events, webhook_attempts: attempts, operator_moves: moves, payer_proof: proof } = deal.data;
+  const { deal: d, workflow, events, webhook_attempts: attempts, move_outcomes: outcomes, payer_proof: proof } = deal.data;
   return (
     <>
       {back}
@@ -117,7 +121,8 @@ export function DealDetail({ id }: { id: string }) {
         <dd>{d.deal_type}</dd>
         <dt>Amount</dt>
         <dd>
-          {money(d.amount)} {d.currency} (received {money(d.received_amount)}, {d.amount_match_status || 'not reconciled'})
+          <Money minor={d.amount} currency={d.currency} /> (received <Money minor={d.received_amount} currency={d.currency} />,{' '}
+          {d.amount_match_status || 'not reconciled'})
         </dd>
         <dt>Merchant</dt>
         <dd>
@@ -140,7 +145,7 @@ export function DealDetail({ id }: { id: string }) {
           )}
         </dd>
       </dl>
-      <DealActions d={d} moves={moves} />
+      <DealActions d={d} outcomes={outcomes} />
       {d.deal_type === 'PAYIN' && <PayerProof proof={proof} />}
       <section aria-labelledby="events-h">
         <h2 id="events-h">Events</h2>
@@ -199,7 +204,7 @@ function PayerProof({ proof }: { proof: Schemas['PayerProof'] }) {
             : proof.receipts.map((r) => (
                 <span key={r.file_id}>
                   <a href={fileUrl(r.file_id)} target="_blank" rel="noreferrer">
-                    {r.file_name || r.file_id.slice(0, 8)} ({r.content_type}, {Math.ceil(Number(r.size) / 1024)} KB)
+                    {r.file_name ? <Text value={r.file_name} /> : r.file_id.slice(0, 8)} ({r.content_type}, {Math.ceil(Number(r.size) / 1024)} KB)
                   </a>{' '}
                   {when(r.created_at)}{' '}
                 </span>
@@ -213,9 +218,25 @@ function PayerProof({ proof }: { proof: Schemas['PayerProof'] }) {
 type ConsoleDeal = Schemas['ConsoleDeal'];
 
 type OperatorMove = Schemas['ConsoleDealTimeline']['operator_moves'][number];
+type MoveOutcome = Schemas['ConsoleDealTimeline']['move_outcomes'][number];
 
-/** The operator moves the deal's state allows now, as the API answers them (from the state tables); the API refuses any other. */
-function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMove[] }) {
+/** A move's promise: the deal's status after it and the money, both as the API answered them from the state table. */
+function Outcome({ d, after, money: what }: { d: ConsoleDeal; after: string; money: string }) {
+  return (
+    <>
+      <p>
+        <StatusAfter subject="The deal" now={d.status} after={after} kind="deal" />.
+      </p>
+      <p className="muted">Money: {what}.</p>
+    </>
+  );
+}
+
+/**
+ * The operator moves the deal's state allows now, as the API answers them (from the state tables),
+ * each confirmed with what it will do; the API refuses any other.
+ */
+function DealActions({ d, outcomes }: { d: ConsoleDeal; outcomes: readonly MoveOutcome[] }) {
   const can = useCan();
   const [received, setReceived] = useState('');
   const [amount, setAmount] = useState('');
@@ -224,8 +245,40 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
   const [rejectReason, setRejectReason] = useState('');
   const [requisite, setRequisite] = useState('');
   const path = { params: { path: { deal_id: d.deal_id } } };
-  const at = (move: OperatorMove) => moves.includes(move);
-  const shown = moves.length > 0;
+  const format = useFormatMoney();
+  const toMinor = useToMinor(d.currency);
+  /** The minor units of what the operator typed, or undefined while it is not an amount. */
+  const minorOf = (text: string) => {
+    try {
+      return toMinor(text);
+    } catch {
+      return undefined;
+    }
+  };
+  const outcome = (move: OperatorMove) => outcomes.find((o) => o.move === move);
+  const at = (move: OperatorMove) => outcome(move) !== undefined;
+  const shown = outcomes.length > 0;
+  const promise = (move: OperatorMove) => {
+    const o = outcome(move)!;
+    return <Outcome d={d} after={o.status_after} money={o.money} />;
+  };
+  // What recording this amount does: the full amount to pay may complete a verified deal; any other amount leaves it.
+  const reconciled = (text: string) => {
+    const o = outcome('reconcile');
+    if (!o) return null;
+    const minor = minorOf(text);
+    const full = minor !== undefined && minor === o.full_match_amount;
+    return (
+      <>
+        <Outcome d={d} after={full ? o.status_after_full_match : o.status_after} money={o.money} />
+        <p className="muted">
+          {full
+            ? 'It is the full amount to pay.'
+            : `The full amount to pay is ${format(o.full_match_amount, d.currency)}; a partial or overpaid amount blocks the automatic completion.`}
+        </p>
+      </>
+    );
+  };
   const anyRole = [
     'adminConfirmDeal',
     'adminCompleteDeal',
@@ -237,7 +290,10 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
     'adminAssignPayout',
   ] as const;
   if (!shown || !anyRole.some((op) => can(op))) return null;
-  const amountText = (digits: string) => (/^\d+$/.test(digits.trim()) ? `${money(digits.trim())} ${d.currency}` : digits);
+  const amountText = (text: string) => {
+    const minor = minorOf(text);
+    return minor === undefined ? `“${text}” (not an amount)` : format(minor, d.currency);
+  };
   return (
     <section aria-labelledby="deal-actions-h">
       <h2 id="deal-actions-h">Actions</h2>
@@ -250,7 +306,17 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
               className="primary"
               confirm={{
                 title: 'Confirm the payment?',
-                text: `The trader's receipt of ${money(d.amount)} ${d.currency} is confirmed: the deal becomes PAYMENT_VERIFIED, then COMPLETED unless the reconciliation was partial or overpaid.`,
+                text: (
+                  <>
+                    <p>
+                      The trader's receipt of {format(d.amount, d.currency)} is confirmed
+                      {outcome('confirm')?.status_after === 'PAYMENT_VERIFIED'
+                        ? '; the recorded amount (partial or overpaid) blocks the automatic completion, so an operator completes it later.'
+                        : ' and the deal completes in the same step.'}
+                    </p>
+                    {promise('confirm')}
+                  </>
+                ),
                 label: 'Confirm payment',
               }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/confirm', path))}
@@ -261,32 +327,42 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
               op="adminCompleteDeal"
               label="Complete…"
               className="primary"
-              confirm={{ title: 'Complete the deal?', text: 'The deal is COMPLETED: the escrow is debited and the merchant credited.', label: 'Complete' }}
+              confirm={{ title: 'Complete the deal?', text: promise('complete'), label: 'Complete' }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/complete', path))}
             />
           )}
           {at('reconcile') && can('adminReconcileDeal') && (
             <div className="inline-form">
-              <Field label="Amount received (minor units)">
-                <input inputMode="numeric" value={received} onChange={(e) => setReceived(e.target.value.trim())} />
-              </Field>
+              <MoneyInput label="Amount received" currency={d.currency} value={received} onChange={setReceived} />
               <Action
                 op="adminReconcileDeal"
                 label="Record received amount…"
                 confirm={{
                   title: 'Record the received amount?',
-                  text: `The payer paid ${amountText(received)} (the deal asks ${money(d.amount)} ${d.currency}); a partial or overpaid amount blocks the automatic completion.`,
+                  text: (
+                    <>
+                      <p>
+                        The payer paid {amountText(received)} (the deal asks {format(d.amount, d.currency)}).
+                      </p>
+                      {reconciled(received)}
+                    </>
+                  ),
                   label: 'Record',
                 }}
-                run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/reconciliation', { ...path, body: { received_amount: int64(received) } }))}
+                run={() =>
+                  unwrap(
+                    api.POST('/api/v1/p2p/admin/deals/{deal_id}/reconciliation', {
+                      ...path,
+                      body: { received_amount: int64(toMinor(received, 'the amount received')) },
+                    }),
+                  )
+                }
               />
             </div>
           )}
           {at('change_amount') && can('changeDealAmount') && (
             <div className="inline-form">
-              <Field label="New amount (minor units)">
-                <input inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value.trim())} />
-              </Field>
+              <MoneyInput label="New amount" currency={d.currency} value={amount} onChange={setAmount} />
               <Field label="Reason for the change">
                 <input maxLength={1000} value={amountReason} onChange={(e) => setAmountReason(e.target.value)} />
               </Field>
@@ -295,14 +371,21 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
                 label="Change amount…"
                 confirm={{
                   title: 'Change the deal amount?',
-                  text: `The amount goes from ${money(d.amount)} ${d.currency} to ${amountText(amount)} (a new amount version); the escrow is recreated and the merchant notified.`,
+                  text: (
+                    <>
+                      <p>
+                        The amount goes from {format(d.amount, d.currency)} to {amountText(amount)} (a new amount version); the merchant is notified.
+                      </p>
+                      {promise('change_amount')}
+                    </>
+                  ),
                   label: 'Change amount',
                 }}
                 run={() =>
                   unwrap(
                     api.POST('/api/v1/p2p/deals/{deal_id}/amount', {
                       ...path,
-                      body: { amount_fiat: int64(amount), reason: amountReason, idempotency_key: amountKey },
+                      body: { amount_fiat: int64(toMinor(amount, 'the new amount')), reason: amountReason, idempotency_key: amountKey },
                     }),
                   )
                 }
@@ -316,7 +399,7 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
             <Action
               op="adminStartPayout"
               label="Start transfer…"
-              confirm={{ title: 'Start the transfer?', text: 'The trader starts the transfer: MATCHED → PROCESSING.', label: 'Start' }}
+              confirm={{ title: 'Start the transfer?', text: promise('payout_start'), label: 'Start' }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/start', path))}
             />
           )}
@@ -327,7 +410,7 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
               className="primary"
               confirm={{
                 title: 'Complete the payout?',
-                text: 'The transfer succeeded: the deal is COMPLETED and the merchant’s hold is debited.',
+                text: promise('payout_complete'),
                 label: 'Complete',
               }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/complete', path))}
@@ -342,7 +425,7 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
                 op="adminRejectPayout"
                 label="Reject transfer…"
                 className="danger"
-                confirm={{ title: 'Reject the payout?', text: 'The transfer failed: the deal is FAILED and the merchant’s hold is returned.', label: 'Reject' }}
+                confirm={{ title: 'Reject the payout?', text: promise('payout_reject'), label: 'Reject' }}
                 run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/reject', { ...path, body: { reason: rejectReason } }))}
               />
             </div>
@@ -357,7 +440,12 @@ function DealActions({ d, moves }: { d: ConsoleDeal; moves: readonly OperatorMov
                 label="Assign…"
                 confirm={{
                   title: 'Assign the payout?',
-                  text: `The payout is MATCHED to requisite ${requisite || '?'}; a new transfer window starts.`,
+                  text: (
+                    <>
+                      <p>The payout goes to requisite {requisite || '?'}; a new transfer window starts.</p>
+                      {promise('payout_assign')}
+                    </>
+                  ),
                   label: 'Assign',
                 }}
                 run={() => unwrap(api.POST('/api/v1/p2p/admin/deals/{deal_id}/payout/assign', { ...path, body: { requisite_id: requisite } }))}

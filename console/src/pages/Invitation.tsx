@@ -10,6 +10,7 @@ import { navigate } from '../router';
 import { useSession } from '../session';
 import { ErrorText, Field, Loading, Submit } from '../ui';
 import { TotpSetup } from './Account';
+import { Text } from '../text';
 
 const tokenOfLink = () => new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '';
 
@@ -51,8 +52,11 @@ export function Invitation() {
           }}
         >
           <p>
-            You are invited as <strong>{invitation.data.role}</strong> with <strong data-testid="invited-email">{invitation.data.email}</strong>. Choose a
-            password; then set up an authenticator app, which sign-in asks for from then on. The link works once.
+            You are invited as <strong>{invitation.data.role}</strong> with{' '}
+            <strong data-testid="invited-email">
+              <Text value={invitation.data.email} />
+            </strong>
+            . Choose a password; then set up an authenticator app, which sign-in asks for from then on. The link works once.
           </p>
           <input type="email" autoComplete="username" value={invitation.data.email} readOnly hidden />
           <Field label="Password" hint="At least 12 characters.">
@@ -75,7 +79,7 @@ export function EnrolAuthenticator({ onSignOut }: { onSignOut: () => void }) {
     <main className="signin">
       <h1>Set up your authenticator</h1>
       <p>
-        {session.operator.email} <span className="badge">{session.operator.role}</span>
+        <Text value={session.operator.email} /> <span className="badge">{session.operator.role}</span>
       </p>
       <p>
         Your account signs in with a password and a code of an authenticator app. Set the app up now; until then the console offers nothing else (the API

@@ -5,6 +5,8 @@ import { FilterForm, PagedTable, TextFilter, usePagedList } from '../list';
 import { Link, navigate } from '../router';
 import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, Submit, when } from '../ui';
+import { formatMinor, LIMITS, Money, MoneyInput, parseMajor, useExponent } from '../money';
+import { Text } from '../text';
 
 export function Merchants() {
   const [search, setSearch] = useState('');
@@ -28,7 +30,9 @@ export function Merchants() {
         row={(m) => (
           <tr>
             <td>
-              <Link to={`/merchants/${m.id}`}>{m.name}</Link>
+              <Link to={`/merchants/${m.id}`}>
+                <Text value={m.name} title={m.id} />
+              </Link>
               {m.sandbox ? (
                 <>
                   {' '}
@@ -36,7 +40,9 @@ export function Merchants() {
                 </>
               ) : null}
             </td>
-            <td>{m.email}</td>
+            <td>
+              <Text value={m.email} />
+            </td>
             <td>{m.status}</td>
             <td>{m.kill_switch ? <span className="badge danger">ON</span> : 'off'}</td>
             <td className="num">{money(m.balance_usdt)}</td>
@@ -123,7 +129,7 @@ export function MerchantDetail({ id }: { id: string }) {
         <Link to="/merchants">← Merchants</Link>
       </p>
       <h1>
-        {m.name}{' '}
+        <Text value={m.name} title={m.id} />{' '}
         {m.kill_switch && (
           <span className="badge danger" data-testid="kill-switch-on">
             kill-switch ON
@@ -136,7 +142,9 @@ export function MerchantDetail({ id }: { id: string }) {
           <dt>Merchant id</dt>
           <dd className="mono">{m.id}</dd>
           <dt>Email</dt>
-          <dd>{m.email}</dd>
+          <dd>
+            <Text value={m.email} />
+          </dd>
           <dt>Status</dt>
           <dd>
             {m.status} (moderation {m.moderation_status})
@@ -157,7 +165,8 @@ export function MerchantDetail({ id }: { id: string }) {
           <dd data-testid="ip-whitelist">{m.ip_whitelist.length ? m.ip_whitelist.join(', ') : 'any address'} (set by the merchant in its cabinet, or below)</dd>
           <dt>Deal limits</dt>
           <dd>
-            min {money(m.deal_min_amount) || '—'}, max {money(m.deal_max_amount) || '—'}, daily {money(m.daily_deal_amount_limit) || '—'}
+            min <Money minor={m.deal_min_amount} currency={LIMITS} />, max <Money minor={m.deal_max_amount} currency={LIMITS} />, daily{' '}
+            <Money minor={m.daily_deal_amount_limit} currency={LIMITS} />
           </dd>
           <dt>Deals</dt>
           <dd>
@@ -167,7 +176,15 @@ export function MerchantDetail({ id }: { id: string }) {
       </section>
       <section aria-labelledby="switch-h">
         <h2 id="switch-h">Kill-switch</h2>
-        <p>{m.kill_switch ? `ON: every API call of the merchant is refused. ${m.kill_switch_reason}` : 'Off: the merchant’s API calls are served.'}</p>
+        <p>
+          {m.kill_switch ? (
+            <>
+              ON: every API call of the merchant is refused. <Text value={m.kill_switch_reason} />
+            </>
+          ) : (
+            'Off: the merchant’s API calls are served.'
+          )}
+        </p>
         <Action
           op="adminToggleKillSwitch"
           label={m.kill_switch ? 'Turn the kill-switch off' : 'Turn the kill-switch on'}
@@ -182,7 +199,7 @@ export function MerchantDetail({ id }: { id: string }) {
       </section>
       <section aria-labelledby="settings-h">
         <h2 id="settings-h">Limits and settings</h2>
-        {can('adminUpdateMerchant') ? <Settings m={m} /> : <SettingsView m={m} />}
+        {can('adminUpdateMerchant') ? <SettingsForm m={m} /> : <SettingsView m={m} />}
       </section>
       <section aria-labelledby="keys-h">
         <h2 id="keys-h">API keys</h2>
@@ -231,27 +248,34 @@ function SettingsView({ m }: { m: OperatorMerchant }) {
   );
 }
 
-const digitsOrEmpty = (value: string | undefined) => value ?? '';
+/** The settings form once the currency exponents are known: amounts are typed in major units. */
+function SettingsForm({ m }: { m: OperatorMerchant }) {
+  const limits = useExponent(LIMITS);
+  const usdt = useExponent('USDT');
+  if (limits === undefined || usdt === undefined) return <Loading what="the currencies" />;
+  return <Settings m={m} exponents={{ limits, usdt }} />;
+}
 
 /**
  * The operator's merchant settings (PATCH /admin/merchants/{id}): only the fields that changed are
  * sent. Amounts travel as their digits (int64(), never a JS number); the IP whitelist and deal
  * limits are checked by the API with the cabinet's rules, and its message is shown as it is.
  */
-function Settings({ m }: { m: OperatorMerchant }) {
+function Settings({ m, exponents }: { m: OperatorMerchant; exponents: { limits: number; usdt: number } }) {
   const queryClient = useQueryClient();
+  const major = (minor: string | undefined, exponent: number) => (minor ? formatMinor(minor, exponent).replace(/ /g, '') : '');
   const initial = {
     auto_withdrawal_mode: m.auto_withdrawal_mode,
-    auto_withdrawal_limit_usdt_cents: m.auto_withdrawal_limit_usdt_cents,
+    auto_withdrawal_limit_usdt_cents: major(m.auto_withdrawal_limit_usdt_cents, exponents.usdt),
     rate_limit_per_minute: m.rate_limit_per_minute === null ? '' : String(m.rate_limit_per_minute),
     payin_fee_bps: String(m.payin_fee_bps),
     payout_fee_bps: String(m.payout_fee_bps),
     webhook_max_retries: String(m.webhook_max_retries),
     signature_binding: m.signature_binding,
     ip_whitelist: m.ip_whitelist.join('\n'),
-    deal_min_amount: digitsOrEmpty(m.deal_min_amount),
-    deal_max_amount: digitsOrEmpty(m.deal_max_amount),
-    daily_deal_amount_limit: digitsOrEmpty(m.daily_deal_amount_limit),
+    deal_min_amount: major(m.deal_min_amount, exponents.limits),
+    deal_max_amount: major(m.deal_max_amount, exponents.limits),
+    daily_deal_amount_limit: major(m.daily_deal_amount_limit, exponents.limits),
   };
   const [form, setForm] = useState(initial);
   const save = useMutation({
@@ -262,13 +286,15 @@ function Settings({ m }: { m: OperatorMerchant }) {
         if (!/^\d+$/.test(trimmed)) throw new ApiError(400, `${field} must be a whole number`);
         return Number(trimmed);
       };
-      const limit = (value: string) => (value.trim() === '' ? '0' : value.trim());
+      const limit = (value: string, what: string) => (value.trim() === '' ? '0' : parseMajor(value, exponents.limits, what));
       return unwrap(
         api.PATCH('/api/v1/p2p/admin/merchants/{merchant_id}', {
           params: { path: { merchant_id: m.id } },
           body: {
             ...(changed('auto_withdrawal_mode') ? { auto_withdrawal_mode: form.auto_withdrawal_mode } : {}),
-            ...(changed('auto_withdrawal_limit_usdt_cents') ? { auto_withdrawal_limit_usdt_cents: int64(form.auto_withdrawal_limit_usdt_cents) } : {}),
+            ...(changed('auto_withdrawal_limit_usdt_cents')
+              ? { auto_withdrawal_limit_usdt_cents: int64(parseMajor(form.auto_withdrawal_limit_usdt_cents, exponents.usdt, 'the auto-withdrawal limit')) }
+              : {}),
             ...(changed('rate_limit_per_minute')
               ? { rate_limit_per_minute: form.rate_limit_per_minute === '' ? null : small('rate_limit_per_minute', form.rate_limit_per_minute) }
               : {}),
@@ -279,9 +305,9 @@ function Settings({ m }: { m: OperatorMerchant }) {
             // The API takes the whitelist as a JSON array in a string (the cabinet's format); [] = any address.
             ...(changed('ip_whitelist') ? { ip_whitelist: JSON.stringify(form.ip_whitelist.split(/[\s,]+/).filter(Boolean)) } : {}),
             // Limits as digit strings (exact); empty removes the limit (0).
-            ...(changed('deal_min_amount') ? { deal_min_amount: limit(form.deal_min_amount) } : {}),
-            ...(changed('deal_max_amount') ? { deal_max_amount: limit(form.deal_max_amount) } : {}),
-            ...(changed('daily_deal_amount_limit') ? { daily_deal_amount_limit: limit(form.daily_deal_amount_limit) } : {}),
+            ...(changed('deal_min_amount') ? { deal_min_amount: limit(form.deal_min_amount, 'the deal minimum') } : {}),
+            ...(changed('deal_max_amount') ? { deal_max_amount: limit(form.deal_max_amount, 'the deal maximum') } : {}),
+            ...(changed('daily_deal_amount_limit') ? { daily_deal_amount_limit: limit(form.daily_deal_amount_limit, 'the daily limit') } : {}),
           },
         }),
       );
@@ -304,9 +330,13 @@ function Settings({ m }: { m: OperatorMerchant }) {
           <option value="MANUAL_ONLY">MANUAL_ONLY</option>
         </select>
       </Field>
-      <Field label="Auto-withdrawal limit (USDT cents)" hint="At most the four-eyes amount: larger withdrawals always wait for two approvals.">
-        <input inputMode="numeric" value={form.auto_withdrawal_limit_usdt_cents} onChange={set('auto_withdrawal_limit_usdt_cents')} />
-      </Field>
+      <MoneyInput
+        label="Auto-withdrawal limit"
+        currency="USDT"
+        value={form.auto_withdrawal_limit_usdt_cents}
+        onChange={(text) => setForm({ ...form, auto_withdrawal_limit_usdt_cents: text })}
+        hint="At most the four-eyes amount: larger withdrawals always wait for two approvals."
+      />
       <Field label="Rate limit per minute" hint="Empty: the gateway's default.">
         <input inputMode="numeric" value={form.rate_limit_per_minute} onChange={set('rate_limit_per_minute')} />
       </Field>
@@ -328,15 +358,27 @@ function Settings({ m }: { m: OperatorMerchant }) {
       <Field label="IP whitelist" hint="One address per line (IPv4 or IPv6). Empty: any address. The merchant's calls from other addresses are refused.">
         <textarea rows={3} value={form.ip_whitelist} onChange={set('ip_whitelist')} />
       </Field>
-      <Field label="Deal minimum (minor units)" hint="Empty: no minimum.">
-        <input inputMode="numeric" value={form.deal_min_amount} onChange={set('deal_min_amount')} />
-      </Field>
-      <Field label="Deal maximum (minor units)" hint="Empty: no maximum.">
-        <input inputMode="numeric" value={form.deal_max_amount} onChange={set('deal_max_amount')} />
-      </Field>
-      <Field label="Daily deal amount limit (minor units)" hint="Empty: no daily limit.">
-        <input inputMode="numeric" value={form.daily_deal_amount_limit} onChange={set('daily_deal_amount_limit')} />
-      </Field>
+      <MoneyInput
+        label="Deal minimum"
+        currency={LIMITS}
+        value={form.deal_min_amount}
+        onChange={(text) => setForm({ ...form, deal_min_amount: text })}
+        hint="Empty: no minimum."
+      />
+      <MoneyInput
+        label="Deal maximum"
+        currency={LIMITS}
+        value={form.deal_max_amount}
+        onChange={(text) => setForm({ ...form, deal_max_amount: text })}
+        hint="Empty: no maximum."
+      />
+      <MoneyInput
+        label="Daily deal amount limit"
+        currency={LIMITS}
+        value={form.daily_deal_amount_limit}
+        onChange={(text) => setForm({ ...form, daily_deal_amount_limit: text })}
+        hint="Empty: no daily limit."
+      />
       <div>
         <Submit label="Save settings" mutation={save} done="Saved" />
       </div>

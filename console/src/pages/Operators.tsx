@@ -5,6 +5,7 @@ import { api, unwrap, type Schemas } from '../api';
 import { DataTable, Loaded } from '../list';
 import { useSession } from '../session';
 import { Action, Field, Submit, when } from '../ui';
+import { plainText, Text } from '../text';
 
 const ROLES = ['arbiter', 'finance', 'support', 'admin'] as const;
 type Role = (typeof ROLES)[number];
@@ -86,13 +87,13 @@ function InviteOperator() {
         <Field label="Role of the invitee">
           <RoleSelect role={role} onChange={setRole} />
         </Field>
-        <Submit label="Invite" mutation={invite} done={`Invited ${invite.data?.invitation.email ?? ''}`} />
+        <Submit label="Invite" mutation={invite} done={`Invited ${plainText(invite.data?.invitation.email)}`} />
       </form>
       {invite.data && (
         <div className="invite-link" role="status">
           <p>
-            Give this link to {invite.data.invitation.email} over a safe channel (it works once, until {when(invite.data.invitation.expires_at)}; it is not
-            shown again):
+            Give this link to <Text value={invite.data.invitation.email} /> over a safe channel (it works once, until {when(invite.data.invitation.expires_at)},
+            and is not shown again):
           </p>
           <p className="mono" data-testid="invite-url">
             {invite.data.invite_url}
@@ -119,7 +120,9 @@ function Invitations() {
             rowKey={(i) => i.invitation_id}
             row={(i) => (
               <tr data-invitation={i.email}>
-                <td>{i.email}</td>
+                <td>
+                  <Text value={i.email} />
+                </td>
                 <td>{i.role}</td>
                 <td>{when(i.created_at)}</td>
                 <td>{i.expired ? <span className="badge danger">expired</span> : when(i.expires_at)}</td>
@@ -127,7 +130,7 @@ function Invitations() {
                   <Action
                     op="adminRevokeInvitation"
                     label="Withdraw"
-                    confirm={{ title: `Withdraw the invitation of ${i.email}?`, text: 'Its link stops working.', label: 'Withdraw' }}
+                    confirm={{ title: `Withdraw the invitation of ${plainText(i.email)}?`, text: 'Its link stops working.', label: 'Withdraw' }}
                     run={() =>
                       unwrap(
                         api.POST('/api/v1/p2p/admin/operators/invitations/{invitation_id}/revoke', { params: { path: { invitation_id: i.invitation_id } } }),
@@ -175,7 +178,7 @@ function CreateOperator() {
       <Field label="Role">
         <RoleSelect role={role} onChange={setRole} />
       </Field>
-      <Submit label="Create operator" mutation={create} done={`Created ${create.data?.operator.email}`} />
+      <Submit label="Create operator" mutation={create} done={`Created ${plainText(create.data?.operator.email)}`} />
     </form>
   );
 }
@@ -190,11 +193,11 @@ function OperatorRow({ o }: { o: Operator }) {
   return (
     <tr data-operator={o.email}>
       <td>
-        {o.email} {me && <span className="badge">you</span>}
+        <Text value={o.email} title={o.operator_id} /> {me && <span className="badge">you</span>}
       </td>
       <td>
         <div className="inline-form">
-          <Field label={`Role of ${o.email}`} hideLabel>
+          <Field label={`Role of ${plainText(o.email)}`} hideLabel>
             <RoleSelect role={role} onChange={setRole} />
           </Field>
           <Action
@@ -202,7 +205,7 @@ function OperatorRow({ o }: { o: Operator }) {
             label="Change role"
             disabled={role === o.role}
             confirm={{
-              title: `Make ${o.email} ${role}?`,
+              title: `Make ${plainText(o.email)} ${role}?`,
               text: `The role goes from ${o.role} to ${role}; the account's sessions end now.`,
               label: 'Change role',
             }}
@@ -220,7 +223,7 @@ function OperatorRow({ o }: { o: Operator }) {
             <Action
               op="adminUpdateOperator"
               label="Enable"
-              confirm={{ title: `Enable ${o.email}?`, text: 'The account may sign in again.', label: 'Enable' }}
+              confirm={{ title: `Enable ${plainText(o.email)}?`, text: 'The account may sign in again.', label: 'Enable' }}
               run={update({ disabled: false })}
             />
           ) : (
@@ -228,7 +231,7 @@ function OperatorRow({ o }: { o: Operator }) {
               op="adminUpdateOperator"
               label="Disable"
               className="danger"
-              confirm={{ title: `Disable ${o.email}?`, text: 'The account cannot sign in, and its sessions end now.', label: 'Disable' }}
+              confirm={{ title: `Disable ${plainText(o.email)}?`, text: 'The account cannot sign in, and its sessions end now.', label: 'Disable' }}
               run={update({ disabled: true })}
             />
           )}
@@ -237,7 +240,7 @@ function OperatorRow({ o }: { o: Operator }) {
               op="adminUpdateOperator"
               label="Remove authenticator"
               confirm={{
-                title: `Remove ${o.email}'s authenticator?`,
+                title: `Remove ${plainText(o.email)}'s authenticator?`,
                 text: (
                   <>
                     <p>Sign-in needs only the password until the operator enrolls a new one; the account's sessions end now.</p>
@@ -253,7 +256,7 @@ function OperatorRow({ o }: { o: Operator }) {
             />
           )}
           <div className="inline-form">
-            <Field label={`New password for ${o.email}`} hideLabel>
+            <Field label={`New password for ${plainText(o.email)}`} hideLabel>
               <input type="password" autoComplete="new-password" placeholder="New password" value={password} onChange={(e) => setPassword(e.target.value)} />
             </Field>
             <Action
@@ -261,7 +264,7 @@ function OperatorRow({ o }: { o: Operator }) {
               label="Set password"
               disabled={!password}
               confirm={{
-                title: `Set a new password for ${o.email}?`,
+                title: `Set a new password for ${plainText(o.email)}?`,
                 text: "The account's sessions end now; it signs in with the new password.",
                 label: 'Set password',
               }}

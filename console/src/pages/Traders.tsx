@@ -4,6 +4,8 @@ import { api, int64, unwrap } from '../api';
 import { DataTable, PagedList, usePagedList } from '../list';
 import { useCan } from '../session';
 import { Action, Field, money, Submit, when } from '../ui';
+import { MoneyInput, useFormatMoney, useToMinor } from '../money';
+import { plainText, Text } from '../text';
 
 export function Traders() {
   const can = useCan();
@@ -27,15 +29,15 @@ export function Traders() {
         {(list) => (
           <>
             {list.map((t) => (
-              <section key={t.trader_id} className="card wide" aria-label={`Trader ${t.name}`}>
+              <section key={t.trader_id} className="card wide" aria-label={`Trader ${plainText(t.name)}`}>
                 <h2>
-                  {t.name} <span className="badge">{t.status}</span>
+                  <Text value={t.name} title={t.trader_id} /> <span className="badge">{t.status}</span>
                 </h2>
                 <p>
                   <span className="mono">{t.trader_id}</span> · balance {money(t.balance_usdt)} USDT, frozen {money(t.frozen_usdt)} · since {when(t.created_at)}
                 </p>
                 <DataTable
-                  caption={`Requisites of ${t.name}`}
+                  caption={`Requisites of ${plainText(t.name)}`}
                   columns={['Method', 'Type', 'Number', 'Holder / bank', 'Limits', 'Status']}
                   rows={t.requisites}
                   rowKey={(r) => r.requisite_id}
@@ -45,7 +47,7 @@ export function Traders() {
                       <td>{r.requisite_type}</td>
                       <td className="mono">{r.card_number || r.phone_number || r.iban}</td>
                       <td>
-                        {r.holder_name} / {r.bank_name}
+                        <Text value={r.holder_name} /> / <Text value={r.bank_name} />
                       </td>
                       <td className="num">
                         {money(r.min_amount)} – {money(r.max_amount)}
@@ -117,10 +119,12 @@ function AddRequisite({ traderId, name }: { traderId: string; name: string }) {
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
   return (
     <details>
-      <summary>Add a requisite to {name}</summary>
+      <summary>
+        Add a requisite to <Text value={name} />
+      </summary>
       <form
         className="grid"
-        aria-label={`Add a requisite to ${name}`}
+        aria-label={`Add a requisite to ${plainText(name)}`}
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
           add.mutate();
@@ -167,14 +171,22 @@ function AddRequisite({ traderId, name }: { traderId: string; name: string }) {
 /** Tops up a trader's USDT liquidity from a chain transaction (idempotent by tx_hash). */
 function TopUp({ traderId, name }: { traderId: string; name: string }) {
   const [amount, setAmount] = useState('');
+  const format = useFormatMoney();
+  const toMinor = useToMinor('USDT');
+  let amountText = '?';
+  try {
+    amountText = format(toMinor(amount), 'USDT');
+  } catch {
+    // Not an amount yet: the field says why; the action refuses with the same message.
+  }
   const [txHash, setTxHash] = useState('');
   return (
     <details>
-      <summary>Top up {name}</summary>
+      <summary>
+        Top up <Text value={name} />
+      </summary>
       <div className="grid">
-        <Field label="Amount (USDT cents)">
-          <input inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} />
-        </Field>
+        <MoneyInput label="Amount" currency="USDT" value={amount} onChange={setAmount} />
         <Field label="Transaction id" hint="The TRON transaction (64 hex characters); the same id credits once.">
           <input value={txHash} onChange={(e) => setTxHash(e.target.value.trim())} />
         </Field>
@@ -184,15 +196,15 @@ function TopUp({ traderId, name }: { traderId: string; name: string }) {
             label="Top up…"
             className="primary"
             confirm={{
-              title: `Top up ${name}?`,
-              text: `${/^\d+$/.test(amount.trim()) ? money(amount.trim()) : '?'} USDT is credited to the trader's available balance.`,
+              title: `Top up ${plainText(name)}?`,
+              text: `${amountText} is credited to the trader's available balance.`,
               label: 'Top up',
             }}
             run={() =>
               unwrap(
                 api.POST('/api/v1/p2p/admin/traders/{trader_id}/deposits', {
                   params: { path: { trader_id: traderId } },
-                  body: { amount: int64(amount), tx_hash: txHash },
+                  body: { amount: int64(toMinor(amount, 'the amount')), tx_hash: txHash },
                 }),
               )
             }

@@ -1,19 +1,32 @@
 import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api';
-import { PagedTable, StatusMerchantFilter, usePagedList, useStatusMerchantFilter } from '../list';
+import { PagedTable, usePagedList } from '../list';
+import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
+import { WITHDRAWAL_STATUSES, WITHDRAWAL_TRANSITIONS, type WithdrawalStatus } from '../../../domain/state/withdrawals';
 import { useCan, useSession } from '../session';
 import { BulkResults, SelectBox, useSelection, type BulkResult } from '../bulk';
 import { POLL_MS } from '../notifications';
-import { Action, Field, money, when } from '../ui';
+import { Action, Field, money, StatusAfter, when } from '../ui';
 
-const STATUSES = ['PENDING_MANUAL', 'PENDING', 'APPROVED', 'COMPLETED', 'CANCELLED', ''] as const;
-type Status = Exclude<(typeof STATUSES)[number], ''>;
+const FILTERS: FilterSpec[] = [
+  {
+    key: 'status',
+    label: 'Status',
+    kind: 'select',
+    options: WITHDRAWAL_STATUSES,
+    optionLabel: (s) => (s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s),
+  },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text' },
+];
 
 export function Withdrawals() {
-  const filter = useStatusMerchantFilter<Status>('PENDING_MANUAL');
+  // The queue opens on what waits for an operator; "any" is kept in the URL as an empty status.
+  const filters = useUrlFilters({ status: 'PENDING_MANUAL' });
+  const status = filters.get('status') as WithdrawalStatus | '';
+  const query = { ...(status ? { status: [status] } : {}), merchant_id: filters.get('merchant_id') || undefined };
   const withdrawals = usePagedList(
-    ['withdrawals', filter.status, filter.merchant],
-    (page_token) => unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...filter.query } } })),
+    ['withdrawals', query],
+    (page_token) => unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...query } } })),
     // Other operators approve meanwhile: the approvals shown are read again.
     { refetchInterval: POLL_MS },
   );
@@ -26,12 +39,7 @@ export function Withdrawals() {
         Above the four-eyes amount a withdrawal needs two approvals by two different console accounts (the operator JWT cannot approve it); the first approver
         cannot give the second, and an approver disabled since no longer counts.
       </p>
-      <StatusMerchantFilter
-        label="Filter withdrawals"
-        statuses={STATUSES}
-        filter={filter}
-        optionLabel={(s) => (s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s || 'any')}
-      />
+      <FilterBar label="Filter withdrawals" specs={FILTERS} filters={filters} view="withdrawals" />
       <BulkBar selection={selection} />
       <PagedTable
         paged={withdrawals}
@@ -157,9 +165,28 @@ function WithdrawalRow({ w, selection }: { w: Schemas['OperatorWithdrawal']; sel
                 confirm={{
                   title: 'Approve this withdrawal?',
                   text:
-                    required > counting + 1
-                      ? `${money(w.amount)} USDT to ${w.address}. This is the first of ${required} approvals; another operator must approve too.`
-                      : `${money(w.amount)} USDT to ${w.address} is sent on chain.`,
+                    required > counting + 1 ? (
+                      <>
+                        <p>
+                          {money(w.amount)} USDT to <span className="mono">{w.address}</span>. This is approval {counting + 1} of {required}; another operator
+                          must approve too.
+                        </p>
+                        <p>
+                          <StatusAfter subject="The withdrawal" now={w.status} after={w.status} kind="withdrawal" />.
+                        </p>
+                      </>
+                    ) : (
+                      <>
+                        <p>
+                          {money(w.amount)} USDT to <span className="mono">{w.address}</span> is sent on chain.
+                        </p>
+                        <p>
+                          <StatusAfter subject="The withdrawal" now={w.status} after={WITHDRAWAL_TRANSITIONS.approve.to!} kind="withdrawal" />, then{' '}
+                          {WITHDRAWAL_TRANSITIONS.broadcast_sent.to} once the transfer is sent.
+                        </p>
+                        <p className="muted">Money: {WITHDRAWAL_TRANSITIONS.broadcast_sent.money}.</p>
+                      </>
+                    ),
                   label: 'Approve',
                 }}
                 run={() => unwrap(api.POST('/api/v1/p2p/admin/withdrawals/{withdrawal_id}/approve', path))}
@@ -171,7 +198,20 @@ function WithdrawalRow({ w, selection }: { w: Schemas['OperatorWithdrawal']; sel
             <Action
               op="adminCancelWithdrawal"
               label="Cancel withdrawal"
-              confirm={{ title: 'Cancel this withdrawal?', text: 'The amount returns to the merchant’s balance.', label: 'Cancel withdrawal' }}
+              confirm={{
+                title: 'Cancel this withdrawal?',
+                text: (
+                  <>
+                    <p>
+                      <StatusAfter subject="The withdrawal" now={w.status} after={WITHDRAWAL_TRANSITIONS.cancel.to!} kind="withdrawal" />; the amount returns to
+                      the merchant’s balance.
+                    </p>
+                    <p className="muted">Money: {WITHDRAWAL_TRANSITIONS.cancel.money}.</p>
+                  </>
+                ),
+                label: 'Cancel withdrawal',
+                tone: 'danger',
+              }}
               run={() => unwrap(api.POST('/api/v1/p2p/admin/withdrawals/{withdrawal_id}/cancel', { ...path, body: reason ? { reason } : {} }))}
             />
           </div>

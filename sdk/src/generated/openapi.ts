@@ -324,6 +324,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/admin/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's currencies (USDT among them) with their exponents: how many minor units make a major one
+         * @description The console enters and shows amounts in major units with their currency by these exponents.
+         */
+        get: operations["adminListCurrencies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/admin/rates/{currency}": {
         parameters: {
             query?: never;
@@ -483,7 +503,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deals of every merchant, newest first: by id, merchant, status and creation time */
+        /**
+         * Deals of every merchant: by id, merchant, statuses, type and creation time, in the order asked (newest first by default)
+         * @description Keyset pages in every order: next_page_token serves the same filter and sort only. Times are UTC (RFC 3339; an offset is honoured).
+         */
         get: operations["adminSearchDeals"];
         put?: never;
         post?: never;
@@ -3405,6 +3428,14 @@ export interface components {
             /** @description TRON transaction id; stored as 64 lower-case hex characters */
             tx_hash: string;
         };
+        CurrencyList: {
+            data: {
+                code: string;
+                name: string;
+                exponent: number;
+                status: string;
+            }[];
+        };
         RateResponse: {
             rate: {
                 currency: string;
@@ -3621,6 +3652,19 @@ export interface components {
             };
             /** @description the operator moves the deal's state allows now (from the PayIn and PayOut state tables); the console offers only these */
             operator_moves: ("confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign")[];
+            /** @description what each move of operator_moves does, from the same state tables (the console words its confirmation from it) */
+            move_outcomes: {
+                /** @enum {string} */
+                move: "confirm" | "complete" | "reconcile" | "change_amount" | "payout_start" | "payout_complete" | "payout_reject" | "payout_assign";
+                /** @description the deal's status after the move (its status now when the move leaves it) */
+                status_after: string;
+                /** @description reconcile: the status after when the recorded amount is full_match_amount (a verified deal then completes); '' for other moves */
+                status_after_full_match: string;
+                /** @description reconcile: the full amount to pay, minor units; '' for other moves */
+                full_match_amount: string;
+                /** @description what happens to the money, as the state table says it */
+                money: string;
+            }[];
             payer_proof: components["schemas"]["PayerProof"];
             events: {
                 event_id: string;
@@ -3841,6 +3885,8 @@ export interface components {
             messages: components["schemas"]["AppealMessage"][];
             /** @description every file attached to the appeal or its messages */
             files: components["schemas"]["EvidenceFile"][];
+            /** @description every arbiter move with what it will do, from the state tables the appeal's and the deal's workflows decide with */
+            moves: components["schemas"]["AppealMovePreview"][];
         };
         AppealAttachment: {
             /** Format: uuid */
@@ -3853,6 +3899,26 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+        };
+        AppealMovePreview: {
+            /** @enum {string} */
+            move: "review" | "close" | "reopen" | "resolve_satisfied" | "resolve_rejected" | "settle";
+            /** @description whether the move can run now (the console offers only these) */
+            offered: boolean;
+            /** @description why it cannot run now ('' when offered): the workflow's own message */
+            refusal: string;
+            /**
+             * @description a move that must run first to make this one possible ('' when none)
+             * @enum {string}
+             */
+            first: "" | "review" | "close" | "reopen" | "resolve_satisfied" | "resolve_rejected" | "settle";
+            appeal_status_after: string;
+            /** @description the deal's status after the move (its status now when the move leaves it) */
+            deal_status_after: string;
+            /** @description the status of the deal the move makes (settle); '' when it makes none */
+            new_deal_status_after: string;
+            /** @description what happens to the money, as the state table says it */
+            money: string;
         };
         AppealMessageResponse: {
             data: components["schemas"]["AppealMessage"];
@@ -5807,6 +5873,32 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    adminListCurrencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     adminSetRate: {
         parameters: {
             query?: never;
@@ -6116,7 +6208,11 @@ export interface operations {
             query?: {
                 deal_id?: string;
                 merchant_id?: string;
-                status?: string;
+                /** @description any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated */
+                status?: ("INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED")[];
+                deal_type?: "PAYIN" | "PAYOUT";
+                /** @description the order: created_at or amount, ascending, or descending with a leading "-" (default -created_at: newest first) */
+                sort?: "-created_at" | "created_at" | "-amount" | "amount";
                 /** @description inclusive */
                 created_after?: string;
                 /** @description inclusive */
