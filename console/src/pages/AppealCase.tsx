@@ -20,7 +20,7 @@ export function CaseSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
   // A console account takes an appeal; the operator JWT (no email) assigns it to an account.
   const hasAccount = session.operator.email !== '';
   return (
-    <section aria-labelledby="case-h">
+    <section aria-labelledby="case-h" className="case">
       <h2 id="case-h">The case</h2>
       <dl>
         <dt>Respond by</dt>
