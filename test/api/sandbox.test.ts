@@ -44,7 +44,8 @@ async function sandboxMerchant(t: ExecutionContext, extra: Record<string, unknow
   const merchant = await newMerchant({ webhook_url: receiver.url, sandbox: true, ...extra });
   /** The verified envelopes of a deal so far. */
   const events = (dealId: string) => receiver.received.map((r) => verified(t, r, merchant.keys.secret)).filter((e) => e.deal?.deal_id === dealId);
-  const waitFor = (dealId: string, type: string) => eventually(async () => events(dealId).find((e) => e.type === type), `${type} of ${dealId}`, 90_000);
+  // The sandbox trader acts seconds after a step, then the delivery follows: minutes on a loaded machine.
+  const waitFor = (dealId: string, type: string) => eventually(async () => events(dealId).find((e) => e.type === type), `${type} of ${dealId}`, 300_000);
   return { ...merchant, receiver, events, waitFor };
 }
 
