@@ -63,6 +63,7 @@ function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
     role: identity.role,
     requestId: String(ctx.state.traceId ?? ''),
     requestKey: randomUUID(),
+    ...(identity.credential ? { credential: identity.credential } : {}),
   };
 }
 

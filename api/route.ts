@@ -144,6 +144,14 @@ export const IDEMPOTENT_REPLAYED_HEADER = {
   },
 };
 
+/** An export's answer: the CSV stream as an attachment named for its filters (the handler then returns undefined). */
+export function sendCsv(ctx: Context, csv: { fileName: string; body: unknown }): undefined {
+  ctx.type = 'text/csv; charset=utf-8';
+  ctx.set('Content-Disposition', `attachment; filename="${csv.fileName}"`);
+  ctx.body = csv.body;
+  return undefined;
+}
+
 /** Sets IDEMPOTENT_REPLAYED on a create's answer. */
 export const markReplayed = (ctx: Context, replayed: boolean) => ctx.set(IDEMPOTENT_REPLAYED, String(replayed));
 

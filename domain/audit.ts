@@ -19,6 +19,11 @@ export interface AuditActor {
   requestId: string;
   /** A server-made id of the request: a retried step writes its row once (unique with action and object). */
   requestKey: string;
+  /**
+   * Which console session (`session:<ref>`) or operator JWT (`jwt:<ref>`) acted: a one-way
+   * reference, never the credential. Absent for the gateway itself and a failed sign-in.
+   */
+  credential?: string;
 }
 
 export interface AuditEntry {

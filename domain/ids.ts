@@ -42,3 +42,30 @@ const CALLBACK_NAMESPACE = '3f0f5b0e-8a7c-4d0b-9a8e-5c2b7e61d4aa';
 
 /** A delivery's callback_id is fixed by (event, target): a re-dispatched event maps to the same delivery. */
 export const callbackIdFor = (eventId: string, url: string) => uuidV5(`${eventId}\u0000${createHash('sha256').update(url).digest('hex')}`, CALLBACK_NAMESPACE);
+
+/**
+ * An id as an operator types it: a whole UUID or its start (the console shows the first 8 hex
+ * digits), at least 4 hex digits, dashes where a UUID has them or none. Selects every id from `lo`
+ * to `hi` — one range of a uuid index, since uuids order by their hex digits; `prefix` is the
+ * start in the dashed form (for ids kept as text).
+ */
+export interface IdPrefix {
+  prefix: string;
+  lo: string;
+  hi: string;
+}
+
+export const ID_PREFIX_MIN_DIGITS = 4;
+
+const dashed = (hex: string) => [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20, 32)].filter(Boolean).join('-');
+
+export function idPrefix(input: string): IdPrefix | undefined {
+  const text = input.trim().toLowerCase();
+  if (!/^[0-9a-f-]+$/.test(text)) return undefined;
+  const hex = text.replace(/-/g, '');
+  if (hex.length < ID_PREFIX_MIN_DIGITS || hex.length > 32) return undefined;
+  // Dashes only where the UUID has them: "3fa8-5f64" is not the start of any id.
+  const prefix = dashed(hex);
+  if (text !== prefix && text !== hex && !(text.endsWith('-') && text.slice(0, -1) === prefix)) return undefined;
+  return { prefix, lo: dashed(hex.padEnd(32, '0')), hi: dashed(hex.padEnd(32, 'f')) };
+}

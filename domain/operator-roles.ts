@@ -37,6 +37,14 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminSearchDeals: READ,
   adminGetDealTimeline: READ,
   adminListTraders: READ,
+  // The search box across deals, appeals, withdrawals, merchants, traders and operators: every role
+  // searches, and finds only the kinds its role may list (SEARCH_KINDS below).
+  adminSearch: READ,
+  // The exports of the filtered lists: whoever reads a list may export it.
+  adminExportDeals: READ,
+  adminExportWithdrawals: READ,
+  adminExportAppeals: READ,
+  adminExportAudit: READ,
   // Operators (admin).
   adminListOperators: ADMIN,
   adminCreateOperator: ADMIN,
@@ -87,6 +95,24 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminCompleteDeal: ARBITER,
   changeDealAmount: ARBITER,
 };
+
+/**
+ * What the search box finds, each kind with the list operation whose roles may see it: a role
+ * that may not list operators finds none (support, arbiter and finance search all but operators).
+ */
+export const SEARCH_KINDS = {
+  deals: 'adminSearchDeals',
+  appeals: 'adminListAppeals',
+  withdrawals: 'adminListWithdrawals',
+  merchants: 'adminListMerchants',
+  traders: 'adminListTraders',
+  operators: 'adminListOperators',
+} as const;
+export type SearchKind = keyof typeof SEARCH_KINDS;
+
+/** The kinds this role's search looks into. */
+export const searchKindsFor = (role: OperatorRole): SearchKind[] =>
+  (Object.keys(SEARCH_KINDS) as SearchKind[]).filter((kind) => operatorMayCall(SEARCH_KINDS[kind], role));
 
 /**
  * The Temporal payload codec (api/codec.ts, no route of this table: Temporal's own protocol). It

@@ -7,7 +7,7 @@ import type { AppDeps } from '../deps';
 import { verifyJwt } from './jwt';
 import { admitMerchant, MERCHANT_DISABLED } from './admit';
 import { admitUnverifiedUpload, settleUnverifiedUpload } from './unverified-uploads';
-import { authenticateSession, sessionTokenOf } from './operator-session';
+import { authenticateSession, sessionTokenOf, tokenReference } from './operator-session';
 import { JWT_OPERATOR_ROLE, type OperatorRole } from '../../domain/operator-roles';
 
 /**
@@ -34,6 +34,8 @@ export type Identity =
       jwtRole?: 'admin' | 'platform_admin';
       email?: string;
       sessionId?: string;
+      /** The audit trail's reference of the session or token (api/auth/operator-session.ts). */
+      credential?: string;
       expiresAt?: Date;
     };
 
@@ -151,7 +153,7 @@ function bearerToken(ctx: Context): string | undefined {
 async function authenticateJwt(ctx: Context, deps: AppDeps, token: string, options: AuthOptions): Promise<Identity> {
   const claims = await verifyJwt(token, deps.config.JWT_SECRET);
   if (claims.role === 'admin' || claims.role === 'platform_admin') {
-    return { kind: 'operator', operatorId: claims.sub, role: JWT_OPERATOR_ROLE, via: 'jwt', jwtRole: claims.role };
+    return { kind: 'operator', operatorId: claims.sub, role: JWT_OPERATOR_ROLE, via: 'jwt', jwtRole: claims.role, credential: tokenReference(token) };
   }
   if (claims.role !== 'merchant' || !claims.merchant_id) throw new PermissionDenied('merchant identity required');
   const merchant = await findMerchantGate(deps.sql, claims.merchant_id);

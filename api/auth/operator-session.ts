@@ -21,6 +21,15 @@ const CSRF_REFUSED =
 export const sessionIdOf = (token: string) => createHash('sha256').update(token).digest('hex');
 export const newSessionToken = () => randomBytes(32).toString('base64url');
 
+/**
+ * What the audit trail keeps of a credential: a short one-way reference that tells one session or
+ * one token from another and can sign nobody in (a hash of the session's id, itself a hash of
+ * the cookie; of the JWT's bytes).
+ */
+const reference = (what: string) => createHash('sha256').update(`audit-credential:${what}`).digest('hex').slice(0, 12);
+export const sessionReference = (sessionId: string) => `session:${reference(sessionId)}`;
+export const tokenReference = (token: string) => `jwt:${reference(token)}`;
+
 /** The CSRF token of a session: HMAC-SHA256(key from SECRETS_ENCRYPTION_KEY, session id). */
 export function csrfTokenOf(deps: Pick<AppDeps, 'config'>, sessionId: string): string {
   const key = createHmac('sha256', Buffer.from(deps.config.SECRETS_ENCRYPTION_KEY, 'base64')).update('operator-csrf-v1').digest();
@@ -81,6 +90,7 @@ export interface SessionIdentity {
   email: string;
   sessionId: string;
   expiresAt: Date;
+  credential: string;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -100,5 +110,14 @@ export async function authenticateSession(ctx: Context, deps: AppDeps, token: st
   }
   const expiresAt = sessionEnd(deps, session.created_at, now);
   await touchSession(deps.sql, id, now, expiresAt);
-  return { kind: 'operator', operatorId: session.operator_id, role: session.role, via: 'session', email: session.email, sessionId: id, expiresAt };
+  return {
+    kind: 'operator',
+    operatorId: session.operator_id,
+    role: session.role,
+    via: 'session',
+    email: session.email,
+    sessionId: id,
+    expiresAt,
+    credential: sessionReference(id),
+  };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
-import { int64Body, pageSize, textRule, timestamp, uuid } from './common';
+import { idOrPrefix, int64Body, pageSize, textRule, timestamp, uuid } from './common';
 import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/state/appeals';
 import { OPERATOR_APPEAL_MOVES } from '../../domain/state/operator-appeal-moves';
 
@@ -96,12 +96,16 @@ export const listAppealsQuery = z.object({
 });
 
 export const adminListAppealsQuery = listAppealsQuery.extend({
-  merchant_id: uuid('merchant_id').optional().openapi({ description: 'only this merchant’s appeals' }),
+  merchant_id: idOrPrefix('merchant_id').optional().openapi({ description: 'only this merchant’s appeals (its id or the id’s start)' }),
+  appeal_id: idOrPrefix('appeal_id').optional().openapi({ description: 'the appeal whose id is this or starts so' }),
 });
+/** The queue's filters without paging: the export's. */
+export const adminAppealFilters = adminListAppealsQuery.omit({ page_size: true, page_token: true });
 
 const adminAppealSchema = appealSchema
   .extend({
     merchant_id: z.string().uuid(),
+    merchant_name: z.string(),
     outcome: z.string().openapi({ description: 'SATISFIED, REJECTED, or empty before the first resolution' }),
     deal_status_at_open: z.string(),
     settlement_deal_id: z.string().openapi({ description: 'the settlement deal made for this appeal, or empty' }),
@@ -129,7 +133,7 @@ const adminAppealSchema = appealSchema
 
 export const adminAppealResponse = z.object({ data: adminAppealSchema }).openapi('AdminAppealResponse');
 export const adminAppealListResponse = z
-  .object({ data: z.array(appealSchema.extend({ merchant_id: z.string().uuid() })), next_page_token: z.string() })
+  .object({ data: z.array(appealSchema.extend({ merchant_id: z.string().uuid(), merchant_name: z.string() })), next_page_token: z.string() })
   .openapi('AdminAppealList');
 
 export const resolveBody = z

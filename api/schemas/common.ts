@@ -4,6 +4,7 @@ import { FIELD_ERROR_CODES, FIELD_ERROR_MEANINGS, type FieldErrorCode } from '..
 import { INT64_MAX } from '../../domain/money';
 import { textProblem } from '../../domain/text';
 import { canonicalTxHash } from '../../domain/tron/address';
+import { ID_PREFIX_MIN_DIGITS, idPrefix } from '../../domain/ids';
 
 /** int64 in a request body: a JSON integer (kept exact as bigint by the body parser). */
 export const int64Body = (field: string) =>
@@ -47,6 +48,31 @@ export const uuid = (field: string) =>
     .uuid(`${field} must be a UUID`)
     .transform((v) => v.toLowerCase())
     .openapi({ type: 'string', format: 'uuid' });
+
+/**
+ * An id filter of the operator's lists: a whole UUID or the start of one as the console shows it
+ * (at least 4 hex digits; `domain/ids.ts` idPrefix), matched as a range of the id index.
+ */
+export const idOrPrefix = (field: string) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .transform((v, ctx) => {
+      const match = idPrefix(v);
+      if (!match) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${field} must be a UUID or its first characters (at least ${ID_PREFIX_MIN_DIGITS} hex digits)`,
+          params: { code: 'invalid_format' },
+        });
+        return z.NEVER;
+      }
+      return match;
+    })
+    .openapi({
+      type: 'string',
+      pattern: '^[0-9a-fA-F-]{4,36}$',
+      description: `a UUID, or its first characters (at least ${ID_PREFIX_MIN_DIGITS} hex digits, dashes optional): every id that starts so`,
+    });
 
 /**
  * A chain transaction id (deposits, trader top-ups), canonicalised before anything is claimed:

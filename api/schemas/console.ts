@@ -94,13 +94,21 @@ export const totpBody = z
   .openapi('OperatorTotpEnroll');
 export const totpResponse = z.object({ enrolled: z.boolean(), secret: z.string(), otpauth_uri: z.string() }).openapi('OperatorTotp');
 
-export const auditQuery = z.object({
-  actor: line('actor').optional().openapi({ description: "actor_id: an account's id or a JWT's sub" }),
+/** The audit trail's filters: the list and its export take the same. */
+export const auditFilters = z.object({
+  actor: line('actor').optional().openapi({
+    description: "actor_id: an account's id (or its start, at least 4 hex digits), a JWT's sub, a system actor's name",
+  }),
+  credential: line('credential', 64)
+    .optional()
+    .openapi({ description: 'actor_credential: every action of one console session (session:<ref>) or one operator JWT (jwt:<ref>)' }),
   object_type: line('object_type', 64).optional(),
-  object_id: line('object_id').optional(),
+  object_id: line('object_id').optional().openapi({ description: "the object's id, or its start (at least 4 hex digits)" }),
   action: line('action', 64).optional(),
   from: rfc3339('from').optional().openapi({ description: 'at or after (RFC 3339)' }),
   to: rfc3339('to').optional().openapi({ description: 'before (RFC 3339)' }),
+});
+export const auditQuery = auditFilters.extend({
   page_size: pageSize(200, 50),
   page_token: z.string().optional().openapi({ description: 'opaque cursor from next_page_token' }),
 });
@@ -114,10 +122,20 @@ const auditEntrySchema = z
         'system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)',
     }),
     actor_id: z.string(),
-    role: z.string(),
+    actor_name: z.string().openapi({
+      description:
+        "who, for people: a console account's email (as the account is now), 'operator JWT <sub>', the system actor's name, or 'failed sign-in from <address>'",
+    }),
+    actor_email: z.string().openapi({ description: "a console account's email; empty for other actors" }),
+    actor_credential: z.string().openapi({
+      description:
+        'which console session (session:<ref>) or which operator JWT (jwt:<ref>) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows',
+    }),
+    role: z.string().openapi({ description: "the actor's role when it acted" }),
     action: z.string().openapi({ example: 'withdrawal.approve' }),
     object_type: z.string().openapi({ example: 'withdrawal' }),
     object_id: z.string(),
+    object_name: z.string().openapi({ description: "a merchant's or trader's name, an operator account's email; empty for other objects" }),
     before: z.unknown().openapi({ description: 'the object before the action (null when it did not exist or is not kept)' }),
     after: z.unknown().openapi({ description: 'the object after the action' }),
     request_id: z.string().openapi({ description: 'the X-Trace-Id of the request' }),

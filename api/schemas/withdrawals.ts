@@ -1,6 +1,6 @@
 /** USDT withdrawals: the fee quote, withdraw, the history and the operator's queue. */
 import { z } from 'zod';
-import { int64String, positiveAmount, timestamp, uuid } from './common';
+import { idOrPrefix, int64String, positiveAmount, timestamp, uuid } from './common';
 import { INT64_MAX } from '../../domain/money';
 import { WITHDRAWAL_STATUSES } from '../../domain/state/withdrawals';
 import { pageQuery, tronAddress } from './wallet';
@@ -28,8 +28,15 @@ export const withdrawalListQuery = pageQuery.extend({
     description: `repeated or comma-separated: ${WITHDRAWAL_STATUSES.join(', ')}; unknown values match nothing`,
   }),
 });
+/** The operator's queue filters: the list and its export take the same. */
+export const operatorWithdrawalFilters = z.object({
+  status: withdrawalListQuery.shape.status,
+  merchant_id: idOrPrefix('merchant_id').optional(),
+  withdrawal_id: idOrPrefix('withdrawal_id').optional(),
+});
 export const operatorWithdrawalListQuery = withdrawalListQuery.extend({
-  merchant_id: uuid('merchant_id').optional(),
+  merchant_id: idOrPrefix('merchant_id').optional(),
+  withdrawal_id: idOrPrefix('withdrawal_id').optional(),
 });
 export const feeQuery = z.object({ amount: positiveQueryAmount('amount') });
 export const feeQuoteResponse = z
@@ -82,15 +89,19 @@ export const withdrawalListResponse = z
 export const operatorWithdrawalSchema = withdrawalSchema
   .extend({
     merchant_id: z.string().uuid(),
+    merchant_name: z.string(),
     broadcast_attempts: z.number().int(),
     broadcast_started_at: z.string(),
     last_broadcast_error: z.string(),
     approved_by: z.string(),
+    approved_by_name: z.string().openapi({ description: "the approving console account's email, or the operator JWT's sub; empty before" }),
     cancelled_by: z.string(),
+    cancelled_by_name: z.string().openapi({ description: "the cancelling console account's email, or the operator JWT's sub; empty before" }),
     approvals: z
       .array(
         z.object({
           approver: z.string().openapi({ description: '<operator_account|operator_jwt>:<id or sub>' }),
+          approver_name: z.string().openapi({ description: "the console account's email, or the operator JWT's sub" }),
           role: z.string(),
           at: z.string(),
           counts: z.boolean().openapi({

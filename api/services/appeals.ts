@@ -18,7 +18,10 @@ import {
   settledAppealDeal,
   type AppealOutcome,
 } from '../../domain/state/appeals';
-import { newId, uuidV5 } from '../../domain/ids';
+import { newId, uuidV5, type IdPrefix } from '../../domain/ids';
+import { exportFileName } from '../../domain/csv';
+import { merchantNames } from '../../db/queries/merchants';
+import { csvExport } from './csv-export';
 import type { PayinStatus } from '../../domain/state/payin';
 import {
   findAppeal,
@@ -29,6 +32,7 @@ import {
   listAppeals,
   messagesOf,
   pageAppeals,
+  streamAppeals,
   type AppealRow,
   type MessageRow,
 } from '../../db/queries/appeals';
@@ -172,7 +176,7 @@ const APPEAL_STATUS_ALIASES: Readonly<Record<string, string>> = { IN_PROGRESS: '
 /** Keyset pages like the deal listing: default 20, clamped to 100, signed tokens bound to the scope. */
 export async function listAppealPage(
   deps: AppDeps,
-  scope: { merchantId?: string; tokenScope: string },
+  scope: { merchantId?: string; merchantIn?: IdPrefix; idIn?: IdPrefix; tokenScope: string },
   q: { status?: string[]; page_size?: number; page_token?: string },
 ): Promise<{ rows: AppealRow[]; next_page_token: string }> {
   const after = cursorOf(deps, scope.tokenScope, q.page_token);
@@ -180,8 +184,76 @@ export async function listAppealPage(
   const statuses = q.status?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s).filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
   if (q.status && q.status.length > 0 && statuses!.length === 0) return { rows: [], next_page_token: '' };
   const size = clampPageSize(q.page_size, APPEALS_PAGE_DEFAULT, APPEALS_PAGE_MAX);
-  return keysetPage(deps, scope.tokenScope, await listAppeals(deps.sql, { merchantId: scope.merchantId, statuses }, size + 1, after), size);
+  return keysetPage(
+    deps,
+    scope.tokenScope,
+    await listAppeals(deps.sql, { merchantId: scope.merchantId, merchantIn: scope.merchantIn, idIn: scope.idIn, statuses }, size + 1, after),
+    size,
+  );
 }
+
+const APPEAL_CSV = [
+  'appeal_id',
+  'status',
+  'outcome',
+  'deal_id',
+  'merchant_id',
+  'merchant_name',
+  'reason',
+  'deal_status_at_open',
+  'resolution_note',
+  'created_at',
+  'updated_at',
+  'resolved_at',
+] as const;
+
+/** Every appeal the queue's filters select, as CSV (the operator's export). */
+export async function exportOperatorAppeals(deps: AppDeps, q: { status?: string[]; merchant_id?: IdPrefix; appeal_id?: IdPrefix }) {
+  const statuses = q.status?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s).filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
+  const none = q.status !== undefined && q.status.length > 0 && statuses!.length === 0;
+  const NOTHING = (async function* (): AsyncGenerator<AppealRow[]> {})();
+  const fileName = exportFileName('appeals', {
+    appeal: q.appeal_id?.prefix,
+    merchant: q.merchant_id?.prefix,
+    status: (q.status ?? []).join('+') || undefined,
+  });
+  return csvExport(
+    fileName,
+    APPEAL_CSV,
+    none ? NOTHING : streamAppeals(deps.sql, { merchantIn: q.merchant_id, idIn: q.appeal_id, statuses }),
+    async (batch) => {
+      const names = await merchantNames(
+        deps.sql,
+        batch.map((a) => a.merchant_id),
+      );
+      return batch.map((a) => {
+        const v = appealView(a);
+        const cells: Record<(typeof APPEAL_CSV)[number], string> = {
+          appeal_id: v.appeal_id,
+          status: v.status,
+          deal_id: v.deal_id,
+          reason: v.reason,
+          resolution_note: v.resolution_note,
+          created_at: v.created_at,
+          updated_at: v.updated_at,
+          resolved_at: v.resolved_at,
+          outcome: a.outcome ?? '',
+          merchant_id: a.merchant_id,
+          merchant_name: names.get(a.merchant_id) ?? '',
+          deal_status_at_open: a.deal_status_at_open,
+        };
+        return APPEAL_CSV.map((column) => cells[column]);
+      });
+    },
+  );
+}
+
+/** The merchants' names of these appeals, by merchant id. */
+export const appealMerchantNames = (deps: AppDeps, appeals: Pick<AppealRow, 'merchant_id'>[]) =>
+  merchantNames(
+    deps.sql,
+    appeals.map((a) => a.merchant_id),
+  );
 
 /** The merchant's appeals in offset pages, newest first (the V1 dispute list): by status and creation window; `count` is every match. */
 export async function pageMerchantAppeals(

@@ -6,8 +6,19 @@ import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { merchantDealInfo } from '../../domain/records/deal-info';
 import { operatorMoveOutcomes, operatorMovesFor } from '../../domain/state/operator-deal-moves';
-import { findDeal, listOperatorDeals, type OperatorDealSort, type SortCursor } from '../../db/queries/deals';
+import { exportFileName } from '../../domain/csv';
+import type { IdPrefix } from '../../domain/ids';
+import {
+  findOperatorDeal,
+  listOperatorDeals,
+  streamOperatorDeals,
+  type OperatorDealFilter,
+  type OperatorDealRow,
+  type OperatorDealSort,
+  type SortCursor,
+} from '../../db/queries/deals';
 import { CURSOR_TS_PATTERN } from '../../db/queries/keyset';
+import { csvExport } from './csv-export';
 import { dealEvents } from '../../db/queries/outbox';
 import { dealWebhookAttempts } from '../../db/queries/webhooks';
 import { payinWorkflowId } from '../../workflows/contracts/payin';
@@ -18,16 +29,34 @@ import { payerProofView } from './payer-proof';
 export { OPERATOR_DEAL_SORTS } from '../../db/queries/deals';
 
 export interface OperatorDealQuery {
-  deal_id?: string;
-  merchant_id?: string;
+  deal_id?: IdPrefix;
+  merchant_id?: IdPrefix;
   status?: string[];
   deal_type?: 'PAYIN' | 'PAYOUT';
   created_after?: Date;
   created_before?: Date;
   sort?: OperatorDealSort;
-  page_size?: number;
-  page_token?: string;
 }
+
+const filterOf = (q: OperatorDealQuery): OperatorDealFilter => ({
+  dealId: q.deal_id,
+  merchantId: q.merchant_id,
+  statuses: q.status,
+  dealType: q.deal_type,
+  createdAfter: q.created_after,
+  createdBefore: q.created_before,
+});
+
+/** The filters and order as text: the page token's scope and the export's file name (the default order unsaid). */
+const filterText = (q: OperatorDealQuery) => ({
+  deal: q.deal_id?.prefix,
+  merchant: q.merchant_id?.prefix,
+  status: q.status?.join(','),
+  type: q.deal_type,
+  from: q.created_after?.toISOString(),
+  to: q.created_before?.toISOString(),
+  sort: q.sort === '-created_at' || !q.sort ? undefined : q.sort.startsWith('-') ? `${q.sort.slice(1)}-desc` : q.sort,
+});
 
 const isSortCursor = (value: unknown): value is SortCursor =>
   typeof value === 'object' &&
@@ -36,45 +65,73 @@ const isSortCursor = (value: unknown): value is SortCursor =>
   (/^-?\d{1,19}$/.test((value as SortCursor).value) || CURSOR_TS_PATTERN.test((value as SortCursor).value)) &&
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test((value as SortCursor).id);
 
-const presentDeal = (
-  deps: AppDeps,
-  row: Parameters<typeof merchantDealInfo>[0] & { merchant_id: string; trader_id: string | null; requisite_id: string | null },
-) => ({
+/** "BANK_CARD ·· 1234, Ivan P., Sber": the trader's requisite without its whole number. */
+const requisiteSummary = (row: OperatorDealRow) => {
+  if (!row.requisite_type) return '';
+  const tail = row.requisite_card_tail ?? row.requisite_phone_tail;
+  return [`${row.requisite_type}${tail ? ` ·· ${tail}` : ''}`, row.requisite_holder, row.requisite_bank].filter(Boolean).join(', ');
+};
+
+const presentDeal = (deps: AppDeps, row: OperatorDealRow) => ({
   ...merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL),
   merchant_id: row.merchant_id,
+  merchant_name: row.merchant_name,
   trader_id: row.trader_id ?? '',
+  trader_name: row.trader_name ?? '',
   requisite_id: row.requisite_id ?? '',
+  requisite_summary: requisiteSummary(row),
+  appeal_id: row.appeal_id ?? '',
+  target_name: row.deal_type === 'PAYOUT' ? row.target_name : '',
+  target_bank: row.deal_type === 'PAYOUT' ? row.target_bank : '',
 });
 
-export async function searchDeals(deps: AppDeps, q: OperatorDealQuery) {
+export async function searchDeals(deps: AppDeps, q: OperatorDealQuery & { page_size?: number; page_token?: string }) {
   const sort = q.sort ?? '-created_at';
   // A page token serves the filter and order it was made for (signed for them), no other.
-  const scope = `console:deals:${[q.deal_id, q.merchant_id, q.status?.join(','), q.deal_type, q.created_after?.toISOString(), q.created_before?.toISOString(), sort].join('|')}`;
+  const scope = `console:deals:${JSON.stringify(filterText({ ...q, sort }))}`;
   const size = clampPageSize(q.page_size, 50, 200);
   const after = q.page_token ? decodePageToken(deps, q.page_token, scope, isSortCursor) : undefined;
-  const rows = await listOperatorDeals(
-    deps.sql,
-    {
-      dealId: q.deal_id,
-      merchantId: q.merchant_id,
-      statuses: q.status,
-      dealType: q.deal_type,
-      createdAfter: q.created_after,
-      createdBefore: q.created_before,
-    },
-    size + 1,
-    sort,
-    after,
-  );
+  const rows = await listOperatorDeals(deps.sql, filterOf(q), size + 1, sort, after);
   const page = rows.slice(0, size);
   const last = page[page.length - 1];
   const next = rows.length > size && last ? encodePageToken(deps, { value: last.sort_value, id: last.id } satisfies SortCursor, scope) : '';
   return { data: page.map((row) => presentDeal(deps, row)), next_page_token: next };
 }
 
+const DEAL_CSV = [
+  'deal_id',
+  'deal_type',
+  'status',
+  'amount',
+  'currency',
+  'merchant_id',
+  'merchant_name',
+  'trader_id',
+  'trader_name',
+  'client_id',
+  'target_requisite',
+  'received_amount',
+  'amount_match_status',
+  'appeal_id',
+  'parent_deal_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** Every deal the list's filters select, as CSV (amounts in minor units, as the API answers them). */
+export async function exportDeals(deps: AppDeps, q: OperatorDealQuery) {
+  const sort = q.sort ?? '-created_at';
+  return csvExport(exportFileName('deals', filterText({ ...q, sort })), DEAL_CSV, streamOperatorDeals(deps.sql, filterOf(q), sort), (batch) =>
+    batch.map((row) => {
+      const d = presentDeal(deps, row);
+      return DEAL_CSV.map((column) => String(d[column as keyof typeof d] ?? ''));
+    }),
+  );
+}
+
 /** A deal with its timeline: the events it emitted and every webhook attempt, and its workflow in the Temporal UI. */
 export async function dealTimeline(deps: AppDeps, dealId: string) {
-  const row = await findDeal(deps.sql, dealId);
+  const row = await findOperatorDeal(deps.sql, dealId);
   if (!row) throw new NotFound('deal not found');
   const [events, attempts, payerProof] = await Promise.all([dealEvents(deps.sql, dealId), dealWebhookAttempts(deps.sql, dealId), payerProofView(deps, row)]);
   const workflowId = row.deal_type === 'PAYIN' ? payinWorkflowId(dealId) : payoutWorkflowId(dealId);

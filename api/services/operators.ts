@@ -41,7 +41,7 @@ import {
   useTotpStep,
   type OperatorRow,
 } from '../../db/queries/operators';
-import { clearSessionCookie, csrfTokenOf, newSessionToken, sessionEnd, sessionIdOf, setSessionCookie } from '../auth/operator-session';
+import { clearSessionCookie, csrfTokenOf, newSessionToken, sessionEnd, sessionIdOf, sessionReference, setSessionCookie } from '../auth/operator-session';
 
 /** The one answer of every failed sign-in: no telling an unknown email from a wrong password or code. */
 const SIGN_IN_REFUSED = 'invalid email, password or code';
@@ -66,12 +66,14 @@ export function presentOperator(row: OperatorRow) {
 }
 
 const totpAad = (operatorId: string) => `operator-totp:${operatorId}`;
-const sessionActor = (row: Pick<OperatorRow, 'id' | 'role'>, ctx: Context): AuditActor => ({
+/** The account signing in, with the session it is getting. */
+const sessionActor = (row: Pick<OperatorRow, 'id' | 'role'>, ctx: Context, sessionId: string): AuditActor => ({
   kind: 'operator_account',
   id: row.id,
   role: row.role as OperatorRole,
   requestId: String(ctx.state.traceId ?? ''),
   requestKey: newId(),
+  credential: sessionReference(sessionId),
 });
 const clientAddress = (ctx: Context) => String(ctx.state.clientIp ?? '');
 /** Whoever failed to sign in: known only by the client address. */
@@ -200,7 +202,12 @@ export async function signIn(deps: AppDeps, ctx: Context, body: { email: string;
           now: started,
         });
         await finishAttempt(tx, attempt.id, 'succeeded', '', started);
-        await insertAudit(tx, sessionActor(current, ctx), { action: 'session.sign_in', objectType: 'operator', objectId: current.id, after: { email } });
+        await insertAudit(tx, sessionActor(current, ctx, sessionId), {
+          action: 'session.sign_in',
+          objectType: 'operator',
+          objectId: current.id,
+          after: { email },
+        });
         return { operator: current };
       });
   if ('failed' in outcome) {

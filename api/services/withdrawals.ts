@@ -19,7 +19,11 @@ import {
   withdrawalFee,
 } from '../../domain/state/withdrawals';
 import type { AuditActor } from '../../domain/audit';
-import { findWithdrawalAddress } from '../../db/queries/merchants';
+import { exportFileName } from '../../domain/csv';
+import type { IdPrefix } from '../../domain/ids';
+import { findWithdrawalAddress, merchantNames } from '../../db/queries/merchants';
+import { operatorNames } from '../../db/queries/operators';
+import { csvExport } from './csv-export';
 import {
   approverAccounts,
   findWithdrawal,
@@ -28,6 +32,7 @@ import {
   listApprovals,
   listWithdrawals,
   pageWithdrawals,
+  streamWithdrawals,
   type ApprovalRow,
   type WithdrawalRow,
 } from '../../db/queries/withdrawals';
@@ -203,13 +208,26 @@ export async function pageMerchantWithdrawals(
   return pageWithdrawals(deps.sql, { merchantId, ...f }, skip, take);
 }
 
+/** Who the people and merchant around withdrawals are: names for the operator's view. */
+interface WithdrawalNames {
+  merchants: Map<string, string>;
+  operators: Map<string, { email: string }>;
+}
+
+/** The console account's email behind `operator_account:<id>` (or an operator's id), or the JWT's sub. */
+const whoOf = (names: WithdrawalNames, who: string) => {
+  const accountId = approverAccountId(who) ?? who;
+  return names.operators.get(accountId)?.email ?? (who.startsWith('operator_jwt:') ? `operator JWT (${who.slice('operator_jwt:'.length)})` : who);
+};
+
 /** The operator's view: the merchant's plus the queue's facts and the four-eyes approvals collected so far (and whether each counts now). */
-function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals: ApprovalRow[], accounts: ApproverAccounts) {
+function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals: ApprovalRow[], accounts: ApproverAccounts, names: WithdrawalNames) {
   return {
     approvals: approvals
       .filter((a) => a.withdrawal_id === row.id)
       .map((a) => ({
         approver: a.approver,
+        approver_name: whoOf(names, a.approver),
         role: a.role,
         at: a.at.toISOString(),
         counts: approvalCounts(a.approver, accounts.get(approverAccountId(a.approver) ?? '')),
@@ -217,27 +235,107 @@ function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals:
     approvals_required: approvalsRequired(row.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS),
     ...presentWithdrawal(row),
     merchant_id: row.merchant_id,
+    merchant_name: names.merchants.get(row.merchant_id) ?? '',
     broadcast_attempts: row.broadcast_attempts,
     broadcast_started_at: row.broadcast_started_at?.toISOString() ?? '',
     last_broadcast_error: row.last_broadcast_error,
     approved_by: row.approved_by,
+    approved_by_name: row.approved_by ? whoOf(names, row.approved_by) : '',
     cancelled_by: row.cancelled_by,
+    cancelled_by_name: row.cancelled_by ? whoOf(names, row.cancelled_by) : '',
   };
 }
 
-export async function listOperatorWithdrawals(deps: AppDeps, q: { page_size?: number; page_token?: string; status?: string[]; merchant_id?: string }) {
-  const scope = `operator-withdrawals:${q.merchant_id ?? ''}:${(q.status ?? []).join(',')}`;
+async function namesOf(deps: AppDeps, rows: WithdrawalRow[], approvals: ApprovalRow[]): Promise<WithdrawalNames> {
+  const people = [...approvals.map((a) => approverAccountId(a.approver) ?? ''), ...rows.flatMap((r) => [r.approved_by, r.cancelled_by])];
+  const [merchants, operators] = await Promise.all([
+    merchantNames(
+      deps.sql,
+      rows.map((r) => r.merchant_id),
+    ),
+    operatorNames(deps.sql, people),
+  ]);
+  return { merchants, operators };
+}
+
+export interface OperatorWithdrawalQuery {
+  status?: string[];
+  merchant_id?: IdPrefix;
+  withdrawal_id?: IdPrefix;
+}
+
+const selectionOf = (q: OperatorWithdrawalQuery, statuses: string[] | undefined) => ({ merchantIn: q.merchant_id, idIn: q.withdrawal_id, statuses });
+const withdrawalFilterText = (q: OperatorWithdrawalQuery) => ({
+  withdrawal: q.withdrawal_id?.prefix,
+  merchant: q.merchant_id?.prefix,
+  status: (q.status ?? []).join('+') || undefined,
+});
+
+export async function listOperatorWithdrawals(deps: AppDeps, q: OperatorWithdrawalQuery & { page_size?: number; page_token?: string }) {
+  const scope = `operator-withdrawals:${JSON.stringify(withdrawalFilterText(q))}`;
   const after = cursorOf(deps, scope, q.page_token);
   const size = clampPageSize(q.page_size);
   const statuses = knownStatuses(q.status);
   if (statuses && statuses.length === 0) return { data: [], next_page_token: '' };
-  const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { merchantId: q.merchant_id, statuses, after, limit: size + 1 }), size);
+  const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { ...selectionOf(q, statuses), after, limit: size + 1 }), size);
   const approvals = await listApprovals(
     deps.sql,
     page.rows.map((r) => r.id),
   );
-  const accounts = await accountsOf(deps, approvals);
-  return { data: page.rows.map((r) => presentOperatorWithdrawal(deps, r, approvals, accounts)), next_page_token: page.next_page_token };
+  const [accounts, names] = await Promise.all([accountsOf(deps, approvals), namesOf(deps, page.rows, approvals)]);
+  return { data: page.rows.map((r) => presentOperatorWithdrawal(deps, r, approvals, accounts, names)), next_page_token: page.next_page_token };
+}
+
+const WITHDRAWAL_CSV = [
+  'withdrawal_id',
+  'status',
+  'amount',
+  'fee_usdt_cents',
+  'net_usdt_cents',
+  'currency',
+  'address',
+  'tx_hash',
+  'merchant_id',
+  'merchant_name',
+  'processing',
+  'approvals',
+  'approved_by',
+  'cancelled_by',
+  'cancel_reason',
+  'created_at',
+  'approved_at',
+  'completed_at',
+  'cancelled_at',
+] as const;
+
+/** Every withdrawal the queue's filters select, as CSV (USDT cents; approvals as "email (role)" joined by "; "). */
+export async function exportOperatorWithdrawals(deps: AppDeps, q: OperatorWithdrawalQuery) {
+  const statuses = knownStatuses(q.status);
+  const selection = selectionOf(q, statuses);
+  const NOTHING = (async function* (): AsyncGenerator<WithdrawalRow[]> {})();
+  return csvExport(
+    exportFileName('withdrawals', withdrawalFilterText(q)),
+    WITHDRAWAL_CSV,
+    // Only unknown statuses select nothing, as in the list.
+    statuses && statuses.length === 0 ? NOTHING : streamWithdrawals(deps.sql, selection),
+    async (batch) => {
+      const approvals = await listApprovals(
+        deps.sql,
+        batch.map((r) => r.id),
+      );
+      const [accounts, names] = await Promise.all([accountsOf(deps, approvals), namesOf(deps, batch, approvals)]);
+      return batch.map((row) => {
+        const w = presentOperatorWithdrawal(deps, row, approvals, accounts, names);
+        const cells: Record<(typeof WITHDRAWAL_CSV)[number], string> = {
+          ...w,
+          approvals: w.approvals.map((a) => `${a.approver_name} (${a.role})`).join('; '),
+          approved_by: w.approved_by_name,
+          cancelled_by: w.cancelled_by_name,
+        };
+        return WITHDRAWAL_CSV.map((column) => String(cells[column] ?? ''));
+      });
+    },
+  );
 }
 
 const UNPROCESSED_ATTEMPTS = 5;
@@ -274,7 +372,8 @@ async function withdrawalCommand(
 /** The withdrawal with its approvals, as an operator sees it. */
 export async function operatorWithdrawalView(deps: AppDeps, row: WithdrawalRow) {
   const approvals = await listApprovals(deps.sql, [row.id]);
-  return presentOperatorWithdrawal(deps, row, approvals, await accountsOf(deps, approvals));
+  const [accounts, names] = await Promise.all([accountsOf(deps, approvals), namesOf(deps, [row], approvals)]);
+  return presentOperatorWithdrawal(deps, row, approvals, accounts, names);
 }
 
 type ApproverAccounts = Awaited<ReturnType<typeof approverAccounts>>;

@@ -15,6 +15,7 @@ import { Alerts } from './pages/Alerts';
 import { Audit } from './pages/Audit';
 import { Operators } from './pages/Operators';
 import { Account } from './pages/Account';
+import { SearchBox, SearchResults } from './pages/Search';
 import { Text } from './text';
 
 export function App() {
@@ -132,6 +133,7 @@ function Shell() {
             </Link>
           ))}
         </nav>
+        <SearchBox />
         <span className="who">
           <span data-testid="operator">
             <Text value={session.operator.email} />
@@ -177,6 +179,8 @@ function Page() {
       return <Operators />;
     case 'account':
       return <Account />;
+    case 'search':
+      return <SearchResults />;
     default:
       return (
         <>

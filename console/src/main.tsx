@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { ApiError } from './api';
 import { App } from './App';
 import './styles.css';
+import './names.css';
 
 const queryClient = new QueryClient({
   defaultOptions: {

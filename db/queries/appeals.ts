@@ -1,6 +1,8 @@
 import type { Db } from '../sql';
 import type { AppealOutcome, AppealStatus } from '../../domain/state/appeals';
+import type { IdPrefix } from '../../domain/ids';
 import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { uuidIn } from './id-prefix';
 import { lockDeal, type DealRow } from './deals';
 
 export interface AppealRow {
@@ -61,6 +63,9 @@ export type ListedAppeal = AppealRow & { cursor_ts: string };
 /** Which appeals a listing selects: one merchant's or every merchant's (the arbiter's queue), by status and creation window (inclusive). */
 export interface AppealSelection {
   merchantId?: string;
+  /** The operator's filters: a whole id or its start (domain/ids.ts). */
+  merchantIn?: IdPrefix;
+  idIn?: IdPrefix;
   /** Absent or empty: any status. */
   statuses?: string[];
   createdAfter?: Date;
@@ -71,6 +76,8 @@ function appealWhere(db: Db, f: AppealSelection, after?: AppealCursor) {
   return db`
     true
     ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
+    ${f.merchantIn ? db`and ${uuidIn(db, 'merchant_id', f.merchantIn)}` : db``}
+    ${f.idIn ? db`and ${uuidIn(db, 'id', f.idIn)}` : db``}
     ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
     ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
     ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
@@ -85,6 +92,11 @@ export async function listAppeals(db: Db, f: AppealSelection, limit: number, aft
     where ${appealWhere(db, f, after)}
     order by ${newestFirst(db)}
     limit ${limit}`;
+}
+
+/** The whole selection, newest first, as a cursor of batches (the operator's CSV export). */
+export function streamAppeals(db: Db, f: AppealSelection, batchSize = 500) {
+  return db<AppealRow[]>`select * from appeals where ${appealWhere(db, f)} order by ${newestFirst(db)}`.cursor(batchSize);
 }
 
 /** Offset pages, newest first: `skip` rows, then at most `take`; `count` is every match. */

@@ -38,13 +38,18 @@ interface ChainRow {
   after_text: string | null;
   request_id: string;
   request_key: string;
+  /** The session or token reference (db/migrations/00002_console_search.sql); null on rows without one. */
+  actor_credential: string | null;
 }
 
 /** `<octet length>:<text>`, or `-` for null: unambiguous whatever the text holds. */
 const field = (value: string | null) => (value === null ? '-' : `${Buffer.byteLength(value, 'utf8')}:${value}`);
 
-/** The canonical content of a row, as the insert trigger builds it (audit_log_content). */
-function auditRowContent(row: Omit<ChainRow, 'prev_hash' | 'hash'>): Buffer {
+/**
+ * The canonical content of a row, as the insert trigger builds it (audit_log_content, then the
+ * credential's field when the row has one: a row without it hashes what it always did).
+ */
+function auditRowContent(row: Omit<ChainRow, 'prev_hash' | 'hash' | 'actor_credential'> & { actor_credential?: string | null }): Buffer {
   return Buffer.from(
     [
       row.chain_seq,
@@ -62,7 +67,7 @@ function auditRowContent(row: Omit<ChainRow, 'prev_hash' | 'hash'>): Buffer {
       row.request_key,
     ]
       .map(field)
-      .join(''),
+      .join('') + (row.actor_credential == null ? '' : field(row.actor_credential)),
     'utf8',
   );
 }
@@ -86,7 +91,7 @@ export async function verifyAuditChain(db: Db): Promise<AuditChainReport> {
   const cursor = db<ChainRow[]>`
     select id::text, chain_seq::text, prev_hash, hash, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at_utc,
       actor_kind, actor_id, role, action, object_type, object_id, before::text as before_text, after::text as after_text,
-      request_id, request_key
+      request_id, request_key, actor_credential
     from audit_log where chain_seq <= ${upTo}::bigint or chain_seq is null or hash is null
     order by audit_log.chain_seq nulls first, audit_log.id`.cursor(500);
   for await (const batch of cursor) {

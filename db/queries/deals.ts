@@ -1,6 +1,8 @@
 import type { Db } from '../sql';
 import type { AmountMatch } from '../../domain/state/payin';
+import type { IdPrefix } from '../../domain/ids';
 import { justAfter, NEWEST_FIRST } from './keyset';
+import { uuidIn } from './id-prefix';
 
 export interface DealRow {
   id: string;
@@ -264,14 +266,27 @@ export async function applyAmountChange(tx: Db, row: DealRow, change: AmountChan
 }
 
 export interface OperatorDealFilter {
-  dealId?: string;
-  merchantId?: string;
+  /** A whole id or its start (domain/ids.ts). */
+  dealId?: IdPrefix;
+  merchantId?: IdPrefix;
   /** Any of these statuses (absent or empty: any). */
   statuses?: string[];
   dealType?: 'PAYIN' | 'PAYOUT';
   createdAfter?: Date;
   createdBefore?: Date;
 }
+
+/** A deal as the operator reads it: the row with the names of its merchant and trader and its appeal, if any. */
+export type OperatorDealRow = DealRow & {
+  merchant_name: string;
+  trader_name: string | null;
+  appeal_id: string | null;
+  requisite_type: string | null;
+  requisite_card_tail: string | null;
+  requisite_phone_tail: string | null;
+  requisite_holder: string | null;
+  requisite_bank: string | null;
+};
 
 /** The orders the operator's search sorts by: a column, `-` for descending; each is a keyset on (column, id). */
 export const OPERATOR_DEAL_SORTS = ['-created_at', 'created_at', '-amount', 'amount'] as const;
@@ -283,17 +298,48 @@ export interface SortCursor {
   id: string;
 }
 
-const SORT_SQL: Record<OperatorDealSort, { column: 'created_at' | 'amount'; order: string; after: '<' | '>' }> = {
-  '-created_at': { column: 'created_at', order: NEWEST_FIRST, after: '<' },
-  created_at: { column: 'created_at', order: 'created_at asc, id asc', after: '>' },
-  '-amount': { column: 'amount', order: 'amount desc, id desc', after: '<' },
-  amount: { column: 'amount', order: 'amount asc, id asc', after: '>' },
+const SORT_SQL: Record<OperatorDealSort, { column: 'created_at' | 'amount'; direction: 'asc' | 'desc'; after: '<' | '>' }> = {
+  '-created_at': { column: 'created_at', direction: 'desc', after: '<' },
+  created_at: { column: 'created_at', direction: 'asc', after: '>' },
+  '-amount': { column: 'amount', direction: 'desc', after: '<' },
+  amount: { column: 'amount', direction: 'asc', after: '>' },
 };
 
+/** The ORDER BY of a sort, its columns qualified by `table` when given (the names' join has ids of its own). */
+const orderOf = (db: Db, sort: OperatorDealSort, table = '') => {
+  const by = SORT_SQL[sort];
+  const order = sort === '-created_at' && !table ? NEWEST_FIRST : `${table}${by.column} ${by.direction}, ${table}id ${by.direction}`;
+  return db.unsafe(order);
+};
+
+function operatorDealWhere(db: Db, f: OperatorDealFilter) {
+  return db`
+    true
+    ${f.dealId ? db`and ${uuidIn(db, 'id', f.dealId)}` : db``}
+    ${f.merchantId ? db`and ${uuidIn(db, 'merchant_id', f.merchantId)}` : db``}
+    ${f.statuses?.length ? db`and status = any(${f.statuses})` : db``}
+    ${f.dealType ? db`and deal_type = ${f.dealType}` : db``}
+    ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
+    ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}`;
+}
+
+/** The names beside deals already selected (`d`): joined after the page is cut, so the listing stays one ordered range. */
+const withNames = (db: Db, selected: ReturnType<Db>, sort: OperatorDealSort) => db`
+  select d.*, m.name as merchant_name, t.name as trader_name, a.id as appeal_id,
+    r.requisite_type, r.card_tail as requisite_card_tail, r.phone_tail as requisite_phone_tail,
+    r.holder_name as requisite_holder, r.bank_name as requisite_bank
+  from (${selected}) d
+  join merchants m on m.id = d.merchant_id
+  left join traders t on t.id = d.trader_id
+  left join requisites r on r.id = d.requisite_id
+  left join appeals a on a.deal_id = d.id
+  order by ${orderOf(db, sort, 'd.')}`;
+
 /**
- * Deals of every merchant for the operator's search, in one of OPERATOR_DEAL_SORTS (keyset pages:
- * `sort_value` is the row's value of the sort column as text — created_at in UTC with its
- * microseconds, as keyset.ts's cursor and for the same reason — and goes back to Postgres as text).
+ * Deals of every merchant for the operator's search, with names, in one of OPERATOR_DEAL_SORTS
+ * (keyset pages: `sort_value` is the row's value of the sort column as text — created_at in UTC
+ * with its microseconds, as keyset.ts's cursor and for the same reason — and goes back to
+ * Postgres as text).
  */
 export async function listOperatorDeals(db: Db, f: OperatorDealFilter, limit: number, sort: OperatorDealSort = '-created_at', after?: SortCursor) {
   const by = SORT_SQL[sort];
@@ -305,15 +351,20 @@ export async function listOperatorDeals(db: Db, f: OperatorDealFilter, limit: nu
     : by.column === 'created_at'
       ? db`and (created_at, id) ${db.unsafe(by.after)} (${after.value}::text::timestamptz, ${after.id}::uuid)`
       : db`and (amount, id) ${db.unsafe(by.after)} (${after.value}::bigint, ${after.id}::uuid)`;
-  return db<(DealRow & { sort_value: string })[]>`
-    select *, ${value} from deals
-    where true
-      ${f.dealId ? db`and id = ${f.dealId}` : db``}
-      ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
-      ${f.statuses?.length ? db`and status = any(${f.statuses})` : db``}
-      ${f.dealType ? db`and deal_type = ${f.dealType}` : db``}
-      ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
-      ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
-      ${continuation}
-    order by ${db.unsafe(by.order)} limit ${limit}`;
+  return db<(OperatorDealRow & { sort_value: string })[]>`${withNames(
+    db,
+    db`select *, ${value} from deals where ${operatorDealWhere(db, f)} ${continuation} order by ${orderOf(db, sort)} limit ${limit}`,
+    sort,
+  )}`;
+}
+
+/** The same selection in the same order, every row, as a cursor of batches (the CSV export, in constant memory). */
+export function streamOperatorDeals(db: Db, f: OperatorDealFilter, sort: OperatorDealSort = '-created_at', batchSize = 500) {
+  return db<OperatorDealRow[]>`${withNames(db, db`select * from deals where ${operatorDealWhere(db, f)}`, sort)}`.cursor(batchSize);
+}
+
+/** One deal as the operator reads it, with names. */
+export async function findOperatorDeal(db: Db, dealId: string): Promise<OperatorDealRow | undefined> {
+  const [row] = await db<OperatorDealRow[]>`${withNames(db, db`select * from deals where id = ${dealId}`, '-created_at')}`;
+  return row;
 }

@@ -1,8 +1,9 @@
 import type { Db } from '../sql';
 import type { PaymentMethodRow } from './catalog';
-import { newId, UUID_RE } from '../../domain/ids';
+import { idPrefix, newId, UUID_RE } from '../../domain/ids';
 import { ensureWallet } from './wallets';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { uuidIn } from './id-prefix';
 
 export const DEFAULT_TENANT_ID = '00000000-0000-4000-8000-000000000001';
 
@@ -240,9 +241,11 @@ export async function lockKillSwitch(db: Db, merchantId: string) {
   return row;
 }
 
-/** Merchants for the operator, newest first (keyset pages, db/queries/keyset.ts), optionally matching a name, email or id. */
+/** Merchants for the operator, newest first (keyset pages, db/queries/keyset.ts), optionally matching a name, email, id or an id's start. */
 export async function listMerchantsPage(db: Db, f: { search?: string; after?: KeysetCursor; limit: number }) {
   const like = f.search ? `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  // An id or the start of one (the 8 hex digits the console shows) also finds the merchant.
+  const id = f.search ? idPrefix(f.search) : undefined;
   return db<(MerchantProfileRow & { cursor_ts: string })[]>`
     select m.*, ${cursorColumn(db)},
       coalesce((select w.available from wallets w where w.owner_type = 'merchant' and w.owner_id = m.id and w.currency = 'USDT'), 0)::bigint as usdt_available,
@@ -250,7 +253,15 @@ export async function listMerchantsPage(db: Db, f: { search?: string; after?: Ke
       (select token from api_keys k where k.merchant_id = m.id and k.superseded_at is null) as api_token
     from merchants m
     where true
-      ${like ? db`and (m.name ilike ${like} or m.email ilike ${like} or m.id::text = ${f.search!})` : db``}
+      ${like ? db`and (m.name ilike ${like} or m.email ilike ${like} ${id ? db`or ${uuidIn(db, 'm.id', id)}` : db``})` : db``}
       ${olderThan(db, f.after)}
     order by ${newestFirst(db)} limit ${f.limit}`;
+}
+
+/** The names of these merchants, by id (the operator's lists show names, not ids). */
+export async function merchantNames(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)].filter(Boolean);
+  if (unique.length === 0) return new Map();
+  const rows = await db<{ id: string; name: string }[]>`select id, name from merchants where id = any(${unique}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r.name]));
 }

@@ -76,6 +76,15 @@ export async function listOperators(db: Db): Promise<OperatorRow[]> {
   return db<OperatorRow[]>`select * from operators order by created_at, id`;
 }
 
+/** Who these accounts are (email, role, whether disabled), by id; ids that are no account's (a JWT's sub) are left out. */
+export async function operatorNames(db: Db, ids: readonly string[]): Promise<Map<string, { email: string; role: string; disabled: boolean }>> {
+  const unique = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id));
+  if (unique.length === 0) return new Map();
+  const rows = await db<{ id: string; email: string; role: string; disabled: boolean }[]>`
+    select id, email, role, disabled_at is not null as disabled from operators where id = any(${unique}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, { email: r.email, role: r.role, disabled: r.disabled }]));
+}
+
 // ---- Sessions ----
 
 export interface SessionRow {

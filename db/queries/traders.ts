@@ -78,3 +78,11 @@ export function requisitesOf(db: Db, traderIds: string[]) {
     left join payment_methods p on p.id = r.payment_method_id
     where r.trader_id = any(${traderIds}) order by r.created_at`;
 }
+
+/** The names of these traders, by id. */
+export async function traderNames(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)].filter(Boolean);
+  if (unique.length === 0) return new Map();
+  const rows = await db<{ id: string; name: string }[]>`select id, name from traders where id = any(${unique}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

@@ -1,6 +1,8 @@
 import type { Db } from '../sql';
 import type { WithdrawalRecord } from '../../domain/records/withdrawal-info';
+import type { IdPrefix } from '../../domain/ids';
 import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { uuidIn } from './id-prefix';
 
 /** The whole row: what merchants see (WithdrawalRecord) plus what only the system and operators use. */
 export interface WithdrawalRow extends WithdrawalRecord {
@@ -92,6 +94,9 @@ type WithdrawalCursor = KeysetCursor;
 /** Which withdrawals a listing selects: one merchant's or all, by status, by creation window (inclusive). */
 export interface WithdrawalSelection {
   merchantId?: string;
+  /** The operator's filters: a whole id or its start (domain/ids.ts). */
+  merchantIn?: IdPrefix;
+  idIn?: IdPrefix;
   /** undefined: any status. */
   statuses?: readonly string[];
   createdAfter?: Date;
@@ -107,6 +112,8 @@ function withdrawalWhere(db: Db, f: WithdrawalSelection, after?: WithdrawalCurso
   return db`
     true
     ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
+    ${f.merchantIn ? db`and ${uuidIn(db, 'merchant_id', f.merchantIn)}` : db``}
+    ${f.idIn ? db`and ${uuidIn(db, 'id', f.idIn)}` : db``}
     ${f.statuses ? db`and status = any(${f.statuses as string[]})` : db``}
     ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
     ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
@@ -121,6 +128,11 @@ export async function listWithdrawals(db: Db, f: WithdrawalFilter): Promise<(Wit
     where ${withdrawalWhere(db, f, f.after)}
     order by ${newestFirst(db)}
     limit ${f.limit}`;
+}
+
+/** The whole selection, newest first, as a cursor of batches (the operator's CSV export). */
+export function streamWithdrawals(db: Db, f: WithdrawalSelection, batchSize = 500) {
+  return db<WithdrawalRow[]>`select * from withdrawals where ${withdrawalWhere(db, f)} order by ${newestFirst(db)}`.cursor(batchSize);
 }
 
 /** Offset pages, newest first: `skip` rows, then at most `take`; `count` is every match. */

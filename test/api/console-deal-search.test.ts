@@ -1,7 +1,8 @@
 /**
  * The operator's deal search (GET /admin/deals): several statuses at once, a deal type, a creation
  * window in UTC (an offset in the bound honoured), and every sort order paged by keyset tokens
- * that serve only the filter and order they were made for.
+ * that serve only the filter and order they were made for — with an id's start, the names beside
+ * each deal, and the CSV export in the list's order.
  */
 import test from 'ava';
 import { asOperator, newMerchant, signed } from '../helpers/api';
@@ -56,6 +57,25 @@ test('statuses, type, a UTC window and each sort order, paged exactly', async (t
     byAmount.map(([, id]) => id),
   );
   t.deepEqual(await all({ ...base, sort: '-amount' }), byAmount.map(([, id]) => id).reverse());
+
+  // The merchant by the 8 characters the lists show, sorted: the names come along, and the export
+  // holds the same rows in the same order, named for the filters and the order.
+  const short = { merchant_id: merchantId.slice(0, 8) };
+  t.deepEqual(await all({ ...short, sort: '-amount' }), byAmount.map(([, id]) => id).reverse(), 'an id start in a sorted search');
+  const named = await page({ ...short, sort: 'amount', page_size: '1' });
+  t.like(named.body.data[0], { deal_id: byAmount[0]![1], merchant_name: `Deal search ${process.pid}`, appeal_id: '' });
+  const csv = await asOperator('GET', `${ADMIN}/deals/export?${new URLSearchParams({ ...short, status: 'COMPLETED,CANCELLED', sort: '-amount' })}`);
+  t.is(csv.status, 200, csv.text);
+  t.is(csv.headers.get('content-disposition'), `attachment; filename="deals_merchant-${short.merchant_id}_status-COMPLETED_CANCELLED_sort-amount-desc.csv"`);
+  t.deepEqual(
+    csv.text
+      .trim()
+      .split('\r\n')
+      .slice(1)
+      .map((line) => line.split(',')[0]),
+    [ids[3]!, ids[1]!],
+    'the completed 1 500.00 before the cancelled 1 000.00',
+  );
 
   t.deepEqual((await all({ ...base, status: ['CANCELLED', 'COMPLETED'], sort: 'created_at' })).sort(), [ids[1]!, ids[3]!].sort(), 'repeated');
   t.deepEqual((await all({ ...base, status: 'CANCELLED,COMPLETED' })).sort(), [ids[1]!, ids[3]!].sort(), 'comma-separated');

@@ -22,6 +22,7 @@ import { listMerchantWithdrawals, listOperatorWithdrawals } from '../../api/serv
 import { loadConfig } from '../../config';
 import { DEFAULT_TENANT_ID, insertMerchant } from '../../db/queries/merchants';
 import { testSql } from '../helpers/app';
+import { idPrefix } from '../../domain/ids';
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -133,7 +134,7 @@ const LISTINGS: Record<string, Listing> = {
     statuses: ['COMPLETED', 'CANCELLED'],
     insert: (merchantId, rows) => LISTINGS.withdrawals!.insert(merchantId, rows),
     async page(merchantId, size, token) {
-      const p = await listOperatorWithdrawals(deps, { merchant_id: merchantId, status: ['CANCELLED'], page_size: size, page_token: token });
+      const p = await listOperatorWithdrawals(deps, { merchant_id: idPrefix(merchantId)!, status: ['CANCELLED'], page_size: size, page_token: token });
       return { ids: p.data.map((d) => d.withdrawal_id), next: p.next_page_token };
     },
     selects: (r) => r.status === 'CANCELLED',

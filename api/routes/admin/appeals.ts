@@ -1,8 +1,9 @@
 /** The arbiter (operator JWT): the appeal queue, the conversation, the moves, the resolution and settlement. */
-import { defineRoute } from '../../route';
+import { defineRoute, sendCsv } from '../../route';
 import { operatorOf } from '../../auth/authenticate';
 import { dealResponse } from '../../schemas/deals';
 import {
+  adminAppealFilters,
   adminAppealListResponse,
   adminAppealResponse,
   adminListAppealsQuery,
@@ -16,7 +17,9 @@ import {
 } from '../../schemas/appeals';
 import {
   adminAppealView,
+  appealMerchantNames,
   appealView,
+  exportOperatorAppeals,
   listAppealPage,
   moveAppealByOperator,
   operatorAppeal,
@@ -67,9 +70,31 @@ export const appealRoutes = [
       response: adminAppealListResponse,
     },
     async ({ query }, deps) => {
-      const page = await listAppealPage(deps, { merchantId: query.merchant_id, tokenScope: `admin-appeals:${query.merchant_id ?? '*'}` }, query);
-      return { data: page.rows.map((r) => ({ ...appealView(r), merchant_id: r.merchant_id })), next_page_token: page.next_page_token };
+      const tokenScope = `admin-appeals:${query.merchant_id?.prefix ?? '*'}:${query.appeal_id?.prefix ?? '*'}`;
+      const page = await listAppealPage(deps, { merchantIn: query.merchant_id, idIn: query.appeal_id, tokenScope }, query);
+      const names = await appealMerchantNames(deps, page.rows);
+      return {
+        data: page.rows.map((r) => ({ ...appealView(r), merchant_id: r.merchant_id, merchant_name: names.get(r.merchant_id) ?? '' })),
+        next_page_token: page.next_page_token,
+      };
     },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/appeals/export',
+      operationId: 'adminExportAppeals',
+      auth: 'operator',
+      summary: "CSV of every appeal the queue's filters select, newest first; the file is named for the filters",
+      description:
+        'The filters of GET /appeals (status, merchant_id and appeal_id or their starts), no paging, streamed in constant memory. ' +
+        'Columns: appeal_id, status, outcome, deal_id, merchant_id, merchant_name, reason, deal_status_at_open, resolution_note, ' +
+        'created_at, updated_at, resolved_at. RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.',
+      tags,
+      query: adminAppealFilters,
+      responseContentType: 'text/csv',
+    },
+    async ({ query }, deps, ctx) => sendCsv(ctx, await exportOperatorAppeals(deps, query)),
   ),
   defineRoute(
     {
@@ -85,10 +110,12 @@ export const appealRoutes = [
     },
     async ({ params }, deps) => {
       const v = await adminAppealView(deps, await operatorAppeal(deps, params.appeal_id));
+      const names = await appealMerchantNames(deps, [v.appeal]);
       return {
         data: {
           ...appealView(v.appeal),
           merchant_id: v.appeal.merchant_id,
+          merchant_name: names.get(v.appeal.merchant_id) ?? '',
           outcome: v.appeal.outcome ?? '',
           deal_status_at_open: v.appeal.deal_status_at_open,
           settlement_deal_id: v.settlementDealId,

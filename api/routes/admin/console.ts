@@ -2,9 +2,10 @@
  * The operator console's own API: sign-in and the session, operator accounts (admin),
  * the audit trail and the queues of the home page. docs/console.md says how a console uses them.
  */
-import { defineRoute } from '../../route';
+import { defineRoute, sendCsv } from '../../route';
 import { operatorOf } from '../../auth/authenticate';
 import {
+  auditFilters,
   auditListResponse,
   auditQuery,
   createOperatorBody,
@@ -18,7 +19,7 @@ import {
   totpResponse,
   updateOperatorBody,
 } from '../../schemas/console';
-import { listAuditPage } from '../../services/audit';
+import { exportAudit, listAuditPage } from '../../services/audit';
 import { consoleQueues } from '../../services/queues';
 import {
   createOperatorAccount,
@@ -177,7 +178,9 @@ export const consoleRoutes = [
       auth: 'operator',
       summary: 'The audit trail, newest first: every operator action with who, role, object, before/after and request id',
       description:
-        'Filters: actor (actor_id), object_type, object_id, action, from (inclusive) and to (exclusive), RFC 3339. Keyset pages ' +
+        'Filters: actor (actor_id, or an account id by its start), credential (one session or token), object_type, object_id (or ' +
+        'its start), action, from (inclusive) and to (exclusive), RFC 3339. Each entry names who acted (actor_name, actor_email, ' +
+        'actor_credential) and the object (object_name for merchants, traders and operators). Keyset pages ' +
         '(page_size default 50, clamped to 200; page_token from next_page_token, valid with the same filters). Append-only: ' +
         'no row is ever changed or removed.',
       tags,
@@ -185,6 +188,23 @@ export const consoleRoutes = [
       response: auditListResponse,
     },
     ({ query }, deps) => listAuditPage(deps, query),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/audit/export',
+      operationId: 'adminExportAudit',
+      auth: 'operator',
+      summary: 'CSV of every audit entry the filters select, newest first; the file is named for the filters',
+      description:
+        'The filters of GET /audit, no paging, streamed in constant memory. Columns: id, at, actor_kind, actor_id, actor_name, ' +
+        'actor_credential, role, action, object_type, object_id, object_name, before, after (JSON text), request_id. RFC 4180; ' +
+        'a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.',
+      tags,
+      query: auditFilters,
+      responseContentType: 'text/csv',
+    },
+    async ({ query }, deps, ctx) => sendCsv(ctx, await exportAudit(deps, query)),
   ),
   defineRoute(
     {

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { OPERATOR_DEAL_MOVES } from '../../../domain/state/operator-deal-moves';
 import { operatorOf } from '../../auth/authenticate';
-import { defineRoute } from '../../route';
-import { pageSize, pageToken, rfc3339, timestamp, uuid } from '../../schemas/common';
+import { defineRoute, sendCsv } from '../../route';
+import { idOrPrefix, pageSize, pageToken, rfc3339, timestamp } from '../../schemas/common';
 import { repeated } from '../../schemas/listing';
 import { PAYIN_STATUSES } from '../../../domain/state/payin';
 import { PAYOUT_STATUSES } from '../../../domain/state/payout';
@@ -21,7 +21,7 @@ import {
   reconciliationBody,
   rejectBody,
 } from '../../schemas/deals';
-import { dealTimeline, OPERATOR_DEAL_SORTS, searchDeals } from '../../services/deals';
+import { dealTimeline, exportDeals, OPERATOR_DEAL_SORTS, searchDeals } from '../../services/deals';
 import { assignPayout, completePayout, rejectPayout, startPayout } from '../../services/payouts';
 import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOperator, presentForOperator, reconcilePayin } from '../../services/payins';
 
@@ -31,7 +31,40 @@ const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [
 /** The console's reads of this aggregate keep the console's tag in the API document. */
 const consoleTags = ['Operator: console'];
 
-const consoleDeal = dealSchema.extend({ merchant_id: z.string().uuid(), trader_id: z.string(), requisite_id: z.string() }).openapi('ConsoleDeal');
+const consoleDeal = dealSchema
+  .extend({
+    merchant_id: z.string().uuid(),
+    merchant_name: z.string(),
+    trader_id: z.string(),
+    trader_name: z.string().openapi({ description: 'empty while unassigned' }),
+    requisite_id: z.string(),
+    requisite_summary: z.string().openapi({ description: "the trader's requisite: type, last four digits, holder, bank; empty while unassigned" }),
+    appeal_id: z.string().openapi({ description: "the deal's appeal, or empty" }),
+    target_name: z.string().openapi({ description: "a PayOut's recipient (target_requisite is their card or phone); empty on a PayIn" }),
+    target_bank: z.string().openapi({ description: "a PayOut's recipient's bank; empty on a PayIn" }),
+  })
+  .openapi('ConsoleDeal');
+
+/** The operator's deal filters: the list and its export take the same. */
+const dealFilters = z.object({
+  deal_id: idOrPrefix('deal_id').optional(),
+  merchant_id: idOrPrefix('merchant_id').optional(),
+  status: repeated
+    .pipe(z.array(z.enum(DEAL_STATUSES, { error: `status must be one of ${DEAL_STATUSES.join(', ')}` })))
+    .optional()
+    .openapi({
+      type: 'array',
+      items: { type: 'string', enum: [...DEAL_STATUSES] },
+      description: 'any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated',
+    }),
+  deal_type: z.enum(['PAYIN', 'PAYOUT']).optional(),
+  sort: z
+    .enum(OPERATOR_DEAL_SORTS)
+    .default('-created_at')
+    .openapi({ description: 'the order: created_at or amount, ascending, or descending with a leading "-" (default -created_at: newest first)' }),
+  created_after: rfc3339('created_after').optional().openapi({ description: 'inclusive' }),
+  created_before: rfc3339('created_before').optional().openapi({ description: 'inclusive' }),
+});
 
 /** Deal moves are audited in their step's transaction: the actor rides the workflow update. */
 const inStep = (action: string) => ({ action, objectType: 'deal', by: 'service' as const });
@@ -60,33 +93,33 @@ export const dealRoutes = [
       path: '/deals',
       operationId: 'adminSearchDeals',
       auth: 'operator',
-      summary: 'Deals of every merchant: by id, merchant, statuses, type and creation time, in the order asked (newest first by default)',
+      summary:
+        'Deals of every merchant with their merchant, trader and appeal: by id or its start, merchant, statuses, type and creation time, in the order asked (newest first by default)',
       description: 'Keyset pages in every order: next_page_token serves the same filter and sort only. Times are UTC (RFC 3339; an offset is honoured).',
       tags: consoleTags,
-      query: z.object({
-        deal_id: uuid('deal_id').optional(),
-        merchant_id: uuid('merchant_id').optional(),
-        status: repeated
-          .pipe(z.array(z.enum(DEAL_STATUSES, { error: `status must be one of ${DEAL_STATUSES.join(', ')}` })))
-          .optional()
-          .openapi({
-            type: 'array',
-            items: { type: 'string', enum: [...DEAL_STATUSES] },
-            description: 'any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated',
-          }),
-        deal_type: z.enum(['PAYIN', 'PAYOUT']).optional(),
-        sort: z
-          .enum(OPERATOR_DEAL_SORTS)
-          .default('-created_at')
-          .openapi({ description: 'the order: created_at or amount, ascending, or descending with a leading "-" (default -created_at: newest first)' }),
-        created_after: rfc3339('created_after').optional().openapi({ description: 'inclusive' }),
-        created_before: rfc3339('created_before').optional().openapi({ description: 'inclusive' }),
-        page_size: pageSize(200, 50),
-        page_token: pageToken,
-      }),
+      query: dealFilters.extend({ page_size: pageSize(200, 50), page_token: pageToken }),
       response: z.object({ data: z.array(consoleDeal), next_page_token: z.string() }).openapi('ConsoleDealList'),
     },
     ({ query }, deps) => searchDeals(deps, query),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/deals/export',
+      operationId: 'adminExportDeals',
+      auth: 'operator',
+      summary: "CSV of every deal the list's filters select, in the list's order; the file is named for the filters",
+      description:
+        'The filters and sort of GET /deals (ids or their starts, statuses, type, creation window), no paging: the whole selection, streamed in ' +
+        'constant memory. Columns: ' +
+        'deal_id, deal_type, status, amount, currency, merchant_id, merchant_name, trader_id, trader_name, client_id, ' +
+        'target_requisite, received_amount, amount_match_status, appeal_id, parent_deal_id, created_at, updated_at (amounts in ' +
+        'minor units). RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.',
+      tags: consoleTags,
+      query: dealFilters,
+      responseContentType: 'text/csv',
+    },
+    async ({ query }, deps, ctx) => sendCsv(ctx, await exportDeals(deps, query)),
   ),
   defineRoute(
     {

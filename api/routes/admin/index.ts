@@ -8,11 +8,13 @@ import { depositRoutes } from './deposits';
 import { fileRoutes } from './files';
 import { merchantP2pRoutes, merchantRoutes } from './merchants';
 import { rateRoutes } from './rates';
+import { searchRoutes } from './search';
 import { traderRoutes } from './traders';
 import { withdrawalRoutes } from './withdrawals';
 
 export const adminGroup = routeGroup('/api/v1/p2p/admin', [
   ...consoleRoutes,
+  ...searchRoutes,
   ...merchantRoutes,
   ...depositRoutes,
   ...rateRoutes,

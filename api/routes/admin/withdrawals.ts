@@ -1,14 +1,15 @@
 /** The withdrawal queue: list, approve, cancel. */
 import { operatorOf } from '../../auth/authenticate';
-import { defineRoute, Reply } from '../../route';
+import { defineRoute, Reply, sendCsv } from '../../route';
 import {
   cancelWithdrawalBody,
+  operatorWithdrawalFilters,
   operatorWithdrawalListQuery,
   operatorWithdrawalListResponse,
   operatorWithdrawalSchema,
   withdrawalParams,
 } from '../../schemas/withdrawals';
-import { approveWithdrawal, cancelWithdrawal, listOperatorWithdrawals, operatorWithdrawalView } from '../../services/withdrawals';
+import { approveWithdrawal, cancelWithdrawal, exportOperatorWithdrawals, listOperatorWithdrawals, operatorWithdrawalView } from '../../services/withdrawals';
 
 const tags = ['Operator: withdrawals'];
 
@@ -19,12 +20,32 @@ export const withdrawalRoutes = [
       path: '/withdrawals',
       operationId: 'adminListWithdrawals',
       auth: 'operator',
-      summary: 'The withdrawal queue: all withdrawals newest first, filtered by status (e.g. PENDING_MANUAL) and merchant_id',
+      summary:
+        'The withdrawal queue: all withdrawals newest first, filtered by status (e.g. PENDING_MANUAL), merchant_id and withdrawal_id (each id whole or its start)',
       tags,
       query: operatorWithdrawalListQuery,
       response: operatorWithdrawalListResponse,
     },
     ({ query }, deps) => listOperatorWithdrawals(deps, query),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/withdrawals/export',
+      operationId: 'adminExportWithdrawals',
+      auth: 'operator',
+      summary: "CSV of every withdrawal the queue's filters select, newest first; the file is named for the filters",
+      description:
+        'The filters of GET /withdrawals (status, merchant_id and withdrawal_id or their starts), no paging, streamed in constant ' +
+        'memory. Columns: withdrawal_id, status, amount, fee_usdt_cents, net_usdt_cents, currency, address, tx_hash, merchant_id, ' +
+        'merchant_name, processing, approvals ("email (role)" joined by "; "), approved_by, cancelled_by, cancel_reason, ' +
+        'created_at, approved_at, completed_at, cancelled_at (USDT cents). RFC 4180; a cell starting with =, +, -, @, tab or CR is ' +
+        'prefixed with a single quote.',
+      tags,
+      query: operatorWithdrawalFilters,
+      responseContentType: 'text/csv',
+    },
+    async ({ query }, deps, ctx) => sendCsv(ctx, await exportOperatorWithdrawals(deps, query)),
   ),
   defineRoute(
     {

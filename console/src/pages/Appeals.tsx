@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
 import { PagedTable, usePagedList } from '../list';
 import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
+import { ExportCsv, IdLink, Named } from '../names';
 import { APPEAL_STATUSES, type AppealStatus } from '../../../domain/state/appeals';
 import { Link } from '../router';
 import { useCan } from '../session';
@@ -12,7 +13,7 @@ import { Text } from '../text';
 
 const FILTERS: FilterSpec[] = [
   { key: 'status', label: 'Status', kind: 'select', options: APPEAL_STATUSES },
-  { key: 'merchant_id', label: 'Merchant id', kind: 'text' },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text', placeholder: 'whole or first 8 characters' },
 ];
 
 export function Appeals() {
@@ -26,6 +27,9 @@ export function Appeals() {
     <>
       <h1>Appeals</h1>
       <FilterBar label="Filter appeals" specs={FILTERS} filters={filters} view="appeals" />
+      <div className="list-actions">
+        <ExportCsv op="adminExportAppeals" path="/appeals/export" query={query} />
+      </div>
       <PagedTable
         paged={appeals}
         what="appeals"
@@ -35,7 +39,7 @@ export function Appeals() {
         row={(a) => (
           <tr>
             <td>
-              <Link to={`/appeals/${a.appeal_id}`}>{a.appeal_id.slice(0, 8)}</Link>
+              <IdLink kind="appeal" id={a.appeal_id} />
             </td>
             <td>
               <span className="badge">{a.status}</span>
@@ -43,7 +47,9 @@ export function Appeals() {
             <td>
               <Text value={a.reason} />
             </td>
-            <td className="mono">{a.merchant_id.slice(0, 8)}</td>
+            <td>
+              <Named kind="merchant" id={a.merchant_id} name={a.merchant_name} />
+            </td>
             <td>{when(a.updated_at)}</td>
           </tr>
         )}
@@ -94,7 +100,9 @@ export function AppealDetail({ id }: { id: string }) {
           <Text value={a.reason} />
         </dd>
         <dt>Merchant</dt>
-        <dd className="mono">{a.merchant_id}</dd>
+        <dd>
+          <Named kind="merchant" id={a.merchant_id} name={a.merchant_name} />
+        </dd>
         <dt>Opened</dt>
         <dd>{when(a.created_at)}</dd>
         {a.outcome && (
@@ -111,7 +119,7 @@ export function AppealDetail({ id }: { id: string }) {
           <>
             <dt>Settlement deal</dt>
             <dd>
-              <Link to={`/deals/${a.settlement_deal_id}`}>{a.settlement_deal_id}</Link>
+              <IdLink kind="deal" id={a.settlement_deal_id} full />
             </dd>
           </>
         )}
@@ -122,7 +130,7 @@ export function AppealDetail({ id }: { id: string }) {
         <dl>
           <dt>Deal</dt>
           <dd>
-            <Link to={`/deals/${a.deal.deal_id}`}>{a.deal.deal_id}</Link>
+            <IdLink kind="deal" id={a.deal.deal_id} full />
           </dd>
           <dt>Type</dt>
           <dd>{a.deal.deal_type}</dd>

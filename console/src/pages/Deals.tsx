@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, fileUrl, int64, unwrap, type Schemas } from '../api';
 import { DataTable, PagedTable, usePagedList } from '../list';
 import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
+import { ExportCsv, Fact, IdLink, Named } from '../names';
 import { PAYIN_STATUSES } from '../../../domain/state/payin';
 import { PAYOUT_STATUSES } from '../../../domain/state/payout';
 import type { operations } from '@merchant-gateway/sdk/openapi';
@@ -18,8 +19,8 @@ type DealStatus = (typeof DEAL_STATUSES)[number];
 type DealSort = NonNullable<operations['adminSearchDeals']['parameters']['query']>['sort'];
 
 const FILTERS: FilterSpec[] = [
-  { key: 'deal_id', label: 'Deal id', kind: 'text' },
-  { key: 'merchant_id', label: 'Merchant id', kind: 'text' },
+  { key: 'deal_id', label: 'Deal id', kind: 'text', placeholder: 'whole or first 8 characters' },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text', placeholder: 'whole or first 8 characters' },
   { key: 'status', label: 'Status', kind: 'multi', options: DEAL_STATUSES },
   { key: 'deal_type', label: 'Type', kind: 'select', options: ['PAYIN', 'PAYOUT'] },
   { key: 'from', label: 'Created from', kind: 'datetime' },
@@ -47,17 +48,28 @@ export function Deals() {
     <>
       <h1>Deals</h1>
       <FilterBar label="Filter deals" specs={FILTERS} filters={filters} view="deals" />
+      <div className="list-actions">
+        <ExportCsv op="adminExportDeals" path="/deals/export" query={query} />
+      </div>
       <PagedTable
         paged={deals}
         what="deals"
         caption="Deals"
-        columns={['Deal', 'Type', 'Status', 'Amount', 'Merchant', 'Created']}
+        columns={['Deal', 'Type', 'Status', 'Amount', 'Merchant', 'Trader', 'Created']}
         sort={{ columns: { Amount: 'amount', Created: 'created_at' }, current: sort, onSort: (order) => filters.set('sort', order) }}
         rowKey={(d) => d.deal_id}
         row={(d) => (
           <tr data-deal={d.deal_id}>
             <td>
-              <Link to={`/deals/${d.deal_id}`}>{d.deal_id.slice(0, 8)}</Link>
+              <IdLink kind="deal" id={d.deal_id} />
+              {d.appeal_id && (
+                <>
+                  {' '}
+                  <Link to={`/appeals/${d.appeal_id}`} className="badge">
+                    appeal
+                  </Link>
+                </>
+              )}
               {d.sandbox ? (
                 <>
                   {' '}
@@ -73,8 +85,9 @@ export function Deals() {
               <Money minor={d.amount} currency={d.currency} />
             </td>
             <td>
-              <Link to={`/merchants/${d.merchant_id}`}>{d.merchant_id.slice(0, 8)}</Link>
+              <Named kind="merchant" id={d.merchant_id} name={d.merchant_name} />
             </td>
+            <td>{d.trader_id ? <Named kind="trader" id={d.trader_id} name={d.trader_name} /> : <span className="muted">unassigned</span>}</td>
             <td>{when(d.created_at)}</td>
           </tr>
         )}
@@ -116,7 +129,9 @@ export function DealDetail({ id }: { id: string }) {
       </h1>
       <dl>
         <dt>Deal id</dt>
-        <dd className="mono">{d.deal_id}</dd>
+        <dd>
+          <IdLink kind="deal" id={d.deal_id} full />
+        </dd>
         <dt>Type</dt>
         <dd>{d.deal_type}</dd>
         <dt>Amount</dt>
@@ -126,10 +141,45 @@ export function DealDetail({ id }: { id: string }) {
         </dd>
         <dt>Merchant</dt>
         <dd>
-          <Link to={`/merchants/${d.merchant_id}`}>{d.merchant_id}</Link>
+          <Named kind="merchant" id={d.merchant_id} name={d.merchant_name} />
         </dd>
-        <dt>Trader / requisite</dt>
-        <dd className="mono">{d.trader_id ? `${d.trader_id} / ${d.requisite_id}` : 'unassigned'}</dd>
+        <dt>Trader</dt>
+        <dd>{d.trader_id ? <Named kind="trader" id={d.trader_id} name={d.trader_name} /> : 'unassigned'}</dd>
+        <Fact label="Trader's requisite">
+          {d.requisite_id && (
+            <>
+              <Text value={d.requisite_summary} /> <IdLink kind="requisite" id={d.requisite_id} />
+            </>
+          )}
+        </Fact>
+        {d.deal_type === 'PAYOUT' && (
+          <>
+            <dt>Recipient</dt>
+            <dd data-testid="recipient">
+              <span className="mono">{d.target_requisite}</span>
+              {d.target_name && (
+                <>
+                  {' · '}
+                  <Text value={d.target_name} />
+                </>
+              )}
+              {d.target_bank && (
+                <>
+                  {' · '}
+                  <Text value={d.target_bank} />
+                </>
+              )}
+            </dd>
+          </>
+        )}
+        <Fact label="Appeal">{d.appeal_id && <IdLink kind="appeal" id={d.appeal_id} />}</Fact>
+        <Fact label="Settles">
+          {d.parent_deal_id && (
+            <>
+              the expired deal <IdLink kind="deal" id={d.parent_deal_id} /> under appeal <IdLink kind="appeal" id={d.origin_appeal_id ?? ''} />
+            </>
+          )}
+        </Fact>
         <dt>Created / updated</dt>
         <dd>
           {when(d.created_at)} / {when(d.updated_at)}

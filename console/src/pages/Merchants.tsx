@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, int64, unwrap, type Schemas } from '../api';
 import { FilterForm, PagedTable, TextFilter, usePagedList } from '../list';
+import { IdLink, Named } from '../names';
 import { Link } from '../router';
 import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, Submit, when } from '../ui';
@@ -29,9 +30,7 @@ export function Merchants() {
         row={(m) => (
           <tr>
             <td>
-              <Link to={`/merchants/${m.id}`}>
-                <Text value={m.name} title={m.id} />
-              </Link>
+              <Named kind="merchant" id={m.id} name={m.name} />
               {m.sandbox ? (
                 <>
                   {' '}
@@ -89,7 +88,9 @@ export function MerchantDetail({ id }: { id: string }) {
         <h2 id="profile-h">Profile</h2>
         <dl>
           <dt>Merchant id</dt>
-          <dd className="mono">{m.id}</dd>
+          <dd>
+            <IdLink kind="merchant" id={m.id} full />
+          </dd>
           <dt>Email</dt>
           <dd>
             <Text value={m.email} />

@@ -92,7 +92,7 @@ function OperatorRow({ o }: { o: Operator }) {
   const update = (body: Schemas['OperatorUpdate']) => () =>
     unwrap(api.PATCH('/api/v1/p2p/admin/operators/{operator_id}', { params: { path: { operator_id: o.operator_id } }, body }));
   return (
-    <tr data-operator={o.email}>
+    <tr data-operator={o.email} id={`operator-${o.operator_id}`}>
       <td>
         <Text value={o.email} title={o.operator_id} /> {me && <span className="badge">you</span>}
       </td>

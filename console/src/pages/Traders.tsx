@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, int64, unwrap } from '../api';
 import { DataTable, PagedList, usePagedList } from '../list';
+import { IdLink } from '../names';
 import { useCan } from '../session';
 import { Action, Field, money, Submit, when } from '../ui';
 import { MoneyInput, useFormatMoney, useToMinor } from '../money';
@@ -29,12 +30,13 @@ export function Traders() {
         {(list) => (
           <>
             {list.map((t) => (
-              <section key={t.trader_id} className="card wide" aria-label={`Trader ${plainText(t.name)}`}>
+              <section key={t.trader_id} id={`trader-${t.trader_id}`} className="card wide" aria-label={`Trader ${plainText(t.name)}`}>
                 <h2>
                   <Text value={t.name} title={t.trader_id} /> <span className="badge">{t.status}</span>
                 </h2>
                 <p>
-                  <span className="mono">{t.trader_id}</span> · balance {money(t.balance_usdt)} USDT, frozen {money(t.frozen_usdt)} · since {when(t.created_at)}
+                  <IdLink kind="trader" id={t.trader_id} full /> · balance {money(t.balance_usdt)} USDT, frozen {money(t.frozen_usdt)} · since{' '}
+                  {when(t.created_at)}
                 </p>
                 <DataTable
                   caption={`Requisites of ${plainText(t.name)}`}

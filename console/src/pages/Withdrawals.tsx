@@ -2,7 +2,10 @@ import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api';
 import { PagedTable, usePagedList } from '../list';
 import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
-import { WITHDRAWAL_STATUSES, WITHDRAWAL_TRANSITIONS, type WithdrawalStatus } from '../../../domain/state/withdrawals';
+import { ExportCsv, IdLink, Named } from '../names';
+import { Link } from '../router';
+import { approverAccountId, WITHDRAWAL_STATUSES, WITHDRAWAL_TRANSITIONS, type WithdrawalStatus } from '../../../domain/state/withdrawals';
+import { Text } from '../text';
 import { useSession } from '../session';
 import { Action, Field, money, StatusAfter, when } from '../ui';
 
@@ -14,14 +17,20 @@ const FILTERS: FilterSpec[] = [
     options: WITHDRAWAL_STATUSES,
     optionLabel: (s) => (s === 'PENDING_MANUAL' ? 'PENDING_MANUAL (awaiting approval)' : s),
   },
-  { key: 'merchant_id', label: 'Merchant id', kind: 'text' },
+  { key: 'merchant_id', label: 'Merchant id', kind: 'text', placeholder: 'whole or first 8 characters' },
 ];
 
 export function Withdrawals() {
   // The queue opens on what waits for an operator; "any" is kept in the URL as an empty status.
   const filters = useUrlFilters({ status: 'PENDING_MANUAL' });
   const status = filters.get('status') as WithdrawalStatus | '';
-  const query = { ...(status ? { status: [status] } : {}), merchant_id: filters.get('merchant_id') || undefined };
+  // A link to one withdrawal (from the audit log, the search) opens the queue filtered to it, any status.
+  const withdrawalId = filters.get('withdrawal_id');
+  const query = {
+    ...(status ? { status: [status] } : {}),
+    merchant_id: filters.get('merchant_id') || undefined,
+    ...(withdrawalId ? { withdrawal_id: withdrawalId } : {}),
+  };
   const withdrawals = usePagedList(['withdrawals', query], (page_token) =>
     unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
@@ -33,6 +42,14 @@ export function Withdrawals() {
         cannot give the second, and an approver disabled since no longer counts.
       </p>
       <FilterBar label="Filter withdrawals" specs={FILTERS} filters={filters} view="withdrawals" />
+      <div className="list-actions">
+        {withdrawalId && (
+          <span>
+            Only withdrawal <span className="mono">{withdrawalId.slice(0, 8)}</span> <Link to="/withdrawals">Show all</Link>
+          </span>
+        )}
+        <ExportCsv op="adminExportWithdrawals" path="/withdrawals/export" query={query} />
+      </div>
       <PagedTable
         paged={withdrawals}
         what="withdrawals"
@@ -44,6 +61,17 @@ export function Withdrawals() {
       />
     </>
   );
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Who approved or cancelled: a console account by its email (the API's name for it), linked with
+ * its id on hover; an operator JWT's subject or the gateway as the API names them.
+ */
+function Person({ who, name }: { who: string; name: string }) {
+  const account = approverAccountId(who) ?? (UUID.test(who) ? who : undefined);
+  return account && name !== who ? <Named kind="operator" id={account} name={name} /> : <Text value={name} />;
 }
 
 function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
@@ -58,18 +86,42 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
   const [reason, setReason] = useState('');
   return (
     <tr data-withdrawal={w.withdrawal_id}>
-      <td className="mono">{w.withdrawal_id.slice(0, 8)}</td>
-      <td className="mono">{w.merchant_id?.slice(0, 8)}</td>
+      <td>
+        <IdLink kind="withdrawal" id={w.withdrawal_id} />
+      </td>
+      <td>
+        <Named kind="merchant" id={w.merchant_id} name={w.merchant_name} />
+      </td>
       <td className="num">{money(w.amount)}</td>
       <td className="mono">{w.address}</td>
       <td>
         <span className="badge">{w.status}</span>
+        {w.tx_hash && (
+          <div className="tx" data-testid="tx-hash">
+            Transaction <span className="mono">{w.tx_hash}</span>
+          </div>
+        )}
+        {w.approved_by_name && (
+          <div className="muted">
+            approved by <Person who={w.approved_by} name={w.approved_by_name} />
+          </div>
+        )}
+        {w.cancelled_by_name && (
+          <div className="muted">
+            cancelled by <Person who={w.cancelled_by} name={w.cancelled_by_name} />
+            {w.cancel_reason && (
+              <>
+                : <Text value={w.cancel_reason} />
+              </>
+            )}
+          </div>
+        )}
       </td>
       <td data-testid="approvals">
         {counting} of {required}
         {approvals.map((a) => (
           <div key={a.approver} className="muted">
-            {a.approver.split(':')[1]?.slice(0, 8)} ({a.role}) {when(a.at)}
+            <Person who={a.approver} name={a.approver_name} /> ({a.role}) {when(a.at)}
             {!a.counts && required > 1 && ' — no longer counts (disabled, role changed, or not a console account)'}
           </div>
         ))}

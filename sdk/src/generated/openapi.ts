@@ -99,9 +99,29 @@ export interface paths {
         };
         /**
          * The audit trail, newest first: every operator action with who, role, object, before/after and request id
-         * @description Filters: actor (actor_id), object_type, object_id, action, from (inclusive) and to (exclusive), RFC 3339. Keyset pages (page_size default 50, clamped to 200; page_token from next_page_token, valid with the same filters). Append-only: no row is ever changed or removed.
+         * @description Filters: actor (actor_id, or an account id by its start), credential (one session or token), object_type, object_id (or its start), action, from (inclusive) and to (exclusive), RFC 3339. Each entry names who acted (actor_name, actor_email, actor_credential) and the object (object_name for merchants, traders and operators). Keyset pages (page_size default 50, clamped to 200; page_token from next_page_token, valid with the same filters). Append-only: no row is ever changed or removed.
          */
         get: operations["adminListAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CSV of every audit entry the filters select, newest first; the file is named for the filters
+         * @description The filters of GET /audit, no paging, streamed in constant memory. Columns: id, at, actor_kind, actor_id, actor_name, actor_credential, role, action, object_type, object_id, object_name, before, after (JSON text), request_id. RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.
+         */
+        get: operations["adminExportAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -119,6 +139,26 @@ export interface paths {
         };
         /** The console's home: how many wait and for how long — appeals for an arbiter, withdrawals for approval, open alerts, stuck deals */
         get: operations["adminGetQueues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console's search box: deals, appeals, withdrawals, merchants, traders and operators by any id or its start, name, email, client id, amount, card or phone tail
+         * @description q is read as every term it can be: the start of an id (at least 4 hex digits; the console shows 8), four digits as the end of a card or phone number (the trader's requisite, a PayOut's recipient, the card the payer named; *1234 too), a decimal amount in major units (each deal in its currency's exponent, withdrawals in USDT), the start of a name or email (case-insensitive), a whole client id, a TRON address or transaction id. Each kind is looked into only when the role may list it (kinds says which), newest first, at most limit (default 10, at most 25) per kind; matched says why each was found. Every lookup reads an index; card and phone numbers are looked up by their stored last four digits only.
+         */
+        get: operations["adminSearch"];
         put?: never;
         post?: never;
         delete?: never;
@@ -363,10 +403,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Deals of every merchant: by id, merchant, statuses, type and creation time, in the order asked (newest first by default)
+         * Deals of every merchant with their merchant, trader and appeal: by id or its start, merchant, statuses, type and creation time, in the order asked (newest first by default)
          * @description Keyset pages in every order: next_page_token serves the same filter and sort only. Times are UTC (RFC 3339; an offset is honoured).
          */
         get: operations["adminSearchDeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/deals/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CSV of every deal the list's filters select, in the list's order; the file is named for the filters
+         * @description The filters and sort of GET /deals (ids or their starts, statuses, type, creation window), no paging: the whole selection, streamed in constant memory. Columns: deal_id, deal_type, status, amount, currency, merchant_id, merchant_name, trader_id, trader_name, client_id, target_requisite, received_amount, amount_match_status, appeal_id, parent_deal_id, created_at, updated_at (amounts in minor units). RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.
+         */
+        get: operations["adminExportDeals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -521,8 +581,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The withdrawal queue: all withdrawals newest first, filtered by status (e.g. PENDING_MANUAL) and merchant_id */
+        /** The withdrawal queue: all withdrawals newest first, filtered by status (e.g. PENDING_MANUAL), merchant_id and withdrawal_id (each id whole or its start) */
         get: operations["adminListWithdrawals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/withdrawals/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CSV of every withdrawal the queue's filters select, newest first; the file is named for the filters
+         * @description The filters of GET /withdrawals (status, merchant_id and withdrawal_id or their starts), no paging, streamed in constant memory. Columns: withdrawal_id, status, amount, fee_usdt_cents, net_usdt_cents, currency, address, tx_hash, merchant_id, merchant_name, processing, approvals ("email (role)" joined by "; "), approved_by, cancelled_by, cancel_reason, created_at, approved_at, completed_at, cancelled_at (USDT cents). RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.
+         */
+        get: operations["adminExportWithdrawals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -623,6 +703,26 @@ export interface paths {
          * @description page_size default 20, clamped to 100; keyset page_token.
          */
         get: operations["adminListAppeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/appeals/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CSV of every appeal the queue's filters select, newest first; the file is named for the filters
+         * @description The filters of GET /appeals (status, merchant_id and appeal_id or their starts), no paging, streamed in constant memory. Columns: appeal_id, status, outcome, deal_id, merchant_id, merchant_name, reason, deal_status_at_open, resolution_note, created_at, updated_at, resolved_at. RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.
+         */
+        get: operations["adminExportAppeals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2782,12 +2882,21 @@ export interface components {
              */
             actor_kind: "operator_account" | "operator_jwt" | "system" | "anonymous";
             actor_id: string;
+            /** @description who, for people: a console account's email (as the account is now), 'operator JWT <sub>', the system actor's name, or 'failed sign-in from <address>' */
+            actor_name: string;
+            /** @description a console account's email; empty for other actors */
+            actor_email: string;
+            /** @description which console session (session:<ref>) or which operator JWT (jwt:<ref>) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows */
+            actor_credential: string;
+            /** @description the actor's role when it acted */
             role: string;
             /** @example withdrawal.approve */
             action: string;
             /** @example withdrawal */
             object_type: string;
             object_id: string;
+            /** @description a merchant's or trader's name, an operator account's email; empty for other objects */
+            object_name: string;
             /** @description the object before the action (null when it did not exist or is not kept) */
             before?: unknown;
             /** @description the object after the action */
@@ -2833,6 +2942,102 @@ export interface components {
                 sla_seconds: number;
             };
             generated_at: string;
+        };
+        ConsoleSearchResult: {
+            q: string;
+            /** @description the kinds looked into: those the operator's role may list (operators: admin only) */
+            kinds: ("deals" | "appeals" | "withdrawals" | "merchants" | "traders" | "operators")[];
+            deals: {
+                /** Format: uuid */
+                deal_id: string;
+                deal_type: string;
+                status: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                amount: string;
+                currency: string;
+                client_id: string;
+                /** Format: uuid */
+                merchant_id: string;
+                merchant_name: string;
+                sandbox: boolean;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /** @description why it was found: id, deal id, its deal, trader card or phone tail, recipient tail, payer card tail, amount, client id, name, email, address, transaction id, requisite tail */
+                matched: string[];
+            }[];
+            appeals: {
+                /** Format: uuid */
+                appeal_id: string;
+                /** Format: uuid */
+                deal_id: string;
+                status: string;
+                /** Format: uuid */
+                merchant_id: string;
+                merchant_name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /** @description why it was found: id, deal id, its deal, trader card or phone tail, recipient tail, payer card tail, amount, client id, name, email, address, transaction id, requisite tail */
+                matched: string[];
+            }[];
+            withdrawals: {
+                /** Format: uuid */
+                withdrawal_id: string;
+                status: string;
+                /**
+                 * Format: int64
+                 * @description USDT cents
+                 * @example 150000
+                 */
+                amount: string;
+                address: string;
+                tx_hash: string;
+                /** Format: uuid */
+                merchant_id: string;
+                merchant_name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /** @description why it was found: id, deal id, its deal, trader card or phone tail, recipient tail, payer card tail, amount, client id, name, email, address, transaction id, requisite tail */
+                matched: string[];
+            }[];
+            merchants: {
+                /** Format: uuid */
+                merchant_id: string;
+                name: string;
+                email: string;
+                status: string;
+                sandbox: boolean;
+                /** @description why it was found: id, deal id, its deal, trader card or phone tail, recipient tail, payer card tail, amount, client id, name, email, address, transaction id, requisite tail */
+                matched: string[];
+            }[];
+            traders: {
+                /** Format: uuid */
+                trader_id: string;
+                name: string;
+                status: string;
+                /** @description why it was found: id, deal id, its deal, trader card or phone tail, recipient tail, payer card tail, amount, client id, name, email, address, transaction id, requisite tail */
+                matched: string[];
+            }[];
+            operators: {
+                /** Format: uuid */
+                operator_id: string;
+                email: string;
+                role: string;
+                disabled: boolean;
+                /** @description why it was found: id, deal id, its deal, trader card or phone tail, recipient tail, payer card tail, amount, client id, name, email, address, transaction id, requisite tail */
+                matched: string[];
+            }[];
         };
         OperatorMerchantList: {
             data: (components["schemas"]["Merchant"] & {
@@ -3238,8 +3443,19 @@ export interface components {
         ConsoleDeal: components["schemas"]["MerchantDealInfo"] & {
             /** Format: uuid */
             merchant_id: string;
+            merchant_name: string;
             trader_id: string;
+            /** @description empty while unassigned */
+            trader_name: string;
             requisite_id: string;
+            /** @description the trader's requisite: type, last four digits, holder, bank; empty while unassigned */
+            requisite_summary: string;
+            /** @description the deal's appeal, or empty */
+            appeal_id: string;
+            /** @description a PayOut's recipient (target_requisite is their card or phone); empty on a PayIn */
+            target_name: string;
+            /** @description a PayOut's recipient's bank; empty on a PayIn */
+            target_bank: string;
         };
         ConsoleDealTimeline: {
             deal: components["schemas"]["ConsoleDeal"];
@@ -3350,15 +3566,22 @@ export interface components {
         OperatorWithdrawal: components["schemas"]["Withdrawal"] & {
             /** Format: uuid */
             merchant_id: string;
+            merchant_name: string;
             broadcast_attempts: number;
             broadcast_started_at: string;
             last_broadcast_error: string;
             approved_by: string;
+            /** @description the approving console account's email, or the operator JWT's sub; empty before */
+            approved_by_name: string;
             cancelled_by: string;
+            /** @description the cancelling console account's email, or the operator JWT's sub; empty before */
+            cancelled_by_name: string;
             /** @description four-eyes: the approvals recorded so far, oldest first */
             approvals: {
                 /** @description <operator_account|operator_jwt>:<id or sub> */
                 approver: string;
+                /** @description the console account's email, or the operator JWT's sub */
+                approver_name: string;
                 role: string;
                 at: string;
                 /** @description addition: whether it counts toward a four-eyes release now — an enabled console account of a role that may approve (finance, admin); an approver disabled or demoted since does not */
@@ -3406,6 +3629,7 @@ export interface components {
             data: (components["schemas"]["Appeal"] & {
                 /** Format: uuid */
                 merchant_id: string;
+                merchant_name: string;
             })[];
             next_page_token: string;
         };
@@ -3415,6 +3639,7 @@ export interface components {
         AdminAppeal: components["schemas"]["Appeal"] & {
             /** Format: uuid */
             merchant_id: string;
+            merchant_name: string;
             /** @description SATISFIED, REJECTED, or empty before the first resolution */
             outcome: string;
             deal_status_at_open: string;
@@ -4874,9 +5099,12 @@ export interface operations {
     adminListAudit: {
         parameters: {
             query?: {
-                /** @description actor_id: an account's id or a JWT's sub */
+                /** @description actor_id: an account's id (or its start, at least 4 hex digits), a JWT's sub, a system actor's name */
                 actor?: string;
+                /** @description actor_credential: every action of one console session (session:<ref>) or one operator JWT (jwt:<ref>) */
+                credential?: string;
                 object_type?: string;
+                /** @description the object's id, or its start (at least 4 hex digits) */
                 object_id?: string;
                 action?: string;
                 /** @description at or after (RFC 3339) */
@@ -4911,6 +5139,45 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    adminExportAudit: {
+        parameters: {
+            query?: {
+                /** @description actor_id: an account's id (or its start, at least 4 hex digits), a JWT's sub, a system actor's name */
+                actor?: string;
+                /** @description actor_credential: every action of one console session (session:<ref>) or one operator JWT (jwt:<ref>) */
+                credential?: string;
+                object_type?: string;
+                /** @description the object's id, or its start (at least 4 hex digits) */
+                object_id?: string;
+                action?: string;
+                /** @description at or after (RFC 3339) */
+                from?: string;
+                /** @description before (RFC 3339) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     adminGetQueues: {
         parameters: {
             query?: never;
@@ -4927,6 +5194,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConsoleQueues"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminSearch: {
+        parameters: {
+            query: {
+                q: string;
+                /** @description per kind; default 10, at most 25 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSearchResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5442,7 +5739,9 @@ export interface operations {
     adminSearchDeals: {
         parameters: {
             query?: {
+                /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
                 deal_id?: string;
+                /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
                 merchant_id?: string;
                 /** @description any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated */
                 status?: ("INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED")[];
@@ -5471,6 +5770,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConsoleDealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminExportDeals: {
+        parameters: {
+            query?: {
+                /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
+                deal_id?: string;
+                /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
+                merchant_id?: string;
+                /** @description any of these statuses (PayIn and PayOut): repeated (status=A&status=B) or comma-separated */
+                status?: ("INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED")[];
+                deal_type?: "PAYIN" | "PAYOUT";
+                /** @description the order: created_at or amount, ascending, or descending with a leading "-" (default -created_at: newest first) */
+                sort?: "-created_at" | "created_at" | "-amount" | "amount";
+                /** @description inclusive */
+                created_after?: string;
+                /** @description inclusive */
+                created_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5748,7 +6087,10 @@ export interface operations {
                 page_token?: string;
                 /** @description repeated or comma-separated: PENDING, PENDING_MANUAL, APPROVED, COMPLETED, CANCELLED; unknown values match nothing */
                 status?: string[];
+                /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
                 merchant_id?: string;
+                /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
+                withdrawal_id?: string;
             };
             header?: never;
             path?: never;
@@ -5763,6 +6105,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorWithdrawalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminExportWithdrawals: {
+        parameters: {
+            query?: {
+                /** @description repeated or comma-separated: PENDING, PENDING_MANUAL, APPROVED, COMPLETED, CANCELLED; unknown values match nothing */
+                status?: string[];
+                /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
+                merchant_id?: string;
+                /** @description a UUID, or its first characters (at least 4 hex digits, dashes optional): every id that starts so */
+                withdrawal_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5930,8 +6305,10 @@ export interface operations {
                 page_size?: number;
                 /** @description opaque cursor from next_page_token */
                 page_token?: string;
-                /** @description only this merchant’s appeals */
+                /** @description only this merchant’s appeals (its id or the id’s start) */
                 merchant_id?: string;
+                /** @description the appeal whose id is this or starts so */
+                appeal_id?: string;
             };
             header?: never;
             path?: never;
@@ -5946,6 +6323,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminAppealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminExportAppeals: {
+        parameters: {
+            query?: {
+                /** @description one or more of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED (repeated or comma-separated); IN_PROGRESS is accepted as IN_REVIEW (the same state); unknown values match nothing */
+                status?: string[];
+                /** @description only this merchant’s appeals (its id or the id’s start) */
+                merchant_id?: string;
+                /** @description the appeal whose id is this or starts so */
+                appeal_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
