@@ -12,7 +12,7 @@ import { fiatToUsdtCents } from '../domain/money';
 import { amountChangeRefusal, amountMatch, amountToPay, blocksAutocompletion, PAYIN_TRANSITIONS, payinMoney, payinRefusal } from '../domain/state/payin';
 import { allowsFrom } from '../domain/state/state-machine';
 import { currencyExponent } from '../db/queries/catalog';
-import { applyAmountChange, findAmountChange, insertDeal, lockDeal, recordReceivedAmount, type DealRow } from '../db/queries/deals';
+import { applyAmountChange, findAmountChange, findDeal, insertDeal, lockDeal, recordReceivedAmount, type DealRow } from '../db/queries/deals';
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { checkDailyCap } from '../db/queries/limits';
 import { lockMerchantForCreate } from '../db/queries/merchant-world';
@@ -164,7 +164,17 @@ export function createPayinActivities(deps: ActivityDeps) {
     },
 
     async expirePayin(dealId: string): Promise<PayinSnapshot> {
-      return payinSnapshot(await moves.transition(dealId, PAYIN_TRANSITIONS.expire, (tx, row) => releaseEscrow(tx, row, 'release')));
+      try {
+        return payinSnapshot(await moves.transition(dealId, PAYIN_TRANSITIONS.expire, (tx, row) => releaseEscrow(tx, row, 'release')));
+      } catch (error) {
+        // The timer's move found the deal taken out of the expirable states by another move whose
+        // answer the run never recorded (an appeal opened just before a worker died): nothing
+        // expires, and the run follows the deal as it is rather than failing with its hold live.
+        if (!(error instanceof FailedPrecondition)) throw error;
+        const row = await findDeal(sql, dealId);
+        if (!row) throw error;
+        return payinSnapshot(row);
+      }
     },
 
     async cancelPayin(dealId: string, reason: string): Promise<PayinSnapshot> {
