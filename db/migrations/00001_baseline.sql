@@ -869,6 +869,10 @@ create table audit_log (
   request_id text not null,
   -- One id per API request, server-made: a retried activity writes its row once.
   request_key text not null,
+  -- Which console session (`session:<ref>`) or which operator JWT (`jwt:<ref>`) took the action: a
+  -- reference derived from the credential by a one-way hash, which cannot be used to sign in. Null
+  -- for system actors and failed sign-ins.
+  actor_credential text,
   chain_seq bigint not null,
   prev_hash bytea not null,
   hash bytea not null,
@@ -878,6 +882,7 @@ create index audit_log_by_object on audit_log (object_type, object_id, id desc);
 create index audit_log_by_actor on audit_log (actor_id, id desc);
 create index audit_log_by_action on audit_log (action, id desc);
 create index audit_log_by_at on audit_log (at);
+create index audit_log_by_credential on audit_log (actor_credential, id desc) where actor_credential is not null;
 create unique index audit_log_chain_seq on audit_log (chain_seq);
 
 -- Append-only: nothing may change or remove a row. The trigger holds for every role (superusers
@@ -940,7 +945,10 @@ begin
   new.chain_seq := head.seq + 1;
   new.prev_hash := head.hash;
   new.hash := sha256(head.hash || audit_log_content(new.chain_seq, new.id, new.at, new.actor_kind, new.actor_id, new.role,
-    new.action, new.object_type, new.object_id, new.before, new.after, new.request_id, new.request_key));
+    new.action, new.object_type, new.object_id, new.before, new.after, new.request_id, new.request_key)
+    -- A row with a credential hashes it after the fields of audit_log_content; a row without one
+    -- hashes those fields alone (db/queries/audit-chain.ts builds the same bytes).
+    || case when new.actor_credential is null then ''::bytea else convert_to(audit_log_field(new.actor_credential), 'UTF8') end);
   update audit_log_head set seq = new.chain_seq, hash = new.hash;
   return new;
 end $$;

@@ -38,7 +38,7 @@ interface ChainRow {
   after_text: string | null;
   request_id: string;
   request_key: string;
-  /** The session or token reference (db/migrations/00002_console_search.sql); null on rows without one. */
+  /** The session or token reference (the audit_log table of db/migrations/00001_baseline.sql); null for system actors and failed sign-ins. */
   actor_credential: string | null;
 }
 

@@ -23,11 +23,15 @@ export interface SearchTerms {
   txHash?: string;
 }
 
-/** Branches as `select id, matched` subqueries, glued with union all; `null` when none applies. */
-function union(db: Db, branches: (ReturnType<Db> | false | undefined | '')[]) {
+/**
+ * Branches as `select id, matched` subqueries, glued with union all and merged per id with every
+ * reason it matched (`id, matched[]`); `null` when none applies.
+ */
+function hitsOf(db: Db, branches: (ReturnType<Db> | false | undefined | '')[]) {
   const parts = branches.filter((b): b is ReturnType<Db> => Boolean(b));
   if (parts.length === 0) return null;
-  return parts.map((part) => db`(${part})`).reduce((a, b) => db`${a} union all ${b}`);
+  const union = parts.map((part) => db`(${part})`).reduce((a, b) => db`${a} union all ${b}`);
+  return db`(select id, array_agg(distinct matched order by matched) as matched from (${union}) x group by id)`;
 }
 
 /** `lower(column) collate "C"` starts with `prefix`: one range of the expression index, then the exact check. */
@@ -50,7 +54,7 @@ export interface DealHit {
 }
 
 export async function searchDeals(db: Db, t: SearchTerms, limit: number): Promise<DealHit[]> {
-  const hits = union(db, [
+  const hits = hitsOf(db, [
     t.id && db`select id, 'id' as matched from deals where ${uuidIn(db, 'id', t.id)} order by created_at desc limit ${limit}`,
     t.tail &&
       db`select d.id, 'trader card or phone tail' as matched from requisites r
@@ -71,7 +75,7 @@ export async function searchDeals(db: Db, t: SearchTerms, limit: number): Promis
   return db<DealHit[]>`
     select d.id, d.deal_type, d.status, d.amount, d.currency, d.client_id, d.merchant_id, m.name as merchant_name, d.sandbox,
       d.created_at, h.matched
-    from (select id, array_agg(distinct matched order by matched) as matched from (${hits}) x group by id) h
+    from ${hits} h
     join deals d on d.id = h.id
     join merchants m on m.id = d.merchant_id
     order by d.created_at desc, d.id desc
@@ -90,7 +94,7 @@ export interface AppealHit {
 
 /** Appeals by their id, their deal's id, or the deals the same search found (`dealIds`). */
 export async function searchAppeals(db: Db, t: SearchTerms, dealIds: string[], limit: number): Promise<AppealHit[]> {
-  const hits = union(db, [
+  const hits = hitsOf(db, [
     t.id && db`select id, 'id' as matched from appeals where ${uuidIn(db, 'id', t.id)} order by created_at desc limit ${limit}`,
     t.id && db`select id, 'deal id' as matched from appeals where ${uuidIn(db, 'deal_id', t.id)} limit ${limit}`,
     dealIds.length > 0 && db`select id, 'its deal' as matched from appeals where deal_id = any(${dealIds}::uuid[])`,
@@ -98,7 +102,7 @@ export async function searchAppeals(db: Db, t: SearchTerms, dealIds: string[], l
   if (!hits) return [];
   return db<AppealHit[]>`
     select a.id, a.deal_id, a.status, a.merchant_id, m.name as merchant_name, a.created_at, h.matched
-    from (select id, array_agg(distinct matched order by matched) as matched from (${hits}) x group by id) h
+    from ${hits} h
     join appeals a on a.id = h.id
     join merchants m on m.id = a.merchant_id
     order by a.created_at desc, a.id desc
@@ -119,7 +123,7 @@ export interface WithdrawalHit {
 
 /** Withdrawals by id, amount (USDT: two decimals), address or transaction id. */
 export async function searchWithdrawals(db: Db, t: SearchTerms & { usdtCents?: bigint; address?: string }, limit: number): Promise<WithdrawalHit[]> {
-  const hits = union(db, [
+  const hits = hitsOf(db, [
     t.id && db`select id, 'id' as matched from withdrawals where ${uuidIn(db, 'id', t.id)} order by created_at desc limit ${limit}`,
     t.usdtCents !== undefined && db`select id, 'amount' as matched from withdrawals where amount = ${t.usdtCents} order by created_at desc limit ${limit}`,
     t.address && db`select id, 'address' as matched from withdrawals where address = ${t.address} order by created_at desc limit ${limit}`,
@@ -128,7 +132,7 @@ export async function searchWithdrawals(db: Db, t: SearchTerms & { usdtCents?: b
   if (!hits) return [];
   return db<WithdrawalHit[]>`
     select w.id, w.status, w.amount, w.address, w.tx_hash, w.merchant_id, m.name as merchant_name, w.created_at, h.matched
-    from (select id, array_agg(distinct matched order by matched) as matched from (${hits}) x group by id) h
+    from ${hits} h
     join withdrawals w on w.id = h.id
     join merchants m on m.id = w.merchant_id
     order by w.created_at desc, w.id desc
@@ -145,7 +149,7 @@ export interface MerchantHit {
 }
 
 export async function searchMerchants(db: Db, t: SearchTerms, limit: number): Promise<MerchantHit[]> {
-  const hits = union(db, [
+  const hits = hitsOf(db, [
     t.id && db`select id, 'id' as matched from merchants where ${uuidIn(db, 'id', t.id)} limit ${limit}`,
     t.text && db`select id, 'name' as matched from merchants where ${startsWith(db, 'name', t.text)} limit ${limit}`,
     t.text && db`select id, 'email' as matched from merchants where ${startsWith(db, 'email', t.text)} limit ${limit}`,
@@ -153,7 +157,7 @@ export async function searchMerchants(db: Db, t: SearchTerms, limit: number): Pr
   if (!hits) return [];
   return db<MerchantHit[]>`
     select m.id, m.name, m.email, m.status, m.sandbox, h.matched
-    from (select id, array_agg(distinct matched order by matched) as matched from (${hits}) x group by id) h
+    from ${hits} h
     join merchants m on m.id = h.id
     order by m.name, m.id
     limit ${limit}`;
@@ -168,7 +172,7 @@ export interface TraderHit {
 
 /** Traders by id, name, or a requisite's card or phone tail. */
 export async function searchTraders(db: Db, t: SearchTerms, limit: number): Promise<TraderHit[]> {
-  const hits = union(db, [
+  const hits = hitsOf(db, [
     t.id && db`select id, 'id' as matched from traders where ${uuidIn(db, 'id', t.id)} limit ${limit}`,
     t.text && db`select id, 'name' as matched from traders where ${startsWith(db, 'name', t.text)} limit ${limit}`,
     t.tail && db`select trader_id as id, 'requisite tail' as matched from requisites where card_tail = ${t.tail} or phone_tail = ${t.tail} limit ${limit}`,
@@ -176,7 +180,7 @@ export async function searchTraders(db: Db, t: SearchTerms, limit: number): Prom
   if (!hits) return [];
   return db<TraderHit[]>`
     select tr.id, tr.name, tr.status, h.matched
-    from (select id, array_agg(distinct matched order by matched) as matched from (${hits}) x group by id) h
+    from ${hits} h
     join traders tr on tr.id = h.id
     order by tr.name, tr.id
     limit ${limit}`;
@@ -191,7 +195,7 @@ export interface OperatorHit {
 }
 
 export async function searchOperators(db: Db, t: SearchTerms, limit: number): Promise<OperatorHit[]> {
-  const hits = union(db, [
+  const hits = hitsOf(db, [
     t.id && db`select id, 'id' as matched from operators where ${uuidIn(db, 'id', t.id)} limit ${limit}`,
     t.text &&
       db`select id, 'email' as matched from operators
@@ -200,7 +204,7 @@ export async function searchOperators(db: Db, t: SearchTerms, limit: number): Pr
   if (!hits) return [];
   return db<OperatorHit[]>`
     select o.id, o.email, o.role, o.disabled_at is not null as disabled, h.matched
-    from (select id, array_agg(distinct matched order by matched) as matched from (${hits}) x group by id) h
+    from ${hits} h
     join operators o on o.id = h.id
     order by o.email
     limit ${limit}`;

@@ -14,7 +14,8 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/console-browser';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant, signed, type KeyPair } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { changeAmount, checkout, createPayin, hashOf, operatorDeal, payinBody, PAYIN } from '../helpers/deals';
@@ -27,7 +28,6 @@ import { LOCALES, translator, type Locale } from '../../api/pages/payer/i18n';
 import { formatMoney } from '../../api/pages/payer/format';
 import type { MessageKey } from '../../api/pages/payer/messages/en';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FAILURES = join(process.cwd(), '.data', 'payer-screenshots');
 const SHOTS = process.env.PAYER_SCREENSHOTS ? join(process.cwd(), process.env.PAYER_SCREENSHOTS) : undefined;
 const PHONE = { width: 390, height: 844 };
@@ -58,19 +58,7 @@ const sql = testSql();
 
 test.before(async () => {
   mkdirSync(FAILURES, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
   slow = await startIsolatedStack({ PAYIN_TIMEOUT_SECONDS: 900 });
 });
 test.after.always(async () => {

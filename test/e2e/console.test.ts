@@ -12,7 +12,8 @@ import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/console-browser';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant, signed, type Json } from '../helpers/api';
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { dealReaches, openAppeal } from '../helpers/appeals';
@@ -24,7 +25,6 @@ import { eventually } from '../helpers/poll';
 import { seriousViolations } from '../helpers/axe';
 import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FAILURES = join(process.cwd(), '.data', 'console-screenshots');
 const DOC_SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(process.cwd(), process.env.CONSOLE_SCREENSHOTS) : undefined;
 
@@ -37,19 +37,7 @@ interface Ctx {
 const test = anyTest as TestFn<Ctx>;
 let browser: Browser;
 test.before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
 });
 test.after.always(async () => browser?.close());
 // A PayIn left to expire (PAYIN_TIMEOUT_SECONDS of the test stack) while the tests before the settlement run.

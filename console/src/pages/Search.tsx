@@ -4,7 +4,7 @@
  * or phone tail — the server's search (GET /admin/search), which looks only into the kinds the
  * role may list.
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
 import { Loaded } from '../list';
@@ -74,6 +74,35 @@ export function SearchResults() {
   );
 }
 
+/** One kind's hits: a labelled section with its list, or nothing when the kind found none. */
+function Found<T>({
+  kind,
+  title,
+  rows,
+  keyOf,
+  children,
+}: {
+  kind: string;
+  title: string;
+  rows: T[];
+  keyOf: (row: T) => string;
+  children: (row: T) => ReactNode;
+}) {
+  if (rows.length === 0) return null;
+  return (
+    <section aria-labelledby={`found-${kind}`} data-kind={kind}>
+      <h2 id={`found-${kind}`}>{title}</h2>
+      <ul>
+        {rows.map((row) => (
+          <li key={keyOf(row)} data-deal={kind === 'deals' ? keyOf(row) : undefined}>
+            {children(row)}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function Groups({ r }: { r: Result }) {
   const total = r.deals.length + r.appeals.length + r.withdrawals.length + r.merchants.length + r.traders.length + r.operators.length;
   if (total === 0) return <p role="status">Nothing found in {r.kinds.join(', ')}.</p>;
@@ -82,83 +111,53 @@ function Groups({ r }: { r: Result }) {
       <p role="status">
         {total} found in {r.kinds.join(', ')}.
       </p>
-      {r.deals.length > 0 && (
-        <section aria-labelledby="found-deals" data-kind="deals">
-          <h2 id="found-deals">Deals</h2>
-          <ul>
-            {r.deals.map((d) => (
-              <li key={d.deal_id} data-deal={d.deal_id}>
-                <IdLink kind="deal" id={d.deal_id} /> {d.deal_type} <span className="badge">{d.status}</span> {money(d.amount)} {d.currency} ·{' '}
-                <Named kind="merchant" id={d.merchant_id} name={d.merchant_name} /> · {when(d.created_at)} <Matched why={d.matched} />
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      {r.appeals.length > 0 && (
-        <section aria-labelledby="found-appeals" data-kind="appeals">
-          <h2 id="found-appeals">Appeals</h2>
-          <ul>
-            {r.appeals.map((a) => (
-              <li key={a.appeal_id}>
-                <IdLink kind="appeal" id={a.appeal_id} /> <span className="badge">{a.status}</span> on deal <IdLink kind="deal" id={a.deal_id} /> ·{' '}
-                <Named kind="merchant" id={a.merchant_id} name={a.merchant_name} /> · {when(a.created_at)} <Matched why={a.matched} />
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      {r.withdrawals.length > 0 && (
-        <section aria-labelledby="found-withdrawals" data-kind="withdrawals">
-          <h2 id="found-withdrawals">Withdrawals</h2>
-          <ul>
-            {r.withdrawals.map((w) => (
-              <li key={w.withdrawal_id}>
-                <IdLink kind="withdrawal" id={w.withdrawal_id} /> <span className="badge">{w.status}</span> {money(w.amount)} USDT to{' '}
-                <span className="mono">{w.address}</span> · <Named kind="merchant" id={w.merchant_id} name={w.merchant_name} /> · {when(w.created_at)}{' '}
-                <Matched why={w.matched} />
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      {r.merchants.length > 0 && (
-        <section aria-labelledby="found-merchants" data-kind="merchants">
-          <h2 id="found-merchants">Merchants</h2>
-          <ul>
-            {r.merchants.map((m) => (
-              <li key={m.merchant_id}>
-                <Named kind="merchant" id={m.merchant_id} name={m.name} /> <Text value={m.email} /> · {m.status} <Matched why={m.matched} />
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      {r.traders.length > 0 && (
-        <section aria-labelledby="found-traders" data-kind="traders">
-          <h2 id="found-traders">Traders</h2>
-          <ul>
-            {r.traders.map((t) => (
-              <li key={t.trader_id}>
-                <Named kind="trader" id={t.trader_id} name={t.name} /> · {t.status} <Matched why={t.matched} />
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      {r.operators.length > 0 && (
-        <section aria-labelledby="found-operators" data-kind="operators">
-          <h2 id="found-operators">Operators</h2>
-          <ul>
-            {r.operators.map((o) => (
-              <li key={o.operator_id}>
-                <Named kind="operator" id={o.operator_id} name={o.email} /> · {o.role}
-                {o.disabled ? ' (disabled)' : ''} <Matched why={o.matched} />
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <Found kind="deals" title="Deals" rows={r.deals} keyOf={(d) => d.deal_id}>
+        {(d) => (
+          <>
+            <IdLink kind="deal" id={d.deal_id} /> {d.deal_type} <span className="badge">{d.status}</span> {money(d.amount)} {d.currency} ·{' '}
+            <Named kind="merchant" id={d.merchant_id} name={d.merchant_name} /> · {when(d.created_at)} <Matched why={d.matched} />
+          </>
+        )}
+      </Found>
+      <Found kind="appeals" title="Appeals" rows={r.appeals} keyOf={(a) => a.appeal_id}>
+        {(a) => (
+          <>
+            <IdLink kind="appeal" id={a.appeal_id} /> <span className="badge">{a.status}</span> on deal <IdLink kind="deal" id={a.deal_id} /> ·{' '}
+            <Named kind="merchant" id={a.merchant_id} name={a.merchant_name} /> · {when(a.created_at)} <Matched why={a.matched} />
+          </>
+        )}
+      </Found>
+      <Found kind="withdrawals" title="Withdrawals" rows={r.withdrawals} keyOf={(w) => w.withdrawal_id}>
+        {(w) => (
+          <>
+            <IdLink kind="withdrawal" id={w.withdrawal_id} /> <span className="badge">{w.status}</span> {money(w.amount)} USDT to{' '}
+            <span className="mono">{w.address}</span> · <Named kind="merchant" id={w.merchant_id} name={w.merchant_name} /> · {when(w.created_at)}{' '}
+            <Matched why={w.matched} />
+          </>
+        )}
+      </Found>
+      <Found kind="merchants" title="Merchants" rows={r.merchants} keyOf={(m) => m.merchant_id}>
+        {(m) => (
+          <>
+            <Named kind="merchant" id={m.merchant_id} name={m.name} /> <Text value={m.email} /> · {m.status} <Matched why={m.matched} />
+          </>
+        )}
+      </Found>
+      <Found kind="traders" title="Traders" rows={r.traders} keyOf={(t) => t.trader_id}>
+        {(t) => (
+          <>
+            <Named kind="trader" id={t.trader_id} name={t.name} /> · {t.status} <Matched why={t.matched} />
+          </>
+        )}
+      </Found>
+      <Found kind="operators" title="Operators" rows={r.operators} keyOf={(o) => o.operator_id}>
+        {(o) => (
+          <>
+            <Named kind="operator" id={o.operator_id} name={o.email} /> · {o.role}
+            {o.disabled ? ' (disabled)' : ''} <Matched why={o.matched} />
+          </>
+        )}
+      </Found>
     </>
   );
 }
