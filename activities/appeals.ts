@@ -128,6 +128,7 @@ export function createAppealActivities(deps: ActivityDeps) {
             reason: input.reason,
             fileIds: input.fileIds,
             dealStatusAtOpen: deal.status,
+            respondWithinSeconds: config.APPEAL_RESPONSE_SLA_SECONDS,
           });
         } catch (error) {
           if ((error as { code?: string }).code === '23505') throw new FailedPrecondition('an appeal was already opened for this deal');
@@ -194,7 +195,9 @@ export function createAppealActivities(deps: ActivityDeps) {
         if ('refused' in move) throw new FailedPrecondition(move.refused);
         const live = liveDealRefusal(input.kind, deal.status);
         if (live) throw new FailedPrecondition(live);
-        const moved = await moveAppealRow(tx, appeal, deal, move.to, input.commandId, { reopened: input.kind === 'reopen' });
+        // A reopened appeal waits for an answer again: a new deadline.
+        const reopen = input.kind === 'reopen' ? { reopened: true, respondWithinSeconds: config.APPEAL_RESPONSE_SLA_SECONDS } : {};
+        const moved = await moveAppealRow(tx, appeal, deal, move.to, input.commandId, reopen);
         await auditAppeal(tx, input.actor, `appeal.${input.kind}`, [appeal, deal], [moved, deal]);
         return result(moved, deal);
       });

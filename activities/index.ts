@@ -3,6 +3,7 @@ import { deadlineBoundSql } from './deadline';
 import { createAppealActivities } from './appeals';
 import { createChain } from './chain';
 import { createChainWatchActivities } from './chain-watch';
+import { createDeskHookActivities } from './desk-hook';
 import { withBusinessFailures } from './errors';
 import { createPassActivities } from './passes';
 import { createSandboxActivities } from './sandbox';
@@ -28,6 +29,7 @@ export function createActivities(input: ActivityDeps) {
     ...createSettlementActivities(deps),
     ...createPassActivities(deps),
     ...createSandboxActivities(deps),
+    ...createDeskHookActivities(deps),
   });
 }
 

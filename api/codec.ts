@@ -4,7 +4,7 @@ import getRawBody from 'raw-body';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
 import { InvalidArgument, NotFound, PermissionDenied } from '../domain/errors';
-import { CODEC_ROLES } from '../domain/operator-roles';
+import { CODEC_ROLES, ENROLMENT_REQUIRED } from '../domain/operator-roles';
 import { displayCodec, PayloadDecryptionError } from '../temporal/payload-codec';
 import { authenticate } from './auth/authenticate';
 import type { AppDeps } from './deps';
@@ -61,6 +61,7 @@ async function authorise(ctx: Context, deps: AppDeps) {
   await authenticate(ctx, 'operator', deps, {
     readBody: async () => {}, // its body is read below, after this
     authorize: (who) => {
+      if (who.kind === 'operator' && who.enrolmentPending === true) throw new PermissionDenied(ENROLMENT_REQUIRED);
       if (who.kind === 'operator' && !CODEC_ROLES.includes(who.role)) {
         throw new PermissionDenied(`the operator role ${who.role} may not use the payload codec (allowed: ${CODEC_ROLES.join(', ')})`);
       }

@@ -11,7 +11,7 @@ import type { ZodType } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgument, PermissionDenied } from '../domain/errors';
 import type { AuditActor } from '../domain/audit';
-import { operatorMayCall, OPERATOR_ROUTE_ROLES } from '../domain/operator-roles';
+import { ENROLMENT_OPERATIONS, ENROLMENT_REQUIRED, operatorMayCall, OPERATOR_ROUTE_ROLES } from '../domain/operator-roles';
 import type { Identity } from './auth/authenticate';
 import { firstUnsafeText } from '../domain/text';
 import { authenticate } from './auth/authenticate';
@@ -67,9 +67,16 @@ function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
   };
 }
 
-/** The role table (domain/operator-roles.ts): an operator whose role may not call the route is refused, nothing done. */
+/**
+ * The role table (domain/operator-roles.ts): an operator whose role may not call the route is
+ * refused, nothing done. An account that must set up an authenticator first may call only the
+ * enrolment's routes until it has.
+ */
 function checkRole(spec: RouteDef['spec'], identity: Identity) {
   if (identity.kind !== 'operator') return;
+  if (identity.enrolmentPending === true && !ENROLMENT_OPERATIONS.includes(spec.operationId)) {
+    throw new PermissionDenied(ENROLMENT_REQUIRED);
+  }
   if (!operatorMayCall(spec.operationId, identity.role)) {
     const allowed = OPERATOR_ROUTE_ROLES[spec.operationId] ?? [];
     throw new PermissionDenied(`the operator role ${identity.role} may not call ${spec.operationId} (allowed: ${allowed.join(', ') || 'none'})`);

@@ -407,6 +407,24 @@ function schemaFor(nodeEnv: string) {
     WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS: z.coerce.bigint().min(0n).default(1_000_000n),
     /** The console's home counts a live deal (not APPEALED) untouched for this long as stuck. */
     DEAL_STUCK_SLA_SECONDS: z.coerce.number().int().min(1).default(3600),
+    // Cases and the desk (docs/console.md, "Cases", "Invitations", "The desk's notifications").
+    /** An appeal must be answered within this long of its opening (or reopening): its respond_by; past it, it is overdue. */
+    APPEAL_RESPONSE_SLA_SECONDS: z.coerce.number().int().min(60).default(86_400),
+    /** An operator invitation's link works once, for this long. */
+    OPERATOR_INVITE_TTL_SECONDS: z.coerce.number().int().min(60).default(259_200),
+    /**
+     * Where an invitation's e-mail is written instead of sent (no SMTP here): one JSON line per
+     * message, appended. Empty: none is written (the inviting admin still sees the link).
+     */
+    OPERATOR_MAILBOX_FILE: z.string().default('.data/mailbox/operators.jsonl'),
+    /** Where the console is reached from outside: the base of an invitation's link (default CHECKOUT_BASE_URL). */
+    CONSOLE_BASE_URL: optionalText(),
+    /** The desk hook: a URL that receives a signed JSON POST for each new piece of work (new appeals, withdrawals waiting, alerts). Unset: none sent. */
+    DESK_HOOK_URL: optionalText(),
+    /** …signed with this secret (Standard Webhooks: `whsec_` + base64 of random bytes); required with DESK_HOOK_URL. */
+    DESK_HOOK_SECRET: optionalText(),
+    /** …tried this many times per event (5 s, doubling up to 10 min between tries: about four hours for 30). */
+    DESK_HOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(30),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   });
 }
@@ -437,6 +455,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // A new merchant's auto limit above the four-eyes amount would send out, unapproved, what needs two approvals.
   if (parsed.data.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS > parsed.data.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS) {
     throw new Error('invalid configuration:\n  AUTO_WITHDRAWAL_LIMIT_USDT_CENTS must not be above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS');
+  }
+  if (parsed.data.DESK_HOOK_URL !== undefined && !/^https?:\/\/[^/]/.test(parsed.data.DESK_HOOK_URL)) {
+    throw new Error('invalid configuration:\n  DESK_HOOK_URL must be an http(s) URL');
+  }
+  if (parsed.data.DESK_HOOK_URL !== undefined && parsed.data.DESK_HOOK_SECRET === undefined) {
+    throw new Error('invalid configuration:\n  DESK_HOOK_SECRET must be set with DESK_HOOK_URL (the hook signs every POST)');
   }
   if (parsed.data.UNVERIFIED_UPLOAD_BYTES_TOTAL < parsed.data.UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT) {
     throw new Error('invalid configuration:\n  UNVERIFIED_UPLOAD_BYTES_TOTAL must be at least UNVERIFIED_UPLOAD_BYTES_PER_MERCHANT');

@@ -30,6 +30,7 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminEnrollTotp: ['arbiter', 'finance', 'support', 'admin'],
   // The console's home and the audit trail.
   adminGetQueues: READ,
+  adminListNotifications: READ,
   adminListAudit: READ,
   // The console's reads of merchants, deals and traders (api/routes/admin/merchants.ts, deals.ts, traders.ts).
   adminListMerchants: READ,
@@ -46,9 +47,13 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminExportAppeals: READ,
   adminExportAudit: READ,
   // Operators (admin).
+  adminChangeOwnPassword: ['arbiter', 'finance', 'support', 'admin'],
   adminListOperators: ADMIN,
   adminCreateOperator: ADMIN,
   adminUpdateOperator: ADMIN,
+  adminInviteOperator: ADMIN,
+  adminListInvitations: ADMIN,
+  adminRevokeInvitation: ADMIN,
   // Merchants, keys, the kill-switch (admin).
   adminCreateMerchant: ADMIN,
   adminUpdateMerchant: ADMIN,
@@ -69,11 +74,15 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminListWithdrawals: READ,
   adminApproveWithdrawal: FINANCE,
   adminCancelWithdrawal: FINANCE,
+  // Bulk: the single action once per object, so the single action's roles.
+  adminBulkApproveWithdrawals: FINANCE,
+  adminBulkCancelWithdrawals: FINANCE,
   // Alerts: every role reads; finance (chain, deposits, withdrawals: most kinds) and admin
   // acknowledge and resolve. A deal's alert resolves by itself when the arbiter moves the deal.
   adminListAlerts: READ,
   adminAcknowledgeAlert: FINANCE,
   adminResolveAlert: FINANCE,
+  adminBulkResolveAlerts: FINANCE,
   // Appeals and evidence (arbiter).
   adminListAppeals: READ,
   adminGetAppeal: READ,
@@ -83,6 +92,12 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminReopenAppeal: ARBITER,
   adminResolveAppeal: ARBITER,
   settleAppeal: ARBITER,
+  // The appeal as a case: who works on it, its papers (arbiter); every role sees who may take one.
+  adminListAppealAssignees: READ,
+  adminAssignAppeal: ARBITER,
+  adminUnassignAppeal: ARBITER,
+  adminTakeAppeal: ARBITER,
+  adminAttachAppealFiles: ARBITER,
   adminUploadFile: ARBITER,
   adminDownloadFile: READ,
   // Deal moves (arbiter).
@@ -113,6 +128,14 @@ export type SearchKind = keyof typeof SEARCH_KINDS;
 /** The kinds this role's search looks into. */
 export const searchKindsFor = (role: OperatorRole): SearchKind[] =>
   (Object.keys(SEARCH_KINDS) as SearchKind[]).filter((kind) => operatorMayCall(SEARCH_KINDS[kind], role));
+
+/**
+ * What an account that must set up an authenticator (an invited one) may call before it has:
+ * read its session, set up TOTP, sign out. Everything else is 403 ENROLMENT_REQUIRED.
+ */
+export const ENROLMENT_OPERATIONS: readonly string[] = ['adminGetSession', 'adminEnrollTotp', 'adminDeleteSession'];
+export const ENROLMENT_REQUIRED =
+  'this account must set up an authenticator before anything else: POST /api/v1/p2p/admin/session/totp (the console asks for it after sign-in)';
 
 /**
  * The Temporal payload codec (api/codec.ts, no route of this table: Temporal's own protocol). It

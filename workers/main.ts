@@ -15,6 +15,7 @@ import { temporalDataConverter } from '../temporal/payload-codec';
 import { tracingClientInterceptors, tracingWorkerOptions } from '../temporal/tracing';
 import { ensureChainWatch } from './chain-watch';
 import { startOutboxRelay } from './outbox-relay';
+import { startDeskRelay } from './desk-relay';
 import { dealsTaskQueue, webhooksTaskQueue } from '../workflows/contracts/task-queues';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { startWorkerMetricsServer } from './metrics-server';
@@ -142,6 +143,8 @@ const metricsServer = await startWorkerMetricsServer({
   return undefined;
 });
 const relay = config.OUTBOX_RELAY ? await startOutboxRelay({ sql, client, config, log, webhookFormats, metrics: gateway }) : undefined;
+// The desk's events go with the outbox: the processes that relay one relay the other.
+const deskRelay = config.OUTBOX_RELAY ? await startDeskRelay({ sql, client, config, log }) : undefined;
 const ledgerChecks = dealsSide
   ? startLedgerChecks({ sql, temporal: client, log, metrics: gateway, intervalSeconds: config.LEDGER_CHECK_INTERVAL_SECONDS })
   : undefined;
@@ -163,6 +166,7 @@ try {
   await Promise.all(workers.map((w) => w.run())); // resolve after SIGINT/SIGTERM once in-flight tasks drained
 } finally {
   await relay?.stop();
+  await deskRelay?.stop();
   await ledgerChecks?.stop();
   await metricsServer?.close();
   await sql.end({ timeout: 5 });

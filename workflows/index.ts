@@ -10,3 +10,4 @@ export { settlementWorkflow } from './settlement';
 export { passWorkflow } from './pass';
 export { chainWatchWorkflow } from './chain-watch';
 export { sandboxTraderWorkflow } from './sandbox-trader';
+export { deskNotificationWorkflow } from './desk-notification';

@@ -37,6 +37,8 @@ export type Identity =
       /** The audit trail's reference of the session or token (api/auth/operator-session.ts). */
       credential?: string;
       expiresAt?: Date;
+      /** A session of an account that must set up an authenticator first (api/mount.ts lets it do only that). */
+      enrolmentPending?: boolean;
     };
 
 export interface AuthOptions {

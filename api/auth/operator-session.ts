@@ -91,6 +91,8 @@ export interface SessionIdentity {
   sessionId: string;
   expiresAt: Date;
   credential: string;
+  /** The account must set up an authenticator first: only ENROLMENT_OPERATIONS are open to it (api/mount.ts). */
+  enrolmentPending: boolean;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -119,5 +121,6 @@ export async function authenticateSession(ctx: Context, deps: AppDeps, token: st
     sessionId: id,
     expiresAt,
     credential: sessionReference(id),
+    enrolmentPending: session.enrolment_pending,
   };
 }

@@ -1,6 +1,7 @@
 /** Operator alerts. */
 import { z } from 'zod';
 import { pageSize, timestamp, uuid } from './common';
+import { bulkIds, bulkResult } from './bulk';
 
 const alertSchema = z
   .object({
@@ -36,3 +37,9 @@ export const alertsResponse = z
 
 export const alertParams = z.object({ alert_id: uuid('alert_id') });
 export const alertResponse = z.object({ alert: alertSchema }).openapi('OperatorAlertResult');
+
+export const bulkResolveAlertsBody = z
+  .object({ alert_ids: bulkIds('alert_ids') })
+  .strict()
+  .openapi('BulkResolveAlerts');
+export const bulkResolveAlertsResponse = bulkResult('BulkResolveAlertsResult', ['resolved']);

@@ -98,14 +98,47 @@ export const listAppealsQuery = z.object({
 export const adminListAppealsQuery = listAppealsQuery.extend({
   merchant_id: idOrPrefix('merchant_id').optional().openapi({ description: 'only this merchant’s appeals (its id or the id’s start)' }),
   appeal_id: idOrPrefix('appeal_id').optional().openapi({ description: 'the appeal whose id is this or starts so' }),
+  assignee: z
+    .union([z.enum(['me', 'none']), uuid('assignee')])
+    .optional()
+    .openapi({ description: "me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id" }),
+  overdue: z
+    .enum(['true', 'false'])
+    .optional()
+    .openapi({ description: 'true: only appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by' }),
+  sort: z
+    .enum(['newest', 'oldest'])
+    .optional()
+    .openapi({ description: 'newest first (default) or oldest first (the queue worked from its oldest case); page tokens keep the order' }),
 });
 /** The queue's filters without paging: the export's. */
 export const adminAppealFilters = adminListAppealsQuery.omit({ page_size: true, page_token: true });
+
+/** The appeal as the desk's case (operators only): its deadline and who works on it. */
+const caseFields = {
+  respond_by: timestamp.openapi({ description: 'when an operator must have answered: opening (or reopening) + APPEAL_RESPONSE_SLA_SECONDS' }),
+  overdue: z.boolean().openapi({ description: 'still waiting for an answer (OPEN, IN_REVIEW, REOPENED) and past respond_by' }),
+  assignee_id: z.string().openapi({ description: "the operator account working on it; '' when nobody is" }),
+  assigned_at: z.string().openapi({ description: "RFC 3339; '' when nobody is assigned" }),
+};
+
+const attachmentSchema = z
+  .object({
+    file_id: z.string().uuid(),
+    note: z.string(),
+    attached_by: z.string().openapi({ description: '<actor_kind>:<id> of the operator who attached it' }),
+    created_at: timestamp,
+  })
+  .openapi('AppealAttachment');
 
 const adminAppealSchema = appealSchema
   .extend({
     merchant_id: z.string().uuid(),
     merchant_name: z.string(),
+    ...caseFields,
+    attachments: z
+      .array(attachmentSchema)
+      .openapi({ description: "files operators attached to the case (for operators only: the merchant sees an operator's file only in a message)" }),
     outcome: z.string().openapi({ description: 'SATISFIED, REJECTED, or empty before the first resolution' }),
     deal_status_at_open: z.string(),
     settlement_deal_id: z.string().openapi({ description: 'the settlement deal made for this appeal, or empty' }),
@@ -133,8 +166,33 @@ const adminAppealSchema = appealSchema
 
 export const adminAppealResponse = z.object({ data: adminAppealSchema }).openapi('AdminAppealResponse');
 export const adminAppealListResponse = z
-  .object({ data: z.array(appealSchema.extend({ merchant_id: z.string().uuid(), merchant_name: z.string() })), next_page_token: z.string() })
+  .object({ data: z.array(appealSchema.extend({ merchant_id: z.string().uuid(), merchant_name: z.string(), ...caseFields })), next_page_token: z.string() })
   .openapi('AdminAppealList');
+
+export const assignAppealBody = z
+  .object({ operator_id: uuid('operator_id').openapi({ description: 'an enabled console account whose role may resolve appeals (arbiter, admin)' }) })
+  .strict()
+  .openapi('AssignAppealRequest');
+
+/** An appeal's case fields after an assignment. */
+export const appealCaseResponse = z.object({ data: appealSchema.extend({ merchant_id: z.string().uuid(), ...caseFields }) }).openapi('AppealCaseResponse');
+
+export const attachFilesBody = z
+  .object({
+    file_ids: z
+      .array(uuid('file_ids[]'), { error: 'file_ids must be an array of file ids' })
+      .min(1, 'at least one file_id')
+      .max(20, 'at most 20 file_ids')
+      .openapi({ description: 'operator uploads (POST /api/v1/p2p/admin/files)' }),
+    note: text('note', 1000).optional().openapi({ description: 'what the files are' }),
+  })
+  .strict()
+  .openapi('AttachAppealFilesRequest');
+export const attachmentsResponse = z.object({ data: z.array(attachmentSchema) }).openapi('AppealAttachments');
+
+export const appealAssigneesResponse = z
+  .object({ data: z.array(z.object({ operator_id: z.string().uuid(), email: z.string(), role: z.string() })) })
+  .openapi('AppealAssignees', { description: 'Enabled console accounts whose role may resolve appeals, by email.' });
 
 export const resolveBody = z
   .object({

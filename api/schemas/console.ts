@@ -36,6 +36,11 @@ const operatorSchema = z
     disabled: z.boolean(),
     disabled_at: z.string().openapi({ description: "RFC 3339, '' while enabled" }),
     created_at: z.string(),
+    totp_required: z
+      .boolean()
+      .openapi({ description: 'the account must set up an authenticator (an invited account): until it has, its session may only do that' }),
+    last_sign_in_at: z.string().openapi({ description: "RFC 3339 of the last sign-in; '' before the first" }),
+    last_sign_in_address: z.string().openapi({ description: "the client address of the last sign-in; ''" }),
   })
   .openapi('Operator');
 
@@ -74,6 +79,56 @@ export const updateOperatorBody = z
   .strict()
   .openapi('OperatorUpdate');
 export const operatorParams = z.object({ operator_id: uuid('operator_id') });
+
+export const ownPasswordBody = z
+  .object({
+    new_password: password.openapi({ description: 'the new password (at least 12 characters)' }),
+    ...confirmation,
+  })
+  .strict()
+  .openapi('OperatorOwnPassword');
+export const ownPasswordResponse = z
+  .object({ changed: z.boolean(), sessions_ended: z.number().int().openapi({ description: 'how many other sessions of the account ended' }) })
+  .openapi('OperatorOwnPasswordResult');
+
+export const inviteOperatorBody = z.object({ email, role }).strict().openapi('OperatorInvite');
+const invitationSchema = z
+  .object({
+    invitation_id: z.string().uuid(),
+    email: z.string(),
+    role,
+    invited_by: z.string().openapi({ description: '<actor_kind>:<id> of the inviting admin' }),
+    created_at: z.string(),
+    expires_at: z.string(),
+    expired: z.boolean(),
+  })
+  .openapi('OperatorInvitation');
+export const inviteResponse = z
+  .object({
+    invitation: invitationSchema,
+    invite_url: z.string().openapi({
+      description:
+        'the link to give the invitee (shown this once; also written to the development mailbox OPERATOR_MAILBOX_FILE): it works once, until expires_at',
+    }),
+    revoked_earlier: z.number().int().openapi({ description: "the email's earlier invitation withdrawn by this one (0 or 1)" }),
+  })
+  .openapi('OperatorInviteResult');
+export const invitationsResponse = z.object({ data: z.array(invitationSchema) }).openapi('OperatorInvitations');
+export const invitationParams = z.object({ invitation_id: uuid('invitation_id') });
+export const invitationResponse = z.object({ invitation: invitationSchema });
+
+const invitationToken = z
+  .string({ error: 'token is required' })
+  .regex(/^[A-Za-z0-9_-]{43}$/, 'token is the part of the link after #token=')
+  .openapi({ description: 'the token of the invitation link (after #token=)' });
+export const invitationTokenBody = z.object({ token: invitationToken }).strict().openapi('OperatorInvitationCheck');
+export const invitationCheckResponse = z
+  .object({ email: z.string(), role, expires_at: z.string() })
+  .openapi('OperatorInvitationDetails', { description: 'What the link invites to.' });
+export const acceptInvitationBody = z
+  .object({ token: invitationToken, password: password.openapi({ description: 'the password the new operator chooses (at least 12 characters)' }) })
+  .strict()
+  .openapi('OperatorInvitationAccept');
 export const operatorResponse = z.object({ operator: operatorSchema });
 export const operatorListResponse = z.object({ data: z.array(operatorSchema) });
 
@@ -159,6 +214,14 @@ export const queuesResponse = z
     appeals_waiting: worldQueue.openapi({
       description: "appeals OPEN or REOPENED: waiting for an arbiter (age since their last change); live merchants' (sandbox ones in sandbox_count)",
     }),
+    appeals_overdue: queue.extend({ sla_seconds: z.number().int() }).openapi({
+      description:
+        'live appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by (opening or reopening + APPEAL_RESPONSE_SLA_SECONDS); oldest_at is the earliest missed deadline and oldest_age_seconds how long ago it passed',
+    }),
+    appeals_assigned_to_me: z
+      .number()
+      .int()
+      .openapi({ description: 'appeals still waiting for an answer assigned to the asking console account (0 for the operator JWT)' }),
     withdrawals_waiting: worldQueue.extend({ awaiting_second_approval: z.number().int() }).openapi({
       description:
         "withdrawals PENDING_MANUAL of live merchants; of them, those above the four-eyes amount with one approval (sandbox merchants' in sandbox_count)",

@@ -1,5 +1,6 @@
 /** USDT withdrawals: the fee quote, withdraw, the history and the operator's queue. */
 import { z } from 'zod';
+import { bulkIds, bulkResult } from './bulk';
 import { idOrPrefix, int64String, positiveAmount, timestamp, uuid } from './common';
 import { INT64_MAX } from '../../domain/money';
 import { WITHDRAWAL_STATUSES } from '../../domain/state/withdrawals';
@@ -119,3 +120,14 @@ export const operatorWithdrawalListResponse = z
   .openapi('OperatorWithdrawalList');
 export const withdrawalParams = z.object({ withdrawal_id: uuid('withdrawal_id') });
 export const cancelWithdrawalBody = z.object({ reason: z.string().max(500).optional() }).openapi('CancelWithdrawalRequest');
+
+export const bulkApproveBody = z
+  .object({ withdrawal_ids: bulkIds('withdrawal_ids') })
+  .strict()
+  .openapi('BulkApproveWithdrawals');
+export const bulkCancelBody = z
+  .object({ withdrawal_ids: bulkIds('withdrawal_ids'), reason: z.string().max(500).optional() })
+  .strict()
+  .openapi('BulkCancelWithdrawals');
+export const bulkApproveResponse = bulkResult('BulkApproveWithdrawalsResult', ['released', 'approval_recorded']);
+export const bulkCancelResponse = bulkResult('BulkCancelWithdrawalsResult', ['cancelled']);

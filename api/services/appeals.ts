@@ -176,7 +176,7 @@ const APPEAL_STATUS_ALIASES: Readonly<Record<string, string>> = { IN_PROGRESS: '
 /** Keyset pages like the deal listing: default 20, clamped to 100, signed tokens bound to the scope. */
 export async function listAppealPage(
   deps: AppDeps,
-  scope: { merchantId?: string; merchantIn?: IdPrefix; idIn?: IdPrefix; tokenScope: string },
+  scope: { merchantId?: string; merchantIn?: IdPrefix; idIn?: IdPrefix; assignee?: string; overdueAt?: Date; oldest?: boolean; tokenScope: string },
   q: { status?: string[]; page_size?: number; page_token?: string },
 ): Promise<{ rows: AppealRow[]; next_page_token: string }> {
   const after = cursorOf(deps, scope.tokenScope, q.page_token);
@@ -184,12 +184,15 @@ export async function listAppealPage(
   const statuses = q.status?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s).filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
   if (q.status && q.status.length > 0 && statuses!.length === 0) return { rows: [], next_page_token: '' };
   const size = clampPageSize(q.page_size, APPEALS_PAGE_DEFAULT, APPEALS_PAGE_MAX);
-  return keysetPage(
-    deps,
-    scope.tokenScope,
-    await listAppeals(deps.sql, { merchantId: scope.merchantId, merchantIn: scope.merchantIn, idIn: scope.idIn, statuses }, size + 1, after),
-    size,
-  );
+  const selection = {
+    merchantId: scope.merchantId,
+    merchantIn: scope.merchantIn,
+    idIn: scope.idIn,
+    statuses,
+    ...(scope.assignee ? { assignee: scope.assignee } : {}),
+    ...(scope.overdueAt ? { overdueAt: scope.overdueAt } : {}),
+  };
+  return keysetPage(deps, scope.tokenScope, await listAppeals(deps.sql, selection, size + 1, after, scope.oldest ?? false), size);
 }
 
 const APPEAL_CSV = [
@@ -208,19 +211,38 @@ const APPEAL_CSV = [
 ] as const;
 
 /** Every appeal the queue's filters select, as CSV (the operator's export). */
-export async function exportOperatorAppeals(deps: AppDeps, q: { status?: string[]; merchant_id?: IdPrefix; appeal_id?: IdPrefix }) {
+export async function exportOperatorAppeals(
+  deps: AppDeps,
+  q: { status?: string[]; merchant_id?: IdPrefix; appeal_id?: IdPrefix; assignee?: string; overdue?: string; sort?: string },
+  chosen: { assignee?: string; overdueAt?: Date; oldest: boolean } | undefined,
+) {
   const statuses = q.status?.map((s) => APPEAL_STATUS_ALIASES[s] ?? s).filter((s) => (APPEAL_STATUSES as readonly string[]).includes(s));
-  const none = q.status !== undefined && q.status.length > 0 && statuses!.length === 0;
+  const none = (q.status !== undefined && q.status.length > 0 && statuses!.length === 0) || chosen === undefined;
   const NOTHING = (async function* (): AsyncGenerator<AppealRow[]> {})();
   const fileName = exportFileName('appeals', {
     appeal: q.appeal_id?.prefix,
     merchant: q.merchant_id?.prefix,
     status: (q.status ?? []).join('+') || undefined,
+    assignee: q.assignee,
+    overdue: q.overdue === 'true' ? 'yes' : undefined,
+    sort: q.sort === 'oldest' ? 'oldest' : undefined,
   });
   return csvExport(
     fileName,
     APPEAL_CSV,
-    none ? NOTHING : streamAppeals(deps.sql, { merchantIn: q.merchant_id, idIn: q.appeal_id, statuses }),
+    none
+      ? NOTHING
+      : streamAppeals(
+          deps.sql,
+          {
+            merchantIn: q.merchant_id,
+            idIn: q.appeal_id,
+            statuses,
+            ...(chosen.assignee ? { assignee: chosen.assignee } : {}),
+            ...(chosen.overdueAt ? { overdueAt: chosen.overdueAt } : {}),
+          },
+          chosen.oldest,
+        ),
     async (batch) => {
       const names = await merchantNames(
         deps.sql,

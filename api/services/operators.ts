@@ -36,6 +36,7 @@ import {
   insertSession,
   listOperators,
   lockOperator,
+  recordSignIn,
   reserveAttempt,
   updateOperator,
   useTotpStep,
@@ -51,7 +52,7 @@ class TooManySignIns extends DomainError {
   readonly kind = 'RATE_LIMITED' as const;
 }
 
-const normalizeEmail = (email: string) => email.trim().toLowerCase();
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export function presentOperator(row: OperatorRow) {
   return {
@@ -62,6 +63,9 @@ export function presentOperator(row: OperatorRow) {
     disabled: row.disabled_at !== null,
     disabled_at: row.disabled_at?.toISOString() ?? '',
     created_at: row.created_at.toISOString(),
+    totp_required: row.totp_required,
+    last_sign_in_at: row.last_sign_in_at?.toISOString() ?? '',
+    last_sign_in_address: row.last_sign_in_address,
   };
 }
 
@@ -75,7 +79,7 @@ const sessionActor = (row: Pick<OperatorRow, 'id' | 'role'>, ctx: Context, sessi
   requestKey: newId(),
   credential: sessionReference(sessionId),
 });
-const clientAddress = (ctx: Context) => String(ctx.state.clientIp ?? '');
+export const clientAddress = (ctx: Context) => String(ctx.state.clientIp ?? '');
 /** Whoever failed to sign in: known only by the client address. */
 const anonymousActor = (ctx: Context): AuditActor => ({
   kind: 'anonymous',
@@ -91,7 +95,7 @@ function emailKeyOf(deps: AppDeps, email: string): string {
   return createHmac('sha256', key).update(email).digest('hex');
 }
 
-function sessionAnswer(deps: AppDeps, s: { operator: OperatorRow; sessionId: string; expiresAt: Date; absoluteEnd: Date }) {
+export function sessionAnswer(deps: AppDeps, s: { operator: OperatorRow; sessionId: string; expiresAt: Date; absoluteEnd: Date }) {
   return {
     operator: presentOperator(s.operator),
     csrf_token: csrfTokenOf(deps, s.sessionId),
@@ -201,6 +205,7 @@ export async function signIn(deps: AppDeps, ctx: Context, body: { email: string;
           userAgent: ctx.get('User-Agent'),
           now: started,
         });
+        await recordSignIn(tx, current.id, started, clientAddress(ctx));
         await finishAttempt(tx, attempt.id, 'succeeded', '', started);
         await insertAudit(tx, sessionActor(current, ctx, sessionId), {
           action: 'session.sign_in',
@@ -283,7 +288,18 @@ export async function currentSession(
 ) {
   if (identity.via !== 'session') {
     return {
-      operator: { operator_id: identity.operatorId, email: '', role: identity.role, totp_enrolled: false, disabled: false, disabled_at: '', created_at: '' },
+      operator: {
+        operator_id: identity.operatorId,
+        email: '',
+        role: identity.role,
+        totp_enrolled: false,
+        disabled: false,
+        disabled_at: '',
+        created_at: '',
+        totp_required: false,
+        last_sign_in_at: '',
+        last_sign_in_address: '',
+      },
       csrf_token: '',
       expires_at: '',
       absolute_expires_at: '',
@@ -445,4 +461,33 @@ export async function enrollTotp(
   });
   deps.log.info({ operatorId: operator.id, sessionsEnded: ended }, 'operator TOTP enrolled');
   return { enrolled: true, secret: '', otpauth_uri: '' };
+}
+
+/**
+ * The signed-in operator's own new password: proved with its present password (or a current code
+ * of its authenticator), counted like a sign-in. The account's credential_version moves on, so
+ * every other session ends; the one making the change moves to the new version and stays.
+ */
+export async function changeOwnPassword(
+  deps: AppDeps,
+  ctx: Context,
+  acting: ActingOperator,
+  body: { new_password: string; confirm_password?: string | undefined; confirm_code?: string | undefined },
+  actor: AuditActor,
+) {
+  const operator = await findOperator(deps.sql, acting.operatorId);
+  if (!operator) throw new Unauthenticated('the console session has ended; sign in again');
+  await confirmCredential(deps, ctx, operator, body, actor);
+  const passwordHash = await deps.passwordHashes.hash(body.new_password);
+  const sessionsEnded = await deps.sql.begin(async (tx) => {
+    const before = await lockOperator(tx, operator.id);
+    if (!before) throw new NotFound('operator not found');
+    await updateOperator(tx, operator.id, { password_hash: passwordHash });
+    const version = await bumpCredentialVersion(tx, operator.id);
+    const ended = await deleteSessionsOf(tx, operator.id, acting.sessionId ? { sessionId: acting.sessionId, credentialVersion: version } : undefined);
+    await insertAudit(tx, actor, { action: 'operator.password_change', objectType: 'operator', objectId: operator.id, after: { sessions_ended: ended } });
+    return ended;
+  });
+  deps.log.info({ operatorId: operator.id, sessionsEnded }, 'operator changed its own password');
+  return { changed: true, sessions_ended: sessionsEnded };
 }

@@ -2,14 +2,19 @@
 import type { AppDeps } from '../deps';
 import { PAYIN_TERMINAL } from '../../domain/state/payin';
 import { PAYOUT_TERMINAL } from '../../domain/state/payout';
+import { APPEAL_ACTIVE } from '../../domain/state/appeals';
 import { queueCounts, type QueueCount } from '../../db/queries/queues';
 
-export async function consoleQueues(deps: AppDeps) {
+/** `operatorAccountId`: the asking console account, whose assigned appeals are counted (none for the operator JWT). */
+export async function consoleQueues(deps: AppDeps, operatorAccountId?: string) {
   const nowMs = deps.now();
   const counts = await queueCounts(deps.sql, {
     terminalDealStatuses: [...new Set([...PAYIN_TERMINAL, ...PAYOUT_TERMINAL])],
     stuckBefore: new Date(nowMs - deps.config.DEAL_STUCK_SLA_SECONDS * 1000),
     fourEyesAbove: deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS,
+    waitingAppealStatuses: APPEAL_ACTIVE,
+    now: new Date(nowMs),
+    ...(operatorAccountId ? { operatorAccountId } : {}),
   });
   const present = (q: QueueCount) => ({
     count: q.count,
@@ -18,6 +23,9 @@ export async function consoleQueues(deps: AppDeps) {
   });
   return {
     appeals_waiting: { ...present(counts.appeals), sandbox_count: counts.appeals.sandbox },
+    // How long past its deadline the most overdue appeal is: the age of its missed respond_by.
+    appeals_overdue: { ...present(counts.appeals_overdue), sla_seconds: deps.config.APPEAL_RESPONSE_SLA_SECONDS },
+    appeals_assigned_to_me: counts.appeals_mine,
     withdrawals_waiting: {
       ...present(counts.withdrawals),
       awaiting_second_approval: counts.withdrawals.awaiting_second_approval,

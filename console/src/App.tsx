@@ -16,15 +16,45 @@ import { Audit } from './pages/Audit';
 import { Operators } from './pages/Operators';
 import { Account } from './pages/Account';
 import { SearchBox, SearchResults } from './pages/Search';
+import { EnrolAuthenticator, Invitation } from './pages/Invitation';
+import { Notifications } from './notifications';
 import { Text } from './text';
 
 export function App() {
   const session = useSession();
   const roles = useRoleTable();
+  const { path } = useRoute();
+  // An invitation's link is answered whoever is signed in here: it is about another account.
+  if (path === '/invitation') return <Invitation />;
   if (session.isPending || roles.isPending) return <Loading what="the console" />;
   if (session.error || roles.error) return <ErrorText error={session.error ?? roles.error} />;
   if (!session.data) return <SignIn />;
+  if (session.data.operator.totp_required && !session.data.operator.totp_enrolled) return <EnrolGate />;
   return <Shell />;
+}
+
+/** Signs out: the session ends, everything this operator read is forgotten (the role table stays: it is the server's). */
+function useSignOut() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/v1/p2p/admin/session')),
+    onSuccess: () => {
+      setCsrfToken('');
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' && query.queryKey[0] !== 'role-table' });
+      queryClient.setQueryData(['session'], null);
+      navigate('/', true);
+    },
+  });
+}
+
+function EnrolGate() {
+  const signOut = useSignOut();
+  return (
+    <>
+      <EnrolAuthenticator onSignOut={() => signOut.mutate()} />
+      <ErrorText error={signOut.error} />
+    </>
+  );
 }
 
 function SignIn() {
@@ -106,18 +136,8 @@ function FocusOnNavigation() {
 
 function Shell() {
   const session = useSession().data!;
-  const queryClient = useQueryClient();
   const can = useCan();
-  const signOut = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/p2p/admin/session')),
-    onSuccess: () => {
-      setCsrfToken('');
-      // Forget everything this operator read; the role table stays (it is the server's, not the operator's).
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' && query.queryKey[0] !== 'role-table' });
-      queryClient.setQueryData(['session'], null);
-      navigate('/', true);
-    },
-  });
+  const signOut = useSignOut();
   return (
     <>
       <FocusOnNavigation />
@@ -134,6 +154,7 @@ function Shell() {
           ))}
         </nav>
         <SearchBox />
+        {can('adminListNotifications') && <Notifications />}
         <span className="who">
           <span data-testid="operator">
             <Text value={session.operator.email} />

@@ -44,11 +44,16 @@ export type ListPage<T> = { data: T[]; next_page_token?: string };
 
 /**
  * A list endpoint read a page at a time: the query key is `key` and the page's token; a change of
- * `key` (the filter) starts again at the first page. `fetchPage` gets the token (undefined: the first page).
+ * `key` (the filter) starts again at the first page. `fetchPage` gets the token (undefined: the first page);
+ * `refetchInterval` reads the page again that often (a queue others work on too).
  */
-export function usePagedList<T>(key: readonly unknown[], fetchPage: (pageToken: string | undefined) => Promise<ListPage<T>>): Paged<T> {
+export function usePagedList<T>(
+  key: readonly unknown[],
+  fetchPage: (pageToken: string | undefined) => Promise<ListPage<T>>,
+  options: { refetchInterval?: number } = {},
+): Paged<T> {
   const pages = usePages(JSON.stringify(key));
-  const list = useQuery({ queryKey: [...key, pages.token], queryFn: () => fetchPage(pages.token) });
+  const list = useQuery({ queryKey: [...key, pages.token], queryFn: () => fetchPage(pages.token), ...options });
   return { pages, list };
 }
 

@@ -103,12 +103,12 @@ export function IdLink({ kind, id, full }: { kind: string; id: string; full?: bo
 }
 
 /** The list's "Export CSV": a download of the same filters from the API (the session cookie goes along), for roles that may. */
-export function ExportCsv({ op, path, query }: { op: OperationId; path: string; query: Record<string, string | string[] | undefined> }) {
+export function ExportCsv({ op, path, query }: { op: OperationId; path: string; query: Record<string, string | number | readonly string[] | undefined> }) {
   const can = useCan();
   if (!can(op)) return null;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
-    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined && v !== '') params.append(key, v);
+    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined && v !== '') params.append(key, String(v));
   }
   const search = params.toString();
   return (

@@ -1,7 +1,7 @@
 import type { Db } from '../sql';
-import type { AppealOutcome, AppealStatus } from '../../domain/state/appeals';
+import { APPEAL_ACTIVE, type AppealOutcome, type AppealStatus } from '../../domain/state/appeals';
 import type { IdPrefix } from '../../domain/ids';
-import { cursorColumn, justAfter, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { cursorColumn, justAfter, newerThan, newestFirst, oldestFirst, olderThan, type KeysetCursor } from './keyset';
 import { uuidIn } from './id-prefix';
 import { lockDeal, type DealRow } from './deals';
 
@@ -22,6 +22,11 @@ export interface AppealRow {
   last_command_id: string | null;
   created_at: Date;
   updated_at: Date;
+  /** When an operator must have answered it: opening (or reopening) + APPEAL_RESPONSE_SLA_SECONDS. */
+  respond_by: Date;
+  /** The operator account working on it, or none. */
+  assignee_id: string | null;
+  assigned_at: Date | null;
 }
 
 export interface MessageRow {
@@ -70,9 +75,13 @@ export interface AppealSelection {
   statuses?: string[];
   createdAfter?: Date;
   createdBefore?: Date;
+  /** An operator account's appeals, or 'none': those nobody is assigned to. */
+  assignee?: string;
+  /** Only appeals still waiting for an answer (APPEAL_ACTIVE: its deadline runs) whose respond_by is before this. */
+  overdueAt?: Date;
 }
 
-function appealWhere(db: Db, f: AppealSelection, after?: AppealCursor) {
+function appealWhere(db: Db, f: AppealSelection, after?: AppealCursor, oldest = false) {
   return db`
     true
     ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
@@ -81,22 +90,24 @@ function appealWhere(db: Db, f: AppealSelection, after?: AppealCursor) {
     ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
     ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}
     ${f.createdBefore ? db`and created_at < ${justAfter(f.createdBefore)}` : db``}
-    ${olderThan(db, after)}`;
+    ${f.assignee === 'none' ? db`and assignee_id is null` : f.assignee ? db`and assignee_id = ${f.assignee}` : db``}
+    ${f.overdueAt ? db`and status = any(${[...APPEAL_ACTIVE]}) and respond_by < ${f.overdueAt}` : db``}
+    ${oldest ? newerThan(db, after) : olderThan(db, after)}`;
 }
 
-/** Newest first on (created_at, id), like the deal listing. */
-export async function listAppeals(db: Db, f: AppealSelection, limit: number, after?: AppealCursor): Promise<ListedAppeal[]> {
+/** Newest first on (created_at, id), like the deal listing; `oldest`: the queue's order, oldest first. */
+export async function listAppeals(db: Db, f: AppealSelection, limit: number, after?: AppealCursor, oldest = false): Promise<ListedAppeal[]> {
   return db<ListedAppeal[]>`
     select *, ${cursorColumn(db)}
     from appeals
-    where ${appealWhere(db, f, after)}
-    order by ${newestFirst(db)}
+    where ${appealWhere(db, f, after, oldest)}
+    order by ${oldest ? oldestFirst(db) : newestFirst(db)}
     limit ${limit}`;
 }
 
-/** The whole selection, newest first, as a cursor of batches (the operator's CSV export). */
-export function streamAppeals(db: Db, f: AppealSelection, batchSize = 500) {
-  return db<AppealRow[]>`select * from appeals where ${appealWhere(db, f)} order by ${newestFirst(db)}`.cursor(batchSize);
+/** The whole selection, newest (or oldest) first, as a cursor of batches (the operator's CSV export). */
+export function streamAppeals(db: Db, f: AppealSelection, oldest = false, batchSize = 500) {
+  return db<AppealRow[]>`select * from appeals where ${appealWhere(db, f)} order by ${oldest ? oldestFirst(db) : newestFirst(db)}`.cursor(batchSize);
 }
 
 /** Offset pages, newest first: `skip` rows, then at most `take`; `count` is every match. */
@@ -165,15 +176,24 @@ export async function lockDealAndAppeal(tx: Db, appealId: string): Promise<{ dea
   return deal && appeal ? { deal, appeal } : undefined;
 }
 
-/** Opens the appeal of a deal; the appeal id is also the id of the command that opened it. */
+/** Opens the appeal of a deal; the appeal id is also the id of the command that opened it. It must be answered within `respondWithinSeconds`. */
 export async function insertAppeal(
   tx: Db,
-  a: { id: string; tenantId: string; merchantId: string; dealId: string; reason: string; fileIds: string[]; dealStatusAtOpen: string },
+  a: {
+    id: string;
+    tenantId: string;
+    merchantId: string;
+    dealId: string;
+    reason: string;
+    fileIds: string[];
+    dealStatusAtOpen: string;
+    respondWithinSeconds: number;
+  },
 ): Promise<AppealRow> {
   const [row] = await tx<AppealRow[]>`
-    insert into appeals (id, tenant_id, merchant_id, deal_id, status, reason, file_ids, deal_status_at_open, last_command_id)
+    insert into appeals (id, tenant_id, merchant_id, deal_id, status, reason, file_ids, deal_status_at_open, last_command_id, respond_by)
     values (${a.id}, ${a.tenantId}, ${a.merchantId}, ${a.dealId}, 'OPEN', ${a.reason},
-      ${a.fileIds}::uuid[], ${a.dealStatusAtOpen}, ${a.id})
+      ${a.fileIds}::uuid[], ${a.dealStatusAtOpen}, ${a.id}, now() + make_interval(secs => ${a.respondWithinSeconds}))
     returning *`;
   return row!;
 }
@@ -186,6 +206,8 @@ export interface AppealChanges {
   resolved?: boolean;
   /** Clears resolved_at. */
   reopened?: boolean;
+  /** A new deadline: respond_by = now + this many seconds (a reopened appeal waits again). */
+  respondWithinSeconds?: number;
 }
 
 /** A move of the appeal (the caller locked `appeal`): the new status, version + 1, and what the move sets. */
@@ -195,7 +217,8 @@ export async function setAppealStatus(tx: Db, appeal: AppealRow, to: AppealStatu
       outcome = ${extra.outcome ?? appeal.outcome},
       resolution_note = ${extra.note ?? appeal.resolution_note},
       resolved_by = ${extra.resolvedBy ?? appeal.resolved_by},
-      resolved_at = ${extra.resolved ? tx`now()` : extra.reopened ? null : appeal.resolved_at}
+      resolved_at = ${extra.resolved ? tx`now()` : extra.reopened ? null : appeal.resolved_at},
+      respond_by = ${extra.respondWithinSeconds !== undefined ? tx`now() + make_interval(secs => ${extra.respondWithinSeconds})` : appeal.respond_by}
     where id = ${appeal.id} returning *`;
   return updated!;
 }
@@ -208,4 +231,37 @@ export async function insertSettlement(
   await tx`
     insert into appeal_settlements (appeal_id, deal_id, idempotency_key, received_amount_override, reason, operator_id)
     values (${s.appealId}, ${s.dealId}, ${s.idempotencyKey}, ${s.receivedAmountOverride}, ${s.reason}, ${s.operatorId})`;
+}
+
+// ---- The case: assignee and the operators' attachments ----
+
+/** Sets (or, with null, clears) the appeal's assignee; the caller locked the appeal. */
+export async function setAppealAssignee(tx: Db, appealId: string, assigneeId: string | null): Promise<AppealRow> {
+  const [row] = await tx<AppealRow[]>`
+    update appeals set assignee_id = ${assigneeId}, assigned_at = ${assigneeId === null ? null : tx`now()`}
+    where id = ${appealId} returning *`;
+  return row!;
+}
+
+export interface AttachmentRow {
+  appeal_id: string;
+  file_id: string;
+  note: string;
+  attached_by: string;
+  created_at: Date;
+}
+
+/** Attaches files to the appeal; a file attached already stays as it was. Answers the rows written. */
+export async function insertAttachments(tx: Db, appealId: string, fileIds: string[], note: string, attachedBy: string): Promise<AttachmentRow[]> {
+  if (fileIds.length === 0) return [];
+  return tx<AttachmentRow[]>`
+    insert into appeal_attachments (appeal_id, file_id, note, attached_by)
+    select ${appealId}, f, ${note}, ${attachedBy} from unnest(${fileIds}::uuid[]) as f
+    on conflict (appeal_id, file_id) do nothing
+    returning *`;
+}
+
+/** The operators' attachments of an appeal, oldest first. */
+export async function attachmentsOf(db: Db, appealId: string): Promise<AttachmentRow[]> {
+  return db<AttachmentRow[]>`select * from appeal_attachments where appeal_id = ${appealId} order by created_at, file_id`;
 }

@@ -39,6 +39,13 @@ export const cursorColumn = (db: Db) => db.unsafe(`to_char(created_at at time zo
 export const NEWEST_FIRST = 'created_at desc, id desc';
 export const newestFirst = (db: Db) => db.unsafe(NEWEST_FIRST);
 
+/** The ORDER BY of a queue read oldest first; newerThan is its exact continuation. */
+export const oldestFirst = (db: Db) => db.unsafe('created_at asc, id asc');
+
+/** `and (created_at, id) > (cursor)`: the continuation of an oldest-first page (bound as text, as olderThan). */
+export const newerThan = (db: Db, after: KeysetCursor | undefined) =>
+  after ? db`and (created_at, id) > (${after.createdAt}::text::timestamptz, ${after.id}::uuid)` : db``;
+
 /**
  * `and (created_at, id) < (cursor)`, or nothing without a cursor. The timestamp is bound as text
  * and cast by Postgres, so it keeps its microseconds (see the module comment).

@@ -15,6 +15,11 @@ export interface OperatorRow {
   created_by: string;
   created_at: Date;
   updated_at: Date;
+  /** When and from where the account last signed in (null and '' before its first sign-in). */
+  last_sign_in_at: Date | null;
+  last_sign_in_address: string;
+  /** The account must set up an authenticator before anything else (an invited account). */
+  totp_required: boolean;
 }
 
 export async function findOperatorByEmail(db: Db, email: string): Promise<OperatorRow | undefined> {
@@ -35,14 +40,19 @@ export async function lockOperator(db: Db, id: string): Promise<OperatorRow | un
 /** Inserts an account; an email already taken answers undefined. */
 export async function insertOperator(
   db: Db,
-  o: { id: string; email: string; passwordHash: string; role: string; createdBy: string },
+  o: { id: string; email: string; passwordHash: string; role: string; createdBy: string; totpRequired?: boolean },
 ): Promise<OperatorRow | undefined> {
   const [row] = await db<OperatorRow[]>`
-    insert into operators (id, email, password_hash, role, created_by)
-    values (${o.id}, ${o.email}, ${o.passwordHash}, ${o.role}, ${o.createdBy})
+    insert into operators (id, email, password_hash, role, created_by, totp_required)
+    values (${o.id}, ${o.email}, ${o.passwordHash}, ${o.role}, ${o.createdBy}, ${o.totpRequired ?? false})
     on conflict (email) do nothing
     returning *`;
   return row;
+}
+
+/** A sign-in: when and from which client address (written in the transaction that makes the session). */
+export async function recordSignIn(db: Db, id: string, at: Date, address: string): Promise<void> {
+  await db`update operators set last_sign_in_at = ${at}, last_sign_in_address = ${address.slice(0, 100)} where id = ${id}`;
 }
 
 export async function updateOperator(
@@ -111,6 +121,8 @@ export interface LiveSession extends SessionRow {
   email: string;
   role: string;
   disabled_at: Date | null;
+  /** The account must set up an authenticator and has not yet: the session may do nothing else. */
+  enrolment_pending: boolean;
 }
 
 /**
@@ -120,7 +132,8 @@ export interface LiveSession extends SessionRow {
  */
 export async function findLiveSession(db: Db, id: string, now: Date): Promise<LiveSession | undefined> {
   const [row] = await db<LiveSession[]>`
-    select s.id, s.operator_id, s.credential_version, s.created_at, s.last_seen_at, s.expires_at, o.email, o.role, o.disabled_at
+    select s.id, s.operator_id, s.credential_version, s.created_at, s.last_seen_at, s.expires_at, o.email, o.role, o.disabled_at,
+      (o.totp_required and o.totp_secret_sealed is null) as enrolment_pending
     from operator_sessions s join operators o on o.id = s.operator_id
     where s.id = ${id} and s.expires_at > ${now} and s.credential_version = o.credential_version`;
   return row;
@@ -203,4 +216,66 @@ export async function findSession(db: Db, id: string): Promise<SessionRow | unde
     SessionRow[]
   >`select id, operator_id, credential_version, created_at, last_seen_at, expires_at from operator_sessions where id = ${id}`;
   return row;
+}
+
+// ---- Invitations ----
+
+export interface InvitationRow {
+  id: string;
+  token_hash: string;
+  email: string;
+  role: string;
+  invited_by: string;
+  created_at: Date;
+  expires_at: Date;
+  accepted_at: Date | null;
+  operator_id: string | null;
+  revoked_at: Date | null;
+}
+
+/** A new invitation of an email; the email's live one (not accepted, not revoked) is revoked in the same transaction. */
+export async function insertInvitation(
+  tx: Db,
+  i: { id: string; tokenHash: string; email: string; role: string; invitedBy: string; expiresAt: Date },
+): Promise<{ invitation: InvitationRow; revoked: number }> {
+  const revoked = await tx`
+    update operator_invitations set revoked_at = now() where email = ${i.email} and accepted_at is null and revoked_at is null returning id`;
+  const [row] = await tx<InvitationRow[]>`
+    insert into operator_invitations (id, token_hash, email, role, invited_by, expires_at)
+    values (${i.id}, ${i.tokenHash}, ${i.email}, ${i.role}, ${i.invitedBy}, ${i.expiresAt})
+    returning *`;
+  return { invitation: row!, revoked: revoked.length };
+}
+
+export async function findInvitationByToken(db: Db, tokenHash: string): Promise<InvitationRow | undefined> {
+  const [row] = await db<InvitationRow[]>`select * from operator_invitations where token_hash = ${tokenHash}`;
+  return row;
+}
+
+/** The invitation under its row lock: two acceptances of one link take turns, the second sees it used. */
+export async function lockInvitationByToken(tx: Db, tokenHash: string): Promise<InvitationRow | undefined> {
+  const [row] = await tx<InvitationRow[]>`select * from operator_invitations where token_hash = ${tokenHash} for update`;
+  return row;
+}
+
+export async function lockInvitation(tx: Db, id: string): Promise<InvitationRow | undefined> {
+  const [row] = await tx<InvitationRow[]>`select * from operator_invitations where id = ${id} for update`;
+  return row;
+}
+
+export async function markInvitationAccepted(tx: Db, id: string, operatorId: string): Promise<InvitationRow> {
+  const [row] = await tx<InvitationRow[]>`
+    update operator_invitations set accepted_at = now(), operator_id = ${operatorId} where id = ${id} returning *`;
+  return row!;
+}
+
+export async function revokeInvitation(tx: Db, id: string): Promise<InvitationRow> {
+  const [row] = await tx<InvitationRow[]>`update operator_invitations set revoked_at = now() where id = ${id} returning *`;
+  return row!;
+}
+
+/** Invitations not accepted and not revoked (expired ones too, until invited again), newest first. */
+export async function listOpenInvitations(db: Db): Promise<InvitationRow[]> {
+  return db<InvitationRow[]>`
+    select * from operator_invitations where accepted_at is null and revoked_at is null order by created_at desc limit 200`;
 }

@@ -18,6 +18,10 @@ interface WorldQueueCount extends QueueCount {
 
 export interface QueueCounts {
   appeals: WorldQueueCount;
+  /** Live appeals still waiting for an answer past their respond_by; `oldest` is the earliest missed deadline. */
+  appeals_overdue: QueueCount;
+  /** Appeals still waiting for an answer whose assignee is the asking account. */
+  appeals_mine: number;
   withdrawals: WorldQueueCount & { awaiting_second_approval: number };
   alerts: WorldQueueCount;
   stuck_deals: QueueCount;
@@ -28,12 +32,27 @@ export interface QueueCounts {
  * APPEALED) untouched since `stuckBefore` — each of the live world, with the sandbox world's
  * count apart (stuck sandbox deals are not an operator's concern: not counted).
  */
-export async function queueCounts(db: Db, f: { terminalDealStatuses: readonly string[]; stuckBefore: Date; fourEyesAbove: bigint }): Promise<QueueCounts> {
+export async function queueCounts(
+  db: Db,
+  f: {
+    terminalDealStatuses: readonly string[];
+    stuckBefore: Date;
+    fourEyesAbove: bigint;
+    /** The statuses in which an appeal waits for an answer (its deadline runs), and now. */
+    waitingAppealStatuses: readonly string[];
+    now: Date;
+    /** The asking console account (none for the operator JWT: no appeal is its). */
+    operatorAccountId?: string;
+  },
+): Promise<QueueCounts> {
   const [row] = await db<
     {
       appeals: number;
       appeals_oldest: Date | null;
       appeals_sandbox: number;
+      overdue: number;
+      overdue_oldest: Date | null;
+      mine: number;
       withdrawals: number;
       withdrawals_oldest: Date | null;
       second: number;
@@ -47,6 +66,9 @@ export async function queueCounts(db: Db, f: { terminalDealStatuses: readonly st
   >`
     with a as (
       select a.updated_at, d.sandbox from appeals a join deals d on d.id = a.deal_id where a.status in ('OPEN', 'REOPENED')
+    ), waiting as (
+      select a.respond_by, a.assignee_id, d.sandbox from appeals a join deals d on d.id = a.deal_id
+      where a.status = any(${f.waitingAppealStatuses as string[]})
     ), w as (
       select id, amount, created_at, sandbox from withdrawals where status = 'PENDING_MANUAL'
     ), o as (
@@ -56,6 +78,9 @@ export async function queueCounts(db: Db, f: { terminalDealStatuses: readonly st
       (select count(*)::int from a where not sandbox) as appeals,
       (select min(updated_at) from a where not sandbox) as appeals_oldest,
       (select count(*)::int from a where sandbox) as appeals_sandbox,
+      (select count(*)::int from waiting where not sandbox and respond_by < ${f.now}) as overdue,
+      (select min(respond_by) from waiting where not sandbox and respond_by < ${f.now}) as overdue_oldest,
+      (select count(*)::int from waiting where ${f.operatorAccountId ? db`assignee_id = ${f.operatorAccountId}` : db`false`}) as mine,
       (select count(*)::int from w where not sandbox) as withdrawals,
       (select min(created_at) from w where not sandbox) as withdrawals_oldest,
       (select count(*)::int from w where not sandbox and w.amount > ${f.fourEyesAbove}
@@ -68,6 +93,8 @@ export async function queueCounts(db: Db, f: { terminalDealStatuses: readonly st
       (select min(updated_at) from deals where status <> all(${f.terminalDealStatuses as string[]}) and status <> 'APPEALED' and not sandbox and updated_at < ${f.stuckBefore}) as stuck_oldest`;
   return {
     appeals: { count: row!.appeals, oldest: row!.appeals_oldest, sandbox: row!.appeals_sandbox },
+    appeals_overdue: { count: row!.overdue, oldest: row!.overdue_oldest },
+    appeals_mine: row!.mine,
     withdrawals: { count: row!.withdrawals, oldest: row!.withdrawals_oldest, awaiting_second_approval: row!.second, sandbox: row!.withdrawals_sandbox },
     alerts: { count: row!.alerts, oldest: row!.alerts_oldest, sandbox: row!.alerts_sandbox },
     stuck_deals: { count: row!.stuck, oldest: row!.stuck_oldest },

@@ -326,7 +326,13 @@ test('operator queues: a sandbox merchant’s waiting withdrawals, appeals and a
   t.false('sandbox_count' in queues.body.stuck_deals);
   // In one snapshot, the live figures are exactly the live merchants' items, the sandbox ones the others' (other tests run beside this one).
   await sql.begin('isolation level repeatable read', async (tx) => {
-    const counts = await queueCounts(tx, { terminalDealStatuses: ['COMPLETED'], stuckBefore: new Date(), fourEyesAbove: 0n });
+    const counts = await queueCounts(tx, {
+      terminalDealStatuses: ['COMPLETED'],
+      stuckBefore: new Date(),
+      fourEyesAbove: 0n,
+      waitingAppealStatuses: ['OPEN', 'IN_REVIEW', 'REOPENED'],
+      now: new Date(),
+    });
     const [w] = await tx<{ live: number; play: number }[]>`
       select count(*) filter (where not m.sandbox)::int as live, count(*) filter (where m.sandbox)::int as play
       from withdrawals w join merchants m on m.id = w.merchant_id where w.status = 'PENDING_MANUAL'`;

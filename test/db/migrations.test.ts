@@ -65,7 +65,7 @@ test('the baseline creates and never rewrites: no altered or dropped object, no 
   );
 });
 
-test('a database migrated from scratch: every migration once, the platform tenant, a working audit chain and event feed from the first row', async (t) => {
+test('a database migrated by the baseline and the migrations after it: each once, the platform tenant, a working audit chain and event feed from the first row', async (t) => {
   const { sql, drop } = await scratchDatabase();
   t.teardown(drop);
   await shift({ sql, path: MIGRATIONS });

@@ -18,6 +18,7 @@ import { settlementTaskQueue, settlementWorkflowType, type SettlementWorkflow } 
 import { webhookManualRetryTaskQueue, webhookManualRetryWorkflowType, type WebhookManualRetryWorkflow } from '../../workflows/contracts/webhook-manual-retry';
 import { webhookEndpointTaskQueue, webhookEndpointWorkflowType, type WebhookEndpointWorkflow } from '../../workflows/contracts/webhook-endpoint';
 import { withdrawalTaskQueue, withdrawalWorkflowType, type WithdrawalWorkflow } from '../../workflows/contracts/withdrawal';
+import { deskNotificationTaskQueue, deskNotificationWorkflowType, type DeskNotificationWorkflow } from '../../workflows/contracts/desk-notification';
 
 // The compiler's half: every registered workflow has its contract's signature.
 const registered: {
@@ -31,6 +32,7 @@ const registered: {
   webhookManualRetryWorkflow: WebhookManualRetryWorkflow;
   chainWatchWorkflow: ChainWatchWorkflow;
   sandboxTraderWorkflow: SandboxTraderWorkflow;
+  deskNotificationWorkflow: DeskNotificationWorkflow;
 } = workflows;
 
 const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: 'deals-q', WEBHOOK_TASK_QUEUE: 'webhooks-q' });
@@ -47,6 +49,7 @@ test('every contract names a registered workflow and its task queue; the type na
     [webhookManualRetryWorkflowType, webhookManualRetryTaskQueue, 'webhooks-q'],
     [chainWatchWorkflowType, chainWatchTaskQueue, 'deals-q'],
     [sandboxTraderWorkflowType, sandboxTraderTaskQueue, 'deals-q'],
+    [deskNotificationWorkflowType, deskNotificationTaskQueue, 'webhooks-q'],
   ] as const;
   for (const [type, queue, expected] of contracts) {
     t.is(typeof (registered as Record<string, unknown>)[type], 'function', type);
@@ -67,6 +70,7 @@ test('every contract names a registered workflow and its task queue; the type na
       'webhookManualRetryWorkflow',
       'chainWatchWorkflow',
       'sandboxTraderWorkflow',
+      'deskNotificationWorkflow',
     ],
   );
   t.is(chainWatchWorkflowId(config), 'chain-watch:deals-q', 'one watcher per deployment (its deals queue)');

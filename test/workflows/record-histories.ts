@@ -1,11 +1,11 @@
 /**
  * Records the histories that test/workflows/replay.test.ts replays: each workflow of the current
  * code on stub activities, through its paths — the PayIn deal, the PayOut, the appeal, the
- * withdrawal, the endpoint stream and the sandbox trader. Run it after a change to one of them
+ * withdrawal, the endpoint stream, the sandbox trader and the desk hook's delivery. Run it after a change to one of them
  * that is meant to change its commands (and so ships under the rule of docs/operations.md,
  * "Changing workflow code"), then commit the new files:
  *
- *   TEMPORAL_CLI=.tools/bin/temporal node --import tsx test/workflows/record-histories.ts [payin|payout|appeal|withdrawal|endpoint|sandbox-trader]
+ *   TEMPORAL_CLI=.tools/bin/temporal node --import tsx test/workflows/record-histories.ts [payin|payout|appeal|withdrawal|endpoint|sandbox-trader|desk-notification]
  *
  * Each file is `{ workflowId, history }`, the history as the proto message's JSON.
  */
@@ -73,6 +73,7 @@ import {
   type WithdrawalSnapshot,
   type WithdrawalWorkflow,
 } from '../../workflows/contracts/withdrawal';
+import { deskNotificationWorkflowId, deskNotificationWorkflowType, type DeskNotificationWorkflow } from '../../workflows/contracts/desk-notification';
 import { eventually } from '../helpers/poll';
 import { withWorker, workflowEnvironment } from '../helpers/workflow-env';
 
@@ -552,7 +553,33 @@ async function recordEndpoint(env: TestWorkflowEnvironment) {
   });
 }
 
+// ---- The desk hook's delivery ----
+
+/** The hook refuses the first attempt of an event (a retry on the policy's timer), then takes it. */
+const deskAttempts = new Map<string, number>();
+const deskActivities: Partial<Activities> = {
+  deliverDeskEvent: async (eventId: string) => {
+    const n = (deskAttempts.get(eventId) ?? 0) + 1;
+    deskAttempts.set(eventId, n);
+    if (n === 1) throw new Error('the desk hook answered 503');
+    return { status: 200 };
+  },
+};
+
+async function recordDeskNotification(env: TestWorkflowEnvironment) {
+  await withWorker(env, deskActivities, async (taskQueue) => {
+    const handle = await env.client.workflow.start<DeskNotificationWorkflow>(deskNotificationWorkflowType, {
+      workflowId: deskNotificationWorkflowId('1'),
+      taskQueue,
+      args: [{ eventId: '1', maxAttempts: 30, attemptTimeoutMs: 15_000 }],
+    });
+    await handle.result();
+    await save('desk-notification-retried-delivered', handle);
+  });
+}
+
 const recorders: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> = {
+  'desk-notification': recordDeskNotification,
   payin: recordPayins,
   payout: recordPayouts,
   appeal: recordAppeals,

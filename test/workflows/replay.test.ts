@@ -35,6 +35,7 @@ const FAMILIES = [
   { prefix: 'withdrawal-', least: 5, paths: 'auto, approved, refused by the network, a broadcast in flight, the TRON confirmation loop' },
   { prefix: 'endpoint-', least: 2, paths: 'lanes with retries, a parked endpoint, a poisoned event, continue-as-new, the idle close' },
   { prefix: 'sandbox-trader-', least: 3, paths: 'a PayIn played to completion, a PayOut the deal refuses, an appeal decided' },
+  { prefix: 'desk-notification-', least: 1, paths: 'an attempt refused, retried on the policy’s timer, delivered' },
 ] as const;
 
 test('every recorded history belongs to a workflow the replay covers', (t) => {

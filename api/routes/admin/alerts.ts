@@ -2,7 +2,8 @@
 import { defineRoute } from '../../route';
 import { PermissionDenied } from '../../../domain/errors';
 import type { AuditActor } from '../../../domain/audit';
-import { alertParams, alertResponse, alertsQuery, alertsResponse } from '../../schemas/alerts';
+import { alertParams, alertResponse, alertsQuery, alertsResponse, bulkResolveAlertsBody, bulkResolveAlertsResponse } from '../../schemas/alerts';
+import { eachOf } from '../../services/bulk';
 import { acknowledgeAlertByOperator, listAlerts, resolveAlertOperator } from '../../services/alerts';
 
 const tags = ['Operator'];
@@ -62,5 +63,27 @@ export const alertRoutes = [
       audit: { action: 'alert.resolve', objectType: 'alert', by: 'service' },
     },
     ({ params, actor }, deps) => resolveAlertOperator(deps, params.alert_id, actorOf(actor)),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/alerts/bulk-resolve',
+      operationId: 'adminBulkResolveAlerts',
+      auth: 'operator',
+      summary: 'Resolve several alerts by hand: the resolve action once per alert, each audited (alert.resolve)',
+      description:
+        'Each id goes through exactly what POST /alerts/{id}/resolve does (one resolved already is answered as it is, nothing written ' +
+        'again; an unknown id is 404 in its result). One result per id (at most 100); the request is 200.',
+      tags,
+      body: bulkResolveAlertsBody,
+      response: bulkResolveAlertsResponse,
+      audit: { action: 'alert.resolve', objectType: 'alert', by: 'service' },
+    },
+    async ({ body, actor }, deps) => ({
+      results: await eachOf(deps.log, body.alert_ids, async (id) => {
+        await resolveAlertOperator(deps, id, actorOf(actor));
+        return { status: 200, outcome: 'resolved' as const };
+      }),
+    }),
   ),
 ];

@@ -7,8 +7,13 @@ import {
   adminAppealListResponse,
   adminAppealResponse,
   adminListAppealsQuery,
+  appealAssigneesResponse,
+  appealCaseResponse,
   appealParams,
   appealResponse,
+  assignAppealBody,
+  attachFilesBody,
+  attachmentsResponse,
   messageBody,
   messageResponse,
   resolveBody,
@@ -29,8 +34,34 @@ import {
   settleAppeal,
 } from '../../services/appeals';
 import { present } from '../../services/payins';
+import { appealAssignees, appealAttachments, attachFiles, presentCase, setAssignee, takeAppeal } from '../../services/appeal-cases';
+import { PermissionDenied } from '../../../domain/errors';
+import type { AuditActor } from '../../../domain/audit';
+
+const actorOf = (actor: AuditActor | undefined) => {
+  if (!actor) throw new PermissionDenied('operator identity required');
+  return actor;
+};
 
 const tags = ['Operator: appeals'];
+
+/**
+ * The queue's case filters as a selection: "me" is a console account (the operator JWT names none, so no appeal is
+ * its: undefined, an empty answer), overdue is judged at `nowMs`.
+ */
+function appealChoice(
+  operator: ReturnType<typeof operatorOf>,
+  q: { assignee?: string; overdue?: 'true' | 'false'; sort?: 'newest' | 'oldest' },
+  nowMs: number,
+): { assignee?: string; overdueAt?: Date; oldest: boolean } | undefined {
+  const assignee = q.assignee === 'me' ? (operator.via === 'session' ? operator.operatorId : undefined) : q.assignee;
+  if (q.assignee === 'me' && assignee === undefined) return undefined;
+  return {
+    ...(assignee ? { assignee } : {}),
+    ...(q.overdue === 'true' ? { overdueAt: new Date(nowMs) } : {}),
+    oldest: q.sort === 'oldest',
+  };
+}
 
 const MOVE_OPERATION = { review: 'adminReviewAppeal', close: 'adminCloseAppeal', reopen: 'adminReopenAppeal' } as const;
 /** Appeal moves are audited in their step's transaction: the actor rides the command. */
@@ -56,6 +87,38 @@ const move = (kind: 'review' | 'close' | 'reopen', summary: string, description:
     }),
   );
 
+const caseAnswer = (nowMs: number, row: Awaited<ReturnType<typeof setAssignee>>) => ({
+  data: { ...appealView(row), merchant_id: row.merchant_id, ...presentCase(row, nowMs) },
+});
+
+const assignment = (kind: 'assign' | 'unassign' | 'take', summary: string, description: string) =>
+  defineRoute(
+    {
+      method: 'post',
+      path: `/appeals/{appeal_id}/${kind}`,
+      operationId: ASSIGN_OPERATION[kind],
+      auth: 'operator',
+      summary,
+      description,
+      tags,
+      params: appealParams,
+      ...(kind === 'assign' ? { body: assignAppealBody } : {}),
+      response: appealCaseResponse,
+      errors: kind === 'assign' ? [404, 400] : [404],
+      audit: { action: kind === 'unassign' ? 'appeal.unassign' : 'appeal.assign', objectType: 'appeal', by: 'service' as const },
+    },
+    async ({ params, body, identity, actor }, deps) => {
+      const who = actorOf(actor);
+      const row =
+        kind === 'take'
+          ? await takeAppeal(deps, params.appeal_id, operatorOf(identity), who)
+          : await setAssignee(deps, params.appeal_id, kind === 'assign' ? (body as { operator_id: string }).operator_id : null, who);
+      return caseAnswer(deps.now(), row);
+    },
+  );
+
+const ASSIGN_OPERATION = { assign: 'adminAssignAppeal', unassign: 'adminUnassignAppeal', take: 'adminTakeAppeal' } as const;
+
 export const appealRoutes = [
   defineRoute(
     {
@@ -63,18 +126,35 @@ export const appealRoutes = [
       path: '/appeals',
       operationId: 'adminListAppeals',
       auth: 'operator',
-      summary: 'The appeal queue, newest first; filters status and merchant_id',
-      description: 'page_size default 20, clamped to 100; keyset page_token.',
+      summary: 'The appeal queue, newest (or oldest) first; filters status, merchant_id, assignee (me, none, an account) and overdue',
+      description:
+        'page_size default 20, clamped to 100; keyset page_token (valid with the same filters and sort). Each appeal carries its ' +
+        'case: respond_by, overdue, assignee_id.',
       tags,
       query: adminListAppealsQuery,
       response: adminAppealListResponse,
     },
-    async ({ query }, deps) => {
-      const tokenScope = `admin-appeals:${query.merchant_id?.prefix ?? '*'}:${query.appeal_id?.prefix ?? '*'}`;
-      const page = await listAppealPage(deps, { merchantIn: query.merchant_id, idIn: query.appeal_id, tokenScope }, query);
+    async ({ query, identity }, deps) => {
+      const chosen = appealChoice(operatorOf(identity), query, deps.now());
+      if (!chosen) return { data: [], next_page_token: '' };
+      const tokenScope = [
+        'admin-appeals',
+        query.merchant_id?.prefix ?? '*',
+        query.appeal_id?.prefix ?? '*',
+        chosen.assignee ?? '*',
+        String(chosen.overdueAt !== undefined),
+        chosen.oldest ? 'oldest' : 'newest',
+      ].join(':');
+      const page = await listAppealPage(deps, { merchantIn: query.merchant_id, idIn: query.appeal_id, ...chosen, tokenScope }, query);
       const names = await appealMerchantNames(deps, page.rows);
+      const now = deps.now();
       return {
-        data: page.rows.map((r) => ({ ...appealView(r), merchant_id: r.merchant_id, merchant_name: names.get(r.merchant_id) ?? '' })),
+        data: page.rows.map((r) => ({
+          ...appealView(r),
+          merchant_id: r.merchant_id,
+          merchant_name: names.get(r.merchant_id) ?? '',
+          ...presentCase(r, now),
+        })),
         next_page_token: page.next_page_token,
       };
     },
@@ -85,16 +165,17 @@ export const appealRoutes = [
       path: '/appeals/export',
       operationId: 'adminExportAppeals',
       auth: 'operator',
-      summary: "CSV of every appeal the queue's filters select, newest first; the file is named for the filters",
+      summary: "CSV of every appeal the queue's filters select, in the queue's order; the file is named for the filters",
       description:
-        'The filters of GET /appeals (status, merchant_id and appeal_id or their starts), no paging, streamed in constant memory. ' +
-        'Columns: appeal_id, status, outcome, deal_id, merchant_id, merchant_name, reason, deal_status_at_open, resolution_note, ' +
-        'created_at, updated_at, resolved_at. RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.',
+        'The filters and sort of GET /appeals (status, merchant_id and appeal_id or their starts, assignee, overdue, sort), no ' +
+        'paging, streamed in constant memory. Columns: appeal_id, status, outcome, deal_id, merchant_id, merchant_name, reason, ' +
+        'deal_status_at_open, resolution_note, created_at, updated_at, resolved_at. RFC 4180; a cell starting with =, +, -, @, ' +
+        'tab or CR is prefixed with a single quote.',
       tags,
       query: adminAppealFilters,
       responseContentType: 'text/csv',
     },
-    async ({ query }, deps, ctx) => sendCsv(ctx, await exportOperatorAppeals(deps, query)),
+    async ({ query, identity }, deps, ctx) => sendCsv(ctx, await exportOperatorAppeals(deps, query, appealChoice(operatorOf(identity), query, deps.now()))),
   ),
   defineRoute(
     {
@@ -116,6 +197,8 @@ export const appealRoutes = [
           ...appealView(v.appeal),
           merchant_id: v.appeal.merchant_id,
           merchant_name: names.get(v.appeal.merchant_id) ?? '',
+          ...presentCase(v.appeal, deps.now()),
+          attachments: await appealAttachments(deps, v.appeal.id),
           outcome: v.appeal.outcome ?? '',
           deal_status_at_open: v.appeal.deal_status_at_open,
           settlement_deal_id: v.settlementDealId,
@@ -185,6 +268,51 @@ export const appealRoutes = [
       const r = await resolveAppealByOperator(deps, params.appeal_id, body.outcome, body.note ?? '', operatorOf(identity).operatorId, actor);
       return { deal: present(deps, r.deal), data: appealView(r.appeal) };
     },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/appeal-assignees',
+      operationId: 'adminListAppealAssignees',
+      auth: 'operator',
+      summary: 'Who an appeal may be assigned to: enabled console accounts whose role may resolve appeals, by email',
+      tags,
+      response: appealAssigneesResponse,
+    },
+    async (_input, deps) => ({ data: await appealAssignees(deps) }),
+  ),
+  assignment(
+    'assign',
+    'Assign the appeal to an operator account (it appears in that account’s "mine" queue)',
+    'The account must be enabled and of a role that may resolve appeals (arbiter, admin), else 400. Assigning the present ' +
+      'assignee again changes nothing. Audited (appeal.assign, before/after). The appeal’s status does not move.',
+  ),
+  assignment('unassign', 'Leave the appeal to nobody (back to the unassigned queue)', 'Audited (appeal.unassign); nobody assigned already changes nothing.'),
+  assignment(
+    'take',
+    'Take the appeal: the signed-in console account becomes its assignee',
+    'A console session only: the operator JWT names no account (403; assign the appeal to an account instead). Audited (appeal.assign).',
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/appeals/{appeal_id}/attachments',
+      operationId: 'adminAttachAppealFiles',
+      auth: 'operator',
+      summary: 'Attach operator uploads to the appeal as the case’s papers (operators only)',
+      description:
+        'file_ids are files uploaded with POST /api/v1/p2p/admin/files (another id is 400 naming it). The merchant does not ' +
+        'see them (an operator’s file reaches the merchant only attached to a message). A file attached already stays as it ' +
+        'was. Audited (appeal.attach). Answers every attachment of the appeal.',
+      tags,
+      params: appealParams,
+      body: attachFilesBody,
+      status: 201,
+      response: attachmentsResponse,
+      errors: [404],
+      audit: { action: 'appeal.attach', objectType: 'appeal', by: 'service' },
+    },
+    async ({ params, body, actor }, deps) => ({ data: await attachFiles(deps, params.appeal_id, body, actorOf(actor)) }),
   ),
 ];
 

@@ -12,6 +12,16 @@ import {
   operatorListResponse,
   operatorParams,
   operatorResponse,
+  acceptInvitationBody,
+  invitationCheckResponse,
+  invitationParams,
+  invitationResponse,
+  invitationsResponse,
+  invitationTokenBody,
+  inviteOperatorBody,
+  inviteResponse,
+  ownPasswordBody,
+  ownPasswordResponse,
   queuesResponse,
   sessionResponse,
   signInBody,
@@ -21,7 +31,9 @@ import {
 } from '../../schemas/console';
 import { exportAudit, listAuditPage } from '../../services/audit';
 import { consoleQueues } from '../../services/queues';
+import { acceptInvitation, checkInvitation, inviteOperator, listInvitations, revokeOperatorInvitation } from '../../services/operator-invitations';
 import {
+  changeOwnPassword,
   createOperatorAccount,
   currentSession,
   enrollTotp,
@@ -120,6 +132,110 @@ export const consoleRoutes = [
   ),
   defineRoute(
     {
+      method: 'post',
+      path: '/session/password',
+      operationId: 'adminChangeOwnPassword',
+      auth: 'operator',
+      summary: 'Change the signed-in account’s own password: { new_password, confirm_password | confirm_code }',
+      description:
+        'confirm_password is the present password, or confirm_code a current code of the account’s authenticator. A wrong one ' +
+        'is 400 naming the field, audited (operator.confirm_failed) and counted as a failed sign-in (the same limits, 429 ' +
+        'beyond). The account’s other sessions end; this one stays. Audited (operator.password_change). Console sessions only.',
+      tags,
+      body: ownPasswordBody,
+      response: ownPasswordResponse,
+      audit: { action: 'operator.password_change', objectType: 'operator', by: 'service' },
+    },
+    async ({ identity, actor, body }, deps, ctx) => {
+      const operator = operatorOf(identity);
+      if (operator.via !== 'session') throw new PermissionDenied('a password belongs to a console account; the operator JWT has none');
+      return changeOwnPassword(deps, ctx, operator, body, actorOf(actor));
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/operators/invitations',
+      operationId: 'adminInviteOperator',
+      auth: 'operator',
+      summary: 'Invite an operator by e-mail link: the invitee sets a password, then must set up an authenticator',
+      description:
+        'Answers the invitation and its link (shown this once; there is no SMTP: the e-mail is appended to the development ' +
+        'mailbox OPERATOR_MAILBOX_FILE). The link works once, for OPERATOR_INVITE_TTL_SECONDS; a new invitation of the same email ' +
+        'withdraws the earlier one. 409 when an account has the email. Audited (operator.invite; never the link).',
+      tags,
+      body: inviteOperatorBody,
+      status: 201,
+      response: inviteResponse,
+      errors: [409],
+      audit: { action: 'operator.invite', objectType: 'operator_invitation', by: 'service' },
+    },
+    ({ body, actor }, deps) => inviteOperator(deps, body, actorOf(actor)),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/operators/invitations',
+      operationId: 'adminListInvitations',
+      auth: 'operator',
+      summary: 'Invitations neither accepted nor withdrawn (expired ones marked), newest first',
+      tags,
+      response: invitationsResponse,
+    },
+    async (_input, deps) => ({ data: await listInvitations(deps) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/operators/invitations/{invitation_id}/revoke',
+      operationId: 'adminRevokeInvitation',
+      auth: 'operator',
+      summary: 'Withdraw an invitation: its link stops working',
+      description: 'An accepted invitation is 400 (disable the account instead); a withdrawn one is answered as it is. Audited (operator.invite_revoke).',
+      tags,
+      params: invitationParams,
+      response: invitationResponse,
+      errors: [404],
+      audit: { action: 'operator.invite_revoke', objectType: 'operator_invitation', by: 'service' },
+    },
+    async ({ params, actor }, deps) => ({ invitation: await revokeOperatorInvitation(deps, params.invitation_id, actorOf(actor)) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/invitation/check',
+      operationId: 'adminCheckInvitation',
+      auth: 'public',
+      summary: 'What an invitation link invites to (email, role, until when), before the invitee chooses a password',
+      description: 'An unknown token is 404; a link used, withdrawn or expired is 400 saying which.',
+      tags,
+      body: invitationTokenBody,
+      response: invitationCheckResponse,
+      errors: [404],
+    },
+    ({ body }, deps) => checkInvitation(deps, body.token),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/invitation/accept',
+      operationId: 'adminAcceptInvitation',
+      auth: 'public',
+      summary: 'Accept an invitation: the account is created with the chosen password and signed in (the session cookie, as sign-in)',
+      description:
+        'Once per link, before it expires (a second acceptance, concurrent or later, is 400: used already). The new account must set ' +
+        'up an authenticator before anything else: until POST /session/totp has set one, every other operator route answers 403. ' +
+        'Audited (operator.invite_accept).',
+      tags,
+      body: acceptInvitationBody,
+      status: 201,
+      response: sessionResponse,
+      errors: [404, 409],
+    },
+    ({ body }, deps, ctx) => acceptInvitation(deps, ctx, body),
+  ),
+  defineRoute(
+    {
       method: 'get',
       path: '/operators',
       operationId: 'adminListOperators',
@@ -212,10 +328,14 @@ export const consoleRoutes = [
       path: '/queues',
       operationId: 'adminGetQueues',
       auth: 'operator',
-      summary: "The console's home: how many wait and for how long — appeals for an arbiter, withdrawals for approval, open alerts, stuck deals",
+      summary:
+        "The console's home: how many wait and for how long — appeals for an arbiter (those past their deadline, those assigned to you), withdrawals for approval, open alerts, stuck deals",
       tags,
       response: queuesResponse,
     },
-    (_input, deps) => consoleQueues(deps),
+    ({ identity }, deps) => {
+      const operator = operatorOf(identity);
+      return consoleQueues(deps, operator.via === 'session' ? operator.operatorId : undefined);
+    },
   ),
 ];

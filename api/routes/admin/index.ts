@@ -7,6 +7,7 @@ import { dealP2pRoutes, dealRoutes } from './deals';
 import { depositRoutes } from './deposits';
 import { fileRoutes } from './files';
 import { merchantP2pRoutes, merchantRoutes } from './merchants';
+import { notificationRoutes } from './notifications';
 import { rateRoutes } from './rates';
 import { searchRoutes } from './search';
 import { traderRoutes } from './traders';
@@ -15,6 +16,7 @@ import { withdrawalRoutes } from './withdrawals';
 export const adminGroup = routeGroup('/api/v1/p2p/admin', [
   ...consoleRoutes,
   ...searchRoutes,
+  ...notificationRoutes,
   ...merchantRoutes,
   ...depositRoutes,
   ...rateRoutes,

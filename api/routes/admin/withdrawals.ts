@@ -2,6 +2,10 @@
 import { operatorOf } from '../../auth/authenticate';
 import { defineRoute, Reply, sendCsv } from '../../route';
 import {
+  bulkApproveBody,
+  bulkApproveResponse,
+  bulkCancelBody,
+  bulkCancelResponse,
   cancelWithdrawalBody,
   operatorWithdrawalFilters,
   operatorWithdrawalListQuery,
@@ -10,6 +14,7 @@ import {
   withdrawalParams,
 } from '../../schemas/withdrawals';
 import { approveWithdrawal, cancelWithdrawal, exportOperatorWithdrawals, listOperatorWithdrawals, operatorWithdrawalView } from '../../services/withdrawals';
+import { eachOf } from '../../services/bulk';
 
 const tags = ['Operator: withdrawals'];
 
@@ -94,5 +99,49 @@ export const withdrawalRoutes = [
     },
     async ({ params, body, identity, actor }, deps) =>
       operatorWithdrawalView(deps, await cancelWithdrawal(deps, params.withdrawal_id, body?.reason ?? '', operatorOf(identity).operatorId, actor)),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/withdrawals/bulk-approve',
+      operationId: 'adminBulkApproveWithdrawals',
+      auth: 'operator',
+      summary: 'Approve several withdrawals: the approve action once per withdrawal, each with its own answer and audit row',
+      description:
+        'Each id goes through exactly what POST /withdrawals/{id}/approve does, as the same operator: the four-eyes rule holds per ' +
+        'withdrawal, so above the amount this records only this operator’s approval (approval_recorded, 202) and a second console ' +
+        'account must approve it too; the same account again is 409, the operator JWT 403, any other status 400. One result per ' +
+        'id (at most 100); the request is 200 whatever each answered.',
+      tags,
+      body: bulkApproveBody,
+      response: bulkApproveResponse,
+      audit: { action: 'withdrawal.approve', objectType: 'withdrawal', by: 'service' },
+    },
+    async ({ body, identity, actor }, deps) => ({
+      results: await eachOf(deps.log, body.withdrawal_ids, async (id) => {
+        const { released } = await approveWithdrawal(deps, id, operatorOf(identity).operatorId, actor);
+        return released ? { status: 200, outcome: 'released' as const } : { status: 202, outcome: 'approval_recorded' as const };
+      }),
+    }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/withdrawals/bulk-cancel',
+      operationId: 'adminBulkCancelWithdrawals',
+      auth: 'operator',
+      summary: 'Cancel several PENDING_MANUAL withdrawals (one reason for all): the cancel action once per withdrawal, each audited',
+      description: 'Each id goes through exactly what POST /withdrawals/{id}/cancel does. One result per id (at most 100); the request is 200.',
+      tags,
+      body: bulkCancelBody,
+      response: bulkCancelResponse,
+      audit: { action: 'withdrawal.cancel', objectType: 'withdrawal', by: 'service' },
+    },
+    async ({ body, identity, actor }, deps) => ({
+      results: await eachOf(deps.log, body.withdrawal_ids, async (id) => {
+        await cancelWithdrawal(deps, id, body.reason ?? '', operatorOf(identity).operatorId, actor);
+        return { status: 200, outcome: 'cancelled' as const };
+      }),
+    }),
   ),
 ];

@@ -6,20 +6,48 @@ import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
 import { ExportCsv, IdLink, Named } from '../names';
 import { APPEAL_STATUSES, type AppealStatus } from '../../../domain/state/appeals';
 import { Link } from '../router';
+import type { paths } from '@merchant-gateway/sdk/openapi';
 import { useCan } from '../session';
 import { Action, Confirm, ErrorText, Field, Loading, StatusAfter, Submit, when } from '../ui';
 import { Money, MoneyInput, useFormatMoney, useToMinor } from '../money';
 import { Text } from '../text';
+import { CaseSection } from './AppealCase';
+
+type AppealQuery = NonNullable<paths['/api/v1/p2p/admin/appeals']['get']['parameters']['query']>;
+/** The appeals that still wait for an answer: their deadline runs. */
+const WAITING = ['OPEN', 'IN_REVIEW', 'REOPENED'];
+/** The desk's queues of appeals (the `queue` of the URL): what each asks the API for. */
+const QUEUES: Record<'newest' | 'oldest' | 'mine' | 'unassigned' | 'overdue', { label: string; query: AppealQuery }> = {
+  newest: { label: 'All, newest first', query: {} },
+  oldest: { label: 'Waiting, oldest first', query: { sort: 'oldest', status: WAITING } },
+  mine: { label: 'Assigned to me, oldest first', query: { sort: 'oldest', assignee: 'me', status: WAITING } },
+  unassigned: { label: 'Nobody’s, oldest first', query: { sort: 'oldest', assignee: 'none', status: WAITING } },
+  overdue: { label: 'Past their deadline, oldest first', query: { sort: 'oldest', overdue: 'true' } },
+};
+type QueueName = keyof typeof QUEUES;
+const isQueue = (v: string | null): v is QueueName => v !== null && v in QUEUES;
 
 const FILTERS: FilterSpec[] = [
+  {
+    key: 'queue',
+    label: 'Queue',
+    kind: 'select',
+    options: ['oldest', 'mine', 'unassigned', 'overdue'],
+    anyLabel: QUEUES.newest.label,
+    optionLabel: (v) => (isQueue(v) ? QUEUES[v].label : v),
+  },
   { key: 'status', label: 'Status', kind: 'select', options: APPEAL_STATUSES },
   { key: 'merchant_id', label: 'Merchant id', kind: 'text', placeholder: 'whole or first 8 characters' },
 ];
 
 export function Appeals() {
   const filters = useUrlFilters();
+  const wanted = filters.get('queue');
+  const queue: QueueName = isQueue(wanted) ? wanted : 'newest';
   const status = filters.get('status') as AppealStatus | '';
-  const query = { ...(status ? { status: [status] } : {}), merchant_id: filters.get('merchant_id') || undefined };
+  // A status chosen narrows the queue's own (a waiting queue asks for the waiting statuses).
+  const query: AppealQuery = { ...QUEUES[queue].query, ...(status ? { status: [status] } : {}), merchant_id: filters.get('merchant_id') || undefined };
+  const assignees = useAssignees();
   const appeals = usePagedList(['appeals', query], (page_token) =>
     unwrap(api.GET('/api/v1/p2p/admin/appeals', { params: { query: { page_size: 25, page_token, ...query } } })),
   );
@@ -33,11 +61,11 @@ export function Appeals() {
       <PagedTable
         paged={appeals}
         what="appeals"
-        caption="Appeals, newest first"
-        columns={['Appeal', 'Status', 'Reason', 'Merchant', 'Updated']}
+        caption={`Appeals: ${QUEUES[queue].label}`}
+        columns={['Appeal', 'Status', 'Reason', 'Merchant', 'Respond by', 'Assignee', 'Updated']}
         rowKey={(a) => a.appeal_id}
         row={(a) => (
-          <tr>
+          <tr data-appeal={a.appeal_id}>
             <td>
               <IdLink kind="appeal" id={a.appeal_id} />
             </td>
@@ -50,6 +78,10 @@ export function Appeals() {
             <td>
               <Named kind="merchant" id={a.merchant_id} name={a.merchant_name} />
             </td>
+            <td>
+              {when(a.respond_by)} {a.overdue && <span className="badge danger">overdue</span>}
+            </td>
+            <td>{a.assignee_id ? <Text value={assignees.get(a.assignee_id) ?? a.assignee_id.slice(0, 8)} title={a.assignee_id} /> : '—'}</td>
             <td>{when(a.updated_at)}</td>
           </tr>
         )}
@@ -59,11 +91,19 @@ export function Appeals() {
   );
 }
 
+/** The accounts an appeal may be assigned to: id → email. */
+function useAssignees(): Map<string, string> {
+  const list = useQuery({ queryKey: ['appeal-assignees'], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/appeal-assignees')), staleTime: 60_000 });
+  return new Map((list.data?.data ?? []).map((o) => [o.operator_id, o.email]));
+}
+
 export function AppealDetail({ id }: { id: string }) {
   const can = useCan();
   const appeal = useQuery({
     queryKey: ['appeal', id],
     queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/appeals/{appeal_id}', { params: { path: { appeal_id: id } } })),
+    // The merchant may write meanwhile: the conversation is read again while the page is open.
+    refetchInterval: 10_000,
   });
   if (appeal.isPending) return <Loading what="the appeal" />;
   if (appeal.error)
@@ -124,6 +164,8 @@ export function AppealDetail({ id }: { id: string }) {
           </>
         )}
       </dl>
+
+      <CaseSection appeal={a} />
 
       <section aria-labelledby="deal-h">
         <h2 id="deal-h">The deal</h2>

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, int64, unwrap, type Schemas } from '../api';
 import { FilterForm, PagedTable, TextFilter, usePagedList } from '../list';
 import { IdLink, Named } from '../names';
-import { Link } from '../router';
+import { Link, navigate } from '../router';
 import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, Submit, when } from '../ui';
 import { formatMinor, LIMITS, Money, MoneyInput, parseMajor, useExponent } from '../money';
@@ -18,6 +18,7 @@ export function Merchants() {
   return (
     <>
       <h1>Merchants</h1>
+      <CreateMerchant />
       <FilterForm label="Search merchants" submit="Search" onApply={() => setApplied(search.trim())}>
         <TextFilter label="Name, email or id" value={search} onChange={(e) => setSearch(e.target.value)} />
       </FilterForm>
@@ -50,6 +51,56 @@ export function Merchants() {
         empty="No merchants."
       />
     </>
+  );
+}
+
+/** A new merchant (admin): name, email, webhook URL, sandbox or live; its page opens, where its keys are issued. */
+function CreateMerchant() {
+  const can = useCan();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [webhook, setWebhook] = useState('');
+  const [sandbox, setSandbox] = useState(false);
+  const create = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/p2p/admin/merchants', {
+          body: { name: name.trim(), email: email.trim(), ...(webhook.trim() ? { webhook_url: webhook.trim() } : {}), sandbox },
+        }),
+      ),
+    onSuccess: async (answer) => {
+      await queryClient.invalidateQueries({ queryKey: ['merchants'] });
+      navigate(`/merchants/${answer.merchant.id}`);
+    },
+  });
+  if (!can('adminCreateMerchant')) return null;
+  return (
+    <details className="create">
+      <summary>Create a merchant</summary>
+      <form
+        aria-label="Create a merchant"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <Field label="Name">
+          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        </Field>
+        <Field label="Email">
+          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Field label="Webhook URL" hint="Optional; the merchant can set it later.">
+          <input type="url" value={webhook} onChange={(e) => setWebhook(e.target.value)} />
+        </Field>
+        <label className="check">
+          <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.target.checked)} /> Sandbox merchant (play money, the sandbox trader)
+        </label>
+        <p className="muted">The merchant is created with its USDT wallet; its page opens next, where you issue its API keys.</p>
+        <Submit label="Create merchant" mutation={create} done="Created" />
+      </form>
+    </details>
   );
 }
 

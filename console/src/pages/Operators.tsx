@@ -1,4 +1,4 @@
-/** Operator accounts (admin): list, create, change role, disable/enable, new password, remove TOTP. */
+/** Operator accounts (admin): invitations, list with the last sign-in, create, change role, disable/enable, new password, remove TOTP. */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
@@ -20,12 +20,19 @@ export function Operators() {
         Disabling an account, changing its role, setting a new password or removing its authenticator ends its sessions at once (removing an authenticator asks
         for your own password). No one can disable or demote themselves.
       </p>
+      <h2>Invite an operator</h2>
+      <InviteOperator />
+      <Invitations />
+      <h2>Or create an account with a password</h2>
+      <p className="muted">
+        For an account you hand over yourself: its password is yours to pass on, and it signs in without an authenticator until it sets one up.
+      </p>
       <CreateOperator />
       <Loaded query={list} what="operators">
         {(operators) => (
           <DataTable
             caption="Operator accounts, oldest first"
-            columns={['Email', 'Role', 'Authenticator', 'Status', 'Created', 'Actions']}
+            columns={['Email', 'Role', 'Authenticator', 'Status', 'Last sign-in', 'Created', 'Actions']}
             rows={operators.data}
             rowKey={(o) => o.operator_id}
             row={(o) => <OperatorRow o={o} />}
@@ -45,6 +52,98 @@ function RoleSelect({ role, onChange }: { role: Role; onChange: (role: Role) => 
         </option>
       ))}
     </select>
+  );
+}
+
+/**
+ * An invitation by e-mail link: the link is shown here once (no e-mail is sent from this
+ * gateway: pass it on; development writes it to the mailbox file too). The invitee chooses a
+ * password and must set up an authenticator before anything else.
+ */
+function InviteOperator() {
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('support');
+  const invite = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/p2p/admin/operators/invitations', { body: { email, role } })),
+    onSuccess: async () => {
+      setEmail('');
+      await queryClient.invalidateQueries({ queryKey: ['invitations'] });
+    },
+  });
+  return (
+    <>
+      <form
+        className="filters"
+        aria-label="Invite an operator"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          invite.mutate();
+        }}
+      >
+        <Field label="Invite by email">
+          <input type="email" autoComplete="off" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Field label="Role of the invitee">
+          <RoleSelect role={role} onChange={setRole} />
+        </Field>
+        <Submit label="Invite" mutation={invite} done={`Invited ${plainText(invite.data?.invitation.email)}`} />
+      </form>
+      {invite.data && (
+        <div className="invite-link" role="status">
+          <p>
+            Give this link to <Text value={invite.data.invitation.email} /> over a safe channel (it works once, until {when(invite.data.invitation.expires_at)},
+            and is not shown again):
+          </p>
+          <p className="mono" data-testid="invite-url">
+            {invite.data.invite_url}
+          </p>
+          <button type="button" onClick={() => void navigator.clipboard?.writeText(invite.data!.invite_url)}>
+            Copy the link
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Invitations() {
+  const list = useQuery({ queryKey: ['invitations'], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/operators/invitations')) });
+  return (
+    <Loaded query={list} what="invitations">
+      {(invitations) =>
+        invitations.data.length > 0 && (
+          <DataTable
+            caption="Invitations not yet accepted"
+            columns={['Invited', 'Role', 'Sent', 'Link works until', 'Actions']}
+            rows={invitations.data}
+            rowKey={(i) => i.invitation_id}
+            row={(i) => (
+              <tr data-invitation={i.email}>
+                <td>
+                  <Text value={i.email} />
+                </td>
+                <td>{i.role}</td>
+                <td>{when(i.created_at)}</td>
+                <td>{i.expired ? <span className="badge danger">expired</span> : when(i.expires_at)}</td>
+                <td>
+                  <Action
+                    op="adminRevokeInvitation"
+                    label="Withdraw"
+                    confirm={{ title: `Withdraw the invitation of ${plainText(i.email)}?`, text: 'Its link stops working.', label: 'Withdraw' }}
+                    run={() =>
+                      unwrap(
+                        api.POST('/api/v1/p2p/admin/operators/invitations/{invitation_id}/revoke', { params: { path: { invitation_id: i.invitation_id } } }),
+                      )
+                    }
+                  />
+                </td>
+              </tr>
+            )}
+          />
+        )
+      }
+    </Loaded>
   );
 }
 
@@ -114,8 +213,9 @@ function OperatorRow({ o }: { o: Operator }) {
           />
         </div>
       </td>
-      <td>{o.totp_enrolled ? 'enrolled' : 'none'}</td>
+      <td>{o.totp_enrolled ? 'enrolled' : o.totp_required ? 'none yet (required)' : 'none'}</td>
       <td>{o.disabled ? `disabled ${when(o.disabled_at)}` : 'active'}</td>
+      <td data-testid="last-sign-in">{o.last_sign_in_at ? `${when(o.last_sign_in_at)} from ${o.last_sign_in_address || 'an unknown address'}` : 'never'}</td>
       <td>{when(o.created_at)}</td>
       <td>
         <div className="deal-actions">

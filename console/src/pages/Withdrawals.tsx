@@ -6,7 +6,9 @@ import { ExportCsv, IdLink, Named } from '../names';
 import { Link } from '../router';
 import { approverAccountId, WITHDRAWAL_STATUSES, WITHDRAWAL_TRANSITIONS, type WithdrawalStatus } from '../../../domain/state/withdrawals';
 import { Text } from '../text';
-import { useSession } from '../session';
+import { useCan, useSession } from '../session';
+import { BulkResults, SelectBox, useSelection, type BulkResult } from '../bulk';
+import { POLL_MS } from '../notifications';
 import { Action, Field, money, StatusAfter, when } from '../ui';
 
 const FILTERS: FilterSpec[] = [
@@ -31,9 +33,14 @@ export function Withdrawals() {
     merchant_id: filters.get('merchant_id') || undefined,
     ...(withdrawalId ? { withdrawal_id: withdrawalId } : {}),
   };
-  const withdrawals = usePagedList(['withdrawals', query], (page_token) =>
-    unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...query } } })),
+  const withdrawals = usePagedList(
+    ['withdrawals', query],
+    (page_token) => unwrap(api.GET('/api/v1/p2p/admin/withdrawals', { params: { query: { page_size: 25, page_token, ...query } } })),
+    // Other operators approve meanwhile: the approvals shown are read again.
+    { refetchInterval: POLL_MS },
   );
+  const waiting = (withdrawals.list.data?.data ?? []).filter((w) => w.status === 'PENDING_MANUAL').map((w) => w.withdrawal_id);
+  const selection = useSelection(waiting);
   return (
     <>
       <h1>Withdrawals</h1>
@@ -50,13 +57,14 @@ export function Withdrawals() {
         )}
         <ExportCsv op="adminExportWithdrawals" path="/withdrawals/export" query={query} />
       </div>
+      <BulkBar selection={selection} />
       <PagedTable
         paged={withdrawals}
         what="withdrawals"
         caption="Withdrawals, newest first"
-        columns={['Withdrawal', 'Merchant', 'Amount (USDT)', 'Address', 'Status', 'Approvals', 'Created', 'Actions']}
+        columns={['Select', 'Withdrawal', 'Merchant', 'Amount (USDT)', 'Address', 'Status', 'Approvals', 'Created', 'Actions']}
         rowKey={(w) => w.withdrawal_id}
-        row={(w) => <WithdrawalRow w={w} />}
+        row={(w) => <WithdrawalRow w={w} selection={selection} />}
         empty="No withdrawals."
       />
     </>
@@ -74,7 +82,67 @@ function Person({ who, name }: { who: string; name: string }) {
   return account && name !== who ? <Named kind="operator" id={account} name={name} /> : <Text value={name} />;
 }
 
-function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
+/** Approve or cancel the selected withdrawals: the single action once each (four-eyes per withdrawal), each answer listed. */
+function BulkBar({ selection }: { selection: ReturnType<typeof useSelection> }) {
+  const [results, setResults] = useState<BulkResult[] | undefined>();
+  const [reason, setReason] = useState('');
+  const can = useCan();
+  if (!can('adminBulkApproveWithdrawals') && !can('adminBulkCancelWithdrawals')) return null;
+  const n = selection.ids.length;
+  const done = (answer: { results: BulkResult[] }) => {
+    setResults(answer.results);
+    selection.clear();
+  };
+  return (
+    <section className="bulk" aria-label="Selected withdrawals">
+      <p>
+        <strong data-testid="selected-count">{n}</strong> selected{' '}
+        <button type="button" onClick={() => selection.setAll(true)}>
+          Select all waiting on this page
+        </button>{' '}
+        <button type="button" onClick={() => selection.setAll(false)} disabled={n === 0}>
+          Clear
+        </button>
+      </p>
+      <div className="actions">
+        <Action
+          op="adminBulkApproveWithdrawals"
+          label="Approve selected"
+          className="primary"
+          disabled={n === 0}
+          confirm={{
+            title: `Approve ${n} withdrawal${n === 1 ? '' : 's'}?`,
+            text: 'Each gets your approval, as if you approved it alone. One above the four-eyes amount records only your approval and waits for a second operator; the others are sent on chain. One you approved already is refused, and so is one no longer waiting.',
+            label: 'Approve each',
+          }}
+          run={() => unwrap(api.POST('/api/v1/p2p/admin/withdrawals/bulk-approve', { body: { withdrawal_ids: selection.ids } }))}
+          onDone={done}
+        />
+        <Field label="Cancel reason (for all selected)">
+          <input value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} />
+        </Field>
+        <Action
+          op="adminBulkCancelWithdrawals"
+          label="Cancel selected"
+          disabled={n === 0}
+          confirm={{
+            title: `Cancel ${n} withdrawal${n === 1 ? '' : 's'}?`,
+            text: 'Each is cancelled and its amount returns to its merchant’s balance. One approved meanwhile is refused.',
+            label: 'Cancel each',
+          }}
+          run={() => unwrap(api.POST('/api/v1/p2p/admin/withdrawals/bulk-cancel', { body: { withdrawal_ids: selection.ids, ...(reason ? { reason } : {}) } }))}
+          onDone={done}
+        />
+      </div>
+      <BulkResults
+        results={results}
+        names={{ released: 'approved and sent', approval_recorded: 'approved, awaiting a second approval', cancelled: 'cancelled' }}
+      />
+    </section>
+  );
+}
+
+function WithdrawalRow({ w, selection }: { w: Schemas['OperatorWithdrawal']; selection: ReturnType<typeof useSelection> }) {
   const session = useSession().data!;
   const me = `operator_account:${session.operator.operator_id}`;
   const approvals = w.approvals ?? [];
@@ -86,6 +154,15 @@ function WithdrawalRow({ w }: { w: Schemas['OperatorWithdrawal'] }) {
   const [reason, setReason] = useState('');
   return (
     <tr data-withdrawal={w.withdrawal_id}>
+      <td>
+        {w.status === 'PENDING_MANUAL' && (
+          <SelectBox
+            label={`Select withdrawal ${w.withdrawal_id.slice(0, 8)} of ${w.merchant_name}`}
+            checked={selection.has(w.withdrawal_id)}
+            onChange={() => selection.toggle(w.withdrawal_id)}
+          />
+        )}
+      </td>
       <td>
         <IdLink kind="withdrawal" id={w.withdrawal_id} />
       </td>

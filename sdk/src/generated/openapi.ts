@@ -49,6 +49,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/admin/session/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the signed-in account’s own password: { new_password, confirm_password | confirm_code }
+         * @description confirm_password is the present password, or confirm_code a current code of the account’s authenticator. A wrong one is 400 naming the field, audited (operator.confirm_failed) and counted as a failed sign-in (the same limits, 429 beyond). The account’s other sessions end; this one stays. Audited (operator.password_change). Console sessions only.
+         */
+        post: operations["adminChangeOwnPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/operators/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Invitations neither accepted nor withdrawn (expired ones marked), newest first */
+        get: operations["adminListInvitations"];
+        put?: never;
+        /**
+         * Invite an operator by e-mail link: the invitee sets a password, then must set up an authenticator
+         * @description Answers the invitation and its link (shown this once; there is no SMTP: the e-mail is appended to the development mailbox OPERATOR_MAILBOX_FILE). The link works once, for OPERATOR_INVITE_TTL_SECONDS; a new invitation of the same email withdraws the earlier one. 409 when an account has the email. Audited (operator.invite; never the link).
+         */
+        post: operations["adminInviteOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/operators/invitations/{invitation_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an invitation: its link stops working
+         * @description An accepted invitation is 400 (disable the account instead); a withdrawn one is answered as it is. Audited (operator.invite_revoke).
+         */
+        post: operations["adminRevokeInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/invitation/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invitation link invites to (email, role, until when), before the invitee chooses a password
+         * @description An unknown token is 404; a link used, withdrawn or expired is 400 saying which.
+         */
+        post: operations["adminCheckInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/invitation/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: the account is created with the chosen password and signed in (the session cookie, as sign-in)
+         * @description Once per link, before it expires (a second acceptance, concurrent or later, is 400: used already). The new account must set up an authenticator before anything else: until POST /session/totp has set one, every other operator route answers 403. Audited (operator.invite_accept).
+         */
+        post: operations["adminAcceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/admin/operators": {
         parameters: {
             query?: never;
@@ -137,7 +238,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The console's home: how many wait and for how long — appeals for an arbiter, withdrawals for approval, open alerts, stuck deals */
+        /** The console's home: how many wait and for how long — appeals for an arbiter (those past their deadline, those assigned to you), withdrawals for approval, open alerts, stuck deals */
         get: operations["adminGetQueues"];
         put?: never;
         post?: never;
@@ -159,6 +260,26 @@ export interface paths {
          * @description q is read as every term it can be: the start of an id (at least 4 hex digits; the console shows 8), four digits as the end of a card or phone number (the trader's requisite, a PayOut's recipient, the card the payer named; *1234 too), a decimal amount in major units (each deal in its currency's exponent, withdrawals in USDT), the start of a name or email (case-insensitive), a whole client id, a TRON address or transaction id. Each kind is looked into only when the role may list it (kinds says which), newest first, at most limit (default 10, at most 25) per kind; matched says why each was found. Every lookup reads an index; card and phone numbers are looked up by their stored last four digits only.
          */
         get: operations["adminSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * New work for operators, newest first: appeals opened or reopened, withdrawals waiting for approval, alerts raised
+         * @description Live merchants only (a sandbox merchant’s work is play money). The console polls it with after=<latest_id> and shows what is newer than what the operator has seen. The same events go to the desk hook (DESK_HOOK_URL) when one is set.
+         */
+        get: operations["adminListNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -389,6 +510,26 @@ export interface paths {
          * @description Idempotent: an alert resolved already (by an operator or by the gateway) is answered as it is. A condition that persists may raise a new alert of the same kind and subject.
          */
         post: operations["adminResolveAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/alerts/bulk-resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve several alerts by hand: the resolve action once per alert, each audited (alert.resolve)
+         * @description Each id goes through exactly what POST /alerts/{id}/resolve does (one resolved already is answered as it is, nothing written again; an unknown id is 404 in its result). One result per id (at most 100); the request is 200.
+         */
+        post: operations["adminBulkResolveAlerts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -651,6 +792,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/admin/withdrawals/bulk-approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve several withdrawals: the approve action once per withdrawal, each with its own answer and audit row
+         * @description Each id goes through exactly what POST /withdrawals/{id}/approve does, as the same operator: the four-eyes rule holds per withdrawal, so above the amount this records only this operator’s approval (approval_recorded, 202) and a second console account must approve it too; the same account again is 409, the operator JWT 403, any other status 400. One result per id (at most 100); the request is 200 whatever each answered.
+         */
+        post: operations["adminBulkApproveWithdrawals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/withdrawals/bulk-cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel several PENDING_MANUAL withdrawals (one reason for all): the cancel action once per withdrawal, each audited
+         * @description Each id goes through exactly what POST /withdrawals/{id}/cancel does. One result per id (at most 100); the request is 200.
+         */
+        post: operations["adminBulkCancelWithdrawals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/admin/files": {
         parameters: {
             query?: never;
@@ -699,8 +880,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The appeal queue, newest first; filters status and merchant_id
-         * @description page_size default 20, clamped to 100; keyset page_token.
+         * The appeal queue, newest (or oldest) first; filters status, merchant_id, assignee (me, none, an account) and overdue
+         * @description page_size default 20, clamped to 100; keyset page_token (valid with the same filters and sort). Each appeal carries its case: respond_by, overdue, assignee_id.
          */
         get: operations["adminListAppeals"];
         put?: never;
@@ -719,8 +900,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * CSV of every appeal the queue's filters select, newest first; the file is named for the filters
-         * @description The filters of GET /appeals (status, merchant_id and appeal_id or their starts), no paging, streamed in constant memory. Columns: appeal_id, status, outcome, deal_id, merchant_id, merchant_name, reason, deal_status_at_open, resolution_note, created_at, updated_at, resolved_at. RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.
+         * CSV of every appeal the queue's filters select, in the queue's order; the file is named for the filters
+         * @description The filters and sort of GET /appeals (status, merchant_id and appeal_id or their starts, assignee, overdue, sort), no paging, streamed in constant memory. Columns: appeal_id, status, outcome, deal_id, merchant_id, merchant_name, reason, deal_status_at_open, resolution_note, created_at, updated_at, resolved_at. RFC 4180; a cell starting with =, +, -, @, tab or CR is prefixed with a single quote.
          */
         get: operations["adminExportAppeals"];
         put?: never;
@@ -842,6 +1023,103 @@ export interface paths {
          * @description On an APPEALED deal this is an Update of the deal workflow and moves the money: REJECTED → deal CANCELLED, the escrow (current amount version's hold) back to the trader, final event deal.cancelled; SATISFIED → deal COMPLETED through the normal completion (merchant's pending_credits, fee distribution after FEE_DISTRIBUTION_DELAY_SECONDS), deal.completed. On a terminal deal the money is final and the resolution must agree with it: EXPIRED → SATISFIED only after a settlement (its deal id is added to resolution_note), REJECTED only without one; CANCELLED → REJECTED only; COMPLETED → SATISFIED, or REJECTED unless this appeal completed it. An already resolved appeal is 400 (reopen first). Answers { deal, data: appeal }.
          */
         post: operations["adminResolveAppeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/appeal-assignees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who an appeal may be assigned to: enabled console accounts whose role may resolve appeals, by email */
+        get: operations["adminListAppealAssignees"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/appeals/{appeal_id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign the appeal to an operator account (it appears in that account’s "mine" queue)
+         * @description The account must be enabled and of a role that may resolve appeals (arbiter, admin), else 400. Assigning the present assignee again changes nothing. Audited (appeal.assign, before/after). The appeal’s status does not move.
+         */
+        post: operations["adminAssignAppeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/appeals/{appeal_id}/unassign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave the appeal to nobody (back to the unassigned queue)
+         * @description Audited (appeal.unassign); nobody assigned already changes nothing.
+         */
+        post: operations["adminUnassignAppeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/appeals/{appeal_id}/take": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the appeal: the signed-in console account becomes its assignee
+         * @description A console session only: the operator JWT names no account (403; assign the appeal to an account instead). Audited (appeal.assign).
+         */
+        post: operations["adminTakeAppeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/appeals/{appeal_id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach operator uploads to the appeal as the case’s papers (operators only)
+         * @description file_ids are files uploaded with POST /api/v1/p2p/admin/files (another id is 400 naming it). The merchant does not see them (an operator’s file reaches the merchant only attached to a message). A file attached already stays as it was. Audited (appeal.attach). Answers every attachment of the appeal.
+         */
+        post: operations["adminAttachAppealFiles"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2812,6 +3090,12 @@ export interface components {
             /** @description RFC 3339, '' while enabled */
             disabled_at: string;
             created_at: string;
+            /** @description the account must set up an authenticator (an invited account): until it has, its session may only do that */
+            totp_required: boolean;
+            /** @description RFC 3339 of the last sign-in; '' before the first */
+            last_sign_in_at: string;
+            /** @description the client address of the last sign-in; '' */
+            last_sign_in_address: string;
         };
         OperatorSignIn: {
             email: string;
@@ -2832,6 +3116,73 @@ export interface components {
             confirm_password?: string;
             /** @description a current code of the signed-in operator’s own authenticator (when it has one), not used before */
             confirm_code?: string;
+        };
+        OperatorOwnPasswordResult: {
+            changed: boolean;
+            /** @description how many other sessions of the account ended */
+            sessions_ended: number;
+        };
+        OperatorOwnPassword: {
+            /** @description the new password (at least 12 characters) */
+            new_password: string;
+            /** @description the signed-in operator’s own password */
+            confirm_password?: string;
+            /** @description a current code of the signed-in operator’s own authenticator (when it has one), not used before */
+            confirm_code?: string;
+        };
+        OperatorInviteResult: {
+            invitation: components["schemas"]["OperatorInvitation"];
+            /** @description the link to give the invitee (shown this once; also written to the development mailbox OPERATOR_MAILBOX_FILE): it works once, until expires_at */
+            invite_url: string;
+            /** @description the email's earlier invitation withdrawn by this one (0 or 1) */
+            revoked_earlier: number;
+        };
+        OperatorInvitation: {
+            /** Format: uuid */
+            invitation_id: string;
+            email: string;
+            /**
+             * @description arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)
+             * @enum {string}
+             */
+            role: "arbiter" | "finance" | "support" | "admin";
+            /** @description <actor_kind>:<id> of the inviting admin */
+            invited_by: string;
+            created_at: string;
+            expires_at: string;
+            expired: boolean;
+        };
+        OperatorInvite: {
+            /** Format: email */
+            email: string;
+            /**
+             * @description arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)
+             * @enum {string}
+             */
+            role: "arbiter" | "finance" | "support" | "admin";
+        };
+        OperatorInvitations: {
+            data: components["schemas"]["OperatorInvitation"][];
+        };
+        /** @description What the link invites to. */
+        OperatorInvitationDetails: {
+            email: string;
+            /**
+             * @description arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)
+             * @enum {string}
+             */
+            role: "arbiter" | "finance" | "support" | "admin";
+            expires_at: string;
+        };
+        OperatorInvitationCheck: {
+            /** @description the token of the invitation link (after #token=) */
+            token: string;
+        };
+        OperatorInvitationAccept: {
+            /** @description the token of the invitation link (after #token=) */
+            token: string;
+            /** @description the password the new operator chooses (at least 12 characters) */
+            password: string;
         };
         OperatorCreate: {
             /** Format: email */
@@ -2914,6 +3265,16 @@ export interface components {
                 /** @description addition: how many of a sandbox merchant's wait here (play money: never in count) */
                 sandbox_count: number;
             };
+            /** @description live appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by (opening or reopening + APPEAL_RESPONSE_SLA_SECONDS); oldest_at is the earliest missed deadline and oldest_age_seconds how long ago it passed */
+            appeals_overdue: {
+                count: number;
+                /** @description RFC 3339, '' when empty */
+                oldest_at: string;
+                oldest_age_seconds: number;
+                sla_seconds: number;
+            };
+            /** @description appeals still waiting for an answer assigned to the asking console account (0 for the operator JWT) */
+            appeals_assigned_to_me: number;
             /** @description withdrawals PENDING_MANUAL of live merchants; of them, those above the four-eyes amount with one approval (sandbox merchants' in sandbox_count) */
             withdrawals_waiting: {
                 count: number;
@@ -3038,6 +3399,31 @@ export interface components {
                 /** @description why it was found: id, deal id, its deal, trader card or phone tail, recipient tail, payer card tail, amount, client id, name, email, address, transaction id, requisite tail */
                 matched: string[];
             }[];
+        };
+        /** @description New live work for operators, newest first. */
+        ConsoleNotifications: {
+            data: components["schemas"]["ConsoleNotification"][];
+            /** @description the newest notification's id ('0' when there is none): pass it as after to ask only for newer ones */
+            latest_id: string;
+        };
+        ConsoleNotification: {
+            /** @description int64 as digits; newer notifications have larger ids */
+            id: string;
+            /** @enum {string} */
+            kind: "appeal.opened" | "appeal.reopened" | "withdrawal.waiting" | "alert.raised";
+            /** @enum {string} */
+            object_type: "appeal" | "withdrawal" | "alert";
+            /** Format: uuid */
+            object_id: string;
+            /** @description the merchant concerned; '' for an alert about no merchant's deal */
+            merchant_id: string;
+            /** @description one line saying what happened (as the desk hook sends it) */
+            text: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
         };
         OperatorMerchantList: {
             data: (components["schemas"]["Merchant"] & {
@@ -3435,6 +3821,22 @@ export interface components {
         OperatorAlertResult: {
             alert: components["schemas"]["OperatorAlert"];
         };
+        /** @description One result per id, in the order given (repeats once). The request itself is 200 whatever each object answered. */
+        BulkResolveAlertsResult: {
+            results: {
+                /** Format: uuid */
+                id: string;
+                /** @description the HTTP status the single action answers for this object */
+                status: number;
+                /** @enum {string} */
+                outcome: "resolved" | "refused";
+                /** @description the refusal's message (as the single action's problem detail); '' otherwise */
+                message: string;
+            }[];
+        };
+        BulkResolveAlerts: {
+            alert_ids: string[];
+        };
         ConsoleDealList: {
             data: components["schemas"]["ConsoleDeal"][];
             next_page_token: string;
@@ -3593,6 +3995,39 @@ export interface components {
         CancelWithdrawalRequest: {
             reason?: string;
         };
+        /** @description One result per id, in the order given (repeats once). The request itself is 200 whatever each object answered. */
+        BulkApproveWithdrawalsResult: {
+            results: {
+                /** Format: uuid */
+                id: string;
+                /** @description the HTTP status the single action answers for this object */
+                status: number;
+                /** @enum {string} */
+                outcome: "released" | "approval_recorded" | "refused";
+                /** @description the refusal's message (as the single action's problem detail); '' otherwise */
+                message: string;
+            }[];
+        };
+        BulkApproveWithdrawals: {
+            withdrawal_ids: string[];
+        };
+        /** @description One result per id, in the order given (repeats once). The request itself is 200 whatever each object answered. */
+        BulkCancelWithdrawalsResult: {
+            results: {
+                /** Format: uuid */
+                id: string;
+                /** @description the HTTP status the single action answers for this object */
+                status: number;
+                /** @enum {string} */
+                outcome: "cancelled" | "refused";
+                /** @description the refusal's message (as the single action's problem detail); '' otherwise */
+                message: string;
+            }[];
+        };
+        BulkCancelWithdrawals: {
+            withdrawal_ids: string[];
+            reason?: string;
+        };
         EvidenceFileResponse: {
             file: components["schemas"]["EvidenceFile"];
         };
@@ -3630,6 +4065,18 @@ export interface components {
                 /** Format: uuid */
                 merchant_id: string;
                 merchant_name: string;
+                /**
+                 * Format: date-time
+                 * @description when an operator must have answered: opening (or reopening) + APPEAL_RESPONSE_SLA_SECONDS
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                respond_by: string;
+                /** @description still waiting for an answer (OPEN, IN_REVIEW, REOPENED) and past respond_by */
+                overdue: boolean;
+                /** @description the operator account working on it; '' when nobody is */
+                assignee_id: string;
+                /** @description RFC 3339; '' when nobody is assigned */
+                assigned_at: string;
             })[];
             next_page_token: string;
         };
@@ -3640,6 +4087,20 @@ export interface components {
             /** Format: uuid */
             merchant_id: string;
             merchant_name: string;
+            /**
+             * Format: date-time
+             * @description when an operator must have answered: opening (or reopening) + APPEAL_RESPONSE_SLA_SECONDS
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            respond_by: string;
+            /** @description still waiting for an answer (OPEN, IN_REVIEW, REOPENED) and past respond_by */
+            overdue: boolean;
+            /** @description the operator account working on it; '' when nobody is */
+            assignee_id: string;
+            /** @description RFC 3339; '' when nobody is assigned */
+            assigned_at: string;
+            /** @description files operators attached to the case (for operators only: the merchant sees an operator's file only in a message) */
+            attachments: components["schemas"]["AppealAttachment"][];
             /** @description SATISFIED, REJECTED, or empty before the first resolution */
             outcome: string;
             deal_status_at_open: string;
@@ -3651,6 +4112,18 @@ export interface components {
             files: components["schemas"]["EvidenceFile"][];
             /** @description every arbiter move with what it will do, from the state tables the appeal's and the deal's workflows decide with */
             moves: components["schemas"]["AppealMovePreview"][];
+        };
+        AppealAttachment: {
+            /** Format: uuid */
+            file_id: string;
+            note: string;
+            /** @description <actor_kind>:<id> of the operator who attached it */
+            attached_by: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
         };
         AppealMovePreview: {
             /** @enum {string} */
@@ -3692,6 +4165,49 @@ export interface components {
             /** @enum {string} */
             outcome: "SATISFIED" | "REJECTED";
             /** @description becomes resolution_note (plus the settlement deal id when there is one) */
+            note?: string;
+        };
+        /** @description Enabled console accounts whose role may resolve appeals, by email. */
+        AppealAssignees: {
+            data: {
+                /** Format: uuid */
+                operator_id: string;
+                email: string;
+                role: string;
+            }[];
+        };
+        AppealCaseResponse: {
+            data: components["schemas"]["Appeal"] & {
+                /** Format: uuid */
+                merchant_id: string;
+                /**
+                 * Format: date-time
+                 * @description when an operator must have answered: opening (or reopening) + APPEAL_RESPONSE_SLA_SECONDS
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                respond_by: string;
+                /** @description still waiting for an answer (OPEN, IN_REVIEW, REOPENED) and past respond_by */
+                overdue: boolean;
+                /** @description the operator account working on it; '' when nobody is */
+                assignee_id: string;
+                /** @description RFC 3339; '' when nobody is assigned */
+                assigned_at: string;
+            };
+        };
+        AssignAppealRequest: {
+            /**
+             * Format: uuid
+             * @description an enabled console account whose role may resolve appeals (arbiter, admin)
+             */
+            operator_id: string;
+        };
+        AppealAttachments: {
+            data: components["schemas"]["AppealAttachment"][];
+        };
+        AttachAppealFilesRequest: {
+            /** @description operator uploads (POST /api/v1/p2p/admin/files) */
+            file_ids: string[];
+            /** @description what the files are */
             note?: string;
         };
         /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
@@ -4996,6 +5512,191 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    adminChangeOwnPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorOwnPassword"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorOwnPasswordResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorInvitations"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminInviteOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorInvite"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorInviteResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminRevokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitation: components["schemas"]["OperatorInvitation"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminCheckInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorInvitationCheck"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorInvitationDetails"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminAcceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorInvitationAccept"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     adminListOperators: {
         parameters: {
             query?: never;
@@ -5224,6 +5925,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConsoleSearchResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListNotifications: {
+        parameters: {
+            query?: {
+                /** @description only notifications newer than this id (the latest_id of an earlier answer) */
+                after?: string;
+                /** @description at most this many, newest first (default 20, at most 100) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleNotifications"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5736,6 +6468,38 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    adminBulkResolveAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkResolveAlerts"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResolveAlertsResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     adminSearchDeals: {
         parameters: {
             query?: {
@@ -6224,6 +6988,70 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    adminBulkApproveWithdrawals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkApproveWithdrawals"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkApproveWithdrawalsResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminBulkCancelWithdrawals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkCancelWithdrawals"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkCancelWithdrawalsResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     adminUploadFile: {
         parameters: {
             query?: never;
@@ -6309,6 +7137,12 @@ export interface operations {
                 merchant_id?: string;
                 /** @description the appeal whose id is this or starts so */
                 appeal_id?: string;
+                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id */
+                assignee?: ("me" | "none") | string;
+                /** @description true: only appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by */
+                overdue?: "true" | "false";
+                /** @description newest first (default) or oldest first (the queue worked from its oldest case); page tokens keep the order */
+                sort?: "newest" | "oldest";
             };
             header?: never;
             path?: never;
@@ -6342,6 +7176,12 @@ export interface operations {
                 merchant_id?: string;
                 /** @description the appeal whose id is this or starts so */
                 appeal_id?: string;
+                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id */
+                assignee?: ("me" | "none") | string;
+                /** @description true: only appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by */
+                overdue?: "true" | "false";
+                /** @description newest first (default) or oldest first (the queue worked from its oldest case); page tokens keep the order */
+                sort?: "newest" | "oldest";
             };
             header?: never;
             path?: never;
@@ -6545,6 +7385,164 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResolveAppealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListAppealAssignees: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppealAssignees"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminAssignAppeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssignAppealRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppealCaseResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminUnassignAppeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppealCaseResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminTakeAppeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppealCaseResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminAttachAppealFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachAppealFilesRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppealAttachments"];
                 };
             };
             400: components["responses"]["BadRequest"];
