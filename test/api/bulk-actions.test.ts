@@ -61,7 +61,19 @@ test('bulk approve keeps four-eyes per withdrawal: thirty parallel bulk approval
   for (const id of big) {
     const answers = first.map((res) => res.body.results.find((r: Json) => r.id === id));
     t.is(answers.filter((r) => r.status === 202 && r.outcome === 'approval_recorded').length, 1, `${id}: one approval recorded`);
-    t.is(answers.filter((r) => r.status === 409 && r.outcome === 'refused').length, 29, `${id}: the same account again is 409`);
+    // The others are refused: 409 (this account approved already) or, while the workflow is busy with the
+    // parallel updates, 429 — the single action's own answer under contention, nothing recorded.
+    const refused = answers.filter((r) => r.outcome === 'refused');
+    t.is(refused.length, 29, `${id}: the same account again is refused`);
+    t.deepEqual(
+      refused.filter((r) => r.status !== 409 && r.status !== 429),
+      [],
+      `${id}: refused as 409 or 429 only`,
+    );
+    t.true(
+      refused.some((r) => r.status === 409),
+      `${id}: the same account again is 409`,
+    );
     t.is(await status(id), 'PENDING_MANUAL', 'one operator released nothing');
     t.deepEqual(await approvalsOf(id), [`operator_account:${alice!.id}`]);
     t.is(await audits(id, 'withdrawal.approve'), 1, 'one audited action per object');

@@ -5,6 +5,7 @@
  * queues; operator attachments; and the notifications of new work the triggers write.
  */
 import test from 'ava';
+import { parse } from 'csv-parse/sync';
 import { loadConfig } from '../../config';
 import { asOperator, newMerchant, operatorToken, problemDetail, signed, type Json } from '../helpers/api';
 import { appEnv, testSql } from '../helpers/app';
@@ -15,6 +16,8 @@ import { ADMIN_BASE, asSession, operatorAccount } from '../helpers/operator-sess
 
 const sql = testSql();
 test.after.always(() => sql.end());
+
+const csvOf = (text: string): Record<string, string>[] => parse(text, { columns: true, skip_empty_lines: true });
 
 const SLA_SECONDS = loadConfig(appEnv()).APPEAL_RESPONSE_SLA_SECONDS;
 const REASON = 'The payer paid but the trader never confirmed.';
@@ -169,6 +172,22 @@ test('oldest first: the queue pages from its oldest case forward, tokens keep th
   );
   const mixed = await asOperator('GET', `${ADMIN_APPEALS}?merchant_id=${merchantId}&page_size=2&page_token=${encodeURIComponent(first.body.next_page_token)}`);
   t.is(mixed.status, 400, 'a token of the oldest-first queue is not one of the newest-first');
+  t.true(
+    first.body.data.every((x: Json) => typeof x.merchant_name === 'string' && x.merchant_name.length > 0),
+    'the queue names each merchant',
+  );
+
+  // The export is the queue: the same filters and order, the order named in the file.
+  const exported = await asOperator('GET', `${ADMIN_APPEALS}/export?merchant_id=${merchantId.slice(0, 8)}&sort=oldest`);
+  t.is(exported.status, 200, exported.text);
+  t.is(exported.headers.get('content-disposition'), `attachment; filename="appeals_merchant-${merchantId.slice(0, 8)}_sort-oldest.csv"`);
+  t.deepEqual(
+    csvOf(exported.text).map((row) => row.appeal_id),
+    made,
+  );
+  const unassigned = await asOperator('GET', `${ADMIN_APPEALS}/export?merchant_id=${merchantId}&assignee=me`);
+  t.is(unassigned.status, 200, unassigned.text);
+  t.deepEqual(csvOf(unassigned.text), [], 'the operator JWT has no appeal of its own: the header row only');
 });
 
 test('operator attachments: uploads of operators attached to the case (audited), the merchant’s own files refused, repeats kept once', async (t) => {

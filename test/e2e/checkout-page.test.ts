@@ -207,7 +207,10 @@ test.serial('every state in every language, at phone and desktop size: plain wor
           t.is(spaces((await page.textContent('#amount')) ?? ''), spaces(formatMoney(locale, '150000', 'RUB')), name);
           if (locale === 'ru') t.is(spaces((await page.textContent('#amount')) ?? ''), '1 500,00 ₽');
           t.regex((await page.textContent('#requisite')) ?? '', /^\d{4} \d{4} \d{4} \d{4}$/, name);
+          // The payer's step is theirs to do: it does not say "You paid" before they have.
+          t.is(spaces((await page.textContent('.step[aria-current="step"] .step-label')) ?? ''), spaces(tr('timeline.pay')), name);
         }
+        if (state === 'checking') t.is(spaces((await page.textContent('.step.done:nth-child(2) .step-label')) ?? ''), spaces(tr('timeline.paid')), name);
         if (state === 'amountChanged') {
           t.true(await page.isVisible('#amount-changed'), name);
           t.true(await page.isDisabled('#paid'), name);

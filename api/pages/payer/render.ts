@@ -359,7 +359,8 @@ function timeline(c: Ctx): string {
   const items = steps.map(
     (s) =>
       `<li class="step ${s.state}"${s.state === 'current' ? ' aria-current="step"' : ''}><span class="dot" aria-hidden="true"></span>` +
-      `<span class="step-label">${e(t(STEP_LABELS[s.step]!))}</span>` +
+      // The payer's own step reads "You paid" only once it is done: before that it is still theirs to do.
+      `<span class="step-label">${e(t(s.step === 'paid' && s.state !== 'done' ? 'timeline.pay' : STEP_LABELS[s.step]!))}</span>` +
       `<span class="sr-only"> (${e(t(`timeline.state.${s.state}` as MessageKey))})</span>` +
       (s.at ? ` ${time(c, s.at)}` : '') +
       `</li>`,

@@ -82,6 +82,7 @@ const en = {
   'timeline.title': 'Progress',
   'timeline.created': 'Payment created',
   'timeline.paid': 'You paid',
+  'timeline.pay': 'Your transfer',
   'timeline.confirming': 'Bank confirming',
   'timeline.done': 'Done',
   'timeline.expired': 'Time ran out',

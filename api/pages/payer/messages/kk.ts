@@ -82,6 +82,7 @@ const kk: Catalogue = {
   'timeline.title': 'Төлем барысы',
   'timeline.created': 'Төлем жасалды',
   'timeline.paid': 'Сіз төледіңіз',
+  'timeline.pay': 'Сіздің аударымыңыз',
   'timeline.confirming': 'Банк растауда',
   'timeline.done': 'Дайын',
   'timeline.expired': 'Уақыт бітті',

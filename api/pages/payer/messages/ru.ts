@@ -81,6 +81,7 @@ const ru: Catalogue = {
   'timeline.title': 'Ход оплаты',
   'timeline.created': 'Платёж создан',
   'timeline.paid': 'Вы оплатили',
+  'timeline.pay': 'Ваш перевод',
   'timeline.confirming': 'Банк подтверждает',
   'timeline.done': 'Готово',
   'timeline.expired': 'Время истекло',

@@ -82,6 +82,7 @@ const tr: Catalogue = {
   'timeline.title': 'Ödeme durumu',
   'timeline.created': 'Ödeme oluşturuldu',
   'timeline.paid': 'Ödediniz',
+  'timeline.pay': 'Havaleniz',
   'timeline.confirming': 'Banka onaylıyor',
   'timeline.done': 'Tamamlandı',
   'timeline.expired': 'Süre doldu',

@@ -80,6 +80,7 @@ const uzCyrl: Catalogue = {
   'timeline.title': 'Тўлов жараёни',
   'timeline.created': 'Тўлов яратилди',
   'timeline.paid': 'Сиз тўладингиз',
+  'timeline.pay': 'Сизнинг ўтказмангиз',
   'timeline.confirming': 'Банк тасдиқламоқда',
   'timeline.done': 'Тайёр',
   'timeline.expired': 'Вақт тугади',

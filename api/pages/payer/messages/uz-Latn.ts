@@ -82,6 +82,7 @@ const uzLatn: Catalogue = {
   'timeline.title': 'Toʻlov jarayoni',
   'timeline.created': 'Toʻlov yaratildi',
   'timeline.paid': 'Siz toʻladingiz',
+  'timeline.pay': 'Sizning oʻtkazmangiz',
   'timeline.confirming': 'Bank tasdiqlamoqda',
   'timeline.done': 'Tayyor',
   'timeline.expired': 'Vaqt tugadi',
