@@ -127,6 +127,7 @@ const attachmentSchema = z
     file_id: z.string().uuid(),
     note: z.string(),
     attached_by: z.string().openapi({ description: '<actor_kind>:<id> of the operator who attached it' }),
+    attached_by_name: z.string().openapi({ description: "who attached it: a console account's email, or `operator JWT (<sub>)`" }),
     created_at: timestamp,
   })
   .openapi('AppealAttachment');

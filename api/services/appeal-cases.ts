@@ -12,7 +12,7 @@ import { APPEAL_ACTIVE } from '../../domain/state/appeals';
 import { isOperatorRole, operatorMayCall } from '../../domain/operator-roles';
 import { insertAudit } from '../../db/queries/audit';
 import { attachmentsOf, insertAttachments, lockAppeal, setAppealAssignee, type AppealRow, type AttachmentRow } from '../../db/queries/appeals';
-import { findOperator, listOperators, type OperatorRow } from '../../db/queries/operators';
+import { findOperator, listOperators, operatorNames, type OperatorRow } from '../../db/queries/operators';
 import { requireOwnFiles } from './files';
 
 /** Who may work on an appeal: an enabled console account whose role may resolve one (the role table's). */
@@ -29,14 +29,31 @@ export function presentCase(row: AppealRow, nowMs: number) {
   };
 }
 
-const presentAttachment = (a: AttachmentRow) => ({
+const presentAttachment = (a: AttachmentRow, names: Map<string, { email: string }>) => ({
   file_id: a.file_id,
   note: a.note,
   attached_by: a.attached_by,
+  attached_by_name: nameOfActor(a.attached_by, names),
   created_at: a.created_at.toISOString(),
 });
 
-export const appealAttachments = async (deps: AppDeps, appealId: string) => (await attachmentsOf(deps.sql, appealId)).map(presentAttachment);
+const ACCOUNT = 'operator_account:';
+const JWT = 'operator_jwt:';
+/** A console account by its email; the operator JWT by its subject, as the audit log names it. */
+function nameOfActor(actor: string, names: Map<string, { email: string }>): string {
+  if (actor.startsWith(ACCOUNT)) return names.get(actor.slice(ACCOUNT.length))?.email ?? actor;
+  if (actor.startsWith(JWT)) return `operator JWT (${actor.slice(JWT.length)})`;
+  return actor;
+}
+
+export async function appealAttachments(deps: AppDeps, appealId: string) {
+  const rows = await attachmentsOf(deps.sql, appealId);
+  const names = await operatorNames(
+    deps.sql,
+    rows.filter((a) => a.attached_by.startsWith(ACCOUNT)).map((a) => a.attached_by.slice(ACCOUNT.length)),
+  );
+  return rows.map((a) => presentAttachment(a, names));
+}
 
 /** The accounts an appeal may be assigned to, by email. */
 export async function appealAssignees(deps: AppDeps) {
@@ -90,7 +107,7 @@ export function takeAppeal(deps: AppDeps, appealId: string, acting: { operatorId
  */
 export async function attachFiles(deps: AppDeps, appealId: string, body: { file_ids: string[]; note?: string | undefined }, actor: AuditActor) {
   const fileIds = await requireOwnFiles(deps, { kind: 'operator', operatorId: actor.id }, body.file_ids);
-  return deps.sql.begin(async (tx) => {
+  await deps.sql.begin(async (tx) => {
     const appeal = await lockAppeal(tx, appealId);
     if (!appeal) throw new NotFound('appeal not found');
     const written = await insertAttachments(tx, appealId, fileIds, (body.note ?? '').trim(), `${actor.kind}:${actor.id}`);
@@ -99,9 +116,9 @@ export async function attachFiles(deps: AppDeps, appealId: string, body: { file_
         action: 'appeal.attach',
         objectType: 'appeal',
         objectId: appealId,
-        after: { attachments: written.map(presentAttachment) },
+        after: { attachments: written.map((a) => ({ file_id: a.file_id, note: a.note, attached_by: a.attached_by, created_at: a.created_at.toISOString() })) },
       });
     }
-    return (await attachmentsOf(tx, appealId)).map(presentAttachment);
   });
+  return appealAttachments(deps, appealId);
 }

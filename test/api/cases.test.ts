@@ -197,7 +197,12 @@ test('operator attachments: uploads of operators attached to the case (audited),
   const fileId = upload.body.file.file_id;
   const attached = await asOperator('POST', `${ADMIN_APPEALS}/${appealId}/attachments`, { file_ids: [fileId], note: 'the bank statement' });
   t.is(attached.status, 201, attached.text);
-  t.like(attached.body.data[0], { file_id: fileId, note: 'the bank statement', attached_by: 'operator_jwt:test-operator' });
+  t.like(attached.body.data[0], {
+    file_id: fileId,
+    note: 'the bank statement',
+    attached_by: 'operator_jwt:test-operator',
+    attached_by_name: 'operator JWT (test-operator)',
+  });
   const repeat = await asOperator('POST', `${ADMIN_APPEALS}/${appealId}/attachments`, { file_ids: [fileId] });
   t.is(repeat.body.data.length, 1);
   t.is((await auditOf(appealId, 'appeal.attach')).length, 1);

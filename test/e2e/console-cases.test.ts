@@ -87,6 +87,7 @@ test.serial('an overdue appeal shows on the home and in the overdue queue; the a
   await page.getByRole('button', { name: 'Attach', exact: true }).click();
   await page.getByTestId('attachments').getByRole('link', { name: 'Bank statement of the day' }).waitFor();
   t.is((await sql`select 1 from appeal_attachments where appeal_id = ${appealId}`).length, 1);
+  t.regex((await page.getByTestId('attachments').textContent()) ?? '', new RegExp(`by ${arbiter.email.replace(/[.+]/g, '\\$&')}`), 'who attached it, by email');
   await accessible(t, page, 'appeal-case');
   await docShot(page, 'appeal-case');
   const [assigned] = await sql<{ assignee_id: string }[]>`select assignee_id from appeals where id = ${appealId}`;

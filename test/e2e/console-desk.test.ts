@@ -325,6 +325,11 @@ test.serial(
         const box = (await approve.boundingBox())!;
         t.true(box.x >= 0 && box.x + box.width <= PHONE.width, `Approve on screen: ${JSON.stringify(box)}`);
         t.is(await page.locator('table.cards-on-phone tr[data-withdrawal] td[data-label="Status"]').count(), 1, 'a card, each cell under its name');
+      } else {
+        // At 1280 px the sections are one row under the search and who is signed in, however long the email.
+        const tops = await page.locator('header nav a').evaluateAll((links) => links.map((a) => Math.round(a.getBoundingClientRect().top)));
+        t.is(new Set(tops).size, 1, `the menu in one row at 1280 px: ${tops.join(', ')}`);
+        t.true((await page.locator('header').boundingBox())!.height <= 120, 'a header of two rows at most');
       }
     }
 

@@ -79,7 +79,7 @@ export function CaseSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
                 {f.note ? <Text value={f.note} /> : `File ${f.file_id.slice(0, 8)}`}
               </a>{' '}
               <span className="muted">
-                by {f.attached_by.split(':')[1]?.slice(0, 8) ?? f.attached_by} · {when(f.created_at)}
+                by <Text value={f.attached_by_name} /> · {when(f.created_at)}
               </span>
             </li>
           ))}

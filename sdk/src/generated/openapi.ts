@@ -4119,6 +4119,8 @@ export interface components {
             note: string;
             /** @description <actor_kind>:<id> of the operator who attached it */
             attached_by: string;
+            /** @description who attached it: a console account's email, or `operator JWT (<sub>)` */
+            attached_by_name: string;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
