@@ -9,10 +9,10 @@ import type { AppDeps } from '../deps';
 import type { AuditActor } from '../../domain/audit';
 import { FailedPrecondition, InvalidArgument, NotFound, PermissionDenied } from '../../domain/errors';
 import { APPEAL_ACTIVE } from '../../domain/state/appeals';
-import { isOperatorRole, operatorMayCall } from '../../domain/operator-roles';
+import { isOperatorRole, operatorMayCall } from '../../domain/roles';
 import { insertAudit } from '../../db/queries/audit';
 import { attachmentsOf, insertAttachments, lockAppeal, setAppealAssignee, type AppealRow, type AttachmentRow } from '../../db/queries/appeals';
-import { findOperator, listOperators, type OperatorRow } from '../../db/queries/operators';
+import { findOperator, listOperators, type OperatorRow } from '../../db/queries/accounts';
 import { requireOwnFiles } from './files';
 
 /** Who may work on an appeal: an enabled console account whose role may resolve one (the role table's). */

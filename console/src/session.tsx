@@ -1,6 +1,6 @@
 /**
  * Who is signed in, and what the role may do. The role table is the server's: each operation's
- * `x-roles` in the OpenAPI document the API serves (domain/operator-roles.ts is its source), read
+ * `x-roles` in the OpenAPI document the API serves (domain/roles.ts is its source), read
  * once per page load — the console keeps no copy of it.
  */
 import { useQuery } from '@tanstack/react-query';

@@ -1,11 +1,11 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
+import { OPERATOR_ROUTE_ROLES } from '../../domain/roles';
 import { approvalsRequired } from '../../domain/state/withdrawals';
 import { hashPassword, verifyPassword } from '../../domain/crypto/passwords';
 import { base32Decode, base32Encode, hotp } from '../../domain/crypto/totp';
 
-test('docs/console.md shows the role table of domain/operator-roles.ts, row for row', (t) => {
+test('docs/console.md shows the role table of domain/roles.ts, row for row', (t) => {
   const doc = readFileSync(new URL('../../docs/console.md', import.meta.url), 'utf8');
   const table = doc.slice(doc.indexOf('<!-- role-table:start -->'), doc.indexOf('<!-- role-table:end -->'));
   const rows = [...table.matchAll(/^\| `(\w+)` \| ([a-z, ]+) \|$/gm)].map((m) => [m[1]!, m[2]!.split(', ').sort()] as const);
