@@ -49,7 +49,7 @@ export async function findAccount(db: Db, id: string): Promise<AccountRow | unde
 }
 
 export async function lockAccount(db: Db, id: string): Promise<AccountRow | undefined> {
-  const [row] = await db<AccountRow[]>`select * from accounts where id = ${id} for update`;
+  const [row] = await db<AccountRow[]>`select * from accounts where id = ${id} for no key update`;
   return row;
 }
 
@@ -64,7 +64,7 @@ export async function findOperator(db: Db, id: string): Promise<OperatorRow | un
 }
 
 export async function lockOperator(db: Db, id: string): Promise<OperatorRow | undefined> {
-  const [row] = await db<OperatorRow[]>`select * from accounts where id = ${id} and party = 'operator' for update`;
+  const [row] = await db<OperatorRow[]>`select * from accounts where id = ${id} and party = 'operator' for no key update`;
   return row;
 }
 
@@ -147,7 +147,7 @@ export async function listMembers(db: Db, merchantId: string): Promise<AccountRo
  */
 export async function lockMembers(tx: Db, merchantId: string): Promise<AccountRow[]> {
   return tx<AccountRow[]>`
-    select * from accounts where party = 'merchant' and merchant_id = ${merchantId} order by id for update`;
+    select * from accounts where party = 'merchant' and merchant_id = ${merchantId} order by id for no key update`;
 }
 
 /** Who these accounts are (email, role, party, whether disabled), by id; ids that are no account's (a JWT's sub) are left out. */
@@ -349,13 +349,13 @@ export async function findInvitationByToken(db: Db, tokenHash: string): Promise<
 
 /** The invitation under its row lock: two acceptances of one link take turns, the second sees it used. */
 export async function lockInvitationByToken(tx: Db, tokenHash: string): Promise<InvitationRow | undefined> {
-  const [row] = await tx<InvitationRow[]>`select * from account_invitations where token_hash = ${tokenHash} for update`;
+  const [row] = await tx<InvitationRow[]>`select * from account_invitations where token_hash = ${tokenHash} for no key update`;
   return row;
 }
 
 /** The inviter's invitation under its row lock; another inviter's id is none (404). */
 export async function lockInvitation(tx: Db, scope: InvitationScope, id: string): Promise<InvitationRow | undefined> {
-  const [row] = await tx<InvitationRow[]>`select * from account_invitations where id = ${id} and ${scopeWhere(tx, scope)} for update`;
+  const [row] = await tx<InvitationRow[]>`select * from account_invitations where id = ${id} and ${scopeWhere(tx, scope)} for no key update`;
   return row;
 }
 
