@@ -255,7 +255,7 @@ function errorResponse(status: number, envelope: ErrorEnvelope | undefined): { $
 }
 
 /** The party whose column of the role table a route's people are checked against (x-roles): none for public, HMAC-only and own schemes. */
-export function rolesParty(auth: RouteAuth): 'operator' | 'merchant' | undefined {
+function rolesParty(auth: RouteAuth): 'operator' | 'merchant' | undefined {
   if (auth === 'operator') return 'operator';
   if (auth === 'cabinet' || auth === 'cabinet_or_hmac') return 'merchant';
   return undefined;

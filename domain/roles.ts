@@ -25,7 +25,7 @@
  *   finance    the money's disputes: appeals, their messages and evidence; reads everything
  *   support    read-only: every GET, nothing else
  */
-export const PARTIES = ['operator', 'merchant', 'trader'] as const;
+const PARTIES = ['operator', 'merchant', 'trader'] as const;
 export type Party = (typeof PARTIES)[number];
 
 export const OPERATOR_ROLES = ['arbiter', 'finance', 'support', 'admin'] as const;
@@ -34,14 +34,13 @@ export const isOperatorRole = (value: unknown): value is OperatorRole => (OPERAT
 
 export const MERCHANT_ROLES = ['owner', 'developer', 'finance', 'support'] as const;
 export type MerchantRole = (typeof MERCHANT_ROLES)[number];
-export const isMerchantRole = (value: unknown): value is MerchantRole => (MERCHANT_ROLES as readonly unknown[]).includes(value);
 
 /** The trader app's one role (its routes come with the trader door). */
-export const TRADER_ROLES = ['trader'] as const;
-export type TraderRole = (typeof TRADER_ROLES)[number];
+const TRADER_ROLES = ['trader'] as const;
+type TraderRole = (typeof TRADER_ROLES)[number];
 
 /** Each party's roles: what an account of that party may hold (the database checks the same). */
-export const ROLES_OF: { readonly [P in Party]: readonly string[] } = { operator: OPERATOR_ROLES, merchant: MERCHANT_ROLES, trader: TRADER_ROLES };
+const ROLES_OF: { readonly [P in Party]: readonly string[] } = { operator: OPERATOR_ROLES, merchant: MERCHANT_ROLES, trader: TRADER_ROLES };
 export type AnyRole = OperatorRole | MerchantRole | TraderRole;
 export const isRoleOf = (party: Party, value: unknown): value is AnyRole => ROLES_OF[party].includes(value as string);
 

@@ -20,7 +20,7 @@ import { findLiveSession, touchSession } from '../../db/queries/accounts';
 import type { AppDeps } from '../deps';
 
 /** Each door's cookie. */
-export const SESSION_COOKIES: { readonly [P in Party]: string } = { operator: 'gw_operator', merchant: 'gw_merchant', trader: 'gw_trader' };
+const SESSION_COOKIES: { readonly [P in Party]: string } = { operator: 'gw_operator', merchant: 'gw_merchant', trader: 'gw_trader' };
 /** Where each door's people are told their session ended. */
 const DOOR_NAMES: { readonly [P in Party]: string } = { operator: 'console', merchant: 'cabinet', trader: 'trader app' };
 const SESSION_PATHS: { readonly [P in Party]: string } = {

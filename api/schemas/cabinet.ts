@@ -4,7 +4,7 @@ import { MERCHANT_ROLES } from '../../domain/roles';
 import { email, invitationToken, ownPasswordFields, ownPasswordResult, password, sessionFields, signInFields, totpFields, totpResult } from './accounts';
 import { uuid } from './common';
 
-export const memberRole = z.enum(MERCHANT_ROLES).openapi({
+const memberRole = z.enum(MERCHANT_ROLES).openapi({
   description:
     'owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)',
 });
@@ -89,7 +89,6 @@ export const cabinetAcceptInvitationBody = z
 
 /** The operator's invitation of a merchant's owner (at creation, or later: a merchant without one, a lost owner). */
 export const ownerInvitationBody = z.object({ email }).strict().openapi('MerchantOwnerInvite');
-export const ownerInvitationResponse = memberInviteResponse;
 /** The first owner's invitation in the answer of a merchant's creation. */
 export const firstOwnerInvitation = z
   .object({ invitation: invitationSchema, invite_url: z.string().openapi({ description: 'the link to give the owner (shown this once)' }) })

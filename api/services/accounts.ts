@@ -97,7 +97,7 @@ class TooManySignIns extends DomainError {
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /** The TOTP secret is sealed bound to its account (an operator's as it always was). */
-export const totpAad = (account: Pick<AccountRow, 'id' | 'party'>) => `${account.party === 'operator' ? 'operator' : account.party}-totp:${account.id}`;
+const totpAad = (account: Pick<AccountRow, 'id' | 'party'>) => `${account.party === 'operator' ? 'operator' : account.party}-totp:${account.id}`;
 
 /** The account signing in, with the session it is getting. */
 export const sessionActor = (row: Pick<AccountRow, 'id' | 'role' | 'party'>, ctx: Context, sessionId: string): AuditActor => ({

@@ -19,7 +19,7 @@ import type { MerchantIdentity } from '../auth/authenticate';
 import * as accounts from './accounts';
 import { acceptInvitation, checkInvitation, invite, listInvitations, revoke } from './invitations';
 
-export function presentMember(row: AccountRow) {
+function presentMember(row: AccountRow) {
   return {
     member_id: row.id,
     email: row.email,

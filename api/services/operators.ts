@@ -26,8 +26,6 @@ import { csrfTokenOf, sessionEnded } from '../auth/sessions';
 import * as accounts from './accounts';
 import { confirmCredential, normalizeEmail } from './accounts';
 
-export { clientAddress, normalizeEmail } from './accounts';
-
 export function presentOperator(row: AccountRow) {
   return {
     operator_id: row.id,

@@ -53,10 +53,6 @@ export async function lockAccount(db: Db, id: string): Promise<AccountRow | unde
   return row;
 }
 
-export async function findOperatorByEmail(db: Db, email: string): Promise<OperatorRow | undefined> {
-  return (await findAccountByEmail(db, 'operator', email)) as OperatorRow | undefined;
-}
-
 /** An operator account by id (a member's or trader's id is no operator). */
 export async function findOperator(db: Db, id: string): Promise<OperatorRow | undefined> {
   const [row] = await db<OperatorRow[]>`select * from accounts where id = ${id} and party = 'operator'`;

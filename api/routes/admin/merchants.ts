@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { emptyObject, int64String, line, pageSize, pageToken, uuid } from '../../schemas/common';
 import { createMerchantBody, disableBody, killSwitchResponse, merchantSchema, merchantSettingsBody, presentMerchant } from '../../schemas/merchant';
-import { firstOwnerInvitation, ownerInvitationBody, ownerInvitationResponse } from '../../schemas/cabinet';
+import { firstOwnerInvitation, memberInviteResponse, ownerInvitationBody } from '../../schemas/cabinet';
 import { inviteMember } from '../../services/members';
 import { PermissionDenied } from '../../../domain/errors';
 import {
@@ -134,7 +134,7 @@ export const merchantRoutes = [
       params: merchantParams,
       body: ownerInvitationBody,
       status: 201,
-      response: ownerInvitationResponse,
+      response: memberInviteResponse,
       errors: [404, 409],
       audit: { action: 'member.invite', objectType: 'member_invitation', by: 'service' },
     },
