@@ -19,7 +19,8 @@ export function useSession() {
         setCsrfToken(session.csrf_token);
         return session;
       } catch (error) {
-        if (error instanceof ApiError && error.status === 401) return null;
+        // 401: no session; 403: another door's (a member's session at the console, an operator's at the cabinet) — sign in here.
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return null;
         throw error;
       }
     },
