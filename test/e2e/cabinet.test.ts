@@ -66,7 +66,7 @@ test('the first owner: the link → a password → the authenticator → its mer
   await page.getByLabel('Password').fill(password);
   await page.getByLabel('I use an authenticator code').check();
   const nextStep = Math.floor(enrolledAt / 1000 / TOTP_STEP_SECONDS) + 1;
-  await page.getByLabel('Authenticator code').fill(totpAt(secret, nextStep * TOTP_STEP_SECONDS * 1000));
+  await page.getByRole('textbox', { name: /^Authenticator code/ }).fill(totpAt(secret, nextStep * TOTP_STEP_SECONDS * 1000));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await headingSettled(page, name);
   await page.getByTestId('member').filter({ hasText: email }).waitFor();
