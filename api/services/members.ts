@@ -12,7 +12,7 @@ import type { AuditActor } from '../../domain/audit';
 import { FailedPrecondition, NotFound, PermissionDenied, Unauthenticated } from '../../domain/errors';
 import type { MerchantRole } from '../../domain/roles';
 import { insertAudit } from '../../db/queries/audit';
-import { deleteSessionsOf, findAccount, listMembers, lockMembers, updateAccount, type AccountRow } from '../../db/queries/accounts';
+import { deleteSessionsOf, findAccount, listMembers, lockMembers, revokeInvitationsBy, updateAccount, type AccountRow } from '../../db/queries/accounts';
 import { merchantNames } from '../../db/queries/merchants';
 import { csrfTokenOf, sessionEnded } from '../auth/sessions';
 import type { MerchantIdentity } from '../auth/authenticate';
@@ -128,7 +128,8 @@ function memberIn(team: AccountRow[], memberId: string): AccountRow {
  * Sets a member's role, or disables or enables it, under the team's locks. A change that would
  * leave the merchant without an enabled owner is refused (400), whoever asks — an owner demoting
  * or disabling itself included. A role change or disabling ends the member's sessions (an owner
- * changing its own role keeps the session it does it with). The same values again change nothing.
+ * changing its own role keeps the session it does it with), and an owner demoted or disabled
+ * withdraws the invitations it made that nobody accepted yet. The same values again change nothing.
  */
 export async function updateMember(
   deps: AppDeps,
@@ -152,12 +153,14 @@ export async function updateMember(
     const keep =
       self && changes.disabled_at === undefined && acting.sessionId ? { sessionId: acting.sessionId, credentialVersion: after.credential_version } : undefined;
     const sessionsEnded = await deleteSessionsOf(tx, memberId, keep);
+    // An owner no longer (demoted or disabled): the links it gave out and nobody used yet stop working.
+    const invitationsRevoked = after.role !== 'owner' || after.disabled_at !== null ? await revokeInvitationsBy(tx, `merchant_account:${memberId}`) : 0;
     await insertAudit(tx, actor, {
       action: 'member.update',
       objectType: 'merchant_member',
       objectId: memberId,
       before: { ...presentMember(before), merchant_id: merchantId },
-      after: { ...presentMember(after), merchant_id: merchantId, sessions_ended: sessionsEnded },
+      after: { ...presentMember(after), merchant_id: merchantId, sessions_ended: sessionsEnded, invitations_revoked: invitationsRevoked },
     });
     return presentMember(after);
   });
@@ -166,7 +169,8 @@ export async function updateMember(
 /**
  * Removes a member: it can never sign in again and is no longer listed (its id stays in the
  * trail); its email may be invited again. The last enabled owner is never removed. Its sessions
- * end at once — an owner removing itself included.
+ * end at once — an owner removing itself included — and the invitations it made and nobody
+ * accepted yet are withdrawn.
  */
 export async function removeMember(deps: AppDeps, merchantId: string, memberId: string, actor: AuditActor) {
   await deps.sql.begin(async (tx) => {
@@ -176,12 +180,13 @@ export async function removeMember(deps: AppDeps, merchantId: string, memberId: 
     const now = new Date(deps.now());
     await updateAccount(tx, memberId, { removed_at: now, disabled_at: before.disabled_at ?? now });
     const sessionsEnded = await deleteSessionsOf(tx, memberId);
+    const invitationsRevoked = await revokeInvitationsBy(tx, `merchant_account:${memberId}`);
     await insertAudit(tx, actor, {
       action: 'member.remove',
       objectType: 'merchant_member',
       objectId: memberId,
       before: { ...presentMember(before), merchant_id: merchantId },
-      after: { removed_at: now.toISOString(), sessions_ended: sessionsEnded },
+      after: { removed_at: now.toISOString(), sessions_ended: sessionsEnded, invitations_revoked: invitationsRevoked },
     });
   });
 }

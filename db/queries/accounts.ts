@@ -366,6 +366,13 @@ export async function revokeInvitation(tx: Db, id: string): Promise<InvitationRo
   return row!;
 }
 
+/** Withdraws the open invitations an account made (it left, was disabled, or may no longer invite): how many. */
+export async function revokeInvitationsBy(tx: Db, inviter: string): Promise<number> {
+  const rows = await tx`
+    update account_invitations set revoked_at = now() where invited_by = ${inviter} and accepted_at is null and revoked_at is null returning id`;
+  return rows.length;
+}
+
 /** The inviter's invitations not accepted and not revoked (expired ones too, until invited again), newest first. */
 export async function listOpenInvitations(db: Db, scope: InvitationScope): Promise<InvitationRow[]> {
   return db<InvitationRow[]>`

@@ -391,6 +391,15 @@ test('the owner manages the team: a disabled member is out at once, a removed on
   t.is(revoked.status, 200, revoked.text);
   t.is((await cabinetPost('/invitation/accept', { token: tokenOf(mine2.body.invite_url), password: newPassword() })).status, 400);
 
+  // An owner who leaves takes the links it gave out and nobody used with it.
+  const co = await invitedMember(owner, 'owner');
+  const pending = await asMember(co.session, 'POST', `${CABINET}/team/invitations`, { email: newEmail('pending'), role: 'support' });
+  t.is(pending.status, 201, pending.text);
+  t.is((await asMember(owner.session, 'DELETE', `${CABINET}/team/${co.id}`)).status, 204);
+  const withdrawn = await cabinetPost('/invitation/check', { token: tokenOf(pending.body.invite_url) });
+  t.is(withdrawn.status, 400, withdrawn.text);
+  t.regex(messageOf(withdrawn), /withdrawn/);
+
   // Removed: out for good, not listed, kept in the trail; its email may be invited again.
   t.is((await asMember(owner.session, 'DELETE', `${CABINET}/team/${dev.id}`)).status, 204);
   t.is((await asMember(back, 'GET', MY_MERCHANT)).status, 401);
