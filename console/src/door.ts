@@ -20,7 +20,7 @@ export interface Person {
 }
 
 /** What an invitation link invites to. */
-export interface InvitationDetails {
+interface InvitationDetails {
   email: string;
   role: string;
   merchant_name?: string;
