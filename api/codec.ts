@@ -4,7 +4,7 @@ import getRawBody from 'raw-body';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
 import { InvalidArgument, NotFound, PermissionDenied } from '../domain/errors';
-import { CODEC_ROLES, ENROLMENT_REQUIRED } from '../domain/operator-roles';
+import { CODEC_ROLES, ENROLMENT_REQUIRED } from '../domain/roles';
 import { displayCodec, PayloadDecryptionError } from '../temporal/payload-codec';
 import { authenticate } from './auth/authenticate';
 import type { AppDeps } from './deps';

@@ -11,7 +11,7 @@ import type { ZodType } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgument, PermissionDenied } from '../domain/errors';
 import type { AuditActor } from '../domain/audit';
-import { ENROLMENT_OPERATIONS, ENROLMENT_REQUIRED, operatorMayCall, OPERATOR_ROUTE_ROLES } from '../domain/operator-roles';
+import { ENROLMENT_OPERATIONS, enrolmentRequired, mayCall, ROUTE_ROLES, type Party } from '../domain/roles';
 import type { Identity } from './auth/authenticate';
 import { firstUnsafeText } from '../domain/text';
 import { authenticate } from './auth/authenticate';
@@ -54,32 +54,48 @@ function bodyRuleOf(spec: RouteDef['spec'], deps: AppDeps): BodyRule {
 const routeKeyOf = (spec: RouteDef['spec'], ctx: Context) =>
   `${ctx.method} ${spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(ctx.params?.[name] ?? '').toLowerCase())}`;
 
-/** The actor of an operator request: who, with which role, under which request (no secrets). */
+/**
+ * The actor of a person's request — an operator (console session or operator JWT) or a merchant's
+ * person (member session or cabinet JWT): who, with which role, under which request (no secrets).
+ * The merchant's HMAC pair is its servers, no person: undefined.
+ */
 function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
-  if (identity.kind !== 'operator') return undefined;
-  return {
-    kind: identity.via === 'session' ? 'operator_account' : 'operator_jwt',
-    id: identity.operatorId,
-    role: identity.role,
+  const request = {
     requestId: String(ctx.state.traceId ?? ''),
     requestKey: randomUUID(),
-    ...(identity.credential ? { credential: identity.credential } : {}),
+    ...(identity.kind !== 'public' && identity.credential ? { credential: identity.credential } : {}),
   };
+  if (identity.kind === 'operator') {
+    return { kind: identity.via === 'session' ? 'operator_account' : 'operator_jwt', id: identity.operatorId, role: identity.role, ...request };
+  }
+  if (identity.kind === 'merchant' && identity.role !== undefined) {
+    return { kind: identity.via === 'session' ? 'merchant_account' : 'merchant_jwt', id: identity.subject, role: identity.role, ...request };
+  }
+  return undefined;
+}
+
+/** The person and its party an identity is, for the role table: operators and the merchant's people (the HMAC pair is none). */
+function personOf(identity: Identity): { party: Party; role: string; enrolmentPending: boolean } | undefined {
+  if (identity.kind === 'operator') return { party: 'operator', role: identity.role, enrolmentPending: identity.enrolmentPending === true };
+  if (identity.kind === 'merchant' && identity.role !== undefined)
+    return { party: 'merchant', role: identity.role, enrolmentPending: identity.enrolmentPending === true };
+  return undefined;
 }
 
 /**
- * The role table (domain/operator-roles.ts): an operator whose role may not call the route is
- * refused, nothing done. An account that must set up an authenticator first may call only the
- * enrolment's routes until it has.
+ * The role table (domain/roles.ts): a person whose role may not call the route is refused,
+ * nothing done. An account that must set up an authenticator first may call only its door's
+ * enrolment routes until it has.
  */
 function checkRole(spec: RouteDef['spec'], identity: Identity) {
-  if (identity.kind !== 'operator') return;
-  if (identity.enrolmentPending === true && !ENROLMENT_OPERATIONS.includes(spec.operationId)) {
-    throw new PermissionDenied(ENROLMENT_REQUIRED);
+  const person = personOf(identity);
+  if (!person) return;
+  if (person.enrolmentPending && !ENROLMENT_OPERATIONS[person.party].includes(spec.operationId)) {
+    throw new PermissionDenied(enrolmentRequired(person.party));
   }
-  if (!operatorMayCall(spec.operationId, identity.role)) {
-    const allowed = OPERATOR_ROUTE_ROLES[spec.operationId] ?? [];
-    throw new PermissionDenied(`the operator role ${identity.role} may not call ${spec.operationId} (allowed: ${allowed.join(', ') || 'none'})`);
+  if (!mayCall(person.party, spec.operationId, person.role)) {
+    const allowed = ROUTE_ROLES[person.party][spec.operationId] ?? [];
+    throw new PermissionDenied(`the ${person.party} role ${person.role} may not call ${spec.operationId} (allowed: ${allowed.join(', ') || 'none'})`);
   }
 }
 

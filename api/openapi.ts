@@ -21,7 +21,17 @@ registry.registerComponent('securitySchemes', 'CabinetJwt', {
   type: 'http',
   scheme: 'bearer',
   bearerFormat: 'JWT',
-  description: 'HS256 JWT with claims { sub, role: "merchant", merchant_id, exp }.',
+  description: 'HS256 JWT with claims { sub, role: "merchant", merchant_id, exp }. Stands for the member role owner (x-roles).',
+});
+registry.registerComponent('securitySchemes', 'CabinetSession', {
+  type: 'apiKey',
+  in: 'cookie',
+  name: 'gw_merchant',
+  description:
+    'The merchant cabinet: the session cookie of a member of the merchant, from POST /api/v1/p2p/cabinet/session (HttpOnly, ' +
+    'SameSite=Strict). Every request but GET/HEAD also sends X-CSRF-Token (answered by sign-in and GET ' +
+    "/api/v1/p2p/cabinet/session), else 403. Accepted wherever the cabinet JWT is, scoped to the member's merchant; the " +
+    "operation's x-roles lists the member roles that may call it (the cabinet JWT is the role owner; the HMAC pair is not checked).",
 });
 registry.registerComponent('securitySchemes', 'OperatorJwt', {
   type: 'http',
@@ -58,6 +68,10 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Catalogs', description: 'Payment methods, banks and currencies of the tenant' },
   { name: 'Keys', description: 'API key pairs: issue (operator) and rotation' },
   { name: 'Profile', description: "The caller's merchant profile and limits" },
+  {
+    name: 'Cabinet',
+    description: "The merchant's people: sign-in, the member's session, TOTP and password, the team (owner) and invitations",
+  },
   { name: 'Checkout (payer)', description: 'The hosted payment page and its API, used by the payer (public)' },
   { name: 'Operator', description: 'Operator bootstrap and merchant administration (operator JWT or console session)' },
   { name: 'Operator: deals', description: 'Operator commands on deals: the trader side of PayIns and PayOuts, amount changes' },

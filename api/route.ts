@@ -7,7 +7,7 @@ import type { AuthMode, Identity, RouteAuth } from './auth/authenticate';
 import type { SingleUse } from './auth/replay';
 import type { AppDeps } from './deps';
 import type { AuditActor } from '../domain/audit';
-import { OPERATOR_ROUTE_ROLES } from '../domain/operator-roles';
+import { ROUTE_ROLES } from '../domain/roles';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** What the OpenAPI registry takes as path or query parameters: an object schema. */
@@ -18,7 +18,7 @@ interface RouteInput<P, Q, B> {
   query: Q;
   body: B;
   identity: Identity;
-  /** Who acts, for the audit trail: set on operator routes (api/mount.ts). */
+  /** Who acts, for the audit trail: set for a person — an operator, a merchant's member or its cabinet JWT (api/mount.ts). */
   actor?: AuditActor;
 }
 
@@ -172,9 +172,9 @@ export interface RouteDef {
 const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   public: [],
   hmac: [{ MerchantToken: [] }],
-  cabinet: [{ CabinetJwt: [] }],
+  cabinet: [{ CabinetJwt: [] }, { CabinetSession: [] }],
   operator: [{ OperatorJwt: [] }, { OperatorSession: [] }],
-  cabinet_or_hmac: [{ CabinetJwt: [] }, { MerchantToken: [] }],
+  cabinet_or_hmac: [{ CabinetJwt: [] }, { CabinetSession: [] }, { MerchantToken: [] }],
 };
 const securityOf = (auth: RouteAuth) => (typeof auth === 'string' ? SECURITY[auth] : auth.security);
 
@@ -254,6 +254,13 @@ function errorResponse(status: number, envelope: ErrorEnvelope | undefined): { $
   return ref;
 }
 
+/** The party whose column of the role table a route's people are checked against (x-roles): none for public, HMAC-only and own schemes. */
+function rolesParty(auth: RouteAuth): 'operator' | 'merchant' | undefined {
+  if (auth === 'operator') return 'operator';
+  if (auth === 'cabinet' || auth === 'cabinet_or_hmac') return 'merchant';
+  return undefined;
+}
+
 /** The operationIds registered so far: each must be unique. */
 const operationIds = new Set<string>();
 
@@ -303,7 +310,7 @@ function registerRoute(spec: RouteDef['spec']): void {
     tags: spec.tags,
     ...(spec.deprecated ? { deprecated: true } : {}),
     ...(spec.idempotent ? { 'x-idempotent': true } : {}),
-    ...(spec.auth === 'operator' ? { 'x-roles': [...(OPERATOR_ROUTE_ROLES[operationId] ?? [])] } : {}),
+    ...(rolesParty(spec.auth) ? { 'x-roles': [...(ROUTE_ROLES[rolesParty(spec.auth)!][operationId] ?? [])] } : {}),
     security: securityOf(spec.auth),
     request: {
       ...(spec.params ? { params: spec.params as RouteParameter } : {}),

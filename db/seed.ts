@@ -8,7 +8,7 @@ import { DEFAULT_TENANT_ID, insertMerchant } from './queries/merchants';
 import { insertRequisite } from './queries/traders';
 import { ensureSandboxRequisites } from './queries/sandbox';
 import { ensureWallet } from './queries/wallets';
-import { insertOperator } from './queries/operators';
+import { insertAccount } from './queries/accounts';
 import { generatePassword, hashPassword } from '../domain/crypto/passwords';
 
 /** Stable ids make the seed idempotent and the demo data recognisable across restarts. */
@@ -94,7 +94,14 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
     await seedCatalogue(tx);
     const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.demoWebhookUrl) : {};
     // Idempotent across restarts: made once (stable id, on conflict nothing), its password printed that once.
-    const admin = await insertOperator(tx, { id: SEED_ADMIN_ID, email: SEED_ADMIN_EMAIL, passwordHash: adminHash, role: 'admin', createdBy: 'seed' });
+    const admin = await insertAccount(tx, {
+      id: SEED_ADMIN_ID,
+      party: 'operator',
+      email: SEED_ADMIN_EMAIL,
+      passwordHash: adminHash,
+      role: 'admin',
+      createdBy: 'seed',
+    });
     return { ...demo, ...(admin ? { adminOperator: { email: SEED_ADMIN_EMAIL, password: adminPassword } } : {}) };
   });
 }

@@ -3,18 +3,21 @@
  * request. The actor travels from the API into workflow updates and activities (no secrets: ids,
  * role, the request's trace id and key), so the row is written in the transaction of the effect.
  */
-import type { OperatorRole } from './operator-roles';
+import type { AnyRole } from './roles';
+
+export type AuditActorKind = 'operator_account' | 'operator_jwt' | 'merchant_account' | 'merchant_jwt' | 'trader_account' | 'system' | 'anonymous';
 
 export interface AuditActor {
   /**
-   * An operator account (console session), the spec's operator JWT, the gateway itself (the
-   * sandbox arbiter), or whoever tried to sign in and failed (`anonymous`).
+   * An operator account (console session), the spec's operator JWT, a merchant member (cabinet
+   * session), the spec's cabinet JWT, a trader account, the gateway itself (the sandbox arbiter),
+   * or whoever tried to sign in and failed (`anonymous`).
    */
-  kind: 'operator_account' | 'operator_jwt' | 'system' | 'anonymous';
+  kind: AuditActorKind;
   /** The account's id, the JWT's sub, the system actor's name (`sandbox-arbiter`), or the client address of a failed sign-in. */
   id: string;
-  /** The actor's role; '' for an anonymous actor (none proven). */
-  role: OperatorRole | '';
+  /** The actor's role in its party (an operator's, a member's); '' for an anonymous actor (none proven). */
+  role: AnyRole | '';
   /** The request's trace id (X-Trace-Id). */
   requestId: string;
   /** A server-made id of the request: a retried step writes its row once (unique with action and object). */

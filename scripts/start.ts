@@ -169,6 +169,9 @@ console.log(`
   Demo dispute     ${demoDispute || '(none: the demo key pair is not in .data)'}
   (the API: POST ${apiUrl}/api/v1/p2p/admin/session { email, password } → cookie gw_operator + csrf_token
    for X-CSRF-Token; docs/console.md)
+  Merchant cabinet ${apiUrl}/cabinet   (its people: an admin invites a merchant's first owner,
+                   POST /api/v1/p2p/admin/merchants/{id}/owner-invitations { email }; the link is
+                   in .data/mailbox/merchants.jsonl; docs/cabinet.md)
   Operator JWT     ${operatorJwt}
   Cabinet JWT      ${cabinetJwt}
   (JWTs are valid 12 h, signed with the dev JWT_SECRET; more with

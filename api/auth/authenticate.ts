@@ -7,20 +7,40 @@ import type { AppDeps } from '../deps';
 import { verifyJwt } from './jwt';
 import { admitMerchant, MERCHANT_DISABLED } from './admit';
 import { admitUnverifiedUpload, settleUnverifiedUpload } from './unverified-uploads';
-import { authenticateSession, sessionTokenOf, tokenReference } from './operator-session';
-import { JWT_OPERATOR_ROLE, type OperatorRole } from '../../domain/operator-roles';
+import { authenticateSession, sessionIsLive, sessionTokenOf, tokenReference, type AccountSession } from './sessions';
+import { JWT_MERCHANT_ROLE, JWT_OPERATOR_ROLE, type MerchantRole, type OperatorRole } from '../../domain/roles';
 
 /**
- * hmac: merchant HMAC pair (H); cabinet: merchant cabinet JWT (J); operator: admin JWT (A) or a
- * console session cookie (api/auth/operator-session.ts), each checked against the role table;
- * cabinet_or_hmac: J or H; public: no identity (P).
+ * hmac: merchant HMAC pair (H); cabinet: merchant cabinet JWT (J) or a member's cabinet session
+ * cookie; operator: admin JWT (A) or a console session cookie (api/auth/sessions.ts);
+ * cabinet_or_hmac: J, a cabinet session or H; public: no identity (P). Every person (sessions and
+ * the JWTs, which stand for a role) is checked against the role table (domain/roles.ts).
  */
 export type AuthMode = 'public' | 'hmac' | 'cabinet' | 'operator' | 'cabinet_or_hmac';
 
 export type Identity =
   | { kind: 'public' }
-  /** via: the credential that proved it — 'hmac', 'cabinet', or the name of a route's own scheme. */
-  | { kind: 'merchant'; via: string; merchantId: string; tenantId: string; subject: string }
+  /**
+   * via: the credential that proved it — 'hmac', 'cabinet' (the JWT: subject is its sub, role
+   * owner), 'session' (a member's cabinet session: subject is the account's id), or the name of a
+   * route's own scheme. role: the person's role in the merchant's table; absent for the HMAC pair
+   * (the merchant's servers, no person).
+   */
+  | {
+      kind: 'merchant';
+      via: string;
+      merchantId: string;
+      tenantId: string;
+      subject: string;
+      role?: MerchantRole;
+      email?: string;
+      sessionId?: string;
+      /** The audit trail's reference of the session or token (api/auth/sessions.ts). */
+      credential?: string;
+      expiresAt?: Date;
+      /** A member's session that must set up an authenticator first (api/mount.ts lets it do only that). */
+      enrolmentPending?: boolean;
+    }
   /**
    * An operator: the spec's operator JWT (via 'jwt': operatorId is its sub, role the table's
    * admin) or a console account's session (via 'session': operatorId is the account's id).
@@ -34,7 +54,7 @@ export type Identity =
       jwtRole?: 'admin' | 'platform_admin';
       email?: string;
       sessionId?: string;
-      /** The audit trail's reference of the session or token (api/auth/operator-session.ts). */
+      /** The audit trail's reference of the session or token (api/auth/sessions.ts). */
       credential?: string;
       expiresAt?: Date;
       /** A session of an account that must set up an authenticator first (api/mount.ts lets it do only that). */
@@ -59,7 +79,10 @@ export interface AuthOptions {
   gateBeforeBody?: boolean;
   /** The most the route reads (api/body.ts): what a chunked body reserves (with gateBeforeBody). */
   maxBodyBytes?: number;
-  /** The route stays open to the merchant's cabinet while the kill-switch is on (GET my-merchant only). */
+  /**
+   * The route stays open to the merchant's people (cabinet JWT, member sessions) while the
+   * kill-switch is on: GET my-merchant, and a member's own session and team.
+   */
   openWhileDisabled?: boolean;
   /** Refuses an identity the route does not admit (the operator role table), before the body is read. */
   authorize?: (identity: Identity) => void;
@@ -80,6 +103,7 @@ export interface AuthScheme {
 export type RouteAuth = AuthMode | AuthScheme;
 
 const ADMIN_REQUIRED = 'admin role required';
+const MERCHANT_REQUIRED = 'merchant identity required';
 const V2_REQUIRED =
   'this merchant requires request-bound signatures: X-Signature must carry v2=<hex hmac-sha256 of "<t>.<METHOD>.<path and query>.<raw body>">';
 
@@ -152,18 +176,83 @@ function bearerToken(ctx: Context): string | undefined {
   return match?.[1];
 }
 
-async function authenticateJwt(ctx: Context, deps: AppDeps, token: string, options: AuthOptions): Promise<Identity> {
+/** The merchant of a person (the cabinet JWT, a member's session): 401 when gone, 403 while its kill-switch is on (but on the routes open then). */
+async function merchantGate(deps: AppDeps, merchantId: string, options: AuthOptions) {
+  const merchant = await findMerchantGate(deps.sql, merchantId);
+  if (!merchant) throw new Unauthenticated('merchant not found');
+  // While the kill-switch is on, the merchant's people may read its profile (to see kill_switch: true) and manage their own accounts, nothing else.
+  if (merchant.disabled_at && !options.openWhileDisabled) throw new PermissionDenied(MERCHANT_DISABLED);
+  return merchant;
+}
+
+async function authenticateJwt(deps: AppDeps, token: string, options: AuthOptions): Promise<Identity> {
   const claims = await verifyJwt(token, deps.config.JWT_SECRET);
   if (claims.role === 'admin' || claims.role === 'platform_admin') {
     return { kind: 'operator', operatorId: claims.sub, role: JWT_OPERATOR_ROLE, via: 'jwt', jwtRole: claims.role, credential: tokenReference(token) };
   }
-  if (claims.role !== 'merchant' || !claims.merchant_id) throw new PermissionDenied('merchant identity required');
-  const merchant = await findMerchantGate(deps.sql, claims.merchant_id);
-  if (!merchant) throw new Unauthenticated('merchant not found');
-  // While the kill-switch is on, the cabinet may read its profile (to see kill_switch: true), nothing else.
-  const readingProfile = options.openWhileDisabled && (ctx.method === 'GET' || ctx.method === 'HEAD');
-  if (merchant.disabled_at && !readingProfile) throw new PermissionDenied(MERCHANT_DISABLED);
-  return { kind: 'merchant', via: 'cabinet', merchantId: merchant.id, tenantId: merchant.tenant_id, subject: claims.sub };
+  if (claims.role !== 'merchant' || !claims.merchant_id) throw new PermissionDenied(MERCHANT_REQUIRED);
+  const merchant = await merchantGate(deps, claims.merchant_id, options);
+  return {
+    kind: 'merchant',
+    via: 'cabinet',
+    merchantId: merchant.id,
+    tenantId: merchant.tenant_id,
+    subject: claims.sub,
+    role: JWT_MERCHANT_ROLE,
+    credential: tokenReference(token),
+  };
+}
+
+/** A member's cabinet session as the merchant's identity. */
+async function memberIdentity(deps: AppDeps, session: AccountSession, options: AuthOptions): Promise<Identity> {
+  const merchant = await merchantGate(deps, session.merchantId!, options);
+  return {
+    kind: 'merchant',
+    via: 'session',
+    merchantId: merchant.id,
+    tenantId: merchant.tenant_id,
+    subject: session.accountId,
+    role: session.role as MerchantRole,
+    email: session.email,
+    sessionId: session.sessionId,
+    credential: session.credential,
+    expiresAt: session.expiresAt,
+    enrolmentPending: session.enrolmentPending,
+  };
+}
+
+/**
+ * The session cookies of the request (never beside a bearer token: a token is judged alone). A
+ * door's own session is the identity; another door's live session is a person of another party,
+ * refused as the other party's JWT is (403); no session leaves the bearer token to decide.
+ */
+async function identifyBySession(ctx: Context, mode: 'operator' | 'cabinet' | 'cabinet_or_hmac', deps: AppDeps, options: AuthOptions) {
+  const own = mode === 'operator' ? 'operator' : 'merchant';
+  const other = mode === 'operator' ? 'merchant' : 'operator';
+  const token = sessionTokenOf(ctx, own);
+  if (token) {
+    const session = await authenticateSession(ctx, deps, own, token);
+    const identity: Identity =
+      own === 'operator'
+        ? {
+            kind: 'operator',
+            operatorId: session.accountId,
+            role: session.role as OperatorRole,
+            via: 'session',
+            email: session.email,
+            sessionId: session.sessionId,
+            expiresAt: session.expiresAt,
+            credential: session.credential,
+            enrolmentPending: session.enrolmentPending,
+          }
+        : await memberIdentity(deps, session, options);
+    options.authorize?.(identity);
+    await options.readBody();
+    return identity;
+  }
+  const foreign = sessionTokenOf(ctx, other);
+  if (foreign && (await sessionIsLive(deps, other, foreign))) throw new PermissionDenied(mode === 'operator' ? ADMIN_REQUIRED : MERCHANT_REQUIRED);
+  return undefined;
 }
 
 /**
@@ -198,25 +287,19 @@ async function identify(ctx: Context, mode: RouteAuth, deps: AppDeps, options: A
   }
 
   const token = bearerToken(ctx);
-  if (!token && mode === 'operator') {
-    // The console: a session cookie (its CSRF token on anything but a GET), never beside a bearer token.
-    const session = sessionTokenOf(ctx);
-    if (session) {
-      const identity = await authenticateSession(ctx, deps, session);
-      options.authorize?.(identity);
-      await options.readBody();
-      return identity;
-    }
+  if (!token && mode !== 'hmac') {
+    const identity = await identifyBySession(ctx, mode, deps, options);
+    if (identity) return identity;
   }
   if (!token) throw new Unauthenticated('authentication required');
-  const identity = await authenticateJwt(ctx, deps, token, options);
+  const identity = await authenticateJwt(deps, token, options);
   if (mode === 'operator') {
     if (identity.kind !== 'operator') throw new PermissionDenied(ADMIN_REQUIRED);
-    options.authorize?.(identity);
   } else {
-    if (identity.kind !== 'merchant') throw new PermissionDenied('merchant identity required');
+    if (identity.kind !== 'merchant') throw new PermissionDenied(MERCHANT_REQUIRED);
     if (mode === 'hmac') throw new Unauthenticated('merchant HMAC signature required');
   }
+  options.authorize?.(identity);
   await options.readBody();
   return identity;
 }
@@ -230,6 +313,9 @@ export function operatorOf(identity: Identity): OperatorIdentity {
 }
 
 export function merchantOf(identity: Identity): { merchantId: string; tenantId: string } {
-  if (identity.kind !== 'merchant') throw new PermissionDenied('merchant identity required');
+  if (identity.kind !== 'merchant') throw new PermissionDenied(MERCHANT_REQUIRED);
   return identity;
 }
+
+/** The merchant's person an identity is (a member's session or the cabinet JWT); the HMAC pair is none. */
+export type MerchantIdentity = Extract<Identity, { kind: 'merchant' }>;

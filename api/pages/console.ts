@@ -1,5 +1,5 @@
 /**
- * The operator console (console/) served under /console: the files `vite build` wrote
+ * The operator console (console/) served under /console (and, at the merchant's door, /cabinet): the files `vite build` wrote
  * to console/dist, with their content types; hashed files under /console/assets/ cached as
  * immutable; every other path below /console answers index.html (the app's own routes). A
  * Content-Security-Policy allowing only this origin (no inline script, no framing) on each answer.
@@ -54,20 +54,25 @@ function fileOf(dist: string, relative: string): string | undefined {
   }
 }
 
-/** The middleware: GET/HEAD of /console and below; everything else passes on. */
+/**
+ * The middleware: GET/HEAD of /console and below, and of /cabinet and below — the same app at the
+ * merchant's door (it reads its door from the path; its files stay under /console/assets/), so
+ * every /cabinet path answers index.html. Everything else passes on.
+ */
 export function consolePages(dist = CONSOLE_DIST): Middleware {
   return async (ctx, next) => {
-    if (ctx.path !== '/console' && !ctx.path.startsWith('/console/')) return next();
+    const app = ['/console', '/cabinet'].find((base) => ctx.path === base || ctx.path.startsWith(`${base}/`));
+    if (!app) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
-    if (ctx.path === '/console') {
-      ctx.redirect('/console/');
+    if (ctx.path === app) {
+      ctx.redirect(`${app}/`);
       return;
     }
-    serve(ctx, dist);
+    serve(ctx, dist, app === '/cabinet');
   };
 }
 
-function serve(ctx: Context, dist: string) {
+function serve(ctx: Context, dist: string, indexOnly: boolean) {
   secure(ctx);
   const index = join(dist, 'index.html');
   if (!existsSync(index)) {
@@ -76,7 +81,7 @@ function serve(ctx: Context, dist: string) {
     ctx.body = 'The operator console is not built: npm start and npm test build it (or npm run console:build).';
     return;
   }
-  const relative = ctx.path.slice('/console/'.length);
+  const relative = indexOnly ? '' : ctx.path.slice('/console/'.length);
   let file: string | undefined;
   try {
     file = relative ? fileOf(dist, relative) : undefined;

@@ -1,6 +1,6 @@
 /**
- * API V2: nested routers, each under its prefix — the merchant's (merchant/), the operator's
- * (admin/), the payer's (checkout/) — plus the few spec paths directly under /api/v1/p2p and
+ * API V2: nested routers, each under its prefix — the merchant's (merchant/), its people's
+ * (cabinet/), the operator's (admin/), the payer's (checkout/) — plus the few spec paths directly under /api/v1/p2p and
  * the health check. Their routes are registered in the OpenAPI document as their group mounts
  * them (api/route.ts routeGroup); api/mount.ts turns the groups into Koa routers.
  */
@@ -8,6 +8,7 @@ import type { ApiPart } from '../mount';
 import { routerOf } from '../mount';
 import { routeGroup, type RouteGroup } from '../route';
 import { adminP2pRoutes, adminGroup } from './admin';
+import { cabinetGroup } from './cabinet';
 import { checkoutGroup, pageGroup } from './checkout';
 import { healthRoutes } from './health';
 import { merchantMirrors, merchantGroup } from './merchant';
@@ -17,6 +18,7 @@ const groups: RouteGroup[] = [
   routeGroup('', healthRoutes),
   routeGroup('/api/v1/p2p', [...profileRoutes, ...merchantMirrors, ...adminP2pRoutes]),
   merchantGroup,
+  cabinetGroup,
   adminGroup,
   checkoutGroup,
   pageGroup,

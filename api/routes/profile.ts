@@ -17,7 +17,7 @@ export const profileRoutes = [
       summary: "The caller's merchant profile",
       description:
         'Limit fields appear only while set. While the kill-switch is on this is the one request the merchant may still ' +
-        'make, with its cabinet JWT (to see kill_switch: true); HMAC requests are 403 everywhere.',
+        'make, with its cabinet JWT or a member’s cabinet session (to see kill_switch: true); HMAC requests are 403 everywhere.',
       tags: ['Profile'],
       response: myMerchantResponse,
       openWhileDisabled: true,
@@ -31,12 +31,16 @@ export const profileRoutes = [
       operationId: 'updateMyMerchant',
       example: EXAMPLES.updateMyMerchant,
       auth: 'cabinet',
-      summary: 'Change the mutable profile fields and limits (cabinet JWT only); answers the full profile',
-      description: 'HMAC is refused (403): server-to-server profile mutations are unsupported. A disabled merchant cannot patch.',
+      summary: 'Change the mutable profile fields and limits (cabinet JWT or a member’s cabinet session); answers the full profile',
+      description:
+        'HMAC is refused (403): server-to-server profile mutations are unsupported. A disabled merchant cannot patch. A member ' +
+        'needs a role that may (x-roles: owner, developer) and, with its session cookie, the X-CSRF-Token header. Audited ' +
+        '(merchant.update_profile, the changed fields before and after, the member or the JWT as actor).',
       tags: ['Profile'],
       body: patchProfileBody,
       response: myMerchantResponse,
+      audit: { action: 'merchant.update_profile', objectType: 'merchant', by: 'service' },
     },
-    async ({ identity, body }, deps) => presentMyMerchant(await patchProfile(deps, merchantOf(identity).merchantId, body)),
+    async ({ identity, body, actor }, deps) => presentMyMerchant(await patchProfile(deps, merchantOf(identity).merchantId, body, actor)),
   ),
 ];

@@ -1,31 +1,25 @@
 /** The operator console's API: sessions, accounts, the audit trail, the queues. */
 import { z } from 'zod';
-import { OPERATOR_ROLES } from '../../domain/operator-roles';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/crypto/passwords';
+import { OPERATOR_ROLES } from '../../domain/roles';
+import {
+  confirmation,
+  email,
+  invitationToken,
+  ownPasswordFields,
+  ownPasswordResult,
+  password,
+  sessionFields,
+  signInFields,
+  totpFields,
+  totpResult,
+} from './accounts';
 import { line, pageSize, rfc3339, timestamp, uuid } from './common';
 
-const email = z.string().trim().toLowerCase().email('email must be an email address').max(254);
-const password = z
-  .string({ error: 'password is required' })
-  .min(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`)
-  .max(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`);
 const role = z.enum(OPERATOR_ROLES).openapi({
   description: 'arbiter (appeals), finance (withdrawals, deposits, rates), support (read-only), admin (everything; merchants, traders, operators)',
 });
 
-export const signInBody = z
-  .object({
-    email: z.string().max(254),
-    // Any length is checked (a short one simply fails): the sign-in tells nothing about the rule.
-    password: z.string().max(MAX_PASSWORD_LENGTH),
-    totp_code: z
-      .string()
-      .regex(/^\d{6}$/, 'totp_code is 6 digits')
-      .optional()
-      .openapi({ description: 'the current code of the authenticator, when the account enrolled TOTP' }),
-  })
-  .strict()
-  .openapi('OperatorSignIn');
+export const signInBody = z.object(signInFields).strict().openapi('OperatorSignIn');
 
 const operatorSchema = z
   .object({
@@ -47,22 +41,9 @@ const operatorSchema = z
 export const sessionResponse = z
   .object({
     operator: operatorSchema,
-    csrf_token: z.string().openapi({ description: "send it as X-CSRF-Token on every request but GET/HEAD; '' for the operator JWT (no session, no CSRF)" }),
-    expires_at: z.string().openapi({ description: 'when the session ends unless a request comes first (idle timeout), never past absolute_expires_at' }),
-    absolute_expires_at: z.string(),
-    idle_timeout_seconds: z.number().int(),
+    ...sessionFields,
   })
   .openapi('OperatorSession');
-
-/** The signed-in operator's own proof before a credential is replaced: its password, or a current code of its authenticator. */
-const confirmation = {
-  confirm_password: z.string().max(MAX_PASSWORD_LENGTH).optional().openapi({ description: 'the signed-in operator’s own password' }),
-  confirm_code: z
-    .string()
-    .regex(/^\d{6}$/, 'confirm_code is 6 digits')
-    .optional()
-    .openapi({ description: 'a current code of the signed-in operator’s own authenticator (when it has one), not used before' }),
-};
 
 export const createOperatorBody = z.object({ email, password, role }).strict().openapi('OperatorCreate');
 export const updateOperatorBody = z
@@ -80,16 +61,8 @@ export const updateOperatorBody = z
   .openapi('OperatorUpdate');
 export const operatorParams = z.object({ operator_id: uuid('operator_id') });
 
-export const ownPasswordBody = z
-  .object({
-    new_password: password.openapi({ description: 'the new password (at least 12 characters)' }),
-    ...confirmation,
-  })
-  .strict()
-  .openapi('OperatorOwnPassword');
-export const ownPasswordResponse = z
-  .object({ changed: z.boolean(), sessions_ended: z.number().int().openapi({ description: 'how many other sessions of the account ended' }) })
-  .openapi('OperatorOwnPasswordResult');
+export const ownPasswordBody = z.object(ownPasswordFields).strict().openapi('OperatorOwnPassword');
+export const ownPasswordResponse = z.object(ownPasswordResult).openapi('OperatorOwnPasswordResult');
 
 export const inviteOperatorBody = z.object({ email, role }).strict().openapi('OperatorInvite');
 const invitationSchema = z
@@ -117,10 +90,6 @@ export const invitationsResponse = z.object({ data: z.array(invitationSchema) })
 export const invitationParams = z.object({ invitation_id: uuid('invitation_id') });
 export const invitationResponse = z.object({ invitation: invitationSchema });
 
-const invitationToken = z
-  .string({ error: 'token is required' })
-  .regex(/^[A-Za-z0-9_-]{43}$/, 'token is the part of the link after #token=')
-  .openapi({ description: 'the token of the invitation link (after #token=)' });
 export const invitationTokenBody = z.object({ token: invitationToken }).strict().openapi('OperatorInvitationCheck');
 export const invitationCheckResponse = z
   .object({ email: z.string(), role, expires_at: z.string() })
@@ -132,22 +101,8 @@ export const acceptInvitationBody = z
 export const operatorResponse = z.object({ operator: operatorSchema });
 export const operatorListResponse = z.object({ data: z.array(operatorSchema) });
 
-export const totpBody = z
-  .object({
-    secret: z
-      .string()
-      .regex(/^[A-Z2-7]{32}$/, 'secret is the base32 secret the first call answered')
-      .optional(),
-    code: z
-      .string()
-      .regex(/^\d{6}$/, 'code is 6 digits')
-      .optional()
-      .openapi({ description: 'a code of the new secret' }),
-    ...confirmation,
-  })
-  .strict()
-  .openapi('OperatorTotpEnroll');
-export const totpResponse = z.object({ enrolled: z.boolean(), secret: z.string(), otpauth_uri: z.string() }).openapi('OperatorTotp');
+export const totpBody = z.object(totpFields).strict().openapi('OperatorTotpEnroll');
+export const totpResponse = z.object(totpResult).openapi('OperatorTotp');
 
 /** The audit trail's filters: the list and its export take the same. */
 export const auditFilters = z.object({
@@ -172,16 +127,17 @@ const auditEntrySchema = z
   .object({
     id: z.string().openapi({ description: 'int64 as a digit string; newer entries have larger ids' }),
     at: timestamp,
-    actor_kind: z.enum(['operator_account', 'operator_jwt', 'system', 'anonymous']).openapi({
+    actor_kind: z.enum(['operator_account', 'operator_jwt', 'merchant_account', 'merchant_jwt', 'trader_account', 'system', 'anonymous']).openapi({
       description:
+        "merchant_account: a member of a merchant (its cabinet session; role is the member's); merchant_jwt: the cabinet JWT (actor_id its sub, role owner); " +
         'system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)',
     }),
     actor_id: z.string(),
     actor_name: z.string().openapi({
       description:
-        "who, for people: a console account's email (as the account is now), 'operator JWT <sub>', the system actor's name, or 'failed sign-in from <address>'",
+        "who, for people: a console account's or a merchant member's email (as the account is now), 'operator JWT <sub>', 'cabinet JWT <sub>', the system actor's name, or 'failed sign-in from <address>'",
     }),
-    actor_email: z.string().openapi({ description: "a console account's email; empty for other actors" }),
+    actor_email: z.string().openapi({ description: "a console account's or merchant member's email; empty for other actors" }),
     actor_credential: z.string().openapi({
       description:
         'which console session (session:<ref>) or which operator JWT (jwt:<ref>) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows',
@@ -190,7 +146,9 @@ const auditEntrySchema = z
     action: z.string().openapi({ example: 'withdrawal.approve' }),
     object_type: z.string().openapi({ example: 'withdrawal' }),
     object_id: z.string(),
-    object_name: z.string().openapi({ description: "a merchant's or trader's name, an operator account's email; empty for other objects" }),
+    object_name: z
+      .string()
+      .openapi({ description: "a merchant's or trader's name, an operator account's or merchant member's email; empty for other objects" }),
     before: z.unknown().openapi({ description: 'the object before the action (null when it did not exist or is not kept)' }),
     after: z.unknown().openapi({ description: 'the object after the action' }),
     request_id: z.string().openapi({ description: 'the X-Trace-Id of the request' }),

@@ -118,6 +118,10 @@ export const createMerchantBody = z
     payin_fee_bps: z.number().int().min(0).max(10_000).optional(),
     payout_fee_bps: z.number().int().min(0).max(10_000).optional(),
     sandbox: z.boolean().optional().openapi({ description: 'addition: a sandbox merchant (see the Sandbox tag); default false' }),
+    owner_email: z.string().trim().toLowerCase().email('owner_email must be an email address').max(254).optional().openapi({
+      description:
+        "addition: the email of the merchant's first owner, invited to the cabinet in the same transaction (the answer's owner_invitation carries its link, shown once; docs/cabinet.md)",
+    }),
   })
   .openapi('CreateMerchantRequest');
 

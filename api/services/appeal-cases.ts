@@ -9,10 +9,10 @@ import type { AppDeps } from '../deps';
 import type { AuditActor } from '../../domain/audit';
 import { FailedPrecondition, InvalidArgument, NotFound, PermissionDenied } from '../../domain/errors';
 import { APPEAL_ACTIVE } from '../../domain/state/appeals';
-import { isOperatorRole, operatorMayCall } from '../../domain/operator-roles';
+import { isOperatorRole, operatorMayCall } from '../../domain/roles';
 import { insertAudit } from '../../db/queries/audit';
 import { attachmentsOf, insertAttachments, lockAppeal, setAppealAssignee, type AppealRow, type AttachmentRow } from '../../db/queries/appeals';
-import { findOperator, listOperators, operatorNames, type OperatorRow } from '../../db/queries/operators';
+import { accountNames, findOperator, listOperators, type OperatorRow } from '../../db/queries/accounts';
 import { requireOwnFiles } from './files';
 
 /** Who may work on an appeal: an enabled console account whose role may resolve one (the role table's). */
@@ -48,7 +48,7 @@ function nameOfActor(actor: string, names: Map<string, { email: string }>): stri
 
 export async function appealAttachments(deps: AppDeps, appealId: string) {
   const rows = await attachmentsOf(deps.sql, appealId);
-  const names = await operatorNames(
+  const names = await accountNames(
     deps.sql,
     rows.filter((a) => a.attached_by.startsWith(ACCOUNT)).map((a) => a.attached_by.slice(ACCOUNT.length)),
   );

@@ -9,23 +9,27 @@ import { InvalidArgument } from '../../domain/errors';
 import { idPrefix } from '../../domain/ids';
 import { listAudit, streamAudit, type AuditFilter, type AuditRow } from '../../db/queries/audit';
 import { merchantNames } from '../../db/queries/merchants';
-import { operatorNames } from '../../db/queries/operators';
+import { accountNames } from '../../db/queries/accounts';
 import { traderNames } from '../../db/queries/traders';
 import { csvExport } from './csv-export';
 import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
 
 interface AuditNames {
-  operators: Map<string, { email: string }>;
+  /** Accounts of every party: operators, merchant members. */
+  accounts: Map<string, { email: string }>;
   merchants: Map<string, string>;
   traders: Map<string, string>;
 }
 
+/** The actor kinds that are accounts (their actor_id is the account's id). */
+const ACCOUNT_ACTORS = new Set(['operator_account', 'merchant_account', 'trader_account']);
+
 /** The people and objects of these rows, by id, in three reads. */
 async function namesOf(deps: AppDeps, rows: AuditRow[]): Promise<AuditNames> {
   const ids = (type: string) => rows.filter((r) => r.object_type === type).map((r) => r.object_id);
-  const accounts = rows.filter((r) => r.actor_kind === 'operator_account').map((r) => r.actor_id);
-  const [operators, merchants, traders] = await Promise.all([
-    operatorNames(deps.sql, [...accounts, ...ids('operator')]),
+  const people = rows.filter((r) => ACCOUNT_ACTORS.has(r.actor_kind)).map((r) => r.actor_id);
+  const [accounts, merchants, traders] = await Promise.all([
+    accountNames(deps.sql, [...people, ...ids('operator'), ...ids('merchant_member')]),
     merchantNames(
       deps.sql,
       ids('merchant').filter((id) => idPrefix(id)?.lo === id),
@@ -35,15 +39,19 @@ async function namesOf(deps: AppDeps, rows: AuditRow[]): Promise<AuditNames> {
       ids('trader').filter((id) => idPrefix(id)?.lo === id),
     ),
   ]);
-  return { operators, merchants, traders };
+  return { accounts, merchants, traders };
 }
 
 function actorName(row: AuditRow, names: AuditNames): string {
   switch (row.actor_kind) {
     case 'operator_account':
-      return names.operators.get(row.actor_id)?.email ?? row.actor_id;
+    case 'merchant_account':
+    case 'trader_account':
+      return names.accounts.get(row.actor_id)?.email ?? row.actor_id;
     case 'operator_jwt':
       return `operator JWT ${row.actor_id}`;
+    case 'merchant_jwt':
+      return `cabinet JWT ${row.actor_id}`;
     case 'anonymous':
       return `failed sign-in from ${row.actor_id}`;
     default:
@@ -54,7 +62,7 @@ function actorName(row: AuditRow, names: AuditNames): string {
 function objectName(row: AuditRow, names: AuditNames): string {
   if (row.object_type === 'merchant') return names.merchants.get(row.object_id) ?? '';
   if (row.object_type === 'trader') return names.traders.get(row.object_id) ?? '';
-  if (row.object_type === 'operator') return names.operators.get(row.object_id)?.email ?? '';
+  if (row.object_type === 'operator' || row.object_type === 'merchant_member') return names.accounts.get(row.object_id)?.email ?? '';
   return '';
 }
 
@@ -65,7 +73,7 @@ function presentAudit(row: AuditRow, names: AuditNames) {
     actor_kind: row.actor_kind,
     actor_id: row.actor_id,
     actor_name: actorName(row, names),
-    actor_email: row.actor_kind === 'operator_account' ? (names.operators.get(row.actor_id)?.email ?? '') : '',
+    actor_email: ACCOUNT_ACTORS.has(row.actor_kind) ? (names.accounts.get(row.actor_id)?.email ?? '') : '',
     actor_credential: row.actor_credential ?? '',
     role: row.role,
     action: row.action,

@@ -25,6 +25,7 @@ import type { AuditActor } from '../../domain/audit';
 import { insertAudit } from '../../db/queries/audit';
 import type { Db } from '../../db/sql';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
+import { deliverInvitation, makeInvitation, presentInvitation } from './invitations';
 
 export async function getMerchantProfile(deps: AppDeps, merchantId: string): Promise<MerchantProfileRow> {
   const row = await findMerchantProfile(deps.sql, merchantId);
@@ -32,18 +33,36 @@ export async function getMerchantProfile(deps: AppDeps, merchantId: string): Pro
   return row;
 }
 
-export async function createMerchant(deps: AppDeps, input: NewMerchant, actor?: AuditActor): Promise<MerchantProfileRow> {
+/**
+ * Creates a merchant (audited), and with `ownerEmail` invites its first owner to the cabinet in
+ * the same transaction (both or neither); the invitation's link is answered once.
+ */
+export async function createMerchant(
+  deps: AppDeps,
+  input: NewMerchant,
+  actor?: AuditActor,
+  ownerEmail?: string,
+): Promise<{ merchant: MerchantProfileRow; ownerInvitation?: ReturnType<typeof presentInvitation> & { invite_url: string } }> {
   if (input.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', input.webhook_url);
-  const id = await deps.sql.begin(async (tx) => {
+  if (ownerEmail !== undefined && !actor) throw new InvalidArgument('an owner is invited by an operator');
+  const { id, invitation } = await deps.sql.begin(async (tx) => {
     const merchantId = await insertMerchant(tx, {
       ...input,
       auto_withdrawal_limit_usdt_cents: input.auto_withdrawal_limit_usdt_cents ?? deps.config.AUTO_WITHDRAWAL_LIMIT_USDT_CENTS,
     });
     if (actor)
       await insertAudit(tx, actor, { action: 'merchant.create', objectType: 'merchant', objectId: merchantId, after: await operatorView(tx, merchantId) });
-    return merchantId;
+    const made =
+      ownerEmail !== undefined && actor
+        ? await makeInvitation(tx, deps, { party: 'merchant', merchantId }, { email: ownerEmail, role: 'owner' }, actor)
+        : undefined;
+    return { id: merchantId, invitation: made };
   });
-  return getMerchantProfile(deps, id);
+  if (invitation) await deliverInvitation(deps, invitation, input.name);
+  return {
+    merchant: await getMerchantProfile(deps, id),
+    ...(invitation ? { ownerInvitation: { ...presentInvitation(invitation.invitation, deps.now()), invite_url: invitation.link } } : {}),
+  };
 }
 
 /** What the audit trail keeps of a merchant: its operator view (no secrets, no balances). */
@@ -63,12 +82,16 @@ async function operatorView(db: Db, merchantId: string) {
 }
 
 /** Issue (operator) and rotation (merchant) both make a new current pair; the old pair keeps its grace window. */
-export async function replaceMerchantKeys(deps: AppDeps, merchantId: string, actor?: AuditActor): Promise<IssuedKeyPair> {
+export async function replaceMerchantKeys(
+  deps: AppDeps,
+  merchantId: string,
+  actor?: AuditActor,
+  action: 'merchant.keys_issue' | 'merchant.keys_rotate' = 'merchant.keys_issue',
+): Promise<IssuedKeyPair> {
   const pair = await deps.sql.begin(async (tx) => {
     const issued = await replaceKeyPair(tx, deps.secretBox, merchantId, deps.config.MERCHANT_KEY_GRACE_PERIOD);
     // The token is public (it names the pair); the secret never reaches the trail.
-    if (issued && actor)
-      await insertAudit(tx, actor, { action: 'merchant.keys_issue', objectType: 'merchant', objectId: merchantId, after: { token: issued.token } });
+    if (issued && actor) await insertAudit(tx, actor, { action, objectType: 'merchant', objectId: merchantId, after: { token: issued.token } });
     return issued;
   });
   if (!pair) throw new NotFound('merchant not found');
@@ -174,7 +197,12 @@ function accessAndLimitChanges(
 }
 
 /** PATCH my-merchant: one row update under a lock, so min/max are checked against what is stored. */
-export async function patchProfile(deps: AppDeps, merchantId: string, patch: ProfilePatch): Promise<MerchantProfileRow> {
+/**
+ * The merchant's own profile change. A person's (the cabinet JWT, a member's session: `actor`) is
+ * audited in its transaction with the changed fields before and after; the HMAC pair never
+ * reaches here (the route is the cabinet's).
+ */
+export async function patchProfile(deps: AppDeps, merchantId: string, patch: ProfilePatch, actor?: AuditActor): Promise<MerchantProfileRow> {
   if (patch.webhook_url) await assertWebhookTarget(deps.config, 'webhook_url', patch.webhook_url);
   await deps.sql.begin(async (tx) => {
     const current = await lockMerchantLimits(tx, merchantId);
@@ -182,7 +210,20 @@ export async function patchProfile(deps: AppDeps, merchantId: string, patch: Pro
     for (const field of TEXT_FIELDS) if (patch[field] !== undefined) changes[field] = patch[field];
     Object.assign(changes, accessAndLimitChanges(patch, current!));
     if (Object.keys(changes).length === 0) return;
+    const before = actor ? await findMerchantProfile(tx, merchantId) : undefined;
     await updateMerchant(tx, merchantId, changes);
+    if (actor) {
+      const after = await findMerchantProfile(tx, merchantId);
+      const fields = (row: MerchantProfileRow | undefined) =>
+        Object.fromEntries(Object.keys(changes).map((key) => [key, (row as unknown as Record<string, unknown> | undefined)?.[key] ?? null]));
+      await insertAudit(tx, actor, {
+        action: 'merchant.update_profile',
+        objectType: 'merchant',
+        objectId: merchantId,
+        before: fields(before),
+        after: fields(after),
+      });
+    }
   });
   return getMerchantProfile(deps, merchantId);
 }

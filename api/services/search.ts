@@ -2,11 +2,11 @@
  * The console's one search box: what the operator typed, read as every term it can be (an id or
  * its start, a card or phone tail, an amount, a name, an email, a client id, a withdrawal's
  * address or transaction id), looked up in each kind of object the operator's role may list
- * (domain/operator-roles.ts, SEARCH_KINDS), results grouped by kind with names.
+ * (domain/roles.ts, SEARCH_KINDS), results grouped by kind with names.
  */
 import type { AppDeps } from '../deps';
 import { idPrefix } from '../../domain/ids';
-import { searchKindsFor, type OperatorRole, type SearchKind } from '../../domain/operator-roles';
+import { searchKindsFor, type OperatorRole, type SearchKind } from '../../domain/roles';
 import { canonicalTxHash, tronAddressProblem } from '../../domain/tron/address';
 import { searchAppeals, searchDeals, searchMerchants, searchOperators, searchTraders, searchWithdrawals, type SearchTerms } from '../../db/queries/search';
 

@@ -22,7 +22,7 @@ import type { AuditActor } from '../../domain/audit';
 import { exportFileName } from '../../domain/csv';
 import type { IdPrefix } from '../../domain/ids';
 import { findWithdrawalAddress, merchantNames } from '../../db/queries/merchants';
-import { operatorNames } from '../../db/queries/operators';
+import { accountNames } from '../../db/queries/accounts';
 import { csvExport } from './csv-export';
 import {
   approverAccounts,
@@ -211,13 +211,13 @@ export async function pageMerchantWithdrawals(
 /** Who the people and merchant around withdrawals are: names for the operator's view. */
 interface WithdrawalNames {
   merchants: Map<string, string>;
-  operators: Map<string, { email: string }>;
+  accounts: Map<string, { email: string }>;
 }
 
 /** The console account's email behind `operator_account:<id>` (or an operator's id), or the JWT's sub. */
 const whoOf = (names: WithdrawalNames, who: string) => {
   const accountId = approverAccountId(who) ?? who;
-  return names.operators.get(accountId)?.email ?? (who.startsWith('operator_jwt:') ? `operator JWT (${who.slice('operator_jwt:'.length)})` : who);
+  return names.accounts.get(accountId)?.email ?? (who.startsWith('operator_jwt:') ? `operator JWT (${who.slice('operator_jwt:'.length)})` : who);
 };
 
 /** The operator's view: the merchant's plus the queue's facts and the four-eyes approvals collected so far (and whether each counts now). */
@@ -248,14 +248,14 @@ function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals:
 
 async function namesOf(deps: AppDeps, rows: WithdrawalRow[], approvals: ApprovalRow[]): Promise<WithdrawalNames> {
   const people = [...approvals.map((a) => approverAccountId(a.approver) ?? ''), ...rows.flatMap((r) => [r.approved_by, r.cancelled_by])];
-  const [merchants, operators] = await Promise.all([
+  const [merchants, accounts] = await Promise.all([
     merchantNames(
       deps.sql,
       rows.map((r) => r.merchant_id),
     ),
-    operatorNames(deps.sql, people),
+    accountNames(deps.sql, people),
   ]);
-  return { merchants, operators };
+  return { merchants, accounts };
 }
 
 export interface OperatorWithdrawalQuery {

@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, setCsrfToken, unwrap } from './api';
 import { Link, navigate, useRoute } from './router';
 import { useCan, useRoleTable, useSession } from './session';
-import { ErrorText, Field, Loading } from './ui';
+import { ErrorText, Loading } from './ui';
 import { focusHeadingWhenShown } from './focus';
 import { Home } from './pages/Home';
 import { AppealDetail, Appeals } from './pages/Appeals';
@@ -17,6 +17,8 @@ import { Operators } from './pages/Operators';
 import { Account } from './pages/Account';
 import { SearchBox, SearchResults } from './pages/Search';
 import { EnrolAuthenticator, Invitation } from './pages/Invitation';
+import { SignIn } from './pages/SignIn';
+import { CONSOLE_DOOR } from './door';
 import { Notifications } from './notifications';
 import { Text } from './text';
 
@@ -25,10 +27,10 @@ export function App() {
   const roles = useRoleTable();
   const { path } = useRoute();
   // An invitation's link is answered whoever is signed in here: it is about another account.
-  if (path === '/invitation') return <Invitation />;
+  if (path === '/invitation') return <Invitation door={CONSOLE_DOOR} />;
   if (session.isPending || roles.isPending) return <Loading what="the console" />;
   if (session.error || roles.error) return <ErrorText error={session.error ?? roles.error} />;
-  if (!session.data) return <SignIn />;
+  if (!session.data) return <SignIn door={CONSOLE_DOOR} />;
   if (session.data.operator.totp_required && !session.data.operator.totp_enrolled) return <EnrolGate />;
   return <Shell />;
 }
@@ -49,58 +51,12 @@ function useSignOut() {
 
 function EnrolGate() {
   const signOut = useSignOut();
+  const session = useSession().data!;
   return (
     <>
-      <EnrolAuthenticator onSignOut={() => signOut.mutate()} />
+      <EnrolAuthenticator door={CONSOLE_DOOR} person={session.operator} onSignOut={() => signOut.mutate()} />
       <ErrorText error={signOut.error} />
     </>
-  );
-}
-
-function SignIn() {
-  const queryClient = useQueryClient();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [code, setCode] = useState('');
-  // The API answers the same 401 whether a code was missing or anything else was wrong (it tells
-  // nobody which emails exist or have TOTP), so the operator says it: the code field is behind a toggle.
-  const [withCode, setWithCode] = useState(false);
-  const signIn = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/p2p/admin/session', { body: { email, password, ...(withCode && code ? { totp_code: code } : {}) } })),
-    onSuccess: (session) => {
-      setCsrfToken(session.csrf_token);
-      queryClient.setQueryData(['session'], session);
-    },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    signIn.mutate();
-  };
-  return (
-    <main className="signin">
-      <h1>Operator console</h1>
-      <form onSubmit={submit} aria-label="Sign in">
-        <Field label="Email">
-          <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        </Field>
-        <Field label="Password">
-          <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-        </Field>
-        <label className="check">
-          <input type="checkbox" checked={withCode} onChange={(e) => setWithCode(e.target.checked)} /> I use an authenticator code
-        </label>
-        {withCode && (
-          <Field label="Authenticator code" hint="The 6 digits your authenticator app shows now.">
-            <input inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" required value={code} onChange={(e) => setCode(e.target.value.trim())} />
-          </Field>
-        )}
-        <button type="submit" className="primary" disabled={signIn.isPending}>
-          Sign in
-        </button>
-        <ErrorText error={signIn.error} />
-        {signIn.error && !withCode && <p className="muted">If your account uses an authenticator, tick “I use an authenticator code” and enter it.</p>}
-      </form>
-    </main>
   );
 }
 

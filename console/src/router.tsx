@@ -1,7 +1,7 @@
-/** A small history router under /console: the path is the state; links push, back/forward pop. */
+/** A small history router under the app's base (/console, /cabinet): the path is the state; links push, back/forward pop. */
 import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { BASE } from './door';
 
-const BASE = '/console';
 const listeners = new Set<() => void>();
 const notify = () => {
   for (const l of listeners) l();

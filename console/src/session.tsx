@@ -1,6 +1,6 @@
 /**
  * Who is signed in, and what the role may do. The role table is the server's: each operation's
- * `x-roles` in the OpenAPI document the API serves (domain/operator-roles.ts is its source), read
+ * `x-roles` in the OpenAPI document the API serves (domain/roles.ts is its source), read
  * once per page load — the console keeps no copy of it.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -19,7 +19,8 @@ export function useSession() {
         setCsrfToken(session.csrf_token);
         return session;
       } catch (error) {
-        if (error instanceof ApiError && error.status === 401) return null;
+        // 401: no session; 403: another door's (a member's session at the console, an operator's at the cabinet) — sign in here.
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return null;
         throw error;
       }
     },

@@ -196,16 +196,17 @@ export interface OperatorHit {
 
 export async function searchOperators(db: Db, t: SearchTerms, limit: number): Promise<OperatorHit[]> {
   const hits = hitsOf(db, [
-    t.id && db`select id, 'id' as matched from operators where ${uuidIn(db, 'id', t.id)} limit ${limit}`,
+    t.id && db`select id, 'id' as matched from accounts where ${uuidIn(db, 'id', t.id)} and party = 'operator' limit ${limit}`,
     t.text &&
-      db`select id, 'email' as matched from operators
-         where email collate "C" >= ${t.text} and email collate "C" < ${t.text} || chr(1114111) and starts_with(email, ${t.text}) limit ${limit}`,
+      db`select id, 'email' as matched from accounts
+         where email collate "C" >= ${t.text} and email collate "C" < ${t.text} || chr(1114111) and starts_with(email, ${t.text})
+           and party = 'operator' limit ${limit}`,
   ]);
   if (!hits) return [];
   return db<OperatorHit[]>`
     select o.id, o.email, o.role, o.disabled_at is not null as disabled, h.matched
     from ${hits} h
-    join operators o on o.id = h.id
+    join accounts o on o.id = h.id
     order by o.email
     limit ${limit}`;
 }

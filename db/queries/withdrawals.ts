@@ -176,7 +176,7 @@ export async function approverAccounts(
   const ids = [...new Set(accountIds)].filter((id) => /^[0-9a-f-]{36}$/i.test(id)).sort();
   if (ids.length === 0) return new Map();
   const rows = await db<{ id: string; role: string; disabled: boolean }[]>`
-    select id, role, disabled_at is not null as disabled from operators where id = any(${ids}::uuid[])
+    select id, role, disabled_at is not null as disabled from accounts where id = any(${ids}::uuid[]) and party = 'operator'
     order by id ${options.lock ? db`for share` : db``}`;
   return new Map(rows.map((r) => [r.id, { role: r.role, disabled: r.disabled }]));
 }

@@ -3,7 +3,7 @@
  * auto-processing rule. Pure code: the workflow imports it (ids and keys are in withdrawal-ids.ts).
  */
 import { feeFromBps } from '../money';
-import { OPERATOR_ROUTE_ROLES } from '../operator-roles';
+import { OPERATOR_ROUTE_ROLES } from '../roles';
 import { allowsFrom, type Refusal, type Transition } from './state-machine';
 
 /**

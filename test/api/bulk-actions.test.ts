@@ -29,7 +29,7 @@ async function financeAccounts(n: number) {
   const password = `pw-${randomBytes(12).toString('base64url')}`;
   const hash = await hashPassword(password, { logN: 10, r: 8, p: 1 });
   const made = Array.from({ length: n }, () => ({ id: randomUUID(), email: `bulk-${randomUUID()}@example.test` }));
-  await sql`insert into operators ${sql(made.map((m) => ({ id: m.id, email: m.email, password_hash: hash, role: 'finance', created_by: 'test' })))}`;
+  await sql`insert into accounts ${sql(made.map((m) => ({ id: m.id, party: 'operator', email: m.email, password_hash: hash, role: 'finance', created_by: 'test' })))}`;
   return Promise.all(made.map(async (m) => ({ id: m.id, session: await signIn(m.email, password) })));
 }
 

@@ -101,7 +101,7 @@ test("the search is scoped by role: operators only for an admin; a merchant's cr
   const admin = await operatorAccount('admin');
   const support = await operatorAccount('support');
   const arbiter = await operatorAccount('arbiter');
-  const [me] = await sql<{ email: string }[]>`select email from operators where id = ${support.id}`;
+  const [me] = await sql<{ email: string }[]>`select email from accounts where id = ${support.id}`;
   const q = encodeURIComponent(me!.email.slice(0, 20));
 
   const asAdmin = await asSession(admin.session, 'GET', `${SEARCH}?q=${q}`);
@@ -222,7 +222,7 @@ test('a withdrawal names its merchant and approver; the CSV exports are the filt
 
 test('the audit log says who acted — email, role, session or token — with the before/after diff and the object named', async (t) => {
   const admin = await operatorAccount('admin');
-  const [account] = await sql<{ email: string }[]>`select email from operators where id = ${admin.id}`;
+  const [account] = await sql<{ email: string }[]>`select email from accounts where id = ${admin.id}`;
   const name = `Audited ${randomBytes(4).toString('hex')}`;
   const { merchantId } = await newMerchant({ name });
   const patched = await asSession(admin.session, 'PATCH', `${ADMIN}/merchants/${merchantId}`, { rate_limit_per_minute: 77 });

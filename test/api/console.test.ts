@@ -9,7 +9,7 @@ import { API_URL, asOperator, newMerchant, operatorToken, readResponse, signed, 
 import { startApp, testSql } from '../helpers/app';
 import { eventually } from '../helpers/poll';
 import { ADMIN, deposit, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
-import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
+import { OPERATOR_ROUTE_ROLES } from '../../domain/roles';
 import { ownCurrency } from '../helpers/catalog';
 
 const sql = testSql();
@@ -80,7 +80,7 @@ test('sign in, who am I, sign out: HttpOnly SameSite=Strict cookie, a CSRF token
   t.regex(op.session.body.csrf_token, /^[A-Za-z0-9_-]{43}$/);
   // The table stores only the token's hash.
   const token = op.session.cookie.split('=')[1]!;
-  t.is((await sql`select 1 from operator_sessions where id = ${token}`).length, 0);
+  t.is((await sql`select 1 from account_sessions where id = ${token}`).length, 0);
 
   const me = await asSession(op.session, 'GET', SESSION);
   t.is(me.status, 200, me.text);
@@ -448,7 +448,7 @@ test('TOTP: once enrolled, sign-in needs the code', async (t) => {
     confirm_password: op.password,
   });
   t.is(done.status, 200, done.text);
-  const [row] = await sql<{ totp_secret_sealed: string }[]>`select totp_secret_sealed from operators where id = ${op.id}`;
+  const [row] = await sql<{ totp_secret_sealed: string }[]>`select totp_secret_sealed from accounts where id = ${op.id}`;
   t.false(row!.totp_secret_sealed.includes(start.body.secret), 'sealed at rest');
   const without = await rawSignIn(API_URL, op.email, op.password);
   t.is(without.status, 401);

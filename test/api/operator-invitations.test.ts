@@ -65,7 +65,7 @@ test('an invitation: the link to the admin and the mailbox, the invitee sets a p
   const accepted = won[0]!;
   t.like(accepted.body.operator, { email: address, role: 'finance', totp_enrolled: false, totp_required: true });
   t.truthy(Date.parse(accepted.body.operator.last_sign_in_at));
-  t.is((await sql`select id from operators where email = ${address}`).length, 1);
+  t.is((await sql`select id from accounts where email = ${address}`).length, 1);
   t.is((await post('/invitation/check', { token })).status, 400);
 
   // Until an authenticator is set up, the session may read itself, enrol, sign out — nothing else.
@@ -98,11 +98,11 @@ test('an invitation expires; a newer one withdraws the older; a withdrawn one is
   t.is(withdrawn.status, 400, withdrawn.text);
   t.regex(problemDetail(withdrawn.body).message, /withdrawn/);
 
-  await sql`update operator_invitations set expires_at = now() - interval '1 second' where id = ${second.body.invitation.invitation_id}`;
+  await sql`update account_invitations set expires_at = now() - interval '1 second' where id = ${second.body.invitation.invitation_id}`;
   const expired = await post('/invitation/accept', { token: tokenOf(second.body.invite_url), password: password() });
   t.is(expired.status, 400, expired.text);
   t.regex(problemDetail(expired.body).message, /expired/);
-  t.is((await sql`select id from operators where email = ${address}`).length, 0);
+  t.is((await sql`select id from accounts where email = ${address}`).length, 0);
   t.true((await asOperator('GET', `${ADMIN_BASE}/operators/invitations`)).body.data.some((i: Json) => i.email === address && i.expired));
 
   const third = await asOperator('POST', `${ADMIN_BASE}/operators/invitations`, { email: address, role: 'arbiter' });
@@ -115,7 +115,7 @@ test('an invitation expires; a newer one withdraws the older; a withdrawn one is
 
 test('one’s own password change: the present password (or a code) proves it, the other sessions end, this one stays; the list shows the last sign-in', async (t) => {
   const account = await operatorAccount('support');
-  const [row] = await sql<{ email: string }[]>`select email from operators where id = ${account.id}`;
+  const [row] = await sql<{ email: string }[]>`select email from accounts where id = ${account.id}`;
   // operatorAccount's password is not returned: set a known one through the admin API first.
   const old = password();
   t.is((await asOperator('PATCH', `${ADMIN_BASE}/operators/${account.id}`, { password: old })).status, 200);

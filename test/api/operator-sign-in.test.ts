@@ -62,7 +62,7 @@ async function signedIn(who: { email: string; password: string }, extra: Record<
 }
 
 const failures = async (operatorId: string) =>
-  (await sql<{ n: number }[]>`select count(*)::int as n from operator_sign_in_attempts where operator_id = ${operatorId} and outcome = 'failed'`)[0]!.n;
+  (await sql<{ n: number }[]>`select count(*)::int as n from sign_in_attempts where account_id = ${operatorId} and outcome = 'failed'`)[0]!.n;
 const failureAudits = async (operatorId: string) =>
   sql<{ actor_kind: string; actor_id: string; role: string; after: Json }[]>`
     select actor_kind, actor_id, role, after from audit_log where object_id = ${operatorId} and action = 'session.sign_in_failed' order by id`;
@@ -150,7 +150,7 @@ test('unknown emails: the same 401, limited per address before hashing, and past
   t.deepEqual(statuses(spread), Array(12).fill(401));
   t.deepEqual(new Set(spread.map((r) => r.text)).size, 1);
   const [unhashed] = await sql<{ n: number }[]>`
-    select count(*)::int as n from operator_sign_in_attempts where operator_id is null and not hashed and at > now() - interval '1 minute'`;
+    select count(*)::int as n from sign_in_attempts where account_id is null and not hashed and at > now() - interval '1 minute'`;
   t.true(unhashed!.n >= 9, `answered without a hash: ${unhashed!.n}`);
 });
 
@@ -159,7 +159,7 @@ test('a TOTP code signs in once: again, or twice at once, is the one 401; the fa
   // Enrolled directly (the enrolment route has its own test below): only sign-in is under test here.
   const secret = newTotpSecret();
   const box = new SecretBox(loadConfig(process.env).SECRETS_ENCRYPTION_KEY);
-  await sql`update operators set totp_secret_sealed = ${box.seal(secret, `operator-totp:${who.id}`)} where id = ${who.id}`;
+  await sql`update accounts set totp_secret_sealed = ${box.seal(secret, `operator-totp:${who.id}`)} where id = ${who.id}`;
   const used = { step: 0 };
   const code = await freshCode(secret, used);
   const first = await signInFrom(API_URL, undefined, { email: who.email, password: who.password, totp_code: code });

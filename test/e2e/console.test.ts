@@ -23,7 +23,7 @@ import { filePart, SAMPLES, signedUpload } from '../helpers/multipart';
 import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
 import { eventually } from '../helpers/poll';
 import { seriousViolations } from '../helpers/axe';
-import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
+import { OPERATOR_ROUTE_ROLES } from '../../domain/roles';
 
 const FAILURES = join(process.cwd(), '.data', 'console-screenshots');
 const DOC_SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(process.cwd(), process.env.CONSOLE_SCREENSHOTS) : undefined;

@@ -6,6 +6,7 @@
  *   - every operator route: a merchant HMAC pair and a cabinet JWT get 403, no credentials 401.
  */
 import test from 'ava';
+import { randomUUID } from 'node:crypto';
 import { cabinetToken, newMerchant, signed, unsigned, withBearer, type KeyPair } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { createPayin } from '../helpers/deals';
@@ -56,7 +57,28 @@ async function fixturesFor(a: { merchantId: string; keys: KeyPair }): Promise<Re
   });
   if (payout.status !== 200) throw new Error(`payout fixture: ${payout.status} ${payout.text}`);
   const payoutId = payout.body.deal.deal_id as string;
+  // A's people: a member (invited with A's cabinet JWT, accepted) and an invitation still open.
+  const aCabinet = await cabinetToken(a.merchantId);
+  const invited = await withBearer(aCabinet, 'POST', '/api/v1/p2p/cabinet/team/invitations', { email: `matrix-${randomUUID()}@example.test`, role: 'support' });
+  if (invited.status !== 201) throw new Error(`invitation fixture: ${invited.status} ${invited.text}`);
+  const accepted = await unsigned('POST', '/api/v1/p2p/cabinet/invitation/accept', {
+    token: String(invited.body.invite_url).split('#token=')[1],
+    password: `pw-${randomUUID()}`,
+  });
+  if (accepted.status !== 201) throw new Error(`member fixture: ${accepted.status} ${accepted.text}`);
+  const memberId = accepted.body.member.member_id as string;
+  const open = await withBearer(aCabinet, 'POST', '/api/v1/p2p/cabinet/team/invitations', { email: `matrix-${randomUUID()}@example.test`, role: 'finance' });
+  if (open.status !== 201) throw new Error(`invitation fixture: ${open.status} ${open.text}`);
+  const invitationId = open.body.invitation.invitation_id as string;
   return {
+    member_id: {
+      id: memberId,
+      state: async () => (await sql`select role, disabled_at, removed_at, updated_at from accounts where id = ${memberId}`)[0],
+    },
+    invitation_id: {
+      id: invitationId,
+      state: async () => (await sql`select revoked_at, accepted_at from account_invitations where id = ${invitationId}`)[0],
+    },
     payout_deal_id: {
       id: payoutId,
       state: async () => (await sql`select status, amount, updated_at from deals where id = ${payoutId}`)[0],

@@ -1,15 +1,24 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { OPERATOR_ROUTE_ROLES } from '../../domain/operator-roles';
+import { MERCHANT_ROUTE_ROLES, OPERATOR_ROUTE_ROLES } from '../../domain/roles';
 import { approvalsRequired } from '../../domain/state/withdrawals';
 import { hashPassword, verifyPassword } from '../../domain/crypto/passwords';
 import { base32Decode, base32Encode, hotp } from '../../domain/crypto/totp';
 
-test('docs/console.md shows the role table of domain/operator-roles.ts, row for row', (t) => {
-  const doc = readFileSync(new URL('../../docs/console.md', import.meta.url), 'utf8');
-  const table = doc.slice(doc.indexOf('<!-- role-table:start -->'), doc.indexOf('<!-- role-table:end -->'));
-  const rows = [...table.matchAll(/^\| `(\w+)` \| ([a-z, ]+) \|$/gm)].map((m) => [m[1]!, m[2]!.split(', ').sort()] as const);
-  t.deepEqual(Object.fromEntries(rows), Object.fromEntries(Object.entries(OPERATOR_ROUTE_ROLES).map(([k, v]) => [k, [...v].sort()])));
+/** The rows of a role table in a document, between its markers. */
+function docTable(file: string, marker: string) {
+  const doc = readFileSync(new URL(`../../docs/${file}`, import.meta.url), 'utf8');
+  const table = doc.slice(doc.indexOf(`<!-- ${marker}:start -->`), doc.indexOf(`<!-- ${marker}:end -->`));
+  return Object.fromEntries([...table.matchAll(/^\| `(\w+)` \| ([a-z, ]+) \|$/gm)].map((m) => [m[1]!, m[2]!.split(', ').sort()] as const));
+}
+const sorted = (table: Readonly<Record<string, readonly string[]>>) => Object.fromEntries(Object.entries(table).map(([k, v]) => [k, [...v].sort()]));
+
+test('docs/console.md shows the operators’ column of the role table of domain/roles.ts, row for row', (t) => {
+  t.deepEqual(docTable('console.md', 'role-table'), sorted(OPERATOR_ROUTE_ROLES));
+});
+
+test('docs/cabinet.md shows the merchant members’ column of the role table of domain/roles.ts, row for row', (t) => {
+  t.deepEqual(docTable('cabinet.md', 'merchant-role-table'), sorted(MERCHANT_ROUTE_ROLES));
 });
 
 test('scrypt passwords: versioned, salted, verified; a malformed hash never matches', async (t) => {

@@ -31,7 +31,7 @@ import {
 } from '../../schemas/console';
 import { exportAudit, listAuditPage } from '../../services/audit';
 import { consoleQueues } from '../../services/queues';
-import { acceptInvitation, checkInvitation, inviteOperator, listInvitations, revokeOperatorInvitation } from '../../services/operator-invitations';
+import { acceptInvitation, checkInvitation, invite, listInvitations, revoke } from '../../services/invitations';
 import {
   changeOwnPassword,
   createOperatorAccount,
@@ -39,14 +39,18 @@ import {
   enrollTotp,
   listOperatorAccounts,
   presentOperator,
+  sessionAnswer,
   signIn,
   signOut,
   updateOperatorAccount,
 } from '../../services/operators';
 import { PermissionDenied } from '../../../domain/errors';
+import type { OperatorRole } from '../../../domain/roles';
 import type { AuditActor } from '../../../domain/audit';
 
 const tags = ['Operator: console'];
+/** The operators' invitations: the door's own (no merchant, no trader). */
+const OPERATORS = { party: 'operator' } as const;
 const actorOf = (actor: AuditActor | undefined) => {
   if (!actor) throw new PermissionDenied('operator identity required');
   return actor;
@@ -170,7 +174,7 @@ export const consoleRoutes = [
       errors: [409],
       audit: { action: 'operator.invite', objectType: 'operator_invitation', by: 'service' },
     },
-    ({ body, actor }, deps) => inviteOperator(deps, body, actorOf(actor)),
+    ({ body, actor }, deps) => invite(deps, OPERATORS, body, actorOf(actor)),
   ),
   defineRoute(
     {
@@ -182,7 +186,7 @@ export const consoleRoutes = [
       tags,
       response: invitationsResponse,
     },
-    async (_input, deps) => ({ data: await listInvitations(deps) }),
+    async (_input, deps) => ({ data: await listInvitations(deps, OPERATORS) }),
   ),
   defineRoute(
     {
@@ -198,7 +202,7 @@ export const consoleRoutes = [
       errors: [404],
       audit: { action: 'operator.invite_revoke', objectType: 'operator_invitation', by: 'service' },
     },
-    async ({ params, actor }, deps) => ({ invitation: await revokeOperatorInvitation(deps, params.invitation_id, actorOf(actor)) }),
+    async ({ params, actor }, deps) => ({ invitation: await revoke(deps, OPERATORS, params.invitation_id, actorOf(actor)) }),
   ),
   defineRoute(
     {
@@ -213,7 +217,10 @@ export const consoleRoutes = [
       response: invitationCheckResponse,
       errors: [404],
     },
-    ({ body }, deps) => checkInvitation(deps, body.token),
+    async ({ body }, deps) => {
+      const row = await checkInvitation(deps, 'operator', body.token);
+      return { email: row.email, role: row.role as OperatorRole, expires_at: row.expires_at.toISOString() };
+    },
   ),
   defineRoute(
     {
@@ -232,7 +239,7 @@ export const consoleRoutes = [
       response: sessionResponse,
       errors: [404, 409],
     },
-    ({ body }, deps, ctx) => acceptInvitation(deps, ctx, body),
+    async ({ body }, deps, ctx) => sessionAnswer(deps, await acceptInvitation(deps, ctx, 'operator', body, presentOperator)),
   ),
   defineRoute(
     {

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { emptyObject, int64String, line, pageSize, pageToken, uuid } from '../../schemas/common';
 import { createMerchantBody, disableBody, killSwitchResponse, merchantSchema, merchantSettingsBody, presentMerchant } from '../../schemas/merchant';
+import { firstOwnerInvitation, memberInviteResponse, ownerInvitationBody } from '../../schemas/cabinet';
+import { inviteMember } from '../../services/members';
+import { PermissionDenied } from '../../../domain/errors';
 import {
   createMerchant,
   getMerchantForOperator,
@@ -85,13 +88,18 @@ export const merchantRoutes = [
       auth: 'operator',
       summary: 'Create a merchant with a provisioned USDT wallet',
       tags,
+      description:
+        "With owner_email the merchant's first owner is invited to the cabinet in the same transaction: the answer's " +
+        'owner_invitation has the invitation and its link (shown this once; the e-mail is appended to the development mailbox ' +
+        'MERCHANT_MAILBOX_FILE). Audited (merchant.create, member.invite).',
       body: createMerchantBody,
       status: 201,
-      response: z.object({ merchant: merchantSchema }),
+      response: z.object({ merchant: merchantSchema, owner_invitation: firstOwnerInvitation.optional() }).openapi('CreateMerchantResult'),
+      errors: [409],
       audit: { action: 'merchant.create', objectType: 'merchant', by: 'service' },
     },
     async ({ body, actor }, deps) => {
-      const row = await createMerchant(
+      const { merchant: row, ownerInvitation } = await createMerchant(
         deps,
         {
           name: body.name,
@@ -104,8 +112,35 @@ export const merchantRoutes = [
           sandbox: body.sandbox ?? false,
         },
         actor,
+        body.owner_email,
       );
-      return { merchant: presentMerchant(row) };
+      if (!ownerInvitation) return { merchant: presentMerchant(row) };
+      const { invite_url, ...invitation } = ownerInvitation;
+      return { merchant: presentMerchant(row), owner_invitation: { invitation, invite_url } };
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/merchants/{merchant_id}/owner-invitations',
+      operationId: 'adminInviteMerchantOwner',
+      auth: 'operator',
+      summary: "Invite an owner to a merchant's cabinet: its first (a merchant made without one) or a new one (the owners lost their access)",
+      description:
+        'As the owner’s own invitations (POST /api/v1/p2p/cabinet/team/invitations) with the role owner: the link is answered this ' +
+        'once and written to the development mailbox MERCHANT_MAILBOX_FILE; it works once, for OPERATOR_INVITE_TTL_SECONDS. 409 ' +
+        'when a cabinet account has the email. Audited (member.invite, the operator as actor).',
+      tags,
+      params: merchantParams,
+      body: ownerInvitationBody,
+      status: 201,
+      response: memberInviteResponse,
+      errors: [404, 409],
+      audit: { action: 'member.invite', objectType: 'member_invitation', by: 'service' },
+    },
+    async ({ params, body, actor }, deps) => {
+      if (!actor) throw new PermissionDenied('operator identity required');
+      return inviteMember(deps, params.merchant_id, { email: body.email, role: 'owner' }, actor);
     },
   ),
   killSwitch('/merchants/{merchant_id}/kill-switch', 'adminToggleKillSwitch', 'Toggle the kill-switch of a merchant (admin alias)'),

@@ -4,7 +4,7 @@ import { operatorOf } from '../../auth/authenticate';
 import { defineRoute } from '../../route';
 import { int64String, line, timestamp } from '../../schemas/common';
 import { searchConsole } from '../../services/search';
-import { SEARCH_KINDS } from '../../../domain/operator-roles';
+import { SEARCH_KINDS } from '../../../domain/roles';
 
 const matched = z.array(z.string()).openapi({
   description:

@@ -35,11 +35,13 @@ export const apiKeyRoutes = [
       summary: 'Rotate the key pair: the new pair is valid at once; the old pair keeps working as a whole pair for the grace window',
       description:
         'Hands out a secret, so it refuses an HMAC signature that any earlier request carried (the headers of a body-less GET of the same ' +
-        'second included): sign it with a timestamp of its own, or add the request-bound v2 signature, which binds it to this route.',
+        'second included): sign it with a timestamp of its own, or add the request-bound v2 signature, which binds it to this route. ' +
+        'A person rotating it (the cabinet JWT, a member’s session: owner or developer) is audited (merchant.keys_rotate, the public token only).',
       tags: ['Keys'],
       singleUse: 'rotation',
       response: keyPairResponse,
+      audit: { action: 'merchant.keys_rotate', objectType: 'merchant', by: 'service' },
     },
-    ({ identity }, deps) => replaceMerchantKeys(deps, merchantOf(identity).merchantId),
+    ({ identity, actor }, deps) => replaceMerchantKeys(deps, merchantOf(identity).merchantId, actor, 'merchant.keys_rotate'),
   ),
 ];

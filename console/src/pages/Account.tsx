@@ -8,6 +8,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api';
 import { useSession } from '../session';
 import { ErrorText, Field, Submit } from '../ui';
+import { CONSOLE_DOOR, type AccountDoor } from '../door';
 import { Text } from '../text';
 
 export function Account() {
@@ -24,7 +25,7 @@ export function Account() {
       <p data-testid="authenticator">
         {session.operator.totp_enrolled ? 'Sign-in asks for a code of your authenticator.' : 'No authenticator: sign-in asks only for your password.'}
       </p>
-      <TotpSetup />
+      <TotpSetup door={CONSOLE_DOOR} enrolled={session.operator.totp_enrolled} />
     </>
   );
 }
@@ -87,31 +88,25 @@ function ChangePassword({ enrolled }: { enrolled: boolean }) {
  * and the password (or a code of the present one). Also the whole page of an account that must
  * set one up before anything else (an invited one).
  */
-export function TotpSetup() {
-  const session = useSession().data!;
-  const enrolled = session.operator.totp_enrolled;
+export function TotpSetup({ door, enrolled }: { door: AccountDoor; enrolled: boolean }) {
   const queryClient = useQueryClient();
   const [secret, setSecret] = useState<{ secret: string; otpauth_uri: string } | null>(null);
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
   const [currentCode, setCurrentCode] = useState('');
   const start = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/p2p/admin/session/totp', { body: {} })),
+    mutationFn: () => door.totp({}),
     onSuccess: (answer) => setSecret({ secret: answer.secret, otpauth_uri: answer.otpauth_uri }),
   });
   const confirm = useMutation({
     mutationFn: () =>
-      unwrap(
-        api.POST('/api/v1/p2p/admin/session/totp', {
-          body: { secret: secret!.secret, code, ...(password ? { confirm_password: password } : {}), ...(currentCode ? { confirm_code: currentCode } : {}) },
-        }),
-      ),
+      door.totp({ secret: secret!.secret, code, ...(password ? { confirm_password: password } : {}), ...(currentCode ? { confirm_code: currentCode } : {}) }),
     onSuccess: async () => {
       setSecret(null);
       setCode('');
       setPassword('');
       setCurrentCode('');
-      await queryClient.invalidateQueries({ queryKey: ['session'] });
+      await queryClient.invalidateQueries({ queryKey: door.sessionKey });
     },
   });
   const submit = (event: FormEvent) => {

@@ -1,45 +1,46 @@
 /**
- * An invitation's link (/console/invitation#token=…): what it invites to, a password chosen
- * twice, then the new account is signed in — and must set up an authenticator before anything
- * else (EnrolAuthenticator). The token stays in the fragment: never sent in a URL, never logged.
+ * An invitation's link (/console/invitation#token=…, /cabinet/invitation#token=…): what it
+ * invites to, a password chosen twice, then the new account is signed in at its door — and must
+ * set up an authenticator before anything else (EnrolAuthenticator). The token stays in the
+ * fragment: never sent in a URL, never logged.
  */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, setCsrfToken, unwrap } from '../api';
+import { setCsrfToken } from '../api';
+import type { AccountDoor, Person } from '../door';
 import { navigate } from '../router';
-import { useSession } from '../session';
 import { ErrorText, Field, Loading, Submit } from '../ui';
 import { TotpSetup } from './Account';
 import { Text } from '../text';
 
 const tokenOfLink = () => new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '';
 
-export function Invitation() {
+export function Invitation({ door }: { door: AccountDoor }) {
   const [token] = useState(tokenOfLink);
   const queryClient = useQueryClient();
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const invitation = useQuery({
     queryKey: ['invitation', token],
-    queryFn: () => unwrap(api.POST('/api/v1/p2p/admin/invitation/check', { body: { token } })),
+    queryFn: () => door.check(token),
     enabled: token !== '',
     retry: false,
   });
   const accept = useMutation({
     mutationFn: () => {
       if (password !== repeat) throw new Error('The password and its repetition differ.');
-      return unwrap(api.POST('/api/v1/p2p/admin/invitation/accept', { body: { token, password } }));
+      return door.accept(token, password);
     },
     onSuccess: (session) => {
       setCsrfToken(session.csrf_token);
-      queryClient.setQueryData(['session'], session);
+      queryClient.setQueryData(door.sessionKey, session);
       // The link is spent: the address bar forgets it.
       navigate('/', true);
     },
   });
   return (
     <main className="signin">
-      <h1>Your operator account</h1>
+      <h1>{door.account}</h1>
       {!token && <p role="alert">This link has no invitation in it: open the whole link you were sent.</p>}
       {token && invitation.isPending && <Loading what="the invitation" />}
       <ErrorText error={invitation.error} />
@@ -52,7 +53,17 @@ export function Invitation() {
           }}
         >
           <p>
-            You are invited as <strong>{invitation.data.role}</strong> with{' '}
+            You are invited as <strong>{invitation.data.role}</strong>
+            {invitation.data.merchant_name !== undefined && (
+              <>
+                {' '}
+                of{' '}
+                <strong data-testid="invited-merchant">
+                  <Text value={invitation.data.merchant_name} />
+                </strong>
+              </>
+            )}{' '}
+            with{' '}
             <strong data-testid="invited-email">
               <Text value={invitation.data.email} />
             </strong>
@@ -72,20 +83,19 @@ export function Invitation() {
   );
 }
 
-/** The whole console of an account that must set up an authenticator first: that, or sign out. */
-export function EnrolAuthenticator({ onSignOut }: { onSignOut: () => void }) {
-  const session = useSession().data!;
+/** The whole app of an account that must set up an authenticator first: that, or sign out. */
+export function EnrolAuthenticator({ door, person, onSignOut }: { door: AccountDoor; person: Person; onSignOut: () => void }) {
   return (
     <main className="signin">
       <h1>Set up your authenticator</h1>
       <p>
-        <Text value={session.operator.email} /> <span className="badge">{session.operator.role}</span>
+        <Text value={person.email} /> <span className="badge">{person.role}</span>
       </p>
       <p>
-        Your account signs in with a password and a code of an authenticator app. Set the app up now; until then the console offers nothing else (the API
-        refuses everything else too).
+        Your account signs in with a password and a code of an authenticator app. Set the app up now; until then the {door.title.toLowerCase()} offers nothing
+        else (the API refuses everything else too).
       </p>
-      <TotpSetup />
+      <TotpSetup door={door} enrolled={person.totp_enrolled} />
       <p>
         <button type="button" onClick={onSignOut}>
           Sign out

@@ -298,7 +298,10 @@ export interface paths {
         /** Merchants, newest first, optionally matching a name, email or id */
         get: operations["adminListMerchants"];
         put?: never;
-        /** Create a merchant with a provisioned USDT wallet */
+        /**
+         * Create a merchant with a provisioned USDT wallet
+         * @description With owner_email the merchant's first owner is invited to the cabinet in the same transaction: the answer's owner_invitation has the invitation and its link (shown this once; the e-mail is appended to the development mailbox MERCHANT_MAILBOX_FILE). Audited (merchant.create, member.invite).
+         */
         post: operations["adminCreateMerchant"];
         delete?: never;
         options?: never;
@@ -325,6 +328,26 @@ export interface paths {
          * @description The merchant reads auto_withdrawal_mode and auto_withdrawal_effective_limit_usdt_cents in its profile but cannot change them. ip_whitelist and the deal limits are the ones the merchant also sets in its cabinet (same rules). Audited with before and after.
          */
         patch: operations["adminUpdateMerchant"];
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/merchants/{merchant_id}/owner-invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite an owner to a merchant's cabinet: its first (a merchant made without one) or a new one (the owners lost their access)
+         * @description As the owner’s own invitations (POST /api/v1/p2p/cabinet/team/invitations) with the role owner: the link is answered this once and written to the development mailbox MERCHANT_MAILBOX_FILE; it works once, for OPERATOR_INVITE_TTL_SECONDS. 409 when a cabinet account has the email. Audited (member.invite, the operator as actor).
+         */
+        post: operations["adminInviteMerchantOwner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/p2p/admin/merchants/{merchant_id}/kill-switch": {
@@ -1126,6 +1149,193 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/cabinet/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who am I: the signed-in member, its role and merchant, the CSRF token and when the session ends
+         * @description With the cabinet JWT: its sub as member_id and the role owner, no session (csrf_token and times empty). Open while the kill-switch is on.
+         */
+        get: operations["cabinetGetSession"];
+        put?: never;
+        /**
+         * Sign in to the merchant's cabinet: email, password and (when enrolled) a TOTP code → the session cookie and its CSRF token
+         * @description Sets the cookie gw_merchant (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the member, its merchant and the session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. The session is accepted wherever the cabinet JWT is, scoped to the member’s merchant and its role (x-roles). Any failure — unknown email, wrong password, missing, wrong or already used code, disabled or removed member — is the same 401, audited (session.sign_in_failed) when the email names a member. The console’s limits apply (OPERATOR_SIGN_IN_*: per email and address, per email, per address, counted before the password is checked): then 429 with Retry-After.
+         */
+        post: operations["cabinetSignIn"];
+        /** Sign out: the session ends at once and the cookie is cleared */
+        delete: operations["cabinetDeleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/session/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enroll TOTP for the signed-in member: {} answers a new secret and otpauth URI; { secret, code, confirm_password | confirm_code } sets it
+         * @description As the console’s POST /admin/session/totp: code is a code of the new secret; confirm_password the member’s password, or confirm_code a current code of the authenticator enrolled so far. A wrong confirmation is 400 naming the field and counts as a failed sign-in. Setting it ends the member’s other sessions; from then on sign-in needs totp_code. An invited member must do this before anything else. Member sessions only (the cabinet JWT: 403).
+         */
+        post: operations["cabinetEnrollTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/session/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the signed-in member’s own password: { new_password, confirm_password | confirm_code }
+         * @description confirm_password is the present password, or confirm_code a current code of the member’s authenticator. A wrong one is 400 naming the field, audited (member.confirm_failed) and counted as a failed sign-in. The member’s other sessions end; this one stays. Audited (member.password_change). Member sessions only (the cabinet JWT: 403).
+         */
+        post: operations["cabinetChangeOwnPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/invitation/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a cabinet invitation link invites to (email, role, merchant, until when), before the invitee chooses a password
+         * @description An unknown token (or a console invitation’s) is 404; a link used, withdrawn or expired is 400 saying which.
+         */
+        post: operations["cabinetCheckInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/invitation/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a cabinet invitation: the member is created with the chosen password and signed in (the session cookie, as sign-in)
+         * @description Once per link, before it expires (a second acceptance, concurrent or later, is 400: used already; 409 when the email has become a member meanwhile). The new member must set up an authenticator before anything else: until POST /session/totp has set one, every other cabinet route answers 403. Audited (member.invite_accept).
+         */
+        post: operations["cabinetAcceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/team/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant’s invitations neither accepted nor withdrawn (expired ones marked), newest first */
+        get: operations["cabinetListInvitations"];
+        put?: never;
+        /**
+         * Invite a person to the merchant by e-mail link, with a role: the invitee sets a password, then must set up an authenticator
+         * @description Answers the invitation and its link (shown this once; there is no SMTP: the e-mail is appended to the development mailbox MERCHANT_MAILBOX_FILE). The link works once, for OPERATOR_INVITE_TTL_SECONDS; a new invitation of the same email withdraws this merchant’s earlier one. 409 when a cabinet account has the email (a person belongs to one merchant). Audited (member.invite; never the link).
+         */
+        post: operations["cabinetInviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/team/invitations/{invitation_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an invitation: its link stops working
+         * @description Another merchant’s invitation is 404; an accepted one is 400 (disable or remove the member instead); a withdrawn one is answered as it is. Audited (member.invite_revoke).
+         */
+        post: operations["cabinetRevokeInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/team": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant’s members (not the removed), oldest first, with role, authenticator, status and last sign-in */
+        get: operations["cabinetListMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/team/{member_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member: it can never sign in again and is no longer listed; its email may be invited again
+         * @description Its sessions end at once. The last enabled owner is never removed (400 FAILED_PRECONDITION). A removed or another merchant’s member is 404. Audited (member.remove); the member stays in the audit trail.
+         */
+        delete: operations["cabinetRemoveMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Set a member's role, or disable or enable it
+         * @description A role change or disabling ends the member’s sessions at once (an owner changing its own role keeps the session it does it with). The merchant keeps at least one enabled owner: a change that would leave none — the last owner demoting or disabling itself included — is 400 FAILED_PRECONDITION; concurrent changes take turns, so of any number at once at most all but the last owner succeed. Another merchant’s member is 404. Audited (member.update, before and after).
+         */
+        patch: operations["cabinetUpdateMember"];
+        trace?: never;
+    };
     "/api/v1/p2p/checkout/{hash}": {
         parameters: {
             query?: never;
@@ -1362,7 +1572,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the key pair: the new pair is valid at once; the old pair keeps working as a whole pair for the grace window
-         * @description Hands out a secret, so it refuses an HMAC signature that any earlier request carried (the headers of a body-less GET of the same second included): sign it with a timestamp of its own, or add the request-bound v2 signature, which binds it to this route.
+         * @description Hands out a secret, so it refuses an HMAC signature that any earlier request carried (the headers of a body-less GET of the same second included): sign it with a timestamp of its own, or add the request-bound v2 signature, which binds it to this route. A person rotating it (the cabinet JWT, a member’s session: owner or developer) is audited (merchant.keys_rotate, the public token only).
          */
         post: operations["rotateApiKeys"];
         delete?: never;
@@ -1969,7 +2179,7 @@ export interface paths {
         };
         /**
          * The caller's merchant profile
-         * @description Limit fields appear only while set. While the kill-switch is on this is the one request the merchant may still make, with its cabinet JWT (to see kill_switch: true); HMAC requests are 403 everywhere.
+         * @description Limit fields appear only while set. While the kill-switch is on this is the one request the merchant may still make, with its cabinet JWT or a member’s cabinet session (to see kill_switch: true); HMAC requests are 403 everywhere.
          */
         get: operations["getMyMerchant"];
         put?: never;
@@ -1978,8 +2188,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the mutable profile fields and limits (cabinet JWT only); answers the full profile
-         * @description HMAC is refused (403): server-to-server profile mutations are unsupported. A disabled merchant cannot patch.
+         * Change the mutable profile fields and limits (cabinet JWT or a member’s cabinet session); answers the full profile
+         * @description HMAC is refused (403): server-to-server profile mutations are unsupported. A disabled merchant cannot patch. A member needs a role that may (x-roles: owner, developer) and, with its session cookie, the X-CSRF-Token header. Audited (merchant.update_profile, the changed fields before and after, the member or the JWT as actor).
          */
         patch: operations["updateMyMerchant"];
         trace?: never;
@@ -3070,7 +3280,7 @@ export interface components {
         };
         OperatorSession: {
             operator: components["schemas"]["Operator"];
-            /** @description send it as X-CSRF-Token on every request but GET/HEAD; '' for the operator JWT (no session, no CSRF) */
+            /** @description send it as X-CSRF-Token on every request but GET/HEAD; '' for a JWT (no session, no CSRF) */
             csrf_token: string;
             /** @description when the session ends unless a request comes first (idle timeout), never past absolute_expires_at */
             expires_at: string;
@@ -3112,9 +3322,9 @@ export interface components {
             secret?: string;
             /** @description a code of the new secret */
             code?: string;
-            /** @description the signed-in operator’s own password */
+            /** @description the signed-in account’s own password */
             confirm_password?: string;
-            /** @description a current code of the signed-in operator’s own authenticator (when it has one), not used before */
+            /** @description a current code of the signed-in account’s own authenticator (when it has one), not used before */
             confirm_code?: string;
         };
         OperatorOwnPasswordResult: {
@@ -3125,9 +3335,9 @@ export interface components {
         OperatorOwnPassword: {
             /** @description the new password (at least 12 characters) */
             new_password: string;
-            /** @description the signed-in operator’s own password */
+            /** @description the signed-in account’s own password */
             confirm_password?: string;
-            /** @description a current code of the signed-in operator’s own authenticator (when it has one), not used before */
+            /** @description a current code of the signed-in account’s own authenticator (when it has one), not used before */
             confirm_code?: string;
         };
         OperatorInviteResult: {
@@ -3209,9 +3419,9 @@ export interface components {
              * @enum {boolean}
              */
             reset_totp?: true;
-            /** @description the signed-in operator’s own password */
+            /** @description the signed-in account’s own password */
             confirm_password?: string;
-            /** @description a current code of the signed-in operator’s own authenticator (when it has one), not used before */
+            /** @description a current code of the signed-in account’s own authenticator (when it has one), not used before */
             confirm_code?: string;
         };
         /** @description Newest first. An empty next_page_token means the last page. */
@@ -3228,14 +3438,14 @@ export interface components {
              */
             at: string;
             /**
-             * @description system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)
+             * @description merchant_account: a member of a merchant (its cabinet session; role is the member's); merchant_jwt: the cabinet JWT (actor_id its sub, role owner); system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)
              * @enum {string}
              */
-            actor_kind: "operator_account" | "operator_jwt" | "system" | "anonymous";
+            actor_kind: "operator_account" | "operator_jwt" | "merchant_account" | "merchant_jwt" | "trader_account" | "system" | "anonymous";
             actor_id: string;
-            /** @description who, for people: a console account's email (as the account is now), 'operator JWT <sub>', the system actor's name, or 'failed sign-in from <address>' */
+            /** @description who, for people: a console account's or a merchant member's email (as the account is now), 'operator JWT <sub>', 'cabinet JWT <sub>', the system actor's name, or 'failed sign-in from <address>' */
             actor_name: string;
-            /** @description a console account's email; empty for other actors */
+            /** @description a console account's or merchant member's email; empty for other actors */
             actor_email: string;
             /** @description which console session (session:<ref>) or which operator JWT (jwt:<ref>) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows */
             actor_credential: string;
@@ -3246,7 +3456,7 @@ export interface components {
             /** @example withdrawal */
             object_type: string;
             object_id: string;
-            /** @description a merchant's or trader's name, an operator account's email; empty for other objects */
+            /** @description a merchant's or trader's name, an operator account's or merchant member's email; empty for other objects */
             object_name: string;
             /** @description the object before the action (null when it did not exist or is not kept) */
             before?: unknown;
@@ -3545,6 +3755,30 @@ export interface components {
                 webhook_max_retries: number;
             };
         };
+        CreateMerchantResult: {
+            merchant: components["schemas"]["Merchant"];
+            owner_invitation?: components["schemas"]["MerchantOwnerInvitation"];
+        };
+        MerchantOwnerInvitation: {
+            invitation: components["schemas"]["CabinetInvitation"];
+            /** @description the link to give the owner (shown this once) */
+            invite_url: string;
+        };
+        CabinetInvitation: {
+            /** Format: uuid */
+            invitation_id: string;
+            email: string;
+            /**
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @enum {string}
+             */
+            role: "owner" | "developer" | "finance" | "support";
+            /** @description <actor_kind>:<id> of the inviter (a member, the cabinet JWT, or the operator who created the merchant) */
+            invited_by: string;
+            created_at: string;
+            expires_at: string;
+            expired: boolean;
+        };
         CreateMerchantRequest: {
             name: string;
             /** Format: email */
@@ -3557,6 +3791,22 @@ export interface components {
             payout_fee_bps?: number;
             /** @description addition: a sandbox merchant (see the Sandbox tag); default false */
             sandbox?: boolean;
+            /**
+             * Format: email
+             * @description addition: the email of the merchant's first owner, invited to the cabinet in the same transaction (the answer's owner_invitation carries its link, shown once; docs/cabinet.md)
+             */
+            owner_email?: string;
+        };
+        CabinetInviteResult: {
+            invitation: components["schemas"]["CabinetInvitation"];
+            /** @description the link to give the invitee (shown this once; also written to the development mailbox MERCHANT_MAILBOX_FILE): it works once, until expires_at */
+            invite_url: string;
+            /** @description the email's earlier invitation (of this merchant) withdrawn by this one (0 or 1) */
+            revoked_earlier: number;
+        };
+        MerchantOwnerInvite: {
+            /** Format: email */
+            email: string;
         };
         /** @description disabled_at is an RFC 3339 time while disabled, null when the switch is off */
         KillSwitchResult: {
@@ -4211,6 +4461,125 @@ export interface components {
             file_ids: string[];
             /** @description what the files are */
             note?: string;
+        };
+        CabinetSession: {
+            member: components["schemas"]["CabinetMember"];
+            /** @description the member's merchant */
+            merchant: {
+                /** Format: uuid */
+                merchant_id: string;
+                name: string;
+            };
+            /** @description send it as X-CSRF-Token on every request but GET/HEAD; '' for a JWT (no session, no CSRF) */
+            csrf_token: string;
+            /** @description when the session ends unless a request comes first (idle timeout), never past absolute_expires_at */
+            expires_at: string;
+            absolute_expires_at: string;
+            idle_timeout_seconds: number;
+        };
+        CabinetMember: {
+            member_id: string;
+            email: string;
+            /**
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @enum {string}
+             */
+            role: "owner" | "developer" | "finance" | "support";
+            totp_enrolled: boolean;
+            disabled: boolean;
+            /** @description RFC 3339, '' while enabled */
+            disabled_at: string;
+            created_at: string;
+            /** @description the member must set up an authenticator (an invited member): until it has, its session may only do that */
+            totp_required: boolean;
+            /** @description RFC 3339 of the last sign-in; '' before the first */
+            last_sign_in_at: string;
+            /** @description the client address of the last sign-in; '' */
+            last_sign_in_address: string;
+        };
+        CabinetSignIn: {
+            email: string;
+            password: string;
+            /** @description the current code of the authenticator, when the account enrolled TOTP */
+            totp_code?: string;
+        };
+        CabinetTotp: {
+            enrolled: boolean;
+            secret: string;
+            otpauth_uri: string;
+        };
+        CabinetTotpEnroll: {
+            secret?: string;
+            /** @description a code of the new secret */
+            code?: string;
+            /** @description the signed-in account’s own password */
+            confirm_password?: string;
+            /** @description a current code of the signed-in account’s own authenticator (when it has one), not used before */
+            confirm_code?: string;
+        };
+        CabinetOwnPasswordResult: {
+            changed: boolean;
+            /** @description how many other sessions of the account ended */
+            sessions_ended: number;
+        };
+        CabinetOwnPassword: {
+            /** @description the new password (at least 12 characters) */
+            new_password: string;
+            /** @description the signed-in account’s own password */
+            confirm_password?: string;
+            /** @description a current code of the signed-in account’s own authenticator (when it has one), not used before */
+            confirm_code?: string;
+        };
+        /** @description What the link invites to: a role in a merchant. */
+        CabinetInvitationDetails: {
+            email: string;
+            /**
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @enum {string}
+             */
+            role: "owner" | "developer" | "finance" | "support";
+            merchant_name: string;
+            expires_at: string;
+        };
+        CabinetInvitationCheck: {
+            /** @description the token of the invitation link (after #token=) */
+            token: string;
+        };
+        CabinetInvitationAccept: {
+            /** @description the token of the invitation link (after #token=) */
+            token: string;
+            /** @description the password the new member chooses (at least 12 characters) */
+            password: string;
+        };
+        CabinetInvite: {
+            /** Format: email */
+            email: string;
+            /**
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @enum {string}
+             */
+            role: "owner" | "developer" | "finance" | "support";
+        };
+        CabinetInvitations: {
+            data: components["schemas"]["CabinetInvitation"][];
+        };
+        CabinetInvitationResult: {
+            invitation: components["schemas"]["CabinetInvitation"];
+        };
+        CabinetMembers: {
+            data: components["schemas"]["CabinetMember"][];
+        };
+        CabinetMemberResult: {
+            member: components["schemas"]["CabinetMember"];
+        };
+        CabinetMemberUpdate: {
+            /**
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @enum {string}
+             */
+            role?: "owner" | "developer" | "finance" | "support";
+            /** @description true disables the member and ends its sessions at once; false enables it */
+            disabled?: boolean;
         };
         /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
         CheckoutView: {
@@ -6019,14 +6388,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        merchant: components["schemas"]["Merchant"];
-                    };
+                    "application/json": components["schemas"]["CreateMerchantResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -6091,6 +6459,42 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminInviteMerchantOwner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MerchantOwnerInvite"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetInviteResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -7545,6 +7949,394 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AppealAttachments"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetGetSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CabinetSignIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetDeleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetEnrollTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CabinetTotpEnroll"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetTotp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetChangeOwnPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CabinetOwnPassword"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetOwnPasswordResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetCheckInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CabinetInvitationCheck"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetInvitationDetails"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetAcceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CabinetInvitationAccept"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetListInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetInvitations"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetInviteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CabinetInvite"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetInviteResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetRevokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetInvitationResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetListMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetMembers"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetRemoveMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                member_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetUpdateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                member_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CabinetMemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CabinetMemberResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
