@@ -1,17 +1,41 @@
 /**
  * The merchant cabinet (/cabinet): the console's base at the merchant's door — the same sign-in,
  * invitation and authenticator pages (door.ts: CABINET_DOOR), the cabinet session (cookie
- * gw_merchant, its CSRF token through api.ts), and for now one page: the member, its merchant and
- * the merchant's profile. The cabinet's own pages come next (docs/cabinet.md).
+ * gw_merchant, its CSRF token through api.ts), and the merchant's sections (SECTIONS), one file
+ * each under cabinet/ (docs/cabinet.md).
  */
+import type { ReactElement } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, setCsrfToken, unwrap, type Schemas } from './api';
 import { CABINET_DOOR } from './door';
-import { navigate, useRoute } from './router';
+import { Link, navigate, useRoute } from './router';
 import { ErrorText, Loading } from './ui';
 import { EnrolAuthenticator, Invitation } from './pages/Invitation';
 import { SignIn } from './pages/SignIn';
 import { Text } from './text';
+import { CabinetHome } from './cabinet/Home';
+import { CabinetDeals } from './cabinet/Deals';
+import { CabinetPayouts } from './cabinet/Payouts';
+import { CabinetWallet } from './cabinet/Wallet';
+import { CabinetAppeals } from './cabinet/Appeals';
+import { CabinetDevelopers } from './cabinet/Developers';
+import { CabinetSettings } from './cabinet/Settings';
+import { CabinetTeam } from './cabinet/Team';
+
+/** The cabinet's sections: path below /cabinet, label, page (each page file owns its sub-routes). */
+const SECTIONS: Array<[string, string, () => ReactElement]> = [
+  ['/', 'Home', CabinetHome],
+  ['/deals', 'Deals', CabinetDeals],
+  ['/payouts', 'PayOuts', CabinetPayouts],
+  ['/wallet', 'Wallet', CabinetWallet],
+  ['/appeals', 'Appeals', CabinetAppeals],
+  ['/developers', 'Developers', CabinetDevelopers],
+  ['/settings', 'Settings', CabinetSettings],
+  ['/team', 'Team', CabinetTeam],
+];
+
+/** The section a path belongs to: its first segment. */
+const sectionOf = (path: string) => SECTIONS.find(([to]) => (to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`)));
 
 type CabinetSession = Schemas['CabinetSession'];
 
@@ -70,7 +94,16 @@ export function Cabinet() {
         Skip to content
       </a>
       <header>
-        <strong>Merchant cabinet</strong>
+        <strong data-testid="merchant-name">
+          <Text value={merchant.name} />
+        </strong>
+        <nav aria-label="Sections">
+          {SECTIONS.map(([to, label]) => (
+            <Link key={to} to={to}>
+              {label}
+            </Link>
+          ))}
+        </nav>
         <span className="who">
           <span data-testid="member">
             <Text value={member.email} />
@@ -83,31 +116,24 @@ export function Cabinet() {
       </header>
       <ErrorText error={signOut.error} />
       <main id="main">
-        <h1 data-testid="merchant-name">
-          <Text value={merchant.name} />
-        </h1>
-        <Profile />
+        <Section path={path} />
       </main>
     </>
   );
 }
 
-/** The merchant's profile as the cabinet reads it (GET /my-merchant). */
-function Profile() {
-  const profile = useQuery({ queryKey: ['my-merchant'], queryFn: () => unwrap(api.GET('/api/v1/p2p/my-merchant')) });
-  if (profile.isPending) return <Loading what="the profile" />;
-  if (profile.error) return <ErrorText error={profile.error} />;
-  const m = profile.data.merchant;
-  return (
-    <dl data-testid="profile">
-      <dt>Merchant id</dt>
-      <dd className="mono">{m.id}</dd>
-      <dt>Webhook URL</dt>
-      <dd>
-        <Text value={m.webhook_url || 'none'} />
-      </dd>
-      <dt>Kill-switch</dt>
-      <dd>{m.kill_switch ? 'on: the merchant is disabled' : 'off'}</dd>
-    </dl>
-  );
+function Section({ path }: { path: string }) {
+  const section = sectionOf(path);
+  if (!section) {
+    return (
+      <>
+        <h1>Not found</h1>
+        <p>
+          There is no page here. <Link to="/">Home</Link>
+        </p>
+      </>
+    );
+  }
+  const Page = section[2];
+  return <Page />;
 }
