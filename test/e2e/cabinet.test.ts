@@ -53,7 +53,8 @@ test('the first owner: the link → a password → the authenticator → its mer
   await page.getByLabel('Your password').fill(password);
   await page.getByRole('button', { name: 'Set the authenticator' }).click();
   await page.getByTestId('member').filter({ hasText: email }).waitFor();
-  await headingSettled(page, name);
+  await headingSettled(page, 'Home');
+  await page.getByTestId('merchant-name').filter({ hasText: name }).waitFor();
   await page.getByTestId('profile').filter({ hasText: created.body.merchant.id }).waitFor();
   t.is(page.url(), `${API_URL}/cabinet/`, 'the link is gone from the address bar');
   await accessible(t, page, 'cabinet-home');
@@ -68,7 +69,8 @@ test('the first owner: the link → a password → the authenticator → its mer
   const nextStep = Math.floor(enrolledAt / 1000 / TOTP_STEP_SECONDS) + 1;
   await page.getByRole('textbox', { name: /^Authenticator code/ }).fill(totpAt(secret, nextStep * TOTP_STEP_SECONDS * 1000));
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await headingSettled(page, name);
+  await headingSettled(page, 'Home');
+  await page.getByTestId('merchant-name').filter({ hasText: name }).waitFor();
   await page.getByTestId('member').filter({ hasText: email }).waitFor();
 
   // The same link again: used.

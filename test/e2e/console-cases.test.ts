@@ -267,3 +267,29 @@ test.serial('an admin creates a merchant from its form; its page opens', async (
   const made = await asOperator('GET', `${ADMIN}/merchants?search=${encodeURIComponent(name)}`);
   t.is(made.body.data[0]?.name, name);
 });
+
+test.serial('an admin creates a merchant with its first owner: the link shown once opens the cabinet invitation for that merchant', async (t) => {
+  const admin = await consoleOperator('admin');
+  const { page } = await signedIn(t, browser, admin);
+  await visit(t, page, '/merchants', 'Merchants', 'merchants-create-owner');
+  await page.getByText('Create a merchant').click();
+  const name = `Owned ${randomBytes(3).toString('hex')}`;
+  const owner = `owner-${randomBytes(4).toString('hex')}@shop.example`;
+  const form = page.getByRole('form', { name: 'Create a merchant' });
+  await form.getByLabel('Name', { exact: true }).fill(name);
+  await form.getByLabel('Email', { exact: true }).fill(`${randomBytes(4).toString('hex')}@shop.example`);
+  await form.getByLabel("First owner's email").fill(owner);
+  await page.getByRole('button', { name: 'Create merchant' }).click();
+  const url = ((await page.getByTestId('invite-url').textContent()) ?? '').trim();
+  t.regex(url, /\/cabinet\/invitation#token=/);
+  t.regex((await page.locator('.invite-link').textContent()) ?? '', new RegExp(owner.replace(/[.+]/g, '\\$&')));
+  await accessible(t, page, 'merchants-create-owner-link');
+  await docShot(page, 'merchants-create-owner');
+  const invitation = await freshPage(t, browser, 'owner-invitation');
+  await invitation.page.goto(url.replace(/^https?:\/\/[^/]+/, API_URL));
+  await invitation.page.getByTestId('invited-merchant').filter({ hasText: name }).waitFor();
+  await invitation.page.getByTestId('invited-email').filter({ hasText: owner }).waitFor();
+  // The merchant's page opens from the same place.
+  await page.getByRole('link', { name: `Open ${name}` }).click();
+  await headingSettled(page, new RegExp(name));
+});

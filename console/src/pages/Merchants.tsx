@@ -8,6 +8,7 @@ import { useCan } from '../session';
 import { Action, ErrorText, Field, Loading, money, Submit, when } from '../ui';
 import { formatMinor, LIMITS, Money, MoneyInput, parseMajor, useExponent } from '../money';
 import { Text } from '../text';
+import { InviteLink } from '../invite-link';
 
 export function Merchants() {
   const [search, setSearch] = useState('');
@@ -62,18 +63,27 @@ function CreateMerchant() {
   const [email, setEmail] = useState('');
   const [webhook, setWebhook] = useState('');
   const [sandbox, setSandbox] = useState(false);
+  const [owner, setOwner] = useState('');
   const create = useMutation({
     mutationFn: () =>
       unwrap(
         api.POST('/api/v1/p2p/admin/merchants', {
-          body: { name: name.trim(), email: email.trim(), ...(webhook.trim() ? { webhook_url: webhook.trim() } : {}), sandbox },
+          body: {
+            name: name.trim(),
+            email: email.trim(),
+            ...(webhook.trim() ? { webhook_url: webhook.trim() } : {}),
+            sandbox,
+            ...(owner.trim() ? { owner_email: owner.trim() } : {}),
+          },
         }),
       ),
     onSuccess: async (answer) => {
       await queryClient.invalidateQueries({ queryKey: ['merchants'] });
-      navigate(`/merchants/${answer.merchant.id}`);
+      // The owner's link is shown this once: the page stays until it is passed on.
+      if (!answer.owner_invitation) navigate(`/merchants/${answer.merchant.id}`);
     },
   });
+  const made = create.data;
   if (!can('adminCreateMerchant')) return null;
   return (
     <details className="create">
@@ -94,12 +104,29 @@ function CreateMerchant() {
         <Field label="Webhook URL" hint="Optional; the merchant can set it later.">
           <input type="url" value={webhook} onChange={(e) => setWebhook(e.target.value)} />
         </Field>
+        <Field label="First owner's email" hint="Optional: invited to the merchant's cabinet (/cabinet); the link is shown here once.">
+          <input type="email" autoComplete="off" value={owner} onChange={(e) => setOwner(e.target.value)} />
+        </Field>
         <label className="check">
           <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.target.checked)} /> Sandbox merchant (play money, the sandbox trader)
         </label>
         <p className="muted">The merchant is created with its USDT wallet; its page opens next, where you issue its API keys.</p>
         <Submit label="Create merchant" mutation={create} done="Created" />
       </form>
+      {made?.owner_invitation && (
+        <>
+          <InviteLink
+            email={made.owner_invitation.invitation.email}
+            expiresAt={made.owner_invitation.invitation.expires_at}
+            url={made.owner_invitation.invite_url}
+          />
+          <p>
+            <Link to={`/merchants/${made.merchant.id}`}>
+              Open <Text value={made.merchant.name} />
+            </Link>
+          </p>
+        </>
+      )}
     </details>
   );
 }
@@ -202,6 +229,7 @@ export function MerchantDetail({ id }: { id: string }) {
         <h2 id="settings-h">Limits and settings</h2>
         {can('adminUpdateMerchant') ? <SettingsForm m={m} /> : <SettingsView m={m} />}
       </section>
+      <OwnerInvitation merchantId={id} />
       <section aria-labelledby="keys-h">
         <h2 id="keys-h">API keys</h2>
         <Action
@@ -223,6 +251,40 @@ export function MerchantDetail({ id }: { id: string }) {
         )}
       </section>
     </>
+  );
+}
+
+/** Invite an owner to the merchant's cabinet: its first, or a new one when the owners lost their access. */
+function OwnerInvitation({ merchantId }: { merchantId: string }) {
+  const can = useCan();
+  const [email, setEmail] = useState('');
+  const invite = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/p2p/admin/merchants/{merchant_id}/owner-invitations', {
+          params: { path: { merchant_id: merchantId } },
+          body: { email: email.trim() },
+        }),
+      ),
+  });
+  if (!can('adminInviteMerchantOwner')) return null;
+  return (
+    <section aria-labelledby="owner-h">
+      <h2 id="owner-h">Cabinet owner</h2>
+      <form
+        aria-label="Invite an owner"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          invite.mutate();
+        }}
+      >
+        <Field label="Owner's email" hint="The owner signs in at /cabinet and manages the merchant's team.">
+          <input type="email" autoComplete="off" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Submit label="Invite owner" mutation={invite} done="Invited" />
+      </form>
+      {invite.data && <InviteLink email={invite.data.invitation.email} expiresAt={invite.data.invitation.expires_at} url={invite.data.invite_url} />}
+    </section>
   );
 }
 

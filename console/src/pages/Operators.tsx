@@ -6,6 +6,7 @@ import { DataTable, Loaded } from '../list';
 import { useSession } from '../session';
 import { Action, Field, Submit, when } from '../ui';
 import { plainText, Text } from '../text';
+import { InviteLink } from '../invite-link';
 
 const ROLES = ['arbiter', 'finance', 'support', 'admin'] as const;
 type Role = (typeof ROLES)[number];
@@ -89,20 +90,7 @@ function InviteOperator() {
         </Field>
         <Submit label="Invite" mutation={invite} done={`Invited ${plainText(invite.data?.invitation.email)}`} />
       </form>
-      {invite.data && (
-        <div className="invite-link" role="status">
-          <p>
-            Give this link to <Text value={invite.data.invitation.email} /> over a safe channel (it works once, until {when(invite.data.invitation.expires_at)},
-            and is not shown again):
-          </p>
-          <p className="mono" data-testid="invite-url">
-            {invite.data.invite_url}
-          </p>
-          <button type="button" onClick={() => void navigator.clipboard?.writeText(invite.data!.invite_url)}>
-            Copy the link
-          </button>
-        </div>
-      )}
+      {invite.data && <InviteLink email={invite.data.invitation.email} expiresAt={invite.data.invitation.expires_at} url={invite.data.invite_url} />}
     </>
   );
 }
