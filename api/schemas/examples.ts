@@ -172,6 +172,32 @@ const PAYER_PROOF = {
   submitted_at: '2026-11-25T10:03:12.000Z',
 };
 
+const MEMBER_ID = '7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918';
+const INVITATION_ID = '2b3c4d5e-6f70-4a8b-9c0d-1e2f3a4b5c6d';
+/** A member of the example merchant's team, as the cabinet shows it. */
+const MEMBER = {
+  member_id: MEMBER_ID,
+  email: 'dev@shop.example.com',
+  role: 'developer',
+  totp_enrolled: true,
+  disabled: false,
+  disabled_at: '',
+  created_at: AT,
+  totp_required: true,
+  last_sign_in_at: LATER,
+  last_sign_in_address: '203.0.113.7',
+};
+const INVITATION = {
+  invitation_id: INVITATION_ID,
+  email: 'support@shop.example.com',
+  role: 'support',
+  invited_by: `merchant_account:${MEMBER_ID}`,
+  created_at: AT,
+  expires_at: '2026-11-25T10:00:00.000Z',
+  expired: false,
+};
+const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+
 export const EXAMPLES = {
   createPayin: {
     request: {
@@ -308,4 +334,34 @@ export const EXAMPLES = {
   listAppealMessages: { response: { data: { messages: [MESSAGE] } } },
   createPass: { request: { amount: 150000, requisite_type: 'BANK_CARD' }, response: { pass: PASS } },
   listPasses: { response: { data: [PASS], next_page_token: '' } },
+  cabinetGetSession: {
+    response: {
+      member: { ...MEMBER, role: 'owner', email: 'owner@shop.example.com' },
+      merchant: { merchant_id: '0f1e2d3c-4b5a-4697-8877-665544332211', name: 'Sunrise Books' },
+      csrf_token: 'q3Vx8mN2pL5tR7wY9zA1bC4dE6fG8hJ0kM2nP4rS6tU',
+      expires_at: LATER,
+      absolute_expires_at: '2026-11-22T22:00:00.000Z',
+      idle_timeout_seconds: 1800,
+    },
+  },
+  cabinetEnrollTotp: {
+    request: { secret: TOTP_SECRET, code: '492039', confirm_password: 'the member’s password' },
+    response: { enrolled: true, secret: TOTP_SECRET, otpauth_uri: `otpauth://totp/Gateway:owner%40shop.example.com?secret=${TOTP_SECRET}&issuer=Gateway` },
+  },
+  cabinetChangeOwnPassword: {
+    request: { new_password: 'a new long passphrase', confirm_password: 'the present password' },
+    response: { changed: true, sessions_ended: 1 },
+  },
+  cabinetInviteMember: {
+    request: { email: 'support@shop.example.com', role: 'support' },
+    response: {
+      invitation: INVITATION,
+      invite_url: 'https://gateway.example.com/cabinet/invitation#token=Xy3kP9qR2sT5vW8zA1bC4dE6fG8hJ0kM2nP4rS6tU7w',
+      revoked_earlier: 0,
+    },
+  },
+  cabinetListInvitations: { response: { data: [INVITATION] } },
+  cabinetRevokeInvitation: { response: { invitation: INVITATION } },
+  cabinetListMembers: { response: { data: [MEMBER] } },
+  cabinetUpdateMember: { request: { role: 'finance' }, response: { member: { ...MEMBER, role: 'finance' } } },
 } satisfies Record<string, { request?: unknown; response?: unknown }>;

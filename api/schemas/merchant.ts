@@ -120,7 +120,7 @@ export const createMerchantBody = z
     sandbox: z.boolean().optional().openapi({ description: 'addition: a sandbox merchant (see the Sandbox tag); default false' }),
     owner_email: z.string().trim().toLowerCase().email('owner_email must be an email address').max(254).optional().openapi({
       description:
-        "addition: the email of the merchant's first owner, invited to the cabinet in the same transaction (the answer's owner_invitation carries its link, shown once; docs/cabinet.md)",
+        "addition: the email of the merchant's first owner, invited to the cabinet in the same transaction (the answer's owner_invitation carries its link, shown once; the owner signs in at /cabinet)",
     }),
   })
   .openapi('CreateMerchantRequest');

@@ -3,6 +3,7 @@
  * password, and accepting an invitation — the console's rules (docs/console.md, "Sessions"), at
  * /api/v1/p2p/cabinet. docs/cabinet.md says how a cabinet uses them.
  */
+import { EXAMPLES } from '../../schemas/examples';
 import { defineRoute } from '../../route';
 import type { Identity, MerchantIdentity } from '../../auth/authenticate';
 import {
@@ -59,6 +60,7 @@ export const cabinetSessionRoutes = [
       method: 'get',
       path: '/session',
       operationId: 'cabinetGetSession',
+      example: EXAMPLES.cabinetGetSession,
       auth: 'cabinet',
       summary: 'Who am I: the signed-in member, its role and merchant, the CSRF token and when the session ends',
       description: 'With the cabinet JWT: its sub as member_id and the role owner, no session (csrf_token and times empty). Open while the kill-switch is on.',
@@ -91,6 +93,7 @@ export const cabinetSessionRoutes = [
       method: 'post',
       path: '/session/totp',
       operationId: 'cabinetEnrollTotp',
+      example: EXAMPLES.cabinetEnrollTotp,
       auth: 'cabinet',
       summary: 'Enroll TOTP for the signed-in member: {} answers a new secret and otpauth URI; { secret, code, confirm_password | confirm_code } sets it',
       description:
@@ -112,6 +115,7 @@ export const cabinetSessionRoutes = [
       method: 'post',
       path: '/session/password',
       operationId: 'cabinetChangeOwnPassword',
+      example: EXAMPLES.cabinetChangeOwnPassword,
       auth: 'cabinet',
       summary: 'Change the signed-in member’s own password: { new_password, confirm_password | confirm_code }',
       description:

@@ -1,4 +1,5 @@
 /** The merchant's team (owner): its members and their roles, disabling and removing, invitations (docs/cabinet.md). */
+import { EXAMPLES } from '../../schemas/examples';
 import { defineRoute } from '../../route';
 import {
   inviteMemberBody,
@@ -20,6 +21,7 @@ export const cabinetTeamRoutes = [
       method: 'post',
       path: '/team/invitations',
       operationId: 'cabinetInviteMember',
+      example: EXAMPLES.cabinetInviteMember,
       auth: 'cabinet',
       summary: 'Invite a person to the merchant by e-mail link, with a role: the invitee sets a password, then must set up an authenticator',
       description:
@@ -42,6 +44,7 @@ export const cabinetTeamRoutes = [
       method: 'get',
       path: '/team/invitations',
       operationId: 'cabinetListInvitations',
+      example: EXAMPLES.cabinetListInvitations,
       auth: 'cabinet',
       summary: 'The merchant’s invitations neither accepted nor withdrawn (expired ones marked), newest first',
       tags,
@@ -55,6 +58,7 @@ export const cabinetTeamRoutes = [
       method: 'post',
       path: '/team/invitations/{invitation_id}/revoke',
       operationId: 'cabinetRevokeInvitation',
+      example: EXAMPLES.cabinetRevokeInvitation,
       auth: 'cabinet',
       summary: 'Withdraw an invitation: its link stops working',
       description:
@@ -76,6 +80,7 @@ export const cabinetTeamRoutes = [
       method: 'get',
       path: '/team',
       operationId: 'cabinetListMembers',
+      example: EXAMPLES.cabinetListMembers,
       auth: 'cabinet',
       summary: 'The merchant’s members (not the removed), oldest first, with role, authenticator, status and last sign-in',
       tags,
@@ -89,6 +94,7 @@ export const cabinetTeamRoutes = [
       method: 'patch',
       path: '/team/{member_id}',
       operationId: 'cabinetUpdateMember',
+      example: EXAMPLES.cabinetUpdateMember,
       auth: 'cabinet',
       summary: "Set a member's role, or disable or enable it",
       description:

@@ -3793,7 +3793,7 @@ export interface components {
             sandbox?: boolean;
             /**
              * Format: email
-             * @description addition: the email of the merchant's first owner, invited to the cabinet in the same transaction (the answer's owner_invitation carries its link, shown once; docs/cabinet.md)
+             * @description addition: the email of the merchant's first owner, invited to the cabinet in the same transaction (the answer's owner_invitation carries its link, shown once; the owner signs in at /cabinet)
              */
             owner_email?: string;
         };
@@ -7977,6 +7977,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "member": {
+                     *         "member_id": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *         "email": "owner@shop.example.com",
+                     *         "role": "owner",
+                     *         "totp_enrolled": true,
+                     *         "disabled": false,
+                     *         "disabled_at": "",
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "totp_required": true,
+                     *         "last_sign_in_at": "2026-11-22T10:04:12.345Z",
+                     *         "last_sign_in_address": "203.0.113.7"
+                     *       },
+                     *       "merchant": {
+                     *         "merchant_id": "0f1e2d3c-4b5a-4697-8877-665544332211",
+                     *         "name": "Sunrise Books"
+                     *       },
+                     *       "csrf_token": "q3Vx8mN2pL5tR7wY9zA1bC4dE6fG8hJ0kM2nP4rS6tU",
+                     *       "expires_at": "2026-11-22T10:04:12.345Z",
+                     *       "absolute_expires_at": "2026-11-22T22:00:00.000Z",
+                     *       "idle_timeout_seconds": 1800
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetSession"];
                 };
             };
@@ -8054,6 +8078,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+                 *       "code": "492039",
+                 *       "confirm_password": "the member’s password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CabinetTotpEnroll"];
             };
         };
@@ -8064,6 +8095,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "enrolled": true,
+                     *       "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+                     *       "otpauth_uri": "otpauth://totp/Gateway:owner%40shop.example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Gateway"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetTotp"];
                 };
             };
@@ -8086,6 +8124,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "new_password": "a new long passphrase",
+                 *       "confirm_password": "the present password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CabinetOwnPassword"];
             };
         };
@@ -8096,6 +8140,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "changed": true,
+                     *       "sessions_ended": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetOwnPasswordResult"];
                 };
             };
@@ -8185,6 +8235,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "invitation_id": "2b3c4d5e-6f70-4a8b-9c0d-1e2f3a4b5c6d",
+                     *           "email": "support@shop.example.com",
+                     *           "role": "support",
+                     *           "invited_by": "merchant_account:7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "expires_at": "2026-11-25T10:00:00.000Z",
+                     *           "expired": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetInvitations"];
                 };
             };
@@ -8205,6 +8270,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "support@shop.example.com",
+                 *       "role": "support"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CabinetInvite"];
             };
         };
@@ -8215,6 +8286,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invitation": {
+                     *         "invitation_id": "2b3c4d5e-6f70-4a8b-9c0d-1e2f3a4b5c6d",
+                     *         "email": "support@shop.example.com",
+                     *         "role": "support",
+                     *         "invited_by": "merchant_account:7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "expires_at": "2026-11-25T10:00:00.000Z",
+                     *         "expired": false
+                     *       },
+                     *       "invite_url": "https://gateway.example.com/cabinet/invitation#token=Xy3kP9qR2sT5vW8zA1bC4dE6fG8hJ0kM2nP4rS6tU7w",
+                     *       "revoked_earlier": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetInviteResult"];
                 };
             };
@@ -8246,6 +8332,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invitation": {
+                     *         "invitation_id": "2b3c4d5e-6f70-4a8b-9c0d-1e2f3a4b5c6d",
+                     *         "email": "support@shop.example.com",
+                     *         "role": "support",
+                     *         "invited_by": "merchant_account:7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "expires_at": "2026-11-25T10:00:00.000Z",
+                     *         "expired": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetInvitationResult"];
                 };
             };
@@ -8275,6 +8374,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "member_id": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *           "email": "dev@shop.example.com",
+                     *           "role": "developer",
+                     *           "totp_enrolled": true,
+                     *           "disabled": false,
+                     *           "disabled_at": "",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "totp_required": true,
+                     *           "last_sign_in_at": "2026-11-22T10:04:12.345Z",
+                     *           "last_sign_in_address": "203.0.113.7"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetMembers"];
                 };
             };
@@ -8326,6 +8443,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "finance"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CabinetMemberUpdate"];
             };
         };
@@ -8336,6 +8458,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "member": {
+                     *         "member_id": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *         "email": "dev@shop.example.com",
+                     *         "role": "finance",
+                     *         "totp_enrolled": true,
+                     *         "disabled": false,
+                     *         "disabled_at": "",
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "totp_required": true,
+                     *         "last_sign_in_at": "2026-11-22T10:04:12.345Z",
+                     *         "last_sign_in_address": "203.0.113.7"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetMemberResult"];
                 };
             };
