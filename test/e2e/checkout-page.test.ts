@@ -382,7 +382,9 @@ test('the poll backs off while nothing changes, pauses while the tab is hidden, 
   await page.goto(`${pageUrl(deal)}?lang=uz-Latn`);
   await eventually(async () => polls.length >= 5, 'five polls', 60_000);
   const gaps = polls.slice(1).map((at, i) => at - polls[i]!);
-  t.true(gaps[0]! >= 2500 && gaps[0]! < 5000, `first gap ${gaps[0]}`);
+  // The first poll comes after the base interval (3 s, never sooner); on a loaded machine the timer and the
+  // request may start late, so only a wide upper bound — the growth below is what the back-off shows.
+  t.true(gaps[0]! >= 2500 && gaps[0]! < 10_000, `first gap ${gaps[0]}`);
   t.true(gaps[gaps.length - 1]! > gaps[0]! + 1500, `the gaps grow: ${gaps.join(', ')}`);
 
   // As a browser does when the payer switches to the bank app (a string: the test's transpiler would wrap a function's inner ones).

@@ -28,6 +28,8 @@ import { startFakeTronGrid, type FakeTronGrid } from '../helpers/fake-trongrid';
 import { eventually } from '../helpers/poll';
 import { startReceiver, type Received } from '../helpers/receiver';
 
+/** How long after the kill a request the killed worker had already sent may still land (2 busy cores). */
+const IN_FLIGHT_AT_KILL_MS = 3_000;
 const BATCH = 30;
 const HOT_KEY_HEX = '4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d';
 /** The relay's advisory key (db/queries/outbox.ts RELAY_LOCK, "outbox") as pg_locks shows a bigint key. */
@@ -455,17 +457,20 @@ test.serial('d) kill -9 one worker mid-batch: the other finishes every deal, del
   );
 
   // Every event delivered; a repeat POST is allowed only for a delivery that was in flight at the
-  // kill (its first copy arrived before it), never a second delivery made by the survivor.
+  // kill — its first copy sent by the killed worker, arriving before the kill or within the moment a
+  // request already on the wire takes to land on a loaded machine — and then once: never a second
+  // delivery made by the survivor.
   const mineReceived = receiver.received.filter(mine);
   const got = mineReceived.map((r) => String(r.headers['x-event-id']));
   t.deepEqual([...new Set(got)].sort(), events.map((e) => e.id).sort(), 'every event, none foreign');
-  const firstAt = new Map<string, number>();
-  const repeats: string[] = [];
+  const copies = new Map<string, number[]>();
   for (const r of mineReceived) {
     const id = String(r.headers['x-event-id']);
-    if (!firstAt.has(id)) firstAt.set(id, r.at);
-    else if (firstAt.get(id)! >= killedAt) repeats.push(id);
+    copies.set(id, [...(copies.get(id) ?? []), r.at]);
   }
+  const repeats = [...copies]
+    .filter(([, at]) => at.length > 1 && (at.length > 2 || at[0]! >= killedAt + IN_FLIGHT_AT_KILL_MS))
+    .map(([id, at]) => `${id}: ${at.length} copies, the first ${at[0]! - killedAt} ms after the kill`);
   t.deepEqual(repeats, [], 'no event delivered twice after the kill');
   t.deepEqual(outOfOrder(events, mineReceived), [], "each deal's events arrived in outbox order");
   t.log(`POSTs: ${mineReceived.length} for ${events.length} events`);
