@@ -4734,12 +4734,14 @@ export interface components {
             country: string;
             methods: string[];
         };
-        /** @description id (UUID), ISO 4217 alphabetic code and display name */
+        /** @description id (UUID), ISO 4217 alphabetic code, display name and exponent */
         Currency: {
             /** Format: uuid */
             id: string;
             code: string;
             name: string;
+            /** @description digits after the point: minor units per major unit are 10^exponent (the cabinet types amounts in major units) */
+            exponent: number;
         };
         /** @description An empty next_page_token means the last page. */
         DealList: {
@@ -8855,7 +8857,8 @@ export interface operations {
                      *         {
                      *           "id": "9d3e4f50-6172-4839-a4b5-c6d7e8f90a1b",
                      *           "code": "RUB",
-                     *           "name": "Russian ruble"
+                     *           "name": "Russian ruble",
+                     *           "exponent": 2
                      *         }
                      *       ]
                      *     }
