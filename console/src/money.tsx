@@ -18,7 +18,8 @@ function useCurrencies() {
   return useQuery({
     queryKey: ['currencies'],
     // The door's own catalogue: a member may not read the operators' (both carry code and exponent).
-    queryFn: () => (DOOR === 'cabinet' ? unwrap(api.GET('/api/v1/p2p/merchant/currencies')) : unwrap(api.GET('/api/v1/p2p/admin/currencies'))),
+    queryFn: async (): Promise<{ data: Array<{ code: string; exponent: number }> }> =>
+      DOOR === 'cabinet' ? unwrap(api.GET('/api/v1/p2p/merchant/currencies')) : unwrap(api.GET('/api/v1/p2p/admin/currencies')),
     staleTime: 10 * 60_000,
   });
 }
