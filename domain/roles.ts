@@ -212,6 +212,7 @@ export const MERCHANT_ROUTE_ROLES: Readonly<Record<string, readonly MerchantRole
   // deposit address move or receive money (finance); play money is the sandbox's (money too).
   getBalance: MEMBER_READ,
   getTurnover: MEMBER_READ,
+  quotePayout: MEMBER_READ,
   createPayout: MONEY,
   getWithdrawFee: MEMBER_READ,
   createWithdrawal: MONEY,

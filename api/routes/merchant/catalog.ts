@@ -23,7 +23,10 @@ const currencySchema = z
     id: z.string().uuid(),
     code: z.string(),
     name: z.string(),
-    exponent: z.number().int().openapi({ description: 'digits after the point: minor units per major unit are 10^exponent (the cabinet types amounts in major units)' }),
+    exponent: z
+      .number()
+      .int()
+      .openapi({ description: 'digits after the point: minor units per major unit are 10^exponent (the cabinet types amounts in major units)' }),
   })
   .openapi('Currency', { description: 'id (UUID), ISO 4217 alphabetic code, display name and exponent' });
 
