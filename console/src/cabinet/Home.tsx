@@ -9,7 +9,7 @@ import { ErrorText, Loading, Submit } from '../ui';
 import { Text } from '../text';
 import { useMemberCan } from './can';
 
-export const useMyMerchant = () => useQuery({ queryKey: ['my-merchant'], queryFn: () => unwrap(api.GET('/api/v1/p2p/my-merchant')) });
+const useMyMerchant = () => useQuery({ queryKey: ['my-merchant'], queryFn: () => unwrap(api.GET('/api/v1/p2p/my-merchant')) });
 export const useBalance = () => useQuery({ queryKey: ['balance'], queryFn: () => unwrap(api.GET('/api/v1/p2p/merchant/balance')) });
 
 export function CabinetHome() {
@@ -35,8 +35,8 @@ function World() {
       {sandbox ? (
         <>
           <p>
-            Your deals go to the built-in sandbox trader, which acts on its own after a few seconds, following the last two digits of the amount (…00
-            completes, …05 fails, …33 expires). Withdrawals go to a simulated chain. Nothing here is real money.
+            Your deals go to the built-in sandbox trader, which acts on its own after a few seconds, following the last two digits of the amount (…00 completes,
+            …05 fails, …33 expires). Withdrawals go to a simulated chain. Nothing here is real money.
           </p>
           <fieldset className="switch">
             <legend>World</legend>
@@ -47,8 +47,8 @@ function World() {
               <input type="radio" name="world" disabled aria-describedby="go-live" /> Live
             </label>
             <small id="go-live">
-              Going live is the operator’s switch: ask your platform contact. It is possible only while this merchant has no deals, withdrawals or
-              deposits — a merchant never changes worlds with money in it.
+              Going live is the operator’s switch: ask your platform contact. It is possible only while this merchant has no deals, withdrawals or deposits — a
+              merchant never changes worlds with money in it.
             </small>
           </fieldset>
           <PlayMoney />
@@ -99,8 +99,8 @@ function PlayMoney() {
             setAsking(null);
           }}
         >
-          {format(asking, 'USDT')} of play money will be credited to your available balance, as a confirmed deposit is. It is sandbox money: it cannot
-          be withdrawn to a real address.
+          {format(asking, 'USDT')} of play money will be credited to your available balance, as a confirmed deposit is. It is sandbox money: it cannot be
+          withdrawn to a real address.
         </Confirm>
       )}
     </form>

@@ -16,7 +16,15 @@ import { Text } from '../text';
 import { useBalance } from './Home';
 import { useMemberCan } from './can';
 
-type Quote = { amount: string; currency: string; rate_micro: string; amount_usdt_cents: string; fee_usdt_cents: string; hold_usdt_cents: string; available_usdt_cents: string };
+type Quote = {
+  amount: string;
+  currency: string;
+  rate_micro: string;
+  amount_usdt_cents: string;
+  fee_usdt_cents: string;
+  hold_usdt_cents: string;
+  available_usdt_cents: string;
+};
 type PayoutInput = {
   amount: string;
   currency: string;
@@ -28,7 +36,8 @@ type PayoutInput = {
 };
 
 const usePaymentMethods = () => useQuery({ queryKey: ['payment-methods'], queryFn: () => unwrap(api.GET('/api/v1/p2p/merchant/payment-methods')) });
-const useMerchantCurrencies = () => useQuery({ queryKey: ['currencies'], queryFn: () => unwrap(api.GET('/api/v1/p2p/merchant/currencies')), staleTime: 600_000 });
+const useMerchantCurrencies = () =>
+  useQuery({ queryKey: ['currencies'], queryFn: () => unwrap(api.GET('/api/v1/p2p/merchant/currencies')), staleTime: 600_000 });
 
 const quote = (amount: string, currency: string): Promise<Quote> =>
   unwrap(api.GET('/api/v1/p2p/merchant/deals/payout/quote', { params: { query: { amount, currency } } }));
@@ -60,8 +69,8 @@ export function CabinetPayouts() {
     <>
       <h1>PayOuts</h1>
       <p>
-        A PayOut pays a recipient in fiat from your USDT: when it is created, its hold (the amount at the SELL rate plus your payout fee) moves from
-        available to held; it is spent when the PayOut completes and returned if it fails or expires.
+        A PayOut pays a recipient in fiat from your USDT: when it is created, its hold (the amount at the SELL rate plus your payout fee) moves from available
+        to held; it is spent when the PayOut completes and returned if it fails or expires.
       </p>
       {balance.isPending && <Loading what="your balance" />}
       <ErrorText error={balance.error} />
@@ -334,8 +343,8 @@ function CsvPayouts({ walletId }: { walletId?: string }) {
     <section aria-labelledby="csv-payouts">
       <h2 id="csv-payouts">Many PayOuts from a CSV file</h2>
       <p className="hint">
-        The first line names the columns: <code>{COLUMNS.join(',')}</code> (amount in major units, e.g. 950.00). Each row’s idempotency key comes from
-        the row itself, so uploading the same file again creates nothing new.
+        The first line names the columns: <code className="address">{COLUMNS.join(', ')}</code> (amount in major units, e.g. 950.00). Each row’s idempotency key
+        comes from the row itself, so uploading the same file again creates nothing new.
       </p>
       <Field label="CSV file">
         <input type="file" accept=".csv,text/csv" onChange={(e) => e.target.files?.[0] && void read(e.target.files[0])} disabled={running} />
@@ -348,8 +357,8 @@ function CsvPayouts({ walletId }: { walletId?: string }) {
             {counts && done && (
               <>
                 {' '}
-                Result: <span data-testid="count-created">{counts.created}</span> created, <span data-testid="count-replayed">{counts.replayed}</span>{' '}
-                already created before, <span data-testid="count-refused">{counts.refused}</span> refused.
+                Result: <span data-testid="count-created">{counts.created}</span> created, <span data-testid="count-replayed">{counts.replayed}</span> already
+                created before, <span data-testid="count-refused">{counts.refused}</span> refused.
               </>
             )}
           </p>
@@ -382,11 +391,15 @@ function CsvPayouts({ walletId }: { walletId?: string }) {
         </>
       )}
       {asking && (
-        <Confirm title="Create the file's PayOuts" confirmLabel={`Create ${sendable.length} PayOuts`} onCancel={() => setAsking(false)} onConfirm={() => void run()}>
+        <Confirm
+          title="Create the file's PayOuts"
+          confirmLabel={`Create ${sendable.length} PayOuts`}
+          onCancel={() => setAsking(false)}
+          onConfirm={() => void run()}
+        >
           <span data-testid="confirm-text">
-            {sendable.length} PayOuts will be created one by one; together they move {format(totalHold, 'USDT')} from your available balance to held
-            (each row’s hold is in the table). A row already created by an earlier upload of this file is not created again. Rows marked “not sent”
-            are skipped.
+            {sendable.length} PayOuts will be created one by one; together they move {format(totalHold, 'USDT')} from your available balance to held (each row’s
+            hold is in the table). A row already created by an earlier upload of this file is not created again. Rows marked “not sent” are skipped.
           </span>
         </Confirm>
       )}

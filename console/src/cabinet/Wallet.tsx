@@ -34,11 +34,20 @@ export function CabinetWallet() {
 }
 
 /** The QR code of a text as SVG: one dark square per module, a quiet zone of 4 around. */
-export function QrCode({ text, label }: { text: string; label: string }) {
+function QrCode({ text, label }: { text: string; label: string }) {
   const { data, size } = encode(text, { ecc: 'M', border: 4 });
   const path = data.flatMap((row, y) => row.map((dark, x) => (dark ? `M${x} ${y}h1v1h-1z` : ''))).join('');
   return (
-    <svg className="qr" role="img" aria-label={label} viewBox={`0 0 ${size} ${size}`} width={Math.max(192, size * 5)} height={Math.max(192, size * 5)} shapeRendering="crispEdges" data-testid="deposit-qr">
+    <svg
+      className="qr"
+      role="img"
+      aria-label={label}
+      viewBox={`0 0 ${size} ${size}`}
+      width={Math.max(192, size * 5)}
+      height={Math.max(192, size * 5)}
+      shapeRendering="crispEdges"
+      data-testid="deposit-qr"
+    >
       <rect width={size} height={size} fill="#fff" />
       <path d={path} fill="#000" />
     </svg>
@@ -135,7 +144,8 @@ function Withdraw() {
     enabled: !!minor,
   });
   const withdraw = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/p2p/merchant/wallet/withdraw', { body: { address: address.trim(), amount: BigInt(minor!) as unknown as number } })),
+    mutationFn: () =>
+      unwrap(api.POST('/api/v1/p2p/merchant/wallet/withdraw', { body: { address: address.trim(), amount: BigInt(minor!) as unknown as number } })),
     onSuccess: async () => {
       setAmount('');
       await queryClient.invalidateQueries();
@@ -190,8 +200,8 @@ function Withdraw() {
             <code className="address">
               <Text value={address.trim()} />
             </code>{' '}
-            after the fee of {format(fee.data.fee_usdt_cents, 'USDT')}. Within your automatic limit it is sent at once; above it, an operator approves
-            it first. A transfer on chain cannot be called back.
+            after the fee of {format(fee.data.fee_usdt_cents, 'USDT')}. Within your automatic limit it is sent at once; above it, an operator approves it first.
+            A transfer on chain cannot be called back.
           </span>
         </Confirm>
       )}
@@ -208,7 +218,10 @@ const STATUS_WORDS: Record<string, string> = {
 };
 
 function History() {
-  const list = useQuery({ queryKey: ['withdrawals'], queryFn: () => unwrap(api.GET('/api/v1/p2p/merchant/wallet/withdrawals', { params: { query: { page_size: 50 } } })) });
+  const list = useQuery({
+    queryKey: ['withdrawals'],
+    queryFn: () => unwrap(api.GET('/api/v1/p2p/merchant/wallet/withdrawals', { params: { query: { page_size: 50 } } })),
+  });
   return (
     <section aria-labelledby="history">
       <h2 id="history">Withdrawals</h2>
