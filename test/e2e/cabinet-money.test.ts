@@ -60,6 +60,7 @@ test('an owner: a PayOut with its hold, a PayOut CSV (a refused row, a re-upload
 
   // Home: the world first, then the balances.
   await page.getByTestId('world').and(page.locator('[data-world="sandbox"]')).waitFor();
+  await page.getByRole('banner').getByTestId('sandbox-badge').waitFor();
   await page.getByTestId('balance-USDT').getByTestId('available').filter({ hasText: '50 000.00' }).waitFor();
   await accessible(t, page, 'cabinet-home');
   await cabinetShot(page, 'home-desktop');
@@ -186,12 +187,14 @@ test('at 390 px: Home, PayOuts and Wallet fit the phone, their actions on screen
   t.deepEqual(cspViolations, []);
 });
 
-test('support: no money action on any page, and the API refuses its POST (403) with nothing moved', async (t) => {
-  const { merchantId, keys, owner } = await merchantWithOwner({ sandbox: true });
+test('support of a live merchant: “Live” said, no money action on any page, and the API refuses its POST (403) with nothing moved', async (t) => {
+  const { merchantId, keys, owner } = await merchantWithOwner();
   t.is((await deposit(merchantId, 1_000_000)).status, 201);
   const support = await invitedMember(owner, 'support');
   const { page } = await cabinetSignedIn(t, browser, support);
   await page.getByTestId('balance-USDT').waitFor();
+  await page.getByTestId('world').and(page.locator('[data-world="live"]')).filter({ hasText: 'Live: real money' }).waitFor();
+  t.is(await page.getByTestId('sandbox-badge').count(), 0);
   t.is(await page.getByRole('button', { name: 'Add play money…' }).count(), 0);
   await openSection(page, 'PayOuts');
   await page.getByTestId('read-only').waitFor();

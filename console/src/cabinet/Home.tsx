@@ -24,6 +24,17 @@ export function CabinetHome() {
   );
 }
 
+/** The header's mark of a sandbox merchant, on every page: play money is never mistaken for real. */
+export function SandboxBadge() {
+  const profile = useMyMerchant();
+  if (profile.data?.merchant.sandbox !== true) return null;
+  return (
+    <span className="badge sandbox" data-testid="sandbox-badge" title="Play money: deals go to the sandbox trader">
+      sandbox
+    </span>
+  );
+}
+
 /** Live or sandbox, said first: play money and real money never mix, and the page says which this is. */
 function World() {
   const profile = useMyMerchant();

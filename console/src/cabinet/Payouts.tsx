@@ -133,6 +133,8 @@ function SinglePayout({ walletId }: { walletId?: string }) {
   }
   const quoted = useQuery({ queryKey: ['payout-quote', minor, currency], queryFn: () => quote(minor!, currency), enabled: !!minor });
   const methodsOf = methods.filter((m) => m.currency_code === currency);
+  // The method chosen, or the currency's first when the choice belongs to another currency.
+  const chosenMethod = methodsOf.some((m) => m.slug === method) ? method : (methodsOf[0]?.slug ?? '');
   const format = useFormatMoney();
 
   const submit = (e: FormEvent) => {
@@ -149,7 +151,7 @@ function SinglePayout({ walletId }: { walletId?: string }) {
       const { deal } = await createPayout(walletId!, {
         amount: minor!,
         currency,
-        payment_method: method || methodsOf[0]?.slug || '',
+        payment_method: chosenMethod,
         target_requisite: requisite,
         target_name: name,
         target_bank: bank,
@@ -180,7 +182,7 @@ function SinglePayout({ walletId }: { walletId?: string }) {
         </Field>
         <MoneyInput label="Amount" currency={currency} value={amount} onChange={setAmount} required />
         <Field label="Payment method">
-          <select value={method} onChange={(e) => setMethod(e.target.value)} required>
+          <select value={chosenMethod} onChange={(e) => setMethod(e.target.value)} required>
             {methodsOf.map((m) => (
               <option key={m.slug} value={m.slug}>
                 {m.name}
