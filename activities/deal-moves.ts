@@ -6,10 +6,7 @@
  */
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
-import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
-import { fiatToUsdtCents } from '../domain/money';
-import { checkDealBounds } from '../domain/limits';
-import { findNewDealTerms } from '../db/queries/catalog';
+import { FailedPrecondition, NotFound } from '../domain/errors';
 import { dealEventPayload } from '../domain/records/deal-info';
 import type { EventType } from '../domain/events/event-types';
 import { allowsFrom, type Transition } from '../domain/state/state-machine';
@@ -93,30 +90,4 @@ export function dealMoves({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
   const walletOf = async (tx: Db, ownerType: 'merchant' | 'trader', ownerId: string) => (await ensureWallet(tx, ownerType, ownerId, 'USDT')).id;
 
   return { event, events, applyMove, transition, auditDeal, walletOf };
-}
-
-/**
- * What a new deal is worth, fixed at creation: the merchant's fees, the currency and
- * its rate now — a PayIn at the BUY rate, a PayOut at the SELL rate — and the amount in USDT cents.
- */
-export async function quoteNewDeal(tx: Db, input: { tenantId: string; merchantId: string; currency: string; amount: string }, side: 'buy' | 'sell') {
-  const amount = BigInt(input.amount);
-  const terms = await findNewDealTerms(tx, input.tenantId, input.merchantId, input.currency);
-  if (terms.payin_fee_bps === null || terms.payout_fee_bps === null) throw new NotFound('merchant not found');
-  // The owner of the per-deal bounds (the API checks them with the same function first, to refuse before a workflow starts).
-  checkDealBounds(terms, amount);
-  if (terms.currency_id === null || terms.currency_exponent === null) throw new InvalidArgument(`unknown currency ${input.currency}`);
-  const rateMicro = side === 'buy' ? terms.buy_rate_micro : terms.sell_rate_micro;
-  if (rateMicro === null) throw new FailedPrecondition(`no exchange rate is set for ${input.currency}`);
-  const amountUsdt = fiatToUsdtCents(amount, terms.currency_exponent, rateMicro);
-  if (amountUsdt <= 0n) throw new InvalidArgument('amount is too small: it converts to 0 USDT cents');
-  return {
-    amount,
-    merchant: { payin_fee_bps: terms.payin_fee_bps, payout_fee_bps: terms.payout_fee_bps },
-    currency: { id: terms.currency_id },
-    dailyLimit: terms.daily_deal_amount_limit,
-    sandbox: terms.sandbox === true,
-    rateMicro,
-    amountUsdt,
-  };
 }

@@ -7,7 +7,7 @@
 import type { ActivityDeps } from './deps';
 import type { AuditActor } from '../domain/audit';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
-import { feeFromBps } from '../domain/money';
+import { payoutHold } from '../domain/money';
 import type { EventType } from '../domain/events/event-types';
 import { PAYOUT_TRANSITIONS, payoutKeyTaken, payoutRefusal, payoutSources } from '../domain/state/payout';
 import { raiseOverduePayoutAlert, resolveDealAlerts } from '../db/queries/alerts';
@@ -21,7 +21,8 @@ import { postPayoutCompletion, postPayoutHold, postPayoutRelease } from '../db/q
 import { findRequisite } from '../db/queries/traders';
 import { lockAvailable } from '../db/queries/wallets';
 import type { CreatePayoutInput, PayoutSnapshot } from '../workflows/contracts/payout';
-import { dealMoves, quoteNewDeal } from './deal-moves';
+import { dealMoves } from './deal-moves';
+import { quoteNewDeal } from '../db/queries/catalog';
 import { payoutSnapshot } from './snapshots';
 
 export function createPayoutActivities(deps: ActivityDeps) {
@@ -38,8 +39,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
           // The merchant's world, settled against the operator's switch before anything reads it (docs/reliability.md, "Worlds").
           const { sandbox } = await lockMerchantForCreate(tx, input.merchantId);
           const { amount, merchant, rateMicro, amountUsdt, dailyLimit } = await quoteNewDeal(tx, input, 'sell');
-          const fee = feeFromBps(amountUsdt, merchant.payout_fee_bps);
-          const hold = amountUsdt + fee;
+          const { fee, hold } = payoutHold(amountUsdt, merchant.payout_fee_bps);
 
           await checkDailyCap(tx, input.merchantId, amount, dailyLimit);
           const available = await lockAvailable(tx, input.walletId);

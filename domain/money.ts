@@ -40,6 +40,12 @@ export function feeFromBps(amount: bigint, bps: number): bigint {
   return divRoundHalfEven(amount * BigInt(bps), BPS_SCALE);
 }
 
+/** A PayOut's hold on the merchant's USDT: the amount at the SELL rate plus the payout fee (its bps of that amount). */
+export function payoutHold(amountUsdt: bigint, payoutFeeBps: number): { fee: bigint; hold: bigint } {
+  const fee = feeFromBps(amountUsdt, payoutFeeBps);
+  return { fee, hold: amountUsdt + fee };
+}
+
 function isInt64(value: bigint): boolean {
   return value >= INT64_MIN && value <= INT64_MAX;
 }

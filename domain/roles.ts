@@ -22,7 +22,8 @@
  *   owner      everything, and alone: the team (invitations, roles, disabling, removing)
  *   developer  the integration: profile settings (webhook URL, redirects, IP whitelist, limits),
  *              key rotation, passes; reads everything
- *   finance    the money's disputes: appeals, their messages and evidence; reads everything
+ *   finance    money and disputes: PayOuts, withdrawals, the deposit address; appeals, their
+ *              messages and evidence; reads everything
  *   support    read-only: every GET, nothing else
  */
 const PARTIES = ['operator', 'merchant', 'trader'] as const;
@@ -170,6 +171,8 @@ const EVERY_MEMBER: readonly MerchantRole[] = ['owner', 'developer', 'finance', 
 const OWNER: readonly MerchantRole[] = ['owner'];
 const INTEGRATION: readonly MerchantRole[] = ['owner', 'developer'];
 const DISPUTES: readonly MerchantRole[] = ['owner', 'finance'];
+/** Money out of the merchant's wallet (PayOuts, withdrawals, a new deposit address). */
+const MONEY: readonly MerchantRole[] = ['owner', 'finance'];
 
 export const MERCHANT_ROUTE_ROLES: Readonly<Record<string, readonly MerchantRole[]>> = {
   // The member's own session: every member (sign-in and invitation acceptance are public).
@@ -205,6 +208,19 @@ export const MERCHANT_ROUTE_ROLES: Readonly<Record<string, readonly MerchantRole
   // Passes route a payer's deals to one provider: part of the integration.
   createPass: INTEGRATION,
   listPasses: MEMBER_READ,
+  // The cabinet's money pages: balances and turnover (reads); PayOuts, withdrawals and the
+  // deposit address move or receive money (finance); play money is the sandbox's (money too).
+  getBalance: MEMBER_READ,
+  getTurnover: MEMBER_READ,
+  quotePayout: MEMBER_READ,
+  createPayout: MONEY,
+  getWithdrawFee: MEMBER_READ,
+  createWithdrawal: MONEY,
+  listWithdrawals: MEMBER_READ,
+  getWithdrawal: MEMBER_READ,
+  getDepositAddress: MEMBER_READ,
+  rotateDepositAddress: MONEY,
+  sandboxDeposit: MONEY,
 };
 
 /** Each door's column of the table; the trader app's routes come with its door. */

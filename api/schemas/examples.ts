@@ -265,7 +265,7 @@ export const EXAMPLES = {
     response: { data: [{ bank_name: 'sberbank', display_name: 'Sberbank', country: 'RU', methods: ['BANK_CARD', 'SBP'] }] },
   },
   listCurrencies: {
-    response: { data: [{ id: '9d3e4f50-6172-4839-a4b5-c6d7e8f90a1b', code: 'RUB', name: 'Russian ruble' }] },
+    response: { data: [{ id: '9d3e4f50-6172-4839-a4b5-c6d7e8f90a1b', code: 'RUB', name: 'Russian ruble', exponent: 2 }] },
   },
   getBalance: {
     response: {

@@ -7,7 +7,7 @@ import { WITHDRAWAL_STATUSES } from '../../domain/state/withdrawals';
 import { pageQuery, tronAddress } from './wallet';
 
 /** A positive int64 in a query string: digits only, never rounded (1.5 is refused). */
-const positiveQueryAmount = (field: string) =>
+export const positiveQueryAmount = (field: string) =>
   z
     .string({ error: `${field} is required` })
     .regex(/^\d+$/, `${field} must be a positive integer (USDT cents)`)

@@ -8,6 +8,8 @@ import { payoutKeyTaken } from '../../domain/state/payout';
 import { dealIdFor } from '../../domain/ids';
 import { findDeal, payoutKeyHeldByOther, type DealRow } from '../../db/queries/deals';
 import { walletsOf } from '../../db/queries/wallets';
+import { quoteNewDeal } from '../../db/queries/catalog';
+import { payoutHold } from '../../domain/money';
 import { checkDealBounds } from '../../domain/limits';
 import { findCreateContext } from '../../db/queries/merchants';
 import {
@@ -126,3 +128,26 @@ export const rejectPayout = (deps: AppDeps, dealId: string, reason: string, acto
   payoutCommand(deps, dealId, (h) => h.executeUpdate(rejectPayoutUpdate, { args: [reason, operatorActor(actor)] }));
 export const assignPayout = (deps: AppDeps, dealId: string, requisiteId: string, actor?: AuditActor) =>
   payoutCommand(deps, dealId, (h) => h.executeUpdate(assignPayoutUpdate, { args: [requisiteId, operatorActor(actor)] }));
+
+/**
+ * The hold a PayOut of `amount` would take now: the create's own quote (quoteNewDeal at the SELL
+ * rate, payoutHold), read outside any transaction; the create fixes its rate when it runs.
+ */
+export async function quotePayout(deps: AppDeps, scope: MerchantScope, query: { amount: bigint; currency: string }) {
+  const quote = await quoteNewDeal(
+    deps.sql,
+    { tenantId: scope.tenantId, merchantId: scope.merchantId, currency: query.currency, amount: query.amount.toString() },
+    'sell',
+  );
+  const { fee, hold } = payoutHold(quote.amountUsdt, quote.merchant.payout_fee_bps);
+  const wallet = (await walletsOf(deps.sql, 'merchant', scope.merchantId)).find((w) => w.currency === 'USDT');
+  return {
+    amount: quote.amount.toString(),
+    currency: query.currency,
+    rate_micro: quote.rateMicro.toString(),
+    amount_usdt_cents: quote.amountUsdt.toString(),
+    fee_usdt_cents: fee.toString(),
+    hold_usdt_cents: hold.toString(),
+    available_usdt_cents: (wallet?.available ?? 0n).toString(),
+  };
+}

@@ -13,7 +13,7 @@ import { ErrorText, Loading } from './ui';
 import { EnrolAuthenticator, Invitation } from './pages/Invitation';
 import { SignIn } from './pages/SignIn';
 import { Text } from './text';
-import { CabinetHome } from './cabinet/Home';
+import { CabinetHome, SandboxBadge } from './cabinet/Home';
 import { CabinetDeals } from './cabinet/Deals';
 import { CabinetPayouts } from './cabinet/Payouts';
 import { CabinetWallet } from './cabinet/Wallet';
@@ -96,7 +96,8 @@ export function Cabinet() {
       <header>
         <strong data-testid="merchant-name">
           <Text value={merchant.name} />
-        </strong>
+        </strong>{' '}
+        <SandboxBadge />
         <nav aria-label="Sections">
           {SECTIONS.map(([to, label]) => (
             <Link key={to} to={to}>

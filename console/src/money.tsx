@@ -9,6 +9,7 @@ import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from './api';
 import { formatMinor, parseMajor } from './amounts';
+import { DOOR } from './door';
 import { Field } from './ui';
 
 export { formatMinor, parseMajor };
@@ -16,7 +17,9 @@ export { formatMinor, parseMajor };
 function useCurrencies() {
   return useQuery({
     queryKey: ['currencies'],
-    queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/currencies')),
+    // The door's own catalogue: a member may not read the operators' (both carry code and exponent).
+    queryFn: async (): Promise<{ data: Array<{ code: string; exponent: number }> }> =>
+      DOOR === 'cabinet' ? unwrap(api.GET('/api/v1/p2p/merchant/currencies')) : unwrap(api.GET('/api/v1/p2p/admin/currencies')),
     staleTime: 10 * 60_000,
   });
 }

@@ -1,5 +1,8 @@
 import type { Db } from '../sql';
 import { UUID_RE } from '../../domain/ids';
+import { FailedPrecondition, InvalidArgument, NotFound } from '../../domain/errors';
+import { fiatToUsdtCents } from '../../domain/money';
+import { checkDealBounds } from '../../domain/limits';
 
 export interface PaymentMethodRow {
   id: string;
@@ -125,7 +128,7 @@ export interface NewDealTerms {
 
 /**
  * What a new deal is priced with, in one round trip: the merchant's fees and daily cap, the
- * ACTIVE currency and its rate (activities/deal-steps.ts quoteNewDeal). Each part is null when missing.
+ * ACTIVE currency and its rate (quoteNewDeal below). Each part is null when missing.
  */
 export async function findNewDealTerms(db: Db, tenantId: string, merchantId: string, currency: string): Promise<NewDealTerms> {
   const [row] = await db<NewDealTerms[]>`
@@ -149,4 +152,30 @@ export async function lockRate(db: Db, tenantId: string, currency: string) {
   const [row] = await db<{ buy_rate_micro: bigint; sell_rate_micro: bigint }[]>`
     select buy_rate_micro, sell_rate_micro from rates where tenant_id = ${tenantId} and currency_code = ${currency} for update`;
   return row;
+}
+
+/**
+ * What a new deal is worth, fixed at creation: the merchant's fees, the currency and
+ * its rate now — a PayIn at the BUY rate, a PayOut at the SELL rate — and the amount in USDT cents.
+ */
+export async function quoteNewDeal(tx: Db, input: { tenantId: string; merchantId: string; currency: string; amount: string }, side: 'buy' | 'sell') {
+  const amount = BigInt(input.amount);
+  const terms = await findNewDealTerms(tx, input.tenantId, input.merchantId, input.currency);
+  if (terms.payin_fee_bps === null || terms.payout_fee_bps === null) throw new NotFound('merchant not found');
+  // The owner of the per-deal bounds (the API checks them with the same function first, to refuse before a workflow starts).
+  checkDealBounds(terms, amount);
+  if (terms.currency_id === null || terms.currency_exponent === null) throw new InvalidArgument(`unknown currency ${input.currency}`);
+  const rateMicro = side === 'buy' ? terms.buy_rate_micro : terms.sell_rate_micro;
+  if (rateMicro === null) throw new FailedPrecondition(`no exchange rate is set for ${input.currency}`);
+  const amountUsdt = fiatToUsdtCents(amount, terms.currency_exponent, rateMicro);
+  if (amountUsdt <= 0n) throw new InvalidArgument('amount is too small: it converts to 0 USDT cents');
+  return {
+    amount,
+    merchant: { payin_fee_bps: terms.payin_fee_bps, payout_fee_bps: terms.payout_fee_bps },
+    currency: { id: terms.currency_id },
+    dailyLimit: terms.daily_deal_amount_limit,
+    sandbox: terms.sandbox === true,
+    rateMicro,
+    amountUsdt,
+  };
 }

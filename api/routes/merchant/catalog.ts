@@ -19,8 +19,16 @@ const methodSchema = z
   .openapi('PaymentMethod');
 const bankSchema = z.object({ bank_name: z.string(), display_name: z.string(), country: z.string(), methods: z.array(z.string()) }).openapi('Bank');
 const currencySchema = z
-  .object({ id: z.string().uuid(), code: z.string(), name: z.string() })
-  .openapi('Currency', { description: 'id (UUID), ISO 4217 alphabetic code and display name' });
+  .object({
+    id: z.string().uuid(),
+    code: z.string(),
+    name: z.string(),
+    exponent: z
+      .number()
+      .int()
+      .openapi({ description: 'digits after the point: minor units per major unit are 10^exponent (the cabinet types amounts in major units)' }),
+  })
+  .openapi('Currency', { description: 'id (UUID), ISO 4217 alphabetic code, display name and exponent' });
 
 export const catalogRoutes = [
   defineRoute(
@@ -81,7 +89,7 @@ export const catalogRoutes = [
     },
     async ({ identity }, deps) => {
       const rows = await listCurrencies(deps, merchantOf(identity).tenantId, 'ACTIVE');
-      return { data: rows.map((c) => ({ id: c.id, code: c.code, name: c.name })) };
+      return { data: rows.map((c) => ({ id: c.id, code: c.code, name: c.name, exponent: c.exponent })) };
     },
   ),
 ];

@@ -56,7 +56,7 @@ export const dealListingRoutes = [
       path: '/deals/turnover',
       operationId: 'getTurnover',
       example: EXAMPLES.getTurnover,
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: 'Daily UTC turnover per deal type and currency; the window is at most 92 days',
       tags,
       query: turnoverQuery,

@@ -40,7 +40,7 @@ export const dealRoutes = [
       path: '/deals/payout',
       operationId: 'createPayout',
       example: EXAMPLES.createPayout,
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: "Create a PayOut: the merchant's USDT hold (SELL rate + payout fee) is placed at once; MATCHED or UNASSIGNED",
       description:
         'Idempotent per merchant by idempotency_key (a key used by another merchant is 409). Too little available is ' +

@@ -1,6 +1,6 @@
 /**
  * The merchant's API under /api/v1/p2p/merchant: one file per aggregate, tried in this
- * order — the listing's literal paths (/deals/export, /deals/turnover) before /deals/{deal_id}.
+ * order — the literal paths (/deals/export, /deals/turnover, /deals/payout/quote) before /deals/{deal_id}.
  */
 import { routeGroup } from '../../route';
 import { apiKeyRoutes } from './api-keys';
@@ -12,6 +12,7 @@ import { dealRoutes } from './deals';
 import { eventRoutes } from './events';
 import { fileRoutes } from './files';
 import { passRoutes } from './passes';
+import { payoutQuoteRoutes } from './payout-quote';
 import { sandboxRoutes } from './sandbox';
 import { walletRoutes } from './wallet';
 import { withdrawalRoutes } from './withdrawals';
@@ -20,6 +21,7 @@ export const merchantGroup = routeGroup('/api/v1/p2p/merchant', [
   ...apiKeyRoutes,
   ...catalogRoutes,
   ...dealListingRoutes,
+  ...payoutQuoteRoutes,
   ...dealRoutes,
   ...callbackRoutes,
   ...eventRoutes,

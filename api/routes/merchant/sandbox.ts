@@ -89,7 +89,7 @@ export const sandboxRoutes = [
       method: 'post',
       path: '/sandbox/deposits',
       operationId: 'sandboxDeposit',
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: "Sandbox: credit play USDT to the wallet (the deposit path, from the merchant's play-money account)",
       description:
         "Credits `amount` USDT cents to the sandbox merchant's available balance through the same deposit path a confirmed " +

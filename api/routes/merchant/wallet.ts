@@ -14,7 +14,7 @@ export const walletRoutes = [
       path: '/balance',
       operationId: 'getBalance',
       example: EXAMPLES.getBalance,
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: 'Provisioned wallets with available, frozen, total (available + frozen) and pending_credits',
       tags: ['Balance'],
       response: balanceResponse,
@@ -39,7 +39,7 @@ export const walletRoutes = [
       path: '/wallet/deposit-address',
       operationId: 'getDepositAddress',
       example: EXAMPLES.getDepositAddress,
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: 'The current TRC-20 deposit address (404 until one was generated)',
       tags,
       response: depositAddressResponse,
@@ -53,7 +53,7 @@ export const walletRoutes = [
       path: '/wallet/deposit-address',
       operationId: 'rotateDepositAddress',
       example: EXAMPLES.rotateDepositAddress,
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: 'Generate (first call) or rotate the TRC-20 deposit address',
       description:
         "Each call derives a new mainnet address at m/44'/195'/0'/0/<next index> and makes it current (also the profile's " +

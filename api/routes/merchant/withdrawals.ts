@@ -23,7 +23,7 @@ export const withdrawalRoutes = [
       path: '/wallet/withdraw-fee',
       operationId: 'getWithdrawFee',
       example: EXAMPLES.getWithdrawFee,
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: 'Quote a withdrawal: fee and net for an amount in USDT cents',
       description:
         'fee = WITHDRAWAL_FEE_USDT_CENTS + amount × WITHDRAWAL_FEE_BPS / 10000 (half-even), net = amount − fee. ' +
@@ -43,7 +43,7 @@ export const withdrawalRoutes = [
       path: '/wallet/withdraw',
       operationId: 'createWithdrawal',
       example: EXAMPLES.createWithdrawal,
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: 'Withdraw USDT to a TRON address: COMPLETED (auto-processed) or PENDING_MANUAL (operator queue)',
       description:
         'The amount (fee included) moves available → frozen at once. Amounts up to auto_withdrawal_effective_limit_usdt_cents are ' +
@@ -69,7 +69,7 @@ export const withdrawalRoutes = [
       path: '/wallet/withdrawals',
       operationId: 'listWithdrawals',
       example: EXAMPLES.listWithdrawals,
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: 'Withdrawal history, newest first, one row per withdrawal (queue and sent ones alike)',
       tags,
       query: withdrawalListQuery,
@@ -83,7 +83,7 @@ export const withdrawalRoutes = [
       path: '/wallet/withdrawals/{withdrawal_id}',
       operationId: 'getWithdrawal',
       example: EXAMPLES.getWithdrawal,
-      auth: 'hmac',
+      auth: 'cabinet_or_hmac',
       summary: 'One withdrawal of the caller (foreign or unknown ids are 404)',
       tags,
       params: withdrawalParams,

@@ -1689,6 +1689,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/merchant/deals/payout/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quote a PayOut: the USDT hold (amount at the SELL rate now + the payout fee) and the wallet's available balance
+         * @description Reads only. Refuses as the create would for the same amount and currency: outside the per-deal bounds 400 INVALID_ARGUMENT, an unknown currency 400 INVALID_ARGUMENT, no rate 400 FAILED_PRECONDITION.
+         */
+        get: operations["quotePayout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/merchant/deals/payin": {
         parameters: {
             query?: never;
@@ -4734,12 +4754,14 @@ export interface components {
             country: string;
             methods: string[];
         };
-        /** @description id (UUID), ISO 4217 alphabetic code and display name */
+        /** @description id (UUID), ISO 4217 alphabetic code, display name and exponent */
         Currency: {
             /** Format: uuid */
             id: string;
             code: string;
             name: string;
+            /** @description digits after the point: minor units per major unit are 10^exponent (the cabinet types amounts in major units) */
+            exponent: number;
         };
         /** @description An empty next_page_token means the last page. */
         DealList: {
@@ -4759,6 +4781,46 @@ export interface components {
                 amount: string;
             }[];
             next_page_token: string;
+        };
+        /** @description The hold a PayOut of this amount would take at the rate now. The PayOut fixes its own rate when it is created, so its hold is the one its answer and GET /balance show; a rate change in between changes it. */
+        PayoutQuote: {
+            /**
+             * Format: int64
+             * @description the PayOut amount, minor units of currency
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /**
+             * Format: int64
+             * @description the SELL rate now: units of currency per USDT, × 10^6
+             * @example 150000
+             */
+            rate_micro: string;
+            /**
+             * Format: int64
+             * @description the amount at that rate
+             * @example 150000
+             */
+            amount_usdt_cents: string;
+            /**
+             * Format: int64
+             * @description the merchant's payout fee on it
+             * @example 150000
+             */
+            fee_usdt_cents: string;
+            /**
+             * Format: int64
+             * @description what moves available → frozen when the PayOut is created: amount_usdt_cents + fee_usdt_cents
+             * @example 150000
+             */
+            hold_usdt_cents: string;
+            /**
+             * Format: int64
+             * @description the USDT wallet's available balance now (0 without a wallet)
+             * @example 150000
+             */
+            available_usdt_cents: string;
         };
         DealResponse: {
             deal: components["schemas"]["MerchantDealInfo"];
@@ -8993,7 +9055,8 @@ export interface operations {
                      *         {
                      *           "id": "9d3e4f50-6172-4839-a4b5-c6d7e8f90a1b",
                      *           "code": "RUB",
-                     *           "name": "Russian ruble"
+                     *           "name": "Russian ruble",
+                     *           "exponent": 2
                      *         }
                      *       ]
                      *     }
@@ -9166,6 +9229,47 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Turnover"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    quotePayout: {
+        parameters: {
+            query: {
+                /** @description the PayOut amount in minor units of currency */
+                amount: string;
+                currency: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "amount": "150000",
+                     *       "currency": "RUB",
+                     *       "rate_micro": "95000000",
+                     *       "amount_usdt_cents": "1579",
+                     *       "fee_usdt_cents": "32",
+                     *       "hold_usdt_cents": "1611",
+                     *       "available_usdt_cents": "1250000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayoutQuote"];
                 };
             };
             400: components["responses"]["BadRequest"];
