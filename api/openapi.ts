@@ -30,7 +30,7 @@ registry.registerComponent('securitySchemes', 'OperatorJwt', {
   description:
     'HS256 JWT with claims { sub, role: "admin" | "platform_admin", exp }. Checked against the role table as the role admin (x-roles of each operation).',
 });
-registry.registerComponent('securitySchemes', 'OperatorSession', {
+registry.registerComponent('securitySchemes', 'OperatorSessionCookie', {
   type: 'apiKey',
   in: 'cookie',
   name: 'gw_operator',

@@ -173,7 +173,7 @@ const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   public: [],
   hmac: [{ MerchantToken: [] }],
   cabinet: [{ CabinetJwt: [] }],
-  operator: [{ OperatorJwt: [] }, { OperatorSession: [] }],
+  operator: [{ OperatorJwt: [] }, { OperatorSessionCookie: [] }],
   cabinet_or_hmac: [{ CabinetJwt: [] }, { MerchantToken: [] }],
 };
 const securityOf = (auth: RouteAuth) => (typeof auth === 'string' ? SECURITY[auth] : auth.security);

@@ -101,7 +101,12 @@ export const adminListAppealsQuery = listAppealsQuery.extend({
   assignee: z
     .union([z.enum(['me', 'none']), uuid('assignee')])
     .optional()
-    .openapi({ description: "me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id" }),
+    // One string in the document: a union of two strings is an anyOf Go generators refuse (ogen's "complex anyOf").
+    .openapi({
+      anyOf: undefined,
+      type: 'string',
+      description: "me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id (uuid)",
+    }),
   overdue: z
     .enum(['true', 'false'])
     .optional()

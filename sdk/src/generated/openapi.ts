@@ -2526,7 +2526,7 @@ export interface webhooks {
         /**
          * V1 webhook: an event of a PayIn, POSTed to the webhook_url of an api_version v1 merchant
          * @deprecated
-         * @description Headers and signature: see the V1WebhookIncoming schema. Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).
+         * @description Signed by the current secret alone, also during a rotation (docs/signing.md, "V1"). Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).
          */
         post: operations["v1IncomingWebhook"];
         delete?: never;
@@ -2547,7 +2547,7 @@ export interface webhooks {
         /**
          * V1 webhook: an event of a PayOut, POSTed to the webhook_url of an api_version v1 merchant
          * @deprecated
-         * @description Headers and signature: see the V1WebhookOutgoing schema. Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).
+         * @description Signed by the current secret alone, also during a rotation (docs/signing.md, "V1"). Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).
          */
         post: operations["v1OutgoingWebhook"];
         delete?: never;
@@ -2933,6 +2933,39 @@ export interface components {
              */
             sandbox?: true;
         };
+        V1Incoming: {
+            /** Format: uuid */
+            id: string;
+            payInId: string;
+            /** @description V1 PayIn code (GET view: REFUND_PENDING is 32) */
+            status: number;
+            /** @example 1500.50 */
+            amount: string;
+            /** @example 0.00 */
+            receivedAmount: string;
+            /** @example 643 */
+            currency: number | null;
+            /** @example card-rub */
+            method: string;
+            clientId: string;
+            paymentUrl: string;
+            createdAt: string;
+            lastModifiedAt: string;
+        };
+        V1Outgoing: {
+            /** Format: uuid */
+            id: string;
+            payOutId: string;
+            /** @description V1 PayOut code: 1 waiting, 40 PROCESSING, 10 COMPLETED, 30 FAILED/EXPIRED */
+            status: number;
+            amount: string;
+            currency: number | null;
+            paymentMethod: string;
+            cardNumber: string;
+            fullName: string;
+            createdAt: string;
+            lastModifiedAt: string;
+        };
         Problem: {
             /** @example about:blank */
             type: string;
@@ -3002,71 +3035,6 @@ export interface components {
             status: number;
             /** @description the request path */
             instance: string;
-        };
-        /** @description Legacy V1 webhook of a PayIn event. Headers: MERCHANT (merchant id), TIMESTAMP (00:00:00 UTC of the send day, Unix seconds), SIGNATURE = lowercase hex HMAC-SHA512(secret incl. whsec_, "<TIMESTAMP>;<raw body>"), X-Event-Id. Same retries as V2. */
-        V1WebhookIncoming: components["schemas"]["V1Incoming"] & {
-            /** @description V1 PayIn code, webhook view (REFUND_PENDING is 16) */
-            status?: number;
-            /**
-             * Format: uuid
-             * @description stable across retries; also in the X-Event-Id header
-             */
-            eventId: string;
-            /**
-             * @description the V2 event name (deal.amount_changed is never sent to V1 merchants)
-             * @example deal.completed
-             */
-            eventType: string;
-            /** @enum {string} */
-            paymentType: "incoming";
-        };
-        V1Incoming: {
-            /** Format: uuid */
-            id: string;
-            payInId: string;
-            /** @description V1 PayIn code (GET view: REFUND_PENDING is 32) */
-            status: number;
-            /** @example 1500.50 */
-            amount: string;
-            /** @example 0.00 */
-            receivedAmount: string;
-            /** @example 643 */
-            currency: number | null;
-            /** @example card-rub */
-            method: string;
-            clientId: string;
-            paymentUrl: string;
-            createdAt: string;
-            lastModifiedAt: string;
-        };
-        /** @description Legacy V1 webhook of a PayOut event (30 for FAILED and EXPIRED); headers as V1WebhookIncoming. */
-        V1WebhookOutgoing: components["schemas"]["V1Outgoing"] & {
-            /**
-             * Format: uuid
-             * @description stable across retries; also in the X-Event-Id header
-             */
-            eventId: string;
-            /**
-             * @description the V2 event name (deal.amount_changed is never sent to V1 merchants)
-             * @example deal.completed
-             */
-            eventType: string;
-            /** @enum {string} */
-            paymentType: "outgoing";
-        };
-        V1Outgoing: {
-            /** Format: uuid */
-            id: string;
-            payOutId: string;
-            /** @description V1 PayOut code: 1 waiting, 40 PROCESSING, 10 COMPLETED, 30 FAILED/EXPIRED */
-            status: number;
-            amount: string;
-            currency: number | null;
-            paymentMethod: string;
-            cardNumber: string;
-            fullName: string;
-            createdAt: string;
-            lastModifiedAt: string;
         };
         OperatorSession: {
             operator: components["schemas"]["Operator"];
@@ -4676,10 +4644,13 @@ export interface components {
         /** @description Send only changed fields. Limits: absent = unchanged, 0 = removed (then absent from the profile), > 0 = set. Other fields (status, balances, fees) are refused. */
         PatchMerchantRequest: {
             name?: string;
-            webhook_url?: "" | string;
+            /** @description an absolute http or https URL, or '' to clear it */
+            webhook_url?: string;
             withdrawal_address?: string;
-            success_redirect_url?: "" | string;
-            fail_redirect_url?: "" | string;
+            /** @description an absolute http or https URL, or '' to clear it */
+            success_redirect_url?: string;
+            /** @description an absolute http or https URL, or '' to clear it */
+            fail_redirect_url?: string;
             checkout_brand_name?: string;
             finance_chat_id?: string;
             appeal_chat_id?: string;
@@ -4798,7 +4769,7 @@ export interface components {
             /** Format: uuid */
             id?: string;
         };
-        V1IncomingStatisticsResponse: {
+        V1IncomingStatisticsReport: {
             failures: {
                 /** @example INVALID_ARGUMENT */
                 code: string;
@@ -4912,7 +4883,7 @@ export interface components {
             /** Format: date-time */
             endDate?: string;
         };
-        V1OutgoingStatisticsResponse: {
+        V1OutgoingStatisticsReport: {
             failures: {
                 /** @example INVALID_ARGUMENT */
                 code: string;
@@ -7137,8 +7108,8 @@ export interface operations {
                 merchant_id?: string;
                 /** @description the appeal whose id is this or starts so */
                 appeal_id?: string;
-                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id */
-                assignee?: ("me" | "none") | string;
+                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id (uuid) */
+                assignee?: string;
                 /** @description true: only appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by */
                 overdue?: "true" | "false";
                 /** @description newest first (default) or oldest first (the queue worked from its oldest case); page tokens keep the order */
@@ -7176,8 +7147,8 @@ export interface operations {
                 merchant_id?: string;
                 /** @description the appeal whose id is this or starts so */
                 appeal_id?: string;
-                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id */
-                assignee?: ("me" | "none") | string;
+                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id (uuid) */
+                assignee?: string;
                 /** @description true: only appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by */
                 overdue?: "true" | "false";
                 /** @description newest first (default) or oldest first (the queue worked from its oldest case); page tokens keep the order */
@@ -10301,7 +10272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1IncomingStatisticsResponse"];
+                    "application/json": components["schemas"]["V1IncomingStatisticsReport"];
                 };
             };
             400: components["responses"]["V1BadRequest"];
@@ -10431,7 +10402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1OutgoingStatisticsResponse"];
+                    "application/json": components["schemas"]["V1OutgoingStatisticsReport"];
                 };
             };
             400: components["responses"]["V1BadRequest"];
@@ -10739,13 +10710,37 @@ export interface operations {
     v1IncomingWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description the merchant id */
+                MERCHANT: string;
+                /** @description 00:00:00 UTC of the send day, unix seconds */
+                TIMESTAMP: string;
+                /** @description lowercase hex `HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>")`, the key being the whole secret string (`whsec_` included) */
+                SIGNATURE: string;
+                /** @description the eventId of the body, stable across retries */
+                "X-Event-Id": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["V1WebhookIncoming"];
+                "application/json": components["schemas"]["V1Incoming"] & {
+                    /** @description V1 PayIn code, webhook view (REFUND_PENDING is 16) */
+                    status?: number;
+                    /**
+                     * Format: uuid
+                     * @description stable across retries; also in the X-Event-Id header
+                     */
+                    eventId: string;
+                    /**
+                     * @description the V2 event name (deal.amount_changed is never sent to V1 merchants)
+                     * @example deal.completed
+                     */
+                    eventType: string;
+                    /** @enum {string} */
+                    paymentType: "incoming";
+                };
             };
         };
         responses: {
@@ -10768,13 +10763,35 @@ export interface operations {
     v1OutgoingWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description the merchant id */
+                MERCHANT: string;
+                /** @description 00:00:00 UTC of the send day, unix seconds */
+                TIMESTAMP: string;
+                /** @description lowercase hex `HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>")`, the key being the whole secret string (`whsec_` included) */
+                SIGNATURE: string;
+                /** @description the eventId of the body, stable across retries */
+                "X-Event-Id": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["V1WebhookOutgoing"];
+                "application/json": components["schemas"]["V1Outgoing"] & {
+                    /**
+                     * Format: uuid
+                     * @description stable across retries; also in the X-Event-Id header
+                     */
+                    eventId: string;
+                    /**
+                     * @description the V2 event name (deal.amount_changed is never sent to V1 merchants)
+                     * @example deal.completed
+                     */
+                    eventType: string;
+                    /** @enum {string} */
+                    paymentType: "outgoing";
+                };
             };
         };
         responses: {
