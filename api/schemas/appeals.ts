@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
-import { idOrPrefix, int64Body, pageSize, textRule, timestamp, uuid } from './common';
+import { idOrPrefix, int64Body, openEnum, pageSize, textRule, timestamp, uuid } from './common';
 import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/state/appeals';
 import { OPERATOR_APPEAL_MOVES } from '../../domain/state/operator-appeal-moves';
 
@@ -41,7 +41,7 @@ export const appealSchema = z
   .object({
     appeal_id: z.string().uuid(),
     deal_id: z.string().uuid(),
-    status: z.enum(APPEAL_STATUSES),
+    status: openEnum(APPEAL_STATUSES, `One of ${APPEAL_STATUSES.join(', ')}.`, 'as an appeal still open'),
     reason: z.string(),
     file_ids: z.array(z.string().uuid()),
     resolution_note: z.string(),

@@ -139,4 +139,5 @@ export const v1Auth = (payload: V1Payload, family: V1Family): AuthScheme => ({
   authenticate: (ctx, deps, options) => authenticateV1(ctx, deps, payload, options, family),
   security: [{ V1Merchant: [], V1Timestamp: [], V1Signature: [] }],
   errors: [401, 403, 429],
+  rateLimited: true,
 });

@@ -54,8 +54,7 @@ for (const [name, schema, what] of [
     operationId: `${name.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
     summary: `V1 webhook: an event of ${what}, POSTed to the webhook_url of an api_version v1 merchant`,
     description:
-      'Signed by the current secret alone, also during a rotation (docs/signing.md, "V1"). Deliveries are retried like V2 ones ' +
-      '(WEBHOOK_RETRY_DELAYS).',
+      'Signed by the current secret alone, also during a rotation (docs/signing.md, "V1"). Deliveries are retried like V2 ones ' + '(WEBHOOK_RETRY_DELAYS).',
     tags: [V1_TAG],
     deprecated: true,
     // The receiver checks SIGNATURE (HMAC-SHA512 with the merchant's secret); it is not an API credential.

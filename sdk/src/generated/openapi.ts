@@ -2580,7 +2580,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of deal.created, deal.escrow_locked, deal.payment_notified, deal.payment_verified, deal.completed, deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed (enum property replaced by openapi-typescript)
+             * @description one of deal.created, deal.escrow_locked, deal.payment_notified, deal.payment_verified, deal.completed, deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "deal.created" | "deal.escrow_locked" | "deal.payment_notified" | "deal.payment_verified" | "deal.completed" | "deal.expired" | "deal.appealed" | "deal.refund_pending" | "deal.cancelled" | "deal.failed";
@@ -2601,10 +2601,7 @@ export interface components {
         MerchantDealInfo: {
             /** Format: uuid */
             deal_id: string;
-            /**
-             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
-             * @enum {string}
-             */
+            /** @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. Open: new values may be added without notice; treat an unknown one as a deal still in progress: read it again later. */
             status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
@@ -2672,7 +2669,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of deal.amount_changed (enum property replaced by openapi-typescript)
+             * @description one of deal.amount_changed. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "deal.amount_changed";
@@ -2717,7 +2714,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of appeal.opened, appeal.in_review, appeal.resolved, appeal.closed, appeal.reopened (enum property replaced by openapi-typescript)
+             * @description one of appeal.opened, appeal.in_review, appeal.resolved, appeal.closed, appeal.reopened. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "appeal.opened" | "appeal.in_review" | "appeal.resolved" | "appeal.closed" | "appeal.reopened";
@@ -2731,7 +2728,7 @@ export interface components {
             appeal_id: string;
             /** Format: uuid */
             deal_id: string;
-            /** @enum {string} */
+            /** @description One of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED. Open: new values may be added without notice; treat an unknown one as an appeal still open. */
             status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
             reason: string;
             file_ids: string[];
@@ -2768,7 +2765,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of appeal.message (enum property replaced by openapi-typescript)
+             * @description one of appeal.message. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "appeal.message";
@@ -2812,7 +2809,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of p2p.finance.withdrawal_failed (enum property replaced by openapi-typescript)
+             * @description one of p2p.finance.withdrawal_failed. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "p2p.finance.withdrawal_failed";
@@ -2824,7 +2821,7 @@ export interface components {
         Withdrawal: {
             /** Format: uuid */
             withdrawal_id: string;
-            /** @enum {string} */
+            /** @description One of PENDING, PENDING_MANUAL, APPROVED, COMPLETED, CANCELLED. Open: new values may be added without notice; treat an unknown one as a withdrawal still in progress. */
             status: "PENDING" | "PENDING_MANUAL" | "APPROVED" | "COMPLETED" | "CANCELLED";
             /** @enum {string} */
             currency: "USDT";
@@ -2891,7 +2888,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of p2p.finance.deposit_confirmed (enum property replaced by openapi-typescript)
+             * @description one of p2p.finance.deposit_confirmed. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "p2p.finance.deposit_confirmed";
@@ -2903,10 +2900,7 @@ export interface components {
         Deposit: {
             /** Format: uuid */
             deposit_id: string;
-            /**
-             * @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.
-             * @enum {string}
-             */
+            /** @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited. Open: new values may be added without notice; treat an unknown one as not credited (yet). */
             status: "PENDING" | "CONFIRMED" | "DROPPED";
             /** @enum {string} */
             currency: "USDT";
@@ -2983,7 +2977,7 @@ export interface components {
             /** @description for people; may change */
             message: string;
             /**
-             * @description Stable, for programs (domain/errors.ts FIELD_ERROR_CODES); new codes may be added, so treat an unknown one like `invalid_value`:
+             * @description Stable, for programs (domain/errors.ts FIELD_ERROR_CODES):
              *     - `required`: the field is missing (or null where a value is required)
              *     - `invalid_type`: the value has the wrong JSON type (a number where a string is expected, …)
              *     - `not_integer`: an integer field (amounts in minor units, counts) got a number with a fraction or in exponent form
@@ -3012,7 +3006,8 @@ export interface components {
              *     - `v1_separator`: V1: a signed field contains the signature separator `;`
              *     - `unsupported`: a value the API accepts in its schema but does not support (the message says which)
              *     - `already_exists`: a value that must be unique and is taken (an operator email)
-             * @enum {string}
+             *
+             *      Open: new values may be added without notice; treat an unknown one like `invalid_value`.
              */
             code: "required" | "invalid_type" | "not_integer" | "too_small" | "too_big" | "out_of_range" | "invalid_format" | "invalid_enum" | "invalid_value" | "invalid_string" | "invalid_json" | "unknown_field" | "invalid_address" | "unknown_payment_method" | "currency_mismatch" | "invalid_page_token" | "key_reused" | "unknown_wallet" | "invalid_file" | "unknown_file" | "invalid_reference" | "max_below_min" | "unknown_currency" | "invalid_amount" | "unknown_status" | "v1_separator" | "unsupported" | "already_exists";
         };
@@ -4180,10 +4175,7 @@ export interface components {
         };
         /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
         CheckoutView: {
-            /**
-             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
-             * @enum {string}
-             */
+            /** @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. Open: new values may be added without notice; treat an unknown one as a deal still in progress: read it again later. */
             status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
@@ -4255,10 +4247,7 @@ export interface components {
         CheckoutDealSummary: {
             /** Format: uuid */
             deal_id: string;
-            /**
-             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
-             * @enum {string}
-             */
+            /** @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. Open: new values may be added without notice; treat an unknown one as a deal still in progress: read it again later. */
             status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
@@ -4415,7 +4404,7 @@ export interface components {
             event_id: string;
             event_type: string;
             url: string;
-            /** @enum {string} */
+            /** @description What each means: see CallbackDelivery. Open: new values may be added without notice; treat an unknown one as a delivery not settled yet. */
             status: "PENDING" | "SUCCESS" | "RETRY" | "ERROR";
             attempts: number;
             /** @description status of the last attempt; 0 when none answered */
@@ -4564,7 +4553,7 @@ export interface components {
             currency_id: string;
             payment_method_id: string;
             requisite_type: string;
-            /** @enum {string} */
+            /** @description ACTIVE: may still reserve a PayIn; USED: reserved one; EXPIRED: past expires_at unused. Open: new values may be added without notice; treat an unknown one as not usable. */
             status: "ACTIVE" | "USED" | "EXPIRED";
             /**
              * Format: date-time
@@ -5183,6 +5172,7 @@ export interface components {
         /** @description INVALID_ARGUMENT (malformed or invalid input) or FAILED_PRECONDITION (the state does not allow it) */
         BadRequest: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5192,6 +5182,7 @@ export interface components {
         /** @description UNAUTHENTICATED: credentials missing, invalid, expired or replayed */
         Unauthorized: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5201,6 +5192,7 @@ export interface components {
         /** @description the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read */
         PayloadTooLarge: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5210,6 +5202,7 @@ export interface components {
         /** @description the body is not of a media type the route accepts (JSON: application/json, UTF-8) */
         UnsupportedMediaType: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5219,6 +5212,8 @@ export interface components {
         /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry */
         TooManyRequests: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -5228,6 +5223,7 @@ export interface components {
         /** @description the request line or headers are too large (refused before routing) */
         HeadersTooLarge: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5237,6 +5233,7 @@ export interface components {
         /** @description INTERNAL: an unexpected failure; opaque, logged under the X-Trace-Id of the answer */
         InternalError: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5246,6 +5243,7 @@ export interface components {
         /** @description PERMISSION_DENIED: wrong role or auth mode, kill-switch on, or address not in ip_whitelist */
         Forbidden: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5255,6 +5253,7 @@ export interface components {
         /** @description ABORTED: conflicts with the current state or a concurrent request (see the operation) */
         Conflict: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5264,6 +5263,73 @@ export interface components {
         /** @description NOT_FOUND: no such resource for the caller (foreign ids included) */
         NotFound: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description INVALID_ARGUMENT (malformed or invalid input) or FAILED_PRECONDITION (the state does not allow it) */
+        SignedBadRequest: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry */
+        SignedTooManyRequests: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description INTERNAL: an unexpected failure; opaque, logged under the X-Trace-Id of the answer */
+        SignedInternalError: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description ABORTED: conflicts with the current state or a concurrent request (see the operation) */
+        SignedConflict: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description NOT_FOUND: no such resource for the caller (foreign ids included) */
+        SignedNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5273,6 +5339,13 @@ export interface components {
         /** @description INVALID_ARGUMENT (malformed or invalid input) or FAILED_PRECONDITION (the state does not allow it) (V1 error envelope) */
         V1BadRequest: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5282,6 +5355,10 @@ export interface components {
         /** @description UNAUTHENTICATED: credentials missing, invalid, expired or replayed (V1 error envelope) */
         V1Unauthorized: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5291,6 +5368,10 @@ export interface components {
         /** @description PERMISSION_DENIED: wrong role or auth mode, kill-switch on, or address not in ip_whitelist (V1 error envelope) */
         V1Forbidden: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5300,6 +5381,13 @@ export interface components {
         /** @description ABORTED: conflicts with the current state or a concurrent request (see the operation) (V1 error envelope) */
         V1Conflict: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5309,6 +5397,10 @@ export interface components {
         /** @description API V1 was retired at V1_SUNSET_AT (V1 error envelope) */
         V1Gone: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5318,6 +5410,10 @@ export interface components {
         /** @description the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read (V1 error envelope) */
         V1PayloadTooLarge: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5327,6 +5423,10 @@ export interface components {
         /** @description the body is not of a media type the route accepts (JSON: application/json, UTF-8) (V1 error envelope) */
         V1UnsupportedMediaType: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5336,6 +5436,14 @@ export interface components {
         /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry (V1 error envelope) */
         V1TooManyRequests: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -5345,6 +5453,13 @@ export interface components {
         /** @description INTERNAL: an unexpected failure; opaque, logged under the X-Trace-Id of the answer (V1 error envelope) */
         V1InternalError: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5354,6 +5469,13 @@ export interface components {
         /** @description NOT_FOUND: no such resource for the caller (foreign ids included) (V1 error envelope) */
         V1NotFound: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5363,7 +5485,24 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description On every answer: the trace id of the request (32 hex digits; an incoming X-Trace-Id of that form, or the trace id of a W3C `traceparent`, is kept). Quote it when you report a problem: a 500 is logged under it. */
+        TraceId: string;
+        /** @description On an answer to a request signed with the merchant's key pair (V2 HMAC or V1), once its signature verified: the merchant's requests per calendar minute (UTC), rate_limit_per_minute or the default. Absent on cabinet and operator calls. */
+        RateLimitLimit: number;
+        /** @description With X-RateLimit-Limit: the requests left in the current minute (0 on the 429 that refuses one). */
+        RateLimitRemaining: number;
+        /** @description With X-RateLimit-Limit: when the current minute ends and the count starts afresh, unix seconds. */
+        RateLimitReset: number;
+        /** @description On every 429: seconds to wait before trying again (the rest of the minute for the rate limit). */
+        RetryAfter: number;
+        /** @description `true`: this operation is deprecated (every /v1/ answer, errors included, and the deprecated mirrors of V2 routes). */
+        Deprecation: string;
+        /** @description On every /v1/ answer: the HTTP-date (RFC 9745) from which every /v1/ request is 410 Gone (V1_SUNSET_AT). */
+        Sunset: string;
+        /** @description On every /v1/ answer: `</docs>; rel="successor-version", </openapi.json>; rel="service-desc"`. */
+        Link: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -5380,6 +5519,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5410,6 +5550,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5437,6 +5578,7 @@ export interface operations {
             /** @description OK */
             204: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5467,6 +5609,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5499,6 +5642,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5527,6 +5671,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5557,6 +5702,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5588,6 +5734,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5623,6 +5770,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5653,6 +5801,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5680,6 +5829,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5712,6 +5862,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5749,6 +5900,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5797,6 +5949,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5836,6 +5989,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5862,6 +6018,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5892,6 +6049,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5923,6 +6081,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5955,6 +6114,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5985,6 +6145,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6017,6 +6178,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6050,6 +6212,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6081,6 +6244,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6114,6 +6278,7 @@ export interface operations {
             /** @description a repeat with the same tx_hash (same merchant and amount): the first deposit, nothing credited again */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6123,6 +6288,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6153,6 +6319,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6185,6 +6352,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6219,6 +6387,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6249,6 +6418,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6283,6 +6453,7 @@ export interface operations {
             /** @description a repeat with the same trader, amount and tx_hash: nothing credited again */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6292,6 +6463,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6328,6 +6500,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6363,6 +6536,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6391,6 +6565,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6422,6 +6597,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6455,6 +6631,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6501,6 +6678,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6541,6 +6719,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6569,6 +6750,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6598,6 +6780,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6629,6 +6812,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6664,6 +6848,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6699,6 +6884,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6734,6 +6920,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6765,6 +6952,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6796,6 +6984,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6836,6 +7025,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6869,6 +7059,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6897,6 +7090,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6906,6 +7100,7 @@ export interface operations {
             /** @description four-eyes: the approval is recorded; the withdrawal waits for another console account (status PENDING_MANUAL) */
             202: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6942,6 +7137,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6975,6 +7171,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7007,6 +7204,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7039,6 +7237,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7080,6 +7279,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<file_id>"`: never shown inline */
+                    "Content-Disposition"?: string;
+                    /** @description the file's SHA-256, lowercase hex (the file's sha256) */
+                    "X-Checksum-Sha256"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7124,6 +7328,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7163,6 +7368,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7191,6 +7399,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7224,6 +7433,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7255,6 +7465,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7286,6 +7497,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7317,6 +7529,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7352,6 +7565,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7381,6 +7595,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7413,6 +7628,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7444,6 +7660,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7475,6 +7692,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7510,6 +7728,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7541,6 +7760,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7567,6 +7787,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7596,6 +7817,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7631,6 +7853,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7641,6 +7864,7 @@ export interface operations {
             /** @description unknown hash: a page saying so, in the same language */
             404: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7669,6 +7893,7 @@ export interface operations {
             /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
             303: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7700,6 +7925,7 @@ export interface operations {
             /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
             303: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7731,6 +7957,7 @@ export interface operations {
             /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
             303: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7762,6 +7989,7 @@ export interface operations {
             /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
             303: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7787,6 +8015,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7810,6 +8039,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7833,6 +8063,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7860,6 +8091,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7889,6 +8121,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7901,14 +8137,14 @@ export interface operations {
                     "application/json": components["schemas"]["KeyPair"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listPaymentMethods: {
@@ -7923,6 +8159,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7957,12 +8197,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listBanks: {
@@ -7980,6 +8220,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8003,12 +8247,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listCurrencies: {
@@ -8023,6 +8267,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8042,12 +8290,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listDeals: {
@@ -8077,6 +8325,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8118,12 +8370,12 @@ export interface operations {
                     "application/json": components["schemas"]["DealList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     exportDeals: {
@@ -8149,18 +8401,24 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getTurnover: {
@@ -8180,6 +8438,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8207,12 +8469,12 @@ export interface operations {
                     "application/json": components["schemas"]["Turnover"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createPayin: {
@@ -8241,6 +8503,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
                     "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
@@ -8267,15 +8533,15 @@ export interface operations {
                     "application/json": components["schemas"]["DealResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["SignedConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createPayout: {
@@ -8305,6 +8571,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
                     "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
@@ -8333,15 +8603,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["SignedConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getDeal: {
@@ -8358,6 +8628,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8382,13 +8656,13 @@ export interface operations {
                     "application/json": components["schemas"]["DealResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     cancelDeal: {
@@ -8414,6 +8688,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8438,15 +8716,15 @@ export interface operations {
                     "application/json": components["schemas"]["DealResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listCallbacks: {
@@ -8467,6 +8745,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8493,12 +8775,12 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     retryCallback: {
@@ -8515,6 +8797,10 @@ export interface operations {
             /** @description Accepted: the delivery queued (RETRY) for the attempt */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8536,15 +8822,15 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackDelivery"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getCallback: {
@@ -8561,6 +8847,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8582,13 +8872,13 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackDelivery"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listEvents: {
@@ -8610,6 +8900,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8663,12 +8957,12 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getBalance: {
@@ -8683,6 +8977,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8703,12 +9001,12 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getDepositAddress: {
@@ -8723,6 +9021,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8735,13 +9037,13 @@ export interface operations {
                     "application/json": components["schemas"]["DepositAddress"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     rotateDepositAddress: {
@@ -8756,6 +9058,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8768,14 +9074,14 @@ export interface operations {
                     "application/json": components["schemas"]["DepositAddress"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listDeposits: {
@@ -8795,6 +9101,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8819,12 +9129,12 @@ export interface operations {
                     "application/json": components["schemas"]["DepositList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getWithdrawFee: {
@@ -8841,6 +9151,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8854,12 +9168,12 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawFeeQuote"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createWithdrawal: {
@@ -8885,6 +9199,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
                     "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
@@ -8913,14 +9231,14 @@ export interface operations {
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listWithdrawals: {
@@ -8942,6 +9260,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8973,12 +9295,12 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getWithdrawal: {
@@ -8995,6 +9317,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9021,13 +9347,13 @@ export interface operations {
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     uploadFile: {
@@ -9046,6 +9372,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9063,14 +9393,14 @@ export interface operations {
                     "application/json": components["schemas"]["EvidenceFileResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     downloadFile: {
@@ -9087,19 +9417,27 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description `attachment; filename="<file_id>"`: never shown inline */
+                    "Content-Disposition"?: string;
+                    /** @description the file's SHA-256, lowercase hex (the file's sha256) */
+                    "X-Checksum-Sha256"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/octet-stream": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listAppeals: {
@@ -9121,6 +9459,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9147,12 +9489,12 @@ export interface operations {
                     "application/json": components["schemas"]["AppealList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createAppeal: {
@@ -9180,6 +9522,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9203,15 +9549,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppealResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getAppeal: {
@@ -9228,6 +9574,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9265,13 +9615,13 @@ export interface operations {
                     "application/json": components["schemas"]["AppealDetailResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listAppealMessages: {
@@ -9288,6 +9638,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9312,13 +9666,13 @@ export interface operations {
                     "application/json": components["schemas"]["AppealMessagesResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createAppealMessage: {
@@ -9347,6 +9701,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9367,15 +9725,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppealMessageResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listPasses: {
@@ -9396,6 +9754,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9423,12 +9785,12 @@ export interface operations {
                     "application/json": components["schemas"]["PassList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createPass: {
@@ -9453,6 +9815,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9477,14 +9843,14 @@ export interface operations {
                     "application/json": components["schemas"]["PassResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     sandboxAdvanceDeal: {
@@ -9501,6 +9867,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9527,15 +9897,15 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxAdvanceResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     sandboxDeposit: {
@@ -9560,6 +9930,10 @@ export interface operations {
             /** @description a repeat with the same idempotency_key: the first deposit, nothing credited again */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9583,6 +9957,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9603,15 +9981,15 @@ export interface operations {
                     "application/json": components["schemas"]["DepositResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["SignedConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getHealth: {
@@ -9626,6 +10004,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9638,6 +10017,7 @@ export interface operations {
             /** @description degraded: Postgres, Temporal or the workers are down (the same body says which) */
             503: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9658,6 +10038,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9703,12 +10087,12 @@ export interface operations {
                     "application/json": components["schemas"]["MyMerchant"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     updateMyMerchant: {
@@ -9733,6 +10117,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9812,18 +10197,26 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
+                    /** @description `true`: a deprecated mirror of GET /merchant/deals/export */
+                    Deprecation?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listCallbacksLegacy: {
@@ -9844,6 +10237,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9870,12 +10267,12 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     toggleKillSwitch: {
@@ -9892,6 +10289,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9929,6 +10327,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9964,6 +10363,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9999,6 +10399,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10034,6 +10435,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10070,6 +10472,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10104,6 +10507,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10138,6 +10548,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10172,6 +10589,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10204,6 +10628,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10236,6 +10667,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10269,6 +10707,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10302,6 +10747,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10334,6 +10786,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10366,6 +10825,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10399,6 +10865,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10432,6 +10905,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10465,6 +10945,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10499,6 +10986,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10530,6 +11024,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10562,6 +11063,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10596,6 +11104,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10627,6 +11142,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
