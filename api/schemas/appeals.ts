@@ -131,7 +131,7 @@ const attachmentSchema = z
   .object({
     file_id: z.string().uuid(),
     note: z.string(),
-    attached_by: z.string().openapi({ description: '<actor_kind>:<id> of the operator who attached it' }),
+    attached_by: z.string().openapi({ description: '`<actor_kind>:<id>` of the operator who attached it' }),
     created_at: timestamp,
   })
   .openapi('AppealAttachment');

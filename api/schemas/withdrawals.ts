@@ -101,7 +101,7 @@ export const operatorWithdrawalSchema = withdrawalSchema
     approvals: z
       .array(
         z.object({
-          approver: z.string().openapi({ description: '<operator_account|operator_jwt>:<id or sub>' }),
+          approver: z.string().openapi({ description: '`<operator_account|operator_jwt>:<id or sub>`' }),
           approver_name: z.string().openapi({ description: "the console account's email, or the operator JWT's sub" }),
           role: z.string(),
           at: z.string(),
