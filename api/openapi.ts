@@ -167,14 +167,16 @@ export function merchantOpenApiDocument(): object {
     );
     if (kept.length > 0) components[kind] = Object.fromEntries(kept);
   }
-  const usedTags = new Set(Object.values({ ...paths, ...webhooks }).flatMap((item) => Object.values(item).flatMap((operation) => (operation.tags as string[]) ?? [])));
+  const usedTags = new Set(
+    Object.values({ ...paths, ...webhooks }).flatMap((item) => Object.values(item).flatMap((operation) => (operation.tags as string[]) ?? [])),
+  );
   merchantCached = {
     ...full,
     info: {
       ...full.info,
       title: 'Merchant Payment Gateway API: the merchant operations',
       description:
-        "Merchant API V2: what a merchant calls with its HMAC key pair or its cabinet session, and the webhook it receives. The full " +
+        'Merchant API V2: what a merchant calls with its HMAC key pair or its cabinet session, and the webhook it receives. The full ' +
         'document (/openapi.json) adds the operator, payer-page, health and legacy V1 operations and describes each operation it shares ' +
         `with this one identically. ${API_NOTES}`,
     },
