@@ -200,7 +200,7 @@ const RESPONSE_HEADERS = {
     schema: { type: 'string' },
   },
 } as const;
-export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
+type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
 for (const { component, description, schema } of Object.values(RESPONSE_HEADERS)) {
   registry.registerComponent('headers', component, { description, schema: { ...schema } });
 }

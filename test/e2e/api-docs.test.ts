@@ -52,7 +52,7 @@ test('/docs shows the signing formulas with their placeholders, and links the si
     await page.locator('.swagger-ui button.authorize').first().click();
     const modal = page.locator('.swagger-ui .modal-ux');
     await modal.waitFor({ timeout: WAIT_MS });
-    const text = (await modal.innerText()).replace(/\s+/g, ' ');
+    const text = ((await modal.textContent()) ?? '').replace(/\s+/g, ' ');
     t.true(text.includes('t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>'), text.slice(0, 800));
     t.true(text.includes(',v2=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path and query as sent>.<raw body>")>'), 'the request-bound form');
     t.true(text.includes('`whsec_` included') || text.includes('whsec_ included'), 'the HMAC key is the whole secret');
@@ -66,7 +66,7 @@ test('/docs shows an operation’s placeholders (a deep link) and the headers it
   try {
     const operation = page.locator('#operations-Wallet-rotateDepositAddress');
     await operation.locator('.opblock-description-wrapper').first().waitFor({ timeout: WAIT_MS });
-    const text = await operation.innerText();
+    const text = (await operation.textContent()) ?? '';
     t.true(text.includes("m/44'/195'/0'/0/<next index>"), 'the derivation path with its placeholder');
     for (const header of ['X-Trace-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) t.true(text.includes(header), header);
   } finally {
@@ -79,14 +79,14 @@ test('/docs switches between the full document and the merchant’s', async (t) 
   try {
     // Swagger UI renders the sections as they scroll into view: the document is told by its title and the URL it shows.
     const info = page.locator('.swagger-ui .info');
-    t.regex(await info.innerText(), /Merchant Payment Gateway API\s/);
+    t.regex((await info.textContent()) ?? '', /Merchant Payment Gateway API(?!:)/);
     t.is(await info.locator('a[href="/openapi.json"]').count(), 1, 'the full document first');
     const select = page.locator('.topbar select');
     t.deepEqual(await select.locator('option').allInnerTexts(), ['Full API (merchant, operator, payer page, V1)', 'Merchant API']);
     await select.selectOption({ label: 'Merchant API' });
     await page.locator('.swagger-ui .info .title', { hasText: 'the merchant operations' }).waitFor({ timeout: WAIT_MS });
     t.is(await info.locator('a[href="/openapi.merchant.json"]').count(), 1);
-    t.regex(await info.innerText(), /what a merchant calls with its HMAC key pair or its cabinet session/);
+    t.regex((await info.textContent()) ?? '', /what a merchant calls with its HMAC key pair or its cabinet session/);
     await page.locator('#operations-tag-Deals').waitFor({ timeout: WAIT_MS });
   } finally {
     await page.close();

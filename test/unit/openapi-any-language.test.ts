@@ -42,8 +42,7 @@ const DOCUMENTS = [
   ['merchant', merchant],
 ] as const;
 
-const operationsOf = (doc: Doc) =>
-  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+const operationsOf = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 const schemesOf = (op: Operation) => (op.security ?? []).flatMap((requirement) => Object.keys(requirement));
 const resolve = (doc: Doc, response: Response) => (response.$ref ? doc.components.responses[response.$ref.split('/').pop()!]! : response);
 
@@ -121,8 +120,9 @@ test('no name Go generators trip on: schema vs security scheme, <OperationId>Res
   // An anyOf or oneOf with two branches of one primitive type and no discriminator: ogen's "complex anyOf".
   const complex: string[] = [];
   const walk = (node: unknown, path: string): void => {
-    if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${path}/${i}`));
-    else if (node && typeof node === 'object') {
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, `${path}/${i}`);
+    } else if (node && typeof node === 'object') {
       const schema = node as Schema;
       for (const branches of [schema.anyOf, schema.oneOf]) {
         const types = (branches ?? []).map((b) => b.type).filter((type): type is string => typeof type === 'string' && type !== 'object');
@@ -138,8 +138,9 @@ test('no name Go generators trip on: schema vs security scheme, <OperationId>Res
 test('open enums: strings with their known values in x-extensible-enum, said to grow; the status and type fields are open', (t) => {
   let open = 0;
   const walk = (node: unknown, path: string): void => {
-    if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${path}/${i}`));
-    else if (node && typeof node === 'object') {
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, `${path}/${i}`);
+    } else if (node && typeof node === 'object') {
       const schema = node as Schema;
       if ('x-extensible-enum' in schema) {
         open += 1;

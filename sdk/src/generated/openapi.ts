@@ -277,7 +277,7 @@ export interface paths {
         };
         /**
          * New work for operators, newest first: appeals opened or reopened, withdrawals waiting for approval, alerts raised
-         * @description Live merchants only (a sandbox merchant’s work is play money). The console polls it with after=<latest_id> and shows what is newer than what the operator has seen. The same events go to the desk hook (DESK_HOOK_URL) when one is set.
+         * @description Live merchants only (a sandbox merchant’s work is play money). The console polls it with `after=<latest_id>` and shows what is newer than what the operator has seen. The same events go to the desk hook (DESK_HOOK_URL) when one is set.
          */
         get: operations["adminListNotifications"];
         put?: never;
@@ -1662,7 +1662,7 @@ export interface paths {
         put?: never;
         /**
          * Generate (first call) or rotate the TRC-20 deposit address
-         * @description Each call derives a new mainnet address at m/44'/195'/0'/0/<next index> and makes it current (also the profile's trc20_address). Earlier addresses stay attributed to the merchant, so late deposits to them are still credited. Single-use signatures: a repeat rotates again, so an HMAC signature is accepted once on this route.
+         * @description Each call derives a new mainnet address at `m/44'/195'/0'/0/<next index>` and makes it current (also the profile's trc20_address). Earlier addresses stay attributed to the merchant, so late deposits to them are still credited. Single-use signatures: a repeat rotates again, so an HMAC signature is accepted once on this route.
          */
         post: operations["rotateDepositAddress"];
         delete?: never;
@@ -2126,7 +2126,7 @@ export interface paths {
         put?: never;
         /**
          * Settle an EXPIRED deal under appeal: a new PayIn deal, created and COMPLETED in one action
-         * @description Amount: the expired deal's received_amount, or received_amount_override (then reason is required, else 400). Rate: today’s BUY rate, not the parent’s; fee: the merchant’s current payin_fee_bps, deducted from the credit. Escrow: locked on the expired deal's trader (who received the payer's money) and settled at once; too little available is 400 FAILED_PRECONDITION. Events deal.created, deal.escrow_locked, deal.payment_verified, deal.completed. The parent stays EXPIRED. Violations are 409: parent not EXPIRED, appeal not OPEN/IN_REVIEW/REOPENED, received amount 0 without an override, another settlement of the appeal under another idempotency_key. The same idempotency_key answers the same settlement deal (200). Workflow id settlement:<appeal_id>, searchable by DealId, ParentDealId and OriginAppealId.
+         * @description Amount: the expired deal's received_amount, or received_amount_override (then reason is required, else 400). Rate: today’s BUY rate, not the parent’s; fee: the merchant’s current payin_fee_bps, deducted from the credit. Escrow: locked on the expired deal's trader (who received the payer's money) and settled at once; too little available is 400 FAILED_PRECONDITION. Events deal.created, deal.escrow_locked, deal.payment_verified, deal.completed. The parent stays EXPIRED. Violations are 409: parent not EXPIRED, appeal not OPEN/IN_REVIEW/REOPENED, received amount 0 without an override, another settlement of the appeal under another idempotency_key. The same idempotency_key answers the same settlement deal (200). Workflow id `settlement:<appeal_id>`, searchable by DealId, ParentDealId and OriginAppealId.
          */
         post: operations["settleAppeal"];
         delete?: never;
@@ -3109,7 +3109,7 @@ export interface components {
              * @enum {string}
              */
             role: "arbiter" | "finance" | "support" | "admin";
-            /** @description <actor_kind>:<id> of the inviting admin */
+            /** @description `<actor_kind>:<id>` of the inviting admin */
             invited_by: string;
             created_at: string;
             expires_at: string;
@@ -3196,11 +3196,11 @@ export interface components {
              */
             actor_kind: "operator_account" | "operator_jwt" | "system" | "anonymous";
             actor_id: string;
-            /** @description who, for people: a console account's email (as the account is now), 'operator JWT <sub>', the system actor's name, or 'failed sign-in from <address>' */
+            /** @description who, for people: a console account's email (as the account is now), `operator JWT <sub>`, the system actor's name, or `failed sign-in from <address>` */
             actor_name: string;
             /** @description a console account's email; empty for other actors */
             actor_email: string;
-            /** @description which console session (session:<ref>) or which operator JWT (jwt:<ref>) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows */
+            /** @description which console session (`session:<ref>`) or which operator JWT (`jwt:<ref>`) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows */
             actor_credential: string;
             /** @description the actor's role when it acted */
             role: string;
@@ -3456,7 +3456,7 @@ export interface components {
             api_version: "v1" | "v2";
             webhook_url: string;
             /**
-             * @description Set by an operator. 'required': every HMAC request must carry a valid request-bound v2 signature (X-Signature: t=…,v1=…,v2=<hex hmac-sha256 of "<t>.<METHOD>.<path and query>.<raw body>">); 'optional' (default): v2 is checked when sent.
+             * @description Set by an operator. 'required': every HMAC request must carry a valid request-bound v2 signature (`X-Signature: t=…,v1=…,v2=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path and query>.<raw body>")>`); 'optional' (default): v2 is checked when sent (docs/signing.md).
              * @enum {string}
              */
             signature_binding: "optional" | "required";
@@ -3943,7 +3943,7 @@ export interface components {
             cancelled_by_name: string;
             /** @description four-eyes: the approvals recorded so far, oldest first */
             approvals: {
-                /** @description <operator_account|operator_jwt>:<id or sub> */
+                /** @description `<operator_account|operator_jwt>:<id or sub>` */
                 approver: string;
                 /** @description the console account's email, or the operator JWT's sub */
                 approver_name: string;
@@ -4080,7 +4080,7 @@ export interface components {
             /** Format: uuid */
             file_id: string;
             note: string;
-            /** @description <actor_kind>:<id> of the operator who attached it */
+            /** @description `<actor_kind>:<id>` of the operator who attached it */
             attached_by: string;
             /**
              * Format: date-time
@@ -5925,7 +5925,7 @@ export interface operations {
             query?: {
                 /** @description actor_id: an account's id (or its start, at least 4 hex digits), a JWT's sub, a system actor's name */
                 actor?: string;
-                /** @description actor_credential: every action of one console session (session:<ref>) or one operator JWT (jwt:<ref>) */
+                /** @description actor_credential: every action of one console session (`session:<ref>`) or one operator JWT (`jwt:<ref>`) */
                 credential?: string;
                 object_type?: string;
                 /** @description the object's id, or its start (at least 4 hex digits) */
@@ -5969,7 +5969,7 @@ export interface operations {
             query?: {
                 /** @description actor_id: an account's id (or its start, at least 4 hex digits), a JWT's sub, a system actor's name */
                 actor?: string;
-                /** @description actor_credential: every action of one console session (session:<ref>) or one operator JWT (jwt:<ref>) */
+                /** @description actor_credential: every action of one console session (`session:<ref>`) or one operator JWT (`jwt:<ref>`) */
                 credential?: string;
                 object_type?: string;
                 /** @description the object's id, or its start (at least 4 hex digits) */
@@ -11171,7 +11171,7 @@ export interface operations {
             header: {
                 /** @description send time, unix seconds */
                 "X-Timestamp": string;
-                /** @description t=<X-Timestamp>,v1=<hex>[,v1=<hex> during a rotation] */
+                /** @description `t=<X-Timestamp>,v1=<hex>`, plus `,v1=<hex>` of the old secret during a rotation */
                 "X-Signature": string;
                 /** @description the event_id of the body */
                 "X-Event-Id": string;
@@ -11179,7 +11179,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks timestamp: the send time, unix seconds */
                 "webhook-timestamp": string;
-                /** @description v1,<base64>[ v1,<base64> during a rotation] */
+                /** @description `v1,<base64>`, plus ` v1,<base64>` of the old secret (space-separated) during a rotation */
                 "webhook-signature": string;
             };
             path?: never;
