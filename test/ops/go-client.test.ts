@@ -1,7 +1,8 @@
 /**
- * An API any language can generate from: Go clients generated from the served documents (the full
+ * An API any language can generate from: Go code generated from the served documents (the full
  * /openapi.json and the merchant's /openapi.merchant.json) by oapi-codegen and ogen at their default
- * settings compile and pass go vet (tools/go-client/check.sh, the generator versions pinned by its
+ * settings (oapi-codegen: types, client, Echo server, embedded document; ogen: client and server)
+ * compiles and passes go vet (tools/go-client/check.sh, the generator versions pinned by its
  * go.mod), and every operation of each document has its method in each client (a generator that
  * skips what it cannot express would otherwise pass unnoticed). Go modules come from the Go module
  * proxy the first time (a cold run: a few minutes on two cores), from the module and build caches

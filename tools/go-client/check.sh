@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Generates Go clients from the gateway's OpenAPI documents with the two common generators at
-# their default settings, and compiles and vets them: oapi-codegen (`-generate types,client`, its
-# client with ClientWithResponses) and ogen (its defaults: client and server), each from the full
-# document (/openapi.json) and from the merchant's (/openapi.merchant.json). Exit status 0 only
-# when all four generate, build and vet.
+# Generates Go code from the gateway's OpenAPI documents with the two common generators at their
+# default settings, and compiles and vets it: oapi-codegen (its default output: types, the client
+# with ClientWithResponses, an Echo server and the embedded document) and ogen (its default: client
+# and server), each from the full document (/openapi.json) and from the merchant's
+# (/openapi.merchant.json). Exit status 0 only when all four generate, build and vet.
 #
 #   tools/go-client/check.sh                     writes both documents (scripts/openapi.ts), then checks them
 #   tools/go-client/check.sh FULL.json MERCHANT.json   (paths outside GO_CLIENT_DIR)
@@ -50,7 +50,7 @@ for doc in "${docs[@]}"; do
   i=$((i + 1))
   mkdir -p "oapi$name"
   echo "[go-client] oapi-codegen: $doc → oapi$name"
-  go tool oapi-codegen -package "oapi$name" -generate types,client -o "oapi$name/client.gen.go" "$doc"
+  go tool oapi-codegen -package "oapi$name" -o "oapi$name/api.gen.go" "$doc"
   echo "[go-client] ogen: $doc → ogen$name"
   # ogen logs every schema it simplifies at INFO/WARN level; its errors still reach stderr.
   go tool ogen -loglevel error -target "ogen$name" -package "ogen$name" -clean "$doc"
