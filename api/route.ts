@@ -158,8 +158,9 @@ const RESPONSE_HEADERS = {
   'X-Trace-Id': {
     component: 'TraceId',
     description:
-      'On every answer: the trace id of the request (32 hex digits; an incoming X-Trace-Id of that form, or the trace id of a W3C ' +
-      '`traceparent`, is kept). Quote it when you report a problem: a 500 is logged under it.',
+      "On every answer: the request's trace id — the X-Trace-Id it came with (8 to 128 letters, digits, `.`, `_` or `-`; with " +
+      'tracing on, the trace id of a W3C `traceparent` comes first), else a new one (32 hex digits). Quote it when you report a ' +
+      'problem: a 500 is logged under it.',
     schema: { type: 'string', example: '4bf92f3577b34da6a3ce929d0e0e4736' },
   },
   'X-RateLimit-Limit': {
@@ -191,8 +192,8 @@ const RESPONSE_HEADERS = {
   },
   Sunset: {
     component: 'Sunset',
-    description: 'On every /v1/ answer: the HTTP-date (RFC 9745) from which every /v1/ request is 410 Gone (V1_SUNSET_AT).',
-    schema: { type: 'string', example: 'Tue, 01 Dec 2026 00:00:00 GMT' },
+    description: 'On every /v1/ answer: the HTTP-date (RFC 8594) from which every /v1/ request is 410 Gone (V1_SUNSET_AT).',
+    schema: { type: 'string', example: 'Tue, 12 Jan 2027 00:00:00 GMT' },
   },
   Link: {
     component: 'Link',

@@ -5486,7 +5486,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description On every answer: the trace id of the request (32 hex digits; an incoming X-Trace-Id of that form, or the trace id of a W3C `traceparent`, is kept). Quote it when you report a problem: a 500 is logged under it. */
+        /** @description On every answer: the request's trace id — the X-Trace-Id it came with (8 to 128 letters, digits, `.`, `_` or `-`; with tracing on, the trace id of a W3C `traceparent` comes first), else a new one (32 hex digits). Quote it when you report a problem: a 500 is logged under it. */
         TraceId: string;
         /** @description On an answer to a request signed with the merchant's key pair (V2 HMAC or V1), once its signature verified: the merchant's requests per calendar minute (UTC), rate_limit_per_minute or the default. Absent on cabinet and operator calls. */
         RateLimitLimit: number;
@@ -5498,7 +5498,7 @@ export interface components {
         RetryAfter: number;
         /** @description `true`: this operation is deprecated (every /v1/ answer, errors included, and the deprecated mirrors of V2 routes). */
         Deprecation: string;
-        /** @description On every /v1/ answer: the HTTP-date (RFC 9745) from which every /v1/ request is 410 Gone (V1_SUNSET_AT). */
+        /** @description On every /v1/ answer: the HTTP-date (RFC 8594) from which every /v1/ request is 410 Gone (V1_SUNSET_AT). */
         Sunset: string;
         /** @description On every /v1/ answer: `</docs>; rel="successor-version", </openapi.json>; rel="service-desc"`. */
         Link: string;
