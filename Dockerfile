@@ -32,6 +32,8 @@ COPY scripts ./scripts
 COPY temporal ./temporal
 COPY workers ./workers
 COPY workflows ./workflows
+# The signing guide the API serves at /docs/signing.md (linked from its OpenAPI documents).
+COPY docs/signing.md ./docs/signing.md
 COPY --from=console /app/console/dist ./console/dist
 USER node
 EXPOSE 3000

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -16,7 +17,7 @@ import { codecRouter } from './codec';
 import type { AppDeps } from './deps';
 import { errorMiddleware, problemFor } from './errors';
 import type { ApiPart } from './mount';
-import { openApiDocument, swaggerHtml } from './openapi';
+import { MERCHANT_DOCUMENT_PATH, merchantOpenApiDocument, openApiDocument, SIGNING_GUIDE_PATH, swaggerHtml } from './openapi';
 import { v2Api } from './routes';
 import { adapterParts } from './adapters';
 import { consolePages } from './pages/console';
@@ -33,6 +34,8 @@ const API: ApiPart[] = [...(await adapterParts()), v2Api];
 export const allRoutes = API.flatMap((part) => part.routes);
 
 const TRACE_ID_RE = /^[A-Za-z0-9._-]{8,128}$/;
+/** The signing guide the documents link to (SIGNING_GUIDE_PATH), served from the repository's docs/ (the image copies it). */
+const SIGNING_GUIDE_FILE = fileURLToPath(new URL('../docs/signing.md', import.meta.url));
 
 /**
  * Every request's trace id (X-Trace-Id, echoed), its duration metric and its log line, by the
@@ -106,15 +109,27 @@ function docsRouter(): Router {
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument();
   });
+  router.get(MERCHANT_DOCUMENT_PATH, (ctx) => {
+    ctx.body = merchantOpenApiDocument();
+  });
   router.get('/docs', (ctx) => {
     ctx.type = 'text/html';
     ctx.body = swaggerHtml();
   });
+  router.get(SIGNING_GUIDE_PATH, (ctx) => {
+    ctx.type = 'text/markdown; charset=utf-8';
+    ctx.body = createReadStream(SIGNING_GUIDE_FILE);
+  });
   router.get('/docs/assets/init.js', (ctx) => {
     ctx.type = 'application/javascript';
-    ctx.body = "window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });";
+    // Both documents, the full one first; the top bar's list switches between them.
+    const urls = JSON.stringify([
+      { url: '/openapi.json', name: 'Full API (merchant, operator, payer page, V1)' },
+      { url: MERCHANT_DOCUMENT_PATH, name: 'Merchant API' },
+    ]);
+    ctx.body = `window.ui = SwaggerUIBundle({ urls: ${urls}, dom_id: '#swagger-ui', deepLinking: true, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });`;
   });
-  for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js']) {
+  for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js']) {
     router.get(`/docs/assets/${file}`, (ctx) => {
       ctx.type = file.endsWith('.css') ? 'text/css' : 'application/javascript';
       ctx.set('Cache-Control', 'public, max-age=86400');

@@ -11,11 +11,12 @@ registry.registerComponent('securitySchemes', 'MerchantToken', {
   in: 'header',
   name: 'X-Merchant-Token',
   description:
-    'Merchant HMAC pair: send X-Merchant-Token, X-Timestamp (unix seconds) and ' +
-    'X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. ' +
-    'Replay window 300 s back, 60 s forward. Stripe-compatible. Optionally (required for a merchant whose ' +
-    'signature_binding is required) also ,v2=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path and query as sent>.<raw body>")>, ' +
-    'which binds the signature to the request; the merchant SDK (sdk/) sends both.',
+    'Merchant HMAC pair: send X-Merchant-Token (the token), X-Timestamp (unix seconds) and ' +
+    'X-Signature: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, the HMAC key being the whole secret ' +
+    'string as issued (`whsec_` included). Replay window 300 s back, 60 s forward. Stripe-compatible. Optionally (required for ' +
+    'a merchant whose signature_binding is required) also `,v2=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path and query as sent>.<raw body>")>`, ' +
+    'which binds the signature to the request; the merchant SDK (sdk/) sends both. Every language, with test vectors: ' +
+    '[docs/signing.md](/docs/signing.md).',
 });
 registry.registerComponent('securitySchemes', 'CabinetJwt', {
   type: 'http',
@@ -23,7 +24,7 @@ registry.registerComponent('securitySchemes', 'CabinetJwt', {
   bearerFormat: 'JWT',
   description: 'HS256 JWT with claims { sub, role: "merchant", merchant_id, exp }. Stands for the member role owner (x-roles).',
 });
-registry.registerComponent('securitySchemes', 'CabinetSession', {
+registry.registerComponent('securitySchemes', 'CabinetSessionCookie', {
   type: 'apiKey',
   in: 'cookie',
   name: 'gw_merchant',
@@ -40,7 +41,7 @@ registry.registerComponent('securitySchemes', 'OperatorJwt', {
   description:
     'HS256 JWT with claims { sub, role: "admin" | "platform_admin", exp }. Checked against the role table as the role admin (x-roles of each operation).',
 });
-registry.registerComponent('securitySchemes', 'OperatorSession', {
+registry.registerComponent('securitySchemes', 'OperatorSessionCookie', {
   type: 'apiKey',
   in: 'cookie',
   name: 'gw_operator',
@@ -86,6 +87,21 @@ export function registerTag(tag: { name: string; description: string }): void {
   if (!TAGS.some((t) => t.name === tag.name)) TAGS.push(tag);
 }
 
+/** The merchant document's path beside /openapi.json (README names it). */
+export const MERCHANT_DOCUMENT_PATH = '/openapi.merchant.json';
+/** The signing guide, served beside the documents (docs/signing.md). */
+export const SIGNING_GUIDE_PATH = '/docs/signing.md';
+
+/** What both documents say of the whole API, after their first sentence. */
+const API_NOTES =
+  `How to sign requests and verify webhooks in any language, with test vectors: [docs/signing.md](${SIGNING_GUIDE_PATH}). ` +
+  'int64 values are strings in responses and integers in request bodies. ' +
+  'Errors are RFC 9457 problem+json; every response carries X-Trace-Id. Each operation lists every status it ' +
+  'answers and the headers it sends. Fields documented as open (`x-extensible-enum`) may get new values without notice. ' +
+  'Outside the operations: a path no operation has is 404 problem+json, and a known path with a ' +
+  'method it lacks is 405 problem+json (OPTIONS answers 200 with Allow); a request line or headers too large ' +
+  'for the HTTP parser is 431 problem+json, a request it cannot parse 400.';
+
 let cached: object | undefined;
 
 export function openApiDocument(): object {
@@ -94,17 +110,96 @@ export function openApiDocument(): object {
     info: {
       title: 'Merchant Payment Gateway API',
       version: '2.0.0',
-      description:
-        'Merchant API V2, plus the operator, payer and trader routes. int64 values are strings in responses and integers in request bodies. ' +
-        'Errors are RFC 9457 problem+json; every response carries X-Trace-Id. Each operation lists every status it ' +
-        'answers. Outside the operations: a path no operation has is 404 problem+json, and a known path with a ' +
-        'method it lacks is 405 problem+json (OPTIONS answers 200 with Allow); a request line or headers too large ' +
-        'for the HTTP parser is 431 problem+json, a request it cannot parse 400.',
+      description: `Merchant API V2, plus the operator, payer and trader routes (the merchant's part alone: ${MERCHANT_DOCUMENT_PATH}). ${API_NOTES}`,
     },
     servers: [{ url: '/' }],
     tags: TAGS,
   });
   return cached;
+}
+
+/** The security schemes of a merchant's own credentials: its HMAC key pair and its cabinet session. */
+const MERCHANT_SCHEMES = new Set(['MerchantToken', 'CabinetJwt', 'CabinetSessionCookie']);
+
+type Json = Record<string, unknown>;
+
+/** Every `#/components/<kind>/<name>` a part of the document refers to, followed through the components it reaches. */
+function reachableComponents(document: { components?: Record<string, Record<string, unknown>> }, roots: unknown[]): Set<string> {
+  const seen = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/') && !seen.has(value)) {
+          seen.add(value);
+          const [, , kind, name] = value.split('/');
+          visit(document.components?.[kind!]?.[name!]);
+        } else {
+          visit(value);
+        }
+      }
+    }
+  };
+  visit(roots);
+  return seen;
+}
+
+let merchantCached: object | undefined;
+
+/**
+ * The merchant's document (MERCHANT_DOCUMENT_PATH): the operations a merchant calls with its own
+ * credentials (the HMAC key pair or its cabinet session) and the V2 webhook it receives, with only
+ * the components they reach — no operator, payer-page, checkout, health or V1 operation. Cut from
+ * the full document, so both describe every operation they share identically; a client generated
+ * from it (tools/go-client checks oapi-codegen's and ogen's) carries only what a merchant uses.
+ */
+export function merchantOpenApiDocument(): object {
+  if (merchantCached) return merchantCached;
+  const full = structuredClone(openApiDocument()) as Json & {
+    info: Json;
+    tags: Array<{ name: string }>;
+    paths: Record<string, Record<string, Json & { security?: Array<Record<string, string[]>>; tags?: string[] }>>;
+    webhooks?: Record<string, Record<string, Json & { deprecated?: boolean }>>;
+    components: Record<string, Record<string, unknown>>;
+  };
+  const paths: typeof full.paths = {};
+  for (const [path, item] of Object.entries(full.paths)) {
+    const kept = Object.entries(item).filter(([, operation]) =>
+      (operation.security ?? []).some((requirement) => Object.keys(requirement).some((scheme) => MERCHANT_SCHEMES.has(scheme))),
+    );
+    if (kept.length > 0) paths[path] = Object.fromEntries(kept);
+  }
+  const webhooks = Object.fromEntries(
+    Object.entries(full.webhooks ?? {}).filter(([, item]) => Object.values(item).every((operation) => operation.deprecated !== true)),
+  );
+  const refs = reachableComponents(full, [paths, webhooks]);
+  const components: Record<string, Record<string, unknown>> = {};
+  for (const [kind, entries] of Object.entries(full.components)) {
+    const kept = Object.entries(entries).filter(([name]) =>
+      kind === 'securitySchemes' ? MERCHANT_SCHEMES.has(name) : refs.has(`#/components/${kind}/${name}`),
+    );
+    if (kept.length > 0) components[kind] = Object.fromEntries(kept);
+  }
+  const usedTags = new Set(
+    Object.values({ ...paths, ...webhooks }).flatMap((item) => Object.values(item).flatMap((operation) => (operation.tags as string[]) ?? [])),
+  );
+  merchantCached = {
+    ...full,
+    info: {
+      ...full.info,
+      title: 'Merchant Payment Gateway API: the merchant operations',
+      description:
+        'Merchant API V2: what a merchant calls with its HMAC key pair or its cabinet session, and the webhook it receives. The full ' +
+        'document (/openapi.json) adds the operator, payer-page, health and legacy V1 operations and describes each operation it shares ' +
+        `with this one identically. ${API_NOTES}`,
+    },
+    tags: full.tags.filter((tag) => usedTags.has(tag.name)),
+    components,
+    paths,
+    webhooks,
+  };
+  return merchantCached;
 }
 
 export function swaggerHtml(): string {
@@ -113,6 +208,7 @@ export function swaggerHtml(): string {
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
 <script src="/docs/assets/init.js"></script>
 </body></html>`;
 }

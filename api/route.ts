@@ -55,6 +55,8 @@ export interface ErrorEnvelope {
   schemaRef: string;
   /** Statuses only this family answers, with what they mean. */
   meanings?: Record<number, ErrorMeaning>;
+  /** Headers every answer of the family carries, successes included (V1: its deprecation headers). */
+  headers?: ResponseHeaderName[];
 }
 
 export interface RouteSpec<P extends ZodType, Q extends ZodType, B extends ZodType> {
@@ -144,6 +146,83 @@ export const IDEMPOTENT_REPLAYED_HEADER = {
   },
 };
 
+/**
+ * The headers the API sends beside a route's own (RouteSpec.responseHeaders), as components/headers
+ * that every response carrying one names: X-Trace-Id on every answer (api/app.ts, the parser's
+ * 431 included), the rate-limit headers on the answers to a signed merchant request once its
+ * signature verified (api/auth/admit.ts: V2 HMAC and V1 alike), Retry-After on every 429
+ * (api/errors.ts), and the headers of a family of routes (V1's deprecation headers,
+ * api/v1/deprecation.ts). All optional in the document: a header is absent where its rule says so.
+ */
+const RESPONSE_HEADERS = {
+  'X-Trace-Id': {
+    component: 'TraceId',
+    description:
+      "On every answer: the request's trace id — the X-Trace-Id it came with (8 to 128 letters, digits, `.`, `_` or `-`; with " +
+      'tracing on, the trace id of a W3C `traceparent` comes first), else a new one (32 hex digits). Quote it when you report a ' +
+      'problem: a 500 is logged under it.',
+    schema: { type: 'string', example: '4bf92f3577b34da6a3ce929d0e0e4736' },
+  },
+  'X-RateLimit-Limit': {
+    component: 'RateLimitLimit',
+    description:
+      "On an answer to a request signed with the merchant's key pair (V2 HMAC or V1), once its signature verified: the " +
+      "merchant's requests per calendar minute (UTC), rate_limit_per_minute or the default. Absent on cabinet and operator calls.",
+    schema: { type: 'integer', example: 600 },
+  },
+  'X-RateLimit-Remaining': {
+    component: 'RateLimitRemaining',
+    description: 'With X-RateLimit-Limit: the requests left in the current minute (0 on the 429 that refuses one).',
+    schema: { type: 'integer', example: 599 },
+  },
+  'X-RateLimit-Reset': {
+    component: 'RateLimitReset',
+    description: 'With X-RateLimit-Limit: when the current minute ends and the count starts afresh, unix seconds.',
+    schema: { type: 'integer', example: 1763805660 },
+  },
+  'Retry-After': {
+    component: 'RetryAfter',
+    description: 'On every 429: seconds to wait before trying again (the rest of the minute for the rate limit).',
+    schema: { type: 'integer', example: 42 },
+  },
+  Deprecation: {
+    component: 'Deprecation',
+    description: '`true`: this operation is deprecated (every /v1/ answer, errors included, and the deprecated mirrors of V2 routes).',
+    schema: { type: 'string', example: 'true' },
+  },
+  Sunset: {
+    component: 'Sunset',
+    description: 'On every /v1/ answer: the HTTP-date (RFC 8594) from which every /v1/ request is 410 Gone (V1_SUNSET_AT).',
+    schema: { type: 'string', example: 'Tue, 12 Jan 2027 00:00:00 GMT' },
+  },
+  Link: {
+    component: 'Link',
+    description: 'On every /v1/ answer: `</docs>; rel="successor-version", </openapi.json>; rel="service-desc"`.',
+    schema: { type: 'string' },
+  },
+} as const;
+type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
+for (const { component, description, schema } of Object.values(RESPONSE_HEADERS)) {
+  registry.registerComponent('headers', component, { description, schema: { ...schema } });
+}
+const RATE_LIMIT_HEADERS: ResponseHeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+/**
+ * The error statuses a signed merchant request can meet after its signature verified (the gates
+ * of api/auth/admit.ts set the rate-limit headers there): the others (401, 403, 410, 413, 415,
+ * 431) are answered before, without them.
+ */
+const RATE_LIMITED_ERRORS = new Set([400, 404, 409, 429, 500]);
+const headerRefs = (names: ResponseHeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${RESPONSE_HEADERS[name].component}` }]));
+
+/** How an export's Content-Disposition is documented (every text/csv answer). */
+const CSV_ATTACHMENT: RouteSpec<ZodType, ZodType, ZodType>['responseHeaders'] = {
+  'Content-Disposition': {
+    description: '`attachment; filename="<name>.csv"`, the name made of the filters',
+    schema: { type: 'string', example: 'attachment; filename="deals.csv"' },
+  },
+};
+
 /** An export's answer: the CSV stream as an attachment named for its filters (the handler then returns undefined). */
 export function sendCsv(ctx: Context, csv: { fileName: string; body: unknown }): undefined {
   ctx.type = 'text/csv; charset=utf-8';
@@ -172,9 +251,9 @@ export interface RouteDef {
 const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   public: [],
   hmac: [{ MerchantToken: [] }],
-  cabinet: [{ CabinetJwt: [] }, { CabinetSession: [] }],
-  operator: [{ OperatorJwt: [] }, { OperatorSession: [] }],
-  cabinet_or_hmac: [{ CabinetJwt: [] }, { CabinetSession: [] }, { MerchantToken: [] }],
+  cabinet: [{ CabinetJwt: [] }, { CabinetSessionCookie: [] }],
+  operator: [{ OperatorJwt: [] }, { OperatorSessionCookie: [] }],
+  cabinet_or_hmac: [{ CabinetJwt: [] }, { CabinetSessionCookie: [] }, { MerchantToken: [] }],
 };
 const securityOf = (auth: RouteAuth) => (typeof auth === 'string' ? SECURITY[auth] : auth.security);
 
@@ -190,6 +269,8 @@ const AUTH_ERRORS: Record<AuthMode, number[]> = {
   cabinet_or_hmac: [401, 403, 429],
 };
 const authErrorsOf = (auth: RouteAuth) => (typeof auth === 'string' ? AUTH_ERRORS[auth] : auth.errors);
+/** Whether a route takes the merchant's signed requests, which pass its rate limit (api/auth/admit.ts). */
+const rateLimitedOf = (auth: RouteAuth) => (typeof auth === 'string' ? auth === 'hmac' || auth === 'cabinet_or_hmac' : auth.rateLimited === true);
 
 /** What each error status means, the same on every route (the problem's detail says the rest). */
 const ERROR_MEANING: Record<number, ErrorMeaning> = {
@@ -229,28 +310,39 @@ export function documentedErrors(spec: Pick<RouteSpec<ZodType, ZodType, ZodType>
 }
 
 registry.register('Problem', problemSchema);
-const errorResponses = new Map<string, { $ref: string }>();
+const errorResponses = new Map<string, { ref: { $ref: string }; headers: string }>();
 
 /**
  * The shared response component of an error status (components/responses): problem+json, or
  * the route family's envelope — except 431, which Node's parser answers before any route is
- * known, always as problem+json.
+ * known, always as problem+json with X-Trace-Id alone. Signed merchant routes name components of
+ * their own for the statuses that carry the rate-limit headers (`Signed…`; V1's carry them in its own).
  */
-function errorResponse(status: number, envelope: ErrorEnvelope | undefined): { $ref: string } {
+function errorResponse(status: number, envelope: ErrorEnvelope | undefined, rateLimited: boolean): { $ref: string } {
   const wrapped = envelope && status !== 431 ? envelope : undefined;
   const meaning = wrapped?.meanings?.[status] ?? ERROR_MEANING[status];
   if (!meaning) throw new Error(`no meaning documented for error status ${status}`);
-  const name = `${wrapped?.name ?? ''}${meaning.name}`;
-  let ref = errorResponses.get(name);
-  if (!ref) {
-    ref = registry.registerComponent('responses', name, {
-      description: wrapped ? `${meaning.description}${wrapped.note}` : meaning.description,
-      content: wrapped
-        ? { [wrapped.contentType]: { schema: { $ref: wrapped.schemaRef } } }
-        : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-    }).ref;
-    errorResponses.set(name, ref);
+  const limited = rateLimited && RATE_LIMITED_ERRORS.has(status);
+  const headers: ResponseHeaderName[] = [
+    'X-Trace-Id',
+    ...(wrapped?.headers ?? []),
+    ...(limited ? RATE_LIMIT_HEADERS : []),
+    ...(status === 429 ? (['Retry-After'] as const) : []),
+  ];
+  const name = `${wrapped?.name ?? ''}${limited && !wrapped ? 'Signed' : ''}${meaning.name}`;
+  const known = errorResponses.get(name);
+  if (known) {
+    if (known.headers !== headers.join()) throw new Error(`error response ${name} documented with two sets of headers`);
+    return known.ref;
   }
+  const { ref } = registry.registerComponent('responses', name, {
+    description: wrapped ? `${meaning.description}${wrapped.note}` : meaning.description,
+    headers: headerRefs(headers),
+    content: wrapped
+      ? { [wrapped.contentType]: { schema: { $ref: wrapped.schemaRef } } }
+      : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  });
+  errorResponses.set(name, { ref, headers: headers.join() });
   return ref;
 }
 
@@ -277,7 +369,14 @@ export function defineRoute<P extends ZodType = ZodType, Q extends ZodType = Zod
 
 function registerRoute(spec: RouteDef['spec']): void {
   const status = spec.status ?? 200;
-  const headers = spec.responseHeaders ? { headers: spec.responseHeaders } : {};
+  const rateLimited = rateLimitedOf(spec.auth);
+  const headers: Pick<ResponseConfig, 'headers'> = {
+    headers: {
+      ...headerRefs(['X-Trace-Id', ...(spec.errorEnvelope?.headers ?? []), ...(rateLimited ? RATE_LIMIT_HEADERS : [])]),
+      ...(spec.responseContentType?.startsWith('text/csv') ? CSV_ATTACHMENT : undefined),
+      ...spec.responseHeaders,
+    },
+  };
   const success = (description: string): ResponseConfig =>
     spec.responseContentType
       ? { description, ...headers, content: { [spec.responseContentType]: { schema: { type: 'string' } } } }
@@ -296,7 +395,7 @@ function registerRoute(spec: RouteDef['spec']): void {
       (responses[code] as { content: Record<string, object> }).content['application/json'] = { schema: spec.response, example: answerExample };
     }
   }
-  for (const code of documentedErrors(spec)) responses[code] ??= errorResponse(code, spec.errorEnvelope);
+  for (const code of documentedErrors(spec)) responses[code] ??= errorResponse(code, spec.errorEnvelope, rateLimited);
   const { operationId } = spec;
   if (!/^[a-z][A-Za-z0-9]*$/.test(operationId)) throw new Error(`operationId ${operationId} is not lowerCamelCase`);
   if (operationIds.has(operationId)) throw new Error(`two routes have the operationId ${operationId}`);

@@ -98,6 +98,8 @@ export interface AuthScheme {
   security: Array<Record<string, string[]>>;
   /** The error statuses it answers. */
   errors: number[];
+  /** It admits the merchant's signed requests through the rate limit (api/auth/admit.ts), whose headers its answers then carry. */
+  rateLimited?: boolean;
 }
 
 export type RouteAuth = AuthMode | AuthScheme;

@@ -62,7 +62,22 @@ export const uploadRoute = (path: string, operationId: string, auth: 'cabinet_or
 
 export const downloadRoute = (path: string, operationId: string, auth: 'cabinet_or_hmac' | 'operator', summary: string, description: string) =>
   defineRoute(
-    { method: 'get', path, operationId, auth, summary, description, tags, params: fileParams, responseContentType: 'application/octet-stream', errors: [404] },
+    {
+      method: 'get',
+      path,
+      operationId,
+      auth,
+      summary,
+      description,
+      tags,
+      params: fileParams,
+      responseContentType: 'application/octet-stream',
+      responseHeaders: {
+        'Content-Disposition': { description: '`attachment; filename="<file_id>"`: never shown inline', schema: { type: 'string' } },
+        'X-Checksum-Sha256': { description: "the file's SHA-256, lowercase hex (the file's sha256)", schema: { type: 'string' } },
+      },
+      errors: [404],
+    },
     async ({ identity, params }, deps, ctx) => {
       await sendFile(deps, identity, params.file_id, ctx);
     },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dealSchema, payerProofSchema } from './deals';
 import { fileSchema } from './files';
-import { idOrPrefix, int64Body, pageSize, textRule, timestamp, uuid } from './common';
+import { idOrPrefix, int64Body, openEnum, pageSize, textRule, timestamp, uuid } from './common';
 import { APPEAL_REASON_MIN, APPEAL_STATUSES } from '../../domain/state/appeals';
 import { OPERATOR_APPEAL_MOVES } from '../../domain/state/operator-appeal-moves';
 
@@ -41,7 +41,7 @@ export const appealSchema = z
   .object({
     appeal_id: z.string().uuid(),
     deal_id: z.string().uuid(),
-    status: z.enum(APPEAL_STATUSES),
+    status: openEnum(APPEAL_STATUSES, `One of ${APPEAL_STATUSES.join(', ')}.`, 'as an appeal still open'),
     reason: z.string(),
     file_ids: z.array(z.string().uuid()),
     resolution_note: z.string(),
@@ -101,7 +101,12 @@ export const adminListAppealsQuery = listAppealsQuery.extend({
   assignee: z
     .union([z.enum(['me', 'none']), uuid('assignee')])
     .optional()
-    .openapi({ description: "me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id" }),
+    // One string in the document: a union of two strings is an anyOf Go generators refuse (ogen's "complex anyOf").
+    .openapi({
+      anyOf: undefined,
+      type: 'string',
+      description: "me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id (uuid)",
+    }),
   overdue: z
     .enum(['true', 'false'])
     .optional()
@@ -126,7 +131,7 @@ const attachmentSchema = z
   .object({
     file_id: z.string().uuid(),
     note: z.string(),
-    attached_by: z.string().openapi({ description: '<actor_kind>:<id> of the operator who attached it' }),
+    attached_by: z.string().openapi({ description: '`<actor_kind>:<id>` of the operator who attached it' }),
     attached_by_name: z.string().openapi({ description: "who attached it: a console account's email, or `operator JWT (<sub>)`" }),
     created_at: timestamp,
   })

@@ -92,6 +92,21 @@ export const txHash = (field: string) =>
     })
     .openapi({ type: 'string', pattern: '^(0x)?[0-9a-fA-F]{64}$', description: 'TRON transaction id; stored as 64 lower-case hex characters' });
 
+/**
+ * An answer's field whose values may grow (a status, an event type, an error code): typed and
+ * checked as the enum it is today, documented as an open string — today's values in
+ * `x-extensible-enum` and in the description — so that a client generated from the document
+ * (ogen and oapi-codegen check enums when they decode) reads a value added later instead of failing
+ * on it. Never for input: a request field's values are the ones the API takes.
+ */
+export const openEnum = <const T extends readonly [string, ...string[]]>(values: T, description: string, unknown: string) =>
+  z.enum(values).openapi({
+    enum: undefined,
+    type: 'string',
+    'x-extensible-enum': [...values],
+    description: `${description} Open: new values may be added without notice; treat an unknown one ${unknown}.`,
+  });
+
 export const timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
 
 /** A field error of a 400: which field, why (for people), and a stable code (for programs). */
@@ -99,13 +114,15 @@ const fieldErrorSchema = z
   .object({
     field: z.string().openapi({ description: 'the request field at fault, a dotted path (`requisite_details.iban`); `(body)` for the body as a whole' }),
     message: z.string().openapi({ description: 'for people; may change' }),
-    code: z.enum(FIELD_ERROR_CODES).openapi({
-      description:
-        'Stable, for programs (domain/errors.ts FIELD_ERROR_CODES); new codes may be added, so treat an unknown one like `invalid_value`:\n' +
+    code: openEnum(
+      FIELD_ERROR_CODES,
+      'Stable, for programs (domain/errors.ts FIELD_ERROR_CODES):\n' +
         Object.entries(FIELD_ERROR_MEANINGS)
           .map(([code, meaning]) => `- \`${code}\`: ${meaning}`)
-          .join('\n'),
-    }),
+          .join('\n') +
+        '\n\n',
+      'like `invalid_value`',
+    ),
   })
   .openapi('FieldError');
 

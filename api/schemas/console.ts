@@ -70,7 +70,7 @@ const invitationSchema = z
     invitation_id: z.string().uuid(),
     email: z.string(),
     role,
-    invited_by: z.string().openapi({ description: '<actor_kind>:<id> of the inviting admin' }),
+    invited_by: z.string().openapi({ description: '`<actor_kind>:<id>` of the inviting admin' }),
     created_at: z.string(),
     expires_at: z.string(),
     expired: z.boolean(),
@@ -111,7 +111,7 @@ export const auditFilters = z.object({
   }),
   credential: line('credential', 64)
     .optional()
-    .openapi({ description: 'actor_credential: every action of one console session (session:<ref>) or one operator JWT (jwt:<ref>)' }),
+    .openapi({ description: 'actor_credential: every action of one console session (`session:<ref>`) or one operator JWT (`jwt:<ref>`)' }),
   object_type: line('object_type', 64).optional(),
   object_id: line('object_id').optional().openapi({ description: "the object's id, or its start (at least 4 hex digits)" }),
   action: line('action', 64).optional(),
@@ -135,12 +135,12 @@ const auditEntrySchema = z
     actor_id: z.string(),
     actor_name: z.string().openapi({
       description:
-        "who, for people: a console account's or a merchant member's email (as the account is now), 'operator JWT <sub>', 'cabinet JWT <sub>', the system actor's name, or 'failed sign-in from <address>'",
+        "who, for people: a console account's or a merchant member's email (as the account is now), `operator JWT <sub>`, `cabinet JWT <sub>`, the system actor's name, or `failed sign-in from <address>`",
     }),
     actor_email: z.string().openapi({ description: "a console account's or merchant member's email; empty for other actors" }),
     actor_credential: z.string().openapi({
       description:
-        'which console session (session:<ref>) or which operator JWT (jwt:<ref>) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows',
+        'which console session (`session:<ref>`) or which operator JWT (`jwt:<ref>`) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows',
     }),
     role: z.string().openapi({ description: "the actor's role when it acted" }),
     action: z.string().openapi({ example: 'withdrawal.approve' }),

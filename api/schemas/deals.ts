@@ -1,13 +1,15 @@
 import { z } from 'zod';
-import { httpUrl, int64String, line, lineRule, positiveAmount, text, textRule, timestamp, uuid } from './common';
+import { httpUrl, int64String, openEnum, line, lineRule, positiveAmount, text, textRule, timestamp, uuid } from './common';
 import { AMOUNT_MATCHES, PAYIN_STATUSES, type PayinStatus } from '../../domain/state/payin';
 import { PAYOUT_STATUSES, REQUISITE_DETAIL_KEYS, type PayoutStatus } from '../../domain/state/payout';
 
 /** Every status a deal can have: the PayIn table's and the PayOut table's (domain/state/payin.ts, domain/state/payout.ts), once each. */
 const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [PayinStatus | PayoutStatus, ...(PayinStatus | PayoutStatus)[]];
-const dealStatus = z.enum(DEAL_STATUSES).openapi({
-  description: `PayIn: ${PAYIN_STATUSES.join(', ')}. PayOut: ${PAYOUT_STATUSES.join(', ')}. New statuses may be added without notice.`,
-});
+const dealStatus = openEnum(
+  DEAL_STATUSES,
+  `PayIn: ${PAYIN_STATUSES.join(', ')}. PayOut: ${PAYOUT_STATUSES.join(', ')}.`,
+  'as a deal still in progress: read it again later',
+);
 
 export const dealSchema = z
   .object({

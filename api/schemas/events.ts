@@ -1,6 +1,6 @@
 /** The V2 event envelope as the events feed lists it and webhooks POST it. */
 import { z } from 'zod';
-import { int64String, pageSize, timestamp } from './common';
+import { int64String, openEnum, pageSize, timestamp } from './common';
 import { dealSchema } from './deals';
 import { appealSchema, messageSchema } from './appeals';
 import { depositSchema } from './wallet';
@@ -34,7 +34,8 @@ const eventDealSchema = dealSchema
   .extend({ amount_version: int64String.openapi({ description: 'the deal amount version; +1 on each operator amount change' }) })
   .openapi('EventDeal', { description: 'The deal as it was when the event happened (MerchantDealInfo and its amount_version).' });
 
-const typeOf = <T extends readonly [string, ...string[]]>(types: T) => z.enum(types).openapi({ description: `one of ${types.join(', ')}` });
+const typeOf = <const T extends readonly [string, ...string[]]>(types: T) =>
+  openEnum(types, `one of ${types.join(', ')}.`, 'as an event to ignore (the feed and the webhooks carry new types without notice)');
 
 const dealEventSchema = z
   .object({ ...envelope, type: typeOf(DEAL_EVENT_TYPES), deal: eventDealSchema })

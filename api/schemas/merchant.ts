@@ -40,7 +40,8 @@ export const merchantSchema = z
     signature_binding: z.enum(['optional', 'required']).openapi({
       description:
         "Set by an operator. 'required': every HMAC request must carry a valid request-bound v2 signature " +
-        '(X-Signature: t=…,v1=…,v2=<hex hmac-sha256 of "<t>.<METHOD>.<path and query>.<raw body>">); \'optional\' (default): v2 is checked when sent.',
+        '(`X-Signature: t=…,v1=…,v2=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path and query>.<raw body>")>`); \'optional\' (default): v2 is checked when sent ' +
+        '(docs/signing.md).',
     }),
     sandbox: z.boolean().openapi({
       description:

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int64String, positiveAmount, timestamp } from './common';
+import { int64String, openEnum, positiveAmount, timestamp } from './common';
 import { REQUISITE_TYPES } from './traders';
 import { UUID_RE } from '../../domain/ids';
 
@@ -36,7 +36,7 @@ const passSchema = z
     currency_id: z.string(),
     payment_method_id: z.string(),
     requisite_type: z.string(),
-    status: z.enum(['ACTIVE', 'USED', 'EXPIRED']),
+    status: openEnum(['ACTIVE', 'USED', 'EXPIRED'], 'ACTIVE: may still reserve a PayIn; USED: reserved one; EXPIRED: past expires_at unused.', 'as not usable'),
     expires_at: timestamp,
     used_deal_id: z.string().openapi({ description: 'the PayIn that reserved the pass; empty until USED' }),
     created_at: timestamp,

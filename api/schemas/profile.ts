@@ -18,7 +18,17 @@ const limit = (field: string) =>
       ],
     });
 
-const url = (field: string) => z.union([z.literal(''), httpUrl(field)], { error: `${field} must be an absolute http or https URL` });
+/**
+ * An absolute http(s) URL, or '' to clear it. Documented as one string (a union of two strings is
+ * an anyOf Go generators refuse: ogen's "complex anyOf"), with what it takes in its description.
+ */
+const url = (field: string) =>
+  z.union([z.literal(''), httpUrl(field)], { error: `${field} must be an absolute http or https URL` }).openapi({
+    anyOf: undefined,
+    type: 'string',
+    maxLength: 2000,
+    description: "an absolute http or https URL, or '' to clear it",
+  });
 
 /** ip_whitelist travels as a JSON array inside a string (the profile's wire form); a plain array is accepted too. */
 const ipWhitelist = z

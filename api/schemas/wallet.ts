@@ -1,6 +1,6 @@
 /** The merchant's USDT wallet: the balance, TRON addresses, deposits (as listed and as an operator records them). */
 import { z } from 'zod';
-import { creditAmount, int64String, pageSize, timestamp, txHash, uuid } from './common';
+import { creditAmount, int64String, openEnum, pageSize, timestamp, txHash, uuid } from './common';
 import { describeTronAddressProblem, tronAddressProblem } from '../../domain/tron/address';
 
 /** A mainnet TRON Base58Check address ('T' + 33 base58 characters, version 0x41, valid checksum). */
@@ -21,10 +21,11 @@ export const depositAddressResponse = z
 export const depositSchema = z
   .object({
     deposit_id: z.string().uuid(),
-    status: z.enum(['PENDING', 'CONFIRMED', 'DROPPED']).openapi({
-      description:
-        'PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.',
-    }),
+    status: openEnum(
+      ['PENDING', 'CONFIRMED', 'DROPPED'],
+      'PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.',
+      'as not credited (yet)',
+    ),
     currency: z.literal('USDT'),
     amount: int64String.openapi({ description: 'USDT cents' }),
     tx_hash: z.string(),

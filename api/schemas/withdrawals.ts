@@ -1,7 +1,7 @@
 /** USDT withdrawals: the fee quote, withdraw, the history and the operator's queue. */
 import { z } from 'zod';
 import { bulkIds, bulkResult } from './bulk';
-import { idOrPrefix, int64String, positiveAmount, timestamp, uuid } from './common';
+import { idOrPrefix, int64String, openEnum, positiveAmount, timestamp, uuid } from './common';
 import { INT64_MAX } from '../../domain/money';
 import { WITHDRAWAL_STATUSES } from '../../domain/state/withdrawals';
 import { pageQuery, tronAddress } from './wallet';
@@ -64,7 +64,7 @@ export const withdrawBody = z
 export const withdrawalSchema = z
   .object({
     withdrawal_id: z.string().uuid(),
-    status: z.enum(WITHDRAWAL_STATUSES),
+    status: openEnum(WITHDRAWAL_STATUSES, `One of ${WITHDRAWAL_STATUSES.join(', ')}.`, 'as a withdrawal still in progress'),
     currency: z.literal('USDT'),
     amount: int64String,
     fee_usdt_cents: int64String,
@@ -101,7 +101,7 @@ export const operatorWithdrawalSchema = withdrawalSchema
     approvals: z
       .array(
         z.object({
-          approver: z.string().openapi({ description: '<operator_account|operator_jwt>:<id or sub>' }),
+          approver: z.string().openapi({ description: '`<operator_account|operator_jwt>:<id or sub>`' }),
           approver_name: z.string().openapi({ description: "the console account's email, or the operator JWT's sub" }),
           role: z.string(),
           at: z.string(),

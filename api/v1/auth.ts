@@ -36,11 +36,13 @@ function fieldText(value: unknown): string {
 /** The separator of the signed string: no field that enters the string may contain it. */
 const V1_SEPARATOR = ';';
 
-function v1SignedPayload(timestamp: string, fields: unknown[]): string {
+/** The signed string of a V1 request: `{timestamp};{field};…` (docs/signing.md, "Legacy V1"). */
+export function v1SignedPayload(timestamp: string, fields: unknown[]): string {
   return [timestamp, ...fields.map(fieldText)].join(V1_SEPARATOR);
 }
 
-function v1Signature(secret: string, payload: string): string {
+/** SIGNATURE of a V1 request: lowercase hex HMAC-SHA512 keyed with the whole secret string. */
+export function v1Signature(secret: string, payload: string): string {
   return createHmac('sha512', secret).update(payload).digest('hex');
 }
 
@@ -139,4 +141,5 @@ export const v1Auth = (payload: V1Payload, family: V1Family): AuthScheme => ({
   authenticate: (ctx, deps, options) => authenticateV1(ctx, deps, payload, options, family),
   security: [{ V1Merchant: [], V1Timestamp: [], V1Signature: [] }],
   errors: [401, 403, 429],
+  rateLimited: true,
 });

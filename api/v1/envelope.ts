@@ -78,6 +78,8 @@ export const v1ErrorEnvelope: ErrorEnvelope = {
   contentType: 'application/json',
   schemaRef: '#/components/schemas/V1Error',
   meanings: { 410: { name: 'Gone', description: 'API V1 was retired at V1_SUNSET_AT' } },
+  // Set on every /v1/ answer by ./deprecation.ts.
+  headers: ['Deprecation', 'Sunset', 'Link'],
 };
 
 export const v1Envelope = (value: ZodType, name: string) =>

@@ -1,6 +1,5 @@
 /** zod schemas of the V1 wire: validation at the edge, and the V1 part of the OpenAPI document. */
 import { z } from 'zod';
-import { registry } from '../openapi';
 import { httpUrl, line, rfc3339, text, uuid } from '../schemas/common';
 import { tronAddress } from '../schemas/wallet';
 import { v1Envelope, v1ListOf } from './envelope';
@@ -177,8 +176,8 @@ export const incomingResponse = v1Envelope(incomingRecord, 'V1IncomingResponse')
 export const outgoingResponse = v1Envelope(outgoingRecord, 'V1OutgoingResponse');
 export const incomingListResponse = v1Envelope(v1ListOf(incomingRecord), 'V1IncomingList');
 export const outgoingListResponse = v1Envelope(v1ListOf(outgoingRecord), 'V1OutgoingList');
-export const incomingStatisticsResponse = v1Envelope(z.object({ statistics: z.array(incomingStatistics) }), 'V1IncomingStatisticsResponse');
-export const outgoingStatisticsResponse = v1Envelope(z.object({ statistics: z.array(outgoingStatistics) }), 'V1OutgoingStatisticsResponse');
+export const incomingStatisticsResponse = v1Envelope(z.object({ statistics: z.array(incomingStatistics) }), 'V1IncomingStatisticsReport');
+export const outgoingStatisticsResponse = v1Envelope(z.object({ statistics: z.array(outgoingStatistics) }), 'V1OutgoingStatisticsReport');
 export const banksListResponse = v1Envelope(v1ListOf(bankRecord), 'V1BanksList');
 
 const webhookMeta = {
@@ -186,30 +185,21 @@ const webhookMeta = {
   eventType: z.string().openapi({ example: 'deal.completed', description: 'the V2 event name (deal.amount_changed is never sent to V1 merchants)' }),
 };
 /**
- * The legacy V1 webhook bodies, documented as components: POSTed to the
- * merchant's webhook_url with headers MERCHANT, TIMESTAMP (start of the current UTC day, Unix
- * seconds) and SIGNATURE = hex HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>").
+ * The legacy V1 webhook bodies, documented inline in the document's `webhooks` (api/v1/openapi.ts),
+ * not as components: oapi-codegen prunes a component only the `webhooks` reference, then refers
+ * to it. POSTed to the merchant's webhook_url with headers MERCHANT, TIMESTAMP (start of the
+ * current UTC day, Unix seconds) and SIGNATURE = hex HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>").
  */
-registry.register(
-  'V1WebhookIncoming',
-  incomingRecord
-    .extend({
-      ...webhookMeta,
-      paymentType: z.literal('incoming'),
-      status: z.number().int().openapi({ description: 'V1 PayIn code, webhook view (REFUND_PENDING is 16)' }),
-    })
-    .openapi('V1WebhookIncoming', {
-      description:
-        'Legacy V1 webhook of a PayIn event. Headers: MERCHANT (merchant id), TIMESTAMP (00:00:00 UTC of the send day, Unix seconds), ' +
-        'SIGNATURE = lowercase hex HMAC-SHA512(secret incl. whsec_, "<TIMESTAMP>;<raw body>"), X-Event-Id. Same retries as V2.',
-    }),
-);
-registry.register(
-  'V1WebhookOutgoing',
-  outgoingRecord
-    .extend({ ...webhookMeta, paymentType: z.literal('outgoing') })
-    .openapi('V1WebhookOutgoing', { description: 'Legacy V1 webhook of a PayOut event (30 for FAILED and EXPIRED); headers as V1WebhookIncoming.' }),
-);
+export const v1WebhookIncoming = incomingRecord
+  .extend({
+    ...webhookMeta,
+    paymentType: z.literal('incoming'),
+    status: z.number().int().openapi({ description: 'V1 PayIn code, webhook view (REFUND_PENDING is 16)' }),
+  })
+  .openapi({ description: 'Legacy V1 webhook of a PayIn event.' });
+export const v1WebhookOutgoing = outgoingRecord
+  .extend({ ...webhookMeta, paymentType: z.literal('outgoing') })
+  .openapi({ description: 'Legacy V1 webhook of a PayOut event (30 for FAILED and EXPIRED).' });
 
 /** The V1 withdraw body. `wallet` is required, `address` its alias (`wallet` wins); both are checked as mainnet TRON addresses. */
 export const withdrawCreateBody = z

@@ -166,7 +166,7 @@ test('support reads and every write is 403; developer and finance as the table s
   let refused = 0;
   for (const [path, item] of Object.entries<Json>(doc.paths)) {
     for (const [method, op] of Object.entries<Json>(item)) {
-      if (!(op.security ?? []).some((s: object) => 'CabinetSession' in s) || method === 'get' || own.includes(op.operationId)) continue;
+      if (!(op.security ?? []).some((s: object) => 'CabinetSessionCookie' in s) || method === 'get' || own.includes(op.operationId)) continue;
       t.false(op['x-roles'].includes('support'), op.operationId);
       const res = await asMember(
         support.session,

@@ -168,7 +168,7 @@ test('every operator route refuses merchant HMAC pairs and cabinet JWTs (403) an
   const m = await newMerchant();
   const cabinet = await cabinetToken(m.merchantId);
   const operatorRoutes = (await loadOperations()).operations.filter(
-    (op) => op.schemes.length > 0 && op.schemes.every((s) => s === 'OperatorJwt' || s === 'OperatorSession'),
+    (op) => op.schemes.length > 0 && op.schemes.every((s) => s === 'OperatorJwt' || s === 'OperatorSessionCookie'),
   );
   t.true(operatorRoutes.length >= 10, `${operatorRoutes.length} operator routes`);
   for (const op of operatorRoutes) {

@@ -163,10 +163,12 @@ test('every status a handler sets by hand (Reply, ctx.status) is documented for 
 
 test('the document served at /docs names no document a merchant does not have: the rule itself, never a section number of the spec or its contract', (t) => {
   const naming = /\b(spec|contract)\b\s*(\d|merchant-api)|\bsection \d|\.md\b|\bissue \d+|the spec\b|spec's\b/i;
+  // The signing guide is the one document named: the API serves it (SIGNING_GUIDE_PATH).
+  const served = /docs\/signing\.md/g;
   const found: string[] = [];
   const walk = (value: unknown, path: string): void => {
     if (typeof value === 'string') {
-      if (naming.test(value)) found.push(`${path}: ${value.slice(0, 120)}`);
+      if (naming.test(value.replace(served, ''))) found.push(`${path}: ${value.slice(0, 120)}`);
     } else if (value && typeof value === 'object') {
       for (const [key, inner] of Object.entries(value)) walk(inner, `${path}/${key}`);
     }

@@ -332,7 +332,7 @@ export const appealP2pRoutes = [
         'available is 400 FAILED_PRECONDITION. Events deal.created, deal.escrow_locked, deal.payment_verified, ' +
         'deal.completed. The parent stays EXPIRED. Violations are 409: parent not EXPIRED, appeal not OPEN/IN_REVIEW/' +
         'REOPENED, received amount 0 without an override, another settlement of the appeal under another idempotency_key. ' +
-        'The same idempotency_key answers the same settlement deal (200). Workflow id settlement:<appeal_id>, searchable by ' +
+        'The same idempotency_key answers the same settlement deal (200). Workflow id `settlement:<appeal_id>`, searchable by ' +
         'DealId, ParentDealId and OriginAppealId.',
       tags,
       params: appealParams,

@@ -12,7 +12,7 @@ export const notificationRoutes = [
       auth: 'operator',
       summary: 'New work for operators, newest first: appeals opened or reopened, withdrawals waiting for approval, alerts raised',
       description:
-        'Live merchants only (a sandbox merchant’s work is play money). The console polls it with after=<latest_id> and shows ' +
+        'Live merchants only (a sandbox merchant’s work is play money). The console polls it with `after=<latest_id>` and shows ' +
         'what is newer than what the operator has seen. The same events go to the desk hook (DESK_HOOK_URL) when one is set.',
       tags: ['Operator: console'],
       query: notificationsQuery,

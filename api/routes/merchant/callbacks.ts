@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../route';
 import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
-import { timestamp, uuid } from '../../schemas/common';
+import { openEnum, timestamp, uuid } from '../../schemas/common';
 import { getCallback, listCallbacks, retryCallback } from '../../services/callbacks';
 
 const tags = ['Webhooks'];
@@ -15,7 +15,7 @@ const callbackSchema = z
     event_id: z.string().uuid(),
     event_type: z.string(),
     url: z.string(),
-    status: z.enum(['PENDING', 'SUCCESS', 'RETRY', 'ERROR']),
+    status: openEnum(['PENDING', 'SUCCESS', 'RETRY', 'ERROR'], 'What each means: see CallbackDelivery.', 'as a delivery not settled yet'),
     attempts: z.number().int(),
     http_status: z.number().int().openapi({ description: 'status of the last attempt; 0 when none answered' }),
     response_body: z.string().openapi({ description: 'body of the last answer, cut to 2048 bytes' }),

@@ -22,6 +22,9 @@ const exportRoute = (path: string, operationId: string, deprecated: boolean) =>
       tags,
       query: dealFilterQuery,
       responseContentType: 'text/csv',
+      ...(deprecated
+        ? { responseHeaders: { Deprecation: { description: '`true`: a deprecated mirror of GET /merchant/deals/export', schema: { type: 'string' } } } }
+        : {}),
     },
     async ({ identity, query }, deps, ctx) => {
       const csv = await exportMerchantDeals(deps, merchantOf(identity).merchantId, query);

@@ -76,11 +76,11 @@ registry.registerWebhook({
   request: {
     headers: z.object({
       'X-Timestamp': z.string().openapi({ description: 'send time, unix seconds', example: '1763805600' }),
-      'X-Signature': z.string().openapi({ description: 't=<X-Timestamp>,v1=<hex>[,v1=<hex> during a rotation]' }),
+      'X-Signature': z.string().openapi({ description: '`t=<X-Timestamp>,v1=<hex>`, plus `,v1=<hex>` of the old secret during a rotation' }),
       'X-Event-Id': z.string().uuid().openapi({ description: 'the event_id of the body' }),
       'webhook-id': z.string().openapi({ description: 'Standard Webhooks message id: the event_id (stable across retries)' }),
       'webhook-timestamp': z.string().openapi({ description: 'Standard Webhooks timestamp: the send time, unix seconds' }),
-      'webhook-signature': z.string().openapi({ description: 'v1,<base64>[ v1,<base64> during a rotation]' }),
+      'webhook-signature': z.string().openapi({ description: '`v1,<base64>`, plus ` v1,<base64>` of the old secret (space-separated) during a rotation' }),
     }),
     body: {
       required: true,

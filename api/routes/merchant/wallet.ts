@@ -56,7 +56,7 @@ export const walletRoutes = [
       auth: 'cabinet_or_hmac',
       summary: 'Generate (first call) or rotate the TRC-20 deposit address',
       description:
-        "Each call derives a new mainnet address at m/44'/195'/0'/0/<next index> and makes it current (also the profile's " +
+        "Each call derives a new mainnet address at `m/44'/195'/0'/0/<next index>` and makes it current (also the profile's " +
         'trc20_address). Earlier addresses stay attributed to the merchant, so late deposits to them are still credited. ' +
         'Single-use signatures: a repeat rotates again, so an HMAC signature is accepted once on this route.',
       tags,

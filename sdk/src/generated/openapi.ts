@@ -277,7 +277,7 @@ export interface paths {
         };
         /**
          * New work for operators, newest first: appeals opened or reopened, withdrawals waiting for approval, alerts raised
-         * @description Live merchants only (a sandbox merchant’s work is play money). The console polls it with after=<latest_id> and shows what is newer than what the operator has seen. The same events go to the desk hook (DESK_HOOK_URL) when one is set.
+         * @description Live merchants only (a sandbox merchant’s work is play money). The console polls it with `after=<latest_id>` and shows what is newer than what the operator has seen. The same events go to the desk hook (DESK_HOOK_URL) when one is set.
          */
         get: operations["adminListNotifications"];
         put?: never;
@@ -1892,7 +1892,7 @@ export interface paths {
         put?: never;
         /**
          * Generate (first call) or rotate the TRC-20 deposit address
-         * @description Each call derives a new mainnet address at m/44'/195'/0'/0/<next index> and makes it current (also the profile's trc20_address). Earlier addresses stay attributed to the merchant, so late deposits to them are still credited. Single-use signatures: a repeat rotates again, so an HMAC signature is accepted once on this route.
+         * @description Each call derives a new mainnet address at `m/44'/195'/0'/0/<next index>` and makes it current (also the profile's trc20_address). Earlier addresses stay attributed to the merchant, so late deposits to them are still credited. Single-use signatures: a repeat rotates again, so an HMAC signature is accepted once on this route.
          */
         post: operations["rotateDepositAddress"];
         delete?: never;
@@ -2356,7 +2356,7 @@ export interface paths {
         put?: never;
         /**
          * Settle an EXPIRED deal under appeal: a new PayIn deal, created and COMPLETED in one action
-         * @description Amount: the expired deal's received_amount, or received_amount_override (then reason is required, else 400). Rate: today’s BUY rate, not the parent’s; fee: the merchant’s current payin_fee_bps, deducted from the credit. Escrow: locked on the expired deal's trader (who received the payer's money) and settled at once; too little available is 400 FAILED_PRECONDITION. Events deal.created, deal.escrow_locked, deal.payment_verified, deal.completed. The parent stays EXPIRED. Violations are 409: parent not EXPIRED, appeal not OPEN/IN_REVIEW/REOPENED, received amount 0 without an override, another settlement of the appeal under another idempotency_key. The same idempotency_key answers the same settlement deal (200). Workflow id settlement:<appeal_id>, searchable by DealId, ParentDealId and OriginAppealId.
+         * @description Amount: the expired deal's received_amount, or received_amount_override (then reason is required, else 400). Rate: today’s BUY rate, not the parent’s; fee: the merchant’s current payin_fee_bps, deducted from the credit. Escrow: locked on the expired deal's trader (who received the payer's money) and settled at once; too little available is 400 FAILED_PRECONDITION. Events deal.created, deal.escrow_locked, deal.payment_verified, deal.completed. The parent stays EXPIRED. Violations are 409: parent not EXPIRED, appeal not OPEN/IN_REVIEW/REOPENED, received amount 0 without an override, another settlement of the appeal under another idempotency_key. The same idempotency_key answers the same settlement deal (200). Workflow id `settlement:<appeal_id>`, searchable by DealId, ParentDealId and OriginAppealId.
          */
         post: operations["settleAppeal"];
         delete?: never;
@@ -2756,7 +2756,7 @@ export interface webhooks {
         /**
          * V1 webhook: an event of a PayIn, POSTed to the webhook_url of an api_version v1 merchant
          * @deprecated
-         * @description Headers and signature: see the V1WebhookIncoming schema. Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).
+         * @description Signed by the current secret alone, also during a rotation (docs/signing.md, "V1"). Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).
          */
         post: operations["v1IncomingWebhook"];
         delete?: never;
@@ -2777,7 +2777,7 @@ export interface webhooks {
         /**
          * V1 webhook: an event of a PayOut, POSTed to the webhook_url of an api_version v1 merchant
          * @deprecated
-         * @description Headers and signature: see the V1WebhookOutgoing schema. Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).
+         * @description Signed by the current secret alone, also during a rotation (docs/signing.md, "V1"). Deliveries are retried like V2 ones (WEBHOOK_RETRY_DELAYS).
          */
         post: operations["v1OutgoingWebhook"];
         delete?: never;
@@ -2810,7 +2810,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of deal.created, deal.escrow_locked, deal.payment_notified, deal.payment_verified, deal.completed, deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed (enum property replaced by openapi-typescript)
+             * @description one of deal.created, deal.escrow_locked, deal.payment_notified, deal.payment_verified, deal.completed, deal.expired, deal.appealed, deal.refund_pending, deal.cancelled, deal.failed. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "deal.created" | "deal.escrow_locked" | "deal.payment_notified" | "deal.payment_verified" | "deal.completed" | "deal.expired" | "deal.appealed" | "deal.refund_pending" | "deal.cancelled" | "deal.failed";
@@ -2831,10 +2831,7 @@ export interface components {
         MerchantDealInfo: {
             /** Format: uuid */
             deal_id: string;
-            /**
-             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
-             * @enum {string}
-             */
+            /** @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. Open: new values may be added without notice; treat an unknown one as a deal still in progress: read it again later. */
             status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
@@ -2902,7 +2899,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of deal.amount_changed (enum property replaced by openapi-typescript)
+             * @description one of deal.amount_changed. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "deal.amount_changed";
@@ -2947,7 +2944,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of appeal.opened, appeal.in_review, appeal.resolved, appeal.closed, appeal.reopened (enum property replaced by openapi-typescript)
+             * @description one of appeal.opened, appeal.in_review, appeal.resolved, appeal.closed, appeal.reopened. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "appeal.opened" | "appeal.in_review" | "appeal.resolved" | "appeal.closed" | "appeal.reopened";
@@ -2961,7 +2958,7 @@ export interface components {
             appeal_id: string;
             /** Format: uuid */
             deal_id: string;
-            /** @enum {string} */
+            /** @description One of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED. Open: new values may be added without notice; treat an unknown one as an appeal still open. */
             status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
             reason: string;
             file_ids: string[];
@@ -2998,7 +2995,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of appeal.message (enum property replaced by openapi-typescript)
+             * @description one of appeal.message. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "appeal.message";
@@ -3042,7 +3039,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of p2p.finance.withdrawal_failed (enum property replaced by openapi-typescript)
+             * @description one of p2p.finance.withdrawal_failed. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "p2p.finance.withdrawal_failed";
@@ -3054,7 +3051,7 @@ export interface components {
         Withdrawal: {
             /** Format: uuid */
             withdrawal_id: string;
-            /** @enum {string} */
+            /** @description One of PENDING, PENDING_MANUAL, APPROVED, COMPLETED, CANCELLED. Open: new values may be added without notice; treat an unknown one as a withdrawal still in progress. */
             status: "PENDING" | "PENDING_MANUAL" | "APPROVED" | "COMPLETED" | "CANCELLED";
             /** @enum {string} */
             currency: "USDT";
@@ -3121,7 +3118,7 @@ export interface components {
              */
             sandbox?: true;
             /**
-             * @description one of p2p.finance.deposit_confirmed (enum property replaced by openapi-typescript)
+             * @description one of p2p.finance.deposit_confirmed. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "p2p.finance.deposit_confirmed";
@@ -3133,10 +3130,7 @@ export interface components {
         Deposit: {
             /** Format: uuid */
             deposit_id: string;
-            /**
-             * @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited.
-             * @enum {string}
-             */
+            /** @description PENDING: seen on chain, not final, not credited. CONFIRMED: credited to available. DROPPED: gone from the chain before it was final, never credited. Open: new values may be added without notice; treat an unknown one as not credited (yet). */
             status: "PENDING" | "CONFIRMED" | "DROPPED";
             /** @enum {string} */
             currency: "USDT";
@@ -3163,6 +3157,39 @@ export interface components {
              */
             sandbox?: true;
         };
+        V1Incoming: {
+            /** Format: uuid */
+            id: string;
+            payInId: string;
+            /** @description V1 PayIn code (GET view: REFUND_PENDING is 32) */
+            status: number;
+            /** @example 1500.50 */
+            amount: string;
+            /** @example 0.00 */
+            receivedAmount: string;
+            /** @example 643 */
+            currency: number | null;
+            /** @example card-rub */
+            method: string;
+            clientId: string;
+            paymentUrl: string;
+            createdAt: string;
+            lastModifiedAt: string;
+        };
+        V1Outgoing: {
+            /** Format: uuid */
+            id: string;
+            payOutId: string;
+            /** @description V1 PayOut code: 1 waiting, 40 PROCESSING, 10 COMPLETED, 30 FAILED/EXPIRED */
+            status: number;
+            amount: string;
+            currency: number | null;
+            paymentMethod: string;
+            cardNumber: string;
+            fullName: string;
+            createdAt: string;
+            lastModifiedAt: string;
+        };
         Problem: {
             /** @example about:blank */
             type: string;
@@ -3180,7 +3207,7 @@ export interface components {
             /** @description for people; may change */
             message: string;
             /**
-             * @description Stable, for programs (domain/errors.ts FIELD_ERROR_CODES); new codes may be added, so treat an unknown one like `invalid_value`:
+             * @description Stable, for programs (domain/errors.ts FIELD_ERROR_CODES):
              *     - `required`: the field is missing (or null where a value is required)
              *     - `invalid_type`: the value has the wrong JSON type (a number where a string is expected, …)
              *     - `not_integer`: an integer field (amounts in minor units, counts) got a number with a fraction or in exponent form
@@ -3209,7 +3236,8 @@ export interface components {
              *     - `v1_separator`: V1: a signed field contains the signature separator `;`
              *     - `unsupported`: a value the API accepts in its schema but does not support (the message says which)
              *     - `already_exists`: a value that must be unique and is taken (an operator email)
-             * @enum {string}
+             *
+             *      Open: new values may be added without notice; treat an unknown one like `invalid_value`.
              */
             code: "required" | "invalid_type" | "not_integer" | "too_small" | "too_big" | "out_of_range" | "invalid_format" | "invalid_enum" | "invalid_value" | "invalid_string" | "invalid_json" | "unknown_field" | "invalid_address" | "unknown_payment_method" | "currency_mismatch" | "invalid_page_token" | "key_reused" | "unknown_wallet" | "invalid_file" | "unknown_file" | "invalid_reference" | "max_below_min" | "unknown_currency" | "invalid_amount" | "unknown_status" | "v1_separator" | "unsupported" | "already_exists";
         };
@@ -3232,71 +3260,6 @@ export interface components {
             status: number;
             /** @description the request path */
             instance: string;
-        };
-        /** @description Legacy V1 webhook of a PayIn event. Headers: MERCHANT (merchant id), TIMESTAMP (00:00:00 UTC of the send day, Unix seconds), SIGNATURE = lowercase hex HMAC-SHA512(secret incl. whsec_, "<TIMESTAMP>;<raw body>"), X-Event-Id. Same retries as V2. */
-        V1WebhookIncoming: components["schemas"]["V1Incoming"] & {
-            /** @description V1 PayIn code, webhook view (REFUND_PENDING is 16) */
-            status?: number;
-            /**
-             * Format: uuid
-             * @description stable across retries; also in the X-Event-Id header
-             */
-            eventId: string;
-            /**
-             * @description the V2 event name (deal.amount_changed is never sent to V1 merchants)
-             * @example deal.completed
-             */
-            eventType: string;
-            /** @enum {string} */
-            paymentType: "incoming";
-        };
-        V1Incoming: {
-            /** Format: uuid */
-            id: string;
-            payInId: string;
-            /** @description V1 PayIn code (GET view: REFUND_PENDING is 32) */
-            status: number;
-            /** @example 1500.50 */
-            amount: string;
-            /** @example 0.00 */
-            receivedAmount: string;
-            /** @example 643 */
-            currency: number | null;
-            /** @example card-rub */
-            method: string;
-            clientId: string;
-            paymentUrl: string;
-            createdAt: string;
-            lastModifiedAt: string;
-        };
-        /** @description Legacy V1 webhook of a PayOut event (30 for FAILED and EXPIRED); headers as V1WebhookIncoming. */
-        V1WebhookOutgoing: components["schemas"]["V1Outgoing"] & {
-            /**
-             * Format: uuid
-             * @description stable across retries; also in the X-Event-Id header
-             */
-            eventId: string;
-            /**
-             * @description the V2 event name (deal.amount_changed is never sent to V1 merchants)
-             * @example deal.completed
-             */
-            eventType: string;
-            /** @enum {string} */
-            paymentType: "outgoing";
-        };
-        V1Outgoing: {
-            /** Format: uuid */
-            id: string;
-            payOutId: string;
-            /** @description V1 PayOut code: 1 waiting, 40 PROCESSING, 10 COMPLETED, 30 FAILED/EXPIRED */
-            status: number;
-            amount: string;
-            currency: number | null;
-            paymentMethod: string;
-            cardNumber: string;
-            fullName: string;
-            createdAt: string;
-            lastModifiedAt: string;
         };
         OperatorSession: {
             operator: components["schemas"]["Operator"];
@@ -3376,7 +3339,7 @@ export interface components {
              * @enum {string}
              */
             role: "arbiter" | "finance" | "support" | "admin";
-            /** @description <actor_kind>:<id> of the inviting admin */
+            /** @description `<actor_kind>:<id>` of the inviting admin */
             invited_by: string;
             created_at: string;
             expires_at: string;
@@ -3463,11 +3426,11 @@ export interface components {
              */
             actor_kind: "operator_account" | "operator_jwt" | "merchant_account" | "merchant_jwt" | "trader_account" | "system" | "anonymous";
             actor_id: string;
-            /** @description who, for people: a console account's or a merchant member's email (as the account is now), 'operator JWT <sub>', 'cabinet JWT <sub>', the system actor's name, or 'failed sign-in from <address>' */
+            /** @description who, for people: a console account's or a merchant member's email (as the account is now), `operator JWT <sub>`, `cabinet JWT <sub>`, the system actor's name, or `failed sign-in from <address>` */
             actor_name: string;
             /** @description a console account's or merchant member's email; empty for other actors */
             actor_email: string;
-            /** @description which console session (session:<ref>) or which operator JWT (jwt:<ref>) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows */
+            /** @description which console session (`session:<ref>`) or which operator JWT (`jwt:<ref>`) acted: a one-way reference, filterable with credential; empty for system actors, failed sign-ins and older rows */
             actor_credential: string;
             /** @description the actor's role when it acted */
             role: string;
@@ -3723,7 +3686,7 @@ export interface components {
             api_version: "v1" | "v2";
             webhook_url: string;
             /**
-             * @description Set by an operator. 'required': every HMAC request must carry a valid request-bound v2 signature (X-Signature: t=…,v1=…,v2=<hex hmac-sha256 of "<t>.<METHOD>.<path and query>.<raw body>">); 'optional' (default): v2 is checked when sent.
+             * @description Set by an operator. 'required': every HMAC request must carry a valid request-bound v2 signature (`X-Signature: t=…,v1=…,v2=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path and query>.<raw body>")>`); 'optional' (default): v2 is checked when sent (docs/signing.md).
              * @enum {string}
              */
             signature_binding: "optional" | "required";
@@ -4250,7 +4213,7 @@ export interface components {
             cancelled_by_name: string;
             /** @description four-eyes: the approvals recorded so far, oldest first */
             approvals: {
-                /** @description <operator_account|operator_jwt>:<id or sub> */
+                /** @description `<operator_account|operator_jwt>:<id or sub>` */
                 approver: string;
                 /** @description the console account's email, or the operator JWT's sub */
                 approver_name: string;
@@ -4387,7 +4350,7 @@ export interface components {
             /** Format: uuid */
             file_id: string;
             note: string;
-            /** @description <actor_kind>:<id> of the operator who attached it */
+            /** @description `<actor_kind>:<id>` of the operator who attached it */
             attached_by: string;
             /** @description who attached it: a console account's email, or `operator JWT (<sub>)` */
             attached_by_name: string;
@@ -4603,10 +4566,7 @@ export interface components {
         };
         /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
         CheckoutView: {
-            /**
-             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
-             * @enum {string}
-             */
+            /** @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. Open: new values may be added without notice; treat an unknown one as a deal still in progress: read it again later. */
             status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
@@ -4678,10 +4638,7 @@ export interface components {
         CheckoutDealSummary: {
             /** Format: uuid */
             deal_id: string;
-            /**
-             * @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. New statuses may be added without notice.
-             * @enum {string}
-             */
+            /** @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. Open: new values may be added without notice; treat an unknown one as a deal still in progress: read it again later. */
             status: "INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED";
             /**
              * Format: int64
@@ -4880,7 +4837,7 @@ export interface components {
             event_id: string;
             event_type: string;
             url: string;
-            /** @enum {string} */
+            /** @description What each means: see CallbackDelivery. Open: new values may be added without notice; treat an unknown one as a delivery not settled yet. */
             status: "PENDING" | "SUCCESS" | "RETRY" | "ERROR";
             attempts: number;
             /** @description status of the last attempt; 0 when none answered */
@@ -5029,7 +4986,7 @@ export interface components {
             currency_id: string;
             payment_method_id: string;
             requisite_type: string;
-            /** @enum {string} */
+            /** @description ACTIVE: may still reserve a PayIn; USED: reserved one; EXPIRED: past expires_at unused. Open: new values may be added without notice; treat an unknown one as not usable. */
             status: "ACTIVE" | "USED" | "EXPIRED";
             /**
              * Format: date-time
@@ -5109,10 +5066,13 @@ export interface components {
         /** @description Send only changed fields. Limits: absent = unchanged, 0 = removed (then absent from the profile), > 0 = set. Other fields (status, balances, fees) are refused. */
         PatchMerchantRequest: {
             name?: string;
-            webhook_url?: "" | string;
+            /** @description an absolute http or https URL, or '' to clear it */
+            webhook_url?: string;
             withdrawal_address?: string;
-            success_redirect_url?: "" | string;
-            fail_redirect_url?: "" | string;
+            /** @description an absolute http or https URL, or '' to clear it */
+            success_redirect_url?: string;
+            /** @description an absolute http or https URL, or '' to clear it */
+            fail_redirect_url?: string;
             checkout_brand_name?: string;
             finance_chat_id?: string;
             appeal_chat_id?: string;
@@ -5231,7 +5191,7 @@ export interface components {
             /** Format: uuid */
             id?: string;
         };
-        V1IncomingStatisticsResponse: {
+        V1IncomingStatisticsReport: {
             failures: {
                 /** @example INVALID_ARGUMENT */
                 code: string;
@@ -5345,7 +5305,7 @@ export interface components {
             /** Format: date-time */
             endDate?: string;
         };
-        V1OutgoingStatisticsResponse: {
+        V1OutgoingStatisticsReport: {
             failures: {
                 /** @example INVALID_ARGUMENT */
                 code: string;
@@ -5645,6 +5605,7 @@ export interface components {
         /** @description INVALID_ARGUMENT (malformed or invalid input) or FAILED_PRECONDITION (the state does not allow it) */
         BadRequest: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5654,6 +5615,7 @@ export interface components {
         /** @description UNAUTHENTICATED: credentials missing, invalid, expired or replayed */
         Unauthorized: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5663,6 +5625,7 @@ export interface components {
         /** @description the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read */
         PayloadTooLarge: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5672,6 +5635,7 @@ export interface components {
         /** @description the body is not of a media type the route accepts (JSON: application/json, UTF-8) */
         UnsupportedMediaType: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5681,6 +5645,8 @@ export interface components {
         /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry */
         TooManyRequests: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -5690,6 +5656,7 @@ export interface components {
         /** @description the request line or headers are too large (refused before routing) */
         HeadersTooLarge: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5699,6 +5666,7 @@ export interface components {
         /** @description INTERNAL: an unexpected failure; opaque, logged under the X-Trace-Id of the answer */
         InternalError: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5708,6 +5676,7 @@ export interface components {
         /** @description PERMISSION_DENIED: wrong role or auth mode, kill-switch on, or address not in ip_whitelist */
         Forbidden: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5717,6 +5686,7 @@ export interface components {
         /** @description ABORTED: conflicts with the current state or a concurrent request (see the operation) */
         Conflict: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5726,6 +5696,73 @@ export interface components {
         /** @description NOT_FOUND: no such resource for the caller (foreign ids included) */
         NotFound: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description INVALID_ARGUMENT (malformed or invalid input) or FAILED_PRECONDITION (the state does not allow it) */
+        SignedBadRequest: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry */
+        SignedTooManyRequests: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description INTERNAL: an unexpected failure; opaque, logged under the X-Trace-Id of the answer */
+        SignedInternalError: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description ABORTED: conflicts with the current state or a concurrent request (see the operation) */
+        SignedConflict: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description NOT_FOUND: no such resource for the caller (foreign ids included) */
+        SignedNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5735,6 +5772,13 @@ export interface components {
         /** @description INVALID_ARGUMENT (malformed or invalid input) or FAILED_PRECONDITION (the state does not allow it) (V1 error envelope) */
         V1BadRequest: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5744,6 +5788,10 @@ export interface components {
         /** @description UNAUTHENTICATED: credentials missing, invalid, expired or replayed (V1 error envelope) */
         V1Unauthorized: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5753,6 +5801,10 @@ export interface components {
         /** @description PERMISSION_DENIED: wrong role or auth mode, kill-switch on, or address not in ip_whitelist (V1 error envelope) */
         V1Forbidden: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5762,6 +5814,13 @@ export interface components {
         /** @description ABORTED: conflicts with the current state or a concurrent request (see the operation) (V1 error envelope) */
         V1Conflict: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5771,6 +5830,10 @@ export interface components {
         /** @description API V1 was retired at V1_SUNSET_AT (V1 error envelope) */
         V1Gone: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5780,6 +5843,10 @@ export interface components {
         /** @description the request body is larger than the route accepts (JSON: 64 KiB, the V1 dispute 1 MiB; uploads EVIDENCE_MAX_BYTES + 64 KiB), refused from the announced length before it is read (V1 error envelope) */
         V1PayloadTooLarge: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5789,6 +5856,10 @@ export interface components {
         /** @description the body is not of a media type the route accepts (JSON: application/json, UTF-8) (V1 error envelope) */
         V1UnsupportedMediaType: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -5798,6 +5869,14 @@ export interface components {
         /** @description RESOURCE_EXHAUSTED: over the merchant's rate limit, or (uploads and the V1 dispute, refused before their body is read) too many upload bytes in flight before their signatures are checked; for operators, too many failed sign-ins or too many passwords being checked at once, or a workflow busy with concurrent commands; Retry-After says when to retry (V1 error envelope) */
         V1TooManyRequests: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -5807,6 +5886,13 @@ export interface components {
         /** @description INTERNAL: an unexpected failure; opaque, logged under the X-Trace-Id of the answer (V1 error envelope) */
         V1InternalError: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5816,6 +5902,13 @@ export interface components {
         /** @description NOT_FOUND: no such resource for the caller (foreign ids included) (V1 error envelope) */
         V1NotFound: {
             headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5825,7 +5918,24 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description On every answer: the request's trace id — the X-Trace-Id it came with (8 to 128 letters, digits, `.`, `_` or `-`; with tracing on, the trace id of a W3C `traceparent` comes first), else a new one (32 hex digits). Quote it when you report a problem: a 500 is logged under it. */
+        TraceId: string;
+        /** @description On an answer to a request signed with the merchant's key pair (V2 HMAC or V1), once its signature verified: the merchant's requests per calendar minute (UTC), rate_limit_per_minute or the default. Absent on cabinet and operator calls. */
+        RateLimitLimit: number;
+        /** @description With X-RateLimit-Limit: the requests left in the current minute (0 on the 429 that refuses one). */
+        RateLimitRemaining: number;
+        /** @description With X-RateLimit-Limit: when the current minute ends and the count starts afresh, unix seconds. */
+        RateLimitReset: number;
+        /** @description On every 429: seconds to wait before trying again (the rest of the minute for the rate limit). */
+        RetryAfter: number;
+        /** @description `true`: this operation is deprecated (every /v1/ answer, errors included, and the deprecated mirrors of V2 routes). */
+        Deprecation: string;
+        /** @description On every /v1/ answer: the HTTP-date (RFC 8594) from which every /v1/ request is 410 Gone (V1_SUNSET_AT). */
+        Sunset: string;
+        /** @description On every /v1/ answer: `</docs>; rel="successor-version", </openapi.json>; rel="service-desc"`. */
+        Link: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -5842,6 +5952,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5872,6 +5983,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5899,6 +6011,7 @@ export interface operations {
             /** @description OK */
             204: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5929,6 +6042,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5961,6 +6075,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5989,6 +6104,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6019,6 +6135,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6050,6 +6167,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6085,6 +6203,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6115,6 +6234,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6142,6 +6262,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6174,6 +6295,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6211,6 +6333,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6235,7 +6358,7 @@ export interface operations {
             query?: {
                 /** @description actor_id: an account's id (or its start, at least 4 hex digits), a JWT's sub, a system actor's name */
                 actor?: string;
-                /** @description actor_credential: every action of one console session (session:<ref>) or one operator JWT (jwt:<ref>) */
+                /** @description actor_credential: every action of one console session (`session:<ref>`) or one operator JWT (`jwt:<ref>`) */
                 credential?: string;
                 object_type?: string;
                 /** @description the object's id, or its start (at least 4 hex digits) */
@@ -6259,6 +6382,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6278,7 +6402,7 @@ export interface operations {
             query?: {
                 /** @description actor_id: an account's id (or its start, at least 4 hex digits), a JWT's sub, a system actor's name */
                 actor?: string;
-                /** @description actor_credential: every action of one console session (session:<ref>) or one operator JWT (jwt:<ref>) */
+                /** @description actor_credential: every action of one console session (`session:<ref>`) or one operator JWT (`jwt:<ref>`) */
                 credential?: string;
                 object_type?: string;
                 /** @description the object's id, or its start (at least 4 hex digits) */
@@ -6298,6 +6422,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6324,6 +6451,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6354,6 +6482,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6385,6 +6514,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6417,6 +6547,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6447,6 +6578,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6478,6 +6610,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6511,6 +6644,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6546,6 +6680,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6578,6 +6713,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6611,6 +6747,7 @@ export interface operations {
             /** @description a repeat with the same tx_hash (same merchant and amount): the first deposit, nothing credited again */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6620,6 +6757,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6650,6 +6788,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6682,6 +6821,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6716,6 +6856,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6746,6 +6887,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6780,6 +6922,7 @@ export interface operations {
             /** @description a repeat with the same trader, amount and tx_hash: nothing credited again */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6789,6 +6932,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6825,6 +6969,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6860,6 +7005,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6888,6 +7034,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +7066,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6952,6 +7100,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6998,6 +7147,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7038,6 +7188,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7066,6 +7219,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7095,6 +7249,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7126,6 +7281,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7161,6 +7317,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7196,6 +7353,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7231,6 +7389,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7262,6 +7421,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7293,6 +7453,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7333,6 +7494,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7366,6 +7528,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7394,6 +7559,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7403,6 +7569,7 @@ export interface operations {
             /** @description four-eyes: the approval is recorded; the withdrawal waits for another console account (status PENDING_MANUAL) */
             202: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7439,6 +7606,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7472,6 +7640,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7504,6 +7673,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7536,6 +7706,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7577,6 +7748,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<file_id>"`: never shown inline */
+                    "Content-Disposition"?: string;
+                    /** @description the file's SHA-256, lowercase hex (the file's sha256) */
+                    "X-Checksum-Sha256"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7605,8 +7781,8 @@ export interface operations {
                 merchant_id?: string;
                 /** @description the appeal whose id is this or starts so */
                 appeal_id?: string;
-                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id */
-                assignee?: ("me" | "none") | string;
+                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id (uuid) */
+                assignee?: string;
                 /** @description true: only appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by */
                 overdue?: "true" | "false";
                 /** @description newest first (default) or oldest first (the queue worked from its oldest case); page tokens keep the order */
@@ -7621,6 +7797,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7644,8 +7821,8 @@ export interface operations {
                 merchant_id?: string;
                 /** @description the appeal whose id is this or starts so */
                 appeal_id?: string;
-                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id */
-                assignee?: ("me" | "none") | string;
+                /** @description me: the asking console account's appeals (none for the operator JWT); none: nobody's; or an operator account's id (uuid) */
+                assignee?: string;
                 /** @description true: only appeals still waiting for an answer (OPEN, IN_REVIEW, REOPENED) past their respond_by */
                 overdue?: "true" | "false";
                 /** @description newest first (default) or oldest first (the queue worked from its oldest case); page tokens keep the order */
@@ -7660,6 +7837,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7688,6 +7868,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7721,6 +7902,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7752,6 +7934,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7783,6 +7966,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7814,6 +7998,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7849,6 +8034,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7878,6 +8064,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7910,6 +8097,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7941,6 +8129,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7972,6 +8161,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8007,6 +8197,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8036,6 +8227,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8090,6 +8282,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8117,6 +8310,7 @@ export interface operations {
             /** @description OK */
             204: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8154,6 +8348,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8199,6 +8394,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8237,6 +8433,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8267,6 +8464,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8294,6 +8492,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8345,6 +8544,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8391,6 +8591,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8433,6 +8634,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8479,6 +8681,7 @@ export interface operations {
             /** @description OK */
             204: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8517,6 +8720,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8564,6 +8768,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8590,6 +8795,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8619,6 +8825,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8654,6 +8861,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8664,6 +8872,7 @@ export interface operations {
             /** @description unknown hash: a page saying so, in the same language */
             404: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8692,6 +8901,7 @@ export interface operations {
             /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
             303: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8723,6 +8933,7 @@ export interface operations {
             /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
             303: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8754,6 +8965,7 @@ export interface operations {
             /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
             303: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8785,6 +8997,7 @@ export interface operations {
             /** @description See Other: back to the page (/pay/{hash}?lang=…), with notice=… when the form was refused */
             303: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8810,6 +9023,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8833,6 +9047,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8856,6 +9071,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8883,6 +9099,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8912,6 +9129,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8924,14 +9145,14 @@ export interface operations {
                     "application/json": components["schemas"]["KeyPair"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listPaymentMethods: {
@@ -8946,6 +9167,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8980,12 +9205,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listBanks: {
@@ -9003,6 +9228,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9026,12 +9255,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listCurrencies: {
@@ -9046,6 +9275,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9066,12 +9299,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listDeals: {
@@ -9101,6 +9334,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9142,12 +9379,12 @@ export interface operations {
                     "application/json": components["schemas"]["DealList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     exportDeals: {
@@ -9173,18 +9410,24 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getTurnover: {
@@ -9204,6 +9447,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9231,12 +9478,12 @@ export interface operations {
                     "application/json": components["schemas"]["Turnover"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     quotePayout: {
@@ -9255,6 +9502,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9272,12 +9523,12 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutQuote"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createPayin: {
@@ -9306,6 +9557,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
                     "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
@@ -9332,15 +9587,15 @@ export interface operations {
                     "application/json": components["schemas"]["DealResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["SignedConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createPayout: {
@@ -9370,6 +9625,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
                     "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
@@ -9398,15 +9657,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["SignedConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getDeal: {
@@ -9423,6 +9682,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9447,13 +9710,13 @@ export interface operations {
                     "application/json": components["schemas"]["DealResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     cancelDeal: {
@@ -9479,6 +9742,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9503,15 +9770,15 @@ export interface operations {
                     "application/json": components["schemas"]["DealResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listCallbacks: {
@@ -9532,6 +9799,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9558,12 +9829,12 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     retryCallback: {
@@ -9580,6 +9851,10 @@ export interface operations {
             /** @description Accepted: the delivery queued (RETRY) for the attempt */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9601,15 +9876,15 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackDelivery"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getCallback: {
@@ -9626,6 +9901,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9647,13 +9926,13 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackDelivery"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listEvents: {
@@ -9675,6 +9954,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9728,12 +10011,12 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getBalance: {
@@ -9748,6 +10031,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9768,12 +10055,12 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getDepositAddress: {
@@ -9788,6 +10075,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9800,13 +10091,13 @@ export interface operations {
                     "application/json": components["schemas"]["DepositAddress"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     rotateDepositAddress: {
@@ -9821,6 +10112,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9833,14 +10128,14 @@ export interface operations {
                     "application/json": components["schemas"]["DepositAddress"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listDeposits: {
@@ -9860,6 +10155,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9884,12 +10183,12 @@ export interface operations {
                     "application/json": components["schemas"]["DepositList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getWithdrawFee: {
@@ -9906,6 +10205,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9919,12 +10222,12 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawFeeQuote"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createWithdrawal: {
@@ -9950,6 +10253,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
                     "Idempotent-Replayed"?: "true" | "false";
                     [name: string]: unknown;
@@ -9978,14 +10285,14 @@ export interface operations {
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listWithdrawals: {
@@ -10007,6 +10314,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10038,12 +10349,12 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getWithdrawal: {
@@ -10060,6 +10371,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10086,13 +10401,13 @@ export interface operations {
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     uploadFile: {
@@ -10111,6 +10426,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10128,14 +10447,14 @@ export interface operations {
                     "application/json": components["schemas"]["EvidenceFileResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     downloadFile: {
@@ -10152,19 +10471,27 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description `attachment; filename="<file_id>"`: never shown inline */
+                    "Content-Disposition"?: string;
+                    /** @description the file's SHA-256, lowercase hex (the file's sha256) */
+                    "X-Checksum-Sha256"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/octet-stream": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listAppeals: {
@@ -10186,6 +10513,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10212,12 +10543,12 @@ export interface operations {
                     "application/json": components["schemas"]["AppealList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createAppeal: {
@@ -10245,6 +10576,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10268,15 +10603,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppealResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getAppeal: {
@@ -10293,6 +10628,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10330,13 +10669,13 @@ export interface operations {
                     "application/json": components["schemas"]["AppealDetailResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listAppealMessages: {
@@ -10353,6 +10692,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10377,13 +10720,13 @@ export interface operations {
                     "application/json": components["schemas"]["AppealMessagesResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            404: components["responses"]["SignedNotFound"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createAppealMessage: {
@@ -10412,6 +10755,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10432,15 +10779,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppealMessageResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listPasses: {
@@ -10461,6 +10808,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10488,12 +10839,12 @@ export interface operations {
                     "application/json": components["schemas"]["PassList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     createPass: {
@@ -10518,6 +10869,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10542,14 +10897,14 @@ export interface operations {
                     "application/json": components["schemas"]["PassResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     sandboxAdvanceDeal: {
@@ -10566,6 +10921,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10592,15 +10951,15 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxAdvanceResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SignedNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     sandboxDeposit: {
@@ -10625,6 +10984,10 @@ export interface operations {
             /** @description a repeat with the same idempotency_key: the first deposit, nothing credited again */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10648,6 +11011,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10668,15 +11035,15 @@ export interface operations {
                     "application/json": components["schemas"]["DepositResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["SignedConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     getHealth: {
@@ -10691,6 +11058,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10703,6 +11071,7 @@ export interface operations {
             /** @description degraded: Postgres, Temporal or the workers are down (the same body says which) */
             503: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10723,6 +11092,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10768,12 +11141,12 @@ export interface operations {
                     "application/json": components["schemas"]["MyMerchant"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     updateMyMerchant: {
@@ -10798,6 +11171,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10877,18 +11251,26 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
+                    /** @description `true`: a deprecated mirror of GET /merchant/deals/export */
+                    Deprecation?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     listCallbacksLegacy: {
@@ -10909,6 +11291,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10935,12 +11321,12 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SignedBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["SignedInternalError"];
         };
     };
     toggleKillSwitch: {
@@ -10957,6 +11343,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10994,6 +11381,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11029,6 +11417,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11064,6 +11453,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11099,6 +11489,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11135,6 +11526,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11169,6 +11561,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11203,6 +11602,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11237,6 +11643,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11269,6 +11682,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11301,6 +11721,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11334,10 +11761,17 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1IncomingStatisticsResponse"];
+                    "application/json": components["schemas"]["V1IncomingStatisticsReport"];
                 };
             };
             400: components["responses"]["V1BadRequest"];
@@ -11367,6 +11801,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11399,6 +11840,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11431,6 +11879,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11464,10 +11919,17 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["V1OutgoingStatisticsResponse"];
+                    "application/json": components["schemas"]["V1OutgoingStatisticsReport"];
                 };
             };
             400: components["responses"]["V1BadRequest"];
@@ -11497,6 +11959,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11530,6 +11999,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11564,6 +12040,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11595,6 +12078,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11627,6 +12117,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11661,6 +12158,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11692,6 +12196,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11714,7 +12225,7 @@ export interface operations {
             header: {
                 /** @description send time, unix seconds */
                 "X-Timestamp": string;
-                /** @description t=<X-Timestamp>,v1=<hex>[,v1=<hex> during a rotation] */
+                /** @description `t=<X-Timestamp>,v1=<hex>`, plus `,v1=<hex>` of the old secret during a rotation */
                 "X-Signature": string;
                 /** @description the event_id of the body */
                 "X-Event-Id": string;
@@ -11722,7 +12233,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Standard Webhooks timestamp: the send time, unix seconds */
                 "webhook-timestamp": string;
-                /** @description v1,<base64>[ v1,<base64> during a rotation] */
+                /** @description `v1,<base64>`, plus ` v1,<base64>` of the old secret (space-separated) during a rotation */
                 "webhook-signature": string;
             };
             path?: never;
@@ -11775,13 +12286,37 @@ export interface operations {
     v1IncomingWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description the merchant id */
+                MERCHANT: string;
+                /** @description 00:00:00 UTC of the send day, unix seconds */
+                TIMESTAMP: string;
+                /** @description lowercase hex `HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>")`, the key being the whole secret string (`whsec_` included) */
+                SIGNATURE: string;
+                /** @description the eventId of the body, stable across retries */
+                "X-Event-Id": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["V1WebhookIncoming"];
+                "application/json": components["schemas"]["V1Incoming"] & {
+                    /** @description V1 PayIn code, webhook view (REFUND_PENDING is 16) */
+                    status?: number;
+                    /**
+                     * Format: uuid
+                     * @description stable across retries; also in the X-Event-Id header
+                     */
+                    eventId: string;
+                    /**
+                     * @description the V2 event name (deal.amount_changed is never sent to V1 merchants)
+                     * @example deal.completed
+                     */
+                    eventType: string;
+                    /** @enum {string} */
+                    paymentType: "incoming";
+                };
             };
         };
         responses: {
@@ -11804,13 +12339,35 @@ export interface operations {
     v1OutgoingWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description the merchant id */
+                MERCHANT: string;
+                /** @description 00:00:00 UTC of the send day, unix seconds */
+                TIMESTAMP: string;
+                /** @description lowercase hex `HMAC-SHA512(secret, "<TIMESTAMP>;<raw body>")`, the key being the whole secret string (`whsec_` included) */
+                SIGNATURE: string;
+                /** @description the eventId of the body, stable across retries */
+                "X-Event-Id": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["V1WebhookOutgoing"];
+                "application/json": components["schemas"]["V1Outgoing"] & {
+                    /**
+                     * Format: uuid
+                     * @description stable across retries; also in the X-Event-Id header
+                     */
+                    eventId: string;
+                    /**
+                     * @description the V2 event name (deal.amount_changed is never sent to V1 merchants)
+                     * @example deal.completed
+                     */
+                    eventType: string;
+                    /** @enum {string} */
+                    paymentType: "outgoing";
+                };
             };
         };
         responses: {
