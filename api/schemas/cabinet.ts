@@ -58,7 +58,7 @@ const invitationSchema = z
     invitation_id: z.string().uuid(),
     email: z.string(),
     role: memberRole,
-    invited_by: z.string().openapi({ description: '<actor_kind>:<id> of the inviter (a member, the cabinet JWT, or the operator who created the merchant)' }),
+    invited_by: z.string().openapi({ description: '`<actor_kind>:<id>` of the inviter (a member, the cabinet JWT, or the operator who created the merchant)' }),
     created_at: z.string(),
     expires_at: z.string(),
     expired: z.boolean(),

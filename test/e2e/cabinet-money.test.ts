@@ -99,6 +99,7 @@ test('an owner: a PayOut with its hold, a PayOut CSV (a refused row, a re-upload
     '990.00,RUB,card-rub,4111111111111114,"Dana, Four",sberbank',
   ].join('\n');
   const file = { name: 'payouts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) };
+  await page.getByLabel('CSV file', { exact: true }).and(page.locator(':enabled')).waitFor();
   await page.getByLabel('CSV file', { exact: true }).setInputFiles(file);
   await page.getByTestId('csv-summary').filter({ hasText: '3 rows, 3 to send' }).waitFor();
   for (const line of [2, 3, 4]) t.not(await page.getByTestId(`csv-row-${line}`).locator('td').nth(3).textContent(), '—', `line ${line} shows its hold`);
@@ -123,6 +124,7 @@ test('an owner: a PayOut with its hold, a PayOut CSV (a refused row, a re-upload
   // The same file again: every row answered by its earlier PayOut, nothing new.
   await page.reload();
   await page.getByRole('heading', { level: 1, name: 'PayOuts' }).waitFor();
+  await page.getByLabel('CSV file', { exact: true }).and(page.locator(':enabled')).waitFor();
   await page.getByLabel('CSV file', { exact: true }).setInputFiles(file);
   await page.getByRole('button', { name: 'Create 3 PayOuts…' }).click();
   await dialog.getByRole('button', { name: 'Create 3 PayOuts' }).click();

@@ -349,7 +349,8 @@ function CsvPayouts({ walletId }: { walletId?: string }) {
         comes from the row itself, so uploading the same file again creates nothing new.
       </p>
       <Field label="CSV file">
-        <input type="file" accept=".csv,text/csv" onChange={(e) => e.target.files?.[0] && void read(e.target.files[0])} disabled={running} />
+        {/* A row's amount is read with its currency's exponent: the file waits for the catalogue. */}
+        <input type="file" accept=".csv,text/csv" onChange={(e) => e.target.files?.[0] && void read(e.target.files[0])} disabled={running || !exponents} />
       </Field>
       <ErrorText error={error} />
       {rows && (

@@ -3756,7 +3756,7 @@ export interface components {
              * @enum {string}
              */
             role: "owner" | "developer" | "finance" | "support";
-            /** @description <actor_kind>:<id> of the inviter (a member, the cabinet JWT, or the operator who created the merchant) */
+            /** @description `<actor_kind>:<id>` of the inviter (a member, the cabinet JWT, or the operator who created the merchant) */
             invited_by: string;
             created_at: string;
             expires_at: string;
