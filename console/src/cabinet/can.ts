@@ -1,0 +1,14 @@
+/**
+ * The member's role at the cabinet's door, for the role table (session.tsx useCan reads it there):
+ * the cabinet session the shell loaded (Cabinet.tsx, CABINET_DOOR.sessionKey). The pages render
+ * only below the shell once it is loaded, and again whenever it changes, so they read it from the
+ * query cache — no second query, whose fetch function could stand in for the shell's.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import type { Schemas } from '../api';
+import { CABINET_DOOR } from '../door';
+
+export function useMemberRole(enabled: boolean): string | undefined {
+  const session = useQueryClient().getQueryData<Schemas['CabinetSession'] | null>(CABINET_DOOR.sessionKey);
+  return enabled ? (session?.member.role ?? undefined) : undefined;
+}
