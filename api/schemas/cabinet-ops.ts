@@ -56,6 +56,7 @@ export const webhookEndpointResponse = z
     paused_until: z.string().openapi({ description: 'PAUSED: when the one probe may go; empty otherwise' }),
     breaker_failures: z.number().int().openapi({ description: 'failures in a row that pause the endpoint' }),
     breaker_cooldown_seconds: z.number().int(),
+    key_grace_seconds: z.number().int().openapi({ description: 'after a key rotation the old pair keeps working this long (MERCHANT_KEY_GRACE_PERIOD)' }),
   })
   .openapi('CabinetWebhookEndpoint', {
     description:

@@ -85,7 +85,12 @@ export async function webhookEndpointState(deps: AppDeps, merchantId: string) {
   const profile = await getMerchantProfile(deps, merchantId);
   const threshold = deps.config.WEBHOOK_BREAKER_FAILURES;
   const cooldownMs = deps.config.WEBHOOK_BREAKER_COOLDOWN_MS;
-  const base = { url: profile.webhook_url, breaker_failures: threshold, breaker_cooldown_seconds: Math.round(cooldownMs / 1000) };
+  const base = {
+    url: profile.webhook_url,
+    breaker_failures: threshold,
+    breaker_cooldown_seconds: Math.round(cooldownMs / 1000),
+    key_grace_seconds: deps.config.MERCHANT_KEY_GRACE_PERIOD,
+  };
   if (!profile.webhook_url) return { ...base, state: 'NO_URL', reason: 'no webhook URL is set: events wait in the events feed', consecutive_failures: 0, last_attempt_at: '', paused_until: '' };
   const attempts = await latestEndpointAttempts(deps.sql, merchantId, profile.webhook_url, Math.max(threshold, 1));
   const failures = attempts.findIndex((a) => a.status === 'SUCCESS');

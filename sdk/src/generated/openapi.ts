@@ -4854,6 +4854,8 @@ export interface components {
             /** @description failures in a row that pause the endpoint */
             breaker_failures: number;
             breaker_cooldown_seconds: number;
+            /** @description after a key rotation the old pair keeps working this long (MERCHANT_KEY_GRACE_PERIOD) */
+            key_grace_seconds: number;
         };
         /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
         CheckoutView: {
