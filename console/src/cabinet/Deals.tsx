@@ -134,6 +134,7 @@ function DealPage({ id }: { id: string }) {
 }
 
 function DealDetail({ timeline }: { timeline: Timeline }) {
+  const can = useCan();
   const d = timeline.deal;
   // The deliveries, each once, with its attempts under it.
   const deliveries = new Map<string, Attempt[]>();
@@ -155,6 +156,11 @@ function DealDetail({ timeline }: { timeline: Timeline }) {
         <Fact label="Created">{when(d.created_at)}</Fact>
         <Fact label="Updated">{when(d.updated_at)}</Fact>
       </dl>
+      {can('createAppeal') && (
+        <p>
+          <Link to={`/appeals/new?deal_id=${d.deal_id}`}>Open an appeal on this deal</Link>
+        </p>
+      )}
       <h2>Events</h2>
       <DataTable
         caption="The deal's events, oldest first"
