@@ -69,7 +69,7 @@ function Webhook() {
       </Loaded>
       {can('updateMyMerchant') ? (
         <form
-          aria-label="Webhook URL"
+          aria-label="Set the webhook URL"
           className="inline-form"
           onSubmit={(ev: FormEvent) => {
             ev.preventDefault();

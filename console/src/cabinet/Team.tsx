@@ -182,7 +182,7 @@ function Invite() {
           <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
             {ROLES.map((r) => (
               <option key={r} value={r}>
-                {r}: {ROLE_WORDS[r]}
+                {r}
               </option>
             ))}
           </select>
