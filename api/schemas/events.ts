@@ -98,7 +98,8 @@ const testEventSchema = z
   })
   .passthrough()
   .openapi('TestEvent', {
-    description: 'webhook.test: sent from the cabinet (POST /cabinet/webhook/test-event) to check the endpoint; no deal, no money (never sent to V1 merchants).',
+    description:
+      'webhook.test: sent from the cabinet (POST /cabinet/webhook/test-event) to check the endpoint; no deal, no money (never sent to V1 merchants).',
   });
 
 /** The variant of each family, by the types it carries: what a feed event of that type must match. */

@@ -91,7 +91,15 @@ export async function webhookEndpointState(deps: AppDeps, merchantId: string) {
     breaker_cooldown_seconds: Math.round(cooldownMs / 1000),
     key_grace_seconds: deps.config.MERCHANT_KEY_GRACE_PERIOD,
   };
-  if (!profile.webhook_url) return { ...base, state: 'NO_URL', reason: 'no webhook URL is set: events wait in the events feed', consecutive_failures: 0, last_attempt_at: '', paused_until: '' };
+  if (!profile.webhook_url)
+    return {
+      ...base,
+      state: 'NO_URL',
+      reason: 'no webhook URL is set: events wait in the events feed',
+      consecutive_failures: 0,
+      last_attempt_at: '',
+      paused_until: '',
+    };
   const attempts = await latestEndpointAttempts(deps.sql, merchantId, profile.webhook_url, Math.max(threshold, 1));
   const failures = attempts.findIndex((a) => a.status === 'SUCCESS');
   const consecutive = failures === -1 ? attempts.length : failures;
@@ -99,9 +107,17 @@ export async function webhookEndpointState(deps: AppDeps, merchantId: string) {
   const lastAt = last?.created_at.toISOString() ?? '';
   const what = last ? (last.http_status ? `HTTP ${last.http_status}` : last.error || 'no answer') : '';
   if (profile.disabled_at)
-    return { ...base, state: 'DISABLED', reason: 'an operator disabled the merchant: nothing is delivered', consecutive_failures: consecutive, last_attempt_at: lastAt, paused_until: '' };
+    return {
+      ...base,
+      state: 'DISABLED',
+      reason: 'an operator disabled the merchant: nothing is delivered',
+      consecutive_failures: consecutive,
+      last_attempt_at: lastAt,
+      paused_until: '',
+    };
   if (!last) return { ...base, state: 'UNUSED', reason: 'nothing was sent to this URL yet', consecutive_failures: 0, last_attempt_at: '', paused_until: '' };
-  if (consecutive === 0) return { ...base, state: 'OK', reason: `the last attempt was answered ${what}`, consecutive_failures: 0, last_attempt_at: lastAt, paused_until: '' };
+  if (consecutive === 0)
+    return { ...base, state: 'OK', reason: `the last attempt was answered ${what}`, consecutive_failures: 0, last_attempt_at: lastAt, paused_until: '' };
   const until = new Date(last.created_at.getTime() + cooldownMs);
   if (threshold > 0 && consecutive >= threshold && until.getTime() > Date.now())
     return {

@@ -44,7 +44,9 @@ function toFilter(merchantId: string, q: FilterInput): DealFilter | undefined {
     statuses,
     id: q.deal_id,
     clientId: q.client_id,
-    createdAfter: q.created_after, createdBefore: q.created_before };
+    createdAfter: q.created_after,
+    createdBefore: q.created_before,
+  };
 }
 
 export async function listMerchantDeals(

@@ -65,7 +65,7 @@ test('an owner: webhook URL and test event, a deal found and its delivery retrie
 
   // Developers: the URL, a test event through the real delivery path, its row in the delivery log.
   await open(page, '/developers', 'Developers');
-  await page.getByLabel('Webhook URL').fill(receiver.url);
+  await page.getByRole('textbox', { name: /^Webhook URL/ }).fill(receiver.url);
   await page.getByRole('button', { name: 'Save URL' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
   await page.getByRole('button', { name: 'Send test event' }).click();
@@ -99,21 +99,29 @@ test('an owner: webhook URL and test event, a deal found and its delivery retrie
   await accessible(t, page, 'cabinet-retry-dialog');
   await dialog.getByRole('button', { name: 'Send it again' }).click();
   await page.locator('[data-testid="delivery"][data-status="SUCCESS"]').first().waitFor({ timeout: 60_000 });
-  t.true(receiver.received.some((r) => r.body.includes(deal.deal_id) && r.body.includes('"deal.created"')), 'the retried event reached the receiver');
+  t.true(
+    receiver.received.some((r) => r.body.includes(deal.deal_id) && r.body.includes('"deal.created"')),
+    'the retried event reached the receiver',
+  );
 
   // An appeal on the deal, with an evidence file.
   await page.getByRole('link', { name: 'Open an appeal on this deal' }).click();
   await headingSettled(page, 'Open an appeal');
   await page.getByTestId('appeal-deal').waitFor();
   await page.getByLabel('What went wrong').fill('The payer says they paid, the provider has not confirmed it.');
-  await page.getByLabel('Evidence files').setInputFiles({ name: 'receipt.txt', mimeType: 'text/plain', buffer: Buffer.from('Bank receipt 1500.00 RUB, 2026-11-29') });
+  await page
+    .getByLabel('Evidence files')
+    .setInputFiles({ name: 'receipt.txt', mimeType: 'text/plain', buffer: Buffer.from('Bank receipt 1500.00 RUB, 2026-11-29') });
   await accessible(t, page, 'cabinet-appeal-new');
   await shot(page, 'appeal-new');
   await page.getByRole('button', { name: 'Open the appeal…' }).click();
   await page.getByRole('dialog', { name: 'Open this appeal?' }).getByRole('button', { name: 'Open the appeal' }).click();
   await headingSettled(page, /^Appeal /);
   t.is(await page.getByTestId('appeal-files').getByRole('link').count(), 1, 'the evidence file is on the appeal');
-  await page.getByTestId('appeal-outcome').filter({ hasText: /operator/ }).waitFor();
+  await page
+    .getByTestId('appeal-outcome')
+    .filter({ hasText: /operator/ })
+    .waitFor();
   await accessible(t, page, 'cabinet-appeal');
   await shot(page, 'appeal');
 

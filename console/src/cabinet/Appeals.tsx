@@ -100,7 +100,12 @@ async function uploadAll(files: File[]): Promise<string[]> {
 function FilesField({ files, setFiles, label }: { files: File[]; setFiles: (f: File[]) => void; label: string }) {
   return (
     <Field label={label} hint="PDF, PNG, JPEG, WebP or plain text; each one is checked by its content.">
-      <input type="file" multiple accept="application/pdf,image/png,image/jpeg,image/webp,text/plain" onChange={(e) => setFiles(Array.from(e.target.files ?? []))} />
+      <input
+        type="file"
+        multiple
+        accept="application/pdf,image/png,image/jpeg,image/webp,text/plain"
+        onChange={(e) => setFiles(Array.from(e.target.files ?? []))}
+      />
       {files.length > 0 && <span className="muted">{files.map((f) => f.name).join(', ')}</span>}
     </Field>
   );
@@ -259,7 +264,9 @@ function Conversation({ appeal }: { appeal: Schemas['AppealDetail'] }) {
   const send = useMutation({
     mutationFn: async () => {
       const file_ids = await uploadAll(files);
-      return unwrap(api.POST('/api/v1/p2p/merchant/appeals/{appeal_id}/messages', { params: { path: { appeal_id: appeal.appeal_id } }, body: { body, file_ids } }));
+      return unwrap(
+        api.POST('/api/v1/p2p/merchant/appeals/{appeal_id}/messages', { params: { path: { appeal_id: appeal.appeal_id } }, body: { body, file_ids } }),
+      );
     },
     onSuccess: async () => {
       setBody('');

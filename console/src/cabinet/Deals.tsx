@@ -203,8 +203,8 @@ function Delivery({ callbackId, attempts }: { callbackId: string; attempts: Atte
             title: `Retry the ${first.event_type} webhook?`,
             text: (
               <p>
-                The same event (same event id and signature scheme) is sent once more to <Text value={first.url} />, now, through its delivery workflow.
-                The delivery becomes RETRY until the answer; then SUCCESS, or {first.delivery_status} again if it fails. No money moves.
+                The same event (same event id and signature scheme) is sent once more to <Text value={first.url} />, now, through its delivery workflow. The
+                delivery becomes RETRY until the answer; then SUCCESS, or {first.delivery_status} again if it fails. No money moves.
               </p>
             ),
             label: 'Send it again',

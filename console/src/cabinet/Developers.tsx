@@ -106,9 +106,13 @@ function Webhook() {
 type Delivery = Schemas['CallbackDelivery'];
 
 function DeliveryLog() {
-  const paged = usePagedList(['cabinet-deliveries'], (page_token) => unwrap(api.GET('/api/v1/p2p/cabinet/deliveries', { params: { query: { page_token, page_size: 20 } } })), {
-    refetchInterval: 3000,
-  });
+  const paged = usePagedList(
+    ['cabinet-deliveries'],
+    (page_token) => unwrap(api.GET('/api/v1/p2p/cabinet/deliveries', { params: { query: { page_token, page_size: 20 } } })),
+    {
+      refetchInterval: 3000,
+    },
+  );
   return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Delivery log</h2>
@@ -148,8 +152,8 @@ function DeliveryLog() {
                     title: `Retry the ${d.event_type} webhook?`,
                     text: (
                       <p>
-                        The same event is sent once more to <Text value={d.url} />, now. The delivery becomes RETRY until the answer: then SUCCESS, or {d.status}{' '}
-                        again if it fails. No money moves.
+                        The same event is sent once more to <Text value={d.url} />, now. The delivery becomes RETRY until the answer: then SUCCESS, or{' '}
+                        {d.status} again if it fails. No money moves.
                       </p>
                     ),
                     label: 'Send it again',
@@ -240,8 +244,11 @@ function Keys() {
           }}
         >
           <p>
-            A new token and secret are made and work at once. <strong>The old pair stops working in {minutes} minutes, at about {until}</strong>: put the new secret in
-            your servers before then. Webhooks are signed with both secrets until that time. The new secret is shown once, on this page.
+            A new token and secret are made and work at once.{' '}
+            <strong>
+              The old pair stops working in {minutes} minutes, at about {until}
+            </strong>
+            : put the new secret in your servers before then. Webhooks are signed with both secrets until that time. The new secret is shown once, on this page.
           </p>
         </Confirm>
       )}

@@ -69,8 +69,7 @@ function SettingsForm({ profile }: { profile: Profile }) {
       if (LIMIT_FIELDS.has(key)) {
         if (!/^\d*$/.test(value)) throw new Error(`${key}: whole minor units (digits only), e.g. 150000 for 1 500.00`);
         body[key] = BigInt(value === '' ? '0' : value);
-      }
-      else if (key === 'ip_whitelist') body[key] = JSON.stringify(value.split(/[\s,]+/).filter(Boolean));
+      } else if (key === 'ip_whitelist') body[key] = JSON.stringify(value.split(/[\s,]+/).filter(Boolean));
       else body[key] = value;
     }
     return body;

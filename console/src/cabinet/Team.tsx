@@ -77,7 +77,11 @@ function Members({ meId }: { meId: string }) {
                   <Action
                     op="cabinetUpdateMember"
                     label={m.disabled ? 'Enable' : 'Disable'}
-                    run={() => unwrap(api.PATCH('/api/v1/p2p/cabinet/team/{member_id}', { params: { path: { member_id: m.member_id } }, body: { disabled: !m.disabled } }))}
+                    run={() =>
+                      unwrap(
+                        api.PATCH('/api/v1/p2p/cabinet/team/{member_id}', { params: { path: { member_id: m.member_id } }, body: { disabled: !m.disabled } }),
+                      )
+                    }
                     confirm={{
                       title: `${m.disabled ? 'Enable' : 'Disable'} ${m.email}?`,
                       text: m.disabled ? (
@@ -86,8 +90,8 @@ function Members({ meId }: { meId: string }) {
                         </p>
                       ) : (
                         <p>
-                          <Text value={m.email} /> is signed out at once and cannot sign in until an owner enables the account again. Invitations it made and nobody
-                          accepted stop working.
+                          <Text value={m.email} /> is signed out at once and cannot sign in until an owner enables the account again. Invitations it made and
+                          nobody accepted stop working.
                         </p>
                       ),
                       label: m.disabled ? 'Enable' : 'Disable',
@@ -103,8 +107,8 @@ function Members({ meId }: { meId: string }) {
                       title: `Remove ${m.email}?`,
                       text: (
                         <p>
-                          <Text value={m.email} /> is signed out and never signs in again; the audit trail keeps what it did. The address may be invited again. The last
-                          owner cannot be removed.
+                          <Text value={m.email} /> is signed out and never signs in again; the audit trail keeps what it did. The address may be invited again.
+                          The last owner cannot be removed.
                         </p>
                       ),
                       label: 'Remove',
@@ -143,7 +147,8 @@ function RoleChange({ member }: { member: Schemas['CabinetMember'] }) {
           title: `Make ${member.email} ${role}?`,
           text: (
             <p>
-              <Text value={member.email} /> becomes <strong>{role}</strong> (now {member.role}): {ROLE_WORDS[role]}. Its sessions end; it signs in again with the new role.
+              <Text value={member.email} /> becomes <strong>{role}</strong> (now {member.role}): {ROLE_WORDS[role]}. Its sessions end; it signs in again with
+              the new role.
             </p>
           ),
           label: `Make ${role}`,
@@ -192,8 +197,8 @@ function Invite() {
       {invite.data && (
         <div className="secret-once" data-testid="invite-link">
           <p>
-            Give this link to <Text value={invite.data.invitation.email} /> ({invite.data.invitation.role}). It works once, until {when(invite.data.invitation.expires_at)}, and
-            is not shown again:
+            Give this link to <Text value={invite.data.invitation.email} /> ({invite.data.invitation.role}). It works once, until{' '}
+            {when(invite.data.invitation.expires_at)}, and is not shown again:
           </p>
           <p className="mono break" data-testid="invite-url">
             {invite.data.invite_url}
@@ -228,7 +233,9 @@ function Invitations() {
                   <Action
                     op="cabinetRevokeInvitation"
                     label="Withdraw"
-                    run={() => unwrap(api.POST('/api/v1/p2p/cabinet/team/invitations/{invitation_id}/revoke', { params: { path: { invitation_id: i.invitation_id } } }))}
+                    run={() =>
+                      unwrap(api.POST('/api/v1/p2p/cabinet/team/invitations/{invitation_id}/revoke', { params: { path: { invitation_id: i.invitation_id } } }))
+                    }
                     confirm={{
                       title: `Withdraw the invitation of ${i.email}?`,
                       text: <p>Its link stops working at once; nobody joins with it.</p>,
