@@ -131,9 +131,10 @@ test('an owner: webhook URL and test event, a deal found and its delivery retrie
   await shot(page, 'settings');
   await open(page, '/team', 'Team');
   const supportEmail = newEmail('support');
-  await page.getByLabel('Email').fill(supportEmail);
-  await page.getByLabel('Role', { exact: true }).selectOption('support');
-  await page.getByRole('button', { name: 'Invite' }).click();
+  const inviteForm = page.getByRole('form', { name: 'Invite a member' });
+  await inviteForm.getByRole('textbox', { name: 'Email' }).fill(supportEmail);
+  await inviteForm.getByRole('combobox').selectOption('support');
+  await inviteForm.getByRole('button', { name: 'Invite' }).click();
   const inviteUrl = (await page.getByTestId('invite-url').textContent())!.trim();
   await accessible(t, page, 'cabinet-team');
   await shot(page, 'team');
