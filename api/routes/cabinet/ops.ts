@@ -5,6 +5,7 @@
  * /cabinet, scoped to the member's merchant and checked against its role.
  */
 import { defineRoute } from '../../route';
+import { EXAMPLES } from '../../schemas/examples';
 import { cabinetDealsExportQuery, cabinetDealsQuery, cabinetDealTimeline, testEventResponse, webhookEndpointResponse } from '../../schemas/cabinet-ops';
 import { listDealsResponse } from '../../schemas/listing';
 import { dealParams } from '../../schemas/deals';
@@ -16,12 +17,51 @@ import { uuid } from '../../schemas/common';
 import { actorOf, personOf, tags } from './session';
 import { callbackListQuery, callbackListResponse, callbackSchema } from '../merchant/callbacks';
 
+const AT = '2026-11-22T10:00:00.000Z';
+const DELIVERY = EXAMPLES.getCallback.response;
+const TIMELINE_EXAMPLE = {
+  response: {
+    deal: EXAMPLES.getDeal.response.deal,
+    events: [{ event_id: DELIVERY.event_id, event_type: 'deal.escrow_locked', created_at: AT, dispatched_at: AT }],
+    webhook_attempts: [
+      {
+        callback_id: DELIVERY.callback_id,
+        event_id: DELIVERY.event_id,
+        event_type: 'deal.escrow_locked',
+        url: DELIVERY.url,
+        delivery_status: 'SUCCESS',
+        attempt: 1,
+        status: 'SUCCESS',
+        http_status: 200,
+        duration_ms: 41,
+        error: '',
+        response_body: 'ok',
+        at: AT,
+      },
+    ],
+  },
+};
+const ENDPOINT_EXAMPLE = {
+  response: {
+    url: DELIVERY.url,
+    state: 'PAUSED',
+    reason: 'the last 20 attempts failed (the last: HTTP 503); deliveries wait, then one probe goes — its success resumes them',
+    consecutive_failures: 20,
+    last_attempt_at: AT,
+    paused_until: '2026-11-22T10:00:30.000Z',
+    breaker_failures: 20,
+    breaker_cooldown_seconds: 30,
+    key_grace_seconds: 900,
+  },
+};
+
 export const cabinetOpsRoutes = [
   defineRoute(
     {
       method: 'get',
       path: '/deals',
       operationId: 'cabinetListDeals',
+      example: EXAMPLES.listDeals,
       auth: 'cabinet',
       summary: "The merchant's deals, newest first, with the listing's filters and a search by deal id or client_id",
       tags,
@@ -53,6 +93,7 @@ export const cabinetOpsRoutes = [
       method: 'get',
       path: '/deals/{deal_id}',
       operationId: 'cabinetGetDeal',
+      example: TIMELINE_EXAMPLE,
       auth: 'cabinet',
       summary: 'One deal with its timeline: its events and every webhook attempt with the answer; another merchant’s or an unknown id is 404',
       tags,
@@ -67,6 +108,7 @@ export const cabinetOpsRoutes = [
       method: 'get',
       path: '/deliveries',
       operationId: 'cabinetListDeliveries',
+      example: EXAMPLES.listCallbacks,
       auth: 'cabinet',
       summary: 'The delivery log: every webhook delivery, newest first (GET /callbacks for people)',
       tags,
@@ -80,6 +122,7 @@ export const cabinetOpsRoutes = [
       method: 'post',
       path: '/deliveries/{callback_id}/retry',
       operationId: 'cabinetRetryDelivery',
+      example: EXAMPLES.retryCallback,
       auth: 'cabinet',
       summary: 'Retry a delivery in ERROR or RETRY now (POST /callbacks/{callback_id}/retry for people): its event again, through its delivery workflow',
       description:
@@ -97,6 +140,7 @@ export const cabinetOpsRoutes = [
       method: 'get',
       path: '/deliveries/{callback_id}',
       operationId: 'cabinetGetDelivery',
+      example: EXAMPLES.getCallback,
       auth: 'cabinet',
       summary: 'One delivery, e.g. to follow a retry to its outcome',
       tags,
@@ -111,6 +155,7 @@ export const cabinetOpsRoutes = [
       method: 'post',
       path: '/webhook/test-event',
       operationId: 'cabinetSendTestEvent',
+      example: { response: { event_id: '0a1b2c3d-4e5f-5a6b-8c7d-9e0f1a2b3c4d', event_type: 'webhook.test', url: DELIVERY.url } },
       auth: 'cabinet',
       summary: 'Send a webhook.test event to the webhook URL through the real delivery path (signed, retried, in the delivery log)',
       description: 'No webhook URL set is 400 FAILED_PRECONDITION. Audited (webhook.test_event).',
@@ -129,6 +174,7 @@ export const cabinetOpsRoutes = [
       method: 'get',
       path: '/webhook/endpoint',
       operationId: 'cabinetGetWebhookEndpoint',
+      example: ENDPOINT_EXAMPLE,
       auth: 'cabinet',
       summary: "The webhook URL's state: paused, failing or OK, and why",
       tags,
