@@ -8624,6 +8624,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *           "status": "ESCROW_LOCKED",
+                     *           "amount": "150000",
+                     *           "currency": "RUB",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "client_id": "customer-42",
+                     *           "deal_type": "PAYIN",
+                     *           "updated_at": "2026-11-22T10:00:00.000Z",
+                     *           "payment_url": "https://pay.example.com/pay/3f9a0c1e5b7d2a4c6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d",
+                     *           "target_requisite": "",
+                     *           "received_amount": "0",
+                     *           "amount_match_status": ""
+                     *         },
+                     *         {
+                     *           "deal_id": "2e4f6a8c-0b1d-5e3f-8a5c-7e9b1d3f5a7c",
+                     *           "status": "MATCHED",
+                     *           "amount": "50000",
+                     *           "currency": "RUB",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "client_id": "",
+                     *           "deal_type": "PAYOUT",
+                     *           "updated_at": "2026-11-22T10:00:00.000Z",
+                     *           "payment_url": "",
+                     *           "target_requisite": "4111111111111111",
+                     *           "received_amount": "0",
+                     *           "amount_match_status": ""
+                     *         }
+                     *       ],
+                     *       "next_page_token": "eyJjcmVhdGVkQXQiOiIyMDI2LTExLTIyVDEwOjAwOjAwLjAwMDAwMFoiLCJpZCI6IjViMGM4ZjdlIn0.5kQm2vX0cT9rLw1pYb3n8A"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DealList"];
                 };
             };
@@ -8693,6 +8728,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deal": {
+                     *         "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *         "status": "ESCROW_LOCKED",
+                     *         "amount": "150000",
+                     *         "currency": "RUB",
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "client_id": "customer-42",
+                     *         "deal_type": "PAYIN",
+                     *         "updated_at": "2026-11-22T10:00:00.000Z",
+                     *         "payment_url": "https://pay.example.com/pay/3f9a0c1e5b7d2a4c6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d",
+                     *         "target_requisite": "",
+                     *         "received_amount": "0",
+                     *         "amount_match_status": ""
+                     *       },
+                     *       "events": [
+                     *         {
+                     *           "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *           "event_type": "deal.escrow_locked",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "dispatched_at": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "webhook_attempts": [
+                     *         {
+                     *           "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *           "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *           "event_type": "deal.escrow_locked",
+                     *           "url": "https://shop.example.com/webhooks/gateway",
+                     *           "delivery_status": "SUCCESS",
+                     *           "attempt": 1,
+                     *           "status": "SUCCESS",
+                     *           "http_status": 200,
+                     *           "duration_ms": 41,
+                     *           "error": "",
+                     *           "response_body": "ok",
+                     *           "at": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetDealTimeline"];
                 };
             };
@@ -8726,6 +8803,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *           "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *           "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *           "event_type": "deal.escrow_locked",
+                     *           "url": "https://shop.example.com/webhooks/gateway",
+                     *           "status": "SUCCESS",
+                     *           "attempts": 1,
+                     *           "http_status": 200,
+                     *           "response_body": "ok",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "updated_at": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["CallbackList"];
                 };
             };
@@ -8754,6 +8851,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *       "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *       "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *       "event_type": "deal.escrow_locked",
+                     *       "url": "https://shop.example.com/webhooks/gateway",
+                     *       "status": "RETRY",
+                     *       "attempts": 5,
+                     *       "http_status": 503,
+                     *       "response_body": "maintenance",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CallbackDelivery"];
                 };
             };
@@ -8785,6 +8897,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *       "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *       "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *       "event_type": "deal.escrow_locked",
+                     *       "url": "https://shop.example.com/webhooks/gateway",
+                     *       "status": "SUCCESS",
+                     *       "attempts": 1,
+                     *       "http_status": 200,
+                     *       "response_body": "ok",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CallbackDelivery"];
                 };
             };
@@ -8812,6 +8939,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "event_id": "0a1b2c3d-4e5f-5a6b-8c7d-9e0f1a2b3c4d",
+                     *       "event_type": "webhook.test",
+                     *       "url": "https://shop.example.com/webhooks/gateway"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetTestEvent"];
                 };
             };
@@ -8840,6 +8974,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://shop.example.com/webhooks/gateway",
+                     *       "state": "PAUSED",
+                     *       "reason": "the last 20 attempts failed (the last: HTTP 503); deliveries wait, then one probe goes — its success resumes them",
+                     *       "consecutive_failures": 20,
+                     *       "last_attempt_at": "2026-11-22T10:00:00.000Z",
+                     *       "paused_until": "2026-11-22T10:00:30.000Z",
+                     *       "breaker_failures": 20,
+                     *       "breaker_cooldown_seconds": 30,
+                     *       "key_grace_seconds": 900
+                     *     }
+                     */
                     "application/json": components["schemas"]["CabinetWebhookEndpoint"];
                 };
             };
