@@ -221,6 +221,15 @@ export const MERCHANT_ROUTE_ROLES: Readonly<Record<string, readonly MerchantRole
   getDepositAddress: MEMBER_READ,
   rotateDepositAddress: MONEY,
   sandboxDeposit: MONEY,
+  // The cabinet's deals and developers pages: everyone reads; a delivery's retry and a test event are the integration's.
+  cabinetListDeals: MEMBER_READ,
+  cabinetExportDeals: MEMBER_READ,
+  cabinetGetDeal: MEMBER_READ,
+  cabinetListDeliveries: MEMBER_READ,
+  cabinetGetDelivery: MEMBER_READ,
+  cabinetRetryDelivery: INTEGRATION,
+  cabinetSendTestEvent: INTEGRATION,
+  cabinetGetWebhookEndpoint: MEMBER_READ,
 };
 
 /** Each door's column of the table; the trader app's routes come with its door. */

@@ -11,6 +11,7 @@ import {
   DEAL_AMOUNT_EVENT_TYPES,
   DEAL_EVENT_TYPES,
   DEPOSIT_EVENT_TYPES,
+  TEST_EVENT_TYPES,
   WITHDRAWAL_EVENT_TYPES,
 } from '../../domain/events/event-types';
 import { repeated } from './listing';
@@ -85,6 +86,23 @@ const depositEventSchema = z
   .passthrough()
   .openapi('DepositEvent', { description: 'p2p.finance.deposit_confirmed: a TRON deposit was credited (never sent to V1 merchants).' });
 
+const testEventSchema = z
+  .object({
+    ...envelope,
+    type: typeOf(TEST_EVENT_TYPES),
+    test: z
+      .object({
+        requested_by: z.string().openapi({ description: 'the email of the member who sent it (or "cabinet JWT")' }),
+        message: z.string(),
+      })
+      .openapi('TestEventBody'),
+  })
+  .passthrough()
+  .openapi('TestEvent', {
+    description:
+      'webhook.test: sent from the cabinet (POST /cabinet/webhook/test-event) to check the endpoint; no deal, no money (never sent to V1 merchants).',
+  });
+
 /** The variant of each family, by the types it carries: what a feed event of that type must match. */
 export const EVENT_VARIANTS = [
   dealEventSchema,
@@ -93,6 +111,7 @@ export const EVENT_VARIANTS = [
   appealMessageEventSchema,
   withdrawalEventSchema,
   depositEventSchema,
+  testEventSchema,
 ] as const;
 
 export const webhookEventSchema = z.discriminatedUnion('type', EVENT_VARIANTS).openapi('WebhookEvent', {

@@ -28,6 +28,9 @@ export interface FilterInput {
   statuses?: string[];
   created_after?: Date;
   created_before?: Date;
+  /** The cabinet's search: one deal by id, or the deals of one payer (client_id). */
+  deal_id?: string;
+  client_id?: string;
 }
 
 /** The listing's edge rules: unknown deal_type or only unknown statuses select nothing (200, empty). */
@@ -35,7 +38,15 @@ function toFilter(merchantId: string, q: FilterInput): DealFilter | undefined {
   if (q.deal_type !== undefined && q.deal_type !== 'PAYIN' && q.deal_type !== 'PAYOUT') return undefined;
   const statuses = q.statuses?.filter((s) => KNOWN_STATUSES.has(s));
   if (q.statuses && q.statuses.length > 0 && statuses!.length === 0) return undefined;
-  return { merchantId, dealType: q.deal_type as DealFilter['dealType'], statuses, createdAfter: q.created_after, createdBefore: q.created_before };
+  return {
+    merchantId,
+    dealType: q.deal_type as DealFilter['dealType'],
+    statuses,
+    id: q.deal_id,
+    clientId: q.client_id,
+    createdAfter: q.created_after,
+    createdBefore: q.created_before,
+  };
 }
 
 export async function listMerchantDeals(

@@ -9,8 +9,8 @@ import { DEPOSIT_CONFIRMED_EVENT } from '../../domain/records/deposit-info';
 import type { WebhookFormat } from '../../domain/events/webhook-formats';
 import { startOfUtcDay, v1WebhookBody, v1Withdrawal, type PresentedWithdrawal } from './records';
 
-/** Events V1 has no form for: deal.amount_changed and the deposit events are V2-only. */
-const V2_ONLY_EVENTS = new Set(['deal.amount_changed', DEPOSIT_CONFIRMED_EVENT]);
+/** Events V1 has no form for: deal.amount_changed, the deposit events and the cabinet's test event are V2-only. */
+const V2_ONLY_EVENTS = new Set(['deal.amount_changed', DEPOSIT_CONFIRMED_EVENT, 'webhook.test']);
 
 /**
  * The deal's V1 record (numeric status codes of the webhook view, decimal

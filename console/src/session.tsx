@@ -6,6 +6,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, setCsrfToken, unwrap, type Schemas } from './api';
 import type { operations } from '../../sdk/src/generated/openapi';
+import { useMemberRole } from './cabinet/can';
+import { DOOR } from './door';
 
 export type OperationId = keyof operations;
 export type Session = Schemas['OperatorSession'];
@@ -25,6 +27,8 @@ export function useSession() {
       }
     },
     staleTime: 60_000,
+    // The cabinet's pages never ask the operators' door: their person is the member (cabinet/can.ts).
+    enabled: DOOR === 'console',
   });
 }
 
@@ -47,9 +51,11 @@ export function useRoleTable() {
   });
 }
 
-/** Whether the signed-in operator's role may call an operation (false until both are known). */
+/** Whether the signed-in person's role — the operator's at the console, the member's at the cabinet — may call an operation (false until both are known). */
 export function useCan(): (operationId: OperationId) => boolean {
-  const session = useSession().data;
+  const operator = useSession().data?.operator.role;
+  const member = useMemberRole(DOOR === 'cabinet');
+  const role = DOOR === 'cabinet' ? member : operator;
   const table = useRoleTable().data;
-  return (operationId) => !!session && !!table && (table[operationId] ?? []).includes(session.operator.role);
+  return (operationId) => !!role && !!table && (table[operationId] ?? []).includes(role);
 }

@@ -19,6 +19,8 @@ export interface DealFilter {
   /** Any of these narrowed statuses; absent: any status, empty: nothing. */
   selectors?: StatusSelector[];
   id?: string;
+  /** The PayIn payer's client_id (the cabinet's search). */
+  clientId?: string;
   createdAfter?: Date;
   createdBefore?: Date;
 }
@@ -42,6 +44,7 @@ function where(db: Db, f: DealFilter, after?: Cursor) {
     merchant_id = ${f.merchantId}
     ${f.dealType ? db`and deal_type = ${f.dealType}` : db``}
     ${f.id ? db`and id = ${f.id}` : db``}
+    ${f.clientId ? db`and client_id = ${f.clientId}` : db``}
     ${f.statuses && f.statuses.length > 0 ? db`and status = any(${f.statuses})` : db``}
     ${selectorsSql(db, f.selectors)}
     ${f.createdAfter ? db`and created_at >= ${f.createdAfter}` : db``}

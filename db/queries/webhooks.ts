@@ -202,6 +202,8 @@ export interface DealAttemptRow {
   http_status: number | null;
   duration_ms: number | null;
   error: string | null;
+  /** The answer's body of the attempt, cut to 2048 bytes; null for a delivery not yet tried. */
+  response_body: string | null;
   at: Date;
 }
 
@@ -209,9 +211,31 @@ export interface DealAttemptRow {
 export function dealWebhookAttempts(db: Db, dealId: string) {
   return db<DealAttemptRow[]>`
     select d.id as callback_id, d.event_id, d.event_type, d.url, d.status as delivery_status,
-      a.attempt, a.status, a.http_status, a.duration_ms, a.error, coalesce(a.created_at, d.created_at) as at
+      a.attempt, a.status, a.http_status, a.duration_ms, a.error, a.response_body, coalesce(a.created_at, d.created_at) as at
     from webhook_deliveries d
     left join webhook_attempts a on a.callback_id = d.id
     where d.merchant_id = (select merchant_id from deals where id = ${dealId}) and d.deal_id = ${dealId}
     order by at, a.attempt nulls first limit 1000`;
+}
+
+export interface EndpointAttemptRow {
+  status: string;
+  http_status: number | null;
+  error: string;
+  created_at: Date;
+}
+
+/**
+ * The latest attempts (newest first) to one endpoint of the merchant: what its breaker has seen.
+ * Bounded: it reads the endpoint's 200 newest deliveries along webhook_deliveries_listing.
+ */
+export function latestEndpointAttempts(db: Db, merchantId: string, url: string, limit: number) {
+  return db<EndpointAttemptRow[]>`
+    with recent as (
+      select id from webhook_deliveries where merchant_id = ${merchantId} and url = ${url}
+      order by created_at desc, id desc limit 200
+    )
+    select a.status, a.http_status, a.error, a.created_at
+    from webhook_attempts a where a.callback_id in (select id from recent)
+    order by a.created_at desc limit ${limit}`;
 }

@@ -35,6 +35,9 @@ export const WITHDRAWAL_EVENT_TYPES = ['p2p.finance.withdrawal_failed'] as const
 /** Deposit events (TRON deposits credited): the deposit. */
 export const DEPOSIT_EVENT_TYPES = ['p2p.finance.deposit_confirmed'] as const;
 
+/** A test event a merchant's person sends from the cabinet to check its endpoint (an addition): whom and when. */
+export const TEST_EVENT_TYPES = ['webhook.test'] as const;
+
 export const EVENT_TYPES = [
   ...DEAL_EVENT_TYPES,
   ...DEAL_AMOUNT_EVENT_TYPES,
@@ -42,6 +45,7 @@ export const EVENT_TYPES = [
   ...APPEAL_MESSAGE_EVENT_TYPES,
   ...WITHDRAWAL_EVENT_TYPES,
   ...DEPOSIT_EVENT_TYPES,
+  ...TEST_EVENT_TYPES,
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -63,6 +63,7 @@ export type {
   DealAmountChangedEvent,
   DealEvent,
   DepositEvent,
+  TestEvent,
   HeaderBag,
   VerifyOptions,
   WebhookEvent,

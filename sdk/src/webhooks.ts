@@ -49,6 +49,8 @@ export type AppealMessageEvent = components['schemas']['AppealMessageEvent'];
 export type WithdrawalEvent = components['schemas']['WithdrawalEvent'];
 /** p2p.finance.deposit_confirmed: `deposit`. */
 export type DepositEvent = components['schemas']['DepositEvent'];
+/** webhook.test (sent from the cabinet to check the endpoint): `test`. */
+export type TestEvent = components['schemas']['TestEvent'];
 
 /** Every known type once (a Record: the compiler refuses a missing or an unknown one). */
 const KNOWN_EVENT_TYPES: Record<WebhookEventType, true> = {
@@ -71,6 +73,7 @@ const KNOWN_EVENT_TYPES: Record<WebhookEventType, true> = {
   'appeal.message': true,
   'p2p.finance.withdrawal_failed': true,
   'p2p.finance.deposit_confirmed': true,
+  'webhook.test': true,
 };
 
 /** Whether this SDK knows the event's type; events of newer types are to be ignored. */

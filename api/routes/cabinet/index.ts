@@ -2,5 +2,6 @@
 import { routeGroup } from '../../route';
 import { cabinetSessionRoutes } from './session';
 import { cabinetTeamRoutes } from './team';
+import { cabinetOpsRoutes } from './ops';
 
-export const cabinetGroup = routeGroup('/api/v1/p2p/cabinet', [...cabinetSessionRoutes, ...cabinetTeamRoutes]);
+export const cabinetGroup = routeGroup('/api/v1/p2p/cabinet', [...cabinetSessionRoutes, ...cabinetTeamRoutes, ...cabinetOpsRoutes]);

@@ -8,7 +8,7 @@ import { getCallback, listCallbacks, retryCallback } from '../../services/callba
 
 const tags = ['Webhooks'];
 
-const callbackSchema = z
+export const callbackSchema = z
   .object({
     callback_id: z.string().uuid(),
     deal_id: z.string(),
@@ -28,11 +28,13 @@ const callbackSchema = z
       'coming (failed and another automatic attempt is scheduled, or a manual retry is queued); ERROR: no more automatic attempts.',
   });
 
-const listQuery = z.object({
+export const callbackListQuery = z.object({
   deal_id: uuid('deal_id').optional().openapi({ description: 'only deliveries of this deal' }),
   page_size: z.coerce.number().int().min(0).optional().openapi({ type: 'integer', description: 'default 50, clamped to 250' }),
   page_token: z.string().optional(),
 });
+
+export const callbackListResponse = z.object({ data: z.array(callbackSchema), next_page_token: z.string() }).openapi('CallbackList');
 
 const list = (path: string, operationId: string) =>
   defineRoute(
@@ -44,8 +46,8 @@ const list = (path: string, operationId: string) =>
       auth: 'hmac',
       summary: 'Webhook delivery history, newest first',
       tags,
-      query: listQuery,
-      response: z.object({ data: z.array(callbackSchema), next_page_token: z.string() }).openapi('CallbackList'),
+      query: callbackListQuery,
+      response: callbackListResponse,
     },
     ({ identity, query }, deps) => listCallbacks(deps, merchantOf(identity).merchantId, query),
   );

@@ -1,16 +1,22 @@
 /**
- * What the signed-in member's role may call: the server's role table (each operation's x-roles in
- * /openapi.json, useRoleTable) against the cabinet session's role — the cabinet's useCan.
+ * The member's role at the cabinet's door, for the role table (session.tsx useCan reads it there):
+ * the cabinet session the shell loaded (Cabinet.tsx, CABINET_DOOR.sessionKey). The pages render
+ * only below the shell once it is loaded, and again whenever it changes, so they read it from the
+ * query cache — no second query, whose fetch function could stand in for the shell's.
  */
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useQueryClient } from '@tanstack/react-query';
+import type { Schemas } from '../api';
 import { CABINET_DOOR } from '../door';
 import { useRoleTable, type OperationId } from '../session';
 
-/** Whether the member's role may call an operation (false until both are known). */
+export function useMemberRole(enabled: boolean): string | undefined {
+  const session = useQueryClient().getQueryData<Schemas['CabinetSession'] | null>(CABINET_DOOR.sessionKey);
+  return enabled ? (session?.member.role ?? undefined) : undefined;
+}
+
+/** Whether the member's role may call an operation (false until both are known): the server's role table, each operation's x-roles. */
 export function useMemberCan(): (operationId: OperationId) => boolean {
-  // The shell's session query (Cabinet.tsx), read from the cache: it is loaded before any page shows.
-  const session = useQuery({ queryKey: CABINET_DOOR.sessionKey, queryFn: () => unwrap(api.GET('/api/v1/p2p/cabinet/session')), enabled: false }).data;
+  const role = useMemberRole(true);
   const table = useRoleTable().data;
-  return (operationId) => !!session && !!table && (table[operationId] ?? []).includes(session.member.role);
+  return (operationId) => !!role && !!table && (table[operationId] ?? []).includes(role);
 }

@@ -1336,6 +1336,148 @@ export interface paths {
         patch: operations["cabinetUpdateMember"];
         trace?: never;
     };
+    "/api/v1/p2p/cabinet/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's deals, newest first, with the listing's filters and a search by deal id or client_id */
+        get: operations["cabinetListDeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/deals/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** CSV export of the deals the same filters select (the columns of GET /deals/export) */
+        get: operations["cabinetExportDeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/deals/{deal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One deal with its timeline: its events and every webhook attempt with the answer; another merchant’s or an unknown id is 404 */
+        get: operations["cabinetGetDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log: every webhook delivery, newest first (GET /callbacks for people) */
+        get: operations["cabinetListDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/deliveries/{callback_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery in ERROR or RETRY now (POST /callbacks/{callback_id}/retry for people): its event again, through its delivery workflow
+         * @description The answer is the delivery queued (RETRY) for its attempt; the delivery log and the deal’s timeline show the outcome. Other statuses and a retry within CALLBACK_RETRY_COOLDOWN_SECONDS are 400; another merchant’s or an unknown id is 404.
+         */
+        post: operations["cabinetRetryDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/deliveries/{callback_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One delivery, e.g. to follow a retry to its outcome */
+        get: operations["cabinetGetDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/webhook/test-event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to the webhook URL through the real delivery path (signed, retried, in the delivery log)
+         * @description No webhook URL set is 400 FAILED_PRECONDITION. Audited (webhook.test_event).
+         */
+        post: operations["cabinetSendTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/cabinet/webhook/endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook URL's state: paused, failing or OK, and why */
+        get: operations["cabinetGetWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/checkout/{hash}": {
         parameters: {
             query?: never;
@@ -2790,7 +2932,7 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description One event in the V2 envelope: the body of a V2 webhook and an item of GET /events, one variant per family chosen by `type`; the event's object sits under its own key. New types are added without notice: clients must ignore the types they do not know, and fields are added without notice too (int64 values are strings). */
-        WebhookEvent: components["schemas"]["DealEvent"] | components["schemas"]["DealAmountChangedEvent"] | components["schemas"]["AppealEvent"] | components["schemas"]["AppealMessageEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["DepositEvent"];
+        WebhookEvent: components["schemas"]["DealEvent"] | components["schemas"]["DealAmountChangedEvent"] | components["schemas"]["AppealEvent"] | components["schemas"]["AppealMessageEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["DepositEvent"] | components["schemas"]["TestEvent"];
         /** @description deal.* events (but deal.amount_changed): the deal as it was when the event happened. */
         DealEvent: {
             /**
@@ -3156,6 +3298,38 @@ export interface components {
              * @enum {boolean}
              */
             sandbox?: true;
+        };
+        /** @description webhook.test: sent from the cabinet (POST /cabinet/webhook/test-event) to check the endpoint; no deal, no money (never sent to V1 merchants). */
+        TestEvent: {
+            /**
+             * Format: uuid
+             * @description stable across retries and in the feed: the key to process an event once
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description when the event happened (written to the outbox)
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description addition: true on every event of a sandbox merchant (see the Sandbox tag); absent on a live merchant's
+             * @enum {boolean}
+             */
+            sandbox?: true;
+            /**
+             * @description one of webhook.test. Open: new values may be added without notice; treat an unknown one as an event to ignore (the feed and the webhooks carry new types without notice). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "webhook.test";
+            test: components["schemas"]["TestEventBody"];
+        } & {
+            [key: string]: unknown;
+        };
+        TestEventBody: {
+            /** @description the email of the member who sent it (or "cabinet JWT") */
+            requested_by: string;
+            message: string;
         };
         V1Incoming: {
             /** Format: uuid */
@@ -4564,6 +4738,108 @@ export interface components {
             /** @description true disables the member and ends its sessions at once; false enables it */
             disabled?: boolean;
         };
+        /** @description An empty next_page_token means the last page. */
+        DealList: {
+            data: components["schemas"]["MerchantDealInfo"][];
+            next_page_token: string;
+        };
+        /** @description A deal, its events and every attempt of its webhook deliveries, oldest first. */
+        CabinetDealTimeline: {
+            deal: components["schemas"]["MerchantDealInfo"];
+            events: {
+                /** Format: uuid */
+                event_id: string;
+                event_type: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /** @description when the relay handed it to the delivery stream; empty until then */
+                dispatched_at: string;
+            }[];
+            webhook_attempts: {
+                /** Format: uuid */
+                callback_id: string;
+                /** Format: uuid */
+                event_id: string;
+                event_type: string;
+                url: string;
+                /** @enum {string} */
+                delivery_status: "PENDING" | "SUCCESS" | "RETRY" | "ERROR";
+                /** @description 0: the delivery is not tried yet */
+                attempt: number;
+                /** @description the attempt's outcome: SUCCESS, RETRY or ERROR; empty when not tried */
+                status: string;
+                /** @description 0 when nothing answered */
+                http_status: number;
+                duration_ms: number;
+                error: string;
+                /** @description the receiver's answer, cut to 2048 bytes */
+                response_body: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                at: string;
+            }[];
+        };
+        CallbackList: {
+            data: components["schemas"]["CallbackDelivery"][];
+            next_page_token: string;
+        };
+        /** @description One delivery of one event to one target. PENDING: not attempted yet; SUCCESS: delivered; RETRY: an attempt is coming (failed and another automatic attempt is scheduled, or a manual retry is queued); ERROR: no more automatic attempts. */
+        CallbackDelivery: {
+            /** Format: uuid */
+            callback_id: string;
+            deal_id: string;
+            /** Format: uuid */
+            event_id: string;
+            event_type: string;
+            url: string;
+            /** @description What each means: see CallbackDelivery. Open: new values may be added without notice; treat an unknown one as a delivery not settled yet. */
+            status: "PENDING" | "SUCCESS" | "RETRY" | "ERROR";
+            attempts: number;
+            /** @description status of the last attempt; 0 when none answered */
+            http_status: number;
+            /** @description body of the last answer, cut to 2048 bytes */
+            response_body: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        /** @description The event written: the delivery log shows its delivery within moments. */
+        CabinetTestEvent: {
+            /** Format: uuid */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "webhook.test";
+            url: string;
+        };
+        /** @description The webhook URL's state as its latest attempts show it (the breaker itself is each delivery worker's): PAUSED after breaker_failures failures in a row, until paused_until; FAILING when the last attempt failed; OK; UNUSED; NO_URL; DISABLED (the kill-switch). */
+        CabinetWebhookEndpoint: {
+            url: string;
+            /** @enum {string} */
+            state: "NO_URL" | "UNUSED" | "OK" | "FAILING" | "PAUSED" | "DISABLED";
+            /** @description why, in words */
+            reason: string;
+            consecutive_failures: number;
+            last_attempt_at: string;
+            /** @description PAUSED: when the one probe may go; empty otherwise */
+            paused_until: string;
+            /** @description failures in a row that pause the endpoint */
+            breaker_failures: number;
+            breaker_cooldown_seconds: number;
+            /** @description after a key rotation the old pair keeps working this long (MERCHANT_KEY_GRACE_PERIOD) */
+            key_grace_seconds: number;
+        };
         /** @description Sensitive fields (card_number, phone_number, iban, holder_name, bank_name, bank_display_name) are empty strings in terminal states. */
         CheckoutView: {
             /** @description PayIn: INITIALIZED, ESCROW_LOCKED, PAYMENT_NOTIFIED, PAYMENT_VERIFIED, COMPLETED, EXPIRED, APPEALED, REFUND_PENDING, SPAM_REJECTED, SOFT_DISPUTED, CANCELLED. PayOut: INITIALIZED, MATCHED, UNASSIGNED, PROCESSING, COMPLETED, FAILED, EXPIRED. Open: new values may be added without notice; treat an unknown one as a deal still in progress: read it again later. */
@@ -4720,11 +4996,6 @@ export interface components {
             /** @description digits after the point: minor units per major unit are 10^exponent (the cabinet types amounts in major units) */
             exponent: number;
         };
-        /** @description An empty next_page_token means the last page. */
-        DealList: {
-            data: components["schemas"]["MerchantDealInfo"][];
-            next_page_token: string;
-        };
         /** @description Daily UTC buckets; EXPIRED, SPAM_REJECTED and FAILED deals are excluded. */
         Turnover: {
             data: {
@@ -4823,37 +5094,6 @@ export interface components {
         };
         CancelDealRequest: {
             reason?: string;
-        };
-        CallbackList: {
-            data: components["schemas"]["CallbackDelivery"][];
-            next_page_token: string;
-        };
-        /** @description One delivery of one event to one target. PENDING: not attempted yet; SUCCESS: delivered; RETRY: an attempt is coming (failed and another automatic attempt is scheduled, or a manual retry is queued); ERROR: no more automatic attempts. */
-        CallbackDelivery: {
-            /** Format: uuid */
-            callback_id: string;
-            deal_id: string;
-            /** Format: uuid */
-            event_id: string;
-            event_type: string;
-            url: string;
-            /** @description What each means: see CallbackDelivery. Open: new values may be added without notice; treat an unknown one as a delivery not settled yet. */
-            status: "PENDING" | "SUCCESS" | "RETRY" | "ERROR";
-            attempts: number;
-            /** @description status of the last attempt; 0 when none answered */
-            http_status: number;
-            /** @description body of the last answer, cut to 2048 bytes */
-            response_body: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            updated_at: string;
         };
         /** @description Events oldest first. Unlike the listings, next_page_token is never empty: a page with fewer events than asked (an empty one included) means the feed is read to its end for now. */
         EventList: {
@@ -8749,6 +8989,424 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetListDeals: {
+        parameters: {
+            query?: {
+                /** @description PAYIN or PAYOUT; omitted means both; any other value gives an empty page */
+                deal_type?: string;
+                /** @description repeated (statuses=A&statuses=B) or comma-separated; unknown values match nothing */
+                statuses?: string[];
+                /** @description inclusive lower bound */
+                created_after?: string;
+                /** @description inclusive upper bound */
+                created_before?: string;
+                /** @description advisory; ignored (scope comes from the signed identity) */
+                merchant_id?: string;
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+                /** @description only this deal */
+                deal_id?: string;
+                /** @description only the deals of this payer (a PayIn's client_id) */
+                client_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *           "status": "ESCROW_LOCKED",
+                     *           "amount": "150000",
+                     *           "currency": "RUB",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "client_id": "customer-42",
+                     *           "deal_type": "PAYIN",
+                     *           "updated_at": "2026-11-22T10:00:00.000Z",
+                     *           "payment_url": "https://pay.example.com/pay/3f9a0c1e5b7d2a4c6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d",
+                     *           "target_requisite": "",
+                     *           "received_amount": "0",
+                     *           "amount_match_status": ""
+                     *         },
+                     *         {
+                     *           "deal_id": "2e4f6a8c-0b1d-5e3f-8a5c-7e9b1d3f5a7c",
+                     *           "status": "MATCHED",
+                     *           "amount": "50000",
+                     *           "currency": "RUB",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "client_id": "",
+                     *           "deal_type": "PAYOUT",
+                     *           "updated_at": "2026-11-22T10:00:00.000Z",
+                     *           "payment_url": "",
+                     *           "target_requisite": "4111111111111111",
+                     *           "received_amount": "0",
+                     *           "amount_match_status": ""
+                     *         }
+                     *       ],
+                     *       "next_page_token": "eyJjcmVhdGVkQXQiOiIyMDI2LTExLTIyVDEwOjAwOjAwLjAwMDAwMFoiLCJpZCI6IjViMGM4ZjdlIn0.5kQm2vX0cT9rLw1pYb3n8A"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetExportDeals: {
+        parameters: {
+            query?: {
+                /** @description PAYIN or PAYOUT; omitted means both; any other value gives an empty page */
+                deal_type?: string;
+                /** @description repeated (statuses=A&statuses=B) or comma-separated; unknown values match nothing */
+                statuses?: string[];
+                /** @description inclusive lower bound */
+                created_after?: string;
+                /** @description inclusive upper bound */
+                created_before?: string;
+                /** @description advisory; ignored (scope comes from the signed identity) */
+                merchant_id?: string;
+                /** @description only this deal */
+                deal_id?: string;
+                /** @description only the deals of this payer (a PayIn's client_id) */
+                client_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<name>.csv"`, the name made of the filters */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetGetDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deal": {
+                     *         "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *         "status": "ESCROW_LOCKED",
+                     *         "amount": "150000",
+                     *         "currency": "RUB",
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "client_id": "customer-42",
+                     *         "deal_type": "PAYIN",
+                     *         "updated_at": "2026-11-22T10:00:00.000Z",
+                     *         "payment_url": "https://pay.example.com/pay/3f9a0c1e5b7d2a4c6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d",
+                     *         "target_requisite": "",
+                     *         "received_amount": "0",
+                     *         "amount_match_status": ""
+                     *       },
+                     *       "events": [
+                     *         {
+                     *           "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *           "event_type": "deal.escrow_locked",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "dispatched_at": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "webhook_attempts": [
+                     *         {
+                     *           "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *           "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *           "event_type": "deal.escrow_locked",
+                     *           "url": "https://shop.example.com/webhooks/gateway",
+                     *           "delivery_status": "SUCCESS",
+                     *           "attempt": 1,
+                     *           "status": "SUCCESS",
+                     *           "http_status": 200,
+                     *           "duration_ms": 41,
+                     *           "error": "",
+                     *           "response_body": "ok",
+                     *           "at": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CabinetDealTimeline"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetListDeliveries: {
+        parameters: {
+            query?: {
+                /** @description only deliveries of this deal */
+                deal_id?: string;
+                /** @description default 50, clamped to 250 */
+                page_size?: number;
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *           "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *           "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *           "event_type": "deal.escrow_locked",
+                     *           "url": "https://shop.example.com/webhooks/gateway",
+                     *           "status": "SUCCESS",
+                     *           "attempts": 1,
+                     *           "http_status": 200,
+                     *           "response_body": "ok",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "updated_at": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallbackList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetRetryDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callback_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *       "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *       "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *       "event_type": "deal.escrow_locked",
+                     *       "url": "https://shop.example.com/webhooks/gateway",
+                     *       "status": "RETRY",
+                     *       "attempts": 5,
+                     *       "http_status": 503,
+                     *       "response_body": "maintenance",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallbackDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetGetDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callback_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "callback_id": "8f7e6d5c-4b3a-5291-8a0f-1e2d3c4b5a69",
+                     *       "deal_id": "5b0c8f7e-2d41-5c3a-9e6f-0a1b2c3d4e5f",
+                     *       "event_id": "7d6f3a8e-1c2b-5d4e-9f0a-1b2c3d4e5f60",
+                     *       "event_type": "deal.escrow_locked",
+                     *       "url": "https://shop.example.com/webhooks/gateway",
+                     *       "status": "SUCCESS",
+                     *       "attempts": 1,
+                     *       "http_status": 200,
+                     *       "response_body": "ok",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallbackDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetSendTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_id": "0a1b2c3d-4e5f-5a6b-8c7d-9e0f1a2b3c4d",
+                     *       "event_type": "webhook.test",
+                     *       "url": "https://shop.example.com/webhooks/gateway"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CabinetTestEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cabinetGetWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://shop.example.com/webhooks/gateway",
+                     *       "state": "PAUSED",
+                     *       "reason": "the last 20 attempts failed (the last: HTTP 503); deliveries wait, then one probe goes — its success resumes them",
+                     *       "consecutive_failures": 20,
+                     *       "last_attempt_at": "2026-11-22T10:00:00.000Z",
+                     *       "paused_until": "2026-11-22T10:00:30.000Z",
+                     *       "breaker_failures": 20,
+                     *       "breaker_cooldown_seconds": 30,
+                     *       "key_grace_seconds": 900
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CabinetWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
