@@ -1,5 +1,5 @@
 /**
- * An API any language can generate from (issue 39), checked on the documents as served — the full
+ * An API any language can generate from, checked on the documents as served — the full
  * /openapi.json and the merchant's /openapi.merchant.json — without a generator (the Go clients
  * themselves are built by test/ops/go-client.test.ts):
  *

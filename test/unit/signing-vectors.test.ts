@@ -1,6 +1,6 @@
 /**
  * The test vectors of docs/signing.md (docs/signing-vectors.json), each checked against the
- * gateway's own code: the V2 request signature and its verifier (spec 5.1), the request-bound v2=,
+ * gateway's own code: the V2 request signature and its verifier (the merchant contract's request signing), the request-bound v2=,
  * the V2 webhook headers as the delivery activity renders them (X-Signature and Standard Webhooks,
  * a rotation's two secrets included), the V1 request signature and the V1 webhook headers — and,
  * where an independent implementation exists, against it too (Stripe's and the standardwebhooks
@@ -60,7 +60,7 @@ test('every scheme of docs/signing.md has vectors, and the page shows each exact
   t.true(file.vectors.some((v) => Buffer.byteLength(v.body) > v.body.length));
 });
 
-test('V2 requests (spec 5.1): the gateway signs each vector so, and its verifier accepts it and nothing else', (t) => {
+test('V2 requests: the gateway signs each vector so, and its verifier accepts it and nothing else', (t) => {
   for (const v of byScheme('v2-request')) {
     t.is(v.headers['X-Signature']!, signatureHeader(secret, v.timestamp, v.body), v.name);
     t.is(v.headers['X-Timestamp'], String(v.timestamp));
