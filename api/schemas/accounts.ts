@@ -65,3 +65,33 @@ export const sessionFields = {
   absolute_expires_at: z.string(),
   idle_timeout_seconds: z.number().int(),
 };
+
+/**
+ * A door's invitation, its answer when made (the link, once) and its list — the same shape at every
+ * door, each under its own component names (`<prefix>Invitation`, `<prefix>InviteResult`,
+ * `<prefix>Invitations`) with its own roles and words.
+ */
+export function invitationSchemas<R extends z.ZodTypeAny>(prefix: string, role: R, words: { invitedBy: string; mailbox: string; revokedEarlier: string }) {
+  const invitation = z
+    .object({
+      invitation_id: z.string().uuid(),
+      email: z.string(),
+      role,
+      invited_by: z.string().openapi({ description: words.invitedBy }),
+      created_at: z.string(),
+      expires_at: z.string(),
+      expired: z.boolean(),
+    })
+    .openapi(`${prefix}Invitation`);
+  const inviteResult = z
+    .object({
+      invitation,
+      invite_url: z.string().openapi({
+        description: `the link to give the invitee (shown this once; also written to the development mailbox ${words.mailbox}): it works once, until expires_at`,
+      }),
+      revoked_earlier: z.number().int().openapi({ description: words.revokedEarlier }),
+    })
+    .openapi(`${prefix}InviteResult`);
+  const invitations = z.object({ data: z.array(invitation) }).openapi(`${prefix}Invitations`);
+  return { invitation, inviteResult, invitations };
+}

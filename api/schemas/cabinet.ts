@@ -1,7 +1,18 @@
 /** The merchant cabinet's own API: a member's session, TOTP and password, the team and its invitations (docs/cabinet.md). */
 import { z } from 'zod';
 import { MERCHANT_ROLES } from '../../domain/roles';
-import { email, invitationToken, ownPasswordFields, ownPasswordResult, password, sessionFields, signInFields, totpFields, totpResult } from './accounts';
+import {
+  email,
+  invitationSchemas,
+  invitationToken,
+  ownPasswordFields,
+  ownPasswordResult,
+  password,
+  sessionFields,
+  signInFields,
+  totpFields,
+  totpResult,
+} from './accounts';
 import { uuid } from './common';
 
 const memberRole = z.enum(MERCHANT_ROLES).openapi({
@@ -53,28 +64,14 @@ export const updateMemberBody = z
   .openapi('CabinetMemberUpdate');
 
 export const inviteMemberBody = z.object({ email, role: memberRole }).strict().openapi('CabinetInvite');
-const invitationSchema = z
-  .object({
-    invitation_id: z.string().uuid(),
-    email: z.string(),
-    role: memberRole,
-    invited_by: z.string().openapi({ description: '`<actor_kind>:<id>` of the inviter (a member, the cabinet JWT, or the operator who created the merchant)' }),
-    created_at: z.string(),
-    expires_at: z.string(),
-    expired: z.boolean(),
-  })
-  .openapi('CabinetInvitation');
-export const memberInviteResponse = z
-  .object({
-    invitation: invitationSchema,
-    invite_url: z.string().openapi({
-      description:
-        'the link to give the invitee (shown this once; also written to the development mailbox MERCHANT_MAILBOX_FILE): it works once, until expires_at',
-    }),
-    revoked_earlier: z.number().int().openapi({ description: "the email's earlier invitation (of this merchant) withdrawn by this one (0 or 1)" }),
-  })
-  .openapi('CabinetInviteResult');
-export const memberInvitationsResponse = z.object({ data: z.array(invitationSchema) }).openapi('CabinetInvitations');
+const memberInvitations = invitationSchemas('Cabinet', memberRole, {
+  invitedBy: '`<actor_kind>:<id>` of the inviter (a member, the cabinet JWT, or the operator who created the merchant)',
+  mailbox: 'MERCHANT_MAILBOX_FILE',
+  revokedEarlier: "the email's earlier invitation (of this merchant) withdrawn by this one (0 or 1)",
+});
+const invitationSchema = memberInvitations.invitation;
+export const memberInviteResponse = memberInvitations.inviteResult;
+export const memberInvitationsResponse = memberInvitations.invitations;
 export const memberInvitationParams = z.object({ invitation_id: uuid('invitation_id') });
 export const memberInvitationResponse = z.object({ invitation: invitationSchema }).openapi('CabinetInvitationResult');
 

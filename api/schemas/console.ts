@@ -4,6 +4,7 @@ import { OPERATOR_ROLES } from '../../domain/roles';
 import {
   confirmation,
   email,
+  invitationSchemas,
   invitationToken,
   ownPasswordFields,
   ownPasswordResult,
@@ -65,28 +66,14 @@ export const ownPasswordBody = z.object(ownPasswordFields).strict().openapi('Ope
 export const ownPasswordResponse = z.object(ownPasswordResult).openapi('OperatorOwnPasswordResult');
 
 export const inviteOperatorBody = z.object({ email, role }).strict().openapi('OperatorInvite');
-const invitationSchema = z
-  .object({
-    invitation_id: z.string().uuid(),
-    email: z.string(),
-    role,
-    invited_by: z.string().openapi({ description: '`<actor_kind>:<id>` of the inviting admin' }),
-    created_at: z.string(),
-    expires_at: z.string(),
-    expired: z.boolean(),
-  })
-  .openapi('OperatorInvitation');
-export const inviteResponse = z
-  .object({
-    invitation: invitationSchema,
-    invite_url: z.string().openapi({
-      description:
-        'the link to give the invitee (shown this once; also written to the development mailbox OPERATOR_MAILBOX_FILE): it works once, until expires_at',
-    }),
-    revoked_earlier: z.number().int().openapi({ description: "the email's earlier invitation withdrawn by this one (0 or 1)" }),
-  })
-  .openapi('OperatorInviteResult');
-export const invitationsResponse = z.object({ data: z.array(invitationSchema) }).openapi('OperatorInvitations');
+const operatorInvitations = invitationSchemas('Operator', role, {
+  invitedBy: '`<actor_kind>:<id>` of the inviting admin',
+  mailbox: 'OPERATOR_MAILBOX_FILE',
+  revokedEarlier: "the email's earlier invitation withdrawn by this one (0 or 1)",
+});
+const invitationSchema = operatorInvitations.invitation;
+export const inviteResponse = operatorInvitations.inviteResult;
+export const invitationsResponse = operatorInvitations.invitations;
 export const invitationParams = z.object({ invitation_id: uuid('invitation_id') });
 export const invitationResponse = z.object({ invitation: invitationSchema });
 

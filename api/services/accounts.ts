@@ -94,6 +94,21 @@ class TooManySignIns extends DomainError {
   readonly kind = 'RATE_LIMITED' as const;
 }
 
+/** An account as its door's API shows it, after its own id key (operator_id, member_id): the same fields at every door. */
+export function accountFields<R extends AnyRole>(row: AccountRow) {
+  return {
+    email: row.email,
+    role: row.role as R,
+    totp_enrolled: row.totp_secret_sealed !== null,
+    disabled: row.disabled_at !== null,
+    disabled_at: row.disabled_at?.toISOString() ?? '',
+    created_at: row.created_at.toISOString(),
+    totp_required: row.totp_required,
+    last_sign_in_at: row.last_sign_in_at?.toISOString() ?? '',
+    last_sign_in_address: row.last_sign_in_address,
+  };
+}
+
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /** The TOTP secret is sealed bound to its account (an operator's as it always was). */

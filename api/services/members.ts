@@ -20,18 +20,7 @@ import * as accounts from './accounts';
 import { acceptInvitation, checkInvitation, invite, listInvitations, revoke } from './invitations';
 
 function presentMember(row: AccountRow) {
-  return {
-    member_id: row.id,
-    email: row.email,
-    role: row.role as MerchantRole,
-    totp_enrolled: row.totp_secret_sealed !== null,
-    disabled: row.disabled_at !== null,
-    disabled_at: row.disabled_at?.toISOString() ?? '',
-    created_at: row.created_at.toISOString(),
-    totp_required: row.totp_required,
-    last_sign_in_at: row.last_sign_in_at?.toISOString() ?? '',
-    last_sign_in_address: row.last_sign_in_address,
-  };
+  return { member_id: row.id, ...accounts.accountFields<MerchantRole>(row) };
 }
 
 async function merchantOfMember(deps: AppDeps, merchantId: string) {

@@ -27,18 +27,7 @@ import * as accounts from './accounts';
 import { confirmCredential, normalizeEmail } from './accounts';
 
 export function presentOperator(row: AccountRow) {
-  return {
-    operator_id: row.id,
-    email: row.email,
-    role: row.role as OperatorRole,
-    totp_enrolled: row.totp_secret_sealed !== null,
-    disabled: row.disabled_at !== null,
-    disabled_at: row.disabled_at?.toISOString() ?? '',
-    created_at: row.created_at.toISOString(),
-    totp_required: row.totp_required,
-    last_sign_in_at: row.last_sign_in_at?.toISOString() ?? '',
-    last_sign_in_address: row.last_sign_in_address,
-  };
+  return { operator_id: row.id, ...accounts.accountFields<OperatorRole>(row) };
 }
 
 export function sessionAnswer(deps: AppDeps, s: { account: AccountRow; sessionId: string; expiresAt: Date; absoluteEnd: Date }) {
