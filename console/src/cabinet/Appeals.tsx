@@ -60,7 +60,7 @@ function AppealList() {
         caption="Appeals, newest first"
         columns={['Appeal', 'Deal', 'Status', 'Reason', 'Opened']}
         rowKey={(a: Appeal) => a.appeal_id}
-        empty="No appeal."
+        empty={status.length ? 'No appeal has the chosen status.' : 'No appeals yet. An appeal asks an operator to look again at a deal that went wrong.'}
         row={(a: Appeal) => (
           <tr>
             <td>
@@ -281,7 +281,7 @@ function Conversation({ appeal }: { appeal: Schemas['AppealDetail'] }) {
       <Loaded query={messages} what="the messages">
         {(m) =>
           m.data.messages.length === 0 ? (
-            <p>No message yet.</p>
+            <p>No messages yet. The operator's answers appear here.</p>
           ) : (
             <ol className="messages">
               {m.data.messages.map((msg) => (

@@ -212,8 +212,16 @@ function Profile() {
         <dd>
           <Text value={m.webhook_url || 'none'} />
         </dd>
-        <dt>Kill-switch</dt>
-        <dd>{m.kill_switch ? 'on: the merchant is disabled' : 'off'}</dd>
+        <dt>Operator's kill-switch</dt>
+        <dd>
+          {m.kill_switch ? (
+            <>
+              on: an operator stopped this merchant; deals, PayOuts and withdrawals are refused until it is turned off. <Text value={m.kill_switch_reason} />
+            </>
+          ) : (
+            'off: the merchant works as usual'
+          )}
+        </dd>
       </dl>
     </section>
   );

@@ -66,55 +66,61 @@ function Members({ meId }: { meId: string }) {
             row={(m) => (
               <tr data-testid="member-row">
                 <td>
-                  <Text value={m.email} />
-                  {m.member_id === meId && ' (you)'}
+                  {/* One child, so on a phone the card keeps "(you)" beside the address. */}
+                  <span>
+                    <Text value={m.email} />
+                    {m.member_id === meId && ' (you)'}
+                  </span>
                 </td>
                 <td>{m.role}</td>
                 <td>{m.disabled ? 'disabled' : m.totp_required && !m.totp_enrolled ? 'setting up' : 'active'}</td>
                 <td>{m.last_sign_in_at ? when(m.last_sign_in_at) : 'never'}</td>
                 <td className="actions-cell">
-                  <RoleChange member={m} />
-                  <Action
-                    op="cabinetUpdateMember"
-                    label={m.disabled ? 'Enable' : 'Disable'}
-                    run={() =>
-                      unwrap(
-                        api.PATCH('/api/v1/p2p/cabinet/team/{member_id}', { params: { path: { member_id: m.member_id } }, body: { disabled: !m.disabled } }),
-                      )
-                    }
-                    confirm={{
-                      title: `${m.disabled ? 'Enable' : 'Disable'} ${m.email}?`,
-                      text: m.disabled ? (
-                        <p>
-                          <Text value={m.email} /> may sign in again as {m.role}.
-                        </p>
-                      ) : (
-                        <p>
-                          <Text value={m.email} /> is signed out at once and cannot sign in until an owner enables the account again. Invitations it made and
-                          nobody accepted stop working.
-                        </p>
-                      ),
-                      label: m.disabled ? 'Enable' : 'Disable',
-                      tone: m.disabled ? 'primary' : 'danger',
-                    }}
-                  />
-                  <Action
-                    op="cabinetRemoveMember"
-                    label="Remove"
-                    className="danger"
-                    run={() => unwrap(api.DELETE('/api/v1/p2p/cabinet/team/{member_id}', { params: { path: { member_id: m.member_id } } }))}
-                    confirm={{
-                      title: `Remove ${m.email}?`,
-                      text: (
-                        <p>
-                          <Text value={m.email} /> is signed out and never signs in again; the audit trail keeps what it did. The address may be invited again.
-                          The last owner cannot be removed.
-                        </p>
-                      ),
-                      label: 'Remove',
-                      tone: 'danger',
-                    }}
-                  />
+                  {/* One child, so on a phone the card's grid keeps every action under the label. */}
+                  <div className="actions">
+                    <RoleChange member={m} />
+                    <Action
+                      op="cabinetUpdateMember"
+                      label={m.disabled ? 'Enable' : 'Disable'}
+                      run={() =>
+                        unwrap(
+                          api.PATCH('/api/v1/p2p/cabinet/team/{member_id}', { params: { path: { member_id: m.member_id } }, body: { disabled: !m.disabled } }),
+                        )
+                      }
+                      confirm={{
+                        title: `${m.disabled ? 'Enable' : 'Disable'} ${m.email}?`,
+                        text: m.disabled ? (
+                          <p>
+                            <Text value={m.email} /> may sign in again as {m.role}.
+                          </p>
+                        ) : (
+                          <p>
+                            <Text value={m.email} /> is signed out at once and cannot sign in until an owner enables the account again. Invitations it made and
+                            nobody accepted stop working.
+                          </p>
+                        ),
+                        label: m.disabled ? 'Enable' : 'Disable',
+                        tone: m.disabled ? 'primary' : 'danger',
+                      }}
+                    />
+                    <Action
+                      op="cabinetRemoveMember"
+                      label="Remove"
+                      className="danger"
+                      run={() => unwrap(api.DELETE('/api/v1/p2p/cabinet/team/{member_id}', { params: { path: { member_id: m.member_id } } }))}
+                      confirm={{
+                        title: `Remove ${m.email}?`,
+                        text: (
+                          <p>
+                            <Text value={m.email} /> is signed out and never signs in again; the audit trail keeps what it did. The address may be invited
+                            again. The last owner cannot be removed.
+                          </p>
+                        ),
+                        label: 'Remove',
+                        tone: 'danger',
+                      }}
+                    />
+                  </div>
                 </td>
               </tr>
             )}
@@ -221,7 +227,7 @@ function Invitations() {
             columns={['Email', 'Role', 'Until', '']}
             rows={list.data}
             rowKey={(i) => i.invitation_id}
-            empty="None."
+            empty="No invitation is waiting to be accepted."
             row={(i) => (
               <tr>
                 <td>
