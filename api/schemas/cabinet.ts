@@ -17,7 +17,7 @@ import { uuid } from './common';
 
 const memberRole = z.enum(MERCHANT_ROLES).openapi({
   description:
-    'owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)',
+    'owner (everything; alone: the team), developer (profile settings, keys, passes), finance (money and disputes: PayOuts, withdrawals, the deposit address; appeals, their messages and evidence), support (read-only)',
 });
 
 export const cabinetSignInBody = z.object(signInFields).strict().openapi('CabinetSignIn');

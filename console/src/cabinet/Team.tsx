@@ -17,7 +17,7 @@ const ROLES: readonly Role[] = ['owner', 'developer', 'finance', 'support'];
 const ROLE_WORDS: Record<Role, string> = {
   owner: 'everything, and the team',
   developer: 'settings, webhooks, keys; reads everything',
-  finance: 'appeals and their evidence; reads everything',
+  finance: 'money and disputes: PayOuts, withdrawals, the deposit address; appeals and their evidence; reads everything',
   support: 'reads everything, changes nothing',
 };
 

@@ -3926,7 +3926,7 @@ export interface components {
             invitation_id: string;
             email: string;
             /**
-             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (money and disputes: PayOuts, withdrawals, the deposit address; appeals, their messages and evidence), support (read-only)
              * @enum {string}
              */
             role: "owner" | "developer" | "finance" | "support";
@@ -4638,7 +4638,7 @@ export interface components {
             member_id: string;
             email: string;
             /**
-             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (money and disputes: PayOuts, withdrawals, the deposit address; appeals, their messages and evidence), support (read-only)
              * @enum {string}
              */
             role: "owner" | "developer" | "finance" | "support";
@@ -4691,7 +4691,7 @@ export interface components {
         CabinetInvitationDetails: {
             email: string;
             /**
-             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (money and disputes: PayOuts, withdrawals, the deposit address; appeals, their messages and evidence), support (read-only)
              * @enum {string}
              */
             role: "owner" | "developer" | "finance" | "support";
@@ -4712,7 +4712,7 @@ export interface components {
             /** Format: email */
             email: string;
             /**
-             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (money and disputes: PayOuts, withdrawals, the deposit address; appeals, their messages and evidence), support (read-only)
              * @enum {string}
              */
             role: "owner" | "developer" | "finance" | "support";
@@ -4731,7 +4731,7 @@ export interface components {
         };
         CabinetMemberUpdate: {
             /**
-             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (appeals, their messages and evidence), support (read-only)
+             * @description owner (everything; alone: the team), developer (profile settings, keys, passes), finance (money and disputes: PayOuts, withdrawals, the deposit address; appeals, their messages and evidence), support (read-only)
              * @enum {string}
              */
             role?: "owner" | "developer" | "finance" | "support";
