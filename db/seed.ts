@@ -56,7 +56,7 @@ const RATES: Record<string, [bigint, bigint]> = {
 
 const TRADERS = [
   { id: '30000000-0000-4000-8000-000000000001', name: 'Demo trader Alpha', bank: 'sberbank' },
-  { id: '30000000-0000-4000-8000-000000000002', name: 'Demo trader Bravo', bank: 'tbank' },
+  { id: '30000000-0000-4000-8000-000000000002', name: 'Demo trader Bravo', bank: 'sberbank' },
   { id: '30000000-0000-4000-8000-000000000003', name: 'Demo trader Charlie', bank: 'sberbank' },
 ];
 /** 100,000,000 USDT in cents per demo trader: hundreds of concurrent deals at the maximum still match. */
@@ -65,7 +65,8 @@ const TRADER_LIQUIDITY = 10_000_000_000n;
 /**
  * The demo trader who works through the trader app (docs/trader.md): its own account, made once
  * with a password printed that once; it sets up its authenticator at its first sign-in. Its RUB
- * requisites are at T-Bank, so a payer of that bank meets it first while it is online.
+ * requisites are the demo's only ones at T-Bank (the others' are at Sberbank), so a T-Bank payer
+ * meets it first while it is online.
  */
 const DEMO_APP_TRADER = { id: '30000000-0000-4000-8000-000000000004', name: 'Demo trader Dana', bank: 'tbank' };
 export const SEED_TRADER_EMAIL = 'trader@gateway.local';
