@@ -30,6 +30,7 @@ import {
   findSettlement,
   latestMessagesOf,
   listAppeals,
+  MERCHANT_THREAD_ROLES,
   messagesOf,
   pageAppeals,
   streamAppeals,
@@ -317,7 +318,8 @@ export async function postMessage(
   );
 }
 
-export const threadOf = (deps: AppDeps, appealId: string) => messagesOf(deps.sql, appealId);
+/** The merchant's thread: its messages and the arbiter's (the trader's side of the appeal is the arbiter's to read). */
+export const threadOf = (deps: AppDeps, appealId: string) => messagesOf(deps.sql, appealId, MERCHANT_THREAD_ROLES);
 
 // ---- The arbiter (operator) ----
 
