@@ -942,7 +942,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One appeal with its deal, messages (oldest first) and files */
+        /** One appeal with its deal, both parties (the merchant's statement, the trader's answer and deadline), every message (oldest first) and file */
         get: operations["adminGetAppeal"];
         put?: never;
         post?: never;
@@ -4514,9 +4514,17 @@ export interface components {
             /** @description the settlement deal made for this appeal, or empty */
             settlement_deal_id: string;
             deal: components["schemas"]["MerchantDealInfo"];
-            messages: components["schemas"]["AppealMessage"][];
-            /** @description every file attached to the appeal or its messages */
-            files: components["schemas"]["EvidenceFile"][];
+            trader: components["schemas"]["AppealTraderParty"];
+            /** @description every party's messages, oldest first (the merchant's own thread has no TRADER messages) */
+            messages: components["schemas"]["AdminAppealMessage"][];
+            /** @description every file attached to the appeal or its messages, with the party that gave it */
+            files: (components["schemas"]["EvidenceFile"] & {
+                /**
+                 * @description whose evidence it is
+                 * @enum {string}
+                 */
+                party: "MERCHANT" | "ADMIN" | "TRADER";
+            })[];
             /** @description every arbiter move with what it will do, from the state tables the appeal's and the deal's workflows decide with */
             moves: components["schemas"]["AppealMovePreview"][];
         };
@@ -4533,6 +4541,35 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+        };
+        AppealTraderParty: {
+            /** @description the deal's trader; '' when the deal has none */
+            trader_id: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @description when the trader must have answered: opening + APPEAL_TRADER_RESPONSE_SECONDS
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            respond_by: string;
+            /** @description RFC 3339 of the trader's first answer; '' while it has not answered */
+            responded_at: string;
+            /**
+             * @description ANSWERED: it answered; WAITING: its time runs; MISSED: its time ended without an answer
+             * @enum {string}
+             */
+            answer: "ANSWERED" | "WAITING" | "MISSED";
+            /** @description the trader's evidence: the files of its messages */
+            file_ids: string[];
+        };
+        AdminAppealMessage: components["schemas"]["AppealMessage"] & {
+            /**
+             * @description the party: the merchant, the arbiter, or the deal's trader
+             * @enum {string}
+             */
+            sender_role?: "MERCHANT" | "ADMIN" | "TRADER";
+            /** @description the merchant's name, the trader's name, or the operator account's email (`operator JWT (<sub>)`) */
+            sender_name: string;
         };
         AppealMovePreview: {
             /** @enum {string} */
