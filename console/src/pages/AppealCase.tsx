@@ -152,9 +152,9 @@ export function PartiesSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
   const trader = appeal.trader;
   const statementFiles = appeal.file_ids.length;
   return (
-    <section aria-labelledby="parties-h" className="parties">
+    <section aria-labelledby="parties-h">
       <h2 id="parties-h">The parties</h2>
-      <div className="party" data-testid="party-merchant">
+      <div className="card wide" data-testid="party-merchant">
         <h3>
           Merchant: <Named kind="merchant" id={appeal.merchant_id} name={appeal.merchant_name} />
         </h3>
@@ -165,7 +165,7 @@ export function PartiesSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
           {statementFiles === 0 ? 'No file with the statement.' : `${statementFiles} file${statementFiles === 1 ? '' : 's'} with the statement.`}
         </p>
       </div>
-      <div className="party" data-testid="party-trader">
+      <div className="card wide" data-testid="party-trader">
         <h3>
           Trader: {trader.trader_id ? <Named kind="trader" id={trader.trader_id} name={trader.name} /> : <span className="muted">none</span>}
         </h3>

@@ -139,7 +139,7 @@ function AppealCase({ id }: { id: string }) {
               {a.messages.length === 0 ? (
                 <p>No messages yet.</p>
               ) : (
-                <ol className="messages">
+                <ol className="chat">
                   {a.messages.map((m) => (
                     <li key={m.message_id} className={m.sender_role === 'TRADER' ? 'mine' : 'theirs'} data-party={m.sender_role}>
                       <p className="muted">
