@@ -150,7 +150,7 @@ const appealTraderSchema = z
   .object({
     trader_id: z.string().openapi({ description: "the deal's trader; '' when the deal has none" }),
     name: z.string(),
-    respond_by: timestamp.openapi({ description: "when the trader must have answered: opening + APPEAL_TRADER_RESPONSE_SECONDS" }),
+    respond_by: timestamp.openapi({ description: 'when the trader must have answered: opening + APPEAL_TRADER_RESPONSE_SECONDS' }),
     responded_at: z.string().openapi({ description: "RFC 3339 of the trader's first answer; '' while it has not answered" }),
     answer: z
       .enum(['ANSWERED', 'WAITING', 'MISSED'])

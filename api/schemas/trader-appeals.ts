@@ -27,7 +27,9 @@ export const traderAppealSummary = z.object(traderAppealFields).openapi('TraderA
 
 export const traderAppealListResponse = z
   .object({ data: z.array(traderAppealSummary) })
-  .openapi('TraderAppealList', { description: 'The appeals still waiting for the arbiter first (earliest respond_by first), then the rest, newest first; at most 200.' });
+  .openapi('TraderAppealList', {
+    description: 'The appeals still waiting for the arbiter first (earliest respond_by first), then the rest, newest first; at most 200.',
+  });
 
 export const traderAppealMessage = z
   .object({
@@ -75,7 +77,9 @@ export const traderAppealMessageResponse = z.object({ data: traderAppealMessage 
 
 export const traderEvidenceForm = z
   .object({
-    file: z.string().openapi({ type: 'string', format: 'binary', description: 'the evidence file (part name `file`): a receipt, a bank statement, a screenshot' }),
+    file: z
+      .string()
+      .openapi({ type: 'string', format: 'binary', description: 'the evidence file (part name `file`): a receipt, a bank statement, a screenshot' }),
     note: z.string().optional().openapi({ description: 'what the file shows, at most 4000 characters (the message that carries it)' }),
   })
   .openapi('TraderEvidenceUpload');

@@ -47,11 +47,7 @@ export async function findFileForMerchant(db: Db, merchantId: string, fileId: st
 }
 
 /** The ids among `fileIds` that the owner does not own (unknown ids included), in the given order. */
-export async function foreignFileIds(
-  db: Db,
-  owner: { merchantId: string } | { traderId: string } | { operator: true },
-  fileIds: string[],
-): Promise<string[]> {
+export async function foreignFileIds(db: Db, owner: { merchantId: string } | { traderId: string } | { operator: true }, fileIds: string[]): Promise<string[]> {
   if (fileIds.length === 0) return [];
   const mine =
     'merchantId' in owner ? db`merchant_id = ${owner.merchantId}` : 'traderId' in owner ? db`trader_id = ${owner.traderId}` : db`owner_type = 'operator'`;

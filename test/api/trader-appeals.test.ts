@@ -137,10 +137,7 @@ test("the trader answers with a statement and evidence: the arbiter sees both pa
   const mine = (await asTrader(trader.session, 'GET', path(appealId))).body.data;
   t.is(mine.answer, 'ANSWERED');
   t.not(mine.responded_at, '');
-  t.deepEqual(
-    mine.files.map((f: Json) => f.party).sort(),
-    ['MERCHANT', 'TRADER'],
-  );
+  t.deepEqual(mine.files.map((f: Json) => f.party).sort(), ['MERCHANT', 'TRADER']);
   t.deepEqual((await traderDownload(trader.session, appealId, traderFile)).bytes, SAMPLES.pdf);
 
   // The arbiter: both parties, labelled, with names.
@@ -228,7 +225,9 @@ test('concurrent answers: 8 at once all land and the first answer time is stampe
     answers.map((r) => r.status).join(','),
   );
   const [row] = await sql<{ trader_responded_at: Date }[]>`select trader_responded_at from appeals where id = ${appealId}`;
-  const messages = await sql<{ created_at: Date }[]>`select created_at from appeal_messages where appeal_id = ${appealId} and sender_role = 'TRADER' order by seq`;
+  const messages = await sql<
+    { created_at: Date }[]
+  >`select created_at from appeal_messages where appeal_id = ${appealId} and sender_role = 'TRADER' order by seq`;
   t.is(messages.length, 8);
   t.true(row!.trader_responded_at.getTime() <= messages[0]!.created_at.getTime(), 'stamped by the first answer, kept by the others');
 

@@ -166,16 +166,14 @@ export function PartiesSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
         </p>
       </div>
       <div className="card wide" data-testid="party-trader">
-        <h3>
-          Trader: {trader.trader_id ? <Named kind="trader" id={trader.trader_id} name={trader.name} /> : <span className="muted">none</span>}
-        </h3>
+        <h3>Trader: {trader.trader_id ? <Named kind="trader" id={trader.trader_id} name={trader.name} /> : <span className="muted">none</span>}</h3>
         <p data-testid="trader-answer">
           <span className={`badge${trader.answer === 'MISSED' ? ' danger' : ''}`}>{trader.answer}</span> {ANSWER_TEXT[trader.answer]}
           {trader.responded_at ? ` · first answer ${when(trader.responded_at)}` : ''}
         </p>
         <p className="muted">
-          Respond by {when(trader.respond_by)} · {trader.file_ids.length} evidence file{trader.file_ids.length === 1 ? '' : 's'}. The trader's
-          messages are in the conversation below; the merchant does not see them.
+          Respond by {when(trader.respond_by)} · {trader.file_ids.length} evidence file{trader.file_ids.length === 1 ? '' : 's'}. The trader's messages are in
+          the conversation below; the merchant does not see them.
         </p>
       </div>
     </section>

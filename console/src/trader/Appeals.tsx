@@ -160,9 +160,7 @@ function AppealCase({ id }: { id: string }) {
               <Answer appealId={a.appeal_id} />
             ) : (
               <p data-testid="no-answer">
-                {a.answer === 'MISSED'
-                  ? 'The time to answer ended: the arbiter decides without your answer.'
-                  : 'This dispute no longer takes answers.'}
+                {a.answer === 'MISSED' ? 'The time to answer ended: the arbiter decides without your answer.' : 'This dispute no longer takes answers.'}
               </p>
             )}
           </>
