@@ -23,15 +23,13 @@ const traderAppealFields = {
   can_answer: z.boolean().openapi({ description: 'the appeal waits for the arbiter (OPEN, IN_REVIEW, REOPENED) and respond_by is ahead' }),
 };
 
-export const traderAppealSummary = z.object(traderAppealFields).openapi('TraderAppealSummary');
+const traderAppealSummary = z.object(traderAppealFields).openapi('TraderAppealSummary');
 
-export const traderAppealListResponse = z
-  .object({ data: z.array(traderAppealSummary) })
-  .openapi('TraderAppealList', {
-    description: 'The appeals still waiting for the arbiter first (earliest respond_by first), then the rest, newest first; at most 200.',
-  });
+export const traderAppealListResponse = z.object({ data: z.array(traderAppealSummary) }).openapi('TraderAppealList', {
+  description: 'The appeals still waiting for the arbiter first (earliest respond_by first), then the rest, newest first; at most 200.',
+});
 
-export const traderAppealMessage = z
+const traderAppealMessage = z
   .object({
     message_id: z.string().uuid(),
     appeal_id: z.string().uuid(),

@@ -24,7 +24,8 @@ import {
   visit,
   type BrowserCtx,
 } from '../helpers/console-browser';
-import { traderSignedIn } from '../helpers/trader-browser';
+import { openTraderSection, traderSignedIn } from '../helpers/trader-browser';
+import { newTrader } from '../helpers/trader-session';
 
 const test = anyTest as TestFn<BrowserCtx>;
 let browser: Browser;
@@ -45,7 +46,8 @@ const REASON = 'The payer paid at 12:03 and sent the receipt; the trader never c
 const ANSWER = 'Nothing arrived on my card that day; my bank statement shows no such transfer.';
 
 test.serial('the trader answers a dispute from its phone; the arbiter sees the answer as the trader’s, with its name', async (t) => {
-  const { page, trader, cspViolations } = await traderSignedIn(t, browser);
+  const trader = await newTrader({ name: `Phone trader ${randomUUID().slice(0, 6)}` });
+  const { page, cspViolations } = await traderSignedIn(t, browser, trader);
   const method = await isolatedMethod();
   const requisite = await asOperator('POST', `/api/v1/p2p/admin/traders/${trader.traderId}/requisites`, {
     payment_method: method,
@@ -65,8 +67,7 @@ test.serial('the trader answers a dispute from its phone; the arbiter sees the a
   const appealId = opened.body.data.appeal_id as string;
 
   // The list: the dispute with its countdown.
-  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Disputes', exact: true }).click();
-  await headingSettled(page, 'Disputes');
+  await openTraderSection(page, 'Disputes');
   const card = page.getByTestId('trader-appeal').filter({ hasText: deal.deal_id.slice(0, 8) });
   await card.waitFor();
   t.regex((await card.getByTestId('countdown').textContent()) ?? '', /left/);
@@ -91,7 +92,7 @@ test.serial('the trader answers a dispute from its phone; the arbiter sees the a
   const admin = await asOperator('GET', `${ADMIN_APPEALS}/${appealId}`);
   t.is(admin.status, 200, admin.text);
   const a = admin.body.data;
-  const [{ name }] = await sql<{ name: string }[]>`select name from traders where id = ${trader.traderId}`;
+  const name = (await sql<{ name: string }[]>`select name from traders where id = ${trader.traderId}`)[0]!.name;
   t.like(a.trader, { trader_id: trader.traderId, name, answer: 'ANSWERED' });
   const answer = a.messages.find((m: Json) => m.sender_role === 'TRADER');
   t.like(answer, { body: ANSWER, sender_name: name });
@@ -103,6 +104,6 @@ test.serial('the trader answers a dispute from its phone; the arbiter sees the a
   const desk = await signedIn(t, browser, arbiter);
   await visit(t, desk.page, `/appeals/${appealId}`, /Appeal/, 'appeal-case-parties');
   t.regex((await desk.page.getByTestId('party-trader').textContent()) ?? '', /ANSWERED/);
-  t.regex((await desk.page.getByTestId('party-trader').textContent()) ?? '', new RegExp(name!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  t.regex((await desk.page.getByTestId('party-trader').textContent()) ?? '', new RegExp(name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   t.regex((await desk.page.locator('li[data-party="TRADER"]').first().textContent()) ?? '', /Trader/);
 });
