@@ -110,9 +110,9 @@ test("the trader reads the merchant's statement and files on its own deal; anoth
   t.is((await traderUpload(other.session, appealId, evidence())).status, 404);
   t.is((await traderDownload(other.session, appealId, fileId)).status, 404);
   t.is((await asTrader(trader.session, 'GET', path(randomUUID()))).status, 404);
-  // Without the trader's session: the merchant's credentials do not open the trader door.
+  // The merchant's key pair does not open the trader door (403, as every other door's credential).
   const asMerchant = await fetch(`${API_URL}${path(appealId)}`, { headers: hmacHeaders(keys, '') });
-  t.is(asMerchant.status, 401);
+  t.is(asMerchant.status, 403);
   t.is((await sql`select count(*)::int as n from appeal_messages where appeal_id = ${appealId} and sender_role = 'TRADER'`)[0]!.n, 0);
 });
 
