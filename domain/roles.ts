@@ -247,6 +247,12 @@ export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>>
   traderDeleteSession: TRADER,
   traderEnrollTotp: TRADER,
   traderChangeOwnPassword: TRADER,
+  // Disputes on the trader's deals: read them, answer with a statement and evidence.
+  traderListAppeals: TRADER,
+  traderGetAppeal: TRADER,
+  traderCreateAppealMessage: TRADER,
+  traderUploadAppealEvidence: TRADER,
+  traderDownloadAppealFile: TRADER,
 };
 
 /** Each door's column of the table. */
