@@ -97,6 +97,11 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminCreateTrader: ADMIN,
   adminCreateRequisite: ADMIN,
   adminCreateTraderDeposit: FINANCE,
+  // A trader's money: its wallet (every role reads), its security deposit and minimum working balance (finance).
+  adminGetTraderWallet: READ,
+  adminSetTraderMoney: FINANCE,
+  adminHoldTraderSecurityDeposit: FINANCE,
+  adminReleaseTraderSecurityDeposit: FINANCE,
   // Money (finance).
   adminCreateDeposit: FINANCE,
   adminSetRate: FINANCE,

@@ -21,6 +21,8 @@ import { postDepositCredit, lockChainCredit } from './postings';
 import { postLedger } from './ledger';
 import { chainAccount, ensureWallet } from './wallets';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
+import { PAYIN_TERMINAL } from '../../domain/state/payin';
+import { WITHDRAWAL_LIVE } from '../../domain/state/withdrawals';
 
 export interface TraderMoneyRow {
   id: string;
@@ -168,6 +170,7 @@ export function listTraderDeposits(db: Db, traderId: string, page: { after?: Key
 }
 
 export interface TraderMovementRow {
+  id: string;
   transaction_id: string;
   kind: string;
   ref_type: string;
@@ -202,4 +205,51 @@ export function listTraderMovements(db: Db, walletId: string, page: { after?: Ke
     ) moves
     where true ${olderThan(db, page.after)}
     order by ${newestFirst(db)} limit ${page.limit}`;
+}
+
+export interface TraderDealMoneyRow {
+  id: string;
+  deal_type: string;
+  status: string;
+  amount: bigint;
+  currency: string;
+  exchange_rate_micro: bigint;
+  created_at: Date;
+  updated_at: Date;
+  cursor_ts: string;
+  /** The deal's net effect on the trader's USDT (available + frozen, every posting of the deal). */
+  usdt_change: bigint;
+  /** What of it is still frozen (a live PayIn's escrow). */
+  usdt_frozen: bigint;
+}
+
+/**
+ * The trader's deals that moved its USDT, newest first: each with its net USDT effect. A PayIn
+ * the trader confirmed took its escrow (−escrow: the trader received the fiat amount from the
+ * payer instead); a PayOut it completed paid it amount_usdt (+: it sent the fiat amount).
+ */
+export function listTraderDealMoney(db: Db, traderId: string, walletId: string, page: { after?: KeysetCursor; limit: number }) {
+  return db<TraderDealMoneyRow[]>`
+    select d.id, d.deal_type, d.status, d.amount, d.currency, d.exchange_rate_micro, d.created_at, d.updated_at, ${cursorColumn(db)},
+      m.usdt_change, m.usdt_frozen
+    from deals d
+    join lateral (
+      select coalesce(sum(e.amount), 0)::bigint as usdt_change,
+        coalesce(sum(e.amount) filter (where e.bucket = 'frozen'), 0)::bigint as usdt_frozen, count(*) as entries
+      from ledger_transactions t join ledger_entries e on e.transaction_id = t.id and e.wallet_id = ${walletId}
+      where t.ref_type = 'deal' and t.ref_id = d.id::text
+    ) m on m.entries > 0
+    where d.trader_id = ${traderId} ${olderThan(db, page.after)}
+    order by ${newestFirst(db)} limit ${page.limit}`;
+}
+
+/** The parts of the trader's frozen USDT: live PayIn escrow and live withdrawals (the rest is the held security deposit). */
+export async function traderFrozenParts(db: Db, traderId: string): Promise<{ escrow: bigint; withdrawals: bigint }> {
+  const [row] = await db<{ escrow: bigint; withdrawals: bigint }[]>`
+    select
+      (select coalesce(sum(escrow_usdt), 0) from deals
+        where trader_id = ${traderId} and deal_type = 'PAYIN' and status <> all(${PAYIN_TERMINAL as string[]}))::bigint as escrow,
+      (select coalesce(sum(amount), 0) from withdrawals
+        where trader_id = ${traderId} and status = any(${WITHDRAWAL_LIVE as string[]}))::bigint as withdrawals`;
+  return row!;
 }

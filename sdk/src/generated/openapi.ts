@@ -479,6 +479,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/admin/traders/{trader_id}/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A trader's money: balances, security deposit, minimum working balance, whether it is in the matching pool and why not */
+        get: operations["adminGetTraderWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a trader's security deposit and minimum working balance
+         * @description The security deposit is held (frozen on the trader’s USDT) at once, as far as its available balance allows; the rest is held from its next deposits. Until it is held in full, or while available is below min_working_balance, the matcher gives the trader no deal. Lowering the security deposit releases the difference. A released security deposit stays released until POST …/security-deposit/hold.
+         */
+        patch: operations["adminSetTraderMoney"];
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders/{trader_id}/security-deposit/hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hold a trader's security deposit again (back to work after a release), as far as its available balance allows */
+        post: operations["adminHoldTraderSecurityDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders/{trader_id}/security-deposit/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a trader's security deposit (it stops working): back to available; out of the pool until held again */
+        post: operations["adminReleaseTraderSecurityDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/admin/alerts": {
         parameters: {
             query?: never;
@@ -4197,6 +4252,96 @@ export interface components {
             /** Format: int64 */
             daily_limit?: number | bigint;
         };
+        TraderWalletResponse: {
+            wallet: components["schemas"]["TraderWallet"];
+        };
+        /**
+         * @description USDT cents as int64 strings.
+         * @example {
+         *       "trader_id": "30000000-0000-4000-8000-000000000001",
+         *       "currency": "USDT",
+         *       "available": "250000",
+         *       "frozen": "120000",
+         *       "escrow": "20000",
+         *       "withdrawals_held": "0",
+         *       "security_deposit": {
+         *         "required": "100000",
+         *         "held": "100000",
+         *         "released_at": ""
+         *       },
+         *       "min_working_balance": "50000",
+         *       "in_pool": true,
+         *       "out_of_pool_reasons": []
+         *     }
+         */
+        TraderWallet: {
+            /** Format: uuid */
+            trader_id: string;
+            /** @enum {string} */
+            currency: "USDT";
+            /**
+             * Format: int64
+             * @description USDT cents the trader may lock for PayIns or withdraw
+             * @example 150000
+             */
+            available: string;
+            /**
+             * Format: int64
+             * @description escrow + security_deposit.held + withdrawals_held
+             * @example 150000
+             */
+            frozen: string;
+            /**
+             * Format: int64
+             * @description the escrow of the live PayIns the trader holds
+             * @example 150000
+             */
+            escrow: string;
+            /**
+             * Format: int64
+             * @description the amounts of the trader's withdrawals still in progress
+             * @example 150000
+             */
+            withdrawals_held: string;
+            security_deposit: {
+                /**
+                 * Format: int64
+                 * @description what the operator asks the trader to keep held (0: none)
+                 * @example 150000
+                 */
+                required: string;
+                /**
+                 * Format: int64
+                 * @description what is held (frozen) now; below required, the trader is out of the pool
+                 * @example 150000
+                 */
+                held: string;
+                /** @description when an operator released it (the trader stopped); empty while it is held */
+                released_at: string;
+            };
+            /**
+             * Format: int64
+             * @description below this available balance the trader gets no new PayIns or PayOuts (0: none)
+             * @example 150000
+             */
+            min_working_balance: string;
+            /** @description whether the trader's money lets the matcher give it deals */
+            in_pool: boolean;
+            /** @description why not (empty when in_pool): TRADER_NOT_ACTIVE, SECURITY_DEPOSIT_NOT_HELD (held below required, or released), BELOW_MIN_WORKING_BALANCE */
+            out_of_pool_reasons: ("TRADER_NOT_ACTIVE" | "SECURITY_DEPOSIT_NOT_HELD" | "BELOW_MIN_WORKING_BALANCE")[];
+        };
+        TraderMoneySettings: {
+            /**
+             * Format: int64
+             * @description USDT cents the trader keeps held while it works (0: none)
+             */
+            security_deposit?: number | bigint;
+            /**
+             * Format: int64
+             * @description USDT cents of available below which it gets no deals (0: none)
+             */
+            min_working_balance?: number | bigint;
+        };
         OperatorAlerts: {
             data: components["schemas"]["OperatorAlert"][];
             /** @description '' on the last page */
@@ -4373,9 +4518,19 @@ export interface components {
         };
         /** @description Unset times are empty strings. A sandbox merchant's withdrawals carry sandbox: true. */
         OperatorWithdrawal: components["schemas"]["Withdrawal"] & {
+            /**
+             * @description addition: whose USDT it is: a merchant's or a trader's (owner_id, owner_name)
+             * @enum {string}
+             */
+            owner_type: "merchant" | "trader";
             /** Format: uuid */
+            owner_id: string;
+            owner_name: string;
+            /** @description the merchant's id; empty on a trader's withdrawal (trader_id) */
             merchant_id: string;
             merchant_name: string;
+            /** @description addition: the trader's id on a trader's withdrawal; empty on a merchant's */
+            trader_id: string;
             broadcast_attempts: number;
             broadcast_started_at: string;
             last_broadcast_error: string;
@@ -7214,6 +7369,136 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetTraderWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminSetTraderMoney: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderMoneySettings"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminHoldTraderSecurityDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminReleaseTraderSecurityDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
