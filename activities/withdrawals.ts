@@ -121,10 +121,10 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
   /**
    * A trader's withdrawal: from its available USDT (the security deposit and the escrow are
    * frozen, so out of reach), always PENDING_MANUAL — an operator approves it, two above the
-   * four-eyes amount. The trader's row is locked first, as its security moves lock it.
+   * four-eyes amount.
    */
   const createTraderWithdrawal = async (tx: Db, input: CreateWithdrawalInput, traderId: string, amount: bigint, fee: bigint) => {
-    const [trader] = await tx<{ sandbox: boolean }[]>`select sandbox from traders where id = ${traderId} for no key update`;
+    const [trader] = await tx<{ sandbox: boolean }[]>`select sandbox from traders where id = ${traderId}`;
     if (!trader) throw new NotFound('trader not found');
     if (trader.sandbox) throw new PermissionDenied('the sandbox trader has no withdrawals');
     const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');

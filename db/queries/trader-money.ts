@@ -39,11 +39,19 @@ export interface TraderMoneyRow {
   frozen: bigint;
 }
 
-/** The trader's money settings and its USDT wallet's figures; `lock` holds the trader's row for a move. */
+/**
+ * The trader's money settings and its USDT wallet's figures. With `lock` (a security move) the
+ * wallet is locked first, then the trader's row: the order of a credit (its wallet, then the
+ * hold it tops up), so the two never wait on each other crosswise.
+ */
 export async function traderMoney(db: Db, traderId: string, options: { lock?: boolean } = {}): Promise<TraderMoneyRow | undefined> {
-  const [trader] = await db<{ id: string }[]>`select id from traders where id = ${traderId} ${options.lock ? db`for no key update` : db``}`;
+  const [trader] = await db<{ id: string }[]>`select id from traders where id = ${traderId}`;
   if (!trader) return undefined;
   const wallet = await ensureWallet(db, 'trader', traderId, 'USDT');
+  if (options.lock) {
+    await db`select id from wallets where id = ${wallet.id} for no key update`;
+    await db`select id from traders where id = ${traderId} for no key update`;
+  }
   const [row] = await db<TraderMoneyRow[]>`
     select t.id, t.name, t.status, t.sandbox, t.security_deposit, t.security_deposit_held, t.security_deposit_released_at,
       t.min_working_balance, t.security_moves, w.id as wallet_id, w.available, w.frozen
@@ -98,6 +106,7 @@ export async function setTraderMoneySettings(
   traderId: string,
   settings: { security_deposit?: bigint | undefined; min_working_balance?: bigint | undefined },
 ): Promise<TraderMoneyRow> {
+  if (!(await traderMoney(tx, traderId, { lock: true }))) throw new NotFound('trader not found');
   const [row] = await tx`
     update traders set
       security_deposit = coalesce(${settings.security_deposit ?? null}::bigint, security_deposit),
