@@ -250,7 +250,7 @@ function TraderMoney({ traderId, name }: { traderId: string; name: string }) {
         Money rules of <Text value={name} />
       </summary>
       {w && (
-        <div className="grid" aria-label={`Money rules of ${plainText(name)}`}>
+        <section className="grid" aria-label={`Money rules of ${plainText(name)}`}>
           <p>
             Security deposit {money(w.security_deposit.held)} of {money(w.security_deposit.required)} USDT held
             {w.security_deposit.released_at && <> (released {when(w.security_deposit.released_at)})</>}; minimum working balance {money(w.min_working_balance)}{' '}
@@ -304,7 +304,7 @@ function TraderMoney({ traderId, name }: { traderId: string; name: string }) {
               />
             )}
           </div>
-        </div>
+        </section>
       )}
     </details>
   );
