@@ -252,6 +252,16 @@ export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>>
   traderDeleteSession: TRADER,
   traderEnrollTotp: TRADER,
   traderChangeOwnPassword: TRADER,
+  // The trader's money: wallet, deposit address and deposits, movements, deals' money, withdrawals.
+  traderGetWallet: TRADER,
+  traderGetDepositAddress: TRADER,
+  traderListDeposits: TRADER,
+  traderListMovements: TRADER,
+  traderListEarnings: TRADER,
+  traderGetWithdrawFee: TRADER,
+  traderCreateWithdrawal: TRADER,
+  traderListWithdrawals: TRADER,
+  traderGetWithdrawal: TRADER,
 };
 
 /** Each door's column of the table. */
