@@ -341,3 +341,21 @@ test.serial('a deposit to the trader’s address is credited by the chain watche
   t.like(await walletOf(sql, 'trader', trader.traderId), { available: 734_567n, frozen: 500_000n });
   t.deepEqual(await ledgerClean(trader.traderId), { mismatches: [], violations: [], unbacked: [] });
 });
+
+test('concurrent first requests give a trader one deposit address; concurrent withdrawals take no more than available', async (t) => {
+  const trader = await newTrader({ liquidity: 1_000_000 });
+  const addresses = await Promise.all(Array.from({ length: 10 }, () => asTrader(trader.session, 'GET', `${TRADER}/wallet/deposit-address`)));
+  t.deepEqual([...new Set(addresses.map((a) => `${a.status} ${a.body.address}`))].length, 1, addresses.map((a) => a.text).join('\n'));
+  const [rows] = await sql<{ n: number }[]>`select count(*)::int as n from deposit_addresses where trader_id = ${trader.traderId}`;
+  t.is(rows!.n, 1);
+
+  const tries = await Promise.all(
+    Array.from({ length: 10 }, () => asTrader(trader.session, 'POST', `${TRADER}/withdrawals`, { address: randomTronAddress(), amount: 300_000 })),
+  );
+  const made = tries.filter((r) => r.status === 200);
+  t.is(made.length, 3, tries.map((r) => `${r.status} ${r.body.title ?? r.body.status}`).join(', '));
+  t.true(tries.filter((r) => r.status !== 200).every((r) => r.status === 400 && r.body.title === 'FAILED_PRECONDITION'));
+  t.like(await walletOf(sql, 'trader', trader.traderId), { available: 100_000n, frozen: 900_000n });
+  for (const w of made) t.is((await asOperator('POST', `${ADMIN}/withdrawals/${w.body.withdrawal_id}/cancel`, {})).status, 200);
+  t.deepEqual(await ledgerClean(trader.traderId), { mismatches: [], violations: [], unbacked: [] });
+});
