@@ -2515,6 +2515,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/trader/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My USDT: available, frozen (escrow, security deposit, withdrawals), the minimum working balance, and whether I get deals (and why not) */
+        get: operations["traderGetWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/deposit-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My TRC-20 USDT deposit address (made at the first request, then always the same)
+         * @description USDT (TRC-20) sent to it is credited to available once the transfer is final on chain (GET /wallet/deposits shows it PENDING before), and a security deposit still short is held from it first.
+         */
+        get: operations["traderGetDepositAddress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My chain deposits, newest first: PENDING (seen, not final), CONFIRMED (credited once), DROPPED (gone from the chain) */
+        get: operations["traderListDeposits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/movements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every move of my USDT, newest first: top-ups, deposits, escrow, deals, withdrawals, security deposit */
+        get: operations["traderListMovements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per deal, what it did to my USDT and my fiat, newest first
+         * @description The gateway pays traders no reward per deal (reward_usdt is 0): a completed PayIn takes its escrow (the trader got the fiat amount from the payer), a completed PayOut pays the trader amount_usdt (it sent the fiat amount). The trader earns on the rate: the fiat it gets or sends against the USDT it gives or gets.
+         */
+        get: operations["traderListEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/withdrawals/fee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quote a withdrawal: fee and net for an amount in USDT cents (the merchants’ fee rule) */
+        get: operations["traderGetWithdrawFee"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My withdrawals, newest first */
+        get: operations["traderListWithdrawals"];
+        put?: never;
+        /**
+         * Withdraw available USDT to a TRON address: PENDING_MANUAL until an operator approves it (two operators above the four-eyes amount)
+         * @description The amount (fee included) moves available → frozen at once; the security deposit and the escrow are not available. An identical request (same address, amount and current fee) answers the same withdrawal while it is live (Idempotent-Replayed: true). An amount above available or not above the fee is 400 FAILED_PRECONDITION. Below the minimum working balance the trader gets no deals until it is covered again.
+         */
+        post: operations["traderCreateWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/withdrawals/{withdrawal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of my withdrawals (another’s is 404) */
+        get: operations["traderGetWithdrawal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -5720,6 +5866,118 @@ export interface components {
             token: string;
             /** @description the password the trader chooses (at least 12 characters) */
             password: string;
+        };
+        /** @description The trader's TRC-20 USDT deposit address: one per trader, for good. */
+        TraderDepositAddress: {
+            /** @example TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC */
+            address: string;
+            /** @enum {string} */
+            currency: "USDT";
+            /** @enum {string} */
+            network: "TRC20";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description Newest first. An empty next_page_token means the last page. */
+        TraderMovementList: {
+            data: components["schemas"]["TraderMovement"][];
+            next_page_token: string;
+        };
+        TraderMovement: {
+            /** Format: uuid */
+            transaction_id: string;
+            /** @description the ledger posting: trader_deposit (an operator top-up), deposit (a chain deposit), escrow_lock, escrow_release, payin_complete, payout_complete, withdrawal_hold, withdrawal_release, withdrawal_complete, security_hold, security_release */
+            kind: string;
+            /** @description what it is about: deal, deposit, withdrawal, trader (security deposit), wallet (top-up) */
+            ref_type: string;
+            ref_id: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            available_change: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            frozen_change: string;
+            /** @description the deal's type when ref_type is deal; empty otherwise */
+            deal_type: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            at: string;
+        };
+        /** @description The deals that moved the trader’s USDT, newest first. */
+        TraderDealMoneyList: {
+            data: components["schemas"]["TraderDealMoney"][];
+            next_page_token: string;
+        };
+        TraderDealMoney: {
+            /** Format: uuid */
+            deal_id: string;
+            /** @enum {string} */
+            deal_type: "PAYIN" | "PAYOUT";
+            status: string;
+            /**
+             * Format: int64
+             * @description the fiat amount in minor units of currency
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /**
+             * Format: int64
+             * @description the fiat the trader got (PayIn: +amount from the payer) or sent (PayOut: −amount), off the gateway
+             * @example 150000
+             */
+            fiat_change: string;
+            /**
+             * Format: int64
+             * @description the deal's net effect on the trader's USDT so far (PayIn completed: −escrow; PayOut completed: +amount_usdt)
+             * @example 150000
+             */
+            usdt_change: string;
+            /**
+             * Format: int64
+             * @description of it, what is still frozen (a live PayIn’s escrow)
+             * @example 150000
+             */
+            usdt_frozen: string;
+            /**
+             * Format: int64
+             * @description the gateway's reward to the trader for the deal: the fee model has none (always 0); the trader's margin is its rate
+             * @example 150000
+             */
+            reward_usdt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        TraderWithdrawRequest: {
+            /**
+             * @description mainnet TRON address
+             * @example TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC
+             */
+            address: string;
+            /**
+             * Format: int64
+             * @description USDT cents, including the fee
+             */
+            amount: number | bigint;
+            /** @description echoed; the server derives the key from (trader, address, amount, current fee) */
+            idempotency_key?: string;
         };
         Health: {
             /** @enum {string} */
@@ -12553,6 +12811,282 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetDepositAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDepositAddress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListDeposits: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepositList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListMovements: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderMovementList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListEarnings: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealMoneyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetWithdrawFee: {
+        parameters: {
+            query: {
+                amount: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawFeeQuote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListWithdrawals: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderCreateWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderWithdrawRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    "Idempotent-Replayed"?: "true" | "false";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                withdrawal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
         };
