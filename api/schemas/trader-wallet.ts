@@ -5,7 +5,7 @@ import { tronAddress } from './wallet';
 
 const OUT_OF_POOL_REASONS = ['TRADER_NOT_ACTIVE', 'SECURITY_DEPOSIT_NOT_HELD', 'BELOW_MIN_WORKING_BALANCE'] as const;
 
-export const traderWalletSchema = z
+const traderWalletSchema = z
   .object({
     trader_id: z.string().uuid(),
     currency: z.literal('USDT'),
@@ -21,8 +21,7 @@ export const traderWalletSchema = z
     min_working_balance: int64String.openapi({ description: 'below this available balance the trader gets no new PayIns or PayOuts (0: none)' }),
     in_pool: z.boolean().openapi({ description: "whether the trader's money lets the matcher give it deals" }),
     out_of_pool_reasons: z.array(z.enum(OUT_OF_POOL_REASONS)).openapi({
-      description:
-        'why not (empty when in_pool): TRADER_NOT_ACTIVE, SECURITY_DEPOSIT_NOT_HELD (held below required, or released), BELOW_MIN_WORKING_BALANCE',
+      description: 'why not (empty when in_pool): TRADER_NOT_ACTIVE, SECURITY_DEPOSIT_NOT_HELD (held below required, or released), BELOW_MIN_WORKING_BALANCE',
     }),
   })
   .openapi('TraderWallet', {
@@ -52,7 +51,7 @@ export const traderDepositAddressSchema = z
   })
   .openapi('TraderDepositAddress', { description: "The trader's TRC-20 USDT deposit address: one per trader, for good." });
 
-export const traderMovementSchema = z
+const traderMovementSchema = z
   .object({
     transaction_id: z.string().uuid(),
     kind: z.string().openapi({
@@ -71,7 +70,7 @@ export const traderMovementList = z
   .object({ data: z.array(traderMovementSchema), next_page_token: z.string() })
   .openapi('TraderMovementList', { description: 'Newest first. An empty next_page_token means the last page.' });
 
-export const traderDealMoneySchema = z
+const traderDealMoneySchema = z
   .object({
     deal_id: z.string().uuid(),
     deal_type: z.enum(['PAYIN', 'PAYOUT']),
@@ -79,7 +78,9 @@ export const traderDealMoneySchema = z
     amount: int64String.openapi({ description: 'the fiat amount in minor units of currency' }),
     currency: z.string(),
     fiat_change: int64String.openapi({ description: 'the fiat the trader got (PayIn: +amount from the payer) or sent (PayOut: −amount), off the gateway' }),
-    usdt_change: int64String.openapi({ description: "the deal's net effect on the trader's USDT so far (PayIn completed: −escrow; PayOut completed: +amount_usdt)" }),
+    usdt_change: int64String.openapi({
+      description: "the deal's net effect on the trader's USDT so far (PayIn completed: −escrow; PayOut completed: +amount_usdt)",
+    }),
     usdt_frozen: int64String.openapi({ description: 'of it, what is still frozen (a live PayIn’s escrow)' }),
     reward_usdt: int64String.openapi({
       description: "the gateway's reward to the trader for the deal: the fee model has none (always 0); the trader's margin is its rate",
@@ -111,7 +112,9 @@ const nonNegative = (field: string) =>
 export const traderMoneySettingsBody = z
   .object({
     security_deposit: nonNegative('security_deposit').optional().openapi({ description: 'USDT cents the trader keeps held while it works (0: none)' }),
-    min_working_balance: nonNegative('min_working_balance').optional().openapi({ description: 'USDT cents of available below which it gets no deals (0: none)' }),
+    min_working_balance: nonNegative('min_working_balance')
+      .optional()
+      .openapi({ description: 'USDT cents of available below which it gets no deals (0: none)' }),
   })
   .strict()
   .refine((b) => b.security_deposit !== undefined || b.min_working_balance !== undefined, {

@@ -149,7 +149,13 @@ export async function setTraderMoney(
     if (!before) throw new NotFound('trader not found');
     const after = await setTraderMoneySettings(tx, traderId, body);
     if (actor)
-      await insertAudit(tx, actor, { action: 'trader.money_settings', objectType: 'trader', objectId: traderId, before: auditView(before), after: auditView(after) });
+      await insertAudit(tx, actor, {
+        action: 'trader.money_settings',
+        objectType: 'trader',
+        objectId: traderId,
+        before: auditView(before),
+        after: auditView(after),
+      });
     return after;
   });
   return presentTraderWallet(deps, await readTraderMoney(deps, row.id));
@@ -162,7 +168,13 @@ export async function holdTraderSecurityDeposit(deps: AppDeps, traderId: string,
     if (!before) throw new NotFound('trader not found');
     const after = await settleSecurityHold(tx, traderId, { resume: true });
     if (actor)
-      await insertAudit(tx, actor, { action: 'trader.security_hold', objectType: 'trader', objectId: traderId, before: auditView(before), after: auditView(after) });
+      await insertAudit(tx, actor, {
+        action: 'trader.security_hold',
+        objectType: 'trader',
+        objectId: traderId,
+        before: auditView(before),
+        after: auditView(after),
+      });
   });
   return getTraderWallet(deps, traderId);
 }

@@ -43,7 +43,7 @@ export async function addDepositAddress(tx: Db, merchantId: string, derive: (ind
 }
 
 /** The trader's deposit address, if it has one. */
-export async function traderDepositAddress(db: Db, traderId: string): Promise<DepositAddressRow | undefined> {
+async function traderDepositAddress(db: Db, traderId: string): Promise<DepositAddressRow | undefined> {
   const [row] = await db<DepositAddressRow[]>`select * from deposit_addresses where trader_id = ${traderId}`;
   return row;
 }

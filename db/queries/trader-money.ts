@@ -81,7 +81,14 @@ async function moveSecurityHold(tx: Db, t: TraderMoneyRow, target: bigint, relea
   await tx`
     update traders set security_deposit_held = ${target}, security_moves = ${n}, security_deposit_released_at = ${releasedAt}
     where id = ${t.id}`;
-  return { ...t, security_deposit_held: target, security_moves: n, security_deposit_released_at: releasedAt, available: t.available - delta, frozen: t.frozen + delta };
+  return {
+    ...t,
+    security_deposit_held: target,
+    security_moves: n,
+    security_deposit_released_at: releasedAt,
+    available: t.available - delta,
+    frozen: t.frozen + delta,
+  };
 }
 
 /**
@@ -96,7 +103,9 @@ export async function settleSecurityHold(tx: Db, traderId: string, options: { re
   if (!t) throw new NotFound('trader not found');
   if (t.security_deposit_released_at && !options.resume) return t;
   const reachable = t.security_deposit_held + t.available;
-  const target = t.security_deposit < reachable ? t.security_deposit : reachable;
+  // bigint: no Math.min.
+  let target = t.security_deposit;
+  if (reachable < target) target = reachable;
   return moveSecurityHold(tx, t, target, null);
 }
 

@@ -240,8 +240,7 @@ test("a trader sees only its own money: another trader's or a merchant's withdra
   const addressTwo = (await asTrader(two.session, 'GET', `${TRADER}/wallet/deposit-address`)).body;
   t.not(addressOne.address, addressTwo.address);
   t.is((await asTrader(one.session, 'GET', `${TRADER}/wallet/deposit-address`)).body.address, addressOne.address, 'one address for good');
-  for (const x of [merchants.body.withdrawal_id, w.body.withdrawal_id])
-    t.is((await asOperator('POST', `${ADMIN}/withdrawals/${x}/cancel`, {})).status, 200);
+  for (const x of [merchants.body.withdrawal_id, w.body.withdrawal_id]) t.is((await asOperator('POST', `${ADMIN}/withdrawals/${x}/cancel`, {})).status, 200);
 });
 
 test('each deal shows what it did to the trader’s USDT (no reward in the fee model): a completed PayIn takes its escrow', async (t) => {
@@ -304,7 +303,10 @@ test.serial('a deposit to the trader’s address is credited by the chain watche
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config) });
   t.teardown(async () => {
     await stack.close().catch(() => undefined);
-    await client.workflow.getHandle(chainWatchWorkflowId(config)).terminate().catch(() => undefined);
+    await client.workflow
+      .getHandle(chainWatchWorkflowId(config))
+      .terminate()
+      .catch(() => undefined);
     await connection.close();
     await fake.close();
   });

@@ -75,7 +75,10 @@ test('at 390 px: balances and why no deals, the deposit address and its QR, a wi
   const { page, cspViolations } = await traderSignedIn(t, browser, trader);
   await openTraderSection(page, 'Wallet');
   await page.getByTestId('available').filter({ hasText: '0.00 USDT' }).waitFor();
-  await page.getByTestId('security-deposit').filter({ hasText: /9\s990\.00 USDT held of 20\s000\.00 USDT/ }).waitFor();
+  await page
+    .getByTestId('security-deposit')
+    .filter({ hasText: /9\s990\.00 USDT held of 20\s000\.00 USDT/ })
+    .waitFor();
   const pool = page.getByTestId('pool');
   t.is(await pool.getAttribute('data-in-pool'), 'false');
   t.regex((await pool.textContent())!, /security deposit is not held in full/);
@@ -95,7 +98,10 @@ test('at 390 px: balances and why no deals, the deposit address and its QR, a wi
   // Lower the security deposit: USDT is available again, and a withdrawal goes to the operators.
   t.is((await asOperator('PATCH', `${ADMIN}/traders/${trader.traderId}/wallet`, { security_deposit: 500_000 })).status, 200);
   await page.reload();
-  await page.getByTestId('available').filter({ hasText: /4\s990\.00 USDT/ }).waitFor();
+  await page
+    .getByTestId('available')
+    .filter({ hasText: /4\s990\.00 USDT/ })
+    .waitFor();
   t.is(await page.getByTestId('pool').getAttribute('data-in-pool'), 'true');
   const to = randomTronAddress();
   await page.getByLabel('TRON address (TRC-20)').fill(to);
@@ -116,7 +122,10 @@ test('at 390 px: balances and why no deals, the deposit address and its QR, a wi
   t.is(list.body.data.length, 1);
   const row = page.getByTestId(`withdrawal-${list.body.data[0].withdrawal_id}`);
   await row.filter({ hasText: 'waiting for an operator' }).waitFor();
-  await page.getByTestId('available').filter({ hasText: /4\s890\.00 USDT/ }).waitFor();
+  await page
+    .getByTestId('available')
+    .filter({ hasText: /4\s890\.00 USDT/ })
+    .waitFor();
   t.true((await overflowX(page)) <= 0, 'no sideways scrolling with the history');
   t.deepEqual(cspViolations, []);
   // Leave nothing held for the ledger check.

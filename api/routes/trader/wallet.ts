@@ -7,20 +7,8 @@ import { defineRoute, IDEMPOTENT_REPLAYED_HEADER, markReplayed } from '../../rou
 import { traderOf } from '../../auth/authenticate';
 import { depositListResponse, pageQuery } from '../../schemas/wallet';
 import { feeQuery, feeQuoteResponse, withdrawalListResponse, withdrawalParams, withdrawalSchema } from '../../schemas/withdrawals';
-import {
-  traderDealMoneyList,
-  traderDepositAddressSchema,
-  traderMovementList,
-  traderWalletResponse,
-  traderWithdrawBody,
-} from '../../schemas/trader-wallet';
-import {
-  getTraderDepositAddress,
-  getTraderWallet,
-  listTraderDepositsPage,
-  listTraderEarningsPage,
-  listTraderMovementsPage,
-} from '../../services/trader-money';
+import { traderDealMoneyList, traderDepositAddressSchema, traderMovementList, traderWalletResponse, traderWithdrawBody } from '../../schemas/trader-wallet';
+import { getTraderDepositAddress, getTraderWallet, listTraderDepositsPage, listTraderEarningsPage, listTraderMovementsPage } from '../../services/trader-money';
 import { createTraderWithdrawal, getTraderWithdrawal, listTraderWithdrawals, quoteWithdrawal } from '../../services/withdrawals';
 import { presentWithdrawal } from '../../../domain/records/withdrawal-info';
 
