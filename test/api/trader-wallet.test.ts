@@ -21,7 +21,7 @@ import { tronAddressFromPrivateKey } from '../../domain/tron/address';
 import { temporalConnectionOptions } from '../../temporal/connection';
 import { temporalDataConverter } from '../../temporal/payload-codec';
 import { chainWatchStatusQuery, chainWatchWorkflowId } from '../../workflows/contracts/chain-watch';
-import { auditInvariants, auditLedger } from '../../db/queries/ledger';
+import { auditInvariants, auditLedger, postLedger, type LedgerPosting } from '../../db/queries/ledger';
 import { unbackedLiveMoney } from '../../db/queries/ledger-backing';
 import { asOperator, JWT_SECRET, newMerchant, signed, withBearer, type Json } from '../helpers/api';
 import { testSql } from '../helpers/app';
@@ -360,4 +360,70 @@ test('concurrent first requests give a trader one deposit address; concurrent wi
   t.like(await walletOf(sql, 'trader', trader.traderId), { available: 100_000n, frozen: 900_000n });
   for (const w of made) t.is((await asOperator('POST', `${ADMIN}/withdrawals/${w.body.withdrawal_id}/cancel`, {})).status, 200);
   t.deepEqual(await ledgerClean(trader.traderId), { mismatches: [], violations: [], unbacked: [] });
+});
+
+test('the ledger check finds trader money with no record behind it: a chain credit no deposit of the trader explains, a security move or a withdrawal of another', async (t) => {
+  const [trader, other] = await Promise.all([isolatedTrader({ liquidity: 100_000 }), isolatedTrader({ liquidity: 100_000 })]);
+  const walletOfTrader = async (id: string) => (await sql<{ id: string }[]>`select id from wallets where owner_type = 'trader' and owner_id = ${id}`)[0]!.id;
+  const wallet = await walletOfTrader(trader.traderId);
+  const chain = (await sql<{ id: string }[]>`select id from wallets where system_code = 'chain' and owner_id is null and currency = 'USDT'`)[0]!.id;
+  const { keys } = await walletMerchant(500_000, { auto_withdrawal_mode: 'MANUAL_ONLY' });
+  const merchants = await withdraw(keys, { address: randomTronAddress(), amount: 200_000 });
+  const cases: [string, LedgerPosting][] = [
+    [
+      'a chain credit as a deposit with no deposit row of the trader',
+      {
+        key: `deposit:${randomUUID()}`,
+        kind: 'deposit',
+        refType: 'deposit',
+        refId: randomUUID(),
+        entries: [
+          { walletId: chain, bucket: 'available', amount: -5n },
+          { walletId: wallet, bucket: 'available', amount: 5n },
+        ],
+      },
+    ],
+    [
+      "a security hold under another trader's name",
+      {
+        key: `trader:${other.traderId}:security:99`,
+        kind: 'security_hold',
+        refType: 'trader',
+        refId: other.traderId,
+        entries: [
+          { walletId: wallet, bucket: 'available', amount: -5n },
+          { walletId: wallet, bucket: 'frozen', amount: 5n },
+        ],
+      },
+    ],
+    [
+      "a merchant's withdrawal moving the trader's wallet",
+      {
+        key: `withdrawal:${merchants.body.withdrawal_id}:test`,
+        kind: 'withdrawal_hold',
+        refType: 'withdrawal',
+        refId: merchants.body.withdrawal_id,
+        entries: [
+          { walletId: wallet, bucket: 'available', amount: -5n },
+          { walletId: wallet, bucket: 'frozen', amount: 5n },
+        ],
+      },
+    ],
+  ];
+  for (const [what, posting] of cases) {
+    const rollback = new Error('rollback');
+    const seen = await sql
+      .begin(async (tx) => {
+        await postLedger(tx, posting);
+        throw Object.assign(rollback, { unbacked: (await unbackedLiveMoney(tx)).filter((u) => u.wallet_id === wallet) });
+      })
+      .catch((error: unknown) => error as typeof rollback & { unbacked: Awaited<ReturnType<typeof unbackedLiveMoney>> });
+    t.is(seen as Error, rollback, what);
+    t.true(
+      seen.unbacked.some((u) => u.key === posting.key),
+      `${what}: found as unbacked`,
+    );
+  }
+  t.deepEqual(await ledgerClean(trader.traderId), { mismatches: [], violations: [], unbacked: [] }, 'nothing of it stayed');
+  t.is((await asOperator('POST', `${ADMIN}/withdrawals/${merchants.body.withdrawal_id}/cancel`, {})).status, 200);
 });
