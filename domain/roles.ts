@@ -99,6 +99,11 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminApproveTrader: ADMIN,
   adminCreateRequisite: ADMIN,
   adminCreateTraderDeposit: FINANCE,
+  // A trader's money: its wallet (every role reads), its security deposit and minimum working balance (finance).
+  adminGetTraderWallet: READ,
+  adminSetTraderMoney: FINANCE,
+  adminHoldTraderSecurityDeposit: FINANCE,
+  adminReleaseTraderSecurityDeposit: FINANCE,
   // Money (finance).
   adminCreateDeposit: FINANCE,
   adminSetRate: FINANCE,
@@ -253,6 +258,16 @@ export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>>
   traderCreateAppealMessage: TRADER,
   traderUploadAppealEvidence: TRADER,
   traderDownloadAppealFile: TRADER,
+  // The trader's money: wallet, deposit address and deposits, movements, deals' money, withdrawals.
+  traderGetWallet: TRADER,
+  traderGetDepositAddress: TRADER,
+  traderListDeposits: TRADER,
+  traderListMovements: TRADER,
+  traderListEarnings: TRADER,
+  traderGetWithdrawFee: TRADER,
+  traderCreateWithdrawal: TRADER,
+  traderListWithdrawals: TRADER,
+  traderGetWithdrawal: TRADER,
 };
 
 /** Each door's column of the table. */

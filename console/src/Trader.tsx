@@ -16,11 +16,13 @@ import { SignIn } from './pages/SignIn';
 import { Text } from './text';
 import { TraderHome } from './trader/Home';
 import { TraderAppeals } from './trader/Appeals';
+import { TraderWallet } from './trader/Wallet';
 
 /** The trader app's sections: path below /trader, label, page (each page file owns its sub-routes). */
 const SECTIONS: Array<[string, string, () => ReactElement]> = [
   ['/', 'Today', TraderHome],
   ['/appeals', 'Disputes', TraderAppeals],
+  ['/wallet', 'Wallet', TraderWallet],
 ];
 
 /** The section a path belongs to: its first segment. */

@@ -56,6 +56,8 @@ export async function claimRequisite(tx: Tx, req: MatchRequest): Promise<Matched
     where r.payment_method_id = ${req.paymentMethodId} and r.status = 'ACTIVE' and t.sandbox = ${req.sandbox !== undefined}
       and r.min_amount <= ${req.amount} and r.max_amount >= ${req.amount}
       and w.available >= ${req.escrowUsdt}
+      -- The trader's money (db/queries/trader-money.ts outOfPoolReasons): its security deposit held in full, its available at least its minimum working balance.
+      and t.security_deposit_held >= t.security_deposit and w.available >= t.min_working_balance
       ${req.traderId ? tx`and r.trader_id = ${req.traderId}` : tx``}
       ${req.requisiteType ? tx`and r.requisite_type = ${req.requisiteType}` : tx``}
     order by (lower(r.bank_name) = lower(${req.payerBank})) desc, random()

@@ -2,5 +2,6 @@
 import { routeGroup } from '../../route';
 import { traderSessionRoutes } from './session';
 import { traderAppealRoutes } from './appeals';
+import { traderWalletRoutes } from './wallet';
 
-export const traderGroup = routeGroup('/api/v1/p2p/trader', [...traderSessionRoutes, ...traderAppealRoutes]);
+export const traderGroup = routeGroup('/api/v1/p2p/trader', [...traderSessionRoutes, ...traderWalletRoutes, ...traderAppealRoutes]);

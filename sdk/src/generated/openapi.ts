@@ -522,6 +522,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/admin/traders/{trader_id}/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A trader's money: balances, security deposit, minimum working balance, whether it is in the matching pool and why not */
+        get: operations["adminGetTraderWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a trader's security deposit and minimum working balance
+         * @description The security deposit is held (frozen on the trader’s USDT) at once, as far as its available balance allows; the rest is held from its next deposits. Until it is held in full, or while available is below min_working_balance, the matcher gives the trader no deal. Lowering the security deposit releases the difference. A released security deposit stays released until POST …/security-deposit/hold.
+         */
+        patch: operations["adminSetTraderMoney"];
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders/{trader_id}/security-deposit/hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hold a trader's security deposit again (back to work after a release), as far as its available balance allows */
+        post: operations["adminHoldTraderSecurityDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders/{trader_id}/security-deposit/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a trader's security deposit (it stops working): back to available; out of the pool until held again */
+        post: operations["adminReleaseTraderSecurityDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/admin/alerts": {
         parameters: {
             query?: never;
@@ -2454,6 +2509,152 @@ export interface paths {
          * @description Once per link, before it expires (a second acceptance is 400: used already; 409 when the email has an account meanwhile). The new account must set up an authenticator before anything else: until POST /session/totp has set one, every other trader route answers 403. The trader works once an operator approves it (trader.approved). Audited (trader_account.invite_accept).
          */
         post: operations["traderAcceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My USDT: available, frozen (escrow, security deposit, withdrawals), the minimum working balance, and whether I get deals (and why not) */
+        get: operations["traderGetWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/deposit-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My TRC-20 USDT deposit address (made at the first request, then always the same)
+         * @description USDT (TRC-20) sent to it is credited to available once the transfer is final on chain (GET /wallet/deposits shows it PENDING before), and a security deposit still short is held from it first.
+         */
+        get: operations["traderGetDepositAddress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My chain deposits, newest first: PENDING (seen, not final), CONFIRMED (credited once), DROPPED (gone from the chain) */
+        get: operations["traderListDeposits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/movements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every move of my USDT, newest first: top-ups, deposits, escrow, deals, withdrawals, security deposit */
+        get: operations["traderListMovements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per deal, what it did to my USDT and my fiat, newest first
+         * @description The gateway pays traders no reward per deal (reward_usdt is 0): a completed PayIn takes its escrow (the trader got the fiat amount from the payer), a completed PayOut pays the trader amount_usdt (it sent the fiat amount). The trader earns on the rate: the fiat it gets or sends against the USDT it gives or gets.
+         */
+        get: operations["traderListEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/withdrawals/fee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quote a withdrawal: fee and net for an amount in USDT cents (the merchants’ fee rule) */
+        get: operations["traderGetWithdrawFee"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My withdrawals, newest first */
+        get: operations["traderListWithdrawals"];
+        put?: never;
+        /**
+         * Withdraw available USDT to a TRON address: PENDING_MANUAL until an operator approves it (two operators above the four-eyes amount)
+         * @description The amount (fee included) moves available → frozen at once; the security deposit and the escrow are not available. An identical request (same address, amount and current fee) answers the same withdrawal while it is live (Idempotent-Replayed: true). An amount above available or not above the fee is 400 FAILED_PRECONDITION. Below the minimum working balance the trader gets no deals until it is covered again.
+         */
+        post: operations["traderCreateWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/withdrawals/{withdrawal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of my withdrawals (another’s is 404) */
+        get: operations["traderGetWithdrawal"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4493,6 +4694,96 @@ export interface components {
             /** Format: int64 */
             daily_limit?: number | bigint;
         };
+        TraderWalletResponse: {
+            wallet: components["schemas"]["TraderWallet"];
+        };
+        /**
+         * @description USDT cents as int64 strings.
+         * @example {
+         *       "trader_id": "30000000-0000-4000-8000-000000000001",
+         *       "currency": "USDT",
+         *       "available": "250000",
+         *       "frozen": "120000",
+         *       "escrow": "20000",
+         *       "withdrawals_held": "0",
+         *       "security_deposit": {
+         *         "required": "100000",
+         *         "held": "100000",
+         *         "released_at": ""
+         *       },
+         *       "min_working_balance": "50000",
+         *       "in_pool": true,
+         *       "out_of_pool_reasons": []
+         *     }
+         */
+        TraderWallet: {
+            /** Format: uuid */
+            trader_id: string;
+            /** @enum {string} */
+            currency: "USDT";
+            /**
+             * Format: int64
+             * @description USDT cents the trader may lock for PayIns or withdraw
+             * @example 150000
+             */
+            available: string;
+            /**
+             * Format: int64
+             * @description escrow + security_deposit.held + withdrawals_held
+             * @example 150000
+             */
+            frozen: string;
+            /**
+             * Format: int64
+             * @description the escrow of the live PayIns the trader holds
+             * @example 150000
+             */
+            escrow: string;
+            /**
+             * Format: int64
+             * @description the amounts of the trader's withdrawals still in progress
+             * @example 150000
+             */
+            withdrawals_held: string;
+            security_deposit: {
+                /**
+                 * Format: int64
+                 * @description what the operator asks the trader to keep held (0: none)
+                 * @example 150000
+                 */
+                required: string;
+                /**
+                 * Format: int64
+                 * @description what is held (frozen) now; below required, the trader is out of the pool
+                 * @example 150000
+                 */
+                held: string;
+                /** @description when an operator released it (the trader stopped); empty while it is held */
+                released_at: string;
+            };
+            /**
+             * Format: int64
+             * @description below this available balance the trader gets no new PayIns or PayOuts (0: none)
+             * @example 150000
+             */
+            min_working_balance: string;
+            /** @description whether the trader's money lets the matcher give it deals */
+            in_pool: boolean;
+            /** @description why not (empty when in_pool): TRADER_NOT_ACTIVE, SECURITY_DEPOSIT_NOT_HELD (held below required, or released), BELOW_MIN_WORKING_BALANCE */
+            out_of_pool_reasons: ("TRADER_NOT_ACTIVE" | "SECURITY_DEPOSIT_NOT_HELD" | "BELOW_MIN_WORKING_BALANCE")[];
+        };
+        TraderMoneySettings: {
+            /**
+             * Format: int64
+             * @description USDT cents the trader keeps held while it works (0: none)
+             */
+            security_deposit?: number | bigint;
+            /**
+             * Format: int64
+             * @description USDT cents of available below which it gets no deals (0: none)
+             */
+            min_working_balance?: number | bigint;
+        };
         OperatorAlerts: {
             data: components["schemas"]["OperatorAlert"][];
             /** @description '' on the last page */
@@ -4669,9 +4960,19 @@ export interface components {
         };
         /** @description Unset times are empty strings. A sandbox merchant's withdrawals carry sandbox: true. */
         OperatorWithdrawal: components["schemas"]["Withdrawal"] & {
+            /**
+             * @description addition: whose USDT it is: a merchant's or a trader's (owner_id, owner_name)
+             * @enum {string}
+             */
+            owner_type: "merchant" | "trader";
             /** Format: uuid */
+            owner_id: string;
+            owner_name: string;
+            /** @description the merchant's id; empty on a trader's withdrawal (trader_id) */
             merchant_id: string;
             merchant_name: string;
+            /** @description addition: the trader's id on a trader's withdrawal; empty on a merchant's */
+            trader_id: string;
             broadcast_attempts: number;
             broadcast_started_at: string;
             last_broadcast_error: string;
@@ -5699,6 +6000,118 @@ export interface components {
             token: string;
             /** @description the password the trader chooses (at least 12 characters) */
             password: string;
+        };
+        /** @description The trader's TRC-20 USDT deposit address: one per trader, for good. */
+        TraderDepositAddress: {
+            /** @example TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC */
+            address: string;
+            /** @enum {string} */
+            currency: "USDT";
+            /** @enum {string} */
+            network: "TRC20";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description Newest first. An empty next_page_token means the last page. */
+        TraderMovementList: {
+            data: components["schemas"]["TraderMovement"][];
+            next_page_token: string;
+        };
+        TraderMovement: {
+            /** Format: uuid */
+            transaction_id: string;
+            /** @description the ledger posting: trader_deposit (an operator top-up), deposit (a chain deposit), escrow_lock, escrow_release, payin_complete, payout_complete, withdrawal_hold, withdrawal_release, withdrawal_complete, security_hold, security_release */
+            kind: string;
+            /** @description what it is about: deal, deposit, withdrawal, trader (security deposit), wallet (top-up) */
+            ref_type: string;
+            ref_id: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            available_change: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            frozen_change: string;
+            /** @description the deal's type when ref_type is deal; empty otherwise */
+            deal_type: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            at: string;
+        };
+        /** @description The deals that moved the trader’s USDT, newest first. */
+        TraderDealMoneyList: {
+            data: components["schemas"]["TraderDealMoney"][];
+            next_page_token: string;
+        };
+        TraderDealMoney: {
+            /** Format: uuid */
+            deal_id: string;
+            /** @enum {string} */
+            deal_type: "PAYIN" | "PAYOUT";
+            status: string;
+            /**
+             * Format: int64
+             * @description the fiat amount in minor units of currency
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /**
+             * Format: int64
+             * @description the fiat the trader got (PayIn: +amount from the payer) or sent (PayOut: −amount), off the gateway
+             * @example 150000
+             */
+            fiat_change: string;
+            /**
+             * Format: int64
+             * @description the deal's net effect on the trader's USDT so far (PayIn completed: −escrow; PayOut completed: +amount_usdt)
+             * @example 150000
+             */
+            usdt_change: string;
+            /**
+             * Format: int64
+             * @description of it, what is still frozen (a live PayIn’s escrow)
+             * @example 150000
+             */
+            usdt_frozen: string;
+            /**
+             * Format: int64
+             * @description the gateway's reward to the trader for the deal: the fee model has none (always 0); the trader's margin is its rate
+             * @example 150000
+             */
+            reward_usdt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        TraderWithdrawRequest: {
+            /**
+             * @description mainnet TRON address
+             * @example TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC
+             */
+            address: string;
+            /**
+             * Format: int64
+             * @description USDT cents, including the fee
+             */
+            amount: number | bigint;
+            /** @description echoed; the server derives the key from (trader, address, amount, current fee) */
+            idempotency_key?: string;
         };
         /** @description The appeals still waiting for the arbiter first (earliest respond_by first), then the rest, newest first; at most 200. */
         TraderAppealList: {
@@ -7838,6 +8251,136 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetTraderWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminSetTraderMoney: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderMoneySettings"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminHoldTraderSecurityDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminReleaseTraderSecurityDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12539,6 +13082,282 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetDepositAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDepositAddress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListDeposits: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepositList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListMovements: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderMovementList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListEarnings: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealMoneyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetWithdrawFee: {
+        parameters: {
+            query: {
+                amount: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawFeeQuote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListWithdrawals: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderCreateWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderWithdrawRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    "Idempotent-Replayed"?: "true" | "false";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                withdrawal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
         };
