@@ -2,10 +2,12 @@ import type { Db } from '../sql';
 
 export interface FileRow {
   id: string;
-  owner_type: 'merchant' | 'operator' | 'payer';
+  owner_type: 'merchant' | 'operator' | 'payer' | 'trader';
   merchant_id: string | null;
   operator_id: string | null;
-  /** A payer's receipt: the deal whose page it came from. */
+  /** A trader's upload: the trader (its deal is `deal_id`). */
+  trader_id: string | null;
+  /** A payer's receipt or a trader's proof: the deal it is about. */
   deal_id: string | null;
   file_name: string;
   content_type: string;
@@ -16,8 +18,8 @@ export interface FileRow {
 
 export async function insertFile(db: Db, row: Omit<FileRow, 'created_at'>): Promise<FileRow> {
   const [inserted] = await db<FileRow[]>`
-    insert into evidence_files (id, owner_type, merchant_id, operator_id, deal_id, file_name, content_type, size, sha256)
-    values (${row.id}, ${row.owner_type}, ${row.merchant_id}, ${row.operator_id}, ${row.deal_id}, ${row.file_name}, ${row.content_type},
+    insert into evidence_files (id, owner_type, merchant_id, operator_id, trader_id, deal_id, file_name, content_type, size, sha256)
+    values (${row.id}, ${row.owner_type}, ${row.merchant_id}, ${row.operator_id}, ${row.trader_id}, ${row.deal_id}, ${row.file_name}, ${row.content_type},
       ${row.size}, ${row.sha256})
     returning *`;
   return inserted!;
