@@ -16,6 +16,7 @@ export const traderDealSchema = z
     status: z.string().openapi({ description: 'PayIn: OrderStatus; PayOut: PayOutStatus' }),
     amount: int64String.openapi({ description: 'fiat, minor units' }),
     currency: z.string(),
+    currency_exponent: z.number().int().openapi({ description: "the currency's decimal places: amounts are minor units (amount / 10^exponent in major ones)" }),
     payment_method: z.string().openapi({ description: "the payment method's slug" }),
     requisite_id: z.string().openapi({ description: 'your requisite the deal is on; empty on a payout you may take' }),
     requisite_summary: z.string().openapi({ description: 'your requisite: type, last four digits, bank; empty on a payout you may take' }),

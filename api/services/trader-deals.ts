@@ -25,6 +25,7 @@ import {
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
 import { closedRejects, updateDeal } from './deal-workflows';
+import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import { parseMultipart, presentFile, storeFile } from './files';
 
 /** Every terminal status of either table: the trader's history. */
@@ -54,6 +55,7 @@ export function presentTraderDeal(row: TraderDealRow) {
     status: row.status,
     amount: row.amount.toString(),
     currency: row.currency,
+    currency_exponent: row.currency_exponent,
     payment_method: row.method_slug,
     requisite_id: row.requisite_id ?? '',
     requisite_summary: row.requisite_summary,
@@ -78,38 +80,28 @@ export function presentTraderDeal(row: TraderDealRow) {
 }
 export type TraderDeal = ReturnType<typeof presentTraderDeal>;
 
-const encodeToken = (row: { cursor_ts: string; id: string }) => Buffer.from(`${row.cursor_ts}|${row.id}`).toString('base64url');
-function decodeToken(token: string): { createdAt: string; id: string } {
-  const [createdAt, id] = Buffer.from(token, 'base64url').toString().split('|');
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id)) {
-    throw new InvalidArgument('page_token is not a token this list gave', [{ field: 'page_token', message: 'unknown token', code: 'invalid_value' }]);
-  }
-  return { createdAt, id };
-}
-
 export interface TraderDealQuery {
   deal_type?: 'PAYIN' | 'PAYOUT' | undefined;
   status?: string[] | undefined;
-  page_size: number;
+  page_size?: number | undefined;
   page_token?: string | undefined;
 }
+
+/** The scope of the history's page tokens: one trader's (another's token is 400). */
+const scopeOf = (traderId: string) => `trader-deals:${traderId}`;
 
 /** The trader's queue: every live deal (its timers), then one page of its history, newest first. */
 export async function listOwnDeals(deps: AppDeps, traderId: string, query: TraderDealQuery) {
   const filter = { traderId, terminal: TERMINAL, dealType: query.deal_type, statuses: query.status };
-  const before = query.page_token ? decodeToken(query.page_token) : undefined;
+  const before = cursorOf(deps, scopeOf(traderId), query.page_token);
+  const size = clampPageSize(query.page_size, 50, 200);
   const [live, history] = await Promise.all([
     // The live deals come with the first page only; the next pages are history.
     before ? Promise.resolve([]) : listTraderDeals(deps.sql, { ...filter, live: true, limit: LIVE_LIMIT }),
-    listTraderDeals(deps.sql, { ...filter, live: false, before, limit: query.page_size + 1 }),
+    listTraderDeals(deps.sql, { ...filter, live: false, before, limit: size + 1 }),
   ]);
-  const page = history.slice(0, query.page_size);
-  const last = page[page.length - 1];
-  return {
-    live: live.map(presentTraderDeal),
-    history: page.map(presentTraderDeal),
-    next_page_token: history.length > query.page_size && last ? encodeToken(last) : '',
-  };
+  const page = keysetPage(deps, scopeOf(traderId), history, size);
+  return { live: live.map(presentTraderDeal), history: page.rows.map(presentTraderDeal), next_page_token: page.next_page_token };
 }
 
 /** The trader's deal; another trader's and an unknown id alike are 404. */
@@ -120,8 +112,8 @@ export async function ownDeal(deps: AppDeps, traderId: string, dealId: string): 
 }
 
 /** The UNASSIGNED payouts one of the trader's ACTIVE requisites can serve, oldest first. */
-export async function availablePayouts(deps: AppDeps, traderId: string, limit: number) {
-  return { data: (await takeablePayouts(deps.sql, traderId, { limit })).map(presentTraderDeal) };
+export async function availablePayouts(deps: AppDeps, traderId: string, pageSize: number | undefined) {
+  return { data: (await takeablePayouts(deps.sql, traderId, { limit: clampPageSize(pageSize, 50, 200) })).map(presentTraderDeal) };
 }
 
 /** A state refusal (the workflow's, or a closed run's) in the trader's words: 409. */

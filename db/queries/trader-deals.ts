@@ -4,16 +4,19 @@
  */
 import type { Db } from '../sql';
 import type { DealRow } from './deals';
+import type { KeysetCursor } from './keyset';
 import { newId } from '../../domain/ids';
 
 /** What the trader's queue shows of a deal: the deal, its requisite and the payment method's slug. */
 export interface TraderDealRow extends DealRow {
   method_slug: string;
   requisite_summary: string;
+  currency_exponent: number;
 }
 
 const QUEUE_COLUMNS = (db: Db) => db`
   d.*, coalesce(pm.slug, '') as method_slug,
+  coalesce((select c.exponent from currencies c where c.tenant_id = d.tenant_id and c.code = d.currency), 2)::int as currency_exponent,
   coalesce(nullif(concat_ws(' ', r.requisite_type,
     case when r.card_number <> '' then '•' || right(r.card_number, 4) when r.phone_number <> '' then '•' || right(r.phone_number, 4)
          when r.iban <> '' then '•' || right(r.iban, 4) end, r.bank_name), ''), '') as requisite_summary`;
@@ -40,7 +43,8 @@ export async function listTraderDeals(
     terminal: readonly string[];
     dealType?: 'PAYIN' | 'PAYOUT' | undefined;
     statuses?: string[] | undefined;
-    before?: { createdAt: string; id: string } | undefined;
+    /** The page's start (db/queries/keyset.ts: the timestamp goes as text, keeping its microseconds). */
+    before?: KeysetCursor | undefined;
     limit: number;
   },
 ): Promise<(TraderDealRow & { cursor_ts: string })[]> {
@@ -53,7 +57,7 @@ export async function listTraderDeals(
       and ${f.live ? db`d.status <> all(${f.terminal as string[]})` : db`d.status = any(${f.terminal as string[]})`}
       ${f.dealType ? db`and d.deal_type = ${f.dealType}` : db``}
       ${f.statuses?.length ? db`and d.status = any(${f.statuses})` : db``}
-      ${f.before ? db`and (d.created_at, d.id) < (${f.before.createdAt}::timestamptz, ${f.before.id}::uuid)` : db``}
+      ${f.before ? db`and (d.created_at, d.id) < (${f.before.createdAt}::text::timestamptz, ${f.before.id}::uuid)` : db``}
     order by d.created_at desc, d.id desc
     limit ${f.limit}`;
 }
