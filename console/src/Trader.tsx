@@ -15,9 +15,13 @@ import { EnrolAuthenticator, Invitation } from './pages/Invitation';
 import { SignIn } from './pages/SignIn';
 import { Text } from './text';
 import { TraderHome } from './trader/Home';
+import { TraderDeals } from './trader/Deals';
 
 /** The trader app's sections: path below /trader, label, page (each page file owns its sub-routes). */
-const SECTIONS: Array<[string, string, () => ReactElement]> = [['/', 'Today', TraderHome]];
+const SECTIONS: Array<[string, string, () => ReactElement]> = [
+  ['/', 'Today', TraderHome],
+  ['/deals', 'Deals', TraderDeals],
+];
 
 /** The section a path belongs to: its first segment. */
 const sectionOf = (path: string) => SECTIONS.find(([to]) => (to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`)));
