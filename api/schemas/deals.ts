@@ -45,8 +45,7 @@ export const dealSchema = z
       })
       .optional()
       .openapi({
-        description:
-          "addition: on a PayOut its trader completed with a proof of the transfer (from deal.completed on); absent on every other deal",
+        description: 'addition: on a PayOut its trader completed with a proof of the transfer (from deal.completed on); absent on every other deal',
       }),
   })
   .openapi('MerchantDealInfo', {

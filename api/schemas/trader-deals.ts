@@ -9,7 +9,7 @@ import { repeated } from './listing';
 
 const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [string, ...string[]];
 
-export const traderDealSchema = z
+const traderDealSchema = z
   .object({
     deal_id: z.string().uuid(),
     deal_type: z.enum(['PAYIN', 'PAYOUT']),
@@ -21,7 +21,8 @@ export const traderDealSchema = z
     requisite_id: z.string().openapi({ description: 'your requisite the deal is on; empty on a payout you may take' }),
     requisite_summary: z.string().openapi({ description: 'your requisite: type, last four digits, bank; empty on a payout you may take' }),
     amount_to_pay: int64String.openapi({
-      description: 'PayIn: what the payer is asked to pay (the amount, plus the fee when the payer pays it) — a full match on confirm; PayOut: the amount to send',
+      description:
+        'PayIn: what the payer is asked to pay (the amount, plus the fee when the payer pays it) — a full match on confirm; PayOut: the amount to send',
     }),
     received_amount: int64String.openapi({ description: "PayIn: what you confirmed as received ('0' until then); PayOut: '0'" }),
     amount_match_status: z.enum(AMOUNT_MATCHES).openapi({ description: "PayIn: the received amount against amount_to_pay ('' until known); PayOut: ''" }),

@@ -78,7 +78,6 @@ export function presentTraderDeal(row: TraderDealRow) {
     updated_at: row.updated_at.toISOString(),
   };
 }
-export type TraderDeal = ReturnType<typeof presentTraderDeal>;
 
 export interface TraderDealQuery {
   deal_type?: 'PAYIN' | 'PAYOUT' | undefined;
@@ -129,7 +128,8 @@ function refuseEarly(row: TraderDealRow, move: TraderDealMove) {
 
 async function ownOfType(deps: AppDeps, traderId: string, dealId: string, type: 'PAYIN' | 'PAYOUT', move: TraderDealMove) {
   const row = await ownDeal(deps, traderId, dealId);
-  if (row.deal_type !== type) throw new Conflict(`deal is a ${row.deal_type === 'PAYIN' ? 'PayIn' : 'PayOut'}; ${move} is a ${type === 'PAYIN' ? 'PayIn' : 'PayOut'} move`);
+  if (row.deal_type !== type)
+    throw new Conflict(`deal is a ${row.deal_type === 'PAYIN' ? 'PayIn' : 'PayOut'}; ${move} is a ${type === 'PAYIN' ? 'PayIn' : 'PayOut'} move`);
   refuseEarly(row, move);
   return row;
 }

@@ -107,12 +107,6 @@ export async function recordNotReceived(tx: Db, dealId: string, reason: string):
   return row!;
 }
 
-/** Whether the file is the trader's upload for this deal (a payout's proof must be). */
-export async function isTraderDealFile(db: Db, traderId: string, dealId: string, fileId: string): Promise<boolean> {
-  const [row] = await db`select 1 from evidence_files where id = ${fileId} and owner_type = 'trader' and trader_id = ${traderId} and deal_id = ${dealId}`;
-  return row !== undefined;
-}
-
 /** The operator alert of a PayIn its trader reported as not received: one per deal (GET /admin/alerts); true when this call raised it. */
 export async function raiseNotReceivedAlert(tx: Db, dealId: string, reason: string): Promise<boolean> {
   const message = `the trader reports the payment as not received${reason ? `: ${reason}` : ''}; the deal waits for its expiry, an appeal or an operator`;

@@ -8,7 +8,17 @@ export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 export const PAYOUT_TERMINAL: readonly PayoutStatus[] = ['COMPLETED', 'FAILED', 'EXPIRED'];
 export const isPayoutTerminal = (s: PayoutStatus) => PAYOUT_TERMINAL.includes(s);
 
-export type PayoutMove = 'create_matched' | 'create_unassigned' | 'match' | 'assign' | 'take' | 'start' | 'complete' | 'fail' | 'expire_unassigned' | 'expire_matched';
+export type PayoutMove =
+  | 'create_matched'
+  | 'create_unassigned'
+  | 'match'
+  | 'assign'
+  | 'take'
+  | 'start'
+  | 'complete'
+  | 'fail'
+  | 'expire_unassigned'
+  | 'expire_matched';
 
 const HOLD_RETURNED = "hold returned: the merchant's frozen → available";
 

@@ -10,11 +10,11 @@ import { payoutRefusal, type PayoutMove } from './payout';
 export const TRADER_DEAL_MOVES = ['confirm', 'not_received', 'take', 'start', 'complete', 'reject'] as const;
 export type TraderDealMove = (typeof TRADER_DEAL_MOVES)[number];
 
-export const TRADER_PAYIN_MOVES: ReadonlyArray<[TraderDealMove, PayinMove]> = [
+const TRADER_PAYIN_MOVES: ReadonlyArray<[TraderDealMove, PayinMove]> = [
   ['confirm', 'confirm_payment'],
   ['not_received', 'report_not_received'],
 ];
-export const TRADER_PAYOUT_MOVES: ReadonlyArray<[TraderDealMove, PayoutMove]> = [
+const TRADER_PAYOUT_MOVES: ReadonlyArray<[TraderDealMove, PayoutMove]> = [
   ['take', 'take'],
   ['start', 'start'],
   ['complete', 'complete'],

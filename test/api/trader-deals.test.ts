@@ -66,7 +66,13 @@ test('PayIn: confirm with the amount received drives received_amount and amount_
   const full = await createPayin(m.keys, { payment_method_id: method, amount: 150_000 });
   const shown = await asTrader(trader.session, 'GET', `${DEALS}/${full.deal_id}`);
   t.is(shown.status, 200, shown.text);
-  t.like(shown.body.deal, { deal_type: 'PAYIN', status: 'ESCROW_LOCKED', amount_to_pay: '150000', timer: 'payment_timeout', moves: ['confirm', 'not_received'] });
+  t.like(shown.body.deal, {
+    deal_type: 'PAYIN',
+    status: 'ESCROW_LOCKED',
+    amount_to_pay: '150000',
+    timer: 'payment_timeout',
+    moves: ['confirm', 'not_received'],
+  });
   t.true(Date.parse(shown.body.deal.expires_at) > Date.now());
   const confirmed = await move(trader, full.deal_id, 'confirm', { received_amount: 150_000 });
   t.is(confirmed.status, 200, confirmed.text);
@@ -193,11 +199,7 @@ test('PayOut: start and complete with a proof — the merchant’s webhook (a re
   t.is(noFile.status, 400, noFile.text);
   const noReference = await traderUpload(trader.session, `${DEALS}/${dealId}/complete`, proofUpload(''));
   t.is(noReference.status, 400, noReference.text);
-  const textProof = await traderUpload(
-    trader.session,
-    `${DEALS}/${dealId}/complete`,
-    proofUpload('REF-1', 'just text'),
-  );
+  const textProof = await traderUpload(trader.session, `${DEALS}/${dealId}/complete`, proofUpload('REF-1', 'just text'));
   t.is(textProof.status, 400, 'a proof is an image or a PDF');
 
   const completed = await traderUpload(trader.session, `${DEALS}/${dealId}/complete`, proofUpload('SBER-2026-000123'));

@@ -43,7 +43,11 @@ test('on a phone: confirm a PayIn with the prefilled amount, complete a PayOut w
   t.is(requisite.status, 201, requisite.text);
 
   const merchant = await merchantWithOwner();
-  const funded = await asOperator('POST', '/api/v1/p2p/admin/deposits', { merchant_id: merchant.merchantId, amount: 10_000, tx_hash: txHashOf(`fund-${merchant.merchantId}`) });
+  const funded = await asOperator('POST', '/api/v1/p2p/admin/deposits', {
+    merchant_id: merchant.merchantId,
+    amount: 10_000,
+    tx_hash: txHashOf(`fund-${merchant.merchantId}`),
+  });
   t.true(funded.status === 201 || funded.status === 200, funded.text);
   const walletId = (await signed(merchant.keys, 'GET', '/api/v1/p2p/merchant/balance')).body.wallets[0].wallet_id as string;
   const payin = await createPayin(merchant.keys, { payment_method_id: method, amount: 150_000 });

@@ -17,8 +17,7 @@ type TraderDeal = Schemas['TraderDeal'];
 const DEALS_KEY = ['trader-deals'];
 const AVAILABLE_KEY = ['trader-payouts-available'];
 
-const useDeals = () =>
-  useQuery({ queryKey: DEALS_KEY, queryFn: () => unwrap(api.GET('/api/v1/p2p/trader/deals')), refetchInterval: 10_000 });
+const useDeals = () => useQuery({ queryKey: DEALS_KEY, queryFn: () => unwrap(api.GET('/api/v1/p2p/trader/deals')), refetchInterval: 10_000 });
 const useAvailable = () =>
   useQuery({ queryKey: AVAILABLE_KEY, queryFn: () => unwrap(api.GET('/api/v1/p2p/trader/payouts/available')), refetchInterval: 10_000 });
 
@@ -160,7 +159,13 @@ function CompletePayout({ deal }: { deal: TraderDeal }) {
         <input required maxLength={100} autoComplete="off" value={reference} onChange={(e) => setReference(e.target.value)} />
       </Field>
       <Field label="Receipt (photo, screenshot or PDF)" hint="The merchant sees it with the bank reference.">
-        <input type="file" required accept="image/png,image/jpeg,image/webp,application/pdf" capture="environment" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+        <input
+          type="file"
+          required
+          accept="image/png,image/jpeg,image/webp,application/pdf"
+          capture="environment"
+          onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+        />
       </Field>
       <button type="submit" className="primary big" disabled={complete.isPending}>
         {complete.isPending ? 'Completing…' : 'Complete with proof'}
