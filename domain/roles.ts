@@ -257,6 +257,12 @@ export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>>
   traderStartPayout: TRADER,
   traderCompletePayout: TRADER,
   traderRejectPayout: TRADER,
+  // Disputes on the trader's deals: read them, answer with a statement and evidence.
+  traderListAppeals: TRADER,
+  traderGetAppeal: TRADER,
+  traderCreateAppealMessage: TRADER,
+  traderUploadAppealEvidence: TRADER,
+  traderDownloadAppealFile: TRADER,
 };
 
 /** Each door's column of the table. */

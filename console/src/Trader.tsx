@@ -16,11 +16,13 @@ import { SignIn } from './pages/SignIn';
 import { Text } from './text';
 import { TraderHome } from './trader/Home';
 import { TraderDeals } from './trader/Deals';
+import { TraderAppeals } from './trader/Appeals';
 
 /** The trader app's sections: path below /trader, label, page (each page file owns its sub-routes). */
 const SECTIONS: Array<[string, string, () => ReactElement]> = [
   ['/', 'Today', TraderHome],
   ['/deals', 'Deals', TraderDeals],
+  ['/appeals', 'Disputes', TraderAppeals],
 ];
 
 /** The section a path belongs to: its first segment. */

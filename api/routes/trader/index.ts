@@ -2,5 +2,6 @@
 import { routeGroup } from '../../route';
 import { traderDealRoutes } from './deals';
 import { traderSessionRoutes } from './session';
+import { traderAppealRoutes } from './appeals';
 
-export const traderGroup = routeGroup('/api/v1/p2p/trader', [...traderSessionRoutes, ...traderDealRoutes]);
+export const traderGroup = routeGroup('/api/v1/p2p/trader', [...traderSessionRoutes, ...traderDealRoutes, ...traderAppealRoutes]);

@@ -985,7 +985,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One appeal with its deal, messages (oldest first) and files */
+        /** One appeal with its deal, both parties (the merchant's statement, the trader's answer and deadline), every message (oldest first) and file */
         get: operations["adminGetAppeal"];
         put?: never;
         post?: never;
@@ -2625,6 +2625,103 @@ export interface paths {
          * @description 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
          */
         post: operations["traderRejectPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The appeals on your deals: those waiting for the arbiter first, the earliest deadline (respond_by) first */
+        get: operations["traderListAppeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals/{appeal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One appeal on your deal: the merchant's statement and files, your answers, your deadline
+         * @description An appeal on another trader’s deal, or an unknown id, is 404.
+         */
+        get: operations["traderGetAppeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals/{appeal_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the appeal with your statement (sender_role TRADER), optionally naming evidence files you sent earlier
+         * @description You answer while the appeal waits for the arbiter (OPEN, IN_REVIEW, REOPENED) and before its respond_by (the opening + APPEAL_TRADER_RESPONSE_SECONDS); later is 409 and the arbiter decides without your answer. The merchant does not see your answers. Audited (appeal.trader_answer).
+         */
+        post: operations["traderCreateAppealMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals/{appeal_id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the appeal with an evidence file (multipart: `file`, and an optional `note`)
+         * @description The file goes through the evidence pipeline: its type is sniffed from the bytes (PDF, PNG, JPEG, WEBP or plain text), at most EVIDENCE_MAX_BYTES (larger is 413). It is sent as one TRADER message carrying the file and the note. You answer while the appeal waits for the arbiter (OPEN, IN_REVIEW, REOPENED) and before its respond_by (the opening + APPEAL_TRADER_RESPONSE_SECONDS); later is 409 and the arbiter decides without your answer. The merchant does not see your answers. Audited (file.upload, appeal.trader_answer).
+         */
+        post: operations["traderUploadAppealEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals/{appeal_id}/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file of the appeal: the merchant's evidence or your own
+         * @description The bytes with their sniffed Content-Type, as an attachment. Any other file, or another trader’s appeal, is 404.
+         */
+        get: operations["traderDownloadAppealFile"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4891,9 +4988,17 @@ export interface components {
             /** @description the settlement deal made for this appeal, or empty */
             settlement_deal_id: string;
             deal: components["schemas"]["MerchantDealInfo"];
-            messages: components["schemas"]["AppealMessage"][];
-            /** @description every file attached to the appeal or its messages */
-            files: components["schemas"]["EvidenceFile"][];
+            trader: components["schemas"]["AppealTraderParty"];
+            /** @description every party's messages, oldest first (the merchant's own thread has no TRADER messages) */
+            messages: components["schemas"]["AdminAppealMessage"][];
+            /** @description every file attached to the appeal or its messages, with the party that gave it */
+            files: (components["schemas"]["EvidenceFile"] & {
+                /**
+                 * @description whose evidence it is
+                 * @enum {string}
+                 */
+                party: "MERCHANT" | "ADMIN" | "TRADER";
+            })[];
             /** @description every arbiter move with what it will do, from the state tables the appeal's and the deal's workflows decide with */
             moves: components["schemas"]["AppealMovePreview"][];
         };
@@ -4910,6 +5015,35 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+        };
+        AppealTraderParty: {
+            /** @description the deal's trader; '' when the deal has none */
+            trader_id: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @description when the trader must have answered: opening + APPEAL_TRADER_RESPONSE_SECONDS
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            respond_by: string;
+            /** @description RFC 3339 of the trader's first answer; '' while it has not answered */
+            responded_at: string;
+            /**
+             * @description ANSWERED: it answered; WAITING: its time runs; MISSED: its time ended without an answer
+             * @enum {string}
+             */
+            answer: "ANSWERED" | "WAITING" | "MISSED";
+            /** @description the trader's evidence: the files of its messages */
+            file_ids: string[];
+        };
+        AdminAppealMessage: components["schemas"]["AppealMessage"] & {
+            /**
+             * @description the party: the merchant, the arbiter, or the deal's trader
+             * @enum {string}
+             */
+            sender_role?: "MERCHANT" | "ADMIN" | "TRADER";
+            /** @description the merchant's name, the trader's name, or the operator account's email (`operator JWT (<sub>)`) */
+            sender_name: string;
         };
         AppealMovePreview: {
             /** @enum {string} */
@@ -5863,6 +5997,143 @@ export interface components {
         };
         TraderRejectPayoutRequest: {
             reason: string;
+        };
+        /** @description The appeals still waiting for the arbiter first (earliest respond_by first), then the rest, newest first; at most 200. */
+        TraderAppealList: {
+            data: components["schemas"]["TraderAppealSummary"][];
+        };
+        TraderAppealSummary: {
+            /** Format: uuid */
+            appeal_id: string;
+            /** Format: uuid */
+            deal_id: string;
+            /** @description One of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED. Open: new values may be added without notice; treat an unknown one as an appeal still open. */
+            status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
+            /** @description the appealed deal's status now (APPEALED while the appeal holds it) */
+            deal_status: string;
+            /**
+             * Format: int64
+             * @description the deal's amount in minor units of its currency, int64 as a string
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /** @description the merchant's statement: why it opened the appeal */
+            reason: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when your answer must be in: the opening + APPEAL_TRADER_RESPONSE_SECONDS
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            respond_by: string;
+            /** @description RFC 3339 of your first answer; '' while you have not answered */
+            responded_at: string;
+            /**
+             * @description ANSWERED: you answered; WAITING: your time to answer runs (respond_by); MISSED: it ended without your answer
+             * @enum {string}
+             */
+            answer: "ANSWERED" | "WAITING" | "MISSED";
+            /** @description the appeal waits for the arbiter (OPEN, IN_REVIEW, REOPENED) and respond_by is ahead */
+            can_answer: boolean;
+        };
+        TraderAppealResponse: {
+            data: components["schemas"]["TraderAppeal"];
+        };
+        TraderAppeal: {
+            /** Format: uuid */
+            appeal_id: string;
+            /** Format: uuid */
+            deal_id: string;
+            /** @description One of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED. Open: new values may be added without notice; treat an unknown one as an appeal still open. */
+            status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
+            /** @description the appealed deal's status now (APPEALED while the appeal holds it) */
+            deal_status: string;
+            /**
+             * Format: int64
+             * @description the deal's amount in minor units of its currency, int64 as a string
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /** @description the merchant's statement: why it opened the appeal */
+            reason: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when your answer must be in: the opening + APPEAL_TRADER_RESPONSE_SECONDS
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            respond_by: string;
+            /** @description RFC 3339 of your first answer; '' while you have not answered */
+            responded_at: string;
+            /**
+             * @description ANSWERED: you answered; WAITING: your time to answer runs (respond_by); MISSED: it ended without your answer
+             * @enum {string}
+             */
+            answer: "ANSWERED" | "WAITING" | "MISSED";
+            /** @description the appeal waits for the arbiter (OPEN, IN_REVIEW, REOPENED) and respond_by is ahead */
+            can_answer: boolean;
+            /** @description the files of the merchant's statement */
+            file_ids: string[];
+            /** @description the merchant's messages and your answers, oldest first */
+            messages: components["schemas"]["TraderAppealMessage"][];
+            /** @description every file you may read in this appeal (GET …/files/{file_id}) */
+            files: (components["schemas"]["EvidenceFile"] & {
+                /**
+                 * @description whose evidence it is
+                 * @enum {string}
+                 */
+                party: "MERCHANT" | "TRADER";
+            })[];
+        };
+        TraderAppealMessage: {
+            /** Format: uuid */
+            message_id: string;
+            /** Format: uuid */
+            appeal_id: string;
+            /**
+             * @description MERCHANT: the merchant's statement; TRADER: your answer
+             * @enum {string}
+             */
+            sender_role: "MERCHANT" | "TRADER";
+            body: string;
+            file_ids: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        TraderAppealMessageResponse: {
+            data: components["schemas"]["TraderAppealMessage"];
+        };
+        TraderAppealStatementRequest: {
+            body: string;
+            /** @description files you sent earlier as evidence in your appeals; another owner’s or an unknown id is 400 naming it */
+            file_ids?: string[];
+        };
+        /** @description the stored file and the answer (a TRADER message) that carries it */
+        TraderEvidenceResponse: {
+            file: components["schemas"]["EvidenceFile"];
+            data: components["schemas"]["TraderAppealMessage"];
+        };
+        TraderEvidenceUpload: {
+            /**
+             * Format: binary
+             * @description the evidence file (part name `file`): a receipt, a bank statement, a screenshot
+             */
+            file: string;
+            /** @description what the file shows, at most 4000 characters (the message that carries it) */
+            note?: string;
         };
         Health: {
             /** @enum {string} */
@@ -12874,6 +13145,172 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListAppeals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderAppealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetAppeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderAppealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderCreateAppealMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderAppealStatementRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderAppealMessageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderUploadAppealEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["TraderEvidenceUpload"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderEvidenceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderDownloadAppealFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<file_id>"`: never shown inline */
+                    "Content-Disposition"?: string;
+                    /** @description the file's SHA-256, lowercase hex */
+                    "X-Checksum-Sha256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -12,14 +12,12 @@ alter table deals add column payout_proof_file_id uuid references evidence_files
 alter table deals add column not_received_at timestamptz;
 alter table deals add column not_received_reason text not null default '';
 
--- A trader's uploads: the proof file of one of its PayOuts, owned by the trader and tied to the
--- deal (so the deal's merchant may read it, as it reads a payer's receipt).
-alter table evidence_files add column trader_id uuid references traders(id);
-alter table evidence_files drop constraint evidence_files_owner_type_check;
-alter table evidence_files add constraint evidence_files_owner_type_check check (owner_type in ('merchant', 'operator', 'payer', 'trader'));
-alter table evidence_files add constraint evidence_files_trader_check check ((owner_type = 'trader') = (trader_id is not null));
+-- A trader's payout proof is a trader's upload (evidence_files.trader_id) tied to the deal, so the
+-- deal's merchant may read it as it reads a payer's receipt: deal_id is set for a payer's receipt
+-- always, for a trader's upload when it is a payout's proof, and never for the others.
 alter table evidence_files drop constraint evidence_files_payer_deal_check;
-alter table evidence_files add constraint evidence_files_payer_deal_check check ((owner_type in ('payer', 'trader')) = (deal_id is not null));
+alter table evidence_files add constraint evidence_files_payer_deal_check check (
+  case owner_type when 'payer' then deal_id is not null when 'trader' then true else deal_id is null end);
 
 -- The trader's queue reads its deals, live first.
 create index deals_of_trader on deals (trader_id, created_at desc) where trader_id is not null;
