@@ -10,6 +10,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
 import { formatMinor, parseMajor } from '../amounts';
 import { ErrorText, Field, Loading, when } from '../ui';
+import { Link } from '../router';
 import { Text } from '../text';
 
 type TraderDeal = Schemas['TraderDeal'];
@@ -262,6 +263,20 @@ function DealCard({ deal }: { deal: TraderDeal }) {
       {can('complete') && <CompletePayout deal={deal} />}
       {can('reject') && <RejectPayout deal={deal} />}
     </article>
+  );
+}
+
+/** The home page's line about the queue: how many deals wait for the trader, and the payouts it may take. */
+export function DealsToday() {
+  const deals = useDeals();
+  const available = useAvailable();
+  if (!deals.data || !available.data) return null;
+  const waiting = deals.data.live.filter((d) => d.moves.length > 0).length;
+  return (
+    <p data-testid="deals-today">
+      <Link to="/deals">Deals</Link>: {waiting === 0 ? 'nothing waits for you' : `${waiting} waiting for you`}
+      {available.data.data.length > 0 ? `, ${available.data.data.length} payouts you may take` : ''}.
+    </p>
   );
 }
 

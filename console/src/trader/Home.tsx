@@ -4,6 +4,7 @@
  */
 import { useTraderSession } from '../Trader';
 import { Text } from '../text';
+import { DealsToday } from './Deals';
 
 export function TraderHome() {
   const session = useTraderSession();
@@ -25,6 +26,7 @@ export function TraderHome() {
           </p>
         </div>
       )}
+      <DealsToday />
     </>
   );
 }
