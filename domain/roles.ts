@@ -252,6 +252,16 @@ export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>>
   traderDeleteSession: TRADER,
   traderEnrollTotp: TRADER,
   traderChangeOwnPassword: TRADER,
+  // The trader's deal queue and its moves on its own deals.
+  traderListDeals: TRADER,
+  traderGetDeal: TRADER,
+  traderListAvailablePayouts: TRADER,
+  traderConfirmPayin: TRADER,
+  traderReportPayinNotReceived: TRADER,
+  traderTakePayout: TRADER,
+  traderStartPayout: TRADER,
+  traderCompletePayout: TRADER,
+  traderRejectPayout: TRADER,
   // Disputes on the trader's deals: read them, answer with a statement and evidence.
   traderListAppeals: TRADER,
   traderGetAppeal: TRADER,

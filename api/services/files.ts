@@ -22,8 +22,11 @@ const SNIFFED: Record<string, string> = { pdf: 'application/pdf', png: 'image/pn
 const PART_NAME = 'file';
 
 export type FileOwner = { kind: 'merchant'; merchantId: string } | { kind: 'operator'; operatorId: string } | { kind: 'trader'; traderId: string };
-/** Who may store a file: an owner above, or a payer's page (a receipt of its deal, api/services/payer-proof.ts). */
-export type FileWriter = FileOwner | { kind: 'payer'; dealId: string };
+/**
+ * Who may store a file: an owner above, a payer's page (a receipt of its deal, api/services/payer-proof.ts)
+ * or a trader for one of its payouts (the proof of the transfer, api/services/trader-deals.ts).
+ */
+export type FileWriter = FileOwner | { kind: 'payer'; dealId: string } | { kind: 'trader'; traderId: string; dealId: string };
 
 /** What a file may be beyond the type rule, and what else commits with its row. */
 export interface StoreOptions {
@@ -203,7 +206,7 @@ export async function storeFile(
         merchant_id: owner.kind === 'merchant' ? owner.merchantId : null,
         operator_id: owner.kind === 'operator' ? owner.operatorId : null,
         trader_id: owner.kind === 'trader' ? owner.traderId : null,
-        deal_id: owner.kind === 'payer' ? owner.dealId : null,
+        deal_id: owner.kind === 'payer' || (owner.kind === 'trader' && 'dealId' in owner) ? owner.dealId : null,
         file_name: fileName,
         content_type: type,
         size: BigInt(bytes.length),

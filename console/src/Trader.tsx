@@ -15,12 +15,14 @@ import { EnrolAuthenticator, Invitation } from './pages/Invitation';
 import { SignIn } from './pages/SignIn';
 import { Text } from './text';
 import { TraderHome } from './trader/Home';
+import { TraderDeals } from './trader/Deals';
 import { TraderAppeals } from './trader/Appeals';
 import { TraderWallet } from './trader/Wallet';
 
 /** The trader app's sections: path below /trader, label, page (each page file owns its sub-routes). */
 const SECTIONS: Array<[string, string, () => ReactElement]> = [
   ['/', 'Today', TraderHome],
+  ['/deals', 'Deals', TraderDeals],
   ['/appeals', 'Disputes', TraderAppeals],
   ['/wallet', 'Wallet', TraderWallet],
 ];

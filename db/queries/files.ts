@@ -5,9 +5,9 @@ export interface FileRow {
   owner_type: 'merchant' | 'operator' | 'payer' | 'trader';
   merchant_id: string | null;
   operator_id: string | null;
-  /** A trader's evidence in an appeal on its deal. */
+  /** A trader's upload: its evidence in an appeal on its deal, or the proof of one of its payouts. */
   trader_id: string | null;
-  /** A payer's receipt: the deal whose page it came from. */
+  /** A payer's receipt, or a trader's payout proof: the deal it is about. */
   deal_id: string | null;
   file_name: string;
   content_type: string;

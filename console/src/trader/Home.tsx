@@ -7,6 +7,7 @@ import { api, unwrap } from '../api';
 import { Link } from '../router';
 import { useTraderSession } from '../Trader';
 import { Text } from '../text';
+import { DealsToday } from './Deals';
 
 export function TraderHome() {
   const session = useTraderSession();
@@ -29,6 +30,7 @@ export function TraderHome() {
         </div>
       )}
       <MoneyLine />
+      <DealsToday />
     </>
   );
 }

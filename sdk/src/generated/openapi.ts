@@ -2515,6 +2515,177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/trader/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your deals: every live one with its timer (expires_at), then your history, newest first; by type and statuses */
+        get: operations["traderListDeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/payouts/available": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** UNASSIGNED payouts you may take: one of your ACTIVE requisites serves their payment method and amount; oldest first */
+        get: operations["traderListAvailablePayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your deals, with the moves its state allows you now */
+        get: operations["traderGetDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayIn: you received the payment — the amount that arrived is recorded and the receipt confirmed
+         * @description received_amount against amount_to_pay sets amount_match_status: full completes the deal (COMPLETED); partial or overpaid leaves it PAYMENT_VERIFIED for an operator. From ESCROW_LOCKED or PAYMENT_NOTIFIED only. 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderConfirmPayin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/not-received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayIn: the payment did not arrive — recorded with an operator alert; the deal stays as it is
+         * @description No state of a PayIn means "not received": the deal keeps its status and waits for its expiry (EXPIRED, the escrow back to you), an appeal or an operator; not_received_at and not_received_reason show the report. From ESCROW_LOCKED or PAYMENT_NOTIFIED only. 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderReportPayinNotReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/take": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayOut: take an UNASSIGNED payout you may serve — MATCHED to your requisite, its transfer window starts
+         * @description Of concurrent takers exactly one wins; the others get 409 `payout is MATCHED`. A payout none of your ACTIVE requisites serves is 404. Taking one you took already answers it.
+         */
+        post: operations["traderTakePayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayOut: you start the transfer — MATCHED → PROCESSING
+         * @description 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderStartPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayOut: the transfer was sent — PROCESSING → COMPLETED with its proof (the bank's reference and a receipt file)
+         * @description multipart/form-data: the field `bank_reference` (1 to 100 characters) and the file in the part `file` — a photo, screenshot or PDF (PNG, JPEG, WEBP or PDF, sniffed from the bytes; at most EVIDENCE_MAX_BYTES). The move is checked before the file is stored. The merchant's deal and its deal.completed webhook then carry payout_proof { bank_reference, file_id }, and the merchant may download the file. 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderCompletePayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayOut: the transfer failed or cannot be made — PROCESSING → FAILED, the merchant's hold returned
+         * @description 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderRejectPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/trader/wallet": {
         parameters: {
             query?: never;
@@ -3412,7 +3583,7 @@ export interface components {
              */
             amount_version: string;
         };
-        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
+        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
         MerchantDealInfo: {
             /** Format: uuid */
             deal_id: string;
@@ -3464,6 +3635,13 @@ export interface components {
              * @enum {boolean}
              */
             sandbox?: true;
+            /** @description addition: on a PayOut its trader completed with a proof of the transfer (from deal.completed on); absent on every other deal */
+            payout_proof?: {
+                /** @description the bank's reference of the transfer, as the trader gave it */
+                bank_reference: string;
+                /** @description the trader's proof file (a receipt or a screenshot): GET /api/v1/p2p/merchant/files/{file_id}; empty when the proof has none */
+                file_id: string;
+            };
         };
         /** @description deal.amount_changed: an operator changed the deal's amount (never sent to V1 merchants). */
         DealAmountChangedEvent: {
@@ -4835,7 +5013,7 @@ export interface components {
             data: components["schemas"]["ConsoleDeal"][];
             next_page_token: string;
         };
-        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
+        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
         ConsoleDeal: components["schemas"]["MerchantDealInfo"] & {
             /** Format: uuid */
             merchant_id: string;
@@ -4935,7 +5113,7 @@ export interface components {
             submitted_at: string;
         };
         OperatorDealResponse: {
-            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
+            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
             deal: components["schemas"]["MerchantDealInfo"] & {
                 /** @description the trader the deal belongs to now; empty while unassigned */
                 trader_id: string;
@@ -5703,7 +5881,7 @@ export interface components {
         };
         /** @description The create response echoes requisite_details and target_name unmasked. */
         PayoutResponse: {
-            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
+            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
             deal: components["schemas"]["MerchantDealInfo"] & {
                 requisite_details: {
                     [key: string]: string;
@@ -6000,6 +6178,126 @@ export interface components {
             token: string;
             /** @description the password the trader chooses (at least 12 characters) */
             password: string;
+        };
+        TraderDealList: {
+            /** @description your live deals, newest first, with their timers (on the first page only) */
+            live: components["schemas"]["TraderDeal"][];
+            /** @description your finished deals, newest first, one page */
+            history: components["schemas"]["TraderDeal"][];
+            /** @description the next page of history; '' at the end */
+            next_page_token: string;
+        };
+        TraderDeal: {
+            /** Format: uuid */
+            deal_id: string;
+            /** @enum {string} */
+            deal_type: "PAYIN" | "PAYOUT";
+            /** @description PayIn: OrderStatus; PayOut: PayOutStatus */
+            status: string;
+            /**
+             * Format: int64
+             * @description fiat, minor units
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /** @description the currency's decimal places: amounts are minor units (amount / 10^exponent in major ones) */
+            currency_exponent: number;
+            /** @description the payment method's slug */
+            payment_method: string;
+            /** @description your requisite the deal is on; empty on a payout you may take */
+            requisite_id: string;
+            /** @description your requisite: type, last four digits, bank; empty on a payout you may take */
+            requisite_summary: string;
+            /**
+             * Format: int64
+             * @description PayIn: what the payer is asked to pay (the amount, plus the fee when the payer pays it) — a full match on confirm; PayOut: the amount to send
+             * @example 150000
+             */
+            amount_to_pay: string;
+            /**
+             * Format: int64
+             * @description PayIn: what you confirmed as received ('0' until then); PayOut: '0'
+             * @example 150000
+             */
+            received_amount: string;
+            /**
+             * @description PayIn: the received amount against amount_to_pay ('' until known); PayOut: ''
+             * @enum {string}
+             */
+            amount_match_status: "" | "full" | "partial" | "overpaid";
+            /** @description PayOut: the recipient's card, phone or account to send to; PayIn: '' */
+            target_requisite: string;
+            /** @description PayOut: the recipient's name */
+            target_name: string;
+            /** @description PayOut: the recipient's bank */
+            target_bank: string;
+            /** @description PayOut: the recipient's further details (iban, bank_name, …) */
+            requisite_details: {
+                [key: string]: string;
+            };
+            /**
+             * @description the deadline the deal waits on now: payment_timeout (a PayIn expires then), assign_sla (an UNASSIGNED payout expires then), transfer_sla (a MATCHED payout expires unless started); '' for none
+             * @enum {string}
+             */
+            timer: "" | "payment_timeout" | "assign_sla" | "transfer_sla";
+            /** @description when the timer ends (RFC 3339, UTC); '' for none */
+            expires_at: string;
+            /** @description PayOut: the bank's reference you gave on completion; '' until then */
+            bank_reference: string;
+            /** @description PayOut: your proof file of the transfer; '' until then */
+            proof_file_id: string;
+            /** @description PayIn: when you reported the payment as not received; '' when you did not */
+            not_received_at: string;
+            not_received_reason: string;
+            /** @description PayOut: why it was rejected */
+            failure_reason: string;
+            /** @description the moves the deal's state allows you now (from the PayIn and PayOut state tables) */
+            moves: ("confirm" | "not_received" | "take" | "start" | "complete" | "reject")[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        TraderAvailablePayouts: {
+            /** @description UNASSIGNED payouts one of your ACTIVE requisites serves, oldest first */
+            data: components["schemas"]["TraderDeal"][];
+        };
+        TraderDealResponse: {
+            deal: components["schemas"]["TraderDeal"];
+        };
+        TraderConfirmRequest: {
+            /**
+             * Format: int64
+             * @description what actually arrived, fiat minor units
+             */
+            received_amount: number | bigint;
+        };
+        TraderNotReceivedRequest: {
+            /** @description optional: what you saw */
+            reason?: string;
+        };
+        TraderCompletedPayout: {
+            deal: components["schemas"]["TraderDeal"];
+            file: components["schemas"]["EvidenceFile"];
+        };
+        TraderPayoutProof: {
+            /** @description the bank's reference of the transfer (1 to 100 characters) */
+            bank_reference: string;
+            /**
+             * Format: binary
+             * @description a photo, screenshot or PDF of the receipt (part name `file`)
+             */
+            file: string;
+        };
+        TraderRejectPayoutRequest: {
+            reason: string;
         };
         /** @description The trader's TRC-20 USDT deposit address: one per trader, for good. */
         TraderDepositAddress: {
@@ -13082,6 +13380,315 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListDeals: {
+        parameters: {
+            query?: {
+                deal_type?: "PAYIN" | "PAYOUT";
+                /** @description any of these statuses: repeated (status=A&status=B) or comma-separated */
+                status?: ("INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED")[];
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListAvailablePayouts: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderAvailablePayouts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderConfirmPayin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderConfirmRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderReportPayinNotReceived: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TraderNotReceivedRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderTakePayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderStartPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderCompletePayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["TraderPayoutProof"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderCompletedPayout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderRejectPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderRejectPayoutRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
         };
