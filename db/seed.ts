@@ -6,6 +6,8 @@ import { upsertRate } from './queries/catalog';
 import { creditTraderLiquidity, recordDeposit } from './queries/deposits';
 import { DEFAULT_TENANT_ID, insertMerchant } from './queries/merchants';
 import { insertRequisite } from './queries/traders';
+import { sealRequisiteNumbers } from './queries/requisite-secrets';
+import type { KeyRing } from '../domain/crypto/key-ring';
 import { ensureSandboxRequisites } from './queries/sandbox';
 import { ensureWallet } from './queries/wallets';
 import { insertAccount } from './queries/accounts';
@@ -86,13 +88,17 @@ export interface SeedResult {
   adminOperator?: { email: string; password: string };
 }
 
-export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string; mode: SeedMode }): Promise<SeedResult> {
+export async function seed(
+  sql: Sql,
+  secretBox: SecretBox,
+  options: { demoWebhookUrl: string; mode: SeedMode; cardData: KeyRing },
+): Promise<SeedResult> {
   const adminPassword = generatePassword();
   const adminHash = await hashPassword(adminPassword);
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(7303002)`;
     await seedCatalogue(tx);
-    const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.demoWebhookUrl) : {};
+    const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.cardData, options.demoWebhookUrl) : {};
     // Idempotent across restarts: made once (stable id, on conflict nothing), its password printed that once.
     const admin = await insertAccount(tx, {
       id: SEED_ADMIN_ID,
@@ -133,10 +139,27 @@ async function seedCatalogue(tx: Db): Promise<void> {
 }
 
 /** The demo traders, their requisites, the sandbox trader and the demo merchant (never in production). */
-async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials'>> {
+async function seedDemo(tx: Db, secretBox: SecretBox, cardData: KeyRing, demoWebhookUrl: string): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials'>> {
   for (const [index, t] of TRADERS.entries()) {
+    const suffix = String(index + 1).padStart(2, '0');
+    const numbers = (type: string) => ({
+      card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
+      // +7 900 000-00-01: a Russian mobile number of 11 digits.
+      phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
+      iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
+    });
     const [existing] = await tx`select 1 from traders where id = ${t.id}`;
-    if (existing) continue;
+    if (existing) {
+      // A database from before the numbers were sealed kept none of them: sealed again here.
+      const unsealed = await tx<{ id: string; requisite_type: string }[]>`
+        select id, requisite_type from requisites
+        where trader_id = ${t.id} and card_sealed is null and phone_sealed is null and iban_sealed is null`;
+      for (const r of unsealed) {
+        const { card_sealed, phone_sealed, iban_sealed } = sealRequisiteNumbers(cardData, r.id, numbers(r.requisite_type));
+        await tx`update requisites set ${tx({ card_sealed, phone_sealed, iban_sealed }, 'card_sealed', 'phone_sealed', 'iban_sealed')} where id = ${r.id}`;
+      }
+      continue;
+    }
     await tx`insert into traders (id, tenant_id, name) values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name})`;
     const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
     // Funded as an operator's top-up is (POST /admin/traders/{id}/deposits): a recorded chain
@@ -149,15 +172,11 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
     });
     for (const m of METHODS) {
       const type = m.types[0]!;
-      const suffix = String(index + 1).padStart(2, '0');
-      await insertRequisite(tx, {
+      await insertRequisite(tx, cardData, {
         trader_id: t.id,
         payment_method_id: m.id,
         requisite_type: type,
-        card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
-        // +7 900 000-00-01: a Russian mobile number of 11 digits.
-        phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
-        iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
+        ...numbers(type),
         holder_name: `${t.name.replace('Demo trader ', '')} Holder`,
         bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
         min_amount: 100n,

@@ -5,6 +5,7 @@
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { merchantDealInfo } from '../../domain/records/deal-info';
+import { cardDataRing, withTarget } from '../../db/queries/requisite-secrets';
 import { operatorMoveOutcomes, operatorMovesFor } from '../../domain/state/operator-deal-moves';
 import { exportFileName } from '../../domain/csv';
 import type { IdPrefix } from '../../domain/ids';
@@ -73,7 +74,7 @@ const requisiteSummary = (row: OperatorDealRow) => {
 };
 
 const presentDeal = (deps: AppDeps, row: OperatorDealRow) => ({
-  ...merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL),
+  ...merchantDealInfo(withTarget(cardDataRing(deps.config), row), deps.config.CHECKOUT_BASE_URL),
   merchant_id: row.merchant_id,
   merchant_name: row.merchant_name,
   trader_id: row.trader_id ?? '',

@@ -39,7 +39,8 @@ export async function writeAppealMessage(tx: Db, checkoutBaseUrl: string, appeal
   if (existing) return existing;
   const message = await insertMessage(tx, { id: m.id, appealId: appeal.id, senderRole: m.senderRole, senderId: m.senderId, body: m.body, fileIds: m.fileIds });
   if (m.senderRole === 'ADMIN') {
-    const deal = (await findDeal(tx, appeal.deal_id))!;
+    // Appeals are on PayIns only, which have no recipient to open.
+    const deal = { ...(await findDeal(tx, appeal.deal_id))!, target_requisite: '' };
     await writeOutboxEvent(tx, {
       merchantId: appeal.merchant_id,
       dealId: appeal.deal_id,
