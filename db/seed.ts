@@ -88,11 +88,7 @@ export interface SeedResult {
   adminOperator?: { email: string; password: string };
 }
 
-export async function seed(
-  sql: Sql,
-  secretBox: SecretBox,
-  options: { demoWebhookUrl: string; mode: SeedMode; cardData: KeyRing },
-): Promise<SeedResult> {
+export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string; mode: SeedMode; cardData: KeyRing }): Promise<SeedResult> {
   const adminPassword = generatePassword();
   const adminHash = await hashPassword(adminPassword);
   return sql.begin(async (tx) => {
@@ -139,7 +135,12 @@ async function seedCatalogue(tx: Db): Promise<void> {
 }
 
 /** The demo traders, their requisites, the sandbox trader and the demo merchant (never in production). */
-async function seedDemo(tx: Db, secretBox: SecretBox, cardData: KeyRing, demoWebhookUrl: string): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials'>> {
+async function seedDemo(
+  tx: Db,
+  secretBox: SecretBox,
+  cardData: KeyRing,
+  demoWebhookUrl: string,
+): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials'>> {
   for (const [index, t] of TRADERS.entries()) {
     const suffix = String(index + 1).padStart(2, '0');
     const numbers = (type: string) => ({

@@ -131,7 +131,14 @@ export async function findCheckout(db: Db, ring: KeyRing, hash: string): Promise
   const numbers =
     row.requisite_id === null
       ? { card_number: '', phone_number: '', iban: '' }
-      : openRequisiteNumbers(ring, { id: row.requisite_id, requisite_type: row.requisite_type, card_sealed, phone_sealed, iban_sealed, sandbox: requisite_sandbox });
+      : openRequisiteNumbers(ring, {
+          id: row.requisite_id,
+          requisite_type: row.requisite_type,
+          card_sealed,
+          phone_sealed,
+          iban_sealed,
+          sandbox: requisite_sandbox,
+        });
   return { ...rest, ...numbers };
 }
 

@@ -94,7 +94,14 @@ export function sandboxRequisiteColumns(type: string): SealedRequisiteNumbers {
 /** A requisite's numbers in full, for the people who must see them (the payer's page, the operator, the trader). */
 export function openRequisiteNumbers(
   ring: KeyRing,
-  row: { id: string; requisite_type?: string | null; card_sealed: string | null; phone_sealed: string | null; iban_sealed: string | null; sandbox?: boolean | null },
+  row: {
+    id: string;
+    requisite_type?: string | null;
+    card_sealed: string | null;
+    phone_sealed: string | null;
+    iban_sealed: string | null;
+    sandbox?: boolean | null;
+  },
 ): RequisiteNumbers {
   if (row.sandbox) return sandboxNumbers(row.requisite_type ?? '');
   return {
@@ -129,7 +136,7 @@ export interface PayoutTargetColumns {
 }
 
 /** A PayOut's recipient number in full (the merchant's own deal shows it unmasked); '' on a PayIn. */
-export function openPayoutTarget(ring: KeyRing, row: PayoutTargetColumns): string {
+function openPayoutTarget(ring: KeyRing, row: PayoutTargetColumns): string {
   return open(ring, row.target_sealed, `deal:${row.id}:target_requisite`);
 }
 

@@ -134,9 +134,12 @@ async function rawClient() {
 /** Every payload of a history, opened with the deployment's keys (search attributes are plain by design), as text. */
 async function decodedPayloads(history: proto.temporal.api.history.v1.IHistory): Promise<string> {
   const payloads: Payload[] = [];
-  const walk = (value: unknown): void => {
+  const walk = (value: unknown) => {
     if (value === null || typeof value !== 'object') return;
-    if (Array.isArray(value)) return value.forEach(walk);
+    if (Array.isArray(value)) {
+      for (const v of value) walk(v);
+      return;
+    }
     const record = value as Record<string, unknown>;
     if (record.metadata && typeof record.metadata === 'object' && 'data' in record) payloads.push(record as Payload);
     else for (const v of Object.values(record)) walk(v);

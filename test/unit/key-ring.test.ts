@@ -36,7 +36,10 @@ test("a requisite's numbers: sealed with their tails and mask beside them, opene
   t.is(sealed.phone_sealed, null);
   t.is(sealed.number_masked, '•••• 9012');
   t.deepEqual(openRequisiteNumbers(ring, { id: 'r1', ...sealed }), { card_number: '2200 1234 5678 9012', phone_number: '', iban: '' });
-  t.is(openRequisiteNumbers(ring, { id: 'r9', requisite_type: 'BANK_CARD', card_sealed: null, phone_sealed: null, iban_sealed: null, sandbox: true }).card_number, '4000000000000002');
+  t.is(
+    openRequisiteNumbers(ring, { id: 'r9', requisite_type: 'BANK_CARD', card_sealed: null, phone_sealed: null, iban_sealed: null, sandbox: true }).card_number,
+    '4000000000000002',
+  );
   t.is(digitsTail('+7 90'), null);
   t.is(digitsTail('+7 900'), '7900');
   t.is(maskNumber('TR33 0006 1005 1978 6457 8413 26'), '•••• 1326');
