@@ -58,13 +58,24 @@ const RATES: Record<string, [bigint, bigint]> = {
 
 const TRADERS = [
   { id: '30000000-0000-4000-8000-000000000001', name: 'Demo trader Alpha', bank: 'sberbank' },
-  { id: '30000000-0000-4000-8000-000000000002', name: 'Demo trader Bravo', bank: 'tbank' },
+  { id: '30000000-0000-4000-8000-000000000002', name: 'Demo trader Bravo', bank: 'sberbank' },
   { id: '30000000-0000-4000-8000-000000000003', name: 'Demo trader Charlie', bank: 'sberbank' },
 ];
 /** 100,000,000 USDT in cents per demo trader: hundreds of concurrent deals at the maximum still match. */
 const TRADER_LIQUIDITY = 10_000_000_000n;
 
+/**
+ * The demo trader who works through the trader app (docs/trader.md): its own account, made once
+ * with a password printed that once; it sets up its authenticator at its first sign-in. Its RUB
+ * requisites are the demo's only ones at T-Bank (the others' are at Sberbank), so a T-Bank payer
+ * meets it first while it is online.
+ */
+const DEMO_APP_TRADER = { id: '30000000-0000-4000-8000-000000000004', name: 'Demo trader Dana', bank: 'tbank' };
+export const SEED_TRADER_EMAIL = 'trader@gateway.local';
+const SEED_TRADER_ACCOUNT_ID = '40000000-0000-4000-8000-000000000002';
+
 const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
+const DEMO_LIVE_MERCHANT_EMAIL = 'live@merchant.example';
 /** The first console account (role admin), made once; its password is printed only then. */
 export const SEED_ADMIN_EMAIL = 'admin@gateway.local';
 const SEED_ADMIN_ID = '40000000-0000-4000-8000-000000000001';
@@ -84,17 +95,31 @@ export interface SeedResult {
   demoMerchantId?: string;
   /** Present only when this run issued the demo key pair (the secret is shown once). */
   demoCredentials?: { token: string; secret: string };
+  /** The live demo merchant (`demo` mode only): its deals meet the demo traders. */
+  demoLiveMerchantId?: string;
+  /** Present only when this run issued the live demo merchant's key pair. */
+  demoLiveCredentials?: { token: string; secret: string };
   /** Present only when this run made the admin console account (the password is shown once). */
   adminOperator?: { email: string; password: string };
+  /** Present only when this run made the demo trader's account (`demo` mode; the password is shown once). */
+  demoTrader?: { email: string; password: string };
 }
 
-export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string; mode: SeedMode; cardData: KeyRing }): Promise<SeedResult> {
+export async function seed(
+  sql: Sql,
+  secretBox: SecretBox,
+  options: { demoWebhookUrl: string; mode: SeedMode; cardData: KeyRing },
+): Promise<SeedResult> {
   const adminPassword = generatePassword();
   const adminHash = await hashPassword(adminPassword);
+  const traderPassword = generatePassword();
+  const traderHash = await hashPassword(traderPassword);
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(7303002)`;
     await seedCatalogue(tx);
     const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.cardData, options.demoWebhookUrl) : {};
+    const demoTrader =
+      options.mode === 'demo' && (await seedAppTrader(tx, options.cardData, traderHash)) ? { demoTrader: { email: SEED_TRADER_EMAIL, password: traderPassword } } : {};
     // Idempotent across restarts: made once (stable id, on conflict nothing), its password printed that once.
     const admin = await insertAccount(tx, {
       id: SEED_ADMIN_ID,
@@ -104,7 +129,7 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
       role: 'admin',
       createdBy: 'seed',
     });
-    return { ...demo, ...(admin ? { adminOperator: { email: SEED_ADMIN_EMAIL, password: adminPassword } } : {}) };
+    return { ...demo, ...demoTrader, ...(admin ? { adminOperator: { email: SEED_ADMIN_EMAIL, password: adminPassword } } : {}) };
   });
 }
 
@@ -140,78 +165,133 @@ async function seedDemo(
   secretBox: SecretBox,
   cardData: KeyRing,
   demoWebhookUrl: string,
-): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials'>> {
+): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials' | 'demoLiveMerchantId' | 'demoLiveCredentials'>> {
   for (const [index, t] of TRADERS.entries()) {
-    const suffix = String(index + 1).padStart(2, '0');
-    const numbers = (type: string) => ({
-      card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
-      // +7 900 000-00-01: a Russian mobile number of 11 digits.
-      phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
-      iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
-    });
     const [existing] = await tx`select 1 from traders where id = ${t.id}`;
     if (existing) {
-      // A database from before the numbers were sealed kept none of them: sealed again here.
-      const unsealed = await tx<{ id: string; requisite_type: string }[]>`
-        select id, requisite_type from requisites
-        where trader_id = ${t.id} and card_sealed is null and phone_sealed is null and iban_sealed is null`;
-      for (const r of unsealed) {
-        const { card_sealed, phone_sealed, iban_sealed } = sealRequisiteNumbers(cardData, r.id, numbers(r.requisite_type));
-        await tx`update requisites set ${tx({ card_sealed, phone_sealed, iban_sealed }, 'card_sealed', 'phone_sealed', 'iban_sealed')} where id = ${r.id}`;
-      }
+      await resealDemoRequisites(tx, cardData, t.id, index);
       continue;
     }
     await tx`insert into traders (id, tenant_id, name) values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name})`;
-    const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
-    // Funded as an operator's top-up is (POST /admin/traders/{id}/deposits): a recorded chain
-    // credit and its keyed posting, never a bare balance, so the ledger check traces it.
-    await creditTraderLiquidity(tx, {
-      traderId: t.id,
-      walletId: wallet.id,
-      amount: TRADER_LIQUIDITY,
-      txHash: createHash('sha256').update(`seed-trader-${t.id}`).digest('hex'),
-    });
-    for (const m of METHODS) {
-      const type = m.types[0]!;
-      await insertRequisite(tx, cardData, {
-        trader_id: t.id,
-        payment_method_id: m.id,
-        requisite_type: type,
-        ...numbers(type),
-        holder_name: `${t.name.replace('Demo trader ', '')} Holder`,
-        bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
-        min_amount: 100n,
-        max_amount: 100_000_000n,
-        daily_limit: null,
-      });
-    }
+    await equipDemoTrader(tx, cardData, t, index);
   }
 
   // The built-in sandbox trader with a requisite for every active payment method (docs/sandbox.md).
   await ensureSandboxRequisites(tx, DEFAULT_TENANT_ID);
 
-  const [demo] = await tx<{ id: string }[]>`select id from merchants where email = ${DEMO_MERCHANT_EMAIL}`;
-  const demoMerchantId =
-    demo?.id ??
+  // The demo merchant is a sandbox merchant — its deals go to the sandbox trader, driven by the
+  // amount (docs/sandbox.md), so a first session sees a deal complete unaided.
+  const sandbox = await seedDemoMerchant(tx, secretBox, { name: 'Demo Shop', email: DEMO_MERCHANT_EMAIL, sandbox: true, webhookUrl: demoWebhookUrl });
+  // Its live twin meets the demo traders, the trader app's Dana among them (docs/trader.md).
+  const live = await seedDemoMerchant(tx, secretBox, { name: 'Demo Shop Live', email: DEMO_LIVE_MERCHANT_EMAIL, sandbox: false, webhookUrl: demoWebhookUrl });
+  return {
+    demoMerchantId: sandbox.id,
+    ...(sandbox.credentials ? { demoCredentials: sandbox.credentials } : {}),
+    demoLiveMerchantId: live.id,
+    ...(live.credentials ? { demoLiveCredentials: live.credentials } : {}),
+  };
+}
+
+/** A demo merchant (made once): funded by a recorded deposit of 10,000 USDT when made, its key pair issued once. */
+async function seedDemoMerchant(tx: Db, secretBox: SecretBox, m: { name: string; email: string; sandbox: boolean; webhookUrl: string }) {
+  const [existing] = await tx<{ id: string }[]>`select id from merchants where email = ${m.email}`;
+  const id =
+    existing?.id ??
     (await insertMerchant(tx, {
-      name: 'Demo Shop',
-      email: DEMO_MERCHANT_EMAIL,
-      webhook_url: demoWebhookUrl,
+      name: m.name,
+      email: m.email,
+      webhook_url: m.webhookUrl,
       api_version: 'v2',
       rate_limit_per_minute: null,
       payin_fee_bps: 250,
       payout_fee_bps: 150,
-      // The demo merchant is a sandbox merchant — its deals go to the sandbox trader,
-      // driven by the amount (docs/sandbox.md), so a first session sees a deal complete unaided.
-      sandbox: true,
+      sandbox: m.sandbox,
     }));
-  const wallet = await ensureWallet(tx, 'merchant', demoMerchantId, 'USDT');
-  // Funded once, when it is made (an older database holds its first deposit under a pre-canonical hash).
-  if (!demo) {
-    const txHash = createHash('sha256').update('seed-demo-deposit').digest('hex');
-    await recordDeposit(tx, { merchantId: demoMerchantId, walletId: wallet.id, amount: 1_000_000n, txHash });
+  const wallet = await ensureWallet(tx, 'merchant', id, 'USDT');
+  // Funded once, when it is made (an older database holds the sandbox one's first deposit under a pre-canonical hash).
+  if (!existing) {
+    const txHash = createHash('sha256')
+      .update(m.sandbox ? 'seed-demo-deposit' : 'seed-demo-live-deposit')
+      .digest('hex');
+    await recordDeposit(tx, { merchantId: id, walletId: wallet.id, amount: 1_000_000n, txHash });
   }
-  const [key] = await tx`select 1 from api_keys where merchant_id = ${demoMerchantId}`;
-  const demoCredentials = key ? undefined : await replaceKeyPair(tx, secretBox, demoMerchantId, 0);
-  return { demoMerchantId, ...(demoCredentials ? { demoCredentials } : {}) };
+  const [key] = await tx`select 1 from api_keys where merchant_id = ${id}`;
+  const credentials = key ? undefined : await replaceKeyPair(tx, secretBox, id, 0);
+  return { id, credentials };
+}
+
+/** The numbers of a demo trader's requisite of a type (the trader's index makes them its own). */
+function demoNumbers(type: string, index: number) {
+  const suffix = String(index + 1).padStart(2, '0');
+  return {
+    card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
+    // +7 900 000-00-01: a Russian mobile number of 11 digits.
+    phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
+    iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
+  };
+}
+
+/** A database from before the numbers were sealed kept none of a demo trader's: they are sealed again here. */
+async function resealDemoRequisites(tx: Db, cardData: KeyRing, traderId: string, index: number) {
+  const unsealed = await tx<{ id: string; requisite_type: string }[]>`
+    select id, requisite_type from requisites
+    where trader_id = ${traderId} and card_sealed is null and phone_sealed is null and iban_sealed is null`;
+  for (const r of unsealed) {
+    const { card_sealed, phone_sealed, iban_sealed } = sealRequisiteNumbers(cardData, r.id, demoNumbers(r.requisite_type, index));
+    await tx`update requisites set ${tx({ card_sealed, phone_sealed, iban_sealed }, 'card_sealed', 'phone_sealed', 'iban_sealed')} where id = ${r.id}`;
+  }
+}
+
+/** A demo trader's money and requisites: funded by a recorded top-up, a requisite for every method. */
+async function equipDemoTrader(tx: Db, cardData: KeyRing, t: { id: string; name: string; bank: string }, index: number) {
+  const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
+  // Funded as an operator's top-up is (POST /admin/traders/{id}/deposits): a recorded chain
+  // credit and its keyed posting, never a bare balance, so the ledger check traces it.
+  await creditTraderLiquidity(tx, {
+    traderId: t.id,
+    walletId: wallet.id,
+    amount: TRADER_LIQUIDITY,
+    txHash: createHash('sha256').update(`seed-trader-${t.id}`).digest('hex'),
+  });
+  for (const m of METHODS) {
+    const type = m.types[0]!;
+    await insertRequisite(tx, cardData, {
+      trader_id: t.id,
+      payment_method_id: m.id,
+      requisite_type: type,
+      ...demoNumbers(type, index),
+      holder_name: `${t.name.replace('Demo trader ', '')} Holder`,
+      bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
+      min_amount: 100n,
+      max_amount: 100_000_000n,
+      daily_limit: null,
+    });
+  }
+}
+
+/**
+ * The demo trader of the trader app (made once): approved by the seed, funded and equipped like the
+ * others, with its account (which must set up an authenticator at its first sign-in). Answers
+ * whether this run made the account.
+ */
+async function seedAppTrader(tx: Db, cardData: KeyRing, passwordHash: string): Promise<boolean> {
+  const t = DEMO_APP_TRADER;
+  const [existing] = await tx`select 1 from traders where id = ${t.id}`;
+  if (!existing) {
+    await tx`
+      insert into traders (id, tenant_id, name, status, approved_at, approved_by)
+      values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name}, 'ACTIVE', now(), 'seed')`;
+    await equipDemoTrader(tx, cardData, t, TRADERS.length);
+  } else await resealDemoRequisites(tx, cardData, t.id, TRADERS.length);
+  const account = await insertAccount(tx, {
+    id: SEED_TRADER_ACCOUNT_ID,
+    party: 'trader',
+    traderId: t.id,
+    email: SEED_TRADER_EMAIL,
+    passwordHash,
+    role: 'trader',
+    createdBy: 'seed',
+    totpRequired: true,
+  });
+  return account !== undefined;
 }
