@@ -105,11 +105,7 @@ export interface SeedResult {
   demoTrader?: { email: string; password: string };
 }
 
-export async function seed(
-  sql: Sql,
-  secretBox: SecretBox,
-  options: { demoWebhookUrl: string; mode: SeedMode; cardData: KeyRing },
-): Promise<SeedResult> {
+export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string; mode: SeedMode; cardData: KeyRing }): Promise<SeedResult> {
   const adminPassword = generatePassword();
   const adminHash = await hashPassword(adminPassword);
   const traderPassword = generatePassword();
@@ -119,7 +115,9 @@ export async function seed(
     await seedCatalogue(tx);
     const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.cardData, options.demoWebhookUrl) : {};
     const demoTrader =
-      options.mode === 'demo' && (await seedAppTrader(tx, options.cardData, traderHash)) ? { demoTrader: { email: SEED_TRADER_EMAIL, password: traderPassword } } : {};
+      options.mode === 'demo' && (await seedAppTrader(tx, options.cardData, traderHash))
+        ? { demoTrader: { email: SEED_TRADER_EMAIL, password: traderPassword } }
+        : {};
     // Idempotent across restarts: made once (stable id, on conflict nothing), its password printed that once.
     const admin = await insertAccount(tx, {
       id: SEED_ADMIN_ID,

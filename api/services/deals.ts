@@ -5,7 +5,7 @@
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { merchantDealInfo } from '../../domain/records/deal-info';
-import { cardDataRing, withTarget } from '../../db/queries/requisite-secrets';
+import { cardDataRing, openEventPayload, withTarget } from '../../db/queries/requisite-secrets';
 import { operatorMoveOutcomes, operatorMovesFor } from '../../domain/state/operator-deal-moves';
 import { exportFileName } from '../../domain/csv';
 import type { IdPrefix } from '../../domain/ids';
@@ -152,7 +152,7 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       event_type: e.event_type,
       created_at: e.created_at.toISOString(),
       dispatched_at: e.dispatched_at?.toISOString() ?? '',
-      payload: e.payload,
+      payload: openEventPayload(cardDataRing(deps.config), e.payload),
     })),
     webhook_attempts: attempts.map((a) => ({
       callback_id: a.callback_id,

@@ -150,3 +150,19 @@ export function openRequisiteDetails(ring: KeyRing, row: PayoutTargetColumns): R
 export function withTarget<T extends PayoutTargetColumns>(ring: KeyRing, row: T): T & { target_requisite: string } {
   return { ...row, target_requisite: openPayoutTarget(ring, row) };
 }
+
+/**
+ * A deal row as its outbox events store it: a PayOut's target_requisite is the row's own sealed
+ * value, so the outbox holds no recipient in clear; openEventPayload gives it back to the readers.
+ */
+export function withSealedTarget<T extends PayoutTargetColumns>(row: T): T & { target_requisite: string } {
+  return { ...row, target_requisite: row.target_sealed ?? '' };
+}
+
+/** An outbox event's payload as the merchant (webhook, events feed) and the operator read it: the recipient opened. */
+export function openEventPayload<T>(ring: KeyRing, payload: T): T {
+  const deal = (payload as { deal?: { deal_id?: unknown; target_requisite?: unknown } } | null)?.deal;
+  if (!deal || typeof deal.deal_id !== 'string' || typeof deal.target_requisite !== 'string' || !deal.target_requisite.startsWith('k1:')) return payload;
+  const target_requisite = openPayoutTarget(ring, { id: deal.deal_id, target_sealed: deal.target_requisite });
+  return { ...payload, deal: { ...deal, target_requisite } };
+}

@@ -54,7 +54,7 @@ async function traderWithNumbers(n: ReturnType<typeof numbers>) {
   return { method, traderId, card, phone, iban };
 }
 
-test('requisites and deals hold no card, phone or IBAN number in clear; who must see one reads it in full', async (t) => {
+test('requisites, deals and their events hold no card, phone or IBAN number in clear; who must see one reads it in full', async (t) => {
   const n = numbers();
   const { method, traderId, card, phone, iban } = await traderWithNumbers(n);
   // The operator's create answers the numbers as given (the response's shape is unchanged).
@@ -105,6 +105,22 @@ test('requisites and deals hold no card, phone or IBAN number in clear; who must
   for (const { text } of [...requisiteRows, ...dealRows]) {
     for (const needle of needles) t.false(text.includes(needle), `${needle} is in clear in a row`);
   }
+
+  // The deals' events in the outbox hold the recipient sealed too; the merchant's feed and the operator's timeline show it in full.
+  const outboxRows = await sql<{ text: string }[]>`select e::text as text from outbox_events e where deal_id in (${payin.deal_id}, ${payoutId})`;
+  t.true(outboxRows.length >= 2, 'both deals have events');
+  for (const { text } of outboxRows) {
+    for (const needle of needles) t.false(text.includes(needle), `${needle} is in clear in an outbox event`);
+  }
+  const feed = await signed(merchant.keys, 'GET', '/api/v1/p2p/merchant/events?page_size=100');
+  t.is(feed.status, 200, feed.text);
+  const fed = feed.body.data.filter((e: { deal?: { deal_id: string } }) => e.deal?.deal_id === payoutId);
+  t.true(fed.length > 0, 'the feed has the PayOut');
+  for (const e of fed) t.is(e.deal.target_requisite, n.recipient);
+  const timeline = await asOperator('GET', `/api/v1/p2p/admin/deals/${payoutId}`);
+  t.is(timeline.status, 200, timeline.text);
+  t.true(timeline.body.events.length > 0);
+  for (const e of timeline.body.events) t.is(e.payload.deal.target_requisite, n.recipient);
 
   // What search and display need stays beside the sealed value: tails and masks, and the key id.
   const [stored] = await sql<{ card_sealed: string; card_tail: string; number_masked: string }[]>`
