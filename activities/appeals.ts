@@ -24,6 +24,7 @@ import {
   type AppealStatus,
 } from '../domain/state/appeals';
 import { dealEventPayload } from '../domain/records/deal-info';
+import { withSealedTarget } from '../db/queries/requisite-secrets';
 import { PAYIN_TRANSITIONS, type PayinStatus } from '../domain/state/payin';
 import { allowsFrom } from '../domain/state/state-machine';
 import {
@@ -70,7 +71,7 @@ export function createAppealActivities(deps: ActivityDeps) {
       dealId: appeal.deal_id,
       type: APPEAL_EVENT_BY_STATUS[appeal.status],
       discriminator: `${appeal.id}:v${appeal.version}`,
-      payload: { appeal: appealView(appeal), ...dealEventPayload(deal, config.CHECKOUT_BASE_URL) },
+      payload: { appeal: appealView(appeal), ...dealEventPayload(withSealedTarget(deal), config.CHECKOUT_BASE_URL) },
     });
 
   const result = (appeal: AppealRow, deal: DealRow): AppealMoveResult => ({

@@ -8,6 +8,7 @@ import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { FailedPrecondition, NotFound } from '../domain/errors';
 import { dealEventPayload } from '../domain/records/deal-info';
+import { withSealedTarget } from '../db/queries/requisite-secrets';
 import type { EventType } from '../domain/events/event-types';
 import { allowsFrom, type Transition } from '../domain/state/state-machine';
 import { lockDeal, setDealStatus, type DealRow, type StepChanges } from '../db/queries/deals';
@@ -30,7 +31,7 @@ export function dealMoves({ sql, config }: Pick<ActivityDeps, 'sql' | 'config'>)
     dealId: row.id,
     type,
     discriminator,
-    payload: { ...dealEventPayload(row, config.CHECKOUT_BASE_URL), ...extra },
+    payload: { ...dealEventPayload(withSealedTarget(row), config.CHECKOUT_BASE_URL), ...extra },
   });
   /** A deal event in the outbox. */
   const event = (tx: Db, row: DealRow, type: EventType, discriminator: string | number, extra: Record<string, unknown> = {}) =>

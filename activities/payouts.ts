@@ -12,6 +12,7 @@ import type { EventType } from '../domain/events/event-types';
 import { PAYOUT_TRANSITIONS, payoutKeyTaken, payoutRefusal, payoutSources } from '../domain/state/payout';
 import { raiseOverduePayoutAlert, resolveDealAlerts } from '../db/queries/alerts';
 import { insertDeal, lockDeal, matchPayoutDeal, type DealRow } from '../db/queries/deals';
+import { cardDataRing, sealPayoutTarget } from '../db/queries/requisite-secrets';
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { currentWorkflowRun } from './deadline';
 import { checkDailyCap } from '../db/queries/limits';
@@ -67,10 +68,9 @@ export function createPayoutActivities(deps: ActivityDeps) {
             paymentMethodId: input.paymentMethodId,
             requisiteId: match?.requisite_id ?? null,
             traderId: match?.trader_id ?? null,
-            targetRequisite: input.targetRequisite,
+            target: sealPayoutTarget(cardDataRing(config), input.dealId, input.targetRequisite, input.requisiteDetails),
             targetName: input.targetName,
             targetBank: input.targetBank,
-            requisiteDetails: input.requisiteDetails,
             walletId: input.walletId,
             amountUsdt,
             exchangeRateMicro: rateMicro,

@@ -8,6 +8,7 @@ import { postWebhook, storableText } from './webhook-http';
 import { targetOf, WebhookGate } from './webhook-isolation';
 import { ApplicationFailure } from '@temporalio/activity';
 import { findAttemptContext, giveUpDelivery, recordAttempt } from '../db/queries/webhooks';
+import { cardDataRing, openEventPayload } from '../db/queries/requisite-secrets';
 import type { AttemptInput, AttemptOutcome, GiveUpInput } from '../workflows/contracts/webhook-attempts';
 import { FIRST_ATTEMPT_LANES_AT_ONCE } from '../workflows/contracts/webhook-endpoint';
 
@@ -74,7 +75,9 @@ export function createWebhookActivities({ sql, config, secretBox, webhookFormats
    */
   async function deliverWebhook(input: AttemptInput): Promise<AttemptOutcome> {
     // One read: the event, whether this attempt was recorded already, and the secret that signs it.
-    const event = await findAttemptContext(sql, input.callbackId, input.attemptKey);
+    const found = await findAttemptContext(sql, input.callbackId, input.attemptKey);
+    // The outbox keeps a PayOut's recipient sealed; the merchant's webhook carries it in full.
+    const event = found && { ...found, payload: openEventPayload(cardDataRing(config), found.payload) };
     // No record: nothing to attempt, now or later (the relay writes it before any signal).
     if (!event) throw ApplicationFailure.nonRetryable(`delivery ${input.callbackId} not found`, 'NOT_FOUND');
     if (event.status === 'SUCCESS') return { ok: true, permanent: false, status: 'SUCCESS', httpStatus: 0 };

@@ -149,11 +149,13 @@ async function bulkMerchant(rows: number) {
   const started = Date.now();
   await sql`
     insert into deals (id, tenant_id, merchant_id, deal_type, status, idempotency_key, amount, currency, client_id,
-      target_requisite, payment_method_id, amount_usdt, exchange_rate_micro, created_at, updated_at)
+      target_tail, target_masked, payment_method_id, amount_usdt, exchange_rate_micro, created_at, updated_at)
     select gen_random_uuid(), '00000000-0000-4000-8000-000000000001', ${created.merchant.id},
       case when g % 3 = 0 then 'PAYOUT' else 'PAYIN' end,
       (array['COMPLETED','EXPIRED','CANCELLED','ESCROW_LOCKED','MATCHED'])[1 + g % 5],
-      'bulk-' || ${created.merchant.id} || '-' || g, 1000 + g % 100000, 'RUB', 'client-' || (g % 5000), case when g % 3 = 0 then '4111' || g else '' end,
+      'bulk-' || ${created.merchant.id} || '-' || g, 1000 + g % 100000, 'RUB', 'client-' || (g % 5000),
+      -- A recipient's tail and mask only (its sealed number is the application's to write): what search and listings index.
+      case when g % 3 = 0 then right('0000' || g, 4) end, case when g % 3 = 0 then '•••• ' || right('0000' || g, 4) else '' end,
       '20000000-0000-4000-8000-000000000001', 10, 92500000,
       now() - make_interval(secs => g), now()
     from generate_series(1, ${rows}) g`;

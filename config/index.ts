@@ -166,6 +166,23 @@ function schemaFor(nodeEnv: string) {
       .string()
       .default(DEV_SECRETS_KEY)
       .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+    /**
+     * Keys of card, phone and IBAN numbers at rest (requisites, a PayOut's recipient),
+     * "id:base64key[,id:base64key…]": the first seals, every one opens. Unset: one key derived from
+     * SECRETS_ENCRYPTION_KEY (db/queries/requisite-secrets.ts).
+     */
+    CARD_DATA_KEYS: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined || text.trim() === '') return undefined;
+        try {
+          return parsePayloadKeys(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
     CHECKOUT_BASE_URL: z.string().url().default('http://127.0.0.1:3000'),
     PAYIN_TIMEOUT_SECONDS: seconds(1800),
     PAYOUT_ASSIGN_SLA_SECONDS: seconds(900),

@@ -6,6 +6,8 @@ import { upsertRate } from './queries/catalog';
 import { creditTraderLiquidity, recordDeposit } from './queries/deposits';
 import { DEFAULT_TENANT_ID, insertMerchant } from './queries/merchants';
 import { insertRequisite } from './queries/traders';
+import { sealRequisiteNumbers } from './queries/requisite-secrets';
+import type { KeyRing } from '../domain/crypto/key-ring';
 import { ensureSandboxRequisites } from './queries/sandbox';
 import { ensureWallet } from './queries/wallets';
 import { insertAccount } from './queries/accounts';
@@ -103,7 +105,7 @@ export interface SeedResult {
   demoTrader?: { email: string; password: string };
 }
 
-export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string; mode: SeedMode }): Promise<SeedResult> {
+export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string; mode: SeedMode; cardData: KeyRing }): Promise<SeedResult> {
   const adminPassword = generatePassword();
   const adminHash = await hashPassword(adminPassword);
   const traderPassword = generatePassword();
@@ -111,9 +113,11 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(7303002)`;
     await seedCatalogue(tx);
-    const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.demoWebhookUrl) : {};
+    const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.cardData, options.demoWebhookUrl) : {};
     const demoTrader =
-      options.mode === 'demo' && (await seedAppTrader(tx, traderHash)) ? { demoTrader: { email: SEED_TRADER_EMAIL, password: traderPassword } } : {};
+      options.mode === 'demo' && (await seedAppTrader(tx, options.cardData, traderHash))
+        ? { demoTrader: { email: SEED_TRADER_EMAIL, password: traderPassword } }
+        : {};
     // Idempotent across restarts: made once (stable id, on conflict nothing), its password printed that once.
     const admin = await insertAccount(tx, {
       id: SEED_ADMIN_ID,
@@ -157,13 +161,17 @@ async function seedCatalogue(tx: Db): Promise<void> {
 async function seedDemo(
   tx: Db,
   secretBox: SecretBox,
+  cardData: KeyRing,
   demoWebhookUrl: string,
 ): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials' | 'demoLiveMerchantId' | 'demoLiveCredentials'>> {
   for (const [index, t] of TRADERS.entries()) {
     const [existing] = await tx`select 1 from traders where id = ${t.id}`;
-    if (existing) continue;
+    if (existing) {
+      await resealDemoRequisites(tx, cardData, t.id, index);
+      continue;
+    }
     await tx`insert into traders (id, tenant_id, name) values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name})`;
-    await equipDemoTrader(tx, t, index);
+    await equipDemoTrader(tx, cardData, t, index);
   }
 
   // The built-in sandbox trader with a requisite for every active payment method (docs/sandbox.md).
@@ -210,8 +218,30 @@ async function seedDemoMerchant(tx: Db, secretBox: SecretBox, m: { name: string;
   return { id, credentials };
 }
 
+/** The numbers of a demo trader's requisite of a type (the trader's index makes them its own). */
+function demoNumbers(type: string, index: number) {
+  const suffix = String(index + 1).padStart(2, '0');
+  return {
+    card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
+    // +7 900 000-00-01: a Russian mobile number of 11 digits.
+    phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
+    iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
+  };
+}
+
+/** A database from before the numbers were sealed kept none of a demo trader's: they are sealed again here. */
+async function resealDemoRequisites(tx: Db, cardData: KeyRing, traderId: string, index: number) {
+  const unsealed = await tx<{ id: string; requisite_type: string }[]>`
+    select id, requisite_type from requisites
+    where trader_id = ${traderId} and card_sealed is null and phone_sealed is null and iban_sealed is null`;
+  for (const r of unsealed) {
+    const { card_sealed, phone_sealed, iban_sealed } = sealRequisiteNumbers(cardData, r.id, demoNumbers(r.requisite_type, index));
+    await tx`update requisites set ${tx({ card_sealed, phone_sealed, iban_sealed }, 'card_sealed', 'phone_sealed', 'iban_sealed')} where id = ${r.id}`;
+  }
+}
+
 /** A demo trader's money and requisites: funded by a recorded top-up, a requisite for every method. */
-async function equipDemoTrader(tx: Db, t: { id: string; name: string; bank: string }, index: number) {
+async function equipDemoTrader(tx: Db, cardData: KeyRing, t: { id: string; name: string; bank: string }, index: number) {
   const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
   // Funded as an operator's top-up is (POST /admin/traders/{id}/deposits): a recorded chain
   // credit and its keyed posting, never a bare balance, so the ledger check traces it.
@@ -223,15 +253,11 @@ async function equipDemoTrader(tx: Db, t: { id: string; name: string; bank: stri
   });
   for (const m of METHODS) {
     const type = m.types[0]!;
-    const suffix = String(index + 1).padStart(2, '0');
-    await insertRequisite(tx, {
+    await insertRequisite(tx, cardData, {
       trader_id: t.id,
       payment_method_id: m.id,
       requisite_type: type,
-      card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
-      // +7 900 000-00-01: a Russian mobile number of 11 digits.
-      phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
-      iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
+      ...demoNumbers(type, index),
       holder_name: `${t.name.replace('Demo trader ', '')} Holder`,
       bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
       min_amount: 100n,
@@ -246,15 +272,15 @@ async function equipDemoTrader(tx: Db, t: { id: string; name: string; bank: stri
  * others, with its account (which must set up an authenticator at its first sign-in). Answers
  * whether this run made the account.
  */
-async function seedAppTrader(tx: Db, passwordHash: string): Promise<boolean> {
+async function seedAppTrader(tx: Db, cardData: KeyRing, passwordHash: string): Promise<boolean> {
   const t = DEMO_APP_TRADER;
   const [existing] = await tx`select 1 from traders where id = ${t.id}`;
   if (!existing) {
     await tx`
       insert into traders (id, tenant_id, name, status, approved_at, approved_by)
       values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name}, 'ACTIVE', now(), 'seed')`;
-    await equipDemoTrader(tx, t, TRADERS.length);
-  }
+    await equipDemoTrader(tx, cardData, t, TRADERS.length);
+  } else await resealDemoRequisites(tx, cardData, t.id, TRADERS.length);
   const account = await insertAccount(tx, {
     id: SEED_TRADER_ACCOUNT_ID,
     party: 'trader',

@@ -3,6 +3,8 @@ import { appDatabaseUrl, DEFAULT_APP_ROLE, grantAppRole } from '../db/roles';
 import { seed, type SeedMode, type SeedResult } from '../db/seed';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/crypto/secret-box';
+import { cardDataRing } from '../db/queries/requisite-secrets';
+import type { PayloadKey } from '../config';
 import { say } from './stack';
 
 export interface PrepareOptions {
@@ -11,6 +13,8 @@ export interface PrepareOptions {
   /** The role the API and workers connect as (DATABASE_APP_ROLE) and its password, if the server asks for one. */
   appRole?: string;
   appPassword?: string;
+  /** CARD_DATA_KEYS (the demo requisites' numbers are sealed under them); unset: derived from the secrets key. */
+  cardDataKeys?: PayloadKey[] | undefined;
 }
 
 /**
@@ -30,7 +34,8 @@ export async function prepareDatabase(
   await grantAppRole(ownerUrl, { role: appRole, ...(options.appPassword ? { password: options.appPassword } : {}) });
   const sql = createSql(ownerUrl, { max: 1 });
   try {
-    const seeded = await seed(sql, new SecretBox(secretsKey), { demoWebhookUrl, mode: options.mode });
+    const cardData = cardDataRing({ SECRETS_ENCRYPTION_KEY: secretsKey, CARD_DATA_KEYS: options.cardDataKeys });
+    const seeded = await seed(sql, new SecretBox(secretsKey), { demoWebhookUrl, mode: options.mode, cardData });
     return { ...seeded, appDatabaseUrl: appDatabaseUrl(ownerUrl, appRole, options.appPassword) };
   } finally {
     await sql.end();

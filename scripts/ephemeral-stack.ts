@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { loadConfig } from '../config';
+import { loadConfig, parsePayloadKeys } from '../config';
 import { prepareDatabase } from './database';
 import { dropTemporalDatabases, freeServerPort, startTemporalServer, temporalMode, temporalServerMetricsPort } from './temporal-server';
 import {
@@ -74,8 +74,13 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
   };
 
   const secretsKey = randomBytes(32).toString('base64');
+  // Card data is sealed under a key of this run, by id (tests read it from their env).
+  const cardDataKeys = `${name}-cards-${process.pid}:${randomBytes(32).toString('base64')}`;
   // Migrated and seeded as the owner; the API and workers connect as the app role (db/roles.ts).
-  const { appDatabaseUrl } = await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused', { mode: 'demo' });
+  const { appDatabaseUrl } = await prepareDatabase(databaseUrl, secretsKey, 'http://127.0.0.1:9/unused', {
+    mode: 'demo',
+    cardDataKeys: parsePayloadKeys(cardDataKeys),
+  });
   let temporalAddress: string;
   let temporalMetricsPort: number;
   try {
@@ -107,6 +112,7 @@ export async function startEphemeralStack(name: 'test' | 'bench' | 'replicas' | 
     METRICS_PORT: String(apiMetricsPort),
     JWT_SECRET: `${name}-jwt-secret-for-this-run-only`,
     SECRETS_ENCRYPTION_KEY: secretsKey,
+    CARD_DATA_KEYS: cardDataKeys,
     // Temporal payloads are sealed under a key of this run (tests read it from their env).
     TEMPORAL_PAYLOAD_KEYS: `${name}-${process.pid}:${randomBytes(32).toString('base64')}`,
     CHECKOUT_BASE_URL: `http://127.0.0.1:${apiPort}`,

@@ -8,6 +8,7 @@ const config = loadConfig();
 const result = await prepareDatabase(config.DATABASE_URL, config.SECRETS_ENCRYPTION_KEY, process.env.DEMO_WEBHOOK_URL ?? 'http://127.0.0.1:3999/webhooks', {
   mode: config.NODE_ENV === 'production' ? 'catalogue' : 'demo',
   appRole: config.DATABASE_APP_ROLE,
+  cardDataKeys: config.CARD_DATA_KEYS,
   ...(config.DATABASE_APP_PASSWORD ? { appPassword: config.DATABASE_APP_PASSWORD } : {}),
 });
 console.log(`app role: ${config.DATABASE_APP_ROLE} (the API and workers connect as it)`);

@@ -44,6 +44,7 @@ const databaseUrl = withDatabase(server.url, new URL(config.DATABASE_URL).pathna
 const seeded = await prepareDatabase(databaseUrl, config.SECRETS_ENCRYPTION_KEY, demoWebhookUrl, {
   mode: config.NODE_ENV === 'production' ? 'catalogue' : 'demo',
   appRole: config.DATABASE_APP_ROLE,
+  cardDataKeys: config.CARD_DATA_KEYS,
   ...(config.DATABASE_APP_PASSWORD ? { appPassword: config.DATABASE_APP_PASSWORD } : {}),
 });
 

@@ -7,6 +7,7 @@
 import type { Context } from 'koa';
 import { DomainError, NotFound } from '../../domain/errors';
 import { findCheckout } from '../../db/queries/deals';
+import { cardDataRing } from '../../db/queries/requisite-secrets';
 import type { AppDeps } from '../deps';
 import type { AuthOptions, AuthScheme, Identity } from './authenticate';
 import { admitPayerUpload } from './unverified-uploads';
@@ -15,7 +16,7 @@ export const payerPageAuth: AuthScheme = {
   security: [],
   errors: [404, 429],
   async authenticate(ctx: Context, deps: AppDeps, options: AuthOptions): Promise<Identity> {
-    const row = await findCheckout(deps.sql, String(ctx.params?.hash ?? ''));
+    const row = await findCheckout(deps.sql, cardDataRing(deps.config), String(ctx.params?.hash ?? ''));
     if (!row) throw new NotFound('checkout not found');
     ctx.state.payerCheckout = row;
     admitPayerUpload(ctx, deps, row.merchant_id, options.maxBodyBytes);

@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps';
 import { InvalidArgument } from '../../domain/errors';
 import { csvRow } from '../../domain/csv';
 import { merchantDealInfo, type MerchantDealInfo } from '../../domain/records/deal-info';
+import { cardDataRing, withTarget } from '../../db/queries/requisite-secrets';
 import { PAYIN_STATUSES } from '../../domain/state/payin';
 import { PAYOUT_STATUSES } from '../../domain/state/payout';
 import {
@@ -59,7 +60,8 @@ export async function listMerchantDeals(
   if (!filter) return { data: [], next_page_token: '' };
   const size = clampPageSize(q.page_size, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX);
   const page = keysetPage(deps, merchantId, await listDeals(deps.sql, filter, size + 1, after), size);
-  return { data: page.rows.map((r) => merchantDealInfo(r, deps.config.CHECKOUT_BASE_URL)), next_page_token: page.next_page_token };
+  const ring = cardDataRing(deps.config);
+  return { data: page.rows.map((r) => merchantDealInfo(withTarget(ring, r), deps.config.CHECKOUT_BASE_URL)), next_page_token: page.next_page_token };
 }
 
 /** What an offset page may select beyond the merchant (the V1 lists): one deal type, narrowed statuses, one id, a creation window. */
@@ -111,9 +113,11 @@ export async function exportMerchantDeals(deps: AppDeps, merchantId: string, q: 
   const filter = toFilter(merchantId, q);
   const batches = filter ? streamDeals(deps.sql, filter)[Symbol.asyncIterator]() : undefined;
   const first = batches ? await batches.next() : undefined;
+  const ring = cardDataRing(deps.config);
   const toCsv = (batch: DealRow[]) => {
     let chunk = '';
-    for (const row of batch) {
+    for (const sealed of batch) {
+      const row = withTarget(ring, sealed);
       const d = merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL);
       const counterparty = row.deal_type === 'PAYIN' ? row.client_id : row.target_requisite;
       chunk += csvRow([

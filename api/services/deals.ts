@@ -5,6 +5,7 @@
 import type { AppDeps } from '../deps';
 import { NotFound } from '../../domain/errors';
 import { merchantDealInfo } from '../../domain/records/deal-info';
+import { cardDataRing, openEventPayload, withTarget } from '../../db/queries/requisite-secrets';
 import { operatorMoveOutcomes, operatorMovesFor } from '../../domain/state/operator-deal-moves';
 import { exportFileName } from '../../domain/csv';
 import type { IdPrefix } from '../../domain/ids';
@@ -73,7 +74,7 @@ const requisiteSummary = (row: OperatorDealRow) => {
 };
 
 const presentDeal = (deps: AppDeps, row: OperatorDealRow) => ({
-  ...merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL),
+  ...merchantDealInfo(withTarget(cardDataRing(deps.config), row), deps.config.CHECKOUT_BASE_URL),
   merchant_id: row.merchant_id,
   merchant_name: row.merchant_name,
   trader_id: row.trader_id ?? '',
@@ -151,7 +152,7 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       event_type: e.event_type,
       created_at: e.created_at.toISOString(),
       dispatched_at: e.dispatched_at?.toISOString() ?? '',
-      payload: e.payload,
+      payload: openEventPayload(cardDataRing(deps.config), e.payload),
     })),
     webhook_attempts: attempts.map((a) => ({
       callback_id: a.callback_id,

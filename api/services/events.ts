@@ -8,6 +8,7 @@
 import type { AppDeps } from '../deps';
 import { v2Envelope } from '../../domain/events/webhook-envelope';
 import { listMerchantEvents } from '../../db/queries/outbox';
+import { cardDataRing, openEventPayload } from '../../db/queries/requisite-secrets';
 import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
 
 /** The token's content: a feed position (digits). */
@@ -29,12 +30,14 @@ export async function listEvents(deps: AppDeps, merchantId: string, q: EventFeed
   const size = clampPageSize(q.page_size);
   const { rows, horizon } = await listMerchantEvents(deps.sql, merchantId, { after, types: q.types, limit: size + 1 });
   const page = rows.slice(0, size);
+  // The outbox keeps a PayOut's recipient sealed; the merchant's feed shows it in full.
+  const ring = cardDataRing(deps.config);
   // More after this page: continue after its last event. Otherwise everything up to the
   // merchant's newest event has been read (events of other types included): stand there.
   const last = page[page.length - 1];
   const position = rows.length > size && last ? BigInt(last.position) : [after, BigInt(horizon), BigInt(last?.position ?? 0)].reduce((a, b) => (b > a ? b : a));
   return {
-    data: page.map((row) => v2Envelope(row)),
+    data: page.map((row) => v2Envelope({ ...row, payload: openEventPayload(ring, row.payload) })),
     next_page_token: encodePageToken(deps, { p: position.toString() } satisfies FeedCursor, scope),
   };
 }

@@ -27,6 +27,7 @@ import { isPayinTerminal, payinRefusal, type PayinStatus } from '../../domain/st
 import type { Refusal } from '../../domain/state/state-machine';
 import { checkPaymentMethod } from '../../domain/payment-method';
 import { findAmountChange, findCheckout, findDeal, findMerchantDeal, type CheckoutRow, type DealRow } from '../../db/queries/deals';
+import { cardDataRing, withTarget } from '../../db/queries/requisite-secrets';
 import { findCreateContext } from '../../db/queries/merchants';
 import {
   cancelUpdate,
@@ -62,7 +63,8 @@ export interface CreatePayinRequest {
   currency_id?: string;
 }
 
-export const present = (deps: AppDeps, row: DealRow): MerchantDealInfo => merchantDealInfo(row, deps.config.CHECKOUT_BASE_URL);
+export const present = (deps: AppDeps, row: DealRow): MerchantDealInfo =>
+  merchantDealInfo(withTarget(cardDataRing(deps.config), row), deps.config.CHECKOUT_BASE_URL);
 /** Operators also see which trader and requisite work the deal. */
 export const presentForOperator = (deps: AppDeps, row: DealRow) => ({
   ...present(deps, row),
@@ -177,7 +179,7 @@ async function cancelPayin(deps: AppDeps, row: DealRow, channel: CancelChannel, 
 // ---- Checkout (public, by hash) ----
 
 export async function getCheckout(deps: AppDeps, hash: string): Promise<CheckoutRow> {
-  const row = await findCheckout(deps.sql, hash);
+  const row = await findCheckout(deps.sql, cardDataRing(deps.config), hash);
   if (!row) throw new NotFound('checkout not found');
   return row;
 }

@@ -7,6 +7,7 @@ import { InvalidArgument, NotFound } from '../../domain/errors';
 import { payoutKeyTaken } from '../../domain/state/payout';
 import { dealIdFor } from '../../domain/ids';
 import { findDeal, payoutKeyHeldByOther, type DealRow } from '../../db/queries/deals';
+import { cardDataRing, openRequisiteDetails } from '../../db/queries/requisite-secrets';
 import { walletsOf } from '../../db/queries/wallets';
 import { quoteNewDeal } from '../../db/queries/catalog';
 import { payoutHold } from '../../domain/money';
@@ -120,6 +121,9 @@ async function payoutCommand(deps: AppDeps, dealId: string, send: (h: WorkflowHa
 }
 
 // The operator's moves carry the actor (api/mount.ts) into the step, which audits them in its transaction.
+/** A PayOut's requisite_details in full, as its create echoes them. */
+export const payoutRequisiteDetails = (deps: AppDeps, row: DealRow): Record<string, string> => openRequisiteDetails(cardDataRing(deps.config), row);
+
 export const startPayout = (deps: AppDeps, dealId: string, actor?: AuditActor) =>
   payoutCommand(deps, dealId, (h) => h.executeUpdate(startPayoutUpdate, { args: [operatorActor(actor)] }));
 export const completePayout = (deps: AppDeps, dealId: string, actor?: AuditActor) =>

@@ -5,6 +5,8 @@
  * is 404; a move the deal's state does not allow is 409 in the state table's words. The sandbox
  * trader sends the same updates (activities/sandbox.ts).
  */
+import { cardDataRing, openRequisiteDetails, withTarget } from '../../db/queries/requisite-secrets';
+import type { KeyRing } from '../../domain/crypto/key-ring';
 import { ServiceError, isGrpcServiceError, type WorkflowHandle } from '@temporalio/client';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AppDeps } from '../deps';
@@ -36,7 +38,7 @@ const LIVE_LIMIT = 200;
 const PROOF_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'application/pdf'] as const;
 
 /** The trader's deal as the trader app shows it. */
-export function presentTraderDeal(row: TraderDealRow) {
+function presentTraderDeal(ring: KeyRing, row: TraderDealRow) {
   const payin = row.deal_type === 'PAYIN';
   const live = !TERMINAL.includes(row.status);
   // The deadline the deal waits on now: a PayIn's payment timeout, a payout's assignment or transfer window.
@@ -62,10 +64,10 @@ export function presentTraderDeal(row: TraderDealRow) {
     amount_to_pay: payin ? amountToPay(row).toString() : row.amount.toString(),
     received_amount: payin ? row.received_amount.toString() : '0',
     amount_match_status: payin ? row.amount_match_status : '',
-    target_requisite: payin ? '' : row.target_requisite,
+    target_requisite: payin ? '' : withTarget(ring, row).target_requisite,
     target_name: payin ? '' : row.target_name,
     target_bank: payin ? '' : row.target_bank,
-    requisite_details: payin ? {} : row.requisite_details,
+    requisite_details: payin ? {} : openRequisiteDetails(ring, row),
     timer: timer as '' | 'payment_timeout' | 'assign_sla' | 'transfer_sla',
     expires_at: expiresAt ? expiresAt.toISOString() : '',
     bank_reference: row.payout_bank_reference,
@@ -100,11 +102,15 @@ export async function listOwnDeals(deps: AppDeps, traderId: string, query: Trade
     listTraderDeals(deps.sql, { ...filter, live: false, before, limit: size + 1 }),
   ]);
   const page = keysetPage(deps, scopeOf(traderId), history, size);
-  return { live: live.map(presentTraderDeal), history: page.rows.map(presentTraderDeal), next_page_token: page.next_page_token };
+  return {
+    live: live.map((r) => presentTraderDeal(cardDataRing(deps.config), r)),
+    history: page.rows.map((r) => presentTraderDeal(cardDataRing(deps.config), r)),
+    next_page_token: page.next_page_token,
+  };
 }
 
 /** The trader's deal; another trader's and an unknown id alike are 404. */
-export async function ownDeal(deps: AppDeps, traderId: string, dealId: string): Promise<TraderDealRow> {
+async function ownDeal(deps: AppDeps, traderId: string, dealId: string): Promise<TraderDealRow> {
   const row = await findTraderDeal(deps.sql, traderId, dealId);
   if (!row) throw new NotFound('deal not found');
   return row;
@@ -112,7 +118,9 @@ export async function ownDeal(deps: AppDeps, traderId: string, dealId: string): 
 
 /** The UNASSIGNED payouts one of the trader's ACTIVE requisites can serve, oldest first. */
 export async function availablePayouts(deps: AppDeps, traderId: string, pageSize: number | undefined) {
-  return { data: (await takeablePayouts(deps.sql, traderId, { limit: clampPageSize(pageSize, 50, 200) })).map(presentTraderDeal) };
+  return {
+    data: (await takeablePayouts(deps.sql, traderId, { limit: clampPageSize(pageSize, 50, 200) })).map((r) => presentTraderDeal(cardDataRing(deps.config), r)),
+  };
 }
 
 /** A state refusal (the workflow's, or a closed run's) in the trader's words: 409. */
@@ -156,7 +164,9 @@ function traderActor(actor: AuditActor | undefined): AuditActor {
   return actor;
 }
 
-const answer = async (deps: AppDeps, traderId: string, dealId: string) => presentTraderDeal(await ownDeal(deps, traderId, dealId));
+/** The trader's deal as the app shows it (another trader's and an unknown id alike are 404). */
+export const ownDealView = async (deps: AppDeps, traderId: string, dealId: string) =>
+  presentTraderDeal(cardDataRing(deps.config), await ownDeal(deps, traderId, dealId));
 
 // ---- PayIn ----
 
@@ -168,7 +178,7 @@ const answer = async (deps: AppDeps, traderId: string, dealId: string) => presen
 export async function confirmReceived(deps: AppDeps, traderId: string, dealId: string, received: bigint, actor?: AuditActor) {
   const row = await ownOfType(deps, traderId, dealId, 'PAYIN', 'confirm');
   await payinCommand(deps, row, (h) => h.executeUpdate(confirmReceivedUpdate, { args: [received.toString(), traderActor(actor)] }));
-  return answer(deps, traderId, dealId);
+  return ownDealView(deps, traderId, dealId);
 }
 
 /**
@@ -178,7 +188,7 @@ export async function confirmReceived(deps: AppDeps, traderId: string, dealId: s
 export async function reportNotReceived(deps: AppDeps, traderId: string, dealId: string, reason: string, actor?: AuditActor) {
   const row = await ownOfType(deps, traderId, dealId, 'PAYIN', 'not_received');
   await payinCommand(deps, row, (h) => h.executeUpdate(reportNotReceivedUpdate, { args: [reason, traderActor(actor)] }));
-  return answer(deps, traderId, dealId);
+  return ownDealView(deps, traderId, dealId);
 }
 
 // ---- PayOut ----
@@ -200,12 +210,12 @@ export async function takePayout(deps: AppDeps, traderId: string, dealId: string
     if (!row) {
       // Taken meanwhile (by this trader, or another) or never servable by it.
       const own = await findTraderDeal(deps.sql, traderId, dealId);
-      if (own?.status === 'MATCHED') return presentTraderDeal(own);
+      if (own?.status === 'MATCHED') return presentTraderDeal(cardDataRing(deps.config), own);
       throw await notTakeable(deps, dealId);
     }
     try {
       await payoutCommand(deps, row, (h) => h.executeUpdate(takePayoutUpdate, { args: [traderId, by] }));
-      return answer(deps, traderId, dealId);
+      return ownDealView(deps, traderId, dealId);
     } catch (error) {
       if (!isBusy(error) || attempt >= 40) throw error;
       await delay(25 + Math.floor(Math.random() * 75));
@@ -227,14 +237,14 @@ async function notTakeable(deps: AppDeps, dealId: string): Promise<DomainError> 
 export async function startOwnPayout(deps: AppDeps, traderId: string, dealId: string, actor?: AuditActor) {
   const row = await ownOfType(deps, traderId, dealId, 'PAYOUT', 'start');
   await payoutCommand(deps, row, (h) => h.executeUpdate(startPayoutUpdate, { args: [traderActor(actor)] }));
-  return answer(deps, traderId, dealId);
+  return ownDealView(deps, traderId, dealId);
 }
 
 /** The transfer failed or cannot be made: PROCESSING → FAILED, the merchant's hold returned. */
 export async function rejectOwnPayout(deps: AppDeps, traderId: string, dealId: string, reason: string, actor?: AuditActor) {
   const row = await ownOfType(deps, traderId, dealId, 'PAYOUT', 'reject');
   await payoutCommand(deps, row, (h) => h.executeUpdate(rejectPayoutUpdate, { args: [reason, traderActor(actor)] }));
-  return answer(deps, traderId, dealId);
+  return ownDealView(deps, traderId, dealId);
 }
 
 const BANK_REFERENCE_MAX = 100;
@@ -264,5 +274,5 @@ export async function completeOwnPayout(deps: AppDeps, traderId: string, dealId:
   }
   const stored = await storeFile(deps, { kind: 'trader', traderId, dealId }, file.bytes, file.fileName, by, { types: PROOF_TYPES });
   await payoutCommand(deps, row, (h) => h.executeUpdate(completePayoutUpdate, { args: [by, { bankReference, fileId: stored.id }] }));
-  return { deal: await answer(deps, traderId, dealId), file: presentFile(stored) };
+  return { deal: await ownDealView(deps, traderId, dealId), file: presentFile(stored) };
 }

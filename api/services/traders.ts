@@ -7,6 +7,7 @@ import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { findTrader, insertRequisite, insertTrader, listTradersPage, requisitesOf } from '../../db/queries/traders';
 import { ensureWallet } from '../../db/queries/wallets';
 import { settleSecurityHold } from '../../db/queries/trader-money';
+import { cardDataRing } from '../../db/queries/requisite-secrets';
 import { insertAudit } from '../../db/queries/audit';
 import type { AuditActor } from '../../domain/audit';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
@@ -76,7 +77,7 @@ export async function addRequisite(deps: AppDeps, traderId: string, input: Requi
   const needed = input.requisite_type === 'BANK_TRANSFER' ? 'iban' : input.requisite_type === 'BANK_CARD' ? 'card_number' : 'phone_number';
   if (!input[needed]) throw new InvalidArgument(`${needed} is required for ${input.requisite_type} requisites`);
   const row = await deps.sql.begin(async (tx) => {
-    const inserted = await insertRequisite(tx, {
+    const inserted = await insertRequisite(tx, cardDataRing(deps.config), {
       trader_id: traderId,
       payment_method_id: method.id,
       requisite_type: input.requisite_type,
@@ -131,6 +132,7 @@ export async function listTradersForOperator(deps: AppDeps, q: { page_size?: num
   const page = keysetPage(deps, scope, await listTradersPage(deps.sql, { after: cursorOf(deps, scope, q.page_token), limit: size + 1 }), size);
   const requisites = await requisitesOf(
     deps.sql,
+    cardDataRing(deps.config),
     page.rows.map((t) => t.id),
   );
   return {

@@ -55,7 +55,7 @@ export function v1Catalog(methods: PaymentMethodRow[], currencies: TenantCurrenc
 }
 
 /** The deal as V2 presents it (api/services/payins.ts present): what V1 takes from it beyond the row. */
-export type PresentedDeal = Pick<MerchantDealInfo, 'payment_url'>;
+export type PresentedDeal = Pick<MerchantDealInfo, 'payment_url' | 'target_requisite'>;
 
 function source(catalog: V1Catalog, row: DealRow, presented: PresentedDeal): V1DealSource {
   const method = catalog.methods.get(row.payment_method_id);
@@ -71,7 +71,7 @@ function source(catalog: V1Catalog, row: DealRow, presented: PresentedDeal): V1D
     has_channel: row.requisite_id !== null,
     client_id: row.client_id,
     payment_url: presented.payment_url,
-    target_requisite: row.target_requisite,
+    target_requisite: presented.target_requisite,
     target_name: row.target_name,
     method_slug: method.slug,
     currency_numeric: currency.numeric_code,

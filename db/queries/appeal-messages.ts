@@ -9,6 +9,7 @@ import type { Db } from '../sql';
 import type { AuditActor } from '../../domain/audit';
 import { appealView } from '../../domain/state/appeals';
 import { dealEventPayload } from '../../domain/records/deal-info';
+import { withSealedTarget } from './requisite-secrets';
 import { insertMessage, type AppealRow, type MessageRow, type SenderRole } from './appeals';
 import { insertAudit } from './audit';
 import { findDeal } from './deals';
@@ -40,7 +41,7 @@ export async function writeAppealMessage(tx: Db, checkoutBaseUrl: string, appeal
   if (existing) return existing;
   const message = await insertMessage(tx, { id: m.id, appealId: appeal.id, senderRole: m.senderRole, senderId: m.senderId, body: m.body, fileIds: m.fileIds });
   if (m.senderRole === 'ADMIN') {
-    const deal = (await findDeal(tx, appeal.deal_id))!;
+    const deal = withSealedTarget((await findDeal(tx, appeal.deal_id))!);
     await writeOutboxEvent(tx, {
       merchantId: appeal.merchant_id,
       dealId: appeal.deal_id,

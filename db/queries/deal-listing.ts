@@ -115,7 +115,7 @@ export async function dealTotals(db: Db, f: DealFilter): Promise<DealTotalsRow[]
 /** The same selection as a cursor of batches, for streaming exports in constant memory. */
 export function streamDeals(db: Db, f: DealFilter, batchSize = 1000) {
   return db<DealRow[]>`
-    select id, deal_type, status, amount, currency, client_id, target_requisite, received_amount,
+    select id, deal_type, status, amount, currency, client_id, target_sealed, received_amount,
       amount_match_status, checkout_hash, created_at, updated_at
     from deals where ${where(db, f)}
     order by ${newestFirst(db)}`.cursor(batchSize);

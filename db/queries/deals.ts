@@ -3,6 +3,8 @@ import type { AmountMatch } from '../../domain/state/payin';
 import type { IdPrefix } from '../../domain/ids';
 import { justAfter, NEWEST_FIRST } from './keyset';
 import { uuidIn } from './id-prefix';
+import type { KeyRing } from '../../domain/crypto/key-ring';
+import { openRequisiteNumbers, type RequisiteNumbers, type SealedPayoutTarget } from './requisite-secrets';
 
 export interface DealRow {
   id: string;
@@ -24,10 +26,13 @@ export interface DealRow {
   callback_url: string;
   payer_bank: string;
   is_client_commission: boolean;
-  target_requisite: string;
+  /** A PayOut's recipient number and requisite_details, sealed (db/queries/requisite-secrets.ts opens them). */
+  target_sealed: string | null;
+  target_tail: string | null;
+  target_masked: string;
   target_name: string;
   target_bank: string;
-  requisite_details: Record<string, string>;
+  requisite_details_sealed: string | null;
   wallet_id: string | null;
   received_amount: bigint;
   amount_match_status: AmountMatch;
@@ -81,9 +86,10 @@ export async function payoutKeyHeldByOther(db: Db, tenantId: string, merchantId:
 export interface CheckoutRow extends DealRow {
   payment_method_name: string;
   requisite_type: string | null;
-  card_number: string | null;
-  phone_number: string | null;
-  iban: string | null;
+  /** The requisite's numbers, opened (findCheckout); '' when none. */
+  card_number: string;
+  phone_number: string;
+  iban: string;
   holder_name: string | null;
   bank_name: string | null;
   /** The bank's name for people (banks.display_name); null when the requisite's bank is not in the catalogue. */
@@ -104,10 +110,11 @@ export interface CheckoutRow extends DealRow {
 }
 
 /** Everything the public payment page shows, by the 64-hex hash of payment_url: one statement (the page polls it). */
-export async function findCheckout(db: Db, hash: string): Promise<CheckoutRow | undefined> {
+export async function findCheckout(db: Db, ring: KeyRing, hash: string): Promise<CheckoutRow | undefined> {
   if (!/^[0-9a-f]{64}$/.test(hash)) return undefined;
-  const [row] = await db<CheckoutRow[]>`
-    select d.*, pm.name as payment_method_name, r.requisite_type, r.card_number, r.phone_number, r.iban,
+  const [row] = await db<(Omit<CheckoutRow, keyof RequisiteNumbers> & StoredNumbers)[]>`
+    select d.*, pm.name as payment_method_name, r.requisite_type, r.card_sealed, r.phone_sealed, r.iban_sealed,
+      coalesce(t.sandbox, false) as requisite_sandbox,
       r.holder_name, r.bank_name, b.display_name as bank_display_name, m.checkout_brand_name, m.name as merchant_name,
       m.success_redirect_url, m.fail_redirect_url,
       (select min(e.created_at) from outbox_events e where e.deal_id = d.id and e.event_type = 'deal.payment_notified') as payment_notified_at,
@@ -118,13 +125,35 @@ export async function findCheckout(db: Db, hash: string): Promise<CheckoutRow | 
     join payment_methods pm on pm.id = d.payment_method_id
     join merchants m on m.id = d.merchant_id
     left join requisites r on r.id = d.requisite_id
+    left join traders t on t.id = r.trader_id
     left join banks b on b.tenant_id = d.tenant_id and b.bank_name = r.bank_name
     cross join lateral (
       select count(*)::int as proof_count, count(file_id)::int as proof_receipts,
         (array_agg(card_last4 order by slot desc) filter (where card_last4 is not null))[1] as proof_card_last4
       from payer_proofs where deal_id = d.id) p
     where d.checkout_hash = ${hash} and d.deal_type = 'PAYIN'`;
-  return row;
+  if (!row) return undefined;
+  const { card_sealed, phone_sealed, iban_sealed, requisite_sandbox, ...rest } = row;
+  const numbers =
+    row.requisite_id === null
+      ? { card_number: '', phone_number: '', iban: '' }
+      : openRequisiteNumbers(ring, {
+          id: row.requisite_id,
+          requisite_type: row.requisite_type,
+          card_sealed,
+          phone_sealed,
+          iban_sealed,
+          sandbox: requisite_sandbox,
+        });
+  return { ...rest, ...numbers };
+}
+
+/** The requisite's columns findCheckout reads sealed. */
+interface StoredNumbers {
+  card_sealed: string | null;
+  phone_sealed: string | null;
+  iban_sealed: string | null;
+  requisite_sandbox: boolean;
 }
 
 /**
@@ -165,11 +194,10 @@ export interface NewDeal {
   callbackUrl?: string;
   payerBank?: string;
   isClientCommission?: boolean;
-  /** PayOut fields. */
-  targetRequisite?: string;
+  /** PayOut fields: the recipient sealed (sealPayoutTarget). */
+  target?: SealedPayoutTarget;
   targetName?: string;
   targetBank?: string;
-  requisiteDetails?: Record<string, string>;
   walletId?: string | null;
   /** A settlement deal's fields (the new deal that settles an EXPIRED one). */
   receivedAmount?: bigint;
@@ -191,13 +219,14 @@ export async function insertDeal(tx: Db, d: NewDeal): Promise<DealRow> {
   const [row] = await tx<DealRow[]>`
     insert into deals (id, tenant_id, merchant_id, deal_type, status, idempotency_key, amount, currency, client_id,
       payment_method_id, requisite_id, trader_id, checkout_hash, description, callback_url, payer_bank, is_client_commission,
-      target_requisite, target_name, target_bank, requisite_details, wallet_id,
+      target_sealed, target_tail, target_masked, target_name, target_bank, requisite_details_sealed, wallet_id,
       amount_usdt, exchange_rate_micro, fee_usdt, fee_bps, escrow_usdt, received_amount, amount_match_status,
       parent_deal_id, origin_appeal_id, payment_timeout_at, assign_deadline_at, transfer_deadline_at)
     values (${d.id}, ${d.tenantId}, ${d.merchantId}, ${d.dealType}, ${d.status}, ${d.idempotencyKey}, ${d.amount}, ${d.currency},
       ${d.clientId ?? ''}, ${d.paymentMethodId}, ${d.requisiteId}, ${d.traderId}, ${d.checkoutHash ?? null}, ${d.description ?? ''},
       ${d.callbackUrl ?? ''}, ${d.payerBank ?? ''}, ${d.isClientCommission ?? false},
-      ${d.targetRequisite ?? ''}, ${d.targetName ?? ''}, ${d.targetBank ?? ''}, ${tx.json(d.requisiteDetails ?? {})}, ${d.walletId ?? null},
+      ${d.target?.target_sealed ?? null}, ${d.target?.target_tail ?? null}, ${d.target?.target_masked ?? ''}, ${d.targetName ?? ''},
+      ${d.targetBank ?? ''}, ${d.target?.requisite_details_sealed ?? null}, ${d.walletId ?? null},
       ${d.amountUsdt}, ${d.exchangeRateMicro}, ${d.feeUsdt}, ${d.feeBps}, ${d.escrowUsdt}, ${d.receivedAmount ?? 0n},
       ${d.amountMatchStatus ?? ''}, ${d.parentDealId ?? null}, ${d.originAppealId ?? null},
       ${fromNow(tx, d.paymentTimeoutSeconds)}, ${fromNow(tx, d.assignSlaSeconds)},

@@ -10,6 +10,7 @@ import { FailedPrecondition } from '../../domain/errors';
 import { uuidV5 } from '../../domain/ids';
 import { postSandboxLiquidity } from './postings';
 import { ensureWallet } from './wallets';
+import { sandboxRequisiteColumns } from './requisite-secrets';
 
 const SANDBOX_NAMESPACE = '8d3b9a4e-29a1-4c55-b0d2-6e1f7a3c5d29';
 /** The sandbox trader of a tenant: the same id in every deployment. */
@@ -44,14 +45,19 @@ export async function ensureSandboxRequisite(tx: Db, tenantId: string, paymentMe
   const [method] = await tx<{ requisite_types: string[] }[]>`select requisite_types from payment_methods where id = ${paymentMethodId}`;
   if (!method) return;
   const type = method.requisite_types[0] ?? 'BANK_CARD';
-  await tx`
-    insert into requisites (id, trader_id, payment_method_id, requisite_type, card_number, phone_number, iban,
-      holder_name, bank_name, min_amount, max_amount, daily_limit)
-    values (${requisiteId}, ${traderId}, ${paymentMethodId}, ${type},
-      ${type === 'BANK_CARD' ? '4000000000000002' : ''}, ${type === 'SBP' || type === 'SIM' ? '+70000000000' : ''},
-      ${type === 'BANK_TRANSFER' ? 'XX00SANDBOX0000000000000000' : ''},
-      'Sandbox Trader', 'sandbox', 1, ${MAX_AMOUNT}, null)
-    on conflict do nothing`;
+  // Its numbers are public fixtures, opened from the trader's sandbox flag (db/queries/requisite-secrets.ts): nothing to seal.
+  const row = {
+    id: requisiteId,
+    trader_id: traderId,
+    payment_method_id: paymentMethodId,
+    requisite_type: type,
+    ...sandboxRequisiteColumns(type),
+    holder_name: 'Sandbox Trader',
+    bank_name: 'sandbox',
+    min_amount: 1n,
+    max_amount: MAX_AMOUNT,
+  };
+  await tx`insert into requisites ${tx(row)} on conflict do nothing`;
 }
 
 /** Requisites for every ACTIVE payment method of the tenant (the seed; the console then lists them). */

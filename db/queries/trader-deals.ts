@@ -17,9 +17,7 @@ export interface TraderDealRow extends DealRow {
 const QUEUE_COLUMNS = (db: Db) => db`
   d.*, coalesce(pm.slug, '') as method_slug,
   coalesce((select c.exponent from currencies c where c.tenant_id = d.tenant_id and c.code = d.currency), 2)::int as currency_exponent,
-  coalesce(nullif(concat_ws(' ', r.requisite_type,
-    case when r.card_number <> '' then '•' || right(r.card_number, 4) when r.phone_number <> '' then '•' || right(r.phone_number, 4)
-         when r.iban <> '' then '•' || right(r.iban, 4) end, r.bank_name), ''), '') as requisite_summary`;
+  coalesce(nullif(concat_ws(' ', r.requisite_type, nullif(r.number_masked, ''), r.bank_name), ''), '') as requisite_summary`;
 
 /** The trader's deal, or undefined for another trader's and an unknown id alike. */
 export async function findTraderDeal(db: Db, traderId: string, dealId: string): Promise<TraderDealRow | undefined> {

@@ -1,6 +1,8 @@
 import type { Db } from '../sql';
 import { newId } from '../../domain/ids';
+import type { KeyRing } from '../../domain/crypto/key-ring';
 import { ensureWallet } from './wallets';
+import { openRequisiteNumbers, sealRequisiteNumbers, type RequisiteNumbers, type SealedRequisiteNumbers } from './requisite-secrets';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
 /** A trader: ACTIVE when an operator manages it, PENDING_APPROVAL when invited to work through its own account. */
@@ -33,15 +35,18 @@ export interface RequisiteRow extends NewRequisite {
   created_at: Date;
 }
 
-export async function insertRequisite(db: Db, input: NewRequisite): Promise<RequisiteRow> {
-  const [row] = await db<RequisiteRow[]>`
-    insert into requisites (id, trader_id, payment_method_id, requisite_type, card_number, phone_number, iban,
-      holder_name, bank_name, min_amount, max_amount, daily_limit)
-    values (${newId()}, ${input.trader_id}, ${input.payment_method_id}, ${input.requisite_type}, ${input.card_number},
-      ${input.phone_number}, ${input.iban}, ${input.holder_name}, ${input.bank_name}, ${input.min_amount},
-      ${input.max_amount}, ${input.daily_limit})
+/** A requisite's row as stored: its numbers sealed (db/queries/requisite-secrets.ts), their tails and mask beside them. */
+type StoredRequisiteRow = Omit<RequisiteRow, keyof RequisiteNumbers> & SealedRequisiteNumbers & { sandbox?: boolean };
+
+const opened = <T extends StoredRequisiteRow>(ring: KeyRing, row: T) => ({ ...row, ...openRequisiteNumbers(ring, row) });
+
+export async function insertRequisite(db: Db, ring: KeyRing, input: NewRequisite): Promise<RequisiteRow> {
+  const id = newId();
+  const { card_number, phone_number, iban, ...rest } = input;
+  const [row] = await db<StoredRequisiteRow[]>`
+    insert into requisites ${db({ id, ...rest, ...sealRequisiteNumbers(ring, id, { card_number, phone_number, iban }) })}
     returning *`;
-  return row!;
+  return opened(ring, row!);
 }
 
 export async function findTrader(db: Db, traderId: string, options: { lock?: boolean } = {}) {
@@ -83,12 +88,14 @@ export async function listTradersPage(db: Db, f: { after?: KeysetCursor; limit: 
     order by ${newestFirst(db)} limit ${f.limit}`;
 }
 
-export function requisitesOf(db: Db, traderIds: string[]) {
-  if (traderIds.length === 0) return Promise.resolve([] as (RequisiteRow & { payment_method: string })[]);
-  return db<(RequisiteRow & { payment_method: string })[]>`
-    select r.*, coalesce(p.slug, '') as payment_method from requisites r
+export async function requisitesOf(db: Db, ring: KeyRing, traderIds: string[]) {
+  if (traderIds.length === 0) return [] as (RequisiteRow & { payment_method: string })[];
+  const rows = await db<(StoredRequisiteRow & { payment_method: string })[]>`
+    select r.*, coalesce(p.slug, '') as payment_method, t.sandbox from requisites r
+    join traders t on t.id = r.trader_id
     left join payment_methods p on p.id = r.payment_method_id
     where r.trader_id = any(${traderIds}) order by r.created_at`;
+  return rows.map((row) => opened(ring, row));
 }
 
 /** The names of these traders, by id. */

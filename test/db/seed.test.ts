@@ -14,6 +14,7 @@ import { insertMerchant } from '../../db/queries/merchants';
 import { ensureSystemWallet, ensureWallet } from '../../db/queries/wallets';
 import { seed } from '../../db/seed';
 import type { Db } from '../../db/sql';
+import { KeyRing } from '../../domain/crypto/key-ring';
 import { SecretBox } from '../../domain/crypto/secret-box';
 import { ledgerCheck } from '../../scripts/ledger-check';
 import { scratchDatabase } from '../helpers/scratch-database';
@@ -31,7 +32,11 @@ test('the production seed makes the catalogue only: no trader, liquidity, mercha
   const db = await scratchDatabase('seed_prod', 'catalogue');
   t.teardown(db.drop);
   // The compose setup job runs on every start: a second run adds nothing either.
-  await seed(db.owner, new SecretBox(randomBytes(32).toString('base64')), { demoWebhookUrl: 'http://127.0.0.1:9/unused', mode: 'catalogue' });
+  await seed(db.owner, new SecretBox(randomBytes(32).toString('base64')), {
+    demoWebhookUrl: 'http://127.0.0.1:9/unused',
+    mode: 'catalogue',
+    cardData: new KeyRing([{ id: 'test', key: randomBytes(32) }]),
+  });
   for (const table of ['traders', 'requisites', 'merchants', 'api_keys', 'deposits', 'chain_credits', 'ledger_transactions', 'ledger_entries']) {
     t.is(await count(db.owner, table), 0, `${table} is empty`);
   }

@@ -4,7 +4,7 @@ import { EXAMPLES } from '../../schemas/examples';
 import { merchantOf } from '../../auth/authenticate';
 import { cancelBody, createPayinBody, createPayoutBody, dealParams, dealResponse, payoutResponse } from '../../schemas/deals';
 import { cancelMerchantPayin, createPayin, getMerchantDeal, present } from '../../services/payins';
-import { createPayout } from '../../services/payouts';
+import { createPayout, payoutRequisiteDetails } from '../../services/payouts';
 
 const tags = ['Deals'];
 
@@ -56,7 +56,7 @@ export const dealRoutes = [
     async ({ identity, body }, deps, ctx) => {
       const { row, replayed } = await createPayout(deps, merchantOf(identity), body);
       markReplayed(ctx, replayed);
-      return { deal: { ...present(deps, row), requisite_details: row.requisite_details, target_name: row.target_name } };
+      return { deal: { ...present(deps, row), requisite_details: payoutRequisiteDetails(deps, row), target_name: row.target_name } };
     },
   ),
   defineRoute(

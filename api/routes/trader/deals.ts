@@ -23,8 +23,7 @@ import {
   completeOwnPayout,
   confirmReceived,
   listOwnDeals,
-  ownDeal,
-  presentTraderDeal,
+  ownDealView,
   rejectOwnPayout,
   reportNotReceived,
   startOwnPayout,
@@ -75,7 +74,7 @@ export const traderDealRoutes = [
       response: traderDealResponse,
       errors: [404],
     },
-    async ({ params, identity }, deps) => ({ deal: presentTraderDeal(await ownDeal(deps, traderOf(identity).traderId, params.deal_id)) }),
+    async ({ params, identity }, deps) => ({ deal: await ownDealView(deps, traderOf(identity).traderId, params.deal_id) }),
   ),
   defineRoute(
     {
