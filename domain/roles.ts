@@ -97,6 +97,11 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminCreateTrader: ADMIN,
   adminCreateRequisite: ADMIN,
   adminCreateTraderDeposit: FINANCE,
+  // Requisites traders add or change: read by every role, approved or rejected by an admin (it
+  // decides which cards and accounts payers are sent to, as it decides the traders themselves).
+  adminListPendingRequisites: READ,
+  adminApproveRequisite: ADMIN,
+  adminRejectRequisite: ADMIN,
   // Money (finance).
   adminCreateDeposit: FINANCE,
   adminSetRate: FINANCE,

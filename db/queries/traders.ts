@@ -24,21 +24,40 @@ export interface NewRequisite {
   min_amount: bigint;
   max_amount: bigint;
   daily_limit: bigint | null;
+  /** The limits the matcher honours beyond daily_limit (db/queries/matching.ts); absent: none. */
+  daily_count_limit?: number | null;
+  monthly_limit?: bigint | null;
+  max_live_deals?: number | null;
+  cooldown_seconds?: number;
+  /** An operator's requisite is ACTIVE at once; a trader's waits for approval (PENDING_APPROVAL). */
+  added_by?: 'operator' | 'trader';
 }
 
 export interface RequisiteRow extends NewRequisite {
   id: string;
   status: string;
+  daily_count_limit: number | null;
+  monthly_limit: bigint | null;
+  max_live_deals: number | null;
+  cooldown_seconds: number;
+  added_by: 'operator' | 'trader';
+  rejection_reason: string;
+  reviewed_at: Date | null;
+  updated_at: Date;
   created_at: Date;
 }
 
 export async function insertRequisite(db: Db, input: NewRequisite): Promise<RequisiteRow> {
+  const addedBy = input.added_by ?? 'operator';
   const [row] = await db<RequisiteRow[]>`
     insert into requisites (id, trader_id, payment_method_id, requisite_type, card_number, phone_number, iban,
-      holder_name, bank_name, min_amount, max_amount, daily_limit)
+      holder_name, bank_name, min_amount, max_amount, daily_limit, daily_count_limit, monthly_limit, max_live_deals,
+      cooldown_seconds, added_by, status)
     values (${newId()}, ${input.trader_id}, ${input.payment_method_id}, ${input.requisite_type}, ${input.card_number},
       ${input.phone_number}, ${input.iban}, ${input.holder_name}, ${input.bank_name}, ${input.min_amount},
-      ${input.max_amount}, ${input.daily_limit})
+      ${input.max_amount}, ${input.daily_limit}, ${input.daily_count_limit ?? null}, ${input.monthly_limit ?? null},
+      ${input.max_live_deals ?? null}, ${input.cooldown_seconds ?? 0}, ${addedBy},
+      ${addedBy === 'trader' ? 'PENDING_APPROVAL' : 'ACTIVE'})
     returning *`;
   return row!;
 }

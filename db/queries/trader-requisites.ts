@@ -1,0 +1,74 @@
+/** A trader's own requisites (the trader app) and the operators' approval queue. */
+import type { Db } from '../sql';
+import type { RequisiteRow } from './traders';
+
+export type RequisiteWithMethod = RequisiteRow & { payment_method: string };
+
+/** A trader's requisites, oldest first, each with its method's slug. */
+export function requisitesOfTrader(db: Db, traderId: string) {
+  return db<RequisiteWithMethod[]>`
+    select r.*, p.slug as payment_method from requisites r join payment_methods p on p.id = r.payment_method_id
+    where r.trader_id = ${traderId} order by r.created_at, r.id`;
+}
+
+/** One requisite of this trader (a foreign one is absent: 404), locked for a move when `lock`. */
+export async function requisiteOfTrader(db: Db, traderId: string | undefined, requisiteId: string, lock = false) {
+  const [row] = await db<RequisiteWithMethod[]>`
+    select r.*, p.slug as payment_method from requisites r join payment_methods p on p.id = r.payment_method_id
+    where r.id = ${requisiteId} ${traderId === undefined ? db`` : db`and r.trader_id = ${traderId}`}
+    ${lock ? db`for no key update of r` : db``}`;
+  return row;
+}
+
+export interface RequisiteChanges {
+  card_number?: string;
+  phone_number?: string;
+  iban?: string;
+  holder_name?: string;
+  bank_name?: string;
+  min_amount?: bigint;
+  max_amount?: bigint;
+  daily_limit?: bigint | null;
+  daily_count_limit?: number | null;
+  monthly_limit?: bigint | null;
+  max_live_deals?: number | null;
+  cooldown_seconds?: number;
+  status?: string;
+  rejection_reason?: string;
+  reviewed_at?: Date | null;
+}
+
+const CHANGEABLE = [
+  'card_number',
+  'phone_number',
+  'iban',
+  'holder_name',
+  'bank_name',
+  'min_amount',
+  'max_amount',
+  'daily_limit',
+  'daily_count_limit',
+  'monthly_limit',
+  'max_live_deals',
+  'cooldown_seconds',
+  'status',
+  'rejection_reason',
+  'reviewed_at',
+] as const;
+
+export async function updateRequisite(db: Db, requisiteId: string, changes: RequisiteChanges): Promise<RequisiteRow> {
+  const columns = CHANGEABLE.filter((c) => changes[c] !== undefined);
+  const values = Object.fromEntries(columns.map((c) => [c, changes[c] ?? null]));
+  const [row] = await db<RequisiteRow[]>`
+    update requisites set ${columns.length > 0 ? db`${db(values, ...columns)},` : db``} updated_at = now()
+    where id = ${requisiteId} returning *`;
+  return row!;
+}
+
+/** Requisites waiting for an operator's approval, oldest first, with their trader's name. */
+export function pendingRequisites(db: Db, limit: number) {
+  return db<(RequisiteWithMethod & { trader_name: string })[]>`
+    select r.*, p.slug as payment_method, t.name as trader_name
+    from requisites r join payment_methods p on p.id = r.payment_method_id join traders t on t.id = r.trader_id
+    where r.status = 'PENDING_APPROVAL' order by r.created_at, r.id limit ${limit}`;
+}
