@@ -57,11 +57,9 @@ const CHANGEABLE = [
 ] as const;
 
 export async function updateRequisite(db: Db, requisiteId: string, changes: RequisiteChanges): Promise<RequisiteRow> {
-  const columns = CHANGEABLE.filter((c) => changes[c] !== undefined);
-  const values = Object.fromEntries(columns.map((c) => [c, changes[c] ?? null]));
-  const [row] = await db<RequisiteRow[]>`
-    update requisites set ${columns.length > 0 ? db`${db(values, ...columns)},` : db``} updated_at = now()
-    where id = ${requisiteId} returning *`;
+  const columns = [...CHANGEABLE.filter((c) => changes[c] !== undefined), 'updated_at' as const];
+  const values: Record<string, unknown> = { ...Object.fromEntries(columns.map((c) => [c, c === 'updated_at' ? null : (changes[c] ?? null)])), updated_at: new Date() };
+  const [row] = await db<RequisiteRow[]>`update requisites set ${db(values, ...columns)} where id = ${requisiteId} returning *`;
   return row!;
 }
 
