@@ -55,8 +55,8 @@ const routeKeyOf = (spec: RouteDef['spec'], ctx: Context) =>
   `${ctx.method} ${spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(ctx.params?.[name] ?? '').toLowerCase())}`;
 
 /**
- * The actor of a person's request — an operator (console session or operator JWT) or a merchant's
- * person (member session or cabinet JWT): who, with which role, under which request (no secrets).
+ * The actor of a person's request — an operator (console session or operator JWT), a merchant's
+ * person (member session or cabinet JWT) or a trader's account (its session): who, with which role, under which request (no secrets).
  * The merchant's HMAC pair is its servers, no person: undefined.
  */
 function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
@@ -71,14 +71,16 @@ function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
   if (identity.kind === 'merchant' && identity.role !== undefined) {
     return { kind: identity.via === 'session' ? 'merchant_account' : 'merchant_jwt', id: identity.subject, role: identity.role, ...request };
   }
+  if (identity.kind === 'trader') return { kind: 'trader_account', id: identity.accountId, role: identity.role, ...request };
   return undefined;
 }
 
-/** The person and its party an identity is, for the role table: operators and the merchant's people (the HMAC pair is none). */
+/** The person and its party an identity is, for the role table: operators, the merchant's people, traders (the HMAC pair is none). */
 function personOf(identity: Identity): { party: Party; role: string; enrolmentPending: boolean } | undefined {
   if (identity.kind === 'operator') return { party: 'operator', role: identity.role, enrolmentPending: identity.enrolmentPending === true };
   if (identity.kind === 'merchant' && identity.role !== undefined)
     return { party: 'merchant', role: identity.role, enrolmentPending: identity.enrolmentPending === true };
+  if (identity.kind === 'trader') return { party: 'trader', role: identity.role, enrolmentPending: identity.enrolmentPending };
   return undefined;
 }
 

@@ -34,6 +34,15 @@ registry.registerComponent('securitySchemes', 'CabinetSessionCookie', {
     "/api/v1/p2p/cabinet/session), else 403. Accepted wherever the cabinet JWT is, scoped to the member's merchant; the " +
     "operation's x-roles lists the member roles that may call it (the cabinet JWT is the role owner; the HMAC pair is not checked).",
 });
+registry.registerComponent('securitySchemes', 'TraderSessionCookie', {
+  type: 'apiKey',
+  in: 'cookie',
+  name: 'gw_trader',
+  description:
+    "The trader app: the session cookie of a trader's account, from POST /api/v1/p2p/trader/session (HttpOnly, SameSite=Strict). " +
+    'Every request but GET/HEAD also sends X-CSRF-Token (answered by sign-in and GET /api/v1/p2p/trader/session), else 403. ' +
+    "Scoped to the account's trader: its requisites, deals, wallet and appeals (another trader's id is 404).",
+});
 registry.registerComponent('securitySchemes', 'OperatorJwt', {
   type: 'http',
   scheme: 'bearer',
@@ -73,6 +82,12 @@ const TAGS: Array<{ name: string; description: string }> = [
     name: 'Cabinet',
     description: "The merchant's people: sign-in, the member's session, TOTP and password, the team (owner) and invitations",
   },
+  { name: 'Trader', description: "A trader's account: sign-in, the session, TOTP (required) and password, accepting an invitation" },
+  { name: 'Trader: requisites', description: "The trader's own requisites: add (an operator approves before first use), edit, pause, archive, limits" },
+  { name: 'Trader: presence', description: 'Online or offline, the heartbeat and working hours: the matcher takes only present traders' },
+  { name: 'Trader: deals', description: "The trader's deal queue: PayIns to confirm, PayOuts to take, start, complete with proof or reject" },
+  { name: 'Trader: wallet', description: "The trader's USDT: deposit address, security deposit, earnings, withdrawals" },
+  { name: 'Trader: appeals', description: "Appeals on the trader's deals: the merchant's statement and evidence, the trader's answer" },
   { name: 'Checkout (payer)', description: 'The hosted payment page and its API, used by the payer (public)' },
   { name: 'Operator', description: 'Operator bootstrap and merchant administration (operator JWT or console session)' },
   { name: 'Operator: deals', description: 'Operator commands on deals: the trader side of PayIns and PayOuts, amount changes' },

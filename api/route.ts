@@ -7,7 +7,7 @@ import type { AuthMode, Identity, RouteAuth } from './auth/authenticate';
 import type { SingleUse } from './auth/replay';
 import type { AppDeps } from './deps';
 import type { AuditActor } from '../domain/audit';
-import { ROUTE_ROLES } from '../domain/roles';
+import { ROUTE_ROLES, type Party } from '../domain/roles';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** What the OpenAPI registry takes as path or query parameters: an object schema. */
@@ -254,6 +254,7 @@ const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   cabinet: [{ CabinetJwt: [] }, { CabinetSessionCookie: [] }],
   operator: [{ OperatorJwt: [] }, { OperatorSessionCookie: [] }],
   cabinet_or_hmac: [{ CabinetJwt: [] }, { CabinetSessionCookie: [] }, { MerchantToken: [] }],
+  trader: [{ TraderSessionCookie: [] }],
 };
 const securityOf = (auth: RouteAuth) => (typeof auth === 'string' ? SECURITY[auth] : auth.security);
 
@@ -267,6 +268,7 @@ const AUTH_ERRORS: Record<AuthMode, number[]> = {
   cabinet: [401, 403, 429],
   operator: [401, 403, 429],
   cabinet_or_hmac: [401, 403, 429],
+  trader: [401, 403, 429],
 };
 const authErrorsOf = (auth: RouteAuth) => (typeof auth === 'string' ? AUTH_ERRORS[auth] : auth.errors);
 /** Whether a route takes the merchant's signed requests, which pass its rate limit (api/auth/admit.ts). */
@@ -347,8 +349,9 @@ function errorResponse(status: number, envelope: ErrorEnvelope | undefined, rate
 }
 
 /** The party whose column of the role table a route's people are checked against (x-roles): none for public, HMAC-only and own schemes. */
-function rolesParty(auth: RouteAuth): 'operator' | 'merchant' | undefined {
+function rolesParty(auth: RouteAuth): Party | undefined {
   if (auth === 'operator') return 'operator';
+  if (auth === 'trader') return 'trader';
   if (auth === 'cabinet' || auth === 'cabinet_or_hmac') return 'merchant';
   return undefined;
 }

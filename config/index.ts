@@ -421,6 +421,8 @@ function schemaFor(nodeEnv: string) {
     OPERATOR_MAILBOX_FILE: z.string().default('.data/mailbox/operators.jsonl'),
     /** The same for the cabinet's invitations of a merchant's members (docs/cabinet.md). */
     MERCHANT_MAILBOX_FILE: z.string().default('.data/mailbox/merchants.jsonl'),
+    /** The same for traders' invitations (docs/trader.md). */
+    TRADER_MAILBOX_FILE: z.string().default('.data/mailbox/traders.jsonl'),
     /** Where the console is reached from outside: the base of an invitation's link (default CHECKOUT_BASE_URL). */
     CONSOLE_BASE_URL: optionalText(),
     /** The desk hook: a URL that receives a signed JSON POST for each new piece of work (new appeals, withdrawals waiting, alerts). Unset: none sent. */

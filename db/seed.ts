@@ -62,6 +62,15 @@ const TRADERS = [
 /** 100,000,000 USDT in cents per demo trader: hundreds of concurrent deals at the maximum still match. */
 const TRADER_LIQUIDITY = 10_000_000_000n;
 
+/**
+ * The demo trader who works through the trader app (docs/trader.md): its own account, made once
+ * with a password printed that once; it sets up its authenticator at its first sign-in. Its RUB
+ * requisites are at T-Bank, so a payer of that bank meets it first while it is online.
+ */
+const DEMO_APP_TRADER = { id: '30000000-0000-4000-8000-000000000004', name: 'Demo trader Dana', bank: 'tbank' };
+export const SEED_TRADER_EMAIL = 'trader@gateway.local';
+const SEED_TRADER_ACCOUNT_ID = '40000000-0000-4000-8000-000000000002';
+
 const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
 /** The first console account (role admin), made once; its password is printed only then. */
 export const SEED_ADMIN_EMAIL = 'admin@gateway.local';
@@ -84,15 +93,21 @@ export interface SeedResult {
   demoCredentials?: { token: string; secret: string };
   /** Present only when this run made the admin console account (the password is shown once). */
   adminOperator?: { email: string; password: string };
+  /** Present only when this run made the demo trader's account (`demo` mode; the password is shown once). */
+  demoTrader?: { email: string; password: string };
 }
 
 export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string; mode: SeedMode }): Promise<SeedResult> {
   const adminPassword = generatePassword();
   const adminHash = await hashPassword(adminPassword);
+  const traderPassword = generatePassword();
+  const traderHash = await hashPassword(traderPassword);
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(7303002)`;
     await seedCatalogue(tx);
     const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.demoWebhookUrl) : {};
+    const demoTrader =
+      options.mode === 'demo' && (await seedAppTrader(tx, traderHash)) ? { demoTrader: { email: SEED_TRADER_EMAIL, password: traderPassword } } : {};
     // Idempotent across restarts: made once (stable id, on conflict nothing), its password printed that once.
     const admin = await insertAccount(tx, {
       id: SEED_ADMIN_ID,
@@ -102,7 +117,7 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
       role: 'admin',
       createdBy: 'seed',
     });
-    return { ...demo, ...(admin ? { adminOperator: { email: SEED_ADMIN_EMAIL, password: adminPassword } } : {}) };
+    return { ...demo, ...demoTrader, ...(admin ? { adminOperator: { email: SEED_ADMIN_EMAIL, password: adminPassword } } : {}) };
   });
 }
 
@@ -138,33 +153,7 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
     const [existing] = await tx`select 1 from traders where id = ${t.id}`;
     if (existing) continue;
     await tx`insert into traders (id, tenant_id, name) values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name})`;
-    const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
-    // Funded as an operator's top-up is (POST /admin/traders/{id}/deposits): a recorded chain
-    // credit and its keyed posting, never a bare balance, so the ledger check traces it.
-    await creditTraderLiquidity(tx, {
-      traderId: t.id,
-      walletId: wallet.id,
-      amount: TRADER_LIQUIDITY,
-      txHash: createHash('sha256').update(`seed-trader-${t.id}`).digest('hex'),
-    });
-    for (const m of METHODS) {
-      const type = m.types[0]!;
-      const suffix = String(index + 1).padStart(2, '0');
-      await insertRequisite(tx, {
-        trader_id: t.id,
-        payment_method_id: m.id,
-        requisite_type: type,
-        card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
-        // +7 900 000-00-01: a Russian mobile number of 11 digits.
-        phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
-        iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
-        holder_name: `${t.name.replace('Demo trader ', '')} Holder`,
-        bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
-        min_amount: 100n,
-        max_amount: 100_000_000n,
-        daily_limit: null,
-      });
-    }
+    await equipDemoTrader(tx, t, index);
   }
 
   // The built-in sandbox trader with a requisite for every active payment method (docs/sandbox.md).
@@ -194,4 +183,62 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
   const [key] = await tx`select 1 from api_keys where merchant_id = ${demoMerchantId}`;
   const demoCredentials = key ? undefined : await replaceKeyPair(tx, secretBox, demoMerchantId, 0);
   return { demoMerchantId, ...(demoCredentials ? { demoCredentials } : {}) };
+}
+
+/** A demo trader's money and requisites: funded by a recorded top-up, a requisite for every method. */
+async function equipDemoTrader(tx: Db, t: { id: string; name: string; bank: string }, index: number) {
+  const wallet = await ensureWallet(tx, 'trader', t.id, 'USDT');
+  // Funded as an operator's top-up is (POST /admin/traders/{id}/deposits): a recorded chain
+  // credit and its keyed posting, never a bare balance, so the ledger check traces it.
+  await creditTraderLiquidity(tx, {
+    traderId: t.id,
+    walletId: wallet.id,
+    amount: TRADER_LIQUIDITY,
+    txHash: createHash('sha256').update(`seed-trader-${t.id}`).digest('hex'),
+  });
+  for (const m of METHODS) {
+    const type = m.types[0]!;
+    const suffix = String(index + 1).padStart(2, '0');
+    await insertRequisite(tx, {
+      trader_id: t.id,
+      payment_method_id: m.id,
+      requisite_type: type,
+      card_number: type === 'BANK_CARD' ? `22000000000000${suffix}` : '',
+      // +7 900 000-00-01: a Russian mobile number of 11 digits.
+      phone_number: type === 'SBP' || type === 'SIM' ? `+790000000${suffix}` : '',
+      iban: type === 'BANK_TRANSFER' ? turkishIban(`51964578413260${suffix}`) : '',
+      holder_name: `${t.name.replace('Demo trader ', '')} Holder`,
+      bank_name: BANK_OF_CURRENCY[m.currency] ?? t.bank,
+      min_amount: 100n,
+      max_amount: 100_000_000n,
+      daily_limit: null,
+    });
+  }
+}
+
+/**
+ * The demo trader of the trader app (made once): approved by the seed, funded and equipped like the
+ * others, with its account (which must set up an authenticator at its first sign-in). Answers
+ * whether this run made the account.
+ */
+async function seedAppTrader(tx: Db, passwordHash: string): Promise<boolean> {
+  const t = DEMO_APP_TRADER;
+  const [existing] = await tx`select 1 from traders where id = ${t.id}`;
+  if (!existing) {
+    await tx`
+      insert into traders (id, tenant_id, name, status, approved_at, approved_by)
+      values (${t.id}, ${DEFAULT_TENANT_ID}, ${t.name}, 'ACTIVE', now(), 'seed')`;
+    await equipDemoTrader(tx, t, TRADERS.length);
+  }
+  const account = await insertAccount(tx, {
+    id: SEED_TRADER_ACCOUNT_ID,
+    party: 'trader',
+    traderId: t.id,
+    email: SEED_TRADER_EMAIL,
+    passwordHash,
+    role: 'trader',
+    createdBy: 'seed',
+    totpRequired: true,
+  });
+  return account !== undefined;
 }

@@ -7,8 +7,8 @@
  * that is no route); docs/console.md and docs/cabinet.md show the same tables, checked by a test.
  *
  * A route belongs to one party by its auth mode: `operator` routes are the operators' (the
- * console), `cabinet` and `cabinet_or_hmac` routes the merchant's people's (the cabinet); the
- * trader app's come next. A role name means something only within its party (`finance` of a
+ * console), `cabinet` and `cabinet_or_hmac` routes the merchant's people's (the cabinet), `trader`
+ * routes the traders' (the trader app). A role name means something only within its party (`finance` of a
  * merchant is not `finance` of the operators), so each party has its own column of the table.
  *
  * Operators:
@@ -36,9 +36,9 @@ export const isOperatorRole = (value: unknown): value is OperatorRole => (OPERAT
 export const MERCHANT_ROLES = ['owner', 'developer', 'finance', 'support'] as const;
 export type MerchantRole = (typeof MERCHANT_ROLES)[number];
 
-/** The trader app's one role (its routes come with the trader door). */
-const TRADER_ROLES = ['trader'] as const;
-type TraderRole = (typeof TRADER_ROLES)[number];
+/** The trader app's one role: a trader's account acts for its trader alone. */
+export const TRADER_ROLES = ['trader'] as const;
+export type TraderRole = (typeof TRADER_ROLES)[number];
 
 /** Each party's roles: what an account of that party may hold (the database checks the same). */
 const ROLES_OF: { readonly [P in Party]: readonly string[] } = { operator: OPERATOR_ROLES, merchant: MERCHANT_ROLES, trader: TRADER_ROLES };
@@ -95,6 +95,8 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   issueApiKeys: ADMIN,
   // Traders (admin), their top-ups (finance).
   adminCreateTrader: ADMIN,
+  adminInviteTrader: ADMIN,
+  adminApproveTrader: ADMIN,
   adminCreateRequisite: ADMIN,
   adminCreateTraderDeposit: FINANCE,
   // Requisites traders add or change: read by every role, approved or rejected by an admin (it
@@ -237,11 +239,26 @@ export const MERCHANT_ROUTE_ROLES: Readonly<Record<string, readonly MerchantRole
   cabinetGetWebhookEndpoint: MEMBER_READ,
 };
 
-/** Each door's column of the table; the trader app's routes come with its door. */
+/**
+ * The trader door: every route of the trader app (auth mode `trader`), by operationId. A trader's
+ * account has one role and acts for its own trader only (its requisites, deals, wallet, appeals);
+ * the scope comes from the session, never from the request.
+ */
+const TRADER: readonly TraderRole[] = ['trader'];
+
+export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>> = {
+  // The trader's own session (sign-in and invitation acceptance are public).
+  traderGetSession: TRADER,
+  traderDeleteSession: TRADER,
+  traderEnrollTotp: TRADER,
+  traderChangeOwnPassword: TRADER,
+};
+
+/** Each door's column of the table. */
 export const ROUTE_ROLES: { readonly [P in Party]: Readonly<Record<string, readonly string[]>> } = {
   operator: OPERATOR_ROUTE_ROLES,
   merchant: MERCHANT_ROUTE_ROLES,
-  trader: {},
+  trader: TRADER_ROUTE_ROLES,
 };
 
 /** Whether `role` of `party` may call `operationId`; a route missing from the party's table is refused to everyone. */
@@ -261,12 +278,12 @@ export function operatorMayCall(operationId: string, role: OperatorRole): boolea
 export const ENROLMENT_OPERATIONS: { readonly [P in Party]: readonly string[] } = {
   operator: ['adminGetSession', 'adminEnrollTotp', 'adminDeleteSession'],
   merchant: ['cabinetGetSession', 'cabinetEnrollTotp', 'cabinetDeleteSession'],
-  trader: [],
+  trader: ['traderGetSession', 'traderEnrollTotp', 'traderDeleteSession'],
 };
 const TOTP_ROUTES: { readonly [P in Party]: string } = {
   operator: 'POST /api/v1/p2p/admin/session/totp (the console asks for it after sign-in)',
   merchant: 'POST /api/v1/p2p/cabinet/session/totp (the cabinet asks for it after sign-in)',
-  trader: 'the trader app’s TOTP set-up',
+  trader: 'POST /api/v1/p2p/trader/session/totp (the trader app asks for it after sign-in)',
 };
 export const enrolmentRequired = (party: Party) => `this account must set up an authenticator before anything else: ${TOTP_ROUTES[party]}`;
 export const ENROLMENT_REQUIRED = enrolmentRequired('operator');

@@ -13,7 +13,7 @@ import { signJwt } from '../api/auth/jwt';
 import { temporalTls } from '../temporal/connection';
 import { prepareDatabase } from './database';
 import { ensureDemoDispute } from './demo-dispute';
-import { SEED_ADMIN_EMAIL } from '../db/seed';
+import { SEED_ADMIN_EMAIL, SEED_TRADER_EMAIL } from '../db/seed';
 import { startTemporalServer, TEMPORAL_SERVER_VERSION, temporalMode, temporalServerMetricsPort } from './temporal-server';
 import {
   DATA_DIR,
@@ -55,6 +55,10 @@ const demo = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsF
 const adminFile = join(DATA_DIR, `console-admin-${new URL(databaseUrl).port}-${new URL(databaseUrl).pathname.slice(1)}.json`);
 if (seeded.adminOperator?.password) writeFileSync(adminFile, JSON.stringify(seeded.adminOperator, null, 2), { mode: 0o600 });
 const admin = existsSync(adminFile) ? (JSON.parse(readFileSync(adminFile, 'utf8')) as { email: string; password: string }) : undefined;
+// And the demo trader's (the trader app's): made at the first start, printed every time.
+const traderFile = join(DATA_DIR, `demo-trader-${new URL(databaseUrl).port}-${new URL(databaseUrl).pathname.slice(1)}.json`);
+if (seeded.demoTrader?.password) writeFileSync(traderFile, JSON.stringify(seeded.demoTrader, null, 2), { mode: 0o600 });
+const demoTrader = existsSync(traderFile) ? (JSON.parse(readFileSync(traderFile, 'utf8')) as { email: string; password: string }) : undefined;
 
 let temporalAddress = config.TEMPORAL_ADDRESS;
 // The Temporal server's Prometheus endpoint: the frontend port + 767 (8000 with the default 7233) in
@@ -172,6 +176,10 @@ console.log(`
   Merchant cabinet ${apiUrl}/cabinet   (its people: an admin invites a merchant's first owner,
                    POST /api/v1/p2p/admin/merchants/{id}/owner-invitations { email }; the link is
                    in .data/mailbox/merchants.jsonl; docs/cabinet.md)
+  Trader app       ${apiUrl}/trader   (sign in as ${demoTrader?.email ?? SEED_TRADER_EMAIL}, Demo trader Dana; on a phone too)
+  trader password  ${demoTrader?.password ?? '(set at the first start and shown once)'}
+                   (the first sign-in sets up an authenticator app; then go online: a live PayIn of
+                   a T-Bank payer meets Dana first; docs/trader.md)
   Operator JWT     ${operatorJwt}
   Cabinet JWT      ${cabinetJwt}
   (JWTs are valid 12 h, signed with the dev JWT_SECRET; more with

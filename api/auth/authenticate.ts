@@ -8,15 +8,16 @@ import { verifyJwt } from './jwt';
 import { admitMerchant, MERCHANT_DISABLED } from './admit';
 import { admitUnverifiedUpload, settleUnverifiedUpload } from './unverified-uploads';
 import { authenticateSession, sessionIsLive, sessionTokenOf, tokenReference, type AccountSession } from './sessions';
-import { JWT_MERCHANT_ROLE, JWT_OPERATOR_ROLE, type MerchantRole, type OperatorRole } from '../../domain/roles';
+import { JWT_MERCHANT_ROLE, JWT_OPERATOR_ROLE, type MerchantRole, type OperatorRole, type Party, type TraderRole } from '../../domain/roles';
 
 /**
  * hmac: merchant HMAC pair (H); cabinet: merchant cabinet JWT (J) or a member's cabinet session
  * cookie; operator: admin JWT (A) or a console session cookie (api/auth/sessions.ts);
- * cabinet_or_hmac: J, a cabinet session or H; public: no identity (P). Every person (sessions and
- * the JWTs, which stand for a role) is checked against the role table (domain/roles.ts).
+ * cabinet_or_hmac: J, a cabinet session or H; trader: a trader account's session cookie only (no
+ * JWT of the spec stands for a trader); public: no identity (P). Every person (sessions and the
+ * JWTs, which stand for a role) is checked against the role table (domain/roles.ts).
  */
-export type AuthMode = 'public' | 'hmac' | 'cabinet' | 'operator' | 'cabinet_or_hmac';
+export type AuthMode = 'public' | 'hmac' | 'cabinet' | 'operator' | 'cabinet_or_hmac' | 'trader';
 
 export type Identity =
   | { kind: 'public' }
@@ -59,6 +60,21 @@ export type Identity =
       expiresAt?: Date;
       /** A session of an account that must set up an authenticator first (api/mount.ts lets it do only that). */
       enrolmentPending?: boolean;
+    }
+  /** A trader's account (its session at the trader app): it acts for traderId alone. */
+  | {
+      kind: 'trader';
+      traderId: string;
+      accountId: string;
+      role: TraderRole;
+      via: 'session';
+      email: string;
+      sessionId: string;
+      /** The audit trail's reference of the session (api/auth/sessions.ts). */
+      credential: string;
+      expiresAt: Date;
+      /** The account must set up an authenticator first (api/mount.ts lets it do only that). */
+      enrolmentPending: boolean;
     };
 
 export interface AuthOptions {
@@ -105,6 +121,7 @@ export interface AuthScheme {
 export type RouteAuth = AuthMode | AuthScheme;
 
 const ADMIN_REQUIRED = 'admin role required';
+const TRADER_REQUIRED = "this operation needs a trader's session (sign in at the trader app: POST /api/v1/p2p/trader/session)";
 const MERCHANT_REQUIRED = 'merchant identity required';
 const V2_REQUIRED =
   'this merchant requires request-bound signatures: X-Signature must carry v2=<hex hmac-sha256 of "<t>.<METHOD>.<path and query>.<raw body>">';
@@ -223,37 +240,48 @@ async function memberIdentity(deps: AppDeps, session: AccountSession, options: A
   };
 }
 
+/** The party whose sessions a mode's door reads. */
+const DOOR_OF: { readonly [M in Exclude<AuthMode, 'public' | 'hmac'>]: Party } = {
+  operator: 'operator',
+  cabinet: 'merchant',
+  cabinet_or_hmac: 'merchant',
+  trader: 'trader',
+};
+const REFUSED_AT: { readonly [P in Party]: string } = { operator: ADMIN_REQUIRED, merchant: MERCHANT_REQUIRED, trader: TRADER_REQUIRED };
+
+/** A session as the identity of its door's party. */
+async function sessionIdentity(deps: AppDeps, session: AccountSession, options: AuthOptions): Promise<Identity> {
+  if (session.party === 'merchant') return memberIdentity(deps, session, options);
+  const common = {
+    email: session.email,
+    sessionId: session.sessionId,
+    expiresAt: session.expiresAt,
+    credential: session.credential,
+    enrolmentPending: session.enrolmentPending,
+  };
+  if (session.party === 'trader')
+    return { kind: 'trader', traderId: session.traderId!, accountId: session.accountId, role: session.role as TraderRole, via: 'session', ...common };
+  return { kind: 'operator', operatorId: session.accountId, role: session.role as OperatorRole, via: 'session', ...common };
+}
+
 /**
  * The session cookies of the request (never beside a bearer token: a token is judged alone). A
  * door's own session is the identity; another door's live session is a person of another party,
  * refused as the other party's JWT is (403); no session leaves the bearer token to decide.
  */
-async function identifyBySession(ctx: Context, mode: 'operator' | 'cabinet' | 'cabinet_or_hmac', deps: AppDeps, options: AuthOptions) {
-  const own = mode === 'operator' ? 'operator' : 'merchant';
-  const other = mode === 'operator' ? 'merchant' : 'operator';
+async function identifyBySession(ctx: Context, mode: keyof typeof DOOR_OF, deps: AppDeps, options: AuthOptions) {
+  const own = DOOR_OF[mode];
   const token = sessionTokenOf(ctx, own);
   if (token) {
-    const session = await authenticateSession(ctx, deps, own, token);
-    const identity: Identity =
-      own === 'operator'
-        ? {
-            kind: 'operator',
-            operatorId: session.accountId,
-            role: session.role as OperatorRole,
-            via: 'session',
-            email: session.email,
-            sessionId: session.sessionId,
-            expiresAt: session.expiresAt,
-            credential: session.credential,
-            enrolmentPending: session.enrolmentPending,
-          }
-        : await memberIdentity(deps, session, options);
+    const identity = await sessionIdentity(deps, await authenticateSession(ctx, deps, own, token), options);
     options.authorize?.(identity);
     await options.readBody();
     return identity;
   }
-  const foreign = sessionTokenOf(ctx, other);
-  if (foreign && (await sessionIsLive(deps, other, foreign))) throw new PermissionDenied(mode === 'operator' ? ADMIN_REQUIRED : MERCHANT_REQUIRED);
+  for (const other of (['operator', 'merchant', 'trader'] as const).filter((party) => party !== own)) {
+    const foreign = sessionTokenOf(ctx, other);
+    if (foreign && (await sessionIsLive(deps, other, foreign))) throw new PermissionDenied(REFUSED_AT[own]);
+  }
   return undefined;
 }
 
@@ -284,6 +312,7 @@ async function identify(ctx: Context, mode: RouteAuth, deps: AppDeps, options: A
   if (ctx.get('X-Merchant-Token')) {
     // Refused before anything is read or verified: no merchant pair may call these routes.
     if (mode === 'operator') throw new PermissionDenied(ADMIN_REQUIRED);
+    if (mode === 'trader') throw new PermissionDenied(TRADER_REQUIRED);
     if (mode === 'cabinet') throw new PermissionDenied('this operation needs a cabinet session; HMAC is not accepted');
     return authenticateHmac(ctx, deps, options);
   }
@@ -294,6 +323,8 @@ async function identify(ctx: Context, mode: RouteAuth, deps: AppDeps, options: A
     if (identity) return identity;
   }
   if (!token) throw new Unauthenticated('authentication required');
+  // No JWT of the spec stands for a trader: the trader app's routes take its session alone.
+  if (mode === 'trader') throw new PermissionDenied(TRADER_REQUIRED);
   const identity = await authenticateJwt(deps, token, options);
   if (mode === 'operator') {
     if (identity.kind !== 'operator') throw new PermissionDenied(ADMIN_REQUIRED);
@@ -316,6 +347,14 @@ export function operatorOf(identity: Identity): OperatorIdentity {
 
 export function merchantOf(identity: Identity): { merchantId: string; tenantId: string } {
   if (identity.kind !== 'merchant') throw new PermissionDenied(MERCHANT_REQUIRED);
+  return identity;
+}
+
+/** The trader a trader route's identity is (its authentication let no one else in). */
+export type TraderIdentity = Extract<Identity, { kind: 'trader' }>;
+
+export function traderOf(identity: Identity): TraderIdentity {
+  if (identity.kind !== 'trader') throw new PermissionDenied(TRADER_REQUIRED);
   return identity;
 }
 

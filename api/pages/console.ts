@@ -1,5 +1,5 @@
 /**
- * The operator console (console/) served under /console (and, at the merchant's door, /cabinet): the files `vite build` wrote
+ * The operator console (console/) served under /console (and, at the merchant's door, /cabinet; at the traders', /trader): the files `vite build` wrote
  * to console/dist, with their content types; hashed files under /console/assets/ cached as
  * immutable; every other path below /console answers index.html (the app's own routes). A
  * Content-Security-Policy allowing only this origin (no inline script, no framing) on each answer.
@@ -55,20 +55,21 @@ function fileOf(dist: string, relative: string): string | undefined {
 }
 
 /**
- * The middleware: GET/HEAD of /console and below, and of /cabinet and below — the same app at the
- * merchant's door (it reads its door from the path; its files stay under /console/assets/), so
- * every /cabinet path answers index.html. Everything else passes on.
+ * The middleware: GET/HEAD of /console and below, and of /cabinet and /trader and below — the same
+ * app at the merchant's and the traders' doors (it reads its door from the path; its files stay
+ * under /console/assets/), so every /cabinet and /trader path answers index.html. Everything else
+ * passes on.
  */
 export function consolePages(dist = CONSOLE_DIST): Middleware {
   return async (ctx, next) => {
-    const app = ['/console', '/cabinet'].find((base) => ctx.path === base || ctx.path.startsWith(`${base}/`));
+    const app = ['/console', '/cabinet', '/trader'].find((base) => ctx.path === base || ctx.path.startsWith(`${base}/`));
     if (!app) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     if (ctx.path === app) {
       ctx.redirect(`${app}/`);
       return;
     }
-    serve(ctx, dist, app === '/cabinet');
+    serve(ctx, dist, app !== '/console');
   };
 }
 

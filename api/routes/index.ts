@@ -1,6 +1,6 @@
 /**
  * API V2: nested routers, each under its prefix — the merchant's (merchant/), its people's
- * (cabinet/), the operator's (admin/), the payer's (checkout/) — plus the few spec paths directly under /api/v1/p2p and
+ * (cabinet/), the traders' (trader/), the operator's (admin/), the payer's (checkout/) — plus the few spec paths directly under /api/v1/p2p and
  * the health check. Their routes are registered in the OpenAPI document as their group mounts
  * them (api/route.ts routeGroup); api/mount.ts turns the groups into Koa routers.
  */
@@ -13,12 +13,14 @@ import { checkoutGroup, pageGroup } from './checkout';
 import { healthRoutes } from './health';
 import { merchantMirrors, merchantGroup } from './merchant';
 import { profileRoutes } from './profile';
+import { traderGroup } from './trader';
 
 const groups: RouteGroup[] = [
   routeGroup('', healthRoutes),
   routeGroup('/api/v1/p2p', [...profileRoutes, ...merchantMirrors, ...adminP2pRoutes]),
   merchantGroup,
   cabinetGroup,
+  traderGroup,
   adminGroup,
   checkoutGroup,
   pageGroup,

@@ -1,15 +1,26 @@
 /** Traders and their requisites, as the operator creates them. */
 import { z } from 'zod';
+import { email } from './accounts';
+import { traderAccountInvitation } from './trader-accounts';
 import { creditAmount, int64String, line, lineRule, positiveAmount, timestamp, txHash, uuid } from './common';
 
 export const REQUISITE_TYPES = ['BANK_CARD', 'SBP', 'BANK_TRANSFER', 'E_WALLET', 'SIM'] as const;
 export const createTraderBody = z
-  .object({ name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200).superRefine(lineRule('name')) })
+  .object({
+    name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200).superRefine(lineRule('name')),
+    email: email.optional().openapi({
+      description:
+        "the trader's own account: invited with the trader (the link is answered once), and the trader is PENDING_APPROVAL until an " +
+        'operator approves it. Without it an operator manages the trader (ACTIVE at once)',
+    }),
+  })
   .openapi('CreateTraderRequest');
 const traderSchema = z
   .object({ trader_id: z.string().uuid(), name: z.string(), status: z.string(), wallet_id: z.string().uuid(), created_at: timestamp })
   .openapi('Trader');
 export const traderResponse = z.object({ trader: traderSchema }).openapi('TraderResponse');
+/** A trader's creation: with `email`, its account's invitation (the link, this once). */
+export const createTraderResponse = z.object({ trader: traderSchema, account_invitation: traderAccountInvitation.optional() }).openapi('CreateTraderResult');
 export const traderParams = z.object({ trader_id: uuid('trader_id') });
 export const createRequisiteBody = z
   .object({

@@ -9,7 +9,7 @@
  *
  * There is no SMTP here: the link is answered to the inviter (who passes it on) and the e-mail it
  * would be is appended to the door's development mailbox (OPERATOR_MAILBOX_FILE,
- * MERCHANT_MAILBOX_FILE; docs/console.md, docs/cabinet.md).
+ * MERCHANT_MAILBOX_FILE, TRADER_MAILBOX_FILE; docs/console.md, docs/cabinet.md, docs/trader.md).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
@@ -69,7 +69,12 @@ const INVITE_DOORS: { readonly [P in Party]: { page: string; mailbox: (deps: App
     subject: "Your account at the merchant's cabinet",
     who: "your merchant's owner",
   },
-  trader: { page: '/trader/invitation', mailbox: () => '', subject: 'Your trader account', who: 'an operator' },
+  trader: {
+    page: '/trader/invitation',
+    mailbox: (deps) => deps.config.TRADER_MAILBOX_FILE,
+    subject: 'Your account at the gateway’s trader app',
+    who: 'an operator',
+  },
 };
 
 /** Where the apps are reached from outside, and the page an invitation's link opens (the token in the fragment: never sent to a server or a log). */

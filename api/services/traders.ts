@@ -9,19 +9,29 @@ import { ensureWallet } from '../../db/queries/wallets';
 import { insertAudit } from '../../db/queries/audit';
 import type { AuditActor } from '../../domain/audit';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
+import { deliverTraderInvitation, makeTraderInvitation } from './trader-accounts';
 
 async function presentTrader(deps: AppDeps, trader: { id: string; name: string; status: string; created_at: Date }) {
   const wallet = await ensureWallet(deps.sql, 'trader', trader.id, 'USDT');
   return { trader_id: trader.id, name: trader.name, status: trader.status, wallet_id: wallet.id, created_at: trader.created_at.toISOString() };
 }
 
-export async function createTrader(deps: AppDeps, name: string, actor?: AuditActor) {
-  const trader = await deps.sql.begin(async (tx) => {
-    const row = await insertTrader(tx, DEFAULT_TENANT_ID, name);
+/**
+ * Creates a trader. Without `email` an operator manages it (ACTIVE at once, as before any trader
+ * had an account); with `email` its account is invited in the same transaction (both or neither)
+ * and the trader is PENDING_APPROVAL until an operator approves it (api/services/trader-accounts.ts).
+ */
+export async function createTrader(deps: AppDeps, name: string, actor?: AuditActor, email?: string) {
+  const { trader, invitation } = await deps.sql.begin(async (tx) => {
+    const row = await insertTrader(tx, DEFAULT_TENANT_ID, name, email === undefined ? 'ACTIVE' : 'PENDING_APPROVAL');
     if (actor) await insertAudit(tx, actor, { action: 'trader.create', objectType: 'trader', objectId: row.id, after: { name: row.name, status: row.status } });
-    return row;
+    const made = email !== undefined && actor ? await makeTraderInvitation(tx, deps, row.id, email, actor) : undefined;
+    return { trader: row, invitation: made };
   });
-  return presentTrader(deps, trader);
+  return {
+    trader: await presentTrader(deps, trader),
+    ...(invitation ? { account_invitation: await deliverTraderInvitation(deps, invitation, trader.name) } : {}),
+  };
 }
 
 /** A trader top-up: `created` is false for an idempotent repeat (same trader, amount and tx_hash). */

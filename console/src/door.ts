@@ -1,13 +1,14 @@
 /**
- * Which app this page is — the operator console (/console) or the merchant cabinet (/cabinet) —
- * and what its people's accounts call at their door. One app, one base, one session and CSRF
- * mechanism (api.ts), a door per party: the sign-in, invitation and authenticator pages are the
- * same components at either door (docs/cabinet.md).
+ * Which app this page is — the operator console (/console), the merchant cabinet (/cabinet) or the
+ * trader app (/trader) — and what its people's accounts call at their door. One app, one base, one
+ * session and CSRF mechanism (api.ts), a door per party: the sign-in, invitation and authenticator
+ * pages are the same components at every door (docs/cabinet.md, docs/trader.md).
  */
 import { api, unwrap } from './api';
 
-export type DoorName = 'console' | 'cabinet';
-export const DOOR: DoorName = window.location.pathname === '/cabinet' || window.location.pathname.startsWith('/cabinet/') ? 'cabinet' : 'console';
+export type DoorName = 'console' | 'cabinet' | 'trader';
+const under = (base: string) => window.location.pathname === base || window.location.pathname.startsWith(`${base}/`);
+export const DOOR: DoorName = under('/cabinet') ? 'cabinet' : under('/trader') ? 'trader' : 'console';
 /** The path the app's own routes live below. */
 export const BASE = `/${DOOR}`;
 
@@ -24,6 +25,7 @@ interface InvitationDetails {
   email: string;
   role: string;
   merchant_name?: string;
+  trader_name?: string;
 }
 
 type TotpBody = { secret?: string; code?: string; confirm_password?: string; confirm_code?: string };
@@ -60,4 +62,14 @@ export const CABINET_DOOR: AccountDoor = {
   check: (token) => unwrap(api.POST('/api/v1/p2p/cabinet/invitation/check', { body: { token } })),
   accept: (token, password) => unwrap(api.POST('/api/v1/p2p/cabinet/invitation/accept', { body: { token, password } })),
   totp: (body) => unwrap(api.POST('/api/v1/p2p/cabinet/session/totp', { body })),
+};
+
+export const TRADER_DOOR: AccountDoor = {
+  title: 'Trader app',
+  account: 'Your trader account',
+  sessionKey: ['trader-session'],
+  signIn: (body) => unwrap(api.POST('/api/v1/p2p/trader/session', { body })),
+  check: (token) => unwrap(api.POST('/api/v1/p2p/trader/invitation/check', { body: { token } })),
+  accept: (token, password) => unwrap(api.POST('/api/v1/p2p/trader/invitation/accept', { body: { token, password } })),
+  totp: (body) => unwrap(api.POST('/api/v1/p2p/trader/session/totp', { body })),
 };

@@ -4,7 +4,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { ApiError } from './api';
 import { App } from './App';
 import { Cabinet } from './Cabinet';
-import { CABINET_DOOR, CONSOLE_DOOR, DOOR } from './door';
+import { Trader } from './Trader';
+import { CABINET_DOOR, CONSOLE_DOOR, DOOR, TRADER_DOOR } from './door';
 import './styles.css';
 import './names.css';
 
@@ -17,7 +18,7 @@ const queryClient = new QueryClient({
     },
   },
 });
-const sessionKey = (DOOR === 'cabinet' ? CABINET_DOOR : CONSOLE_DOOR).sessionKey;
+const sessionKey = { cabinet: CABINET_DOOR, trader: TRADER_DOOR, console: CONSOLE_DOOR }[DOOR].sessionKey;
 queryClient.getQueryCache().subscribe((event) => {
   const error = event.query.state.error;
   if (event.type === 'updated' && error instanceof ApiError && error.status === 401 && event.query.queryKey[0] !== sessionKey[0]) {
@@ -27,6 +28,6 @@ queryClient.getQueryCache().subscribe((event) => {
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <QueryClientProvider client={queryClient}>{DOOR === 'cabinet' ? <Cabinet /> : <App />}</QueryClientProvider>
+    <QueryClientProvider client={queryClient}>{DOOR === 'cabinet' ? <Cabinet /> : DOOR === 'trader' ? <Trader /> : <App />}</QueryClientProvider>
   </StrictMode>,
 );

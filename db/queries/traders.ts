@@ -3,10 +3,11 @@ import { newId } from '../../domain/ids';
 import { ensureWallet } from './wallets';
 import { cursorColumn, newestFirst, olderThan, type KeysetCursor } from './keyset';
 
-export async function insertTrader(tx: Db, tenantId: string, name: string) {
+/** A trader: ACTIVE when an operator manages it, PENDING_APPROVAL when invited to work through its own account. */
+export async function insertTrader(tx: Db, tenantId: string, name: string, status: 'ACTIVE' | 'PENDING_APPROVAL' = 'ACTIVE') {
   const id = newId();
   const [row] = await tx<{ id: string; name: string; status: string; created_at: Date }[]>`
-    insert into traders (id, tenant_id, name) values (${id}, ${tenantId}, ${name})
+    insert into traders (id, tenant_id, name, status) values (${id}, ${tenantId}, ${name}, ${status})
     returning id, name, status, created_at`;
   await ensureWallet(tx, 'trader', id, 'USDT');
   return row!;
@@ -62,10 +63,21 @@ export async function insertRequisite(db: Db, input: NewRequisite): Promise<Requ
   return row!;
 }
 
-export async function findTrader(db: Db, traderId: string) {
-  const [row] = await db<{ id: string; tenant_id: string; name: string; status: string; created_at: Date }[]>`
-    select id, tenant_id, name, status, created_at from traders where id = ${traderId}`;
+export async function findTrader(db: Db, traderId: string, options: { lock?: boolean } = {}) {
+  const [row] = await db<{ id: string; tenant_id: string; name: string; status: string; sandbox: boolean; created_at: Date }[]>`
+    select id, tenant_id, name, status, sandbox, created_at from traders where id = ${traderId} ${options.lock ? db`for update` : db``}`;
   return row;
+}
+
+/** An invited trader becomes ACTIVE: the matcher may take it from now on. */
+export async function approveTrader(tx: Db, traderId: string, approvedBy: string) {
+  await tx`update traders set status = 'ACTIVE', approved_at = now(), approved_by = ${approvedBy} where id = ${traderId}`;
+}
+
+/** The accounts of a trader (the trader app's people), oldest first. */
+export function traderAccounts(db: Db, traderId: string) {
+  return db<{ id: string; email: string; disabled_at: Date | null; removed_at: Date | null; totp_secret_sealed: string | null }[]>`
+    select id, email, disabled_at, removed_at, totp_secret_sealed from accounts where party = 'trader' and trader_id = ${traderId} order by created_at`;
 }
 
 /** A requisite as an operator's assignment needs it (its trader, method and status). */

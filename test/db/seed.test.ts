@@ -56,13 +56,16 @@ test("the demo seed's traders (npm start, the test stack) are funded by recorded
       (select count(*)::int from ledger_entries e join ledger_transactions x on x.id = e.transaction_id where e.wallet_id = w.id and x.kind <> 'trader_deposit') as others
     from traders tr join wallets w on w.owner_type = 'trader' and w.owner_id = tr.id
     where not tr.sandbox order by tr.id`;
-  t.is(traders.length, 3, 'the three demo traders');
+  t.is(traders.length, 4, "the three demo traders an operator manages and the trader app's demo trader");
   for (const trader of traders) {
     t.true(trader.available > 0n, `${trader.id} has liquidity`);
     t.is(trader.available, trader.credits, `${trader.id}: its balance is its recorded top-ups`);
     t.is(trader.topups, 1);
     t.is(trader.others, 0);
   }
+  const [account] = await db.owner<{ email: string; trader_id: string; totp_required: boolean }[]>`
+    select email, trader_id, totp_required from accounts where party = 'trader'`;
+  t.like(account, { email: 'trader@gateway.local', trader_id: '30000000-0000-4000-8000-000000000004', totp_required: true });
   t.deepEqual(await unbackedLiveMoney(db.owner), []);
   t.true(await ledgerCheckPasses(db.appUrl));
 });

@@ -106,8 +106,8 @@ export async function closeTestPages(t: ExecutionContext<BrowserCtx>) {
 }
 
 /** A browser context of the test's own (cookies), its console watched for CSP violations. */
-export async function freshPage(t: ExecutionContext<BrowserCtx>, browser: Browser, name: string) {
-  const context = await browser.newContext({ viewport: DESKTOP });
+export async function freshPage(t: ExecutionContext<BrowserCtx>, browser: Browser, name: string, viewport = DESKTOP) {
+  const context = await browser.newContext({ viewport });
   context.setDefaultTimeout(BROWSER_WAIT_MS);
   t.context.contexts.push(context);
   const page = await context.newPage();

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { allRoutes } from '../../api/app';
-import { MERCHANT_ROLES, MERCHANT_ROUTE_ROLES, OPERATOR_ROLES, OPERATOR_ROUTE_ROLES, ROUTE_ROLES, mayCall } from '../../domain/roles';
+import { MERCHANT_ROLES, MERCHANT_ROUTE_ROLES, OPERATOR_ROLES, OPERATOR_ROUTE_ROLES, ROUTE_ROLES, TRADER_ROUTE_ROLES, mayCall } from '../../domain/roles';
 
 const SELF = ['cabinetDeleteSession', 'cabinetEnrollTotp', 'cabinetChangeOwnPassword'];
 
@@ -30,5 +30,14 @@ test('a role means something only in its party: finance of a merchant is not fin
   t.false(mayCall('operator', 'createAppeal', 'finance'), 'a cabinet route is in no operator row');
   t.false(mayCall('merchant', 'updateMyMerchant', 'support'));
   t.false(mayCall('merchant', 'noSuchRoute', 'owner'), 'a route missing from the table is refused to everyone');
-  t.deepEqual(Object.keys(ROUTE_ROLES.trader), [], 'the trader door has no routes yet');
+  t.false(mayCall('trader', 'adminApproveTrader', 'trader'), 'an operator route is in no trader row');
+  t.false(mayCall('operator', 'traderGetSession', 'admin'), 'a trader route is in no operator row');
+});
+
+test('the trader column names every trader route and nothing else, each open to the role trader', (t) => {
+  const trader = allRoutes.filter((r) => r.spec.auth === 'trader');
+  t.true(trader.length >= 4, `${trader.length} trader routes`);
+  t.deepEqual(trader.map((r) => r.spec.operationId).sort(), Object.keys(TRADER_ROUTE_ROLES).sort());
+  for (const route of trader) t.true(route.spec.operationId.startsWith('trader'), route.spec.operationId);
+  for (const roles of Object.values(ROUTE_ROLES.trader)) t.deepEqual([...roles], ['trader']);
 });

@@ -5,6 +5,7 @@ import { int64String, pageSize, pageToken, timestamp } from '../../schemas/commo
 import {
   createRequisiteBody,
   createTraderBody,
+  createTraderResponse,
   requisiteFields,
   requisiteResponse,
   traderLiquidityBody,
@@ -15,8 +16,17 @@ import { addRequisite, createTrader, fundTrader, listTradersForOperator } from '
 import { pendingRequisiteList, rejectRequisiteBody, requisiteIdParams, traderRequisiteResponse } from '../../schemas/trader-requisites';
 import { approveRequisite, listPendingRequisites, rejectRequisite } from '../../services/trader-requisites';
 import { REQUISITE_TRANSITIONS } from '../../../domain/state/requisites';
+import { approveTrader, inviteTraderAccount } from '../../services/trader-accounts';
+import { traderInvitationBody, traderInviteResponse, traderStanding } from '../../schemas/trader-accounts';
+import { PermissionDenied } from '../../../domain/errors';
+import type { AuditActor } from '../../../domain/audit';
 
 const tags = ['Operator'];
+
+const operatorActor = (actor: AuditActor | undefined) => {
+  if (!actor) throw new PermissionDenied('operator identity required');
+  return actor;
+};
 /** The console's reads of this aggregate keep the console's tag in the API document. */
 const consoleTags = ['Operator: console'];
 
@@ -64,13 +74,58 @@ export const traderRoutes = [
       operationId: 'adminCreateTrader',
       auth: 'operator',
       summary: 'Create a trader with a USDT liquidity wallet',
+      description:
+        "With email the trader's own account is invited in the same transaction: the answer's account_invitation has the " +
+        'invitation and its link (shown this once; the e-mail is appended to the development mailbox TRADER_MAILBOX_FILE), and the ' +
+        'trader is PENDING_APPROVAL until an operator approves it (POST /traders/{trader_id}/approve). Without email an operator ' +
+        'manages the trader and it is ACTIVE at once. 409 when an account has the email. Audited (trader.create, trader_account.invite).',
       tags,
       body: createTraderBody,
       status: 201,
-      response: traderResponse,
+      response: createTraderResponse,
+      errors: [409],
       audit: { action: 'trader.create', objectType: 'trader', by: 'service' },
     },
-    async ({ body, actor }, deps) => ({ trader: await createTrader(deps, body.name, actor) }),
+    ({ body, actor }, deps) => createTrader(deps, body.name, actor, body.email),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/traders/{trader_id}/invitations',
+      operationId: 'adminInviteTrader',
+      auth: 'operator',
+      summary: "Invite an account for a trader: the trader's first (one an operator managed so far) or a new one (the old lost its access)",
+      description:
+        'The link is answered this once and written to the development mailbox TRADER_MAILBOX_FILE; it works once, for ' +
+        'OPERATOR_INVITE_TTL_SECONDS, and a new invitation of the same email withdraws the earlier. 409 when an account has the ' +
+        'email. Audited (trader_account.invite).',
+      tags,
+      params: traderParams,
+      body: traderInvitationBody,
+      status: 201,
+      response: traderInviteResponse,
+      errors: [404, 409],
+      audit: { action: 'trader_account.invite', objectType: 'trader_invitation', by: 'service' },
+    },
+    ({ params, body, actor }, deps) => inviteTraderAccount(deps, params.trader_id, body.email, operatorActor(actor)),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/traders/{trader_id}/approve',
+      operationId: 'adminApproveTrader',
+      auth: 'operator',
+      summary: 'Approve an invited trader: the matcher may give it deals from now on (its requisites and presence permitting)',
+      description:
+        'Only once one of its accounts has accepted the invitation and set up its authenticator (400 before). Approving an ' +
+        'approved trader changes nothing. Audited (trader.approve).',
+      tags,
+      params: traderParams,
+      response: z.object({ trader: traderStanding }).openapi('TraderApproval'),
+      errors: [404],
+      audit: { action: 'trader.approve', objectType: 'trader', by: 'service' },
+    },
+    async ({ params, actor }, deps) => ({ trader: await approveTrader(deps, params.trader_id, operatorActor(actor)) }),
   ),
   defineRoute(
     {
@@ -139,7 +194,7 @@ export const traderRoutes = [
       errors: [404],
       audit: { action: 'requisite.approve', objectType: 'requisite', by: 'service' },
     },
-    async ({ params, actor }, deps) => ({ requisite: await approveRequisite(deps, params.requisite_id, actor!) }),
+    async ({ params, actor }, deps) => ({ requisite: await approveRequisite(deps, params.requisite_id, operatorActor(actor)) }),
   ),
   defineRoute(
     {
@@ -156,6 +211,6 @@ export const traderRoutes = [
       errors: [404],
       audit: { action: 'requisite.reject', objectType: 'requisite', by: 'service' },
     },
-    async ({ params, body, actor }, deps) => ({ requisite: await rejectRequisite(deps, params.requisite_id, body.reason, actor!) }),
+    async ({ params, body, actor }, deps) => ({ requisite: await rejectRequisite(deps, params.requisite_id, body.reason, operatorActor(actor)) }),
   ),
 ];

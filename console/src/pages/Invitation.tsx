@@ -54,6 +54,15 @@ export function Invitation({ door }: { door: AccountDoor }) {
         >
           <p>
             You are invited as <strong>{invitation.data.role}</strong>
+            {invitation.data.trader_name !== undefined && (
+              <>
+                {' '}
+                for{' '}
+                <strong data-testid="invited-trader">
+                  <Text value={invitation.data.trader_name} />
+                </strong>
+              </>
+            )}
             {invitation.data.merchant_name !== undefined && (
               <>
                 {' '}

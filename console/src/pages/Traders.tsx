@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, int64, unwrap } from '../api';
+import { api, int64, unwrap, type Schemas } from '../api';
+import { InviteLink } from '../invite-link';
 import { DataTable, PagedList, usePagedList } from '../list';
 import { IdLink } from '../names';
 import { useCan } from '../session';
@@ -12,6 +13,8 @@ export function Traders() {
   const can = useCan();
   const traders = usePagedList(['traders'], (page_token) => unwrap(api.GET('/api/v1/p2p/admin/traders', { params: { query: { page_size: 25, page_token } } })));
   const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [made, setMade] = useState<Schemas['CreateTraderResult'] | undefined>();
   return (
     <>
       <h1>Traders and requisites</h1>
@@ -19,21 +22,57 @@ export function Traders() {
         <Field label="New trader's name">
           <input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
         </Field>
+        <Field
+          label="Trader's email"
+          hint="Their own account at the trader app: they are invited and work once you approve them. Empty: you act for the trader."
+        >
+          <input type="email" value={email} maxLength={254} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
         <Action
           op="adminCreateTrader"
           label="Create trader"
-          run={() => unwrap(api.POST('/api/v1/p2p/admin/traders', { body: { name } }))}
-          onDone={() => setName('')}
+          run={() => unwrap(api.POST('/api/v1/p2p/admin/traders', { body: { name, ...(email.trim() ? { email: email.trim() } : {}) } }))}
+          onDone={(result) => {
+            setName('');
+            setEmail('');
+            setMade(result);
+          }}
         />
       </div>
+      {made?.account_invitation && (
+        <InviteLink
+          email={made.account_invitation.invitation.email}
+          expiresAt={made.account_invitation.invitation.expires_at}
+          url={made.account_invitation.invite_url}
+        />
+      )}
       <PagedList paged={traders} what="traders">
         {(list) => (
           <>
             {list.map((t) => (
               <section key={t.trader_id} id={`trader-${t.trader_id}`} className="card wide" aria-label={`Trader ${plainText(t.name)}`}>
                 <h2>
-                  <Text value={t.name} title={t.trader_id} /> <span className="badge">{t.status}</span>
+                  <Text value={t.name} title={t.trader_id} />{' '}
+                  <span className="badge">{t.status === 'PENDING_APPROVAL' ? 'waiting for approval' : t.status}</span>
                 </h2>
+                {t.status === 'PENDING_APPROVAL' && (
+                  <Action
+                    op="adminApproveTrader"
+                    label="Approve…"
+                    className="primary"
+                    confirm={{
+                      title: `Approve ${plainText(t.name)}`,
+                      text: (
+                        <p>
+                          <Text value={t.name} /> starts receiving deals whenever it is online and its approved requisites and balance allow. Approval needs an
+                          account of the trader that has set up its authenticator.
+                        </p>
+                      ),
+                      label: 'Approve the trader',
+                    }}
+                    run={() => unwrap(api.POST('/api/v1/p2p/admin/traders/{trader_id}/approve', { params: { path: { trader_id: t.trader_id } } }))}
+                  />
+                )}
                 <p>
                   <IdLink kind="trader" id={t.trader_id} full /> · balance {money(t.balance_usdt)} USDT, frozen {money(t.frozen_usdt)} · since{' '}
                   {when(t.created_at)}
@@ -60,8 +99,9 @@ export function Traders() {
                   )}
                   empty="No requisites."
                 />
-                {(can('adminCreateRequisite') || can('adminCreateTraderDeposit')) && (
+                {(can('adminCreateRequisite') || can('adminCreateTraderDeposit') || can('adminInviteTrader')) && (
                   <div className="trader-actions">
+                    {can('adminInviteTrader') && <InviteAccount traderId={t.trader_id} name={t.name} />}
                     {can('adminCreateRequisite') && <AddRequisite traderId={t.trader_id} name={t.name} />}
                     {can('adminCreateTraderDeposit') && <TopUp traderId={t.trader_id} name={t.name} />}
                   </div>
@@ -73,6 +113,39 @@ export function Traders() {
         )}
       </PagedList>
     </>
+  );
+}
+
+/** Invites an account for a trader (its first, or a new one): the link is shown once. */
+function InviteAccount({ traderId, name }: { traderId: string; name: string }) {
+  const [email, setEmail] = useState('');
+  const invite = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/api/v1/p2p/admin/traders/{trader_id}/invitations', { params: { path: { trader_id: traderId } }, body: { email: email.trim() } })),
+    onSuccess: () => setEmail(''),
+  });
+  return (
+    <details>
+      <summary>
+        Invite an account for <Text value={name} />
+      </summary>
+      <form
+        className="grid"
+        aria-label={`Invite an account for ${plainText(name)}`}
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          invite.mutate();
+        }}
+      >
+        <Field label="Email" hint="The trader signs in at the trader app with it, after setting a password and an authenticator.">
+          <input type="email" required maxLength={254} value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <div>
+          <Submit label="Invite" mutation={invite} done="Invited" />
+        </div>
+      </form>
+      {invite.data && <InviteLink email={invite.data.invitation.email} expiresAt={invite.data.invitation.expires_at} url={invite.data.invite_url} />}
+    </details>
   );
 }
 

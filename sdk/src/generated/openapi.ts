@@ -434,8 +434,51 @@ export interface paths {
         /** Traders, newest first, each with its USDT balance and requisites */
         get: operations["adminListTraders"];
         put?: never;
-        /** Create a trader with a USDT liquidity wallet */
+        /**
+         * Create a trader with a USDT liquidity wallet
+         * @description With email the trader's own account is invited in the same transaction: the answer's account_invitation has the invitation and its link (shown this once; the e-mail is appended to the development mailbox TRADER_MAILBOX_FILE), and the trader is PENDING_APPROVAL until an operator approves it (POST /traders/{trader_id}/approve). Without email an operator manages the trader and it is ACTIVE at once. 409 when an account has the email. Audited (trader.create, trader_account.invite).
+         */
         post: operations["adminCreateTrader"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders/{trader_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite an account for a trader: the trader's first (one an operator managed so far) or a new one (the old lost its access)
+         * @description The link is answered this once and written to the development mailbox TRADER_MAILBOX_FILE; it works once, for OPERATOR_INVITE_TTL_SECONDS, and a new invitation of the same email withdraws the earlier. 409 when an account has the email. Audited (trader_account.invite).
+         */
+        post: operations["adminInviteTrader"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders/{trader_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an invited trader: the matcher may give it deals from now on (its requisites and presence permitting)
+         * @description Only once one of its accounts has accepted the invitation and set up its authenticator (400 before). Approving an approved trader changes nothing. Audited (trader.approve).
+         */
+        post: operations["adminApproveTrader"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2315,6 +2358,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/trader/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who am I: the signed-in account, its trader and whether it is approved, the CSRF token and when the session ends */
+        get: operations["traderGetSession"];
+        put?: never;
+        /**
+         * Sign in to the trader app: email, password and (when enrolled) a TOTP code → the session cookie and its CSRF token
+         * @description Sets the cookie gw_trader (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the account, its trader (approved or not) and the session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, wrong password, missing, wrong or already used code, disabled account — is the same 401, audited (session.sign_in_failed) when the email names an account. The console’s limits apply (OPERATOR_SIGN_IN_*): then 429 with Retry-After.
+         */
+        post: operations["traderSignIn"];
+        /** Sign out: the session ends at once and the cookie is cleared */
+        delete: operations["traderDeleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/session/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enroll TOTP for the signed-in trader: {} answers a new secret and otpauth URI; { secret, code, confirm_password | confirm_code } sets it
+         * @description As the console’s POST /admin/session/totp: code is a code of the new secret; confirm_password the account’s password, or confirm_code a current code of the authenticator enrolled so far. A wrong confirmation is 400 naming the field and counts as a failed sign-in. Setting it ends the account’s other sessions; from then on sign-in needs totp_code. An invited trader must do this before anything else.
+         */
+        post: operations["traderEnrollTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/session/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the signed-in trader’s own password: { new_password, confirm_password | confirm_code }
+         * @description confirm_password is the present password, or confirm_code a current code of the authenticator. A wrong one is 400 naming the field and counted as a failed sign-in. The account’s other sessions end; this one stays.
+         */
+        post: operations["traderChangeOwnPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/invitation/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a trader invitation link invites to (email, trader, until when), before the trader chooses a password
+         * @description An unknown token (or another door’s) is 404; a link used, withdrawn or expired is 400 saying which.
+         */
+        post: operations["traderCheckInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/invitation/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a trader invitation: the account is created with the chosen password and signed in (the session cookie, as sign-in)
+         * @description Once per link, before it expires (a second acceptance is 400: used already; 409 when the email has an account meanwhile). The new account must set up an authenticator before anything else: until POST /session/totp has set one, every other trader route answers 403. The trader works once an operator approves it (trader.approved). Audited (trader_account.invite_accept).
+         */
+        post: operations["traderAcceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -4119,8 +4264,9 @@ export interface components {
             }[];
             next_page_token: string;
         };
-        TraderResponse: {
+        CreateTraderResult: {
             trader: components["schemas"]["Trader"];
+            account_invitation?: components["schemas"]["TraderAccountInvitation"];
         };
         Trader: {
             /** Format: uuid */
@@ -4135,8 +4281,61 @@ export interface components {
              */
             created_at: string;
         };
+        TraderAccountInvitation: {
+            invitation: components["schemas"]["TraderInvitation"];
+            /** @description the link to give the trader (shown this once) */
+            invite_url: string;
+        };
+        TraderInvitation: {
+            /** Format: uuid */
+            invitation_id: string;
+            email: string;
+            /**
+             * @description trader: acts for its own trader (requisites, deals, wallet, appeals)
+             * @enum {string}
+             */
+            role: "trader";
+            /** @description `<actor_kind>:<id>` of the operator who invited the trader */
+            invited_by: string;
+            created_at: string;
+            expires_at: string;
+            expired: boolean;
+        };
         CreateTraderRequest: {
             name: string;
+            /**
+             * Format: email
+             * @description the trader's own account: invited with the trader (the link is answered once), and the trader is PENDING_APPROVAL until an operator approves it. Without it an operator manages the trader (ACTIVE at once)
+             */
+            email?: string;
+        };
+        TraderInviteResult: {
+            invitation: components["schemas"]["TraderInvitation"];
+            /** @description the link to give the invitee (shown this once; also written to the development mailbox TRADER_MAILBOX_FILE): it works once, until expires_at */
+            invite_url: string;
+            /** @description the email's earlier invitation (of this trader) withdrawn by this one (0 or 1) */
+            revoked_earlier: number;
+        };
+        TraderAccountInvite: {
+            /** Format: email */
+            email: string;
+        };
+        TraderApproval: {
+            trader: components["schemas"]["TraderStanding"];
+        };
+        TraderStanding: {
+            /** Format: uuid */
+            trader_id: string;
+            name: string;
+            /**
+             * @description ACTIVE: the matcher may give it deals; PENDING_APPROVAL: invited, matched to nothing until an operator approves it
+             * @enum {string}
+             */
+            status: "ACTIVE" | "PENDING_APPROVAL";
+            approved: boolean;
+        };
+        TraderResponse: {
+            trader: components["schemas"]["Trader"];
         };
         TraderLiquidityRequest: {
             /** Format: int64 */
@@ -5282,6 +5481,90 @@ export interface components {
             amount: number | bigint;
             /** @description a repeat with the same key answers the first deposit (200); absent: every call credits */
             idempotency_key?: string;
+        };
+        TraderSession: {
+            account: components["schemas"]["TraderAccount"];
+            trader: components["schemas"]["TraderStanding"] & unknown;
+            /** @description send it as X-CSRF-Token on every request but GET/HEAD; '' for a JWT (no session, no CSRF) */
+            csrf_token: string;
+            /** @description when the session ends unless a request comes first (idle timeout), never past absolute_expires_at */
+            expires_at: string;
+            absolute_expires_at: string;
+            idle_timeout_seconds: number;
+        };
+        TraderAccount: {
+            account_id: string;
+            email: string;
+            /**
+             * @description trader: acts for its own trader (requisites, deals, wallet, appeals)
+             * @enum {string}
+             */
+            role: "trader";
+            totp_enrolled: boolean;
+            disabled: boolean;
+            /** @description RFC 3339, '' while enabled */
+            disabled_at: string;
+            created_at: string;
+            /** @description the account must set up an authenticator: until it has, its session may only do that */
+            totp_required: boolean;
+            /** @description RFC 3339 of the last sign-in; '' before the first */
+            last_sign_in_at: string;
+            /** @description the client address of the last sign-in; '' */
+            last_sign_in_address: string;
+        };
+        TraderSignIn: {
+            email: string;
+            password: string;
+            /** @description the current code of the authenticator, when the account enrolled TOTP */
+            totp_code?: string;
+        };
+        TraderTotp: {
+            enrolled: boolean;
+            secret: string;
+            otpauth_uri: string;
+        };
+        TraderTotpEnroll: {
+            secret?: string;
+            /** @description a code of the new secret */
+            code?: string;
+            /** @description the signed-in account’s own password */
+            confirm_password?: string;
+            /** @description a current code of the signed-in account’s own authenticator (when it has one), not used before */
+            confirm_code?: string;
+        };
+        TraderOwnPasswordResult: {
+            changed: boolean;
+            /** @description how many other sessions of the account ended */
+            sessions_ended: number;
+        };
+        TraderOwnPassword: {
+            /** @description the new password (at least 12 characters) */
+            new_password: string;
+            /** @description the signed-in account’s own password */
+            confirm_password?: string;
+            /** @description a current code of the signed-in account’s own authenticator (when it has one), not used before */
+            confirm_code?: string;
+        };
+        /** @description What the link invites to: the account of a trader. */
+        TraderInvitationDetails: {
+            email: string;
+            /**
+             * @description trader: acts for its own trader (requisites, deals, wallet, appeals)
+             * @enum {string}
+             */
+            role: "trader";
+            trader_name: string;
+            expires_at: string;
+        };
+        TraderInvitationCheck: {
+            /** @description the token of the invitation link (after #token=) */
+            token: string;
+        };
+        TraderInvitationAccept: {
+            /** @description the token of the invitation link (after #token=) */
+            token: string;
+            /** @description the password the trader chooses (at least 12 characters) */
+            password: string;
         };
         Health: {
             /** @enum {string} */
@@ -7131,12 +7414,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TraderResponse"];
+                    "application/json": components["schemas"]["CreateTraderResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminInviteTrader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderAccountInvite"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderInviteResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminApproveTrader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderApproval"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -11702,6 +12055,221 @@ export interface operations {
             429: components["responses"]["SignedTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["SignedInternalError"];
+        };
+    };
+    traderGetSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderSignIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderDeleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            204: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderEnrollTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TraderTotpEnroll"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderTotp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderChangeOwnPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderOwnPassword"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderOwnPasswordResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderCheckInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderInvitationCheck"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderInvitationDetails"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderAcceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderInvitationAccept"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
         };
     };
     getHealth: {

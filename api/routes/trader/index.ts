@@ -1,0 +1,5 @@
+/** The trader app's own API under /api/v1/p2p/trader: a trader account's session and, each in its file, what a trader works with. */
+import { routeGroup } from '../../route';
+import { traderSessionRoutes } from './session';
+
+export const traderGroup = routeGroup('/api/v1/p2p/trader', [...traderSessionRoutes]);

@@ -1,0 +1,30 @@
+/**
+ * The trader's day at a glance: whether the trader may work yet (an operator approves an invited
+ * trader) and where each part of the work is. The other sections add their own lines here.
+ */
+import { useTraderSession } from '../Trader';
+import { Text } from '../text';
+
+export function TraderHome() {
+  const session = useTraderSession();
+  const trader = session.data?.trader;
+  if (!trader) return <h1>Today</h1>;
+  return (
+    <>
+      <h1>Today</h1>
+      {trader.approved ? (
+        <p data-testid="trader-standing">
+          <Text value={trader.name} /> is approved: the gateway gives you deals while you are online and your requisites and balance allow.
+        </p>
+      ) : (
+        <div className="card" role="status" data-testid="trader-standing">
+          <h2>Waiting for approval</h2>
+          <p>
+            An operator approves your account before the gateway gives you any deal. Meanwhile you can add your requisites: each is checked by an operator
+            before its first use.
+          </p>
+        </div>
+      )}
+    </>
+  );
+}
