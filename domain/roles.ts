@@ -252,6 +252,17 @@ export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>>
   traderDeleteSession: TRADER,
   traderEnrollTotp: TRADER,
   traderChangeOwnPassword: TRADER,
+  // Its own requisites and presence (api/routes/trader/requisites.ts).
+  traderListRequisites: TRADER,
+  traderCreateRequisite: TRADER,
+  traderGetRequisite: TRADER,
+  traderUpdateRequisite: TRADER,
+  traderPauseRequisite: TRADER,
+  traderResumeRequisite: TRADER,
+  traderArchiveRequisite: TRADER,
+  traderGetPresence: TRADER,
+  traderUpdatePresence: TRADER,
+  traderPresenceHeartbeat: TRADER,
 };
 
 /** Each door's column of the table. */

@@ -4,7 +4,8 @@ import { PAYIN_LIVE } from '../../db/queries/matching';
 import { sweepSilentTraders } from '../../api/services/presence';
 import { asOperator, newMerchant, signed } from '../helpers/api';
 import { testSql } from '../helpers/app';
-import { dealRow, isolatedTrader, PAYIN, payinBody } from '../helpers/deals';
+import { dealRow, isolatedMethod, isolatedTrader, PAYIN, payinBody } from '../helpers/deals';
+import { asTrader, newTrader, TRADER } from '../helpers/trader-session';
 import { eventually } from '../helpers/poll';
 
 const sql = testSql();
@@ -185,4 +186,153 @@ test('an operator-added requisite is ACTIVE at once and never in the approval qu
   t.deepEqual({ ...row }, { status: 'ACTIVE', added_by: 'operator' });
   const pending = await asOperator('GET', '/api/v1/p2p/admin/requisites/pending');
   t.false(pending.body.data.some((r: { requisite_id: string }) => r.requisite_id === trader.requisiteId));
+});
+
+// ---------------------------------------------------------------------------------------------
+// Through the trader's door
+// ---------------------------------------------------------------------------------------------
+
+const REQ = `${TRADER}/requisites`;
+const cardBody = (method: string, extra: Record<string, unknown> = {}) => ({
+  payment_method: method,
+  requisite_type: 'BANK_CARD',
+  card_number: '2200111122223333',
+  holder_name: 'App Holder',
+  bank_name: 'app-bank',
+  min_amount: 100,
+  max_amount: 10_000_000,
+  ...extra,
+});
+
+async function onlineTrader() {
+  const trader = await newTrader();
+  const res = await asTrader(trader.session, 'PUT', `${TRADER}/presence`, { online: true });
+  if (res.status !== 200) throw new Error(res.text);
+  return trader;
+}
+
+test('a trader adds a requisite (pending, not matched), an operator approves it, deals reach it; pause, resume, archive, each audited', async (t) => {
+  const { keys } = await newMerchant();
+  const method = await isolatedMethod();
+  const trader = await onlineTrader();
+  const added = await asTrader(trader.session, 'POST', REQ, cardBody(method, { daily_count_limit: 5, cooldown_seconds: 0 }));
+  t.is(added.status, 201, added.text);
+  const id = added.body.requisite.requisite_id as string;
+  t.like(added.body.requisite, { status: 'PENDING_APPROVAL', added_by: 'trader', limits: { daily_count_limit: 5, daily_limit: null } });
+  t.is((await createIn(keys, method)).status, 400, 'pending: not matched');
+  t.is((await asOperator('POST', `/api/v1/p2p/admin/requisites/${id}/approve`)).status, 200);
+  const listed = await asTrader(trader.session, 'GET', REQ);
+  t.deepEqual(
+    listed.body.data.map((r: { requisite_id: string; status: string }) => [r.requisite_id, r.status]),
+    [[id, 'ACTIVE']],
+  );
+  const deal = await createIn(keys, method);
+  t.is(deal.status, 200, deal.text);
+  t.is((await dealRow(sql, deal.body.deal.deal_id)).requisite_id, id);
+
+  t.is((await asTrader(trader.session, 'POST', `${REQ}/${id}/resume`)).status, 400, 'resume needs PAUSED');
+  t.is((await asTrader(trader.session, 'POST', `${REQ}/${id}/pause`)).body.requisite.status, 'PAUSED');
+  t.is((await createIn(keys, method, 150_100)).status, 400, 'paused: not matched');
+  t.is((await asTrader(trader.session, 'POST', `${REQ}/${id}/resume`)).body.requisite.status, 'ACTIVE');
+  t.is((await createIn(keys, method, 150_200)).status, 200);
+  t.is((await asTrader(trader.session, 'POST', `${REQ}/${id}/archive`)).body.requisite.status, 'ARCHIVED');
+  t.is((await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, { max_live_deals: 2 })).status, 400, 'archived: no edit');
+  t.is((await createIn(keys, method, 150_300)).status, 400);
+  const audit = await sql`select action, actor_kind from audit_log where object_id = ${id} order by id`;
+  t.deepEqual(
+    audit.map((a) => `${a.action} ${a.actor_kind}`),
+    [
+      'trader.requisite_add trader_account',
+      'requisite.approve operator_jwt',
+      'requisite.pause trader_account',
+      'requisite.resume trader_account',
+      'requisite.archive trader_account',
+    ],
+  );
+});
+
+test('editing limits keeps a requisite ACTIVE; new payment details send it back to approval; a rejection shows its reason', async (t) => {
+  const method = await isolatedMethod();
+  const trader = await onlineTrader();
+  const id = (await asTrader(trader.session, 'POST', REQ, cardBody(method))).body.requisite.requisite_id as string;
+  const rejected = await asOperator('POST', `/api/v1/p2p/admin/requisites/${id}/reject`, { reason: 'holder name does not match' });
+  t.like(rejected.body.requisite, { status: 'REJECTED', rejection_reason: 'holder name does not match' });
+  t.like((await asTrader(trader.session, 'GET', `${REQ}/${id}`)).body.requisite, { status: 'REJECTED', rejection_reason: 'holder name does not match' });
+  const fixed = await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, { holder_name: 'Right Holder' });
+  t.like(fixed.body.requisite, { status: 'PENDING_APPROVAL', rejection_reason: '', holder_name: 'Right Holder' });
+  await asOperator('POST', `/api/v1/p2p/admin/requisites/${id}/approve`);
+  const limits = await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, { daily_limit: 900_000, monthly_limit: 5_000_000, max_live_deals: 2, cooldown_seconds: 30 });
+  t.is(limits.status, 200, limits.text);
+  t.like(limits.body.requisite, {
+    status: 'ACTIVE',
+    limits: { daily_limit: '900000', monthly_limit: '5000000', max_live_deals: 2, cooldown_seconds: 30 },
+  });
+  const cleared = await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, { daily_limit: null });
+  t.is(cleared.body.requisite.limits.daily_limit, null);
+  t.is(cleared.body.requisite.status, 'ACTIVE');
+  const card = await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, { card_number: '2200999900001111' });
+  t.is(card.body.requisite.status, 'PENDING_APPROVAL');
+  const same = await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, { min_amount: 20_000_000 });
+  t.is(same.status, 400, 'min above max');
+  t.is((await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, { status: 'ACTIVE' })).status, 400, 'the status is not a field');
+});
+
+test('a foreign requisite is 404 to a trader on every route; bad input is 400', async (t) => {
+  const method = await isolatedMethod();
+  const owner = await onlineTrader();
+  const other = await newTrader();
+  const id = (await asTrader(owner.session, 'POST', REQ, cardBody(method))).body.requisite.requisite_id as string;
+  for (const [verb, path, body] of [
+    ['GET', `${REQ}/${id}`],
+    ['PATCH', `${REQ}/${id}`, { max_live_deals: 1 }],
+    ['POST', `${REQ}/${id}/pause`],
+    ['POST', `${REQ}/${id}/resume`],
+    ['POST', `${REQ}/${id}/archive`],
+  ] as const) {
+    t.is((await asTrader(other.session, verb, path, body)).status, 404, `${verb} ${path}`);
+  }
+  t.deepEqual((await asTrader(other.session, 'GET', REQ)).body.data, []);
+  t.is((await asTrader(owner.session, 'POST', REQ, cardBody(method, { card_number: undefined }))).status, 400, 'card_number needed');
+  t.is((await asTrader(owner.session, 'POST', REQ, cardBody(method, { max_amount: 50 }))).status, 400, 'max below min');
+  t.is((await asTrader(owner.session, 'POST', REQ, cardBody('no-such-method'))).status, 400);
+  t.is((await asTrader(owner.session, 'POST', REQ, cardBody(method, { cooldown_seconds: -1 }))).status, 400);
+  t.is((await asTrader(owner.session, 'GET', `${REQ}/not-a-uuid`)).status, 400);
+  t.is((await asOperator('GET', REQ)).status, 401, 'an operator token is no trader session');
+});
+
+test('presence through the door: toggle, heartbeat, working hours; silence pauses the trader (heartbeat_lost) and no deal reaches it', async (t) => {
+  const { keys } = await newMerchant();
+  const method = await isolatedMethod();
+  const trader = await newTrader();
+  const id = (await asTrader(trader.session, 'POST', REQ, cardBody(method))).body.requisite.requisite_id as string;
+  await asOperator('POST', `/api/v1/p2p/admin/requisites/${id}/approve`);
+  const initial = await asTrader(trader.session, 'GET', `${TRADER}/presence`);
+  t.like(initial.body.presence, { online: false, matchable: false });
+  t.is((await createIn(keys, method)).status, 400, 'a new trader starts offline');
+
+  const online = await asTrader(trader.session, 'PUT', `${TRADER}/presence`, { online: true });
+  t.like(online.body.presence, { online: true, offline_reason: null, matchable: true });
+  const beat = await asTrader(trader.session, 'POST', `${TRADER}/presence/heartbeat`);
+  t.is(beat.status, 200, beat.text);
+  t.true(Date.parse(beat.body.presence.heartbeat_at) >= Date.parse(online.body.presence.heartbeat_at));
+  t.is((await createIn(keys, method)).status, 200);
+
+  t.is((await asTrader(trader.session, 'PUT', `${TRADER}/presence`, { working_hours: { timezone: 'Mars/Base', from: '09:00', to: '18:00' } })).status, 400);
+  t.is((await asTrader(trader.session, 'PUT', `${TRADER}/presence`, { working_hours: { timezone: 'UTC', from: '9am', to: '18:00' } })).status, 400);
+  const hours = await asTrader(trader.session, 'PUT', `${TRADER}/presence`, { working_hours: { timezone: 'Europe/Moscow', from: '22:00', to: '06:00' } });
+  t.deepEqual(hours.body.presence.working_hours, { timezone: 'Europe/Moscow', from: '22:00', to: '06:00' });
+  await asTrader(trader.session, 'PUT', `${TRADER}/presence`, { working_hours: null });
+
+  // The app falls silent: its heartbeat ages past the timeout.
+  await sql`update traders set heartbeat_at = now() - interval '1 hour' where id = ${trader.traderId}`;
+  t.is((await createIn(keys, method, 150_100)).status, 400, 'a silent trader gets no deal');
+  const paused = await asTrader(trader.session, 'GET', `${TRADER}/presence`);
+  t.like(paused.body.presence, { online: false, offline_reason: 'heartbeat_lost', matchable: false });
+  t.truthy(paused.body.presence.offline_at);
+  const stillOff = await asTrader(trader.session, 'POST', `${TRADER}/presence/heartbeat`);
+  t.like(stillOff.body.presence, { online: false, offline_reason: 'heartbeat_lost' }, 'a heartbeat does not bring it back');
+  t.like((await asTrader(trader.session, 'PUT', `${TRADER}/presence`, { online: true })).body.presence, { online: true, offline_reason: null });
+  t.like((await asTrader(trader.session, 'PUT', `${TRADER}/presence`, { online: false })).body.presence, { online: false, offline_reason: 'manual' });
+  const audit = await sql`select action from audit_log where object_id = ${trader.traderId} and action like 'trader.presence%' order by id`;
+  t.true(audit.some((a) => a.action === 'trader.presence_auto_pause'));
 });

@@ -1,5 +1,6 @@
 /** The trader app's own API under /api/v1/p2p/trader: a trader account's session and, each in its file, what a trader works with. */
 import { routeGroup } from '../../route';
 import { traderSessionRoutes } from './session';
+import { traderRequisiteRoutes } from './requisites';
 
-export const traderGroup = routeGroup('/api/v1/p2p/trader', [...traderSessionRoutes]);
+export const traderGroup = routeGroup('/api/v1/p2p/trader', [...traderSessionRoutes, ...traderRequisiteRoutes]);
