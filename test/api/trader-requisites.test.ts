@@ -297,7 +297,7 @@ test('a foreign requisite is 404 to a trader on every route; bad input is 400', 
   t.is((await asTrader(owner.session, 'POST', REQ, cardBody('no-such-method'))).status, 400);
   t.is((await asTrader(owner.session, 'POST', REQ, cardBody(method, { cooldown_seconds: -1 }))).status, 400);
   t.is((await asTrader(owner.session, 'GET', `${REQ}/not-a-uuid`)).status, 400);
-  t.is((await asOperator('GET', REQ)).status, 401, 'an operator token is no trader session');
+  t.is((await asOperator('GET', REQ)).status, 403, 'an operator token is no trader session');
 });
 
 test('presence through the door: toggle, heartbeat, working hours; silence pauses the trader (heartbeat_lost) and no deal reaches it', async (t) => {
