@@ -371,6 +371,7 @@ export const EXAMPLE_TRADER_REQUISITE = {
   requisite_id: '7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
   trader_id: '30000000-0000-4000-8000-000000000004',
   payment_method: 'card-rub',
+  currency: 'RUB',
   requisite_type: 'BANK_CARD',
   card_number: '2200123412341234',
   phone_number: '',

@@ -68,6 +68,7 @@ export const traderRequisite = z
     requisite_id: z.string().uuid(),
     trader_id: z.string().uuid(),
     payment_method: z.string(),
+    currency: z.string().openapi({ description: 'the currency of its payment method: the limits are in its minor units' }),
     requisite_type: z.string(),
     card_number: z.string(),
     phone_number: z.string(),
@@ -92,7 +93,14 @@ export const traderRequisite = z
   .openapi('TraderRequisite');
 
 export const traderRequisiteResponse = z.object({ requisite: traderRequisite }).openapi('TraderRequisiteResponse');
-export const traderRequisiteList = z.object({ data: z.array(traderRequisite) }).openapi('TraderRequisiteList');
+export const traderRequisiteList = z
+  .object({
+    data: z.array(traderRequisite),
+    payment_methods: z
+      .array(z.object({ slug: z.string(), name: z.string(), currency: z.string(), exponent: z.number().int(), requisite_types: z.array(z.string()) }))
+      .openapi({ description: 'the methods a requisite may be added for, with the exponent of their currency (minor units per major)' }),
+  })
+  .openapi('TraderRequisiteList');
 export const pendingRequisiteList = z
   .object({ data: z.array(traderRequisite.extend({ trader_name: z.string() })) })
   .openapi('PendingRequisiteList');

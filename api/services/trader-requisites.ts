@@ -10,6 +10,7 @@ import { REQUISITE_DETAIL_FIELDS, REQUISITE_TRANSITIONS, requisiteRefusal, type 
 import { findPaymentMethod } from '../../db/queries/catalog';
 import { findTrader, insertRequisite, type RequisiteRow } from '../../db/queries/traders';
 import {
+  methodsForTrader,
   pendingRequisites,
   requisiteOfTrader,
   requisitesOfTrader,
@@ -48,11 +49,12 @@ export type RequisitePatch = RequisiteLimits & { card_number?: string; phone_num
 const digits = (v: bigint | null) => (v === null ? null : v.toString());
 
 /** A requisite as the trader app and the console read it. */
-export function presentRequisite(r: RequisiteRow & { payment_method?: string }) {
+export function presentRequisite(r: RequisiteRow & { payment_method?: string; currency?: string }) {
   return {
     requisite_id: r.id,
     trader_id: r.trader_id,
     payment_method: r.payment_method ?? '',
+    currency: r.currency ?? '',
     requisite_type: r.requisite_type,
     card_number: r.card_number,
     phone_number: r.phone_number,
@@ -103,7 +105,8 @@ function neededDetail(type: string): 'iban' | 'card_number' | 'phone_number' {
 }
 
 export async function listTraderRequisites(deps: AppDeps, traderId: string) {
-  return { data: (await requisitesOfTrader(deps.sql, traderId)).map(presentRequisite) };
+  const [rows, methods] = await Promise.all([requisitesOfTrader(deps.sql, traderId), methodsForTrader(deps.sql, traderId)]);
+  return { data: rows.map(presentRequisite), payment_methods: methods };
 }
 
 export async function getTraderRequisite(deps: AppDeps, traderId: string, requisiteId: string) {
@@ -148,7 +151,7 @@ export async function addTraderRequisite(deps: AppDeps, traderId: string, input:
       objectId: row.id,
       after: { trader_id: traderId, payment_method: method.slug, ...audited(row) },
     });
-    return presentRequisite({ ...row, payment_method: method.slug });
+    return presentRequisite({ ...row, payment_method: method.slug, currency: method.currency_code });
   });
 }
 
@@ -175,7 +178,7 @@ async function move(
       before: audited(row),
       after: audited(updated),
     });
-    return presentRequisite({ ...updated, payment_method: row.payment_method });
+    return presentRequisite({ ...updated, payment_method: row.payment_method, currency: row.currency });
   });
 }
 

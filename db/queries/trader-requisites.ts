@@ -2,19 +2,19 @@
 import type { Db } from '../sql';
 import type { RequisiteRow } from './traders';
 
-export type RequisiteWithMethod = RequisiteRow & { payment_method: string };
+export type RequisiteWithMethod = RequisiteRow & { payment_method: string; currency: string };
 
 /** A trader's requisites, oldest first, each with its method's slug. */
 export function requisitesOfTrader(db: Db, traderId: string) {
   return db<RequisiteWithMethod[]>`
-    select r.*, p.slug as payment_method from requisites r join payment_methods p on p.id = r.payment_method_id
+    select r.*, p.slug as payment_method, p.currency_code as currency from requisites r join payment_methods p on p.id = r.payment_method_id
     where r.trader_id = ${traderId} order by r.created_at, r.id`;
 }
 
 /** One requisite of this trader (a foreign one is absent: 404), locked for a move when `lock`. */
 export async function requisiteOfTrader(db: Db, traderId: string | undefined, requisiteId: string, lock = false) {
   const [row] = await db<RequisiteWithMethod[]>`
-    select r.*, p.slug as payment_method from requisites r join payment_methods p on p.id = r.payment_method_id
+    select r.*, p.slug as payment_method, p.currency_code as currency from requisites r join payment_methods p on p.id = r.payment_method_id
     where r.id = ${requisiteId} ${traderId === undefined ? db`` : db`and r.trader_id = ${traderId}`}
     ${lock ? db`for no key update of r` : db``}`;
   return row;
@@ -66,7 +66,16 @@ export async function updateRequisite(db: Db, requisiteId: string, changes: Requ
 /** Requisites waiting for an operator's approval, oldest first, with their trader's name. */
 export function pendingRequisites(db: Db, limit: number) {
   return db<(RequisiteWithMethod & { trader_name: string })[]>`
-    select r.*, p.slug as payment_method, t.name as trader_name
+    select r.*, p.slug as payment_method, p.currency_code as currency, t.name as trader_name
     from requisites r join payment_methods p on p.id = r.payment_method_id join traders t on t.id = r.trader_id
     where r.status = 'PENDING_APPROVAL' order by r.created_at, r.id limit ${limit}`;
+}
+
+/** The tenant's active payment methods a trader may add a requisite for, with their currency and requisite types. */
+export function methodsForTrader(db: Db, traderId: string) {
+  return db<{ slug: string; name: string; currency: string; exponent: number; requisite_types: string[] }[]>`
+    select p.slug, p.name, p.currency_code as currency, coalesce(c.exponent, 2)::int as exponent, p.requisite_types
+    from payment_methods p join traders t on t.tenant_id = p.tenant_id
+    left join currencies c on c.tenant_id = p.tenant_id and c.code = p.currency_code
+    where t.id = ${traderId} and p.status = 'ACTIVE' order by p.slug`;
 }

@@ -62,7 +62,7 @@ export const traderRequisiteRoutes = [
       summary: 'My requisites, oldest first, each with its status and limits',
       tags,
       response: traderRequisiteList,
-      example: { response: { data: [EXAMPLE_TRADER_REQUISITE] } },
+      example: { response: { data: [EXAMPLE_TRADER_REQUISITE], payment_methods: [{ slug: 'card-rub', name: 'Bank card (RUB)', currency: 'RUB', exponent: 2, requisite_types: ['BANK_CARD'] }] } },
     },
     ({ identity }, deps) => listTraderRequisites(deps, traderOf(identity).traderId),
   ),

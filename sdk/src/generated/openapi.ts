@@ -4604,6 +4604,8 @@ export interface components {
             /** Format: uuid */
             trader_id: string;
             payment_method: string;
+            /** @description the currency of its payment method: the limits are in its minor units */
+            currency: string;
             requisite_type: string;
             card_number: string;
             phone_number: string;
@@ -5830,6 +5832,14 @@ export interface components {
         };
         TraderRequisiteList: {
             data: components["schemas"]["TraderRequisite"][];
+            /** @description the methods a requisite may be added for, with the exponent of their currency (minor units per major) */
+            payment_methods: {
+                slug: string;
+                name: string;
+                currency: string;
+                exponent: number;
+                requisite_types: string[];
+            }[];
         };
         CreateTraderRequisiteRequest: {
             payment_method: string;
@@ -12764,6 +12774,7 @@ export interface operations {
                      *           "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
                      *           "trader_id": "30000000-0000-4000-8000-000000000004",
                      *           "payment_method": "card-rub",
+                     *           "currency": "RUB",
                      *           "requisite_type": "BANK_CARD",
                      *           "card_number": "2200123412341234",
                      *           "phone_number": "",
@@ -12784,6 +12795,17 @@ export interface operations {
                      *           },
                      *           "created_at": "2026-11-22T10:00:00.000Z",
                      *           "updated_at": "2026-11-22T10:04:12.345Z"
+                     *         }
+                     *       ],
+                     *       "payment_methods": [
+                     *         {
+                     *           "slug": "card-rub",
+                     *           "name": "Bank card (RUB)",
+                     *           "currency": "RUB",
+                     *           "exponent": 2,
+                     *           "requisite_types": [
+                     *             "BANK_CARD"
+                     *           ]
                      *         }
                      *       ]
                      *     }
@@ -12840,6 +12862,7 @@ export interface operations {
                      *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
                      *         "trader_id": "30000000-0000-4000-8000-000000000004",
                      *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
                      *         "requisite_type": "BANK_CARD",
                      *         "card_number": "2200123412341234",
                      *         "phone_number": "",
@@ -12900,6 +12923,7 @@ export interface operations {
                      *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
                      *         "trader_id": "30000000-0000-4000-8000-000000000004",
                      *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
                      *         "requisite_type": "BANK_CARD",
                      *         "card_number": "2200123412341234",
                      *         "phone_number": "",
@@ -12969,6 +12993,7 @@ export interface operations {
                      *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
                      *         "trader_id": "30000000-0000-4000-8000-000000000004",
                      *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
                      *         "requisite_type": "BANK_CARD",
                      *         "card_number": "2200123412341234",
                      *         "phone_number": "",
@@ -13030,6 +13055,7 @@ export interface operations {
                      *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
                      *         "trader_id": "30000000-0000-4000-8000-000000000004",
                      *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
                      *         "requisite_type": "BANK_CARD",
                      *         "card_number": "2200123412341234",
                      *         "phone_number": "",
@@ -13091,6 +13117,7 @@ export interface operations {
                      *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
                      *         "trader_id": "30000000-0000-4000-8000-000000000004",
                      *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
                      *         "requisite_type": "BANK_CARD",
                      *         "card_number": "2200123412341234",
                      *         "phone_number": "",
@@ -13152,6 +13179,7 @@ export interface operations {
                      *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
                      *         "trader_id": "30000000-0000-4000-8000-000000000004",
                      *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
                      *         "requisite_type": "BANK_CARD",
                      *         "card_number": "2200123412341234",
                      *         "phone_number": "",
