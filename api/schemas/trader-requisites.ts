@@ -13,9 +13,15 @@ const count = (field: string, max: number) =>
 
 /** The limits a requisite takes; each absent or null is no limit (cooldown 0: none). */
 const limitFields = {
-  daily_limit: positiveAmount('daily_limit').nullable().optional().openapi({ description: 'volume per UTC day, minor units' }),
+  daily_limit: z
+    .union([positiveAmount('daily_limit'), z.null()])
+    .optional()
+    .openapi({ description: 'volume per UTC day, minor units' }),
   daily_count_limit: count('daily_count_limit', 100_000).nullable().optional().openapi({ description: 'deals per UTC day' }),
-  monthly_limit: positiveAmount('monthly_limit').nullable().optional().openapi({ description: 'volume per UTC calendar month, minor units' }),
+  monthly_limit: z
+    .union([positiveAmount('monthly_limit'), z.null()])
+    .optional()
+    .openapi({ description: 'volume per UTC calendar month, minor units' }),
   max_live_deals: count('max_live_deals', 10_000).nullable().optional().openapi({ description: 'deals on it at once that are not final yet' }),
   cooldown_seconds: z
     .number({ error: 'cooldown_seconds must be an integer' })
@@ -63,7 +69,7 @@ export const updateTraderRequisiteBody = z
 
 export const requisiteIdParams = z.object({ requisite_id: uuid('requisite_id') });
 
-export const traderRequisite = z
+const traderRequisite = z
   .object({
     requisite_id: z.string().uuid(),
     trader_id: z.string().uuid(),
@@ -101,9 +107,7 @@ export const traderRequisiteList = z
       .openapi({ description: 'the methods a requisite may be added for, with the exponent of their currency (minor units per major)' }),
   })
   .openapi('TraderRequisiteList');
-export const pendingRequisiteList = z
-  .object({ data: z.array(traderRequisite.extend({ trader_name: z.string() })) })
-  .openapi('PendingRequisiteList');
+export const pendingRequisiteList = z.object({ data: z.array(traderRequisite.extend({ trader_name: z.string() })) }).openapi('PendingRequisiteList');
 export const rejectRequisiteBody = z
   .object({ reason: z.string({ error: 'reason is required' }).trim().min(1, 'reason is required').max(500).superRefine(lineRule('reason')) })
   .openapi('RejectRequisiteRequest');
@@ -116,7 +120,7 @@ const workingHours = z
     to: clock('to').openapi({ example: '21:00' }),
   })
   .refine((h) => h.from !== h.to, { message: 'from and to must differ', path: ['to'] })
-  .openapi('TraderWorkingHours', { description: 'In the trader\'s IANA time zone; from later than to spans midnight.' });
+  .openapi('TraderWorkingHours', { description: "In the trader's IANA time zone; from later than to spans midnight." });
 
 export const updatePresenceBody = z
   .object({
@@ -132,7 +136,10 @@ export const presenceResponse = z
       online: z.boolean(),
       heartbeat_at: timestamp.nullable(),
       online_at: timestamp.nullable(),
-      offline_reason: z.enum(['manual', 'heartbeat_lost']).nullable().openapi({ description: 'why it is offline: its own toggle, or paused after its app fell silent' }),
+      offline_reason: z
+        .enum(['manual', 'heartbeat_lost'])
+        .nullable()
+        .openapi({ description: 'why it is offline: its own toggle, or paused after its app fell silent' }),
       offline_at: timestamp.nullable(),
       working_hours: workingHours.nullable(),
       within_working_hours: z.boolean(),

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 
 const SWEEP_ACTOR: AuditActor = { kind: 'system', id: 'presence-sweep', role: '', requestId: '', requestKey: '' };
 
-export function presentPresence(p: PresenceRow, timeoutSeconds: number) {
+function presentPresence(p: PresenceRow, timeoutSeconds: number) {
   return {
     online: p.online,
     heartbeat_at: p.heartbeat_at?.toISOString() ?? null,

@@ -22,7 +22,7 @@ import { insertAudit } from '../../db/queries/audit';
 import type { AuditActor } from '../../domain/audit';
 
 /** The limits of a requisite as the API takes them; null clears one. */
-export interface RequisiteLimits {
+interface RequisiteLimits {
   min_amount?: bigint;
   max_amount?: bigint;
   daily_limit?: bigint | null;
@@ -49,7 +49,7 @@ export type RequisitePatch = RequisiteLimits & { card_number?: string; phone_num
 const digits = (v: bigint | null) => (v === null ? null : v.toString());
 
 /** A requisite as the trader app and the console read it. */
-export function presentRequisite(r: RequisiteRow & { payment_method?: string; currency?: string }) {
+function presentRequisite(r: RequisiteRow & { payment_method?: string; currency?: string }) {
   return {
     requisite_id: r.id,
     trader_id: r.trader_id,
@@ -204,7 +204,8 @@ export async function editTraderRequisite(deps: AppDeps, traderId: string, requi
 
 export const pauseTraderRequisite = (deps: AppDeps, traderId: string, id: string, actor: AuditActor) => move(deps, traderId, id, 'pause', actor, () => ({}));
 export const resumeTraderRequisite = (deps: AppDeps, traderId: string, id: string, actor: AuditActor) => move(deps, traderId, id, 'resume', actor, () => ({}));
-export const archiveTraderRequisite = (deps: AppDeps, traderId: string, id: string, actor: AuditActor) => move(deps, traderId, id, 'archive', actor, () => ({}));
+export const archiveTraderRequisite = (deps: AppDeps, traderId: string, id: string, actor: AuditActor) =>
+  move(deps, traderId, id, 'archive', actor, () => ({}));
 
 /** An operator approves a requisite waiting for approval: it is matched from now on. */
 export const approveRequisite = (deps: AppDeps, id: string, actor: AuditActor) =>

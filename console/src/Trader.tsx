@@ -15,9 +15,14 @@ import { EnrolAuthenticator, Invitation } from './pages/Invitation';
 import { SignIn } from './pages/SignIn';
 import { Text } from './text';
 import { TraderHome } from './trader/Home';
+import { TraderRequisites } from './trader/Requisites';
+import { PresenceSwitch } from './trader/Presence';
 
 /** The trader app's sections: path below /trader, label, page (each page file owns its sub-routes). */
-const SECTIONS: Array<[string, string, () => ReactElement]> = [['/', 'Today', TraderHome]];
+const SECTIONS: Array<[string, string, () => ReactElement]> = [
+  ['/', 'Today', TraderHome],
+  ['/requisites', 'Requisites', TraderRequisites],
+];
 
 /** The section a path belongs to: its first segment. */
 const sectionOf = (path: string) => SECTIONS.find(([to]) => (to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`)));
@@ -83,6 +88,7 @@ export function Trader() {
           <Text value={trader.name} />
         </strong>
         {!trader.approved && <span className="badge">waiting for approval</span>}
+        <PresenceSwitch />
         <nav aria-label="Sections" className="tabbar">
           {SECTIONS.map(([to, label]) => (
             <Link key={to} to={to}>

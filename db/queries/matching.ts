@@ -32,7 +32,7 @@ export interface MatchRequest {
   sandbox?: { tenantId: string; dealType: 'PAYIN' | 'PAYOUT' } | undefined;
 }
 
-export const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 90;
+const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 90;
 
 /**
  * What the limits count. A deal is LIVE while its status may still change (neither a PayIn's nor
@@ -40,8 +40,8 @@ export const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 90;
  * it ended without money moving (CANCELLED, EXPIRED, SPAM_REJECTED, FAILED) — a completed one
  * counts. Days and months are UTC calendar days and months of the deal's creation time.
  */
-export const DEAL_TERMINAL: readonly string[] = [...new Set<string>([...PAYIN_TERMINAL, ...PAYOUT_TERMINAL])];
-export const DEAL_NOT_COUNTED: readonly string[] = ['CANCELLED', 'EXPIRED', 'SPAM_REJECTED', 'FAILED'];
+const DEAL_TERMINAL: readonly string[] = [...new Set<string>([...PAYIN_TERMINAL, ...PAYOUT_TERMINAL])];
+const DEAL_NOT_COUNTED: readonly string[] = ['CANCELLED', 'EXPIRED', 'SPAM_REJECTED', 'FAILED'];
 /** The PayIn statuses the one-live-PayIn-per-amount index covers (deals_requisite_live_amount). */
 export const PAYIN_LIVE: readonly string[] = PAYIN_STATUSES.filter((s) => !PAYIN_TERMINAL.includes(s));
 /** The partial unique index that backs the one-live-PayIn-per-requisite-and-amount rule. */

@@ -58,7 +58,10 @@ const CHANGEABLE = [
 
 export async function updateRequisite(db: Db, requisiteId: string, changes: RequisiteChanges): Promise<RequisiteRow> {
   const columns = [...CHANGEABLE.filter((c) => changes[c] !== undefined), 'updated_at' as const];
-  const values: Record<string, unknown> = { ...Object.fromEntries(columns.map((c) => [c, c === 'updated_at' ? null : (changes[c] ?? null)])), updated_at: new Date() };
+  const values: Record<string, unknown> = {
+    ...Object.fromEntries(columns.map((c) => [c, c === 'updated_at' ? null : (changes[c] ?? null)])),
+    updated_at: new Date(),
+  };
   const [row] = await db<RequisiteRow[]>`update requisites set ${db(values, ...columns)} where id = ${requisiteId} returning *`;
   return row!;
 }

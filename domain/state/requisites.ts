@@ -4,7 +4,7 @@
  * say what a move does from its `effect`.
  */
 export const REQUISITE_STATUSES = ['PENDING_APPROVAL', 'ACTIVE', 'PAUSED', 'REJECTED', 'ARCHIVED'] as const;
-export type RequisiteStatus = (typeof REQUISITE_STATUSES)[number];
+type RequisiteStatus = (typeof REQUISITE_STATUSES)[number];
 
 export type RequisiteMove = 'approve' | 'reject' | 'pause' | 'resume' | 'archive' | 'edit_details' | 'edit_limits';
 

@@ -40,7 +40,10 @@ test('30 concurrent PayIns of one amount on three self-managed requisites: one l
   const created = results.filter((r) => r.status === 200);
   const refused = results.filter((r) => r.status !== 200);
   t.is(created.length, 3, results.map((r) => r.status).join(','));
-  t.true(refused.every((r) => r.status === 400 && r.body.title === 'FAILED_PRECONDITION'), refused.map((r) => r.text).join('\n'));
+  t.true(
+    refused.every((r) => r.status === 400 && r.body.title === 'FAILED_PRECONDITION'),
+    refused.map((r) => r.text).join('\n'),
+  );
   const groups = await liveByRequisiteAndAmount(merchantId);
   t.is(groups.length, 3);
   t.true(groups.every((g) => g.n === 1));
@@ -261,7 +264,12 @@ test('editing limits keeps a requisite ACTIVE; new payment details send it back 
   const fixed = await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, { holder_name: 'Right Holder' });
   t.like(fixed.body.requisite, { status: 'PENDING_APPROVAL', rejection_reason: '', holder_name: 'Right Holder' });
   await asOperator('POST', `/api/v1/p2p/admin/requisites/${id}/approve`);
-  const limits = await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, { daily_limit: 900_000, monthly_limit: 5_000_000, max_live_deals: 2, cooldown_seconds: 30 });
+  const limits = await asTrader(trader.session, 'PATCH', `${REQ}/${id}`, {
+    daily_limit: 900_000,
+    monthly_limit: 5_000_000,
+    max_live_deals: 2,
+    cooldown_seconds: 30,
+  });
   t.is(limits.status, 200, limits.text);
   t.like(limits.body.requisite, {
     status: 'ACTIVE',

@@ -62,7 +62,12 @@ export const traderRequisiteRoutes = [
       summary: 'My requisites, oldest first, each with its status and limits',
       tags,
       response: traderRequisiteList,
-      example: { response: { data: [EXAMPLE_TRADER_REQUISITE], payment_methods: [{ slug: 'card-rub', name: 'Bank card (RUB)', currency: 'RUB', exponent: 2, requisite_types: ['BANK_CARD'] }] } },
+      example: {
+        response: {
+          data: [EXAMPLE_TRADER_REQUISITE],
+          payment_methods: [{ slug: 'card-rub', name: 'Bank card (RUB)', currency: 'RUB', exponent: 2, requisite_types: ['BANK_CARD'] }],
+        },
+      },
     },
     ({ identity }, deps) => listTraderRequisites(deps, traderOf(identity).traderId),
   ),
@@ -147,7 +152,10 @@ export const traderRequisiteRoutes = [
       body: updatePresenceBody,
       response: presenceResponse,
       audit: { action: 'trader.presence_set', objectType: 'trader', by: 'service' },
-      example: { request: { online: true, working_hours: { timezone: 'Europe/Moscow', from: '09:00', to: '21:00' } }, response: { presence: EXAMPLE_TRADER_PRESENCE } },
+      example: {
+        request: { online: true, working_hours: { timezone: 'Europe/Moscow', from: '09:00', to: '21:00' } },
+        response: { presence: EXAMPLE_TRADER_PRESENCE },
+      },
     },
     async ({ identity, body, actor }, deps) => ({ presence: await updatePresence(deps, traderOf(identity).traderId, body, traderActor(actor)) }),
   ),

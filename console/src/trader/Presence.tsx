@@ -13,12 +13,12 @@ type Presence = Schemas['TraderPresenceResponse']['presence'];
 const PRESENCE_KEY = ['trader-presence'];
 const HEARTBEAT_MS = 30_000;
 
-export function usePresence() {
+function usePresence() {
   return useQuery({ queryKey: PRESENCE_KEY, queryFn: async () => (await unwrap(api.GET('/api/v1/p2p/trader/presence'))).presence, refetchInterval: 60_000 });
 }
 
 /** While online and the app is open: a heartbeat every 30 s, its answer kept as the presence. */
-export function usePresenceHeartbeat(online: boolean) {
+function usePresenceHeartbeat(online: boolean) {
   const queryClient = useQueryClient();
   useEffect(() => {
     if (!online) return;

@@ -5854,18 +5854,12 @@ export interface components {
             min_amount: number | bigint;
             /** Format: int64 */
             max_amount: number | bigint;
-            /**
-             * Format: int64
-             * @description volume per UTC day, minor units
-             */
-            daily_limit?: number | bigint;
+            /** @description volume per UTC day, minor units */
+            daily_limit?: (number | bigint) | null;
             /** @description deals per UTC day */
             daily_count_limit?: number | null;
-            /**
-             * Format: int64
-             * @description volume per UTC calendar month, minor units
-             */
-            monthly_limit?: number | bigint;
+            /** @description volume per UTC calendar month, minor units */
+            monthly_limit?: (number | bigint) | null;
             /** @description deals on it at once that are not final yet */
             max_live_deals?: number | null;
             /** @description seconds after a deal before the next one may be matched to it */
@@ -5882,18 +5876,12 @@ export interface components {
             min_amount?: number | bigint;
             /** Format: int64 */
             max_amount?: number | bigint;
-            /**
-             * Format: int64
-             * @description volume per UTC day, minor units
-             */
-            daily_limit?: number | bigint;
+            /** @description volume per UTC day, minor units */
+            daily_limit?: (number | bigint) | null;
             /** @description deals per UTC day */
             daily_count_limit?: number | null;
-            /**
-             * Format: int64
-             * @description volume per UTC calendar month, minor units
-             */
-            monthly_limit?: number | bigint;
+            /** @description volume per UTC calendar month, minor units */
+            monthly_limit?: (number | bigint) | null;
             /** @description deals on it at once that are not final yet */
             max_live_deals?: number | null;
             /** @description seconds after a deal before the next one may be matched to it */
