@@ -1,0 +1,71 @@
+/**
+ * The trader's requisites and online switch in Chromium at a phone's width (390 px): add a card,
+ * see it waiting for approval, an operator approves it (API), it shows active; switch online and
+ * see the switch hold. axe-core on the page, no Content-Security-Policy violation.
+ */
+import anyTest, { type TestFn } from 'ava';
+import type { Browser } from 'playwright-core';
+import { asOperator } from '../helpers/api';
+import { accessible, closeTestPages, launchBrowser, PHONE, type BrowserCtx } from '../helpers/console-browser';
+import { isolatedMethod } from '../helpers/deals';
+import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
+import { asTrader, newTrader, TRADER } from '../helpers/trader-session';
+
+const test = anyTest as TestFn<BrowserCtx>;
+let browser: Browser;
+test.before(async () => {
+  browser = await launchBrowser();
+});
+test.after.always(async () => browser?.close());
+test.beforeEach((t) => {
+  t.context.pages = [];
+  t.context.contexts = [];
+});
+test.afterEach.always((t) => closeTestPages(t));
+
+test('on a phone: add a requisite, see it waiting, an operator approves it, it shows active; go online', async (t) => {
+  t.is(PHONE.width, 390);
+  const method = await isolatedMethod();
+  const trader = await newTrader();
+  const { page, cspViolations } = await traderSignedIn(t, browser, trader);
+  await openTraderSection(page, 'Requisites');
+  await page.getByLabel('Payment method').selectOption(method);
+  await page.getByLabel('Card number').fill('2200555566667777');
+  await page.getByLabel('Holder name').fill('Phone Holder');
+  await page.getByLabel('Bank').fill('phone-bank');
+  await page.getByLabel(/^Smallest deal/).fill('100');
+  await page.getByLabel(/^Largest deal/).fill('50000');
+  await page.getByLabel(/^Volume per day/).fill('200000.50');
+  await page
+    .getByText('= 200 000.50 RUB')
+    .or(page.getByText('= 200,000.50 RUB'))
+    .or(page.getByText(/= 200.000[,.]50 RUB/))
+    .first()
+    .waitFor();
+  await page.getByRole('button', { name: 'Add requisite' }).click();
+  const card = page.getByTestId('requisite').filter({ hasText: '2200555566667777' });
+  await card.filter({ hasText: 'waiting for approval' }).waitFor();
+  await accessible(t, page, 'trader-requisites');
+  await traderShot(page, 'requisite-waiting');
+
+  const listed = await asTrader(trader.session, 'GET', `${TRADER}/requisites`);
+  const requisite = listed.body.data[0];
+  t.is(requisite.status, 'PENDING_APPROVAL');
+  t.is(requisite.limits.daily_limit, '20000050', 'typed in major units, sent in minor units');
+  t.is((await asOperator('POST', `/api/v1/p2p/admin/requisites/${requisite.requisite_id}/approve`)).status, 200);
+  await page.reload();
+  await card.filter({ hasText: 'active' }).waitFor();
+  t.is(await card.getAttribute('data-status'), 'ACTIVE');
+
+  const toggle = page.getByRole('switch');
+  t.is(await toggle.getAttribute('aria-checked'), 'false');
+  const box = await toggle.boundingBox();
+  t.true(box !== null && box.height >= 48, 'a thumb-sized switch');
+  await toggle.click();
+  await page.getByRole('switch', { checked: true }).waitFor();
+  await page.getByTestId('presence').getByText('Online: deals can reach you').waitFor();
+  const presence = await asTrader(trader.session, 'GET', `${TRADER}/presence`);
+  t.like(presence.body.presence, { online: true, matchable: true });
+  await traderShot(page, 'online');
+  t.deepEqual(cspViolations, []);
+});
