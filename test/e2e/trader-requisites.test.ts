@@ -32,7 +32,7 @@ test('on a phone: add a requisite, see it waiting, an operator approves it, it s
   await page.getByLabel('Payment method').selectOption(method);
   await page.getByLabel('Card number').fill('2200555566667777');
   await page.getByLabel('Holder name').fill('Phone Holder');
-  await page.getByLabel('Bank').fill('phone-bank');
+  await page.getByLabel('Bank', { exact: true }).fill('phone-bank');
   await page.getByLabel(/^Smallest deal/).fill('100');
   await page.getByLabel(/^Largest deal/).fill('50000');
   await page.getByLabel(/^Volume per day/).fill('200000.50');
