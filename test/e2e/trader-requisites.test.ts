@@ -6,7 +6,7 @@
 import anyTest, { type TestFn } from 'ava';
 import type { Browser } from 'playwright-core';
 import { asOperator } from '../helpers/api';
-import { accessible, closeTestPages, launchBrowser, PHONE, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, closeTestPages, consoleOperator, launchBrowser, PHONE, signedIn, visit, type BrowserCtx } from '../helpers/console-browser';
 import { isolatedMethod } from '../helpers/deals';
 import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
 import { asTrader, newTrader, TRADER } from '../helpers/trader-session';
@@ -68,4 +68,33 @@ test('on a phone: add a requisite, see it waiting, an operator approves it, it s
   t.like(presence.body.presence, { online: true, matchable: true });
   await traderShot(page, 'online');
   t.deepEqual(cspViolations, []);
+});
+
+test('an admin on the console rejects a waiting requisite with a reason; the dialog says what happens; the trader reads the reason', async (t) => {
+  const method = await isolatedMethod();
+  const trader = await newTrader();
+  const number = `2200${Date.now().toString().slice(-12)}`;
+  const added = await asTrader(trader.session, 'POST', `${TRADER}/requisites`, {
+    payment_method: method,
+    requisite_type: 'BANK_CARD',
+    card_number: number,
+    holder_name: 'Console Holder',
+    bank_name: 'console-bank',
+    min_amount: 100,
+    max_amount: 100_000,
+  });
+  t.is(added.status, 201, added.text);
+  const admin = await consoleOperator('admin');
+  const { page } = await signedIn(t, browser, admin);
+  await visit(t, page, '/traders', 'Traders and requisites', 'traders-pending');
+  const row = page.getByTestId('pending-requisite').filter({ hasText: number });
+  await row.getByText('Reject with a reason', { exact: true }).click();
+  await row.getByLabel('Reason the trader reads').fill('the holder name differs from the card');
+  await row.getByRole('button', { name: 'Reject…' }).click();
+  const dialog = page.getByRole('dialog', { name: `Reject ${number}` });
+  await dialog.getByText(/becomes REJECTED and is never matched/).waitFor();
+  await dialog.getByRole('button', { name: 'Reject the requisite' }).click();
+  await row.waitFor({ state: 'detached' });
+  const seen = await asTrader(trader.session, 'GET', `${TRADER}/requisites/${added.body.requisite.requisite_id}`);
+  t.like(seen.body.requisite, { status: 'REJECTED', rejection_reason: 'the holder name differs from the card' });
 });

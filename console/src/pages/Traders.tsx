@@ -356,7 +356,7 @@ function RejectRequisite({ requisiteId, number }: { requisiteId: string; number:
   const [reason, setReason] = useState('');
   return (
     <details>
-      <summary>Reject…</summary>
+      <summary>Reject with a reason</summary>
       <Field label="Reason the trader reads">
         <input required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} />
       </Field>
