@@ -16,7 +16,7 @@ import { applyAmountChange, findAmountChange, findDeal, insertDeal, lockDeal, re
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { checkDailyCap } from '../db/queries/limits';
 import { lockMerchantForCreate } from '../db/queries/merchant-world';
-import { claimRequisite, LIVE_AMOUNT_INDEX, type MatchedRequisite, type MatchRequest } from '../db/queries/matching';
+import { claimRequisite, LIVE_AMOUNT_INDEX, liveAmountTaken, type MatchedRequisite, type MatchRequest } from '../db/queries/matching';
 import { claimThroughPass } from '../db/queries/passes';
 import { postEscrowLock, postEscrowRelease, postFeeDistribution, postPayinCompletion } from '../db/queries/postings';
 import { currentWorkflowRun } from './deadline';
@@ -265,6 +265,10 @@ export function createPayinActivities(deps: ActivityDeps) {
         const exponent = await currencyExponent(tx, row.tenant_id, row.currency);
         const newUsdt = fiatToUsdtCents(newAmount, exponent!, row.exchange_rate_micro);
         if (newUsdt <= 0n) throw new InvalidArgument('amount_fiat is too small: it converts to 0 USDT cents');
+        // One live PayIn per requisite and amount (db/queries/matching.ts): a refusal, not a retried unique violation.
+        if (await liveAmountTaken(tx, row, newAmount)) {
+          throw new FailedPrecondition("another live PayIn of this amount is on the deal's requisite; the payer could not be told apart");
+        }
         const money = payinMoney(newUsdt, row.fee_bps, row.is_client_commission);
         const version = row.amount_version + 1n;
         // The old escrow back to the trader's wallet, the new one taken from it (one wallet lookup).

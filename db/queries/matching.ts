@@ -184,3 +184,12 @@ async function withinLimits(sp: Tx, c: Candidate, amount: bigint): Promise<boole
   }
   return true;
 }
+
+/** Whether another live PayIn of `amount` holds this guarded deal's requisite (an amount change would break the rule). */
+export async function liveAmountTaken(tx: Tx, deal: { id: string; requisite_id: string | null; amount_guard: boolean }, amount: bigint): Promise<boolean> {
+  if (!deal.amount_guard || deal.requisite_id === null) return false;
+  const [taken] = await tx`
+    select 1 from deals where requisite_id = ${deal.requisite_id} and amount = ${amount} and amount_guard
+      and status = any(${PAYIN_LIVE}) and id <> ${deal.id}`;
+  return taken !== undefined;
+}

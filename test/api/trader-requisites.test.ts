@@ -4,7 +4,7 @@ import { PAYIN_LIVE } from '../../db/queries/matching';
 import { sweepSilentTraders } from '../../api/services/presence';
 import { asOperator, newMerchant, signed } from '../helpers/api';
 import { testSql } from '../helpers/app';
-import { dealRow, isolatedMethod, isolatedTrader, PAYIN, payinBody } from '../helpers/deals';
+import { changeAmount, dealRow, isolatedMethod, isolatedTrader, PAYIN, payinBody } from '../helpers/deals';
 import { asTrader, newTrader, TRADER } from '../helpers/trader-session';
 import { eventually } from '../helpers/poll';
 
@@ -346,4 +346,19 @@ test('presence through the door: toggle, heartbeat, working hours; silence pause
   t.like((await asTrader(trader.session, 'PUT', `${TRADER}/presence`, { online: false })).body.presence, { online: false, offline_reason: 'manual' });
   const audit = await sql`select action from audit_log where object_id = ${trader.traderId} and action like 'trader.presence%' order by id`;
   t.true(audit.some((a) => a.action === 'trader.presence_auto_pause'));
+});
+
+test('an amount change onto an amount already live on the requisite is refused, not retried; another amount is allowed', async (t) => {
+  const { keys } = await newMerchant();
+  const trader = await isolatedTrader({ liquidity: 10_000_000 });
+  await withAccount(trader.traderId);
+  const first = await createIn(keys, trader.method, 150_000);
+  const second = await createIn(keys, trader.method, 160_000);
+  t.is(first.status, 200);
+  t.is(second.status, 200);
+  const refused = await changeAmount(second.body.deal.deal_id, { amount_fiat: 150_000 });
+  t.is(refused.status, 400, refused.text);
+  t.regex(refused.body.detail, /another live PayIn of this amount/);
+  t.is((await dealRow(sql, second.body.deal.deal_id)).amount, 160_000n);
+  t.is((await changeAmount(second.body.deal.deal_id, { amount_fiat: 170_000 })).status, 200);
 });
