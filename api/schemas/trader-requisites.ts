@@ -87,9 +87,9 @@ const traderRequisite = z
     limits: z.object({
       min_amount: int64String,
       max_amount: int64String,
-      daily_limit: int64String.nullable(),
+      daily_limit: z.union([int64String, z.null()]),
       daily_count_limit: z.number().int().nullable(),
-      monthly_limit: int64String.nullable(),
+      monthly_limit: z.union([int64String, z.null()]),
       max_live_deals: z.number().int().nullable(),
       cooldown_seconds: z.number().int(),
     }),

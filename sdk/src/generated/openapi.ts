@@ -4629,17 +4629,9 @@ export interface components {
                  * @example 150000
                  */
                 max_amount: string;
-                /**
-                 * Format: int64
-                 * @example 150000
-                 */
-                daily_limit: string;
+                daily_limit: string | null;
                 daily_count_limit: number | null;
-                /**
-                 * Format: int64
-                 * @example 150000
-                 */
-                monthly_limit: string;
+                monthly_limit: string | null;
                 max_live_deals: number | null;
                 cooldown_seconds: number;
             };
