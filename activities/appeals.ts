@@ -9,7 +9,7 @@
  */
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
-import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
+import { Conflict, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
 import {
   APPEAL_EVENT_BY_STATUS,
   APPEAL_HOLDS_DEAL,
@@ -20,6 +20,7 @@ import {
   resolutionNote,
   resolveMove,
   terminalResolutionProblem,
+  traderAnswerRefusal,
   type AppealStatus,
 } from '../domain/state/appeals';
 import { dealEventPayload } from '../domain/records/deal-info';
@@ -29,8 +30,10 @@ import {
   findAppeal,
   findAppealOfDeal,
   findSettlement,
+  databaseNow,
   insertAppeal,
   lockDealAndAppeal,
+  markTraderAnswered,
   setAppealStatus,
   type AppealChanges,
   type AppealRow,
@@ -41,7 +44,8 @@ import { postEscrowRelease, postPayinCompletion } from '../db/queries/postings';
 import { dealMoves } from './deal-moves';
 import { payinSnapshot } from './snapshots';
 import type { AppealMoveResult, OpenAppealInput, ResolveAppealInput } from '../workflows/contracts/payin';
-import type { AppealMoveInput, AppealState } from '../workflows/contracts/appeal';
+import type { AppealMoveInput, AppealState, TraderAnswerInput } from '../workflows/contracts/appeal';
+import { presentMessage, writeAppealMessage } from '../db/queries/appeal-messages';
 import type { AuditActor } from '../domain/audit';
 import { insertAudit } from '../db/queries/audit';
 import { auditedAppeal } from './audit-views';
@@ -129,6 +133,7 @@ export function createAppealActivities(deps: ActivityDeps) {
             fileIds: input.fileIds,
             dealStatusAtOpen: deal.status,
             respondWithinSeconds: config.APPEAL_RESPONSE_SLA_SECONDS,
+            traderRespondWithinSeconds: config.APPEAL_TRADER_RESPONSE_SECONDS,
           });
         } catch (error) {
           if ((error as { code?: string }).code === '23505') throw new FailedPrecondition('an appeal was already opened for this deal');
@@ -183,6 +188,40 @@ export function createAppealActivities(deps: ActivityDeps) {
         });
         await auditAppeal(tx, input.actor, 'appeal.resolve', [appeal, deal], [moved, after]);
         return result(moved, after);
+      });
+    },
+
+    /**
+     * The trader of the appealed deal answers: its statement and evidence as one TRADER message,
+     * the first answer's time stamped on the appeal, audited with the trader account — all in one
+     * transaction under the deal's and the appeal's locks. Refused (409) once the appeal no longer
+     * waits for the arbiter or the trader's deadline passed (traderAnswerRefusal, at the
+     * database's clock). A retried step (the same message id) answers without writing again.
+     */
+    async answerAppealAsTrader(input: TraderAnswerInput): Promise<AppealMoveResult> {
+      return sql.begin(async (tx) => {
+        const { deal, appeal } = await lockedAppeal(tx, input.appealId);
+        if (deal.trader_id !== input.traderId) throw new NotFound('appeal not found');
+        const [stored] = await tx<{ id: string }[]>`select id from appeal_messages where id = ${input.messageId}`;
+        if (stored) return result(appeal, deal);
+        const refused = traderAnswerRefusal(appeal, await databaseNow(tx));
+        if (refused) throw new Conflict(refused);
+        const message = await writeAppealMessage(tx, config.CHECKOUT_BASE_URL, appeal, {
+          id: input.messageId,
+          senderRole: 'TRADER',
+          senderId: input.traderId,
+          body: input.body,
+          fileIds: input.fileIds,
+        });
+        const answered = await markTraderAnswered(tx, appeal.id);
+        await insertAudit(tx, input.actor, {
+          action: 'appeal.trader_answer',
+          objectType: 'appeal',
+          objectId: appeal.id,
+          before: { trader_responded_at: appeal.trader_responded_at?.toISOString() ?? '' },
+          after: { ...presentMessage(message), trader_responded_at: answered.trader_responded_at!.toISOString() },
+        });
+        return result(answered, deal);
       });
     },
 

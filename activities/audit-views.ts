@@ -17,6 +17,9 @@ export const auditedDeal = (row: DealRow) => ({
   trader_id: row.trader_id,
   cancel_reason: row.cancel_reason,
   failure_reason: row.failure_reason,
+  payout_bank_reference: row.payout_bank_reference,
+  payout_proof_file_id: row.payout_proof_file_id,
+  not_received_reason: row.not_received_reason,
 });
 
 /** The appeal with its outcome, and the status of the deal it is about. */

@@ -27,6 +27,7 @@ import type { CreatePayinInput, PayinSnapshot } from '../workflows/contracts/pay
 import type { AuditActor } from '../domain/audit';
 import { insertAudit } from '../db/queries/audit';
 import { auditedDeal } from './audit-views';
+import { raiseNotReceivedAlert, recordNotReceived } from '../db/queries/trader-deals';
 
 export function createPayinActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
@@ -145,9 +146,10 @@ export function createPayinActivities(deps: ActivityDeps) {
      * The trader confirmed receipt: PAYMENT_VERIFIED and, unless the reconciliation blocks
      * autocompletion (partial, overpaid), COMPLETED with the escrow settled — both moves and their
      * events in one transaction, one step. A retry after the commit finds the deal moved and
-     * answers it.
+     * answers it. A trader's confirmation (`receivedAmount`) records what arrived first, as a
+     * reconciliation does (received_amount, amount_match_status), so only a full payment completes.
      */
-    async confirmPayin(dealId: string, actor: AuditActor): Promise<PayinSnapshot> {
+    async confirmPayin(dealId: string, actor: AuditActor, receivedAmount?: string): Promise<PayinSnapshot> {
       return sql.begin(async (tx) => {
         let row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
@@ -156,6 +158,11 @@ export function createPayinActivities(deps: ActivityDeps) {
         const before = auditedDeal(row);
         if (row.status !== confirm.to) {
           if (!allowsFrom(confirm, row.status)) throw new FailedPrecondition(`deal is ${row.status}; cannot move to ${confirm.to}`);
+          // A trader's confirmation says what arrived: recorded as a reconciliation is, before the move it decides.
+          if (receivedAmount !== undefined) {
+            const received = BigInt(receivedAmount);
+            row = await recordReceivedAmount(tx, dealId, received, amountMatch(amountToPay(row), received));
+          }
           row = await moves.applyMove(tx, row, confirm);
         }
         if (!blocksAutocompletion(row.amount_match_status)) {
@@ -223,6 +230,25 @@ export function createPayinActivities(deps: ActivityDeps) {
         const received = BigInt(receivedAmount);
         const updated = await recordReceivedAmount(tx, dealId, received, amountMatch(amountToPay(row), received));
         await moves.auditDeal(tx, { actor, action: 'deal.reconcile' }, row, updated);
+        return payinSnapshot(updated);
+      });
+    },
+
+    /**
+     * The trader reports the payment as not received: the report on the deal, an operator alert
+     * and the trader's audit row, in one transaction; the deal's status stays (it waits for its
+     * expiry, an appeal or an operator).
+     */
+    async reportPayinNotReceived(dealId: string, reason: string, actor: AuditActor): Promise<PayinSnapshot> {
+      return sql.begin(async (tx) => {
+        const row = await lockDeal(tx, dealId);
+        if (!row) throw new NotFound('deal not found');
+        const refusal = payinRefusal('report_not_received', row.status);
+        if (refusal) throw new FailedPrecondition(refusal.message);
+        const updated = await recordNotReceived(tx, dealId, reason);
+        const raised = await raiseNotReceivedAlert(tx, dealId, reason);
+        if (raised) deps.log.warn({ dealId }, 'payin reported not received by its trader: operator attention needed');
+        await moves.auditDeal(tx, { actor, action: 'deal.not_received' }, row, updated);
         return payinSnapshot(updated);
       });
     },

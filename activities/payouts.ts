@@ -20,7 +20,8 @@ import { claimRequisite } from '../db/queries/matching';
 import { postPayoutCompletion, postPayoutHold, postPayoutRelease } from '../db/queries/postings';
 import { findRequisite } from '../db/queries/traders';
 import { lockAvailable } from '../db/queries/wallets';
-import type { CreatePayoutInput, PayoutSnapshot } from '../workflows/contracts/payout';
+import type { CreatePayoutInput, PayoutProof, PayoutSnapshot } from '../workflows/contracts/payout';
+import { servingRequisite, setPayoutProof } from '../db/queries/trader-deals';
 import { dealMoves } from './deal-moves';
 import { quoteNewDeal } from '../db/queries/catalog';
 import { payoutSnapshot } from './snapshots';
@@ -159,12 +160,34 @@ export function createPayoutActivities(deps: ActivityDeps) {
       return payoutSnapshot(await moves.transition(dealId, PAYOUT_TRANSITIONS.start, async () => {}, { actor, action: 'payout.start' }));
     },
 
-    async completePayout(dealId: string, actor: AuditActor): Promise<PayoutSnapshot> {
+    /**
+     * A trader takes an UNASSIGNED payout: MATCHED to the trader's ACTIVE requisite that serves it,
+     * with a new transfer window, and the trader's audit row, in one transaction. A retry after
+     * commit finds the payout the trader's already.
+     */
+    async takePayout(dealId: string, traderId: string, actor: AuditActor): Promise<PayoutSnapshot> {
+      return sql.begin(async (tx) => {
+        const row = await lockDeal(tx, dealId);
+        if (!row) throw new NotFound('deal not found');
+        if (row.status === 'MATCHED' && row.trader_id === traderId) return payoutSnapshot(row);
+        const refusal = payoutRefusal('take', row.status);
+        if (refusal) throw new FailedPrecondition(refusal.message);
+        const requisite = await servingRequisite(tx, traderId, row);
+        if (!requisite) throw new FailedPrecondition('none of your ACTIVE requisites can serve this payout (its payment method and amount)');
+        const updated = await matchPayoutDeal(tx, dealId, { requisiteId: requisite.id, traderId }, config.PAYOUT_TRANSFER_SLA_SECONDS);
+        await moves.auditDeal(tx, { actor, action: 'payout.take' }, row, updated);
+        return payoutSnapshot(updated);
+      });
+    },
+
+    /** The completion; a trader's carries its proof (the bank's reference, its file), kept on the deal in the same transaction. */
+    async completePayout(dealId: string, actor: AuditActor, proof?: PayoutProof): Promise<PayoutSnapshot> {
       return payoutSnapshot(
         await moves.transition(
           dealId,
           PAYOUT_TRANSITIONS.complete,
           async (tx, row) => {
+            if (proof) await setPayoutProof(tx, row.id, { bankReference: proof.bankReference, fileId: proof.fileId || null });
             await resolveDealAlerts(tx, row.id);
             await postPayoutCompletion(tx, row, await moves.walletOf(tx, 'trader', row.trader_id!));
           },

@@ -1,6 +1,7 @@
 /**
  * The sandbox trader's hands: each move is the update an operator's or trader's call sends to the
- * deal's workflow (api/routes/admin/deals.ts, the merchant's cancel), sent with the worker's
+ * deal's workflow (the trader's confirm and completion with proof as api/services/trader-deals.ts
+ * sends them, the operator's start and reject, the merchant's cancel), sent with the worker's
  * Temporal client and audited as the system actor it is. The deal workflow decides as for anyone:
  * a move it refuses ('refused') ends the sandbox trader's script. Idempotent: a retried move finds
  * the deal moved and is refused.
@@ -26,13 +27,14 @@ import type { ActivityDeps } from './deps';
 import {
   cancelUpdate,
   changeAmountUpdate,
-  confirmPaymentUpdate,
+  confirmReceivedUpdate,
   notifyPaymentUpdate,
   payinWorkflowId,
   resolveAppealUpdate,
   type ResolveAppealInput,
 } from '../workflows/contracts/payin';
 import { completePayoutUpdate, payoutWorkflowId, rejectPayoutUpdate, startPayoutUpdate } from '../workflows/contracts/payout';
+import { amountToPay } from '../domain/state/payin';
 import type { SandboxMove, SandboxMoveResult } from '../workflows/contracts/sandbox-trader';
 
 /** Who the sandbox trader is in the deal's records (the amount change's operator_id, the audit rows of its moves). */
@@ -55,6 +57,9 @@ const sandboxTraderActor = (dealId: string, move: SandboxMove['kind']): AuditAct
   requestId: `sandbox-trader:${dealId}:${move}`,
   requestKey: `sandbox-trader:${dealId}:${move}`,
 });
+
+/** The sandbox trader's proof of a payout's transfer: a bank reference made from the deal's id, no file. */
+const sandboxProof = (dealId: string) => ({ bankReference: `SANDBOX-${dealId.slice(0, 8).toUpperCase()}`, fileId: '' });
 
 /** One command id per appeal and move, so a retried activity answers the committed move. */
 const arbiterCommandId = (appealId: string, move: string) =>
@@ -159,9 +164,13 @@ export function createSandboxActivities(deps: ActivityDeps) {
             // The payer's "I paid": the checkout page's update (api/services/payins.ts notifyCheckoutPayment).
             await deal.executeUpdate(notifyPaymentUpdate);
             break;
-          case 'payin_confirm':
-            await deal.executeUpdate(confirmPaymentUpdate, { args: [sandboxTraderActor(dealId, move.kind)] });
+          case 'payin_confirm': {
+            // A trader's confirmation (api/services/trader-deals.ts): with what arrived, the full amount to pay.
+            const row = await findDeal(deps.sql, dealId);
+            if (!row) return 'refused';
+            await deal.executeUpdate(confirmReceivedUpdate, { args: [amountToPay(row).toString(), sandboxTraderActor(dealId, move.kind)] });
             break;
+          }
           case 'payin_reject':
             await deal.executeUpdate(cancelUpdate, { args: ['merchant', 'the sandbox trader rejected the payment'] });
             break;
@@ -183,7 +192,8 @@ export function createSandboxActivities(deps: ActivityDeps) {
             await deal.executeUpdate(startPayoutUpdate, { args: [sandboxTraderActor(dealId, move.kind)] });
             break;
           case 'payout_complete':
-            await deal.executeUpdate(completePayoutUpdate, { args: [sandboxTraderActor(dealId, move.kind)] });
+            // A trader's completion (api/services/trader-deals.ts): with its proof, here the bank reference alone.
+            await deal.executeUpdate(completePayoutUpdate, { args: [sandboxTraderActor(dealId, move.kind), sandboxProof(dealId)] });
             break;
           case 'payout_reject':
             await deal.executeUpdate(rejectPayoutUpdate, { args: ['the sandbox trader rejected the payout', sandboxTraderActor(dealId, move.kind)] });

@@ -104,10 +104,10 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       if (audit?.actor) {
         await insertAudit(tx, audit.actor, { action: audit.action, objectType: 'withdrawal', objectId: id, before, after: await auditView(tx, updated) });
       }
-      // The event's id is fixed per (withdrawal, type, status).
-      for (const type of events) {
+      // The event's id is fixed per (withdrawal, type, status). A trader's withdrawal has no webhook.
+      for (const type of updated.merchant_id ? events : []) {
         await writeOutboxEvent(tx, {
-          merchantId: updated.merchant_id,
+          merchantId: updated.merchant_id!,
           dealId: null,
           subjectId: updated.id,
           type,
@@ -118,8 +118,38 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
       return withdrawalSnapshotOf(updated);
     });
 
+  /**
+   * A trader's withdrawal: from its available USDT (the security deposit and the escrow are
+   * frozen, so out of reach), always PENDING_MANUAL — an operator approves it, two above the
+   * four-eyes amount.
+   */
+  const createTraderWithdrawal = async (tx: Db, input: CreateWithdrawalInput, traderId: string, amount: bigint, fee: bigint) => {
+    const [trader] = await tx<{ sandbox: boolean }[]>`select sandbox from traders where id = ${traderId}`;
+    if (!trader) throw new NotFound('trader not found');
+    if (trader.sandbox) throw new PermissionDenied('the sandbox trader has no withdrawals');
+    const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');
+    const available = (await lockAvailable(tx, wallet.id))!;
+    if (available < amount) throw new FailedPrecondition(`insufficient balance: the withdrawal needs ${amount} USDT cents, available ${available}`);
+    const row = await insertWithdrawal(tx, {
+      id: input.withdrawalId,
+      merchantId: null,
+      traderId,
+      walletId: wallet.id,
+      auto: false,
+      address: input.address,
+      amount,
+      fee,
+      dedupKey: input.dedupKey,
+      dedupGeneration: input.dedupGeneration,
+      idempotencyKey: input.idempotencyKey,
+      callerKey: null,
+    });
+    await postWithdrawalHold(tx, { id: row.id, walletId: wallet.id, amount });
+    return row;
+  };
+
   return {
-    /** The hold and the row in one transaction; auto or manual by the merchant's mode and limit now. */
+    /** The hold and the row in one transaction; auto or manual by the merchant's mode and limit now (a trader's: manual). */
     async createWithdrawal(input: CreateWithdrawalInput): Promise<WithdrawalSnapshot> {
       return sql.begin(async (tx) => {
         const existing = await claimCreate<WithdrawalRow>(tx, 'withdrawals', input.withdrawalId, currentWorkflowRun());
@@ -131,6 +161,7 @@ export function createWithdrawalActivities(deps: ActivityDeps, chain: ChainAdapt
         }
         const amount = BigInt(input.amount);
         const fee = BigInt(input.fee);
+        if (input.traderId) return withdrawalSnapshotOf(await createTraderWithdrawal(tx, input, input.traderId, amount, fee));
         // The merchant's world, settled against the operator's switch before the row copies it (docs/reliability.md, "Worlds").
         await lockMerchantWorld(tx, input.merchantId);
         const merchant = await findWithdrawalSettings(tx, input.merchantId);

@@ -412,6 +412,8 @@ function schemaFor(nodeEnv: string) {
     // Cases and the desk (docs/console.md, "Cases", "Invitations", "The desk's notifications").
     /** An appeal must be answered within this long of its opening (or reopening): its respond_by; past it, it is overdue. */
     APPEAL_RESPONSE_SLA_SECONDS: z.coerce.number().int().min(60).default(86_400),
+    /** The trader of an appealed deal answers within this long of the opening: its trader_respond_by; past it, answers are refused. */
+    APPEAL_TRADER_RESPONSE_SECONDS: z.coerce.number().int().min(1).default(86_400),
     /** An invitation's link (an operator's, a merchant member's) works once, for this long. */
     OPERATOR_INVITE_TTL_SECONDS: z.coerce.number().int().min(60).default(259_200),
     /**

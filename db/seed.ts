@@ -56,7 +56,7 @@ const RATES: Record<string, [bigint, bigint]> = {
 
 const TRADERS = [
   { id: '30000000-0000-4000-8000-000000000001', name: 'Demo trader Alpha', bank: 'sberbank' },
-  { id: '30000000-0000-4000-8000-000000000002', name: 'Demo trader Bravo', bank: 'tbank' },
+  { id: '30000000-0000-4000-8000-000000000002', name: 'Demo trader Bravo', bank: 'sberbank' },
   { id: '30000000-0000-4000-8000-000000000003', name: 'Demo trader Charlie', bank: 'sberbank' },
 ];
 /** 100,000,000 USDT in cents per demo trader: hundreds of concurrent deals at the maximum still match. */
@@ -65,13 +65,15 @@ const TRADER_LIQUIDITY = 10_000_000_000n;
 /**
  * The demo trader who works through the trader app (docs/trader.md): its own account, made once
  * with a password printed that once; it sets up its authenticator at its first sign-in. Its RUB
- * requisites are at T-Bank, so a payer of that bank meets it first while it is online.
+ * requisites are the demo's only ones at T-Bank (the others' are at Sberbank), so a T-Bank payer
+ * meets it first while it is online.
  */
 const DEMO_APP_TRADER = { id: '30000000-0000-4000-8000-000000000004', name: 'Demo trader Dana', bank: 'tbank' };
 export const SEED_TRADER_EMAIL = 'trader@gateway.local';
 const SEED_TRADER_ACCOUNT_ID = '40000000-0000-4000-8000-000000000002';
 
 const DEMO_MERCHANT_EMAIL = 'demo@merchant.example';
+const DEMO_LIVE_MERCHANT_EMAIL = 'live@merchant.example';
 /** The first console account (role admin), made once; its password is printed only then. */
 export const SEED_ADMIN_EMAIL = 'admin@gateway.local';
 const SEED_ADMIN_ID = '40000000-0000-4000-8000-000000000001';
@@ -91,6 +93,10 @@ export interface SeedResult {
   demoMerchantId?: string;
   /** Present only when this run issued the demo key pair (the secret is shown once). */
   demoCredentials?: { token: string; secret: string };
+  /** The live demo merchant (`demo` mode only): its deals meet the demo traders. */
+  demoLiveMerchantId?: string;
+  /** Present only when this run issued the live demo merchant's key pair. */
+  demoLiveCredentials?: { token: string; secret: string };
   /** Present only when this run made the admin console account (the password is shown once). */
   adminOperator?: { email: string; password: string };
   /** Present only when this run made the demo trader's account (`demo` mode; the password is shown once). */
@@ -148,7 +154,11 @@ async function seedCatalogue(tx: Db): Promise<void> {
 }
 
 /** The demo traders, their requisites, the sandbox trader and the demo merchant (never in production). */
-async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials'>> {
+async function seedDemo(
+  tx: Db,
+  secretBox: SecretBox,
+  demoWebhookUrl: string,
+): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials' | 'demoLiveMerchantId' | 'demoLiveCredentials'>> {
   for (const [index, t] of TRADERS.entries()) {
     const [existing] = await tx`select 1 from traders where id = ${t.id}`;
     if (existing) continue;
@@ -159,30 +169,45 @@ async function seedDemo(tx: Db, secretBox: SecretBox, demoWebhookUrl: string): P
   // The built-in sandbox trader with a requisite for every active payment method (docs/sandbox.md).
   await ensureSandboxRequisites(tx, DEFAULT_TENANT_ID);
 
-  const [demo] = await tx<{ id: string }[]>`select id from merchants where email = ${DEMO_MERCHANT_EMAIL}`;
-  const demoMerchantId =
-    demo?.id ??
+  // The demo merchant is a sandbox merchant — its deals go to the sandbox trader, driven by the
+  // amount (docs/sandbox.md), so a first session sees a deal complete unaided.
+  const sandbox = await seedDemoMerchant(tx, secretBox, { name: 'Demo Shop', email: DEMO_MERCHANT_EMAIL, sandbox: true, webhookUrl: demoWebhookUrl });
+  // Its live twin meets the demo traders, the trader app's Dana among them (docs/trader.md).
+  const live = await seedDemoMerchant(tx, secretBox, { name: 'Demo Shop Live', email: DEMO_LIVE_MERCHANT_EMAIL, sandbox: false, webhookUrl: demoWebhookUrl });
+  return {
+    demoMerchantId: sandbox.id,
+    ...(sandbox.credentials ? { demoCredentials: sandbox.credentials } : {}),
+    demoLiveMerchantId: live.id,
+    ...(live.credentials ? { demoLiveCredentials: live.credentials } : {}),
+  };
+}
+
+/** A demo merchant (made once): funded by a recorded deposit of 10,000 USDT when made, its key pair issued once. */
+async function seedDemoMerchant(tx: Db, secretBox: SecretBox, m: { name: string; email: string; sandbox: boolean; webhookUrl: string }) {
+  const [existing] = await tx<{ id: string }[]>`select id from merchants where email = ${m.email}`;
+  const id =
+    existing?.id ??
     (await insertMerchant(tx, {
-      name: 'Demo Shop',
-      email: DEMO_MERCHANT_EMAIL,
-      webhook_url: demoWebhookUrl,
+      name: m.name,
+      email: m.email,
+      webhook_url: m.webhookUrl,
       api_version: 'v2',
       rate_limit_per_minute: null,
       payin_fee_bps: 250,
       payout_fee_bps: 150,
-      // The demo merchant is a sandbox merchant — its deals go to the sandbox trader,
-      // driven by the amount (docs/sandbox.md), so a first session sees a deal complete unaided.
-      sandbox: true,
+      sandbox: m.sandbox,
     }));
-  const wallet = await ensureWallet(tx, 'merchant', demoMerchantId, 'USDT');
-  // Funded once, when it is made (an older database holds its first deposit under a pre-canonical hash).
-  if (!demo) {
-    const txHash = createHash('sha256').update('seed-demo-deposit').digest('hex');
-    await recordDeposit(tx, { merchantId: demoMerchantId, walletId: wallet.id, amount: 1_000_000n, txHash });
+  const wallet = await ensureWallet(tx, 'merchant', id, 'USDT');
+  // Funded once, when it is made (an older database holds the sandbox one's first deposit under a pre-canonical hash).
+  if (!existing) {
+    const txHash = createHash('sha256')
+      .update(m.sandbox ? 'seed-demo-deposit' : 'seed-demo-live-deposit')
+      .digest('hex');
+    await recordDeposit(tx, { merchantId: id, walletId: wallet.id, amount: 1_000_000n, txHash });
   }
-  const [key] = await tx`select 1 from api_keys where merchant_id = ${demoMerchantId}`;
-  const demoCredentials = key ? undefined : await replaceKeyPair(tx, secretBox, demoMerchantId, 0);
-  return { demoMerchantId, ...(demoCredentials ? { demoCredentials } : {}) };
+  const [key] = await tx`select 1 from api_keys where merchant_id = ${id}`;
+  const credentials = key ? undefined : await replaceKeyPair(tx, secretBox, id, 0);
+  return { id, credentials };
 }
 
 /** A demo trader's money and requisites: funded by a recorded top-up, a requisite for every method. */

@@ -104,6 +104,11 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminListPendingRequisites: READ,
   adminApproveRequisite: ADMIN,
   adminRejectRequisite: ADMIN,
+  // A trader's money: its wallet (every role reads), its security deposit and minimum working balance (finance).
+  adminGetTraderWallet: READ,
+  adminSetTraderMoney: FINANCE,
+  adminHoldTraderSecurityDeposit: FINANCE,
+  adminReleaseTraderSecurityDeposit: FINANCE,
   // Money (finance).
   adminCreateDeposit: FINANCE,
   adminSetRate: FINANCE,
@@ -263,6 +268,32 @@ export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>>
   traderGetPresence: TRADER,
   traderUpdatePresence: TRADER,
   traderPresenceHeartbeat: TRADER,
+  // The trader's deal queue and its moves on its own deals.
+  traderListDeals: TRADER,
+  traderGetDeal: TRADER,
+  traderListAvailablePayouts: TRADER,
+  traderConfirmPayin: TRADER,
+  traderReportPayinNotReceived: TRADER,
+  traderTakePayout: TRADER,
+  traderStartPayout: TRADER,
+  traderCompletePayout: TRADER,
+  traderRejectPayout: TRADER,
+  // Disputes on the trader's deals: read them, answer with a statement and evidence.
+  traderListAppeals: TRADER,
+  traderGetAppeal: TRADER,
+  traderCreateAppealMessage: TRADER,
+  traderUploadAppealEvidence: TRADER,
+  traderDownloadAppealFile: TRADER,
+  // The trader's money: wallet, deposit address and deposits, movements, deals' money, withdrawals.
+  traderGetWallet: TRADER,
+  traderGetDepositAddress: TRADER,
+  traderListDeposits: TRADER,
+  traderListMovements: TRADER,
+  traderListEarnings: TRADER,
+  traderGetWithdrawFee: TRADER,
+  traderCreateWithdrawal: TRADER,
+  traderListWithdrawals: TRADER,
+  traderGetWithdrawal: TRADER,
 };
 
 /** Each door's column of the table. */

@@ -1,6 +1,7 @@
 /**
- * npm run call -- METHOD PATH [JSON body]: one request signed with the demo merchant's pair
- * (MERCHANT_TOKEN / MERCHANT_SECRET override it). Prints the status, the trace id and the body.
+ * npm run call -- [--live] METHOD PATH [JSON body]: one request signed with the demo merchant's pair
+ * (the sandbox Demo Shop's; with --live, Demo Shop Live's, whose deals meet the demo traders;
+ * MERCHANT_TOKEN / MERCHANT_SECRET override both). Prints the status, the trace id and the body.
  * It signs both schemes: v1 (the spec's, over `<t>.<raw body>`) and the request-bound v2 over method, path and query as
  * sent (domain/crypto/signature.ts), so it also works for a merchant whose signature_binding is required.
  */
@@ -9,11 +10,12 @@ import { join } from 'node:path';
 import { signatureHeader } from '../domain/crypto/signature';
 import { DATA_DIR } from './stack';
 
-const [method = 'GET', path = '/api/v1/p2p/my-merchant', body = ''] = process.argv.slice(2);
+const live = process.argv[2] === '--live';
+const [method = 'GET', path = '/api/v1/p2p/my-merchant', body = ''] = process.argv.slice(live ? 3 : 2);
 let token = process.env.MERCHANT_TOKEN;
 let secret = process.env.MERCHANT_SECRET;
 if (!token || !secret) {
-  const file = readdirSync(DATA_DIR).find((f) => f.startsWith('demo-merchant-'));
+  const file = readdirSync(DATA_DIR).find((f) => f.startsWith(live ? 'live-demo-merchant-' : 'demo-merchant-'));
   if (!file) throw new Error('no demo credentials in .data; run npm start first or set MERCHANT_TOKEN and MERCHANT_SECRET');
   ({ token, secret } = JSON.parse(readFileSync(join(DATA_DIR, file), 'utf8')) as { token: string; secret: string });
 }

@@ -50,7 +50,7 @@ export async function ledgerCheck(config: Pick<Config, 'DATABASE_URL'> & Tempora
 function printBacking(unbacked: UnbackedCredit[]) {
   if (unbacked.length === 0) {
     console.log(
-      '  live money: every system account paid only for a recorded deposit or trader top-up; every trader wallet moved only by its top-ups and its own deals',
+      '  live money: every system account paid only for a recorded deposit or trader top-up; every trader wallet moved only by its recorded top-ups and deposits, its own deals and withdrawals, and its security deposit',
     );
     return;
   }

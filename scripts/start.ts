@@ -51,6 +51,9 @@ const seeded = await prepareDatabase(databaseUrl, config.SECRETS_ENCRYPTION_KEY,
 const credentialsFile = join(DATA_DIR, `demo-merchant-${new URL(databaseUrl).port}-${new URL(databaseUrl).pathname.slice(1)}.json`);
 if (seeded.demoCredentials) writeFileSync(credentialsFile, JSON.stringify(seeded.demoCredentials, null, 2), { mode: 0o600 });
 const demo = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { token: string; secret: string }) : undefined;
+// The live demo merchant's pair likewise (npm run call -- --live signs with it).
+const liveFile = join(DATA_DIR, `live-demo-merchant-${new URL(databaseUrl).port}-${new URL(databaseUrl).pathname.slice(1)}.json`);
+if (seeded.demoLiveCredentials) writeFileSync(liveFile, JSON.stringify(seeded.demoLiveCredentials, null, 2), { mode: 0o600 });
 // Likewise the console admin's password (made at the first start): a development stack prints it every time.
 const adminFile = join(DATA_DIR, `console-admin-${new URL(databaseUrl).port}-${new URL(databaseUrl).pathname.slice(1)}.json`);
 if (seeded.adminOperator?.password) writeFileSync(adminFile, JSON.stringify(seeded.adminOperator, null, 2), { mode: 0o600 });
@@ -178,8 +181,10 @@ console.log(`
                    in .data/mailbox/merchants.jsonl; docs/cabinet.md)
   Trader app       ${apiUrl}/trader   (sign in as ${demoTrader?.email ?? SEED_TRADER_EMAIL}, Demo trader Dana; on a phone too)
   trader password  ${demoTrader?.password ?? '(set at the first start and shown once)'}
-                   (the first sign-in sets up an authenticator app; then go online: a live PayIn of
-                   a T-Bank payer meets Dana first; docs/trader.md)
+                   (the first sign-in sets up an authenticator app; go online, then make a live PayIn
+                   of a T-Bank payer, which meets Dana first, and confirm it in the app:
+                   npm run call -- --live POST /api/v1/p2p/merchant/deals/payin '{"idempotency_key":"try-1","amount":150000,"currency":"RUB","payment_method_id":"card-rub","client_id":"payer-1","payer_bank":"tbank"}'
+                   docs/trader.md)
   Operator JWT     ${operatorJwt}
   Cabinet JWT      ${cabinetJwt}
   (JWTs are valid 12 h, signed with the dev JWT_SECRET; more with

@@ -1,7 +1,7 @@
 /**
  * The appeal's own workflow, id `appeal:<appeal_id>`: it runs the appeal moves that do not move a
  * live deal — review, close, reopen, and opening or resolving while the deal is terminal (EXPIRED:
- * the settlement path; COMPLETED) — one at a time. Each command is decided here against the table
+ * the settlement path; COMPLETED) — and the answers of the deal's trader, one at a time. Each command is decided here against the table
  * of domain/state/appeals.ts on the appeal and deal as they are (readAppealState), then carried out by
  * its step in one transaction. Commands arrive by Update-With-Start; a run ends after
  * `idleSeconds` without commands and the next command starts a new run of the same id, so the
@@ -24,6 +24,8 @@ function appealCommandRefusal(command: AppealCommand, { appeal, dealStatus }: Ap
     return appealOpenRefusal(dealStatus, appeal) ?? liveDealRefusal('open', dealStatus);
   }
   if (!appeal) return undefined;
+  // The trader's answer moves no state of the table: its step judges the deadline under the appeal's lock.
+  if (command.kind === 'trader_answer') return undefined;
   if (appeal.lastCommandId === (command.kind === 'resolve' ? command.input.commandId : command.commandId)) return undefined;
   const situation = { appealStatus: appeal.status, dealStatus, settled: appeal.settled, outcome: appeal.outcome };
   if (command.kind !== 'resolve') return appealCommandProblem(command.kind, situation);
@@ -40,6 +42,8 @@ export async function appealWorkflow(input: AppealWorkflowInput): Promise<{ comm
         return steps.openAppeal(command.input, 'appeal');
       case 'resolve':
         return steps.resolveAppeal(command.input, 'appeal');
+      case 'trader_answer':
+        return steps.answerAppealAsTrader(command.input);
       default:
         return steps.moveAppeal({
           appealId: input.appealId,

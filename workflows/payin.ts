@@ -16,12 +16,14 @@ import {
   changeAmountUpdate,
   completeUpdate,
   confirmPaymentUpdate,
+  confirmReceivedUpdate,
   notifyPaymentUpdate,
   openAppealUpdate,
   type PayinOutcome,
   type PayinSnapshot,
   type PayinWorkflowInput,
   reconciliationUpdate,
+  reportNotReceivedUpdate,
   resolveAppealUpdate,
 } from './contracts/payin';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
@@ -60,6 +62,19 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinOut
       (d) => payinRefusal('confirm_payment', d.status),
       // One step: verified and, unless partial / overpaid (an operator decides), completed.
       async () => apply(await localSteps.confirmPayin(dealId, actor)),
+    ),
+  );
+  setHandler(confirmReceivedUpdate, (receivedAmount, actor) =>
+    deal.command(
+      (d) => payinRefusal('confirm_payment', d.status),
+      // One step: what arrived is recorded, then the confirmation, which completes only a full payment.
+      async () => apply(await localSteps.confirmPayin(dealId, actor, receivedAmount)),
+    ),
+  );
+  setHandler(reportNotReceivedUpdate, (reason, actor) =>
+    deal.command(
+      (d) => payinRefusal('report_not_received', d.status),
+      async () => apply(await localSteps.reportPayinNotReceived(dealId, reason, actor)),
     ),
   );
   setHandler(completeUpdate, (actor) =>

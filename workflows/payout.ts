@@ -15,6 +15,7 @@ import {
   type PayoutWorkflowInput,
   rejectPayoutUpdate,
   startPayoutUpdate,
+  takePayoutUpdate,
 } from './contracts/payout';
 import { createOrAdopt, dealLifecycle } from './deal-lifecycle';
 import { sandboxClock } from './sandbox-clock';
@@ -42,10 +43,17 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       async () => apply(await localSteps.startPayout(dealId, actor)),
     ),
   );
-  setHandler(completePayoutUpdate, (actor) =>
+  setHandler(completePayoutUpdate, (actor, proof) =>
     deal.command(
       (d) => payoutRefusal('complete', d.status),
-      async () => apply(await localSteps.completePayout(dealId, actor)),
+      async () => apply(await localSteps.completePayout(dealId, actor, proof)),
+    ),
+  );
+  // A trader's take: commands run one at a time, so of concurrent takes the first wins and the rest find it MATCHED.
+  setHandler(takePayoutUpdate, (traderId, actor) =>
+    deal.command(
+      (d) => payoutRefusal('take', d.status),
+      async () => apply(await localSteps.takePayout(dealId, traderId, actor)),
     ),
   );
   setHandler(rejectPayoutUpdate, (reason, actor) =>

@@ -137,6 +137,28 @@ const attachmentSchema = z
   })
   .openapi('AppealAttachment');
 
+/** A message as the arbiter reads it: any party's, labelled with the party and its name. */
+const adminMessageSchema = messageSchema
+  .extend({
+    sender_role: z.enum(['MERCHANT', 'ADMIN', 'TRADER']).openapi({ description: "the party: the merchant, the arbiter, or the deal's trader" }),
+    sender_name: z.string().openapi({ description: "the merchant's name, the trader's name, or the operator account's email (`operator JWT (<sub>)`)" }),
+  })
+  .openapi('AdminAppealMessage');
+
+/** The deal's trader as a party of the appeal (operators only: the merchant's view has no trader side). */
+const appealTraderSchema = z
+  .object({
+    trader_id: z.string().openapi({ description: "the deal's trader; '' when the deal has none" }),
+    name: z.string(),
+    respond_by: timestamp.openapi({ description: 'when the trader must have answered: opening + APPEAL_TRADER_RESPONSE_SECONDS' }),
+    responded_at: z.string().openapi({ description: "RFC 3339 of the trader's first answer; '' while it has not answered" }),
+    answer: z
+      .enum(['ANSWERED', 'WAITING', 'MISSED'])
+      .openapi({ description: 'ANSWERED: it answered; WAITING: its time runs; MISSED: its time ended without an answer' }),
+    file_ids: z.array(z.string().uuid()).openapi({ description: "the trader's evidence: the files of its messages" }),
+  })
+  .openapi('AppealTraderParty');
+
 const adminAppealSchema = appealSchema
   .extend({
     merchant_id: z.string().uuid(),
@@ -149,8 +171,11 @@ const adminAppealSchema = appealSchema
     deal_status_at_open: z.string(),
     settlement_deal_id: z.string().openapi({ description: 'the settlement deal made for this appeal, or empty' }),
     deal: dealSchema,
-    messages: z.array(messageSchema),
-    files: z.array(fileSchema).openapi({ description: 'every file attached to the appeal or its messages' }),
+    trader: appealTraderSchema,
+    messages: z.array(adminMessageSchema).openapi({ description: "every party's messages, oldest first (the merchant's own thread has no TRADER messages)" }),
+    files: z
+      .array(fileSchema.extend({ party: z.enum(['MERCHANT', 'ADMIN', 'TRADER']).openapi({ description: 'whose evidence it is' }) }))
+      .openapi({ description: 'every file attached to the appeal or its messages, with the party that gave it' }),
     moves: z
       .array(
         z

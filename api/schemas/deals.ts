@@ -36,12 +36,23 @@ export const dealSchema = z
     sandbox: z.literal(true).optional().openapi({
       description: "addition: true on a sandbox merchant's deals (see the Sandbox tag); absent on a live merchant's",
     }),
+    payout_proof: z
+      .object({
+        bank_reference: z.string().openapi({ description: "the bank's reference of the transfer, as the trader gave it" }),
+        file_id: z.string().openapi({
+          description: "the trader's proof file (a receipt or a screenshot): GET /api/v1/p2p/merchant/files/{file_id}; empty when the proof has none",
+        }),
+      })
+      .optional()
+      .openapi({
+        description: 'addition: on a PayOut its trader completed with a proof of the transfer (from deal.completed on); absent on every other deal',
+      }),
   })
   .openapi('MerchantDealInfo', {
     description:
       'Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an ' +
       'appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. ' +
-      "A sandbox merchant's deals carry sandbox: true.",
+      "A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof.",
   });
 
 export const dealResponse = z.object({ deal: dealSchema }).openapi('DealResponse');

@@ -89,8 +89,12 @@ export const withdrawalListResponse = z
   .openapi('WithdrawalList', { description: 'Newest first, one row per withdrawal. An empty next_page_token means the last page.' });
 export const operatorWithdrawalSchema = withdrawalSchema
   .extend({
-    merchant_id: z.string().uuid(),
+    owner_type: z.enum(['merchant', 'trader']).openapi({ description: "addition: whose USDT it is: a merchant's or a trader's (owner_id, owner_name)" }),
+    owner_id: z.string().uuid(),
+    owner_name: z.string(),
+    merchant_id: z.string().openapi({ description: "the merchant's id; empty on a trader's withdrawal (trader_id)" }),
     merchant_name: z.string(),
+    trader_id: z.string().openapi({ description: "addition: the trader's id on a trader's withdrawal; empty on a merchant's" }),
     broadcast_attempts: z.number().int(),
     broadcast_started_at: z.string(),
     last_broadcast_error: z.string(),

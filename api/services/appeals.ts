@@ -16,6 +16,7 @@ import {
   appealOpenRefusal,
   appealView,
   settledAppealDeal,
+  traderAnswerState,
   type AppealOutcome,
 } from '../../domain/state/appeals';
 import { newId, uuidV5, type IdPrefix } from '../../domain/ids';
@@ -29,13 +30,18 @@ import {
   findMerchantAppeal,
   findSettlement,
   latestMessagesOf,
+  databaseNow,
   listAppeals,
+  MERCHANT_THREAD_ROLES,
   messagesOf,
+  traderOfAppeal,
   pageAppeals,
   streamAppeals,
   type AppealRow,
   type MessageRow,
+  type SenderRole,
 } from '../../db/queries/appeals';
+import { accountNames } from '../../db/queries/accounts';
 import { findMerchantDeal } from '../../db/queries/deals';
 import { filesByIds } from '../../db/queries/files';
 import {
@@ -46,6 +52,7 @@ import {
   appealWorkflowType,
   type AppealCommand,
   type AppealWorkflow,
+  type TraderAnswerInput,
 } from '../../workflows/contracts/appeal';
 import {
   openAppealUpdate,
@@ -317,7 +324,15 @@ export async function postMessage(
   );
 }
 
-export const threadOf = (deps: AppDeps, appealId: string) => messagesOf(deps.sql, appealId);
+/** The merchant's thread: its messages and the arbiter's (the trader's side of the appeal is the arbiter's to read). */
+export const threadOf = (deps: AppDeps, appealId: string) => messagesOf(deps.sql, appealId, MERCHANT_THREAD_ROLES);
+
+// ---- The deal's trader ----
+
+/** The trader's answer, a command of the appeal's workflow (its step judges the deadline and writes the message). */
+export function sendTraderAnswer(deps: AppDeps, appeal: Pick<AppealRow, 'id' | 'merchant_id' | 'deal_id'>, input: TraderAnswerInput) {
+  return runAppealCommand(deps, { id: appeal.id, merchantId: appeal.merchant_id, dealId: appeal.deal_id }, { kind: 'trader_answer', input });
+}
 
 // ---- The arbiter (operator) ----
 
@@ -328,16 +343,47 @@ export async function operatorAppeal(deps: AppDeps, appealId: string): Promise<A
 }
 
 export async function adminAppealView(deps: AppDeps, appeal: AppealRow) {
-  const [deal, messages, settlement] = await Promise.all([
+  const [deal, messages, settlement, trader, merchantName, now] = await Promise.all([
     readDeal(deps, appeal.deal_id),
     messagesOf(deps.sql, appeal.id),
     findSettlement(deps.sql, appeal.id),
+    traderOfAppeal(deps.sql, appeal.id),
+    merchantNames(deps.sql, [appeal.merchant_id]).then((names) => names.get(appeal.merchant_id) ?? ''),
+    databaseNow(deps.sql),
   ]);
-  const files = await filesByIds(deps.sql, [...new Set([...appeal.file_ids, ...messages.flatMap((m) => m.file_ids)])]);
+  // Whose evidence each file is: the statement's files are the merchant's, a message's its sender's.
+  const partyOf = new Map<string, SenderRole>(appeal.file_ids.map((id) => [id, 'MERCHANT']));
+  for (const m of messages) for (const id of m.file_ids) if (!partyOf.has(id)) partyOf.set(id, m.sender_role);
+  const files = await filesByIds(deps.sql, [...partyOf.keys()]);
   const settlementDealId = settlement?.deal_id ?? '';
   // What each arbiter move would do now, decided as the workflows decide it.
   const moves = operatorAppealMoves({ appealStatus: appeal.status, dealStatus: deal.status, settled: settlementDealId !== '', outcome: appeal.outcome });
-  return { appeal, deal, messages, settlementDealId, files: files.map(presentFile), moves };
+  const operators = await accountNames(
+    deps.sql,
+    messages.filter((m) => m.sender_role === 'ADMIN').map((m) => m.sender_id),
+  );
+  const senderName = (m: MessageRow) =>
+    m.sender_role === 'MERCHANT'
+      ? merchantName
+      : m.sender_role === 'TRADER'
+        ? (trader?.name ?? '')
+        : (operators.get(m.sender_id)?.email ?? `operator JWT (${m.sender_id})`);
+  return {
+    appeal,
+    deal,
+    messages: messages.map((m) => ({ ...presentMessage(m), sender_name: senderName(m) })),
+    settlementDealId,
+    files: files.map((f) => ({ ...presentFile(f), party: partyOf.get(f.id)! })),
+    moves,
+    trader: {
+      trader_id: trader?.trader_id ?? '',
+      name: trader?.name ?? '',
+      respond_by: appeal.trader_respond_by.toISOString(),
+      responded_at: appeal.trader_responded_at?.toISOString() ?? '',
+      answer: traderAnswerState(appeal, now),
+      file_ids: [...new Set(messages.filter((m) => m.sender_role === 'TRADER').flatMap((m) => m.file_ids))],
+    },
+  };
 }
 
 /** review, close, reopen: the appeal alone moves, in the appeal's workflow (whose step audits it with `actor`). */

@@ -21,9 +21,12 @@ export const ALLOWED_FILE_TYPES = ['application/pdf', 'image/png', 'image/jpeg',
 const SNIFFED: Record<string, string> = { pdf: 'application/pdf', png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
 const PART_NAME = 'file';
 
-export type FileOwner = { kind: 'merchant'; merchantId: string } | { kind: 'operator'; operatorId: string };
-/** Who may store a file: an owner above, or a payer's page (a receipt of its deal, api/services/payer-proof.ts). */
-export type FileWriter = FileOwner | { kind: 'payer'; dealId: string };
+export type FileOwner = { kind: 'merchant'; merchantId: string } | { kind: 'operator'; operatorId: string } | { kind: 'trader'; traderId: string };
+/**
+ * Who may store a file: an owner above, a payer's page (a receipt of its deal, api/services/payer-proof.ts)
+ * or a trader for one of its payouts (the proof of the transfer, api/services/trader-deals.ts).
+ */
+export type FileWriter = FileOwner | { kind: 'payer'; dealId: string } | { kind: 'trader'; traderId: string; dealId: string };
 
 /** What a file may be beyond the type rule, and what else commits with its row. */
 export interface StoreOptions {
@@ -33,7 +36,7 @@ export interface StoreOptions {
   alsoInTransaction?: (tx: Db, row: FileRow) => Promise<void>;
 }
 
-const storageOf = (deps: AppDeps): FileStorage => deps.fileStorage ?? postgresFileStorage(deps.sql);
+export const storageOf = (deps: AppDeps): FileStorage => deps.fileStorage ?? postgresFileStorage(deps.sql);
 
 const refuse = (message: string) => new InvalidArgument(message, [{ field: PART_NAME, message, code: 'invalid_file' }]);
 
@@ -202,7 +205,8 @@ export async function storeFile(
         owner_type: owner.kind,
         merchant_id: owner.kind === 'merchant' ? owner.merchantId : null,
         operator_id: owner.kind === 'operator' ? owner.operatorId : null,
-        deal_id: owner.kind === 'payer' ? owner.dealId : null,
+        trader_id: owner.kind === 'trader' ? owner.traderId : null,
+        deal_id: owner.kind === 'payer' || (owner.kind === 'trader' && 'dealId' in owner) ? owner.dealId : null,
         file_name: fileName,
         content_type: type,
         size: BigInt(bytes.length),
@@ -229,6 +233,7 @@ export async function discardFile(deps: AppDeps, owner: { merchantId: string }, 
 
 /** The file and its bytes for a reader: merchants see their own and the arbiter's files in their appeals; operators see all. */
 export async function readFile(deps: AppDeps, reader: FileOwner, fileId: string): Promise<{ row: FileRow; bytes: Buffer }> {
+  if (reader.kind === 'trader') throw new NotFound('file not found'); // a trader reads a file through its appeal (api/services/trader-appeals.ts)
   const row = reader.kind === 'merchant' ? await findFileForMerchant(deps.sql, reader.merchantId, fileId) : await findFile(deps.sql, fileId);
   if (!row) throw new NotFound('file not found');
   const bytes = await storageOf(deps).get(fileId);
@@ -239,7 +244,9 @@ export async function readFile(deps: AppDeps, reader: FileOwner, fileId: string)
 /** file_ids on appeals and messages must be the caller's own uploads: 400 naming the first that is not. */
 export async function requireOwnFiles(deps: AppDeps, owner: FileOwner, fileIds: string[], field = 'file_ids'): Promise<string[]> {
   const unique = [...new Set(fileIds)];
-  const foreign = await foreignFileIds(deps.sql, owner.kind === 'merchant' ? { merchantId: owner.merchantId } : { operator: true }, unique);
+  const mine =
+    owner.kind === 'merchant' ? { merchantId: owner.merchantId } : owner.kind === 'trader' ? { traderId: owner.traderId } : { operator: true as const };
+  const foreign = await foreignFileIds(deps.sql, mine, unique);
   if (foreign.length > 0) {
     const message = `file ${foreign[0]} is not one of your uploaded files`;
     throw new InvalidArgument(message, [{ field, message, code: 'unknown_file' }]);

@@ -6,6 +6,7 @@ import { creditTraderLiquidity } from '../../db/queries/deposits';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { findTrader, insertRequisite, insertTrader, listTradersPage, requisitesOf } from '../../db/queries/traders';
 import { ensureWallet } from '../../db/queries/wallets';
+import { settleSecurityHold } from '../../db/queries/trader-money';
 import { insertAudit } from '../../db/queries/audit';
 import type { AuditActor } from '../../domain/audit';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
@@ -41,6 +42,8 @@ export async function fundTrader(deps: AppDeps, traderId: string, amount: bigint
     if (!row) throw new NotFound('trader not found');
     const wallet = await ensureWallet(tx, 'trader', traderId, 'USDT');
     const created = await creditTraderLiquidity(tx, { traderId, walletId: wallet.id, amount, txHash });
+    // A top-up is a deposit too: a security deposit still short is held from it.
+    if (created) await settleSecurityHold(tx, traderId);
     // A repeat credits nothing and is no new action.
     if (created && actor)
       await insertAudit(tx, actor, { action: 'trader.deposit', objectType: 'trader', objectId: traderId, after: { amount, tx_hash: txHash } });

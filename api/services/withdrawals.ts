@@ -23,11 +23,13 @@ import { exportFileName } from '../../domain/csv';
 import type { IdPrefix } from '../../domain/ids';
 import { findWithdrawalAddress, merchantNames } from '../../db/queries/merchants';
 import { accountNames } from '../../db/queries/accounts';
+import { traderNames } from '../../db/queries/traders';
 import { csvExport } from './csv-export';
 import {
   approverAccounts,
   findWithdrawal,
   findWithdrawalByCallerKey,
+  latestTraderWithdrawalByKey,
   latestWithdrawalByKey,
   listApprovals,
   listWithdrawals,
@@ -178,6 +180,73 @@ export async function createMerchantWithdrawal(
   return { row: callerKey ? answerKeyed(row, body, callerKey) : row, replayed };
 }
 
+/**
+ * A trader's withdrawal of its available USDT, through the same workflow: server-side
+ * idempotency as a merchant's (the key from trader, address, amount and fee), always to the
+ * operator queue (PENDING_MANUAL), approved by one operator — two above the four-eyes amount.
+ */
+export async function createTraderWithdrawal(
+  deps: AppDeps,
+  traderId: string,
+  body: { address: string; amount: bigint; idempotency_key?: string | undefined },
+): Promise<Created<WithdrawalRow>> {
+  const { fee } = quoteWithdrawal(deps, body.amount);
+  // Its own space of keys and ids: a trader id never derives a merchant's withdrawal id.
+  const owner = `trader:${traderId}`;
+  const dedupKey = withdrawalDedupKey({ merchantId: owner, address: body.address, amount: body.amount, fee });
+  const latest = await latestTraderWithdrawalByKey(deps.sql, traderId, dedupKey);
+  if (latest && holdsKey(latest, deps.now(), deps.config.WITHDRAWAL_IDEMPOTENCY_WINDOW_SECONDS)) return { row: latest, replayed: true };
+  const generation = latest ? latest.dedup_generation + 1 : 0;
+  const withdrawalId = withdrawalIdFor(owner, dedupKey, generation);
+  const requestId = randomUUID();
+  const input: WithdrawalWorkflowInput = {
+    requestId,
+    create: {
+      withdrawalId,
+      merchantId: '',
+      traderId,
+      address: body.address,
+      amount: body.amount.toString(),
+      fee: fee.toString(),
+      dedupKey,
+      dedupGeneration: generation,
+      idempotencyKey: body.idempotency_key ?? '',
+    },
+    syncWaitMs: deps.config.WITHDRAWAL_SYNC_WAIT_SECONDS * 1000,
+    timeouts: stepTimeouts(deps.config),
+    broadcast: {
+      timeoutSeconds: deps.config.WITHDRAWAL_BROADCAST_TIMEOUT_SECONDS,
+      heartbeatSeconds: deps.config.WITHDRAWAL_BROADCAST_HEARTBEAT_SECONDS,
+      maxBackoffSeconds: deps.config.WITHDRAWAL_BROADCAST_MAX_BACKOFF_SECONDS,
+    },
+  };
+  const { replayed } = await startThroughWorkflow<WithdrawalWorkflow>(deps, {
+    workflowType: withdrawalWorkflowType,
+    requestId,
+    start: {
+      workflowId: withdrawalWorkflowId(withdrawalId),
+      taskQueue: withdrawalTaskQueue(deps.config),
+      args: [input],
+      typedSearchAttributes: withdrawalSearchAttributes({ merchantId: '', withdrawalId }),
+    },
+  });
+  return { row: await readWithdrawal(deps, withdrawalId), replayed };
+}
+
+/** One of the trader's withdrawals; another's (or a merchant's) is 404. */
+export async function getTraderWithdrawal(deps: AppDeps, traderId: string, id: string) {
+  const row = await findWithdrawal(deps.sql, id);
+  if (!row || row.trader_id !== traderId) throw new NotFound('withdrawal not found');
+  return row;
+}
+
+export async function listTraderWithdrawals(deps: AppDeps, traderId: string, q: { page_size?: number; page_token?: string }) {
+  const scope = `trader-withdrawals:${traderId}`;
+  const size = clampPageSize(q.page_size);
+  const page = keysetPage(deps, scope, await listWithdrawals(deps.sql, { traderId, after: cursorOf(deps, scope, q.page_token), limit: size + 1 }), size);
+  return { data: page.rows.map(presentWithdrawal), next_page_token: page.next_page_token };
+}
+
 export async function getMerchantWithdrawal(deps: AppDeps, merchantId: string, id: string) {
   const row = await findWithdrawal(deps.sql, id);
   if (!row || row.merchant_id !== merchantId) throw new NotFound('withdrawal not found');
@@ -211,6 +280,7 @@ export async function pageMerchantWithdrawals(
 /** Who the people and merchant around withdrawals are: names for the operator's view. */
 interface WithdrawalNames {
   merchants: Map<string, string>;
+  traders: Map<string, string>;
   accounts: Map<string, { email: string }>;
 }
 
@@ -234,8 +304,12 @@ function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals:
       })),
     approvals_required: approvalsRequired(row.amount, deps.config.WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS),
     ...presentWithdrawal(row),
-    merchant_id: row.merchant_id,
-    merchant_name: names.merchants.get(row.merchant_id) ?? '',
+    owner_type: row.trader_id ? ('trader' as const) : ('merchant' as const),
+    owner_id: (row.trader_id ?? row.merchant_id)!,
+    owner_name: row.trader_id ? (names.traders.get(row.trader_id) ?? '') : (names.merchants.get(row.merchant_id ?? '') ?? ''),
+    merchant_id: row.merchant_id ?? '',
+    merchant_name: names.merchants.get(row.merchant_id ?? '') ?? '',
+    trader_id: row.trader_id ?? '',
     broadcast_attempts: row.broadcast_attempts,
     broadcast_started_at: row.broadcast_started_at?.toISOString() ?? '',
     last_broadcast_error: row.last_broadcast_error,
@@ -248,14 +322,18 @@ function presentOperatorWithdrawal(deps: AppDeps, row: WithdrawalRow, approvals:
 
 async function namesOf(deps: AppDeps, rows: WithdrawalRow[], approvals: ApprovalRow[]): Promise<WithdrawalNames> {
   const people = [...approvals.map((a) => approverAccountId(a.approver) ?? ''), ...rows.flatMap((r) => [r.approved_by, r.cancelled_by])];
-  const [merchants, accounts] = await Promise.all([
+  const [merchants, traders, accounts] = await Promise.all([
     merchantNames(
       deps.sql,
-      rows.map((r) => r.merchant_id),
+      rows.flatMap((r) => (r.merchant_id ? [r.merchant_id] : [])),
+    ),
+    traderNames(
+      deps.sql,
+      rows.flatMap((r) => (r.trader_id ? [r.trader_id] : [])),
     ),
     accountNames(deps.sql, people),
   ]);
-  return { merchants, accounts };
+  return { merchants, traders, accounts };
 }
 
 export interface OperatorWithdrawalQuery {

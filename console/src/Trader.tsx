@@ -17,11 +17,17 @@ import { Text } from './text';
 import { TraderHome } from './trader/Home';
 import { TraderRequisites } from './trader/Requisites';
 import { PresenceSwitch } from './trader/Presence';
+import { TraderDeals } from './trader/Deals';
+import { TraderAppeals } from './trader/Appeals';
+import { TraderWallet } from './trader/Wallet';
 
 /** The trader app's sections: path below /trader, label, page (each page file owns its sub-routes). */
 const SECTIONS: Array<[string, string, () => ReactElement]> = [
   ['/', 'Today', TraderHome],
   ['/requisites', 'Requisites', TraderRequisites],
+  ['/deals', 'Deals', TraderDeals],
+  ['/appeals', 'Disputes', TraderAppeals],
+  ['/wallet', 'Wallet', TraderWallet],
 ];
 
 /** The section a path belongs to: its first segment. */

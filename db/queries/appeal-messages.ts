@@ -1,14 +1,15 @@
 /**
  * A message in an appeal's thread, written in one transaction with its `appeal.message` event (an
  * arbiter's message) and its audit row (an operator's or the sandbox arbiter's): the one writer the
- * merchant's and the operator's message routes (api/services/appeals.ts postMessage) and the
- * sandbox arbiter's activity (activities/sandbox.ts) share.
+ * merchant's and the operator's message routes (api/services/appeals.ts postMessage), the
+ * sandbox arbiter's activity (activities/sandbox.ts) and the trader's answer step
+ * (activities/appeals.ts answerAppealAsTrader) share.
  */
 import type { Db } from '../sql';
 import type { AuditActor } from '../../domain/audit';
 import { appealView } from '../../domain/state/appeals';
 import { dealEventPayload } from '../../domain/records/deal-info';
-import { insertMessage, type AppealRow, type MessageRow } from './appeals';
+import { insertMessage, type AppealRow, type MessageRow, type SenderRole } from './appeals';
 import { insertAudit } from './audit';
 import { findDeal } from './deals';
 import { writeOutboxEvent } from './outbox';
@@ -24,7 +25,7 @@ export const presentMessage = (m: MessageRow) => ({
 
 export interface AppealMessageInput {
   id: string;
-  senderRole: 'MERCHANT' | 'ADMIN';
+  senderRole: SenderRole;
   senderId: string;
   body: string;
   fileIds: string[];

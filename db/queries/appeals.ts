@@ -27,13 +27,22 @@ export interface AppealRow {
   /** The operator account working on it, or none. */
   assignee_id: string | null;
   assigned_at: Date | null;
+  /** When the deal's trader must have answered: opening + APPEAL_TRADER_RESPONSE_SECONDS. */
+  trader_respond_by: Date;
+  /** The trader's first answer; null while it has not answered. */
+  trader_responded_at: Date | null;
 }
+
+/** Who wrote a message: the merchant, the arbiter, or the trader of the deal. */
+export type SenderRole = 'MERCHANT' | 'ADMIN' | 'TRADER';
+/** The roles whose messages the merchant's thread shows. */
+export const MERCHANT_THREAD_ROLES: readonly SenderRole[] = ['MERCHANT', 'ADMIN'];
 
 export interface MessageRow {
   id: string;
   appeal_id: string;
   seq: bigint;
-  sender_role: 'MERCHANT' | 'ADMIN';
+  sender_role: SenderRole;
   sender_id: string;
   body: string;
   file_ids: string[];
@@ -121,7 +130,7 @@ export async function pageAppeals(db: Db, f: AppealSelection, skip: number, take
 
 export async function insertMessage(
   db: Db,
-  m: { id: string; appealId: string; senderRole: 'MERCHANT' | 'ADMIN'; senderId: string; body: string; fileIds: string[] },
+  m: { id: string; appealId: string; senderRole: SenderRole; senderId: string; body: string; fileIds: string[] },
 ): Promise<MessageRow> {
   const [row] = await db<MessageRow[]>`
     insert into appeal_messages (id, appeal_id, sender_role, sender_id, body, file_ids)
@@ -130,9 +139,12 @@ export async function insertMessage(
   return row!;
 }
 
-/** The thread, oldest first. */
-export async function messagesOf(db: Db, appealId: string): Promise<MessageRow[]> {
-  return db<MessageRow[]>`select * from appeal_messages where appeal_id = ${appealId} order by seq`;
+/** The thread, oldest first: every message, or those of these sender roles. */
+export async function messagesOf(db: Db, appealId: string, roles?: readonly SenderRole[]): Promise<MessageRow[]> {
+  return db<MessageRow[]>`
+    select * from appeal_messages where appeal_id = ${appealId}
+    ${roles ? db`and sender_role = any(${[...roles]})` : db``}
+    order by seq`;
 }
 
 /** The latest message of one sender role in each of these appeals (appeals without one are absent). */
@@ -188,12 +200,16 @@ export async function insertAppeal(
     fileIds: string[];
     dealStatusAtOpen: string;
     respondWithinSeconds: number;
+    /** The deal's trader answers within this long: trader_respond_by. */
+    traderRespondWithinSeconds: number;
   },
 ): Promise<AppealRow> {
   const [row] = await tx<AppealRow[]>`
-    insert into appeals (id, tenant_id, merchant_id, deal_id, status, reason, file_ids, deal_status_at_open, last_command_id, respond_by)
+    insert into appeals (id, tenant_id, merchant_id, deal_id, status, reason, file_ids, deal_status_at_open, last_command_id, respond_by,
+      trader_respond_by)
     values (${a.id}, ${a.tenantId}, ${a.merchantId}, ${a.dealId}, 'OPEN', ${a.reason},
-      ${a.fileIds}::uuid[], ${a.dealStatusAtOpen}, ${a.id}, now() + make_interval(secs => ${a.respondWithinSeconds}))
+      ${a.fileIds}::uuid[], ${a.dealStatusAtOpen}, ${a.id}, now() + make_interval(secs => ${a.respondWithinSeconds}),
+      now() + make_interval(secs => ${a.traderRespondWithinSeconds}))
     returning *`;
   return row!;
 }
@@ -264,4 +280,54 @@ export async function insertAttachments(tx: Db, appealId: string, fileIds: strin
 /** The operators' attachments of an appeal, oldest first. */
 export async function attachmentsOf(db: Db, appealId: string): Promise<AttachmentRow[]> {
   return db<AttachmentRow[]>`select * from appeal_attachments where appeal_id = ${appealId} order by created_at, file_id`;
+}
+
+// ---- The trader's side ----
+
+/** An appeal with its deal's trader and the deal's amount (the trader's listing and case). */
+export type TraderAppealRow = AppealRow & { trader_id: string; amount: bigint; currency: string; deal_status: string };
+
+const TRADER_APPEAL_COLUMNS = (db: Db) => db`a.*, d.trader_id, d.amount, d.currency, d.status as deal_status`;
+
+/**
+ * The appeals on the trader's deals: those still waiting for the arbiter first (the earliest
+ * trader_respond_by first), then the rest, newest first. At most `limit`.
+ */
+export async function listTraderAppeals(db: Db, traderId: string, limit: number): Promise<TraderAppealRow[]> {
+  return db<TraderAppealRow[]>`
+    select ${TRADER_APPEAL_COLUMNS(db)} from appeals a join deals d on d.id = a.deal_id
+    where d.trader_id = ${traderId}
+    order by (a.status = any(${[...APPEAL_ACTIVE]})) desc,
+      case when a.status = any(${[...APPEAL_ACTIVE]}) then a.trader_respond_by end asc,
+      a.created_at desc, a.id desc
+    limit ${limit}`;
+}
+
+/** Within the trader's scope: an appeal on another trader's deal is simply not found. */
+export async function findTraderAppeal(db: Db, traderId: string, appealId: string): Promise<TraderAppealRow | undefined> {
+  const [row] = await db<TraderAppealRow[]>`
+    select ${TRADER_APPEAL_COLUMNS(db)} from appeals a join deals d on d.id = a.deal_id
+    where a.id = ${appealId} and d.trader_id = ${traderId}`;
+  return row;
+}
+
+/** The trader of the appeal's deal (null: none). */
+export async function traderOfAppeal(db: Db, appealId: string): Promise<{ trader_id: string; name: string } | undefined> {
+  const [row] = await db<{ trader_id: string; name: string }[]>`
+    select t.id as trader_id, t.name from appeals a join deals d on d.id = a.deal_id join traders t on t.id = d.trader_id
+    where a.id = ${appealId}`;
+  return row;
+}
+
+/** Stamps the trader's first answer (the caller locked the appeal); a later answer keeps the first time. */
+export async function markTraderAnswered(tx: Db, appealId: string): Promise<AppealRow> {
+  const [row] = await tx<AppealRow[]>`
+    update appeals set trader_responded_at = coalesce(trader_responded_at, now()) where id = ${appealId} returning *`;
+  return row!;
+}
+
+/** The database's clock: the deadline is judged on it, as the step that stamps answers judges it. */
+export async function databaseNow(db: Db): Promise<Date> {
+  const [row] = await db<{ now: Date }[]>`select now() as now`;
+  return row!.now;
 }

@@ -7,7 +7,9 @@ import type { WalletDepositRow } from './wallet-deposits';
 
 export interface WatchedAddress {
   address: string;
-  merchant_id: string;
+  /** The address's owner: a merchant's or a trader's (the other is null). */
+  merchant_id: string | null;
+  trader_id: string | null;
   /** ms since the epoch: no transfer to it can be older. */
   created_ms: number;
   /** ms: block time of the newest confirmed transfer taken in (0: none yet). */
@@ -15,19 +17,21 @@ export interface WatchedAddress {
 }
 
 /**
- * The addresses of this pass: every merchant's current address, every address with a PENDING
+ * The addresses of this pass: every merchant's current address, every trader's (one each, never
+ * rotated), every address with a PENDING
  * deposit or activity (a deposit, or created) in the last 7 days — and the quiet rotated ones
  * whose last look is older than `coldSeconds`. Least recently polled first, at most `limit`.
  */
 export function addressesToWatch(db: Db, coldSeconds: number, limit: number): Promise<WatchedAddress[]> {
   return db<WatchedAddress[]>`
-    select d.address, d.merchant_id,
+    select d.address, d.merchant_id, d.trader_id,
       (extract(epoch from d.created_at) * 1000)::float8 as created_ms,
       coalesce(c.confirmed_cursor_ms, 0)::float8 as cursor_ms
     from deposit_addresses d
-    join merchants m on m.id = d.merchant_id
+    left join merchants m on m.id = d.merchant_id
     left join chain_watch_addresses c on c.address = d.address
     where m.trc20_address = d.address
+      or d.trader_id is not null
       or d.created_at > now() - interval '7 days'
       or c.polled_at is null
       or c.polled_at < now() - ${coldSeconds} * interval '1 second'

@@ -46,6 +46,12 @@ export interface DealRow {
   failure_reason: string;
   assign_deadline_at: Date | null;
   transfer_deadline_at: Date | null;
+  /** A completed PayOut's proof from its trader: the bank's reference and the evidence file ('' / null when none). */
+  payout_bank_reference: string;
+  payout_proof_file_id: string | null;
+  /** When and why the trader reported a PayIn's payment as not received (null / '' when it did not). */
+  not_received_at: Date | null;
+  not_received_reason: string;
   created_at: Date;
   updated_at: Date;
 }

@@ -10,7 +10,9 @@ import { chainAccount } from './wallets';
 
 export interface DepositRow {
   id: string;
-  merchant_id: string;
+  /** The owner: a merchant's deposit or a trader's (db/queries/trader-money.ts); the other is null. */
+  merchant_id: string | null;
+  trader_id: string | null;
   wallet_id: string;
   amount: bigint;
   tx_hash: string;
@@ -100,7 +102,7 @@ export async function creditRecordedDeposit(
   deposit: Pick<DepositRow, 'id' | 'merchant_id' | 'wallet_id' | 'sandbox'>,
   amount: bigint,
 ): Promise<boolean> {
-  const chainId = await chainAccount(tx, { sandbox: deposit.sandbox, merchantId: deposit.merchant_id });
+  const chainId = await chainAccount(tx, { sandbox: deposit.sandbox, ...(deposit.merchant_id ? { merchantId: deposit.merchant_id } : {}) });
   await lockChainCredit(tx, chainId, deposit.wallet_id);
   return postDepositCredit(tx, { depositId: deposit.id, walletId: deposit.wallet_id, amount, chainId });
 }

@@ -6,8 +6,10 @@
  *   - a system account gives money only for a record: the chain account credits a wallet only in
  *     a recorded merchant deposit (its `deposits` row: same wallet, same amount) or a recorded
  *     trader top-up (its `chain_credits` row); no other system account ever pays out;
- *   - every posting on a trader's wallet is such a top-up of that trader, or a move of a deal
- *     that trader holds (escrow, release, completion, payout, settlement).
+ *   - every posting on a trader's wallet is such a top-up of that trader, a recorded chain deposit
+ *     to that trader's address (its `deposits` row, owned by the trader, same wallet), a move of
+ *     a deal that trader holds (escrow, release, completion, payout, settlement), a move of a
+ *     withdrawal of that trader's, or its security deposit held or released (inside the wallet).
  * Together: every trader's balance traces to recorded deposits and deal flows; nothing else is a
  * source of money.
  */
@@ -61,7 +63,8 @@ export async function unbackedLiveMoney(db: Db): Promise<UnbackedCredit[]> {
     order by t.created_at`;
   const toTraders = await db<UnbackedCredit[]>`
     select t.id::text as transaction_id, t.kind, t.idempotency_key as key, w.owner_id::text as source, w.id::text as wallet_id,
-      sum(e.amount)::bigint as amount, 'a trader''s wallet moves only by its recorded top-ups and its own deals' as rule
+      sum(e.amount)::bigint as amount,
+      'a trader''s wallet moves only by its recorded top-ups and deposits, its own deals and withdrawals, and its security deposit' as rule
     from ledger_entries e
     join wallets w on w.id = e.wallet_id and w.owner_type = 'trader' and not w.sandbox
     join ledger_transactions t on t.id = e.transaction_id
@@ -71,6 +74,11 @@ export async function unbackedLiveMoney(db: Db): Promise<UnbackedCredit[]> {
       or (t.ref_type = 'deal' and exists (
         select 1 from deals d
         where d.id = ${asUuid('t.ref_id')} and d.trader_id = w.owner_id))
+      or (t.kind = 'deposit' and t.ref_type = 'deposit' and exists (
+        select 1 from deposits d where d.id = ${asUuid('t.ref_id')} and d.trader_id = w.owner_id and d.wallet_id = w.id))
+      or (t.ref_type = 'withdrawal' and exists (
+        select 1 from withdrawals x where x.id = ${asUuid('t.ref_id')} and x.trader_id = w.owner_id and x.wallet_id = w.id))
+      or (t.kind in ('security_hold', 'security_release') and t.ref_type = 'trader' and t.ref_id = w.owner_id::text)
     )
     group by t.id, t.kind, t.idempotency_key, t.created_at, w.id, w.owner_id
     order by t.created_at`;

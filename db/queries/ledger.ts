@@ -121,7 +121,8 @@ const sqlList = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).j
 /**
  * What the wallets must hold given the deals, beyond arithmetic (a balanced but wrong posting
  * passes auditLedger, not these):
- *   - a trader's `frozen` = the escrow of their live PayIns (every state but the terminal ones);
+ *   - a trader's `frozen` = the escrow of their live PayIns (every state but the terminal ones)
+ *     + their held security deposit + the holds of their live withdrawals (db/queries/trader-money.ts);
  *   - a merchant's `frozen` = the holds of their live PayOuts (+ the other hold sources listed
  *     in MERCHANT_HOLD_SOURCES);
  *   - a merchant's `pending_credits` = the net credit of their COMPLETED PayIns whose fee has
@@ -142,12 +143,18 @@ export async function auditInvariants(db: Db): Promise<InvariantViolation[]> {
       and not exists (select 1 from ledger_transactions t where t.idempotency_key = 'deal:' || d.id || ':fee-distribution')`;
   const traderEscrow = await db<InvariantViolation[]>`
     with expected as (
-      select trader_id, sum(escrow_usdt)::bigint as total from deals
-      where deal_type = 'PAYIN' and status <> all(${PAYIN_TERMINAL as string[]}) and trader_id is not null
+      select trader_id, sum(amount)::bigint as total from (
+        select trader_id, escrow_usdt as amount from deals
+        where deal_type = 'PAYIN' and status <> all(${PAYIN_TERMINAL as string[]}) and trader_id is not null
+        union all
+        select id, security_deposit_held from traders where security_deposit_held > 0
+        union all
+        select trader_id, amount from withdrawals where trader_id is not null and status = any(${WITHDRAWAL_LIVE as string[]})
+      ) h
       group by trader_id
     )
-    select 'trader frozen = escrow of live PayIns' as invariant, w.id as wallet_id, w.owner_id, w.frozen as figure,
-      coalesce(e.total, 0)::bigint as expected
+    select 'trader frozen = escrow of live PayIns + security deposit held + live withdrawals' as invariant, w.id as wallet_id, w.owner_id,
+      w.frozen as figure, coalesce(e.total, 0)::bigint as expected
     from wallets w left join expected e on e.trader_id = w.owner_id
     where w.owner_type = 'trader' and w.currency = 'USDT' and w.frozen <> coalesce(e.total, 0)`;
   const holds = MERCHANT_HOLD_SOURCES.map((source) => `(${source})`).join(' union all ');

@@ -110,6 +110,8 @@ export async function claimRequisite(tx: Tx, req: MatchRequest): Promise<Matched
       and ${presentNow(tx, req.heartbeatTimeoutSeconds ?? DEFAULT_HEARTBEAT_TIMEOUT_SECONDS)}
       ${excluded.length > 0 ? tx`and r.id <> all(${excluded}::uuid[])` : tx``}
       ${payin ? tx`and not exists (select 1 from deals d where d.requisite_id = r.id and d.amount = ${req.amount} and d.amount_guard and d.status = any(${PAYIN_LIVE}))` : tx``}
+      -- The trader's money (db/queries/trader-money.ts outOfPoolReasons): its security deposit held in full, its available at least its minimum working balance.
+      and t.security_deposit_held >= t.security_deposit and w.available >= t.min_working_balance
       ${req.traderId ? tx`and r.trader_id = ${req.traderId}` : tx``}
       ${req.requisiteType ? tx`and r.requisite_type = ${req.requisiteType}` : tx``}
     order by (lower(r.bank_name) = lower(${req.payerBank})) desc, random()

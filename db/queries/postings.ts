@@ -13,7 +13,7 @@
  * | postPayoutHold          | deal:<id>:hold                        | payout_hold          | merchant available −hold, frozen +hold (hold = amount_usdt + fee) |
  * | postPayoutRelease       | deal:<id>:release                     | payout_hold_release  | merchant frozen −hold, available +hold                          |
  * | postPayoutCompletion    | deal:<id>:complete                    | payout_complete      | merchant frozen −hold; trader available +amount_usdt; platform available +fee |
- * | postWithdrawalHold      | withdrawal:<id>:hold                  | withdrawal_hold      | merchant available −amount, frozen +amount                      |
+ * | postWithdrawalHold      | withdrawal:<id>:hold                  | withdrawal_hold      | owner available −amount, frozen +amount (a merchant or a trader) |
  * | postWithdrawalRelease   | withdrawal:<id>:release               | withdrawal_release   | merchant frozen −amount, available +amount                      |
  * | postWithdrawalCompletion| withdrawal:<id>:complete              | withdrawal_complete  | merchant frozen −amount; chain available +net; platform available +fee |
  * | postDepositCredit       | deposit:<deposit id>                  | deposit              | chain available −amount; merchant available +amount             |
@@ -214,9 +214,10 @@ export function postWithdrawalRelease(tx: Db, withdrawal: { id: string; wallet_i
  */
 export async function postWithdrawalCompletion(
   tx: Db,
-  withdrawal: { id: string; merchant_id: string; wallet_id: string; amount: bigint; net: bigint; fee: bigint; sandbox: boolean },
+  withdrawal: { id: string; merchant_id: string | null; wallet_id: string; amount: bigint; net: bigint; fee: bigint; sandbox: boolean },
 ): Promise<boolean> {
-  const world = { sandbox: withdrawal.sandbox, merchantId: withdrawal.merchant_id };
+  // A trader's withdrawal (no merchant) is live money: the chain account.
+  const world = { sandbox: withdrawal.sandbox, ...(withdrawal.merchant_id ? { merchantId: withdrawal.merchant_id } : {}) };
   const chain = await chainAccount(tx, world);
   const platform = await platformAccount(tx, world);
   return postLedger(tx, {

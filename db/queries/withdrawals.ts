@@ -6,7 +6,9 @@ import { uuidIn } from './id-prefix';
 
 /** The whole row: what merchants see (WithdrawalRecord) plus what only the system and operators use. */
 export interface WithdrawalRow extends WithdrawalRecord {
-  merchant_id: string;
+  /** The owner: a merchant's withdrawal or a trader's (db/queries/trader-money.ts); the other is null. */
+  merchant_id: string | null;
+  trader_id: string | null;
   wallet_id: string;
   dedup_key: string;
   dedup_generation: number;
@@ -39,6 +41,14 @@ export async function latestWithdrawalByKey(db: Db, merchantId: string, dedupKey
   return row;
 }
 
+/** The newest generation of a trader's (address, amount, fee) key, if any. */
+export async function latestTraderWithdrawalByKey(db: Db, traderId: string, dedupKey: string): Promise<WithdrawalRow | undefined> {
+  const [row] = await db<WithdrawalRow[]>`
+    select * from withdrawals where trader_id = ${traderId} and dedup_key = ${dedupKey}
+    order by dedup_generation desc limit 1`;
+  return row;
+}
+
 /** The withdrawal of an explicit caller key (the V1 requestId), if any (unique per merchant). */
 export async function findWithdrawalByCallerKey(db: Db, merchantId: string, callerKey: string): Promise<WithdrawalRow | undefined> {
   const [row] = await db<WithdrawalRow[]>`select * from withdrawals where merchant_id = ${merchantId} and caller_key = ${callerKey}`;
@@ -47,7 +57,9 @@ export async function findWithdrawalByCallerKey(db: Db, merchantId: string, call
 
 export interface NewWithdrawal {
   id: string;
-  merchantId: string;
+  /** One of the two: the merchant's or the trader's withdrawal. */
+  merchantId: string | null;
+  traderId?: string | null;
   walletId: string;
   auto: boolean;
   address: string;
@@ -62,8 +74,8 @@ export interface NewWithdrawal {
 /** Inserts the withdrawal (PENDING when auto-processed, else PENDING_MANUAL) in the caller's transaction. */
 export async function insertWithdrawal(tx: Db, w: NewWithdrawal): Promise<WithdrawalRow> {
   const [row] = await tx<WithdrawalRow[]>`
-    insert into withdrawals (id, merchant_id, wallet_id, status, auto, address, amount, fee, net, dedup_key, dedup_generation, idempotency_key, caller_key)
-    values (${w.id}, ${w.merchantId}, ${w.walletId}, ${w.auto ? 'PENDING' : 'PENDING_MANUAL'}, ${w.auto}, ${w.address}, ${w.amount},
+    insert into withdrawals (id, merchant_id, trader_id, wallet_id, status, auto, address, amount, fee, net, dedup_key, dedup_generation, idempotency_key, caller_key)
+    values (${w.id}, ${w.merchantId}, ${w.traderId ?? null}, ${w.walletId}, ${w.auto ? 'PENDING' : 'PENDING_MANUAL'}, ${w.auto}, ${w.address}, ${w.amount},
       ${w.fee}, ${w.amount - w.fee}, ${w.dedupKey}, ${w.dedupGeneration}, ${w.idempotencyKey}, ${w.callerKey})
     returning *`;
   return row!;
@@ -94,6 +106,8 @@ type WithdrawalCursor = KeysetCursor;
 /** Which withdrawals a listing selects: one merchant's or all, by status, by creation window (inclusive). */
 export interface WithdrawalSelection {
   merchantId?: string;
+  /** One trader's withdrawals (the trader app). */
+  traderId?: string;
   /** The operator's filters: a whole id or its start (domain/ids.ts). */
   merchantIn?: IdPrefix;
   idIn?: IdPrefix;
@@ -112,6 +126,7 @@ function withdrawalWhere(db: Db, f: WithdrawalSelection, after?: WithdrawalCurso
   return db`
     true
     ${f.merchantId ? db`and merchant_id = ${f.merchantId}` : db``}
+    ${f.traderId ? db`and trader_id = ${f.traderId}` : db``}
     ${f.merchantIn ? db`and ${uuidIn(db, 'merchant_id', f.merchantIn)}` : db``}
     ${f.idIn ? db`and ${uuidIn(db, 'id', f.idIn)}` : db``}
     ${f.statuses ? db`and status = any(${f.statuses as string[]})` : db``}

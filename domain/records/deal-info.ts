@@ -21,6 +21,8 @@ export interface MerchantDealInfo {
   origin_appeal_id?: string;
   /** On a sandbox merchant's deals only (a live merchant's keep exactly the spec's deal fields). */
   sandbox?: true;
+  /** On a PayOut its trader completed with a proof only: the bank's reference and the proof file (read through the files route). */
+  payout_proof?: { bank_reference: string; file_id: string };
 }
 
 export interface DealInfoSource {
@@ -41,6 +43,9 @@ export interface DealInfoSource {
   origin_appeal_id?: string | null;
   /** The merchant's world; absent from narrow reads. */
   sandbox?: boolean;
+  /** A PayOut's proof from its trader; absent from narrow reads. */
+  payout_bank_reference?: string;
+  payout_proof_file_id?: string | null;
 }
 
 export function merchantDealInfo(row: DealInfoSource, checkoutBaseUrl: string): MerchantDealInfo {
@@ -60,6 +65,9 @@ export function merchantDealInfo(row: DealInfoSource, checkoutBaseUrl: string): 
     amount_match_status: isPayin ? row.amount_match_status : '',
     ...(row.origin_appeal_id ? { parent_deal_id: row.parent_deal_id ?? '', origin_appeal_id: row.origin_appeal_id } : {}),
     ...(row.sandbox ? { sandbox: true as const } : {}),
+    ...(!isPayin && (row.payout_bank_reference || row.payout_proof_file_id)
+      ? { payout_proof: { bank_reference: row.payout_bank_reference ?? '', file_id: row.payout_proof_file_id ?? '' } }
+      : {}),
   };
 }
 

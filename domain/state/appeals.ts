@@ -86,6 +86,27 @@ export const APPEAL_ACTIVE: readonly AppealStatus[] = sourceStates(APPEAL_TRANSI
 /** Messages are accepted until the appeal is CLOSED (a reopen lets the conversation go on). */
 export const acceptsMessages = (s: AppealStatus) => s !== 'CLOSED';
 
+/**
+ * Why the trader of the appealed deal may not answer now (undefined: it may; a refusal is 409): it
+ * answers while the appeal waits for the arbiter (APPEAL_ACTIVE) and before its trader_respond_by.
+ * The answer step decides it under the appeal's lock, at the database's clock; the API asks the
+ * same function first as a read-only fast path.
+ */
+export function traderAnswerRefusal(appeal: { status: AppealStatus; trader_respond_by: Date }, now: Date): string | undefined {
+  if (!APPEAL_ACTIVE.includes(appeal.status)) return `appeal is ${appeal.status}; it no longer waits for the trader's answer`;
+  if (appeal.trader_respond_by.getTime() <= now.getTime()) {
+    return `the trader's time to answer ended at ${appeal.trader_respond_by.toISOString()}; the arbiter decides without the answer`;
+  }
+  return undefined;
+}
+
+/** Where the trader stands in an appeal: it answered, it may still answer, or its time ran out without an answer. */
+export type TraderAnswerState = 'ANSWERED' | 'WAITING' | 'MISSED';
+export function traderAnswerState(appeal: { trader_respond_by: Date; trader_responded_at: Date | null }, now: Date): TraderAnswerState {
+  if (appeal.trader_responded_at) return 'ANSWERED';
+  return appeal.trader_respond_by.getTime() <= now.getTime() ? 'MISSED' : 'WAITING';
+}
+
 /** Appeals are opened on a PayIn in any state but these. */
 const APPEAL_REFUSED_DEAL_STATUSES: readonly PayinStatus[] = ['CANCELLED', 'SPAM_REJECTED'];
 

@@ -34,7 +34,8 @@ export type PayinMove =
   | 'open_appeal'
   | 'appeal_rejected'
   | 'appeal_satisfied'
-  | 'settle';
+  | 'settle'
+  | 'report_not_received';
 
 const COMPLETION_MONEY = 'trader frozen −escrow; merchant pending_credits +net; platform pending_credits +fee (available after the fee delay)';
 
@@ -80,6 +81,11 @@ export const PAYIN_TRANSITIONS: Readonly<Record<PayinMove, Transition<PayinStatu
   },
   appeal_rejected: { from: ['APPEALED'], to: 'CANCELLED', events: ['deal.cancelled'], money: 'escrow released: trader frozen → available' },
   appeal_satisfied: { from: ['APPEALED'], to: 'COMPLETED', events: ['deal.completed'], money: COMPLETION_MONEY },
+  /**
+   * The trader says the payment did not arrive: recorded on the deal with an operator alert; the
+   * deal stays as it is and waits for its expiry, an appeal or an operator (no state means "not received").
+   */
+  report_not_received: { from: ['ESCROW_LOCKED', 'PAYMENT_NOTIFIED'], events: [], money: 'none (the escrow stays locked until the deal ends)' },
   /** The settlement of an EXPIRED deal is a new deal, completed in its create step. */
   settle: {
     from: [null],
@@ -113,6 +119,8 @@ export function payinRefusal(move: PayinMove, status: string, channel: CancelCha
       return refused(`deal is ${status}; only a verified deal can be completed`);
     case 'reconcile':
       return refused(`deal is ${status}; reconciliation is closed`);
+    case 'report_not_received':
+      return refused(`deal is ${status}; a payment can be reported as not received only while the deal waits for it`);
     case 'change_amount':
       return refused(`deal is ${status}; the amount can no longer change`);
     case 'cancel': {

@@ -8,7 +8,17 @@ export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 export const PAYOUT_TERMINAL: readonly PayoutStatus[] = ['COMPLETED', 'FAILED', 'EXPIRED'];
 export const isPayoutTerminal = (s: PayoutStatus) => PAYOUT_TERMINAL.includes(s);
 
-export type PayoutMove = 'create_matched' | 'create_unassigned' | 'match' | 'assign' | 'start' | 'complete' | 'fail' | 'expire_unassigned' | 'expire_matched';
+export type PayoutMove =
+  | 'create_matched'
+  | 'create_unassigned'
+  | 'match'
+  | 'assign'
+  | 'take'
+  | 'start'
+  | 'complete'
+  | 'fail'
+  | 'expire_unassigned'
+  | 'expire_matched';
 
 const HOLD_RETURNED = "hold returned: the merchant's frozen → available";
 
@@ -24,6 +34,8 @@ export const PAYOUT_TRANSITIONS: Readonly<Record<PayoutMove, Transition<PayoutSt
   match: { from: ['UNASSIGNED'], to: 'MATCHED', events: [], money: 'none' },
   /** Operator override: assign an UNASSIGNED payout, or reassign a MATCHED one before the transfer starts. */
   assign: { from: ['UNASSIGNED', 'MATCHED'], to: 'MATCHED', events: [], money: 'none' },
+  /** A trader takes an UNASSIGNED payout it can serve (the trader app); a new transfer window starts. */
+  take: { from: ['UNASSIGNED'], to: 'MATCHED', events: [], money: 'none' },
   start: { from: ['MATCHED'], to: 'PROCESSING', events: [], money: 'none' },
   complete: {
     from: ['PROCESSING'],

@@ -79,3 +79,14 @@ export async function newTrader(options: { approve?: boolean; liquidity?: number
   }
   return { traderId, ...account };
 }
+
+/** A multipart upload under a trader's session (its cookie and CSRF token), e.g. a payout's proof. */
+export async function traderUpload(s: TraderSession, path: string, upload: { body: Buffer; contentType: string }): Promise<ApiResponse> {
+  return readResponse(
+    await fetch(`${API_URL}${path}`, {
+      method: 'POST',
+      headers: { Cookie: s.cookie, 'X-CSRF-Token': s.csrf, 'Content-Type': upload.contentType },
+      body: new Uint8Array(upload.body),
+    }),
+  );
+}

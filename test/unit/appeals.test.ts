@@ -8,6 +8,8 @@ import {
   resolutionNote,
   resolveMove,
   terminalResolutionProblem,
+  traderAnswerRefusal,
+  traderAnswerState,
   type AppealMoveKind,
   type AppealStatus,
 } from '../../domain/state/appeals';
@@ -89,4 +91,19 @@ test('resolution_note links the settlement deal', (t) => {
   t.is(resolutionNote('ok', null), 'ok');
   t.is(resolutionNote('paid late', 'd-1'), 'paid late\nsettlement deal d-1');
   t.is(resolutionNote('', 'd-1'), 'settlement deal d-1');
+});
+
+test("the trader's answer: accepted while the appeal waits for the arbiter and before trader_respond_by, else refused; its state says which", (t) => {
+  const now = new Date('2026-01-01T12:00:00Z');
+  const ahead = new Date('2026-01-01T12:00:01Z');
+  const past = new Date('2026-01-01T11:59:59Z');
+  for (const status of APPEAL_STATUSES) {
+    const refusal = traderAnswerRefusal({ status, trader_respond_by: ahead }, now);
+    t.is(refusal === undefined, APPEAL_ACTIVE.includes(status), status);
+  }
+  t.regex(traderAnswerRefusal({ status: 'OPEN', trader_respond_by: past }, now) ?? '', /time to answer ended/);
+  t.regex(traderAnswerRefusal({ status: 'OPEN', trader_respond_by: now }, now) ?? '', /time to answer ended/, 'the deadline itself is too late');
+  t.is(traderAnswerState({ trader_respond_by: ahead, trader_responded_at: null }, now), 'WAITING');
+  t.is(traderAnswerState({ trader_respond_by: past, trader_responded_at: null }, now), 'MISSED');
+  t.is(traderAnswerState({ trader_respond_by: past, trader_responded_at: past }, now), 'ANSWERED');
 });

@@ -17,11 +17,13 @@ import {
   changeAmountUpdate,
   completeUpdate,
   confirmPaymentUpdate,
+  confirmReceivedUpdate,
   notifyPaymentUpdate,
   openAppealUpdate,
   payinWorkflowId,
   payinWorkflowType,
   reconciliationUpdate,
+  reportNotReceivedUpdate,
   resolveAppealUpdate,
   type CancelChannel,
   type ChangeAmountInput,
@@ -68,6 +70,10 @@ function stubs() {
       record('confirmPayin', dealId);
       const match = deals.get(dealId)!.amountMatchStatus;
       return move(dealId, match === 'partial' || match === 'overpaid' ? 'PAYMENT_VERIFIED' : 'COMPLETED');
+    },
+    async reportPayinNotReceived(dealId: string) {
+      record('reportPayinNotReceived', dealId);
+      return move(dealId, deals.get(dealId)!.status);
     },
     async cancelPayin(dealId: string) {
       record('cancelPayin', dealId);
@@ -133,6 +139,8 @@ type Command = { move: PayinMove; send: (h: WorkflowHandle<PayinWorkflow>) => Pr
 const COMMANDS: Command[] = [
   { move: 'notify_payment', send: (h) => h.executeUpdate(notifyPaymentUpdate) },
   { move: 'confirm_payment', send: (h) => h.executeUpdate(confirmPaymentUpdate, { args: [testActor()] }) },
+  { move: 'confirm_payment', send: (h) => h.executeUpdate(confirmReceivedUpdate, { args: ['1000', testActor()] }) },
+  { move: 'report_not_received', send: (h) => h.executeUpdate(reportNotReceivedUpdate, { args: ['nothing arrived', testActor()] }) },
   { move: 'complete', send: (h) => h.executeUpdate(completeUpdate, { args: [testActor()] }) },
   { move: 'reconcile', send: (h) => h.executeUpdate(reconciliationUpdate, { args: ['100', testActor()] }) },
   { move: 'cancel', channel: 'merchant', send: (h) => h.executeUpdate(cancelUpdate, { args: ['merchant', 'test'] }) },

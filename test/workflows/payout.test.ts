@@ -17,6 +17,7 @@ import {
   payoutWorkflowType,
   rejectPayoutUpdate,
   startPayoutUpdate,
+  takePayoutUpdate,
   type CreatePayoutInput,
   type PayoutSnapshot,
   type PayoutWorkflow,
@@ -41,6 +42,7 @@ function stubs() {
     createPayoutDeal: async (input: CreatePayoutInput) => deals.get(input.dealId)!,
     abandonPayoutCreate: async (dealId: string) => deals.get(dealId) ?? null,
     assignPayout: async (dealId: string) => move('assignPayout', dealId, 'MATCHED', { transferDeadlineAt: inAnHour() }),
+    takePayout: async (dealId: string) => move('takePayout', dealId, 'MATCHED', { transferDeadlineAt: inAnHour() }),
     matchPayout: async (dealId: string) => move('matchPayout', dealId, 'MATCHED', { transferDeadlineAt: inAnHour() }),
     startPayout: async (dealId: string) => move('startPayout', dealId, 'PROCESSING'),
     completePayout: async (dealId: string) => move('completePayout', dealId, 'COMPLETED'),
@@ -64,12 +66,13 @@ function startDeal(taskQueue: string, deals: Map<string, PayoutSnapshot>, snapsh
 
 const COMMANDS: { move: PayoutMove; send: (h: WorkflowHandle<PayoutWorkflow>) => Promise<PayoutSnapshot> }[] = [
   { move: 'assign', send: (h) => h.executeUpdate(assignPayoutUpdate, { args: [randomUUID(), testActor()] }) },
+  { move: 'take', send: (h) => h.executeUpdate(takePayoutUpdate, { args: [randomUUID(), testActor()] }) },
   { move: 'start', send: (h) => h.executeUpdate(startPayoutUpdate, { args: [testActor()] }) },
   { move: 'complete', send: (h) => h.executeUpdate(completePayoutUpdate, { args: [testActor()] }) },
   { move: 'fail', send: (h) => h.executeUpdate(rejectPayoutUpdate, { args: ['wrong requisites', testActor()] }) },
 ];
 
-test('every operator command from every open state: accepted exactly when PAYOUT_TRANSITIONS allows it, else refused', async (t) => {
+test('every operator or trader command from every open state: accepted exactly when PAYOUT_TRANSITIONS allows it, else refused', async (t) => {
   const { deals, calls, activities } = stubs();
   await withWorker(env, activities, async (taskQueue) => {
     const open = PAYOUT_STATUSES.filter((s) => !isPayoutTerminal(s));

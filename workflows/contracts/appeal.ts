@@ -31,6 +31,7 @@ export interface AppealWorkflowInput {
 export type AppealCommand =
   | { kind: 'open'; input: OpenAppealInput }
   | { kind: 'resolve'; input: ResolveAppealInput }
+  | { kind: 'trader_answer'; input: TraderAnswerInput }
   | {
       kind: 'review' | 'close' | 'reopen';
       appealId: string;
@@ -39,6 +40,22 @@ export type AppealCommand =
       /** Who sent it: the step writes its audit row in the move's transaction. */
       actor: AuditActor;
     };
+
+/**
+ * The trader of the appealed deal answers: a statement and/or its evidence files, one message of
+ * the thread (sender_role TRADER). The answerAppealAsTrader step checks the deadline under the
+ * appeal's lock; the message id makes a retried step answer the stored message. It answers the
+ * appeal and its deal as every appeal step does; the API reads the message back by its id.
+ */
+export interface TraderAnswerInput {
+  appealId: string;
+  traderId: string;
+  messageId: string;
+  body: string;
+  fileIds: string[];
+  /** The trader account that answered: the step audits the answer with it. */
+  actor: AuditActor;
+}
 
 /** The moveAppeal step's input: review, close or reopen of this appeal. */
 export interface AppealMoveInput {

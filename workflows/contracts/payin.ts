@@ -88,6 +88,14 @@ export const reconciliationUpdate = defineUpdate<PayinSnapshot, [receivedAmount:
 /** The trader's confirmation of receipt: verified and, unless the reconciliation blocks it, completed in one step. */
 export const confirmPaymentUpdate = defineUpdate<PayinSnapshot, [actor: AuditActor]>('confirmPayment');
 export const completeUpdate = defineUpdate<PayinSnapshot, [actor: AuditActor]>('complete');
+/**
+ * The trader's confirmation from the trader app, with the amount it actually received: recorded as
+ * a reconciliation records it (received_amount, amount_match_status) and confirmed, in one step — a
+ * full amount completes the deal, a partial or overpaid one leaves it PAYMENT_VERIFIED for an operator.
+ */
+export const confirmReceivedUpdate = defineUpdate<PayinSnapshot, [receivedAmount: string, actor: AuditActor]>('confirmReceived');
+/** The trader says the payment did not arrive: recorded with an operator alert; the deal's status stays. */
+export const reportNotReceivedUpdate = defineUpdate<PayinSnapshot, [reason: string, actor: AuditActor]>('reportNotReceived');
 /** The merchant's (API) or the payer's (checkout) cancel. */
 export const cancelUpdate = defineUpdate<PayinSnapshot, [channel: CancelChannel, reason: string]>('cancel');
 export const changeAmountUpdate = defineUpdate<{ snapshot: PayinSnapshot; replayed: boolean }, [ChangeAmountInput]>('changeAmount');

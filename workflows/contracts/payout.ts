@@ -58,5 +58,14 @@ export interface PayoutSnapshot {
  */
 export const assignPayoutUpdate = defineUpdate<PayoutSnapshot, [requisiteId: string, actor: AuditActor]>('assignPayout');
 export const startPayoutUpdate = defineUpdate<PayoutSnapshot, [actor: AuditActor]>('startPayout');
-export const completePayoutUpdate = defineUpdate<PayoutSnapshot, [actor: AuditActor]>('completePayout');
+/** A trader's proof of the transfer: the bank's reference and the file it uploaded (its id). */
+export interface PayoutProof {
+  bankReference: string;
+  /** An evidence file of the trader's, tied to the deal; '' when none. */
+  fileId: string;
+}
+/** The completion; the trader's (and the sandbox trader's) carries its proof, an operator's may not. */
+export const completePayoutUpdate = defineUpdate<PayoutSnapshot, [actor: AuditActor, proof?: PayoutProof]>('completePayout');
+/** A trader takes an UNASSIGNED payout it can serve (one of its ACTIVE requisites fits): MATCHED to it; the first take wins. */
+export const takePayoutUpdate = defineUpdate<PayoutSnapshot, [traderId: string, actor: AuditActor]>('takePayout');
 export const rejectPayoutUpdate = defineUpdate<PayoutSnapshot, [reason: string, actor: AuditActor]>('rejectPayout');

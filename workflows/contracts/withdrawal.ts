@@ -14,15 +14,19 @@ export type WithdrawalOutcome = DealOutcome<WithdrawalStatus>;
 export const withdrawalTaskQueue = dealsTaskQueue;
 export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal:${withdrawalId}`;
 /** Withdrawals show in the Temporal UI like deals: DealId is the withdrawal's id, DealType WITHDRAWAL. */
+/** A trader's withdrawal has no merchant: no MerchantId. */
 export const withdrawalSearchAttributes = (w: { merchantId: string; withdrawalId: string }): SearchAttributePair[] => [
-  { key: MerchantIdKey, value: w.merchantId },
+  ...(w.merchantId ? [{ key: MerchantIdKey, value: w.merchantId }] : []),
   { key: DealIdKey, value: w.withdrawalId },
   { key: DealTypeKey, value: 'WITHDRAWAL' },
 ];
 
 export interface CreateWithdrawalInput {
   withdrawalId: string;
+  /** The merchant whose withdrawal it is; empty for a trader's (traderId). */
   merchantId: string;
+  /** A trader's withdrawal of its available USDT: always to the operator queue (PENDING_MANUAL). */
+  traderId?: string;
   address: string;
   /** USDT cents, as strings (money travels as strings in Temporal payloads). */
   amount: string;

@@ -16,6 +16,8 @@ import { addRequisite, createTrader, fundTrader, listTradersForOperator } from '
 import { pendingRequisiteList, rejectRequisiteBody, requisiteIdParams, traderRequisiteResponse } from '../../schemas/trader-requisites';
 import { approveRequisite, listPendingRequisites, rejectRequisite } from '../../services/trader-requisites';
 import { REQUISITE_TRANSITIONS } from '../../../domain/state/requisites';
+import { traderMoneySettingsBody, traderWalletResponse } from '../../schemas/trader-wallet';
+import { getTraderWallet, holdTraderSecurityDeposit, releaseTraderSecurityDeposit, setTraderMoney } from '../../services/trader-money';
 import { approveTrader, inviteTraderAccount } from '../../services/trader-accounts';
 import { traderInvitationBody, traderInviteResponse, traderStanding } from '../../schemas/trader-accounts';
 import { PermissionDenied } from '../../../domain/errors';
@@ -167,6 +169,71 @@ export const traderRoutes = [
       audit: { action: 'trader.requisite_add', objectType: 'requisite', by: 'service' },
     },
     async ({ params, body, actor }, deps) => ({ requisite: await addRequisite(deps, params.trader_id, body, actor) }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/traders/{trader_id}/wallet',
+      operationId: 'adminGetTraderWallet',
+      auth: 'operator',
+      summary: "A trader's money: balances, security deposit, minimum working balance, whether it is in the matching pool and why not",
+      tags,
+      params: traderParams,
+      response: traderWalletResponse,
+      errors: [404],
+    },
+    async ({ params }, deps) => ({ wallet: await getTraderWallet(deps, params.trader_id) }),
+  ),
+  defineRoute(
+    {
+      method: 'patch',
+      path: '/traders/{trader_id}/wallet',
+      operationId: 'adminSetTraderMoney',
+      auth: 'operator',
+      summary: "Set a trader's security deposit and minimum working balance",
+      description:
+        'The security deposit is held (frozen on the trader’s USDT) at once, as far as its available balance allows; the rest is held ' +
+        'from its next deposits. Until it is held in full, or while available is below min_working_balance, the matcher gives the ' +
+        'trader no deal. Lowering the security deposit releases the difference. A released security deposit stays released until ' +
+        'POST …/security-deposit/hold.',
+      tags,
+      params: traderParams,
+      body: traderMoneySettingsBody,
+      response: traderWalletResponse,
+      errors: [404],
+      audit: { action: 'trader.money_settings', objectType: 'trader', by: 'service' },
+    },
+    async ({ params, body, actor }, deps) => ({ wallet: await setTraderMoney(deps, params.trader_id, body, actor) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/traders/{trader_id}/security-deposit/hold',
+      operationId: 'adminHoldTraderSecurityDeposit',
+      auth: 'operator',
+      summary: "Hold a trader's security deposit again (back to work after a release), as far as its available balance allows",
+      tags,
+      params: traderParams,
+      response: traderWalletResponse,
+      errors: [404],
+      audit: { action: 'trader.security_hold', objectType: 'trader', by: 'service' },
+    },
+    async ({ params, actor }, deps) => ({ wallet: await holdTraderSecurityDeposit(deps, params.trader_id, actor) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/traders/{trader_id}/security-deposit/release',
+      operationId: 'adminReleaseTraderSecurityDeposit',
+      auth: 'operator',
+      summary: "Release a trader's security deposit (it stops working): back to available; out of the pool until held again",
+      tags,
+      params: traderParams,
+      response: traderWalletResponse,
+      errors: [404],
+      audit: { action: 'trader.security_release', objectType: 'trader', by: 'service' },
+    },
+    async ({ params, actor }, deps) => ({ wallet: await releaseTraderSecurityDeposit(deps, params.trader_id, actor) }),
   ),
   defineRoute(
     {

@@ -153,6 +153,21 @@ function DealDetail({ timeline }: { timeline: Timeline }) {
         <Fact label="Received">{d.received_amount ? `${money(d.received_amount)} ${d.currency}` : ''}</Fact>
         <Fact label="Client id">{d.client_id ? <Text value={d.client_id} /> : ''}</Fact>
         <Fact label="Recipient">{d.target_requisite ? <Text value={d.target_requisite} /> : ''}</Fact>
+        {d.payout_proof && (
+          <Fact label="Proof of transfer">
+            <span data-testid="payout-proof">
+              Bank reference <Text value={d.payout_proof.bank_reference} />
+              {d.payout_proof.file_id && (
+                <>
+                  {' · '}
+                  <a href={`/api/v1/p2p/merchant/files/${encodeURIComponent(d.payout_proof.file_id)}`} download>
+                    the trader's receipt
+                  </a>
+                </>
+              )}
+            </span>
+          </Fact>
+        )}
         <Fact label="Created">{when(d.created_at)}</Fact>
         <Fact label="Updated">{when(d.updated_at)}</Fact>
       </dl>

@@ -4,7 +4,6 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { encode } from 'uqr';
 import { api, ApiError, unwrap } from '../api';
 import { Confirm } from '../dialog';
 import { DataTable } from '../list';
@@ -13,6 +12,7 @@ import { ErrorText, Field, Loading, when } from '../ui';
 import { Text } from '../text';
 import { useBalance } from './Home';
 import { useMemberCan } from './can';
+import { QrCode } from '../qr';
 
 export function CabinetWallet() {
   const balance = useBalance();
@@ -30,27 +30,6 @@ export function CabinetWallet() {
       <Withdraw />
       <History />
     </>
-  );
-}
-
-/** The QR code of a text as SVG: one dark square per module, a quiet zone of 4 around. */
-function QrCode({ text, label }: { text: string; label: string }) {
-  const { data, size } = encode(text, { ecc: 'M', border: 4 });
-  const path = data.flatMap((row, y) => row.map((dark, x) => (dark ? `M${x} ${y}h1v1h-1z` : ''))).join('');
-  return (
-    <svg
-      className="qr"
-      role="img"
-      aria-label={label}
-      viewBox={`0 0 ${size} ${size}`}
-      width={Math.max(192, size * 5)}
-      height={Math.max(192, size * 5)}
-      shapeRendering="crispEdges"
-      data-testid="deposit-qr"
-    >
-      <rect width={size} height={size} fill="#fff" />
-      <path d={path} fill="#000" />
-    </svg>
   );
 }
 

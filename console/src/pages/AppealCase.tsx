@@ -1,6 +1,7 @@
 /**
- * An appeal as the desk's case: its deadline, who works on it (take, assign, leave to nobody) and
- * the papers operators attached (uploaded as evidence files, shown to operators only).
+ * An appeal as the desk's case: its deadline, who works on it (take, assign, leave to nobody), the
+ * papers operators attached (uploaded as evidence files, shown to operators only), and its two
+ * parties — the merchant's statement and the deal's trader's answer, each with its name.
  */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -8,6 +9,7 @@ import { api, fileUrl, unwrap, type Schemas } from '../api';
 import { useCan, useSession } from '../session';
 import { Action, Field, Submit, when } from '../ui';
 import { plainText, Text } from '../text';
+import { Named } from '../names';
 
 export function CaseSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
   const can = useCan();
@@ -133,5 +135,47 @@ function Attach({ appealId }: { appealId: string }) {
       </Field>
       <Submit label="Attach" mutation={attach} done="Attached" />
     </form>
+  );
+}
+
+/** Who a message or a file comes from, as the case names the parties. */
+export const PARTY_LABEL: Record<'MERCHANT' | 'ADMIN' | 'TRADER', string> = { MERCHANT: 'Merchant', ADMIN: 'Operator', TRADER: 'Trader' };
+
+const ANSWER_TEXT: Record<Schemas['AppealTraderParty']['answer'], string> = {
+  ANSWERED: 'answered',
+  WAITING: 'not yet answered (its time runs)',
+  MISSED: 'did not answer in time',
+};
+
+/** The two parties side by side: the merchant's statement and files, the trader's answer, its deadline and files. */
+export function PartiesSection({ appeal }: { appeal: Schemas['AdminAppeal'] }) {
+  const trader = appeal.trader;
+  const statementFiles = appeal.file_ids.length;
+  return (
+    <section aria-labelledby="parties-h">
+      <h2 id="parties-h">The parties</h2>
+      <div className="card wide" data-testid="party-merchant">
+        <h3>
+          Merchant: <Named kind="merchant" id={appeal.merchant_id} name={appeal.merchant_name} />
+        </h3>
+        <p>
+          <Text value={appeal.reason} />
+        </p>
+        <p className="muted">
+          {statementFiles === 0 ? 'No file with the statement.' : `${statementFiles} file${statementFiles === 1 ? '' : 's'} with the statement.`}
+        </p>
+      </div>
+      <div className="card wide" data-testid="party-trader">
+        <h3>Trader: {trader.trader_id ? <Named kind="trader" id={trader.trader_id} name={trader.name} /> : <span className="muted">none</span>}</h3>
+        <p data-testid="trader-answer">
+          <span className={`badge${trader.answer === 'MISSED' ? ' danger' : ''}`}>{trader.answer}</span> {ANSWER_TEXT[trader.answer]}
+          {trader.responded_at ? ` · first answer ${when(trader.responded_at)}` : ''}
+        </p>
+        <p className="muted">
+          Respond by {when(trader.respond_by)} · {trader.file_ids.length} evidence file{trader.file_ids.length === 1 ? '' : 's'}. The trader's messages are in
+          the conversation below; the merchant does not see them.
+        </p>
+      </div>
+    </section>
   );
 }

@@ -11,7 +11,7 @@ import { useCan } from '../session';
 import { Action, Confirm, ErrorText, Field, Loading, StatusAfter, Submit, when } from '../ui';
 import { Money, MoneyInput, useFormatMoney, useToMinor } from '../money';
 import { Text } from '../text';
-import { CaseSection } from './AppealCase';
+import { CaseSection, PARTY_LABEL, PartiesSection } from './AppealCase';
 
 type AppealQuery = NonNullable<paths['/api/v1/p2p/admin/appeals']['get']['parameters']['query']>;
 /** The appeals that still wait for an answer: their deadline runs. */
@@ -165,6 +165,8 @@ export function AppealDetail({ id }: { id: string }) {
         )}
       </dl>
 
+      <PartiesSection appeal={a} />
+
       <CaseSection appeal={a} />
 
       <section aria-labelledby="deal-h">
@@ -194,7 +196,8 @@ export function AppealDetail({ id }: { id: string }) {
         {a.files.length === 0 && <p>No files.</p>}
         <ul className="evidence">
           {a.files.map((f) => (
-            <li key={f.file_id}>
+            <li key={f.file_id} data-party={f.party}>
+              <span className="badge">{PARTY_LABEL[f.party]}</span>{' '}
               {f.content_type.startsWith('image/') ? (
                 <a href={fileUrl(f.file_id)} target="_blank" rel="noreferrer">
                   <img src={fileUrl(f.file_id)} alt={`Evidence ${f.file_id.slice(0, 8)} (${f.content_type})`} />
@@ -212,9 +215,9 @@ export function AppealDetail({ id }: { id: string }) {
         <h2 id="chat-h">Conversation</h2>
         <ol className="chat">
           {a.messages.map((m) => (
-            <li key={m.message_id} className={m.sender_role === 'ADMIN' ? 'mine' : ''}>
+            <li key={m.message_id} className={m.sender_role === 'ADMIN' ? 'mine' : ''} data-party={m.sender_role}>
               <p className="meta">
-                {m.sender_role === 'ADMIN' ? 'Operator' : 'Merchant'} · {when(m.created_at)}
+                {PARTY_LABEL[m.sender_role]} <Text value={m.sender_name} /> · {when(m.created_at)}
               </p>
               <p>
                 <Text value={m.body} />

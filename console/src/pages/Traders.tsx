@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, int64, unwrap, type Schemas } from '../api';
 import { InviteLink } from '../invite-link';
 import { DataTable, PagedList, usePagedList } from '../list';
@@ -8,7 +8,6 @@ import { useCan } from '../session';
 import { Action, Field, money, Submit, when } from '../ui';
 import { MoneyInput, useFormatMoney, useToMinor } from '../money';
 import { plainText, Text } from '../text';
-import { useQuery } from '@tanstack/react-query';
 import { REQUISITE_TRANSITIONS } from '../../../domain/state/requisites';
 
 export function Traders() {
@@ -102,11 +101,12 @@ export function Traders() {
                   )}
                   empty="No requisites."
                 />
-                {(can('adminCreateRequisite') || can('adminCreateTraderDeposit') || can('adminInviteTrader')) && (
+                {(can('adminCreateRequisite') || can('adminCreateTraderDeposit') || can('adminInviteTrader') || can('adminGetTraderWallet')) && (
                   <div className="trader-actions">
                     {can('adminInviteTrader') && <InviteAccount traderId={t.trader_id} name={t.name} />}
                     {can('adminCreateRequisite') && <AddRequisite traderId={t.trader_id} name={t.name} />}
                     {can('adminCreateTraderDeposit') && <TopUp traderId={t.trader_id} name={t.name} />}
+                    {can('adminGetTraderWallet') && <TraderMoney traderId={t.trader_id} name={t.name} />}
                   </div>
                 )}
               </section>
@@ -384,6 +384,94 @@ function RejectRequisite({ requisiteId, number }: { requisiteId: string; number:
           )
         }
       />
+    </details>
+  );
+}
+
+const POOL_REASONS: Record<string, string> = {
+  TRADER_NOT_ACTIVE: 'the trader is not active',
+  SECURITY_DEPOSIT_NOT_HELD: 'its security deposit is not held in full (short, or released)',
+  BELOW_MIN_WORKING_BALANCE: 'its available balance is below its minimum working balance',
+};
+
+/**
+ * The trader's money rules: its security deposit (held frozen while it works; released when it
+ * stops) and minimum working balance, and whether they let the matcher give it deals.
+ */
+function TraderMoney({ traderId, name }: { traderId: string; name: string }) {
+  const [open, setOpen] = useState(false);
+  const wallet = useQuery({
+    queryKey: ['trader-wallet', traderId],
+    enabled: open,
+    queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/traders/{trader_id}/wallet', { params: { path: { trader_id: traderId } } })),
+  });
+  const toMinor = useToMinor('USDT');
+  const [deposit, setDeposit] = useState('');
+  const [minimum, setMinimum] = useState('');
+  const path = { params: { path: { trader_id: traderId } } };
+  const w = wallet.data?.wallet;
+  return (
+    <details onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
+      <summary>
+        Money rules of <Text value={name} />
+      </summary>
+      {w && (
+        <section className="grid" aria-label={`Money rules of ${plainText(name)}`}>
+          <p>
+            Security deposit {money(w.security_deposit.held)} of {money(w.security_deposit.required)} USDT held
+            {w.security_deposit.released_at && <> (released {when(w.security_deposit.released_at)})</>}; minimum working balance {money(w.min_working_balance)}{' '}
+            USDT; available {money(w.available)} USDT.{' '}
+            {w.in_pool ? 'Gets deals.' : `Gets no deals: ${w.out_of_pool_reasons.map((r) => POOL_REASONS[r] ?? r).join('; ')}.`}
+          </p>
+          <MoneyInput
+            label="Security deposit"
+            currency="USDT"
+            value={deposit}
+            onChange={setDeposit}
+            hint="Empty: unchanged. Held at once, as far as available allows."
+          />
+          <MoneyInput label="Minimum working balance" currency="USDT" value={minimum} onChange={setMinimum} hint="Empty: unchanged." />
+          <div>
+            <Action
+              op="adminSetTraderMoney"
+              label="Save money rules"
+              run={() =>
+                unwrap(
+                  api.PATCH('/api/v1/p2p/admin/traders/{trader_id}/wallet', {
+                    ...path,
+                    body: {
+                      ...(deposit.trim() ? { security_deposit: int64(toMinor(deposit, 'the security deposit')) } : {}),
+                      ...(minimum.trim() ? { min_working_balance: int64(toMinor(minimum, 'the minimum working balance')) } : {}),
+                    },
+                  }),
+                )
+              }
+              onDone={() => {
+                setDeposit('');
+                setMinimum('');
+              }}
+            />{' '}
+            {w.security_deposit.released_at ? (
+              <Action
+                op="adminHoldTraderSecurityDeposit"
+                label="Hold the security deposit again"
+                run={() => unwrap(api.POST('/api/v1/p2p/admin/traders/{trader_id}/security-deposit/hold', path))}
+              />
+            ) : (
+              <Action
+                op="adminReleaseTraderSecurityDeposit"
+                label="Release the security deposit…"
+                confirm={{
+                  title: `Release the security deposit of ${plainText(name)}?`,
+                  text: `${money(w.security_deposit.held)} USDT goes back to its available balance, and it gets no deals until the deposit is held again.`,
+                  label: 'Release',
+                }}
+                run={() => unwrap(api.POST('/api/v1/p2p/admin/traders/{trader_id}/security-deposit/release', path))}
+              />
+            )}
+          </div>
+        </section>
+      )}
     </details>
   );
 }

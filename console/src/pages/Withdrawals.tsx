@@ -62,7 +62,7 @@ export function Withdrawals() {
         paged={withdrawals}
         what="withdrawals"
         caption="Withdrawals, newest first"
-        columns={['Select', 'Withdrawal', 'Merchant', 'Amount (USDT)', 'Address', 'Status', 'Approvals', 'Created', 'Actions']}
+        columns={['Select', 'Withdrawal', 'Owner', 'Amount (USDT)', 'Address', 'Status', 'Approvals', 'Created', 'Actions']}
         rowKey={(w) => w.withdrawal_id}
         row={(w) => <WithdrawalRow w={w} selection={selection} />}
         empty="No withdrawals."
@@ -157,7 +157,7 @@ function WithdrawalRow({ w, selection }: { w: Schemas['OperatorWithdrawal']; sel
       <td>
         {w.status === 'PENDING_MANUAL' && (
           <SelectBox
-            label={`Select withdrawal ${w.withdrawal_id.slice(0, 8)} of ${w.merchant_name}`}
+            label={`Select withdrawal ${w.withdrawal_id.slice(0, 8)} of ${w.owner_name}`}
             checked={selection.has(w.withdrawal_id)}
             onChange={() => selection.toggle(w.withdrawal_id)}
           />
@@ -167,7 +167,9 @@ function WithdrawalRow({ w, selection }: { w: Schemas['OperatorWithdrawal']; sel
         <IdLink kind="withdrawal" id={w.withdrawal_id} />
       </td>
       <td>
-        <Named kind="merchant" id={w.merchant_id} name={w.merchant_name} />
+        {/* A merchant's or a trader's USDT: the owner's name, and which of the two it is for a trader. */}
+        <Named kind={w.owner_type} id={w.owner_id} name={w.owner_name} />
+        {w.owner_type === 'trader' && <div className="muted">trader</div>}
       </td>
       <td className="num">{money(w.amount)}</td>
       <td className="mono">{w.address}</td>

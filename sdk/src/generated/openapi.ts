@@ -522,6 +522,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/admin/traders/{trader_id}/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A trader's money: balances, security deposit, minimum working balance, whether it is in the matching pool and why not */
+        get: operations["adminGetTraderWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a trader's security deposit and minimum working balance
+         * @description The security deposit is held (frozen on the trader’s USDT) at once, as far as its available balance allows; the rest is held from its next deposits. Until it is held in full, or while available is below min_working_balance, the matcher gives the trader no deal. Lowering the security deposit releases the difference. A released security deposit stays released until POST …/security-deposit/hold.
+         */
+        patch: operations["adminSetTraderMoney"];
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders/{trader_id}/security-deposit/hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hold a trader's security deposit again (back to work after a release), as far as its available balance allows */
+        post: operations["adminHoldTraderSecurityDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/traders/{trader_id}/security-deposit/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a trader's security deposit (it stops working): back to available; out of the pool until held again */
+        post: operations["adminReleaseTraderSecurityDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/admin/requisites/pending": {
         parameters: {
             query?: never;
@@ -1042,7 +1097,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One appeal with its deal, messages (oldest first) and files */
+        /** One appeal with its deal, both parties (the merchant's statement, the trader's answer and deadline), every message (oldest first) and file */
         get: operations["adminGetAppeal"];
         put?: never;
         post?: never;
@@ -2657,6 +2712,420 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/trader/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your deals: every live one with its timer (expires_at), then your history, newest first; by type and statuses */
+        get: operations["traderListDeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/payouts/available": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** UNASSIGNED payouts you may take: one of your ACTIVE requisites serves their payment method and amount; oldest first */
+        get: operations["traderListAvailablePayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your deals, with the moves its state allows you now */
+        get: operations["traderGetDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayIn: you received the payment — the amount that arrived is recorded and the receipt confirmed
+         * @description received_amount against amount_to_pay sets amount_match_status: full completes the deal (COMPLETED); partial or overpaid leaves it PAYMENT_VERIFIED for an operator. From ESCROW_LOCKED or PAYMENT_NOTIFIED only. 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderConfirmPayin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/not-received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayIn: the payment did not arrive — recorded with an operator alert; the deal stays as it is
+         * @description No state of a PayIn means "not received": the deal keeps its status and waits for its expiry (EXPIRED, the escrow back to you), an appeal or an operator; not_received_at and not_received_reason show the report. From ESCROW_LOCKED or PAYMENT_NOTIFIED only. 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderReportPayinNotReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/take": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayOut: take an UNASSIGNED payout you may serve — MATCHED to your requisite, its transfer window starts
+         * @description Of concurrent takers exactly one wins; the others get 409 `payout is MATCHED`. A payout none of your ACTIVE requisites serves is 404. Taking one you took already answers it.
+         */
+        post: operations["traderTakePayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayOut: you start the transfer — MATCHED → PROCESSING
+         * @description 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderStartPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayOut: the transfer was sent — PROCESSING → COMPLETED with its proof (the bank's reference and a receipt file)
+         * @description multipart/form-data: the field `bank_reference` (1 to 100 characters) and the file in the part `file` — a photo, screenshot or PDF (PNG, JPEG, WEBP or PDF, sniffed from the bytes; at most EVIDENCE_MAX_BYTES). The move is checked before the file is stored. The merchant's deal and its deal.completed webhook then carry payout_proof { bank_reference, file_id }, and the merchant may download the file. 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderCompletePayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/deals/{deal_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayOut: the transfer failed or cannot be made — PROCESSING → FAILED, the merchant's hold returned
+         * @description 409: the deal's state does not allow the move (the state table's words, e.g. `payout is COMPLETED`); 404: not your deal.
+         */
+        post: operations["traderRejectPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My USDT: available, frozen (escrow, security deposit, withdrawals), the minimum working balance, and whether I get deals (and why not) */
+        get: operations["traderGetWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/deposit-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My TRC-20 USDT deposit address (made at the first request, then always the same)
+         * @description USDT (TRC-20) sent to it is credited to available once the transfer is final on chain (GET /wallet/deposits shows it PENDING before), and a security deposit still short is held from it first.
+         */
+        get: operations["traderGetDepositAddress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My chain deposits, newest first: PENDING (seen, not final), CONFIRMED (credited once), DROPPED (gone from the chain) */
+        get: operations["traderListDeposits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/movements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every move of my USDT, newest first: top-ups, deposits, escrow, deals, withdrawals, security deposit */
+        get: operations["traderListMovements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/wallet/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per deal, what it did to my USDT and my fiat, newest first
+         * @description The gateway pays traders no reward per deal (reward_usdt is 0): a completed PayIn takes its escrow (the trader got the fiat amount from the payer), a completed PayOut pays the trader amount_usdt (it sent the fiat amount). The trader earns on the rate: the fiat it gets or sends against the USDT it gives or gets.
+         */
+        get: operations["traderListEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/withdrawals/fee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quote a withdrawal: fee and net for an amount in USDT cents (the merchants’ fee rule) */
+        get: operations["traderGetWithdrawFee"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My withdrawals, newest first */
+        get: operations["traderListWithdrawals"];
+        put?: never;
+        /**
+         * Withdraw available USDT to a TRON address: PENDING_MANUAL until an operator approves it (two operators above the four-eyes amount)
+         * @description The amount (fee included) moves available → frozen at once; the security deposit and the escrow are not available. An identical request (same address, amount and current fee) answers the same withdrawal while it is live (Idempotent-Replayed: true). An amount above available or not above the fee is 400 FAILED_PRECONDITION. Below the minimum working balance the trader gets no deals until it is covered again.
+         */
+        post: operations["traderCreateWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/withdrawals/{withdrawal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of my withdrawals (another’s is 404) */
+        get: operations["traderGetWithdrawal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The appeals on your deals: those waiting for the arbiter first, the earliest deadline (respond_by) first */
+        get: operations["traderListAppeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals/{appeal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One appeal on your deal: the merchant's statement and files, your answers, your deadline
+         * @description An appeal on another trader’s deal, or an unknown id, is 404.
+         */
+        get: operations["traderGetAppeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals/{appeal_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the appeal with your statement (sender_role TRADER), optionally naming evidence files you sent earlier
+         * @description You answer while the appeal waits for the arbiter (OPEN, IN_REVIEW, REOPENED) and before its respond_by (the opening + APPEAL_TRADER_RESPONSE_SECONDS); later is 409 and the arbiter decides without your answer. The merchant does not see your answers. Audited (appeal.trader_answer).
+         */
+        post: operations["traderCreateAppealMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals/{appeal_id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the appeal with an evidence file (multipart: `file`, and an optional `note`)
+         * @description The file goes through the evidence pipeline: its type is sniffed from the bytes (PDF, PNG, JPEG, WEBP or plain text), at most EVIDENCE_MAX_BYTES (larger is 413). It is sent as one TRADER message carrying the file and the note. You answer while the appeal waits for the arbiter (OPEN, IN_REVIEW, REOPENED) and before its respond_by (the opening + APPEAL_TRADER_RESPONSE_SECONDS); later is 409 and the arbiter decides without your answer. The merchant does not see your answers. Audited (file.upload, appeal.trader_answer).
+         */
+        post: operations["traderUploadAppealEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/appeals/{appeal_id}/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file of the appeal: the merchant's evidence or your own
+         * @description The bytes with their sniffed Content-Type, as an attachment. Any other file, or another trader’s appeal, is 404.
+         */
+        get: operations["traderDownloadAppealFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -3311,7 +3780,7 @@ export interface components {
              */
             amount_version: string;
         };
-        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
+        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
         MerchantDealInfo: {
             /** Format: uuid */
             deal_id: string;
@@ -3363,6 +3832,13 @@ export interface components {
              * @enum {boolean}
              */
             sandbox?: true;
+            /** @description addition: on a PayOut its trader completed with a proof of the transfer (from deal.completed on); absent on every other deal */
+            payout_proof?: {
+                /** @description the bank's reference of the transfer, as the trader gave it */
+                bank_reference: string;
+                /** @description the trader's proof file (a receipt or a screenshot): GET /api/v1/p2p/merchant/files/{file_id}; empty when the proof has none */
+                file_id: string;
+            };
         };
         /** @description deal.amount_changed: an operator changed the deal's amount (never sent to V1 merchants). */
         DealAmountChangedEvent: {
@@ -4593,6 +5069,96 @@ export interface components {
             /** Format: int64 */
             daily_limit?: number | bigint;
         };
+        TraderWalletResponse: {
+            wallet: components["schemas"]["TraderWallet"];
+        };
+        /**
+         * @description USDT cents as int64 strings.
+         * @example {
+         *       "trader_id": "30000000-0000-4000-8000-000000000001",
+         *       "currency": "USDT",
+         *       "available": "250000",
+         *       "frozen": "120000",
+         *       "escrow": "20000",
+         *       "withdrawals_held": "0",
+         *       "security_deposit": {
+         *         "required": "100000",
+         *         "held": "100000",
+         *         "released_at": ""
+         *       },
+         *       "min_working_balance": "50000",
+         *       "in_pool": true,
+         *       "out_of_pool_reasons": []
+         *     }
+         */
+        TraderWallet: {
+            /** Format: uuid */
+            trader_id: string;
+            /** @enum {string} */
+            currency: "USDT";
+            /**
+             * Format: int64
+             * @description USDT cents the trader may lock for PayIns or withdraw
+             * @example 150000
+             */
+            available: string;
+            /**
+             * Format: int64
+             * @description escrow + security_deposit.held + withdrawals_held
+             * @example 150000
+             */
+            frozen: string;
+            /**
+             * Format: int64
+             * @description the escrow of the live PayIns the trader holds
+             * @example 150000
+             */
+            escrow: string;
+            /**
+             * Format: int64
+             * @description the amounts of the trader's withdrawals still in progress
+             * @example 150000
+             */
+            withdrawals_held: string;
+            security_deposit: {
+                /**
+                 * Format: int64
+                 * @description what the operator asks the trader to keep held (0: none)
+                 * @example 150000
+                 */
+                required: string;
+                /**
+                 * Format: int64
+                 * @description what is held (frozen) now; below required, the trader is out of the pool
+                 * @example 150000
+                 */
+                held: string;
+                /** @description when an operator released it (the trader stopped); empty while it is held */
+                released_at: string;
+            };
+            /**
+             * Format: int64
+             * @description below this available balance the trader gets no new PayIns or PayOuts (0: none)
+             * @example 150000
+             */
+            min_working_balance: string;
+            /** @description whether the trader's money lets the matcher give it deals */
+            in_pool: boolean;
+            /** @description why not (empty when in_pool): TRADER_NOT_ACTIVE, SECURITY_DEPOSIT_NOT_HELD (held below required, or released), BELOW_MIN_WORKING_BALANCE */
+            out_of_pool_reasons: ("TRADER_NOT_ACTIVE" | "SECURITY_DEPOSIT_NOT_HELD" | "BELOW_MIN_WORKING_BALANCE")[];
+        };
+        TraderMoneySettings: {
+            /**
+             * Format: int64
+             * @description USDT cents the trader keeps held while it works (0: none)
+             */
+            security_deposit?: number | bigint;
+            /**
+             * Format: int64
+             * @description USDT cents of available below which it gets no deals (0: none)
+             */
+            min_working_balance?: number | bigint;
+        };
         PendingRequisiteList: {
             data: (components["schemas"]["TraderRequisite"] & {
                 trader_name: string;
@@ -4703,7 +5269,7 @@ export interface components {
             data: components["schemas"]["ConsoleDeal"][];
             next_page_token: string;
         };
-        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
+        /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
         ConsoleDeal: components["schemas"]["MerchantDealInfo"] & {
             /** Format: uuid */
             merchant_id: string;
@@ -4803,7 +5369,7 @@ export interface components {
             submitted_at: string;
         };
         OperatorDealResponse: {
-            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
+            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
             deal: components["schemas"]["MerchantDealInfo"] & {
                 /** @description the trader the deal belongs to now; empty while unassigned */
                 trader_id: string;
@@ -4828,9 +5394,19 @@ export interface components {
         };
         /** @description Unset times are empty strings. A sandbox merchant's withdrawals carry sandbox: true. */
         OperatorWithdrawal: components["schemas"]["Withdrawal"] & {
+            /**
+             * @description addition: whose USDT it is: a merchant's or a trader's (owner_id, owner_name)
+             * @enum {string}
+             */
+            owner_type: "merchant" | "trader";
             /** Format: uuid */
+            owner_id: string;
+            owner_name: string;
+            /** @description the merchant's id; empty on a trader's withdrawal (trader_id) */
             merchant_id: string;
             merchant_name: string;
+            /** @description addition: the trader's id on a trader's withdrawal; empty on a merchant's */
+            trader_id: string;
             broadcast_attempts: number;
             broadcast_started_at: string;
             last_broadcast_error: string;
@@ -4969,9 +5545,17 @@ export interface components {
             /** @description the settlement deal made for this appeal, or empty */
             settlement_deal_id: string;
             deal: components["schemas"]["MerchantDealInfo"];
-            messages: components["schemas"]["AppealMessage"][];
-            /** @description every file attached to the appeal or its messages */
-            files: components["schemas"]["EvidenceFile"][];
+            trader: components["schemas"]["AppealTraderParty"];
+            /** @description every party's messages, oldest first (the merchant's own thread has no TRADER messages) */
+            messages: components["schemas"]["AdminAppealMessage"][];
+            /** @description every file attached to the appeal or its messages, with the party that gave it */
+            files: (components["schemas"]["EvidenceFile"] & {
+                /**
+                 * @description whose evidence it is
+                 * @enum {string}
+                 */
+                party: "MERCHANT" | "ADMIN" | "TRADER";
+            })[];
             /** @description every arbiter move with what it will do, from the state tables the appeal's and the deal's workflows decide with */
             moves: components["schemas"]["AppealMovePreview"][];
         };
@@ -4988,6 +5572,35 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+        };
+        AppealTraderParty: {
+            /** @description the deal's trader; '' when the deal has none */
+            trader_id: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @description when the trader must have answered: opening + APPEAL_TRADER_RESPONSE_SECONDS
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            respond_by: string;
+            /** @description RFC 3339 of the trader's first answer; '' while it has not answered */
+            responded_at: string;
+            /**
+             * @description ANSWERED: it answered; WAITING: its time runs; MISSED: its time ended without an answer
+             * @enum {string}
+             */
+            answer: "ANSWERED" | "WAITING" | "MISSED";
+            /** @description the trader's evidence: the files of its messages */
+            file_ids: string[];
+        };
+        AdminAppealMessage: components["schemas"]["AppealMessage"] & {
+            /**
+             * @description the party: the merchant, the arbiter, or the deal's trader
+             * @enum {string}
+             */
+            sender_role?: "MERCHANT" | "ADMIN" | "TRADER";
+            /** @description the merchant's name, the trader's name, or the operator account's email (`operator JWT (<sub>)`) */
+            sender_name: string;
         };
         AppealMovePreview: {
             /** @enum {string} */
@@ -5524,7 +6137,7 @@ export interface components {
         };
         /** @description The create response echoes requisite_details and target_name unmasked. */
         PayoutResponse: {
-            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. */
+            /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
             deal: components["schemas"]["MerchantDealInfo"] & {
                 requisite_details: {
                     [key: string]: string;
@@ -5929,6 +6542,375 @@ export interface components {
                 /** @example 21:00 */
                 to: string;
             } | null;
+        };
+        TraderDealList: {
+            /** @description your live deals, newest first, with their timers (on the first page only) */
+            live: components["schemas"]["TraderDeal"][];
+            /** @description your finished deals, newest first, one page */
+            history: components["schemas"]["TraderDeal"][];
+            /** @description the next page of history; '' at the end */
+            next_page_token: string;
+        };
+        TraderDeal: {
+            /** Format: uuid */
+            deal_id: string;
+            /** @enum {string} */
+            deal_type: "PAYIN" | "PAYOUT";
+            /** @description PayIn: OrderStatus; PayOut: PayOutStatus */
+            status: string;
+            /**
+             * Format: int64
+             * @description fiat, minor units
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /** @description the currency's decimal places: amounts are minor units (amount / 10^exponent in major ones) */
+            currency_exponent: number;
+            /** @description the payment method's slug */
+            payment_method: string;
+            /** @description your requisite the deal is on; empty on a payout you may take */
+            requisite_id: string;
+            /** @description your requisite: type, last four digits, bank; empty on a payout you may take */
+            requisite_summary: string;
+            /**
+             * Format: int64
+             * @description PayIn: what the payer is asked to pay (the amount, plus the fee when the payer pays it) — a full match on confirm; PayOut: the amount to send
+             * @example 150000
+             */
+            amount_to_pay: string;
+            /**
+             * Format: int64
+             * @description PayIn: what you confirmed as received ('0' until then); PayOut: '0'
+             * @example 150000
+             */
+            received_amount: string;
+            /**
+             * @description PayIn: the received amount against amount_to_pay ('' until known); PayOut: ''
+             * @enum {string}
+             */
+            amount_match_status: "" | "full" | "partial" | "overpaid";
+            /** @description PayOut: the recipient's card, phone or account to send to; PayIn: '' */
+            target_requisite: string;
+            /** @description PayOut: the recipient's name */
+            target_name: string;
+            /** @description PayOut: the recipient's bank */
+            target_bank: string;
+            /** @description PayOut: the recipient's further details (iban, bank_name, …) */
+            requisite_details: {
+                [key: string]: string;
+            };
+            /**
+             * @description the deadline the deal waits on now: payment_timeout (a PayIn expires then), assign_sla (an UNASSIGNED payout expires then), transfer_sla (a MATCHED payout expires unless started); '' for none
+             * @enum {string}
+             */
+            timer: "" | "payment_timeout" | "assign_sla" | "transfer_sla";
+            /** @description when the timer ends (RFC 3339, UTC); '' for none */
+            expires_at: string;
+            /** @description PayOut: the bank's reference you gave on completion; '' until then */
+            bank_reference: string;
+            /** @description PayOut: your proof file of the transfer; '' until then */
+            proof_file_id: string;
+            /** @description PayIn: when you reported the payment as not received; '' when you did not */
+            not_received_at: string;
+            not_received_reason: string;
+            /** @description PayOut: why it was rejected */
+            failure_reason: string;
+            /** @description the moves the deal's state allows you now (from the PayIn and PayOut state tables) */
+            moves: ("confirm" | "not_received" | "take" | "start" | "complete" | "reject")[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        TraderAvailablePayouts: {
+            /** @description UNASSIGNED payouts one of your ACTIVE requisites serves, oldest first */
+            data: components["schemas"]["TraderDeal"][];
+        };
+        TraderDealResponse: {
+            deal: components["schemas"]["TraderDeal"];
+        };
+        TraderConfirmRequest: {
+            /**
+             * Format: int64
+             * @description what actually arrived, fiat minor units
+             */
+            received_amount: number | bigint;
+        };
+        TraderNotReceivedRequest: {
+            /** @description optional: what you saw */
+            reason?: string;
+        };
+        TraderCompletedPayout: {
+            deal: components["schemas"]["TraderDeal"];
+            file: components["schemas"]["EvidenceFile"];
+        };
+        TraderPayoutProof: {
+            /** @description the bank's reference of the transfer (1 to 100 characters) */
+            bank_reference: string;
+            /**
+             * Format: binary
+             * @description a photo, screenshot or PDF of the receipt (part name `file`)
+             */
+            file: string;
+        };
+        TraderRejectPayoutRequest: {
+            reason: string;
+        };
+        /** @description The trader's TRC-20 USDT deposit address: one per trader, for good. */
+        TraderDepositAddress: {
+            /** @example TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC */
+            address: string;
+            /** @enum {string} */
+            currency: "USDT";
+            /** @enum {string} */
+            network: "TRC20";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description Newest first. An empty next_page_token means the last page. */
+        TraderMovementList: {
+            data: components["schemas"]["TraderMovement"][];
+            next_page_token: string;
+        };
+        TraderMovement: {
+            /** Format: uuid */
+            transaction_id: string;
+            /** @description the ledger posting: trader_deposit (an operator top-up), deposit (a chain deposit), escrow_lock, escrow_release, payin_complete, payout_complete, withdrawal_hold, withdrawal_release, withdrawal_complete, security_hold, security_release */
+            kind: string;
+            /** @description what it is about: deal, deposit, withdrawal, trader (security deposit), wallet (top-up) */
+            ref_type: string;
+            ref_id: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            available_change: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            frozen_change: string;
+            /** @description the deal's type when ref_type is deal; empty otherwise */
+            deal_type: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            at: string;
+        };
+        /** @description The deals that moved the trader’s USDT, newest first. */
+        TraderDealMoneyList: {
+            data: components["schemas"]["TraderDealMoney"][];
+            next_page_token: string;
+        };
+        TraderDealMoney: {
+            /** Format: uuid */
+            deal_id: string;
+            /** @enum {string} */
+            deal_type: "PAYIN" | "PAYOUT";
+            status: string;
+            /**
+             * Format: int64
+             * @description the fiat amount in minor units of currency
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /**
+             * Format: int64
+             * @description the fiat the trader got (PayIn: +amount from the payer) or sent (PayOut: −amount), off the gateway
+             * @example 150000
+             */
+            fiat_change: string;
+            /**
+             * Format: int64
+             * @description the deal's net effect on the trader's USDT so far (PayIn completed: −escrow; PayOut completed: +amount_usdt)
+             * @example 150000
+             */
+            usdt_change: string;
+            /**
+             * Format: int64
+             * @description of it, what is still frozen (a live PayIn’s escrow)
+             * @example 150000
+             */
+            usdt_frozen: string;
+            /**
+             * Format: int64
+             * @description the gateway's reward to the trader for the deal: the fee model has none (always 0); the trader's margin is its rate
+             * @example 150000
+             */
+            reward_usdt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        TraderWithdrawRequest: {
+            /**
+             * @description mainnet TRON address
+             * @example TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC
+             */
+            address: string;
+            /**
+             * Format: int64
+             * @description USDT cents, including the fee
+             */
+            amount: number | bigint;
+            /** @description echoed; the server derives the key from (trader, address, amount, current fee) */
+            idempotency_key?: string;
+        };
+        /** @description The appeals still waiting for the arbiter first (earliest respond_by first), then the rest, newest first; at most 200. */
+        TraderAppealList: {
+            data: components["schemas"]["TraderAppealSummary"][];
+        };
+        TraderAppealSummary: {
+            /** Format: uuid */
+            appeal_id: string;
+            /** Format: uuid */
+            deal_id: string;
+            /** @description One of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED. Open: new values may be added without notice; treat an unknown one as an appeal still open. */
+            status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
+            /** @description the appealed deal's status now (APPEALED while the appeal holds it) */
+            deal_status: string;
+            /**
+             * Format: int64
+             * @description the deal's amount in minor units of its currency, int64 as a string
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /** @description the merchant's statement: why it opened the appeal */
+            reason: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when your answer must be in: the opening + APPEAL_TRADER_RESPONSE_SECONDS
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            respond_by: string;
+            /** @description RFC 3339 of your first answer; '' while you have not answered */
+            responded_at: string;
+            /**
+             * @description ANSWERED: you answered; WAITING: your time to answer runs (respond_by); MISSED: it ended without your answer
+             * @enum {string}
+             */
+            answer: "ANSWERED" | "WAITING" | "MISSED";
+            /** @description the appeal waits for the arbiter (OPEN, IN_REVIEW, REOPENED) and respond_by is ahead */
+            can_answer: boolean;
+        };
+        TraderAppealResponse: {
+            data: components["schemas"]["TraderAppeal"];
+        };
+        TraderAppeal: {
+            /** Format: uuid */
+            appeal_id: string;
+            /** Format: uuid */
+            deal_id: string;
+            /** @description One of OPEN, IN_REVIEW, RESOLVED_MERCHANT, RESOLVED_TRADER, CLOSED, REOPENED. Open: new values may be added without notice; treat an unknown one as an appeal still open. */
+            status: "OPEN" | "IN_REVIEW" | "RESOLVED_MERCHANT" | "RESOLVED_TRADER" | "CLOSED" | "REOPENED";
+            /** @description the appealed deal's status now (APPEALED while the appeal holds it) */
+            deal_status: string;
+            /**
+             * Format: int64
+             * @description the deal's amount in minor units of its currency, int64 as a string
+             * @example 150000
+             */
+            amount: string;
+            currency: string;
+            /** @description the merchant's statement: why it opened the appeal */
+            reason: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when your answer must be in: the opening + APPEAL_TRADER_RESPONSE_SECONDS
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            respond_by: string;
+            /** @description RFC 3339 of your first answer; '' while you have not answered */
+            responded_at: string;
+            /**
+             * @description ANSWERED: you answered; WAITING: your time to answer runs (respond_by); MISSED: it ended without your answer
+             * @enum {string}
+             */
+            answer: "ANSWERED" | "WAITING" | "MISSED";
+            /** @description the appeal waits for the arbiter (OPEN, IN_REVIEW, REOPENED) and respond_by is ahead */
+            can_answer: boolean;
+            /** @description the files of the merchant's statement */
+            file_ids: string[];
+            /** @description the merchant's messages and your answers, oldest first */
+            messages: components["schemas"]["TraderAppealMessage"][];
+            /** @description every file you may read in this appeal (GET …/files/{file_id}) */
+            files: (components["schemas"]["EvidenceFile"] & {
+                /**
+                 * @description whose evidence it is
+                 * @enum {string}
+                 */
+                party: "MERCHANT" | "TRADER";
+            })[];
+        };
+        TraderAppealMessage: {
+            /** Format: uuid */
+            message_id: string;
+            /** Format: uuid */
+            appeal_id: string;
+            /**
+             * @description MERCHANT: the merchant's statement; TRADER: your answer
+             * @enum {string}
+             */
+            sender_role: "MERCHANT" | "TRADER";
+            body: string;
+            file_ids: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        TraderAppealMessageResponse: {
+            data: components["schemas"]["TraderAppealMessage"];
+        };
+        TraderAppealStatementRequest: {
+            body: string;
+            /** @description files you sent earlier as evidence in your appeals; another owner’s or an unknown id is 400 naming it */
+            file_ids?: string[];
+        };
+        /** @description the stored file and the answer (a TRADER message) that carries it */
+        TraderEvidenceResponse: {
+            file: components["schemas"]["EvidenceFile"];
+            data: components["schemas"]["TraderAppealMessage"];
+        };
+        TraderEvidenceUpload: {
+            /**
+             * Format: binary
+             * @description the evidence file (part name `file`): a receipt, a bank statement, a screenshot
+             */
+            file: string;
+            /** @description what the file shows, at most 4000 characters (the message that carries it) */
+            note?: string;
         };
         Health: {
             /** @enum {string} */
@@ -7931,6 +8913,136 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetTraderWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminSetTraderMoney: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderMoneySettings"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminHoldTraderSecurityDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminReleaseTraderSecurityDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13348,6 +14460,757 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListDeals: {
+        parameters: {
+            query?: {
+                deal_type?: "PAYIN" | "PAYOUT";
+                /** @description any of these statuses: repeated (status=A&status=B) or comma-separated */
+                status?: ("INITIALIZED" | "ESCROW_LOCKED" | "PAYMENT_NOTIFIED" | "PAYMENT_VERIFIED" | "COMPLETED" | "EXPIRED" | "APPEALED" | "REFUND_PENDING" | "SPAM_REJECTED" | "SOFT_DISPUTED" | "CANCELLED" | "MATCHED" | "UNASSIGNED" | "PROCESSING" | "FAILED")[];
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token (valid with the same filters) */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListAvailablePayouts: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 200 are clamped to 200 */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderAvailablePayouts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderConfirmPayin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderConfirmRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderReportPayinNotReceived: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TraderNotReceivedRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderTakePayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderStartPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderCompletePayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["TraderPayoutProof"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderCompletedPayout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderRejectPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderRejectPayoutRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetDepositAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDepositAddress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListDeposits: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepositList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListMovements: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderMovementList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListEarnings: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderDealMoneyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetWithdrawFee: {
+        parameters: {
+            query: {
+                amount: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawFeeQuote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListWithdrawals: {
+        parameters: {
+            query?: {
+                /** @description default 50; values above 250 are clamped to 250 */
+                page_size?: number;
+                /** @description opaque cursor from next_page_token */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderCreateWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderWithdrawRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `true` when this answer is a replay: an earlier request with the same key made the object, and this one is answered with it (its body ignored); `false` when this request made it. Of concurrent requests with one key exactly one is `false`. */
+                    "Idempotent-Replayed"?: "true" | "false";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                withdrawal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListAppeals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderAppealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetAppeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderAppealResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderCreateAppealMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraderAppealStatementRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderAppealMessageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderUploadAppealEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["TraderEvidenceUpload"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderEvidenceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderDownloadAppealFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appeal_id: string;
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    /** @description `attachment; filename="<file_id>"`: never shown inline */
+                    "Content-Disposition"?: string;
+                    /** @description the file's SHA-256, lowercase hex */
+                    "X-Checksum-Sha256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
