@@ -314,7 +314,7 @@ test('a foreign requisite is 404 to a trader on every route; bad input is 400', 
 test('presence through the door: toggle, heartbeat, working hours; silence pauses the trader (heartbeat_lost) and no deal reaches it', async (t) => {
   const { keys } = await newMerchant();
   const method = await isolatedMethod();
-  const trader = await newTrader();
+  const trader = await newTrader({ online: false });
   const id = (await asTrader(trader.session, 'POST', REQ, cardBody(method))).body.requisite.requisite_id as string;
   await asOperator('POST', `/api/v1/p2p/admin/requisites/${id}/approve`);
   const initial = await asTrader(trader.session, 'GET', `${TRADER}/presence`);

@@ -26,7 +26,7 @@ test.afterEach.always((t) => closeTestPages(t));
 test('on a phone: add a requisite, see it waiting, an operator approves it, it shows active; go online', async (t) => {
   t.is(PHONE.width, 390);
   const method = await isolatedMethod();
-  const trader = await newTrader();
+  const trader = await newTrader({ online: false });
   const { page, cspViolations } = await traderSignedIn(t, browser, trader);
   await openTraderSection(page, 'Requisites');
   await page.getByLabel('Payment method').selectOption(method);
