@@ -16,7 +16,7 @@ import { applyAmountChange, findAmountChange, findDeal, insertDeal, lockDeal, re
 import { abandonCreate, claimCreate } from '../db/queries/create-fence';
 import { checkDailyCap } from '../db/queries/limits';
 import { lockMerchantForCreate } from '../db/queries/merchant-world';
-import { claimRequisite } from '../db/queries/matching';
+import { claimRequisite, LIVE_AMOUNT_INDEX, liveAmountTaken, type MatchedRequisite, type MatchRequest } from '../db/queries/matching';
 import { claimThroughPass } from '../db/queries/passes';
 import { postEscrowLock, postEscrowRelease, postFeeDistribution, postPayinCompletion } from '../db/queries/postings';
 import { currentWorkflowRun } from './deadline';
@@ -51,11 +51,13 @@ export function createPayinActivities(deps: ActivityDeps) {
         const money = payinMoney(amountUsdt, merchant.payin_fee_bps, input.isClientCommission);
 
         await checkDailyCap(tx, input.merchantId, amount, dailyLimit);
-        const request = {
+        const request: MatchRequest = {
           paymentMethodId: input.paymentMethodId,
           amount,
           escrowUsdt: money.escrow,
           payerBank: input.payerBank,
+          dealType: 'PAYIN',
+          heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
           // A sandbox merchant's deal goes to the sandbox trader only (db/queries/matching.ts).
           sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYIN' as const } : undefined,
         };
@@ -68,36 +70,56 @@ export function createPayinActivities(deps: ActivityDeps) {
           paymentMethodId: input.paymentMethodId,
           arrivedAt: input.arrivedAt,
         };
-        const match = (await claimThroughPass(tx, passDeal, request)) ?? (await claimRequisite(tx, request));
-        if (!match) {
-          throw new FailedPrecondition('no trader is available for this payment method and amount right now; retry later with the same idempotency_key');
-        }
+        const noTrader = () =>
+          new FailedPrecondition('no trader is available for this payment method and amount right now; retry later with the same idempotency_key');
+        let match = (await claimThroughPass(tx, passDeal, request)) ?? (await claimRequisite(tx, request));
+        if (!match) throw noTrader();
 
-        const row = await insertDeal(tx, {
-          id: input.dealId,
-          tenantId: input.tenantId,
-          merchantId: input.merchantId,
-          dealType: 'PAYIN',
-          status: PAYIN_TRANSITIONS.create.to!,
-          idempotencyKey: input.idempotencyKey,
-          amount,
-          currency: input.currency,
-          clientId: input.clientId,
-          paymentMethodId: input.paymentMethodId,
-          requisiteId: match.requisite_id,
-          traderId: match.trader_id,
-          checkoutHash: newCheckoutHash(),
-          description: input.description,
-          callbackUrl: input.callbackUrl,
-          payerBank: input.payerBank,
-          isClientCommission: input.isClientCommission,
-          amountUsdt,
-          exchangeRateMicro: rateMicro,
-          feeUsdt: money.fee,
-          feeBps: merchant.payin_fee_bps,
-          escrowUsdt: money.escrow,
-          paymentTimeoutSeconds: config.PAYIN_TIMEOUT_SECONDS,
-        });
+        // One live PayIn per requisite and amount: the matcher's check under the requisite's lock
+        // decides; should a concurrent create win anyway, the unique index refuses this insert
+        // inside a savepoint and the deal is matched again without that requisite.
+        const lost: string[] = [];
+        let row: DealRow | undefined;
+        while (!row) {
+          const claimed: MatchedRequisite = match;
+          row = await tx
+            .savepoint((sp) =>
+              insertDeal(sp, {
+                id: input.dealId,
+                tenantId: input.tenantId,
+                merchantId: input.merchantId,
+                dealType: 'PAYIN',
+                status: PAYIN_TRANSITIONS.create.to!,
+                idempotencyKey: input.idempotencyKey,
+                amount,
+                currency: input.currency,
+                clientId: input.clientId,
+                paymentMethodId: input.paymentMethodId,
+                requisiteId: claimed.requisite_id,
+                traderId: claimed.trader_id,
+                checkoutHash: newCheckoutHash(),
+                description: input.description,
+                callbackUrl: input.callbackUrl,
+                payerBank: input.payerBank,
+                isClientCommission: input.isClientCommission,
+                amountUsdt,
+                exchangeRateMicro: rateMicro,
+                feeUsdt: money.fee,
+                feeBps: merchant.payin_fee_bps,
+                escrowUsdt: money.escrow,
+                paymentTimeoutSeconds: config.PAYIN_TIMEOUT_SECONDS,
+              }),
+            )
+            .catch((error: { code?: string; constraint_name?: string }) => {
+              if (error.code !== '23505' || error.constraint_name !== LIVE_AMOUNT_INDEX) throw error;
+              return undefined;
+            });
+          if (row) break;
+          lost.push(claimed.requisite_id);
+          const next = await claimRequisite(tx, { ...request, excludeRequisiteIds: lost });
+          if (!next) throw noTrader();
+          match = next;
+        }
         await postEscrowLock(tx, { dealId: row.id, version: 1n, traderWalletId: match.trader_wallet_id, amount: money.escrow });
         await moves.events(tx, [
           [{ ...row, status: 'INITIALIZED' }, 'deal.created', 'created'],
@@ -269,6 +291,10 @@ export function createPayinActivities(deps: ActivityDeps) {
         const exponent = await currencyExponent(tx, row.tenant_id, row.currency);
         const newUsdt = fiatToUsdtCents(newAmount, exponent!, row.exchange_rate_micro);
         if (newUsdt <= 0n) throw new InvalidArgument('amount_fiat is too small: it converts to 0 USDT cents');
+        // One live PayIn per requisite and amount (db/queries/matching.ts): a refusal, not a retried unique violation.
+        if (await liveAmountTaken(tx, row, newAmount)) {
+          throw new FailedPrecondition("another live PayIn of this amount is on the deal's requisite; the payer could not be told apart");
+        }
         const money = payinMoney(newUsdt, row.fee_bps, row.is_client_commission);
         const version = row.amount_version + 1n;
         // The old escrow back to the trader's wallet, the new one taken from it (one wallet lookup).

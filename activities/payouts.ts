@@ -53,6 +53,8 @@ export function createPayoutActivities(deps: ActivityDeps) {
             amount,
             escrowUsdt: 0n,
             payerBank: input.targetBank,
+            dealType: 'PAYOUT',
+            heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
             sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYOUT' } : undefined,
           });
           const created = match ? PAYOUT_TRANSITIONS.create_matched : PAYOUT_TRANSITIONS.create_unassigned;
@@ -115,6 +117,8 @@ export function createPayoutActivities(deps: ActivityDeps) {
           amount: row.amount,
           escrowUsdt: 0n,
           payerBank: row.target_bank,
+          dealType: 'PAYOUT',
+          heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
           sandbox: row.sandbox ? { tenantId: row.tenant_id, dealType: 'PAYOUT' } : undefined,
         });
         if (!match) return payoutSnapshot(row);

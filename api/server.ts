@@ -12,6 +12,7 @@ import { sweepRateLimitWindows } from './auth/rate-limit';
 import { UploadBudget } from './auth/upload-budget';
 import { startApiMetricsServer } from './metrics-server';
 import { PasswordHashGate } from './auth/password-hashes';
+import { sweepSilentTraders } from './services/presence';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'api');
@@ -47,6 +48,9 @@ if (metricsServer) log.info({ url: metricsServer.url }, 'api metrics listening')
 
 const sweeper = setInterval(() => void sweepRateLimitWindows(sql, Date.now()).catch(() => {}), 5 * 60_000);
 sweeper.unref();
+// The auto-pause of traders whose app fell silent (api/services/presence.ts).
+const presenceSweeper = setInterval(() => void sweepSilentTraders(sql, config.TRADER_HEARTBEAT_TIMEOUT_SECONDS).catch(() => {}), 15_000);
+presenceSweeper.unref();
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -54,6 +58,7 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info({ signal }, 'api stopping');
   clearInterval(sweeper);
+  clearInterval(presenceSweeper);
   server.close();
   server.closeIdleConnections();
   await metricsServer?.close();

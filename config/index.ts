@@ -185,6 +185,8 @@ function schemaFor(nodeEnv: string) {
       }),
     CHECKOUT_BASE_URL: z.string().url().default('http://127.0.0.1:3000'),
     PAYIN_TIMEOUT_SECONDS: seconds(1800),
+    /** A trader with an account is matched only while its app's heartbeat is younger than this; then it is paused (heartbeat_lost). */
+    TRADER_HEARTBEAT_TIMEOUT_SECONDS: seconds(90),
     PAYOUT_ASSIGN_SLA_SECONDS: seconds(900),
     PAYOUT_RETRY_MATCH_SECONDS: seconds(30),
     /** A MATCHED payout whose trader has not started the transfer by then EXPIRES (hold returned). */

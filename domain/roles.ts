@@ -99,6 +99,11 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminApproveTrader: ADMIN,
   adminCreateRequisite: ADMIN,
   adminCreateTraderDeposit: FINANCE,
+  // Requisites traders add or change: read by every role, approved or rejected by an admin (it
+  // decides which cards and accounts payers are sent to, as it decides the traders themselves).
+  adminListPendingRequisites: READ,
+  adminApproveRequisite: ADMIN,
+  adminRejectRequisite: ADMIN,
   // A trader's money: its wallet (every role reads), its security deposit and minimum working balance (finance).
   adminGetTraderWallet: READ,
   adminSetTraderMoney: FINANCE,
@@ -252,6 +257,17 @@ export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>>
   traderDeleteSession: TRADER,
   traderEnrollTotp: TRADER,
   traderChangeOwnPassword: TRADER,
+  // Its own requisites and presence (api/routes/trader/requisites.ts).
+  traderListRequisites: TRADER,
+  traderCreateRequisite: TRADER,
+  traderGetRequisite: TRADER,
+  traderUpdateRequisite: TRADER,
+  traderPauseRequisite: TRADER,
+  traderResumeRequisite: TRADER,
+  traderArchiveRequisite: TRADER,
+  traderGetPresence: TRADER,
+  traderUpdatePresence: TRADER,
+  traderPresenceHeartbeat: TRADER,
   // The trader's deal queue and its moves on its own deals.
   traderListDeals: TRADER,
   traderGetDeal: TRADER,

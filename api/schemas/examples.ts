@@ -365,3 +365,58 @@ export const EXAMPLES = {
   cabinetListMembers: { response: { data: [MEMBER] } },
   cabinetUpdateMember: { request: { role: 'finance' }, response: { member: { ...MEMBER, role: 'finance' } } },
 } satisfies Record<string, { request?: unknown; response?: unknown }>;
+
+/** A trader's requisite (the trader app's requisites). */
+export const EXAMPLE_TRADER_REQUISITE = {
+  requisite_id: '7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+  trader_id: '30000000-0000-4000-8000-000000000004',
+  payment_method: 'card-rub',
+  currency: 'RUB',
+  requisite_type: 'BANK_CARD',
+  card_number: '2200123412341234',
+  phone_number: '',
+  iban: '',
+  holder_name: 'Dana Holder',
+  bank_name: 'sberbank',
+  status: 'ACTIVE',
+  rejection_reason: '',
+  added_by: 'trader',
+  limits: {
+    min_amount: '10000',
+    max_amount: '5000000',
+    daily_limit: '5000000',
+    daily_count_limit: 20,
+    monthly_limit: null,
+    max_live_deals: 3,
+    cooldown_seconds: 60,
+  },
+  created_at: AT,
+  updated_at: LATER,
+} as const;
+
+export const EXAMPLE_TRADER_REQUISITE_CREATE = {
+  payment_method: 'card-rub',
+  requisite_type: 'BANK_CARD',
+  card_number: '2200123412341234',
+  holder_name: 'Dana Holder',
+  bank_name: 'sberbank',
+  min_amount: 10_000,
+  max_amount: 5_000_000,
+  daily_limit: 5_000_000,
+  daily_count_limit: 20,
+  max_live_deals: 3,
+  cooldown_seconds: 60,
+} as const;
+
+/** A trader's presence while online. */
+export const EXAMPLE_TRADER_PRESENCE = {
+  online: true,
+  heartbeat_at: LATER,
+  online_at: AT,
+  offline_reason: null,
+  offline_at: null,
+  working_hours: { timezone: 'Europe/Moscow', from: '09:00', to: '21:00' },
+  within_working_hours: true,
+  matchable: true,
+  heartbeat_timeout_seconds: 90,
+} as const;

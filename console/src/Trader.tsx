@@ -15,6 +15,8 @@ import { EnrolAuthenticator, Invitation } from './pages/Invitation';
 import { SignIn } from './pages/SignIn';
 import { Text } from './text';
 import { TraderHome } from './trader/Home';
+import { TraderRequisites } from './trader/Requisites';
+import { PresenceSwitch } from './trader/Presence';
 import { TraderDeals } from './trader/Deals';
 import { TraderAppeals } from './trader/Appeals';
 import { TraderWallet } from './trader/Wallet';
@@ -22,6 +24,7 @@ import { TraderWallet } from './trader/Wallet';
 /** The trader app's sections: path below /trader, label, page (each page file owns its sub-routes). */
 const SECTIONS: Array<[string, string, () => ReactElement]> = [
   ['/', 'Today', TraderHome],
+  ['/requisites', 'Requisites', TraderRequisites],
   ['/deals', 'Deals', TraderDeals],
   ['/appeals', 'Disputes', TraderAppeals],
   ['/wallet', 'Wallet', TraderWallet],
@@ -91,6 +94,7 @@ export function Trader() {
           <Text value={trader.name} />
         </strong>
         {!trader.approved && <span className="badge">waiting for approval</span>}
+        <PresenceSwitch />
         <nav aria-label="Sections" className="tabbar">
           {SECTIONS.map(([to, label]) => (
             <Link key={to} to={to}>

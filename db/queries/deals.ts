@@ -14,6 +14,8 @@ export interface DealRow {
   /** The merchant's world, copied at insert (the `deals_sandbox` trigger). */
   sandbox: boolean;
   status: string;
+  /** Held to one live PayIn per requisite and amount (deals_amount_guard; db/queries/matching.ts). */
+  amount_guard: boolean;
   idempotency_key: string;
   amount: bigint;
   currency: string;

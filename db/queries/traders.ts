@@ -27,24 +27,51 @@ export interface NewRequisite {
   min_amount: bigint;
   max_amount: bigint;
   daily_limit: bigint | null;
+  /** The limits the matcher honours beyond daily_limit (db/queries/matching.ts); absent: none. */
+  daily_count_limit?: number | null;
+  monthly_limit?: bigint | null;
+  max_live_deals?: number | null;
+  cooldown_seconds?: number;
+  /** An operator's requisite is ACTIVE at once; a trader's waits for approval (PENDING_APPROVAL). */
+  added_by?: 'operator' | 'trader';
 }
 
 export interface RequisiteRow extends NewRequisite {
   id: string;
   status: string;
+  daily_count_limit: number | null;
+  monthly_limit: bigint | null;
+  max_live_deals: number | null;
+  cooldown_seconds: number;
+  added_by: 'operator' | 'trader';
+  rejection_reason: string;
+  reviewed_at: Date | null;
+  updated_at: Date;
   created_at: Date;
 }
 
 /** A requisite's row as stored: its numbers sealed (db/queries/requisite-secrets.ts), their tails and mask beside them. */
-type StoredRequisiteRow = Omit<RequisiteRow, keyof RequisiteNumbers> & SealedRequisiteNumbers & { sandbox?: boolean };
+export type StoredRequisiteRow = Omit<RequisiteRow, keyof RequisiteNumbers> & SealedRequisiteNumbers & { sandbox?: boolean };
 
-const opened = <T extends StoredRequisiteRow>(ring: KeyRing, row: T) => ({ ...row, ...openRequisiteNumbers(ring, row) });
+/** A stored requisite with its numbers opened, as the people who may see them read it. */
+export const opened = <T extends StoredRequisiteRow>(ring: KeyRing, row: T) => ({ ...row, ...openRequisiteNumbers(ring, row) });
 
 export async function insertRequisite(db: Db, ring: KeyRing, input: NewRequisite): Promise<RequisiteRow> {
   const id = newId();
-  const { card_number, phone_number, iban, ...rest } = input;
+  const { card_number, phone_number, iban, added_by, ...rest } = input;
+  const addedBy = added_by ?? 'operator';
   const [row] = await db<StoredRequisiteRow[]>`
-    insert into requisites ${db({ id, ...rest, ...sealRequisiteNumbers(ring, id, { card_number, phone_number, iban }) })}
+    insert into requisites ${db({
+      id,
+      ...rest,
+      daily_count_limit: input.daily_count_limit ?? null,
+      monthly_limit: input.monthly_limit ?? null,
+      max_live_deals: input.max_live_deals ?? null,
+      cooldown_seconds: input.cooldown_seconds ?? 0,
+      added_by: addedBy,
+      status: addedBy === 'trader' ? 'PENDING_APPROVAL' : 'ACTIVE',
+      ...sealRequisiteNumbers(ring, id, { card_number, phone_number, iban }),
+    })}
     returning *`;
   return opened(ring, row!);
 }

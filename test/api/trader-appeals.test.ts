@@ -39,9 +39,12 @@ async function traderWithRequisite() {
 }
 
 /** A live PayIn of a new merchant on the trader's requisite, under appeal with the merchant's file. */
+let nextAmount = 150_000;
 async function appealOn(trader: { method: string }) {
   const { merchantId, keys } = await newMerchant({ name: `Shop ${randomUUID().slice(0, 6)}` });
-  const deal = await createPayin(keys, { payment_method_id: trader.method });
+  // An amount of its own: one live PayIn per requisite and amount (docs/trader.md).
+  nextAmount += 100;
+  const deal = await createPayin(keys, { payment_method_id: trader.method, amount: nextAmount });
   const upload = await signedUpload(keys, filePart(SAMPLES.png, 'receipt.png', 'image/png'));
   if (upload.status !== 201) throw new Error(upload.text);
   const fileId = upload.body.file.file_id as string;

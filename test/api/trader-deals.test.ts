@@ -86,11 +86,12 @@ test('PayIn: confirm with the amount received drives received_amount and amount_
   t.regex(again.text, /deal is COMPLETED; receipt cannot be confirmed/);
 
   // Partial and overpaid: verified, the autocompletion blocked for an operator.
-  for (const [received, match] of [
-    [120_000, 'partial'],
-    [170_000, 'overpaid'],
+  // Amounts of their own: one live PayIn per requisite and amount (docs/trader.md).
+  for (const [received, match, amount] of [
+    [120_000, 'partial', 150_100],
+    [170_000, 'overpaid', 150_200],
   ] as const) {
-    const deal = await createPayin(m.keys, { payment_method_id: method, amount: 150_000 });
+    const deal = await createPayin(m.keys, { payment_method_id: method, amount });
     const res = await move(trader, deal.deal_id, 'confirm', { received_amount: received });
     t.is(res.status, 200, res.text);
     t.like(res.body.deal, { status: 'PAYMENT_VERIFIED', received_amount: String(received), amount_match_status: match, moves: [] });

@@ -62,7 +62,7 @@ export async function signInTrader(t: Pick<TraderAccount, 'email' | 'password' |
  * otherwise, approved and funded with `liquidity` USDT cents by a recorded top-up (as the demo
  * traders are). No requisites: the trader adds its own.
  */
-export async function newTrader(options: { approve?: boolean; liquidity?: number; name?: string } = {}): Promise<TraderAccount> {
+export async function newTrader(options: { approve?: boolean; liquidity?: number; name?: string; online?: boolean } = {}): Promise<TraderAccount> {
   const email = newEmail('trader');
   const created = await asOperator('POST', '/api/v1/p2p/admin/traders', { name: options.name ?? `App trader ${email.slice(7, 19)}`, email });
   if (created.status !== 201) throw new Error(`trader create failed: ${created.status} ${created.text}`);
@@ -76,6 +76,13 @@ export async function newTrader(options: { approve?: boolean; liquidity?: number
   if (liquidity > 0) {
     const funded = await asOperator('POST', `/api/v1/p2p/admin/traders/${traderId}/deposits`, { amount: liquidity, tx_hash: txHashOf(`fund-${traderId}`) });
     if (funded.status !== 201) throw new Error(`funding failed: ${funded.status} ${funded.text}`);
+  }
+  // Present, as a trader with its app open is (docs/trader.md, "Presence"): online, its heartbeat
+  // sent every 20 s for as long as the test file runs. `online: false` leaves it offline.
+  if (options.online !== false) {
+    const online = await asTrader(account.session, 'PUT', `${TRADER}/presence`, { online: true });
+    if (online.status !== 200) throw new Error(`going online failed: ${online.status} ${online.text}`);
+    setInterval(() => void asTrader(account.session, 'POST', `${TRADER}/presence/heartbeat`).catch(() => {}), 20_000).unref();
   }
   return { traderId, ...account };
 }

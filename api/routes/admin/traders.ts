@@ -13,6 +13,9 @@ import {
   traderResponse,
 } from '../../schemas/traders';
 import { addRequisite, createTrader, fundTrader, listTradersForOperator } from '../../services/traders';
+import { pendingRequisiteList, rejectRequisiteBody, requisiteIdParams, traderRequisiteResponse } from '../../schemas/trader-requisites';
+import { approveRequisite, listPendingRequisites, rejectRequisite } from '../../services/trader-requisites';
+import { REQUISITE_TRANSITIONS } from '../../../domain/state/requisites';
 import { traderMoneySettingsBody, traderWalletResponse } from '../../schemas/trader-wallet';
 import { getTraderWallet, holdTraderSecurityDeposit, releaseTraderSecurityDeposit, setTraderMoney } from '../../services/trader-money';
 import { approveTrader, inviteTraderAccount } from '../../services/trader-accounts';
@@ -231,5 +234,50 @@ export const traderRoutes = [
       audit: { action: 'trader.security_release', objectType: 'trader', by: 'service' },
     },
     async ({ params, actor }, deps) => ({ wallet: await releaseTraderSecurityDeposit(deps, params.trader_id, actor) }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/requisites/pending',
+      operationId: 'adminListPendingRequisites',
+      auth: 'operator',
+      summary: 'Requisites traders added or changed that wait for approval, oldest first',
+      tags: consoleTags,
+      response: pendingRequisiteList,
+    },
+    (_input, deps) => listPendingRequisites(deps),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/requisites/{requisite_id}/approve',
+      operationId: 'adminApproveRequisite',
+      auth: 'operator',
+      summary: 'Approve a requisite waiting for approval',
+      description: REQUISITE_TRANSITIONS.approve.effect,
+      tags,
+      params: requisiteIdParams,
+      response: traderRequisiteResponse,
+      errors: [404],
+      audit: { action: 'requisite.approve', objectType: 'requisite', by: 'service' },
+    },
+    async ({ params, actor }, deps) => ({ requisite: await approveRequisite(deps, params.requisite_id, operatorActor(actor)) }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/requisites/{requisite_id}/reject',
+      operationId: 'adminRejectRequisite',
+      auth: 'operator',
+      summary: 'Reject a requisite waiting for approval, with a reason the trader reads',
+      description: REQUISITE_TRANSITIONS.reject.effect,
+      tags,
+      params: requisiteIdParams,
+      body: rejectRequisiteBody,
+      response: traderRequisiteResponse,
+      errors: [404],
+      audit: { action: 'requisite.reject', objectType: 'requisite', by: 'service' },
+    },
+    async ({ params, body, actor }, deps) => ({ requisite: await rejectRequisite(deps, params.requisite_id, body.reason, operatorActor(actor)) }),
   ),
 ];

@@ -2,7 +2,14 @@
 import { routeGroup } from '../../route';
 import { traderDealRoutes } from './deals';
 import { traderSessionRoutes } from './session';
+import { traderRequisiteRoutes } from './requisites';
 import { traderAppealRoutes } from './appeals';
 import { traderWalletRoutes } from './wallet';
 
-export const traderGroup = routeGroup('/api/v1/p2p/trader', [...traderSessionRoutes, ...traderDealRoutes, ...traderWalletRoutes, ...traderAppealRoutes]);
+export const traderGroup = routeGroup('/api/v1/p2p/trader', [
+  ...traderSessionRoutes,
+  ...traderRequisiteRoutes,
+  ...traderDealRoutes,
+  ...traderWalletRoutes,
+  ...traderAppealRoutes,
+]);

@@ -8,6 +8,7 @@ import { useCan } from '../session';
 import { Action, Field, money, Submit, when } from '../ui';
 import { MoneyInput, useFormatMoney, useToMinor } from '../money';
 import { plainText, Text } from '../text';
+import { REQUISITE_TRANSITIONS } from '../../../domain/state/requisites';
 
 export function Traders() {
   const can = useCan();
@@ -18,6 +19,7 @@ export function Traders() {
   return (
     <>
       <h1>Traders and requisites</h1>
+      <PendingRequisites />
       <div className="filters">
         <Field label="New trader's name">
           <input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
@@ -291,6 +293,97 @@ function TopUp({ traderId, name }: { traderId: string; name: string }) {
           />
         </div>
       </div>
+    </details>
+  );
+}
+
+/**
+ * Requisites traders added or changed, waiting for approval: Approve (matched from then on) or
+ * Reject with a reason the trader reads; each dialog says what the move does, from the state table.
+ */
+function PendingRequisites() {
+  const pending = useQuery({ queryKey: ['pending-requisites'], queryFn: () => unwrap(api.GET('/api/v1/p2p/admin/requisites/pending')) });
+  const format = useFormatMoney();
+  const rows = pending.data?.data ?? [];
+  if (rows.length === 0) return null;
+  return (
+    <section className="card wide" aria-label="Requisites waiting for approval">
+      <h2>Requisites waiting for approval</h2>
+      <DataTable
+        caption="Requisites waiting for approval"
+        columns={['Trader', 'Method', 'Number', 'Holder / bank', 'Per deal', 'Actions']}
+        rows={rows}
+        rowKey={(r) => r.requisite_id}
+        row={(r) => {
+          const number = r.card_number || r.phone_number || r.iban;
+          return (
+            <tr data-testid="pending-requisite">
+              <td>
+                <Text value={r.trader_name} title={r.trader_id} />
+              </td>
+              <td>{r.payment_method}</td>
+              <td className="mono">{number}</td>
+              <td>
+                <Text value={r.holder_name} /> / <Text value={r.bank_name} />
+              </td>
+              <td className="num">
+                {format(r.limits.min_amount, r.currency)} – {format(r.limits.max_amount, r.currency)}
+              </td>
+              <td>
+                <Action
+                  op="adminApproveRequisite"
+                  label="Approve…"
+                  className="primary"
+                  confirm={{
+                    title: `Approve ${number}`,
+                    text: <p>{REQUISITE_TRANSITIONS.approve.effect}</p>,
+                    label: 'Approve the requisite',
+                  }}
+                  run={() => unwrap(api.POST('/api/v1/p2p/admin/requisites/{requisite_id}/approve', { params: { path: { requisite_id: r.requisite_id } } }))}
+                />
+                <RejectRequisite requisiteId={r.requisite_id} number={number} />
+              </td>
+            </tr>
+          );
+        }}
+        empty="Nothing waits."
+      />
+    </section>
+  );
+}
+
+function RejectRequisite({ requisiteId, number }: { requisiteId: string; number: string }) {
+  const [reason, setReason] = useState('');
+  return (
+    <details>
+      <summary>Reject with a reason</summary>
+      <Field label="Reason the trader reads">
+        <input required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} />
+      </Field>
+      <Action
+        op="adminRejectRequisite"
+        label="Reject…"
+        className="danger"
+        disabled={reason.trim() === ''}
+        confirm={{
+          title: `Reject ${number}`,
+          text: (
+            <p>
+              {REQUISITE_TRANSITIONS.reject.effect} Reason: <Text value={reason} />
+            </p>
+          ),
+          label: 'Reject the requisite',
+          tone: 'danger',
+        }}
+        run={() =>
+          unwrap(
+            api.POST('/api/v1/p2p/admin/requisites/{requisite_id}/reject', {
+              params: { path: { requisite_id: requisiteId } },
+              body: { reason: reason.trim() },
+            }),
+          )
+        }
+      />
     </details>
   );
 }

@@ -577,6 +577,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/admin/requisites/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Requisites traders added or changed that wait for approval, oldest first */
+        get: operations["adminListPendingRequisites"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/requisites/{requisite_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a requisite waiting for approval
+         * @description The requisite becomes ACTIVE: new deals may be matched to it at once.
+         */
+        post: operations["adminApproveRequisite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/requisites/{requisite_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a requisite waiting for approval, with a reason the trader reads
+         * @description The requisite becomes REJECTED and is never matched; the trader sees the reason and may correct the details, which sends it back for approval.
+         */
+        post: operations["adminRejectRequisite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/admin/alerts": {
         parameters: {
             query?: never;
@@ -2509,6 +2566,146 @@ export interface paths {
          * @description Once per link, before it expires (a second acceptance is 400: used already; 409 when the email has an account meanwhile). The new account must set up an authenticator before anything else: until POST /session/totp has set one, every other trader route answers 403. The trader works once an operator approves it (trader.approved). Audited (trader_account.invite_accept).
          */
         post: operations["traderAcceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/requisites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My requisites, oldest first, each with its status and limits */
+        get: operations["traderListRequisites"];
+        put?: never;
+        /** Add a requisite (card, phone or IBAN) with its limits; it waits for an operator’s approval before its first deal */
+        post: operations["traderCreateRequisite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/requisites/{requisite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of my requisites */
+        get: operations["traderGetRequisite"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a requisite’s payment details (back to approval) or its limits (no approval)
+         * @description The changed details go to an operator for approval; until then it is not matched. The new limits apply from the next deal on. An ARCHIVED requisite is not edited.
+         */
+        patch: operations["traderUpdateRequisite"];
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/requisites/{requisite_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a requisite: no new deal reaches it
+         * @description No new deal is matched to it; deals already on it go on as before. Allowed from ACTIVE.
+         */
+        post: operations["traderPauseRequisite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/requisites/{requisite_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused requisite
+         * @description New deals may be matched to it again. Allowed from PAUSED.
+         */
+        post: operations["traderResumeRequisite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/requisites/{requisite_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a requisite for good
+         * @description Retired for good: it is never matched again and cannot be edited; deals already on it go on as before. Allowed from PENDING_APPROVAL, ACTIVE, PAUSED, REJECTED.
+         */
+        post: operations["traderArchiveRequisite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My presence: online or not (and why not), my last heartbeat, my working hours */
+        get: operations["traderGetPresence"];
+        /**
+         * Go online or offline, and set or clear working hours
+         * @description Online starts a fresh heartbeat: the app then sends one about every 30 s; a trader whose heartbeat is older than the timeout gets no deal and is paused (offline_reason heartbeat_lost) until it goes online again.
+         */
+        put: operations["traderUpdatePresence"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/presence/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The app’s heartbeat while it is open and online; answers my presence
+         * @description Counts only while online: a trader already paused for silence stays offline until it goes online again.
+         */
+        post: operations["traderPresenceHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4962,6 +5159,65 @@ export interface components {
              */
             min_working_balance?: number | bigint;
         };
+        PendingRequisiteList: {
+            data: (components["schemas"]["TraderRequisite"] & {
+                trader_name: string;
+            })[];
+        };
+        TraderRequisite: {
+            /** Format: uuid */
+            requisite_id: string;
+            /** Format: uuid */
+            trader_id: string;
+            payment_method: string;
+            /** @description the currency of its payment method: the limits are in its minor units */
+            currency: string;
+            requisite_type: string;
+            card_number: string;
+            phone_number: string;
+            iban: string;
+            holder_name: string;
+            bank_name: string;
+            /** @enum {string} */
+            status: "PENDING_APPROVAL" | "ACTIVE" | "PAUSED" | "REJECTED" | "ARCHIVED";
+            /** @description the operator's reason when REJECTED, else empty */
+            rejection_reason: string;
+            /** @enum {string} */
+            added_by: "operator" | "trader";
+            limits: {
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                min_amount: string;
+                /**
+                 * Format: int64
+                 * @example 150000
+                 */
+                max_amount: string;
+                daily_limit: string | null;
+                daily_count_limit: number | null;
+                monthly_limit: string | null;
+                max_live_deals: number | null;
+                cooldown_seconds: number;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        TraderRequisiteResponse: {
+            requisite: components["schemas"]["TraderRequisite"];
+        };
+        RejectRequisiteRequest: {
+            reason: string;
+        };
         OperatorAlerts: {
             data: components["schemas"]["OperatorAlert"][];
             /** @description '' on the last page */
@@ -6178,6 +6434,114 @@ export interface components {
             token: string;
             /** @description the password the trader chooses (at least 12 characters) */
             password: string;
+        };
+        TraderRequisiteList: {
+            data: components["schemas"]["TraderRequisite"][];
+            /** @description the methods a requisite may be added for, with the exponent of their currency (minor units per major) */
+            payment_methods: {
+                slug: string;
+                name: string;
+                currency: string;
+                exponent: number;
+                requisite_types: string[];
+            }[];
+        };
+        CreateTraderRequisiteRequest: {
+            payment_method: string;
+            /** @enum {string} */
+            requisite_type: "BANK_CARD" | "SBP" | "BANK_TRANSFER" | "E_WALLET" | "SIM";
+            card_number?: string;
+            phone_number?: string;
+            iban?: string;
+            holder_name: string;
+            bank_name: string;
+            /** Format: int64 */
+            min_amount: number | bigint;
+            /** Format: int64 */
+            max_amount: number | bigint;
+            /** @description volume per UTC day, minor units */
+            daily_limit?: (number | bigint) | null;
+            /** @description deals per UTC day */
+            daily_count_limit?: number | null;
+            /** @description volume per UTC calendar month, minor units */
+            monthly_limit?: (number | bigint) | null;
+            /** @description deals on it at once that are not final yet */
+            max_live_deals?: number | null;
+            /** @description seconds after a deal before the next one may be matched to it */
+            cooldown_seconds?: number;
+        };
+        /** @description New payment details (card, phone, IBAN, holder, bank) send the requisite back to approval; limits alone do not. */
+        UpdateTraderRequisiteRequest: {
+            card_number?: string;
+            phone_number?: string;
+            iban?: string;
+            holder_name?: string;
+            bank_name?: string;
+            /** Format: int64 */
+            min_amount?: number | bigint;
+            /** Format: int64 */
+            max_amount?: number | bigint;
+            /** @description volume per UTC day, minor units */
+            daily_limit?: (number | bigint) | null;
+            /** @description deals per UTC day */
+            daily_count_limit?: number | null;
+            /** @description volume per UTC calendar month, minor units */
+            monthly_limit?: (number | bigint) | null;
+            /** @description deals on it at once that are not final yet */
+            max_live_deals?: number | null;
+            /** @description seconds after a deal before the next one may be matched to it */
+            cooldown_seconds?: number;
+        };
+        TraderPresenceResponse: {
+            presence: {
+                online: boolean;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                heartbeat_at: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                online_at: string | null;
+                /**
+                 * @description why it is offline: its own toggle, or paused after its app fell silent
+                 * @enum {string|null}
+                 */
+                offline_reason: "manual" | "heartbeat_lost" | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                offline_at: string | null;
+                working_hours: components["schemas"]["TraderWorkingHours"];
+                within_working_hours: boolean;
+                /** @description online and within its working hours: new deals may reach it */
+                matchable: boolean;
+                heartbeat_timeout_seconds: number;
+            };
+        };
+        /** @description In the trader's IANA time zone; from later than to spans midnight. */
+        TraderWorkingHours: {
+            /** @example Europe/Moscow */
+            timezone: string;
+            /** @example 09:00 */
+            from: string;
+            /** @example 21:00 */
+            to: string;
+        } | null;
+        UpdateTraderPresenceRequest: {
+            online?: boolean;
+            /** @description null clears them (matched at any hour while online) */
+            working_hours?: {
+                /** @example Europe/Moscow */
+                timezone: string;
+                /** @example 09:00 */
+                from: string;
+                /** @example 21:00 */
+                to: string;
+            } | null;
         };
         TraderDealList: {
             /** @description your live deals, newest first, with their timers (on the first page only) */
@@ -8679,6 +9043,101 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TraderWalletResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListPendingRequisites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingRequisiteList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminApproveRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requisite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderRequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminRejectRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requisite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectRequisiteRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraderRequisiteResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13380,6 +13839,628 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListRequisites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *           "trader_id": "30000000-0000-4000-8000-000000000004",
+                     *           "payment_method": "card-rub",
+                     *           "currency": "RUB",
+                     *           "requisite_type": "BANK_CARD",
+                     *           "card_number": "2200123412341234",
+                     *           "phone_number": "",
+                     *           "iban": "",
+                     *           "holder_name": "Dana Holder",
+                     *           "bank_name": "sberbank",
+                     *           "status": "ACTIVE",
+                     *           "rejection_reason": "",
+                     *           "added_by": "trader",
+                     *           "limits": {
+                     *             "min_amount": "10000",
+                     *             "max_amount": "5000000",
+                     *             "daily_limit": "5000000",
+                     *             "daily_count_limit": 20,
+                     *             "monthly_limit": null,
+                     *             "max_live_deals": 3,
+                     *             "cooldown_seconds": 60
+                     *           },
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "updated_at": "2026-11-22T10:04:12.345Z"
+                     *         }
+                     *       ],
+                     *       "payment_methods": [
+                     *         {
+                     *           "slug": "card-rub",
+                     *           "name": "Bank card (RUB)",
+                     *           "currency": "RUB",
+                     *           "exponent": 2,
+                     *           "requisite_types": [
+                     *             "BANK_CARD"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderRequisiteList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderCreateRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payment_method": "card-rub",
+                 *       "requisite_type": "BANK_CARD",
+                 *       "card_number": "2200123412341234",
+                 *       "holder_name": "Dana Holder",
+                 *       "bank_name": "sberbank",
+                 *       "min_amount": 10000,
+                 *       "max_amount": 5000000,
+                 *       "daily_limit": 5000000,
+                 *       "daily_count_limit": 20,
+                 *       "max_live_deals": 3,
+                 *       "cooldown_seconds": 60
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTraderRequisiteRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requisite": {
+                     *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "trader_id": "30000000-0000-4000-8000-000000000004",
+                     *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
+                     *         "requisite_type": "BANK_CARD",
+                     *         "card_number": "2200123412341234",
+                     *         "phone_number": "",
+                     *         "iban": "",
+                     *         "holder_name": "Dana Holder",
+                     *         "bank_name": "sberbank",
+                     *         "status": "PENDING_APPROVAL",
+                     *         "rejection_reason": "",
+                     *         "added_by": "trader",
+                     *         "limits": {
+                     *           "min_amount": "10000",
+                     *           "max_amount": "5000000",
+                     *           "daily_limit": "5000000",
+                     *           "daily_count_limit": 20,
+                     *           "monthly_limit": null,
+                     *           "max_live_deals": 3,
+                     *           "cooldown_seconds": 60
+                     *         },
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "updated_at": "2026-11-22T10:04:12.345Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderRequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requisite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requisite": {
+                     *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "trader_id": "30000000-0000-4000-8000-000000000004",
+                     *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
+                     *         "requisite_type": "BANK_CARD",
+                     *         "card_number": "2200123412341234",
+                     *         "phone_number": "",
+                     *         "iban": "",
+                     *         "holder_name": "Dana Holder",
+                     *         "bank_name": "sberbank",
+                     *         "status": "ACTIVE",
+                     *         "rejection_reason": "",
+                     *         "added_by": "trader",
+                     *         "limits": {
+                     *           "min_amount": "10000",
+                     *           "max_amount": "5000000",
+                     *           "daily_limit": "5000000",
+                     *           "daily_count_limit": 20,
+                     *           "monthly_limit": null,
+                     *           "max_live_deals": 3,
+                     *           "cooldown_seconds": 60
+                     *         },
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "updated_at": "2026-11-22T10:04:12.345Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderRequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderUpdateRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requisite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "daily_limit": 5000000,
+                 *       "max_live_deals": 3
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTraderRequisiteRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requisite": {
+                     *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "trader_id": "30000000-0000-4000-8000-000000000004",
+                     *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
+                     *         "requisite_type": "BANK_CARD",
+                     *         "card_number": "2200123412341234",
+                     *         "phone_number": "",
+                     *         "iban": "",
+                     *         "holder_name": "Dana Holder",
+                     *         "bank_name": "sberbank",
+                     *         "status": "ACTIVE",
+                     *         "rejection_reason": "",
+                     *         "added_by": "trader",
+                     *         "limits": {
+                     *           "min_amount": "10000",
+                     *           "max_amount": "5000000",
+                     *           "daily_limit": "5000000",
+                     *           "daily_count_limit": 20,
+                     *           "monthly_limit": null,
+                     *           "max_live_deals": 3,
+                     *           "cooldown_seconds": 60
+                     *         },
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "updated_at": "2026-11-22T10:04:12.345Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderRequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderPauseRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requisite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requisite": {
+                     *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "trader_id": "30000000-0000-4000-8000-000000000004",
+                     *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
+                     *         "requisite_type": "BANK_CARD",
+                     *         "card_number": "2200123412341234",
+                     *         "phone_number": "",
+                     *         "iban": "",
+                     *         "holder_name": "Dana Holder",
+                     *         "bank_name": "sberbank",
+                     *         "status": "PAUSED",
+                     *         "rejection_reason": "",
+                     *         "added_by": "trader",
+                     *         "limits": {
+                     *           "min_amount": "10000",
+                     *           "max_amount": "5000000",
+                     *           "daily_limit": "5000000",
+                     *           "daily_count_limit": 20,
+                     *           "monthly_limit": null,
+                     *           "max_live_deals": 3,
+                     *           "cooldown_seconds": 60
+                     *         },
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "updated_at": "2026-11-22T10:04:12.345Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderRequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderResumeRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requisite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requisite": {
+                     *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "trader_id": "30000000-0000-4000-8000-000000000004",
+                     *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
+                     *         "requisite_type": "BANK_CARD",
+                     *         "card_number": "2200123412341234",
+                     *         "phone_number": "",
+                     *         "iban": "",
+                     *         "holder_name": "Dana Holder",
+                     *         "bank_name": "sberbank",
+                     *         "status": "ACTIVE",
+                     *         "rejection_reason": "",
+                     *         "added_by": "trader",
+                     *         "limits": {
+                     *           "min_amount": "10000",
+                     *           "max_amount": "5000000",
+                     *           "daily_limit": "5000000",
+                     *           "daily_count_limit": 20,
+                     *           "monthly_limit": null,
+                     *           "max_live_deals": 3,
+                     *           "cooldown_seconds": 60
+                     *         },
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "updated_at": "2026-11-22T10:04:12.345Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderRequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderArchiveRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requisite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requisite": {
+                     *         "requisite_id": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "trader_id": "30000000-0000-4000-8000-000000000004",
+                     *         "payment_method": "card-rub",
+                     *         "currency": "RUB",
+                     *         "requisite_type": "BANK_CARD",
+                     *         "card_number": "2200123412341234",
+                     *         "phone_number": "",
+                     *         "iban": "",
+                     *         "holder_name": "Dana Holder",
+                     *         "bank_name": "sberbank",
+                     *         "status": "ARCHIVED",
+                     *         "rejection_reason": "",
+                     *         "added_by": "trader",
+                     *         "limits": {
+                     *           "min_amount": "10000",
+                     *           "max_amount": "5000000",
+                     *           "daily_limit": "5000000",
+                     *           "daily_count_limit": 20,
+                     *           "monthly_limit": null,
+                     *           "max_live_deals": 3,
+                     *           "cooldown_seconds": 60
+                     *         },
+                     *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "updated_at": "2026-11-22T10:04:12.345Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderRequisiteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderGetPresence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "presence": {
+                     *         "online": true,
+                     *         "heartbeat_at": "2026-11-22T10:04:12.345Z",
+                     *         "online_at": "2026-11-22T10:00:00.000Z",
+                     *         "offline_reason": null,
+                     *         "offline_at": null,
+                     *         "working_hours": {
+                     *           "timezone": "Europe/Moscow",
+                     *           "from": "09:00",
+                     *           "to": "21:00"
+                     *         },
+                     *         "within_working_hours": true,
+                     *         "matchable": true,
+                     *         "heartbeat_timeout_seconds": 90
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderPresenceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderUpdatePresence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "online": true,
+                 *       "working_hours": {
+                 *         "timezone": "Europe/Moscow",
+                 *         "from": "09:00",
+                 *         "to": "21:00"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTraderPresenceRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "presence": {
+                     *         "online": true,
+                     *         "heartbeat_at": "2026-11-22T10:04:12.345Z",
+                     *         "online_at": "2026-11-22T10:00:00.000Z",
+                     *         "offline_reason": null,
+                     *         "offline_at": null,
+                     *         "working_hours": {
+                     *           "timezone": "Europe/Moscow",
+                     *           "from": "09:00",
+                     *           "to": "21:00"
+                     *         },
+                     *         "within_working_hours": true,
+                     *         "matchable": true,
+                     *         "heartbeat_timeout_seconds": 90
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderPresenceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderPresenceHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "presence": {
+                     *         "online": true,
+                     *         "heartbeat_at": "2026-11-22T10:04:12.345Z",
+                     *         "online_at": "2026-11-22T10:00:00.000Z",
+                     *         "offline_reason": null,
+                     *         "offline_at": null,
+                     *         "working_hours": {
+                     *           "timezone": "Europe/Moscow",
+                     *           "from": "09:00",
+                     *           "to": "21:00"
+                     *         },
+                     *         "within_working_hours": true,
+                     *         "matchable": true,
+                     *         "heartbeat_timeout_seconds": 90
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderPresenceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
         };
