@@ -79,7 +79,7 @@ test.serial('the trader answers a dispute from its phone; the arbiter sees the a
   await card.getByRole('link').first().click();
   await headingSettled(page, /Dispute on/);
   t.is(await page.getByTestId('merchant-statement').textContent(), REASON);
-  t.true(await page.getByRole('link', { name: /image\/png/ }).isVisible());
+  t.true(await page.getByRole('link', { name: /^PNG image, \d+ B/ }).isVisible());
   await page.getByLabel('What happened').fill(ANSWER);
   await page.getByLabel(/A receipt or statement/).setInputFiles({ name: 'statement.png', mimeType: 'image/png', buffer: SAMPLES.png });
   await traderShot(page, 'dispute-answer');

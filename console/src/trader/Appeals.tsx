@@ -166,6 +166,22 @@ function AppealCase({ id }: { id: string }) {
   );
 }
 
+const FILE_KINDS: Record<string, string> = {
+  'application/pdf': 'PDF',
+  'image/png': 'PNG image',
+  'image/jpeg': 'JPEG photo',
+  'image/webp': 'WebP image',
+  'text/plain': 'Text',
+};
+
+/** A file as the trader reads it: its kind and size ("PNG image, 12 KB"). */
+function fileWords(f: Schemas['TraderAppeal']['files'][number] | undefined): string {
+  if (!f) return 'File';
+  const bytes = Number(f.size);
+  const size = bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return `${FILE_KINDS[f.content_type] ?? f.content_type}, ${size}`;
+}
+
 function FileList({ appealId, ids, files }: { appealId: string; ids: string[]; files: Schemas['TraderAppeal']['files'] }) {
   if (ids.length === 0) return null;
   const byId = new Map(files.map((f) => [f.file_id, f]));
@@ -173,8 +189,8 @@ function FileList({ appealId, ids, files }: { appealId: string; ids: string[]; f
     <ul className="files">
       {ids.map((fid) => (
         <li key={fid}>
-          <a href={fileHref(appealId, fid)} download>
-            {byId.get(fid)?.content_type ?? 'file'} {fid.slice(0, 8)}
+          <a href={fileHref(appealId, fid)} download title={byId.get(fid)?.content_type}>
+            {fileWords(byId.get(fid))}
           </a>
         </li>
       ))}
