@@ -87,6 +87,10 @@ test('on a phone: confirm a PayIn with the prefilled amount, complete a PayOut w
 
   // The PayOut: start, then the bank reference and a photo of the receipt.
   const payoutCard = page.locator(`article[data-deal-id="${payoutId}"]`);
+  // The recipient's card number grouped as printed, with a thumb-sized button to copy it for the bank app.
+  t.is(await payoutCard.getByTestId('target-requisite').textContent(), '4111 1111 1111 1111');
+  const copy = await payoutCard.getByRole('button', { name: "Copy the recipient's number" }).boundingBox();
+  t.true(copy !== null && copy.height >= 44, `a thumb-sized copy button: ${JSON.stringify(copy)}`);
   await payoutCard.getByRole('button', { name: 'Start transfer' }).click();
   await payoutCard.getByLabel('Bank reference of the transfer').fill('SBER-PHONE-42');
   await payoutCard.getByLabel(/^Receipt/).setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: SAMPLES.png });

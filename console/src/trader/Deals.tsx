@@ -175,6 +175,7 @@ function StartPayout({ deal }: { deal: TraderDeal }) {
       <button type="button" className="primary big" disabled={start.isPending} onClick={() => start.mutate()}>
         {start.isPending ? 'Starting…' : 'Start transfer'}
       </button>
+      <small className="muted">Tap as you begin the transfer in your bank app; then send its bank reference and receipt here.</small>
       <ErrorText error={start.error} />
     </div>
   );
@@ -255,8 +256,36 @@ function TakePayout({ deal }: { deal: TraderDeal }) {
       <button type="button" className="primary big" disabled={take.isPending} onClick={() => take.mutate()}>
         {take.isPending ? 'Taking…' : 'Take'}
       </button>
+      <small className="muted">The payout becomes yours: start the transfer before its time runs out, or it expires.</small>
       <ErrorText error={take.error} />
     </div>
+  );
+}
+
+/** A card number in groups of four, as printed on the card ("4111 1111 1111 1111"); any other number as it is. */
+const groupedNumber = (n: string) => (/^\d{13,19}$/.test(n) ? n.replace(/(\d{4})(?=\d)/g, '$1 ') : n);
+
+/** Copies the recipient's number for the bank app, digits only; says so for a moment. */
+function CopyNumber({ text }: { text: string }) {
+  const [copied, setCopied] = useState<'' | 'yes' | 'no'>('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied('yes');
+    } catch {
+      setCopied('no');
+    }
+    setTimeout(() => setCopied(''), 2000);
+  };
+  return (
+    <>
+      <button type="button" className="copy-number" aria-label="Copy the recipient's number" onClick={() => void copy()}>
+        Copy
+      </button>
+      <span role="status" className="muted">
+        {copied === 'yes' ? ' Copied' : copied === 'no' ? ' Copy it by hand' : ''}
+      </span>
+    </>
   );
 }
 
@@ -278,15 +307,25 @@ function DealCard({ deal }: { deal: TraderDeal }) {
           To your <Text value={requisiteSummaryWords(deal.requisite_summary)} />
         </p>
       ) : (
-        <p>
-          To <Text value={deal.target_name || 'the recipient'} /> · <Text value={deal.target_requisite} />
-          {deal.target_bank && (
-            <>
-              {' '}
-              · <Text value={deal.target_bank} />
-            </>
+        <div className="trader-target">
+          <p>
+            To <Text value={deal.target_name || 'the recipient'} />
+            {deal.target_bank && (
+              <>
+                {' '}
+                · <Text value={deal.target_bank} />
+              </>
+            )}
+          </p>
+          {deal.target_requisite && (
+            <p>
+              <span className="mono trader-number" data-testid="target-requisite">
+                <Text value={groupedNumber(deal.target_requisite)} />
+              </span>{' '}
+              <CopyNumber text={deal.target_requisite} />
+            </p>
           )}
-        </p>
+        </div>
       )}
       {deal.amount_match_status && (
         <p>
