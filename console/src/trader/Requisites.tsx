@@ -349,7 +349,7 @@ function AddRequisite({ methods }: { methods: Method[] }) {
           >
             {methods.map((m) => (
               <option key={m.slug} value={m.slug}>
-                {m.name} ({m.currency})
+                {m.name.includes(m.currency) ? m.name : `${m.name} (${m.currency})`}
               </option>
             ))}
           </select>
