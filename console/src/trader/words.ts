@@ -4,7 +4,7 @@
  */
 import { formatMinor } from '../amounts';
 
-export const DEAL_STATUS_WORDS: Record<string, string> = {
+const DEAL_STATUS_WORDS: Record<string, string> = {
   INITIALIZED: 'Starting',
   ESCROW_LOCKED: 'Waiting for the payer',
   PAYMENT_NOTIFIED: 'Payer says paid: check your bank',
@@ -44,7 +44,7 @@ export const REQUISITE_TYPE_WORDS: Record<string, string> = {
 export const requisiteSummaryWords = (summary: string) => summary.replace(/^[A-Z_]+/, (type) => REQUISITE_TYPE_WORDS[type] ?? type);
 
 /** Minor units per major of a currency: USDT is kept in cents; a fiat currency's is its ISO 4217 exponent. */
-export function exponentOf(currency: string): number {
+function exponentOf(currency: string): number {
   if (currency === 'USDT') return 2;
   try {
     return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
