@@ -24,7 +24,7 @@ import {
   visit,
   type BrowserCtx,
 } from '../helpers/console-browser';
-import { openTraderSection, traderSignedIn } from '../helpers/trader-browser';
+import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
 import { newTrader } from '../helpers/trader-session';
 
 const test = anyTest as TestFn<BrowserCtx>;
@@ -72,19 +72,22 @@ test.serial('the trader answers a dispute from its phone; the arbiter sees the a
   await card.waitFor();
   t.regex((await card.getByTestId('countdown').textContent()) ?? '', /left/);
   await accessible(t, page, 'trader-disputes');
+  await traderShot(page, 'disputes');
   t.true((await overflowX(page)) <= 0, 'no horizontal scroll at 390 px');
 
   // The case: the merchant's statement and file; the answer with text and a photo.
   await card.getByRole('link').first().click();
   await headingSettled(page, /Dispute on/);
   t.is(await page.getByTestId('merchant-statement').textContent(), REASON);
-  t.true(await page.getByRole('link', { name: /image\/png/ }).isVisible());
+  t.true(await page.getByRole('link', { name: /^PNG image, \d+ B/ }).isVisible());
   await page.getByLabel('What happened').fill(ANSWER);
   await page.getByLabel(/A receipt or statement/).setInputFiles({ name: 'statement.png', mimeType: 'image/png', buffer: SAMPLES.png });
+  await traderShot(page, 'dispute-answer');
   await page.getByRole('button', { name: 'Send answer' }).click();
   await page.getByTestId('answer-sent').waitFor();
   await page.locator('li[data-party="TRADER"]').filter({ hasText: ANSWER }).waitFor();
   await accessible(t, page, 'trader-dispute');
+  await traderShot(page, 'dispute-answered');
   t.true((await overflowX(page)) <= 0, 'no horizontal scroll at 390 px');
   t.deepEqual(cspViolations, []);
 

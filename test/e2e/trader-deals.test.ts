@@ -77,16 +77,27 @@ test('on a phone: confirm a PayIn with the prefilled amount, complete a PayOut w
   const button = await payinCard.getByRole('button', { name: 'Confirm received' }).boundingBox();
   t.true(button !== null && button.height >= 48 && button.width >= PHONE.width * 0.7, `a one-thumb button: ${JSON.stringify(button)}`);
   await payinCard.getByRole('button', { name: 'Confirm received' }).click();
-  await page.locator(`.trader-history li[data-deal-id="${payin.deal_id}"]`).filter({ hasText: 'COMPLETED' }).waitFor();
+  // One more tap: the dialog says what arrived, on which requisite, and that the deal completes for good.
+  const confirmDialog = page.getByRole('dialog', { name: '1 500.00 RUB arrived?' });
+  t.regex((await confirmDialog.getByTestId('confirm-text').textContent()) ?? '', /completes at once.*cannot be undone/);
+  await accessible(t, page, 'trader-confirm-received');
+  await traderShot(page, 'deals-confirm');
+  await confirmDialog.getByRole('button', { name: 'Yes, 1 500.00 RUB arrived' }).click();
+  await page.locator(`.trader-history li[data-deal-id="${payin.deal_id}"]`).filter({ hasText: 'Completed' }).waitFor();
 
   // The PayOut: start, then the bank reference and a photo of the receipt.
   const payoutCard = page.locator(`article[data-deal-id="${payoutId}"]`);
+  // The recipient's card number grouped as printed, with a thumb-sized button to copy it for the bank app.
+  t.is(await payoutCard.getByTestId('target-requisite').textContent(), '4111 1111 1111 1111');
+  const copy = await payoutCard.getByRole('button', { name: "Copy the recipient's number" }).boundingBox();
+  t.true(copy !== null && copy.height >= 44, `a thumb-sized copy button: ${JSON.stringify(copy)}`);
   await payoutCard.getByRole('button', { name: 'Start transfer' }).click();
   await payoutCard.getByLabel('Bank reference of the transfer').fill('SBER-PHONE-42');
   await payoutCard.getByLabel(/^Receipt/).setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: SAMPLES.png });
   await traderShot(page, 'deals-payout-proof');
   await payoutCard.getByRole('button', { name: 'Complete with proof' }).click();
-  await page.locator(`.trader-history li[data-deal-id="${payoutId}"]`).filter({ hasText: 'COMPLETED' }).waitFor();
+  await page.locator(`.trader-history li[data-deal-id="${payoutId}"]`).filter({ hasText: 'Completed' }).waitFor();
+  await traderShot(page, 'deals-history');
   t.deepEqual(cspViolations, []);
 
   // The merchant's cabinet shows the proof: the bank reference and the trader's receipt to download.

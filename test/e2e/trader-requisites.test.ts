@@ -56,6 +56,7 @@ test('on a phone: add a requisite, see it waiting, an operator approves it, it s
   await page.reload();
   await card.filter({ hasText: 'active' }).waitFor();
   t.is(await card.getAttribute('data-status'), 'ACTIVE');
+  await traderShot(page, 'requisites');
 
   const toggle = page.getByRole('switch');
   t.is(await toggle.getAttribute('aria-checked'), 'false');
@@ -87,12 +88,14 @@ test('an admin on the console rejects a waiting requisite with a reason; the dia
   const admin = await consoleOperator('admin');
   const { page } = await signedIn(t, browser, admin);
   await visit(t, page, '/traders', 'Traders and requisites', 'traders-pending');
+  await traderShot(page, 'console-traders');
   const row = page.getByTestId('pending-requisite').filter({ hasText: number });
   await row.getByText('Reject with a reason', { exact: true }).click();
   await row.getByLabel('Reason the trader reads').fill('the holder name differs from the card');
   await row.getByRole('button', { name: 'Reject…' }).click();
   const dialog = page.getByRole('dialog', { name: `Reject ${number}` });
   await dialog.getByText(/becomes REJECTED and is never matched/).waitFor();
+  await traderShot(page, 'console-traders-reject');
   await dialog.getByRole('button', { name: 'Reject the requisite' }).click();
   await row.waitFor({ state: 'detached' });
   const seen = await asTrader(trader.session, 'GET', `${TRADER}/requisites/${added.body.requisite.requisite_id}`);

@@ -88,7 +88,7 @@ test('at 390 px: balances and why no deals, the deposit address and its QR, a wi
   t.is(await decodeQr(page), addressText, 'the QR code decodes to the address');
 
   const earning = page.getByTestId(`earning-${deal.deal_id}`);
-  await earning.filter({ hasText: 'COMPLETED' }).waitFor();
+  await earning.filter({ hasText: 'Completed' }).waitFor();
   t.is((await earning.getByTestId('usdt-change').textContent())!.trim(), '−10.00 USDT');
   t.regex((await earning.textContent())!, /\+925\.00 RUB/);
   t.true((await overflowX(page)) <= 0, 'no sideways scrolling');
@@ -115,9 +115,10 @@ test('at 390 px: balances and why no deals, the deposit address and its QR, a wi
   const dialog = page.getByRole('dialog');
   await dialog.getByTestId('confirm-text').filter({ hasText: '100.00 USDT leaves your available balance' }).waitFor();
   t.true((await dialog.textContent())!.includes(to), 'the dialog names the address');
+  await traderShot(page, 'wallet-withdraw-confirm');
   await accessible(t, page, 'trader-withdraw-confirm');
   await dialog.getByRole('button', { name: 'Withdraw 100.00 USDT' }).click();
-  await page.getByTestId('withdrawal-made').filter({ hasText: 'PENDING_MANUAL' }).waitFor();
+  await page.getByTestId('withdrawal-made').filter({ hasText: 'waiting for an operator' }).waitFor();
   const list = await asTrader(trader.session, 'GET', `${TRADER}/withdrawals`);
   t.is(list.body.data.length, 1);
   const row = page.getByTestId(`withdrawal-${list.body.data[0].withdrawal_id}`);

@@ -42,9 +42,14 @@ export async function openTraderSection(page: Page, label: string, heading: stri
   await headingSettled(page, heading);
 }
 
-/** A PNG of the page for docs/trader.md, when TRADER_SCREENSHOTS names the folder. */
+/** A PNG of the page for docs/trader.md, when TRADER_SCREENSHOTS names the folder; a phone's page also at a desk's width (`name-1280.png`). */
 export async function traderShot(page: Page, name: string) {
   if (!DOC_SHOTS) return;
   mkdirSync(DOC_SHOTS, { recursive: true });
   await page.screenshot({ path: join(DOC_SHOTS, `${name}.png`), fullPage: true });
+  const size = page.viewportSize();
+  if (!size || size.width >= 700) return;
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.screenshot({ path: join(DOC_SHOTS, `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize(size);
 }

@@ -10,6 +10,15 @@ import { MoneyInput, useFormatMoney, useToMinor } from '../money';
 import { plainText, Text } from '../text';
 import { REQUISITE_TRANSITIONS } from '../../../domain/state/requisites';
 
+/** A requisite's status as the ops lead reads it (the code stays in data-status). */
+const REQUISITE_STATUS_WORDS: Record<string, string> = {
+  PENDING_APPROVAL: 'waiting for approval',
+  ACTIVE: 'active',
+  PAUSED: 'paused',
+  REJECTED: 'rejected',
+  ARCHIVED: 'archived',
+};
+
 export function Traders() {
   const can = useCan();
   const traders = usePagedList(['traders'], (page_token) => unwrap(api.GET('/api/v1/p2p/admin/traders', { params: { query: { page_size: 25, page_token } } })));
@@ -55,7 +64,9 @@ export function Traders() {
               <section key={t.trader_id} id={`trader-${t.trader_id}`} className="card wide" aria-label={`Trader ${plainText(t.name)}`}>
                 <h2>
                   <Text value={t.name} title={t.trader_id} />{' '}
-                  <span className="badge">{t.status === 'PENDING_APPROVAL' ? 'waiting for approval' : t.status}</span>
+                  <span className="badge" data-status={t.status}>
+                    {t.status === 'PENDING_APPROVAL' ? 'waiting for approval' : t.status.toLowerCase()}
+                  </span>
                 </h2>
                 {t.status === 'PENDING_APPROVAL' && (
                   <Action
@@ -96,7 +107,7 @@ export function Traders() {
                         {money(r.min_amount)} – {money(r.max_amount)}
                         {r.daily_limit && `, daily ${money(r.daily_limit)}`}
                       </td>
-                      <td>{r.status}</td>
+                      <td data-status={r.status}>{REQUISITE_STATUS_WORDS[r.status] ?? r.status}</td>
                     </tr>
                   )}
                   empty="No requisites."

@@ -8,10 +8,10 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
 import { Loaded } from '../list';
-import { Money } from '../money';
 import { Link, useRoute } from '../router';
 import { Text } from '../text';
 import { ErrorText, Field, when } from '../ui';
+import { dealStatusWords, moneyOf } from './words';
 
 const BASE = '/api/v1/p2p/trader/appeals';
 type Summary = Schemas['TraderAppealSummary'];
@@ -80,10 +80,7 @@ function AppealList() {
               {data.map((a) => (
                 <li key={a.appeal_id} className="card" data-testid="trader-appeal">
                   <Link to={`/appeals/${a.appeal_id}`}>
-                    <strong>
-                      <Money minor={a.amount} currency={a.currency} />
-                    </strong>{' '}
-                    · deal <span className="mono">{a.deal_id.slice(0, 8)}</span>
+                    <strong>{moneyOf(a.amount, a.currency)}</strong> · deal <span className="mono">{a.deal_id.slice(0, 8)}</span>
                   </Link>
                   <p>{STATUS_TEXT[a.status] ?? a.status}</p>
                   <p>
@@ -118,14 +115,13 @@ function AppealCase({ id }: { id: string }) {
       <Loaded query={appeal} what="the dispute">
         {({ data: a }) => (
           <>
-            <h1>
-              Dispute on <Money minor={a.amount} currency={a.currency} />
-            </h1>
+            <h1>Dispute on {moneyOf(a.amount, a.currency)}</h1>
             <p data-testid="appeal-state">
               {STATUS_TEXT[a.status] ?? a.status} · <Deadline appeal={a} />
             </p>
             <p className="muted">
-              Deal <span className="mono">{a.deal_id.slice(0, 8)}</span> ({a.deal_status}) · opened {when(a.created_at)} · answer by {when(a.respond_by)}
+              Deal <span className="mono">{a.deal_id.slice(0, 8)}</span> ({dealStatusWords(a.deal_status).toLowerCase()}) · opened {when(a.created_at)} · answer
+              by {when(a.respond_by)}
             </p>
             <section aria-labelledby="statement-h">
               <h2 id="statement-h">The merchant says</h2>
@@ -170,6 +166,22 @@ function AppealCase({ id }: { id: string }) {
   );
 }
 
+const FILE_KINDS: Record<string, string> = {
+  'application/pdf': 'PDF',
+  'image/png': 'PNG image',
+  'image/jpeg': 'JPEG photo',
+  'image/webp': 'WebP image',
+  'text/plain': 'Text',
+};
+
+/** A file as the trader reads it: its kind and size ("PNG image, 12 KB"). */
+function fileWords(f: Schemas['TraderAppeal']['files'][number] | undefined): string {
+  if (!f) return 'File';
+  const bytes = Number(f.size);
+  const size = bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return `${FILE_KINDS[f.content_type] ?? f.content_type}, ${size}`;
+}
+
 function FileList({ appealId, ids, files }: { appealId: string; ids: string[]; files: Schemas['TraderAppeal']['files'] }) {
   if (ids.length === 0) return null;
   const byId = new Map(files.map((f) => [f.file_id, f]));
@@ -177,8 +189,8 @@ function FileList({ appealId, ids, files }: { appealId: string; ids: string[]; f
     <ul className="files">
       {ids.map((fid) => (
         <li key={fid}>
-          <a href={fileHref(appealId, fid)} download>
-            {byId.get(fid)?.content_type ?? 'file'} {fid.slice(0, 8)}
+          <a href={fileHref(appealId, fid)} download title={byId.get(fid)?.content_type}>
+            {fileWords(byId.get(fid))}
           </a>
         </li>
       ))}

@@ -9,9 +9,11 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
 import { formatMinor, parseMajor } from '../amounts';
+import { Confirm } from '../dialog';
 import { ErrorText, Field, Loading, when } from '../ui';
 import { Link } from '../router';
 import { Text } from '../text';
+import { AMOUNT_MATCH_WORDS, dealStatusWords, requisiteSummaryWords } from './words';
 
 type TraderDeal = Schemas['TraderDeal'];
 
@@ -70,28 +72,69 @@ const path = (deal: TraderDeal) => ({ params: { path: { deal_id: deal.deal_id } 
 
 function ConfirmPayin({ deal }: { deal: TraderDeal }) {
   const [amount, setAmount] = useState(() => formatMinor(deal.amount_to_pay, deal.currency_exponent).replace(/\s/g, ''));
+  const [asking, setAsking] = useState(false);
+  const [problem, setProblem] = useState<string | undefined>();
+  let minor: string | undefined;
+  try {
+    minor = parseMajor(amount, deal.currency_exponent, 'the amount received');
+  } catch {
+    minor = undefined;
+  }
   const confirm = useMove(() =>
     unwrap(
       api.POST('/api/v1/p2p/trader/deals/{deal_id}/confirm', {
         ...path(deal),
         // int64 exactly: api.ts writes a bigint's digits into the JSON.
-        body: { received_amount: BigInt(parseMajor(amount, deal.currency_exponent, 'the amount received')) as unknown as number },
+        body: { received_amount: BigInt(minor!) as unknown as number },
       }),
     ),
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    confirm.mutate();
+    try {
+      parseMajor(amount, deal.currency_exponent, 'the amount received');
+      setProblem(undefined);
+      setAsking(true);
+    } catch (e) {
+      setProblem(e instanceof Error ? e.message : String(e));
+    }
   };
+  const received = minor ? amountOf(minor, deal) : '';
+  const short = minor !== undefined && BigInt(minor) < BigInt(deal.amount_to_pay);
+  const over = minor !== undefined && BigInt(minor) > BigInt(deal.amount_to_pay);
   return (
     <form className="trader-move" onSubmit={submit}>
-      <Field label={`Amount received (${deal.currency})`} hint={`The payer was asked to pay ${amountOf(deal.amount_to_pay, deal)}.`}>
+      <Field label={`Amount received (${deal.currency})`} hint={problem ?? `The payer was asked to pay ${amountOf(deal.amount_to_pay, deal)}.`}>
         <input inputMode="decimal" autoComplete="off" required value={amount} onChange={(e) => setAmount(e.target.value)} />
       </Field>
       <button type="submit" className="primary big" disabled={confirm.isPending}>
         {confirm.isPending ? 'Confirming…' : 'Confirm received'}
       </button>
       <ErrorText error={confirm.error} />
+      {asking && minor && (
+        <Confirm
+          title={`${received} arrived?`}
+          confirmLabel={`Yes, ${received} arrived`}
+          onCancel={() => setAsking(false)}
+          onConfirm={() => {
+            setAsking(false);
+            confirm.mutate();
+          }}
+        >
+          <span data-testid="confirm-text">
+            You confirm that {received} arrived on your <Text value={requisiteSummaryWords(deal.requisite_summary)} />.{' '}
+            {short || over ? (
+              <>
+                That is {short ? 'less' : 'more'} than the {amountOf(deal.amount_to_pay, deal)} the payer was asked to pay: the deal stops as confirmed and an
+                operator decides how it ends.
+              </>
+            ) : (
+              <>The deal completes at once and the USDT held in escrow for it goes to the merchant.</>
+            )}{' '}
+            This cannot be undone: check your bank app first.
+          </span>
+        </Confirm>
+      )}
     </form>
   );
 }
@@ -132,6 +175,7 @@ function StartPayout({ deal }: { deal: TraderDeal }) {
       <button type="button" className="primary big" disabled={start.isPending} onClick={() => start.mutate()}>
         {start.isPending ? 'Starting…' : 'Start transfer'}
       </button>
+      <small className="muted">Tap as you begin the transfer in your bank app; then send its bank reference and receipt here.</small>
       <ErrorText error={start.error} />
     </div>
   );
@@ -212,8 +256,36 @@ function TakePayout({ deal }: { deal: TraderDeal }) {
       <button type="button" className="primary big" disabled={take.isPending} onClick={() => take.mutate()}>
         {take.isPending ? 'Taking…' : 'Take'}
       </button>
+      <small className="muted">The payout becomes yours: start the transfer before its time runs out, or it expires.</small>
       <ErrorText error={take.error} />
     </div>
+  );
+}
+
+/** A card number in groups of four, as printed on the card ("4111 1111 1111 1111"); any other number as it is. */
+const groupedNumber = (n: string) => (/^\d{13,19}$/.test(n) ? n.replace(/(\d{4})(?=\d)/g, '$1 ') : n);
+
+/** Copies the recipient's number for the bank app, digits only; says so for a moment. */
+function CopyNumber({ text }: { text: string }) {
+  const [copied, setCopied] = useState<'' | 'yes' | 'no'>('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied('yes');
+    } catch {
+      setCopied('no');
+    }
+    setTimeout(() => setCopied(''), 2000);
+  };
+  return (
+    <>
+      <button type="button" className="copy-number" aria-label="Copy the recipient's number" onClick={() => void copy()}>
+        Copy
+      </button>
+      <span role="status" className="muted">
+        {copied === 'yes' ? ' Copied' : copied === 'no' ? ' Copy it by hand' : ''}
+      </span>
+    </>
   );
 }
 
@@ -225,29 +297,39 @@ function DealCard({ deal }: { deal: TraderDeal }) {
       <header>
         <span className="badge">{payin ? 'PayIn: you receive' : 'PayOut: you send'}</span>
         <span className="status" data-status={deal.status}>
-          {deal.status}
+          {dealStatusWords(deal.status)}
         </span>
       </header>
       <p className="trader-amount">{amountOf(payin ? deal.amount_to_pay : deal.amount, deal)}</p>
       <Countdown deal={deal} />
       {payin ? (
         <p className="muted">
-          To your <Text value={deal.requisite_summary} />
+          To your <Text value={requisiteSummaryWords(deal.requisite_summary)} />
         </p>
       ) : (
-        <p>
-          To <Text value={deal.target_name || 'the recipient'} /> · <Text value={deal.target_requisite} />
-          {deal.target_bank && (
-            <>
-              {' '}
-              · <Text value={deal.target_bank} />
-            </>
+        <div className="trader-target">
+          <p>
+            To <Text value={deal.target_name || 'the recipient'} />
+            {deal.target_bank && (
+              <>
+                {' '}
+                · <Text value={deal.target_bank} />
+              </>
+            )}
+          </p>
+          {deal.target_requisite && (
+            <p>
+              <span className="mono trader-number" data-testid="target-requisite">
+                <Text value={groupedNumber(deal.target_requisite)} />
+              </span>{' '}
+              <CopyNumber text={deal.target_requisite} />
+            </p>
           )}
-        </p>
+        </div>
       )}
       {deal.amount_match_status && (
         <p>
-          Received {amountOf(deal.received_amount, deal)} ({deal.amount_match_status})
+          Received {amountOf(deal.received_amount, deal)} ({AMOUNT_MATCH_WORDS[deal.amount_match_status] ?? deal.amount_match_status})
         </p>
       )}
       {deal.not_received_at && <p className="muted">You reported it not received {when(deal.not_received_at)}.</p>}
@@ -314,7 +396,7 @@ export function TraderDeals() {
                     <li key={deal.deal_id} data-deal-id={deal.deal_id}>
                       <span>{deal.deal_type === 'PAYIN' ? 'PayIn' : 'PayOut'}</span> <strong>{amountOf(deal.amount, deal)}</strong>{' '}
                       <span className="status" data-status={deal.status}>
-                        {deal.status}
+                        {dealStatusWords(deal.status)}
                       </span>{' '}
                       <span className="muted">{when(deal.updated_at)}</span>
                     </li>

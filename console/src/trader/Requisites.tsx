@@ -12,6 +12,7 @@ import { formatMinor, parseMajor } from '../amounts';
 import { Confirm } from '../dialog';
 import { ErrorText, Field, Loading, Submit } from '../ui';
 import { Text } from '../text';
+import { REQUISITE_TYPE_WORDS } from './words';
 
 type Requisite = Schemas['TraderRequisite'];
 type Method = Schemas['TraderRequisiteList']['payment_methods'][number];
@@ -143,14 +144,19 @@ export function TraderRequisites() {
       </p>
       {list.data.data.length === 0 && <p>No requisites yet.</p>}
       {list.data.data.map((r) => (
-        <RequisiteCard key={r.requisite_id} requisite={r} exponent={methods.find((m) => m.slug === r.payment_method)?.exponent ?? 2} />
+        <RequisiteCard
+          key={r.requisite_id}
+          requisite={r}
+          exponent={methods.find((m) => m.slug === r.payment_method)?.exponent ?? 2}
+          methodName={methods.find((m) => m.slug === r.payment_method)?.name ?? r.payment_method}
+        />
       ))}
       <AddRequisite methods={methods} />
     </>
   );
 }
 
-function RequisiteCard({ requisite: r, exponent }: { requisite: Requisite; exponent: number }) {
+function RequisiteCard({ requisite: r, exponent, methodName }: { requisite: Requisite; exponent: number; methodName: string }) {
   const number = r.card_number || r.phone_number || r.iban;
   const fmt = (minor: string | null) => (minor === null ? 'no limit' : `${formatMinor(minor, exponent)} ${r.currency}`);
   return (
@@ -159,7 +165,7 @@ function RequisiteCard({ requisite: r, exponent }: { requisite: Requisite; expon
         <span className="mono">{number}</span> <span className="badge">{STATUS_WORDS[r.status] ?? r.status}</span>
       </h2>
       <p>
-        {r.payment_method} · <Text value={r.holder_name} /> · <Text value={r.bank_name} />
+        <Text value={methodName} /> · <Text value={r.holder_name} /> · <Text value={r.bank_name} />
       </p>
       {r.status === 'REJECTED' && (
         <p role="note">
@@ -343,7 +349,7 @@ function AddRequisite({ methods }: { methods: Method[] }) {
           >
             {methods.map((m) => (
               <option key={m.slug} value={m.slug}>
-                {m.name} ({m.currency})
+                {m.name.includes(m.currency) ? m.name : `${m.name} (${m.currency})`}
               </option>
             ))}
           </select>
@@ -353,7 +359,7 @@ function AddRequisite({ methods }: { methods: Method[] }) {
             <select value={type} onChange={(e) => setType(e.target.value)}>
               {method.requisite_types.map((t) => (
                 <option key={t} value={t}>
-                  {t}
+                  {REQUISITE_TYPE_WORDS[t] ?? t}
                 </option>
               ))}
             </select>

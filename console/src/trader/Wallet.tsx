@@ -8,23 +8,15 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from '../api';
-import { formatMinor, parseMajor } from '../amounts';
+import { parseMajor } from '../amounts';
 import { Confirm } from '../dialog';
 import { DataTable } from '../list';
 import { QrCode } from '../qr';
 import { ErrorText, Field, Loading, when } from '../ui';
 import { Text } from '../text';
+import { dealStatusWords, moneyOf } from './words';
 
-/** Minor units per major of a currency: USDT is kept in cents; a fiat currency's is its ISO 4217 exponent. */
-function exponentOf(currency: string): number {
-  if (currency === 'USDT') return 2;
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
-}
-const amount = (minor: string, currency: string) => `${formatMinor(minor, exponentOf(currency))} ${currency}`;
+const amount = moneyOf;
 const usdt = (minor: string) => amount(minor, 'USDT');
 
 const POOL_REASONS: Record<string, string> = {
@@ -166,7 +158,8 @@ function Withdraw() {
         </button>
         {withdraw.data && (
           <p role="status" className="done" data-testid="withdrawal-made">
-            Withdrawal {withdraw.data.withdrawal_id.slice(0, 8)}: {withdraw.data.status} — an operator approves it before it is sent.
+            Withdrawal {withdraw.data.withdrawal_id.slice(0, 8)} made: {STATUS_WORDS[withdraw.data.status] ?? withdraw.data.status.toLowerCase()} — an operator
+            approves it before it is sent.
           </p>
         )}
         <ErrorText error={error ?? withdraw.error} />
@@ -224,11 +217,11 @@ function Earnings() {
           row={(d) => (
             <tr data-testid={`earning-${d.deal_id}`}>
               <td>
-                {d.deal_type} <span className="mono">{d.deal_id.slice(0, 8)}</span>
+                {d.deal_type === 'PAYIN' ? 'PayIn' : 'PayOut'} <span className="mono">{d.deal_id.slice(0, 8)}</span>
                 <br />
                 <small>{when(d.created_at)}</small>
               </td>
-              <td>{d.status}</td>
+              <td data-status={d.status}>{dealStatusWords(d.status)}</td>
               <td className="num">
                 {d.fiat_change.startsWith('-') ? '−' : '+'}
                 {amount(d.fiat_change.replace('-', ''), d.currency)}
@@ -281,7 +274,7 @@ function Withdrawals() {
                 <code className="address">{w.address}</code>
               </td>
               <td>
-                {w.status} <small>({STATUS_WORDS[w.status] ?? w.status.toLowerCase()})</small>
+                {STATUS_WORDS[w.status] ?? w.status.toLowerCase()}
                 {w.cancel_reason && (
                   <>
                     {' '}
