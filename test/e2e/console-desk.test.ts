@@ -194,6 +194,8 @@ test.serial(
     t.deepEqual(partial, { deal: 'ESCROW_LOCKED' });
     await eventually(async () => ((await adminDeal(deal.deal_id)).amount_match_status === 'partial' ? true : undefined), 'the partial amount recorded');
     t.is(partial.deal, (await adminDeal(deal.deal_id)).status);
+    // The page reads the deal as recorded (on a loaded machine its refetch may have come first): the next dialog promises from it.
+    await open(page, `/deals/${deal.deal_id}`, /Deal/);
 
     await page.getByRole('button', { name: 'Confirm payment…' }).waitFor();
     const confirmed = await act('Confirm payment…', 'Confirm the payment?', 'Confirm payment');

@@ -80,13 +80,14 @@ test('a working day on a phone: online, a new requisite, a PayIn confirmed, a Pa
   await openTraderSection(page, 'Deals');
   const payinCard = page.locator(`article[data-deal-id="${payin.deal_id}"]`);
   await payinCard.getByRole('button', { name: 'Confirm received' }).click();
-  await page.locator(`.trader-history li[data-deal-id="${payin.deal_id}"]`).filter({ hasText: 'COMPLETED' }).waitFor();
+  await page.getByRole('dialog', { name: '1 500.00 RUB arrived?' }).getByRole('button', { name: 'Yes, 1 500.00 RUB arrived' }).click();
+  await page.locator(`.trader-history li[data-deal-id="${payin.deal_id}"]`).filter({ hasText: 'Completed' }).waitFor();
   const payoutCard = page.locator(`article[data-deal-id="${payoutId}"]`);
   await payoutCard.getByRole('button', { name: 'Start transfer' }).click();
   await payoutCard.getByLabel('Bank reference of the transfer').fill('JOURNEY-REF-1');
   await payoutCard.getByLabel(/^Receipt/).setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: SAMPLES.png });
   await payoutCard.getByRole('button', { name: 'Complete with proof' }).click();
-  await page.locator(`.trader-history li[data-deal-id="${payoutId}"]`).filter({ hasText: 'COMPLETED' }).waitFor();
+  await page.locator(`.trader-history li[data-deal-id="${payoutId}"]`).filter({ hasText: 'Completed' }).waitFor();
 
   // The merchant's own reads agree: both deals completed, the payout carries the trader's proof.
   t.is((await signed(keys, 'GET', `/api/v1/p2p/merchant/deals/${payin.deal_id}`)).body.deal.status, 'COMPLETED');

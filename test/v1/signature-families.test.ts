@@ -122,9 +122,18 @@ test('headers that verified on one V1 route are refused on every route of anothe
   for (const [a, b] of pairs) {
     await fc.assert(
       fc.asyncProperty(valuesFor(a), fc.boolean(), extraFields, async (values, craft, extra) => {
-        const timestamp = Math.floor(Date.now() / 1000); // runs in one second share a signature only where they sign alike (reads)
-        const signature = v1Sign(m.keys.secret, timestamp, values);
-        const first = await send(m, a, values, { timestamp, signature });
+        // Runs in one second share a signature only where they sign alike (reads). Two runs of
+        // different pairs may draw the same values in the same second: the signature is then taken
+        // by the other family already, and a client signs afresh in the next second, as this does.
+        let timestamp = Math.floor(Date.now() / 1000);
+        let signature = v1Sign(m.keys.secret, timestamp, values);
+        let first = await send(m, a, values, { timestamp, signature });
+        while (first.status === 401 && first.text.includes('already used for another kind') && Math.floor(Date.now() / 1000) <= timestamp + 2) {
+          await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+          timestamp = Math.floor(Date.now() / 1000);
+          signature = v1Sign(m.keys.secret, timestamp, values);
+          first = await send(m, a, values, { timestamp, signature });
+        }
         if (first.status === 401) return void problems.push(`${a.name} ${JSON.stringify(values)} did not verify: ${first.text}`);
         const before = await made(m.merchantId);
         const replay = await send(m, b, craft ? crafted(b, values) : crafted(b, values).map((v) => `${v}x`), { timestamp, signature }, extra);
