@@ -116,8 +116,16 @@ export async function getTraderRequisite(deps: AppDeps, traderId: string, requis
   return presentRequisite(row);
 }
 
-/** A trader's new requisite: PENDING_APPROVAL until an operator approves it. */
-export async function addTraderRequisite(deps: AppDeps, traderId: string, input: NewTraderRequisite, actor: AuditActor) {
+/**
+ * The payment method a new requisite of the trader is for, whoever adds it (the trader, an
+ * operator): 404 for an unknown trader, 400 for an unknown method, a type the method does not
+ * take, or a requisite without the number its type needs.
+ */
+export async function requisiteMethod(
+  deps: AppDeps,
+  traderId: string,
+  input: { payment_method: string; requisite_type: string; card_number?: string | undefined; phone_number?: string | undefined; iban?: string | undefined },
+) {
   const trader = await findTrader(deps.sql, traderId);
   if (!trader) throw new NotFound('trader not found');
   const method = await findPaymentMethod(deps.sql, trader.tenant_id, input.payment_method);
@@ -127,6 +135,12 @@ export async function addTraderRequisite(deps: AppDeps, traderId: string, input:
   }
   const needed = neededDetail(input.requisite_type);
   if (!input[needed]) throw new InvalidArgument(`${needed} is required for ${input.requisite_type} requisites`);
+  return method;
+}
+
+/** A trader's new requisite: PENDING_APPROVAL until an operator approves it. */
+export async function addTraderRequisite(deps: AppDeps, traderId: string, input: NewTraderRequisite, actor: AuditActor) {
+  const method = await requisiteMethod(deps, traderId, input);
   return deps.sql.begin(async (tx) => {
     const row = await insertRequisite(tx, cardDataRing(deps.config), {
       trader_id: traderId,

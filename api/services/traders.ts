@@ -1,7 +1,6 @@
 /** Traders: create one with its USDT liquidity wallet, top it up, add requisites. */
 import type { AppDeps } from '../deps';
-import { InvalidArgument, NotFound } from '../../domain/errors';
-import { findPaymentMethod } from '../../db/queries/catalog';
+import { NotFound } from '../../domain/errors';
 import { creditTraderLiquidity } from '../../db/queries/deposits';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import { findTrader, insertRequisite, insertTrader, listTradersPage, requisitesOf } from '../../db/queries/traders';
@@ -12,6 +11,7 @@ import { insertAudit } from '../../db/queries/audit';
 import type { AuditActor } from '../../domain/audit';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import { deliverTraderInvitation, makeTraderInvitation } from './trader-accounts';
+import { requisiteMethod } from './trader-requisites';
 
 async function presentTrader(deps: AppDeps, trader: { id: string; name: string; status: string; created_at: Date }) {
   const wallet = await ensureWallet(deps.sql, 'trader', trader.id, 'USDT');
@@ -67,15 +67,7 @@ export interface RequisiteInput {
 }
 
 export async function addRequisite(deps: AppDeps, traderId: string, input: RequisiteInput, actor?: AuditActor) {
-  const trader = await findTrader(deps.sql, traderId);
-  if (!trader) throw new NotFound('trader not found');
-  const method = await findPaymentMethod(deps.sql, trader.tenant_id, input.payment_method);
-  if (!method) throw new InvalidArgument(`unknown payment_method ${input.payment_method}`);
-  if (!method.requisite_types.includes(input.requisite_type)) {
-    throw new InvalidArgument(`payment method ${method.slug} takes requisite types ${method.requisite_types.join(', ')}`);
-  }
-  const needed = input.requisite_type === 'BANK_TRANSFER' ? 'iban' : input.requisite_type === 'BANK_CARD' ? 'card_number' : 'phone_number';
-  if (!input[needed]) throw new InvalidArgument(`${needed} is required for ${input.requisite_type} requisites`);
+  const method = await requisiteMethod(deps, traderId, input);
   const row = await deps.sql.begin(async (tx) => {
     const inserted = await insertRequisite(tx, cardDataRing(deps.config), {
       trader_id: traderId,

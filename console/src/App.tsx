@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, setCsrfToken, unwrap } from './api';
-import { Link, navigate, useRoute } from './router';
+import { api, unwrap } from './api';
+import { useDoorSignOut } from './door-session';
+import { Link, useRoute } from './router';
 import { useCan, useRoleTable, useSession } from './session';
 import { ErrorText, Loading } from './ui';
 import { focusHeadingWhenShown } from './focus';
@@ -36,18 +36,7 @@ export function App() {
 }
 
 /** Signs out: the session ends, everything this operator read is forgotten (the role table stays: it is the server's). */
-function useSignOut() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/p2p/admin/session')),
-    onSuccess: () => {
-      setCsrfToken('');
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' && query.queryKey[0] !== 'role-table' });
-      queryClient.setQueryData(['session'], null);
-      navigate('/', true);
-    },
-  });
-}
+const useSignOut = () => useDoorSignOut(CONSOLE_DOOR, () => unwrap(api.DELETE('/api/v1/p2p/admin/session')), ['role-table']);
 
 function EnrolGate() {
   const signOut = useSignOut();

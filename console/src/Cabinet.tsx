@@ -4,11 +4,10 @@
  * gw_merchant, its CSRF token through api.ts), and the merchant's sections (SECTIONS), one file
  * each under cabinet/ (docs/cabinet.md).
  */
-import type { ReactElement } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, setCsrfToken, unwrap, type Schemas } from './api';
+import { api, unwrap, type Schemas } from './api';
+import { SectionPage, useDoorSession, useDoorSignOut, type Sections } from './door-session';
 import { CABINET_DOOR } from './door';
-import { Link, navigate, useRoute } from './router';
+import { Link, useRoute } from './router';
 import { ErrorText, Loading } from './ui';
 import { EnrolAuthenticator, Invitation } from './pages/Invitation';
 import { SignIn } from './pages/SignIn';
@@ -23,7 +22,7 @@ import { CabinetSettings } from './cabinet/Settings';
 import { CabinetTeam } from './cabinet/Team';
 
 /** The cabinet's sections: path below /cabinet, label, page (each page file owns its sub-routes). */
-const SECTIONS: Array<[string, string, () => ReactElement]> = [
+const SECTIONS: Sections = [
   ['/', 'Home', CabinetHome],
   ['/deals', 'Deals', CabinetDeals],
   ['/payouts', 'PayOuts', CabinetPayouts],
@@ -34,41 +33,10 @@ const SECTIONS: Array<[string, string, () => ReactElement]> = [
   ['/team', 'Team', CabinetTeam],
 ];
 
-/** The section a path belongs to: its first segment. */
-const sectionOf = (path: string) => SECTIONS.find(([to]) => (to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`)));
-
 type CabinetSession = Schemas['CabinetSession'];
 
-function useCabinetSession() {
-  return useQuery({
-    queryKey: CABINET_DOOR.sessionKey,
-    queryFn: async (): Promise<CabinetSession | null> => {
-      try {
-        const session = await unwrap(api.GET('/api/v1/p2p/cabinet/session'));
-        setCsrfToken(session.csrf_token);
-        return session;
-      } catch (error) {
-        // 401: no session; 403: another door's (a member's session at the console, an operator's at the cabinet) — sign in here.
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return null;
-        throw error;
-      }
-    },
-    staleTime: 60_000,
-  });
-}
-
-function useSignOut() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/p2p/cabinet/session')),
-    onSuccess: () => {
-      setCsrfToken('');
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== CABINET_DOOR.sessionKey[0] });
-      queryClient.setQueryData(CABINET_DOOR.sessionKey, null);
-      navigate('/', true);
-    },
-  });
-}
+const useCabinetSession = () => useDoorSession<CabinetSession>(CABINET_DOOR, () => unwrap(api.GET('/api/v1/p2p/cabinet/session')));
+const useSignOut = () => useDoorSignOut(CABINET_DOOR, () => unwrap(api.DELETE('/api/v1/p2p/cabinet/session')));
 
 export function Cabinet() {
   const session = useCabinetSession();
@@ -117,24 +85,8 @@ export function Cabinet() {
       </header>
       <ErrorText error={signOut.error} />
       <main id="main">
-        <Section path={path} />
+        <SectionPage sections={SECTIONS} path={path} />
       </main>
     </>
   );
-}
-
-function Section({ path }: { path: string }) {
-  const section = sectionOf(path);
-  if (!section) {
-    return (
-      <>
-        <h1>Not found</h1>
-        <p>
-          There is no page here. <Link to="/">Home</Link>
-        </p>
-      </>
-    );
-  }
-  const Page = section[2];
-  return <Page />;
 }

@@ -5,11 +5,10 @@
  * (docs/trader.md). Phone-first: on a narrow screen the sections are a tab bar at the bottom, in
  * reach of the thumb, and every action is a full-width button.
  */
-import type { ReactElement } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, setCsrfToken, unwrap, type Schemas } from './api';
+import { api, unwrap, type Schemas } from './api';
+import { SectionPage, useDoorSession, useDoorSignOut, type Sections } from './door-session';
 import { TRADER_DOOR } from './door';
-import { Link, navigate, useRoute } from './router';
+import { Link, useRoute } from './router';
 import { ErrorText, Loading } from './ui';
 import { EnrolAuthenticator, Invitation } from './pages/Invitation';
 import { SignIn } from './pages/SignIn';
@@ -22,49 +21,16 @@ import { TraderAppeals } from './trader/Appeals';
 import { TraderWallet } from './trader/Wallet';
 
 /** The trader app's sections: path below /trader, label, page (each page file owns its sub-routes). */
-const SECTIONS: Array<[string, string, () => ReactElement]> = [
+const SECTIONS: Sections = [
   ['/', 'Today', TraderHome],
-  ['/requisites', 'Requisites', TraderRequisites],
   ['/deals', 'Deals', TraderDeals],
-  ['/appeals', 'Disputes', TraderAppeals],
+  ['/requisites', 'Requisites', TraderRequisites],
   ['/wallet', 'Wallet', TraderWallet],
+  ['/appeals', 'Disputes', TraderAppeals],
 ];
 
-/** The section a path belongs to: its first segment. */
-const sectionOf = (path: string) => SECTIONS.find(([to]) => (to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`)));
-
-export type TraderSession = Schemas['TraderSession'];
-
-export function useTraderSession() {
-  return useQuery({
-    queryKey: TRADER_DOOR.sessionKey,
-    queryFn: async (): Promise<TraderSession | null> => {
-      try {
-        const session = await unwrap(api.GET('/api/v1/p2p/trader/session'));
-        setCsrfToken(session.csrf_token);
-        return session;
-      } catch (error) {
-        // 401: no session; 403: another door's session (an operator's, a merchant member's) — sign in here.
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return null;
-        throw error;
-      }
-    },
-    staleTime: 60_000,
-  });
-}
-
-function useSignOut() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/p2p/trader/session')),
-    onSuccess: () => {
-      setCsrfToken('');
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== TRADER_DOOR.sessionKey[0] });
-      queryClient.setQueryData(TRADER_DOOR.sessionKey, null);
-      navigate('/', true);
-    },
-  });
-}
+export const useTraderSession = () => useDoorSession<Schemas['TraderSession']>(TRADER_DOOR, () => unwrap(api.GET('/api/v1/p2p/trader/session')));
+const useSignOut = () => useDoorSignOut(TRADER_DOOR, () => unwrap(api.DELETE('/api/v1/p2p/trader/session')));
 
 export function Trader() {
   const session = useTraderSession();
@@ -113,24 +79,8 @@ export function Trader() {
       </header>
       <ErrorText error={signOut.error} />
       <main id="main">
-        <Section path={path} />
+        <SectionPage sections={SECTIONS} path={path} />
       </main>
     </div>
   );
-}
-
-function Section({ path }: { path: string }) {
-  const section = sectionOf(path);
-  if (!section) {
-    return (
-      <>
-        <h1>Not found</h1>
-        <p>
-          There is no page here. <Link to="/">Today</Link>
-        </p>
-      </>
-    );
-  }
-  const Page = section[2];
-  return <Page />;
 }

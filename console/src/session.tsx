@@ -4,33 +4,17 @@
  * once per page load — the console keeps no copy of it.
  */
 import { useQuery } from '@tanstack/react-query';
-import { api, ApiError, setCsrfToken, unwrap, type Schemas } from './api';
+import { api, ApiError, unwrap, type Schemas } from './api';
+import { useDoorSession } from './door-session';
 import type { operations } from '../../sdk/src/generated/openapi';
 import { useMemberRole } from './cabinet/can';
-import { DOOR } from './door';
+import { CONSOLE_DOOR, DOOR } from './door';
 
 export type OperationId = keyof operations;
 export type Session = Schemas['OperatorSession'];
 
-export function useSession() {
-  return useQuery({
-    queryKey: ['session'],
-    queryFn: async (): Promise<Session | null> => {
-      try {
-        const session = await unwrap(api.GET('/api/v1/p2p/admin/session'));
-        setCsrfToken(session.csrf_token);
-        return session;
-      } catch (error) {
-        // 401: no session; 403: another door's (a member's session at the console, an operator's at the cabinet) — sign in here.
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return null;
-        throw error;
-      }
-    },
-    staleTime: 60_000,
-    // The cabinet's pages never ask the operators' door: their person is the member (cabinet/can.ts).
-    enabled: DOOR === 'console',
-  });
-}
+/** The operator signed in at the console (the cabinet's and the trader app's pages never ask the operators' door). */
+export const useSession = () => useDoorSession<Session>(CONSOLE_DOOR, () => unwrap(api.GET('/api/v1/p2p/admin/session')), DOOR === 'console');
 
 type RoleTable = Record<string, string[]>;
 
