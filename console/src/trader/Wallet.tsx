@@ -5,15 +5,12 @@
  * Amounts come from the API in minor units; USDT's are cents, a fiat currency's its ISO 4217
  * exponent (Intl knows it), so the page needs no catalogue the trader's door does not serve.
  */
-import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, unwrap } from '../api';
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api';
 import { parseMajor } from '../amounts';
-import { Confirm } from '../dialog';
 import { DataTable } from '../list';
-import { QrCode } from '../qr';
 import { ErrorText, Field, Loading, when } from '../ui';
-import { Text } from '../text';
+import { DepositAddressSection, WithdrawalsSection, WithdrawForm, withdrawalStatusWords } from '../wallet-parts';
 import { dealStatusWords, moneyOf } from './words';
 
 const amount = moneyOf;
@@ -79,112 +76,35 @@ function Balances() {
 function DepositAddress() {
   const address = useQuery({ queryKey: ['trader-deposit-address'], queryFn: () => unwrap(api.GET('/api/v1/p2p/trader/wallet/deposit-address')) });
   return (
-    <section aria-labelledby="deposit">
-      <h2 id="deposit">Deposit USDT (TRC-20)</h2>
-      {address.isPending ? (
-        <Loading what="your deposit address" />
-      ) : address.error ? (
-        <ErrorText error={address.error} />
-      ) : (
-        <div className="deposit">
-          <QrCode text={address.data.address} label={`QR code of your deposit address ${address.data.address}`} />
-          <p>
-            Send only USDT on TRON (TRC-20) to
-            <br />
-            <code className="address" data-testid="deposit-address">
-              {address.data.address}
-            </code>
-            <br />
-            <small>It is yours for good. A deposit is credited once final on chain; a security deposit still short is held from it first.</small>
-          </p>
-        </div>
-      )}
-    </section>
+    <DepositAddressSection
+      address={address}
+      whose="your"
+      note={() => 'It is yours for good. A deposit is credited once final on chain; a security deposit still short is held from it first.'}
+    />
   );
 }
 
 function Withdraw() {
-  const queryClient = useQueryClient();
-  const [address, setAddress] = useState('');
-  const [major, setMajor] = useState('');
-  const [asking, setAsking] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  let minor: string | undefined;
-  let amountProblem: string | undefined;
-  try {
-    minor = major.trim() ? parseMajor(major, 2) : undefined;
-  } catch (e) {
-    amountProblem = e instanceof Error ? e.message : String(e);
-  }
-  const fee = useQuery({
-    queryKey: ['trader-withdraw-fee', minor],
-    queryFn: () => unwrap(api.GET('/api/v1/p2p/trader/withdrawals/fee', { params: { query: { amount: minor! } } })),
-    enabled: !!minor,
-  });
-  const withdraw = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/p2p/trader/withdrawals', { body: { address: address.trim(), amount: BigInt(minor!) as unknown as number } })),
-    onSuccess: async () => {
-      setMajor('');
-      await queryClient.invalidateQueries();
-    },
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    setError(null);
-    if (!fee.data) return setError(new ApiError(0, 'the fee is not known yet: enter an amount the fee can be taken from'));
-    setAsking(true);
-  };
   return (
-    <section aria-labelledby="withdraw">
-      <h2 id="withdraw">Withdraw USDT</h2>
-      <form onSubmit={submit} className="stack">
-        <Field label="TRON address (TRC-20)">
-          <input value={address} onChange={(e) => setAddress(e.target.value)} required autoComplete="off" spellCheck={false} />
+    <WithdrawForm
+      feeKey="trader-withdraw-fee"
+      quote={(minor) => unwrap(api.GET('/api/v1/p2p/trader/withdrawals/fee', { params: { query: { amount: minor } } }))}
+      create={(body) => unwrap(api.POST('/api/v1/p2p/trader/withdrawals', { body }))}
+      usdt={usdt}
+      toMinor={(text) => parseMajor(text, 2)}
+      amountField={(value, onChange, problem) => (
+        <Field label="Amount in USDT, fee included" hint={problem}>
+          <input value={value} onChange={(e) => onChange(e.target.value)} required inputMode="decimal" autoComplete="off" />
         </Field>
-        <Field label="Amount in USDT, fee included" hint={amountProblem}>
-          <input value={major} onChange={(e) => setMajor(e.target.value)} required inputMode="decimal" autoComplete="off" />
-        </Field>
-        <p aria-live="polite" data-testid="fee-quote">
-          {fee.data ? (
-            <>
-              Fee {usdt(fee.data.fee_usdt_cents)}; {usdt(fee.data.net_usdt_cents)} arrives at the address.
-            </>
-          ) : fee.error ? (
-            <ErrorText error={fee.error} />
-          ) : null}
-        </p>
-        <button type="submit" className="primary" disabled={withdraw.isPending}>
-          {withdraw.isPending ? 'Withdrawing…' : 'Withdraw…'}
-        </button>
-        {withdraw.data && (
-          <p role="status" className="done" data-testid="withdrawal-made">
-            Withdrawal {withdraw.data.withdrawal_id.slice(0, 8)} made: {STATUS_WORDS[withdraw.data.status] ?? withdraw.data.status.toLowerCase()} — an operator
-            approves it before it is sent.
-          </p>
-        )}
-        <ErrorText error={error ?? withdraw.error} />
-      </form>
-      {asking && fee.data && (
-        <Confirm
-          title="Withdraw USDT"
-          confirmLabel={`Withdraw ${usdt(fee.data.amount)}`}
-          onCancel={() => setAsking(false)}
-          onConfirm={() => {
-            setAsking(false);
-            withdraw.mutate();
-          }}
-        >
-          <span data-testid="confirm-text">
-            {usdt(fee.data.amount)} leaves your available balance now (held until sent); {usdt(fee.data.net_usdt_cents)} arrives at{' '}
-            <code className="address">
-              <Text value={address.trim()} />
-            </code>{' '}
-            after the fee of {usdt(fee.data.fee_usdt_cents)}, once an operator approves it (two operators for a large amount). A transfer on chain cannot be
-            called back. Below your minimum working balance you get no new deals.
-          </span>
-        </Confirm>
       )}
-    </section>
+      made={(w) => <> made: {withdrawalStatusWords(w.status)} — an operator approves it before it is sent.</>}
+      afterFee={
+        <>
+          , once an operator approves it (two operators for a large amount). A transfer on chain cannot be called back. Below your minimum working balance you
+          get no new deals.
+        </>
+      }
+    />
   );
 }
 
@@ -239,53 +159,18 @@ function Earnings() {
   );
 }
 
-const STATUS_WORDS: Record<string, string> = {
-  PENDING_MANUAL: 'waiting for an operator',
-  APPROVED: 'approved, sending',
-  PENDING: 'sending',
-  COMPLETED: 'sent',
-  CANCELLED: 'cancelled, returned',
-};
-
 function Withdrawals() {
   const list = useQuery({
     queryKey: ['trader-withdrawals'],
     queryFn: () => unwrap(api.GET('/api/v1/p2p/trader/withdrawals', { params: { query: { page_size: 50 } } })),
   });
   return (
-    <section aria-labelledby="withdrawals">
-      <h2 id="withdrawals">Withdrawals</h2>
-      {list.isPending ? (
-        <Loading what="your withdrawals" />
-      ) : list.error ? (
-        <ErrorText error={list.error} />
-      ) : (
-        <DataTable
-          caption="Withdrawals, newest first"
-          columns={['Requested', 'Amount', 'To', 'Status']}
-          rows={list.data.data}
-          rowKey={(w) => w.withdrawal_id}
-          empty="No withdrawals yet."
-          row={(w) => (
-            <tr data-testid={`withdrawal-${w.withdrawal_id}`} data-status={w.status}>
-              <td>{when(w.created_at)}</td>
-              <td className="num">{usdt(w.amount)}</td>
-              <td>
-                <code className="address">{w.address}</code>
-              </td>
-              <td>
-                {STATUS_WORDS[w.status] ?? w.status.toLowerCase()}
-                {w.cancel_reason && (
-                  <>
-                    {' '}
-                    — <Text value={w.cancel_reason} />
-                  </>
-                )}
-              </td>
-            </tr>
-          )}
-        />
-      )}
-    </section>
+    <WithdrawalsSection
+      list={list}
+      headingId="withdrawals"
+      whose="your"
+      amounts={[{ name: 'Amount', cell: (w) => <td className="num">{usdt(w.amount)}</td> }]}
+      status={(w) => withdrawalStatusWords(w.status)}
+    />
   );
 }
