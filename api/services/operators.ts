@@ -1,13 +1,14 @@
 /**
  * Operator accounts and console sessions: the console's door onto the accounts of every party
  * (api/services/accounts.ts: sign-in, TOTP, one's own password, sign-out — the same for every
- * door), who am I (the operator JWT too), and the admin's management of operator accounts.
+ * door), who am I (the operator JWT too), an operator invitation's check and acceptance, and the
+ * admin's management of operator accounts.
  * Every change is audited in its transaction.
  */
 import type { Context } from 'koa';
 import type { AppDeps } from '../deps';
 import type { AuditActor } from '../../domain/audit';
-import { Conflict, InvalidArgument, NotFound, Unauthenticated } from '../../domain/errors';
+import { Conflict, InvalidArgument, NotFound, PermissionDenied, Unauthenticated } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import type { OperatorRole } from '../../domain/roles';
 import { insertAudit } from '../../db/queries/audit';
@@ -24,13 +25,14 @@ import {
 } from '../../db/queries/accounts';
 import { csrfTokenOf, sessionEnded } from '../auth/sessions';
 import * as accounts from './accounts';
+import { acceptInvitation, checkInvitation } from './invitations';
 import { confirmCredential, normalizeEmail } from './accounts';
 
 export function presentOperator(row: AccountRow) {
   return { operator_id: row.id, ...accounts.accountFields<OperatorRole>(row) };
 }
 
-export function sessionAnswer(deps: AppDeps, s: { account: AccountRow; sessionId: string; expiresAt: Date; absoluteEnd: Date }) {
+function sessionAnswer(deps: AppDeps, s: { account: AccountRow; sessionId: string; expiresAt: Date; absoluteEnd: Date }) {
   return {
     operator: presentOperator(s.account),
     csrf_token: csrfTokenOf(deps, s.sessionId),
@@ -91,9 +93,15 @@ export interface ActingOperator {
   sessionId?: string | undefined;
 }
 
+/** The console account a request acts as (the operator JWT is none: 403). */
+function consoleAccountOf(acting: ActingOperator, what: string) {
+  if (acting.via !== 'session') throw new PermissionDenied(`${what} belongs to a console account; the operator JWT has none`);
+  return { accountId: acting.operatorId, sessionId: acting.sessionId };
+}
+
 /** TOTP enrolment of the signed-in console account (accounts.enrollTotp). */
 export const enrollTotp = (deps: AppDeps, ctx: Context, acting: ActingOperator, body: Parameters<typeof accounts.enrollTotp>[4], actor: AuditActor) =>
-  accounts.enrollTotp(deps, ctx, 'operator', { accountId: acting.operatorId, sessionId: acting.sessionId }, body, actor);
+  accounts.enrollTotp(deps, ctx, 'operator', consoleAccountOf(acting, 'TOTP'), body, actor);
 
 /** The signed-in console account's own new password (accounts.changeOwnPassword). */
 export const changeOwnPassword = (
@@ -102,7 +110,17 @@ export const changeOwnPassword = (
   acting: ActingOperator,
   body: Parameters<typeof accounts.changeOwnPassword>[4],
   actor: AuditActor,
-) => accounts.changeOwnPassword(deps, ctx, 'operator', { accountId: acting.operatorId, sessionId: acting.sessionId }, body, actor);
+) => accounts.changeOwnPassword(deps, ctx, 'operator', consoleAccountOf(acting, 'a password'), body, actor);
+
+/** What an operator's link invites to: the email and the role. */
+export async function checkOperatorInvitation(deps: AppDeps, token: string) {
+  const row = await checkInvitation(deps, 'operator', token);
+  return { email: row.email, role: row.role as OperatorRole, expires_at: row.expires_at.toISOString() };
+}
+
+export async function acceptOperatorInvitation(deps: AppDeps, ctx: Context, body: { token: string; password: string }) {
+  return sessionAnswer(deps, await acceptInvitation(deps, ctx, 'operator', body, presentOperator));
+}
 
 // ---- Accounts (admin) ----
 

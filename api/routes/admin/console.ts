@@ -3,6 +3,7 @@
  * the audit trail and the queues of the home page. docs/console.md says how a console uses them.
  */
 import { defineRoute, sendCsv } from '../../route';
+import { doorSessionRoutes } from '../door-session';
 import { operatorOf } from '../../auth/authenticate';
 import {
   auditFilters,
@@ -31,21 +32,21 @@ import {
 } from '../../schemas/console';
 import { exportAudit, listAuditPage } from '../../services/audit';
 import { consoleQueues } from '../../services/queues';
-import { acceptInvitation, checkInvitation, invite, listInvitations, revoke } from '../../services/invitations';
+import { invite, listInvitations, revoke } from '../../services/invitations';
 import {
+  acceptOperatorInvitation,
   changeOwnPassword,
+  checkOperatorInvitation,
   createOperatorAccount,
   currentSession,
   enrollTotp,
   listOperatorAccounts,
   presentOperator,
-  sessionAnswer,
   signIn,
   signOut,
   updateOperatorAccount,
 } from '../../services/operators';
 import { PermissionDenied } from '../../../domain/errors';
-import type { OperatorRole } from '../../../domain/roles';
 import type { AuditActor } from '../../../domain/audit';
 
 const tags = ['Operator: console'];
@@ -56,106 +57,72 @@ const actorOf = (actor: AuditActor | undefined) => {
   return actor;
 };
 
+const door = doorSessionRoutes({
+  prefix: 'admin',
+  tags,
+  auth: 'operator',
+  accountOf: operatorOf,
+  actorOf,
+  audit: { objectType: 'operator', actions: 'operator' },
+  words: {
+    app: 'the console',
+    whoAmI: 'the signed-in operator, its role',
+    signedIn: 'account',
+    invitation: 'an invitation',
+    invites: 'email, role',
+    invitee: 'invitee',
+    created: 'account',
+  },
+  descriptions: {
+    signIn:
+      'Sets the cookie gw_operator (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the ' +
+      'session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, ' +
+      'wrong password, missing, wrong or already used code, disabled account — is the same 401, and is audited ' +
+      '(session.sign_in_failed) when the email names an account. Failed sign-ins within OPERATOR_SIGN_IN_WINDOW_SECONDS are ' +
+      'limited per email and client address (OPERATOR_SIGN_IN_MAX_FAILURES), per email (…_PER_EMAIL) and per address ' +
+      '(…_PER_ADDRESS), counted before the password is checked: then 429 with Retry-After, the right password included. 429 ' +
+      'also when too many passwords are being checked at that moment.',
+    getSession: 'With the operator JWT: its sub as operator_id and the role admin, no session (csrf_token and times empty).',
+    enrollTotp:
+      'code is a code of the new secret; confirm_password is the account’s password, or confirm_code a current code of the ' +
+      'authenticator enrolled so far (a re-enrolment). A wrong confirmation is 400 naming the field and counts as a failed sign-in ' +
+      '(the same limits, 429 beyond). Setting it ends the account’s other sessions; a code is accepted once (the new code’s time ' +
+      'step too). From then on sign-in needs totp_code. An admin removes a lost enrolment with PATCH /operators/{id} ' +
+      '{ reset_totp: true }. Console sessions only.',
+    changeOwnPassword:
+      'confirm_password is the present password, or confirm_code a current code of the account’s authenticator. A wrong one ' +
+      'is 400 naming the field, audited (operator.confirm_failed) and counted as a failed sign-in (the same limits, 429 ' +
+      'beyond). The account’s other sessions end; this one stays. Audited (operator.password_change). Console sessions only.',
+    checkInvitation: 'An unknown token is 404; a link used, withdrawn or expired is 400 saying which.',
+    acceptInvitation:
+      'Once per link, before it expires (a second acceptance, concurrent or later, is 400: used already). The new account must set ' +
+      'up an authenticator before anything else: until POST /session/totp has set one, every other operator route answers 403. ' +
+      'Audited (operator.invite_accept).',
+  },
+  schemas: {
+    signInBody,
+    sessionResponse,
+    totpBody,
+    totpResponse,
+    ownPasswordBody,
+    ownPasswordResponse,
+    invitationTokenBody,
+    invitationCheckResponse,
+    acceptInvitationBody,
+  },
+  service: {
+    signIn,
+    currentSession,
+    signOut,
+    enrollTotp,
+    changeOwnPassword,
+    checkInvitation: checkOperatorInvitation,
+    acceptInvitation: acceptOperatorInvitation,
+  },
+});
+
 export const consoleRoutes = [
-  defineRoute(
-    {
-      method: 'post',
-      path: '/session',
-      operationId: 'adminSignIn',
-      auth: 'public',
-      summary: 'Sign in to the console: email, password and (when enrolled) a TOTP code → the session cookie and its CSRF token',
-      description:
-        'Sets the cookie gw_operator (HttpOnly, SameSite=Strict, Path=/, Secure on https or in production) and answers the ' +
-        'session with its csrf_token: every later request but GET/HEAD sends it as X-CSRF-Token. Any failure — unknown email, ' +
-        'wrong password, missing, wrong or already used code, disabled account — is the same 401, and is audited ' +
-        '(session.sign_in_failed) when the email names an account. Failed sign-ins within OPERATOR_SIGN_IN_WINDOW_SECONDS are ' +
-        'limited per email and client address (OPERATOR_SIGN_IN_MAX_FAILURES), per email (…_PER_EMAIL) and per address ' +
-        '(…_PER_ADDRESS), counted before the password is checked: then 429 with Retry-After, the right password included. 429 ' +
-        'also when too many passwords are being checked at that moment.',
-      tags,
-      body: signInBody,
-      response: sessionResponse,
-      errors: [401, 429],
-    },
-    ({ body }, deps, ctx) => signIn(deps, ctx, body),
-  ),
-  defineRoute(
-    {
-      method: 'get',
-      path: '/session',
-      operationId: 'adminGetSession',
-      auth: 'operator',
-      summary: 'Who am I: the signed-in operator, its role, the CSRF token and when the session ends',
-      description: 'With the operator JWT: its sub as operator_id and the role admin, no session (csrf_token and times empty).',
-      tags,
-      response: sessionResponse,
-    },
-    ({ identity }, deps) => currentSession(deps, operatorOf(identity)),
-  ),
-  defineRoute(
-    {
-      method: 'delete',
-      path: '/session',
-      operationId: 'adminDeleteSession',
-      auth: 'operator',
-      summary: 'Sign out: the session ends at once and the cookie is cleared',
-      tags,
-      status: 204,
-      audit: { action: 'session.sign_out', objectType: 'operator', by: 'service' },
-    },
-    async ({ identity, actor }, deps, ctx) => {
-      await signOut(deps, ctx, operatorOf(identity), actorOf(actor));
-      ctx.status = 204;
-      return undefined;
-    },
-  ),
-  defineRoute(
-    {
-      method: 'post',
-      path: '/session/totp',
-      operationId: 'adminEnrollTotp',
-      auth: 'operator',
-      summary: 'Enroll TOTP for the signed-in account: {} answers a new secret and otpauth URI; { secret, code, confirm_password | confirm_code } sets it',
-      description:
-        'code is a code of the new secret; confirm_password is the account’s password, or confirm_code a current code of the ' +
-        'authenticator enrolled so far (a re-enrolment). A wrong confirmation is 400 naming the field and counts as a failed sign-in ' +
-        '(the same limits, 429 beyond). Setting it ends the account’s other sessions; a code is accepted once (the new code’s time ' +
-        'step too). From then on sign-in needs totp_code. An admin removes a lost enrolment with PATCH /operators/{id} ' +
-        '{ reset_totp: true }. Console sessions only.',
-      tags,
-      body: totpBody,
-      bodyOptional: true,
-      response: totpResponse,
-      audit: { action: 'operator.totp_enroll', objectType: 'operator', by: 'service' },
-    },
-    async ({ identity, actor, body }, deps, ctx) => {
-      const operator = operatorOf(identity);
-      if (operator.via !== 'session') throw new PermissionDenied('TOTP belongs to a console account; the operator JWT has none');
-      return enrollTotp(deps, ctx, operator, body ?? {}, actorOf(actor));
-    },
-  ),
-  defineRoute(
-    {
-      method: 'post',
-      path: '/session/password',
-      operationId: 'adminChangeOwnPassword',
-      auth: 'operator',
-      summary: 'Change the signed-in account’s own password: { new_password, confirm_password | confirm_code }',
-      description:
-        'confirm_password is the present password, or confirm_code a current code of the account’s authenticator. A wrong one ' +
-        'is 400 naming the field, audited (operator.confirm_failed) and counted as a failed sign-in (the same limits, 429 ' +
-        'beyond). The account’s other sessions end; this one stays. Audited (operator.password_change). Console sessions only.',
-      tags,
-      body: ownPasswordBody,
-      response: ownPasswordResponse,
-      audit: { action: 'operator.password_change', objectType: 'operator', by: 'service' },
-    },
-    async ({ identity, actor, body }, deps, ctx) => {
-      const operator = operatorOf(identity);
-      if (operator.via !== 'session') throw new PermissionDenied('a password belongs to a console account; the operator JWT has none');
-      return changeOwnPassword(deps, ctx, operator, body, actorOf(actor));
-    },
-  ),
+  ...door.session,
   defineRoute(
     {
       method: 'post',
@@ -204,43 +171,7 @@ export const consoleRoutes = [
     },
     async ({ params, actor }, deps) => ({ invitation: await revoke(deps, OPERATORS, params.invitation_id, actorOf(actor)) }),
   ),
-  defineRoute(
-    {
-      method: 'post',
-      path: '/invitation/check',
-      operationId: 'adminCheckInvitation',
-      auth: 'public',
-      summary: 'What an invitation link invites to (email, role, until when), before the invitee chooses a password',
-      description: 'An unknown token is 404; a link used, withdrawn or expired is 400 saying which.',
-      tags,
-      body: invitationTokenBody,
-      response: invitationCheckResponse,
-      errors: [404],
-    },
-    async ({ body }, deps) => {
-      const row = await checkInvitation(deps, 'operator', body.token);
-      return { email: row.email, role: row.role as OperatorRole, expires_at: row.expires_at.toISOString() };
-    },
-  ),
-  defineRoute(
-    {
-      method: 'post',
-      path: '/invitation/accept',
-      operationId: 'adminAcceptInvitation',
-      auth: 'public',
-      summary: 'Accept an invitation: the account is created with the chosen password and signed in (the session cookie, as sign-in)',
-      description:
-        'Once per link, before it expires (a second acceptance, concurrent or later, is 400: used already). The new account must set ' +
-        'up an authenticator before anything else: until POST /session/totp has set one, every other operator route answers 403. ' +
-        'Audited (operator.invite_accept).',
-      tags,
-      body: acceptInvitationBody,
-      status: 201,
-      response: sessionResponse,
-      errors: [404, 409],
-    },
-    async ({ body }, deps, ctx) => sessionAnswer(deps, await acceptInvitation(deps, ctx, 'operator', body, presentOperator)),
-  ),
+  ...door.invitation,
   defineRoute(
     {
       method: 'get',
