@@ -47,6 +47,10 @@ create trigger deals_amount_guard before insert on deals for each row execute fu
 -- Live: every PayIn status a deal may still leave (domain/state/payin.ts, PAYIN_TERMINAL).
 create unique index deals_requisite_live_amount on deals (requisite_id, amount)
   where amount_guard and status in ('INITIALIZED', 'ESCROW_LOCKED', 'PAYMENT_NOTIFIED', 'PAYMENT_VERIFIED', 'APPEALED', 'REFUND_PENDING', 'SOFT_DISPUTED');
+-- The matcher's probe (db/queries/matching.ts) names the live statuses as a parameter, which the
+-- planner cannot match to the unique index's predicate: this one it can, and it holds no deal of
+-- an operator-managed requisite, so the probe costs nothing on the create path for those.
+create index deals_guarded_amount on deals (requisite_id, amount) where amount_guard;
 
 -- ---------------------------------------------------------------------------------------------
 -- Presence
