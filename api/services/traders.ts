@@ -134,6 +134,9 @@ export async function listTradersForOperator(deps: AppDeps, q: { page_size?: num
       status: t.status,
       balance_usdt: t.available.toString(),
       frozen_usdt: t.frozen.toString(),
+      // What its app last said (the matcher also wants a fresh heartbeat); an operator-managed trader is always present.
+      presence: !t.self_managed ? 'managed' : t.online ? 'online' : t.offline_reason === 'heartbeat_lost' ? 'paused_silent' : 'offline',
+      heartbeat_at: t.heartbeat_at?.toISOString() ?? '',
       created_at: t.created_at.toISOString(),
       requisites: requisites
         .filter((r) => r.trader_id === t.id)

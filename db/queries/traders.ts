@@ -106,8 +106,23 @@ export async function findRequisite(
 
 /** Traders with their USDT balances for the operator, newest first (keyset pages). */
 export async function listTradersPage(db: Db, f: { after?: KeysetCursor; limit: number }) {
-  return db<{ id: string; name: string; status: string; created_at: Date; cursor_ts: string; available: bigint; frozen: bigint }[]>`
-    select t.id, t.name, t.status, t.created_at, ${cursorColumn(db)},
+  return db<
+    {
+      id: string;
+      name: string;
+      status: string;
+      created_at: Date;
+      cursor_ts: string;
+      available: bigint;
+      frozen: bigint;
+      self_managed: boolean;
+      online: boolean;
+      offline_reason: string;
+      heartbeat_at: Date | null;
+    }[]
+  >`
+    select t.id, t.name, t.status, t.created_at, ${cursorColumn(db)}, t.online, t.offline_reason, t.heartbeat_at,
+      exists (select 1 from accounts a where a.trader_id = t.id and a.party = 'trader') as self_managed,
       coalesce((select w.available from wallets w where w.owner_type = 'trader' and w.owner_id = t.id and w.currency = 'USDT'), 0)::bigint as available,
       coalesce((select w.frozen from wallets w where w.owner_type = 'trader' and w.owner_id = t.id and w.currency = 'USDT'), 0)::bigint as frozen
     from traders t

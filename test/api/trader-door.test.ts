@@ -130,7 +130,12 @@ test('an operator-managed trader (no email) is ACTIVE at once; an unknown or san
   t.is(managed.body.account_invitation, undefined);
   const unknown = await asOperator('POST', '/api/v1/p2p/admin/traders/00000000-0000-4000-8000-00000000dead/invitations', { email: newEmail('x') });
   t.is(unknown.status, 404);
-  const taken = await newTrader({ liquidity: 0 });
+  const taken = await newTrader({ liquidity: 0, online: false });
+  // The console's list says who is present: the operators' own trader always, the app's trader by its switch.
+  const listed = await asOperator('GET', '/api/v1/p2p/admin/traders?page_size=200');
+  const presenceOf = (id: string) => (listed.body.data as Json[]).find((row) => row.trader_id === id)?.presence;
+  t.is(presenceOf(managed.body.trader.trader_id), 'managed');
+  t.is(presenceOf(taken.traderId), 'offline');
   const dup = await asOperator('POST', `/api/v1/p2p/admin/traders/${managed.body.trader.trader_id}/invitations`, { email: taken.email });
   t.is(dup.status, 409, dup.text);
 });

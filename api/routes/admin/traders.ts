@@ -51,6 +51,11 @@ export const traderRoutes = [
               status: z.string(),
               balance_usdt: int64String,
               frozen_usdt: int64String,
+              presence: z.enum(['managed', 'online', 'offline', 'paused_silent']).openapi({
+                description:
+                  'managed: no account, operators act for it (always present); online or offline: its own switch in the trader app; paused_silent: paused because its app fell silent (no heartbeat)',
+              }),
+              heartbeat_at: z.string().openapi({ description: "RFC 3339 of the trader app's last heartbeat; '' for none" }),
               created_at: timestamp,
               requisites: z.array(
                 z.object({

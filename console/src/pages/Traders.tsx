@@ -11,6 +11,14 @@ import { plainText, Text } from '../text';
 import { REQUISITE_TRANSITIONS } from '../../../domain/state/requisites';
 
 /** A requisite's status as the ops lead reads it (the code stays in data-status). */
+/** Whether deals can reach the trader now, as its app last said (the matcher also wants a fresh heartbeat). */
+const PRESENCE_WORDS: Record<string, string> = {
+  managed: 'managed by operators',
+  online: 'online in the app',
+  offline: 'offline',
+  paused_silent: 'paused: its app fell silent',
+};
+
 const REQUISITE_STATUS_WORDS: Record<string, string> = {
   PENDING_APPROVAL: 'waiting for approval',
   ACTIVE: 'active',
@@ -66,6 +74,9 @@ export function Traders() {
                   <Text value={t.name} title={t.trader_id} />{' '}
                   <span className="badge" data-status={t.status}>
                     {t.status === 'PENDING_APPROVAL' ? 'waiting for approval' : t.status.toLowerCase()}
+                  </span>{' '}
+                  <span className="badge" data-presence={t.presence} title={t.heartbeat_at ? `last heartbeat ${when(t.heartbeat_at)}` : undefined}>
+                    {PRESENCE_WORDS[t.presence]}
                   </span>
                 </h2>
                 {t.status === 'PENDING_APPROVAL' && (

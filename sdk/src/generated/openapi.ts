@@ -4908,6 +4908,13 @@ export interface components {
                  */
                 frozen_usdt: string;
                 /**
+                 * @description managed: no account, operators act for it (always present); online or offline: its own switch in the trader app; paused_silent: paused because its app fell silent (no heartbeat)
+                 * @enum {string}
+                 */
+                presence: "managed" | "online" | "offline" | "paused_silent";
+                /** @description RFC 3339 of the trader app's last heartbeat; '' for none */
+                heartbeat_at: string;
+                /**
                  * Format: date-time
                  * @example 2026-11-22T10:00:00.000Z
                  */
