@@ -121,7 +121,8 @@ test('V1 dispute input and signature: reason length, base64, unknown payment, wr
   const body = { paymentId: payment.id, description: 'a long enough description' };
   t.is((await createDispute(m, body, { secret: 'whsec_wrong' })).status, 401);
   t.is((await createDispute(m, body, { timestamp: Math.floor(Date.now() / 1000) - 301 })).status, 401);
-  t.is((await createDispute(m, body, { timestamp: Math.floor(Date.now() / 1000) + 61 })).status, 401);
+  // Well past the 60 s the future may be ahead (the boundary itself is a unit test's): a loaded box takes its time to answer.
+  t.is((await createDispute(m, body, { timestamp: Math.floor(Date.now() / 1000) + 120 })).status, 401);
   t.is((await v1(m, 'POST', '/v1/disputs/create', body, [payment.id, 'salt'])).status, 401, 'the payload has no salt');
   t.is((await createDispute(m, body)).status, 200, 'nothing above opened it');
 });
