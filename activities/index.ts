@@ -1,6 +1,7 @@
 import type { ActivityDeps } from './deps';
 import { deadlineBoundSql } from './deadline';
 import { createAppealActivities } from './appeals';
+import { createBankNotificationActivities } from './bank-notifications';
 import { createChain } from './chain';
 import { createChainWatchActivities } from './chain-watch';
 import { createDeskHookActivities } from './desk-hook';
@@ -30,6 +31,7 @@ export function createActivities(input: ActivityDeps) {
     ...createPassActivities(deps),
     ...createSandboxActivities(deps),
     ...createDeskHookActivities(deps),
+    ...createBankNotificationActivities(deps),
   });
 }
 

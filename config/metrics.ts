@@ -163,9 +163,18 @@ export function workerMetrics(registry: Registry) {
     registers,
   });
 
+  const bankNotificationOutcomes = new Counter({
+    name: 'gateway_bank_notification_outcomes_total',
+    help: "Bank notifications' credits by what their workflow did: matched (claimed exactly one live PayIn), moved (decided before), confirmed (the deal took the confirmation), refused (the deal had moved on: to the operators' queue)",
+    labelNames: ['outcome'],
+    registers,
+  });
+  for (const outcome of ['matched', 'moved', 'confirmed', 'refused']) bankNotificationOutcomes.inc({ outcome }, 0);
+
   return {
     dealsCreated,
     dealsFinished,
+    bankNotificationOutcomes,
     webhookAttempts,
     webhookDeliveriesFailed,
     webhookDeferred,

@@ -5,12 +5,20 @@
  */
 import type { AnyRole } from './roles';
 
-export type AuditActorKind = 'operator_account' | 'operator_jwt' | 'merchant_account' | 'merchant_jwt' | 'trader_account' | 'system' | 'anonymous';
+export type AuditActorKind =
+  | 'operator_account'
+  | 'operator_jwt'
+  | 'merchant_account'
+  | 'merchant_jwt'
+  | 'trader_account'
+  | 'bank_device'
+  | 'system'
+  | 'anonymous';
 
 export interface AuditActor {
   /**
    * An operator account (console session), the spec's operator JWT, a merchant member (cabinet
-   * session), the spec's cabinet JWT, a trader account, the gateway itself (the sandbox arbiter),
+   * session), the spec's cabinet JWT, a trader account, a trader's paired bank device (its notification confirmed a deal), the gateway itself (the sandbox arbiter),
    * or whoever tried to sign in and failed (`anonymous`).
    */
   kind: AuditActorKind;

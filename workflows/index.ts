@@ -11,3 +11,4 @@ export { passWorkflow } from './pass';
 export { chainWatchWorkflow } from './chain-watch';
 export { sandboxTraderWorkflow } from './sandbox-trader';
 export { deskNotificationWorkflow } from './desk-notification';
+export { bankNotificationWorkflow } from './bank-notification';

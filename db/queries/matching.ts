@@ -108,6 +108,8 @@ export async function claimRequisite(tx: Tx, req: MatchRequest): Promise<Matched
       and r.min_amount <= ${req.amount} and r.max_amount >= ${req.amount}
       and w.available >= ${req.escrowUsdt}
       and ${presentNow(tx, req.heartbeatTimeoutSeconds ?? DEFAULT_HEARTBEAT_TIMEOUT_SECONDS)}
+      -- A requisite served by a bank device takes deals only while its device is heard (db/queries/bank-devices.ts silenceDevices).
+      and (r.device_id is null or exists (select 1 from bank_devices bd where bd.id = r.device_id and bd.status = 'ACTIVE' and bd.silent_since is null))
       ${excluded.length > 0 ? tx`and r.id <> all(${excluded}::uuid[])` : tx``}
       ${payin ? tx`and not exists (select 1 from deals d where d.requisite_id = r.id and d.amount = ${req.amount} and d.amount_guard and d.status = any(${PAYIN_LIVE}))` : tx``}
       -- The trader's money (db/queries/trader-money.ts outOfPoolReasons): its security deposit held in full, its available at least its minimum working balance.

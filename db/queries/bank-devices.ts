@@ -1,0 +1,133 @@
+/**
+ * A trader's paired bank devices (docs/bank-notifications.md): pairing by a one-time code, the
+ * device's public key and message sequence, its heartbeat and silence, the requisites it serves,
+ * revocation. One device per requisite (requisites.device_id).
+ */
+import type { Db } from '../sql';
+
+export interface DeviceRow {
+  id: string;
+  trader_id: string;
+  name: string;
+  status: 'PAIRING' | 'ACTIVE' | 'REVOKED';
+  pairing_expires_at: Date;
+  public_key: Uint8Array | null;
+  last_sequence: bigint;
+  app_version: string;
+  heartbeat_at: Date | null;
+  silent_since: Date | null;
+  virtual: boolean;
+  paired_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+}
+
+const columns = (db: Db) => db`
+  id, trader_id, name, status, pairing_expires_at, public_key, last_sequence, app_version, heartbeat_at, silent_since,
+  virtual, paired_at, revoked_at, created_at`;
+
+export async function insertPairing(
+  db: Db,
+  p: { id: string; traderId: string; name: string; codeHash: Uint8Array; expiresAt: Date; virtual?: boolean },
+): Promise<DeviceRow> {
+  const [row] = await db<DeviceRow[]>`
+    insert into bank_devices (id, trader_id, name, pairing_code_hash, pairing_expires_at, virtual)
+    values (${p.id}, ${p.traderId}, ${p.name}, ${Buffer.from(p.codeHash)}, ${p.expiresAt}, ${p.virtual ?? false})
+    returning ${columns(db)}`;
+  return row!;
+}
+
+/**
+ * Uses a pairing code: the one PAIRING device it names, unexpired, becomes ACTIVE with the key and
+ * forgets the code — one statement, so of two devices racing with one code exactly one wins.
+ */
+export async function completePairing(db: Db, p: { codeHash: Uint8Array; publicKey: Uint8Array; appVersion: string }): Promise<DeviceRow | undefined> {
+  const [row] = await db<DeviceRow[]>`
+    update bank_devices set status = 'ACTIVE', public_key = ${Buffer.from(p.publicKey)}, pairing_code_hash = null,
+      app_version = ${p.appVersion}, paired_at = now(), heartbeat_at = now()
+    where pairing_code_hash = ${Buffer.from(p.codeHash)} and status = 'PAIRING' and pairing_expires_at > now()
+    returning ${columns(db)}`;
+  return row;
+}
+
+export async function findDevice(db: Db, deviceId: string, options: { lock?: boolean } = {}): Promise<DeviceRow | undefined> {
+  const [row] = await db<DeviceRow[]>`
+    select ${columns(db)} from bank_devices where id = ${deviceId} ${options.lock ? db`for no key update` : db``}`;
+  return row;
+}
+
+/** The device's own, another trader's device is none. */
+export async function findOwnDevice(db: Db, traderId: string, deviceId: string): Promise<DeviceRow | undefined> {
+  const [row] = await db<DeviceRow[]>`select ${columns(db)} from bank_devices where id = ${deviceId} and trader_id = ${traderId}`;
+  return row;
+}
+
+export interface DeviceListRow extends DeviceRow {
+  requisites: Array<{ id: string; summary: string; bank_name: string; status: string }>;
+}
+
+/** A trader's devices, newest first, each with the requisites it serves. */
+export function devicesOf(db: Db, traderId: string) {
+  return db<DeviceListRow[]>`
+    select ${columns(db)},
+      coalesce((select json_agg(json_build_object('id', r.id, 'summary', concat_ws(' ', r.requisite_type, nullif(r.number_masked, ''), r.bank_name), 'bank_name', r.bank_name, 'status', r.status) order by r.created_at)
+        from requisites r where r.device_id = d.id), '[]') as requisites
+    from bank_devices d
+    where d.trader_id = ${traderId} and (d.status <> 'REVOKED' or d.revoked_at > now() - interval '30 days')
+    order by d.created_at desc`;
+}
+
+/**
+ * A signed message's sequence: accepted when higher than every earlier one of the device (then it
+ * is the device's last), refused otherwise (a replay). Also the heartbeat: a message is a sign of life.
+ */
+export async function advanceSequence(db: Db, deviceId: string, sequence: bigint, heartbeat: boolean) {
+  const [row] = await db<{ id: string; was_silent: boolean }[]>`
+    update bank_devices d set last_sequence = ${sequence}
+      ${heartbeat ? db`, heartbeat_at = now(), silent_since = null` : db``}
+    from (select id, silent_since is not null as was_silent from bank_devices where id = ${deviceId} for no key update) before
+    where d.id = before.id and d.status = 'ACTIVE' and d.last_sequence < ${sequence}
+    returning d.id, before.was_silent`;
+  return row;
+}
+
+/** Revokes the trader's device for good and unbinds its requisites (they go back to confirmation by hand). */
+export async function revokeDevice(db: Db, traderId: string, deviceId: string, by: string): Promise<DeviceRow | undefined> {
+  const [row] = await db<DeviceRow[]>`
+    update bank_devices set status = 'REVOKED', revoked_at = now(), revoked_by = ${by}, pairing_code_hash = null
+    where id = ${deviceId} and trader_id = ${traderId} and status <> 'REVOKED'
+    returning ${columns(db)}`;
+  if (row) await db`update requisites set device_id = null where device_id = ${deviceId}`;
+  return row;
+}
+
+/**
+ * The requisites the device serves, exactly these (the trader's own, not archived): a requisite
+ * served by another of its devices moves to this one. Answers the ids it could not bind.
+ */
+export async function bindRequisites(db: Db, traderId: string, deviceId: string, requisiteIds: readonly string[]): Promise<string[]> {
+  await db`update requisites set device_id = null where device_id = ${deviceId} and id <> all(${requisiteIds}::uuid[])`;
+  const bound = await db<{ id: string }[]>`
+    update requisites set device_id = ${deviceId}
+    where id = any(${requisiteIds}::uuid[]) and trader_id = ${traderId} and status <> 'ARCHIVED'
+    returning id`;
+  const ok = new Set(bound.map((r) => r.id));
+  return requisiteIds.filter((id) => !ok.has(id));
+}
+
+/**
+ * Devices whose heartbeat is older than the timeout fall silent (their requisites leave the
+ * matcher until their next message), as of now. Answers them, with their trader, for the alert.
+ */
+export function silenceDevices(db: Db, timeoutSeconds: number) {
+  return db<{ id: string; trader_id: string; name: string; heartbeat_at: Date }[]>`
+    update bank_devices set silent_since = now()
+    where status = 'ACTIVE' and silent_since is null and not virtual
+      and heartbeat_at < now() - make_interval(secs => ${timeoutSeconds})
+    returning id, trader_id, name, heartbeat_at`;
+}
+
+/** Pairings never used expire: their rows stay (the trader sees it), their codes are forgotten. */
+export async function forgetExpiredPairings(db: Db): Promise<void> {
+  await db`update bank_devices set pairing_code_hash = null where status = 'PAIRING' and pairing_code_hash is not null and pairing_expires_at < now()`;
+}
