@@ -58,6 +58,7 @@ export function createPayinActivities(deps: ActivityDeps) {
           payerBank: input.payerBank,
           dealType: 'PAYIN',
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
+          deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
           // A sandbox merchant's deal goes to the sandbox trader only (db/queries/matching.ts).
           sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYIN' as const } : undefined,
         };

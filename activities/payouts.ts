@@ -55,6 +55,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             payerBank: input.targetBank,
             dealType: 'PAYOUT',
             heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
+            deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
             sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYOUT' } : undefined,
           });
           const created = match ? PAYOUT_TRANSITIONS.create_matched : PAYOUT_TRANSITIONS.create_unassigned;
@@ -119,6 +120,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
           payerBank: row.target_bank,
           dealType: 'PAYOUT',
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
+          deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
           sandbox: row.sandbox ? { tenantId: row.tenant_id, dealType: 'PAYOUT' } : undefined,
         });
         if (!match) return payoutSnapshot(row);

@@ -61,7 +61,13 @@ export function apiMetrics(registry: Registry) {
     registers: [registry],
   });
   for (const type of DEAL_TYPES) dealCreateDuration.zero({ type });
-  return { dealCreateDuration };
+  const bankNotificationsParsed = new Counter({
+    name: 'gateway_bank_notifications_parsed_total',
+    help: "Bank notifications stored, by the parser that read them (bank slug, 'unknown' when none), its version and the result (credit: an amount read; nothing): the parse rate per bank and version",
+    labelNames: ['bank', 'version', 'result'],
+    registers: [registry],
+  });
+  return { dealCreateDuration, bankNotificationsParsed };
 }
 export type ApiMetrics = ReturnType<typeof apiMetrics>;
 

@@ -131,3 +131,12 @@ export function silenceDevices(db: Db, timeoutSeconds: number) {
 export async function forgetExpiredPairings(db: Db): Promise<void> {
   await db`update bank_devices set pairing_code_hash = null where status = 'PAIRING' and pairing_code_hash is not null and pairing_expires_at < now()`;
 }
+
+/** What the device's requests are admitted by: its trader's status and the notifications it sent in the last minute. */
+export async function deviceGate(db: Db, deviceId: string) {
+  const [row] = await db<{ trader_status: string; last_minute: number }[]>`
+    select t.status as trader_status,
+      (select count(*) from bank_notifications n where n.device_id = d.id and n.created_at > now() - interval '1 minute')::int as last_minute
+    from bank_devices d join traders t on t.id = d.trader_id where d.id = ${deviceId}`;
+  return row ?? { trader_status: 'UNKNOWN', last_minute: 0 };
+}
