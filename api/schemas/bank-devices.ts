@@ -92,7 +92,7 @@ const device = z
     name: z.string(),
     status: z.enum(['PAIRING', 'ACTIVE', 'REVOKED']),
     presence: z.enum(['waiting_for_pairing', 'pairing_expired', 'heard', 'silent', 'revoked']).openapi({
-      description: "heard: a message within the silence timeout; silent: none for longer (its requisites get no deals until it is heard again)",
+      description: 'heard: a message within the silence timeout; silent: none for longer (its requisites get no deals until it is heard again)',
     }),
     app_version: z.string(),
     heartbeat_at: z.string().openapi({ description: 'its last message, RFC 3339, or empty' }),
@@ -126,7 +126,10 @@ export const bindRequisitesBody = z
     requisite_ids: z
       .array(uuid('requisite_ids[]'), { error: 'requisite_ids must be an array of requisite ids' })
       .max(50, 'requisite_ids holds at most 50 ids')
-      .openapi({ description: "exactly the requisites whose bank notifications this device forwards (one device per requisite: a requisite served by another of the trader's devices moves here)" }),
+      .openapi({
+        description:
+          "exactly the requisites whose bank notifications this device forwards (one device per requisite: a requisite served by another of the trader's devices moves here)",
+      }),
   })
   .openapi('BindDeviceRequisitesRequest');
 
@@ -142,7 +145,9 @@ const candidateDeal = z
     exact_amount: z.boolean().openapi({ description: "its amount to pay is the credit's" }),
     created_at: timestamp,
     payment_timeout_at: timestamp,
-    settlement_path: z.boolean().openapi({ description: 'it ended without the payment (EXPIRED, CANCELLED): late money is settled through an appeal of the deal (spec: settlement)' }),
+    settlement_path: z
+      .boolean()
+      .openapi({ description: 'it ended without the payment (EXPIRED, CANCELLED): late money is settled through an appeal of the deal (spec: settlement)' }),
   })
   .openapi('BankNotificationCandidate');
 

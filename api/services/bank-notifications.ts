@@ -96,7 +96,11 @@ export async function receiveNotification(deps: AppDeps, device: { deviceId: str
     return { row: stored, replayed: false };
   });
   if (!replayed) {
-    deps.metrics?.bankNotificationsParsed.inc({ bank: parsed.parser || 'unknown', version: String(parsed.version), result: parsed.credit ? 'credit' : 'nothing' });
+    deps.metrics?.bankNotificationsParsed.inc({
+      bank: parsed.parser || 'unknown',
+      version: String(parsed.version),
+      result: parsed.credit ? 'credit' : 'nothing',
+    });
   }
   if (row.status === 'RECEIVED') await startNotificationWorkflow(deps, row.id);
   return { notification_id: row.id, status: row.status, replayed };
@@ -218,7 +222,13 @@ export async function attachNotification(deps: AppDeps, notificationId: string, 
   const claimed = await deps.sql.begin(async (tx) => {
     const c = await attachToDeal(tx, notificationId, { dealId, requisiteId: deal.requisite_id, by: actor.id, note });
     if (c === 'deal_taken') throw new Conflict('another bank notification confirmed this deal already: this one may be a second payment (look at both)');
-    if (c) await insertAudit(tx, actor, { action: 'bank_notification.attach', objectType: 'bank_notification', objectId: notificationId, after: { deal_id: dealId, note } });
+    if (c)
+      await insertAudit(tx, actor, {
+        action: 'bank_notification.attach',
+        objectType: 'bank_notification',
+        objectId: notificationId,
+        after: { deal_id: dealId, note },
+      });
     return c;
   });
   if (!claimed) throw new Conflict('bank notification was decided by someone else meanwhile');
