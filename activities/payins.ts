@@ -4,6 +4,7 @@
  * net), moves money through keyed ledger postings (db/queries/postings.ts) and writes its outbox
  * event, so an activity retry after a commit is a no-op that returns the same snapshot.
  */
+import { virtualDeviceKeys } from '../domain/crypto/device-signature';
 import type { ActivityDeps } from './deps';
 import type { Db } from '../db/sql';
 import { domainErrorFromKind, FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
@@ -60,7 +61,7 @@ export function createPayinActivities(deps: ActivityDeps) {
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
           deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
           // A sandbox merchant's deal goes to the sandbox trader only (db/queries/matching.ts).
-          sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYIN' as const } : undefined,
+          sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYIN' as const, virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, input.tenantId).publicKey } : undefined,
         };
         // A matching pass of the merchant routes the deal past the cascade (db/queries/passes.ts).
         const passDeal = {

@@ -4,6 +4,7 @@
  * COMPLETED debits it (the trader is paid amount_usdt, the platform the fee); FAILED and EXPIRED
  * return it. One transaction per step, keyed postings (db/queries/postings.ts).
  */
+import { virtualDeviceKeys } from '../domain/crypto/device-signature';
 import type { ActivityDeps } from './deps';
 import type { AuditActor } from '../domain/audit';
 import { FailedPrecondition, InvalidArgument, NotFound } from '../domain/errors';
@@ -56,7 +57,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             dealType: 'PAYOUT',
             heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
             deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
-            sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYOUT' } : undefined,
+            sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYOUT', virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, input.tenantId).publicKey } : undefined,
           });
           const created = match ? PAYOUT_TRANSITIONS.create_matched : PAYOUT_TRANSITIONS.create_unassigned;
           const row = await insertDeal(tx, {
@@ -121,7 +122,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
           dealType: 'PAYOUT',
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
           deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
-          sandbox: row.sandbox ? { tenantId: row.tenant_id, dealType: 'PAYOUT' } : undefined,
+          sandbox: row.sandbox ? { tenantId: row.tenant_id, dealType: 'PAYOUT', virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, row.tenant_id).publicKey } : undefined,
         });
         if (!match) return payoutSnapshot(row);
         return payoutSnapshot(

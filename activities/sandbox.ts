@@ -6,7 +6,7 @@
  * a move it refuses ('refused') ends the sandbox trader's script. Idempotent: a retried move finds
  * the deal moved and is refused.
  */
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { startSandboxTraderRun } from '../temporal/sandbox-trader';
 import { findAppeal, lockAppeal } from '../db/queries/appeals';
 import { writeAppealMessage } from '../db/queries/appeal-messages';
@@ -24,6 +24,7 @@ import {
 } from '../workflows/contracts/appeal';
 import { acceptsMessages } from '../domain/state/appeals';
 import type { ActivityDeps } from './deps';
+import { sendVirtualCredit } from './virtual-device';
 import {
   cancelUpdate,
   changeAmountUpdate,
@@ -140,6 +141,13 @@ async function messageAsArbiter(deps: ActivityDeps, appealId: string, body: stri
   });
 }
 
+/** A trader's confirmation (api/services/trader-deals.ts): with what arrived, the full amount to pay, as the sandbox trader. */
+async function confirmByHand(deps: ActivityDeps, deal: WorkflowHandle, dealId: string, kind: SandboxMove['kind']) {
+  const row = await findDeal(deps.sql, dealId);
+  if (!row) throw new WorkflowNotFoundError('deal not found', dealId, undefined);
+  await deal.executeUpdate(confirmReceivedUpdate, { args: [amountToPay(row).toString(), sandboxTraderActor(dealId, kind)] });
+}
+
 export function createSandboxActivities(deps: ActivityDeps) {
   return {
     /**
@@ -164,13 +172,17 @@ export function createSandboxActivities(deps: ActivityDeps) {
             // The payer's "I paid": the checkout page's update (api/services/payins.ts notifyCheckoutPayment).
             await deal.executeUpdate(notifyPaymentUpdate);
             break;
-          case 'payin_confirm': {
-            // A trader's confirmation (api/services/trader-deals.ts): with what arrived, the full amount to pay.
-            const row = await findDeal(deps.sql, dealId);
-            if (!row) return 'refused';
-            await deal.executeUpdate(confirmReceivedUpdate, { args: [amountToPay(row).toString(), sandboxTraderActor(dealId, move.kind)] });
+          case 'payin_bank_credit': {
+            // The bank's credit through the virtual bank device: the exact match confirms the deal with the device as the actor.
+            const sent = await sendVirtualCredit(deps, dealId, move.receivedAt);
+            if (sent.result !== 'not_matched') return sent.result === 'confirmed' ? 'done' : 'refused';
+            // Not matched (two live deals of one requisite share the amount: no exact match): the trader's confirmation by hand.
+            await confirmByHand(deps, deal, dealId, 'payin_confirm');
             break;
           }
+          case 'payin_confirm':
+            await confirmByHand(deps, deal, dealId, move.kind);
+            break;
           case 'payin_reject':
             await deal.executeUpdate(cancelUpdate, { args: ['merchant', 'the sandbox trader rejected the payment'] });
             break;

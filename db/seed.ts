@@ -105,7 +105,14 @@ export interface SeedResult {
   demoTrader?: { email: string; password: string };
 }
 
-export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhookUrl: string; mode: SeedMode; cardData: KeyRing }): Promise<SeedResult> {
+export async function seed(sql: Sql, secretBox: SecretBox, options: {
+    demoWebhookUrl: string;
+    mode: SeedMode;
+    cardData: KeyRing;
+    /** The sandbox's virtual bank device's public key (virtualDeviceKeys over SECRETS_ENCRYPTION_KEY): it pairs the device with the sandbox trader. */
+    virtualDeviceKey: Uint8Array;
+  },
+): Promise<SeedResult> {
   const adminPassword = generatePassword();
   const adminHash = await hashPassword(adminPassword);
   const traderPassword = generatePassword();
@@ -113,7 +120,7 @@ export async function seed(sql: Sql, secretBox: SecretBox, options: { demoWebhoo
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(7303002)`;
     await seedCatalogue(tx);
-    const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.cardData, options.demoWebhookUrl) : {};
+    const demo = options.mode === 'demo' ? await seedDemo(tx, secretBox, options.cardData, options.demoWebhookUrl, options.virtualDeviceKey) : {};
     const demoTrader =
       options.mode === 'demo' && (await seedAppTrader(tx, options.cardData, traderHash))
         ? { demoTrader: { email: SEED_TRADER_EMAIL, password: traderPassword } }
@@ -163,6 +170,7 @@ async function seedDemo(
   secretBox: SecretBox,
   cardData: KeyRing,
   demoWebhookUrl: string,
+  virtualDeviceKey: Uint8Array,
 ): Promise<Pick<SeedResult, 'demoMerchantId' | 'demoCredentials' | 'demoLiveMerchantId' | 'demoLiveCredentials'>> {
   for (const [index, t] of TRADERS.entries()) {
     const [existing] = await tx`select 1 from traders where id = ${t.id}`;
@@ -174,8 +182,8 @@ async function seedDemo(
     await equipDemoTrader(tx, cardData, t, index);
   }
 
-  // The built-in sandbox trader with a requisite for every active payment method (docs/sandbox.md).
-  await ensureSandboxRequisites(tx, DEFAULT_TENANT_ID);
+  // The built-in sandbox trader with a requisite for every active payment method, served by its virtual bank device (docs/sandbox.md).
+  await ensureSandboxRequisites(tx, DEFAULT_TENANT_ID, virtualDeviceKey);
 
   // The demo merchant is a sandbox merchant — its deals go to the sandbox trader, driven by the
   // amount (docs/sandbox.md), so a first session sees a deal complete unaided.

@@ -3,6 +3,8 @@ import { appDatabaseUrl, DEFAULT_APP_ROLE, grantAppRole } from '../db/roles';
 import { seed, type SeedMode, type SeedResult } from '../db/seed';
 import { createSql } from '../db/sql';
 import { SecretBox } from '../domain/crypto/secret-box';
+import { virtualDeviceKeys } from '../domain/crypto/device-signature';
+import { DEFAULT_TENANT_ID } from '../db/queries/merchants';
 import { cardDataRing } from '../db/queries/requisite-secrets';
 import type { PayloadKey } from '../config';
 import { say } from './stack';
@@ -35,7 +37,12 @@ export async function prepareDatabase(
   const sql = createSql(ownerUrl, { max: 1 });
   try {
     const cardData = cardDataRing({ SECRETS_ENCRYPTION_KEY: secretsKey, CARD_DATA_KEYS: options.cardDataKeys });
-    const seeded = await seed(sql, new SecretBox(secretsKey), { demoWebhookUrl, mode: options.mode, cardData });
+    const seeded = await seed(sql, new SecretBox(secretsKey), {
+      demoWebhookUrl,
+      mode: options.mode,
+      cardData,
+      virtualDeviceKey: virtualDeviceKeys(secretsKey, DEFAULT_TENANT_ID).publicKey,
+    });
     return { ...seeded, appDatabaseUrl: appDatabaseUrl(ownerUrl, appRole, options.appPassword) };
   } finally {
     await sql.end();

@@ -14,11 +14,12 @@ import type { SandboxMove, SandboxTraderInput, SandboxTraderOutcome } from './co
 
 export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<SandboxTraderOutcome> {
   const moves: SandboxTraderOutcome['moves'] = [];
-  /** Each move in turn; the first refused one ends the script. */
-  const play = async (script: SandboxMove[]) => {
+  /** Each move in turn (a function: the move made when its turn comes); the first refused one ends the script. */
+  const play = async (script: (SandboxMove | (() => SandboxMove))[]) => {
     if (script.length === 0) return;
     await sleep(input.delaySeconds * 1000);
-    for (const move of script) {
+    for (const next of script) {
+      const move = typeof next === 'function' ? next() : next;
       const result = await steps.sandboxTraderMove(input.dealId, input.dealType, move);
       moves.push({ kind: move.kind, result });
       if (result === 'refused') return;
@@ -32,17 +33,20 @@ export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<
     return { moves };
   }
   const amount = BigInt(input.amount);
+  // Workflow time (deterministic): when the virtual device "received" the bank's push.
+  const bankCredit = (): SandboxMove => ({ kind: 'payin_bank_credit', receivedAt: new Date().toISOString() });
   if (input.dealType === 'PAYIN') {
     switch (sandboxPayinScenario(amount)) {
       case 'complete':
-        // The payer's "I paid" (deal.payment_notified) before the trader confirms.
-        await play([{ kind: 'payin_notify' }, { kind: 'payin_confirm' }]);
+        // The payer's "I paid" (deal.payment_notified), then the bank's credit through the virtual device confirms it.
+        await play([{ kind: 'payin_notify' }, bankCredit]);
         break;
       case 'reject':
         await play([{ kind: 'payin_reject' }]);
         break;
       case 'change_amount':
-        await play([{ kind: 'payin_notify' }, { kind: 'payin_change_amount', amount: sandboxReceivedAmount(amount).toString() }, { kind: 'payin_confirm' }]);
+        // The credit is of the changed amount (the amount to pay after the change).
+        await play([{ kind: 'payin_notify' }, { kind: 'payin_change_amount', amount: sandboxReceivedAmount(amount).toString() }, bankCredit]);
         break;
       default:
         // …33 (nobody pays) and unlisted endings: the trader does nothing; the deal's timer decides.

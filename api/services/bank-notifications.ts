@@ -7,56 +7,38 @@
  * What matches nothing waits in the operators' queue with the deals it could be for; an operator
  * attaches it to a deal (the trader's confirmation with its amount, as the operator) or dismisses it.
  */
-import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { AppDeps } from '../deps';
 import type { AuditActor } from '../../domain/audit';
 import { Conflict, NotFound } from '../../domain/errors';
-import { notificationHash } from '../../domain/crypto/device-signature';
 import { parseBankNotification } from '../../domain/bank-notifications/parse';
 import { PAYIN_TERMINAL, payinRefusal } from '../../domain/state/payin';
 import { insertAudit } from '../../db/queries/audit';
-import { advanceSequence } from '../../db/queries/bank-devices';
 import {
   attachToDeal,
   candidateDeals,
   detachFromDeal,
   dismiss,
   findNotification,
-  findNotificationByHash,
-  insertNotification,
   listNotifications,
   notificationNames,
   openNotification,
   staleReceived,
+  storeNotification,
   type NotificationRow,
   type NotificationStatus,
   type QueueRow,
 } from '../../db/queries/bank-notifications';
 import { cardDataRing } from '../../db/queries/requisite-secrets';
-import {
-  bankNotificationTaskQueue,
-  bankNotificationWorkflowId,
-  bankNotificationWorkflowType,
-  type BankNotificationWorkflow,
-} from '../../workflows/contracts/bank-notification';
+import { startBankNotificationRun } from '../../temporal/bank-notification';
 import { confirmReceivedUpdate, payinWorkflowId, type PayinWorkflow } from '../../workflows/contracts/payin';
-import { closedRejects, stepTimeouts, updateDeal } from './deal-workflows';
+import { closedRejects, updateDeal } from './deal-workflows';
 import { staleSequence } from './bank-devices';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** Starts the notification's workflow; a run already started (the API's, the sweep's) is the same run. */
 export async function startNotificationWorkflow(deps: Pick<AppDeps, 'temporal' | 'config'>, notificationId: string): Promise<void> {
-  try {
-    await deps.temporal.workflow.start<BankNotificationWorkflow>(bankNotificationWorkflowType, {
-      workflowId: bankNotificationWorkflowId(notificationId),
-      taskQueue: bankNotificationTaskQueue(deps.config),
-      args: [{ notificationId, timeouts: stepTimeouts(deps.config) }],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  await startBankNotificationRun(deps.temporal, deps.config, notificationId);
 }
 
 export interface IncomingNotification {
@@ -72,29 +54,17 @@ export interface IncomingNotification {
  * sequence number exactly one is stored.
  */
 export async function receiveNotification(deps: AppDeps, device: { deviceId: string; traderId: string }, body: IncomingNotification) {
-  const receivedAt = new Date(body.received_at);
-  const hash = notificationHash({ deviceId: device.deviceId, sender: body.sender, receivedAt: receivedAt.toISOString(), text: body.text });
   const sequence = BigInt(body.sequence);
   const parsed = parseBankNotification({ sender: body.sender, text: body.text });
-  const { row, replayed } = await deps.sql.begin(async (tx) => {
-    const known = await findNotificationByHash(tx, hash);
-    if (known) return { row: known, replayed: true };
-    if (!(await advanceSequence(tx, device.deviceId, sequence, true))) throw staleSequence(sequence);
-    const stored = await insertNotification(tx, cardDataRing(deps.config), {
-      id: randomUUID(),
-      deviceId: device.deviceId,
-      traderId: device.traderId,
-      hash,
-      sequence,
-      sender: body.sender,
-      receivedAt,
-      text: body.text,
-      parser: parsed.parser,
-      parserVersion: parsed.version,
-      credit: parsed.credit,
-    });
-    return { row: stored, replayed: false };
-  });
+  const stored = await storeNotification(
+    deps.sql,
+    cardDataRing(deps.config),
+    device,
+    { sequence, sender: body.sender, text: body.text, receivedAt: new Date(body.received_at) },
+    parsed,
+  );
+  if (stored === 'stale') throw staleSequence(sequence);
+  const { row, replayed } = stored;
   if (!replayed) {
     deps.metrics?.bankNotificationsParsed.inc({
       bank: parsed.parser || 'unknown',

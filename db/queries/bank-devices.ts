@@ -91,6 +91,20 @@ export async function advanceSequence(db: Db, deviceId: string, sequence: bigint
   return row;
 }
 
+/**
+ * The device's next sequence number, taken in one statement (the row's lock orders concurrent
+ * takers: each gets its own, none is skipped) — with the heartbeat a message is. The virtual
+ * device's (activities/virtual-device.ts), which numbers its messages on the gateway's side.
+ * Undefined for a device not ACTIVE.
+ */
+export async function takeNextSequence(db: Db, deviceId: string): Promise<bigint | undefined> {
+  const [row] = await db<{ last_sequence: bigint }[]>`
+    update bank_devices set last_sequence = last_sequence + 1, heartbeat_at = now(), silent_since = null
+    where id = ${deviceId} and status = 'ACTIVE'
+    returning last_sequence`;
+  return row?.last_sequence;
+}
+
 /** Revokes the trader's device for good and unbinds its requisites (they go back to confirmation by hand). */
 export async function revokeDevice(db: Db, traderId: string, deviceId: string, by: string): Promise<DeviceRow | undefined> {
   const [row] = await db<DeviceRow[]>`

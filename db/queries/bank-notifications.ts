@@ -4,9 +4,13 @@
  * read beside them; matched exactly to one live PayIn of the device's requisites, or left for an
  * operator with the deals that could be meant.
  */
+import { randomUUID } from 'node:crypto';
 import type { KeyRing } from '../../domain/crypto/key-ring';
+import { notificationHash } from '../../domain/crypto/device-signature';
+import type { ParseResult } from '../../domain/bank-notifications/parse';
 import { amountToPay, PAYIN_TERMINAL } from '../../domain/state/payin';
-import type { Db, Tx } from '../sql';
+import type { Db, Sql, Tx } from '../sql';
+import { advanceSequence, takeNextSequence } from './bank-devices';
 import { cursorColumn, type KeysetCursor, newestFirst, olderThan } from './keyset';
 
 export type NotificationStatus = 'RECEIVED' | 'MATCHED' | 'UNMATCHED' | 'UNPARSED' | 'IGNORED' | 'ATTACHED' | 'DISMISSED';
@@ -70,6 +74,45 @@ export async function insertNotification(db: Db, ring: KeyRing, n: NewNotificati
       ${n.credit?.payerName ? ring.seal(n.credit.payerName, payerAad(n.id)) : null}, ${n.credit?.cardTail ?? ''}, ${status})
     returning *`;
   return row!;
+}
+
+/**
+ * A device's notification, stored once: answered again when its hash is known (a resend), else
+ * inserted in the transaction that spends its sequence number — the device's row lock orders its
+ * messages, so of two with one sequence exactly one is stored ('stale' for the other, and for a
+ * device no longer ACTIVE). 'next' takes the device's next number in that same statement (the
+ * sandbox's virtual device, whose concurrent deals send at once: none collides, none is lost).
+ * Both doors use it: the API's device route (api/services/bank-notifications.ts) and the virtual
+ * device's activity (activities/virtual-device.ts).
+ */
+export async function storeNotification(
+  sql: Sql,
+  ring: KeyRing,
+  device: { deviceId: string; traderId: string },
+  n: { sequence: bigint | 'next'; sender: string; text: string; receivedAt: Date },
+  parsed: ParseResult,
+): Promise<{ row: NotificationRow; replayed: boolean } | 'stale'> {
+  const hash = notificationHash({ deviceId: device.deviceId, sender: n.sender, receivedAt: n.receivedAt.toISOString(), text: n.text });
+  return sql.begin(async (tx) => {
+    const known = await findNotificationByHash(tx, hash);
+    if (known) return { row: known, replayed: true };
+    const sequence = n.sequence === 'next' ? await takeNextSequence(tx, device.deviceId) : n.sequence;
+    if (sequence === undefined || (n.sequence !== 'next' && !(await advanceSequence(tx, device.deviceId, sequence, true)))) return 'stale' as const;
+    const row = await insertNotification(tx, ring, {
+      id: randomUUID(),
+      deviceId: device.deviceId,
+      traderId: device.traderId,
+      hash,
+      sequence,
+      sender: n.sender,
+      receivedAt: n.receivedAt,
+      text: n.text,
+      parser: parsed.parser,
+      parserVersion: parsed.version,
+      credit: parsed.credit,
+    });
+    return { row, replayed: false };
+  });
 }
 
 export async function findNotificationByHash(db: Db, hash: Uint8Array): Promise<NotificationRow | undefined> {

@@ -29,9 +29,10 @@ export interface MatchRequest {
   deviceHeartbeatTimeoutSeconds?: number;
   /**
    * The merchant's world: a sandbox deal is matched only to the tenant's sandbox
-   * trader, a live one never to it (the `deals_sandbox` trigger backs this).
+   * trader, a live one never to it (the `deals_sandbox` trigger backs this). The virtual bank
+   * device's public key pairs the device that serves its requisites when one is made here.
    */
-  sandbox?: { tenantId: string; dealType: 'PAYIN' | 'PAYOUT' } | undefined;
+  sandbox?: { tenantId: string; dealType: 'PAYIN' | 'PAYOUT'; virtualDeviceKey: Uint8Array } | undefined;
 }
 
 const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 90;
@@ -97,7 +98,7 @@ export async function claimRequisite(tx: Tx, req: MatchRequest): Promise<Matched
   if (req.sandbox) {
     // The sandbox trader takes every sandbox deal but those the amount table refuses (domain/sandbox.ts).
     if (!sandboxTraderTakes(req.sandbox.dealType, req.amount)) return undefined;
-    await ensureSandboxRequisite(tx, req.sandbox.tenantId, req.paymentMethodId);
+    await ensureSandboxRequisite(tx, req.sandbox.tenantId, req.paymentMethodId, req.sandbox.virtualDeviceKey);
   }
   const payin = (req.dealType ?? req.sandbox?.dealType) === 'PAYIN';
   const excluded = [...(req.excludeRequisiteIds ?? [])];

@@ -36,12 +36,55 @@ async function ensureSandboxTrader(tx: Db, tenantId: string): Promise<string> {
   return traderId;
 }
 
-/** The sandbox trader's requisite for a payment method, made on first use; one indexed read afterwards. */
-export async function ensureSandboxRequisite(tx: Db, tenantId: string, paymentMethodId: string): Promise<void> {
+/** The sandbox trader's virtual bank device (docs/bank-notifications.md, "Virtual bank device"): the same id in every deployment. */
+export const virtualDeviceId = (tenantId: string) => uuidV5(`virtual-bank-device\u0000${tenantId}`, SANDBOX_NAMESPACE);
+
+/**
+ * The sandbox trader's virtual bank device, paired at creation with the public key derived from
+ * the worker's secret (virtualDeviceKeyPair): ACTIVE, `virtual`, never silent (its messages are
+ * the gateway's own). Idempotent; answers its id.
+ */
+async function ensureVirtualDevice(tx: Db, tenantId: string, traderId: string, publicKey: Uint8Array): Promise<string> {
+  const id = virtualDeviceId(tenantId);
+  await tx`
+    insert into bank_devices (id, trader_id, name, status, pairing_expires_at, public_key, app_version, heartbeat_at, virtual, paired_at)
+    values (${id}, ${traderId}, 'Virtual bank device (sandbox)', 'ACTIVE', now(), ${Buffer.from(publicKey)}, 'virtual', now(), true, now())
+    on conflict (id) do nothing`;
+  return id;
+}
+
+/**
+ * The virtual device's key as paired, replaced by the one the worker's secret derives when they
+ * differ (SECRETS_ENCRYPTION_KEY was rotated): the device pairs again, as a real one would.
+ * Answers the device's row (trader, status), or undefined before the sandbox trader exists.
+ */
+export async function virtualDeviceFor(db: Db, tenantId: string, publicKey: Uint8Array) {
+  const key = Buffer.from(publicKey);
+  const [row] = await db<{ id: string; trader_id: string; status: string; public_key: Uint8Array }[]>`
+    update bank_devices set public_key = ${key}, paired_at = now()
+    where id = ${virtualDeviceId(tenantId)} and virtual and status = 'ACTIVE' and public_key <> ${key}
+    returning id, trader_id, status, public_key`;
+  if (row) return row;
+  const [current] = await db<{ id: string; trader_id: string; status: string; public_key: Uint8Array }[]>`
+    select id, trader_id, status, public_key from bank_devices where id = ${virtualDeviceId(tenantId)} and virtual`;
+  return current;
+}
+
+/**
+ * The sandbox trader's requisite for a payment method, made on first use and served by the
+ * virtual bank device (made with it, on the key `virtualDeviceKey`); one indexed read afterwards.
+ */
+export async function ensureSandboxRequisite(tx: Db, tenantId: string, paymentMethodId: string, virtualDeviceKey: Uint8Array): Promise<void> {
   const requisiteId = sandboxRequisiteId(tenantId, paymentMethodId);
-  const [exists] = await tx`select 1 from requisites where id = ${requisiteId}`;
-  if (exists) return;
+  const [exists] = await tx<{ device_id: string | null }[]>`select device_id from requisites where id = ${requisiteId}`;
+  if (exists?.device_id) return;
   const traderId = await ensureSandboxTrader(tx, tenantId);
+  const deviceId = await ensureVirtualDevice(tx, tenantId, traderId, virtualDeviceKey);
+  if (exists) {
+    // A requisite from before the virtual device: it now serves it.
+    await tx`update requisites set device_id = ${deviceId} where id = ${requisiteId} and device_id is null`;
+    return;
+  }
   const [method] = await tx<{ requisite_types: string[] }[]>`select requisite_types from payment_methods where id = ${paymentMethodId}`;
   if (!method) return;
   const type = method.requisite_types[0] ?? 'BANK_CARD';
@@ -56,14 +99,15 @@ export async function ensureSandboxRequisite(tx: Db, tenantId: string, paymentMe
     bank_name: 'sandbox',
     min_amount: 1n,
     max_amount: MAX_AMOUNT,
+    device_id: deviceId,
   };
   await tx`insert into requisites ${tx(row)} on conflict do nothing`;
 }
 
 /** Requisites for every ACTIVE payment method of the tenant (the seed; the console then lists them). */
-export async function ensureSandboxRequisites(tx: Db, tenantId: string): Promise<void> {
+export async function ensureSandboxRequisites(tx: Db, tenantId: string, virtualDeviceKey: Uint8Array): Promise<void> {
   const methods = await tx<{ id: string }[]>`select id from payment_methods where tenant_id = ${tenantId} and status = 'ACTIVE'`;
-  for (const m of methods) await ensureSandboxRequisite(tx, tenantId, m.id);
+  for (const m of methods) await ensureSandboxRequisite(tx, tenantId, m.id, virtualDeviceKey);
 }
 
 /** A sandbox merchant's play-deposit caps, USDT cents (SANDBOX_DEPOSIT_DAILY_LIMIT_USDT_CENTS, SANDBOX_DEPOSIT_TOTAL_LIMIT_USDT_CENTS). */
@@ -96,4 +140,13 @@ export async function checkSandboxDepositCap(tx: Db, merchantId: string, amount:
   if (total + amount > limits.total) {
     throw new FailedPrecondition(`sandbox deposit limit exceeded: deposited in all ${total}, requested ${amount}, total limit ${limits.total} USDT cents`);
   }
+}
+
+/** What the virtual device's credit of a sandbox PayIn is written from: the deal's requisite (its bank, type and device) and currency. */
+export async function sandboxCreditTarget(db: Db, dealId: string) {
+  const [row] = await db<{ requisite_id: string; bank_name: string; requisite_type: string; device_id: string | null; currency: string }[]>`
+    select r.id as requisite_id, r.bank_name, r.requisite_type, r.device_id, d.currency
+    from deals d join requisites r on r.id = d.requisite_id
+    where d.id = ${dealId} and d.sandbox`;
+  return row;
 }

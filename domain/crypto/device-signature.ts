@@ -11,9 +11,10 @@
  * refused when sent again (replay) and a timestamp outside the window is refused first.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { base64urlnopad } from '@scure/base';
+import { base64, base64urlnopad } from '@scure/base';
 
 /** How far a device's clock may be from ours, either way, in seconds. */
 export const DEVICE_TIMESTAMP_WINDOW_SECONDS = 300;
@@ -92,3 +93,26 @@ export function notificationHash(n: { deviceId: string; sender: string; received
 
 /** A one-time pairing code's stored form. */
 export const pairingCodeHash = (code: string) => sha256(utf8ToBytes(code));
+
+/**
+ * The sandbox's virtual bank device's key pair (docs/bank-notifications.md, "Virtual bank device"):
+ * its Ed25519 seed is HMAC-SHA256(secret, "virtual-bank-device:<tenant id>") over the worker's own
+ * secret (SECRETS_ENCRYPTION_KEY, 32 bytes), so no private key is stored anywhere and only a process
+ * holding that secret signs as it; the public key is what its pairing registered.
+ */
+export function virtualDeviceKeyPair(secret: Uint8Array, tenantId: string): { secretKey: Uint8Array; publicKey: Uint8Array } {
+  return newDeviceKeyPair(hmac(sha256, secret, utf8ToBytes(`virtual-bank-device:${tenantId}`)));
+}
+
+const virtualKeys = new Map<string, { secretKey: Uint8Array; publicKey: Uint8Array }>();
+
+/** virtualDeviceKeyPair over the configured SECRETS_ENCRYPTION_KEY (base64), derived once per process and tenant. */
+export function virtualDeviceKeys(secretsEncryptionKey: string, tenantId: string): { secretKey: Uint8Array; publicKey: Uint8Array } {
+  const cacheKey = `${secretsEncryptionKey}\u0000${tenantId}`;
+  let keys = virtualKeys.get(cacheKey);
+  if (!keys) {
+    keys = virtualDeviceKeyPair(base64.decode(secretsEncryptionKey), tenantId);
+    virtualKeys.set(cacheKey, keys);
+  }
+  return keys;
+}

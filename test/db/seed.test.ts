@@ -36,6 +36,7 @@ test('the production seed makes the catalogue only: no trader, liquidity, mercha
     demoWebhookUrl: 'http://127.0.0.1:9/unused',
     mode: 'catalogue',
     cardData: new KeyRing([{ id: 'test', key: randomBytes(32) }]),
+    virtualDeviceKey: randomBytes(32),
   });
   for (const table of ['traders', 'requisites', 'merchants', 'api_keys', 'deposits', 'chain_credits', 'ledger_transactions', 'ledger_entries']) {
     t.is(await count(db.owner, table), 0, `${table} is empty`);

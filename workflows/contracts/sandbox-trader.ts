@@ -35,7 +35,15 @@ export interface SandboxTraderInput {
 export type SandboxMove =
   /** The payer's "I paid" (the checkout page's notifyPayment update). */
   | { kind: 'payin_notify' }
+  /** The trader's confirmation by hand (confirmReceived with the full amount to pay, the sandbox trader as a system actor). */
   | { kind: 'payin_confirm' }
+  /**
+   * The virtual bank device's credit of the amount to pay (activities/virtual-device.ts), which the
+   * exact match turns into the deal's confirmation with the device as the actor; the time it
+   * "received" it comes from the workflow, so a retried move is the same notification (its hash).
+   * Not matched (an amount two live deals of the requisite share): the confirmation by hand.
+   */
+  | { kind: 'payin_bank_credit'; receivedAt: string }
   | { kind: 'payin_reject' }
   | { kind: 'payin_change_amount'; amount: string }
   | { kind: 'payout_start' }
