@@ -30,6 +30,9 @@ export interface ParseResult {
   credit?: ParsedCredit;
 }
 
+/** No bank's notification is longer; a longer text is not one, and the regexes never scan it. */
+const MAX_TEXT_LENGTH = 4096;
+
 const PARSERS: readonly BankParser[] = [sberbank, tbank, kaspi, kapitalbank, ziraat, sbp];
 
 export const BANK_PARSERS: ReadonlyArray<{
@@ -53,7 +56,7 @@ function parserFor({ sender, text }: BankNotificationInput): BankParser | undefi
 export function parseBankNotification(input: BankNotificationInput): ParseResult {
   const parser = parserFor(input);
   if (!parser) return { parser: '', version: 0 };
-  const credit = readCredit(parser, input.text);
+  const credit = input.text.length > MAX_TEXT_LENGTH ? undefined : readCredit(parser, input.text);
   return credit ? { parser: parser.bank, version: parser.version, credit } : { parser: parser.bank, version: parser.version };
 }
 
