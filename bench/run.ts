@@ -29,7 +29,9 @@ function parseRate() {
     .flatMap((f) => JSON.parse(readFileSync(new URL(f, dir), 'utf8')) as Parameters<typeof parseRateOf>[0]);
   const rows = parseRateOf(corpus);
   console.log(`parse-rate: ${corpus.length} fixture messages (test/fixtures/bank-notifications/)`);
-  console.log(`  ${'bank'.padEnd(12)} ${'version'.padStart(7)} ${'messages'.padStart(8)} ${'credits expected'.padStart(16)} ${'credits parsed'.padStart(14)} ${'parse rate'.padStart(10)} ${'mismatches'.padStart(10)}`);
+  console.log(
+    `  ${'bank'.padEnd(12)} ${'version'.padStart(7)} ${'messages'.padStart(8)} ${'credits expected'.padStart(16)} ${'credits parsed'.padStart(14)} ${'parse rate'.padStart(10)} ${'mismatches'.padStart(10)}`,
+  );
   for (const r of rows) {
     console.log(
       `  ${r.bank.padEnd(12)} ${String(r.version).padStart(7)} ${String(r.total).padStart(8)} ${String(r.expectedCredits).padStart(16)} ${String(r.credits).padStart(14)} ${`${(r.rate * 100).toFixed(1)} %`.padStart(10)} ${String(r.mismatches).padStart(10)}`,

@@ -45,8 +45,10 @@ export function readAmount(token: string, exponent: number, style: AmountStyle =
     const lastGroup = groups.at(-1)!;
     const others = marks.slice(0, -1);
     let decimal: boolean;
-    if (others.includes(last)) decimal = false; // 1.234.567: the repeated mark groups
-    else if (others.some((m) => !isSpace(m))) decimal = true; // 1.234,56: the other punctuation groups
+    if (others.includes(last))
+      decimal = false; // 1.234.567: the repeated mark groups
+    else if (others.some((m) => !isSpace(m)))
+      decimal = true; // 1.234,56: the other punctuation groups
     else if (!style.decimal.includes(last)) decimal = false;
     else if (!style.group.includes(last) || lastGroup.length !== 3) decimal = true;
     else return undefined; // "1.234" where a dot may do either: ambiguous

@@ -11,4 +11,4 @@ export const UZS_MARKS = `(?:so['ʻ‘’]m|сўм|сум|UZS)${notLetter}`;
 export const TRY_MARKS = `(?:TL|₺|TRY)${notLetter}`;
 
 /** Minor-unit exponents (ISO 4217): all four are 2. */
-export const EXPONENT: Record<string, number> = { RUB: 2, KZT: 2, UZS: 2, TRY: 2 };
+export const EXPONENT = { RUB: 2, KZT: 2, UZS: 2, TRY: 2 } as const;

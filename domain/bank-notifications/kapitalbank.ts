@@ -3,7 +3,7 @@
  * tushdi. Jo'natuvchi: ALISHER K.") and Cyrillic ("Картангизга 150 000,00 сўм тушди"), and in
  * Russian, including the card processors' emoji layout ("🎉 Пополнение ➕ 500 000.00 UZS 💳 HUMOCARD *1234").
  */
-import { UZS_MARKS } from './currency';
+import { EXPONENT, UZS_MARKS } from './currency';
 import { type BankParser, NAME_CYRILLIC, NAME_LATIN, pattern } from './parser';
 
 const NAME = `(?:${NAME_LATIN}|${NAME_CYRILLIC})`;
@@ -16,10 +16,10 @@ export const kapitalbank: BankParser = {
   version: 1,
   displayName: 'Kapitalbank',
   language: 'uz (Latin, Cyrillic), ru',
-  senders: ['Kapitalbank', 'KapitalBank', 'KAPITAL', 'uz.kapitalbank.android', 'uz.kapitalbank.mobile'],
+  senders: ['Kapitalbank', 'KAPITAL', 'uz.kapitalbank.android', 'uz.kapitalbank.mobile'],
   textMark: /Kapital ?bank|Капитал ?банк/iu,
   currency: 'UZS',
-  exponent: 2,
+  exponent: EXPONENT.UZS,
   style: { group: '', decimal: '.,' },
   refuse: [
     /[Kk]od(?!\p{L})|[Кк]од(?:\s|:|ом|и)|[Пп]арол|[Hh]ech kimga|[Ҳҳ]еч кимга|[Нн]икому/u, // one-time codes
@@ -28,7 +28,9 @@ export const kapitalbank: BankParser = {
   ],
   credits: [
     // uz: "Kartangizga 150 000,00 so'm tushdi. Karta: *1234. Jo'natuvchi: ALISHER K."; uz-Cyrl "Картангизга … тушди. Юборувчи: …"
-    credit("(?:[Kk]artangizga|[Hh]isobingizga|[Кк]артангизга|[Ҳҳ]исобингизга) \\+?{AMOUNT}\\s?{CUR} (?:kelib tushdi|tushdi|келиб тушди|тушди)(?:[\\s\\S]{0,60}?(?:Jo'natuvchi|Юборувчи|Отправитель): (?<payer>{NAME}))?"),
+    credit(
+      "(?:[Kk]artangizga|[Hh]isobingizga|[Кк]артангизга|[Ҳҳ]исобингизга) \\+?{AMOUNT}\\s?{CUR} (?:kelib tushdi|tushdi|келиб тушди|тушди)(?:[\\s\\S]{0,60}?(?:Jo'natuvchi|Юборувчи|Отправитель): (?<payer>{NAME}))?",
+    ),
     // The processors' emoji layout, ru or uz: "🎉 Пополнение\n➕ 500 000.00 UZS\n📍 …\n💳 HUMOCARD *1234"
     credit("(?:[Пп]ополнение|To'ldirish|Тўлдириш)[\\s\\S]{0,20}?➕\\s?{AMOUNT}\\s?{CUR}"),
     // ru: "Пополнение карты *1234 на 150 000,00 сум. Отправитель: АЛИШЕР К."

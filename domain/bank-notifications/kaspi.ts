@@ -2,7 +2,7 @@
  * Kaspi.kz: pushes in Russian ("Пополнение Kaspi Gold *1234 на 15 000 ₸ от Айгуль А.",
  * "Вам перевод 5 000 ₸ от Иван И.") and Kazakh ("Сізге 5 000 ₸ аударым келді. Жіберуші: Айгүл А.").
  */
-import { KZT_MARKS } from './currency';
+import { EXPONENT, KZT_MARKS } from './currency';
 import { type BankParser, NAME_CYRILLIC as NAME, pattern } from './parser';
 
 const credit = (source: string) => pattern(source.replaceAll('{NAME}', NAME), KZT_MARKS);
@@ -15,7 +15,7 @@ export const kaspi: BankParser = {
   senders: ['Kaspi.kz', 'Kaspi', 'KaspiBank', 'kz.kaspi.mobile'],
   textMark: /Kaspi/u,
   currency: 'KZT',
-  exponent: 2,
+  exponent: EXPONENT.KZT,
   // Kaspi groups with (no-break) spaces and rarely shows tiyn; a comma or dot separates them.
   style: { group: '', decimal: ',.' },
   refuse: [

@@ -2,7 +2,7 @@
  * Sberbank: SMS from 900 ("MIR-1234 12:34 зачисление 5000р Баланс: 15000р") and the SberBank
  * Online app's pushes ("Перевод от Иван И. +1 500 ₽"). Its SBP credits go to sbp.ts.
  */
-import { RUB_MARKS } from './currency';
+import { EXPONENT, RUB_MARKS } from './currency';
 import { type BankParser, NAME_CYRILLIC as NAME, pattern } from './parser';
 
 const credit = (source: string) => pattern(source.replaceAll('{NAME}', NAME), RUB_MARKS);
@@ -12,10 +12,10 @@ export const sberbank: BankParser = {
   version: 1,
   displayName: 'Sberbank',
   language: 'ru',
-  senders: ['900', 'SberBank', 'Sberbank', 'Сбербанк', 'ru.sberbankmobile', 'ru.sberbank.sberbankid'],
+  senders: ['900', 'SberBank', 'Сбербанк', 'ru.sberbankmobile', 'ru.sberbank.sberbankid'],
   textMark: /Сбер(?:банк|Банк)?(?!\p{L})|SberBank/u,
   currency: 'RUB',
-  exponent: 2,
+  exponent: EXPONENT.RUB,
   // Sber writes "12345.67р" in SMS and "1 500,50 ₽" in the app: a space groups, a dot or comma separates kopecks.
   style: { group: '', decimal: '.,' },
   refuse: [

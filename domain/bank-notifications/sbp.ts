@@ -4,7 +4,7 @@
  * Иван И.", "Поступление 1500р Счет*1234 по СБП от ИВАН И."). A message mentioning СБП from any
  * of these senders, Sberbank's and T-Bank's included, is read here.
  */
-import { RUB_MARKS } from './currency';
+import { EXPONENT, RUB_MARKS } from './currency';
 import { type BankParser, NAME_CYRILLIC as NAME, pattern } from './parser';
 
 const credit = (source: string) => pattern(source.replaceAll('{NAME}', NAME), RUB_MARKS);
@@ -35,7 +35,7 @@ export const sbp: BankParser = {
   ],
   textMark: /СБП|SBP|[Сс]истем[аыу] быстрых платежей/u,
   currency: 'RUB',
-  exponent: 2,
+  exponent: EXPONENT.RUB,
   style: { group: '', decimal: '.,' },
   refuse: [
     /[Кк]од(?:\s|:|ом|а\s)|[Пп]арол|[Нн]икому не (?:сообщайте|говорите)/u, // one-time codes

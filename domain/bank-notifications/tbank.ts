@@ -2,7 +2,7 @@
  * T-Bank (Tinkoff): SMS ("Пополнение, карта *1234. Сумма 1500 RUB. Доступно 12000 RUB") and
  * app pushes ("Пополнение на 1 500 ₽", "Перевод от Иван И. +1 500 ₽"). Its SBP credits go to sbp.ts.
  */
-import { RUB_MARKS } from './currency';
+import { EXPONENT, RUB_MARKS } from './currency';
 import { type BankParser, NAME_CYRILLIC as NAME, pattern } from './parser';
 
 const credit = (source: string) => pattern(source.replaceAll('{NAME}', NAME), RUB_MARKS);
@@ -15,7 +15,7 @@ export const tbank: BankParser = {
   senders: ['T-Bank', 'TBank', 'Tinkoff', 'Т-Банк', 'com.idamob.tinkoff.android', 'ru.tinkoff.banking'],
   textMark: /Т-Банк|T-Bank|Тинькофф|Tinkoff/u,
   currency: 'RUB',
-  exponent: 2,
+  exponent: EXPONENT.RUB,
   style: { group: '', decimal: '.,' },
   refuse: [
     /[Кк]од(?:\s|:|ом|а\s)|[Пп]арол|[Нн]икому не (?:сообщайте|говорите)/u, // one-time codes

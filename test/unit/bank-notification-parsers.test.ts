@@ -7,7 +7,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { ANY_STYLE, readAmount } from '../../domain/bank-notifications/amount';
-import { BANK_PARSERS, parseBankNotification, parseRateOf } from '../../domain/bank-notifications/parse';
+import { BANK_PARSERS, type ParsedCredit, parseBankNotification, parseRateOf } from '../../domain/bank-notifications/parse';
 
 interface Fixture {
   sender: string;
@@ -19,6 +19,17 @@ interface Fixture {
 const BANKS = ['sberbank', 'tbank', 'kaspi', 'kapitalbank', 'ziraat', 'sbp'];
 const corpus = (bank: string): Fixture[] =>
   JSON.parse(readFileSync(new URL(`../fixtures/bank-notifications/${bank}.json`, import.meta.url), 'utf8')) as Fixture[];
+
+/** A credit as the fixtures write it: the amount as a digit string, absent fields left out. */
+function asFixture(credit: ParsedCredit | undefined): Fixture['expect'] {
+  if (!credit) return null;
+  return {
+    amount: credit.amount.toString(),
+    currency: credit.currency,
+    ...(credit.payerName === undefined ? {} : { payerName: credit.payerName }),
+    ...(credit.cardTail === undefined ? {} : { cardTail: credit.cardTail }),
+  };
+}
 
 const versionOf = (bank: string) => BANK_PARSERS.find((p) => p.bank === bank)?.version ?? -1;
 
@@ -40,15 +51,7 @@ for (const bank of BANKS) {
     );
     for (const f of fixtures) {
       const result = parseBankNotification(f);
-      const got = result.credit
-        ? {
-            amount: result.credit.amount.toString(),
-            currency: result.credit.currency,
-            ...(result.credit.payerName === undefined ? {} : { payerName: result.credit.payerName }),
-            ...(result.credit.cardTail === undefined ? {} : { cardTail: result.credit.cardTail }),
-          }
-        : null;
-      t.deepEqual(got, f.expect, `${f.note}: ${f.text}`);
+      t.deepEqual(asFixture(result.credit), f.expect, `${f.note}: ${f.text}`);
       if (f.expect !== null) {
         t.is(result.parser, bank, f.note);
         t.is(result.version, versionOf(bank), f.note);
@@ -157,8 +160,29 @@ for (const bank of BANKS) {
 
 test('garbage never throws and never yields a credit of zero or less', (t) => {
   const senders = fc.oneof(fc.constantFrom(...BANK_PARSERS.flatMap((p) => p.senders)), fc.string());
-  const marks = fc.constantFrom('Пополнение на ', 'зачисление ', 'Перевод по СБП ', 'Hesabınıza ', 'Kartangizga ', ' ₽', ' ₸', ' TL', "so'm tushdi", '0', ',', '.', ' ', '-', '+', '1 000');
-  const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.array(fc.oneof(marks, fc.string({ maxLength: 3 })), { maxLength: 20 }).map((a) => a.join('')));
+  const marks = fc.constantFrom(
+    'Пополнение на ',
+    'зачисление ',
+    'Перевод по СБП ',
+    'Hesabınıza ',
+    'Kartangizga ',
+    ' ₽',
+    ' ₸',
+    ' TL',
+    "so'm tushdi",
+    '0',
+    ',',
+    '.',
+    ' ',
+    '-',
+    '+',
+    '1 000',
+  );
+  const text = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'grapheme' }),
+    fc.array(fc.oneof(marks, fc.string({ maxLength: 3 })), { maxLength: 20 }).map((a) => a.join('')),
+  );
   fc.assert(
     fc.property(senders, text, (sender, body) => {
       const result = parseBankNotification({ sender, text: body });
