@@ -20,7 +20,8 @@ export const kapitalbank: BankParser = {
   textMark: /Kapital ?bank|Капитал ?банк/iu,
   currency: 'UZS',
   exponent: EXPONENT.UZS,
-  style: { group: '', decimal: '.,' },
+  // The processors write "500 000.00" or "1.000.000,00": every mark is read by position, and "1.500" is ambiguous.
+  style: { group: '.,', decimal: '.,' },
   refuse: [
     /[Kk]od(?!\p{L})|[Кк]од(?:\s|:|ом|и)|[Пп]арол|[Hh]ech kimga|[Ҳҳ]еч кимга|[Нн]икому/u, // one-time codes
     /[Xx]arid|[Ҳҳ]арид|[Хх]арид|To['ʻ‘’]lov|Тўлов|[Ss]otib olish|[Пп]окупка|[Оо]плата|[Сс]писание|➖|[Yy]echib|[Оо]тказ/u, // money out

@@ -30,8 +30,10 @@ export const sberbank: BankParser = {
     credit('[Пп]еревод от (?<payer>{NAME})[.,:]?\\s+\\+{AMOUNT}\\s?{CUR}'),
     // App push: "Иван Иванович И. перевёл(а) вам 1 500 ₽"
     credit('(?<payer>{NAME}) перев[её]л(?:\\(а\\)|а)? вам\\s+\\+?{AMOUNT}\\s?{CUR}'),
-    // SMS: "MIR-1234 12:34 зачисление 5000р", "Зачисление зарплаты 45 000р", push "Зачисление +5 000 ₽"
-    credit('[Зз]ачисление(?: [а-яё]+){0,2}\\s+\\+?{AMOUNT}\\s?{CUR}'),
+    // SMS: "MIR-1234 12:34 зачисление 5000р", "СЧЁТ2538 25.07 16:37 зачисление 5000р от Олег Т.", push "Зачисление +5 000 ₽"
+    credit('[Зз]ачисление(?: [а-яё]+){0,2}\\s+\\+?{AMOUNT}\\s?{CUR}(?:\\s+от\\s+(?<payer>{NAME}))?'),
+    // SMS: "MIR-1234 10:05 +2500р от ИВАН И." (a credit shown by its sign alone)
+    credit('(?<![\\d\\p{L}])\\+{AMOUNT}\\s?{CUR}\\s+от\\s+(?<payer>{NAME})'),
     // SMS: "Поступление 1500р" (cash-in at an ATM or from a payer without a name)
     credit('[Пп]оступление\\s+\\+?{AMOUNT}\\s?{CUR}'),
   ],
