@@ -6,6 +6,8 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
+import { Registry } from 'prom-client';
+import { apiMetrics } from '../../config/metrics';
 import { ANY_STYLE, readAmount } from '../../domain/bank-notifications/amount';
 import { BANK_PARSERS, type ParsedCredit, parseBankNotification, parseRateOf } from '../../domain/bank-notifications/parse';
 
@@ -69,6 +71,17 @@ test('the parse rate on the corpus: every expected credit parsed exactly, no mis
     t.is(rate?.rate, 1, bank);
     t.is(rate?.credits, rate?.expectedCredits, bank);
   }
+});
+
+test('the API counts parsed notifications per parser and version: every current parser and unknown exist at 0', async (t) => {
+  const registry = new Registry();
+  const metrics = apiMetrics(registry);
+  const text = await registry.getSingleMetricAsString('gateway_bank_notifications_parsed_total');
+  for (const { bank, version } of [...BANK_PARSERS, { bank: 'unknown', version: 0 }]) {
+    for (const result of ['credit', 'nothing']) t.true(text.includes(`{bank="${bank}",version="${version}",result="${result}"} 0`), `${bank} ${result}`);
+  }
+  metrics.bankNotificationsParsed.inc({ bank: 'kaspi', version: String(versionOf('kaspi')), result: 'credit' });
+  t.true((await registry.getSingleMetricAsString('gateway_bank_notifications_parsed_total')).includes(`{bank="kaspi",version="1",result="credit"} 1`));
 });
 
 test('a sender and text no parser knows: parser "" at version 0, no credit', (t) => {
