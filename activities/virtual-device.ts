@@ -70,7 +70,9 @@ export async function sendVirtualCredit(deps: ActivityDeps, dealId: string, rece
     { sequence: 'next', sender: credit.sender, text: credit.text, receivedAt: new Date(receivedAt) },
     parseBankNotification({ sender: credit.sender, text: credit.text }),
   );
-  if (stored === 'stale') return { result: 'not_matched', reason: 'no_virtual_device' };
+  if (stored === 'not_paired') return { result: 'not_matched', reason: 'no_virtual_device' };
+  // A number is taken under the device's row lock: a used one means another writer numbered this device's messages (retried).
+  if (stored === 'used_sequence') throw new Error('the virtual bank device’s next sequence number was used');
   let outcome: BankNotificationOutcome = { status: stored.row.status, reason: stored.row.reason, ...(stored.row.deal_id ? { dealId: stored.row.deal_id } : {}) };
   if (stored.row.status === 'RECEIVED' || stored.row.status === 'MATCHED') {
     outcome = await (await startBankNotificationRun(temporal, deps.config, stored.row.id)).result();

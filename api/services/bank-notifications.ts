@@ -33,7 +33,7 @@ import { cardDataRing } from '../../db/queries/requisite-secrets';
 import { startBankNotificationRun } from '../../temporal/bank-notification';
 import { confirmReceivedUpdate, payinWorkflowId, type PayinWorkflow } from '../../workflows/contracts/payin';
 import { closedRejects, updateDeal } from './deal-workflows';
-import { staleSequence } from './bank-devices';
+import { usedSequence } from './bank-devices';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** Starts the notification's workflow; a run already started (the API's, the sweep's) is the same run. */
@@ -50,8 +50,9 @@ export interface IncomingNotification {
 
 /**
  * A device's notification: stored (or answered again when its hash is known), parsed, and — a
- * credit — handed to its workflow. The device's row lock orders its messages: of two with one
- * sequence number exactly one is stored.
+ * credit — handed to its workflow. Its sequence number must be one the device never used (a
+ * captured request sent again is its stored twin, answered as such; a new message under a used
+ * number is 409). The device's row lock orders its messages: of two with one number one is stored.
  */
 export async function receiveNotification(deps: AppDeps, device: { deviceId: string; traderId: string }, body: IncomingNotification) {
   const sequence = BigInt(body.sequence);
@@ -63,7 +64,8 @@ export async function receiveNotification(deps: AppDeps, device: { deviceId: str
     { sequence, sender: body.sender, text: body.text, receivedAt: new Date(body.received_at) },
     parsed,
   );
-  if (stored === 'stale') throw staleSequence(sequence);
+  if (stored === 'not_paired') throw new Conflict('this device is not paired any more');
+  if (stored === 'used_sequence') throw usedSequence(sequence);
   const { row, replayed } = stored;
   if (!replayed) {
     deps.metrics?.bankNotificationsParsed.inc({

@@ -10,7 +10,7 @@ import { notificationHash } from '../../domain/crypto/device-signature';
 import type { ParseResult } from '../../domain/bank-notifications/parse';
 import { amountToPay, PAYIN_TERMINAL } from '../../domain/state/payin';
 import type { Db, Sql, Tx } from '../sql';
-import { advanceSequence, takeNextSequence } from './bank-devices';
+import { noteMessage, takeNextSequence } from './bank-devices';
 import { cursorColumn, type KeysetCursor, newestFirst, olderThan } from './keyset';
 
 export type NotificationStatus = 'RECEIVED' | 'MATCHED' | 'UNMATCHED' | 'UNPARSED' | 'IGNORED' | 'ATTACHED' | 'DISMISSED';
@@ -63,8 +63,11 @@ export interface NewNotification {
   credit?: { amount: bigint; currency: string; payerName?: string | undefined; cardTail?: string | undefined } | undefined;
 }
 
-/** Stores a new notification: RECEIVED when it holds a credit (its workflow matches it), UNPARSED or IGNORED otherwise. */
-export async function insertNotification(db: Db, ring: KeyRing, n: NewNotification): Promise<NotificationRow> {
+/**
+ * Stores a new notification: RECEIVED when it holds a credit (its workflow matches it), UNPARSED or
+ * IGNORED otherwise. Undefined when its hash or its (device, sequence) is taken (the caller tells which).
+ */
+export async function insertNotification(db: Db, ring: KeyRing, n: NewNotification): Promise<NotificationRow | undefined> {
   const status: NotificationStatus = n.credit ? 'RECEIVED' : n.parser === '' ? 'UNPARSED' : 'IGNORED';
   const [row] = await db<NotificationRow[]>`
     insert into bank_notifications (id, device_id, trader_id, hash, sequence, sender, received_at, text_sealed, parser, parser_version,
@@ -72,18 +75,19 @@ export async function insertNotification(db: Db, ring: KeyRing, n: NewNotificati
     values (${n.id}, ${n.deviceId}, ${n.traderId}, ${Buffer.from(n.hash)}, ${n.sequence}, ${n.sender}, ${n.receivedAt},
       ${ring.seal(n.text, textAad(n.id))}, ${n.parser}, ${n.parserVersion}, ${n.credit?.amount ?? null}, ${n.credit?.currency ?? null},
       ${n.credit?.payerName ? ring.seal(n.credit.payerName, payerAad(n.id)) : null}, ${n.credit?.cardTail ?? ''}, ${status})
+    on conflict do nothing
     returning *`;
-  return row!;
+  return row;
 }
 
 /**
- * A device's notification, stored once: answered again when its hash is known (a resend), else
- * inserted in the transaction that spends its sequence number — the device's row lock orders its
- * messages, so of two with one sequence exactly one is stored ('stale' for the other, and for a
- * device no longer ACTIVE). 'next' takes the device's next number in that same statement (the
- * sandbox's virtual device, whose concurrent deals send at once: none collides, none is lost).
- * Both doors use it: the API's device route (api/services/bank-notifications.ts) and the virtual
- * device's activity (activities/virtual-device.ts).
+ * A device's notification, stored once: answered again when its hash is known (a resend, or a twin
+ * sent at once), else inserted in the transaction that notes the device's message (its row lock
+ * orders its messages) under a sequence number the device never used — 'used_sequence' otherwise,
+ * 'not_paired' for a device no longer ACTIVE. 'next' takes the device's next number in one
+ * statement (the sandbox's virtual device, whose concurrent deals send at once: none collides, none
+ * is lost). Both doors use it: the API's device route (api/services/bank-notifications.ts) and the
+ * virtual device's activity (activities/virtual-device.ts).
  */
 export async function storeNotification(
   sql: Sql,
@@ -91,13 +95,14 @@ export async function storeNotification(
   device: { deviceId: string; traderId: string },
   n: { sequence: bigint | 'next'; sender: string; text: string; receivedAt: Date },
   parsed: ParseResult,
-): Promise<{ row: NotificationRow; replayed: boolean } | 'stale'> {
+): Promise<{ row: NotificationRow; replayed: boolean } | 'not_paired' | 'used_sequence'> {
   const hash = notificationHash({ deviceId: device.deviceId, sender: n.sender, receivedAt: n.receivedAt.toISOString(), text: n.text });
   return sql.begin(async (tx) => {
     const known = await findNotificationByHash(tx, hash);
     if (known) return { row: known, replayed: true };
-    const sequence = n.sequence === 'next' ? await takeNextSequence(tx, device.deviceId) : n.sequence;
-    if (sequence === undefined || (n.sequence !== 'next' && !(await advanceSequence(tx, device.deviceId, sequence, true)))) return 'stale' as const;
+    const sequence =
+      n.sequence === 'next' ? await takeNextSequence(tx, device.deviceId) : (await noteMessage(tx, device.deviceId, n.sequence)) ? n.sequence : undefined;
+    if (sequence === undefined) return 'not_paired' as const;
     const row = await insertNotification(tx, ring, {
       id: randomUUID(),
       deviceId: device.deviceId,
@@ -111,7 +116,11 @@ export async function storeNotification(
       parserVersion: parsed.version,
       credit: parsed.credit,
     });
-    return { row, replayed: false };
+    if (row) return { row, replayed: false };
+    // Under the device's row lock only this device writes: a taken hash is a twin sent at once, else the sequence was used.
+    const twin = await findNotificationByHash(tx, hash);
+    if (twin) return { row: twin, replayed: true };
+    return 'used_sequence' as const;
   });
 }
 
