@@ -53,7 +53,7 @@ export async function sendVirtualCredit(deps: ActivityDeps, dealId: string, rece
   if (!target || !device || target.device_id !== device.id || device.status !== 'ACTIVE') return { result: 'not_matched', reason: 'no_virtual_device' };
   const bank = virtualBankOf(target);
   if (!bank) return { result: 'not_matched', reason: 'no_bank_template' };
-  const credit = virtualCredit(bank, amountToPay(deal));
+  const credit = virtualCredit(bank, amountToPay(deal), target.tail);
 
   // The request as the device signs it; checked with the paired key as the device route checks it (a key that no longer pairs sends nothing).
   const body = JSON.stringify({ sender: credit.sender, text: credit.text, received_at: receivedAt });

@@ -144,8 +144,9 @@ export async function checkSandboxDepositCap(tx: Db, merchantId: string, amount:
 
 /** What the virtual device's credit of a sandbox PayIn is written from: the deal's requisite (its bank, type and device) and currency. */
 export async function sandboxCreditTarget(db: Db, dealId: string) {
-  const [row] = await db<{ requisite_id: string; bank_name: string; requisite_type: string; device_id: string | null; currency: string }[]>`
-    select r.id as requisite_id, r.bank_name, r.requisite_type, r.device_id, d.currency
+  const [row] = await db<{ requisite_id: string; bank_name: string; requisite_type: string; device_id: string | null; currency: string; tail: string }[]>`
+    select r.id as requisite_id, r.bank_name, r.requisite_type, r.device_id, d.currency,
+      coalesce(nullif(r.card_tail, ''), nullif(r.phone_tail, ''), '') as tail
     from deals d join requisites r on r.id = d.requisite_id
     where d.id = ${dealId} and d.sandbox`;
   return row;

@@ -40,27 +40,33 @@ function money(minor: bigint, group: string, mark: string, dropZero: boolean): s
 
 const NBSP = '\u00a0';
 
-/** The payer the sandbox's credits name, as each bank shortens a name. */
-const PAYER = { ru: 'Иван И.', kz: 'Алия С.', uz: 'Aziz K.', tr: 'AYSE YILMAZ' };
-
 /**
- * The bank's credit push for `minor` units of its currency, as the device receives it (sender and
- * text). The balance line is fixed: a sandbox trader's balance is no one's business.
+ * The bank's credit push for `minor` units of its currency to the requisite whose number ends in
+ * `tail`, as the device receives it (sender and text): one credit layout of each bank's fixture
+ * corpus, named beside it. The tail lets the exact match tell apart two requisites of the device
+ * holding a deal of one amount (a card and an SBP phone, both in roubles).
  */
-export function virtualCredit(bank: VirtualBank, minor: bigint): { sender: string; text: string; currency: string } {
+export function virtualCredit(bank: VirtualBank, minor: bigint, tail: string): { sender: string; text: string; currency: string } {
   const currency = BANK_CURRENCY[bank];
+  const last4 = /^\d{4}$/.test(tail) ? tail : '0000';
   switch (bank) {
     case 'tbank':
-      return { sender: 'T-Bank', currency, text: `Пополнение, счет RUB. ${money(minor, NBSP, ',', true)} ₽. ${PAYER.ru} Доступно 25${NBSP}431,17 ₽` };
+      // tbank.json, "app push: top-up with a card tail".
+      return { sender: 'com.idamob.tinkoff.android', currency, text: `Пополнение на ${money(minor, NBSP, ',', true)} ₽, карта *${last4}. Доступно 25${NBSP}431,17 ₽` };
     case 'sberbank':
-      return { sender: '900', currency, text: `СЧЁТ2202 ${'12:00'} Перевод ${money(minor, '', '.', true)}р от ${PAYER.ru} Баланс: 25431.17р` };
+      // sberbank.json, "SMS: an incoming transfer from another Sber client, account tail first".
+      return { sender: '900', currency, text: `СЧЁТ${last4} 10:15 Перевод ${money(minor, ' ', ',', true)}р от Иван И. Баланс: 25 431,17р` };
     case 'sbp':
-      return { sender: 'T-Bank', currency, text: `Пополнение через СБП. ${money(minor, NBSP, ',', true)} ₽ от ${PAYER.ru} Доступно 25${NBSP}431,17 ₽` };
+      // sbp.json, "Alfa-Bank layout".
+      return { sender: 'Alfa-Bank', currency, text: `Перевод по СБП от Иван И. на сумму ${money(minor, ' ', ',', false)} RUR зачислен на счет *${last4}` };
     case 'kaspi':
-      return { sender: 'Kaspi.kz', currency, text: `Пополнение ${money(minor, ' ', ',', true)} ₸ от ${PAYER.kz} Доступно: 125 431 ₸` };
+      // kaspi.json, "ru push: Kaspi Gold top-up from a named payer".
+      return { sender: 'kz.kaspi.mobile', currency, text: `Пополнение Kaspi Gold *${last4} на ${money(minor, ' ', ',', true)} ₸ от Айгуль А.` };
     case 'kapitalbank':
-      return { sender: 'Kapitalbank', currency, text: `Popolnenie: ${money(minor, ' ', '.', false)} UZS. Karta: *4242. Balans: 1 254 310.00 UZS` };
+      // kapitalbank.json, "uz Latin: credited to your card, sender named".
+      return { sender: 'Kapitalbank', currency, text: `Kartangizga ${money(minor, ' ', ',', false)} so'm tushdi. Karta: *${last4}. Jo'natuvchi: ALISHER KARIMOV` };
     case 'ziraat':
-      return { sender: 'ZIRAAT', currency, text: `Hesabiniza ${PAYER.tr} tarafindan ${money(minor, '.', ',', false)} TL gelen FAST yapilmistir.` };
+      // ziraat.json, "an EFT in, Turkish number format".
+      return { sender: 'ZIRAAT', currency, text: `Sayın müşterimiz, ****${last4} nolu hesabınıza ${money(minor, '.', ',', false)} TL EFT gelmiştir. Gönderen: AHMET YILMAZ` };
   }
 }
