@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { auditInvariants, auditLedger } from '../../db/queries/ledger';
 import { auditWorlds } from '../../db/queries/ledger-worlds';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
-import { sandboxTraderId } from '../../db/queries/sandbox';
+import { sandboxTraderId, virtualDeviceId } from '../../db/queries/sandbox';
 import { EVENT_TYPES } from '../../domain/events/event-types';
 import { parseSignatureHeader, signatureMatches } from '../../domain/crypto/signature';
 import { GatewayClient, verifyWebhook, type WebhookEventOf, type WebhookEventType } from '../../sdk/src/index';
@@ -441,9 +441,10 @@ test('advance: the fee distribution of a completed sandbox PayIn fires now (FEE_
   t.is(after!.available, before!.pending_credits);
 });
 
-test('the deal workflow starts its sandbox trader itself (the API starts none): a …00 PayIn completes, the trader’s confirm audited as the system actor it is', async (t) => {
+test('the deal workflow starts its sandbox trader itself (the API starts none): a …00 PayIn completes, confirmed by the virtual bank device’s notification', async (t) => {
   const { keys } = await newMerchant({ sandbox: true });
-  const res = await signed(keys, 'POST', PAYIN, payinBody({ amount: 150_000 }));
+  // An amount no other test's live deal shares on the sandbox requisite: the device's credit then matches it exactly.
+  const res = await signed(keys, 'POST', PAYIN, payinBody({ amount: 177_700 }));
   t.is(res.status, 200, res.text);
   const dealId = res.body.deal.deal_id as string;
   await eventually(async () => (await dealRow(sql, dealId)).status === 'COMPLETED', 'completed by the sandbox trader');
@@ -453,12 +454,12 @@ test('the deal workflow starts its sandbox trader itself (the API starts none): 
   t.teardown(() => temporal.connection.close());
   const run = await temporal.workflow.getHandle(`sandbox-trader:${dealId}`).describe();
   t.is(run.type, 'sandboxTraderWorkflow');
-  // Its confirm goes through the operator's door, with who made it: one audit row, in the move's transaction.
+  // The confirm is the virtual bank device's notification (docs/bank-notifications.md), audited with the device as the actor.
   const audit = await sql<{ actor_kind: string; actor_id: string; role: string; action: string }[]>`
     select actor_kind, actor_id, role, action from audit_log where object_type = 'deal' and object_id = ${dealId} order by id`;
   t.deepEqual(
     audit.map((r) => [r.actor_kind, r.actor_id, r.role, r.action]),
-    [['system', 'sandbox-trader', 'arbiter', 'deal.confirm']],
+    [['bank_device', virtualDeviceId(DEFAULT_TENANT_ID), 'trader', 'deal.confirm']],
   );
 });
 
