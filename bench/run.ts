@@ -86,6 +86,9 @@ const stack = await startEphemeralStack('bench', {
   // Failing deliveries keep retrying during a bench run (the spec's schedule is minutes to hours).
   WEBHOOK_RETRY_DELAYS: process.env.WEBHOOK_RETRY_DELAYS ?? '1s,2s,4s,8s,16s',
   WEBHOOK_TIMEOUT_MS: process.env.WEBHOOK_TIMEOUT_MS ?? '5000',
+  // bank-notify: the sandbox trader acts after this long (only sandbox deals: no other scenario has one); a bench device sends many a minute.
+  SANDBOX_TRADER_DELAY_SECONDS: process.env.SANDBOX_TRADER_DELAY_SECONDS ?? '1',
+  DEVICE_MESSAGES_PER_MINUTE: '1000000',
 });
 onInterrupt(() => stack.teardown());
 const api = stack.apiUrl;
@@ -379,6 +382,150 @@ async function writeDealEvents(sql: import('../db/sql').Sql, merchantId: string,
     from (select gen_random_uuid() as id from generate_series(1, ${Math.ceil(count / perDeal)})) d, generate_series(1, ${perDeal}) k
     order by d.id, k
     limit ${count}`;
+}
+
+/** Percentile of sorted milliseconds. */
+const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+
+/** Polls the merchant's GET deal until COMPLETED (or the deadline): the time it was seen, or undefined. */
+async function seenCompleted(get: (path: string) => Promise<Response>, dealId: string, deadlineMs = 60_000): Promise<number | undefined> {
+  const end = Date.now() + deadlineMs;
+  while (Date.now() < end) {
+    const res = await get(`/api/v1/p2p/merchant/deals/${dealId}`);
+    const { deal } = (await res.json()) as { deal?: { status: string } };
+    if (deal?.status === 'COMPLETED') return Date.now();
+    if (deal && ['CANCELLED', 'EXPIRED'].includes(deal.status)) return undefined;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return undefined;
+}
+
+/** Of these deals: how many completed, how many of those the bank device's notification confirmed (deal.confirm's actor). */
+async function confirmedByDevice(dealIds: string[]) {
+  if (dealIds.length === 0) return { completed: 0, byDevice: 0 };
+  const [row] = await statsSql<{ completed: number; by_device: number }[]>`
+    select count(*) filter (where d.status = 'COMPLETED')::int as completed,
+      count(*) filter (where d.status = 'COMPLETED' and exists (
+        select 1 from audit_log a where a.object_id = d.id::text and a.action = 'deal.confirm' and a.actor_kind = 'bank_device'))::int as by_device
+    from deals d where d.id = any(${dealIds}::uuid[])`;
+  return { completed: row!.completed, byDevice: row!.by_device };
+}
+
+function printSamples(label: string, samples: number[], seconds: number) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  console.log(
+    `  ${label}: ${sorted.length} deals, p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1) ?? 0} ms, ${(sorted.length / seconds).toFixed(1)} completed/s`,
+  );
+}
+
+/**
+ * bank-notify (docs/performance.md): PayIns confirmed by a bank device's notification, on the
+ * stack whose workers already poll. (a) sandbox: a sandbox merchant's …00 PayIns — the sandbox
+ * trader's payer says "I paid", the virtual bank device sends the bank's credit, the exact match
+ * confirms: create → COMPLETED as the merchant sees it, and notification stored → deal.confirm from
+ * the rows. (b) live: a trader with an account, a requisite on a payment method of its own and a
+ * paired device the bench plays (test/helpers/bank-device.ts: its own key, signed requests): each
+ * PayIn (an amount of its own: one live PayIn per amount and requisite) gets the payer's "I paid",
+ * then the device's T-Bank credit; timed from the notification's POST to COMPLETED seen by the
+ * merchant's GET. Both report the share of completed PayIns confirmed with no human step (the
+ * deal.confirm actor is the device), beside the bare workflow's closed loop measured first.
+ */
+async function bankNotify() {
+  await startBaseline();
+  await withCpu(() => runLoad(`bare Temporal: trivial workflow, Update-With-Start, closed loop (${clients} clients)`, { clients, durationMs }, (_c, i) => baselineRequest(i)));
+
+  // (a) The sandbox: nobody but the gateway acts after the create.
+  const sandboxMerchant = await operatorPost<CreatedMerchant>('/api/v1/p2p/admin/merchants', {
+    name: 'Bench sandbox merchant',
+    email: `bench-sandbox-${Date.now()}@example.test`,
+    webhook_url: benchSink,
+    rate_limit_per_minute: 1_000_000,
+    sandbox: true,
+  });
+  const sandboxKeys = await operatorPost<KeyPair>('/api/v1/p2p/merchant/api-keys', { merchant_id: sandboxMerchant.merchant.id });
+  const asSandbox = (method: string, path: string, body = '') => {
+    const t = Math.floor(Date.now() / 1000);
+    return fetch(api + path, {
+      method,
+      headers: { 'Content-Type': 'application/json', 'X-Merchant-Token': sandboxKeys.token, 'X-Timestamp': String(t), 'X-Signature': signatureHeader(sandboxKeys.secret, t, body) },
+      ...(body ? { body } : {}),
+    });
+  };
+  const sandboxDeals: string[] = [];
+  const sandboxSamples: number[] = [];
+  let sandboxAmount = 0;
+  const sandboxStarted = Date.now();
+  const sandbox = await runLoad(`bank-notify (a) sandbox PayIn …00 create→virtual device→COMPLETED (${clients} clients)`, { clients, durationMs, warmupMs: 0 }, async () => {
+    // An amount of its own (…00): the device's credit then matches its deal exactly.
+    const amount = 100_000 + 100 * ++sandboxAmount;
+    const body = JSON.stringify({ idempotency_key: `bench-sandbox-${process.pid}-${keyCounter++}`, amount, currency: 'RUB', payment_method_id: 'card-rub' });
+    const started = Date.now();
+    const created = await asSandbox('POST', '/api/v1/p2p/merchant/deals/payin', body);
+    if (!created.ok) return created;
+    const { deal } = (await created.json()) as { deal: { deal_id: string } };
+    sandboxDeals.push(deal.deal_id);
+    const seen = await seenCompleted((path) => asSandbox('GET', path), deal.deal_id);
+    if (seen === undefined) return new Response(null, { status: 598 });
+    sandboxSamples.push(seen - started);
+    return new Response(null, { status: 200 });
+  });
+  printResult(sandbox);
+  printSamples(`create → COMPLETED (the sandbox trader waits ${stack.env.SANDBOX_TRADER_DELAY_SECONDS} s first)`, sandboxSamples, (Date.now() - sandboxStarted) / 1000);
+  const serverSide = await statsSql<{ ms: number }[]>`
+    select extract(epoch from (a.at - n.created_at)) * 1000 as ms
+    from bank_notifications n join audit_log a on a.object_id = n.deal_id::text and a.action = 'deal.confirm' and a.actor_kind = 'bank_device'
+    where n.deal_id = any(${sandboxDeals}::uuid[]) and n.status = 'MATCHED'`;
+  printSamples('virtual notification stored → deal.confirm (rows)', serverSide.map((r) => Math.round(Number(r.ms))), (Date.now() - sandboxStarted) / 1000);
+  const a = await confirmedByDevice(sandboxDeals);
+  console.log(`  no human step: ${a.byDevice} of ${a.completed} completed sandbox PayIns confirmed by the virtual device (${a.completed ? ((100 * a.byDevice) / a.completed).toFixed(1) : '0'} %)`);
+
+  // (b) Live: a trader's paired device forwards the bank's credit of each PayIn.
+  process.env.TEST_API_URL = api;
+  process.env.JWT_SECRET = stack.env.JWT_SECRET;
+  const { asOperator } = await import('../test/helpers/api');
+  const { newTrader } = await import('../test/helpers/trader-session');
+  const { pairedDevice, sendNotification, tbankCredit } = await import('../test/helpers/bank-device');
+  const method = `bench-device-${process.pid}`;
+  await statsSql`insert into payment_methods (id, tenant_id, slug, name, currency_code, requisite_types)
+    values (gen_random_uuid(), '00000000-0000-4000-8000-000000000001', ${method}, 'Bench device card (RUB)', 'RUB', ${['BANK_CARD']})`;
+  const trader = await newTrader({ name: 'Bench device trader' });
+  const requisite = await asOperator('POST', `/api/v1/p2p/admin/traders/${trader.traderId}/requisites`, {
+    payment_method: method,
+    requisite_type: 'BANK_CARD',
+    card_number: '2200700012344242',
+    holder_name: 'Bench Holder',
+    bank_name: 'tbank',
+    min_amount: 100,
+    max_amount: 100_000_000,
+  });
+  if (requisite.status !== 201) throw new Error(`bench requisite: ${requisite.status} ${requisite.text}`);
+  const device = await pairedDevice(trader, [requisite.body.requisite.requisite_id as string], 'Bench phone');
+  const liveDeals: string[] = [];
+  const liveSamples: number[] = [];
+  let liveAmount = 0;
+  const liveStarted = Date.now();
+  const live = await runLoad(`bank-notify (b) live PayIn create→"I paid"→device credit→COMPLETED (${clients} clients)`, { clients, durationMs, warmupMs: 0 }, async () => {
+    const amount = 100_000 + ++liveAmount;
+    const body = JSON.stringify({ idempotency_key: `bench-device-${process.pid}-${keyCounter++}`, amount, currency: 'RUB', payment_method_id: method });
+    const created = await signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', body);
+    if (!created.ok) return created;
+    const { deal } = (await created.json()) as { deal: { deal_id: string; payment_url: string } };
+    liveDeals.push(deal.deal_id);
+    const notified = await fetch(`${api}/api/v1/p2p/checkout/${deal.payment_url.split('/pay/')[1]}/notify-payment`, { method: 'POST' });
+    await notified.arrayBuffer();
+    if (!notified.ok) return notified;
+    const sent = Date.now();
+    const posted = await sendNotification(device, tbankCredit(amount));
+    if (posted.status !== 202) return new Response(posted.text, { status: posted.status });
+    const seen = await seenCompleted((path) => signedFetch('GET', path), deal.deal_id);
+    if (seen === undefined) return new Response(null, { status: 598 });
+    liveSamples.push(seen - sent);
+    return new Response(null, { status: 200 });
+  });
+  printResult(live);
+  printSamples('notification POST → COMPLETED (merchant GET)', liveSamples, (Date.now() - liveStarted) / 1000);
+  const b = await confirmedByDevice(liveDeals);
+  console.log(`  no human step: ${b.byDevice} of ${b.completed} completed live PayIns confirmed by the device (${b.completed ? ((100 * b.byDevice) / b.completed).toFixed(1) : '0'} %), load ${loadAverage()}`);
 }
 
 const scenarios: Record<string, () => Promise<void>> = {
@@ -703,6 +850,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     }
     await client.connection.close();
   },
+  'bank-notify': bankNotify,
   'payin-lifecycle': async () => {
     const before = await pendingCredits();
     completedLifecycles = 0;
