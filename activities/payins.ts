@@ -61,7 +61,13 @@ export function createPayinActivities(deps: ActivityDeps) {
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
           deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
           // A sandbox merchant's deal goes to the sandbox trader only (db/queries/matching.ts).
-          sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYIN' as const, virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, input.tenantId).publicKey } : undefined,
+          sandbox: sandbox
+            ? {
+                tenantId: input.tenantId,
+                dealType: 'PAYIN' as const,
+                virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, input.tenantId).publicKey,
+              }
+            : undefined,
         };
         // A matching pass of the merchant routes the deal past the cascade (db/queries/passes.ts).
         const passDeal = {

@@ -57,7 +57,9 @@ export function createPayoutActivities(deps: ActivityDeps) {
             dealType: 'PAYOUT',
             heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
             deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
-            sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYOUT', virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, input.tenantId).publicKey } : undefined,
+            sandbox: sandbox
+              ? { tenantId: input.tenantId, dealType: 'PAYOUT', virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, input.tenantId).publicKey }
+              : undefined,
           });
           const created = match ? PAYOUT_TRANSITIONS.create_matched : PAYOUT_TRANSITIONS.create_unassigned;
           const row = await insertDeal(tx, {
@@ -122,7 +124,9 @@ export function createPayoutActivities(deps: ActivityDeps) {
           dealType: 'PAYOUT',
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
           deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
-          sandbox: row.sandbox ? { tenantId: row.tenant_id, dealType: 'PAYOUT', virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, row.tenant_id).publicKey } : undefined,
+          sandbox: row.sandbox
+            ? { tenantId: row.tenant_id, dealType: 'PAYOUT', virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, row.tenant_id).publicKey }
+            : undefined,
         });
         if (!match) return payoutSnapshot(row);
         return payoutSnapshot(

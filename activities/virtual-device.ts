@@ -45,7 +45,7 @@ export async function sendVirtualCredit(deps: ActivityDeps, dealId: string, rece
   const temporal = deps.temporal;
   if (!temporal) throw new Error('the virtual bank device needs the worker’s Temporal client');
   const deal = await findDeal(deps.sql, dealId);
-  if (!deal || !deal.sandbox || deal.deal_type !== 'PAYIN') return { result: 'refused' };
+  if (!deal?.sandbox || deal.deal_type !== 'PAYIN') return { result: 'refused' };
   if (payinRefusal('confirm_payment', deal.status)) return { result: 'refused' };
   const target = await sandboxCreditTarget(deps.sql, dealId);
   const keys = virtualDeviceKeys(deps.config.SECRETS_ENCRYPTION_KEY, deal.tenant_id);
@@ -73,13 +73,22 @@ export async function sendVirtualCredit(deps: ActivityDeps, dealId: string, rece
   if (stored === 'not_paired') return { result: 'not_matched', reason: 'no_virtual_device' };
   // A number is taken under the device's row lock: a used one means another writer numbered this device's messages (retried).
   if (stored === 'used_sequence') throw new Error('the virtual bank device’s next sequence number was used');
-  let outcome: BankNotificationOutcome = { status: stored.row.status, reason: stored.row.reason, ...(stored.row.deal_id ? { dealId: stored.row.deal_id } : {}) };
+  let outcome: BankNotificationOutcome = {
+    status: stored.row.status,
+    reason: stored.row.reason,
+    ...(stored.row.deal_id ? { dealId: stored.row.deal_id } : {}),
+  };
   if (stored.row.status === 'RECEIVED' || stored.row.status === 'MATCHED') {
     outcome = await (await startBankNotificationRun(temporal, deps.config, stored.row.id)).result();
   }
   if (outcome.status === 'MATCHED' && outcome.dealId === dealId) return { result: 'confirmed' };
   // Not this deal's confirmation: a sandbox credit never waits in the operators' queue.
-  await dismiss(deps.sql, stored.row.id, SANDBOX_TRADER, `sandbox: the virtual device's credit was not matched (${outcome.reason || outcome.status}); the sandbox trader confirmed by hand`);
+  await dismiss(
+    deps.sql,
+    stored.row.id,
+    SANDBOX_TRADER,
+    `sandbox: the virtual device's credit was not matched (${outcome.reason || outcome.status}); the sandbox trader confirmed by hand`,
+  );
   deps.log.info({ dealId, notificationId: stored.row.id, outcome }, 'virtual bank device: credit not matched, the sandbox trader confirms by hand');
   return { result: 'not_matched', reason: outcome.reason || outcome.status.toLowerCase() };
 }

@@ -432,7 +432,9 @@ function printSamples(label: string, samples: number[], seconds: number) {
  */
 async function bankNotify() {
   await startBaseline();
-  await withCpu(() => runLoad(`bare Temporal: trivial workflow, Update-With-Start, closed loop (${clients} clients)`, { clients, durationMs }, (_c, i) => baselineRequest(i)));
+  await withCpu(() =>
+    runLoad(`bare Temporal: trivial workflow, Update-With-Start, closed loop (${clients} clients)`, { clients, durationMs }, (_c, i) => baselineRequest(i)),
+  );
 
   // (a) The sandbox: nobody but the gateway acts after the create.
   const sandboxMerchant = await operatorPost<CreatedMerchant>('/api/v1/p2p/admin/merchants', {
@@ -447,7 +449,12 @@ async function bankNotify() {
     const t = Math.floor(Date.now() / 1000);
     return fetch(api + path, {
       method,
-      headers: { 'Content-Type': 'application/json', 'X-Merchant-Token': sandboxKeys.token, 'X-Timestamp': String(t), 'X-Signature': signatureHeader(sandboxKeys.secret, t, body) },
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Merchant-Token': sandboxKeys.token,
+        'X-Timestamp': String(t),
+        'X-Signature': signatureHeader(sandboxKeys.secret, t, body),
+      },
       ...(body ? { body } : {}),
     });
   };
@@ -455,29 +462,43 @@ async function bankNotify() {
   const sandboxSamples: number[] = [];
   let sandboxAmount = 0;
   const sandboxStarted = Date.now();
-  const sandbox = await runLoad(`bank-notify (a) sandbox PayIn …00 create→virtual device→COMPLETED (${clients} clients)`, { clients, durationMs, warmupMs: 0 }, async () => {
-    // An amount of its own (…00): the device's credit then matches its deal exactly.
-    const amount = 100_000 + 100 * ++sandboxAmount;
-    const body = JSON.stringify({ idempotency_key: `bench-sandbox-${process.pid}-${keyCounter++}`, amount, currency: 'RUB', payment_method_id: 'card-rub' });
-    const started = Date.now();
-    const created = await asSandbox('POST', '/api/v1/p2p/merchant/deals/payin', body);
-    if (!created.ok) return created;
-    const { deal } = (await created.json()) as { deal: { deal_id: string } };
-    sandboxDeals.push(deal.deal_id);
-    const seen = await seenCompleted((path) => asSandbox('GET', path), deal.deal_id);
-    if (seen === undefined) return new Response(null, { status: 598 });
-    sandboxSamples.push(seen - started);
-    return new Response(null, { status: 200 });
-  });
+  const sandbox = await runLoad(
+    `bank-notify (a) sandbox PayIn …00 create→virtual device→COMPLETED (${clients} clients)`,
+    { clients, durationMs, warmupMs: 0 },
+    async () => {
+      // An amount of its own (…00): the device's credit then matches its deal exactly.
+      const amount = 100_000 + 100 * ++sandboxAmount;
+      const body = JSON.stringify({ idempotency_key: `bench-sandbox-${process.pid}-${keyCounter++}`, amount, currency: 'RUB', payment_method_id: 'card-rub' });
+      const started = Date.now();
+      const created = await asSandbox('POST', '/api/v1/p2p/merchant/deals/payin', body);
+      if (!created.ok) return created;
+      const { deal } = (await created.json()) as { deal: { deal_id: string } };
+      sandboxDeals.push(deal.deal_id);
+      const seen = await seenCompleted((path) => asSandbox('GET', path), deal.deal_id);
+      if (seen === undefined) return new Response(null, { status: 598 });
+      sandboxSamples.push(seen - started);
+      return new Response(null, { status: 200 });
+    },
+  );
   printResult(sandbox);
-  printSamples(`create → COMPLETED (the sandbox trader waits ${stack.env.SANDBOX_TRADER_DELAY_SECONDS} s first)`, sandboxSamples, (Date.now() - sandboxStarted) / 1000);
+  printSamples(
+    `create → COMPLETED (the sandbox trader waits ${stack.env.SANDBOX_TRADER_DELAY_SECONDS} s first)`,
+    sandboxSamples,
+    (Date.now() - sandboxStarted) / 1000,
+  );
   const serverSide = await statsSql<{ ms: number }[]>`
     select extract(epoch from (a.at - n.created_at)) * 1000 as ms
     from bank_notifications n join audit_log a on a.object_id = n.deal_id::text and a.action = 'deal.confirm' and a.actor_kind = 'bank_device'
     where n.deal_id = any(${sandboxDeals}::uuid[]) and n.status = 'MATCHED'`;
-  printSamples('virtual notification stored → deal.confirm (rows)', serverSide.map((r) => Math.round(Number(r.ms))), (Date.now() - sandboxStarted) / 1000);
+  printSamples(
+    'virtual notification stored → deal.confirm (rows)',
+    serverSide.map((r) => Math.round(Number(r.ms))),
+    (Date.now() - sandboxStarted) / 1000,
+  );
   const a = await confirmedByDevice(sandboxDeals);
-  console.log(`  no human step: ${a.byDevice} of ${a.completed} completed sandbox PayIns confirmed by the virtual device (${a.completed ? ((100 * a.byDevice) / a.completed).toFixed(1) : '0'} %)`);
+  console.log(
+    `  no human step: ${a.byDevice} of ${a.completed} completed sandbox PayIns confirmed by the virtual device (${a.completed ? ((100 * a.byDevice) / a.completed).toFixed(1) : '0'} %)`,
+  );
 
   // (b) Live: a trader's paired device forwards the bank's credit of each PayIn.
   process.env.TEST_API_URL = api;
@@ -504,28 +525,34 @@ async function bankNotify() {
   const liveSamples: number[] = [];
   let liveAmount = 0;
   const liveStarted = Date.now();
-  const live = await runLoad(`bank-notify (b) live PayIn create→"I paid"→device credit→COMPLETED (${clients} clients)`, { clients, durationMs, warmupMs: 0 }, async () => {
-    const amount = 100_000 + ++liveAmount;
-    const body = JSON.stringify({ idempotency_key: `bench-device-${process.pid}-${keyCounter++}`, amount, currency: 'RUB', payment_method_id: method });
-    const created = await signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', body);
-    if (!created.ok) return created;
-    const { deal } = (await created.json()) as { deal: { deal_id: string; payment_url: string } };
-    liveDeals.push(deal.deal_id);
-    const notified = await fetch(`${api}/api/v1/p2p/checkout/${deal.payment_url.split('/pay/')[1]}/notify-payment`, { method: 'POST' });
-    await notified.arrayBuffer();
-    if (!notified.ok) return notified;
-    const sent = Date.now();
-    const posted = await sendNotification(device, tbankCredit(amount));
-    if (posted.status !== 202) return new Response(posted.text, { status: posted.status });
-    const seen = await seenCompleted((path) => signedFetch('GET', path), deal.deal_id);
-    if (seen === undefined) return new Response(null, { status: 598 });
-    liveSamples.push(seen - sent);
-    return new Response(null, { status: 200 });
-  });
+  const live = await runLoad(
+    `bank-notify (b) live PayIn create→"I paid"→device credit→COMPLETED (${clients} clients)`,
+    { clients, durationMs, warmupMs: 0 },
+    async () => {
+      const amount = 100_000 + ++liveAmount;
+      const body = JSON.stringify({ idempotency_key: `bench-device-${process.pid}-${keyCounter++}`, amount, currency: 'RUB', payment_method_id: method });
+      const created = await signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', body);
+      if (!created.ok) return created;
+      const { deal } = (await created.json()) as { deal: { deal_id: string; payment_url: string } };
+      liveDeals.push(deal.deal_id);
+      const notified = await fetch(`${api}/api/v1/p2p/checkout/${deal.payment_url.split('/pay/')[1]}/notify-payment`, { method: 'POST' });
+      await notified.arrayBuffer();
+      if (!notified.ok) return notified;
+      const sent = Date.now();
+      const posted = await sendNotification(device, tbankCredit(amount));
+      if (posted.status !== 202) return new Response(posted.text, { status: posted.status });
+      const seen = await seenCompleted((path) => signedFetch('GET', path), deal.deal_id);
+      if (seen === undefined) return new Response(null, { status: 598 });
+      liveSamples.push(seen - sent);
+      return new Response(null, { status: 200 });
+    },
+  );
   printResult(live);
   printSamples('notification POST → COMPLETED (merchant GET)', liveSamples, (Date.now() - liveStarted) / 1000);
   const b = await confirmedByDevice(liveDeals);
-  console.log(`  no human step: ${b.byDevice} of ${b.completed} completed live PayIns confirmed by the device (${b.completed ? ((100 * b.byDevice) / b.completed).toFixed(1) : '0'} %), load ${loadAverage()}`);
+  console.log(
+    `  no human step: ${b.byDevice} of ${b.completed} completed live PayIns confirmed by the device (${b.completed ? ((100 * b.byDevice) / b.completed).toFixed(1) : '0'} %), load ${loadAverage()}`,
+  );
 }
 
 const scenarios: Record<string, () => Promise<void>> = {

@@ -105,7 +105,10 @@ export interface SeedResult {
   demoTrader?: { email: string; password: string };
 }
 
-export async function seed(sql: Sql, secretBox: SecretBox, options: {
+export async function seed(
+  sql: Sql,
+  secretBox: SecretBox,
+  options: {
     demoWebhookUrl: string;
     mode: SeedMode;
     cardData: KeyRing;

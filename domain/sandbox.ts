@@ -6,13 +6,13 @@
  */
 
 export type SandboxPayinScenario =
-  /** …00: the payer pays (notifies, as the checkout page's "I paid"), the trader confirms after a few seconds (COMPLETED). */
+  /** …00: the payer pays (notifies, as the checkout page's "I paid"), the trader's virtual bank device's credit confirms it after a few seconds (COMPLETED). */
   | 'complete'
   /** …05: the trader rejects the payment (CANCELLED). */
   | 'reject'
   /** …33: nobody pays (EXPIRED at the payment timeout). */
   | 'expire'
-  /** …14: the trader received another amount: the amount changes (deal.amount_changed), then the trader confirms (COMPLETED). */
+  /** …14: the trader received another amount: the amount changes (deal.amount_changed), then the credit of the new amount confirms it (COMPLETED). */
   | 'change_amount'
   /** …51: no requisite is available: the create is refused with the spec's no-trader error. */
   | 'no_requisite'
@@ -93,13 +93,18 @@ export const sandboxArbiterMessage = (outcome: SandboxAppealOutcome): string =>
 
 /** The table as docs/sandbox.md and the OpenAPI description show it. */
 const SANDBOX_TABLE = [
-  ['PayIn', '…00', 'the payer reports the payment (deal.payment_notified), then the trader confirms after a few seconds', 'COMPLETED'],
+  [
+    'PayIn',
+    '…00',
+    'the payer reports the payment (deal.payment_notified), then the trader’s virtual bank device sends the bank’s credit, which confirms the deal, after a few seconds',
+    'COMPLETED',
+  ],
   ['PayIn', '…05', 'the trader rejects the payment', 'CANCELLED'],
   ['PayIn', '…33', 'nobody pays', 'EXPIRED at the payment timeout'],
   [
     'PayIn',
     '…14',
-    'the payer reports the payment, the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the trader confirms',
+    'the payer reports the payment, the trader received 90 % of the amount: the amount changes (deal.amount_changed), then the virtual bank device’s credit of the new amount confirms it',
     'COMPLETED',
   ],
   ['PayIn', '…51', 'no requisite is available', 'create refused: 400 FAILED_PRECONDITION (no trader is available …)'],

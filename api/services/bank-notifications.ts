@@ -37,7 +37,7 @@ import { usedSequence } from './bank-devices';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** Starts the notification's workflow; a run already started (the API's, the sweep's) is the same run. */
-export async function startNotificationWorkflow(deps: Pick<AppDeps, 'temporal' | 'config'>, notificationId: string): Promise<void> {
+async function startNotificationWorkflow(deps: Pick<AppDeps, 'temporal' | 'config'>, notificationId: string): Promise<void> {
   await startBankNotificationRun(deps.temporal, deps.config, notificationId);
 }
 

@@ -67,7 +67,7 @@ export interface NewNotification {
  * Stores a new notification: RECEIVED when it holds a credit (its workflow matches it), UNPARSED or
  * IGNORED otherwise. Undefined when its hash or its (device, sequence) is taken (the caller tells which).
  */
-export async function insertNotification(db: Db, ring: KeyRing, n: NewNotification): Promise<NotificationRow | undefined> {
+async function insertNotification(db: Db, ring: KeyRing, n: NewNotification): Promise<NotificationRow | undefined> {
   const status: NotificationStatus = n.credit ? 'RECEIVED' : n.parser === '' ? 'UNPARSED' : 'IGNORED';
   const [row] = await db<NotificationRow[]>`
     insert into bank_notifications (id, device_id, trader_id, hash, sequence, sender, received_at, text_sealed, parser, parser_version,
@@ -124,7 +124,7 @@ export async function storeNotification(
   });
 }
 
-export async function findNotificationByHash(db: Db, hash: Uint8Array): Promise<NotificationRow | undefined> {
+async function findNotificationByHash(db: Db, hash: Uint8Array): Promise<NotificationRow | undefined> {
   const [row] = await db<NotificationRow[]>`select * from bank_notifications where hash = ${Buffer.from(hash)}`;
   return row;
 }

@@ -52,7 +52,11 @@ export function virtualCredit(bank: VirtualBank, minor: bigint, tail: string): {
   switch (bank) {
     case 'tbank':
       // tbank.json, "app push: top-up with a card tail".
-      return { sender: 'com.idamob.tinkoff.android', currency, text: `Пополнение на ${money(minor, NBSP, ',', true)} ₽, карта *${last4}. Доступно 25${NBSP}431,17 ₽` };
+      return {
+        sender: 'com.idamob.tinkoff.android',
+        currency,
+        text: `Пополнение на ${money(minor, NBSP, ',', true)} ₽, карта *${last4}. Доступно 25${NBSP}431,17 ₽`,
+      };
     case 'sberbank':
       // sberbank.json, "SMS: an incoming transfer from another Sber client, account tail first".
       return { sender: '900', currency, text: `СЧЁТ${last4} 10:15 Перевод ${money(minor, ' ', ',', true)}р от Иван И. Баланс: 25 431,17р` };
@@ -64,9 +68,17 @@ export function virtualCredit(bank: VirtualBank, minor: bigint, tail: string): {
       return { sender: 'kz.kaspi.mobile', currency, text: `Пополнение Kaspi Gold *${last4} на ${money(minor, ' ', ',', true)} ₸ от Айгуль А.` };
     case 'kapitalbank':
       // kapitalbank.json, "uz Latin: credited to your card, sender named".
-      return { sender: 'Kapitalbank', currency, text: `Kartangizga ${money(minor, ' ', ',', false)} so'm tushdi. Karta: *${last4}. Jo'natuvchi: ALISHER KARIMOV` };
+      return {
+        sender: 'Kapitalbank',
+        currency,
+        text: `Kartangizga ${money(minor, ' ', ',', false)} so'm tushdi. Karta: *${last4}. Jo'natuvchi: ALISHER KARIMOV`,
+      };
     case 'ziraat':
       // ziraat.json, "an EFT in, Turkish number format".
-      return { sender: 'ZIRAAT', currency, text: `Sayın müşterimiz, ****${last4} nolu hesabınıza ${money(minor, '.', ',', false)} TL EFT gelmiştir. Gönderen: AHMET YILMAZ` };
+      return {
+        sender: 'ZIRAAT',
+        currency,
+        text: `Sayın müşterimiz, ****${last4} nolu hesabınıza ${money(minor, '.', ',', false)} TL EFT gelmiştir. Gönderen: AHMET YILMAZ`,
+      };
   }
 }

@@ -273,8 +273,10 @@ test('a silent device takes its requisites out of the matcher and is marked sile
   const device: PairedDevice = await pairedDevice(trader, [trader.requisiteId]);
   const m = await fundedMerchant(0);
   let amount = 310_000;
-  const create = () =>
-    signed(m.keys, 'POST', `${stack.url}/api/v1/p2p/merchant/deals/payin`, payinBody({ payment_method_id: trader.method, amount: (amount += 100) }));
+  const create = () => {
+    amount += 100;
+    return signed(m.keys, 'POST', `${stack.url}/api/v1/p2p/merchant/deals/payin`, payinBody({ payment_method_id: trader.method, amount }));
+  };
 
   // Heard: matched.
   t.is((await sendHeartbeat(device)).status, 200);

@@ -47,10 +47,14 @@ const confirmAudit = (dealId: string) =>
 const getDeal = async (keys: KeyPair, dealId: string) => (await signed(keys, 'GET', `/api/v1/p2p/merchant/deals/${dealId}`)).body.deal;
 
 async function completedByDevice(t: ExecutionContext, keys: KeyPair, dealId: string, expectedAmount: bigint, parser: string, currency = 'RUB') {
-  const deal = await eventually(async () => {
-    const d = await getDeal(keys, dealId);
-    return d.status === 'COMPLETED' && d;
-  }, `${dealId} COMPLETED`, 300_000);
+  const deal = await eventually(
+    async () => {
+      const d = await getDeal(keys, dealId);
+      return d.status === 'COMPLETED' && d;
+    },
+    `${dealId} COMPLETED`,
+    300_000,
+  );
   const [n, ...more] = await notificationsOf(dealId);
   t.is(more.length, 0, 'one notification for the deal');
   t.like(n, { device_id: DEVICE_ID, status: 'MATCHED', reason: '', parser, amount: expectedAmount, currency });
@@ -133,7 +137,10 @@ test('10 sandbox deals at once: each its own notification, none lost, every sequ
   const [dup] = await sql`select sequence from bank_notifications where device_id = ${DEVICE_ID} group by sequence having count(*) > 1`;
   t.is(dup, undefined, 'no sequence used twice by the device');
   const [device] = await sql<{ last_sequence: bigint }[]>`select last_sequence from bank_devices where id = ${DEVICE_ID}`;
-  t.true(device!.last_sequence >= [...sequences].reduce((a, b) => (a > b ? a : b)));
+  t.true(
+    [...sequences].every((s) => device!.last_sequence >= s),
+    'the device’s last sequence is at least each one taken',
+  );
 });
 
 test('two live deals of one amount on one requisite (no exact match): both complete, the credit closed, nothing waits for an operator', async (t) => {
