@@ -170,7 +170,13 @@ export function createSandboxActivities(deps: ActivityDeps) {
         switch (move.kind) {
           case 'payin_notify':
             // The payer's "I paid": the checkout page's update (api/services/payins.ts notifyCheckoutPayment).
-            await deal.executeUpdate(notifyPaymentUpdate);
+            try {
+              await deal.executeUpdate(notifyPaymentUpdate);
+            } catch (error) {
+              // A retried move whose first try got through (its answer lost to the step's deadline): the deal is notified, the script goes on.
+              if (error instanceof WorkflowUpdateFailedError && (await findDeal(deps.sql, dealId))?.status === 'PAYMENT_NOTIFIED') break;
+              throw error;
+            }
             break;
           case 'payin_bank_credit': {
             // The bank's credit through the virtual bank device: the exact match confirms the deal with the device as the actor.

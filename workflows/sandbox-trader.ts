@@ -7,10 +7,20 @@
  * plays the arbiter's part instead: review, a message in the thread, then the decision the
  * appeal's text asks for.
  */
-import { sleep } from '@temporalio/workflow';
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
 import { sandboxArbiterMessage, sandboxPayinScenario, sandboxPayoutScenario, sandboxReceivedAmount } from '../domain/sandbox';
 import { steps } from './activity-proxies';
 import type { SandboxMove, SandboxTraderInput, SandboxTraderOutcome } from './contracts/sandbox-trader';
+
+/**
+ * The bank credit's move waits for the notification's own workflow (the match and the deal's
+ * confirmation) to answer: longer than a one-transaction step may take on a loaded worker.
+ */
+const bankDevice = proxyActivities<Activities>({
+  startToCloseTimeout: '60 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
+});
 
 export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<SandboxTraderOutcome> {
   const moves: SandboxTraderOutcome['moves'] = [];
@@ -20,7 +30,7 @@ export async function sandboxTraderWorkflow(input: SandboxTraderInput): Promise<
     await sleep(input.delaySeconds * 1000);
     for (const next of script) {
       const move = typeof next === 'function' ? next() : next;
-      const result = await steps.sandboxTraderMove(input.dealId, input.dealType, move);
+      const result = await (move.kind === 'payin_bank_credit' ? bankDevice : steps).sandboxTraderMove(input.dealId, input.dealType, move);
       moves.push({ kind: move.kind, result });
       if (result === 'refused') return;
     }
