@@ -26,6 +26,7 @@ import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
 import { payerProofView } from './payer-proof';
+import { dealBankNotification } from './bank-notifications';
 
 export { OPERATOR_DEAL_SORTS } from '../../db/queries/deals';
 
@@ -167,5 +168,6 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       error: a.error ?? '',
       at: a.at.toISOString(),
     })),
+    bank_notification: await dealBankNotification(deps, dealId),
   };
 }

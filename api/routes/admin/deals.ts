@@ -22,6 +22,7 @@ import {
   rejectBody,
 } from '../../schemas/deals';
 import { dealTimeline, exportDeals, OPERATOR_DEAL_SORTS, searchDeals } from '../../services/deals';
+import { dealBankNotification } from '../../schemas/bank-devices';
 import { assignPayout, completePayout, rejectPayout, startPayout } from '../../services/payouts';
 import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOperator, presentForOperator, reconcilePayin } from '../../services/payins';
 
@@ -168,6 +169,7 @@ export const dealRoutes = [
               at: timestamp,
             }),
           ),
+          bank_notification: dealBankNotification,
         })
         .openapi('ConsoleDealTimeline'),
       errors: [404],

@@ -197,6 +197,7 @@ export function DealDetail({ id }: { id: string }) {
       </dl>
       <DealActions d={d} outcomes={outcomes} />
       {d.deal_type === 'PAYIN' && <PayerProof proof={proof} />}
+      <ConfirmedByBank n={deal.data.bank_notification} />
       <section aria-labelledby="events-h">
         <h2 id="events-h">Events</h2>
         <DataTable
@@ -234,6 +235,20 @@ export function DealDetail({ id }: { id: string }) {
         />
       </section>
     </>
+  );
+}
+
+/** The bank notification that confirmed the deal: which phone forwarded it, whose, when, and what the bank said. */
+function ConfirmedByBank({ n }: { n: Schemas['DealBankNotification'] }) {
+  const format = useFormatMoney();
+  if (!n) return null;
+  const bank = { sberbank: 'Sberbank', tbank: 'T-Bank', kaspi: 'Kaspi', kapitalbank: 'Kapitalbank', ziraat: 'Ziraat', sbp: 'SBP' }[n.parser] ?? n.parser;
+  return (
+    <p data-testid="confirmed-by-bank" data-notification={n.notification_id}>
+      Confirmed by the bank notification forwarded by <Text value={n.device_name} /> (<Text value={n.trader_name} />) at {when(n.received_at)}:{' '}
+      <Text value={bank} /> credit of {format(n.amount, n.currency)}
+      {n.status === 'ATTACHED' ? ', attached by an operator' : ''}. <Link to={`/bank-notifications?status=${n.status}`}>Bank notifications</Link>
+    </p>
   );
 }
 

@@ -5633,6 +5633,7 @@ export interface components {
                  */
                 at: string;
             }[];
+            bank_notification: components["schemas"]["DealBankNotification"];
         };
         /** @description The payer's proof of payment sent from the hosted page: receipts (image or PDF) and the card's last 4 digits. */
         PayerProof: {
@@ -5662,6 +5663,30 @@ export interface components {
             /** @description RFC 3339 of the latest submission; '' if none */
             submitted_at: string;
         };
+        /** @description the bank notification that confirmed the deal (MATCHED or ATTACHED); null when none did */
+        DealBankNotification: {
+            /** Format: uuid */
+            notification_id: string;
+            /**
+             * @description MATCHED: it confirmed the deal by itself; ATTACHED: an operator attached it
+             * @enum {string}
+             */
+            status: "MATCHED" | "ATTACHED";
+            /** Format: uuid */
+            device_id: string;
+            device_name: string;
+            trader_name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            received_at: string;
+            /** @description the bank parser that read it */
+            parser: string;
+            /** @description the credit, minor units as a digit string */
+            amount: string;
+            currency: string;
+        } | null;
         OperatorDealResponse: {
             /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
             deal: components["schemas"]["MerchantDealInfo"] & {
