@@ -128,7 +128,10 @@ test('the queue: an unread message is dismissed with a reason; a credit attaches
   await docShot(page, 'bank-notifications-attach');
   await attach.getByRole('button', { name: 'Attach', exact: true }).click();
   await creditRow.waitFor({ state: 'detached' });
-  await eventually(async () => (await asOperator('GET', `${ADMIN}/deals/${payin.deal_id}`)).body.deal?.status === 'COMPLETED' || undefined, 'the deal completes');
+  await eventually(
+    async () => (await asOperator('GET', `${ADMIN}/deals/${payin.deal_id}`)).body.deal?.status === 'COMPLETED' || undefined,
+    'the deal completes',
+  );
 
   // A second credit for the completed deal: refused, in words, inside the dialog.
   const second = await forwarded(device, 150_000);
@@ -156,7 +159,10 @@ test('the queue: an unread message is dismissed with a reason; a credit attaches
   // At a phone's width the queue is cards, with nothing to scroll sideways.
   await page.setViewportSize({ width: 390, height: 844 });
   await visit(t, page, `/bank-notifications?status=ATTACHED&trader_id=${trader.traderId}`, 'Bank notifications', 'bank-notifications-phone');
-  await page.locator(`tr[data-notification="${credit.id}"]`).getByText(/Attached to deal/).waitFor();
+  await page
+    .locator(`tr[data-notification="${credit.id}"]`)
+    .getByText(/Attached to deal/)
+    .waitFor();
   t.true((await overflowX(page)) <= 0, 'no sideways scrolling on a phone');
   await docShot(page, 'bank-notifications-390');
   await accessible(t, page, 'bank-notifications-phone');

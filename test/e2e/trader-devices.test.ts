@@ -9,7 +9,7 @@ import anyTest, { type TestFn } from 'ava';
 import type { Browser } from 'playwright-core';
 import { asOperator } from '../helpers/api';
 import { testSql } from '../helpers/app';
-import { pairWithCode, sendNotification, tbankCredit, type PairedDevice } from '../helpers/bank-device';
+import { pairWithCode, sendHeartbeat, sendNotification, tbankCredit, type PairedDevice } from '../helpers/bank-device';
 import { accessible, closeTestPages, headingSettled, launchBrowser, overflowX, type BrowserCtx } from '../helpers/console-browser';
 import { isolatedMethod } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
@@ -59,7 +59,10 @@ test('on a phone: pair a phone by its code, pick its requisite, see it heard and
   const qr = page.getByRole('img', { name: 'Pairing QR code for Pixel 8 (T-Bank)' });
   const box = await qr.boundingBox();
   t.true(box !== null && box.width >= 240, `a QR code large enough to scan (${box?.width} px)`);
-  await page.getByRole('timer').filter({ hasText: /The code works for \d+:\d\d more, once/ }).waitFor();
+  await page
+    .getByRole('timer')
+    .filter({ hasText: /The code works for \d+:\d\d more, once/ })
+    .waitFor();
   await accessible(t, page, 'trader-device-pairing');
   await traderShot(page, 'devices-pairing');
 
@@ -73,7 +76,10 @@ test('on a phone: pair a phone by its code, pick its requisite, see it heard and
   await paired.getByRole('button', { name: 'Save and finish' }).click();
   const card = page.getByTestId('device').filter({ hasText: 'Pixel 8 (T-Bank)' });
   await card.getByText('Confirms deals on card •••• 4242 tbank').waitFor();
-  await card.getByTestId('device-presence').filter({ hasText: /^Heard (less than a minute|\d+ min) ago$/ }).waitFor();
+  await card
+    .getByTestId('device-presence')
+    .filter({ hasText: /^Heard (less than a minute|\d+ min) ago$/ })
+    .waitFor();
   await card.getByText('App version test-1.0').waitFor();
   const listed = await asTrader(trader.session, 'GET', `${TRADER}/devices`);
   t.deepEqual(
@@ -96,14 +102,23 @@ test('on a phone: pair a phone by its code, pick its requisite, see it heard and
   await openTraderSection(page, 'Today');
   const banner = page.getByTestId('silent-device');
   await banner.waitFor();
-  t.regex(
-    (await banner.textContent()) ?? '',
-    /^Pixel 8 \(T-Bank\) is silent since \d\d:\d\d: card •••• 4242 tbank get no deals\. Open the bank device app\./,
-  );
+  t.regex((await banner.textContent()) ?? '', /^Pixel 8 \(T-Bank\) is silent since \d\d:\d\d: card •••• 4242 tbank get no deals\. Open the bank device app\./);
   await traderShot(page, 'today-device-silent');
   await banner.getByRole('link', { name: 'Bank devices' }).click();
   await headingSettled(page, 'Bank devices');
-  await card.getByTestId('device-presence').filter({ hasText: /^Silent since \d\d:\d\d: its requisites get no deals until it is heard again$/ }).waitFor();
+  await card
+    .getByTestId('device-presence')
+    .filter({ hasText: /^Silent since \d\d:\d\d: its requisites get no deals until it is heard again$/ })
+    .waitFor();
+  // A heartbeat brings it back: heard again.
+  const beat = await sendHeartbeat(device);
+  t.is(beat.status, 200, beat.text);
+  await page.reload();
+  await headingSettled(page, 'Bank devices');
+  await card
+    .getByTestId('device-presence')
+    .filter({ hasText: /^Heard / })
+    .waitFor();
 
   // Revoke: the dialog says exactly what follows.
   await card.getByRole('button', { name: 'Revoke…' }).click();
@@ -113,7 +128,10 @@ test('on a phone: pair a phone by its code, pick its requisite, see it heard and
     'Pixel 8 (T-Bank) will not be able to confirm payments any more; card •••• 4242 tbank go back to confirmation by hand. This cannot be undone: pair the phone again to use it.',
   );
   await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
-  await card.getByTestId('device-presence').filter({ hasText: /^Revoked / }).waitFor();
+  await card
+    .getByTestId('device-presence')
+    .filter({ hasText: /^Revoked / })
+    .waitFor();
   t.is(await card.getAttribute('data-presence'), 'revoked');
   await eventually(async () => {
     const after = await asTrader(trader.session, 'GET', `${TRADER}/devices`);

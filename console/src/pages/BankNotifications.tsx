@@ -118,9 +118,9 @@ export function BankNotifications() {
     <>
       <h1>Bank notifications</h1>
       <p className="muted">
-        What traders’ paired phones forwarded and no deal took by itself, newest first: a credit that matched no live deal exactly, and a message no bank
-        parser could read. Attach a credit to the deal it paid, or dismiss it with the reason. Money for a deal that had ended is settled through an appeal of
-        that deal.
+        What traders’ paired phones forwarded and no deal took by itself, newest first: a credit that matched no live deal exactly, and a message no bank parser
+        could read. Attach a credit to the deal it paid, or dismiss it with the reason. Money for a deal that had ended is settled through an appeal of that
+        deal.
       </p>
       <FilterBar label="Filter bank notifications" specs={specs} filters={filters} view="bank-notifications" />
       <PagedTable
@@ -321,8 +321,8 @@ function Dismiss({ n }: { n: Notification }) {
           }}
         >
           <p data-testid="dismiss-says">
-            {what} forwarded by <Text value={n.device_name} /> (<Text value={n.trader_name} />) leaves the queue for good and confirms no deal. Your reason is kept
-            with it and in the audit log.
+            {what} forwarded by <Text value={n.device_name} /> (<Text value={n.trader_name} />) leaves the queue for good and confirms no deal. Your reason is
+            kept with it and in the audit log.
           </p>
           <Field label="Reason (required)" hint="e.g. a transfer between the trader’s own accounts, a test message, a duplicate">
             <textarea required maxLength={1000} value={note} onChange={(e) => setNote(e.target.value)} />

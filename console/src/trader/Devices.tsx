@@ -22,14 +22,13 @@ type Device = Schemas['TraderDevice'];
 type Pairing = Schemas['TraderDevicePairing'];
 type Notification = Schemas['BankNotification'];
 
-export const DEVICES_KEY = ['trader-devices'];
+const DEVICES_KEY = ['trader-devices'];
 const NOTIFICATIONS_KEY = ['trader-bank-notifications'];
 
-export const useDevices = (poll = 30_000) =>
-  useQuery({ queryKey: DEVICES_KEY, queryFn: () => unwrap(api.GET('/api/v1/p2p/trader/devices')), refetchInterval: poll });
+const useDevices = (poll = 30_000) => useQuery({ queryKey: DEVICES_KEY, queryFn: () => unwrap(api.GET('/api/v1/p2p/trader/devices')), refetchInterval: poll });
 
 /** A time as the trader reads it: "10:42" today, "28 Nov 10:42" another day (the phone's own time zone). */
-export function clock(iso: string): string {
+function clock(iso: string): string {
   if (!iso) return '';
   const d = new Date(iso);
   const time = d.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
@@ -37,7 +36,7 @@ export function clock(iso: string): string {
 }
 
 /** The requisites a device serves, by name: "card •••• 4242 tbank, SBP phone •••• 1234 sber". */
-export const requisitesOf = (d: Device) => d.requisites.map((r) => requisiteSummaryWords(r.summary)).join(', ');
+const requisitesOf = (d: Device) => d.requisites.map((r) => requisiteSummaryWords(r.summary)).join(', ');
 
 /** The device's presence in words, with what it means for the trader's deals. */
 function presenceWords(d: Device, now: number): string {
@@ -77,8 +76,8 @@ export function TraderDevices() {
       </p>
       <h1>Bank devices</h1>
       <p>
-        A phone with the bank device app forwards your bank’s notifications: a payment of a deal’s exact amount on a requisite it serves confirms the deal
-        with no tap of yours. A phone that falls silent takes its requisites out of the deals until it is heard again.
+        A phone with the bank device app forwards your bank’s notifications: a payment of a deal’s exact amount on a requisite it serves confirms the deal with
+        no tap of yours. A phone that falls silent takes its requisites out of the deals until it is heard again.
       </p>
       {pairing ? <PairingPanel pairing={pairing} onDone={() => setPairing(null)} /> : <StartPairing onStarted={setPairing} />}
       {devices.error ? (
@@ -360,7 +359,7 @@ function outcomeWords(n: Notification): string {
 
 const BANK_NAMES: Record<string, string> = { sberbank: 'Sberbank', tbank: 'T-Bank', kaspi: 'Kaspi', kapitalbank: 'Kapitalbank', ziraat: 'Ziraat', sbp: 'SBP' };
 /** The bank that wrote it: the parser that read it, else who sent it. */
-export const bankOf = (n: Pick<Notification, 'parser' | 'sender'>) => (n.parser ? (BANK_NAMES[n.parser] ?? n.parser) : n.sender);
+const bankOf = (n: Pick<Notification, 'parser' | 'sender'>) => (n.parser ? (BANK_NAMES[n.parser] ?? n.parser) : n.sender);
 
 function Forwarded() {
   const list = useQuery({
