@@ -73,7 +73,7 @@ export const deviceNotificationBody = z
   })
   .openapi('DeviceNotificationRequest');
 
-export const notificationStatus = z.enum(['RECEIVED', 'MATCHED', 'UNMATCHED', 'UNPARSED', 'IGNORED', 'ATTACHED', 'DISMISSED']);
+const notificationStatus = z.enum(['RECEIVED', 'MATCHED', 'UNMATCHED', 'UNPARSED', 'IGNORED', 'ATTACHED', 'DISMISSED']);
 
 export const deviceNotificationResponse = z
   .object({
@@ -159,7 +159,7 @@ const candidateDeal = z
   })
   .openapi('BankNotificationCandidate');
 
-export const bankNotification = z
+const bankNotification = z
   .object({
     notification_id: z.string().openapi({ format: 'uuid' }),
     status: notificationStatus,

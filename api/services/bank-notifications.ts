@@ -46,7 +46,7 @@ import { usedSequence } from './bank-devices';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** Starts the notification's workflow; a run already started (the API's, the sweep's) is the same run. */
-export async function startNotificationWorkflow(deps: Pick<AppDeps, 'temporal' | 'config'>, notificationId: string): Promise<void> {
+async function startNotificationWorkflow(deps: Pick<AppDeps, 'temporal' | 'config'>, notificationId: string): Promise<void> {
   try {
     await deps.temporal.workflow.start<BankNotificationWorkflow>(bankNotificationWorkflowType, {
       workflowId: bankNotificationWorkflowId(notificationId),

@@ -272,9 +272,9 @@ test('a silent device takes its requisites out of the matcher and is marked sile
   const trader = await traderWithRequisite();
   const device: PairedDevice = await pairedDevice(trader, [trader.requisiteId]);
   const m = await fundedMerchant(0);
-  let amount = 310_000;
+  const amounts = [310_100, 310_200, 310_300].values();
   const create = () =>
-    signed(m.keys, 'POST', `${stack.url}/api/v1/p2p/merchant/deals/payin`, payinBody({ payment_method_id: trader.method, amount: (amount += 100) }));
+    signed(m.keys, 'POST', `${stack.url}/api/v1/p2p/merchant/deals/payin`, payinBody({ payment_method_id: trader.method, amount: amounts.next().value }));
 
   // Heard: matched.
   t.is((await sendHeartbeat(device)).status, 200);
