@@ -2,12 +2,13 @@
 import { z } from 'zod';
 import { int64String, line, lineRule, text, timestamp, uuid } from './common';
 
-const sequence = z
-  .number({ error: 'sequence must be an integer' })
-  .int('sequence must be an integer')
-  .min(1, 'sequence must be at least 1')
-  .max(Number.MAX_SAFE_INTEGER, `sequence is at most ${Number.MAX_SAFE_INTEGER}`)
-  .openapi({ description: "higher than every earlier message's of this device (a counter the device keeps); a lower or equal one is a replay: 409" });
+const sequenceNumber = (description: string) =>
+  z
+    .number({ error: 'sequence must be an integer' })
+    .int('sequence must be an integer')
+    .min(1, 'sequence must be at least 1')
+    .max(Number.MAX_SAFE_INTEGER, `sequence is at most ${Number.MAX_SAFE_INTEGER}`)
+    .openapi({ description });
 
 const appVersion = line('app_version', 40).optional().openapi({ description: "the device app's version, shown to the trader" });
 
@@ -47,11 +48,18 @@ export const deviceStateResponse = z
   })
   .openapi('DeviceState');
 
-export const deviceHeartbeatBody = z.object({ sequence, app_version: appVersion }).openapi('DeviceHeartbeatRequest');
+export const deviceHeartbeatBody = z
+  .object({
+    sequence: sequenceNumber("higher than every earlier message's of this device (the counter it keeps); a lower or equal one is a replayed heartbeat: 409"),
+    app_version: appVersion,
+  })
+  .openapi('DeviceHeartbeatRequest');
 
 export const deviceNotificationBody = z
   .object({
-    sequence,
+    sequence: sequenceNumber(
+      'a number this device never used for another message (the counter it keeps; notifications may arrive out of order): a used one is 409, unless this is the same notification again (replayed)',
+    ),
     sender: line('sender', 120)
       .pipe(z.string().min(1, 'sender is required'))
       .openapi({ description: 'who the notification came from: the SMS sender (900, T-Bank) or the app package (ru.sberbankmobile)', example: '900' }),
@@ -65,7 +73,7 @@ export const deviceNotificationBody = z
   })
   .openapi('DeviceNotificationRequest');
 
-export const notificationStatus = z.enum(['RECEIVED', 'MATCHED', 'UNMATCHED', 'UNPARSED', 'IGNORED', 'ATTACHED', 'DISMISSED']);
+const notificationStatus = z.enum(['RECEIVED', 'MATCHED', 'UNMATCHED', 'UNPARSED', 'IGNORED', 'ATTACHED', 'DISMISSED']);
 
 export const deviceNotificationResponse = z
   .object({
@@ -151,7 +159,7 @@ const candidateDeal = z
   })
   .openapi('BankNotificationCandidate');
 
-export const bankNotification = z
+const bankNotification = z
   .object({
     notification_id: z.string().openapi({ format: 'uuid' }),
     status: notificationStatus,

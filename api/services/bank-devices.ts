@@ -140,9 +140,11 @@ const deviceActorOf = (deviceId: string, key: string): AuditActor => ({
   requestKey: `device:${deviceId}:${key}`,
 });
 
-/** The sequence rule in the device's words. */
-export const staleSequence = (sequence: bigint) =>
-  new Conflict(`sequence ${sequence} is not higher than this device's last message: a replay, or a counter that went back (pair again to reset it)`);
+/** The sequence rules in the device's words. */
+const staleSequence = (sequence: bigint) =>
+  new Conflict(`sequence ${sequence} is not higher than this device's last message: a replayed heartbeat, or a counter that went back (pair again to reset it)`);
+export const usedSequence = (sequence: bigint) =>
+  new Conflict(`sequence ${sequence} was used by another message of this device: each message takes a new number (a replay, or a counter that went back)`);
 
 /** A heartbeat: a higher sequence than any before, a sign of life that resumes a silent device. */
 export async function deviceHeartbeat(deps: AppDeps, deviceId: string, body: { sequence: number; app_version?: string | undefined }) {

@@ -16,7 +16,7 @@ import { notificationHash } from '../../domain/crypto/device-signature';
 import { parseBankNotification } from '../../domain/bank-notifications/parse';
 import { PAYIN_TERMINAL, payinRefusal } from '../../domain/state/payin';
 import { insertAudit } from '../../db/queries/audit';
-import { advanceSequence } from '../../db/queries/bank-devices';
+import { noteMessage } from '../../db/queries/bank-devices';
 import {
   attachToDeal,
   candidateDeals,
@@ -43,11 +43,11 @@ import {
 } from '../../workflows/contracts/bank-notification';
 import { confirmReceivedUpdate, payinWorkflowId, type PayinWorkflow } from '../../workflows/contracts/payin';
 import { closedRejects, stepTimeouts, updateDeal } from './deal-workflows';
-import { staleSequence } from './bank-devices';
+import { usedSequence } from './bank-devices';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 
 /** Starts the notification's workflow; a run already started (the API's, the sweep's) is the same run. */
-export async function startNotificationWorkflow(deps: Pick<AppDeps, 'temporal' | 'config'>, notificationId: string): Promise<void> {
+async function startNotificationWorkflow(deps: Pick<AppDeps, 'temporal' | 'config'>, notificationId: string): Promise<void> {
   try {
     await deps.temporal.workflow.start<BankNotificationWorkflow>(bankNotificationWorkflowType, {
       workflowId: bankNotificationWorkflowId(notificationId),
@@ -69,8 +69,9 @@ export interface IncomingNotification {
 
 /**
  * A device's notification: stored (or answered again when its hash is known), parsed, and — a
- * credit — handed to its workflow. The device's row lock orders its messages: of two with one
- * sequence number exactly one is stored.
+ * credit — handed to its workflow. Its sequence number must be one the device never used (a
+ * captured request sent again is its stored twin, answered as such; a new message under a used
+ * number is 409). The device's row lock orders its messages: of two with one number one is stored.
  */
 export async function receiveNotification(deps: AppDeps, device: { deviceId: string; traderId: string }, body: IncomingNotification) {
   const receivedAt = new Date(body.received_at);
@@ -80,7 +81,7 @@ export async function receiveNotification(deps: AppDeps, device: { deviceId: str
   const { row, replayed } = await deps.sql.begin(async (tx) => {
     const known = await findNotificationByHash(tx, hash);
     if (known) return { row: known, replayed: true };
-    if (!(await advanceSequence(tx, device.deviceId, sequence, true))) throw staleSequence(sequence);
+    if (!(await noteMessage(tx, device.deviceId, sequence))) throw new Conflict('this device is not paired any more');
     const stored = await insertNotification(tx, cardDataRing(deps.config), {
       id: randomUUID(),
       deviceId: device.deviceId,
@@ -94,7 +95,11 @@ export async function receiveNotification(deps: AppDeps, device: { deviceId: str
       parserVersion: parsed.version,
       credit: parsed.credit,
     });
-    return { row: stored, replayed: false };
+    if (stored) return { row: stored, replayed: false };
+    // Under the device's row lock only this device writes: a taken hash is a twin sent at once, else the sequence was used.
+    const twin = await findNotificationByHash(tx, hash);
+    if (twin) return { row: twin, replayed: true };
+    throw usedSequence(sequence);
   });
   if (!replayed) {
     deps.metrics?.bankNotificationsParsed.inc({

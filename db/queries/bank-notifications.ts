@@ -59,8 +59,11 @@ export interface NewNotification {
   credit?: { amount: bigint; currency: string; payerName?: string | undefined; cardTail?: string | undefined } | undefined;
 }
 
-/** Stores a new notification: RECEIVED when it holds a credit (its workflow matches it), UNPARSED or IGNORED otherwise. */
-export async function insertNotification(db: Db, ring: KeyRing, n: NewNotification): Promise<NotificationRow> {
+/**
+ * Stores a new notification: RECEIVED when it holds a credit (its workflow matches it), UNPARSED or
+ * IGNORED otherwise. Undefined when its hash or its (device, sequence) is taken (the caller tells which).
+ */
+export async function insertNotification(db: Db, ring: KeyRing, n: NewNotification): Promise<NotificationRow | undefined> {
   const status: NotificationStatus = n.credit ? 'RECEIVED' : n.parser === '' ? 'UNPARSED' : 'IGNORED';
   const [row] = await db<NotificationRow[]>`
     insert into bank_notifications (id, device_id, trader_id, hash, sequence, sender, received_at, text_sealed, parser, parser_version,
@@ -68,8 +71,9 @@ export async function insertNotification(db: Db, ring: KeyRing, n: NewNotificati
     values (${n.id}, ${n.deviceId}, ${n.traderId}, ${Buffer.from(n.hash)}, ${n.sequence}, ${n.sender}, ${n.receivedAt},
       ${ring.seal(n.text, textAad(n.id))}, ${n.parser}, ${n.parserVersion}, ${n.credit?.amount ?? null}, ${n.credit?.currency ?? null},
       ${n.credit?.payerName ? ring.seal(n.credit.payerName, payerAad(n.id)) : null}, ${n.credit?.cardTail ?? ''}, ${status})
+    on conflict do nothing
     returning *`;
-  return row!;
+  return row;
 }
 
 export async function findNotificationByHash(db: Db, hash: Uint8Array): Promise<NotificationRow | undefined> {

@@ -59,7 +59,7 @@ export const deviceGroup = routeGroup('/api/v1/p2p/device', [
       summary: 'The device is alive: its requisites stay in the matcher',
       description:
         'At least every heartbeat_interval_seconds. A device unheard for silent_after_seconds takes its requisites out of the matcher ' +
-        'until its next message (a heartbeat or a notification). sequence must be higher than any earlier message’s (409 otherwise).',
+        'until its next message (a heartbeat or a notification). Its sequence must be higher than any earlier message’s (409 otherwise).',
       tags,
       body: deviceHeartbeatBody,
       response: deviceStateResponse,
@@ -77,7 +77,7 @@ export const deviceGroup = routeGroup('/api/v1/p2p/device', [
       summary: 'Forward a bank notification exactly as the device received it',
       description:
         'Stored once by its hash (device, sender, received_at, text): the same notification again answers the stored one (replayed, ' +
-        'whatever its sequence). A new one must carry a sequence higher than any earlier message’s (409 otherwise: a replay). The ' +
+        'whatever its sequence). A new one must carry a sequence number the device never used (409 otherwise: a replay). The ' +
         'bank’s parser reads it; a credit on one of the device’s requisites that matches exactly one live PayIn confirms that deal ' +
         'with the amount received; anything else waits for an operator. Answered at once (202): the match runs in its workflow.',
       tags,
