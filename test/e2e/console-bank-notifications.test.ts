@@ -1,17 +1,16 @@
 /**
  * The operators' queue of bank notifications in Chromium: a message a trader's phone forwarded and
  * no parser read waits with the trader's and the phone's names, and is dismissed with a required
- * reason; a credit of a live deal's exact amount (a parsed row, crafted while the parsers are
- * written elsewhere) shows the deal by its merchant's name, the attach dialog says the deal
- * completes, the deal then completes and its timeline names the phone and the trader; attaching a
- * second credit to that deal is refused in words inside the dialog. axe-core on the pages, the
- * queue as cards at a phone's width.
+ * reason; a credit that came before its deal shows that deal by its merchant's name, the attach
+ * dialog says the deal completes, the deal then completes and its timeline names the phone and the
+ * trader; attaching a second credit of that amount to the completed deal is refused in words
+ * inside the dialog. axe-core on the pages, the queue as cards at a phone's width.
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Browser } from 'playwright-core';
 import { asOperator, newMerchant } from '../helpers/api';
 import { testSql } from '../helpers/app';
-import { pairedDevice, sendNotification, tbankCredit } from '../helpers/bank-device';
+import { pairedDevice, sendNotification, tbankCredit, type PairedDevice } from '../helpers/bank-device';
 import { accessible, closeTestPages, consoleOperator, docShot, launchBrowser, overflowX, signedIn, visit, type BrowserCtx } from '../helpers/console-browser';
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
@@ -35,9 +34,9 @@ test.afterEach.always((t) => closeTestPages(t));
 
 const ADMIN = '/api/v1/p2p/admin';
 
-/** A message forwarded by the phone, settled out of RECEIVED. */
-async function forwarded(device: Parameters<typeof sendNotification>[0], amount: number) {
-  const sent = await sendNotification(device, tbankCredit(amount));
+/** A message the phone forwards, once it has left RECEIVED (matched, or in the queue). */
+async function forward(device: PairedDevice, n: { sender: string; text: string }) {
+  const sent = await sendNotification(device, n);
   if (sent.status !== 202) throw new Error(`notification refused: ${sent.status} ${sent.text}`);
   const id = sent.body.notification_id as string;
   return eventually(async () => {
@@ -45,11 +44,6 @@ async function forwarded(device: Parameters<typeof sendNotification>[0], amount:
     return r && r.status !== 'RECEIVED' ? r : undefined;
   }, 'the notification settles');
 }
-
-/** What a bank parser reads from a T-Bank credit that matched no deal by itself (crafted: the parsers are written elsewhere). */
-const asUnmatchedCredit = (id: string, amount: number) =>
-  sql`update bank_notifications set status = 'UNMATCHED', reason = 'no_live_deal', parser = 'tbank', parser_version = 1,
-    amount = ${BigInt(amount)}, currency = 'RUB', card_tail = '7731', deal_id = null where id = ${id}`;
 
 test('the queue: an unread message is dismissed with a reason; a credit attaches to its deal, which completes, and the timeline names the phone', async (t) => {
   const method = await isolatedMethod();
@@ -67,14 +61,13 @@ test('the queue: an unread message is dismissed with a reason; a credit attaches
   t.is(requisite.status, 201, requisite.text);
   const merchantName = `Shop ${Date.now()}`;
   const merchant = await newMerchant({ name: merchantName });
-  const payin = await createPayin(merchant.keys, { payment_method_id: method, amount: 150_000 });
   const device = await pairedDevice(trader, [requisite.body.requisite.requisite_id], 'Queue Pixel');
-
-  const unread = await forwarded(device, 150_000);
-  const credit = await forwarded(device, 150_000);
-  // With the real parsers these would be read and matched by themselves; the queue is built for what they cannot match.
-  await sql`update bank_notifications set status = 'UNPARSED', parser = '', amount = null, currency = null, deal_id = null where id = ${unread.id}`;
-  await asUnmatchedCredit(credit.id, 150_000);
+  const unread = await forward(device, { sender: 'Parcel SMS', text: 'Your parcel waits at the pickup point' });
+  t.is(unread.status, 'UNPARSED');
+  // The money came before the deal was made: it waits, and the deal made then is its candidate.
+  const credit = await forward(device, tbankCredit(150_000));
+  t.is(credit.status, 'UNMATCHED');
+  const payin = await createPayin(merchant.keys, { payment_method_id: method, amount: 150_000 });
 
   const arbiter = await consoleOperator('arbiter');
   const { page, cspViolations } = await signedIn(t, browser, arbiter);
@@ -91,9 +84,10 @@ test('the queue: an unread message is dismissed with a reason; a credit attaches
     await row.getByText('phone Queue Pixel').waitFor();
   }
   await unreadRow.getByText('Nothing could be read from it: no bank parser knew the message').waitFor();
+  await unreadRow.getByText('unknown (sender Parcel SMS)').waitFor();
   await creditRow.getByText('No live deal of this amount on the requisites this phone serves').waitFor();
   await creditRow.getByText('T-Bank (parser v1)').waitFor();
-  await creditRow.getByText('card •••• 7731').waitFor();
+  await creditRow.getByText('Иван И.', { exact: true }).waitFor();
   const candidate = creditRow.locator(`li[data-candidate="${payin.deal_id}"]`);
   await candidate.getByText(merchantName).waitFor();
   await candidate.getByText('exact amount').waitFor();
@@ -134,8 +128,8 @@ test('the queue: an unread message is dismissed with a reason; a credit attaches
   );
 
   // A second credit for the completed deal: refused, in words, inside the dialog.
-  const second = await forwarded(device, 150_000);
-  await asUnmatchedCredit(second.id, 150_000);
+  const second = await forward(device, tbankCredit(150_000));
+  t.is(second.status, 'UNMATCHED');
   await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption({ label: 'matched no deal' });
   const secondRow = page.locator(`tr[data-notification="${second.id}"]`);
   await secondRow.locator(`li[data-candidate="${payin.deal_id}"]`).getByText('completed').waitFor();

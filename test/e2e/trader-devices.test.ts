@@ -7,11 +7,11 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Browser } from 'playwright-core';
-import { asOperator } from '../helpers/api';
+import { asOperator, newMerchant } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { pairWithCode, sendHeartbeat, sendNotification, tbankCredit, type PairedDevice } from '../helpers/bank-device';
 import { accessible, closeTestPages, headingSettled, launchBrowser, overflowX, type BrowserCtx } from '../helpers/console-browser';
-import { isolatedMethod } from '../helpers/deals';
+import { createPayin, isolatedMethod } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
 import { asTrader, newTrader, TRADER } from '../helpers/trader-session';
@@ -87,12 +87,22 @@ test('on a phone: pair a phone by its code, pick its requisite, see it heard and
     [requisiteId],
   );
 
-  // What it forwarded: a message no parser reads yet is "could not be read" (a credit the parsers read confirms its deal).
+  // What it forwarded: a credit of a live deal's amount confirms the deal with no tap; another amount waits for an operator.
+  const merchant = await newMerchant();
+  const payin = await createPayin(merchant.keys, { payment_method_id: method, amount: 150_000 });
   t.is((await sendNotification(device, tbankCredit(150_000))).status, 202);
-  const forwarded = page.getByTestId('forwarded').first();
-  await forwarded.waitFor();
-  t.regex((await forwarded.textContent()) ?? '', /(could not be read — an operator looks|no deal of this amount — an operator looks)/);
-  t.regex((await forwarded.textContent()) ?? '', /by Pixel 8 \(T-Bank\)/);
+  await eventually(
+    async () => (await asOperator('GET', `/api/v1/p2p/admin/deals/${payin.deal_id}`)).body.deal?.status === 'COMPLETED' || undefined,
+    'the deal completes',
+  );
+  t.is((await sendNotification(device, tbankCredit(99_000))).status, 202);
+  const forwarded = page.getByTestId('forwarded');
+  await forwarded
+    .filter({ hasText: `confirmed deal ${payin.deal_id.slice(0, 8)}` })
+    .filter({ hasText: '1 500.00 RUB' })
+    .waitFor();
+  await forwarded.filter({ hasText: 'no deal of this amount — an operator looks' }).filter({ hasText: '990.00 RUB' }).waitFor();
+  t.regex((await forwarded.first().textContent()) ?? '', /990\.00 RUB · T-Bank · \d\d:\d\d.*by Pixel 8 \(T-Bank\)/, 'newest first, with bank, time and phone');
   await accessible(t, page, 'trader-devices');
   t.true((await overflowX(page)) <= 0, 'no sideways scrolling');
   await traderShot(page, 'devices');
