@@ -3303,7 +3303,7 @@ export interface paths {
         put?: never;
         /**
          * The device is alive: its requisites stay in the matcher
-         * @description At least every heartbeat_interval_seconds. A device unheard for silent_after_seconds takes its requisites out of the matcher until its next message (a heartbeat or a notification). sequence must be higher than any earlier message’s (409 otherwise).
+         * @description At least every heartbeat_interval_seconds. A device unheard for silent_after_seconds takes its requisites out of the matcher until its next message (a heartbeat or a notification). Its sequence must be higher than any earlier message’s (409 otherwise).
          */
         post: operations["deviceHeartbeat"];
         delete?: never;
@@ -3323,7 +3323,7 @@ export interface paths {
         put?: never;
         /**
          * Forward a bank notification exactly as the device received it
-         * @description Stored once by its hash (device, sender, received_at, text): the same notification again answers the stored one (replayed, whatever its sequence). A new one must carry a sequence higher than any earlier message’s (409 otherwise: a replay). The bank’s parser reads it; a credit on one of the device’s requisites that matches exactly one live PayIn confirms that deal with the amount received; anything else waits for an operator. Answered at once (202): the match runs in its workflow.
+         * @description Stored once by its hash (device, sender, received_at, text): the same notification again answers the stored one (replayed, whatever its sequence). A new one must carry a sequence number the device never used (409 otherwise: a replay). The bank’s parser reads it; a credit on one of the device’s requisites that matches exactly one live PayIn confirms that deal with the amount received; anything else waits for an operator. Answered at once (202): the match runs in its workflow.
          */
         post: operations["deviceSendNotification"];
         delete?: never;
@@ -7333,7 +7333,7 @@ export interface components {
             app_version?: string;
         };
         DeviceHeartbeatRequest: {
-            /** @description higher than every earlier message's of this device (a counter the device keeps); a lower or equal one is a replay: 409 */
+            /** @description higher than every earlier message's of this device (the counter it keeps); a lower or equal one is a replayed heartbeat: 409 */
             sequence: number;
             /** @description the device app's version, shown to the trader */
             app_version?: string;
@@ -7349,7 +7349,7 @@ export interface components {
             replayed: boolean;
         };
         DeviceNotificationRequest: {
-            /** @description higher than every earlier message's of this device (a counter the device keeps); a lower or equal one is a replay: 409 */
+            /** @description a number this device never used for another message (the counter it keeps; notifications may arrive out of order): a used one is 409, unless this is the same notification again (replayed) */
             sequence: number;
             /**
              * @description who the notification came from: the SMS sender (900, T-Bank) or the app package (ru.sberbankmobile)
