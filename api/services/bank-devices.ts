@@ -142,7 +142,9 @@ const deviceActorOf = (deviceId: string, key: string): AuditActor => ({
 
 /** The sequence rules in the device's words. */
 const staleSequence = (sequence: bigint) =>
-  new Conflict(`sequence ${sequence} is not higher than this device's last message: a replayed heartbeat, or a counter that went back (pair again to reset it)`);
+  new Conflict(
+    `sequence ${sequence} is not higher than this device's last message: a replayed heartbeat, or a counter that went back (pair again to reset it)`,
+  );
 export const usedSequence = (sequence: bigint) =>
   new Conflict(`sequence ${sequence} was used by another message of this device: each message takes a new number (a replay, or a counter that went back)`);
 

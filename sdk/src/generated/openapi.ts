@@ -3303,7 +3303,7 @@ export interface paths {
         put?: never;
         /**
          * The device is alive: its requisites stay in the matcher
-         * @description At least every heartbeat_interval_seconds. A device unheard for silent_after_seconds takes its requisites out of the matcher until its next message (a heartbeat or a notification). sequence must be higher than any earlier message’s (409 otherwise).
+         * @description At least every heartbeat_interval_seconds. A device unheard for silent_after_seconds takes its requisites out of the matcher until its next message (a heartbeat or a notification). Its sequence must be higher than any earlier message’s (409 otherwise).
          */
         post: operations["deviceHeartbeat"];
         delete?: never;
@@ -3323,7 +3323,7 @@ export interface paths {
         put?: never;
         /**
          * Forward a bank notification exactly as the device received it
-         * @description Stored once by its hash (device, sender, received_at, text): the same notification again answers the stored one (replayed, whatever its sequence). A new one must carry a sequence higher than any earlier message’s (409 otherwise: a replay). The bank’s parser reads it; a credit on one of the device’s requisites that matches exactly one live PayIn confirms that deal with the amount received; anything else waits for an operator. Answered at once (202): the match runs in its workflow.
+         * @description Stored once by its hash (device, sender, received_at, text): the same notification again answers the stored one (replayed, whatever its sequence). A new one must carry a sequence number the device never used (409 otherwise: a replay). The bank’s parser reads it; a credit on one of the device’s requisites that matches exactly one live PayIn confirms that deal with the amount received; anything else waits for an operator. Answered at once (202): the match runs in its workflow.
          */
         post: operations["deviceSendNotification"];
         delete?: never;
@@ -4619,12 +4619,12 @@ export interface components {
              */
             at: string;
             /**
-             * @description merchant_account: a member of a merchant (its cabinet session; role is the member's); merchant_jwt: the cabinet JWT (actor_id its sub, role owner); system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)
+             * @description merchant_account: a member of a merchant (its cabinet session; role is the member's); merchant_jwt: the cabinet JWT (actor_id its sub, role owner); bank_device: a trader's paired bank device (actor_id the device's id; its notification confirmed a deal, it paired or was heard again); system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)
              * @enum {string}
              */
-            actor_kind: "operator_account" | "operator_jwt" | "merchant_account" | "merchant_jwt" | "trader_account" | "system" | "anonymous";
+            actor_kind: "operator_account" | "operator_jwt" | "merchant_account" | "merchant_jwt" | "trader_account" | "bank_device" | "system" | "anonymous";
             actor_id: string;
-            /** @description who, for people: a console account's or a merchant member's email (as the account is now), `operator JWT <sub>`, `cabinet JWT <sub>`, the system actor's name, or `failed sign-in from <address>` */
+            /** @description who, for people: a console account's or a merchant member's email (as the account is now), `operator JWT <sub>`, `cabinet JWT <sub>`, `bank device <name> of <trader>`, the system actor's name, or `failed sign-in from <address>` */
             actor_name: string;
             /** @description a console account's or merchant member's email; empty for other actors */
             actor_email: string;
@@ -7308,7 +7308,7 @@ export interface components {
             app_version?: string;
         };
         DeviceHeartbeatRequest: {
-            /** @description higher than every earlier message's of this device (a counter the device keeps); a lower or equal one is a replay: 409 */
+            /** @description higher than every earlier message's of this device (the counter it keeps); a lower or equal one is a replayed heartbeat: 409 */
             sequence: number;
             /** @description the device app's version, shown to the trader */
             app_version?: string;
@@ -7324,7 +7324,7 @@ export interface components {
             replayed: boolean;
         };
         DeviceNotificationRequest: {
-            /** @description higher than every earlier message's of this device (a counter the device keeps); a lower or equal one is a replay: 409 */
+            /** @description a number this device never used for another message (the counter it keeps; notifications may arrive out of order): a used one is 409, unless this is the same notification again (replayed) */
             sequence: number;
             /**
              * @description who the notification came from: the SMS sender (900, T-Bank) or the app package (ru.sberbankmobile)
