@@ -59,37 +59,40 @@ export async function scoreCounts(db: Db, windowHours: number): Promise<Omit<Req
  * the turn (false). A requisite whose deals all left the window loses its row: it is scored at the prior.
  */
 export async function refreshRequisiteScores(sql: Sql, windowHours: number): Promise<{ refreshed: boolean; requisites: number }> {
-  return sql.begin(async (tx) => {
-    const [turn] = await tx<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(${REFRESH_LOCK}) as ok`;
-    if (!turn?.ok) return { refreshed: false, requisites: 0 };
-    const rows = (await scoreCounts(tx, windowHours)).map((c) => ({
-      ...c,
-      score: requisiteScore({
-        completed: c.completed,
-        expired: c.expired,
-        appealsLost: c.appeals_lost,
-        slowConfirms: c.slow_confirms,
-        autoConfirmed: c.auto_confirmed,
-      }),
-    }));
-    const col = <K extends keyof RequisiteScoreRow>(k: K) => rows.map((r) => r[k]);
-    await tx`
-      with fresh as (
-        select * from unnest(${col('requisite_id')}::uuid[], ${col('score')}::int[], ${col('completed')}::int[], ${col('expired')}::int[],
-          ${col('appeals_lost')}::int[], ${col('confirmed')}::int[], ${col('slow_confirms')}::int[], ${col('confirm_seconds_avg') as (number | null)[]}::int[],
-          ${col('auto_confirmed')}::int[])
-          as f(requisite_id, score, completed, expired, appeals_lost, confirmed, slow_confirms, confirm_seconds_avg, auto_confirmed)
-      ), gone as (
-        delete from requisite_scores s where not exists (select 1 from fresh f where f.requisite_id = s.requisite_id)
-      )
-      insert into requisite_scores (requisite_id, score, completed, expired, appeals_lost, confirmed, slow_confirms, confirm_seconds_avg, auto_confirmed, computed_at)
-      select requisite_id, score, completed, expired, appeals_lost, confirmed, slow_confirms, confirm_seconds_avg, auto_confirmed, now() from fresh
-      on conflict (requisite_id) do update set
-        score = excluded.score, completed = excluded.completed, expired = excluded.expired, appeals_lost = excluded.appeals_lost,
-        confirmed = excluded.confirmed, slow_confirms = excluded.slow_confirms, confirm_seconds_avg = excluded.confirm_seconds_avg,
-        auto_confirmed = excluded.auto_confirmed, computed_at = excluded.computed_at`;
-    return { refreshed: true, requisites: rows.length };
-  });
+  return sql.begin((tx) => rewriteScores(tx, windowHours));
+}
+
+/** The refresh's work inside the caller's transaction (a test rolls it back with what it seeded). */
+export async function rewriteScores(tx: Tx, windowHours: number): Promise<{ refreshed: boolean; requisites: number }> {
+  const [turn] = await tx<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(${REFRESH_LOCK}) as ok`;
+  if (!turn?.ok) return { refreshed: false, requisites: 0 };
+  const rows = (await scoreCounts(tx, windowHours)).map((c) => ({
+    ...c,
+    score: requisiteScore({
+      completed: c.completed,
+      expired: c.expired,
+      appealsLost: c.appeals_lost,
+      slowConfirms: c.slow_confirms,
+      autoConfirmed: c.auto_confirmed,
+    }),
+  }));
+  const col = <K extends keyof RequisiteScoreRow>(k: K) => rows.map((r) => r[k]);
+  await tx`
+    with fresh as (
+      select * from unnest(${col('requisite_id')}::uuid[], ${col('score')}::int[], ${col('completed')}::int[], ${col('expired')}::int[],
+        ${col('appeals_lost')}::int[], ${col('confirmed')}::int[], ${col('slow_confirms')}::int[], ${col('confirm_seconds_avg') as (number | null)[]}::int[],
+        ${col('auto_confirmed')}::int[])
+        as f(requisite_id, score, completed, expired, appeals_lost, confirmed, slow_confirms, confirm_seconds_avg, auto_confirmed)
+    ), gone as (
+      delete from requisite_scores s where not exists (select 1 from fresh f where f.requisite_id = s.requisite_id)
+    )
+    insert into requisite_scores (requisite_id, score, completed, expired, appeals_lost, confirmed, slow_confirms, confirm_seconds_avg, auto_confirmed, computed_at)
+    select requisite_id, score, completed, expired, appeals_lost, confirmed, slow_confirms, confirm_seconds_avg, auto_confirmed, now() from fresh
+    on conflict (requisite_id) do update set
+      score = excluded.score, completed = excluded.completed, expired = excluded.expired, appeals_lost = excluded.appeals_lost,
+      confirmed = excluded.confirmed, slow_confirms = excluded.slow_confirms, confirm_seconds_avg = excluded.confirm_seconds_avg,
+      auto_confirmed = excluded.auto_confirmed, computed_at = excluded.computed_at`;
+  return { refreshed: true, requisites: rows.length };
 }
 
 /** What the matcher decided for one deal (domain/routing.ts). */
