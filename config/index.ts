@@ -236,7 +236,12 @@ function schemaFor(nodeEnv: string) {
      */
     LEDGER_CHECK_INTERVAL_SECONDS: seconds(300),
     /** The window of a requisite's routing score: its deals created within these hours (docs/routing.md). */
-    ROUTING_SCORE_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(168),
+    ROUTING_SCORE_WINDOW_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 90)
+      .default(168),
     /**
      * How often a worker polling the deals queue refreshes the routing scores (workers/routing-scores.ts:
      * one process per turn, an advisory lock), and once at its start. 0: only at the start.

@@ -26,7 +26,7 @@ export const SCORE_PRIOR = 500;
  * good and PRIOR_HALVES/2 bad deals behind it, so its first deal moves it 500 → 583 (completed) or
  * 500 → 416 (expired) rather than to 1000 or 0, and a long history outweighs the prior.
  */
-export const PRIOR_HALVES = 5;
+const PRIOR_HALVES = 5;
 /** A confirmation later than this after the deal was created counts as half a bad deal. */
 export const SLOW_CONFIRM_SECONDS = 600;
 
@@ -72,7 +72,13 @@ export const MAX_CANDIDATES = 20;
  * (their candidates were narrowed before any score), then an explored create, then a lone
  * candidate, then the order's own reason (the same bank first, else the score).
  */
-export function routingReason(d: { sandbox: boolean; pass: boolean; explored: boolean; candidates: readonly RoutingCandidate[]; chosen: RoutingCandidate }): RoutingReason {
+export function routingReason(d: {
+  sandbox: boolean;
+  pass: boolean;
+  explored: boolean;
+  candidates: readonly RoutingCandidate[];
+  chosen: RoutingCandidate;
+}): RoutingReason {
   if (d.sandbox) return 'sandbox';
   if (d.pass) return 'pass';
   if (d.explored) return 'exploration';
@@ -84,7 +90,10 @@ export function routingReason(d: { sandbox: boolean; pass: boolean; explored: bo
 export const explores = (permille: number, draw: number) => draw < permille;
 
 /** The reason in words, for an operator (the console's deal page, the timeline API). */
-export function reasonInWords(reason: RoutingReason, d: { candidates: readonly RoutingCandidate[]; chosen_requisite_id: string; explorationPermille?: number }): string {
+export function reasonInWords(
+  reason: RoutingReason,
+  d: { candidates: readonly RoutingCandidate[]; chosen_requisite_id: string; explorationPermille?: number },
+): string {
   const n = d.candidates.length;
   const chosen = d.candidates.find((c) => c.requisite_id === d.chosen_requisite_id);
   const others = d.candidates.filter((c) => c.requisite_id !== d.chosen_requisite_id).map((c) => c.score);

@@ -29,7 +29,8 @@ async function refreshTurn(deps: Deps): Promise<void> {
 
 /** Refreshes now, then every intervalSeconds (0: only now); stop() waits for a running turn. */
 export function startRoutingScoreRefresh(deps: Deps) {
-  const turn = () => refreshTurn(deps).catch((error: unknown) => deps.log.warn({ err: error }, 'routing scores could not be refreshed; next turn in one interval'));
+  const turn = () =>
+    refreshTurn(deps).catch((error: unknown) => deps.log.warn({ err: error }, 'routing scores could not be refreshed; next turn in one interval'));
   let running: Promise<unknown> = turn();
   const timer = deps.intervalSeconds > 0 ? setInterval(() => (running = running.then(turn)), deps.intervalSeconds * 1000) : undefined;
   timer?.unref();

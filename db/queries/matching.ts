@@ -153,7 +153,13 @@ export async function claimRequisite(tx: Tx, req: MatchRequest): Promise<Matched
 
 /** The decision routing_decisions records: every candidate read, in the order tried, and why this one. */
 function decisionOf(candidates: readonly Candidate[], chosen: Candidate, req: MatchRequest, explored: boolean): RoutingDecision {
-  const view = (c: Candidate): RoutingCandidate => ({ requisite_id: c.id, trader_id: c.trader_id, trader_name: c.trader_name, score: c.score, same_bank: c.same_bank });
+  const view = (c: Candidate): RoutingCandidate => ({
+    requisite_id: c.id,
+    trader_id: c.trader_id,
+    trader_name: c.trader_name,
+    score: c.score,
+    same_bank: c.same_bank,
+  });
   const seen = candidates.map(view);
   return {
     candidates: seen,
@@ -166,7 +172,13 @@ function decisionOf(candidates: readonly Candidate[], chosen: Candidate, req: Ma
 const hasLimits = (c: Candidate) =>
   c.daily_limit !== null || c.daily_count_limit !== null || c.monthly_limit !== null || c.max_live_deals !== null || c.cooldown_seconds > 0;
 
-async function tryCandidate(tx: Tx, candidate: Candidate, req: MatchRequest, payin: boolean, wait: boolean): Promise<Omit<MatchedRequisite, 'decision'> | undefined> {
+async function tryCandidate(
+  tx: Tx,
+  candidate: Candidate,
+  req: MatchRequest,
+  payin: boolean,
+  wait: boolean,
+): Promise<Omit<MatchedRequisite, 'decision'> | undefined> {
   const lockMode = wait ? tx`for no key update` : tx`for no key update skip locked`;
   const guardsAmount = payin && candidate.self_managed;
   try {

@@ -7,7 +7,7 @@ import type { Db, Sql, Tx } from '../sql';
 import { requisiteScore, SLOW_CONFIRM_SECONDS, type RoutingCandidate, type RoutingReason } from '../../domain/routing';
 
 /** What a refresh counted for one requisite, and its score. */
-export interface RequisiteScoreRow {
+interface RequisiteScoreRow {
   requisite_id: string;
   score: number;
   completed: number;
@@ -19,8 +19,8 @@ export interface RequisiteScoreRow {
   auto_confirmed: number;
 }
 
-/** pg advisory lock key of the score refresh ("routing" in ASCII). */
-const REFRESH_LOCK = 0x726f7574696e67;
+/** pg advisory lock key of the score refresh ("scores" in ASCII). */
+const REFRESH_LOCK = 0x73636f726573;
 
 /**
  * The outcomes of each requisite's live deals created within the window (settlement deals, which
@@ -33,7 +33,7 @@ const REFRESH_LOCK = 0x726f7574696e67;
  *   trader's, an operator's or a bank device's confirmation) against its creation;
  * - auto_confirmed: a MATCHED bank notification confirmed it (db/migrations/00011_bank_devices.sql).
  */
-export async function scoreCounts(db: Db, windowHours: number): Promise<Omit<RequisiteScoreRow, 'score'>[]> {
+async function scoreCounts(db: Db, windowHours: number): Promise<Omit<RequisiteScoreRow, 'score'>[]> {
   return db<Omit<RequisiteScoreRow, 'score'>[]>`
     select d.requisite_id,
       (count(*) filter (where d.status = 'COMPLETED'))::int as completed,

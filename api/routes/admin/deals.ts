@@ -52,7 +52,9 @@ const routingDecisionSchema = z
     candidates: z.array(routingCandidateSchema).openapi({ description: 'up to 20, in the order the matcher tried them' }),
     decided_at: timestamp,
   })
-  .openapi('RoutingDecision');
+  .openapi('RoutingDecision', {
+    description: 'why the deal went to its requisite (docs/routing.md); null for a deal routed before decisions were recorded or a PayOut no trader took yet',
+  });
 /** Every deal status, PayIn's and PayOut's (the state tables'). */
 const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [string, ...string[]];
 /** The console's reads of this aggregate keep the console's tag in the API document. */
@@ -179,9 +181,8 @@ export const dealRoutes = [
             )
             .openapi({ description: 'what each move of operator_moves does, from the same state tables (the console words its confirmation from it)' }),
           payer_proof: payerProofSchema,
-          routing: routingDecisionSchema.nullable().openapi({
-            description: 'why the deal went to its requisite (docs/routing.md); null for a deal routed before decisions were recorded or a payout not matched yet',
-          }),
+          // Null: a deal routed before decisions were recorded, or a PayOut no trader took yet.
+          routing: routingDecisionSchema.nullable(),
           events: z.array(z.object({ event_id: z.string(), event_type: z.string(), created_at: timestamp, dispatched_at: z.string(), payload: z.unknown() })),
           webhook_attempts: z.array(
             z.object({
