@@ -53,7 +53,8 @@ const routingDecisionSchema = z
     decided_at: timestamp,
   })
   .openapi('RoutingDecision', {
-    description: 'why the deal went to its requisite (docs/routing.md); null for a deal routed before decisions were recorded or a PayOut no trader took yet',
+    description:
+      'why the deal went to its requisite: the candidates the matcher saw with their routing scores and the reason of its choice; null for a deal routed before decisions were recorded or a PayOut no trader took yet',
   });
 /** Every deal status, PayIn's and PayOut's (the state tables'). */
 const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [string, ...string[]];

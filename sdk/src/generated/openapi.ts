@@ -5376,7 +5376,7 @@ export interface components {
             /** @description RFC 3339 of the latest submission; '' if none */
             submitted_at: string;
         };
-        /** @description why the deal went to its requisite (docs/routing.md); null for a deal routed before decisions were recorded or a PayOut no trader took yet */
+        /** @description why the deal went to its requisite: the candidates the matcher saw with their routing scores and the reason of its choice; null for a deal routed before decisions were recorded or a PayOut no trader took yet */
         RoutingDecision: {
             chosen: {
                 requisite_id: string;
