@@ -64,6 +64,7 @@ export function createPayinActivities(deps: ActivityDeps) {
           dealType: 'PAYIN',
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
           explorationPermille: config.ROUTING_EXPLORATION_PERMILLE,
+          deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
           // A sandbox merchant's deal goes to the sandbox trader only (db/queries/matching.ts).
           sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYIN' as const } : undefined,
         };

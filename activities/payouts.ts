@@ -61,6 +61,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             dealType: 'PAYOUT',
             heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
             explorationPermille: config.ROUTING_EXPLORATION_PERMILLE,
+            deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
             sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYOUT' } : undefined,
           });
           const created = match ? PAYOUT_TRANSITIONS.create_matched : PAYOUT_TRANSITIONS.create_unassigned;
@@ -134,6 +135,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
           dealType: 'PAYOUT',
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
           explorationPermille: config.ROUTING_EXPLORATION_PERMILLE,
+          deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
           sandbox: row.sandbox ? { tenantId: row.tenant_id, dealType: 'PAYOUT' } : undefined,
         });
         if (!match) return payoutSnapshot(row);

@@ -63,7 +63,7 @@ function actorOf(identity: Identity, ctx: Context): AuditActor | undefined {
   const request = {
     requestId: String(ctx.state.traceId ?? ''),
     requestKey: randomUUID(),
-    ...(identity.kind !== 'public' && identity.credential ? { credential: identity.credential } : {}),
+    ...(identity.kind !== 'public' && identity.kind !== 'device' && identity.credential ? { credential: identity.credential } : {}),
   };
   if (identity.kind === 'operator') {
     return { kind: identity.via === 'session' ? 'operator_account' : 'operator_jwt', id: identity.operatorId, role: identity.role, ...request };

@@ -43,6 +43,27 @@ registry.registerComponent('securitySchemes', 'TraderSessionCookie', {
     'Every request but GET/HEAD also sends X-CSRF-Token (answered by sign-in and GET /api/v1/p2p/trader/session), else 403. ' +
     "Scoped to the account's trader: its requisites, deals, wallet and appeals (another trader's id is 404).",
 });
+const DEVICE_PROTOCOL = 'The bank device protocol: a paired device signs every request with its Ed25519 key. ';
+registry.registerComponent('securitySchemes', 'DeviceId', {
+  type: 'apiKey',
+  in: 'header',
+  name: 'X-Device-Id',
+  description: `${DEVICE_PROTOCOL}The device's id, answered by its pairing. A revoked device is refused (401) for good.`,
+});
+registry.registerComponent('securitySchemes', 'DeviceTimestamp', {
+  type: 'apiKey',
+  in: 'header',
+  name: 'X-Device-Timestamp',
+  description: `${DEVICE_PROTOCOL}Unix seconds of the signature; within 300 seconds of the gateway's clock, else 401.`,
+});
+registry.registerComponent('securitySchemes', 'DeviceSignature', {
+  type: 'apiKey',
+  in: 'header',
+  name: 'X-Device-Signature',
+  description:
+    `${DEVICE_PROTOCOL}base64url (no padding) of the Ed25519 signature of "<X-Device-Timestamp>.<METHOD>.<path and query>.<hex sha-256 of the raw body>". ` +
+    'Every body also carries the device’s `sequence` number (a replay is 409: see each operation). The pairing request is signed by the key it registers.',
+});
 registry.registerComponent('securitySchemes', 'OperatorJwt', {
   type: 'http',
   scheme: 'bearer',
@@ -88,11 +109,14 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Trader: deals', description: "The trader's deal queue: PayIns to confirm, PayOuts to take, start, complete with proof or reject" },
   { name: 'Trader: wallet', description: "The trader's USDT: deposit address, security deposit, earnings, withdrawals" },
   { name: 'Trader: appeals', description: "Appeals on the trader's deals: the merchant's statement and evidence, the trader's answer" },
+  { name: 'Trader: devices', description: "The trader's paired bank devices: pairing by QR code, the requisites each serves, revocation, what they forwarded" },
+  { name: 'Bank devices', description: 'The bank device protocol: a paired phone signs its heartbeats and the bank notifications it forwards (Ed25519)' },
   { name: 'Checkout (payer)', description: 'The hosted payment page and its API, used by the payer (public)' },
   { name: 'Operator', description: 'Operator bootstrap and merchant administration (operator JWT or console session)' },
   { name: 'Operator: deals', description: 'Operator commands on deals: the trader side of PayIns and PayOuts, amount changes' },
   { name: 'Operator: appeals', description: 'The arbiter: appeal queue, review, resolution, settlement' },
   { name: 'Operator: withdrawals', description: 'The manual withdrawal queue: approve (four-eyes above WITHDRAWAL_FOUR_EYES_ABOVE_USDT_CENTS) or cancel' },
+  { name: 'Bank notifications', description: 'Bank notifications that matched no deal: the operators’ queue, attach to a deal or dismiss' },
   { name: 'Operator: console', description: 'Console accounts and sessions, the audit trail, the queues of the home page' },
   { name: 'Ops', description: 'Health of the API and what it depends on' },
 ];

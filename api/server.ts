@@ -13,6 +13,8 @@ import { UploadBudget } from './auth/upload-budget';
 import { startApiMetricsServer } from './metrics-server';
 import { PasswordHashGate } from './auth/password-hashes';
 import { sweepSilentTraders } from './services/presence';
+import { sweepSilentDevices } from './services/bank-devices';
+import { restartStaleNotifications } from './services/bank-notifications';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'api');
@@ -51,6 +53,13 @@ sweeper.unref();
 // The auto-pause of traders whose app fell silent (api/services/presence.ts).
 const presenceSweeper = setInterval(() => void sweepSilentTraders(sql, config.TRADER_HEARTBEAT_TIMEOUT_SECONDS).catch(() => {}), 15_000);
 presenceSweeper.unref();
+// Bank devices: the silence of a device unheard for DEVICE_HEARTBEAT_TIMEOUT_SECONDS (audited, shown to its trader), and the
+// workflow of a stored credit whose start was lost with an API process (api/services/bank-notifications.ts).
+const deviceSweeper = setInterval(() => {
+  void sweepSilentDevices(sql, config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS).catch(() => {});
+  void restartStaleNotifications({ sql, temporal, config }).catch(() => {});
+}, 15_000);
+deviceSweeper.unref();
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -59,6 +68,7 @@ async function shutdown(signal: string) {
   log.info({ signal }, 'api stopping');
   clearInterval(sweeper);
   clearInterval(presenceSweeper);
+  clearInterval(deviceSweeper);
   server.close();
   server.closeIdleConnections();
   await metricsServer?.close();

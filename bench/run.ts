@@ -2,11 +2,13 @@
  * npm run bench [-- scenario ...]: starts a throwaway full stack (Postgres, Temporal dev server,
  * worker, API) and drives it over HTTP with signed requests (a fresh timestamp and a real HMAC
  * each). Prints requests/s, p50, p99 and errors per scenario. BENCH_CLIENTS, BENCH_SECONDS tune it.
+ * `npm run bench -- parse-rate` needs no stack and starts none.
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { signJwt } from '../api/auth/jwt';
+import { parseRateOf } from '../domain/bank-notifications/parse';
 import { signatureHeader } from '../domain/crypto/signature';
 import { startEphemeralStack } from '../scripts/ephemeral-stack';
 import { childPids, onInterrupt, startNode, waitForWorkers } from '../scripts/stack';
@@ -15,6 +17,37 @@ import { cpuSeconds, loadAverage, postgresBackends, printResult, runLoad, runOpe
 const clients = Number(process.env.BENCH_CLIENTS ?? 32);
 const durationMs = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
 const wanted = new Set(process.argv.slice(2));
+
+/**
+ * parse-rate: the bank notification parsers on their fixture corpus
+ * (test/fixtures/bank-notifications/<bank>.json), per parser and version. Pure code: no stack.
+ */
+function parseRate() {
+  const dir = new URL('../test/fixtures/bank-notifications/', import.meta.url);
+  const corpus = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => JSON.parse(readFileSync(new URL(f, dir), 'utf8')) as Parameters<typeof parseRateOf>[0]);
+  const rows = parseRateOf(corpus);
+  console.log(`parse-rate: ${corpus.length} fixture messages (test/fixtures/bank-notifications/)`);
+  console.log(
+    `  ${'bank'.padEnd(12)} ${'version'.padStart(7)} ${'messages'.padStart(8)} ${'credits expected'.padStart(16)} ${'credits parsed'.padStart(14)} ${'parse rate'.padStart(10)} ${'mismatches'.padStart(10)}`,
+  );
+  for (const r of rows) {
+    console.log(
+      `  ${r.bank.padEnd(12)} ${String(r.version).padStart(7)} ${String(r.total).padStart(8)} ${String(r.expectedCredits).padStart(16)} ${String(r.credits).padStart(14)} ${`${(r.rate * 100).toFixed(1)} %`.padStart(10)} ${String(r.mismatches).padStart(10)}`,
+    );
+  }
+  const mismatches = rows.reduce((sum, r) => sum + r.mismatches, 0);
+  if (mismatches > 0) {
+    console.log(`  ${mismatches} mismatches: a fixture parses to something other than it expects`);
+    process.exitCode = 1;
+  }
+}
+
+/** Scenarios that need no stack: they run first, and alone (nothing started) when only they are named. */
+const stackless: Record<string, () => void> = { 'parse-rate': parseRate };
+for (const [name, run] of Object.entries(stackless)) if (wanted.size === 0 || wanted.has(name)) run();
+if (wanted.size > 0 && [...wanted].every((name) => name in stackless)) process.exit();
 
 /**
  * BENCH_TRACING=1: the stack traces (config/tracing.ts) to an in-process OTLP/HTTP sink that only

@@ -187,6 +187,14 @@ function schemaFor(nodeEnv: string) {
     PAYIN_TIMEOUT_SECONDS: seconds(1800),
     /** A trader with an account is matched only while its app's heartbeat is younger than this; then it is paused (heartbeat_lost). */
     TRADER_HEARTBEAT_TIMEOUT_SECONDS: seconds(90),
+    /** A paired bank device's requisites are matched only while its last message is younger than this; then it is silent (docs/bank-notifications.md). */
+    DEVICE_HEARTBEAT_TIMEOUT_SECONDS: seconds(180),
+    /** How often a paired device is asked to send its heartbeat (told at pairing and in every heartbeat's answer). */
+    DEVICE_HEARTBEAT_INTERVAL_SECONDS: seconds(60),
+    /** How long a device pairing code (the trader app's QR code) may be used. */
+    DEVICE_PAIRING_TTL_SECONDS: seconds(600),
+    /** Notifications one device may forward per minute (a bank sends a few; more is a loop or an attack): 429 beyond. */
+    DEVICE_MESSAGES_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     PAYOUT_ASSIGN_SLA_SECONDS: seconds(900),
     PAYOUT_RETRY_MATCH_SECONDS: seconds(30),
     /** A MATCHED payout whose trader has not started the transfer by then EXPIRES (hold returned). */

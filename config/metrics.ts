@@ -4,9 +4,10 @@
  * "Runbook: gateway alerts", lists them with the process that exports each). Names follow the
  * Prometheus conventions: `gateway_` prefix, base units (seconds), `_total` counters, USDT in
  * integer cents. Labels are bounded sets only — deal type, outcome, world, circuit state, status,
- * alert kind — never a merchant, deal, URL or address.
+ * alert kind, bank parser and its version — never a merchant, deal, URL or address.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { BANK_PARSERS } from '../domain/bank-notifications/parse';
 import { PAYIN_TERMINAL, PAYIN_TRANSITIONS } from '../domain/state/payin';
 import { PAYOUT_TERMINAL, PAYOUT_TRANSITIONS } from '../domain/state/payout';
 import type { Transition } from '../domain/state/state-machine';
@@ -52,7 +53,10 @@ export const DEAL_FINISH_EVENTS: Record<DealTypeLabel, Map<string, string>> = {
   payout: finishEvents(PAYOUT_TRANSITIONS, PAYOUT_TERMINAL),
 };
 
-/** The API's: the create call's latency (api/services/payins.ts, payouts.ts). */
+/**
+ * The API's: the create call's latency (api/services/payins.ts, payouts.ts), and the bank
+ * notifications it parses (domain/bank-notifications/parse.ts), per parser and version.
+ */
 export function apiMetrics(registry: Registry) {
   const dealCreateDuration = new Histogram({
     name: 'gateway_deal_create_duration_seconds',
@@ -62,7 +66,17 @@ export function apiMetrics(registry: Registry) {
     registers: [registry],
   });
   for (const type of DEAL_TYPES) dealCreateDuration.zero({ type });
-  return { dealCreateDuration };
+  const bankNotificationsParsed = new Counter({
+    name: 'gateway_bank_notifications_parsed_total',
+    help: "Bank notifications a device forwarded, by the parser that read them (bank slug, 'unknown' when none knew the message: parser ''), its version (0 for unknown), and result credit/nothing; exported by the API",
+    labelNames: ['bank', 'version', 'result'],
+    registers: [registry],
+  });
+  // Each current parser (and 'unknown') at 0 from the start, so a rate over it exists before the first message.
+  for (const { bank, version } of [...BANK_PARSERS, { bank: 'unknown', version: 0 }]) {
+    for (const result of ['credit', 'nothing']) bankNotificationsParsed.inc({ bank, version: String(version), result }, 0);
+  }
+  return { dealCreateDuration, bankNotificationsParsed };
 }
 export type ApiMetrics = ReturnType<typeof apiMetrics>;
 

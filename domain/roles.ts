@@ -151,6 +151,11 @@ export const OPERATOR_ROUTE_ROLES: Readonly<Record<string, readonly OperatorRole
   adminConfirmDeal: ARBITER,
   adminCompleteDeal: ARBITER,
   changeDealAmount: ARBITER,
+  // Bank notifications that matched no deal (api/routes/admin/bank-notifications.ts): attaching one confirms a deal, as adminConfirmDeal.
+  adminListBankNotifications: READ,
+  adminGetBankNotification: READ,
+  adminAttachBankNotification: ARBITER,
+  adminDismissBankNotification: ARBITER,
 };
 
 /**
@@ -294,6 +299,12 @@ export const TRADER_ROUTE_ROLES: Readonly<Record<string, readonly TraderRole[]>>
   traderCreateWithdrawal: TRADER,
   traderListWithdrawals: TRADER,
   traderGetWithdrawal: TRADER,
+  // Its paired bank devices and what they forwarded (api/routes/trader/devices.ts).
+  traderListDevices: TRADER,
+  traderStartDevicePairing: TRADER,
+  traderSetDeviceRequisites: TRADER,
+  traderRevokeDevice: TRADER,
+  traderListBankNotifications: TRADER,
 };
 
 /** Each door's column of the table. */

@@ -61,6 +61,8 @@ export type Identity =
       /** A session of an account that must set up an authenticator first (api/mount.ts lets it do only that). */
       enrolmentPending?: boolean;
     }
+  /** A trader's paired bank device (api/auth/device.ts): it speaks for traderId's requisites it serves. */
+  | { kind: 'device'; deviceId: string; traderId: string }
   /** A trader's account (its session at the trader app): it acts for traderId alone. */
   | {
       kind: 'trader';

@@ -1,6 +1,6 @@
 /**
  * API V2: nested routers, each under its prefix — the merchant's (merchant/), its people's
- * (cabinet/), the traders' (trader/), the operator's (admin/), the payer's (checkout/) — plus the few spec paths directly under /api/v1/p2p and
+ * (cabinet/), the traders' (trader/), their bank devices' (device/), the operator's (admin/), the payer's (checkout/) — plus the few spec paths directly under /api/v1/p2p and
  * the health check. Their routes are registered in the OpenAPI document as their group mounts
  * them (api/route.ts routeGroup); api/mount.ts turns the groups into Koa routers.
  */
@@ -14,6 +14,7 @@ import { healthRoutes } from './health';
 import { merchantMirrors, merchantGroup } from './merchant';
 import { profileRoutes } from './profile';
 import { traderGroup } from './trader';
+import { deviceGroup } from './device';
 
 const groups: RouteGroup[] = [
   routeGroup('', healthRoutes),
@@ -21,6 +22,7 @@ const groups: RouteGroup[] = [
   merchantGroup,
   cabinetGroup,
   traderGroup,
+  deviceGroup,
   adminGroup,
   checkoutGroup,
   pageGroup,

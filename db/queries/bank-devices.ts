@@ -78,8 +78,8 @@ export function devicesOf(db: Db, traderId: string) {
 }
 
 /**
- * A signed message's sequence: accepted when higher than every earlier one of the device (then it
- * is the device's last), refused otherwise (a replay). Also the heartbeat: a message is a sign of life.
+ * A heartbeat's sequence: accepted when higher than every earlier message's of the device (then it
+ * is the device's last), refused otherwise (a replayed heartbeat). It is the heartbeat too.
  */
 export async function advanceSequence(db: Db, deviceId: string, sequence: bigint, heartbeat: boolean) {
   const [row] = await db<{ id: string; was_silent: boolean }[]>`
@@ -130,4 +130,26 @@ export function silenceDevices(db: Db, timeoutSeconds: number) {
 /** Pairings never used expire: their rows stay (the trader sees it), their codes are forgotten. */
 export async function forgetExpiredPairings(db: Db): Promise<void> {
   await db`update bank_devices set pairing_code_hash = null where status = 'PAIRING' and pairing_code_hash is not null and pairing_expires_at < now()`;
+}
+
+/** What the device's requests are admitted by: its trader's status and the notifications it sent in the last minute. */
+export async function deviceGate(db: Db, deviceId: string) {
+  const [row] = await db<{ trader_status: string; last_minute: number }[]>`
+    select t.status as trader_status,
+      (select count(*) from bank_notifications n where n.device_id = d.id and n.created_at > now() - interval '1 minute')::int as last_minute
+    from bank_devices d join traders t on t.id = d.trader_id where d.id = ${deviceId}`;
+  return row ?? { trader_status: 'UNKNOWN', last_minute: 0 };
+}
+
+/**
+ * A notification's sequence and sign of life: the device's last sequence becomes the higher of the
+ * two (a notification's own number is unique per device: the insert that follows refuses a used
+ * one), its heartbeat now. Takes the device's row lock, so its messages are stored one at a time.
+ * Undefined when the device is not ACTIVE.
+ */
+export async function noteMessage(db: Db, deviceId: string, sequence: bigint) {
+  const [row] = await db<{ id: string }[]>`
+    update bank_devices set last_sequence = greatest(last_sequence, ${sequence}), heartbeat_at = now(), silent_since = null
+    where id = ${deviceId} and status = 'ACTIVE' returning id`;
+  return row;
 }

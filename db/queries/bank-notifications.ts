@@ -7,6 +7,7 @@
 import type { KeyRing } from '../../domain/crypto/key-ring';
 import { amountToPay, PAYIN_TERMINAL } from '../../domain/state/payin';
 import type { Db, Tx } from '../sql';
+import { cursorColumn, type KeysetCursor, newestFirst, olderThan } from './keyset';
 
 export type NotificationStatus = 'RECEIVED' | 'MATCHED' | 'UNMATCHED' | 'UNPARSED' | 'IGNORED' | 'ATTACHED' | 'DISMISSED';
 
@@ -58,8 +59,11 @@ export interface NewNotification {
   credit?: { amount: bigint; currency: string; payerName?: string | undefined; cardTail?: string | undefined } | undefined;
 }
 
-/** Stores a new notification: RECEIVED when it holds a credit (its workflow matches it), UNPARSED or IGNORED otherwise. */
-export async function insertNotification(db: Db, ring: KeyRing, n: NewNotification): Promise<NotificationRow> {
+/**
+ * Stores a new notification: RECEIVED when it holds a credit (its workflow matches it), UNPARSED or
+ * IGNORED otherwise. Undefined when its hash or its (device, sequence) is taken (the caller tells which).
+ */
+export async function insertNotification(db: Db, ring: KeyRing, n: NewNotification): Promise<NotificationRow | undefined> {
   const status: NotificationStatus = n.credit ? 'RECEIVED' : n.parser === '' ? 'UNPARSED' : 'IGNORED';
   const [row] = await db<NotificationRow[]>`
     insert into bank_notifications (id, device_id, trader_id, hash, sequence, sender, received_at, text_sealed, parser, parser_version,
@@ -67,8 +71,9 @@ export async function insertNotification(db: Db, ring: KeyRing, n: NewNotificati
     values (${n.id}, ${n.deviceId}, ${n.traderId}, ${Buffer.from(n.hash)}, ${n.sequence}, ${n.sender}, ${n.receivedAt},
       ${ring.seal(n.text, textAad(n.id))}, ${n.parser}, ${n.parserVersion}, ${n.credit?.amount ?? null}, ${n.credit?.currency ?? null},
       ${n.credit?.payerName ? ring.seal(n.credit.payerName, payerAad(n.id)) : null}, ${n.credit?.cardTail ?? ''}, ${status})
+    on conflict do nothing
     returning *`;
-  return row!;
+  return row;
 }
 
 export async function findNotificationByHash(db: Db, hash: Uint8Array): Promise<NotificationRow | undefined> {
@@ -146,45 +151,34 @@ export async function markUnmatched(db: Db, id: string, reason: string, dealId?:
   return row;
 }
 
-/** An operator's decision on a queued notification: ATTACHED to a deal, or DISMISSED. */
-export async function resolveNotification(
-  db: Db,
-  id: string,
-  r: { status: 'ATTACHED' | 'DISMISSED'; dealId?: string; by: string; note: string },
-): Promise<NotificationRow | undefined> {
-  const [row] = await db<NotificationRow[]>`
-    update bank_notifications set status = ${r.status}, deal_id = coalesce(${r.dealId ?? null}::uuid, deal_id), resolved_by = ${r.by},
-      resolved_at = now(), resolution_note = ${r.note}
-    where id = ${id} and status in ('UNMATCHED', 'UNPARSED') returning *`;
-  return row;
-}
-
 export interface QueueFilter {
   statuses: readonly NotificationStatus[];
   traderId?: string | undefined;
   deviceId?: string | undefined;
-  /** Keyset: rows created before this (created_at, id). */
-  before?: { at: Date; id: string } | undefined;
+  after?: KeysetCursor | undefined;
   limit: number;
 }
 
 export interface QueueRow extends NotificationRow {
   trader_name: string;
   device_name: string;
+  cursor_ts: string;
 }
 
 /** Notifications in these statuses, newest first (the operators' queue, a trader's list). */
 export function listNotifications(db: Db, f: QueueFilter) {
   return db<QueueRow[]>`
-    select n.*, t.name as trader_name, dv.name as device_name
-    from bank_notifications n
-    join traders t on t.id = n.trader_id
-    join bank_devices dv on dv.id = n.device_id
-    where n.status = any(${f.statuses as string[]})
-      ${f.traderId ? db`and n.trader_id = ${f.traderId}` : db``}
-      ${f.deviceId ? db`and n.device_id = ${f.deviceId}` : db``}
-      ${f.before ? db`and (n.created_at, n.id) < (${f.before.at}, ${f.before.id})` : db``}
-    order by n.created_at desc, n.id desc
+    select *, ${cursorColumn(db)} from (
+      select n.*, t.name as trader_name, dv.name as device_name
+      from bank_notifications n
+      join traders t on t.id = n.trader_id
+      join bank_devices dv on dv.id = n.device_id
+      where n.status = any(${f.statuses as string[]})
+        ${f.traderId ? db`and n.trader_id = ${f.traderId}` : db``}
+        ${f.deviceId ? db`and n.device_id = ${f.deviceId}` : db``}
+    ) q
+    where true ${olderThan(db, f.after)}
+    order by ${newestFirst(db)}
     limit ${f.limit}`;
 }
 
@@ -199,4 +193,50 @@ export async function notificationOfDeal(db: Db, dealId: string): Promise<Notifi
   const [row] = await db<NotificationRow[]>`
     select * from bank_notifications where deal_id = ${dealId} and status in ('MATCHED', 'ATTACHED')`;
   return row;
+}
+
+/** The trader's and the device's names of a notification. */
+export async function notificationNames(db: Db, row: Pick<NotificationRow, 'trader_id' | 'device_id'>) {
+  const [names] = await db<{ trader_name: string; device_name: string }[]>`
+    select (select name from traders where id = ${row.trader_id}) as trader_name, (select name from bank_devices where id = ${row.device_id}) as device_name`;
+  return names!;
+}
+
+/**
+ * An operator gives a queued notification to a deal (UNMATCHED/UNPARSED → ATTACHED), one statement:
+ * of two operators, or two deals, one wins; 'deal_taken' when another notification holds the deal.
+ */
+export async function attachToDeal(
+  tx: Tx,
+  id: string,
+  a: { dealId: string; requisiteId: string; by: string; note: string },
+): Promise<NotificationRow | 'deal_taken' | undefined> {
+  try {
+    const [row] = await tx.savepoint(
+      (sp) => sp<NotificationRow[]>`
+        update bank_notifications set status = 'ATTACHED', deal_id = ${a.dealId}, requisite_id = ${a.requisiteId}, resolved_by = ${a.by},
+          resolved_at = now(), resolution_note = ${a.note}
+        where id = ${id} and status in ('UNMATCHED', 'UNPARSED') returning *`,
+    );
+    return row;
+  } catch (error) {
+    if ((error as { constraint_name?: string }).constraint_name === 'bank_notifications_one_per_deal') return 'deal_taken';
+    throw error;
+  }
+}
+
+/** Undoes an attachment the deal refused: the notification waits in the queue as it did. */
+export async function detachFromDeal(db: Db, id: string, before: Pick<NotificationRow, 'status' | 'deal_id' | 'requisite_id'>): Promise<void> {
+  await db`
+    update bank_notifications set status = ${before.status}, deal_id = ${before.deal_id}, requisite_id = ${before.requisite_id},
+      resolved_by = '', resolved_at = null, resolution_note = ''
+    where id = ${id} and status = 'ATTACHED'`;
+}
+
+/** An operator closes a queued notification with a reason (UNMATCHED/UNPARSED → DISMISSED). */
+export async function dismiss(db: Db, id: string, by: string, note: string): Promise<boolean> {
+  const rows = await db`
+    update bank_notifications set status = 'DISMISSED', resolved_by = ${by}, resolved_at = now(), resolution_note = ${note}
+    where id = ${id} and status in ('UNMATCHED', 'UNPARSED') returning id`;
+  return rows.length > 0;
 }

@@ -30,6 +30,8 @@ export interface MatchRequest {
   excludeRequisiteIds?: readonly string[];
   /** How fresh a trader's heartbeat must be (TRADER_HEARTBEAT_TIMEOUT_SECONDS). */
   heartbeatTimeoutSeconds?: number;
+  /** How fresh the last message of a requisite's bank device must be (DEVICE_HEARTBEAT_TIMEOUT_SECONDS). */
+  deviceHeartbeatTimeoutSeconds?: number;
   /**
    * The merchant's world: a sandbox deal is matched only to the tenant's sandbox
    * trader, a live one never to it (the `deals_sandbox` trigger backs this).
@@ -45,6 +47,7 @@ export interface MatchRequest {
 }
 
 const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 90;
+const DEFAULT_DEVICE_HEARTBEAT_TIMEOUT_SECONDS = 180;
 
 /**
  * What the limits count. A deal is LIVE while its status may still change (neither a PayIn's nor
@@ -132,8 +135,9 @@ export async function claimRequisite(tx: Tx, req: MatchRequest): Promise<Matched
       and r.min_amount <= ${req.amount} and r.max_amount >= ${req.amount}
       and w.available >= ${req.escrowUsdt}
       and ${presentNow(tx, req.heartbeatTimeoutSeconds ?? DEFAULT_HEARTBEAT_TIMEOUT_SECONDS)}
-      -- A requisite served by a bank device takes deals only while its device is heard (db/queries/bank-devices.ts silenceDevices).
-      and (r.device_id is null or exists (select 1 from bank_devices bd where bd.id = r.device_id and bd.status = 'ACTIVE' and bd.silent_since is null))
+      -- A requisite served by a bank device takes deals only while its device is heard from (the sweep's silence alert follows).
+      and (r.device_id is null or exists (select 1 from bank_devices bd where bd.id = r.device_id and bd.status = 'ACTIVE'
+        and (bd.virtual or bd.heartbeat_at > now() - make_interval(secs => ${req.deviceHeartbeatTimeoutSeconds ?? DEFAULT_DEVICE_HEARTBEAT_TIMEOUT_SECONDS}))))
       ${excluded.length > 0 ? tx`and r.id <> all(${excluded}::uuid[])` : tx``}
       ${payin ? tx`and not exists (select 1 from deals d where d.requisite_id = r.id and d.amount = ${req.amount} and d.amount_guard and d.status = any(${PAYIN_LIVE}))` : tx``}
       -- The trader's money (db/queries/trader-money.ts outOfPoolReasons): its security deposit held in full, its available at least its minimum working balance.

@@ -1,6 +1,7 @@
 /** The operator's API under /api/v1/p2p/admin (what it manages and the moves it makes): one file per aggregate. */
 import { routeGroup } from '../../route';
 import { alertRoutes } from './alerts';
+import { bankNotificationRoutes } from './bank-notifications';
 import { consoleRoutes } from './console';
 import { appealP2pRoutes, appealRoutes } from './appeals';
 import { dealP2pRoutes, dealRoutes } from './deals';
@@ -22,6 +23,7 @@ export const adminGroup = routeGroup('/api/v1/p2p/admin', [
   ...rateRoutes,
   ...traderRoutes,
   ...alertRoutes,
+  ...bankNotificationRoutes,
   ...dealRoutes,
   ...withdrawalRoutes,
   ...fileRoutes,

@@ -5,6 +5,7 @@ import { traderSessionRoutes } from './session';
 import { traderRequisiteRoutes } from './requisites';
 import { traderAppealRoutes } from './appeals';
 import { traderWalletRoutes } from './wallet';
+import { traderDeviceRoutes } from './devices';
 
 export const traderGroup = routeGroup('/api/v1/p2p/trader', [
   ...traderSessionRoutes,
@@ -12,4 +13,5 @@ export const traderGroup = routeGroup('/api/v1/p2p/trader', [
   ...traderDealRoutes,
   ...traderWalletRoutes,
   ...traderAppealRoutes,
+  ...traderDeviceRoutes,
 ]);

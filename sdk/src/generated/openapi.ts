@@ -714,6 +714,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/admin/bank-notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Bank notifications, newest first: by default the queue (UNMATCHED and UNPARSED), each with its candidate deals */
+        get: operations["adminListBankNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/bank-notifications/{notification_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One bank notification with its text, what was read from it and its candidate deals */
+        get: operations["adminGetBankNotification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/bank-notifications/{notification_id}/attach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a queued credit to a live PayIn: the trader's confirmation with the credit's amount, sent as you
+         * @description The full amount completes the deal; a partial or overpaid one leaves it PAYMENT_VERIFIED for a reconciliation, as the state table says. An EXPIRED or CANCELLED deal is 409: money that arrived late is settled through an appeal of the deal. A deal another notification confirmed is 409 (this one may be a second payment).
+         */
+        post: operations["adminAttachBankNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/admin/bank-notifications/{notification_id}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close a queued notification that needs no deal, with the reason */
+        post: operations["adminDismissBankNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/p2p/admin/deals": {
         parameters: {
             query?: never;
@@ -3126,6 +3197,141 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/p2p/trader/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My paired bank devices, newest first: whether each is heard, and the requisites it serves */
+        get: operations["traderListDevices"];
+        put?: never;
+        /**
+         * Pair a new device: a one-time code (shown as a QR code) the device sends with its own key
+         * @description The code is answered once and works once, for DEVICE_PAIRING_TTL_SECONDS (10 minutes by default).
+         */
+        post: operations["traderStartDevicePairing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/devices/{device_id}/requisites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * The requisites whose bank notifications this device forwards (exactly these)
+         * @description While the device is silent its requisites get no deals. One device per requisite: naming one another device serves moves it here.
+         */
+        put: operations["traderSetDeviceRequisites"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/devices/{device_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a device for good: its key signs nothing more, its requisites go back to confirmation by hand */
+        post: operations["traderRevokeDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/trader/bank-notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What my devices forwarded, newest first, and what became of each (the deal it confirmed, or why not) */
+        get: operations["traderListBankNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/device/pairing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pair a device: the one-time code from the trader app’s QR code and the device’s own public key
+         * @description Signed (X-Device-Timestamp, X-Device-Signature) with the key the body registers. The code is spent by the first pairing that uses it: a used, expired or unknown code is 401. The answer names the device (X-Device-Id of its later requests) and the requisites it forwards notifications for (the trader picks them in the app).
+         */
+        post: operations["devicePair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/device/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The device is alive: its requisites stay in the matcher
+         * @description At least every heartbeat_interval_seconds. A device unheard for silent_after_seconds takes its requisites out of the matcher until its next message (a heartbeat or a notification). Its sequence must be higher than any earlier message’s (409 otherwise).
+         */
+        post: operations["deviceHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/p2p/device/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forward a bank notification exactly as the device received it
+         * @description Stored once by its hash (device, sender, received_at, text): the same notification again answers the stored one (replayed, whatever its sequence). A new one must carry a sequence number the device never used (409 otherwise: a replay). The bank’s parser reads it; a credit on one of the device’s requisites that matches exactly one live PayIn confirms that deal with the amount received; anything else waits for an operator. Answered at once (202): the match runs in its workflow.
+         */
+        post: operations["deviceSendNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -5272,6 +5478,87 @@ export interface components {
         BulkResolveAlerts: {
             alert_ids: string[];
         };
+        BankNotificationList: {
+            data: components["schemas"]["BankNotification"][];
+            next_page_token: string;
+        };
+        BankNotification: {
+            /** Format: uuid */
+            notification_id: string;
+            /** @enum {string} */
+            status: "RECEIVED" | "MATCHED" | "UNMATCHED" | "UNPARSED" | "IGNORED" | "ATTACHED" | "DISMISSED";
+            /** @description why it is UNMATCHED: no_live_deal, ambiguous, already_matched, deal_refused */
+            reason: string;
+            /** Format: uuid */
+            trader_id: string;
+            trader_name: string;
+            /** Format: uuid */
+            device_id: string;
+            device_name: string;
+            sender: string;
+            text: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            received_at: string;
+            /** @description the bank parser that read it (sberbank, tbank, kaspi, kapitalbank, ziraat, sbp), '' when none knew it */
+            parser: string;
+            parser_version: number;
+            /** @description minor units as a digit string, empty when nothing was read */
+            amount: string;
+            currency: string;
+            payer_name: string;
+            card_tail: string;
+            /** @description the deal it confirmed (MATCHED, ATTACHED) or was refused by; empty otherwise */
+            deal_id: string;
+            resolved_by: string;
+            resolution_note: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description in the queue: the deals of the device’s requisites it could be for */
+            candidates?: components["schemas"]["BankNotificationCandidate"][];
+        };
+        BankNotificationCandidate: {
+            /** Format: uuid */
+            deal_id: string;
+            merchant_name: string;
+            status: string;
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            amount_to_pay: string;
+            currency: string;
+            /** @description its amount to pay is the credit's */
+            exact_amount: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            payment_timeout_at: string;
+            /** @description it ended without the payment (EXPIRED, CANCELLED): late money is settled through an appeal of the deal (spec: settlement) */
+            settlement_path: boolean;
+        };
+        BankNotificationResponse: {
+            notification: components["schemas"]["BankNotification"];
+        };
+        AttachBankNotificationRequest: {
+            /** Format: uuid */
+            deal_id: string;
+            note?: string;
+        };
+        DismissBankNotificationRequest: {
+            note: string;
+        };
         ConsoleDealList: {
             data: components["schemas"]["ConsoleDeal"][];
             next_page_token: string;
@@ -6953,6 +7240,142 @@ export interface components {
             file: string;
             /** @description what the file shows, at most 4000 characters (the message that carries it) */
             note?: string;
+        };
+        TraderDeviceList: {
+            data: components["schemas"]["TraderDevice"][];
+            silent_after_seconds: number;
+            heartbeat_interval_seconds: number;
+        };
+        TraderDevice: {
+            /** Format: uuid */
+            device_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "PAIRING" | "ACTIVE" | "REVOKED";
+            /**
+             * @description heard: a message within the silence timeout; silent: none for longer (its requisites get no deals until it is heard again)
+             * @enum {string}
+             */
+            presence: "waiting_for_pairing" | "pairing_expired" | "heard" | "silent" | "revoked";
+            app_version: string;
+            /** @description its last message, RFC 3339, or empty */
+            heartbeat_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            pairing_expires_at: string;
+            paired_at: string;
+            revoked_at: string;
+            requisites: components["schemas"]["DeviceRequisite"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        DeviceRequisite: {
+            /** Format: uuid */
+            requisite_id: string;
+            /**
+             * @description type, masked number and bank
+             * @example BANK_CARD •••• 4242 tbank
+             */
+            summary: string;
+            bank_name: string;
+            status: string;
+        };
+        TraderDevicePairing: {
+            device: components["schemas"]["TraderDevice"];
+            /** @description one-time, shown once: the device sends it with its public key; spent by the pairing */
+            pairing_code: string;
+            /**
+             * @description what the QR code carries: gateway-device://pair?server=<API base URL>&code=<pairing_code>
+             * @example gateway-device://pair?server=https%3A%2F%2Fpay.example.com&code=gwp_…
+             */
+            pairing_uri: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+        };
+        CreateDevicePairingRequest: {
+            /** @example Pixel 8 (T-Bank) */
+            name: string;
+        };
+        TraderDeviceResponse: {
+            device: components["schemas"]["TraderDevice"];
+        };
+        BindDeviceRequisitesRequest: {
+            /** @description exactly the requisites whose bank notifications this device forwards (one device per requisite: a requisite served by another of the trader's devices moves here) */
+            requisite_ids: string[];
+        };
+        DeviceState: {
+            /** Format: uuid */
+            device_id: string;
+            name: string;
+            trader_name: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "REVOKED";
+            /**
+             * Format: int64
+             * @example 150000
+             */
+            last_sequence: string;
+            /** @description send a heartbeat at least this often */
+            heartbeat_interval_seconds: number;
+            /** @description without a message for this long the device's requisites get no deals */
+            silent_after_seconds: number;
+            /** @description the requisites whose bank notifications this device forwards */
+            requisites: components["schemas"]["DeviceRequisite"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            server_time: string;
+        };
+        DevicePairingRequest: {
+            pairing_code: string;
+            /** @description the Ed25519 public key the device generated and keeps the secret key of (base64url, 32 bytes); it signs this request */
+            public_key: string;
+            /** @description the device app's version, shown to the trader */
+            app_version?: string;
+        };
+        DeviceHeartbeatRequest: {
+            /** @description higher than every earlier message's of this device (the counter it keeps); a lower or equal one is a replayed heartbeat: 409 */
+            sequence: number;
+            /** @description the device app's version, shown to the trader */
+            app_version?: string;
+        };
+        DeviceNotificationAccepted: {
+            /** Format: uuid */
+            notification_id: string;
+            /**
+             * @description RECEIVED: a credit, being matched; UNPARSED: nothing read from it (kept for review); IGNORED: not a credit. A repeat of a stored notification answers it again (replayed)
+             * @enum {string}
+             */
+            status: "RECEIVED" | "MATCHED" | "UNMATCHED" | "UNPARSED" | "IGNORED" | "ATTACHED" | "DISMISSED";
+            replayed: boolean;
+        };
+        DeviceNotificationRequest: {
+            /** @description a number this device never used for another message (the counter it keeps; notifications may arrive out of order): a used one is 409, unless this is the same notification again (replayed) */
+            sequence: number;
+            /**
+             * @description who the notification came from: the SMS sender (900, T-Bank) or the app package (ru.sberbankmobile)
+             * @example 900
+             */
+            sender: string;
+            /**
+             * @description the notification's text exactly as the device read it
+             * @example Перевод от Иван И. +1 500р MIR-4242 Баланс: 12 345,67р
+             */
+            text: string;
+            /**
+             * Format: date-time
+             * @description when the device received it
+             */
+            received_at: string;
         };
         Health: {
             /** @enum {string} */
@@ -9316,6 +9739,143 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListBankNotifications: {
+        parameters: {
+            query?: {
+                /** @description queue (default): UNMATCHED and UNPARSED, the ones waiting for an operator */
+                status?: "queue" | "UNMATCHED" | "UNPARSED" | "MATCHED" | "ATTACHED" | "DISMISSED" | "IGNORED" | "RECEIVED";
+                trader_id?: string;
+                page_size?: number;
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankNotificationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetBankNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankNotificationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminAttachBankNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachBankNotificationRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankNotificationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminDismissBankNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DismissBankNotificationRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankNotificationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -15253,6 +15813,434 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "device_id": "7d1c4a52-2f0e-4c1b-9a43-0b6f1f7c2e10",
+                     *           "name": "Pixel 8 (T-Bank)",
+                     *           "status": "ACTIVE",
+                     *           "presence": "heard",
+                     *           "app_version": "1.4.0",
+                     *           "heartbeat_at": "2026-11-29T08:00:00.000Z",
+                     *           "pairing_expires_at": "2026-11-29T07:10:00.000Z",
+                     *           "paired_at": "2026-11-29T07:01:00.000Z",
+                     *           "revoked_at": "",
+                     *           "requisites": [
+                     *             {
+                     *               "requisite_id": "5b0a7e8e-3f57-4d0c-8d9e-3f6a2a1c9b11",
+                     *               "summary": "BANK_CARD •••• 4242 tbank",
+                     *               "bank_name": "tbank",
+                     *               "status": "ACTIVE"
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-29T07:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "silent_after_seconds": 180,
+                     *       "heartbeat_interval_seconds": 60
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderDeviceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderStartDevicePairing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Pixel 8 (T-Bank)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDevicePairingRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device": {
+                     *         "device_id": "7d1c4a52-2f0e-4c1b-9a43-0b6f1f7c2e10",
+                     *         "name": "Pixel 8 (T-Bank)",
+                     *         "status": "PAIRING",
+                     *         "presence": "waiting_for_pairing",
+                     *         "app_version": "1.4.0",
+                     *         "heartbeat_at": "",
+                     *         "pairing_expires_at": "2026-11-29T07:10:00.000Z",
+                     *         "paired_at": "",
+                     *         "revoked_at": "",
+                     *         "requisites": [],
+                     *         "created_at": "2026-11-29T07:00:00.000Z"
+                     *       },
+                     *       "pairing_code": "gwp_…",
+                     *       "pairing_uri": "gateway-device://pair?server=https%3A%2F%2Fpay.example.com&code=gwp_…",
+                     *       "expires_at": "2026-11-29T07:10:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderDevicePairing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderSetDeviceRequisites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "requisite_ids": [
+                 *         "5b0a7e8e-3f57-4d0c-8d9e-3f6a2a1c9b11"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BindDeviceRequisitesRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device": {
+                     *         "device_id": "7d1c4a52-2f0e-4c1b-9a43-0b6f1f7c2e10",
+                     *         "name": "Pixel 8 (T-Bank)",
+                     *         "status": "ACTIVE",
+                     *         "presence": "heard",
+                     *         "app_version": "1.4.0",
+                     *         "heartbeat_at": "2026-11-29T08:00:00.000Z",
+                     *         "pairing_expires_at": "2026-11-29T07:10:00.000Z",
+                     *         "paired_at": "2026-11-29T07:01:00.000Z",
+                     *         "revoked_at": "",
+                     *         "requisites": [
+                     *           {
+                     *             "requisite_id": "5b0a7e8e-3f57-4d0c-8d9e-3f6a2a1c9b11",
+                     *             "summary": "BANK_CARD •••• 4242 tbank",
+                     *             "bank_name": "tbank",
+                     *             "status": "ACTIVE"
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-11-29T07:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderDeviceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderRevokeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device": {
+                     *         "device_id": "7d1c4a52-2f0e-4c1b-9a43-0b6f1f7c2e10",
+                     *         "name": "Pixel 8 (T-Bank)",
+                     *         "status": "REVOKED",
+                     *         "presence": "revoked",
+                     *         "app_version": "1.4.0",
+                     *         "heartbeat_at": "2026-11-29T08:00:00.000Z",
+                     *         "pairing_expires_at": "2026-11-29T07:10:00.000Z",
+                     *         "paired_at": "2026-11-29T07:01:00.000Z",
+                     *         "revoked_at": "2026-11-29T09:00:00.000Z",
+                     *         "requisites": [],
+                     *         "created_at": "2026-11-29T07:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraderDeviceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    traderListBankNotifications: {
+        parameters: {
+            query?: {
+                page_size?: number;
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankNotificationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    devicePair: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pairing_code": "gwp_…",
+                 *       "public_key": "mV1Z3dH2oJ6rJ7wq0bq4xJ9kq3nS3o4VnL3r8X2m1Q4",
+                 *       "app_version": "1.4.0"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DevicePairingRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_id": "7d1c4a52-2f0e-4c1b-9a43-0b6f1f7c2e10",
+                     *       "name": "Pixel 8 (T-Bank)",
+                     *       "trader_name": "Demo trader Dana",
+                     *       "status": "ACTIVE",
+                     *       "last_sequence": "41",
+                     *       "heartbeat_interval_seconds": 60,
+                     *       "silent_after_seconds": 180,
+                     *       "requisites": [
+                     *         {
+                     *           "requisite_id": "5b0a7e8e-3f57-4d0c-8d9e-3f6a2a1c9b11",
+                     *           "summary": "BANK_CARD •••• 4242 tbank",
+                     *           "bank_name": "tbank",
+                     *           "status": "ACTIVE"
+                     *         }
+                     *       ],
+                     *       "server_time": "2026-11-29T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deviceHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sequence": 42,
+                 *       "app_version": "1.4.0"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceHeartbeatRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_id": "7d1c4a52-2f0e-4c1b-9a43-0b6f1f7c2e10",
+                     *       "name": "Pixel 8 (T-Bank)",
+                     *       "trader_name": "Demo trader Dana",
+                     *       "status": "ACTIVE",
+                     *       "last_sequence": "41",
+                     *       "heartbeat_interval_seconds": 60,
+                     *       "silent_after_seconds": 180,
+                     *       "requisites": [
+                     *         {
+                     *           "requisite_id": "5b0a7e8e-3f57-4d0c-8d9e-3f6a2a1c9b11",
+                     *           "summary": "BANK_CARD •••• 4242 tbank",
+                     *           "bank_name": "tbank",
+                     *           "status": "ACTIVE"
+                     *         }
+                     *       ],
+                     *       "server_time": "2026-11-29T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deviceSendNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sequence": 43,
+                 *       "sender": "T-Bank",
+                 *       "text": "Пополнение, счет RUB. 1 500 ₽. Иван И. Доступно 12 345,67 ₽",
+                 *       "received_at": "2026-11-29T08:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceNotificationRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            202: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "notification_id": "0f2e3b4c-5d6e-4f70-8192-a3b4c5d6e7f8",
+                     *       "status": "RECEIVED",
+                     *       "replayed": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceNotificationAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
