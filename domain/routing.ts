@@ -69,8 +69,8 @@ export const MAX_CANDIDATES = 20;
 
 /**
  * Why the matcher chose `chosen` among `candidates`: a sandbox deal and a pass's deal say so first
- * (their candidates were narrowed before any score), then an explored create, then a lone
- * candidate, then the order's own reason (the same bank first, else the score).
+ * (their candidates were narrowed before any score), then a lone candidate (no order to explore),
+ * then an explored create, then the order's own reason (the same bank first, else the score).
  */
 export function routingReason(d: {
   sandbox: boolean;
@@ -81,8 +81,8 @@ export function routingReason(d: {
 }): RoutingReason {
   if (d.sandbox) return 'sandbox';
   if (d.pass) return 'pass';
-  if (d.explored) return 'exploration';
   if (d.candidates.length <= 1) return 'only_candidate';
+  if (d.explored) return 'exploration';
   return d.chosen.same_bank ? 'same_bank_best_score' : 'best_score';
 }
 

@@ -169,7 +169,8 @@ function decisionOf(candidates: readonly Candidate[], chosen: Candidate, req: Ma
     candidates: seen,
     chosen_requisite_id: chosen.id,
     reason: routingReason({ sandbox: req.sandbox !== undefined, pass: req.pass === true, explored, candidates: seen, chosen: view(chosen) }),
-    explored,
+    // A lone candidate had no order to explore.
+    explored: explored && seen.length > 1,
   };
 }
 

@@ -59,7 +59,11 @@ async function scoreCounts(db: Db, windowHours: number): Promise<Omit<RequisiteS
  * the turn (false). A requisite whose deals all left the window loses its row: it is scored at the prior.
  */
 export async function refreshRequisiteScores(sql: Sql, windowHours: number): Promise<{ refreshed: boolean; requisites: number }> {
-  return sql.begin((tx) => rewriteScores(tx, windowHours));
+  return sql.begin(async (tx) => {
+    // A refresh never holds the database for long: past this it fails, and the next turn tries again.
+    await tx`set local statement_timeout = '30s'`;
+    return rewriteScores(tx, windowHours);
+  });
 }
 
 /** The refresh's work inside the caller's transaction (a test rolls it back with what it seeded). */

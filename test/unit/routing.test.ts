@@ -77,7 +77,7 @@ test('the reason of a decision, and its words compare the scores', (t) => {
   t.is(routingReason(base), 'best_score');
   t.is(routingReason({ ...base, chosen: candidate('a', 812, true) }), 'same_bank_best_score');
   t.is(routingReason({ ...base, explored: true }), 'exploration');
-  t.is(routingReason({ ...base, candidates: [cs[0]!] }), 'only_candidate');
+  t.is(routingReason({ ...base, candidates: [cs[0]!], explored: true }), 'only_candidate');
   t.is(routingReason({ ...base, pass: true, explored: true }), 'pass');
   t.is(routingReason({ ...base, sandbox: true }), 'sandbox');
   t.is(reasonInWords('best_score', { candidates: cs, chosen_requisite_id: 'a' }), 'best score of 4 candidates (812 vs 640, 500, 455)');
