@@ -302,3 +302,28 @@ test('a silent device takes its requisites out of the matcher and is marked sile
     ['device.silent', 'device.resumed'],
   );
 });
+
+test('30 operators attaching one queued credit at once, to two deals: one attach wins, one deal is confirmed', async (t) => {
+  const trader = await traderWithRequisite();
+  const device = await pairedDevice(trader, [trader.requisiteId]);
+  const m = await fundedMerchant(0);
+  const a = await createPayin(m.keys, { payment_method_id: trader.method, amount: 410_000 });
+  const b = await createPayin(m.keys, { payment_method_id: trader.method, amount: 420_000 });
+  const credit = await sendNotification(device, tbankCredit(415_000));
+  const id = credit.body.notification_id as string;
+  await eventually(async () => (await notificationRow(id)).status === 'UNMATCHED', 'the credit queued');
+
+  const tries = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => asOperator('POST', `${ADMIN}/${id}/attach`, { deal_id: i % 2 === 0 ? a.deal_id : b.deal_id })),
+  );
+  const won = tries.filter((r) => r.status === 200);
+  t.is(won.length, 1, tries.map((r) => `${r.status} ${r.text}`).join('\n'));
+  t.true(tries.every((r) => r.status === 200 || r.status === 409));
+  const chosen = won[0]!.body.notification.deal_id as string;
+  const other = chosen === a.deal_id ? b.deal_id : a.deal_id;
+  t.is(await dealStatus(chosen), 'PAYMENT_VERIFIED');
+  t.is(await dealStatus(other), 'ESCROW_LOCKED');
+  const [confirms] = await sql<{ n: number }[]>`
+    select count(*)::int as n from audit_log where action = 'deal.confirm' and object_id in (${a.deal_id}, ${b.deal_id})`;
+  t.is(confirms!.n, 1);
+});
