@@ -203,6 +203,10 @@ test('an exact credit confirms its one live PayIn with the device as actor; 30 c
   t.deepEqual({ ...confirm }, { actor_kind: 'bank_device', actor_id: device.deviceId });
   const shown = await signed(m.keys, 'GET', `/api/v1/p2p/merchant/deals/${deal.deal_id}`);
   t.like(shown.body.deal, { status: 'COMPLETED', received_amount: '150050' });
+  // The audit trail names the device and its trader.
+  const trail = await asOperator('GET', `/api/v1/p2p/admin/audit?object_type=deal&object_id=${deal.deal_id}&action=deal.confirm`);
+  t.is(trail.status, 200, trail.text);
+  t.like(trail.body.data[0], { actor_kind: 'bank_device', actor_name: `bank device Test phone of ${await traderName(trader.traderId)}` });
 
   // The trader sees what its phone forwarded; the text is sealed at rest.
   const mine = await asTrader(trader.session, 'GET', `${TRADER}/bank-notifications?page_size=200`);
