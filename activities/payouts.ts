@@ -18,6 +18,8 @@ import { currentWorkflowRun } from './deadline';
 import { checkDailyCap } from '../db/queries/limits';
 import { lockMerchantForCreate } from '../db/queries/merchant-world';
 import { claimRequisite } from '../db/queries/matching';
+import { insertRoutingDecision } from '../db/queries/routing';
+import type { RoutingReason } from '../domain/routing';
 import { postPayoutCompletion, postPayoutHold, postPayoutRelease } from '../db/queries/postings';
 import { findRequisite } from '../db/queries/traders';
 import { lockAvailable } from '../db/queries/wallets';
@@ -34,8 +36,11 @@ export function createPayoutActivities(deps: ActivityDeps) {
   return {
     /** Hold, synchronous auto-matching and the deal row in one transaction. */
     async createPayoutDeal(input: CreatePayoutInput): Promise<PayoutSnapshot> {
-      return sql
+      // The decision's reason, counted once the create commits (an unassigned payout has none yet).
+      let routed: RoutingReason | undefined;
+      const snapshot = await sql
         .begin(async (tx) => {
+          routed = undefined;
           const existing = await claimCreate<DealRow>(tx, 'deals', input.dealId, currentWorkflowRun());
           if (existing) return payoutSnapshot(existing);
           // The merchant's world, settled against the operator's switch before anything reads it (docs/reliability.md, "Worlds").
@@ -55,6 +60,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             payerBank: input.targetBank,
             dealType: 'PAYOUT',
             heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
+            explorationPermille: config.ROUTING_EXPLORATION_PERMILLE,
             deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
             sandbox: sandbox ? { tenantId: input.tenantId, dealType: 'PAYOUT' } : undefined,
           });
@@ -83,6 +89,10 @@ export function createPayoutActivities(deps: ActivityDeps) {
             assignSlaSeconds: config.PAYOUT_ASSIGN_SLA_SECONDS,
             ...(match ? { transferSlaSeconds: config.PAYOUT_TRANSFER_SLA_SECONDS } : {}),
           });
+          if (match) {
+            await insertRoutingDecision(tx, row.id, match.decision);
+            routed = match.decision.reason;
+          }
           await postPayoutHold(tx, { dealId: row.id, walletId: input.walletId, amount: hold });
           await moves.events(
             tx,
@@ -96,6 +106,8 @@ export function createPayoutActivities(deps: ActivityDeps) {
           }
           throw error;
         });
+      if (routed) deps.metrics?.routingDecisions.inc({ reason: routed });
+      return snapshot;
     },
 
     /**
@@ -109,7 +121,9 @@ export function createPayoutActivities(deps: ActivityDeps) {
 
     /** The retry worker: an UNASSIGNED payout looks for a free trader again. */
     async matchPayout(dealId: string): Promise<PayoutSnapshot> {
-      return sql.begin(async (tx) => {
+      let routed: RoutingReason | undefined;
+      const snapshot = await sql.begin(async (tx) => {
+        routed = undefined;
         const row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
         if (payoutRefusal('match', row.status)) return payoutSnapshot(row);
@@ -120,14 +134,18 @@ export function createPayoutActivities(deps: ActivityDeps) {
           payerBank: row.target_bank,
           dealType: 'PAYOUT',
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
+          explorationPermille: config.ROUTING_EXPLORATION_PERMILLE,
           deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
           sandbox: row.sandbox ? { tenantId: row.tenant_id, dealType: 'PAYOUT' } : undefined,
         });
         if (!match) return payoutSnapshot(row);
-        return payoutSnapshot(
-          await matchPayoutDeal(tx, dealId, { requisiteId: match.requisite_id, traderId: match.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS),
-        );
+        const matched = await matchPayoutDeal(tx, dealId, { requisiteId: match.requisite_id, traderId: match.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS);
+        await insertRoutingDecision(tx, dealId, match.decision);
+        routed = match.decision.reason;
+        return payoutSnapshot(matched);
       });
+      if (routed) deps.metrics?.routingDecisions.inc({ reason: routed });
+      return snapshot;
     },
 
     /**

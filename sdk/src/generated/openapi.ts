@@ -5604,6 +5604,7 @@ export interface components {
                 money: string;
             }[];
             payer_proof: components["schemas"]["PayerProof"];
+            routing: components["schemas"]["RoutingDecision"];
             events: {
                 event_id: string;
                 event_type: string;
@@ -5663,6 +5664,40 @@ export interface components {
             /** @description RFC 3339 of the latest submission; '' if none */
             submitted_at: string;
         };
+        /** @description why the deal went to its requisite: the candidates the matcher saw with their routing scores and the reason of its choice; null for a deal routed before decisions were recorded or a PayOut no trader took yet */
+        RoutingDecision: {
+            chosen: {
+                requisite_id: string;
+                /** @description type, last four digits, bank */
+                requisite_summary: string;
+                trader_id: string;
+                trader_name: string;
+                score: number;
+            };
+            /** @enum {string} */
+            reason: "best_score" | "same_bank_best_score" | "exploration" | "only_candidate" | "pass" | "sandbox";
+            /** @description the reason in words, with the scores compared */
+            reason_text: string;
+            /** @description the create explored: candidates in random order (the same bank still first) */
+            explored: boolean;
+            /** @description up to 20, in the order the matcher tried them */
+            candidates: {
+                requisite_id: string;
+                trader_id: string;
+                /** @description the trader's name when the deal was routed */
+                trader_name: string;
+                /** @description its routing score then, 0..1000 (500: no history yet) */
+                score: number;
+                /** @description its bank is the payer's (PayIn) or the recipient's (PayOut) */
+                same_bank: boolean;
+                chosen: boolean;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            decided_at: string;
+        } | null;
         /** @description the bank notification that confirmed the deal (MATCHED or ATTACHED); null when none did */
         DealBankNotification: {
             /** Format: uuid */
