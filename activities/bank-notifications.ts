@@ -21,7 +21,7 @@ const outcomeOf = (n: Pick<NotificationRow, 'status' | 'deal_id' | 'reason'>): B
 });
 
 /** The device as the actor of the deal's confirmation: one request key per notification, so a retried step writes its audit row once. */
-export const deviceActor = (n: Pick<NotificationRow, 'id' | 'device_id'>): AuditActor => ({
+const deviceActor = (n: Pick<NotificationRow, 'id' | 'device_id'>): AuditActor => ({
   kind: 'bank_device',
   id: n.device_id,
   role: 'trader',

@@ -19,6 +19,8 @@ import { checkDailyCap } from '../db/queries/limits';
 import { lockMerchantForCreate } from '../db/queries/merchant-world';
 import { claimRequisite, LIVE_AMOUNT_INDEX, liveAmountTaken, type MatchedRequisite, type MatchRequest } from '../db/queries/matching';
 import { claimThroughPass } from '../db/queries/passes';
+import { insertRoutingDecision } from '../db/queries/routing';
+import type { RoutingReason } from '../domain/routing';
 import { postEscrowLock, postEscrowRelease, postFeeDistribution, postPayinCompletion } from '../db/queries/postings';
 import { currentWorkflowRun } from './deadline';
 import { dealMoves } from './deal-moves';
@@ -43,7 +45,10 @@ export function createPayinActivities(deps: ActivityDeps) {
   return {
     /** Matching, escrow and the deal row in one transaction; nothing is left behind when no requisite fits. */
     async createPayinDeal(input: CreatePayinInput): Promise<PayinSnapshot> {
-      return sql.begin(async (tx) => {
+      // The decision's reason, counted once the create commits (a retried or replayed create counts none).
+      let routed: RoutingReason | undefined;
+      const snapshot = await sql.begin(async (tx) => {
+        routed = undefined;
         const existing = await claimCreate<DealRow>(tx, 'deals', input.dealId, currentWorkflowRun());
         if (existing) return payinSnapshot(existing);
         // The merchant's world, settled against the operator's switch before anything reads it (docs/reliability.md, "Worlds").
@@ -59,6 +64,7 @@ export function createPayinActivities(deps: ActivityDeps) {
           payerBank: input.payerBank,
           dealType: 'PAYIN',
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
+          explorationPermille: config.ROUTING_EXPLORATION_PERMILLE,
           deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
           // A sandbox merchant's deal goes to the sandbox trader only (db/queries/matching.ts).
           sandbox: sandbox
@@ -128,6 +134,9 @@ export function createPayinActivities(deps: ActivityDeps) {
           if (!next) throw noTrader();
           match = next;
         }
+        // Why this requisite, with the deal: a rolled-back create leaves no decision (docs/routing.md).
+        await insertRoutingDecision(tx, row.id, match.decision);
+        routed = match.decision.reason;
         await postEscrowLock(tx, { dealId: row.id, version: 1n, traderWalletId: match.trader_wallet_id, amount: money.escrow });
         await moves.events(tx, [
           [{ ...row, status: 'INITIALIZED' }, 'deal.created', 'created'],
@@ -135,6 +144,8 @@ export function createPayinActivities(deps: ActivityDeps) {
         ]);
         return payinSnapshot(row);
       });
+      if (routed) deps.metrics?.routingDecisions.inc({ reason: routed });
+      return snapshot;
     },
 
     /**

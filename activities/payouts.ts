@@ -19,6 +19,8 @@ import { currentWorkflowRun } from './deadline';
 import { checkDailyCap } from '../db/queries/limits';
 import { lockMerchantForCreate } from '../db/queries/merchant-world';
 import { claimRequisite } from '../db/queries/matching';
+import { insertRoutingDecision } from '../db/queries/routing';
+import type { RoutingReason } from '../domain/routing';
 import { postPayoutCompletion, postPayoutHold, postPayoutRelease } from '../db/queries/postings';
 import { findRequisite } from '../db/queries/traders';
 import { lockAvailable } from '../db/queries/wallets';
@@ -35,8 +37,11 @@ export function createPayoutActivities(deps: ActivityDeps) {
   return {
     /** Hold, synchronous auto-matching and the deal row in one transaction. */
     async createPayoutDeal(input: CreatePayoutInput): Promise<PayoutSnapshot> {
-      return sql
+      // The decision's reason, counted once the create commits (an unassigned payout has none yet).
+      let routed: RoutingReason | undefined;
+      const snapshot = await sql
         .begin(async (tx) => {
+          routed = undefined;
           const existing = await claimCreate<DealRow>(tx, 'deals', input.dealId, currentWorkflowRun());
           if (existing) return payoutSnapshot(existing);
           // The merchant's world, settled against the operator's switch before anything reads it (docs/reliability.md, "Worlds").
@@ -56,6 +61,7 @@ export function createPayoutActivities(deps: ActivityDeps) {
             payerBank: input.targetBank,
             dealType: 'PAYOUT',
             heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
+            explorationPermille: config.ROUTING_EXPLORATION_PERMILLE,
             deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
             sandbox: sandbox
               ? { tenantId: input.tenantId, dealType: 'PAYOUT', virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, input.tenantId).publicKey }
@@ -86,6 +92,10 @@ export function createPayoutActivities(deps: ActivityDeps) {
             assignSlaSeconds: config.PAYOUT_ASSIGN_SLA_SECONDS,
             ...(match ? { transferSlaSeconds: config.PAYOUT_TRANSFER_SLA_SECONDS } : {}),
           });
+          if (match) {
+            await insertRoutingDecision(tx, row.id, match.decision);
+            routed = match.decision.reason;
+          }
           await postPayoutHold(tx, { dealId: row.id, walletId: input.walletId, amount: hold });
           await moves.events(
             tx,
@@ -99,6 +109,8 @@ export function createPayoutActivities(deps: ActivityDeps) {
           }
           throw error;
         });
+      if (routed) deps.metrics?.routingDecisions.inc({ reason: routed });
+      return snapshot;
     },
 
     /**
@@ -112,7 +124,9 @@ export function createPayoutActivities(deps: ActivityDeps) {
 
     /** The retry worker: an UNASSIGNED payout looks for a free trader again. */
     async matchPayout(dealId: string): Promise<PayoutSnapshot> {
-      return sql.begin(async (tx) => {
+      let routed: RoutingReason | undefined;
+      const snapshot = await sql.begin(async (tx) => {
+        routed = undefined;
         const row = await lockDeal(tx, dealId);
         if (!row) throw new NotFound('deal not found');
         if (payoutRefusal('match', row.status)) return payoutSnapshot(row);
@@ -123,16 +137,20 @@ export function createPayoutActivities(deps: ActivityDeps) {
           payerBank: row.target_bank,
           dealType: 'PAYOUT',
           heartbeatTimeoutSeconds: config.TRADER_HEARTBEAT_TIMEOUT_SECONDS,
+          explorationPermille: config.ROUTING_EXPLORATION_PERMILLE,
           deviceHeartbeatTimeoutSeconds: config.DEVICE_HEARTBEAT_TIMEOUT_SECONDS,
           sandbox: row.sandbox
             ? { tenantId: row.tenant_id, dealType: 'PAYOUT', virtualDeviceKey: virtualDeviceKeys(config.SECRETS_ENCRYPTION_KEY, row.tenant_id).publicKey }
             : undefined,
         });
         if (!match) return payoutSnapshot(row);
-        return payoutSnapshot(
-          await matchPayoutDeal(tx, dealId, { requisiteId: match.requisite_id, traderId: match.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS),
-        );
+        const matched = await matchPayoutDeal(tx, dealId, { requisiteId: match.requisite_id, traderId: match.trader_id }, config.PAYOUT_TRANSFER_SLA_SECONDS);
+        await insertRoutingDecision(tx, dealId, match.decision);
+        routed = match.decision.reason;
+        return payoutSnapshot(matched);
       });
+      if (routed) deps.metrics?.routingDecisions.inc({ reason: routed });
+      return snapshot;
     },
 
     /**

@@ -243,6 +243,20 @@ function schemaFor(nodeEnv: string) {
      * one process per turn, an advisory lock; gateway_ledger_check_* metrics). 0: never.
      */
     LEDGER_CHECK_INTERVAL_SECONDS: seconds(300),
+    /** The window of a requisite's routing score: its deals created within these hours (docs/routing.md). */
+    ROUTING_SCORE_WINDOW_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 90)
+      .default(168),
+    /**
+     * How often a worker polling the deals queue refreshes the routing scores (workers/routing-scores.ts:
+     * one process per turn, an advisory lock), and once at its start. 0: only at the start.
+     */
+    ROUTING_SCORE_REFRESH_SECONDS: seconds(60),
+    /** The share of creates, per mille, that explore: candidates in random order (the same bank still first), so new requisites earn a score. */
+    ROUTING_EXPLORATION_PERMILLE: z.coerce.number().int().min(0).max(1000).default(100),
     /** Whether this worker process also runs the outbox relay (several may; they take turns). */
     OUTBOX_RELAY: bool(true),
     /** How long a deal's delivery stream (one workflow per deal and target) waits for the deal's next event before it closes. */

@@ -11,6 +11,7 @@ import { BANK_PARSERS } from '../domain/bank-notifications/parse';
 import { PAYIN_TERMINAL, PAYIN_TRANSITIONS } from '../domain/state/payin';
 import { PAYOUT_TERMINAL, PAYOUT_TRANSITIONS } from '../domain/state/payout';
 import type { Transition } from '../domain/state/state-machine';
+import { ROUTING_REASONS } from '../domain/routing';
 
 const DEAL_TYPES = ['payin', 'payout'] as const;
 export type DealTypeLabel = (typeof DEAL_TYPES)[number];
@@ -185,10 +186,25 @@ export function workerMetrics(registry: Registry) {
   });
   for (const outcome of ['matched', 'moved', 'confirmed', 'refused']) bankNotificationOutcomes.inc({ outcome }, 0);
 
+  const routingDecisions = new Counter({
+    name: 'gateway_routing_decisions_total',
+    help: "Deals routed, by the decision's reason (best_score, same_bank_best_score, exploration, only_candidate, pass, sandbox); counted by the create (or a payout's later match) as it commits",
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of ROUTING_REASONS) routingDecisions.inc({ reason }, 0);
+  const routingScoreRefreshDuration = new Gauge({
+    name: 'gateway_routing_score_refresh_duration_seconds',
+    help: "The last routing score refresh's duration in this process, seconds (one worker refreshes per turn: an advisory lock)",
+    registers,
+  });
+
   return {
     dealsCreated,
     dealsFinished,
     bankNotificationOutcomes,
+    routingDecisions,
+    routingScoreRefreshDuration,
     webhookAttempts,
     webhookDeliveriesFailed,
     webhookDeferred,

@@ -31,6 +31,8 @@ const TEST_DURATIONS: NodeJS.ProcessEnv = {
   WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
   // The periodic ledger check (workers/ledger-check.ts) runs during the suite: test/ops/gateway-metrics.test.ts waits for a turn.
   LEDGER_CHECK_INTERVAL_SECONDS: '10',
+  // The routing scores (workers/routing-scores.ts) follow a test's deals within seconds: test/api/routing.test.ts waits for them.
+  ROUTING_SCORE_REFRESH_SECONDS: '2',
   // Every test file signs in from 127.0.0.1, some failing on purpose: the per-address limit of
   // failed sign-ins (50 by default) is tested on an API of its own (test/api/operator-sign-in.test.ts).
   OPERATOR_SIGN_IN_MAX_FAILURES_PER_ADDRESS: '1000',

@@ -22,6 +22,7 @@ import { startWorkerMetricsServer } from './metrics-server';
 import { workerMetrics } from '../config/metrics';
 import { registerDbGauges } from './db-gauges';
 import { startLedgerChecks } from './ledger-check';
+import { startRoutingScoreRefresh } from './routing-scores';
 
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, 'worker');
@@ -148,6 +149,16 @@ const deskRelay = config.OUTBOX_RELAY ? await startDeskRelay({ sql, client, conf
 const ledgerChecks = dealsSide
   ? startLedgerChecks({ sql, temporal: client, log, metrics: gateway, intervalSeconds: config.LEDGER_CHECK_INTERVAL_SECONDS })
   : undefined;
+// The routing scores the matcher reads (workers/routing-scores.ts): refreshed at start, then periodically, by one deals worker per turn.
+const routingScores = dealsSide
+  ? startRoutingScoreRefresh({
+      sql,
+      log,
+      metrics: gateway,
+      windowHours: config.ROUTING_SCORE_WINDOW_HOURS,
+      intervalSeconds: config.ROUTING_SCORE_REFRESH_SECONDS,
+    })
+  : undefined;
 // On a real network the deposit watcher runs as one workflow; a deals worker makes sure it runs.
 const watch = await ensureChainWatch(client, config);
 log.info(
@@ -168,6 +179,7 @@ try {
   await relay?.stop();
   await deskRelay?.stop();
   await ledgerChecks?.stop();
+  await routingScores?.stop();
   await metricsServer?.close();
   await sql.end({ timeout: 5 });
   await connection.close();

@@ -73,7 +73,7 @@ export const deviceNotificationBody = z
   })
   .openapi('DeviceNotificationRequest');
 
-export const notificationStatus = z.enum(['RECEIVED', 'MATCHED', 'UNMATCHED', 'UNPARSED', 'IGNORED', 'ATTACHED', 'DISMISSED']);
+const notificationStatus = z.enum(['RECEIVED', 'MATCHED', 'UNMATCHED', 'UNPARSED', 'IGNORED', 'ATTACHED', 'DISMISSED']);
 
 export const deviceNotificationResponse = z
   .object({
@@ -159,7 +159,7 @@ const candidateDeal = z
   })
   .openapi('BankNotificationCandidate');
 
-export const bankNotification = z
+const bankNotification = z
   .object({
     notification_id: z.string().openapi({ format: 'uuid' }),
     status: notificationStatus,
@@ -210,3 +210,19 @@ export const attachNotificationBody = z
 export const dismissNotificationBody = z
   .object({ note: text('note', 1000).pipe(z.string().min(1, 'note is required: say why it needs no deal')) })
   .openapi('DismissBankNotificationRequest');
+
+/** On a deal's timeline in the console: the bank notification that confirmed the deal, or null. */
+export const dealBankNotification = z
+  .object({
+    notification_id: z.string().openapi({ format: 'uuid' }),
+    status: z.enum(['MATCHED', 'ATTACHED']).openapi({ description: 'MATCHED: it confirmed the deal by itself; ATTACHED: an operator attached it' }),
+    device_id: z.string().openapi({ format: 'uuid' }),
+    device_name: z.string(),
+    trader_name: z.string(),
+    received_at: timestamp,
+    parser: z.string().openapi({ description: 'the bank parser that read it' }),
+    amount: z.string().openapi({ description: 'the credit, minor units as a digit string' }),
+    currency: z.string(),
+  })
+  .nullable()
+  .openapi('DealBankNotification', { description: 'the bank notification that confirmed the deal (MATCHED or ATTACHED); null when none did' });

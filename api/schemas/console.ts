@@ -114,15 +114,18 @@ const auditEntrySchema = z
   .object({
     id: z.string().openapi({ description: 'int64 as a digit string; newer entries have larger ids' }),
     at: timestamp,
-    actor_kind: z.enum(['operator_account', 'operator_jwt', 'merchant_account', 'merchant_jwt', 'trader_account', 'system', 'anonymous']).openapi({
-      description:
-        "merchant_account: a member of a merchant (its cabinet session; role is the member's); merchant_jwt: the cabinet JWT (actor_id its sub, role owner); " +
-        'system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)',
-    }),
+    actor_kind: z
+      .enum(['operator_account', 'operator_jwt', 'merchant_account', 'merchant_jwt', 'trader_account', 'bank_device', 'system', 'anonymous'])
+      .openapi({
+        description:
+          "merchant_account: a member of a merchant (its cabinet session; role is the member's); merchant_jwt: the cabinet JWT (actor_id its sub, role owner); " +
+          "bank_device: a trader's paired bank device (actor_id the device's id; its notification confirmed a deal, it paired or was heard again); " +
+          'system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)',
+      }),
     actor_id: z.string(),
     actor_name: z.string().openapi({
       description:
-        "who, for people: a console account's or a merchant member's email (as the account is now), `operator JWT <sub>`, `cabinet JWT <sub>`, the system actor's name, or `failed sign-in from <address>`",
+        "who, for people: a console account's or a merchant member's email (as the account is now), `operator JWT <sub>`, `cabinet JWT <sub>`, `bank device <name> of <trader>`, the system actor's name, or `failed sign-in from <address>`",
     }),
     actor_email: z.string().openapi({ description: "a console account's or merchant member's email; empty for other actors" }),
     actor_credential: z.string().openapi({

@@ -11,6 +11,7 @@ import { listAudit, streamAudit, type AuditFilter, type AuditRow } from '../../d
 import { merchantNames } from '../../db/queries/merchants';
 import { accountNames } from '../../db/queries/accounts';
 import { traderNames } from '../../db/queries/traders';
+import { deviceNames } from '../../db/queries/bank-devices';
 import { csvExport } from './csv-export';
 import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
 
@@ -19,6 +20,8 @@ interface AuditNames {
   accounts: Map<string, { email: string }>;
   merchants: Map<string, string>;
   traders: Map<string, string>;
+  /** Bank devices, as "<device> of <trader>": actors (their confirmations) and objects (pairing, revocation). */
+  devices: Map<string, string>;
 }
 
 /** The actor kinds that are accounts (their actor_id is the account's id). */
@@ -28,7 +31,8 @@ const ACCOUNT_ACTORS = new Set(['operator_account', 'merchant_account', 'trader_
 async function namesOf(deps: AppDeps, rows: AuditRow[]): Promise<AuditNames> {
   const ids = (type: string) => rows.filter((r) => r.object_type === type).map((r) => r.object_id);
   const people = rows.filter((r) => ACCOUNT_ACTORS.has(r.actor_kind)).map((r) => r.actor_id);
-  const [accounts, merchants, traders] = await Promise.all([
+  const devices = [...rows.filter((r) => r.actor_kind === 'bank_device').map((r) => r.actor_id), ...ids('bank_device')];
+  const [accounts, merchants, traders, deviceNamed] = await Promise.all([
     accountNames(deps.sql, [...people, ...ids('operator'), ...ids('merchant_member')]),
     merchantNames(
       deps.sql,
@@ -38,8 +42,9 @@ async function namesOf(deps: AppDeps, rows: AuditRow[]): Promise<AuditNames> {
       deps.sql,
       ids('trader').filter((id) => idPrefix(id)?.lo === id),
     ),
+    deviceNames(deps.sql, devices),
   ]);
-  return { accounts, merchants, traders };
+  return { accounts, merchants, traders, devices: deviceNamed };
 }
 
 function actorName(row: AuditRow, names: AuditNames): string {
@@ -54,6 +59,8 @@ function actorName(row: AuditRow, names: AuditNames): string {
       return `cabinet JWT ${row.actor_id}`;
     case 'anonymous':
       return `failed sign-in from ${row.actor_id}`;
+    case 'bank_device':
+      return `bank device ${names.devices.get(row.actor_id) ?? row.actor_id}`;
     default:
       return row.actor_id;
   }
@@ -62,6 +69,7 @@ function actorName(row: AuditRow, names: AuditNames): string {
 function objectName(row: AuditRow, names: AuditNames): string {
   if (row.object_type === 'merchant') return names.merchants.get(row.object_id) ?? '';
   if (row.object_type === 'trader') return names.traders.get(row.object_id) ?? '';
+  if (row.object_type === 'bank_device') return names.devices.get(row.object_id) ?? '';
   if (row.object_type === 'operator' || row.object_type === 'merchant_member') return names.accounts.get(row.object_id)?.email ?? '';
   return '';
 }

@@ -141,7 +141,7 @@ const deviceActorOf = (deviceId: string, key: string): AuditActor => ({
 });
 
 /** The sequence rules in the device's words. */
-export const staleSequence = (sequence: bigint) =>
+const staleSequence = (sequence: bigint) =>
   new Conflict(
     `sequence ${sequence} is not higher than this device's last message: a replayed heartbeat, or a counter that went back (pair again to reset it)`,
   );

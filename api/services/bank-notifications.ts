@@ -22,6 +22,7 @@ import {
   findNotification,
   listNotifications,
   notificationNames,
+  notificationOfDeal,
   openNotification,
   staleReceived,
   storeNotification,
@@ -164,6 +165,24 @@ export async function getBankNotification(deps: AppDeps, notificationId: string)
   const row = await findNotification(deps.sql, notificationId);
   if (!row) throw new NotFound('bank notification not found');
   return { notification: await present(deps, await named(deps, row), true) };
+}
+
+/** The notification that confirmed a deal, for the deal's timeline in the console (null: none did). */
+export async function dealBankNotification(deps: Pick<AppDeps, 'sql'>, dealId: string) {
+  const row = await notificationOfDeal(deps.sql, dealId);
+  if (!row || (row.status !== 'MATCHED' && row.status !== 'ATTACHED')) return null;
+  const names = await notificationNames(deps.sql, row);
+  return {
+    notification_id: row.id,
+    status: row.status,
+    device_id: row.device_id,
+    device_name: names.device_name,
+    trader_name: names.trader_name,
+    received_at: row.received_at.toISOString(),
+    parser: row.parser,
+    amount: row.amount?.toString() ?? '',
+    currency: row.currency ?? '',
+  };
 }
 
 // ---- The operators' moves ----

@@ -26,6 +26,9 @@ import { payinWorkflowId } from '../../workflows/contracts/payin';
 import { payoutWorkflowId } from '../../workflows/contracts/payout';
 import { clampPageSize, decodePageToken, encodePageToken } from './page-token';
 import { payerProofView } from './payer-proof';
+import { dealBankNotification } from './bank-notifications';
+import { findRoutingDecision, type RoutingDecisionView } from '../../db/queries/routing';
+import { reasonInWords, SCORE_PRIOR } from '../../domain/routing';
 
 export { OPERATOR_DEAL_SORTS } from '../../db/queries/deals';
 
@@ -131,10 +134,34 @@ export async function exportDeals(deps: AppDeps, q: OperatorDealQuery) {
 }
 
 /** A deal with its timeline: the events it emitted and every webhook attempt, and its workflow in the Temporal UI. */
+/** The deal's routing decision for an operator: names and scores, the reason in words (domain/routing.ts). */
+function routingView(deps: AppDeps, d: RoutingDecisionView) {
+  const chosen = d.candidates.find((c) => c.requisite_id === d.chosen_requisite_id);
+  return {
+    chosen: {
+      requisite_id: d.chosen_requisite_id,
+      requisite_summary: d.chosen_requisite_summary,
+      trader_id: d.chosen_trader_id,
+      trader_name: d.chosen_trader_name,
+      score: chosen?.score ?? SCORE_PRIOR,
+    },
+    reason: d.reason,
+    reason_text: reasonInWords(d.reason, { ...d, explorationPermille: deps.config.ROUTING_EXPLORATION_PERMILLE }),
+    explored: d.explored,
+    candidates: d.candidates.map((c) => ({ ...c, chosen: c.requisite_id === d.chosen_requisite_id })),
+    decided_at: d.created_at.toISOString(),
+  };
+}
+
 export async function dealTimeline(deps: AppDeps, dealId: string) {
   const row = await findOperatorDeal(deps.sql, dealId);
   if (!row) throw new NotFound('deal not found');
-  const [events, attempts, payerProof] = await Promise.all([dealEvents(deps.sql, dealId), dealWebhookAttempts(deps.sql, dealId), payerProofView(deps, row)]);
+  const [events, attempts, payerProof, routing] = await Promise.all([
+    dealEvents(deps.sql, dealId),
+    dealWebhookAttempts(deps.sql, dealId),
+    payerProofView(deps, row),
+    findRoutingDecision(deps.sql, dealId),
+  ]);
   const workflowId = row.deal_type === 'PAYIN' ? payinWorkflowId(dealId) : payoutWorkflowId(dealId);
   const ui = deps.config.TEMPORAL_UI_URL.replace(/\/+$/, '');
   return {
@@ -147,6 +174,7 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
     operator_moves: operatorMovesFor(row.deal_type, row.status),
     move_outcomes: operatorMoveOutcomes(row),
     payer_proof: payerProof,
+    routing: routing ? routingView(deps, routing) : null,
     events: events.map((e) => ({
       event_id: e.id,
       event_type: e.event_type,
@@ -167,5 +195,6 @@ export async function dealTimeline(deps: AppDeps, dealId: string) {
       error: a.error ?? '',
       at: a.at.toISOString(),
     })),
+    bank_notification: await dealBankNotification(deps, dealId),
   };
 }

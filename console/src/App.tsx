@@ -12,6 +12,7 @@ import { DealDetail, Deals } from './pages/Deals';
 import { MerchantDetail, Merchants } from './pages/Merchants';
 import { Traders } from './pages/Traders';
 import { Alerts } from './pages/Alerts';
+import { BankNotifications } from './pages/BankNotifications';
 import { Audit } from './pages/Audit';
 import { Operators } from './pages/Operators';
 import { Account } from './pages/Account';
@@ -57,6 +58,7 @@ const NAV: Array<[string, string]> = [
   ['/merchants', 'Merchants'],
   ['/traders', 'Traders'],
   ['/alerts', 'Alerts'],
+  ['/bank-notifications', 'Bank notifications'],
   ['/audit', 'Audit log'],
   ['/operators', 'Operators'],
   ['/account', 'Your account'],
@@ -139,6 +141,8 @@ function Page() {
       return <Traders />;
     case 'alerts':
       return <Alerts />;
+    case 'bank-notifications':
+      return <BankNotifications />;
     case 'audit':
       return <Audit />;
     case 'operators':

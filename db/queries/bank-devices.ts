@@ -167,3 +167,12 @@ export async function noteMessage(db: Db, deviceId: string, sequence: bigint) {
     where id = ${deviceId} and status = 'ACTIVE' returning id`;
   return row;
 }
+
+/** Devices by id as people read them: "<device name> of <trader name>" (the audit trail's actor and object names). */
+export async function deviceNames(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id));
+  if (wanted.length === 0) return new Map();
+  const rows = await db<{ id: string; name: string }[]>`
+    select d.id, d.name || ' of ' || t.name as name from bank_devices d join traders t on t.id = d.trader_id where d.id = any(${wanted}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

@@ -1,4 +1,7 @@
+import { randomInt } from 'node:crypto';
 import type { Tx } from '../sql';
+import { explores, MAX_CANDIDATES, routingReason, SCORE_PRIOR, type RoutingCandidate } from '../../domain/routing';
+import type { RoutingDecision } from './routing';
 import { sandboxTraderTakes } from '../../domain/sandbox';
 import { PAYIN_STATUSES, PAYIN_TERMINAL } from '../../domain/state/payin';
 import { PAYOUT_TERMINAL } from '../../domain/state/payout';
@@ -8,6 +11,8 @@ export interface MatchedRequisite {
   requisite_id: string;
   trader_id: string;
   trader_wallet_id: string;
+  /** Why this requisite (routing_decisions): the create writes it with the deal (db/queries/routing.ts). */
+  decision: RoutingDecision;
 }
 
 export interface MatchRequest {
@@ -33,6 +38,13 @@ export interface MatchRequest {
    * device's public key pairs the device that serves its requisites when one is made here.
    */
   sandbox?: { tenantId: string; dealType: 'PAYIN' | 'PAYOUT'; virtualDeviceKey: Uint8Array } | undefined;
+  /** A matching pass narrowed the candidates (traderId, requisiteType): the decision's reason says so. */
+  pass?: boolean;
+  /**
+   * The share of creates, per mille, that explore (ROUTING_EXPLORATION_PERMILLE): their candidates
+   * come in random order, the same bank still first. Absent: 0, every create follows the scores.
+   */
+  explorationPermille?: number;
 }
 
 const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 90;
@@ -54,6 +66,9 @@ export const LIVE_AMOUNT_INDEX = 'deals_requisite_live_amount';
 interface Candidate {
   id: string;
   trader_id: string;
+  trader_name: string;
+  score: number;
+  same_bank: boolean;
   daily_limit: bigint | null;
   daily_count_limit: number | null;
   monthly_limit: bigint | null;
@@ -82,8 +97,12 @@ function presentNow(tx: Tx, timeoutSeconds: number) {
 
 /**
  * Cascade routing inside the caller's transaction. Candidates are the method's ACTIVE
- * requisites of present traders whose amount range fits, same-bank first (payer_bank), then
- * random to spread load.
+ * requisites of present traders whose amount range fits, same-bank first (payer_bank), then by
+ * routing score (requisite_scores, refreshed by the worker; none yet: the prior), ties at random
+ * to spread load. A share of creates (explorationPermille, drawn here) explores instead: random
+ * after the same bank, so a requisite with no history gets deals and earns a score. The matcher
+ * never computes a score: one join to requisite_scores by its key. The candidates, their scores and
+ * the reason of the choice come back with the match (MatchedRequisite.decision).
  *
  * What must never be overbooked is guarded by row locks taken before the checks: the trader's
  * USDT wallet (liquidity) and, when it has a limit or holds PayIns to one live deal per amount,
@@ -102,12 +121,17 @@ export async function claimRequisite(tx: Tx, req: MatchRequest): Promise<Matched
   }
   const payin = (req.dealType ?? req.sandbox?.dealType) === 'PAYIN';
   const excluded = [...(req.excludeRequisiteIds ?? [])];
+  // Drawn in TypeScript (a CSPRNG), not by random() in the statement: the plan stays one shape per share.
+  const explored = req.sandbox === undefined && explores(req.explorationPermille ?? 0, randomInt(1000));
   const candidates = await tx<Candidate[]>`
-    select r.id, r.trader_id, r.daily_limit, r.daily_count_limit, r.monthly_limit, r.max_live_deals, r.cooldown_seconds,
+    select r.id, r.trader_id, t.name as trader_name, coalesce(s.score, ${SCORE_PRIOR}::int) as score,
+      lower(r.bank_name) = lower(${req.payerBank}) as same_bank,
+      r.daily_limit, r.daily_count_limit, r.monthly_limit, r.max_live_deals, r.cooldown_seconds,
       exists (select 1 from accounts a where a.trader_id = t.id and a.party = 'trader') as self_managed
     from requisites r
     join traders t on t.id = r.trader_id and t.status = 'ACTIVE'
     join wallets w on w.owner_type = 'trader' and w.owner_id = r.trader_id and w.currency = 'USDT'
+    left join requisite_scores s on s.requisite_id = r.id
     where r.payment_method_id = ${req.paymentMethodId} and r.status = 'ACTIVE' and t.sandbox = ${req.sandbox !== undefined}
       and r.min_amount <= ${req.amount} and r.max_amount >= ${req.amount}
       and w.available >= ${req.escrowUsdt}
@@ -121,21 +145,46 @@ export async function claimRequisite(tx: Tx, req: MatchRequest): Promise<Matched
       and t.security_deposit_held >= t.security_deposit and w.available >= t.min_working_balance
       ${req.traderId ? tx`and r.trader_id = ${req.traderId}` : tx``}
       ${req.requisiteType ? tx`and r.requisite_type = ${req.requisiteType}` : tx``}
-    order by (lower(r.bank_name) = lower(${req.payerBank})) desc, random()
-    limit 20`;
+    order by (lower(r.bank_name) = lower(${req.payerBank})) desc, ${explored ? tx`` : tx`coalesce(s.score, ${SCORE_PRIOR}::int) desc,`} random()
+    limit ${MAX_CANDIDATES}`;
   for (const wait of [false, true]) {
     for (const candidate of candidates) {
       const claimed = await tryCandidate(tx, candidate, req, payin, wait);
-      if (claimed) return claimed;
+      if (claimed) return { ...claimed, decision: decisionOf(candidates, candidate, req, explored) };
     }
   }
   return undefined;
 }
 
+/** The decision routing_decisions records: every candidate read, in the order tried, and why this one. */
+function decisionOf(candidates: readonly Candidate[], chosen: Candidate, req: MatchRequest, explored: boolean): RoutingDecision {
+  const view = (c: Candidate): RoutingCandidate => ({
+    requisite_id: c.id,
+    trader_id: c.trader_id,
+    trader_name: c.trader_name,
+    score: c.score,
+    same_bank: c.same_bank,
+  });
+  const seen = candidates.map(view);
+  return {
+    candidates: seen,
+    chosen_requisite_id: chosen.id,
+    reason: routingReason({ sandbox: req.sandbox !== undefined, pass: req.pass === true, explored, candidates: seen, chosen: view(chosen) }),
+    // A lone candidate had no order to explore.
+    explored: explored && seen.length > 1,
+  };
+}
+
 const hasLimits = (c: Candidate) =>
   c.daily_limit !== null || c.daily_count_limit !== null || c.monthly_limit !== null || c.max_live_deals !== null || c.cooldown_seconds > 0;
 
-async function tryCandidate(tx: Tx, candidate: Candidate, req: MatchRequest, payin: boolean, wait: boolean): Promise<MatchedRequisite | undefined> {
+async function tryCandidate(
+  tx: Tx,
+  candidate: Candidate,
+  req: MatchRequest,
+  payin: boolean,
+  wait: boolean,
+): Promise<Omit<MatchedRequisite, 'decision'> | undefined> {
   const lockMode = wait ? tx`for no key update` : tx`for no key update skip locked`;
   const guardsAmount = payin && candidate.self_managed;
   try {

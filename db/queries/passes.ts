@@ -98,6 +98,7 @@ export async function claimThroughPass(tx: Tx, deal: PassDeal, request: MatchReq
         if (!pass) return 'taken' as const;
         const match = await claimRequisite(sp, {
           ...request,
+          pass: true,
           traderId: pass.provider_id ?? undefined,
           requisiteType: pass.requisite_type ?? undefined,
         });

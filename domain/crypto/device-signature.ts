@@ -17,7 +17,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { base64, base64urlnopad } from '@scure/base';
 
 /** How far a device's clock may be from ours, either way, in seconds. */
-export const DEVICE_TIMESTAMP_WINDOW_SECONDS = 300;
+const DEVICE_TIMESTAMP_WINDOW_SECONDS = 300;
 
 export interface DeviceRequest {
   timestamp: number;
@@ -30,7 +30,7 @@ export interface DeviceRequest {
 const bodyBytes = (body: string | Uint8Array) => (typeof body === 'string' ? utf8ToBytes(body) : body);
 
 /** The signed string of a request. */
-export function deviceSigningInput(request: DeviceRequest): Uint8Array {
+function deviceSigningInput(request: DeviceRequest): Uint8Array {
   const bodyHash = bytesToHex(sha256(bodyBytes(request.body)));
   return utf8ToBytes(`${request.timestamp}.${request.method.toUpperCase()}.${request.target}.${bodyHash}`);
 }

@@ -203,6 +203,10 @@ test('an exact credit confirms its one live PayIn with the device as actor; 30 c
   t.deepEqual({ ...confirm }, { actor_kind: 'bank_device', actor_id: device.deviceId });
   const shown = await signed(m.keys, 'GET', `/api/v1/p2p/merchant/deals/${deal.deal_id}`);
   t.like(shown.body.deal, { status: 'COMPLETED', received_amount: '150050' });
+  // The audit trail names the device and its trader.
+  const trail = await asOperator('GET', `/api/v1/p2p/admin/audit?object_type=deal&object_id=${deal.deal_id}&action=deal.confirm`);
+  t.is(trail.status, 200, trail.text);
+  t.like(trail.body.data[0], { actor_kind: 'bank_device', actor_name: `bank device Test phone of ${await traderName(trader.traderId)}` });
 
   // The trader sees what its phone forwarded; the text is sealed at rest.
   const mine = await asTrader(trader.session, 'GET', `${TRADER}/bank-notifications?page_size=200`);
@@ -272,11 +276,9 @@ test('a silent device takes its requisites out of the matcher and is marked sile
   const trader = await traderWithRequisite();
   const device: PairedDevice = await pairedDevice(trader, [trader.requisiteId]);
   const m = await fundedMerchant(0);
-  let amount = 310_000;
-  const create = () => {
-    amount += 100;
-    return signed(m.keys, 'POST', `${stack.url}/api/v1/p2p/merchant/deals/payin`, payinBody({ payment_method_id: trader.method, amount }));
-  };
+  const amounts = [310_100, 310_200, 310_300].values();
+  const create = () =>
+    signed(m.keys, 'POST', `${stack.url}/api/v1/p2p/merchant/deals/payin`, payinBody({ payment_method_id: trader.method, amount: amounts.next().value }));
 
   // Heard: matched.
   t.is((await sendHeartbeat(device)).status, 200);
@@ -303,4 +305,29 @@ test('a silent device takes its requisites out of the matcher and is marked sile
     actions.map((r) => r.action),
     ['device.silent', 'device.resumed'],
   );
+});
+
+test('30 operators attaching one queued credit at once, to two deals: one attach wins, one deal is confirmed', async (t) => {
+  const trader = await traderWithRequisite();
+  const device = await pairedDevice(trader, [trader.requisiteId]);
+  const m = await fundedMerchant(0);
+  const a = await createPayin(m.keys, { payment_method_id: trader.method, amount: 410_000 });
+  const b = await createPayin(m.keys, { payment_method_id: trader.method, amount: 420_000 });
+  const credit = await sendNotification(device, tbankCredit(415_000));
+  const id = credit.body.notification_id as string;
+  await eventually(async () => (await notificationRow(id)).status === 'UNMATCHED', 'the credit queued');
+
+  const tries = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => asOperator('POST', `${ADMIN}/${id}/attach`, { deal_id: i % 2 === 0 ? a.deal_id : b.deal_id })),
+  );
+  const won = tries.filter((r) => r.status === 200);
+  t.is(won.length, 1, tries.map((r) => `${r.status} ${r.text}`).join('\n'));
+  t.true(tries.every((r) => r.status === 200 || r.status === 409));
+  const chosen = won[0]!.body.notification.deal_id as string;
+  const other = chosen === a.deal_id ? b.deal_id : a.deal_id;
+  t.is(await dealStatus(chosen), 'PAYMENT_VERIFIED');
+  t.is(await dealStatus(other), 'ESCROW_LOCKED');
+  const [confirms] = await sql<{ n: number }[]>`
+    select count(*)::int as n from audit_log where action = 'deal.confirm' and object_id in (${a.deal_id}, ${b.deal_id})`;
+  t.is(confirms!.n, 1);
 });

@@ -4,7 +4,8 @@
  * (the 8 characters a list shows) finds its deal in the deal filter and in the header's search box;
  * the search box finds a deal by its card's last four digits; lists name merchants and traders (the
  * id on hover and behind a copy button); the audit log shows who acted (email, role, session) and
- * the before/after diff; "Export CSV" downloads the filtered list. axe-core on every page.
+ * the before/after diff; "Export CSV" downloads the filtered list; a deal's page says where the matcher
+ * routed it and why, by name. axe-core on every page.
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { randomBytes, randomInt } from 'node:crypto';
@@ -225,4 +226,43 @@ test('the audit log shows who acted (email, role, session), the object by name a
   t.is(rows.length, await page.locator('tbody tr[data-action]').count());
   t.is(rows[0]!.actor_name, admin.email);
   t.is(JSON.parse(rows[0]!.after!).rate_limit_per_minute, 321);
+});
+
+test("a deal's page says where the matcher routed it and why, by the trader's name, with the candidates by name and score", async (t) => {
+  const method = await isolatedMethod();
+  const names: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const name = `Routing Trader ${randomBytes(3).toString('hex')}`;
+    const trader = await asOperator('POST', `${ADMIN}/traders`, { name });
+    const traderId = trader.body.trader.trader_id as string;
+    await asOperator('POST', `${ADMIN}/traders/${traderId}/deposits`, { amount: 1_000_000, tx_hash: randomBytes(32).toString('hex') });
+    await asOperator('POST', `${ADMIN}/traders/${traderId}/requisites`, {
+      payment_method: method,
+      requisite_type: 'BANK_CARD',
+      card_number: '2200123456781234',
+      holder_name: 'Routing Holder',
+      bank_name: 'routing-bank',
+      min_amount: 100,
+      max_amount: 100_000_000,
+    });
+    names.push(name);
+  }
+  const merchant = await newMerchant();
+  const deal = await createPayin(merchant.keys, { payment_method_id: method, amount: 254_300 });
+  const [row] = await sql<{ name: string }[]>`select t.name from deals d join traders t on t.id = d.trader_id where d.id = ${deal.deal_id}`;
+  const chosen = row!.name;
+
+  const page = await signedIn(t, await operator('support'));
+  await page.goto(`${API_URL}/console/deals/${deal.deal_id}`);
+  await settled(t, page, /^Deal /, 'deal-routing');
+  const routing = page.getByTestId('routing');
+  t.regex(
+    (await routing.textContent()) ?? '',
+    new RegExp(
+      `^Routed to ${chosen} · BANK_CARD •••• 1234, routing-bank — (best score of 2 candidates \\(500 vs 500\\)|explored \\(10 % of deals go to a random candidate so new requisites earn a score\\))$`,
+    ),
+  );
+  t.is(await routing.getByRole('link', { name: chosen }).count(), 1, 'the trader by name, a link to it');
+  await page.locator('summary', { hasText: '2 candidates' }).click();
+  for (const name of names) t.regex((await page.locator('details li', { hasText: name }).textContent()) ?? '', /score 500/);
 });

@@ -82,7 +82,7 @@ export function sendHeartbeat(device: PairedDevice, sequence = ++device.sequence
 }
 
 /** Minor units as the bank writes roubles: "1 500" or "1 500,50" (a no-break space between thousands). */
-export function roubles(minor: number | bigint): string {
+function roubles(minor: number | bigint): string {
   const m = BigInt(minor);
   const whole = (m / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '\u00a0');
   const kopecks = m % 100n;

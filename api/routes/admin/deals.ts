@@ -10,6 +10,7 @@ import { PAYOUT_STATUSES } from '../../../domain/state/payout';
 import type { AppDeps } from '../../deps';
 import type { AuditActor } from '../../../domain/audit';
 import type { DealRow } from '../../../db/queries/deals';
+import { ROUTING_REASONS } from '../../../domain/routing';
 import {
   amountChangeBody,
   amountChangeResponse,
@@ -22,10 +23,40 @@ import {
   rejectBody,
 } from '../../schemas/deals';
 import { dealTimeline, exportDeals, OPERATOR_DEAL_SORTS, searchDeals } from '../../services/deals';
+import { dealBankNotification } from '../../schemas/bank-devices';
 import { assignPayout, completePayout, rejectPayout, startPayout } from '../../services/payouts';
 import { changePayinAmountByOperator, completePayinByOperator, confirmPayinByOperator, presentForOperator, reconcilePayin } from '../../services/payins';
 
 const tags = ['Operator: deals'];
+
+/** A deal's routing decision as the console shows it (api/services/deals.ts routingView). */
+const routingCandidateSchema = z.object({
+  requisite_id: z.string(),
+  trader_id: z.string(),
+  trader_name: z.string().openapi({ description: "the trader's name when the deal was routed" }),
+  score: z.number().int().openapi({ description: 'its routing score then, 0..1000 (500: no history yet)' }),
+  same_bank: z.boolean().openapi({ description: "its bank is the payer's (PayIn) or the recipient's (PayOut)" }),
+  chosen: z.boolean(),
+});
+const routingDecisionSchema = z
+  .object({
+    chosen: z.object({
+      requisite_id: z.string(),
+      requisite_summary: z.string().openapi({ description: 'type, last four digits, bank' }),
+      trader_id: z.string(),
+      trader_name: z.string(),
+      score: z.number().int(),
+    }),
+    reason: z.enum(ROUTING_REASONS),
+    reason_text: z.string().openapi({ description: 'the reason in words, with the scores compared' }),
+    explored: z.boolean().openapi({ description: 'the create explored: candidates in random order (the same bank still first)' }),
+    candidates: z.array(routingCandidateSchema).openapi({ description: 'up to 20, in the order the matcher tried them' }),
+    decided_at: timestamp,
+  })
+  .openapi('RoutingDecision', {
+    description:
+      'why the deal went to its requisite: the candidates the matcher saw with their routing scores and the reason of its choice; null for a deal routed before decisions were recorded or a PayOut no trader took yet',
+  });
 /** Every deal status, PayIn's and PayOut's (the state tables'). */
 const DEAL_STATUSES = [...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])] as [string, ...string[]];
 /** The console's reads of this aggregate keep the console's tag in the API document. */
@@ -152,6 +183,8 @@ export const dealRoutes = [
             )
             .openapi({ description: 'what each move of operator_moves does, from the same state tables (the console words its confirmation from it)' }),
           payer_proof: payerProofSchema,
+          // Null: a deal routed before decisions were recorded, or a PayOut no trader took yet.
+          routing: routingDecisionSchema.nullable(),
           events: z.array(z.object({ event_id: z.string(), event_type: z.string(), created_at: timestamp, dispatched_at: z.string(), payload: z.unknown() })),
           webhook_attempts: z.array(
             z.object({
@@ -168,6 +201,7 @@ export const dealRoutes = [
               at: timestamp,
             }),
           ),
+          bank_notification: dealBankNotification,
         })
         .openapi('ConsoleDealTimeline'),
       errors: [404],

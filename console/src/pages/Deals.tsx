@@ -120,7 +120,7 @@ export function DealDetail({ id }: { id: string }) {
         <ErrorText error={deal.error} />
       </>
     );
-  const { deal: d, workflow, events, webhook_attempts: attempts, move_outcomes: outcomes, payer_proof: proof } = deal.data;
+  const { deal: d, workflow, events, webhook_attempts: attempts, move_outcomes: outcomes, payer_proof: proof, routing } = deal.data;
   return (
     <>
       {back}
@@ -196,7 +196,9 @@ export function DealDetail({ id }: { id: string }) {
         </dd>
       </dl>
       <DealActions d={d} outcomes={outcomes} />
+      {routing && <Routing routing={routing} />}
       {d.deal_type === 'PAYIN' && <PayerProof proof={proof} />}
+      <ConfirmedByBank n={deal.data.bank_notification} />
       <section aria-labelledby="events-h">
         <h2 id="events-h">Events</h2>
         <DataTable
@@ -234,6 +236,58 @@ export function DealDetail({ id }: { id: string }) {
         />
       </section>
     </>
+  );
+}
+
+/** The bank notification that confirmed the deal: which phone forwarded it, whose, when, and what the bank said. */
+function ConfirmedByBank({ n }: { n: Schemas['DealBankNotification'] }) {
+  const format = useFormatMoney();
+  if (!n) return null;
+  const bank = { sberbank: 'Sberbank', tbank: 'T-Bank', kaspi: 'Kaspi', kapitalbank: 'Kapitalbank', ziraat: 'Ziraat', sbp: 'SBP' }[n.parser] ?? n.parser;
+  return (
+    <p data-testid="confirmed-by-bank" data-notification={n.notification_id}>
+      Confirmed by the bank notification forwarded by <Text value={n.device_name} /> (<Text value={n.trader_name} />) at {when(n.received_at)}:{' '}
+      <Text value={bank} /> credit of {format(n.amount, n.currency)}
+      {n.status === 'ATTACHED' ? ', attached by an operator' : ''}. <Link to={`/bank-notifications?status=${n.status}`}>Bank notifications</Link>
+    </p>
+  );
+}
+
+/**
+ * Why the deal went to its requisite (docs/routing.md): "Routed to <trader> · <requisite> — best score
+ * of 4 candidates (812 vs 640, 500, 455)", then the candidates by name with their scores.
+ */
+function Routing({ routing: r }: { routing: NonNullable<Schemas['RoutingDecision']> }) {
+  return (
+    <section aria-labelledby="routing-h">
+      <h2 id="routing-h">Routing</h2>
+      <p data-testid="routing">
+        Routed to <Named kind="trader" id={r.chosen.trader_id} name={r.chosen.trader_name} />
+        {r.chosen.requisite_summary && (
+          <>
+            {' · '}
+            <Text value={r.chosen.requisite_summary} />
+          </>
+        )}{' '}
+        — {r.reason_text}
+      </p>
+      {r.candidates.length > 1 && (
+        <details>
+          <summary>
+            {r.candidates.length} candidates{r.explored ? ', tried in random order' : ', best score first'}
+          </summary>
+          <ol>
+            {r.candidates.map((c) => (
+              <li key={c.requisite_id}>
+                <Named kind="trader" id={c.trader_id} name={c.trader_name} /> · score {c.score}
+                {c.same_bank ? ' · same bank' : ''}
+                {c.chosen ? ' · chosen' : ''} <IdLink kind="requisite" id={c.requisite_id} />
+              </li>
+            ))}
+          </ol>
+        </details>
+      )}
+    </section>
   );
 }
 

@@ -8,6 +8,7 @@ import { Link } from '../router';
 import { useTraderSession } from '../Trader';
 import { Text } from '../text';
 import { DealsToday } from './Deals';
+import { SilentDevices } from './Devices';
 
 export function TraderHome() {
   const session = useTraderSession();
@@ -16,6 +17,7 @@ export function TraderHome() {
   return (
     <>
       <h1>Today</h1>
+      <SilentDevices />
       {trader.approved ? (
         <p data-testid="trader-standing">
           <Text value={trader.name} /> is approved: the gateway gives you deals while you are online and your requisites and balance allow.

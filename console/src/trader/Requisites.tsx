@@ -13,6 +13,8 @@ import { Confirm } from '../dialog';
 import { ErrorText, Field, Loading, Submit } from '../ui';
 import { Text } from '../text';
 import { REQUISITE_TYPE_WORDS } from './words';
+import { useRoute } from '../router';
+import { DevicesLine, TraderDevices } from './Devices';
 
 type Requisite = Schemas['TraderRequisite'];
 type Method = Schemas['TraderRequisiteList']['payment_methods'][number];
@@ -131,7 +133,14 @@ function LimitFields({
   );
 }
 
+/** The Requisites section: the requisites, and under /requisites/devices the phones that confirm their payments. */
 export function TraderRequisites() {
+  const { path } = useRoute();
+  if (path === '/requisites/devices') return <TraderDevices />;
+  return <RequisiteList />;
+}
+
+function RequisiteList() {
   const list = useQuery({ queryKey: KEY, queryFn: () => unwrap(api.GET('/api/v1/p2p/trader/requisites')) });
   if (!list.data) return list.error ? <ErrorText error={list.error} /> : <Loading what="your requisites" />;
   const methods = list.data.payment_methods;
@@ -142,6 +151,7 @@ export function TraderRequisites() {
         Payers pay to these. An operator checks a new requisite, and new payment details, before the first deal. Days and months are UTC; at most one unfinished
         PayIn of one amount is on a requisite at a time.
       </p>
+      <DevicesLine />
       {list.data.data.length === 0 && <p>No requisites yet.</p>}
       {list.data.data.map((r) => (
         <RequisiteCard

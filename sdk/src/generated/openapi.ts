@@ -4619,12 +4619,12 @@ export interface components {
              */
             at: string;
             /**
-             * @description merchant_account: a member of a merchant (its cabinet session; role is the member's); merchant_jwt: the cabinet JWT (actor_id its sub, role owner); system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)
+             * @description merchant_account: a member of a merchant (its cabinet session; role is the member's); merchant_jwt: the cabinet JWT (actor_id its sub, role owner); bank_device: a trader's paired bank device (actor_id the device's id; its notification confirmed a deal, it paired or was heard again); system: the gateway itself (the sandbox arbiter, actor_id sandbox-arbiter); anonymous: a failed sign-in (actor_id the client address, role empty; object the account it named)
              * @enum {string}
              */
-            actor_kind: "operator_account" | "operator_jwt" | "merchant_account" | "merchant_jwt" | "trader_account" | "system" | "anonymous";
+            actor_kind: "operator_account" | "operator_jwt" | "merchant_account" | "merchant_jwt" | "trader_account" | "bank_device" | "system" | "anonymous";
             actor_id: string;
-            /** @description who, for people: a console account's or a merchant member's email (as the account is now), `operator JWT <sub>`, `cabinet JWT <sub>`, the system actor's name, or `failed sign-in from <address>` */
+            /** @description who, for people: a console account's or a merchant member's email (as the account is now), `operator JWT <sub>`, `cabinet JWT <sub>`, `bank device <name> of <trader>`, the system actor's name, or `failed sign-in from <address>` */
             actor_name: string;
             /** @description a console account's or merchant member's email; empty for other actors */
             actor_email: string;
@@ -5604,6 +5604,7 @@ export interface components {
                 money: string;
             }[];
             payer_proof: components["schemas"]["PayerProof"];
+            routing: components["schemas"]["RoutingDecision"];
             events: {
                 event_id: string;
                 event_type: string;
@@ -5633,6 +5634,7 @@ export interface components {
                  */
                 at: string;
             }[];
+            bank_notification: components["schemas"]["DealBankNotification"];
         };
         /** @description The payer's proof of payment sent from the hosted page: receipts (image or PDF) and the card's last 4 digits. */
         PayerProof: {
@@ -5662,6 +5664,64 @@ export interface components {
             /** @description RFC 3339 of the latest submission; '' if none */
             submitted_at: string;
         };
+        /** @description why the deal went to its requisite: the candidates the matcher saw with their routing scores and the reason of its choice; null for a deal routed before decisions were recorded or a PayOut no trader took yet */
+        RoutingDecision: {
+            chosen: {
+                requisite_id: string;
+                /** @description type, last four digits, bank */
+                requisite_summary: string;
+                trader_id: string;
+                trader_name: string;
+                score: number;
+            };
+            /** @enum {string} */
+            reason: "best_score" | "same_bank_best_score" | "exploration" | "only_candidate" | "pass" | "sandbox";
+            /** @description the reason in words, with the scores compared */
+            reason_text: string;
+            /** @description the create explored: candidates in random order (the same bank still first) */
+            explored: boolean;
+            /** @description up to 20, in the order the matcher tried them */
+            candidates: {
+                requisite_id: string;
+                trader_id: string;
+                /** @description the trader's name when the deal was routed */
+                trader_name: string;
+                /** @description its routing score then, 0..1000 (500: no history yet) */
+                score: number;
+                /** @description its bank is the payer's (PayIn) or the recipient's (PayOut) */
+                same_bank: boolean;
+                chosen: boolean;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            decided_at: string;
+        } | null;
+        /** @description the bank notification that confirmed the deal (MATCHED or ATTACHED); null when none did */
+        DealBankNotification: {
+            /** Format: uuid */
+            notification_id: string;
+            /**
+             * @description MATCHED: it confirmed the deal by itself; ATTACHED: an operator attached it
+             * @enum {string}
+             */
+            status: "MATCHED" | "ATTACHED";
+            /** Format: uuid */
+            device_id: string;
+            device_name: string;
+            trader_name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            received_at: string;
+            /** @description the bank parser that read it */
+            parser: string;
+            /** @description the credit, minor units as a digit string */
+            amount: string;
+            currency: string;
+        } | null;
         OperatorDealResponse: {
             /** @description Exactly these fields on ordinary deals. Settlement deals (made by an operator settlement of an appeal on an EXPIRED deal) also carry parent_deal_id and origin_appeal_id; ordinary deals omit both keys. A sandbox merchant's deals carry sandbox: true. A PayOut completed by its trader with a proof carries payout_proof. */
             deal: components["schemas"]["MerchantDealInfo"] & {
