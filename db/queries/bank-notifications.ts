@@ -49,7 +49,7 @@ export const openNotification = (ring: KeyRing, row: NotificationRow) => ({
   payer_name: row.payer_name_sealed === null ? '' : ring.open(row.payer_name_sealed, payerAad(row.id)),
 });
 
-export interface NewNotification {
+interface NewNotification {
   id: string;
   deviceId: string;
   traderId: string;
