@@ -17,6 +17,17 @@ test('an update refused because the run’s workflow task failed is unprocessed:
   t.true(unwrapUpdateFailure(failedTask) instanceof TooManyInFlight);
 });
 
+test('an update over the run’s in-flight limit, or aborted with its task, is unprocessed: sent again, then 429', (t) => {
+  for (const cause of [
+    grpcError(8, 'limit on number of concurrent in-flight updates has been reached (10)'),
+    grpcError(14, 'workflow update was aborted'),
+  ]) {
+    const error = new ServiceError('Workflow Update failed', { cause });
+    t.true(isUnprocessedUpdate(error), cause.details);
+    t.true(unwrapUpdateFailure(error) instanceof TooManyInFlight);
+  }
+});
+
 test('an update no task processed is unprocessed', (t) => {
   const unprocessed = new WorkflowUpdateFailedError('update failed', ApplicationFailure.create({ type: 'UnprocessedUpdate', message: 'not processed' }));
   t.true(isUnprocessedUpdate(unprocessed));
@@ -25,6 +36,8 @@ test('an update no task processed is unprocessed', (t) => {
 test('other server refusals are not taken for an unprocessed update', (t) => {
   t.false(isUnprocessedUpdate(new ServiceError('Workflow Update failed', { cause: grpcError(9, 'workflow execution already completed') })));
   t.false(isUnprocessedUpdate(new ServiceError('Workflow Update failed', { cause: grpcError(14, 'Workflow Task in failed state') })));
+  t.false(isUnprocessedUpdate(new ServiceError('Workflow Update failed', { cause: grpcError(8, 'namespace rate limit exceeded') })));
+  t.false(isUnprocessedUpdate(new ServiceError('Workflow Update failed', { cause: grpcError(14, 'tcp connect error') })));
   t.false(isUnprocessedUpdate(new Error('Workflow Task in failed state')));
   const refused = new WorkflowUpdateFailedError('update failed', ApplicationFailure.create({ type: 'CONFLICT', message: 'already approved' }));
   t.false(isUnprocessedUpdate(refused));
