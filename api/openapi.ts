@@ -61,7 +61,7 @@ registry.registerComponent('securitySchemes', 'DeviceSignature', {
   in: 'header',
   name: 'X-Device-Signature',
   description:
-    `${DEVICE_PROTOCOL}base64url (no padding) of the Ed25519 signature of "<X-Device-Timestamp>.<METHOD>.<path and query>.<hex sha-256 of the raw body>". ` +
+    `${DEVICE_PROTOCOL}base64url (no padding) of the Ed25519 signature of \`"<X-Device-Timestamp>.<METHOD>.<path and query>.<hex sha-256 of the raw body>"\`. ` +
     'Every body also carries the device’s `sequence` number (a replay is 409: see each operation). The pairing request is signed by the key it registers.',
 });
 registry.registerComponent('securitySchemes', 'OperatorJwt', {

@@ -122,7 +122,7 @@ export const devicePairingResponse = z
     device,
     pairing_code: z.string().openapi({ description: 'one-time, shown once: the device sends it with its public key; spent by the pairing' }),
     pairing_uri: z.string().openapi({
-      description: 'what the QR code carries: gateway-device://pair?server=<API base URL>&code=<pairing_code>',
+      description: 'what the QR code carries: `gateway-device://pair?server=<API base URL>&code=<pairing_code>`',
       example: 'gateway-device://pair?server=https%3A%2F%2Fpay.example.com&code=gwp_…',
     }),
     expires_at: timestamp,

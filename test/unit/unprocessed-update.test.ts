@@ -18,10 +18,7 @@ test('an update refused because the run’s workflow task failed is unprocessed:
 });
 
 test('an update over the run’s in-flight limit, or aborted with its task, is unprocessed: sent again, then 429', (t) => {
-  for (const cause of [
-    grpcError(8, 'limit on number of concurrent in-flight updates has been reached (10)'),
-    grpcError(14, 'workflow update was aborted'),
-  ]) {
+  for (const cause of [grpcError(8, 'limit on number of concurrent in-flight updates has been reached (10)'), grpcError(14, 'workflow update was aborted')]) {
     const error = new ServiceError('Workflow Update failed', { cause });
     t.true(isUnprocessedUpdate(error), cause.details);
     t.true(unwrapUpdateFailure(error) instanceof TooManyInFlight);

@@ -19,6 +19,7 @@ import { webhookManualRetryTaskQueue, webhookManualRetryWorkflowType, type Webho
 import { webhookEndpointTaskQueue, webhookEndpointWorkflowType, type WebhookEndpointWorkflow } from '../../workflows/contracts/webhook-endpoint';
 import { withdrawalTaskQueue, withdrawalWorkflowType, type WithdrawalWorkflow } from '../../workflows/contracts/withdrawal';
 import { deskNotificationTaskQueue, deskNotificationWorkflowType, type DeskNotificationWorkflow } from '../../workflows/contracts/desk-notification';
+import { bankNotificationTaskQueue, bankNotificationWorkflowType, type BankNotificationWorkflow } from '../../workflows/contracts/bank-notification';
 
 // The compiler's half: every registered workflow has its contract's signature.
 const registered: {
@@ -33,6 +34,7 @@ const registered: {
   chainWatchWorkflow: ChainWatchWorkflow;
   sandboxTraderWorkflow: SandboxTraderWorkflow;
   deskNotificationWorkflow: DeskNotificationWorkflow;
+  bankNotificationWorkflow: BankNotificationWorkflow;
 } = workflows;
 
 const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: 'deals-q', WEBHOOK_TASK_QUEUE: 'webhooks-q' });
@@ -50,6 +52,7 @@ test('every contract names a registered workflow and its task queue; the type na
     [chainWatchWorkflowType, chainWatchTaskQueue, 'deals-q'],
     [sandboxTraderWorkflowType, sandboxTraderTaskQueue, 'deals-q'],
     [deskNotificationWorkflowType, deskNotificationTaskQueue, 'webhooks-q'],
+    [bankNotificationWorkflowType, bankNotificationTaskQueue, 'deals-q'],
   ] as const;
   for (const [type, queue, expected] of contracts) {
     t.is(typeof (registered as Record<string, unknown>)[type], 'function', type);
@@ -71,6 +74,7 @@ test('every contract names a registered workflow and its task queue; the type na
       'chainWatchWorkflow',
       'sandboxTraderWorkflow',
       'deskNotificationWorkflow',
+      'bankNotificationWorkflow',
     ],
   );
   t.is(chainWatchWorkflowId(config), 'chain-watch:deals-q', 'one watcher per deployment (its deals queue)');

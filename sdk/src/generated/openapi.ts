@@ -7315,7 +7315,7 @@ export interface components {
             /** @description one-time, shown once: the device sends it with its public key; spent by the pairing */
             pairing_code: string;
             /**
-             * @description what the QR code carries: gateway-device://pair?server=<API base URL>&code=<pairing_code>
+             * @description what the QR code carries: `gateway-device://pair?server=<API base URL>&code=<pairing_code>`
              * @example gateway-device://pair?server=https%3A%2F%2Fpay.example.com&code=gwp_…
              */
             pairing_uri: string;
