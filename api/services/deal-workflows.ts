@@ -21,23 +21,22 @@ import { awaitCreationUpdate, type CreationAnswer, type DealLikeSnapshot, type D
 /** gRPC codes of the server's "the run cannot take this update right now" answers. */
 const FAILED_PRECONDITION = 9;
 const RESOURCE_EXHAUSTED = 8;
-const UNAVAILABLE = 14;
 
 /**
  * The server's answer to an update that no workflow task accepted: a task completed without
  * processing it (many concurrent updates on one run), the run's last task failed and awaits its
- * retry (a starved worker, a task past its deadline), the run already holds as many updates in
- * flight as the server takes (RESOURCE_EXHAUSTED), or the server aborted the update with the
- * task that carried it (UNAVAILABLE, "update was aborted"). Nothing of it was accepted, and sending
- * it again is safe for a step keyed by its request.
+ * retry (a starved worker, a task past its deadline), or the run already holds as many updates in
+ * flight as the server takes (RESOURCE_EXHAUSTED: refused at admission). Nothing of it was
+ * accepted, and sending it again is safe for a step keyed by its request. An update the server
+ * aborted (UNAVAILABLE, "update was aborted") is not among them: it may have been applied before
+ * its answer was lost, and a second send would be answered as a refusal of what already happened.
  */
 export const isUnprocessedUpdate = (error: unknown): boolean =>
   (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === 'UnprocessedUpdate') ||
   (error instanceof ServiceError &&
     isGrpcServiceError(error.cause) &&
     ((error.cause.code === FAILED_PRECONDITION && /workflow task in failed state/i.test(error.cause.details)) ||
-      (error.cause.code === RESOURCE_EXHAUSTED && /concurrent in-flight updates/i.test(error.cause.details)) ||
-      (error.cause.code === UNAVAILABLE && /update was aborted/i.test(error.cause.details))));
+      (error.cause.code === RESOURCE_EXHAUSTED && /concurrent in-flight updates/i.test(error.cause.details))));
 
 /** Maps a failed update back to the DomainError it carries (its kind travels as the failure type). */
 export function unwrapUpdateFailure(error: unknown): unknown {
