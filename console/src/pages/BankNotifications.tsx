@@ -9,6 +9,7 @@
  */
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { PAYIN_CONFIRMABLE, type PayinStatus } from '../../../domain/state/payin';
 import { api, unwrap, type Schemas } from '../api';
 import { Confirm } from '../dialog';
 import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
@@ -78,6 +79,18 @@ const DEAL_STATUS_WORDS: Record<string, string> = {
   SPAM_REJECTED: 'rejected as spam',
 };
 const dealStatusWords = (s: string) => DEAL_STATUS_WORDS[s] ?? s.toLowerCase().replace(/_/g, ' ');
+
+/**
+ * Why a live or completed candidate takes no attach: only a deal still waiting for its money
+ * (PAYIN_CONFIRMABLE) accepts the confirmation, so the button would promise what the API refuses.
+ */
+const NOT_ATTACHABLE_WORDS: Record<string, string> = {
+  PAYMENT_VERIFIED: 'confirmed already: no attach (a second payment?)',
+  COMPLETED: 'completed already: no attach (a second payment?)',
+  SOFT_DISPUTED: 'under review: decide it on the deal',
+  APPEALED: 'appealed: decide it in the appeal',
+};
+const attachable = (status: string) => PAYIN_CONFIRMABLE.includes(status as PayinStatus);
 
 export function BankNotifications() {
   const filters = useUrlFilters();
@@ -208,7 +221,13 @@ function Candidates({ n }: { n: Notification }) {
           </Link>{' '}
           <Text value={c.merchant_name} /> · <Money minor={c.amount_to_pay} currency={c.currency} /> · {dealStatusWords(c.status)}
           {c.exact_amount && <span className="badge">exact amount</span>}
-          {c.settlement_path ? <span className="badge warn">settle through an appeal</span> : <Attach n={n} deal={c} />}
+          {c.settlement_path ? (
+            <span className="badge warn">settle through an appeal</span>
+          ) : attachable(c.status) ? (
+            <Attach n={n} deal={c} />
+          ) : (
+            <span className="badge warn">{NOT_ATTACHABLE_WORDS[c.status] ?? 'no attach'}</span>
+          )}
         </li>
       ))}
     </ul>
