@@ -155,13 +155,17 @@ function Row({ n }: { n: Notification }) {
   return (
     <tr data-notification={n.notification_id} data-status={n.status}>
       <td>
-        {when(n.received_at)}
-        {waiting && <div className="muted">{age(seconds)} ago</div>}
+        <div>
+          {when(n.received_at)}
+          {waiting && <div className="muted">{age(seconds)} ago</div>}
+        </div>
       </td>
       <td>
-        <Named kind="trader" id={n.trader_id} name={n.trader_name} />
         <div>
-          phone <Text value={n.device_name} />
+          <Named kind="trader" id={n.trader_id} name={n.trader_name} />
+          <div>
+            phone <Text value={n.device_name} />
+          </div>
         </div>
       </td>
       <td>
@@ -170,26 +174,28 @@ function Row({ n }: { n: Notification }) {
       <td>{n.amount ? <Money minor={n.amount} currency={n.currency} /> : <span className="muted">not read</span>}</td>
       <td>
         {n.payer_name || n.card_tail ? (
-          <>
+          <div>
             <Text value={n.payer_name} />
             {n.card_tail && <div className="mono">card •••• {n.card_tail}</div>}
-          </>
+          </div>
         ) : (
           <span className="muted">not in the message</span>
         )}
       </td>
       <td data-testid="why">
-        {statusWords(n)}
-        {n.deal_id && (
-          <div>
-            <IdLink kind="deal" id={n.deal_id} />
-          </div>
-        )}
-        {n.resolution_note && (
-          <div>
-            “<Text value={n.resolution_note} />”
-          </div>
-        )}
+        <div>
+          {statusWords(n)}
+          {n.deal_id && (
+            <div>
+              <IdLink kind="deal" id={n.deal_id} />
+            </div>
+          )}
+          {n.resolution_note && (
+            <div>
+              “<Text value={n.resolution_note} />”
+            </div>
+          )}
+        </div>
       </td>
       <td>
         <details>
@@ -202,7 +208,7 @@ function Row({ n }: { n: Notification }) {
       <td>
         <Candidates n={n} />
       </td>
-      <td>{waiting && <Dismiss n={n} />}</td>
+      <td>{waiting ? <Dismiss n={n} /> : <span className="muted">—</span>}</td>
     </tr>
   );
 }
