@@ -140,7 +140,17 @@ export function BankNotifications() {
         paged={list}
         what="bank notifications"
         caption={`Bank notifications ${STATUS_LABELS[status] ?? status}, newest first`}
-        columns={['Received', 'Trader and device', 'Bank', 'Amount', 'Payer', 'Why it waits', 'Text', 'Deals it could be for', 'Actions']}
+        columns={[
+          'Received',
+          'Trader and device',
+          'Bank',
+          'Amount',
+          'Payer',
+          status === 'queue' || status === 'UNMATCHED' || status === 'UNPARSED' ? 'Why it waits' : 'What became of it',
+          'Text',
+          'Deals it could be for',
+          'Actions',
+        ]}
         rowKey={(n) => n.notification_id}
         row={(n) => <Row n={n} />}
         empty={status === 'queue' ? 'Nothing waits: every forwarded credit found its deal.' : 'None.'}
