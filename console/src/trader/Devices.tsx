@@ -72,7 +72,9 @@ export function TraderDevices() {
   return (
     <section className="trader-devices">
       <p>
-        <Link to="/requisites">← Requisites</Link>
+        <Link to="/requisites" className="back">
+          ← Requisites
+        </Link>
       </p>
       <h1>Bank devices</h1>
       <p>
@@ -402,7 +404,10 @@ export function DevicesLine() {
   const silent = live.filter((d) => d.presence === 'silent').length;
   return (
     <p className="card" data-testid="devices-line">
-      <Link to="/requisites/devices">Bank devices</Link>:{' '}
+      <Link to="/requisites/devices" className="thumb">
+        Bank devices
+      </Link>
+      :{' '}
       {live.length === 0
         ? 'pair a phone to confirm payments with no tap'
         : `${live.length} phone${live.length === 1 ? '' : 's'} confirm${live.length === 1 ? 's' : ''} payments${silent ? `, ${silent} silent` : ''}`}
@@ -424,7 +429,10 @@ export function SilentDevices() {
               <Text value={d.name} />
             </strong>{' '}
             is silent since {clock(d.heartbeat_at || d.paired_at)}: {d.requisites.length > 0 ? `${requisitesOf(d)} get no deals` : 'it serves no requisite'}.
-            Open the bank device app. <Link to="/requisites/devices">Bank devices</Link>
+            Open the bank device app.{' '}
+            <Link to="/requisites/devices" className="thumb">
+              Bank devices
+            </Link>
           </p>
         </div>
       ))}
