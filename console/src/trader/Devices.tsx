@@ -197,7 +197,7 @@ function PairingPanel({ pairing, onDone }: { pairing: Pairing; onDone: () => voi
             Waiting for the phone…
           </p>
           <button type="button" onClick={onDone}>
-            Cancel
+            Hide the code
           </button>
         </>
       )}
