@@ -237,20 +237,19 @@ function Candidates({ n }: { n: Notification }) {
           </Link>{' '}
           <Text value={c.merchant_name} /> · <Money minor={c.amount_to_pay} currency={c.currency} /> · {dealStatusWords(c.status)}
           {c.exact_amount && <span className="badge">exact amount</span>}
-          {c.settlement_path ? (
-            <span className="badge warn">settle through an appeal</span>
-          ) : attachable(c.status) ? (
-            <Attach n={n} deal={c} />
-          ) : (
-            <span className="badge warn">{NOT_ATTACHABLE_WORDS[c.status] ?? 'no attach'}</span>
-          )}
+          <Attach n={n} deal={c} />
         </li>
       ))}
     </ul>
   );
 }
 
-/** The attach dialog: what the deal becomes with this credit, from the amounts; the API's refusal stays in the dialog. */
+/**
+ * The attach button and dialog: what the deal becomes with this credit, from the amounts; the
+ * API's refusal stays in the dialog. A deal that takes no attach says why instead of the button;
+ * an open dialog stays open when the queue's next read finds the deal moved on, so the operator
+ * reads the refusal rather than seeing the dialog vanish.
+ */
 function Attach({ n, deal }: { n: Notification; deal: Candidate }) {
   const can = useCan();
   const queryClient = useQueryClient();
@@ -270,23 +269,34 @@ function Attach({ n, deal }: { n: Notification; deal: Candidate }) {
       await queryClient.invalidateQueries();
     },
   });
-  if (!can('adminAttachBankNotification')) return null;
+  const takes = !deal.settlement_path && attachable(deal.status);
+  const why = deal.settlement_path ? (
+    <span className="badge warn">settle through an appeal</span>
+  ) : takes ? null : (
+    <span className="badge warn">{NOT_ATTACHABLE_WORDS[deal.status] ?? 'no attach'}</span>
+  );
+  if (!can('adminAttachBankNotification')) return why;
   const received = BigInt(n.amount);
   const toPay = BigInt(deal.amount_to_pay);
   const outcome =
     received === toPay ? 'it completes' : `it stays for a reconciliation (${received < toPay ? 'partial: less than asked' : 'overpaid: more than asked'})`;
   return (
     <>
-      {' '}
-      <button
-        type="button"
-        onClick={() => {
-          attach.reset();
-          setAsking(true);
-        }}
-      >
-        Attach to deal {deal.deal_id.slice(0, 8)}…
-      </button>
+      {why}
+      {takes && (
+        <>
+          {' '}
+          <button
+            type="button"
+            onClick={() => {
+              attach.reset();
+              setAsking(true);
+            }}
+          >
+            Attach to deal {deal.deal_id.slice(0, 8)}…
+          </button>
+        </>
+      )}
       {asking && (
         <Confirm
           title={`Attach to deal ${deal.deal_id.slice(0, 8)}`}
