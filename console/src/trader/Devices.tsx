@@ -325,10 +325,17 @@ function Revoke({ device }: { device: Device }) {
             revoke.mutate();
           }}
         >
-          <p>
-            <Text value={device.name} /> will not be able to confirm payments any more
-            {served ? `; ${served} go back to confirmation by hand` : ''}. This cannot be undone: pair the phone again to use it.
-          </p>
+          {device.status === 'PAIRING' ? (
+            <p>
+              Its pairing code stops working: <Text value={device.name} /> will not be able to pair with it. This cannot be undone: pair the phone again for a
+              new code.
+            </p>
+          ) : (
+            <p>
+              <Text value={device.name} /> will not be able to confirm payments any more
+              {served ? `; ${served} go back to confirmation by hand` : ''}. This cannot be undone: pair the phone again to use it.
+            </p>
+          )}
         </Confirm>
       )}
       <ErrorText error={revoke.error} />
