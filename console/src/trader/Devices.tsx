@@ -81,7 +81,7 @@ export function TraderDevices() {
         A phone with the bank device app forwards your bank’s notifications: a payment of a deal’s exact amount on a requisite it serves confirms the deal with
         no tap of yours. A phone that falls silent takes its requisites out of the deals until it is heard again.
       </p>
-      {pairing ? <PairingPanel pairing={pairing} onDone={() => setPairing(null)} /> : <StartPairing onStarted={setPairing} />}
+      {pairing ? <PairingPanel pairing={pairing} onDone={() => setPairing(null)} onRestart={setPairing} /> : <StartPairing onStarted={setPairing} />}
       {devices.error ? (
         <ErrorText error={devices.error} />
       ) : !devices.data ? (
@@ -147,10 +147,21 @@ function StartPairing({ onStarted }: { onStarted: (p: Pairing) => void }) {
   );
 }
 
-/** The pairing code until the phone pairs (the list is read every 2 s), then the requisites it serves. */
-function PairingPanel({ pairing, onDone }: { pairing: Pairing; onDone: () => void }) {
+/**
+ * The pairing code until the phone pairs (the list is read every 2 s), then the requisites it
+ * serves; a code that expired offers a new one under the same name, in one tap.
+ */
+function PairingPanel({ pairing, onDone, onRestart }: { pairing: Pairing; onDone: () => void; onRestart: (p: Pairing) => void }) {
+  const queryClient = useQueryClient();
   const devices = useDevices(2_000);
   const now = useNow(1000);
+  const again = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/p2p/trader/devices', { body: { name: pairing.device.name } })),
+    onSuccess: async (p) => {
+      onRestart(p);
+      await queryClient.invalidateQueries({ queryKey: DEVICES_KEY });
+    },
+  });
   const device = devices.data?.data.find((d) => d.device_id === pairing.device.device_id) ?? pairing.device;
   const left = Math.max(0, Math.floor((Date.parse(pairing.expires_at) - now) / 1000));
   if (device.status === 'ACTIVE') {
@@ -174,10 +185,16 @@ function PairingPanel({ pairing, onDone }: { pairing: Pairing; onDone: () => voi
       </h2>
       {left === 0 || device.presence === 'pairing_expired' ? (
         <>
-          <p role="alert">The pairing code expired before the phone used it. Pair the phone again for a new code.</p>
-          <button type="button" onClick={onDone}>
-            Close
-          </button>
+          <p role="alert">The pairing code expired before the phone used it. A new code takes one tap.</p>
+          <div className="actions">
+            <button type="button" className="primary" disabled={again.isPending} onClick={() => again.mutate()}>
+              Get a new code
+            </button>
+            <button type="button" onClick={onDone}>
+              Close
+            </button>
+          </div>
+          <ErrorText error={again.error} />
         </>
       ) : (
         <>
