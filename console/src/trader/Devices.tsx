@@ -213,8 +213,9 @@ function PairingPanel({ pairing, onDone, onRestart }: { pairing: Pairing; onDone
           <p role="status" aria-live="polite">
             Waiting for the phone…
           </p>
+          <p className="muted">The code is shown only here: closing this panel hides it for good (a phone that read it may still pair).</p>
           <button type="button" onClick={onDone}>
-            Hide the code
+            Close
           </button>
         </>
       )}
