@@ -3,8 +3,8 @@
  * no parser read waits with the trader's and the phone's names, and is dismissed with a required
  * reason; a credit that came before its deal shows that deal by its merchant's name, the attach
  * dialog says the deal completes, the deal then completes and its timeline names the phone and the
- * trader; attaching a second credit of that amount to the completed deal is refused in words
- * inside the dialog. axe-core on the pages, the queue as cards at a phone's width.
+ * trader; a second credit offers no attach to the completed deal (it says why), and attaching it
+ * to a deal the payer cancels while the dialog is open is refused in words inside the dialog. axe-core on the pages, the queue as cards at a phone's width.
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Browser } from 'playwright-core';
@@ -12,7 +12,7 @@ import { asOperator, newMerchant } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { pairedDevice, sendNotification, tbankCredit, type PairedDevice } from '../helpers/bank-device';
 import { accessible, closeTestPages, consoleOperator, docShot, launchBrowser, overflowX, signedIn, visit, type BrowserCtx } from '../helpers/console-browser';
-import { createPayin, isolatedMethod } from '../helpers/deals';
+import { checkout, createPayin, hashOf, isolatedMethod } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { newTrader } from '../helpers/trader-session';
 
@@ -127,18 +127,35 @@ test('the queue: an unread message is dismissed with a reason; a credit attaches
     'the deal completes',
   );
 
-  // A second credit for the completed deal: refused, in words, inside the dialog.
+  // A second credit: the completed deal takes no attach and says why; a live deal of another
+  // amount does, and its dialog says the deal stays for a reconciliation. The payer cancels that
+  // deal while the dialog is open: the dialog stays, and the API's refusal is said in it, in words.
   const second = await forward(device, tbankCredit(150_000));
   t.is(second.status, 'UNMATCHED');
+  const other = await createPayin(merchant.keys, { payment_method_id: method, amount: 100_000 });
   await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption({ label: 'matched no deal' });
   const secondRow = page.locator(`tr[data-notification="${second.id}"]`);
-  await secondRow.locator(`li[data-candidate="${payin.deal_id}"]`).getByText('completed').waitFor();
-  await secondRow.getByRole('button', { name: `Attach to deal ${payin.deal_id.slice(0, 8)}…` }).click();
-  const refused = page.getByRole('dialog', { name: `Attach to deal ${payin.deal_id.slice(0, 8)}` });
+  const completed = secondRow.locator(`li[data-candidate="${payin.deal_id}"]`);
+  await completed.getByText('completed already: no attach (a second payment?)').waitFor();
+  t.is(await completed.getByRole('button').count(), 0, 'no attach button on a completed deal');
+  await secondRow.getByRole('button', { name: `Attach to deal ${other.deal_id.slice(0, 8)}…` }).click();
+  const refused = page.getByRole('dialog', { name: `Attach to deal ${other.deal_id.slice(0, 8)}` });
+  t.regex(
+    (await refused.getByTestId('attach-says').textContent()) ?? '',
+    /with 1 500\.00 RUB received\. The deal’s amount to pay is 1 000\.00 RUB: it stays for a reconciliation \(overpaid: more than asked\)\./,
+  );
+  await checkout(hashOf(other.payment_url), 'cancel');
+  await eventually(
+    async () => (await asOperator('GET', `${ADMIN}/deals/${other.deal_id}`)).body.deal?.status === 'CANCELLED' || undefined,
+    'the payer cancels',
+  );
   await refused.getByRole('button', { name: 'Attach', exact: true }).click();
   await refused.getByRole('alert').waitFor();
-  t.regex((await refused.getByRole('alert').textContent()) ?? '', /COMPLETED|confirmed this deal already/);
+  t.regex((await refused.getByRole('alert').textContent()) ?? '', /CANCELLED: money that arrived after the deal ended is settled through an appeal/);
+  await docShot(page, 'bank-notifications-attach-refused');
   await refused.getByRole('button', { name: 'Cancel' }).click();
+  await refused.waitFor({ state: 'detached' });
+  await secondRow.locator(`li[data-candidate="${other.deal_id}"]`).getByText('settle through an appeal').waitFor();
 
   // The deal's timeline names the notification that confirmed it.
   await visit(t, page, `/deals/${payin.deal_id}`, new RegExp(`^Deal ${payin.deal_id.slice(0, 8)}`), 'deal-confirmed-by-bank');

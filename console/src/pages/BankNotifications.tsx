@@ -9,6 +9,7 @@
  */
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { PAYIN_CONFIRMABLE, type PayinStatus } from '../../../domain/state/payin';
 import { api, unwrap, type Schemas } from '../api';
 import { Confirm } from '../dialog';
 import { FilterBar, useUrlFilters, type FilterSpec } from '../filters';
@@ -79,6 +80,18 @@ const DEAL_STATUS_WORDS: Record<string, string> = {
 };
 const dealStatusWords = (s: string) => DEAL_STATUS_WORDS[s] ?? s.toLowerCase().replace(/_/g, ' ');
 
+/**
+ * Why a live or completed candidate takes no attach: only a deal still waiting for its money
+ * (PAYIN_CONFIRMABLE) accepts the confirmation, so the button would promise what the API refuses.
+ */
+const NOT_ATTACHABLE_WORDS: Record<string, string> = {
+  PAYMENT_VERIFIED: 'confirmed already: no attach (a second payment?)',
+  COMPLETED: 'completed already: no attach (a second payment?)',
+  SOFT_DISPUTED: 'under review: decide it on the deal',
+  APPEALED: 'appealed: decide it in the appeal',
+};
+const attachable = (status: string) => PAYIN_CONFIRMABLE.includes(status as PayinStatus);
+
 export function BankNotifications() {
   const filters = useUrlFilters();
   const status = (filters.get('status') || 'queue') as StatusFilter;
@@ -127,7 +140,17 @@ export function BankNotifications() {
         paged={list}
         what="bank notifications"
         caption={`Bank notifications ${STATUS_LABELS[status] ?? status}, newest first`}
-        columns={['Received', 'Trader and device', 'Bank', 'Amount', 'Payer', 'Why it waits', 'Text', 'Deals it could be for', 'Actions']}
+        columns={[
+          'Received',
+          'Trader and device',
+          'Bank',
+          'Amount',
+          'Payer',
+          status === 'queue' || status === 'UNMATCHED' || status === 'UNPARSED' ? 'Why it waits' : 'What became of it',
+          'Text',
+          'Deals it could be for',
+          'Actions',
+        ]}
         rowKey={(n) => n.notification_id}
         row={(n) => <Row n={n} />}
         empty={status === 'queue' ? 'Nothing waits: every forwarded credit found its deal.' : 'None.'}
@@ -142,13 +165,17 @@ function Row({ n }: { n: Notification }) {
   return (
     <tr data-notification={n.notification_id} data-status={n.status}>
       <td>
-        {when(n.received_at)}
-        {waiting && <div className="muted">{age(seconds)} ago</div>}
+        <div>
+          {when(n.received_at)}
+          {waiting && <div className="muted">{age(seconds)} ago</div>}
+        </div>
       </td>
       <td>
-        <Named kind="trader" id={n.trader_id} name={n.trader_name} />
         <div>
-          phone <Text value={n.device_name} />
+          <Named kind="trader" id={n.trader_id} name={n.trader_name} />
+          <div>
+            phone <Text value={n.device_name} />
+          </div>
         </div>
       </td>
       <td>
@@ -157,26 +184,28 @@ function Row({ n }: { n: Notification }) {
       <td>{n.amount ? <Money minor={n.amount} currency={n.currency} /> : <span className="muted">not read</span>}</td>
       <td>
         {n.payer_name || n.card_tail ? (
-          <>
+          <div>
             <Text value={n.payer_name} />
             {n.card_tail && <div className="mono">card •••• {n.card_tail}</div>}
-          </>
+          </div>
         ) : (
           <span className="muted">not in the message</span>
         )}
       </td>
       <td data-testid="why">
-        {statusWords(n)}
-        {n.deal_id && (
-          <div>
-            <IdLink kind="deal" id={n.deal_id} />
-          </div>
-        )}
-        {n.resolution_note && (
-          <div>
-            “<Text value={n.resolution_note} />”
-          </div>
-        )}
+        <div>
+          {statusWords(n)}
+          {n.deal_id && (
+            <div>
+              <IdLink kind="deal" id={n.deal_id} />
+            </div>
+          )}
+          {n.resolution_note && (
+            <div>
+              “<Text value={n.resolution_note} />”
+            </div>
+          )}
+        </div>
       </td>
       <td>
         <details>
@@ -189,7 +218,7 @@ function Row({ n }: { n: Notification }) {
       <td>
         <Candidates n={n} />
       </td>
-      <td>{waiting && <Dismiss n={n} />}</td>
+      <td>{waiting ? <Dismiss n={n} /> : <span className="muted">—</span>}</td>
     </tr>
   );
 }
@@ -208,14 +237,19 @@ function Candidates({ n }: { n: Notification }) {
           </Link>{' '}
           <Text value={c.merchant_name} /> · <Money minor={c.amount_to_pay} currency={c.currency} /> · {dealStatusWords(c.status)}
           {c.exact_amount && <span className="badge">exact amount</span>}
-          {c.settlement_path ? <span className="badge warn">settle through an appeal</span> : <Attach n={n} deal={c} />}
+          <Attach n={n} deal={c} />
         </li>
       ))}
     </ul>
   );
 }
 
-/** The attach dialog: what the deal becomes with this credit, from the amounts; the API's refusal stays in the dialog. */
+/**
+ * The attach button and dialog: what the deal becomes with this credit, from the amounts; the
+ * API's refusal stays in the dialog. A deal that takes no attach says why instead of the button;
+ * an open dialog stays open when the queue's next read finds the deal moved on, so the operator
+ * reads the refusal rather than seeing the dialog vanish.
+ */
 function Attach({ n, deal }: { n: Notification; deal: Candidate }) {
   const can = useCan();
   const queryClient = useQueryClient();
@@ -235,23 +269,34 @@ function Attach({ n, deal }: { n: Notification; deal: Candidate }) {
       await queryClient.invalidateQueries();
     },
   });
-  if (!can('adminAttachBankNotification')) return null;
+  const takes = !deal.settlement_path && attachable(deal.status);
+  const why = deal.settlement_path ? (
+    <span className="badge warn">settle through an appeal</span>
+  ) : takes ? null : (
+    <span className="badge warn">{NOT_ATTACHABLE_WORDS[deal.status] ?? 'no attach'}</span>
+  );
+  if (!can('adminAttachBankNotification')) return why;
   const received = BigInt(n.amount);
   const toPay = BigInt(deal.amount_to_pay);
   const outcome =
     received === toPay ? 'it completes' : `it stays for a reconciliation (${received < toPay ? 'partial: less than asked' : 'overpaid: more than asked'})`;
   return (
     <>
-      {' '}
-      <button
-        type="button"
-        onClick={() => {
-          attach.reset();
-          setAsking(true);
-        }}
-      >
-        Attach to deal {deal.deal_id.slice(0, 8)}…
-      </button>
+      {why}
+      {takes && (
+        <>
+          {' '}
+          <button
+            type="button"
+            onClick={() => {
+              attach.reset();
+              setAsking(true);
+            }}
+          >
+            Attach to deal {deal.deal_id.slice(0, 8)}…
+          </button>
+        </>
+      )}
       {asking && (
         <Confirm
           title={`Attach to deal ${deal.deal_id.slice(0, 8)}`}

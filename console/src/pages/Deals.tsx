@@ -198,7 +198,7 @@ export function DealDetail({ id }: { id: string }) {
       <DealActions d={d} outcomes={outcomes} />
       {routing && <Routing routing={routing} />}
       {d.deal_type === 'PAYIN' && <PayerProof proof={proof} />}
-      <ConfirmedByBank n={deal.data.bank_notification} />
+      <ConfirmedByBank n={deal.data.bank_notification} traderId={d.trader_id} />
       <section aria-labelledby="events-h">
         <h2 id="events-h">Events</h2>
         <DataTable
@@ -240,7 +240,7 @@ export function DealDetail({ id }: { id: string }) {
 }
 
 /** The bank notification that confirmed the deal: which phone forwarded it, whose, when, and what the bank said. */
-function ConfirmedByBank({ n }: { n: Schemas['DealBankNotification'] }) {
+function ConfirmedByBank({ n, traderId }: { n: Schemas['DealBankNotification']; traderId: string }) {
   const format = useFormatMoney();
   if (!n) return null;
   const bank = { sberbank: 'Sberbank', tbank: 'T-Bank', kaspi: 'Kaspi', kapitalbank: 'Kapitalbank', ziraat: 'Ziraat', sbp: 'SBP' }[n.parser] ?? n.parser;
@@ -248,7 +248,8 @@ function ConfirmedByBank({ n }: { n: Schemas['DealBankNotification'] }) {
     <p data-testid="confirmed-by-bank" data-notification={n.notification_id}>
       Confirmed by the bank notification forwarded by <Text value={n.device_name} /> (<Text value={n.trader_name} />) at {when(n.received_at)}:{' '}
       <Text value={bank} /> credit of {format(n.amount, n.currency)}
-      {n.status === 'ATTACHED' ? ', attached by an operator' : ''}. <Link to={`/bank-notifications?status=${n.status}`}>Bank notifications</Link>
+      {n.status === 'ATTACHED' ? ', attached by an operator' : ''}.{' '}
+      <Link to={`/bank-notifications?status=${n.status}${traderId ? `&trader_id=${traderId}` : ''}`}>This trader’s bank notifications</Link>
     </p>
   );
 }

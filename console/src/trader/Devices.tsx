@@ -72,14 +72,16 @@ export function TraderDevices() {
   return (
     <section className="trader-devices">
       <p>
-        <Link to="/requisites">← Requisites</Link>
+        <Link to="/requisites" className="back">
+          ← Requisites
+        </Link>
       </p>
       <h1>Bank devices</h1>
       <p>
         A phone with the bank device app forwards your bank’s notifications: a payment of a deal’s exact amount on a requisite it serves confirms the deal with
         no tap of yours. A phone that falls silent takes its requisites out of the deals until it is heard again.
       </p>
-      {pairing ? <PairingPanel pairing={pairing} onDone={() => setPairing(null)} /> : <StartPairing onStarted={setPairing} />}
+      {pairing ? <PairingPanel pairing={pairing} onDone={() => setPairing(null)} onRestart={setPairing} /> : <StartPairing onStarted={setPairing} />}
       {devices.error ? (
         <ErrorText error={devices.error} />
       ) : !devices.data ? (
@@ -145,10 +147,21 @@ function StartPairing({ onStarted }: { onStarted: (p: Pairing) => void }) {
   );
 }
 
-/** The pairing code until the phone pairs (the list is read every 2 s), then the requisites it serves. */
-function PairingPanel({ pairing, onDone }: { pairing: Pairing; onDone: () => void }) {
+/**
+ * The pairing code until the phone pairs (the list is read every 2 s), then the requisites it
+ * serves; a code that expired offers a new one under the same name, in one tap.
+ */
+function PairingPanel({ pairing, onDone, onRestart }: { pairing: Pairing; onDone: () => void; onRestart: (p: Pairing) => void }) {
+  const queryClient = useQueryClient();
   const devices = useDevices(2_000);
   const now = useNow(1000);
+  const again = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/p2p/trader/devices', { body: { name: pairing.device.name } })),
+    onSuccess: async (p) => {
+      onRestart(p);
+      await queryClient.invalidateQueries({ queryKey: DEVICES_KEY });
+    },
+  });
   const device = devices.data?.data.find((d) => d.device_id === pairing.device.device_id) ?? pairing.device;
   const left = Math.max(0, Math.floor((Date.parse(pairing.expires_at) - now) / 1000));
   if (device.status === 'ACTIVE') {
@@ -172,10 +185,16 @@ function PairingPanel({ pairing, onDone }: { pairing: Pairing; onDone: () => voi
       </h2>
       {left === 0 || device.presence === 'pairing_expired' ? (
         <>
-          <p role="alert">The pairing code expired before the phone used it. Pair the phone again for a new code.</p>
-          <button type="button" onClick={onDone}>
-            Close
-          </button>
+          <p role="alert">The pairing code expired before the phone used it. A new code takes one tap.</p>
+          <div className="actions">
+            <button type="button" className="primary" disabled={again.isPending} onClick={() => again.mutate()}>
+              Get a new code
+            </button>
+            <button type="button" onClick={onDone}>
+              Close
+            </button>
+          </div>
+          <ErrorText error={again.error} />
         </>
       ) : (
         <>
@@ -194,8 +213,9 @@ function PairingPanel({ pairing, onDone }: { pairing: Pairing; onDone: () => voi
           <p role="status" aria-live="polite">
             Waiting for the phone…
           </p>
+          <p className="muted">The code is shown only here: closing this panel hides it for good (a phone that read it may still pair).</p>
           <button type="button" onClick={onDone}>
-            Cancel
+            Close
           </button>
         </>
       )}
@@ -323,10 +343,17 @@ function Revoke({ device }: { device: Device }) {
             revoke.mutate();
           }}
         >
-          <p>
-            <Text value={device.name} /> will not be able to confirm payments any more
-            {served ? `; ${served} go back to confirmation by hand` : ''}. This cannot be undone: pair the phone again to use it.
-          </p>
+          {device.status === 'PAIRING' ? (
+            <p>
+              Its pairing code stops working: <Text value={device.name} /> will not be able to pair with it. This cannot be undone: pair the phone again for a
+              new code.
+            </p>
+          ) : (
+            <p>
+              <Text value={device.name} /> will not be able to confirm payments any more
+              {served ? `; ${served} go back to confirmation by hand` : ''}. This cannot be undone: pair the phone again to use it.
+            </p>
+          )}
         </Confirm>
       )}
       <ErrorText error={revoke.error} />
@@ -402,7 +429,10 @@ export function DevicesLine() {
   const silent = live.filter((d) => d.presence === 'silent').length;
   return (
     <p className="card" data-testid="devices-line">
-      <Link to="/requisites/devices">Bank devices</Link>:{' '}
+      <Link to="/requisites/devices" className="thumb">
+        Bank devices
+      </Link>
+      :{' '}
       {live.length === 0
         ? 'pair a phone to confirm payments with no tap'
         : `${live.length} phone${live.length === 1 ? '' : 's'} confirm${live.length === 1 ? 's' : ''} payments${silent ? `, ${silent} silent` : ''}`}
@@ -424,7 +454,10 @@ export function SilentDevices() {
               <Text value={d.name} />
             </strong>{' '}
             is silent since {clock(d.heartbeat_at || d.paired_at)}: {d.requisites.length > 0 ? `${requisitesOf(d)} get no deals` : 'it serves no requisite'}.
-            Open the bank device app. <Link to="/requisites/devices">Bank devices</Link>
+            Open the bank device app.{' '}
+            <Link to="/requisites/devices" className="thumb">
+              Bank devices
+            </Link>
           </p>
         </div>
       ))}
