@@ -12,6 +12,7 @@ import { parseRateOf } from '../domain/bank-notifications/parse';
 import { signatureHeader } from '../domain/crypto/signature';
 import { startEphemeralStack } from '../scripts/ephemeral-stack';
 import { childPids, onInterrupt, startNode, waitForWorkers } from '../scripts/stack';
+import { failingEndpoints } from './failing-endpoints';
 import { cpuSeconds, loadAverage, postgresBackends, printResult, runLoad, runOpenLoop, type LoadResult } from './load';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -332,15 +333,17 @@ async function gatewayTransactions(): Promise<number> {
 }
 
 /** Runs a load and prints it with the CPU milliseconds per operation of every part. */
-async function withCpu(run: () => Promise<LoadResult>): Promise<LoadResult> {
+async function withCpu(run: () => Promise<LoadResult>): Promise<LoadResult & { cpuMs: Record<string, number> }> {
   const transactionsBefore = await gatewayTransactions();
   const before = cpuByPart();
   const result = await run();
   const after = cpuByPart();
   const transactions = (await gatewayTransactions()) - transactionsBefore - 2; // minus this probe's own
   printResult(result);
-  const perOp = Object.entries(after)
-    .map(([part, seconds]) => [part, ((seconds - before[part]!) * 1000) / Math.max(1, result.requests)] as const)
+  const cpuMs = Object.fromEntries(
+    Object.entries(after).map(([part, seconds]) => [part, ((seconds - before[part]!) * 1000) / Math.max(1, result.requests)] as const),
+  );
+  const perOp = Object.entries(cpuMs)
     .filter(([, ms]) => ms > 0.05)
     .map(([part, ms]) => `${part} ${ms.toFixed(1)}`)
     .join(', ');
@@ -348,7 +351,7 @@ async function withCpu(run: () => Promise<LoadResult>): Promise<LoadResult> {
     `  CPU ms per operation (warm-up included): ${perOp}; gateway Postgres transactions per operation ${(transactions / Math.max(1, result.requests)).toFixed(1)}`,
   );
   if (otlpSink) console.log(`  tracing on: ${spansReceived} spans received by the OTLP sink so far`);
-  return result;
+  return { ...result, cpuMs };
 }
 
 /**
@@ -878,6 +881,35 @@ const scenarios: Record<string, () => Promise<void>> = {
     await client.connection.close();
   },
   'bank-notify': bankNotify,
+  'failing-endpoints': async () => {
+    const { createSql } = await import('../db/sql');
+    const sql = createSql(stack.ownerDatabaseUrl, { max: 2 });
+    let client: import('@temporalio/client').Client | undefined;
+    try {
+      await failingEndpoints({
+        clients,
+        durationMs,
+        env: stack.env,
+        sql,
+        temporal: async () => {
+          const { createTemporalClient } = await import('../temporal/client');
+          const { loadConfig } = await import('../config');
+          client ??= await createTemporalClient(loadConfig(stack.env));
+          return client;
+        },
+        cpuByPart,
+        operatorPost,
+        startBaseline,
+        baselineRequest,
+        createPayin: () => signedFetch('POST', '/api/v1/p2p/merchant/deals/payin', payinBody()),
+        lifecycle,
+        withCpu,
+      });
+    } finally {
+      await sql.end();
+      await client?.connection.close();
+    }
+  },
   'payin-lifecycle': async () => {
     const before = await pendingCredits();
     completedLifecycles = 0;

@@ -1,13 +1,22 @@
 /**
  * The bookkeeping of an endpoint stream (workflows/webhook-endpoint.ts): its lanes — one per deal,
  * each a queue of events whose head may be in the middle of its retry schedule — the callbacks
- * already taken, the first attempts the lanes asked for and the batches they go out in, the count
+ * already taken, the first attempts the lanes asked for and the batches they go out in, the heads
+ * waiting for their retry and when the stream wakes for them, the endpoint's pause, the count
  * of deliveries ended and the stream's last busy moment. Plain code with no Temporal calls (the
  * clock is injected), so it is unit-tested on its own (test/unit/endpoint-lanes.test.ts); the
  * workflow drives it: it waits, calls the activities and tells the lanes what they answered.
  */
-import { endpointWait, retryDelayMs, type AttemptOutcome } from './contracts/webhook-attempts';
-import type { CarriedLane, EndpointEvent, HeadRetry, StreamEvent } from './contracts/webhook-endpoint';
+import { endpointWait, retryDelayMs, type AttemptInput, type AttemptOutcome } from './contracts/webhook-attempts';
+import {
+  RETRIES_PER_BATCH,
+  retrySlackMs,
+  type CarriedLane,
+  type EndpointEvent,
+  type EndpointPause,
+  type HeadRetry,
+  type StreamEvent,
+} from './contracts/webhook-endpoint';
 
 /** A lane's queued events that go in one group of first attempts. */
 export const GROUP = 10;
@@ -31,6 +40,19 @@ export interface FirstAttemptBatch {
   settle(outcomes: AttemptOutcome[][] | undefined): void;
 }
 
+/** Retries of several heads due together, one attempt each, sent in one activity; `settle` answers each head. */
+export interface RetryBatch {
+  attempts: AttemptInput[];
+  /** The outcomes, in order; an Error when the batch failed for good as a whole (each head is then given up). */
+  settle(outcomes: (AttemptOutcome | undefined)[] | Error): void;
+}
+
+interface WaitingHead {
+  input: AttemptInput;
+  retry: HeadRetry;
+  answer: (outcome: AttemptOutcome | 'stopped' | Error) => void;
+}
+
 /** What a lane does after its group's first attempts: nothing (all ended), or take its head alone. */
 export type AfterFirstAttempts = { head: 'ended' } | { head: 'alone'; first?: AttemptOutcome };
 
@@ -41,15 +63,22 @@ export class EndpointLanes {
   readonly #delaysMs: number[];
   readonly #now: () => number;
   #batchesInFlight = 0;
+  readonly #waiting = new Map<string, WaitingHead>();
+  #pause: EndpointPause;
+  /** The probe of a pause that ended is out: no other head goes until it answers. */
+  #probing = false;
+  /** Moves whenever a head starts or stops waiting: the retry clock re-plans. */
+  retryVersion = 0;
   #lastBusy: number;
   /** Deliveries ended in this run (SUCCESS or ERROR, given up included). */
   delivered = 0;
   /** Set for continue-as-new: no lane starts, running ones stop at their next pause. */
   draining = false;
 
-  constructor(options: { delaysMs: number[]; carried?: CarriedLane[]; seen?: string[]; now?: () => number }) {
+  constructor(options: { delaysMs: number[]; carried?: CarriedLane[]; seen?: string[]; pause?: EndpointPause; now?: () => number }) {
     this.#delaysMs = options.delaysMs;
     this.#now = options.now ?? Date.now;
+    this.#pause = options.pause ?? { until: 0, streak: 0 };
     for (const carried of options.carried ?? []) this.#lanes.set(carried.lane, { events: [...carried.events], retry: carried.retry, running: false });
     this.#seen = new Set(options.seen ?? []);
     this.#lastBusy = this.#now();
@@ -146,7 +175,9 @@ export class EndpointLanes {
         continue;
       }
       if (outcome.retryInMs !== undefined) return { head: 'alone', first: outcome };
-      lane.retry = { attempt: 2, parked: 0, dueAt: this.#now() + retryDelayMs(this.#delaysMs, 1) };
+      const pause = retryDelayMs(this.#delaysMs, 1);
+      lane.retry = { attempt: 2, dueAt: this.#now() + pause, slackMs: retrySlackMs(pause) };
+      this.#pause = { until: 0, streak: 0 }; // the endpoint took an attempt
       return { head: 'alone' };
     }
     return { head: 'ended' };
@@ -158,28 +189,103 @@ export class EndpointLanes {
   head(key: string): { event: StreamEvent; total: number; retry: HeadRetry } {
     const lane = this.#lane(key);
     const event = lane.events[0]!;
-    lane.retry ??= { attempt: 1, parked: 0, dueAt: this.#now() };
+    lane.retry ??= { attempt: 1, dueAt: this.#now() };
     return { event, total: Math.max(1, event.maxAttempts), retry: lane.retry };
   }
 
   /**
    * Moves the head's schedule on after an attempt's outcome: 'ended' (delivered, failed for good,
    * or its last attempt failed), or 'again' with `retry` showing the attempt to make and when.
-   * An attempt not made (parked, busy: retryInMs) is made again after a pause that doubles while
-   * the endpoint's own waits last (endpointWait); a failed one waits the schedule's next delay.
+   * An attempt not made because of the endpoint itself (parked, busy) pauses the whole stream —
+   * a pause that doubles while they last (endpointWait), after which one head probes; one not made
+   * because of the merchant's other endpoints on the host (host-busy) waits alone, flat. A failed
+   * attempt waits the schedule's next delay; any attempt made ends the endpoint's pause.
    */
   afterAttempt(retry: HeadRetry, total: number, outcome: AttemptOutcome): 'ended' | 'again' {
+    const now = this.#now();
     if (outcome.retryInMs !== undefined) {
-      const pause = endpointWait(outcome, retry.parked);
-      retry.parked = pause.streak;
-      retry.dueAt = this.#now() + pause.waitMs;
+      if (outcome.waitReason === 'host-busy') {
+        retry.dueAt = now + endpointWait(outcome, 0).waitMs;
+      } else {
+        // Heads of one batch that all found the endpoint parked make one pause, not one each.
+        if (this.#pause.until <= now) {
+          const wait = endpointWait(outcome, this.#pause.streak);
+          this.#pause = { until: now + wait.waitMs, streak: wait.streak };
+        }
+        retry.dueAt = this.#pause.until;
+      }
+      retry.slackMs = 0;
       return 'again';
     }
-    retry.parked = 0;
+    this.#pause = { until: 0, streak: 0 };
     if (outcome.ok || outcome.permanent || retry.attempt >= total) return 'ended';
-    retry.dueAt = this.#now() + retryDelayMs(this.#delaysMs, retry.attempt);
+    const pause = retryDelayMs(this.#delaysMs, retry.attempt);
+    retry.dueAt = now + pause;
+    retry.slackMs = retrySlackMs(pause);
     retry.attempt += 1;
     return 'again';
+  }
+
+  // ---- Retries: the heads waiting, one wake-up and one activity for those due together ----
+
+  /** The head waits for its retry (at retry.dueAt, or after the endpoint's pause): answered by a batch, or 'stopped' by the drain. */
+  awaitRetry(key: string, input: AttemptInput, retry: HeadRetry): Promise<AttemptOutcome | 'stopped' | Error> {
+    if (this.draining) return Promise.resolve('stopped');
+    this.retryVersion += 1;
+    return new Promise((answer) => this.#waiting.set(key, { input, retry, answer }));
+  }
+
+  /** When the stream must wake for its waiting heads: the earliest a head may be late to (due + slack), not before the pause ends; none while a probe is out. */
+  nextRetryWake(): number | undefined {
+    if (this.#probing) return undefined;
+    let wake: number | undefined;
+    for (const { retry } of this.#waiting.values()) {
+      const at = Math.max(retry.dueAt + (retry.slackMs ?? 0), this.#pause.until);
+      if (wake === undefined || at < wake) wake = at;
+    }
+    return wake;
+  }
+
+  /**
+   * The heads due now, in batches of RETRIES_PER_BATCH; after a pause only one, the probe, until
+   * it answers. Each head is in flight until its batch settles.
+   */
+  takeDueRetries(): RetryBatch[] {
+    const now = this.#now();
+    if (this.#probing || this.#pause.until > now) return [];
+    let due = [...this.#waiting].filter(([, w]) => w.retry.dueAt <= now);
+    if (due.length === 0) return [];
+    const probe = this.#pause.streak > 0;
+    if (probe) {
+      due = due.slice(0, 1);
+      this.#probing = true;
+    }
+    const batches: RetryBatch[] = [];
+    for (let i = 0; i < due.length; i += RETRIES_PER_BATCH) {
+      const heads = due.slice(i, i + RETRIES_PER_BATCH);
+      for (const [key] of heads) this.#waiting.delete(key);
+      this.#batchesInFlight += 1;
+      batches.push({
+        attempts: heads.map(([, w]) => w.input),
+        settle: (outcomes) => {
+          this.#batchesInFlight -= 1;
+          this.retryVersion += 1;
+          if (probe) this.#probing = false;
+          for (const [n, [, w]] of heads.entries()) {
+            const outcome = outcomes instanceof Error ? outcomes : outcomes[n];
+            w.answer(outcome ?? new Error('the batch answered no outcome for this attempt'));
+          }
+        },
+      });
+    }
+    return batches;
+  }
+
+  /** The drain: every waiting head stops (keeping its progress). */
+  stopWaiting(): void {
+    for (const { answer } of this.#waiting.values()) answer('stopped');
+    this.#waiting.clear();
+    this.retryVersion += 1;
   }
 
   /** The head has ended (or was given up): the lane's next event is its head. */
@@ -216,12 +322,12 @@ export class EndpointLanes {
     return !this.anyRunning() && this.#asked.length === 0;
   }
 
-  /** What the next run takes over: the lanes with events (each head's progress included) and the callbacks taken lately. */
-  carry(): { lanes: CarriedLane[]; seen: string[] } {
+  /** What the next run takes over: the lanes with events (each head's progress included), the callbacks taken lately, the endpoint's pause. */
+  carry(): { lanes: CarriedLane[]; seen: string[]; pause: EndpointPause } {
     const lanes = [...this.#lanes]
       .filter(([, l]) => l.events.length > 0)
       .map(([lane, l]) => ({ lane, events: l.events, ...(l.retry ? { retry: l.retry } : {}) }));
-    return { lanes, seen: [...this.#seen].slice(-SEEN_KEPT) };
+    return { lanes, seen: [...this.#seen].slice(-SEEN_KEPT), pause: { ...this.#pause } };
   }
 
   #lane(key: string): Lane {

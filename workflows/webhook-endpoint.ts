@@ -5,6 +5,10 @@
  *   - a lane delivers its deal's events in outbox order, each to its end (SUCCESS or ERROR)
  *     before the next: its first attempt, then WEBHOOK_RETRY_DELAYS up to the merchant's
  *     max_retries in total, on durable timers;
+ *   - the retries of all heads due about then share one wake-up and one activity (each may go a
+ *     tenth of its pause late, never early), and while the endpoint is parked or busy the whole
+ *     stream waits and then sends one probe: a dead endpoint costs a timer and an attempt per
+ *     pause, not per deal;
  *   - lanes go side by side: a deal whose event is retrying holds up no other deal;
  *   - the first attempts of all lanes that are ready go in one local activity
  *     (deliverWebhookGroups), so deals created together cost one workflow task together;
@@ -19,7 +23,7 @@ import { condition, continueAsNew, log, proxyActivities, proxyLocalActivities, s
 import type { Activities } from '../activities';
 import { WEBHOOK_ATTEMPT_RETRY, type AttemptOutcome } from './contracts/webhook-attempts';
 import { endpointEventsSignal, firstAttemptsDeadlineMs, type EndpointInput } from './contracts/webhook-endpoint';
-import { EndpointLanes, type FirstAttemptBatch } from './endpoint-lanes';
+import { EndpointLanes, type FirstAttemptBatch, type RetryBatch } from './endpoint-lanes';
 import { failureReason } from './failures';
 
 export async function webhookEndpointWorkflow(input: EndpointInput): Promise<number> {
@@ -32,8 +36,13 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
     startToCloseTimeout: input.attemptTimeoutMs,
     retry: WEBHOOK_ATTEMPT_RETRY,
   });
+  const retries = (count: number) =>
+    proxyActivities<Activities>({
+      startToCloseTimeout: firstAttemptsDeadlineMs(input.attemptTimeoutMs, Array.from({ length: count }, () => 1)),
+      retry: WEBHOOK_ATTEMPT_RETRY,
+    });
 
-  const lanes = new EndpointLanes({ delaysMs: input.delaysMs, carried: input.lanes, seen: input.seen });
+  const lanes = new EndpointLanes({ delaysMs: input.delaysMs, carried: input.lanes, seen: input.seen, pause: input.pause });
   setHandler(endpointEventsSignal, (events) => lanes.take(events));
   const dueToContinue = () => workflowInfo().continueAsNewSuggested || (input.continueAfter !== undefined && lanes.delivered >= input.continueAfter);
 
@@ -52,6 +61,40 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
     }
   };
 
+  /** One batch of retries (a regular activity: a retry may wait out a hanging receiver without holding a workflow task). */
+  const sendRetries = async (batch: RetryBatch) => {
+    try {
+      const outcomes = await retries(batch.attempts.length).deliverWebhookGroups(batch.attempts.map((a) => [a]));
+      batch.settle(batch.attempts.map((_, i) => outcomes[i]?.[0]));
+    } catch (error) {
+      batch.settle(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+
+  /**
+   * The stream's retry clock: one timer to the next wake-up its waiting heads need (re-set only
+   * when a head needs an earlier one), then every head due goes, in batches.
+   */
+  const runRetries = async () => {
+    for (;;) {
+      const wake = lanes.nextRetryWake();
+      const earlier = () => lanes.draining || (lanes.nextRetryWake() ?? Number.POSITIVE_INFINITY) < (wake ?? Number.POSITIVE_INFINITY);
+      if (wake === undefined) await condition(earlier);
+      else if (wake > Date.now()) await condition(earlier, wake - Date.now());
+      if (lanes.draining) {
+        lanes.stopWaiting();
+        return;
+      }
+      const version = lanes.retryVersion;
+      const batches = lanes.takeDueRetries();
+      for (const batch of batches) void sendRetries(batch);
+      // A wake-up with nothing to send (not expected: a head due by then always goes) waits for a
+      // head or an answer to move instead of spinning.
+      if (batches.length === 0 && wake !== undefined && wake <= Date.now()) await condition(() => lanes.draining || lanes.retryVersion !== version);
+    }
+  };
+  void runRetries();
+
   /**
    * The lane's head, attempt after attempt on its schedule, to its end: 'done' — or 'stopped' when
    * the stream drains for continue-as-new during a pause (the head keeps its progress). `first` is
@@ -63,14 +106,14 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
     try {
       for (;;) {
         if (!outcome) {
-          const wait = retry.dueAt - Date.now();
-          if (wait > 0 && (await condition(() => lanes.draining, wait))) return 'stopped';
-          outcome = await http.deliverWebhook({
-            callbackId: event.callbackId,
-            attemptKey: `auto:${retry.attempt}`,
-            final: retry.attempt >= total,
-            manual: false,
-          });
+          const answer = await lanes.awaitRetry(
+            key,
+            { callbackId: event.callbackId, attemptKey: `auto:${retry.attempt}`, final: retry.attempt >= total, manual: false },
+            retry,
+          );
+          if (answer === 'stopped') return 'stopped';
+          if (answer instanceof Error) throw answer;
+          outcome = answer;
         }
         if (lanes.afterAttempt(retry, total, outcome) === 'ended') break;
         outcome = undefined;

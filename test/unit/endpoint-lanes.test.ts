@@ -1,11 +1,12 @@
 /**
  * EndpointLanes (workflows/endpoint-lanes.ts), the endpoint stream's bookkeeping, on its own:
  * lanes and repeated signals, batches of first attempts, what a group's outcomes leave, a head's
- * schedule (retry delays, parked and busy waits), idleness, and what continue-as-new carries.
+ * schedule (retry delays, the endpoint's pause), the retry clock (heads due together go together,
+ * a paused endpoint gets one probe), idleness, and what continue-as-new carries.
  */
 import test from 'ava';
 import type { AttemptOutcome } from '../../workflows/contracts/webhook-attempts';
-import type { EndpointEvent } from '../../workflows/contracts/webhook-endpoint';
+import { RETRIES_PER_BATCH, RETRY_SLACK_MAX_MS, type EndpointEvent } from '../../workflows/contracts/webhook-endpoint';
 import { EndpointLanes, GROUP, LANES_PER_BATCH, SEEN_KEPT } from '../../workflows/endpoint-lanes';
 
 function clock(start = 1_000_000) {
@@ -111,7 +112,7 @@ test('a group’s outcomes: ended events leave the lane; a failed one stops the 
   t.true(lanes.inSchedule('a'));
   const head = lanes.head('a');
   t.is(head.event.callbackId, 'a-cb4');
-  t.deepEqual(head.retry, { attempt: 2, parked: 0, dueAt: c.now() + 300 });
+  t.deepEqual(head.retry, { attempt: 2, dueAt: c.now() + 300, slackMs: 30 });
   t.deepEqual(lanes.recordFirstAttempts('a', [ok]), { head: 'ended' }, 'every outcome ended');
 });
 
@@ -123,9 +124,9 @@ test('a group stopped by a parked endpoint: the head waits on that outcome, from
   t.deepEqual(lanes.recordFirstAttempts('a', [outcome]), { head: 'alone', first: outcome });
   t.false(lanes.inSchedule('a'));
   const { retry, total } = lanes.head('a');
-  t.deepEqual(retry, { attempt: 1, parked: 0, dueAt: c.now() });
+  t.deepEqual(retry, { attempt: 1, dueAt: c.now() });
   t.is(lanes.afterAttempt(retry, total, outcome), 'again');
-  t.deepEqual(retry, { attempt: 1, parked: 1, dueAt: c.now() + 1000 }, 'the same attempt after the endpoint’s wait');
+  t.deepEqual(retry, { attempt: 1, dueAt: c.now() + 1000, slackMs: 0 }, 'the same attempt after the endpoint’s wait');
 });
 
 test('a head’s schedule: WEBHOOK_RETRY_DELAYS, the last repeated, up to max attempts; then it ends', (t) => {
@@ -159,7 +160,7 @@ test('a head’s schedule: success or a permanent failure ends it at once; max_r
   t.is(lanes.afterAttempt(c.retry, c.total, failed), 'ended');
 });
 
-test('a head’s schedule: the endpoint’s own waits double while they last and reset after an attempt; a host-busy wait stays flat', (t) => {
+test('a head’s schedule: the endpoint’s own pauses double while they last and reset after an attempt; a host-busy wait stays flat', (t) => {
   const c = clock();
   const lanes = new EndpointLanes({ delaysMs: [100], now: c.now });
   lanes.take([event('a', 1)]);
@@ -168,12 +169,123 @@ test('a head’s schedule: the endpoint’s own waits double while they last and
   for (const outcome of [parked(1000), parked(1000, 'busy'), parked(1000, 'host-busy'), parked(1000)]) {
     t.is(lanes.afterAttempt(retry, total, outcome), 'again');
     waits.push(retry.dueAt - c.now());
+    c.advance(retry.dueAt - c.now()); // the pause ran out before the next try
   }
   t.deepEqual(waits, [1000, 2000, 1000, 4000]);
   t.is(retry.attempt, 1, 'no attempt was made');
   lanes.afterAttempt(retry, total, failed);
-  t.is(retry.parked, 0, 'a made attempt resets the streak');
+  t.deepEqual(lanes.carry().pause, { until: 0, streak: 0 }, 'a made attempt ends the pause and its streak');
   t.is(retry.attempt, 2);
+});
+
+/** Lanes whose heads have each failed a first attempt (due after the first delay), waiting for their retry. */
+function waitingHeads(lanes: EndpointLanes, keys: string[]) {
+  const answers = new Map<string, unknown>();
+  for (const key of keys) {
+    lanes.take([event(key, 1)]);
+    lanes.recordFirstAttempts(key, [failed]);
+    const { event: head, retry } = lanes.head(key);
+    void lanes
+      .awaitRetry(key, { callbackId: head.callbackId, attemptKey: `auto:${retry.attempt}`, final: false, manual: false }, retry)
+      .then((a) => answers.set(key, a));
+  }
+  return answers;
+}
+
+test('the retry clock: heads due about then share one wake-up (never early, at most a tenth of the pause late) and go in batches of RETRIES_PER_BATCH', async (t) => {
+  const c = clock();
+  const lanes = new EndpointLanes({ delaysMs: [10_000], now: c.now });
+  t.is(lanes.nextRetryWake(), undefined, 'nobody waits: no wake-up');
+  const first = Array.from({ length: RETRIES_PER_BATCH + 2 }, (_, n) => `a${n}`);
+  const answers = waitingHeads(lanes, first);
+  c.advance(600);
+  waitingHeads(lanes, ['late']); // due 600 ms after the others
+  t.is(lanes.nextRetryWake(), c.now() - 600 + 10_000 + 1_000, 'the first heads may wait a tenth of their 10 s pause');
+  c.advance(10_000 - 600 - 1);
+  t.deepEqual(lanes.takeDueRetries(), [], 'nothing goes before its pause');
+  c.advance(1_000 + 1);
+  const batches = lanes.takeDueRetries();
+  t.deepEqual(
+    batches.map((b) => b.attempts.map((a) => a.callbackId.split('-')[0])),
+    [first.slice(0, RETRIES_PER_BATCH), [...first.slice(RETRIES_PER_BATCH), 'late']],
+    'every head due by the wake-up goes, the late one too',
+  );
+  t.is(lanes.nextRetryWake(), undefined);
+  batches[0]!.settle(batches[0]!.attempts.map(() => ok));
+  batches[1]!.settle(new Error('the batch failed for good'));
+  await Promise.resolve();
+  t.deepEqual(answers.get('a0'), ok);
+  t.true(answers.get(`a${RETRIES_PER_BATCH}`) instanceof Error, 'a batch that failed for good answers each of its heads with the failure');
+  // A long pause is late by at most RETRY_SLACK_MAX_MS.
+  const long = new EndpointLanes({ delaysMs: [3_600_000], now: c.now });
+  waitingHeads(long, ['h']);
+  t.is(long.nextRetryWake(), c.now() + 3_600_000 + RETRY_SLACK_MAX_MS);
+});
+
+test('the retry clock: a parked endpoint pauses the whole stream once, then one head probes; an attempt made lets the rest go', async (t) => {
+  const c = clock();
+  const lanes = new EndpointLanes({ delaysMs: [100], now: c.now });
+  const keys = ['a', 'b', 'c'];
+  const answers = waitingHeads(lanes, keys);
+  c.advance(110);
+  const [all] = lanes.takeDueRetries();
+  t.is(all!.attempts.length, 3);
+  all!.settle(keys.map(() => parked(30_000)));
+  await Promise.resolve();
+  for (const key of keys) {
+    const { retry, total } = lanes.head(key);
+    t.is(lanes.afterAttempt(retry, total, answers.get(key) as AttemptOutcome), 'again');
+    t.is(retry.dueAt, c.now() + 30_000, 'every head waits for the one pause');
+    void lanes.awaitRetry(key, { callbackId: `${key}-cb1`, attemptKey: 'auto:2', final: false, manual: false }, retry).then((a) => answers.set(key, a));
+  }
+  t.deepEqual(lanes.carry().pause, { until: c.now() + 30_000, streak: 1 }, 'three parked answers make one pause');
+  t.is(lanes.nextRetryWake(), c.now() + 30_000);
+  c.advance(30_000);
+  const probes = lanes.takeDueRetries();
+  t.deepEqual(
+    probes.map((b) => b.attempts.length),
+    [1],
+    'one probe',
+  );
+  t.is(lanes.nextRetryWake(), undefined, 'nothing else wakes while the probe is out');
+  t.deepEqual(lanes.takeDueRetries(), []);
+  // The probe parks again: the next pause doubles.
+  probes[0]!.settle([parked(30_000)]);
+  await Promise.resolve();
+  const probed = probes[0]!.attempts[0]!.callbackId.split('-')[0]!;
+  const head = lanes.head(probed);
+  lanes.afterAttempt(head.retry, head.total, answers.get(probed) as AttemptOutcome);
+  t.deepEqual(lanes.carry().pause, { until: c.now() + 60_000, streak: 2 });
+  void lanes.awaitRetry(probed, { callbackId: `${probed}-cb1`, attemptKey: 'auto:2', final: false, manual: false }, head.retry).then((a) => answers.set(probed, a));
+  c.advance(60_000);
+  const second = lanes.takeDueRetries();
+  t.is(second.length, 1);
+  // This probe is made (the endpoint answered 500): the pause ends, the other heads go at once.
+  second[0]!.settle([failed]);
+  await Promise.resolve();
+  const again = second[0]!.attempts[0]!.callbackId.split('-')[0]!;
+  const h = lanes.head(again);
+  lanes.afterAttempt(h.retry, h.total, failed);
+  t.deepEqual(lanes.carry().pause, { until: 0, streak: 0 });
+  t.deepEqual(
+    lanes.takeDueRetries().map((b) => b.attempts.length),
+    [2],
+    'the two other heads go together',
+  );
+});
+
+test('the retry clock: draining stops every waiting head with its progress; a head asking during the drain stops at once', async (t) => {
+  const c = clock();
+  const lanes = new EndpointLanes({ delaysMs: [100], now: c.now });
+  const answers = waitingHeads(lanes, ['a', 'b']);
+  lanes.draining = true;
+  lanes.stopWaiting();
+  await Promise.resolve();
+  t.is(answers.get('a'), 'stopped');
+  t.is(answers.get('b'), 'stopped');
+  t.is(await lanes.awaitRetry('a', { callbackId: 'a-cb1', attemptKey: 'auto:2', final: false, manual: false }, lanes.head('a').retry), 'stopped');
+  t.is(lanes.nextRetryWake(), undefined);
+  t.deepEqual(lanes.carry().lanes.find((l) => l.lane === 'a')!.retry, { attempt: 2, dueAt: c.now() + 100, slackMs: 10 });
 });
 
 test('idle: no lane and nothing running; measured from the last busy moment (an event, a lane let go)', (t) => {
@@ -204,7 +316,8 @@ test('continue-as-new carries the lanes with events, a head mid-schedule with it
   const lanes = new EndpointLanes({
     delaysMs: [100],
     now: c.now,
-    carried: [{ lane: 'old', events: [event('old', 1)], retry: { attempt: 3, parked: 2, dueAt: 5 } }],
+    carried: [{ lane: 'old', events: [event('old', 1)], retry: { attempt: 3, dueAt: 5 } }],
+    pause: { until: 7, streak: 2 },
   });
   t.true(lanes.inSchedule('old'));
   lanes.take(Array.from({ length: SEEN_KEPT + 10 }, (_, n) => event('x', n)));
@@ -213,14 +326,15 @@ test('continue-as-new carries the lanes with events, a head mid-schedule with it
   lanes.afterAttempt(a.retry, a.total, failed);
   lanes.take([event('done', 1)]);
   lanes.endHead('done');
-  const { lanes: carried, seen } = lanes.carry();
+  const { lanes: carried, seen, pause } = lanes.carry();
+  t.deepEqual(pause, { until: 0, streak: 0 }, 'the attempt made since ended the carried pause');
   t.deepEqual(
     carried.map((l) => l.lane),
     ['old', 'x', 'a'],
     'the empty lane is not carried',
   );
-  t.deepEqual(carried[0]!.retry, { attempt: 3, parked: 2, dueAt: 5 });
-  t.deepEqual(carried[2]!.retry, { attempt: 2, parked: 0, dueAt: c.now() + 100 });
+  t.deepEqual(carried[0]!.retry, { attempt: 3, dueAt: 5 });
+  t.deepEqual(carried[2]!.retry, { attempt: 2, dueAt: c.now() + 100, slackMs: 10 });
   t.false('retry' in carried[1]!, 'a lane whose head has not started its schedule carries none');
   t.is(seen.length, SEEN_KEPT);
   t.deepEqual(seen.slice(-2), ['a-cb1', 'done-cb1'], 'the latest kept');

@@ -36,10 +36,20 @@ export interface EndpointEvent extends StreamEvent {
 export interface HeadRetry {
   /** The attempt to make next (its key is `auto:<attempt>`). */
   attempt: number;
-  /** The endpoint's own waits in a row (parked, busy): they double while they last. */
-  parked: number;
-  /** Workflow time (ms) at which that attempt is due. */
+  /** Workflow time (ms) at which that attempt is due: it never goes earlier. */
   dueAt: number;
+  /** How much later than dueAt it may go, to share a wake-up with other heads due about then (absent: 0). */
+  slackMs?: number;
+}
+
+/**
+ * The endpoint's own pause (its circuit open, or its in-flight cap full): the whole stream waits
+ * until `until`, then one head goes as the probe; an attempt the endpoint takes ends the pause.
+ * `streak` counts the pauses in a row: each doubles (endpointWait), at most an hour.
+ */
+export interface EndpointPause {
+  until: number;
+  streak: number;
 }
 
 export interface CarriedLane {
@@ -61,10 +71,22 @@ export interface EndpointInput {
   /** Carried over by continue-as-new: the lanes with their events and head progress, and the callbacks already taken. */
   lanes?: CarriedLane[];
   seen?: string[];
+  pause?: EndpointPause;
 }
 
 /** Lanes whose first attempts deliverWebhookGroups sends at once (the endpoint's own cap still applies). */
 export const FIRST_ATTEMPT_LANES_AT_ONCE = 8;
+
+/** Heads whose retries due together go in one deliverWebhookGroups activity: one round of it. */
+export const RETRIES_PER_BATCH = FIRST_ATTEMPT_LANES_AT_ONCE;
+
+/**
+ * How much later than its pause a retry may go to share a wake-up (one timer, one workflow task,
+ * one activity) with the stream's other heads due about then: a tenth of the pause, at most this.
+ * Never earlier: the spec's pauses are minimums.
+ */
+export const RETRY_SLACK_MAX_MS = 5_000;
+export const retrySlackMs = (pauseMs: number) => Math.min(RETRY_SLACK_MAX_MS, Math.floor(pauseMs / 10));
 
 /**
  * The deadline of one deliverWebhookGroups call: its groups run FIRST_ATTEMPT_LANES_AT_ONCE at a
