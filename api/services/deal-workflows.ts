@@ -56,6 +56,12 @@ export function operatorActor(actor: AuditActor | undefined): AuditActor {
   return actor;
 }
 
+/** Who makes a trader's move: every trader route has an actor (the trader's account); a move without one is refused rather than left unaudited. */
+export function traderActor(actor: AuditActor | undefined): AuditActor {
+  if (!actor) throw new PermissionDenied('trader identity required');
+  return actor;
+}
+
 export async function readDeal(deps: AppDeps, dealId: string): Promise<DealRow> {
   const row = await findDeal(deps.sql, dealId);
   if (!row) throw new NotFound('deal not found');

@@ -11,7 +11,7 @@ import { ServiceError, isGrpcServiceError, type WorkflowHandle } from '@temporal
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AppDeps } from '../deps';
 import type { AuditActor } from '../../domain/audit';
-import { Conflict, DomainError, InvalidArgument, NotFound, PermissionDenied, TooManyInFlight } from '../../domain/errors';
+import { Conflict, DomainError, InvalidArgument, NotFound, TooManyInFlight } from '../../domain/errors';
 import { amountToPay, PAYIN_TERMINAL } from '../../domain/state/payin';
 import { PAYOUT_TERMINAL } from '../../domain/state/payout';
 import { traderMoveRefusal, traderMovesFor, type TraderDealMove } from '../../domain/state/trader-deal-moves';
@@ -26,7 +26,7 @@ import {
   takePayoutUpdate,
   type PayoutWorkflow,
 } from '../../workflows/contracts/payout';
-import { closedRejects, updateDeal } from './deal-workflows';
+import { closedRejects, traderActor, updateDeal } from './deal-workflows';
 import { clampPageSize, cursorOf, keysetPage } from './page-token';
 import { parseMultipart, presentFile, storeFile } from './files';
 
@@ -156,12 +156,6 @@ async function payoutCommand(deps: AppDeps, row: TraderDealRow, send: (h: Workfl
   } catch (error) {
     throw asConflict(error);
   }
-}
-
-/** Every trader route has an actor (the trader's account); a move without one is refused rather than left unaudited. */
-function traderActor(actor: AuditActor | undefined): AuditActor {
-  if (!actor) throw new PermissionDenied('trader identity required');
-  return actor;
 }
 
 /** The trader's deal as the app shows it (another trader's and an unknown id alike are 404). */

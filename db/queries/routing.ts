@@ -6,8 +6,8 @@
 import type { Db, Sql, Tx } from '../sql';
 import { requisiteScore, SLOW_CONFIRM_SECONDS, type RoutingCandidate, type RoutingReason } from '../../domain/routing';
 
-/** What a refresh counted for one requisite, and its score. */
-interface RequisiteScoreRow {
+/** What a refresh counted for one requisite, and its score: a requisite_scores row. */
+export interface RequisiteScoreRow {
   requisite_id: string;
   score: number;
   completed: number;

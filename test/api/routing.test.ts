@@ -9,7 +9,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { auditLedger } from '../../db/queries/ledger';
 import { claimRequisite, type MatchRequest } from '../../db/queries/matching';
-import { rewriteScores } from '../../db/queries/routing';
+import { rewriteScores, type RequisiteScoreRow } from '../../db/queries/routing';
 import { DEFAULT_TENANT_ID } from '../../db/queries/merchants';
 import type { Tx } from '../../db/sql';
 import { requisiteScore } from '../../domain/routing';
@@ -113,18 +113,7 @@ test('the refresh scores seeded outcomes as the formula says, and with explorati
 
     // A worker's refresh may hold this turn for a moment (the advisory lock): try again until this transaction has it.
     await eventually(async () => (await rewriteScores(tx, 168)).refreshed, 'the score refresh turn', 30_000);
-    const rows = await tx<
-      {
-        requisite_id: string;
-        score: number;
-        completed: number;
-        expired: number;
-        appeals_lost: number;
-        confirmed: number;
-        slow_confirms: number;
-        auto_confirmed: number;
-      }[]
-    >`
+    const rows = await tx<Omit<RequisiteScoreRow, 'confirm_seconds_avg'>[]>`
       select requisite_id, score, completed, expired, appeals_lost, confirmed, slow_confirms, auto_confirmed from requisite_scores
       where requisite_id in ${tx([good.requisiteId, bad.requisiteId, fresh.requisiteId])}`;
     const byId = new Map(rows.map((r) => [r.requisite_id, r]));
@@ -269,7 +258,7 @@ test("the worker's refresh scores a requisite from its deals, and the create cou
   t.is((await operatorDeal(deal.deal_id, 'confirm')).body.deal.status, 'COMPLETED');
   // One completion, confirmed at once: 500 → 583 once a refresh has run (every ROUTING_SCORE_REFRESH_SECONDS, 2 on the test stack).
   const row = await eventually(async () => {
-    const [r] = await sql<{ score: number; completed: number; confirmed: number; slow_confirms: number }[]>`
+    const [r] = await sql<Pick<RequisiteScoreRow, 'score' | 'completed' | 'confirmed' | 'slow_confirms'>[]>`
       select score, completed, confirmed, slow_confirms from requisite_scores where requisite_id = ${only.requisiteId} and completed = 1`;
     return r;
   }, "the worker's score refresh");

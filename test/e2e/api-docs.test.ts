@@ -8,24 +8,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import '../../api/app';
 import { merchantOpenApiDocument, openApiDocument } from '../../api/openapi';
 import { ROOT } from '../../scripts/stack';
 import { API_URL } from '../helpers/api';
-import { launchBrowser } from '../helpers/console-browser';
+import { fileBrowser } from '../helpers/console-browser';
 
 const WAIT_MS = 120_000;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = fileBrowser(test);
 
 async function docsPage(hash = ''): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${API_URL}/docs${hash}`);
   await page.locator('.swagger-ui .info .title').first().waitFor({ timeout: WAIT_MS });
   return page;

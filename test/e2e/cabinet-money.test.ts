@@ -8,24 +8,15 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import jsQR from 'jsqr';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { signed } from '../helpers/api';
 import { invitedMember, merchantWithOwner } from '../helpers/cabinet-session';
-import { accessible, closeTestPages, launchBrowser, overflowX, PHONE, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, browserTests, overflowX, PHONE, type BrowserCtx } from '../helpers/console-browser';
 import { cabinetShot, cabinetSignedIn, openSection } from '../helpers/cabinet-browser';
 import { deposit, randomTronAddress } from '../helpers/wallet';
 
 const test = anyTest as TestFn<BrowserCtx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
 
 const M = '/api/v1/p2p/merchant';
 
@@ -56,7 +47,7 @@ async function decodeQr(page: Page): Promise<string | undefined> {
 test('an owner: a PayOut with its hold, a PayOut CSV (a refused row, a re-upload creating nothing), the deposit address’s QR, a withdrawal in the history', async (t) => {
   const { merchantId, keys, owner } = await merchantWithOwner({ sandbox: true });
   t.is((await deposit(merchantId, 5_000_000)).status, 201);
-  const { page, cspViolations } = await cabinetSignedIn(t, browser, owner);
+  const { page, cspViolations } = await cabinetSignedIn(t, browser(), owner);
 
   // Home: the world first, then the balances.
   await page.getByTestId('world').and(page.locator('[data-world="sandbox"]')).waitFor();
@@ -170,7 +161,7 @@ test('an owner: a PayOut with its hold, a PayOut CSV (a refused row, a re-upload
 test('at 390 px: Home, PayOuts and Wallet fit the phone, their actions on screen; axe clean', async (t) => {
   const { merchantId, owner } = await merchantWithOwner({ sandbox: true });
   t.is((await deposit(merchantId, 1_000_000)).status, 201);
-  const { page, cspViolations } = await cabinetSignedIn(t, browser, owner, PHONE);
+  const { page, cspViolations } = await cabinetSignedIn(t, browser(), owner, PHONE);
   await page.getByTestId('world').waitFor();
   for (const [label, action, shot] of [
     ['Home', 'Add play money…', 'home-phone'],
@@ -193,7 +184,7 @@ test('support of a live merchant: “Live” said, no money action on any page, 
   const { merchantId, keys, owner } = await merchantWithOwner();
   t.is((await deposit(merchantId, 1_000_000)).status, 201);
   const support = await invitedMember(owner, 'support');
-  const { page } = await cabinetSignedIn(t, browser, support);
+  const { page } = await cabinetSignedIn(t, browser(), support);
   await page.getByTestId('balance-USDT').waitFor();
   await page.getByTestId('world').and(page.locator('[data-world="live"]')).filter({ hasText: 'Live: real money' }).waitFor();
   t.is(await page.getByTestId('sandbox-badge').count(), 0);

@@ -10,25 +10,16 @@ import anyTest, { type TestFn } from 'ava';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { API_URL } from '../helpers/api';
 import { acceptAndEnrol, asMember, CABINET, merchantWithOwner, newEmail, type MemberSession } from '../helpers/cabinet-session';
-import { accessible, closeTestPages, DESKTOP, headingSettled, launchBrowser, overflowX, PHONE, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, browserTests, DESKTOP, headingSettled, overflowX, PHONE, type BrowserCtx } from '../helpers/console-browser';
 import { createPayin } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { startReceiver } from '../helpers/receiver';
 
 const test = anyTest as TestFn<BrowserCtx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
 
 const SHOTS = process.env.CABINET_SCREENSHOTS ? join(process.cwd(), process.env.CABINET_SCREENSHOTS) : undefined;
 async function shot(page: Page, name: string) {
@@ -39,7 +30,7 @@ async function shot(page: Page, name: string) {
 
 /** A browser context signed in as the member: its session cookie (the door itself is test/e2e/cabinet.test.ts's). */
 async function memberPage(t: { context: BrowserCtx }, session: MemberSession, name: string, viewport = DESKTOP) {
-  const context = await browser.newContext({ viewport });
+  const context = await browser().newContext({ viewport });
   context.setDefaultTimeout(30_000);
   t.context.contexts.push(context);
   const [cookieName, value] = session.cookie.split('=') as [string, string];

@@ -6,23 +6,13 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { totpAt, TOTP_STEP_SECONDS } from '../../domain/crypto/totp';
 import { API_URL, asOperator } from '../helpers/api';
-import { accessible, closeTestPages, freshPage, headingSettled, launchBrowser, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, browserTests, freshPage, headingSettled, type BrowserCtx } from '../helpers/console-browser';
 import { newEmail } from '../helpers/cabinet-session';
 
 const test = anyTest as TestFn<BrowserCtx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
 
 test('the first owner: the link → a password → the authenticator → its merchant; signed out, it signs in with a code', async (t) => {
   const email = newEmail('browser-owner');
@@ -31,7 +21,7 @@ test('the first owner: the link → a password → the authenticator → its mer
   t.is(created.status, 201, created.text);
   const link = created.body.owner_invitation.invite_url as string;
 
-  const { page, cspViolations } = await freshPage(t, browser, 'cabinet-invitation');
+  const { page, cspViolations } = await freshPage(t, browser(), 'cabinet-invitation');
   await page.goto(link.replace(/^https?:\/\/[^/]+/, API_URL));
   await headingSettled(page, 'Your cabinet account');
   await page.getByTestId('invited-email').filter({ hasText: email }).waitFor();
@@ -74,7 +64,7 @@ test('the first owner: the link → a password → the authenticator → its mer
   await page.getByTestId('member').filter({ hasText: email }).waitFor();
 
   // The same link again: used.
-  const again = await freshPage(t, browser, 'cabinet-invitation-again');
+  const again = await freshPage(t, browser(), 'cabinet-invitation-again');
   await again.page.goto(link.replace(/^https?:\/\/[^/]+/, API_URL));
   await again.page
     .getByRole('alert')

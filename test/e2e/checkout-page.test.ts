@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { launchBrowser } from '../helpers/console-browser';
+import { fileBrowser } from '../helpers/console-browser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant, signed, type KeyPair } from '../helpers/api';
 import { testSql } from '../helpers/app';
@@ -51,18 +51,16 @@ interface Ctx {
 }
 const test = anyTest as TestFn<Ctx>;
 
-let browser: Browser;
+const browser = fileBrowser(test);
 /** An API and worker whose deals wait 15 minutes before they expire: the live states stay live for the whole file. */
 let slow: Awaited<ReturnType<typeof startIsolatedStack>>;
 const sql = testSql();
 
 test.before(async () => {
   mkdirSync(FAILURES, { recursive: true });
-  browser = await launchBrowser();
   slow = await startIsolatedStack({ PAYIN_TIMEOUT_SECONDS: 900 });
 });
 test.after.always(async () => {
-  await browser?.close();
   await slow?.close();
   await sql.end();
 });
@@ -85,7 +83,7 @@ test.afterEach.always(async (t) => {
 });
 
 async function newContext(t: ExecutionContext<Ctx>, options: Parameters<Browser['newContext']>[0] = {}) {
-  const context = await browser.newContext({ viewport: PHONE, ...options });
+  const context = await browser().newContext({ viewport: PHONE, ...options });
   // Waits without a deadline of their own: a bound for a wait gone wrong, far above what a loaded machine takes.
   context.setDefaultTimeout(120_000);
   t.context.contexts.push(context);

@@ -7,30 +7,18 @@
  * to a deal the payer cancels while the dialog is open is refused in words inside the dialog. axe-core on the pages, the queue as cards at a phone's width.
  */
 import anyTest, { type TestFn } from 'ava';
-import type { Browser } from 'playwright-core';
 import { asOperator, newMerchant } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { pairedDevice, sendNotification, tbankCredit, type PairedDevice } from '../helpers/bank-device';
-import { accessible, closeTestPages, consoleOperator, docShot, launchBrowser, overflowX, signedIn, visit, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, browserTests, consoleOperator, docShot, overflowX, signedIn, visit, type BrowserCtx } from '../helpers/console-browser';
 import { checkout, createPayin, hashOf, isolatedMethod } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { newTrader } from '../helpers/trader-session';
 
 const test = anyTest as TestFn<BrowserCtx>;
 const sql = testSql();
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-  await sql.end();
-});
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
+test.after.always(() => sql.end());
 
 const ADMIN = '/api/v1/p2p/admin';
 
@@ -70,7 +58,7 @@ test('the queue: an unread message is dismissed with a reason; a credit attaches
   const payin = await createPayin(merchant.keys, { payment_method_id: method, amount: 150_000 });
 
   const arbiter = await consoleOperator('arbiter');
-  const { page, cspViolations } = await signedIn(t, browser, arbiter);
+  const { page, cspViolations } = await signedIn(t, browser(), arbiter);
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Bank notifications' }).waitFor();
   await visit(t, page, `/bank-notifications?trader_id=${trader.traderId}`, 'Bank notifications', 'bank-notifications');
   await page.getByRole('combobox', { name: 'Trader', exact: true }).getByRole('option', { name: traderName }).waitFor({ state: 'attached' });

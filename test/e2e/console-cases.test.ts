@@ -8,7 +8,6 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { totpAt } from '../../domain/crypto/totp';
 import { API_URL, asOperator, newMerchant } from '../helpers/api';
 import { testSql } from '../helpers/app';
@@ -17,30 +16,10 @@ import { openAppeal } from '../helpers/appeals';
 import { eventually } from '../helpers/poll';
 import { SAMPLES } from '../helpers/multipart';
 import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
-import {
-  accessible,
-  closeTestPages,
-  consoleOperator,
-  docShot,
-  freshPage,
-  launchBrowser,
-  headingSettled,
-  signedIn,
-  visit,
-  type BrowserCtx,
-} from '../helpers/console-browser';
+import { accessible, browserTests, consoleOperator, docShot, freshPage, headingSettled, signedIn, visit, type BrowserCtx } from '../helpers/console-browser';
 
 const test = anyTest as TestFn<BrowserCtx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -60,7 +39,7 @@ test.serial('an overdue appeal shows on the home and in the overdue queue; the a
   const { keys, method, appealId } = await liveAppeal();
   await sql`update appeals set respond_by = now() - interval '3 hours' where id = ${appealId}`;
   const arbiter = await consoleOperator('arbiter');
-  const { page, cspViolations } = await signedIn(t, browser, arbiter);
+  const { page, cspViolations } = await signedIn(t, browser(), arbiter);
 
   await visit(t, page, '/', 'Queues', 'home-overdue');
   await docShot(page, 'home-overdue');
@@ -127,7 +106,7 @@ test.serial(
     const small = await queue(40_000);
     const [first, second] = [await consoleOperator('finance'), await consoleOperator('finance')];
 
-    const a = await signedIn(t, browser, first);
+    const a = await signedIn(t, browser(), first);
     await visit(t, a.page, '/withdrawals', 'Withdrawals', 'withdrawals-bulk');
     for (const id of [...big, small]) await a.page.getByLabel(`Select withdrawal ${id.slice(0, 8)}`).check();
     t.is(await a.page.getByTestId('selected-count').textContent(), '3');
@@ -162,7 +141,7 @@ test.serial(
     await a.page.getByTestId('bulk-results').filter({ hasText: '2 refused' }).waitFor();
     for (const id of big) t.is((await sql`select 1 from withdrawal_approvals where withdrawal_id = ${id}`).length, 1);
 
-    const b = await signedIn(t, browser, second);
+    const b = await signedIn(t, browser(), second);
     await visit(t, b.page, '/withdrawals', 'Withdrawals', 'withdrawals-bulk-second');
     for (const id of big) {
       const row = b.page.locator(`tr[data-withdrawal="${id}"]`);
@@ -186,7 +165,7 @@ test.serial(
 
 test.serial('an invitation: the admin invites, the link → a password → the authenticator → signed in; the account changes its own password', async (t) => {
   const admin = await consoleOperator('admin');
-  const a = await signedIn(t, browser, admin);
+  const a = await signedIn(t, browser(), admin);
   await visit(t, a.page, '/operators', 'Operators', 'operators-invite');
   const email = `invited-${process.pid}-${randomBytes(3).toString('hex')}@example.test`;
   await a.page.getByLabel('Invite by email').fill(email);
@@ -199,7 +178,7 @@ test.serial('an invitation: the admin invites, the link → a password → the a
   await docShot(a.page, 'operators-invited');
 
   // The invitee, in a browser of its own.
-  const { page, cspViolations } = await freshPage(t, browser, 'invitation');
+  const { page, cspViolations } = await freshPage(t, browser(), 'invitation');
   await page.goto(link.replace(/^https?:\/\/[^/]+/, API_URL));
   await headingSettled(page, 'Your operator account');
   await page.getByTestId('invited-email').filter({ hasText: email }).waitFor();
@@ -225,7 +204,7 @@ test.serial('an invitation: the admin invites, the link → a password → the a
   t.is(page.url(), `${API_URL}/console/`, 'the link is gone from the address bar');
 
   // The same link again: used.
-  const again = await freshPage(t, browser, 'invitation-again');
+  const again = await freshPage(t, browser(), 'invitation-again');
   await again.page.goto(link.replace(/^https?:\/\/[^/]+/, API_URL));
   await again.page
     .getByRole('alert')
@@ -252,7 +231,7 @@ test.serial('an invitation: the admin invites, the link → a password → the a
 
 test.serial('an admin creates a merchant from its form; its page opens', async (t) => {
   const admin = await consoleOperator('admin');
-  const { page } = await signedIn(t, browser, admin);
+  const { page } = await signedIn(t, browser(), admin);
   await visit(t, page, '/merchants', 'Merchants', 'merchants-create');
   await page.getByText('Create a merchant').click();
   const name = `Console-made ${randomBytes(3).toString('hex')}`;
@@ -270,7 +249,7 @@ test.serial('an admin creates a merchant from its form; its page opens', async (
 
 test.serial('an admin creates a merchant with its first owner: the link shown once opens the cabinet invitation for that merchant', async (t) => {
   const admin = await consoleOperator('admin');
-  const { page } = await signedIn(t, browser, admin);
+  const { page } = await signedIn(t, browser(), admin);
   await visit(t, page, '/merchants', 'Merchants', 'merchants-create-owner');
   await page.getByText('Create a merchant').click();
   const name = `Owned ${randomBytes(3).toString('hex')}`;
@@ -285,7 +264,7 @@ test.serial('an admin creates a merchant with its first owner: the link shown on
   t.regex((await page.locator('.invite-link').textContent()) ?? '', new RegExp(owner.replace(/[.+]/g, '\\$&')));
   await accessible(t, page, 'merchants-create-owner-link');
   await docShot(page, 'merchants-create-owner');
-  const invitation = await freshPage(t, browser, 'owner-invitation');
+  const invitation = await freshPage(t, browser(), 'owner-invitation');
   await invitation.page.goto(url.replace(/^https?:\/\/[^/]+/, API_URL));
   await invitation.page.getByTestId('invited-merchant').filter({ hasText: name }).waitFor();
   await invitation.page.getByTestId('invited-email').filter({ hasText: owner }).waitFor();

@@ -13,14 +13,14 @@
 import anyTest, { type TestFn } from 'ava';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant } from '../helpers/api';
 import { createPayin } from '../helpers/deals';
 import { dealReaches, openAppeal } from '../helpers/appeals';
 import { testSql } from '../helpers/app';
 import { eventually } from '../helpers/poll';
 import { ADMIN, randomTronAddress, walletMerchant, withdraw } from '../helpers/wallet';
-import { axeViolations, consoleOperator, DESKTOP, launchBrowser, overflowX, PHONE, settled, signedInContext } from '../helpers/console-browser';
+import { axeViolations, consoleOperator, DESKTOP, fileBrowser, overflowX, PHONE, settled, signedInContext } from '../helpers/console-browser';
 import { PAYIN_STATUSES } from '../../domain/state/payin';
 import { PAYOUT_STATUSES } from '../../domain/state/payout';
 
@@ -33,14 +33,8 @@ interface Ctx {
 }
 const test = anyTest as TestFn<Ctx>;
 const sql = testSql();
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-  await sql.end();
-});
+const browser = fileBrowser(test);
+test.after.always(() => sql.end());
 test.beforeEach((t) => {
   t.context.contexts = [];
   t.context.pages = [];
@@ -61,7 +55,7 @@ test.afterEach.always(async (t) => {
 
 async function signedIn(t: { context: Ctx }, role: Parameters<typeof consoleOperator>[0], options: Parameters<typeof signedInContext>[2] = {}) {
   const who = await consoleOperator(role);
-  const { context, page } = await signedInContext(browser, who, options);
+  const { context, page } = await signedInContext(browser(), who, options);
   t.context.contexts.push(context);
   t.context.pages.push({ name: role, page });
   return { who, page };

@@ -12,15 +12,15 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant } from '../helpers/api';
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { openAppeal } from '../helpers/appeals';
 import { testSql } from '../helpers/app';
 import { seriousViolations } from '../helpers/axe';
+import { fileBrowser } from '../helpers/console-browser';
 import { ADMIN } from '../helpers/wallet';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FAILURES = join(process.cwd(), '.data', 'console-screenshots');
 const DOC_SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(process.cwd(), process.env.CONSOLE_SCREENSHOTS) : undefined;
 const BROWSER_WAIT_MS = 120_000;
@@ -32,17 +32,8 @@ interface Ctx {
 }
 const test = anyTest as TestFn<Ctx>;
 const sql = testSql();
-let browser: Browser;
-test.before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
-  });
-});
-test.after.always(async () => {
-  await browser?.close();
-  await sql.end();
-});
+const browser = fileBrowser(test);
+test.after.always(() => sql.end());
 test.beforeEach((t) => {
   t.context.pages = [];
   t.context.contexts = [];
@@ -67,7 +58,7 @@ async function operator(role: Role) {
 }
 
 async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password: string; role: Role }) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+  const context = await browser().newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   context.setDefaultTimeout(BROWSER_WAIT_MS);
   t.context.contexts.push(context);
   const page = await context.newPage();

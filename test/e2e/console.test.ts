@@ -12,8 +12,8 @@ import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser } from '../helpers/console-browser';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { browserTests, type BrowserCtx } from '../helpers/console-browser';
+import type { Page } from 'playwright-core';
 import { API_URL, asOperator, newMerchant, signed, type Json } from '../helpers/api';
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { dealReaches, openAppeal } from '../helpers/appeals';
@@ -25,43 +25,17 @@ import { eventually } from '../helpers/poll';
 import { seriousViolations } from '../helpers/axe';
 import { OPERATOR_ROUTE_ROLES } from '../../domain/roles';
 
-const FAILURES = join(process.cwd(), '.data', 'console-screenshots');
 const DOC_SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(process.cwd(), process.env.CONSOLE_SCREENSHOTS) : undefined;
 
 type Role = 'arbiter' | 'finance' | 'support' | 'admin';
-interface Ctx {
-  pages: Array<{ name: string; page: Page }>;
-  contexts: BrowserContext[];
-}
 
-const test = anyTest as TestFn<Ctx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
+const test = anyTest as TestFn<BrowserCtx>;
+const browser = browserTests(test);
 // A PayIn left to expire (PAYIN_TIMEOUT_SECONDS of the test stack) while the tests before the settlement run.
 let expiringDeal: Promise<{ keys: Awaited<ReturnType<typeof newMerchant>>['keys']; dealId: string }>;
 test.before(() => {
   expiringDeal = newMerchant({ name: `Console deals ${process.pid}` }).then(async ({ keys }) => ({ keys, dealId: (await createPayin(keys)).deal_id }));
   expiringDeal.catch(() => undefined);
-});
-test.beforeEach((t: ExecutionContext<Ctx>) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always(async (t: ExecutionContext<Ctx>) => {
-  if (!t.passed) {
-    mkdirSync(FAILURES, { recursive: true });
-    const slug = t.title
-      .replace(/^afterEach\.always hook for /, '')
-      .replace(/[^a-z0-9]+/gi, '-')
-      .slice(0, 60);
-    for (const [i, { name, page }] of t.context.pages.entries()) {
-      await page.screenshot({ path: join(FAILURES, `${slug}-${i}-${name}.png`), fullPage: true }).catch(() => undefined);
-    }
-  }
-  for (const context of t.context.contexts) await context.close().catch(() => undefined);
 });
 
 let counter = 0;
@@ -79,8 +53,8 @@ async function operator(role: Role) {
 const BROWSER_WAIT_MS = 120_000;
 
 /** A browser of its own (cookies) signed in through the sign-in page. */
-async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password: string; role: Role }, totpSecret?: string) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+async function signedIn(t: ExecutionContext<BrowserCtx>, who: { email: string; password: string; role: Role }, totpSecret?: string) {
+  const context = await browser().newContext({ viewport: { width: 1280, height: 860 } });
   context.setDefaultTimeout(BROWSER_WAIT_MS);
   t.context.contexts.push(context);
   const page = await context.newPage();
@@ -102,7 +76,7 @@ async function signedIn(t: ExecutionContext<Ctx>, who: { email: string; password
 }
 
 /** Opens a console page from the navigation or by URL, waits for its heading, checks accessibility. */
-async function visit(t: ExecutionContext<Ctx>, page: Page, path: string, heading: string | RegExp, name: string) {
+async function visit(t: ExecutionContext<BrowserCtx>, page: Page, path: string, heading: string | RegExp, name: string) {
   t.context.pages.push({ name, page });
   await page.goto(`${API_URL}/console${path}`);
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
@@ -144,7 +118,7 @@ async function docShot(page: Page, name: string) {
 }
 
 /** axe-core on the page as it is: no serious or critical violation. */
-async function accessible(t: ExecutionContext<Ctx>, page: Page, name: string) {
+async function accessible(t: ExecutionContext<BrowserCtx>, page: Page, name: string) {
   t.deepEqual(await seriousViolations(page), [], `axe on ${name}`);
 }
 
@@ -569,7 +543,7 @@ test.serial('TOTP at sign-in: the code field behind its toggle; without the code
   const enrolledAt = Date.now();
   t.true((await enroll({ secret, code: totpAt(secret, enrolledAt), confirm_password: who.password })).enrolled);
 
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const context = await browser().newContext({ viewport: { width: 1280, height: 860 } });
   context.setDefaultTimeout(BROWSER_WAIT_MS);
   t.context.contexts.push(context);
   const page = await context.newPage();

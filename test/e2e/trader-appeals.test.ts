@@ -7,37 +7,17 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { randomUUID } from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { asOperator, newMerchant, type Json } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { ADMIN_APPEALS, openAppeal } from '../helpers/appeals';
 import { filePart, SAMPLES, signedUpload } from '../helpers/multipart';
-import {
-  accessible,
-  closeTestPages,
-  consoleOperator,
-  headingSettled,
-  launchBrowser,
-  overflowX,
-  signedIn,
-  visit,
-  type BrowserCtx,
-} from '../helpers/console-browser';
+import { accessible, browserTests, consoleOperator, headingSettled, overflowX, signedIn, visit, type BrowserCtx } from '../helpers/console-browser';
 import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
 import { newTrader } from '../helpers/trader-session';
 
 const test = anyTest as TestFn<BrowserCtx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
 
 const sql = testSql();
 test.after.always(() => sql.end());
@@ -47,7 +27,7 @@ const ANSWER = 'Nothing arrived on my card that day; my bank statement shows no 
 
 test.serial('the trader answers a dispute from its phone; the arbiter sees the answer as the trader’s, with its name', async (t) => {
   const trader = await newTrader({ name: `Phone trader ${randomUUID().slice(0, 6)}` });
-  const { page, cspViolations } = await traderSignedIn(t, browser, trader);
+  const { page, cspViolations } = await traderSignedIn(t, browser(), trader);
   const method = await isolatedMethod();
   const requisite = await asOperator('POST', `/api/v1/p2p/admin/traders/${trader.traderId}/requisites`, {
     payment_method: method,
@@ -104,7 +84,7 @@ test.serial('the trader answers a dispute from its phone; the arbiter sees the a
 
   // And the console's case page.
   const arbiter = await consoleOperator('arbiter');
-  const desk = await signedIn(t, browser, arbiter);
+  const desk = await signedIn(t, browser(), arbiter);
   await visit(t, desk.page, `/appeals/${appealId}`, /Appeal/, 'appeal-case-parties');
   t.regex((await desk.page.getByTestId('party-trader').textContent()) ?? '', /ANSWERED/);
   t.regex((await desk.page.getByTestId('party-trader').textContent()) ?? '', new RegExp(name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));

@@ -5,11 +5,10 @@
  * on the queue, no sideways scrolling, no Content-Security-Policy violation.
  */
 import anyTest, { type TestFn } from 'ava';
-import type { Browser } from 'playwright-core';
 import { API_URL, asOperator, signed } from '../helpers/api';
 import { cabinetSignedIn } from '../helpers/cabinet-browser';
 import { merchantWithOwner } from '../helpers/cabinet-session';
-import { accessible, closeTestPages, headingSettled, launchBrowser, overflowX, PHONE, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, browserTests, headingSettled, overflowX, PHONE, type BrowserCtx } from '../helpers/console-browser';
 import { createPayin, isolatedMethod, PAYOUT } from '../helpers/deals';
 import { SAMPLES } from '../helpers/multipart';
 import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
@@ -17,16 +16,7 @@ import { newTrader } from '../helpers/trader-session';
 import { txHashOf } from '../helpers/tx-hash';
 
 const test = anyTest as TestFn<BrowserCtx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
 
 test('on a phone: confirm a PayIn with the prefilled amount, complete a PayOut with a receipt photo; the merchant’s cabinet shows the proof', async (t) => {
   const method = await isolatedMethod();
@@ -63,7 +53,7 @@ test('on a phone: confirm a PayIn with the prefilled amount, complete a PayOut w
   t.is(payout.body.deal?.status, 'MATCHED', payout.text);
   const payoutId = payout.body.deal.deal_id as string;
 
-  const { page, cspViolations } = await traderSignedIn(t, browser, trader);
+  const { page, cspViolations } = await traderSignedIn(t, browser(), trader);
   await openTraderSection(page, 'Deals');
   await accessible(t, page, 'trader-deals');
   t.true((await overflowX(page)) <= 0, 'no sideways scrolling on a phone');
@@ -101,7 +91,7 @@ test('on a phone: confirm a PayIn with the prefilled amount, complete a PayOut w
   t.deepEqual(cspViolations, []);
 
   // The merchant's cabinet shows the proof: the bank reference and the trader's receipt to download.
-  const cabinet = await cabinetSignedIn(t, browser, merchant.owner);
+  const cabinet = await cabinetSignedIn(t, browser(), merchant.owner);
   await cabinet.page.goto(`${API_URL}/cabinet/deals/${payoutId}`);
   await headingSettled(cabinet.page, /^Deal/);
   const proof = cabinet.page.getByTestId('payout-proof');

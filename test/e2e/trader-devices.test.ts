@@ -6,11 +6,10 @@
  * the pages, no sideways scrolling, no Content-Security-Policy violation.
  */
 import anyTest, { type TestFn } from 'ava';
-import type { Browser } from 'playwright-core';
 import { asOperator, newMerchant } from '../helpers/api';
 import { testSql } from '../helpers/app';
 import { pairWithCode, sendHeartbeat, sendNotification, tbankCredit, type PairedDevice } from '../helpers/bank-device';
-import { accessible, closeTestPages, headingSettled, launchBrowser, overflowX, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, browserTests, headingSettled, overflowX, type BrowserCtx } from '../helpers/console-browser';
 import { createPayin, isolatedMethod } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
@@ -18,19 +17,8 @@ import { asTrader, newTrader, TRADER } from '../helpers/trader-session';
 
 const test = anyTest as TestFn<BrowserCtx>;
 const sql = testSql();
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-  await sql.end();
-});
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
+test.after.always(() => sql.end());
 
 test('on a phone: pair a phone by its code, pick its requisite, see it heard and what it forwarded; silent on Today; revoke it', async (t) => {
   const method = await isolatedMethod();
@@ -46,7 +34,7 @@ test('on a phone: pair a phone by its code, pick its requisite, see it heard and
   });
   t.is(requisite.status, 201, requisite.text);
   const requisiteId = requisite.body.requisite.requisite_id as string;
-  const { page, cspViolations } = await traderSignedIn(t, browser, trader);
+  const { page, cspViolations } = await traderSignedIn(t, browser(), trader);
 
   await openTraderSection(page, 'Requisites');
   await page.getByTestId('devices-line').getByRole('link', { name: 'Bank devices' }).click();

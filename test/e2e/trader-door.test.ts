@@ -6,24 +6,14 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { totpAt, TOTP_STEP_SECONDS } from '../../domain/crypto/totp';
 import { API_URL, asOperator } from '../helpers/api';
-import { accessible, closeTestPages, freshPage, headingSettled, launchBrowser, PHONE, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, browserTests, freshPage, headingSettled, PHONE, type BrowserCtx } from '../helpers/console-browser';
 import { newEmail } from '../helpers/cabinet-session';
 import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
 
 const test = anyTest as TestFn<BrowserCtx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
 
 test('an invited trader on a phone: the link → a password → the authenticator → waiting for approval → approved', async (t) => {
   const email = newEmail('browser-trader');
@@ -32,7 +22,7 @@ test('an invited trader on a phone: the link → a password → the authenticato
   t.is(created.status, 201, created.text);
   const traderId = created.body.trader.trader_id as string;
 
-  const { page, cspViolations } = await freshPage(t, browser, 'trader-invitation', PHONE);
+  const { page, cspViolations } = await freshPage(t, browser(), 'trader-invitation', PHONE);
   await page.goto((created.body.account_invitation.invite_url as string).replace(/^https?:\/\/[^/]+/, API_URL));
   await headingSettled(page, 'Your trader account');
   await page.getByTestId('invited-email').filter({ hasText: email }).waitFor();
@@ -71,7 +61,7 @@ test('an invited trader on a phone: the link → a password → the authenticato
   await headingSettled(page, 'Trader app');
 
   const used = { step: Math.floor(enrolledAt / 1000 / TOTP_STEP_SECONDS) };
-  const again = await traderSignedIn(t, browser, { traderId, accountId: '', email, password, secret, used, session: { cookie: '', csrf: '' } });
+  const again = await traderSignedIn(t, browser(), { traderId, accountId: '', email, password, secret, used, session: { cookie: '', csrf: '' } });
   await openTraderSection(again.page, 'Today');
   await again.page.getByTestId('trader-standing').filter({ hasText: 'is approved' }).waitFor();
   await accessible(t, again.page, 'trader-today');

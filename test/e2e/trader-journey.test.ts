@@ -7,10 +7,9 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { randomUUID } from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { asOperator, newMerchant, signed } from '../helpers/api';
 import { openAppeal } from '../helpers/appeals';
-import { closeTestPages, headingSettled, launchBrowser, type BrowserCtx } from '../helpers/console-browser';
+import { browserTests, headingSettled, type BrowserCtx } from '../helpers/console-browser';
 import { createPayin, isolatedMethod, PAYIN, payinBody, PAYOUT } from '../helpers/deals';
 import { SAMPLES } from '../helpers/multipart';
 import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
@@ -19,22 +18,13 @@ import { txHashOf } from '../helpers/tx-hash';
 import { eventually } from '../helpers/poll';
 
 const test = anyTest as TestFn<BrowserCtx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
 
 test('a working day on a phone: online, a new requisite, a PayIn confirmed, a PayOut completed with proof, a dispute answered, offline and no new deal', async (t) => {
   t.timeout(300_000);
   const method = await isolatedMethod();
   const trader = await newTrader({ online: false, name: `Journey trader ${randomUUID().slice(0, 6)}` });
-  const { page, cspViolations } = await traderSignedIn(t, browser, trader);
+  const { page, cspViolations } = await traderSignedIn(t, browser(), trader);
 
   // Online with the thumb switch in the header.
   await page.getByRole('switch').click();

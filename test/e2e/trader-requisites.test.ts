@@ -4,30 +4,20 @@
  * see the switch hold. axe-core on the page, no Content-Security-Policy violation.
  */
 import anyTest, { type TestFn } from 'ava';
-import type { Browser } from 'playwright-core';
 import { asOperator } from '../helpers/api';
-import { accessible, closeTestPages, consoleOperator, launchBrowser, PHONE, signedIn, visit, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, browserTests, consoleOperator, PHONE, signedIn, visit, type BrowserCtx } from '../helpers/console-browser';
 import { isolatedMethod } from '../helpers/deals';
 import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
 import { asTrader, newTrader, TRADER } from '../helpers/trader-session';
 
 const test = anyTest as TestFn<BrowserCtx>;
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => browser?.close());
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
 
 test('on a phone: add a requisite, see it waiting, an operator approves it, it shows active; go online', async (t) => {
   t.is(PHONE.width, 390);
   const method = await isolatedMethod();
   const trader = await newTrader({ online: false });
-  const { page, cspViolations } = await traderSignedIn(t, browser, trader);
+  const { page, cspViolations } = await traderSignedIn(t, browser(), trader);
   await openTraderSection(page, 'Requisites');
   await page.getByLabel('Payment method').selectOption(method);
   await page.getByLabel('Card number').fill('2200555566667777');
@@ -86,7 +76,7 @@ test('an admin on the console rejects a waiting requisite with a reason; the dia
   });
   t.is(added.status, 201, added.text);
   const admin = await consoleOperator('admin');
-  const { page } = await signedIn(t, browser, admin);
+  const { page } = await signedIn(t, browser(), admin);
   await visit(t, page, '/traders', 'Traders and requisites', 'traders-pending');
   await traderShot(page, 'console-traders');
   const row = page.getByTestId('pending-requisite').filter({ hasText: number });

@@ -7,10 +7,10 @@
 import anyTest, { type TestFn } from 'ava';
 import { randomUUID } from 'node:crypto';
 import jsQR from 'jsqr';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { asOperator, newMerchant } from '../helpers/api';
 import { testSql } from '../helpers/app';
-import { accessible, closeTestPages, launchBrowser, overflowX, type BrowserCtx } from '../helpers/console-browser';
+import { accessible, browserTests, overflowX, type BrowserCtx } from '../helpers/console-browser';
 import { createPayin, dealRow, isolatedMethod, operatorDeal } from '../helpers/deals';
 import { eventually } from '../helpers/poll';
 import { openTraderSection, traderShot, traderSignedIn } from '../helpers/trader-browser';
@@ -19,19 +19,8 @@ import { ADMIN, randomTronAddress } from '../helpers/wallet';
 
 const test = anyTest as TestFn<BrowserCtx>;
 const sql = testSql();
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-  await sql.end();
-});
-test.beforeEach((t) => {
-  t.context.pages = [];
-  t.context.contexts = [];
-});
-test.afterEach.always((t) => closeTestPages(t));
+const browser = browserTests(test);
+test.after.always(() => sql.end());
 
 /** The QR code's SVG drawn on a canvas, its pixels decoded by jsQR. */
 async function decodeQr(page: Page): Promise<string | undefined> {
@@ -72,7 +61,7 @@ test('at 390 px: balances and why no deals, the deposit address and its QR, a wi
   // A security deposit above what it has: held in part, no deals.
   t.is((await asOperator('PATCH', `${ADMIN}/traders/${trader.traderId}/wallet`, { security_deposit: 2_000_000 })).status, 200);
 
-  const { page, cspViolations } = await traderSignedIn(t, browser, trader);
+  const { page, cspViolations } = await traderSignedIn(t, browser(), trader);
   await openTraderSection(page, 'Wallet');
   await page.getByTestId('available').filter({ hasText: '0.00 USDT' }).waitFor();
   await page

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExecutionContext } from 'ava';
+import type { ExecutionContext, TestFn } from 'ava';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { API_URL, asOperator } from './api';
 import { ADMIN } from './wallet';
@@ -23,7 +23,7 @@ const BROWSER_WAIT_MS = 120_000;
 export type Role = 'arbiter' | 'finance' | 'support' | 'admin';
 export type Operator = { id: string; email: string; password: string; role: Role };
 
-export function launchBrowser(): Promise<Browser> {
+function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -37,6 +37,33 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * One Chromium for a test file: launched before its tests, closed after them. The getter gives it
+ * to the tests (it exists once the file's before hooks have run).
+ */
+export function fileBrowser<Context>(test: TestFn<Context>): () => Browser {
+  let browser: Browser | undefined;
+  test.before(async () => {
+    browser = await launchBrowser();
+  });
+  test.after.always(async () => browser?.close());
+  return () => {
+    if (!browser) throw new Error('the browser is launched in the before hook of the file');
+    return browser;
+  };
+}
+
+/** The frame of a browser test file: fileBrowser's Chromium, and each test's pages and contexts kept for closeTestPages. */
+export function browserTests(test: TestFn<BrowserCtx>): () => Browser {
+  const browser = fileBrowser(test);
+  test.beforeEach((t) => {
+    t.context.pages = [];
+    t.context.contexts = [];
+  });
+  test.afterEach.always((t) => closeTestPages(t));
+  return browser;
 }
 
 let counter = 0;
@@ -91,7 +118,7 @@ export interface BrowserCtx {
 }
 
 /** A test's pages, screenshotted when it failed; its contexts closed. */
-export async function closeTestPages(t: ExecutionContext<BrowserCtx>) {
+async function closeTestPages(t: ExecutionContext<BrowserCtx>) {
   if (!t.passed) {
     mkdirSync(FAILURES, { recursive: true });
     const slug = t.title

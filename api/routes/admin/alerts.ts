@@ -1,16 +1,11 @@
 /** Operator alerts: what needs a look (e.g. a payout PROCESSING for too long); acknowledge and resolve. */
 import { defineRoute } from '../../route';
-import { PermissionDenied } from '../../../domain/errors';
-import type { AuditActor } from '../../../domain/audit';
 import { alertParams, alertResponse, alertsQuery, alertsResponse, bulkResolveAlertsBody, bulkResolveAlertsResponse } from '../../schemas/alerts';
 import { eachOf } from '../../services/bulk';
 import { acknowledgeAlertByOperator, listAlerts, resolveAlertOperator } from '../../services/alerts';
+import { operatorActor } from '../../services/deal-workflows';
 
 const tags = ['Operator'];
-const actorOf = (actor: AuditActor | undefined) => {
-  if (!actor) throw new PermissionDenied('operator identity required');
-  return actor;
-};
 
 export const alertRoutes = [
   defineRoute(
@@ -44,7 +39,7 @@ export const alertRoutes = [
       errors: [404],
       audit: { action: 'alert.acknowledge', objectType: 'alert', by: 'service' },
     },
-    ({ params, actor }, deps) => acknowledgeAlertByOperator(deps, params.alert_id, actorOf(actor)),
+    ({ params, actor }, deps) => acknowledgeAlertByOperator(deps, params.alert_id, operatorActor(actor)),
   ),
   defineRoute(
     {
@@ -62,7 +57,7 @@ export const alertRoutes = [
       errors: [404],
       audit: { action: 'alert.resolve', objectType: 'alert', by: 'service' },
     },
-    ({ params, actor }, deps) => resolveAlertOperator(deps, params.alert_id, actorOf(actor)),
+    ({ params, actor }, deps) => resolveAlertOperator(deps, params.alert_id, operatorActor(actor)),
   ),
   defineRoute(
     {
@@ -81,7 +76,7 @@ export const alertRoutes = [
     },
     async ({ body, actor }, deps) => ({
       results: await eachOf(deps.log, body.alert_ids, async (id) => {
-        await resolveAlertOperator(deps, id, actorOf(actor));
+        await resolveAlertOperator(deps, id, operatorActor(actor));
         return { status: 200, outcome: 'resolved' as const };
       }),
     }),

@@ -35,13 +35,7 @@ import {
 } from '../../services/appeals';
 import { present } from '../../services/payins';
 import { appealAssignees, appealAttachments, attachFiles, presentCase, setAssignee, takeAppeal } from '../../services/appeal-cases';
-import { PermissionDenied } from '../../../domain/errors';
-import type { AuditActor } from '../../../domain/audit';
-
-const actorOf = (actor: AuditActor | undefined) => {
-  if (!actor) throw new PermissionDenied('operator identity required');
-  return actor;
-};
+import { operatorActor } from '../../services/deal-workflows';
 
 const tags = ['Operator: appeals'];
 
@@ -108,7 +102,7 @@ const assignment = (kind: 'assign' | 'unassign' | 'take', summary: string, descr
       audit: { action: kind === 'unassign' ? 'appeal.unassign' : 'appeal.assign', objectType: 'appeal', by: 'service' as const },
     },
     async ({ params, body, identity, actor }, deps) => {
-      const who = actorOf(actor);
+      const who = operatorActor(actor);
       const row =
         kind === 'take'
           ? await takeAppeal(deps, params.appeal_id, operatorOf(identity), who)
@@ -313,7 +307,7 @@ export const appealRoutes = [
       errors: [404],
       audit: { action: 'appeal.attach', objectType: 'appeal', by: 'service' },
     },
-    async ({ params, body, actor }, deps) => ({ data: await attachFiles(deps, params.appeal_id, body, actorOf(actor)) }),
+    async ({ params, body, actor }, deps) => ({ data: await attachFiles(deps, params.appeal_id, body, operatorActor(actor)) }),
   ),
 ];
 

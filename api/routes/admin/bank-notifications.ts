@@ -9,15 +9,9 @@ import {
   notificationIdParams,
 } from '../../schemas/bank-devices';
 import { attachNotification, dismissNotification, getBankNotification, listBankNotifications } from '../../services/bank-notifications';
-import { PermissionDenied } from '../../../domain/errors';
-import type { AuditActor } from '../../../domain/audit';
+import { operatorActor } from '../../services/deal-workflows';
 
 const tags = ['Bank notifications'];
-
-const operatorActor = (actor: AuditActor | undefined) => {
-  if (!actor) throw new PermissionDenied('an operator is required');
-  return actor;
-};
 
 export const bankNotificationRoutes = [
   defineRoute(

@@ -46,23 +46,18 @@ import {
   signOut,
   updateOperatorAccount,
 } from '../../services/operators';
-import { PermissionDenied } from '../../../domain/errors';
-import type { AuditActor } from '../../../domain/audit';
+import { operatorActor } from '../../services/deal-workflows';
 
 const tags = ['Operator: console'];
 /** The operators' invitations: the door's own (no merchant, no trader). */
 const OPERATORS = { party: 'operator' } as const;
-const actorOf = (actor: AuditActor | undefined) => {
-  if (!actor) throw new PermissionDenied('operator identity required');
-  return actor;
-};
 
 const door = doorSessionRoutes({
   prefix: 'admin',
   tags,
   auth: 'operator',
   accountOf: operatorOf,
-  actorOf,
+  actorOf: operatorActor,
   audit: { objectType: 'operator', actions: 'operator' },
   words: {
     app: 'the console',
@@ -141,7 +136,7 @@ export const consoleRoutes = [
       errors: [409],
       audit: { action: 'operator.invite', objectType: 'operator_invitation', by: 'service' },
     },
-    ({ body, actor }, deps) => invite(deps, OPERATORS, body, actorOf(actor)),
+    ({ body, actor }, deps) => invite(deps, OPERATORS, body, operatorActor(actor)),
   ),
   defineRoute(
     {
@@ -169,7 +164,7 @@ export const consoleRoutes = [
       errors: [404],
       audit: { action: 'operator.invite_revoke', objectType: 'operator_invitation', by: 'service' },
     },
-    async ({ params, actor }, deps) => ({ invitation: await revoke(deps, OPERATORS, params.invitation_id, actorOf(actor)) }),
+    async ({ params, actor }, deps) => ({ invitation: await revoke(deps, OPERATORS, params.invitation_id, operatorActor(actor)) }),
   ),
   ...door.invitation,
   defineRoute(
@@ -199,7 +194,7 @@ export const consoleRoutes = [
       errors: [409],
       audit: { action: 'operator.create', objectType: 'operator', by: 'service' },
     },
-    async ({ body, actor }, deps) => ({ operator: presentOperator(await createOperatorAccount(deps, body, actorOf(actor))) }),
+    async ({ body, actor }, deps) => ({ operator: presentOperator(await createOperatorAccount(deps, body, operatorActor(actor))) }),
   ),
   defineRoute(
     {
@@ -221,7 +216,7 @@ export const consoleRoutes = [
       audit: { action: 'operator.update', objectType: 'operator', by: 'service' },
     },
     async ({ params, body, identity, actor }, deps, ctx) => ({
-      operator: presentOperator(await updateOperatorAccount(deps, ctx, params.operator_id, body, operatorOf(identity), actorOf(actor))),
+      operator: presentOperator(await updateOperatorAccount(deps, ctx, params.operator_id, body, operatorOf(identity), operatorActor(actor))),
     }),
   ),
   defineRoute(

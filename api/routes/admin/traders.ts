@@ -20,15 +20,10 @@ import { traderMoneySettingsBody, traderWalletResponse } from '../../schemas/tra
 import { getTraderWallet, holdTraderSecurityDeposit, releaseTraderSecurityDeposit, setTraderMoney } from '../../services/trader-money';
 import { approveTrader, inviteTraderAccount } from '../../services/trader-accounts';
 import { traderInvitationBody, traderInviteResponse, traderStanding } from '../../schemas/trader-accounts';
-import { PermissionDenied } from '../../../domain/errors';
-import type { AuditActor } from '../../../domain/audit';
+import { operatorActor } from '../../services/deal-workflows';
 
 const tags = ['Operator'];
 
-const operatorActor = (actor: AuditActor | undefined) => {
-  if (!actor) throw new PermissionDenied('operator identity required');
-  return actor;
-};
 /** The console's reads of this aggregate keep the console's tag in the API document. */
 const consoleTags = ['Operator: console'];
 

@@ -16,15 +16,9 @@ import {
   traderStatementBody,
 } from '../../schemas/trader-appeals';
 import { answerWithEvidence, answerWithStatement, traderAppeal, traderAppealFile, traderAppeals } from '../../services/trader-appeals';
-import { PermissionDenied } from '../../../domain/errors';
-import type { AuditActor } from '../../../domain/audit';
+import { traderActor } from '../../services/deal-workflows';
 
 const tags = ['Trader: appeals'];
-
-const actorOf = (actor: AuditActor | undefined) => {
-  if (!actor) throw new PermissionDenied("a trader's session is required");
-  return actor;
-};
 
 /** The trader's answers are audited in their step's transaction: the actor rides the command. */
 const answerAudit = { action: 'appeal.trader_answer', objectType: 'appeal', by: 'service' as const };
@@ -78,7 +72,7 @@ export const traderAppealRoutes = [
       audit: answerAudit,
     },
     async ({ identity, params, body, actor }, deps) => ({
-      data: await answerWithStatement(deps, { traderId: traderOf(identity).traderId }, params.appeal_id, body, actorOf(actor)),
+      data: await answerWithStatement(deps, { traderId: traderOf(identity).traderId }, params.appeal_id, body, traderActor(actor)),
     }),
   ),
   defineRoute(
@@ -107,7 +101,7 @@ export const traderAppealRoutes = [
         params.appeal_id,
         ctx.state.rawBody,
         ctx.get('Content-Type'),
-        actorOf(actor),
+        traderActor(actor),
       );
       return { file: answered.file, data: answered.message };
     },

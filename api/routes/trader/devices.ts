@@ -1,8 +1,6 @@
 /** The trader's paired bank devices (pairing by QR code, the requisites each serves, revocation) and what they forwarded. */
 import { defineRoute } from '../../route';
 import { traderOf } from '../../auth/authenticate';
-import { PermissionDenied } from '../../../domain/errors';
-import type { AuditActor } from '../../../domain/audit';
 import {
   bankNotificationList,
   bindRequisitesBody,
@@ -15,13 +13,9 @@ import {
 import { listDevices, revokeOwnDevice, setDeviceRequisites, startPairing } from '../../services/bank-devices';
 import { listBankNotifications } from '../../services/bank-notifications';
 import { z } from 'zod';
+import { traderActor } from '../../services/deal-workflows';
 
 const tags = ['Trader: devices'];
-
-const traderActor = (actor: AuditActor | undefined) => {
-  if (!actor) throw new PermissionDenied("a trader's session is required");
-  return actor;
-};
 
 const EXAMPLE_DEVICE = {
   device_id: '7d1c4a52-2f0e-4c1b-9a43-0b6f1f7c2e10',

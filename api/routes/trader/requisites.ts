@@ -21,17 +21,11 @@ import {
 } from '../../services/trader-requisites';
 import { getPresence, heartbeat, updatePresence } from '../../services/presence';
 import { REQUISITE_TRANSITIONS } from '../../../domain/state/requisites';
-import { PermissionDenied } from '../../../domain/errors';
-import type { AuditActor } from '../../../domain/audit';
 import { EXAMPLE_TRADER_PRESENCE, EXAMPLE_TRADER_REQUISITE, EXAMPLE_TRADER_REQUISITE_CREATE } from '../../schemas/examples';
+import { traderActor } from '../../services/deal-workflows';
 
 const tags = ['Trader: requisites'];
 const presenceTags = ['Trader: presence'];
-
-const traderActor = (actor: AuditActor | undefined) => {
-  if (!actor) throw new PermissionDenied("a trader's session is required");
-  return actor;
-};
 
 const moveRoute = (move: 'pause' | 'resume' | 'archive', operationId: string, summary: string, run: typeof pauseTraderRequisite) =>
   defineRoute(

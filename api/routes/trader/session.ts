@@ -17,8 +17,7 @@ import {
   traderTotpResponse,
 } from '../../schemas/trader-accounts';
 import { acceptTraderInvitation, changeOwnPassword, checkTraderInvitation, currentSession, enrollTotp, signIn, signOut } from '../../services/trader-accounts';
-import { PermissionDenied } from '../../../domain/errors';
-import type { AuditActor } from '../../../domain/audit';
+import { traderActor } from '../../services/deal-workflows';
 
 const door = doorSessionRoutes({
   prefix: 'trader',
@@ -26,10 +25,7 @@ const door = doorSessionRoutes({
   auth: 'trader',
   accountOf: traderOf,
   // Its auth mode lets only a trader's session in.
-  actorOf: (actor: AuditActor | undefined) => {
-    if (!actor) throw new PermissionDenied("a trader's session is required");
-    return actor;
-  },
+  actorOf: traderActor,
   audit: { objectType: 'trader_account', actions: 'trader_account' },
   words: {
     app: 'the trader app',
