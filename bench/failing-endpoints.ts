@@ -165,6 +165,8 @@ export async function failingEndpoints(ctx: FailingEndpointsContext) {
               webhook_url: targets.url(kinds[i % kinds.length]!, i),
               rate_limit_per_minute: 1_000_000,
             });
+            // Its API key pair: the webhook secret its deliveries are signed with (without one an attempt fails for good, not retried).
+            await ctx.operatorPost('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id });
             added.push(created.merchant.id);
           }
         }),
