@@ -14,7 +14,9 @@
  *   - the PayIn lifecycle (create → notify → confirm), closed loop with half the clients.
  * Attempts to the failing endpoints during each window are counted from webhook_attempts.
  */
+import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { endpointWorkflowId } from '../workflows/contracts/webhook-endpoint';
 import type { Sql } from '../db/sql';
 import { loadAverage, runLoad, runOpenLoop, type LoadResult } from './load';
 
@@ -105,6 +107,36 @@ async function createBreakdown(client: Client, samples: Timed[]) {
   return Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, Math.round(median(v))])) as Record<keyof typeof parts, number>;
 }
 
+/**
+ * The engine's work per attempt to a failing endpoint: over [from, to], the history events of a
+ * sample of failing streams (every run of each), by kind, divided by the attempts recorded for
+ * them in that window.
+ */
+async function enginePerAttempt(client: Client, sql: Sql, streams: { merchantId: string; url: string }[], from: number, to: number) {
+  const at = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
+    Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+  const counts = { events: 0, workflowTasks: 0, activityTasks: 0, timers: 0 };
+  for (const { merchantId, url } of streams) {
+    const workflowId = endpointWorkflowId(merchantId, createHash('sha256').update(url).digest('hex'));
+    for await (const run of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
+      for (const e of (await client.workflow.getHandle(workflowId, run.runId).fetchHistory()).events ?? []) {
+        const t = at(e);
+        if (t < from || t > to) continue;
+        counts.events += 1;
+        if (e.workflowTaskScheduledEventAttributes) counts.workflowTasks += 1;
+        if (e.activityTaskScheduledEventAttributes) counts.activityTasks += 1;
+        if (e.timerStartedEventAttributes) counts.timers += 1;
+      }
+    }
+  }
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id
+    where d.merchant_id = any(${streams.map((s) => s.merchantId)}::uuid[]) and a.created_at between to_timestamp(${from / 1000}) and to_timestamp(${to / 1000})`;
+  const attempts = row!.n;
+  const per = (n: number) => (attempts > 0 ? (n / attempts).toFixed(2) : '–');
+  return `${attempts} attempts of ${streams.length} streams: per attempt ${per(counts.events)} history events, ${per(counts.workflowTasks)} workflow tasks, ${per(counts.activityTasks)} activity tasks, ${per(counts.timers)} timers`;
+}
+
 interface Row {
   endpoints: number;
   retrying: number;
@@ -133,6 +165,7 @@ export async function failingEndpoints(ctx: FailingEndpointsContext) {
   const { sql } = ctx;
   const targets = await failingTargets();
   const failing: string[] = [];
+  const failingStreams: { merchantId: string; url: string }[] = [];
   const kinds: Kind[] = ['refused', 'error', 'hang'];
   const client = await ctx.temporal();
   await ctx.startBaseline();
@@ -168,6 +201,7 @@ export async function failingEndpoints(ctx: FailingEndpointsContext) {
             // Its API key pair: the webhook secret its deliveries are signed with (without one an attempt fails for good, not retried).
             await ctx.operatorPost('/api/v1/p2p/merchant/api-keys', { merchant_id: created.merchant.id });
             added.push(created.merchant.id);
+            failingStreams.push({ merchantId: created.merchant.id, url: targets.url(kinds[i % kinds.length]!, i) });
           }
         }),
       );
@@ -198,8 +232,10 @@ export async function failingEndpoints(ctx: FailingEndpointsContext) {
     // Idle: what the background alone costs, per attempt it makes.
     const idleAttempts0 = await attemptsSoFar();
     const idleCpu0 = ctx.cpuByPart();
+    const idleFrom = Date.now();
     await new Promise((r) => setTimeout(r, idleMs));
     const idleCpu1 = ctx.cpuByPart();
+    const idleTo = Date.now();
     const idleAttempts = (await attemptsSoFar()) - idleAttempts0;
     const idleCpuMsPerAttempt = Object.fromEntries(
       Object.entries(idleCpu1).map(([part, s]) => [part, ((s - idleCpu0[part]!) * 1000) / Math.max(1, idleAttempts)]),
@@ -211,6 +247,11 @@ export async function failingEndpoints(ctx: FailingEndpointsContext) {
       `  idle ${idleMs / 1000} s: ${(idleAttempts / (idleMs / 1000)).toFixed(1)} attempts/s to failing endpoints, the stack busy ${((100 * idleCpuPerSecond) / (idleMs / 1000)).toFixed(0)} % of one core` +
         (idleAttempts > 0 ? `; CPU ms per attempt: ${fmtCpu(idleCpuMsPerAttempt)}` : ''),
     );
+    if (failingStreams.length > 0) {
+      // Every kind in the sample: refused, 503 and hanging endpoints in turn.
+      const sample = failingStreams.filter((_, i) => i % Math.max(1, Math.floor(failingStreams.length / 30)) === 0).slice(0, 30);
+      console.log(`  engine work in the idle window, ${await enginePerAttempt(client, sql, sample, idleFrom, idleTo)}`);
+    }
 
     const attempts0 = await attemptsSoFar();
     const started = Date.now();

@@ -265,6 +265,12 @@ function schemaFor(nodeEnv: string) {
     WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().min(1).default(16),
     /** Webhook POSTs in flight at once to one merchant's endpoints on one host, per worker process: a looser backstop. */
     WEBHOOK_MAX_IN_FLIGHT_PER_HOST: z.coerce.number().int().min(1).default(64),
+    /**
+     * Activities of automatic webhook retries Temporal dispatches per second, over all webhook
+     * workers (each carries up to RETRIES_PER_BATCH attempts of one endpoint): the budget failing
+     * endpoints get from the engine, so they cannot crowd deal work out. 0 = no cap.
+     */
+    WEBHOOK_RETRIES_PER_SECOND: z.coerce.number().min(0).default(10),
     /** Consecutive failed attempts to one endpoint (merchant + URL) that open its circuit (park it); 0 = never. */
     WEBHOOK_BREAKER_FAILURES: z.coerce.number().int().min(0).default(20),
     /** How long a parked endpoint waits before one probe attempt may try it again. */

@@ -16,7 +16,7 @@ import { tracingClientInterceptors, tracingWorkerOptions } from '../temporal/tra
 import { ensureChainWatch } from './chain-watch';
 import { startOutboxRelay } from './outbox-relay';
 import { startDeskRelay } from './desk-relay';
-import { dealsTaskQueue, webhooksTaskQueue } from '../workflows/contracts/task-queues';
+import { dealsTaskQueue, webhookRetriesTaskQueue, webhooksTaskQueue } from '../workflows/contracts/task-queues';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { startWorkerMetricsServer } from './metrics-server';
 import { workerMetrics } from '../config/metrics';
@@ -124,6 +124,20 @@ if (config.WORKER_ROLE !== 'deals') {
       ...traced,
       // Webhook POSTs wait on the network, not the CPU: room for many.
       maxConcurrentActivityTaskExecutions: 200,
+    }),
+  );
+  // The streams' automatic retries: activities only, dispatched by Temporal at most
+  // WEBHOOK_RETRIES_PER_SECOND over all webhook workers — the engine's budget for failing endpoints.
+  workers.push(
+    await Worker.create({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: webhookRetriesTaskQueue(config),
+      activities,
+      dataConverter,
+      ...(traced ? { interceptors: traced.interceptors } : {}),
+      maxConcurrentActivityTaskExecutions: 200,
+      ...(config.WEBHOOK_RETRIES_PER_SECOND > 0 ? { maxTaskQueueActivitiesPerSecond: config.WEBHOOK_RETRIES_PER_SECOND } : {}),
     }),
   );
 }

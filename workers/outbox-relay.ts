@@ -30,6 +30,7 @@ import {
   type EndpointInput,
   type WebhookEndpointWorkflow,
 } from '../workflows/contracts/webhook-endpoint';
+import { webhookRetriesTaskQueue } from '../workflows/contracts/task-queues';
 
 const BATCH = 100;
 
@@ -107,6 +108,7 @@ async function relayOutboxEvents(deps: RelayDeps): Promise<PendingEvent[]> {
           delaysMs: deps.config.WEBHOOK_RETRY_DELAYS,
           attemptTimeoutMs: attemptTimeoutMs(deps.config),
           idleMs: deps.config.WEBHOOK_STREAM_IDLE_SECONDS * 1000,
+          retryTaskQueue: webhookRetriesTaskQueue(deps.config),
         },
         events: [],
       };

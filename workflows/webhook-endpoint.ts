@@ -40,6 +40,7 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
     proxyActivities<Activities>({
       startToCloseTimeout: firstAttemptsDeadlineMs(input.attemptTimeoutMs, Array.from({ length: count }, () => 1)),
       retry: WEBHOOK_ATTEMPT_RETRY,
+      ...(input.retryTaskQueue ? { taskQueue: input.retryTaskQueue } : {}),
     });
 
   const lanes = new EndpointLanes({ delaysMs: input.delaysMs, carried: input.lanes, seen: input.seen, pause: input.pause });

@@ -72,6 +72,8 @@ export interface EndpointInput {
   lanes?: CarriedLane[];
   seen?: string[];
   pause?: EndpointPause;
+  /** The task queue of the automatic retries' activities (its dispatch rate is capped); absent: the stream's own. */
+  retryTaskQueue?: string;
 }
 
 /** Lanes whose first attempts deliverWebhookGroups sends at once (the endpoint's own cap still applies). */
