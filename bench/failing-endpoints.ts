@@ -71,7 +71,11 @@ async function failingTargets() {
 }
 
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 /** A create as the open loop saw it, to read its history back after the run. */
 interface Timed {
@@ -178,7 +182,9 @@ export async function failingEndpoints(ctx: FailingEndpointsContext) {
   const attemptsSoFar = async () =>
     Number(
       (
-        await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id where d.merchant_id = any(${failing}::uuid[])`
+        await sql<
+          { n: number }[]
+        >`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.callback_id where d.merchant_id = any(${failing}::uuid[])`
       )[0]!.n,
     );
 
@@ -249,7 +255,7 @@ export async function failingEndpoints(ctx: FailingEndpointsContext) {
     );
     if (failingStreams.length > 0) {
       // Every kind in the sample: refused, 503 and hanging endpoints in turn.
-      const sample = failingStreams.filter((_, i) => i % Math.max(1, Math.floor(failingStreams.length / 30)) === 0).slice(0, 30);
+      const sample = failingStreams.filter((_, i) => i % Math.max(1, Math.floor(failingStreams.length / 100)) === 0).slice(0, 100);
       console.log(`  engine work in the idle window, ${await enginePerAttempt(client, sql, sample, idleFrom, idleTo)}`);
     }
 
@@ -278,8 +284,10 @@ export async function failingEndpoints(ctx: FailingEndpointsContext) {
     );
     const lifecycleClients = Math.max(1, Math.floor(ctx.clients / 2));
     const lifecycle = await ctx.withCpu(() =>
-      runLoad(`PayIn lifecycle create→notify→confirm, closed loop (${lifecycleClients} clients), ${label}`, { clients: lifecycleClients, durationMs: ctx.durationMs }, () =>
-        ctx.lifecycle(),
+      runLoad(
+        `PayIn lifecycle create→notify→confirm, closed loop (${lifecycleClients} clients), ${label}`,
+        { clients: lifecycleClients, durationMs: ctx.durationMs },
+        () => ctx.lifecycle(),
       ),
     );
     const attemptsPerSecond = ((await attemptsSoFar()) - attempts0) / ((Date.now() - started) / 1000);

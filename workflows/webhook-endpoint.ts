@@ -38,7 +38,10 @@ export async function webhookEndpointWorkflow(input: EndpointInput): Promise<num
   });
   const retries = (count: number) =>
     proxyActivities<Activities>({
-      startToCloseTimeout: firstAttemptsDeadlineMs(input.attemptTimeoutMs, Array.from({ length: count }, () => 1)),
+      startToCloseTimeout: firstAttemptsDeadlineMs(
+        input.attemptTimeoutMs,
+        Array.from({ length: count }, () => 1),
+      ),
       retry: WEBHOOK_ATTEMPT_RETRY,
       ...(input.retryTaskQueue ? { taskQueue: input.retryTaskQueue } : {}),
     });

@@ -256,7 +256,9 @@ test('the retry clock: a parked endpoint pauses the whole stream once, then one 
   const head = lanes.head(probed);
   lanes.afterAttempt(head.retry, head.total, answers.get(probed) as AttemptOutcome);
   t.deepEqual(lanes.carry().pause, { until: c.now() + 60_000, streak: 2 });
-  void lanes.awaitRetry(probed, { callbackId: `${probed}-cb1`, attemptKey: 'auto:2', final: false, manual: false }, head.retry).then((a) => answers.set(probed, a));
+  void lanes
+    .awaitRetry(probed, { callbackId: `${probed}-cb1`, attemptKey: 'auto:2', final: false, manual: false }, head.retry)
+    .then((a) => answers.set(probed, a));
   c.advance(60_000);
   const second = lanes.takeDueRetries();
   t.is(second.length, 1);
