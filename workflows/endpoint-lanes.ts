@@ -169,6 +169,8 @@ export class EndpointLanes {
     if (outcomes === undefined || outcomes.length === 0) return { head: 'alone' };
     const lane = this.#lane(key);
     for (const outcome of outcomes) {
+      // An attempt the endpoint took (not a parked or busy answer) ends its pause: the heads waiting on it may go.
+      if (outcome.retryInMs === undefined) this.#pause = { until: 0, streak: 0 };
       if (outcome.ok || outcome.permanent || outcome.status === 'ERROR') {
         lane.events.shift();
         this.delivered += 1;
@@ -177,7 +179,6 @@ export class EndpointLanes {
       if (outcome.retryInMs !== undefined) return { head: 'alone', first: outcome };
       const pause = retryDelayMs(this.#delaysMs, 1);
       lane.retry = { attempt: 2, dueAt: this.#now() + pause, slackMs: retrySlackMs(pause) };
-      this.#pause = { until: 0, streak: 0 }; // the endpoint took an attempt
       return { head: 'alone' };
     }
     return { head: 'ended' };
@@ -207,12 +208,12 @@ export class EndpointLanes {
       if (outcome.waitReason === 'host-busy') {
         retry.dueAt = now + endpointWait(outcome, 0).waitMs;
       } else {
-        // Heads of one batch that all found the endpoint parked make one pause, not one each.
+        // Heads of one batch that all found the endpoint parked make one pause, not one each. The
+        // head stays due: it waits for the pause, and goes as soon as an attempt ends it.
         if (this.#pause.until <= now) {
           const wait = endpointWait(outcome, this.#pause.streak);
           this.#pause = { until: now + wait.waitMs, streak: wait.streak };
         }
-        retry.dueAt = this.#pause.until;
       }
       retry.slackMs = 0;
       return 'again';

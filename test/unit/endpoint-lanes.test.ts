@@ -126,7 +126,8 @@ test('a group stopped by a parked endpoint: the head waits on that outcome, from
   const { retry, total } = lanes.head('a');
   t.deepEqual(retry, { attempt: 1, dueAt: c.now() });
   t.is(lanes.afterAttempt(retry, total, outcome), 'again');
-  t.deepEqual(retry, { attempt: 1, dueAt: c.now() + 1000, slackMs: 0 }, 'the same attempt after the endpoint’s wait');
+  t.deepEqual(retry, { attempt: 1, dueAt: c.now(), slackMs: 0 }, 'the same attempt, still due …');
+  t.deepEqual(lanes.carry().pause, { until: c.now() + 1000, streak: 1 }, '… after the endpoint’s pause');
 });
 
 test('a head’s schedule: WEBHOOK_RETRY_DELAYS, the last repeated, up to max attempts; then it ends', (t) => {
@@ -168,8 +169,9 @@ test('a head’s schedule: the endpoint’s own pauses double while they last an
   const waits: number[] = [];
   for (const outcome of [parked(1000), parked(1000, 'busy'), parked(1000, 'host-busy'), parked(1000)]) {
     t.is(lanes.afterAttempt(retry, total, outcome), 'again');
-    waits.push(retry.dueAt - c.now());
-    c.advance(retry.dueAt - c.now()); // the pause ran out before the next try
+    const wait = Math.max(retry.dueAt, lanes.carry().pause.until) - c.now();
+    waits.push(wait);
+    c.advance(wait); // the pause ran out before the next try
   }
   t.deepEqual(waits, [1000, 2000, 1000, 4000]);
   t.is(retry.attempt, 1, 'no attempt was made');
@@ -235,7 +237,7 @@ test('the retry clock: a parked endpoint pauses the whole stream once, then one 
   for (const key of keys) {
     const { retry, total } = lanes.head(key);
     t.is(lanes.afterAttempt(retry, total, answers.get(key) as AttemptOutcome), 'again');
-    t.is(retry.dueAt, c.now() + 30_000, 'every head waits for the one pause');
+    t.true(retry.dueAt <= c.now(), 'every head stays due, behind the one pause');
     void lanes.awaitRetry(key, { callbackId: `${key}-cb1`, attemptKey: 'auto:2', final: false, manual: false }, retry).then((a) => answers.set(key, a));
   }
   t.deepEqual(lanes.carry().pause, { until: c.now() + 30_000, streak: 1 }, 'three parked answers make one pause');
@@ -274,6 +276,21 @@ test('the retry clock: a parked endpoint pauses the whole stream once, then one 
     [2],
     'the two other heads go together',
   );
+});
+
+test('the retry clock: a new deal’s first attempt that the endpoint takes ends the pause at once', (t) => {
+  const c = clock();
+  const lanes = new EndpointLanes({ delaysMs: [100], now: c.now });
+  waitingHeads(lanes, ['a']);
+  const { retry, total } = lanes.head('a');
+  c.advance(100); // its retry came due and found the endpoint parked
+  lanes.afterAttempt(retry, total, parked(60_000));
+  t.is(lanes.nextRetryWake(), c.now() + 60_000);
+  lanes.take([event('b', 1)]);
+  lanes.recordFirstAttempts('b', [ok]);
+  t.deepEqual(lanes.carry().pause, { until: 0, streak: 0 });
+  t.is(lanes.nextRetryWake(), retry.dueAt, 'the waiting head goes at once, not when the pause would have ended');
+  t.true(retry.dueAt <= c.now());
 });
 
 test('the retry clock: draining stops every waiting head with its progress; a head asking during the drain stops at once', async (t) => {
