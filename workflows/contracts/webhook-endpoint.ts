@@ -79,8 +79,8 @@ export interface EndpointInput {
 /** Lanes whose first attempts deliverWebhookGroups sends at once (the endpoint's own cap still applies). */
 export const FIRST_ATTEMPT_LANES_AT_ONCE = 8;
 
-/** Heads whose retries due together go in one deliverWebhookGroups activity: one round of it. */
-export const RETRIES_PER_BATCH = FIRST_ATTEMPT_LANES_AT_ONCE;
+/** Heads whose retries due together go in one deliverWebhookGroups activity: one round of it (FIRST_ATTEMPT_LANES_AT_ONCE at a time). */
+export const RETRIES_PER_BATCH = 8;
 
 /**
  * How much later than its pause a retry may go to share a wake-up (one timer, one workflow task,
