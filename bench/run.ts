@@ -881,6 +881,42 @@ const scenarios: Record<string, () => Promise<void>> = {
     await client.connection.close();
   },
   'bank-notify': bankNotify,
+  /**
+   * The routing score refresh (workers/routing-scores.ts, once a minute) over BENCH_ROWS (1,000,000)
+   * live deals spread over the stack's requisites within the score window: its time, three runs.
+   */
+  'routing-refresh': async () => {
+    const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
+    const { createSql } = await import('../db/sql');
+    const { refreshRequisiteScores } = await import('../db/queries/routing');
+    const sql = createSql(stack.ownerDatabaseUrl, { max: 1 });
+    const requisites = await sql<
+      { id: string; trader_id: string }[]
+    >`select r.id, r.trader_id from requisites r join traders t on t.id = r.trader_id where not t.sandbox`;
+    if (requisites.length === 0) throw new Error('routing-refresh: the stack has no requisites');
+    const started = Date.now();
+    await sql`
+      insert into deals (id, tenant_id, merchant_id, deal_type, status, idempotency_key, amount, currency, client_id, payment_method_id,
+        amount_usdt, exchange_rate_micro, requisite_id, trader_id, created_at, updated_at)
+      select gen_random_uuid(), '00000000-0000-4000-8000-000000000001', ${merchant.merchant.id}, 'PAYIN',
+        (array['COMPLETED','COMPLETED','COMPLETED','EXPIRED','CANCELLED'])[1 + g % 5], 'routing-' || g, 1000 + g % 100000, 'RUB', 'client-' || (g % 5000),
+        '20000000-0000-4000-8000-000000000001', 10, 92500000,
+        (${requisites.map((r) => r.id)}::uuid[])[1 + g % ${requisites.length}], (${requisites.map((r) => r.trader_id)}::uuid[])[1 + g % ${requisites.length}],
+        now() - make_interval(secs => (g % (${Number(stack.env.ROUTING_SCORE_WINDOW_HOURS ?? 168)} * 3600 - 60))), now()
+      from generate_series(1, ${rows}) g`;
+    await sql`analyze deals`;
+    console.log(`routing-refresh: ${rows} deals over ${requisites.length} requisites inserted in ${Math.round((Date.now() - started) / 1000)} s`);
+    for (let run = 1; run <= 3; run += 1) {
+      const t0 = performance.now();
+      const cpu0 = cpuSeconds(postgresBackends([new URL(stack.env.DATABASE_URL!).pathname.slice(1)]));
+      const result = await refreshRequisiteScores(sql, Number(stack.env.ROUTING_SCORE_WINDOW_HOURS ?? 168));
+      const cpu1 = cpuSeconds(postgresBackends([new URL(stack.env.DATABASE_URL!).pathname.slice(1)]));
+      console.log(
+        `  refresh ${run}: ${Math.round(performance.now() - t0)} ms, ${result.requisites} requisites scored, Postgres CPU ${Math.round((cpu1 - cpu0) * 1000)} ms (${result.refreshed ? 'refreshed' : 'skipped: another refresh held the turn'})`,
+      );
+    }
+    await sql.end();
+  },
   'failing-endpoints': async () => {
     const { createSql } = await import('../db/sql');
     const sql = createSql(stack.ownerDatabaseUrl, { max: 2 });
