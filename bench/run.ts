@@ -972,6 +972,21 @@ try {
   }
 } finally {
   await statsSql.end({ timeout: 1 }).catch(() => {});
+  if (process.env.STACK_PROFILE_DIR) {
+    // The gateway's processes write their CPU profiles when they exit: stop them while Temporal still runs, so they drain and exit.
+    const gateway = Object.entries(childPids()).filter(([name]) => !name.startsWith('temporal'));
+    for (const [, pid] of gateway) process.kill(pid, 'SIGTERM');
+    const until = Date.now() + 30_000;
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    while (Date.now() < until && gateway.some(([, pid]) => alive(pid))) await new Promise((r) => setTimeout(r, 200));
+  }
   await stack.teardown();
 }
 process.exit(0);
