@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { endpointWorkflowId } from '../workflows/contracts/webhook-endpoint';
 import type { Sql } from '../db/sql';
-import { loadAverage, runLoad, runOpenLoop, type LoadResult } from './load';
+import { eventTimeMs, loadAverage, percentile, runLoad, runOpenLoop, type LoadResult } from './load';
 
 export interface FailingEndpointsContext {
   clients: number;
@@ -70,7 +70,6 @@ async function failingTargets() {
   };
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 const median = (values: number[]) =>
   percentile(
     [...values].sort((a, b) => a - b),
@@ -93,8 +92,6 @@ interface Timed {
  * back through the API).
  */
 async function createBreakdown(client: Client, samples: Timed[]) {
-  const at = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
-    Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
   const parts = { beforeStart: [] as number[], waitForWorker: [] as number[], workflowTask: [] as number[], afterTask: [] as number[] };
   for (const s of samples) {
     const events = (await client.workflow.getHandle(`payin:${s.dealId}`).fetchHistory()).events ?? [];
@@ -103,10 +100,10 @@ async function createBreakdown(client: Client, samples: Timed[]) {
     const taskStarted = events.find((e) => e.workflowTaskStartedEventAttributes);
     const completed = events.find((e) => e.workflowTaskCompletedEventAttributes);
     if (!started || !scheduled || !taskStarted || !completed) continue;
-    parts.beforeStart.push(at(started) - s.sentAt);
-    parts.waitForWorker.push(at(taskStarted) - at(scheduled));
-    parts.workflowTask.push(at(completed) - at(taskStarted));
-    parts.afterTask.push(s.answeredAt - at(completed));
+    parts.beforeStart.push(eventTimeMs(started) - s.sentAt);
+    parts.waitForWorker.push(eventTimeMs(taskStarted) - eventTimeMs(scheduled));
+    parts.workflowTask.push(eventTimeMs(completed) - eventTimeMs(taskStarted));
+    parts.afterTask.push(s.answeredAt - eventTimeMs(completed));
   }
   return Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, Math.round(median(v))])) as Record<keyof typeof parts, number>;
 }
@@ -117,14 +114,12 @@ async function createBreakdown(client: Client, samples: Timed[]) {
  * them in that window.
  */
 async function enginePerAttempt(client: Client, sql: Sql, streams: { merchantId: string; url: string }[], from: number, to: number) {
-  const at = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
-    Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
   const counts = { events: 0, workflowTasks: 0, activityTasks: 0, timers: 0 };
   for (const { merchantId, url } of streams) {
     const workflowId = endpointWorkflowId(merchantId, createHash('sha256').update(url).digest('hex'));
     for await (const run of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
       for (const e of (await client.workflow.getHandle(workflowId, run.runId).fetchHistory()).events ?? []) {
-        const t = at(e);
+        const t = eventTimeMs(e);
         if (t < from || t > to) continue;
         counts.events += 1;
         if (e.workflowTaskScheduledEventAttributes) counts.workflowTasks += 1;

@@ -168,6 +168,14 @@ export function postgresBackends(databases: string[]): number[] {
   return pids;
 }
 
+/** Percentile of sorted milliseconds. */
+export const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/** A workflow history event's time, in ms since the epoch. */
+export const eventTimeMs = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
+  Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+
 export function loadAverage(): string {
   return loadavg()
     .map((l) => l.toFixed(1))

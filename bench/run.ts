@@ -13,7 +13,7 @@ import { signatureHeader } from '../domain/crypto/signature';
 import { startEphemeralStack } from '../scripts/ephemeral-stack';
 import { childPids, onInterrupt, startNode, waitForWorkers } from '../scripts/stack';
 import { failingEndpoints } from './failing-endpoints';
-import { cpuSeconds, loadAverage, postgresBackends, printResult, runLoad, runOpenLoop, type LoadResult } from './load';
+import { cpuSeconds, eventTimeMs, loadAverage, percentile, postgresBackends, printResult, runLoad, runOpenLoop, type LoadResult } from './load';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 32);
 const durationMs = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
@@ -387,9 +387,6 @@ async function writeDealEvents(sql: import('../db/sql').Sql, merchantId: string,
     limit ${count}`;
 }
 
-/** Percentile of sorted milliseconds. */
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
-
 /** Polls the merchant's GET deal until COMPLETED (or the deadline): the time it was seen, or undefined. */
 async function seenCompleted(get: (path: string) => Promise<Response>, dealId: string, deadlineMs = 60_000): Promise<number | undefined> {
   const end = Date.now() + deadlineMs;
@@ -598,9 +595,9 @@ const scenarios: Record<string, () => Promise<void>> = {
     for (const slow of samples.slice(0, 3)) {
       const history = await client.workflow.getHandle(`payin:${slow.dealId}`).fetchHistory();
       const events = history.events ?? [];
-      const t0 = Number(events[0]?.eventTime?.seconds ?? 0) * 1000 + Number(events[0]?.eventTime?.nanos ?? 0) / 1e6;
+      const t0 = events[0] ? eventTimeMs(events[0]) : 0;
       const steps = events.slice(0, 8).map((e) => {
-        const t = Number(e.eventTime?.seconds ?? 0) * 1000 + Number(e.eventTime?.nanos ?? 0) / 1e6;
+        const t = eventTimeMs(e);
         return `${e.eventType}@+${Math.round(t - t0)}ms`;
       });
       console.log(`  ${Math.round(slow.ms)} ms: ${steps.join(' ')}`);
@@ -840,8 +837,6 @@ const scenarios: Record<string, () => Promise<void>> = {
       else if (name === 'upsert_workflow_search_attributes') add(`search-attribute upserts (${kind})`);
       else if (name === 'workflow_execution_continued_as_new') add(`continue-as-new (${kind})`);
     };
-    const at = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
-      Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
     for (const dealId of deals) {
       const workflows: string[] = [];
       for await (const wf of client.workflow.list({ query: `DealId = "${dealId}"` })) workflows.push(wf.workflowId);
@@ -854,7 +849,7 @@ const scenarios: Record<string, () => Promise<void>> = {
     // The merchant endpoint's stream is shared by the deals: its events while these lifecycles ran.
     for await (const wf of client.workflow.list({ query: `MerchantId = "${merchant.merchant.id}" AND WorkflowType = "webhookEndpointWorkflow"` })) {
       const events = (await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory()).events ?? [];
-      for (const e of events) if (at(e) >= measuredFrom && at(e) <= measuredUntil) tally('endpoint stream', e as never);
+      for (const e of events) if (eventTimeMs(e) >= measuredFrom && eventTimeMs(e) <= measuredUntil) tally('endpoint stream', e as never);
     }
     console.log(`  engine actions per PayIn lifecycle (create → notify → confirm → COMPLETED → fee distribution; 5 webhooks), mean of ${n}:`);
     for (const [k, v] of [...totals].sort()) console.log(`    ${k.padEnd(44)} ${(v / n).toFixed(1)}`);
