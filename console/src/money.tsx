@@ -45,7 +45,7 @@ export function Money({ minor, currency }: { minor: string | undefined; currency
   const exponent = useExponent(currency);
   if (minor === undefined || minor === '') return <span>—</span>;
   return (
-    <span className="money" data-minor={minor}>
+    <span className={currency === LIMITS ? 'money' : 'money whole'} data-minor={minor}>
       {exponent === undefined ? `${minor} minor units` : formatMinor(minor, exponent)} {currency === LIMITS ? '(in the deal’s currency)' : currency}
     </span>
   );

@@ -307,8 +307,10 @@ function Attach({ n, deal }: { n: Notification; deal: Candidate }) {
           }}
         >
           <p data-testid="attach-says">
-            Confirms deal {deal.deal_id.slice(0, 8)} of <Text value={deal.merchant_name} /> with {format(n.amount, n.currency)} received. The deal’s amount to
-            pay is {format(deal.amount_to_pay, deal.currency)}: {outcome}. The confirmation is sent as you, as the trader’s would be.
+            Confirms deal {deal.deal_id.slice(0, 8)} of <Text value={deal.merchant_name} /> with{' '}
+            <span className="money whole">{format(n.amount, n.currency)}</span> received. The deal’s amount to pay is{' '}
+            <span className="money whole">{format(deal.amount_to_pay, deal.currency)}</span>: {outcome}. The confirmation is sent as you, as the trader’s would
+            be.
           </p>
           <Field label="Note (optional)">
             <textarea maxLength={1000} value={note} onChange={(e) => setNote(e.target.value)} />
